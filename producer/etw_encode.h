@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * producer/etw_encode.h - stateless encoders and decoders of the ETW event
+ * layouts: PERFINFO trace header (+ PEBS/PMC extended items), WMI_CONTEXTSWAP
+ * (v2/v4), WMI_SPINLOCK (x86/x64), the four CCSWAP record forms and the
+ * PERFINFO_CCSWAP_BUFFER header.
+ *
+ * Pure functions over caller memory: no allocation, no I/O. Encoders check
+ * every value against its field and return -EOVERFLOW instead of truncating,
+ * unless the caller passes ETW_ENC_WRAP (the kernel's own modular behaviour).
+ * Decoders check lengths first and return -EINVAL on short input.
+ */
+#ifndef PRODUCER_ETW_ENCODE_H
+#define PRODUCER_ETW_ENCODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "producer/etw_layout.h"
+
+enum etw_arch {
+	ETW_ARCH_X64 = 0,
+	ETW_ARCH_X86 = 1,
+};
+
+/* Encoder flags. */
+#define ETW_ENC_WRAP 0x1u /* truncate values to their bit field as the kernel does */
+
+/**
+ * struct etw_perfinfo_header - PERFINFO_TRACE_HEADER plus its extended items.
+ * @arch:       x64 -> HeaderType PERFINFO64 (0x11), x86 -> PERFINFO32 (0x10)
+ * @version:    event version (Marker low byte)
+ * @size:       whole event size incl. header, items and payload (unaligned)
+ * @hook_id:    Group << 8 | Type
+ * @ts:         timestamp in the session clock's units
+ * @has_pebs:   PEBS index item present (Marker | 0x8000), written first
+ * @pebs_index: its value
+ * @pmc_count:  number of PMC counter items (0..7, Marker | n << 8)
+ * @pmc:        their values, written after the PEBS item
+ */
+struct etw_perfinfo_header {
+	enum etw_arch arch;
+	uint8_t version;
+	uint16_t size;
+	uint16_t hook_id;
+	uint64_t ts;
+	bool has_pebs;
+	uint64_t pebs_index;
+	unsigned pmc_count;
+	uint64_t pmc[ETW_MAX_PMC_ITEMS];
+};
+
+/** etw_perfinfo_header_len - bytes of header + extended items (0x10 + 8 per item). */
+size_t etw_perfinfo_header_len(const struct etw_perfinfo_header *h);
+
+/**
+ * etw_encode_perfinfo_header - write the 0x10 header then PEBS then PMC items.
+ * Return: bytes written, -ENOSPC if @cap is too small, -EINVAL if pmc_count > 7
+ * or @size is smaller than the header.
+ */
+int etw_encode_perfinfo_header(uint8_t *buf, size_t cap, const struct etw_perfinfo_header *h);
+
+/**
+ * etw_decode_perfinfo_header - parse a PERFINFO32/64 header and its items.
+ * Return: bytes consumed (header + items), -EINVAL if @len is short, the
+ * header type is not PERFINFO, or Size is smaller than header + items.
+ */
+int etw_decode_perfinfo_header(const uint8_t *buf, size_t len, struct etw_perfinfo_header *h);
+
+/**
+ * struct etw_cswitch - WMI_CONTEXTSWAP payload (0x18 bytes, seed 001).
+ * @wait_mode_or_flags is the raw byte at 0x0D: the WaitMode in v2, the flags
+ * byte in v4 (see etw_cswitch_v4_flags()).
+ */
+struct etw_cswitch {
+	uint32_t new_tid;
+	uint32_t old_tid;
+	int8_t new_pri;
+	int8_t old_pri;
+	uint8_t prev_cstate; /* PreviousCState / OldThreadRank union */
+	int8_t new_pri_decrement;
+	uint8_t old_wait_reason;
+	uint8_t wait_mode_or_flags;
+	uint8_t old_state;
+	uint8_t old_ideal_cpu;
+	uint32_t new_wait_time;
+	int32_t old_remaining_quantum;
+};
+
+/**
+ * etw_cswitch_v4_flags - build the v4 flags byte.
+ * Return: 0 and *out set, or -EOVERFLOW if wait_mode > 1 or a QoS > 7.
+ */
+int etw_cswitch_v4_flags(unsigned wait_mode, unsigned old_qos, unsigned new_qos, uint8_t *out);
+
+/** etw_encode_cswitch - write the 0x18-byte payload. Return: 0x18 or -ENOSPC. */
+int etw_encode_cswitch(uint8_t *buf, size_t cap, const struct etw_cswitch *cs);
+/** etw_decode_cswitch - read it back. Return: 0x18 or -EINVAL if @len < 0x18. */
+int etw_decode_cswitch(const uint8_t *buf, size_t len, struct etw_cswitch *cs);
+
+/** struct etw_spinlock - WMI_SPINLOCK payload (seed 003, KERNEL_FACTS 6.1). */
+struct etw_spinlock {
+	uint64_t lock_address;
+	uint64_t caller_address;
+	uint64_t acquire_time;
+	uint64_t release_time;
+	uint32_t wait_cycles;
+	uint32_t spin_count;
+	uint32_t tid;
+	uint32_t interrupt_count;
+	uint8_t irql;
+	uint8_t depth;
+	uint8_t acquire_mode; /* 6 bits */
+	bool execute_dpc;
+	bool execute_isr;
+};
+
+/** etw_spinlock_len - 0x38 on x64, 0x30 on x86. */
+size_t etw_spinlock_len(enum etw_arch arch);
+/**
+ * etw_encode_spinlock - write WMI_SPINLOCK for @arch (Reserved[5] zeroed).
+ * Return: bytes written, -ENOSPC, or -EOVERFLOW (acquire_mode > 0x3F, or an
+ * address above 32 bits on x86, unless ETW_ENC_WRAP).
+ */
+int etw_encode_spinlock(uint8_t *buf, size_t cap, enum etw_arch arch, const struct etw_spinlock *sl,
+			unsigned flags);
+/** etw_decode_spinlock - Return: bytes consumed or -EINVAL. */
+int etw_decode_spinlock(const uint8_t *buf, size_t len, enum etw_arch arch,
+			struct etw_spinlock *sl);
+
+/**
+ * struct etw_ccswap_rec - one compact record, any form.
+ * Fields a form does not carry are ignored on encode and zeroed on decode.
+ * @type:       ETW_CCSWAP_IDLE_SHORT / IDLE / LITE / FULL
+ * @delta:      TimeDelta (14, 30, 17 or 30 bits by form)
+ * @tid_index:  OldThreadIdIndex (LITE, FULL), 4 bits
+ * @state_wr:   OldThreadStateWr (LITE, FULL), 6 bits
+ * @priority:   OldThreadPriority (FULL), 5 bits
+ * @pri_inc:    OldThreadPriInc (LITE), 3 bits
+ * @wait_time:  NewThreadWaitTime (FULL), 17 bits
+ */
+struct etw_ccswap_rec {
+	enum etw_ccswap_type type;
+	uint32_t delta;
+	uint8_t tid_index;
+	uint8_t state_wr;
+	uint8_t priority;
+	uint8_t pri_inc;
+	uint32_t wait_time;
+};
+
+/** etw_ccswap_rec_len - 2, 4, 4, 8 by type. */
+size_t etw_ccswap_rec_len(enum etw_ccswap_type type);
+/**
+ * etw_encode_ccswap_rec - pack one record, little-endian, unaligned.
+ * Return: bytes written, -ENOSPC, -EINVAL (bad type), -EOVERFLOW (a value
+ * exceeds its field) unless ETW_ENC_WRAP.
+ */
+int etw_encode_ccswap_rec(uint8_t *buf, size_t cap, const struct etw_ccswap_rec *r,
+			  unsigned flags);
+/**
+ * etw_decode_ccswap_rec - unpack the record at @buf (type from its low 2 bits).
+ * Return: bytes consumed, or -EINVAL if @len is shorter than the record.
+ */
+int etw_decode_ccswap_rec(const uint8_t *buf, size_t len, struct etw_ccswap_rec *r);
+
+/** struct etw_ccswap_buffer - PERFINFO_CCSWAP_BUFFER (0x58 bytes). */
+struct etw_ccswap_buffer {
+	int64_t first_ts;
+	uint32_t tid_table[ETW_CCSWAP_MAX_TID];
+	int8_t base_pri[ETW_CCSWAP_MAX_TID];
+};
+
+/** etw_encode_ccswap_buffer - Return: 0x58 or -ENOSPC. */
+int etw_encode_ccswap_buffer(uint8_t *buf, size_t cap, const struct etw_ccswap_buffer *b);
+/** etw_decode_ccswap_buffer - Return: 0x58 or -EINVAL. */
+int etw_decode_ccswap_buffer(const uint8_t *buf, size_t len, struct etw_ccswap_buffer *b);
+
+/**
+ * etw_ccswap_state_wr - OldThreadStateWr: the wait reason when @state is
+ * Waiting (5), else (@state + @max_wait_reason) mod 64 (KERNEL_FACTS 5.3).
+ */
+uint8_t etw_ccswap_state_wr(uint8_t state, uint8_t wait_reason, uint8_t max_wait_reason);
+
+/**
+ * etw_ccswap_state_wr_split - inverse of etw_ccswap_state_wr(): a value below
+ * @max_wait_reason is a wait reason (state Waiting), else state = v - bias
+ * (mod 64). Sets *state and *wait_reason (wait reason 0 when not waiting).
+ */
+void etw_ccswap_state_wr_split(uint8_t state_wr, uint8_t max_wait_reason, uint8_t *state,
+			       uint8_t *wait_reason);
+
+#endif /* PRODUCER_ETW_ENCODE_H */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/commands.h - the subcommands of the `etwforge` executable. Each takes
+ * the arguments after its name (argv[0] = the subcommand) and returns the
+ * process exit status: 0 success, 1 bad data / failed check / write error,
+ * 2 bad usage or scenario.
+ */
+#ifndef TOOLS_COMMANDS_H
+#define TOOLS_COMMANDS_H
+
+enum {
+	EXIT_OK = 0,
+	EXIT_DATA = 1,
+	EXIT_USAGE = 2,
+};
+
+int cmd_dump(int argc, char **argv);
+
+#endif /* TOOLS_COMMANDS_H */

@@ -1,0 +1,1 @@
+/* placeholder: being written */ typedef int placeholder_etl_reader_t;

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/etl_reader.h - bounds-checked reader of any ETL file (ours and
+ * Windows'): logfile header, buffer headers, records classified by their
+ * Marker, PERFINFO extended items. The inverse of writer/; shared by
+ * `etwforge dump`, `verify`, the tests and the fuzz target.
+ *
+ * Every length and offset is checked before use. A malformed file yields an
+ * error `NAME: offset 0x...: what is wrong` in struct dec_error, never a
+ * crash or an out-of-bounds read.
+ */
+#ifndef TOOLS_ETL_READER_H
+#define TOOLS_ETL_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** struct dec_error - where and what; @msg is the full one-line message. */
+struct dec_error {
+	uint64_t offset;
+	char msg[256];
+};
+
+/** enum dec_kind - record family from the Marker's header type. */
+enum dec_kind {
+	DEC_KIND_SYSTEM,       /* SYSTEM32/64 (0x20-byte header) */
+	DEC_KIND_COMPACT,      /* COMPACT32/64 (0x18-byte header) */
+	DEC_KIND_PERFINFO,     /* PERFINFO32/64 (0x10-byte header + ext items) */
+	DEC_KIND_FULL,         /* FULL_HEADER32/64 (EVENT_TRACE_HEADER) */
+	DEC_KIND_INSTANCE,     /* INSTANCE32/64 */
+	DEC_KIND_EVENT_HEADER, /* EVENT_HEADER32/64 */
+	DEC_KIND_MESSAGE,      /* TRACE_MESSAGE (Marker top byte 0x90 or type 15) */
+	DEC_KIND_OTHER,        /* a valid size but an unclassified header type */
+	DEC_KIND_COUNT,
+};
+
+/** dec_kind_name - "SYSTEM", "PERFINFO", ... */
+const char *dec_kind_name(enum dec_kind k);
+
+/** struct dec_logfile - the TRACE_LOGFILE_HEADER of buffer 0, record 0. */
+struct dec_logfile {
+	bool is64; /* SYSTEM64 header / PointerSize 8 */
+	uint32_t buffer_size;
+	uint32_t version;
+	uint32_t provider_version;
+	uint32_t number_of_processors;
+	int64_t end_time;
+	uint32_t timer_resolution;
+	uint32_t maximum_file_size;
+	uint32_t log_file_mode;
+	uint32_t buffers_written;
+	uint32_t start_buffers;
+	uint32_t pointer_size;
+	uint32_t events_lost;
+	uint32_t cpu_speed_mhz;
+	uint64_t timer_source_clock; /* LoggerName pointer slot */
+	uint64_t timer_source_perf;  /* LogFileName pointer slot */
+	int64_t boot_time;
+	int64_t perf_freq;
+	int64_t start_time;
+	uint32_t reserved_flags; /* clock type */
+	uint32_t buffers_lost;
+	uint64_t header_system_time; /* SystemTime of the 0x0000 event */
+	char logger_name[256];       /* UTF-16LE converted to UTF-8 ("?" for non-ASCII) */
+	char logfile_name[512];
+};
+
+/** struct dec_buffer - one WMI_BUFFER_HEADER. */
+struct dec_buffer {
+	unsigned index;        /* position in the file, 0 = header buffer */
+	uint64_t file_offset;  /* of the buffer header */
+	uint32_t buffer_size;  /* on-disk size (compressed length if compressed) */
+	uint32_t saved_offset;
+	uint32_t current_offset;
+	int64_t timestamp;
+	int64_t sequence;
+	uint16_t processor_index; /* masked with 0x7FF when PROC_INDEX is set */
+	uint16_t logger_id;
+	uint32_t state;
+	uint32_t offset; /* Offset at 0x30 */
+	uint16_t flag;
+	uint16_t type;
+	bool compressed;
+	uint32_t data_end; /* where records end: Offset, or SavedOffset when Offset is 0 */
+};
+
+/** struct dec_record - one record inside a buffer. */
+struct dec_record {
+	uint64_t file_offset;
+	const uint8_t *data; /* the whole record, @size bytes */
+	uint16_t size;
+	uint32_t marker;
+	uint8_t header_type;
+	enum dec_kind kind;
+	bool is64;
+	uint16_t cpu;         /* ProcessorIndex of the buffer */
+	/* SYSTEM, COMPACT and PERFINFO only: */
+	uint16_t hook_id;
+	uint8_t version;      /* Marker low byte */
+	uint64_t ts;          /* SystemTime / TS */
+	/* PERFINFO extended items: */
+	bool has_pebs;
+	uint64_t pebs_index;
+	unsigned pmc_count;
+	uint64_t pmc[7];
+	const uint8_t *payload; /* after header and items */
+	size_t payload_len;
+};
+
+struct dec_etl;
+
+/**
+ * dec_etl_open_mem - parse the logfile header and every buffer header of the
+ * file image @data (borrowed; must outlive the reader). @name prefixes errors.
+ * Return: the reader, or NULL with @err filled (ENOMEM: errno set, err->msg too).
+ */
+struct dec_etl *dec_etl_open_mem(const uint8_t *data, size_t len, const char *name,
+				 struct dec_error *err);
+
+/** dec_etl_open_file - mmap @path read-only and open it. Return: as _mem. */
+struct dec_etl *dec_etl_open_file(const char *path, struct dec_error *err);
+
+/** dec_etl_close - unmap/free. NULL is a no-op. */
+void dec_etl_close(struct dec_etl *d);
+
+const struct dec_logfile *dec_etl_logfile(const struct dec_etl *d);
+unsigned dec_etl_buffer_count(const struct dec_etl *d);
+/** dec_etl_buffer - the @i-th buffer in file order. */
+const struct dec_buffer *dec_etl_buffer(const struct dec_etl *d, unsigned i);
+/**
+ * dec_etl_cpu_order - file indices of the data buffers (not buffer 0, not
+ * compressed ones) sorted by (ProcessorIndex, SequenceNumber): the order in
+ * which each CPU's records are in time order. Sets *@n.
+ */
+const unsigned *dec_etl_cpu_order(const struct dec_etl *d, unsigned *n);
+/** dec_etl_trailing_bytes - bytes in the file after the last counted buffer. */
+uint64_t dec_etl_trailing_bytes(const struct dec_etl *d);
+/** dec_etl_name - the name errors carry. */
+const char *dec_etl_name(const struct dec_etl *d);
+
+/**
+ * dec_buffer_next - the record at *@pos of buffer @b (start with *@pos = 0);
+ * advances *@pos past it, 8-byte aligned. A compressed buffer has no records.
+ * Return: 1 record in *@rec, 0 end of data, -EINVAL malformed (@err filled).
+ */
+int dec_buffer_next(const struct dec_etl *d, const struct dec_buffer *b, size_t *pos,
+		    struct dec_record *rec, struct dec_error *err);
+
+#endif /* TOOLS_ETL_READER_H */

@@ -1,0 +1,1 @@
+/* placeholder: being written */ typedef int placeholder_writer_t;

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer/writer.h - one ETL file per session: per-CPU buffers, the header
+ * buffer with the logfile header, the buffer pool and its losses, and safe
+ * file output (temporary name, renamed when complete).
+ *
+ * The producer reaches a writer only through struct producer_backend_ops
+ * (writer_backend_ops()); tools call writer_create/finish/destroy.
+ */
+#ifndef WRITER_WRITER_H
+#define WRITER_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "producer/backend.h"
+#include "producer/etw_encode.h"
+#include "writer/etl_layout.h"
+
+/**
+ * struct writer_opts - what goes into the file. A zero field takes the
+ * default in brackets.
+ * @path:             output path; "-" is standard output; a non-regular
+ *                    existing target (device, FIFO) is written in place
+ * @logger_name:      LoggerName string ["NT Kernel Logger"]
+ * @logfile_name:     LogFileName string [@path]
+ * @arch:             x64 or x86 (pointer size, SYSTEM32/64 and PERFINFO32/64)
+ * @cpus:             NumberOfProcessors, > every CPU index used [1]
+ * @buffer_size:      bytes per buffer, multiple of 4096, 4 KiB..16 MiB [65536]
+ * @pool_buffers:     buffers in the session's pool; 0 = never exhausted
+ * @flush_latency:    clock units a flushed buffer stays in flight before it
+ *                    returns to the pool (the pool model; 0 = at once)
+ * @clock:            ReservedFlags clock type [QPC]
+ * @os_major/@os_minor: Version bytes 0/1 [10/0]; bytes 2/3 are 1.5
+ * @provider_version: OS build number [19041]
+ * @timer_resolution: 100 ns units [156250]
+ * @perf_freq:        QPC frequency [10000000]
+ * @cpu_mhz:          CpuSpeedInMHz [3000]
+ * @start_time:       FILETIME of session start (StartTime)
+ * @boot_time:        FILETIME of boot (BootTime)
+ * @start_ts:         session clock value at start (header event SystemTime)
+ * @log_file_mode:    LogFileMode [SYSTEM_LOGGER | SEQUENTIAL]
+ * @logger_id:        LoggerId in every buffer header [1]
+ * @group_masks:      PERFINFO_GROUPMASK of the 0x0005 header extension
+ * @kernel_event_version: its trailing version [the target's]
+ * @timer_source_clock/@timer_source_perf: HAL_PLATFORM_TIMER_SOURCE values
+ *                    stored where 6.1+ keeps them (LoggerName/LogFileName
+ *                    pointer slots) [9 Apic / 6 ProcessorCounter]
+ * @thread_id/@process_id: the starting context of the header event [0/0]
+ */
+struct writer_opts {
+	const char *path;
+	const char *logger_name;
+	const char *logfile_name;
+	enum etw_arch arch;
+	unsigned cpus;
+	uint32_t buffer_size;
+	uint32_t pool_buffers;
+	uint64_t flush_latency;
+	enum etl_clock clock;
+	uint8_t os_major;
+	uint8_t os_minor;
+	uint32_t provider_version;
+	uint32_t timer_resolution;
+	uint64_t perf_freq;
+	uint32_t cpu_mhz;
+	int64_t start_time;
+	int64_t boot_time;
+	uint64_t start_ts;
+	uint32_t log_file_mode;
+	uint16_t logger_id;
+	uint32_t group_masks[8];
+	uint32_t kernel_event_version;
+	uint32_t timer_source_clock;
+	uint32_t timer_source_perf;
+	uint32_t thread_id;
+	uint32_t process_id;
+};
+
+/** struct writer_stats - what a writer did; lost events are data, not errors. */
+struct writer_stats {
+	uint64_t events_written;
+	uint64_t events_lost;
+	uint64_t buffers_written; /* incl. the header buffer: = BuffersWritten */
+	uint64_t buffers_lost;
+	uint64_t bytes_written;
+	uint64_t event_bytes; /* sum of unaligned Size of written events */
+};
+
+struct etl_writer;
+
+/**
+ * writer_validate_opts - check @o without creating anything.
+ * Return: 0 or -EINVAL; *@why (if not NULL) names the bad option.
+ */
+int writer_validate_opts(const struct writer_opts *o, const char **why);
+
+/**
+ * writer_create - open the output (a temporary file beside @o->path) and
+ * allocate the per-CPU buffers. Nothing appears at @o->path before
+ * writer_finish() succeeds.
+ * Return: the writer, or NULL with errno set (EINVAL bad option, or the
+ * errno of the failed open/allocation).
+ */
+struct etl_writer *writer_create(const struct writer_opts *o);
+
+/**
+ * writer_reserve - room for one event of @size bytes on @cpu at @ts; flushes
+ * the CPU's current buffer first when the event does not fit (the buffer's
+ * TimeStamp is then @ts). The event starts 8-byte aligned; its Size is not
+ * rounded. Pair with writer_commit().
+ * Return: 0; -ENOBUFS when the pool has no free buffer (event lost, counted);
+ * -E2BIG when @size exceeds BufferSize - 0x48; -EINVAL bad cpu;
+ * -EIO (or the write errno) when the output failed (sticky).
+ */
+int writer_reserve(struct etl_writer *w, unsigned cpu, size_t size, uint64_t ts, uint8_t **out);
+
+/** writer_commit - the last reserved event on @cpu is complete. */
+void writer_commit(struct etl_writer *w, unsigned cpu);
+
+/** writer_write - reserve, copy @size bytes from @ev, commit. Return: as writer_reserve. */
+int writer_write(struct etl_writer *w, unsigned cpu, uint64_t ts, const void *ev, size_t size);
+
+/**
+ * writer_finish - flush every partial buffer with TimeStamp @end_ts, write
+ * the header buffer (EndTime @end_time, exact BuffersWritten, EventsLost,
+ * BuffersLost), sync, and rename into place.
+ * Return: 0 or a negative errno (the target path is then left untouched).
+ */
+int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time);
+
+/** writer_stats - counters so far (final after writer_finish()). */
+void writer_get_stats(const struct etl_writer *w, struct writer_stats *st);
+
+/** writer_destroy - free; removes the temporary file if not finished. NULL is a no-op. */
+void writer_destroy(struct etl_writer *w);
+
+/** writer_backend_ops - the producer_backend_ops over a writer (ctx = the writer). */
+const struct producer_backend_ops *writer_backend_ops(void);
+
+#endif /* WRITER_WRITER_H */
