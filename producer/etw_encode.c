@@ -1,1 +1,533 @@
-/* placeholder: being written */ typedef int placeholder_etw_encode_t;
+/* SPDX-License-Identifier: MIT */
+/*
+ * producer/etw_encode.c - the stateless wire encoders and decoders declared in
+ * etw_encode.h: PERFINFO trace header + PEBS/PMC items, WMI_CONTEXTSWAP,
+ * WMI_SPINLOCK, the four CCSWAP record forms and PERFINFO_CCSWAP_BUFFER.
+ *
+ * Every byte goes through put_le*()/get_le*() at an offset named in
+ * etw_layout.h, and every bit field through FIELD_PREP()/FIELD_GET() with the
+ * masks copied from the spec, because the wire is little-endian and shaped
+ * by MSVC bitfields whatever the host compiler does (STYLE B5).
+ *
+ * Error policy, the same in every function:
+ *   1. bad arguments (unknown type or arch, pmc_count > 7, Size too small)
+ *      -> -EINVAL;
+ *   2. a value that does not fit its field -> -EOVERFLOW, unless the caller
+ *      passed ETW_ENC_WRAP (then it is truncated modulo the field width, the
+ *      way the kernel's bitfield assignment does it);
+ *   3. @cap too small -> -ENOSPC.
+ * Nothing is written to @buf and nothing to the decoded struct unless the
+ * call succeeds, so a caller may retry after closing a batch.
+ *
+ * The CCSWAP record forms, LSB first (KERNEL_FACTS 5.3, seed 000):
+ *
+ *   FULL (8 B)   dword0  31                                 2 1 0
+ *                        [ TimeDelta (30)                   |type=3]
+ *                dword1  31              15 14    10 9    4 3    0
+ *                        [ NewThreadWaitTime | Priority | StateWr | TidIdx ]
+ *                            (17)              (5)       (6)      (4)
+ *   LITE (4 B)           31              15 14    9 8   6 5    2 1 0
+ *                        [ TimeDelta (17)  | StateWr | Inc | TidIdx |type=2]
+ *   IDLE (4 B)           31                                 2 1 0
+ *                        [ TimeDelta (30)                   |type=1]
+ *   IDLE_SHORT (2 B u16) 15                                 2 1 0
+ *                        [ TimeDelta (14)                   |type=0]
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "producer/etw_encode.h"
+#include "producer/etw_wire.h"
+
+/* OldThreadStateWr is 6 bits in both LITE and FULL (PERFINFO_CCSWAP_BIT_STATE_WR). */
+#define STATE_WR_MASK FIELD_MAX(ETW_CCF_STATE_WR)
+static_assert(ETW_CCF_STATE_WR / 0x10u == ETW_CCL_STATE_WR / 0x200u, "StateWr width");
+/* The largest x86 pointer. */
+#define PTR32_MAX 0xFFFFFFFFu
+
+static unsigned perfinfo_items(const struct etw_perfinfo_header *h)
+{
+	return (h->has_pebs ? 1u : 0u) + h->pmc_count;
+}
+
+size_t etw_perfinfo_header_len(const struct etw_perfinfo_header *h)
+{
+	return ETW_TH_LEN + (size_t)perfinfo_items(h) * ETW_EXT_ITEM_LEN;
+}
+
+int etw_encode_perfinfo_header(uint8_t *buf, size_t cap, const struct etw_perfinfo_header *h)
+{
+	uint32_t marker;
+	size_t len, off;
+	unsigned i;
+
+	if (h->pmc_count > ETW_MAX_PMC_ITEMS) {
+		return -EINVAL;
+	}
+	switch (h->arch) {
+	case ETW_ARCH_X64:
+		marker = ETW_PERFINFO_MARKER64;
+		break;
+	case ETW_ARCH_X86:
+		marker = ETW_PERFINFO_MARKER32;
+		break;
+	default:
+		return -EINVAL;
+	}
+	len = etw_perfinfo_header_len(h);
+	/* Size counts the header and its items too (KERNEL_FACTS 3.2). */
+	if (h->size < len) {
+		return -EINVAL;
+	}
+	if (cap < len) {
+		return -ENOSPC;
+	}
+
+	marker |= h->version;
+	if (h->has_pebs) {
+		marker |= ETW_MARKER_PEBS_FLAG;
+	}
+	marker |= FIELD_PREP(ETW_MARKER_PMC_MASK, h->pmc_count);
+
+	put_le32(buf + ETW_TH_MARKER, marker);
+	put_le16(buf + ETW_TH_SIZE, h->size);
+	put_le16(buf + ETW_TH_HOOK_ID, h->hook_id);
+	put_le64(buf + ETW_TH_TS, h->ts);
+	/* PEBS first, then the PMC counters: the order consumers (S7) expect. */
+	off = ETW_TH_LEN;
+	if (h->has_pebs) {
+		put_le64(buf + off, h->pebs_index);
+		off += ETW_EXT_ITEM_LEN;
+	}
+	for (i = 0; i < h->pmc_count; i++) {
+		put_le64(buf + off, h->pmc[i]);
+		off += ETW_EXT_ITEM_LEN;
+	}
+	return (int)len;
+}
+
+int etw_decode_perfinfo_header(const uint8_t *buf, size_t len, struct etw_perfinfo_header *h)
+{
+	struct etw_perfinfo_header out;
+	uint32_t marker;
+	size_t need, off;
+	unsigned i;
+
+	if (len < ETW_TH_LEN) {
+		return -EINVAL;
+	}
+	marker = get_le32(buf + ETW_TH_MARKER);
+	/*
+	 * A trace header of the event-trace kind has both top flag bits
+	 * (TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE); the header type in
+	 * byte 2 then says PERFINFO32 or PERFINFO64.
+	 */
+	if ((marker & ETW_MARKER_FLAGS_TRACE) != ETW_MARKER_FLAGS_TRACE) {
+		return -EINVAL;
+	}
+	memset(&out, 0, sizeof(out));
+	switch ((marker & ETW_MARKER_TYPE_MASK) >> ETW_MARKER_TYPE_SHIFT) {
+	case ETW_HT_PERFINFO64:
+		out.arch = ETW_ARCH_X64;
+		break;
+	case ETW_HT_PERFINFO32:
+		out.arch = ETW_ARCH_X86;
+		break;
+	default:
+		return -EINVAL;
+	}
+	out.version = (uint8_t)(marker & ETW_MARKER_VERSION_MASK);
+	out.has_pebs = (marker & ETW_MARKER_PEBS_FLAG) != 0;
+	out.pmc_count = FIELD_GET(ETW_MARKER_PMC_MASK, marker);
+	out.size = get_le16(buf + ETW_TH_SIZE);
+	out.hook_id = get_le16(buf + ETW_TH_HOOK_ID);
+	out.ts = get_le64(buf + ETW_TH_TS);
+
+	need = etw_perfinfo_header_len(&out);
+	if (len < need || out.size < need) {
+		return -EINVAL;
+	}
+	off = ETW_TH_LEN;
+	if (out.has_pebs) {
+		out.pebs_index = get_le64(buf + off);
+		off += ETW_EXT_ITEM_LEN;
+	}
+	for (i = 0; i < out.pmc_count; i++) {
+		out.pmc[i] = get_le64(buf + off);
+		off += ETW_EXT_ITEM_LEN;
+	}
+	*h = out;
+	return (int)need;
+}
+
+int etw_cswitch_v4_flags(unsigned wait_mode, unsigned old_qos, unsigned new_qos, uint8_t *out)
+{
+	if (!FIELD_FITS(ETW_CS4_WAIT_MODE, wait_mode) || !FIELD_FITS(ETW_CS4_OLD_QOS, old_qos) ||
+	    !FIELD_FITS(ETW_CS4_NEW_QOS, new_qos)) {
+		return -EOVERFLOW;
+	}
+	*out = (uint8_t)(FIELD_PREP(ETW_CS4_WAIT_MODE, wait_mode) |
+			 FIELD_PREP(ETW_CS4_OLD_QOS, old_qos) |
+			 FIELD_PREP(ETW_CS4_NEW_QOS, new_qos));
+	return 0;
+}
+
+int etw_encode_cswitch(uint8_t *buf, size_t cap, const struct etw_cswitch *cs)
+{
+	if (cap < ETW_CS_LEN) {
+		return -ENOSPC;
+	}
+	put_le32(buf + ETW_CS_NEW_TID, cs->new_tid);
+	put_le32(buf + ETW_CS_OLD_TID, cs->old_tid);
+	put_u8(buf + ETW_CS_NEW_PRI, (uint8_t)cs->new_pri);
+	put_u8(buf + ETW_CS_OLD_PRI, (uint8_t)cs->old_pri);
+	put_u8(buf + ETW_CS_PREV_CSTATE, cs->prev_cstate);
+	put_u8(buf + ETW_CS_NEW_PRI_DECR, (uint8_t)cs->new_pri_decrement);
+	put_u8(buf + ETW_CS_OLD_WAIT_REASON, cs->old_wait_reason);
+	put_u8(buf + ETW_CS_OLD_WAIT_MODE, cs->wait_mode_or_flags);
+	put_u8(buf + ETW_CS_OLD_STATE, cs->old_state);
+	put_u8(buf + ETW_CS_OLD_IDEAL_CPU, cs->old_ideal_cpu);
+	put_le32(buf + ETW_CS_NEW_WAIT_TIME, cs->new_wait_time);
+	put_le32(buf + ETW_CS_OLD_REMAINING_QUANTUM, (uint32_t)cs->old_remaining_quantum);
+	return ETW_CS_LEN;
+}
+
+int etw_decode_cswitch(const uint8_t *buf, size_t len, struct etw_cswitch *cs)
+{
+	if (len < ETW_CS_LEN) {
+		return -EINVAL;
+	}
+	cs->new_tid = get_le32(buf + ETW_CS_NEW_TID);
+	cs->old_tid = get_le32(buf + ETW_CS_OLD_TID);
+	cs->new_pri = (int8_t)get_u8(buf + ETW_CS_NEW_PRI);
+	cs->old_pri = (int8_t)get_u8(buf + ETW_CS_OLD_PRI);
+	cs->prev_cstate = get_u8(buf + ETW_CS_PREV_CSTATE);
+	cs->new_pri_decrement = (int8_t)get_u8(buf + ETW_CS_NEW_PRI_DECR);
+	cs->old_wait_reason = get_u8(buf + ETW_CS_OLD_WAIT_REASON);
+	cs->wait_mode_or_flags = get_u8(buf + ETW_CS_OLD_WAIT_MODE);
+	cs->old_state = get_u8(buf + ETW_CS_OLD_STATE);
+	cs->old_ideal_cpu = get_u8(buf + ETW_CS_OLD_IDEAL_CPU);
+	cs->new_wait_time = get_le32(buf + ETW_CS_NEW_WAIT_TIME);
+	cs->old_remaining_quantum = (int32_t)get_le32(buf + ETW_CS_OLD_REMAINING_QUANTUM);
+	return ETW_CS_LEN;
+}
+
+/* Offsets of one WMI_SPINLOCK form; the two differ by the pointer size. */
+struct spinlock_layout {
+	unsigned ptr_size;
+	size_t lock, caller, acquire_time, release_time, wait_cycles, spin_count, tid,
+		interrupt_count, irql, depth, flags, reserved, len;
+};
+
+static const struct spinlock_layout sl_layout64 = {
+	.ptr_size = 8,
+	.lock = ETW_SL64_LOCK,
+	.caller = ETW_SL64_CALLER,
+	.acquire_time = ETW_SL64_ACQUIRE_TIME,
+	.release_time = ETW_SL64_RELEASE_TIME,
+	.wait_cycles = ETW_SL64_WAIT_CYCLES,
+	.spin_count = ETW_SL64_SPIN_COUNT,
+	.tid = ETW_SL64_TID,
+	.interrupt_count = ETW_SL64_INTERRUPT_COUNT,
+	.irql = ETW_SL64_IRQL,
+	.depth = ETW_SL64_DEPTH,
+	.flags = ETW_SL64_FLAGS,
+	.reserved = ETW_SL64_RESERVED,
+	.len = ETW_SL64_LEN,
+};
+
+static const struct spinlock_layout sl_layout32 = {
+	.ptr_size = 4,
+	.lock = ETW_SL32_LOCK,
+	.caller = ETW_SL32_CALLER,
+	.acquire_time = ETW_SL32_ACQUIRE_TIME,
+	.release_time = ETW_SL32_RELEASE_TIME,
+	.wait_cycles = ETW_SL32_WAIT_CYCLES,
+	.spin_count = ETW_SL32_SPIN_COUNT,
+	.tid = ETW_SL32_TID,
+	.interrupt_count = ETW_SL32_INTERRUPT_COUNT,
+	.irql = ETW_SL32_IRQL,
+	.depth = ETW_SL32_DEPTH,
+	.flags = ETW_SL32_FLAGS,
+	.reserved = ETW_SL32_RESERVED,
+	.len = ETW_SL32_LEN,
+};
+
+/* NULL for an arch value outside the enum (a programmer error, -EINVAL). */
+static const struct spinlock_layout *spinlock_layout(enum etw_arch arch)
+{
+	switch (arch) {
+	case ETW_ARCH_X64:
+		return &sl_layout64;
+	case ETW_ARCH_X86:
+		return &sl_layout32;
+	default:
+		return NULL;
+	}
+}
+
+size_t etw_spinlock_len(enum etw_arch arch)
+{
+	const struct spinlock_layout *l = spinlock_layout(arch);
+
+	return l ? l->len : 0;
+}
+
+int etw_encode_spinlock(uint8_t *buf, size_t cap, enum etw_arch arch, const struct etw_spinlock *sl,
+			unsigned flags)
+{
+	const struct spinlock_layout *l = spinlock_layout(arch);
+	bool wrap = (flags & ETW_ENC_WRAP) != 0;
+	uint8_t fl;
+
+	if (!l) {
+		return -EINVAL;
+	}
+	if (!wrap) {
+		if (!FIELD_FITS(ETW_SL_MODE_MASK, sl->acquire_mode)) {
+			return -EOVERFLOW;
+		}
+		/* An x86 kernel cannot have logged a pointer above 4 GiB. */
+		if (l->ptr_size == 4 &&
+		    (sl->lock_address > PTR32_MAX || sl->caller_address > PTR32_MAX)) {
+			return -EOVERFLOW;
+		}
+	}
+	if (cap < l->len) {
+		return -ENOSPC;
+	}
+
+	/* AcquireMode:6 is truncated alone; it must not spill into the DPC bit. */
+	fl = (uint8_t)FIELD_PREP(ETW_SL_MODE_MASK, sl->acquire_mode);
+	if (sl->execute_dpc) {
+		fl |= ETW_SL_DPC_FLAG;
+	}
+	if (sl->execute_isr) {
+		fl |= ETW_SL_ISR_FLAG;
+	}
+
+	put_ptr(buf + l->lock, l->ptr_size, sl->lock_address);
+	put_ptr(buf + l->caller, l->ptr_size, sl->caller_address);
+	put_le64(buf + l->acquire_time, sl->acquire_time);
+	put_le64(buf + l->release_time, sl->release_time);
+	put_le32(buf + l->wait_cycles, sl->wait_cycles);
+	put_le32(buf + l->spin_count, sl->spin_count);
+	put_le32(buf + l->tid, sl->tid);
+	put_le32(buf + l->interrupt_count, sl->interrupt_count);
+	put_u8(buf + l->irql, sl->irql);
+	put_u8(buf + l->depth, sl->depth);
+	put_u8(buf + l->flags, fl);
+	/* Reserved[5]: the kernel zeroes it [D-S]; so do we. */
+	memset(buf + l->reserved, 0, l->len - l->reserved);
+	return (int)l->len;
+}
+
+int etw_decode_spinlock(const uint8_t *buf, size_t len, enum etw_arch arch, struct etw_spinlock *sl)
+{
+	const struct spinlock_layout *l = spinlock_layout(arch);
+	uint8_t fl;
+
+	if (!l || len < l->len) {
+		return -EINVAL;
+	}
+	fl = get_u8(buf + l->flags);
+	/* Reserved[5] is not checked: a reader takes what Windows wrote. */
+	sl->lock_address = get_ptr(buf + l->lock, l->ptr_size);
+	sl->caller_address = get_ptr(buf + l->caller, l->ptr_size);
+	sl->acquire_time = get_le64(buf + l->acquire_time);
+	sl->release_time = get_le64(buf + l->release_time);
+	sl->wait_cycles = get_le32(buf + l->wait_cycles);
+	sl->spin_count = get_le32(buf + l->spin_count);
+	sl->tid = get_le32(buf + l->tid);
+	sl->interrupt_count = get_le32(buf + l->interrupt_count);
+	sl->irql = get_u8(buf + l->irql);
+	sl->depth = get_u8(buf + l->depth);
+	sl->acquire_mode = (uint8_t)FIELD_GET(ETW_SL_MODE_MASK, fl);
+	sl->execute_dpc = (fl & ETW_SL_DPC_FLAG) != 0;
+	sl->execute_isr = (fl & ETW_SL_ISR_FLAG) != 0;
+	return (int)l->len;
+}
+
+size_t etw_ccswap_rec_len(enum etw_ccswap_type type)
+{
+	switch (type) {
+	case ETW_CCSWAP_IDLE_SHORT:
+		return 2;
+	case ETW_CCSWAP_IDLE:
+	case ETW_CCSWAP_LITE:
+		return 4;
+	case ETW_CCSWAP_FULL:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * ccswap_fits - true if every field the form @r->type carries fits its width.
+ * Fields of other forms are ignored, as the header promises.
+ */
+static bool ccswap_fits(const struct etw_ccswap_rec *r)
+{
+	switch (r->type) {
+	case ETW_CCSWAP_IDLE_SHORT:
+		return FIELD_FITS(ETW_CCIS_DELTA, r->delta);
+	case ETW_CCSWAP_IDLE:
+		return FIELD_FITS(ETW_CCI_DELTA, r->delta);
+	case ETW_CCSWAP_LITE:
+		return FIELD_FITS(ETW_CCL_DELTA, r->delta) &&
+		       FIELD_FITS(ETW_CCL_TID_INDEX, r->tid_index) &&
+		       FIELD_FITS(ETW_CCL_PRI_INC, r->pri_inc) &&
+		       FIELD_FITS(ETW_CCL_STATE_WR, r->state_wr);
+	case ETW_CCSWAP_FULL:
+		return FIELD_FITS(ETW_CCF_DELTA, r->delta) &&
+		       FIELD_FITS(ETW_CCF_TID_INDEX, r->tid_index) &&
+		       FIELD_FITS(ETW_CCF_STATE_WR, r->state_wr) &&
+		       FIELD_FITS(ETW_CCF_PRIORITY, r->priority) &&
+		       FIELD_FITS(ETW_CCF_WAIT_TIME, r->wait_time);
+	default:
+		return false;
+	}
+}
+
+int etw_encode_ccswap_rec(uint8_t *buf, size_t cap, const struct etw_ccswap_rec *r, unsigned flags)
+{
+	size_t len = etw_ccswap_rec_len(r->type);
+	uint32_t type = FIELD_PREP(ETW_CCSWAP_TYPE_MASK, r->type);
+
+	if (len == 0) {
+		return -EINVAL;
+	}
+	if (!(flags & ETW_ENC_WRAP) && !ccswap_fits(r)) {
+		return -EOVERFLOW;
+	}
+	if (cap < len) {
+		return -ENOSPC;
+	}
+	/* FIELD_PREP() masks after shifting: exactly the bitfield truncation. */
+	switch (r->type) {
+	case ETW_CCSWAP_IDLE_SHORT:
+		put_le16(buf, (uint16_t)(type | FIELD_PREP(ETW_CCIS_DELTA, r->delta)));
+		break;
+	case ETW_CCSWAP_IDLE:
+		put_le32(buf, type | FIELD_PREP(ETW_CCI_DELTA, r->delta));
+		break;
+	case ETW_CCSWAP_LITE:
+		put_le32(buf, type | FIELD_PREP(ETW_CCL_TID_INDEX, r->tid_index) |
+				      FIELD_PREP(ETW_CCL_PRI_INC, r->pri_inc) |
+				      FIELD_PREP(ETW_CCL_STATE_WR, r->state_wr) |
+				      FIELD_PREP(ETW_CCL_DELTA, r->delta));
+		break;
+	case ETW_CCSWAP_FULL:
+		put_le32(buf, type | FIELD_PREP(ETW_CCF_DELTA, r->delta));
+		put_le32(buf + 4, FIELD_PREP(ETW_CCF_TID_INDEX, r->tid_index) |
+					  FIELD_PREP(ETW_CCF_STATE_WR, r->state_wr) |
+					  FIELD_PREP(ETW_CCF_PRIORITY, r->priority) |
+					  FIELD_PREP(ETW_CCF_WAIT_TIME, r->wait_time));
+		break;
+	}
+	return (int)len;
+}
+
+int etw_decode_ccswap_rec(const uint8_t *buf, size_t len, struct etw_ccswap_rec *r)
+{
+	struct etw_ccswap_rec out;
+	enum etw_ccswap_type type;
+	size_t need;
+	uint32_t w0, w1;
+
+	/* The type sits in the low 2 bits of the first byte in every form. */
+	if (len < 1) {
+		return -EINVAL;
+	}
+	type = (enum etw_ccswap_type)FIELD_GET(ETW_CCSWAP_TYPE_MASK, get_u8(buf));
+	need = etw_ccswap_rec_len(type);
+	if (len < need) {
+		return -EINVAL;
+	}
+	memset(&out, 0, sizeof(out));
+	out.type = type;
+	switch (type) {
+	case ETW_CCSWAP_IDLE_SHORT:
+		out.delta = FIELD_GET(ETW_CCIS_DELTA, get_le16(buf));
+		break;
+	case ETW_CCSWAP_IDLE:
+		out.delta = FIELD_GET(ETW_CCI_DELTA, get_le32(buf));
+		break;
+	case ETW_CCSWAP_LITE:
+		w0 = get_le32(buf);
+		out.tid_index = (uint8_t)FIELD_GET(ETW_CCL_TID_INDEX, w0);
+		out.pri_inc = (uint8_t)FIELD_GET(ETW_CCL_PRI_INC, w0);
+		out.state_wr = (uint8_t)FIELD_GET(ETW_CCL_STATE_WR, w0);
+		out.delta = FIELD_GET(ETW_CCL_DELTA, w0);
+		break;
+	case ETW_CCSWAP_FULL:
+		w0 = get_le32(buf);
+		w1 = get_le32(buf + 4);
+		out.delta = FIELD_GET(ETW_CCF_DELTA, w0);
+		out.tid_index = (uint8_t)FIELD_GET(ETW_CCF_TID_INDEX, w1);
+		out.state_wr = (uint8_t)FIELD_GET(ETW_CCF_STATE_WR, w1);
+		out.priority = (uint8_t)FIELD_GET(ETW_CCF_PRIORITY, w1);
+		out.wait_time = FIELD_GET(ETW_CCF_WAIT_TIME, w1);
+		break;
+	}
+	*r = out;
+	return (int)need;
+}
+
+int etw_encode_ccswap_buffer(uint8_t *buf, size_t cap, const struct etw_ccswap_buffer *b)
+{
+	unsigned i;
+
+	if (cap < ETW_CCB_LEN) {
+		return -ENOSPC;
+	}
+	put_le64(buf + ETW_CCB_FIRST_TS, (uint64_t)b->first_ts);
+	for (i = 0; i < ETW_CCSWAP_MAX_TID; i++) {
+		put_le32(buf + ETW_CCB_TID_TABLE + 4 * i, b->tid_table[i]);
+		put_u8(buf + ETW_CCB_BASE_PRI + i, (uint8_t)b->base_pri[i]);
+	}
+	return ETW_CCB_LEN;
+}
+
+int etw_decode_ccswap_buffer(const uint8_t *buf, size_t len, struct etw_ccswap_buffer *b)
+{
+	unsigned i;
+
+	if (len < ETW_CCB_LEN) {
+		return -EINVAL;
+	}
+	b->first_ts = (int64_t)get_le64(buf + ETW_CCB_FIRST_TS);
+	for (i = 0; i < ETW_CCSWAP_MAX_TID; i++) {
+		b->tid_table[i] = get_le32(buf + ETW_CCB_TID_TABLE + 4 * i);
+		b->base_pri[i] = (int8_t)get_u8(buf + ETW_CCB_BASE_PRI + i);
+	}
+	return ETW_CCB_LEN;
+}
+
+/*
+ * Both results are taken mod 64 because OldThreadStateWr is a 6-bit field
+ * and the kernel assigns to it without a check: a wait reason >= 64 (none
+ * exists today) would be truncated the same way as a biased state.
+ */
+uint8_t etw_ccswap_state_wr(uint8_t state, uint8_t wait_reason, uint8_t max_wait_reason)
+{
+	if (state == ETW_THREAD_STATE_WAITING) {
+		return (uint8_t)(wait_reason & STATE_WR_MASK);
+	}
+	return (uint8_t)((state + max_wait_reason) & STATE_WR_MASK);
+}
+
+void etw_ccswap_state_wr_split(uint8_t state_wr, uint8_t max_wait_reason, uint8_t *state,
+			       uint8_t *wait_reason)
+{
+	unsigned v = state_wr & STATE_WR_MASK; /* only 6 bits exist on the wire */
+
+	if (v < max_wait_reason) {
+		*state = ETW_THREAD_STATE_WAITING;
+		*wait_reason = (uint8_t)v;
+	} else {
+		*state = (uint8_t)((v - max_wait_reason) & STATE_WR_MASK);
+		*wait_reason = 0;
+	}
+}

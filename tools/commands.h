@@ -15,5 +15,7 @@ enum {
 };
 
 int cmd_dump(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 #endif /* TOOLS_COMMANDS_H */

@@ -14,7 +14,9 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{"replay", cmd_replay, "encode a switch/spinlock stream (truth schema) into ETL files"},
 	{"dump", cmd_dump, "read any ETL file (ours or Windows') and print it"},
+	{"verify", cmd_verify, "check an ETL file against its truth stream"},
 };
 
 static void usage(FILE *f)

@@ -1,1 +1,502 @@
-/* placeholder: being written */ typedef int placeholder_writer_t;
+// SPDX-License-Identifier: MIT
+/*
+ * writer/writer.c - the ETL writer: options, per-CPU buffers with
+ * reserve/commit, the deterministic buffer-pool model and its losses, and
+ * the end of a session (header buffer, rename into place).
+ *
+ * Life of a CPU's buffer (lttng-ust style, one current buffer per CPU):
+ *
+ *   reserve(cpu, size, ts)
+ *     |  event fits?  yes -> hand out [used, used + align8(size)), zeroed
+ *     |               no  -> flush: header (TimeStamp = ts, SequenceNumber =
+ *     |                      next global number), write, the buffer goes
+ *     |                      "in flight" until ts + flush_latency
+ *     |  no buffer?  take one from the pool -> place the event
+ *     |              pool empty -> event lost (-ENOBUFS), counted
+ *   commit(cpu)      used += align8(size)
+ *   finish(end_ts)   flush every non-empty buffer with TimeStamp end_ts,
+ *                    CPUs in index order; then the header buffer
+ *
+ * The pool model (opts.pool_buffers = N, 0 = unlimited):
+ *   in use = CPUs holding a buffer + buffers in flight; a CPU may take a
+ *   buffer when in use < N. A flushed buffer returns when a reserve arrives
+ *   with ts >= flush ts + flush_latency. Returns are applied at each reserve
+ *   and never undone, so with timestamps that go backwards across CPUs the
+ *   pool clock is the largest ts seen so far: deterministic either way.
+ *   A lost event sets the CPU's "events lost" mark: the next buffer this CPU
+ *   writes gets BufferFlag EVENTS_LOST (0x02). buffers_lost (BuffersLost in
+ *   the logfile header) counts the times a CPU went without a buffer: one per
+ *   run of consecutive losses on a CPU, ended when the CPU gets a buffer.
+ *
+ * Byte policy: every byte of the file is determined. Each reservation is
+ * zeroed before it is handed out (so alignment padding is zero), and the
+ * unused tail of a buffer is zeroed when it is flushed (Windows leaves stale
+ * bytes or 0xFF there; readers stop at SavedOffset/Offset, ETL_READERS 2.1).
+ *
+ * Other choices where the spec is silent:
+ *   - the header buffer's TimeStamp is 0 and its ProcessorIndex 0, as in
+ *     real files (KERNEL_FACTS 8.1); it is written last, at offset 0;
+ *   - reserve: Size 0 and calls after writer_finish() are -EINVAL; an event
+ *     over 0xFFFF bytes is -E2BIG whatever the buffer size (Size is a USHORT);
+ *     an uncommitted reservation is abandoned by the next reserve on its CPU
+ *     or by finish; a buffer holding no committed event is not written;
+ *   - finish flushes CPUs in index order, all with TimeStamp end_ts;
+ *   - stats: buffers_written/bytes_written count the header buffer once it
+ *     is written (at finish), so they equal BuffersWritten/file size then.
+ *
+ * Single-threaded: one writer is driven by one thread (the simulation).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "producer/etw_layout.h"
+#include "producer/etw_wire.h"
+#include "writer/writer_internal.h"
+
+/* ProcessorIndex is 11 bits (ETW_PROCESSOR_INDEX_MASK), so at most 2048 CPUs. */
+#define MAX_CPUS (ETL_PROCESSOR_INDEX_MASK + 1u)
+
+/* Checks one name: ASCII (it becomes UTF-16LE code units 1:1) and not too long. */
+static int check_name(const char *s, const char *not_ascii, const char *too_long, const char **why)
+{
+	size_t n;
+
+	for (n = 0; s[n] != '\0'; n++) {
+		if ((unsigned char)s[n] > 0x7F) {
+			*why = not_ascii;
+			return -EINVAL;
+		}
+		if (n == ETL_MAX_NAME_CHARS) {
+			*why = too_long;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Copy @in to @o with every zero field replaced by its default, and check it. */
+static int resolve_opts(const struct writer_opts *in, struct writer_opts *o, const char **why)
+{
+	int ret;
+
+	if (!in) {
+		*why = "opts: NULL";
+		return -EINVAL;
+	}
+	*o = *in;
+	if (!o->path || o->path[0] == '\0') {
+		*why = "path: empty";
+		return -EINVAL;
+	}
+	if (o->arch != ETW_ARCH_X64 && o->arch != ETW_ARCH_X86) {
+		*why = "arch: neither x64 nor x86";
+		return -EINVAL;
+	}
+	o->cpus = o->cpus ? o->cpus : ETL_DEFAULT_CPUS;
+	if (o->cpus > MAX_CPUS) {
+		*why = "cpus: more than 2048 (ProcessorIndex is 11 bits)";
+		return -EINVAL;
+	}
+	o->buffer_size = o->buffer_size ? o->buffer_size : ETL_DEFAULT_BUFFER_SIZE;
+	if (o->buffer_size % ETL_MIN_BUFFER_SIZE != 0 || o->buffer_size > ETL_MAX_BUFFER_SIZE) {
+		*why = "buffer_size: not a multiple of 4096 from 4 KiB to 16 MiB";
+		return -EINVAL;
+	}
+	if (o->pool_buffers > ETL_MAX_POOL_BUFFERS) {
+		*why = "pool_buffers: more than 1048576";
+		return -EINVAL;
+	}
+	o->clock = o->clock ? o->clock : ETL_CLOCK_QPC;
+	if (o->clock != ETL_CLOCK_QPC && o->clock != ETL_CLOCK_SYSTIME &&
+	    o->clock != ETL_CLOCK_CYCLES) {
+		*why = "clock: not 1 (QPC), 2 (system time) or 3 (CPU cycles)";
+		return -EINVAL;
+	}
+	o->log_file_mode = o->log_file_mode ? o->log_file_mode : ETL_DEFAULT_LOG_FILE_MODE;
+	if (o->log_file_mode & ETL_MODE_COMPRESSED) {
+		*why = "log_file_mode: compressed mode (0x04000000) is not written";
+		return -EINVAL;
+	}
+	o->logger_name = o->logger_name ? o->logger_name : ETL_DEFAULT_LOGGER_NAME;
+	o->logfile_name = o->logfile_name ? o->logfile_name : o->path;
+	ret = check_name(o->logger_name, "logger_name: not ASCII",
+			 "logger_name: longer than 1024 characters", why);
+	if (!ret) {
+		ret = check_name(o->logfile_name, "logfile_name (default: path): not ASCII",
+				 "logfile_name (default: path): longer than 1024 characters", why);
+	}
+	if (ret) {
+		return ret;
+	}
+	if (ETL_BH_LEN + etl_header_len(o->arch, strlen(o->logger_name), strlen(o->logfile_name)) >
+	    o->buffer_size) {
+		*why = "buffer_size: too small for the header buffer with these names";
+		return -EINVAL;
+	}
+	o->os_major = o->os_major ? o->os_major : ETL_DEFAULT_OS_MAJOR;
+	o->provider_version =
+		o->provider_version ? o->provider_version : ETL_DEFAULT_PROVIDER_VERSION;
+	o->timer_resolution =
+		o->timer_resolution ? o->timer_resolution : ETL_DEFAULT_TIMER_RESOLUTION;
+	o->perf_freq = o->perf_freq ? o->perf_freq : ETL_DEFAULT_PERF_FREQ;
+	o->cpu_mhz = o->cpu_mhz ? o->cpu_mhz : ETL_DEFAULT_CPU_MHZ;
+	o->logger_id = o->logger_id ? o->logger_id : ETL_DEFAULT_LOGGER_ID;
+	o->kernel_event_version =
+		o->kernel_event_version ? o->kernel_event_version : ETL_DEFAULT_KERNEL_EVENT_VER;
+	o->timer_source_clock =
+		o->timer_source_clock ? o->timer_source_clock : ETL_DEFAULT_TIMER_SRC_CLOCK;
+	o->timer_source_perf =
+		o->timer_source_perf ? o->timer_source_perf : ETL_DEFAULT_TIMER_SRC_PERF;
+	return 0;
+}
+
+int writer_validate_opts(const struct writer_opts *o, const char **why)
+{
+	struct writer_opts r;
+	const char *w = NULL;
+	int ret = resolve_opts(o, &r, &w);
+
+	if (why) {
+		*why = w;
+	}
+	return ret;
+}
+
+static void free_writer(struct etl_writer *w)
+{
+	if (w->cpu) {
+		for (unsigned i = 0; i < w->o.cpus; i++) {
+			free(w->cpu[i].mem);
+		}
+	}
+	free(w->cpu);
+	free(w->hdr);
+	free(w->inflight);
+	free(w);
+}
+
+struct etl_writer *writer_create(const struct writer_opts *opts)
+{
+	struct etl_writer *w = calloc(1, sizeof(*w));
+	const char *why;
+	const char *path;
+	int ret;
+
+	if (!w) {
+		return NULL; /* errno = ENOMEM */
+	}
+	ret = resolve_opts(opts, &w->o, &why);
+	if (ret) {
+		goto err_free;
+	}
+	ret = -ENOMEM;
+	w->cpu = calloc(w->o.cpus, sizeof(*w->cpu));
+	if (!w->cpu) {
+		goto err_free;
+	}
+	for (unsigned i = 0; i < w->o.cpus; i++) {
+		w->cpu[i].mem = calloc(1, w->o.buffer_size);
+		if (!w->cpu[i].mem) {
+			goto err_free;
+		}
+		w->cpu[i].used = ETL_BH_LEN;
+	}
+	w->hdr = calloc(1, w->o.buffer_size);
+	if (!w->hdr) {
+		goto err_free;
+	}
+	if (w->o.pool_buffers) {
+		w->inflight = calloc(w->o.pool_buffers, sizeof(*w->inflight));
+		if (!w->inflight) {
+			goto err_free;
+		}
+	}
+	etl_header_encode(w->hdr, &w->o);
+	/* The strings and path are borrowed: the header holds the names now. */
+	path = w->o.path;
+	w->o.path = NULL;
+	w->o.logger_name = NULL;
+	w->o.logfile_name = NULL;
+	w->next_seq = 1;
+	ret = etl_out_open(&w->out, path, w->o.buffer_size);
+	if (ret) {
+		goto err_free;
+	}
+	return w;
+
+err_free:
+	free_writer(w);
+	errno = -ret;
+	return NULL;
+}
+
+/* ---- pool model: a binary min-heap of in-flight return times ------------ */
+
+static void inflight_push(struct etl_writer *w, uint64_t t)
+{
+	uint32_t i = w->n_inflight++;
+
+	assert(w->n_inflight <= w->o.pool_buffers);
+	while (i > 0 && w->inflight[(i - 1) / 2] > t) {
+		w->inflight[i] = w->inflight[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	w->inflight[i] = t;
+}
+
+static void inflight_pop(struct etl_writer *w)
+{
+	uint64_t last = w->inflight[--w->n_inflight];
+	uint32_t n = w->n_inflight;
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n) {
+			break;
+		}
+		if (c + 1 < n && w->inflight[c + 1] < w->inflight[c]) {
+			c++;
+		}
+		if (w->inflight[c] >= last) {
+			break;
+		}
+		w->inflight[i] = w->inflight[c];
+		i = c;
+	}
+	if (n > 0) {
+		w->inflight[i] = last;
+	}
+}
+
+/* Buffers whose flush latency has passed at @ts are back in the pool. */
+static void pool_retire(struct etl_writer *w, uint64_t ts)
+{
+	while (w->n_inflight > 0 && w->inflight[0] <= ts) {
+		inflight_pop(w);
+	}
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+/* Write @cpu's buffer with TimeStamp @ts and give it back to the pool. */
+static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
+{
+	struct cpu_state *c = &w->cpu[cpu];
+	uint32_t bs = w->o.buffer_size;
+	struct etl_buffer_info bi = {
+		.buffer_size = bs,
+		.end = c->used,
+		.timestamp = ts,
+		.sequence = w->next_seq,
+		.cpu = (uint16_t)cpu,
+		.logger_id = w->o.logger_id,
+		.flags = (uint16_t)(ETL_BUFFER_FLAG_PROC_INDEX |
+				    (c->lost_pending ? ETL_BUFFER_FLAG_EVENTS_LOST : 0u)),
+		.type = ETL_BUFFER_TYPE_GENERIC,
+	};
+	int ret;
+
+	/* BuffersWritten (incl. the header buffer) is a ULONG. */
+	if (w->out.data_buffers >= UINT32_MAX - 1u) {
+		w->err = -EFBIG;
+		return w->err;
+	}
+	/* The tail may hold bytes of an abandoned reservation or an older use. */
+	memset(c->mem + c->used, 0, bs - c->used);
+	etl_put_buffer_header(c->mem, &bi);
+	ret = etl_out_write_data(&w->out, c->mem);
+
+	c->has_buffer = false;
+	c->used = ETL_BH_LEN;
+	c->events = 0;
+	c->pending = 0;
+	w->n_held--;
+	if (w->o.pool_buffers) {
+		uint64_t back = ts + w->o.flush_latency;
+
+		inflight_push(w, back < ts ? UINT64_MAX : back);
+	}
+	if (ret) {
+		w->err = ret;
+		return ret;
+	}
+	c->lost_pending = false;
+	w->next_seq++;
+	w->st.buffers_written++;
+	w->st.bytes_written += bs;
+	return 0;
+}
+
+/* Put back a held buffer that holds no committed event (nothing to write). */
+static void drop_empty(struct etl_writer *w, unsigned cpu)
+{
+	struct cpu_state *c = &w->cpu[cpu];
+
+	c->has_buffer = false;
+	c->pending = 0;
+	w->n_held--;
+}
+
+int writer_reserve(struct etl_writer *w, unsigned cpu, size_t size, uint64_t ts, uint8_t **out)
+{
+	struct cpu_state *c;
+	size_t max = w->o.buffer_size - ETL_BH_LEN;
+	uint8_t *p;
+	int ret;
+
+	assert(out);
+	if (w->err) {
+		return w->err;
+	}
+	if (w->done || cpu >= w->o.cpus || size == 0) {
+		return -EINVAL;
+	}
+	/* Size is a USHORT: no event is larger than 0xFFFF (KERNEL_FACTS 8.1). */
+	if (size > max || size > ETW_MAX_EVENT_SIZE) {
+		return -E2BIG;
+	}
+	c = &w->cpu[cpu];
+	c->pending = 0; /* an uncommitted reservation is abandoned */
+	pool_retire(w, ts);
+	if (c->has_buffer && c->used + size > w->o.buffer_size) {
+		ret = flush_cpu(w, cpu, ts);
+		if (ret) {
+			return ret;
+		}
+		pool_retire(w, ts); /* flush_latency 0: back at once */
+	}
+	if (!c->has_buffer) {
+		if (w->o.pool_buffers && w->n_held + w->n_inflight >= w->o.pool_buffers) {
+			w->st.events_lost++;
+			c->lost_pending = true;
+			if (!c->starved) {
+				c->starved = true;
+				w->st.buffers_lost++;
+			}
+			return -ENOBUFS;
+		}
+		c->has_buffer = true;
+		c->starved = false;
+		c->used = ETL_BH_LEN;
+		w->n_held++;
+	}
+	p = c->mem + c->used;
+	memset(p, 0, etw_align8(size)); /* padding and unwritten bytes are zero */
+	c->pending = (uint32_t)size;
+	*out = p;
+	return 0;
+}
+
+void writer_commit(struct etl_writer *w, unsigned cpu)
+{
+	struct cpu_state *c;
+
+	assert(cpu < w->o.cpus);
+	c = &w->cpu[cpu];
+	assert(c->pending != 0);
+	if (c->pending == 0) {
+		return;
+	}
+	c->used += (uint32_t)etw_align8(c->pending);
+	c->events++;
+	w->st.events_written++;
+	w->st.event_bytes += c->pending;
+	c->pending = 0;
+}
+
+int writer_write(struct etl_writer *w, unsigned cpu, uint64_t ts, const void *ev, size_t size)
+{
+	uint8_t *p;
+	int ret = writer_reserve(w, cpu, size, ts, &p);
+
+	if (ret) {
+		return ret;
+	}
+	memcpy(p, ev, size);
+	writer_commit(w, cpu);
+	return 0;
+}
+
+static uint32_t sat32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time)
+{
+	struct etl_totals t;
+	int ret;
+
+	if (w->done) {
+		return w->err ? w->err : -EINVAL;
+	}
+	w->done = true;
+	for (unsigned i = 0; i < w->o.cpus && !w->err; i++) {
+		if (!w->cpu[i].has_buffer) {
+			continue;
+		}
+		if (w->cpu[i].events == 0) {
+			drop_empty(w, i);
+		} else {
+			flush_cpu(w, i, end_ts);
+		}
+	}
+	if (w->err) {
+		etl_out_abort(&w->out);
+		return w->err;
+	}
+	t.end_time = end_time;
+	t.buffers_written = (uint32_t)(w->out.data_buffers + 1u);
+	t.events_lost = sat32(w->st.events_lost);
+	t.buffers_lost = sat32(w->st.buffers_lost);
+	etl_header_set_totals(w->hdr, w->o.arch, &t);
+	/* Every CPU buffer is free now: CPU 0's serves as the copy buffer. */
+	ret = etl_out_commit(&w->out, w->hdr, w->cpu[0].mem);
+	if (ret) {
+		w->err = ret;
+		return ret;
+	}
+	w->st.buffers_written++;
+	w->st.bytes_written += w->o.buffer_size;
+	return 0;
+}
+
+void writer_get_stats(const struct etl_writer *w, struct writer_stats *st)
+{
+	*st = w->st;
+}
+
+void writer_destroy(struct etl_writer *w)
+{
+	if (!w) {
+		return;
+	}
+	if (!w->done) {
+		etl_out_abort(&w->out);
+	}
+	free_writer(w);
+}
+
+static int backend_reserve(void *ctx, unsigned cpu, size_t size, uint64_t ts, uint8_t **out)
+{
+	return writer_reserve(ctx, cpu, size, ts, out);
+}
+
+static void backend_commit(void *ctx, unsigned cpu)
+{
+	writer_commit(ctx, cpu);
+}
+
+static const struct producer_backend_ops writer_ops = {
+	.reserve = backend_reserve,
+	.commit = backend_commit,
+};
+
+const struct producer_backend_ops *writer_backend_ops(void)
+{
+	return &writer_ops;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * producer/ccswap.h - one compact-CSwitch batch block, for one (CPU, clock
+ * type): the kernel's EtwpCCSwapTrace and its flush rules
+ * (KERNEL_FACTS 1.2), independent of sessions and buffers.
+ */
+#ifndef PRODUCER_CCSWAP_H
+#define PRODUCER_CCSWAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "producer/etw_layout.h"
+#include "producer/producer.h"
+
+/**
+ * struct ccswap_block - the kernel's 0x400-byte block and its bookkeeping.
+ * @bytes holds the event exactly as it will be emitted from offset 0x10 on:
+ * [0x00, 0x10) room for the trace header (written by the emitter),
+ * [0x10, 0x68) PERFINFO_CCSWAP_BUFFER, [0x68, @offset) packed records.
+ * @offset:     bytes used from the block start; 0 = not started. Equals the
+ *              event Size (without PMC items), so the 0x400 cap includes
+ *              the trace header
+ * @start_tick: TickCount when the batch started
+ * @last_ts:    clock value of the previous record
+ * @stop:       EtwpCCSwapStop was called: flush at the next switch
+ * @tids:       native copy of TidTable (for the lookup)
+ * @records:    records in the pending batch
+ */
+struct ccswap_block {
+	uint32_t offset;
+	uint32_t start_tick;
+	uint64_t last_ts;
+	bool stop;
+	uint32_t records;
+	uint32_t tids[ETW_CCSWAP_MAX_TID];
+	uint8_t bytes[ETW_BATCH_CAP];
+};
+
+/** struct ccswap_params - what the block needs to know of the target. */
+struct ccswap_params {
+	uint8_t max_wait_reason;
+	bool quirks;
+};
+
+/**
+ * ccswap_emit_fn - called with the closed batch before the block restarts:
+ * @b->bytes[0x10, @b->offset) is the payload, @reason why it closed.
+ * Return: 0 or a negative errno that aborts the switch.
+ */
+typedef int (*ccswap_emit_fn)(void *ctx, const struct ccswap_block *b,
+			      enum producer_flush_reason reason);
+
+/** ccswap_block_init - zeroed block, not started (base priorities start at zero). */
+void ccswap_block_init(struct ccswap_block *b);
+
+/**
+ * ccswap_log - add one switch with timestamp @ts in this block's clock,
+ * flushing first when a rule says so.
+ * Return: 0 or the emitter's error.
+ */
+int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
+	       const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit, void *ctx);
+
+/**
+ * ccswap_finish - end of tracing: emit the pending batch (if any) with
+ * reason PRODUCER_FLUSH_END and reset the block. Return: as ccswap_log.
+ */
+int ccswap_finish(struct ccswap_block *b, ccswap_emit_fn emit, void *ctx);
+
+#endif /* PRODUCER_CCSWAP_H */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * producer/producer.h - the NT Kernel Logger's logging code for context
+ * switches and spin locks: system-logger sessions, the per-CPU x per-clock
+ * compact CSwitch batches with the kernel's flush rules, plain CSwitch and
+ * SpinLock events with PEBS/PMC items, fan-out to each session's backend.
+ *
+ * Allocation happens only in producer_create(); the event path
+ * (producer_cswitch() and friends) neither allocates nor does I/O.
+ */
+#ifndef PRODUCER_PRODUCER_H
+#define PRODUCER_PRODUCER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "producer/backend.h"
+#include "producer/etw_encode.h"
+#include "producer/trace_sink.h"
+
+/* Session flags (the group-mask bits that matter here, KERNEL_FACTS 5.1, 6). */
+#define PRODUCER_F_CSWITCH 0x1u /* PERF_CONTEXT_SWITCH 0x20000004 */
+#define PRODUCER_F_COMPACT 0x2u /* PERF_COMPACT_CSWITCH 0x20000100 */
+#define PRODUCER_F_SPINLOCK 0x4u /* PERF_SPINLOCK 0x20010000 */
+
+/* Why a batch was flushed (KERNEL_FACTS 1.2 step 4, plus the end of tracing). */
+enum producer_flush_reason {
+	PRODUCER_FLUSH_TID_FULL = 0, /* idx == 16 */
+	PRODUCER_FLUSH_TICKS,        /* now_tick - StartTick > 500 */
+	PRODUCER_FLUSH_SIZE,         /* Offset + 8 > 0x400 */
+	PRODUCER_FLUSH_DELTA,        /* delta > 0x40000000 */
+	PRODUCER_FLUSH_STOP,         /* the stop flag (EtwpCCSwapStop) */
+	PRODUCER_FLUSH_END,          /* end of tracing (our policy) */
+	PRODUCER_FLUSH_REASONS,
+};
+
+/** producer_flush_reason_name - "tid_full", "ticks", "size", "delta", "stop", "end". */
+const char *producer_flush_reason_name(enum producer_flush_reason r);
+
+/**
+ * struct producer_session - one system logger.
+ * @name:        LoggerName (borrowed)
+ * @clock:       its clock type
+ * @flags:       PRODUCER_F_*
+ * @pebs:        PEBS index item on 0x0524 (PebsTracing)
+ * @pmc_count:   counters per stamped event (0..7)
+ * @pmc_ids:     which machine counters (index into sim_cswitch.pmc), in order
+ * @pmc_events:  hook ids that get the PMC item (ProfileEventList, <= 4)
+ * @pmc_event_count: entries in @pmc_events
+ * @backend/@backend_ctx: where its events go (writer_backend_ops())
+ */
+struct producer_session {
+	const char *name;
+	enum sim_clock clock;
+	unsigned flags;
+	bool pebs;
+	unsigned pmc_count;
+	uint8_t pmc_ids[SIM_MAX_PMC];
+	uint16_t pmc_events[4];
+	unsigned pmc_event_count;
+	const struct producer_backend_ops *backend;
+	void *backend_ctx;
+};
+
+/**
+ * struct producer_cfg - the machine as the logging code sees it.
+ * @arch:            x64 / x86 (PERFINFO64 / PERFINFO32 markers, WMI_SPINLOCK size)
+ * @cpus:            processors (1..1024)
+ * @cswitch_version: 0x0524 event version: 2 (<= 1607) or 4 (>= 1709)
+ * @max_wait_reason: the target's MaximumWaitReason: the OldThreadStateWr bias
+ * @quirks:          reproduce the kernel's table quirks (default true)
+ * @pebs_and_pmc:    on 0x0524 emit both PEBS and PMC items (PEBS first) when
+ *                   a session has both; the kernel emits only PEBS (fuzzing aid)
+ * @flush_at_end:    write pending batches at the end of tracing with TS = end
+ *                   (default true); false drops them, as a restart would
+ */
+struct producer_cfg {
+	enum etw_arch arch;
+	unsigned cpus;
+	uint8_t cswitch_version;
+	uint8_t max_wait_reason;
+	bool quirks;
+	bool pebs_and_pmc;
+	bool flush_at_end;
+	unsigned nsessions;
+	struct producer_session sessions[SIM_MAX_SESSIONS];
+};
+
+/** struct producer_stats - what was logged; lost events are counted, never hidden. */
+struct producer_stats {
+	uint64_t switches;
+	uint64_t spinlocks;          /* releases seen */
+	uint64_t cswitch_events;     /* 0x0524 events offered to backends */
+	uint64_t spinlock_events;    /* 0x0529 events offered */
+	uint64_t batches;            /* 0x0525 batches closed (per CPU x clock) */
+	uint64_t batch_events;       /* 0x0525 events offered (x sessions) */
+	uint64_t batch_records;      /* compact records in closed batches */
+	uint64_t batches_by_reason[PRODUCER_FLUSH_REASONS];
+	uint64_t batches_dropped;    /* pending at end with flush_at_end false */
+	uint64_t events_lost;        /* backend said -ENOBUFS */
+};
+
+struct producer;
+
+/**
+ * producer_create - validate @cfg and allocate one batch block per
+ * (CPU, clock type used by a compact session).
+ * Return: the producer, or NULL with errno EINVAL (bad cfg) or ENOMEM.
+ */
+struct producer *producer_create(const struct producer_cfg *cfg);
+
+/** producer_destroy - free. NULL is a no-op. */
+void producer_destroy(struct producer *p);
+
+/**
+ * producer_cswitch - log one context switch (EtwTraceContextSwap).
+ * Return: 0 (lost events included: counted), -EINVAL (cpu out of range),
+ * -E2BIG or -EIO from a backend.
+ */
+int producer_cswitch(struct producer *p, const struct sim_cswitch *cs);
+
+/** producer_spinlock - log a release if sl->logged, for spinlock sessions. Return: as above. */
+int producer_spinlock(struct producer *p, const struct sim_spinlock *sl);
+
+/** producer_ccswap_stop - set the stop flag of every CPU's block of @st->clock. */
+int producer_ccswap_stop(struct producer *p, const struct sim_ccswap_stop *st);
+
+/**
+ * producer_end - end of tracing: flush (or drop, see flush_at_end) every
+ * pending batch, header TS = @end->ts of its clock. Return: as producer_cswitch.
+ */
+int producer_end(struct producer *p, const struct sim_end *end);
+
+/** producer_get_stats - counters so far. */
+void producer_get_stats(const struct producer *p, struct producer_stats *st);
+
+/** producer_sink - a trace_sink that feeds @p. */
+struct trace_sink producer_sink(struct producer *p);
+
+#endif /* PRODUCER_PRODUCER_H */

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+/*
+ * producer/targets.c - the table of target builds.
+ *
+ * MaximumWaitReason per build: 39 in the original Windows 10 (Geoff, D-A),
+ * 40 from 1709 (D-B), 43 in the newest build read (D-C, phnt's enum); see
+ * KERNEL_FACTS 5.3. CSwitch is version 2 up to 1607 and 4 from 1709 (4.2).
+ * Kernel event versions from KERNEL_FACTS 7: 60 (1511), 65 (1607-1803),
+ * 70 (1809-1903), 80 (2004; used for 22H2 too, later values unknown).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "producer/targets.h"
+
+static const struct etw_target targets[] = {
+	{"win10-1507", 10240, 10, 0, 39, 2, 60},
+	{"win10-1607", 14393, 10, 0, 39, 2, 65},
+	{"win10-1709", 16299, 10, 0, 40, 4, 65},
+	{"win10-1903", 18362, 10, 0, 40, 4, 70},
+	{"win11-22h2", 22621, 10, 0, 43, 4, 80},
+};
+
+#define NTARGETS (sizeof(targets) / sizeof(targets[0]))
+
+const struct etw_target *etw_target_find(const char *name)
+{
+	for (size_t i = 0; i < NTARGETS; i++) {
+		if (!strcmp(targets[i].name, name)) {
+			return &targets[i];
+		}
+	}
+	return NULL;
+}
+
+const struct etw_target *etw_target_by_build(uint32_t build)
+{
+	const struct etw_target *best = NULL;
+
+	for (size_t i = 0; i < NTARGETS; i++) {
+		if (targets[i].build <= build) {
+			best = &targets[i];
+		}
+	}
+	return best;
+}
+
+const struct etw_target *etw_target_at(unsigned i)
+{
+	return i < NTARGETS ? &targets[i] : NULL;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * producer/targets.h - the Windows builds etwforge can pretend to be: what
+ * differs between them for the events we write (KERNEL_FACTS 4.2, 5.3, 7).
+ */
+#ifndef PRODUCER_TARGETS_H
+#define PRODUCER_TARGETS_H
+
+#include <stdint.h>
+
+/**
+ * struct etw_target - one target build.
+ * @name:             "win10-1709"
+ * @build:            ProviderVersion (OS build number)
+ * @os_major/@os_minor: logfile Version bytes 0 and 1
+ * @max_wait_reason:  MaximumWaitReason = the CCSWAP OldThreadStateWr bias
+ * @cswitch_version:  0x0524 event version
+ * @kernel_event_version: the 0x0005 header extension's version
+ */
+struct etw_target {
+	const char *name;
+	uint32_t build;
+	uint8_t os_major;
+	uint8_t os_minor;
+	uint8_t max_wait_reason;
+	uint8_t cswitch_version;
+	uint32_t kernel_event_version;
+};
+
+/** etw_target_find - by name. Return: the target or NULL. */
+const struct etw_target *etw_target_find(const char *name);
+
+/** etw_target_by_build - the newest known target whose build is <= @build (NULL if none). */
+const struct etw_target *etw_target_by_build(uint32_t build);
+
+/** etw_target_at - the @i-th known target, NULL past the end (for listings). */
+const struct etw_target *etw_target_at(unsigned i);
+
+#endif /* PRODUCER_TARGETS_H */

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * producer/trace_sink.h - what the simulated machine tells the kernel's
+ * logging code: one record per context switch, spin-lock release, and the
+ * end of tracing. Models fire these into a struct trace_sink the way kernel
+ * code fires a tracepoint; they never see bytes. The same records are the
+ * ground truth (`--truth`) and the replay input (DESIGN.md schema).
+ */
+#ifndef PRODUCER_TRACE_SINK_H
+#define PRODUCER_TRACE_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Clock types, indexed like ReservedFlags (1 QPC, 2 system time, 3 cycles). */
+enum sim_clock {
+	SIM_CLOCK_QPC = 1,
+	SIM_CLOCK_SYSTIME = 2,
+	SIM_CLOCK_CYCLES = 3,
+};
+#define SIM_CLOCK_SLOTS 4 /* ts[] is indexed by enum sim_clock; slot 0 unused */
+
+#define SIM_MAX_SESSIONS 8  /* system loggers */
+#define SIM_MAX_COUNTERS 16 /* distinct PMC sources across all sessions */
+#define SIM_MAX_PMC      7  /* counters one event can carry (3-bit count) */
+
+/**
+ * struct sim_cswitch - one context switch on @cpu, as the kernel's
+ * EtwTraceContextSwap sees it (field names follow the truth schema).
+ * @tick:      interrupt tick count (KUSER_SHARED_DATA.TickCount low dword)
+ * @ts:        the time in every clock type in use, in that clock's units
+ * @new_wait_ticks: TickCount - new thread's WaitTime, unclamped
+ * @pmc:       value of every machine counter (index = global counter id)
+ *             on @cpu at the switch; sessions pick theirs by id
+ * @pebs_index: the CPU's DS-save-area PebsIndex at the switch
+ */
+struct sim_cswitch {
+	uint32_t cpu;
+	uint32_t tick;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+	uint32_t old_tid;
+	int8_t old_pri;
+	int8_t old_base_pri;
+	uint8_t old_state;
+	uint8_t old_wait_reason;
+	uint8_t old_wait_mode;
+	uint32_t old_ideal_cpu;
+	int32_t old_remaining_quantum;
+	uint8_t old_qos;
+	uint8_t prev_cstate;
+	uint8_t old_rank;
+	uint32_t new_tid;
+	int8_t new_pri;
+	int8_t new_pri_decrement;
+	uint32_t new_wait_ticks;
+	uint8_t new_qos;
+	uint64_t pmc[SIM_MAX_COUNTERS];
+	uint64_t pebs_index;
+};
+
+/** enum sim_spin_why - why a release was (or was not) logged. */
+enum sim_spin_why {
+	SIM_SPIN_NONE = 0,
+	SIM_SPIN_HOLD,
+	SIM_SPIN_CONTENDED,
+	SIM_SPIN_ACQUIRE_SAMPLE,
+};
+
+/** struct sim_spinlock - one spin-lock release (logged or not). */
+struct sim_spinlock {
+	uint32_t cpu;
+	uint32_t tick;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+	uint64_t lock;
+	uint64_t caller;
+	uint64_t acquire_time; /* rdtsc cycles, whatever the clock type */
+	uint64_t release_time;
+	uint32_t wait_cycles;
+	uint32_t spin_count;
+	uint32_t tid;
+	uint32_t interrupt_count;
+	uint8_t irql;
+	uint8_t depth;
+	uint8_t mode;
+	bool dpc;
+	bool isr;
+	bool logged;
+	enum sim_spin_why why;
+	uint64_t pmc[SIM_MAX_COUNTERS];
+};
+
+/**
+ * struct sim_ccswap_stop - EtwpCCSwapStop for one clock type (a group-mask
+ * update or a trace flush): every CPU's pending batch of that clock is
+ * written at its next context switch. An etwforge extension of the truth
+ * schema ("kind":"ccswap_stop").
+ */
+struct sim_ccswap_stop {
+	uint32_t tick;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+	enum sim_clock clock;
+};
+
+/** struct sim_end - end of tracing: pending batches are flushed at @ts. */
+struct sim_end {
+	uint32_t tick;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+};
+
+/**
+ * struct trace_sink_ops - receivers of the machine's records. Each returns
+ * 0 or a negative errno that stops the run (a write error, a bad record).
+ * Lost events are not errors: the producer counts them.
+ */
+struct trace_sink_ops {
+	int (*cswitch)(void *ctx, const struct sim_cswitch *cs);
+	int (*spinlock)(void *ctx, const struct sim_spinlock *sl);
+	int (*ccswap_stop)(void *ctx, const struct sim_ccswap_stop *st);
+	int (*end)(void *ctx, const struct sim_end *end);
+};
+
+struct trace_sink {
+	const struct trace_sink_ops *ops;
+	void *ctx;
+};
+
+#endif /* PRODUCER_TRACE_SINK_H */

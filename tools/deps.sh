@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tools/deps.sh - install what etwforge needs on Debian 12, only what is missing
+# (so a second run is fast). Sourced by check.sh and quickstart.sh.
+set -euo pipefail
+etwforge_deps() {
+	local pkgs=(meson ninja-build pkg-config gcc clang libxxhash-dev libcriterion-dev
+		libyaml-dev libjansson-dev python3)
+	local missing=()
+	for p in "${pkgs[@]}"; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+			missing+=("$p")
+		fi
+	done
+	if [ "${#missing[@]}" -gt 0 ]; then
+		if [ "$(id -u)" != 0 ]; then
+			echo "etwforge: missing packages: ${missing[*]} (run as root, or apt-get install them)" >&2
+			return 1
+		fi
+		echo "etwforge: installing ${missing[*]}" >&2
+		apt-get update -qq >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+	fi
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/event_stream.c - per-CPU logical event cursor (see event_stream.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/event_stream.h"
+
+void dec_cursor_init(struct dec_cursor *c, const struct dec_etl *d, unsigned cpu, unsigned kinds,
+		     uint8_t max_wait_reason)
+{
+	unsigned n;
+	const unsigned *order = dec_etl_cpu_order(d, &n);
+
+	memset(c, 0, sizeof(*c));
+	c->d = d;
+	c->cpu = cpu;
+	c->kinds = kinds;
+	c->max_wait_reason = max_wait_reason;
+	/* the CPU's buffers are one run of the (cpu, sequence) order */
+	unsigned i = 0;
+	while (i < n && dec_etl_buffer(d, order[i])->processor_index != cpu) {
+		i++;
+	}
+	c->order = order + i;
+	while (i < n && dec_etl_buffer(d, order[i])->processor_index == cpu) {
+		i++;
+		c->norder++;
+	}
+}
+
+static int fail(struct dec_error *err, const struct dec_cursor *c, uint64_t off, const char *what)
+{
+	err->offset = off;
+	snprintf(err->msg, sizeof(err->msg), "%s: offset 0x%llx: %s", dec_etl_name(c->d),
+		 (unsigned long long)off, what);
+	return -EINVAL;
+}
+
+static uint64_t payload_offset(const struct dec_record *rec)
+{
+	return rec->file_offset + (uint64_t)(rec->payload - rec->data);
+}
+
+/* Deliver a compact switch: the pending one gets its successor's TID. */
+static int push_compact(struct dec_cursor *c, const struct dec_cswitch_compact *cc,
+			struct dec_event *out)
+{
+	struct dec_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = DEC_EV_COMPACT;
+	ev.cpu = c->cpu;
+	ev.rec = c->batch_rec;
+	ev.u.cc = *cc;
+	ev.file_offset = payload_offset(&c->batch_rec) + cc->rec_offset;
+	ev.batch = c->batch_no - 1;
+	ev.batch_first = c->batch_first;
+	c->batch_first = false;
+	if (!c->have_pending) {
+		c->pending = ev;
+		c->have_pending = true;
+		return 0;
+	}
+	*out = c->pending;
+	out->new_tid_known = true;
+	out->new_tid = cc->old_tid;
+	c->pending = ev;
+	return 1;
+}
+
+int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error *err)
+{
+	for (;;) {
+		if (c->in_batch) {
+			struct dec_cswitch_compact cc;
+			size_t bad = 0;
+			int r = dec_ccswap_next(&c->it, &cc, &bad);
+
+			if (r < 0) {
+				return fail(err, c, payload_offset(&c->batch_rec) + bad,
+					    "compact CSwitch record runs past the batch or names "
+					    "an empty TidTable slot");
+			}
+			if (r == 0) {
+				c->in_batch = false;
+				continue;
+			}
+			if (push_compact(c, &cc, ev)) {
+				return 1;
+			}
+			continue;
+		}
+		if (c->oi >= c->norder) {
+			if (c->have_pending) {
+				*ev = c->pending;
+				c->have_pending = false;
+				return 1;
+			}
+			return 0;
+		}
+
+		const struct dec_buffer *b = dec_etl_buffer(c->d, c->order[c->oi]);
+		struct dec_record rec;
+		int r = dec_buffer_next(c->d, b, &c->pos, &rec, err);
+
+		if (r < 0) {
+			return r;
+		}
+		if (r == 0) {
+			c->oi++;
+			c->pos = 0;
+			continue;
+		}
+		if (rec.kind != DEC_KIND_PERFINFO) {
+			continue;
+		}
+		if (rec.hook_id == ETW_HOOK_CSWITCH && (c->kinds & DEC_EV_CSWITCH)) {
+			memset(ev, 0, sizeof(*ev));
+			if (etw_decode_cswitch(rec.payload, rec.payload_len, &ev->u.cs) < 0) {
+				return fail(err, c, rec.file_offset,
+					    "CSwitch payload shorter than 0x18 bytes");
+			}
+			ev->kind = DEC_EV_CSWITCH;
+			ev->cpu = c->cpu;
+			ev->rec = rec;
+			ev->file_offset = rec.file_offset;
+			return 1;
+		}
+		if (rec.hook_id == ETW_HOOK_SPINLOCK && (c->kinds & DEC_EV_SPINLOCK)) {
+			memset(ev, 0, sizeof(*ev));
+			if (etw_decode_spinlock(rec.payload, rec.payload_len,
+						rec.is64 ? ETW_ARCH_X64 : ETW_ARCH_X86,
+						&ev->u.sl) < 0) {
+				return fail(err, c, rec.file_offset, "SpinLock payload too short");
+			}
+			ev->kind = DEC_EV_SPINLOCK;
+			ev->cpu = c->cpu;
+			ev->rec = rec;
+			ev->file_offset = rec.file_offset;
+			return 1;
+		}
+		if (rec.hook_id == ETW_HOOK_CSWITCH_BATCH && (c->kinds & DEC_EV_COMPACT)) {
+			if (dec_ccswap_begin(&c->it, rec.payload, rec.payload_len,
+					     c->max_wait_reason) < 0) {
+				return fail(err, c, rec.file_offset,
+					    "compact CSwitch batch shorter than its 0x58-byte header");
+			}
+			c->in_batch = true;
+			c->batch_rec = rec;
+			c->batch_no++;
+			c->batch_first = true;
+		}
+	}
+}

@@ -1,0 +1,1447 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/truth.c - the truth / replay stream declared in tools/truth.h: one
+ * JSON object per line (DESIGN.md "Truth / replay stream"), written with
+ * fprintf in a fixed key order and read back one line at a time with
+ * getline + jansson, so memory stays bounded by the longest line.
+ *
+ *   truth_open:  line 1 -> trace_config (defaults, then the line's keys,
+ *                then trace_config_check)
+ *   truth_next:  line N -> one struct truth_record, checked for presence,
+ *                type and range of every field, and against the history of
+ *                its CPU (tick and every clock in use never go backwards)
+ *
+ * Choices where DESIGN.md is silent (documented in tools/truth.h):
+ *  - Empty or whitespace-only lines are accepted only at the end of the
+ *    stream (editors add them); one followed by another record is an error
+ *    at the blank line. A UTF-8 byte order mark before the meta line and a
+ *    CR before each LF are accepted.
+ *  - A session "stamps" switches with PMC values when its switches are
+ *    logged with a hook its pmc.events lists: 0x0525 for a compact session,
+ *    0x0524 for a plain cswitch session (producer.c does the same); it stamps
+ *    spin locks with 0x0529 and the spinlock flag. Sessions without
+ *    counters stamp nothing.
+ *  - Strings are written with JSON escapes; bytes that are not UTF-8 are
+ *    written as U+FFFD so that the line stays readable JSON.
+ *  - jansson integers are signed 64-bit: unsigned fields read back only up
+ *    to 2^63-1.
+ */
+#include "tools/truth.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "producer/etw_layout.h"
+
+#define KTHREAD_STATE_MAX  10 /* MaximumThreadState (KERNEL_FACTS 5.3, KTHREAD_STATE) */
+#define KTHREAD_WAITING    5  /* Waiting: OldThreadStateWr holds the wait reason */
+#define WAIT_REASON_MAX    63 /* OldThreadStateWr is 6 bits */
+#define PRIORITY_MAX       31
+#define QOS_MAX            7
+#define IRQL_MAX           31
+#define SPIN_MODE_MAX      0x3F /* AcquireMode bits (etw_encode_spinlock) */
+#define CPUS_MAX           1024 /* producer_cfg.cpus */
+#define JSON_INT_MAX       INT64_MAX
+
+static const char *const why_names[] = {
+	[SIM_SPIN_NONE] = "none",
+	[SIM_SPIN_HOLD] = "hold",
+	[SIM_SPIN_CONTENDED] = "contended",
+	[SIM_SPIN_ACQUIRE_SAMPLE] = "acquire_sample",
+};
+
+static const char *const flag_names[] = {"cswitch", "compact_cswitch", "spinlock"};
+static const unsigned flag_bits[] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT, PRODUCER_F_SPINLOCK};
+#define NFLAGS (sizeof(flag_bits) / sizeof(flag_bits[0]))
+
+/* ---- stamping sessions ---------------------------------------------------- */
+
+static bool lists_hook(const struct trace_session_cfg *s, uint16_t hook)
+{
+	for (unsigned i = 0; i < s->pmc_event_count && i < 4; i++) {
+		if (s->pmc_events[i] == hook) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Does @s put PMC values on the events it logs a context switch with? */
+static bool stamps_cswitch(const struct trace_session_cfg *s)
+{
+	if (s->pmc_count == 0) {
+		return false;
+	}
+	if (s->flags & PRODUCER_F_COMPACT) {
+		return lists_hook(s, ETW_HOOK_CSWITCH_BATCH);
+	}
+	return (s->flags & PRODUCER_F_CSWITCH) && lists_hook(s, ETW_HOOK_CSWITCH);
+}
+
+static bool stamps_spinlock(const struct trace_session_cfg *s)
+{
+	return s->pmc_count != 0 && (s->flags & PRODUCER_F_SPINLOCK) &&
+	       lists_hook(s, ETW_HOOK_SPINLOCK);
+}
+
+/* Indices of the sessions that stamp (@spin: spin locks, else switches). */
+static unsigned stamping_sessions(const struct trace_config *cfg, bool spin,
+				  unsigned idx[SIM_MAX_SESSIONS])
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
+		const struct trace_session_cfg *s = &cfg->sessions[i];
+
+		if (spin ? stamps_spinlock(s) : stamps_cswitch(s)) {
+			idx[n++] = i;
+		}
+	}
+	return n;
+}
+
+static bool same_counters(const struct trace_session_cfg *a, const struct trace_session_cfg *b)
+{
+	return a->pmc_count == b->pmc_count &&
+	       !memcmp(a->pmc_counters, b->pmc_counters, a->pmc_count);
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at @s, 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (s[0] < 0x80) {
+		return 1;
+	} else if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+		n = 2;
+		cp = s[0] & 0x1Fu;
+	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+		n = 3;
+		cp = s[0] & 0x0Fu;
+	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+		n = 4;
+		cp = s[0] & 0x07u;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0u) != 0x80u) {
+			return 0;
+		}
+		cp = cp << 6 | (s[i] & 0x3Fu);
+	}
+	/* overlong forms, surrogates and values past U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+	    (cp >= 0xD800 && cp <= 0xDFFF)) {
+		return 0;
+	}
+	return n;
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped. */
+static void put_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			fputc('\\', f);
+			fputc(*s++, f);
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+			s++;
+		} else if (*s == '\t') {
+			fputs("\\t", f);
+			s++;
+		} else if (*s < 0x20 || *s == 0x7F) {
+			fprintf(f, "\\u%04x", *s++);
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
+	}
+	fputc('"', f);
+}
+
+static const char *json_bool(bool b)
+{
+	return b ? "true" : "false";
+}
+
+/* ,"ts":{"qpc":..,"systime":..,"cycles":..} - the clocks in use, in that order. */
+static void put_ts(FILE *f, const struct trace_config *cfg, const char *key,
+		   const uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	const char *sep = "";
+
+	fprintf(f, ",\"%s\":{", key);
+	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
+		if (trace_config_clock_used(cfg, (enum sim_clock)c)) {
+			fprintf(f, "%s\"%s\":%" PRIu64, sep, sim_clock_name((enum sim_clock)c), ts[c]);
+			sep = ",";
+		}
+	}
+	fputc('}', f);
+}
+
+static void put_values(FILE *f, const struct trace_session_cfg *s,
+		       const uint64_t pmc[SIM_MAX_COUNTERS])
+{
+	fputc('[', f);
+	for (unsigned j = 0; j < s->pmc_count && j < SIM_MAX_PMC; j++) {
+		fprintf(f, "%s%" PRIu64, j ? "," : "", pmc[s->pmc_counters[j] % SIM_MAX_COUNTERS]);
+	}
+	fputc(']', f);
+}
+
+/* ,"pmc":[..] or ,"pmc":{"name":[..],..}, nothing when no session stamps. */
+static void put_pmc(FILE *f, const struct trace_config *cfg, bool spin,
+		    const uint64_t pmc[SIM_MAX_COUNTERS])
+{
+	unsigned idx[SIM_MAX_SESSIONS];
+	unsigned n = stamping_sessions(cfg, spin, idx);
+	bool same = true;
+
+	if (n == 0) {
+		return;
+	}
+	for (unsigned i = 1; i < n; i++) {
+		same = same && same_counters(&cfg->sessions[idx[0]], &cfg->sessions[idx[i]]);
+	}
+	fputs(",\"pmc\":", f);
+	if (same) {
+		put_values(f, &cfg->sessions[idx[0]], pmc);
+		return;
+	}
+	fputc('{', f);
+	for (unsigned i = 0; i < n; i++) {
+		if (i) {
+			fputc(',', f);
+		}
+		put_str(f, cfg->sessions[idx[i]].name);
+		fputc(':', f);
+		put_values(f, &cfg->sessions[idx[i]], pmc);
+	}
+	fputc('}', f);
+}
+
+/* End the line; every write error so far (sticky in the stream) is -EIO. */
+static int end_line(FILE *f)
+{
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* One "sessions" entry: DESIGN.md's keys, then the extensions. */
+static void put_session(FILE *f, const struct trace_config *cfg, const struct trace_session_cfg *s)
+{
+	const char *sep = "";
+
+	fputs("{\"name\":", f);
+	put_str(f, s->name);
+	fprintf(f, ",\"clock\":\"%s\",\"flags\":[", sim_clock_name(s->clock));
+	for (unsigned k = 0; k < NFLAGS; k++) {
+		if (s->flags & flag_bits[k]) {
+			fprintf(f, "%s\"%s\"", sep, flag_names[k]);
+			sep = ",";
+		}
+	}
+	fprintf(f, "],\"pebs\":%s,\"pmc\":{\"counters\":[", json_bool(s->pebs));
+	for (unsigned j = 0; j < s->pmc_count && j < SIM_MAX_PMC; j++) {
+		if (j) {
+			fputc(',', f);
+		}
+		put_str(f, cfg->counters[s->pmc_counters[j] % SIM_MAX_COUNTERS]);
+	}
+	fputs("],\"events\":[", f);
+	for (unsigned j = 0; j < s->pmc_event_count && j < 4; j++) {
+		fprintf(f, "%s\"0x%04x\"", j ? "," : "", (unsigned)s->pmc_events[j]);
+	}
+	fprintf(f, "]},\"buffer_size\":%" PRIu32 ",\"file\":", s->buffer_size);
+	put_str(f, s->file);
+	fprintf(f, ",\"pool_buffers\":%" PRIu32 ",\"flush_latency\":%" PRIu64 "}",
+		s->pool_buffers, s->flush_latency);
+}
+
+int truth_write_meta(FILE *f, const struct trace_config *cfg)
+{
+	assert(cfg->target);
+	fputs("{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"target\":", f);
+	put_str(f, cfg->target->name);
+	fprintf(f,
+		",\"arch\":\"%s\",\"cpus\":%u,\"cpu_mhz\":%" PRIu32 ",\"perf_freq\":%" PRIu64
+		",\"timer_resolution\":%" PRIu32 ",\"max_wait_reason\":%u,\"start_time\":%" PRId64
+		",\"quirks\":%s,\"seed\":%" PRIu64 ",\"sessions\":[",
+		cfg->arch == ETW_ARCH_X86 ? "x86" : "x64", cfg->cpus, cfg->cpu_mhz, cfg->perf_freq,
+		cfg->timer_resolution, (unsigned)cfg->max_wait_reason, cfg->start_time,
+		json_bool(cfg->quirks), cfg->seed);
+	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
+		if (i) {
+			fputc(',', f);
+		}
+		put_session(f, cfg, &cfg->sessions[i]);
+	}
+	fprintf(f, "],\"boot_time\":%" PRId64, cfg->boot_time);
+	if (cfg->have_start_ts) {
+		put_ts(f, cfg, "start_ts", cfg->start_ts);
+	}
+	fprintf(f, ",\"flush_at_end\":%s,\"pebs_and_pmc\":%s}", json_bool(cfg->flush_at_end),
+		json_bool(cfg->pebs_and_pmc));
+	return end_line(f);
+}
+
+static bool any_pebs(const struct trace_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
+		if (cfg->sessions[i].pebs) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int truth_write_cswitch(FILE *f, const struct trace_config *cfg, const struct sim_cswitch *cs)
+{
+	fprintf(f, "{\"kind\":\"cswitch\",\"cpu\":%" PRIu32 ",\"tick\":%" PRIu32, cs->cpu,
+		cs->tick);
+	put_ts(f, cfg, "ts", cs->ts);
+	fprintf(f,
+		",\"old_tid\":%" PRIu32 ",\"old_pri\":%d,\"old_base_pri\":%d,\"old_state\":%u"
+		",\"old_wait_reason\":%u,\"old_wait_mode\":%u,\"old_ideal_cpu\":%" PRIu32
+		",\"old_remaining_quantum\":%" PRId32 ",\"old_qos\":%u,\"prev_cstate\":%u"
+		",\"old_rank\":%u,\"new_tid\":%" PRIu32 ",\"new_pri\":%d,\"new_pri_decrement\":%d"
+		",\"new_wait_ticks\":%" PRIu32 ",\"new_qos\":%u",
+		cs->old_tid, cs->old_pri, cs->old_base_pri, (unsigned)cs->old_state,
+		(unsigned)cs->old_wait_reason, (unsigned)cs->old_wait_mode, cs->old_ideal_cpu,
+		cs->old_remaining_quantum, (unsigned)cs->old_qos, (unsigned)cs->prev_cstate,
+		(unsigned)cs->old_rank, cs->new_tid, cs->new_pri, cs->new_pri_decrement,
+		cs->new_wait_ticks, (unsigned)cs->new_qos);
+	put_pmc(f, cfg, false, cs->pmc);
+	if (any_pebs(cfg)) {
+		fprintf(f, ",\"pebs_index\":%" PRIu64, cs->pebs_index);
+	}
+	fputc('}', f);
+	return end_line(f);
+}
+
+int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct sim_spinlock *sl)
+{
+	unsigned why = (unsigned)sl->why;
+
+	fprintf(f, "{\"kind\":\"spinlock\",\"cpu\":%" PRIu32 ",\"tick\":%" PRIu32, sl->cpu,
+		sl->tick);
+	put_ts(f, cfg, "ts", sl->ts);
+	fprintf(f,
+		",\"lock\":\"0x%" PRIx64 "\",\"caller\":\"0x%" PRIx64 "\",\"acquire_time\":%" PRIu64
+		",\"release_time\":%" PRIu64 ",\"wait_cycles\":%" PRIu32 ",\"spin_count\":%" PRIu32
+		",\"tid\":%" PRIu32 ",\"interrupt_count\":%" PRIu32 ",\"irql\":%u,\"depth\":%u"
+		",\"mode\":%u,\"dpc\":%s,\"isr\":%s,\"logged\":%s,\"why\":\"%s\"",
+		sl->lock, sl->caller, sl->acquire_time, sl->release_time, sl->wait_cycles,
+		sl->spin_count, sl->tid, sl->interrupt_count, (unsigned)sl->irql,
+		(unsigned)sl->depth, (unsigned)sl->mode, json_bool(sl->dpc), json_bool(sl->isr),
+		json_bool(sl->logged), why < 4 ? why_names[why] : "none");
+	put_pmc(f, cfg, true, sl->pmc);
+	fputc('}', f);
+	return end_line(f);
+}
+
+int truth_write_ccswap_stop(FILE *f, const struct trace_config *cfg,
+			    const struct sim_ccswap_stop *st)
+{
+	fprintf(f, "{\"kind\":\"ccswap_stop\",\"tick\":%" PRIu32, st->tick);
+	put_ts(f, cfg, "ts", st->ts);
+	fprintf(f, ",\"clock\":\"%s\"}", sim_clock_name(st->clock));
+	return end_line(f);
+}
+
+int truth_write_end(FILE *f, const struct trace_config *cfg, const struct sim_end *end)
+{
+	fprintf(f, "{\"kind\":\"end\",\"tick\":%" PRIu32, end->tick);
+	put_ts(f, cfg, "ts", end->ts);
+	fputc('}', f);
+	return end_line(f);
+}
+
+static int sink_cswitch(void *ctx, const struct sim_cswitch *cs)
+{
+	struct truth_writer *w = ctx;
+
+	return truth_write_cswitch(w->f, w->cfg, cs);
+}
+
+static int sink_spinlock(void *ctx, const struct sim_spinlock *sl)
+{
+	struct truth_writer *w = ctx;
+
+	return truth_write_spinlock(w->f, w->cfg, sl);
+}
+
+static int sink_stop(void *ctx, const struct sim_ccswap_stop *st)
+{
+	struct truth_writer *w = ctx;
+
+	return truth_write_ccswap_stop(w->f, w->cfg, st);
+}
+
+static int sink_end(void *ctx, const struct sim_end *end)
+{
+	struct truth_writer *w = ctx;
+
+	return truth_write_end(w->f, w->cfg, end);
+}
+
+static const struct trace_sink_ops truth_sink_ops = {
+	.cswitch = sink_cswitch,
+	.spinlock = sink_spinlock,
+	.ccswap_stop = sink_stop,
+	.end = sink_end,
+};
+
+struct trace_sink truth_sink(struct truth_writer *w)
+{
+	struct trace_sink s = {&truth_sink_ops, w};
+
+	return s;
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+/* What each CPU's last record said (line 0: none yet). */
+struct cpu_hist {
+	uint32_t tick;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+	unsigned long line;
+};
+
+/* The largest value seen so far of a tick or clock, and where. */
+struct high_mark {
+	uint64_t v;
+	unsigned cpu;
+	unsigned long line; /* 0: nothing seen */
+};
+
+struct truth_reader {
+	FILE *f;
+	bool own_f;
+	char *path;
+	char *buf;
+	size_t cap;
+	unsigned long line;       /* lines read so far */
+	unsigned long blank_line; /* first of a run of blank lines, 0 if none */
+	unsigned long end_line;   /* the "end" record's line, 0 if none yet */
+	bool done;                /* EOF (and the synthesized end) delivered */
+	struct trace_config cfg;
+	bool used[SIM_CLOCK_SLOTS];
+	unsigned ncs, cs_sess[SIM_MAX_SESSIONS]; /* sessions stamping switches */
+	unsigned nsl, sl_sess[SIM_MAX_SESSIONS]; /* sessions stamping spin locks */
+	struct high_mark max_tick;
+	struct high_mark max_ts[SIM_CLOCK_SLOTS];
+	struct cpu_hist *hist; /* [cfg.cpus] */
+};
+
+/* Where the line being decoded came from, and where its error goes. */
+struct rd {
+	const char *path;
+	unsigned long line;
+	char *err;
+	size_t errlen;
+};
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int fail(const struct rd *d, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!d->err || d->errlen == 0) {
+		return -EINVAL;
+	}
+	n = snprintf(d->err, d->errlen, "%s:%lu: ", d->path, d->line);
+	if (n >= 0 && (size_t)n < d->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/*
+ * Member getters. @pfx names the enclosing object ("", "sessions[1].") for
+ * messages. Return: 1 stored, 0 absent (and not @req: *out untouched),
+ * -EINVAL with the error written.
+ */
+static int get_int(const struct rd *d, json_t *o, const char *pfx, const char *key, bool req,
+		   int64_t lo, int64_t hi, int64_t *out)
+{
+	json_t *v = json_object_get(o, key);
+	json_int_t x;
+
+	if (!v) {
+		return req ? fail(d, "%s%s: missing", pfx, key) : 0;
+	}
+	if (!json_is_integer(v)) {
+		return fail(d, "%s%s: must be an integer", pfx, key);
+	}
+	x = json_integer_value(v);
+	if (x < lo || x > hi) {
+		return fail(d, "%s%s: %" PRId64 " is out of range %" PRId64 "..%" PRId64, pfx, key,
+			    (int64_t)x, lo, hi);
+	}
+	*out = (int64_t)x;
+	return 1;
+}
+
+static int get_u64(const struct rd *d, json_t *o, const char *pfx, const char *key, bool req,
+		   uint64_t *out)
+{
+	int64_t x = 0;
+	int rc = get_int(d, o, pfx, key, req, 0, JSON_INT_MAX, &x);
+
+	if (rc > 0) {
+		*out = (uint64_t)x;
+	}
+	return rc;
+}
+
+static int get_u32(const struct rd *d, json_t *o, const char *pfx, const char *key, bool req,
+		   int64_t lo, int64_t hi, uint32_t *out)
+{
+	int64_t x = 0;
+	int rc = get_int(d, o, pfx, key, req, lo, hi, &x);
+
+	if (rc > 0) {
+		*out = (uint32_t)x;
+	}
+	return rc;
+}
+
+static int get_u8(const struct rd *d, json_t *o, const char *key, int64_t lo, int64_t hi,
+		  uint8_t *out)
+{
+	int64_t x = 0;
+	int rc = get_int(d, o, "", key, false, lo, hi, &x);
+
+	if (rc > 0) {
+		*out = (uint8_t)x;
+	}
+	return rc;
+}
+
+static int get_s8(const struct rd *d, json_t *o, const char *key, int64_t lo, int64_t hi,
+		  int8_t *out)
+{
+	int64_t x = 0;
+	int rc = get_int(d, o, "", key, false, lo, hi, &x);
+
+	if (rc > 0) {
+		*out = (int8_t)x;
+	}
+	return rc;
+}
+
+static int get_bool(const struct rd *d, json_t *o, const char *pfx, const char *key, bool req,
+		    bool *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v) {
+		return req ? fail(d, "%s%s: missing", pfx, key) : 0;
+	}
+	if (!json_is_boolean(v)) {
+		return fail(d, "%s%s: must be true or false", pfx, key);
+	}
+	*out = json_is_true(v);
+	return 1;
+}
+
+static int get_str(const struct rd *d, json_t *o, const char *pfx, const char *key, bool req,
+		   const char **out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v) {
+		return req ? fail(d, "%s%s: missing", pfx, key) : 0;
+	}
+	if (!json_is_string(v)) {
+		return fail(d, "%s%s: must be a string", pfx, key);
+	}
+	*out = json_string_value(v);
+	return 1;
+}
+
+/* A string that fits @size bytes with its NUL. */
+static int get_name(const struct rd *d, json_t *o, const char *pfx, const char *key,
+		    char *out, size_t size)
+{
+	const char *s;
+	int rc = get_str(d, o, pfx, key, false, &s);
+
+	if (rc <= 0) {
+		return rc;
+	}
+	if (strlen(s) >= size) {
+		return fail(d, "%s%s: longer than %zu bytes", pfx, key, size - 1);
+	}
+	memcpy(out, s, strlen(s) + 1);
+	return 1;
+}
+
+/* "0x" and 1 or more hex digits, at most @max. */
+static int get_addr(const struct rd *d, json_t *o, const char *key, uint64_t max,
+		    const char *why_max, uint64_t *out)
+{
+	const char *s;
+	uint64_t v = 0;
+	int rc = get_str(d, o, "", key, true, &s);
+
+	if (rc <= 0) {
+		return rc;
+	}
+	if (s[0] != '0' || s[1] != 'x' || !s[2]) {
+		return fail(d, "%s: \"%s\" is not an address (\"0x\" and hex digits)", key, s);
+	}
+	for (const char *p = s + 2; *p; p++) {
+		unsigned h;
+
+		if (*p >= '0' && *p <= '9') {
+			h = (unsigned)(*p - '0');
+		} else if (*p >= 'a' && *p <= 'f') {
+			h = (unsigned)(*p - 'a' + 10);
+		} else if (*p >= 'A' && *p <= 'F') {
+			h = (unsigned)(*p - 'A' + 10);
+		} else {
+			return fail(d, "%s: \"%s\" is not an address (\"0x\" and hex digits)", key,
+				    s);
+		}
+		if (v > UINT64_MAX >> 4) {
+			return fail(d, "%s: %s does not fit 64 bits", key, s);
+		}
+		v = v << 4 | h;
+	}
+	if (v > max) {
+		return fail(d, "%s: %s does not fit 32 bits (%s)", key, s, why_max);
+	}
+	*out = v;
+	return 1;
+}
+
+/*
+ * "ts" (or "start_ts"): {"qpc":..,...}. @req: every clock in @used must be
+ * there; otherwise the missing ones keep their value in @ts. Clocks not in
+ * use are stored; unknown names are an error (a typo would lose a clock).
+ */
+static int get_ts(const struct rd *d, const bool used[SIM_CLOCK_SLOTS], json_t *o,
+		  const char *key, bool req, uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	json_t *v = json_object_get(o, key);
+	char pfx[16];
+	const char *name;
+	json_t *x;
+
+	if (!v) {
+		return req ? fail(d, "%s: missing", key) : 0;
+	}
+	if (!json_is_object(v)) {
+		return fail(d, "%s: must be an object {\"qpc\":..,\"systime\":..,\"cycles\":..}",
+			    key);
+	}
+	json_object_foreach(v, name, x) {
+		enum sim_clock c;
+
+		if (sim_clock_parse(name, &c)) {
+			return fail(d, "%s: unknown clock \"%s\" (qpc, systime or cycles)", key,
+				    name);
+		}
+	}
+	snprintf(pfx, sizeof(pfx), "%s.", key);
+	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
+		const char *cn = sim_clock_name((enum sim_clock)c);
+		int rc;
+
+		if (req && used[c] && !json_object_get(v, cn)) {
+			return fail(d, "%s: missing \"%s\" (a session uses that clock)", key, cn);
+		}
+		rc = get_u64(d, v, pfx, cn, false, &ts[c]);
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 1;
+}
+
+/* 0x0524-style hook id string. */
+static int parse_hook(const char *s, uint16_t *out)
+{
+	unsigned v = 0;
+	size_t n = 0;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) {
+		return -EINVAL;
+	}
+	for (const char *p = s + 2; *p; p++, n++) {
+		unsigned h;
+
+		if (*p >= '0' && *p <= '9') {
+			h = (unsigned)(*p - '0');
+		} else if (*p >= 'a' && *p <= 'f') {
+			h = (unsigned)(*p - 'a' + 10);
+		} else if (*p >= 'A' && *p <= 'F') {
+			h = (unsigned)(*p - 'A' + 10);
+		} else {
+			return -EINVAL;
+		}
+		v = v << 4 | h;
+		if (n >= 4) {
+			return -EINVAL;
+		}
+	}
+	if (n == 0) {
+		return -EINVAL;
+	}
+	*out = (uint16_t)v;
+	return 0;
+}
+
+static int parse_session_pmc(const struct rd *d, json_t *pmc, const char *pfx,
+			     struct trace_config *cfg, struct trace_session_cfg *s)
+{
+	char where[96];
+	json_t *a;
+	size_t j;
+	json_t *e;
+
+	if (!json_is_object(pmc)) {
+		return fail(d, "%spmc: must be an object {\"counters\":[..],\"events\":[..]}", pfx);
+	}
+	a = json_object_get(pmc, "counters");
+	if (a) {
+		if (!json_is_array(a)) {
+			return fail(d, "%spmc.counters: must be a list of counter names", pfx);
+		}
+		if (json_array_size(a) > SIM_MAX_PMC) {
+			return fail(d, "%spmc.counters: %zu counters, at most %d per session", pfx,
+				    json_array_size(a), SIM_MAX_PMC);
+		}
+		json_array_foreach(a, j, e) {
+			const char *name = json_string_value(e);
+			int id;
+
+			snprintf(where, sizeof(where), "%spmc.counters[%zu]", pfx, j);
+			if (!name) {
+				return fail(d, "%s: must be a string (a counter name)", where);
+			}
+			if (!name[0] || strlen(name) >= TRACE_COUNTER_NAME_MAX) {
+				return fail(d, "%s: a counter name is 1..%d bytes", where,
+					    TRACE_COUNTER_NAME_MAX - 1);
+			}
+			id = trace_config_counter_id(cfg, name);
+			if (id < 0) {
+				return fail(d, "%s: \"%s\" is one more than the %d distinct counters "
+					    "the machine can have", where, name, SIM_MAX_COUNTERS);
+			}
+			s->pmc_counters[s->pmc_count++] = (uint8_t)id;
+		}
+	}
+	a = json_object_get(pmc, "events");
+	if (a) {
+		if (!json_is_array(a)) {
+			return fail(d, "%spmc.events: must be a list of hook ids (\"0x0524\")", pfx);
+		}
+		if (json_array_size(a) > 4) {
+			return fail(d, "%spmc.events: %zu events, at most 4 (ETW_MAX_PMC_EVENTS)",
+				    pfx, json_array_size(a));
+		}
+		json_array_foreach(a, j, e) {
+			const char *h = json_string_value(e);
+
+			if (!h || parse_hook(h, &s->pmc_events[s->pmc_event_count])) {
+				return fail(d, "%spmc.events[%zu]: must be a hook id string such as "
+					    "\"0x0524\"", pfx, j);
+			}
+			s->pmc_event_count++;
+		}
+	}
+	return 0;
+}
+
+static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace_config *cfg)
+{
+	struct trace_session_cfg *s = &cfg->sessions[i];
+	char pfx[32];
+	const char *str;
+	json_t *v;
+	int rc;
+
+	snprintf(pfx, sizeof(pfx), "sessions[%u].", i);
+	if (!json_is_object(o)) {
+		return fail(d, "sessions[%u]: must be an object", i);
+	}
+	memset(s, 0, sizeof(*s));
+	if (i == 0) {
+		snprintf(s->name, sizeof(s->name), "NT Kernel Logger");
+	} else {
+		snprintf(s->name, sizeof(s->name), "etwforge session %u", i);
+	}
+	s->clock = SIM_CLOCK_QPC;
+	s->flags = PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT;
+	s->buffer_size = 65536;
+	if ((rc = get_name(d, o, pfx, "name", s->name, sizeof(s->name))) < 0) {
+		return rc;
+	}
+	if ((rc = get_str(d, o, pfx, "clock", false, &str)) < 0) {
+		return rc;
+	}
+	if (rc > 0 && sim_clock_parse(str, &s->clock)) {
+		return fail(d, "%sclock: unknown clock \"%s\" (qpc, systime or cycles)", pfx, str);
+	}
+	v = json_object_get(o, "flags");
+	if (v) {
+		size_t j;
+		json_t *e;
+
+		if (!json_is_array(v)) {
+			return fail(d, "%sflags: must be a list (cswitch, compact_cswitch, spinlock)",
+				    pfx);
+		}
+		s->flags = 0;
+		json_array_foreach(v, j, e) {
+			const char *fl = json_string_value(e);
+			size_t k = 0;
+
+			while (fl && k < NFLAGS && strcmp(fl, flag_names[k])) {
+				k++;
+			}
+			if (!fl || k == NFLAGS) {
+				return fail(d, "%sflags[%zu]: must be \"cswitch\", \"compact_cswitch\" "
+					    "or \"spinlock\"", pfx, j);
+			}
+			s->flags |= flag_bits[k];
+		}
+	}
+	if ((rc = get_bool(d, o, pfx, "pebs", false, &s->pebs)) < 0) {
+		return rc;
+	}
+	v = json_object_get(o, "pmc");
+	if (v && (rc = parse_session_pmc(d, v, pfx, cfg, s)) < 0) {
+		return rc;
+	}
+	if ((rc = get_u32(d, o, pfx, "buffer_size", false, 0, UINT32_MAX, &s->buffer_size)) < 0 ||
+	    (rc = get_u32(d, o, pfx, "pool_buffers", false, 0, UINT32_MAX, &s->pool_buffers)) < 0 ||
+	    (rc = get_u64(d, o, pfx, "flush_latency", false, &s->flush_latency)) < 0 ||
+	    (rc = get_name(d, o, pfx, "file", s->file, sizeof(s->file))) < 0) {
+		return rc;
+	}
+	return 0;
+}
+
+static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
+{
+	bool used[SIM_CLOCK_SLOTS] = {false};
+	int64_t uptime;
+	const char *str;
+	const char *why;
+	int64_t x = 0;
+	json_t *v;
+	int rc;
+
+	trace_config_defaults(cfg);
+	uptime = cfg->start_time - cfg->boot_time;
+	if ((rc = get_str(d, o, "", "kind", true, &str)) < 0) {
+		return rc;
+	}
+	if (strcmp(str, "meta")) {
+		return fail(d, "kind: the first line must be the \"meta\" line, not \"%s\"", str);
+	}
+	if ((rc = get_str(d, o, "", "format", true, &str)) < 0) {
+		return rc;
+	}
+	if (strcmp(str, "etwforge-truth")) {
+		return fail(d, "format: \"%s\" is not \"etwforge-truth\"", str);
+	}
+	v = json_object_get(o, "version");
+	if (!v) {
+		return fail(d, "version: missing");
+	}
+	if (!json_is_integer(v) || json_integer_value(v) != 1) {
+		return fail(d, "version: only version 1 is supported");
+	}
+	if ((rc = get_str(d, o, "", "target", false, &str)) < 0) {
+		return rc;
+	}
+	if (rc > 0) {
+		const struct etw_target *t = etw_target_find(str);
+		char known[256] = "";
+		size_t n = 0;
+
+		if (!t) {
+			for (unsigned i = 0; etw_target_at(i) && n < sizeof(known); i++) {
+				int k = snprintf(known + n, sizeof(known) - n, "%s%s", i ? ", " : "",
+						 etw_target_at(i)->name);
+				n += k > 0 ? (size_t)k : 0;
+			}
+			return fail(d, "target: unknown \"%s\" (known: %s)", str, known);
+		}
+		cfg->target = t;
+		cfg->max_wait_reason = t->max_wait_reason;
+	}
+	if ((rc = get_str(d, o, "", "arch", false, &str)) < 0) {
+		return rc;
+	}
+	if (rc > 0) {
+		if (!strcmp(str, "x64")) {
+			cfg->arch = ETW_ARCH_X64;
+		} else if (!strcmp(str, "x86")) {
+			cfg->arch = ETW_ARCH_X86;
+		} else {
+			return fail(d, "arch: \"%s\" is neither \"x64\" nor \"x86\"", str);
+		}
+	}
+	if ((rc = get_int(d, o, "", "cpus", false, 1, CPUS_MAX, &x)) < 0) {
+		return rc;
+	}
+	cfg->cpus = rc > 0 ? (unsigned)x : cfg->cpus;
+	if ((rc = get_u32(d, o, "", "cpu_mhz", false, 0, UINT32_MAX, &cfg->cpu_mhz)) < 0 ||
+	    (rc = get_u64(d, o, "", "perf_freq", false, &cfg->perf_freq)) < 0 ||
+	    (rc = get_u32(d, o, "", "timer_resolution", false, 0, UINT32_MAX,
+			  &cfg->timer_resolution)) < 0) {
+		return rc;
+	}
+	if ((rc = get_int(d, o, "", "max_wait_reason", false, 0, UINT8_MAX, &x)) < 0) {
+		return rc;
+	}
+	cfg->max_wait_reason = rc > 0 ? (uint8_t)x : cfg->max_wait_reason;
+	/* FILETIMEs are below 2^63; a boot time not given keeps the default uptime */
+	if ((rc = get_int(d, o, "", "start_time", false, 0, INT64_MAX, &cfg->start_time)) < 0) {
+		return rc;
+	}
+	cfg->boot_time = cfg->start_time - uptime;
+	if ((rc = get_int(d, o, "", "boot_time", false, 0, INT64_MAX, &cfg->boot_time)) < 0 ||
+	    (rc = get_bool(d, o, "", "quirks", false, &cfg->quirks)) < 0 ||
+	    (rc = get_u64(d, o, "", "seed", false, &cfg->seed)) < 0 ||
+	    (rc = get_bool(d, o, "", "flush_at_end", false, &cfg->flush_at_end)) < 0 ||
+	    (rc = get_bool(d, o, "", "pebs_and_pmc", false, &cfg->pebs_and_pmc)) < 0) {
+		return rc;
+	}
+	v = json_object_get(o, "sessions");
+	if (v) {
+		size_t i;
+		json_t *e;
+
+		if (!json_is_array(v)) {
+			return fail(d, "sessions: must be a list of session objects");
+		}
+		if (json_array_size(v) > SIM_MAX_SESSIONS) {
+			return fail(d, "sessions: %zu sessions, at most %d system loggers",
+				    json_array_size(v), SIM_MAX_SESSIONS);
+		}
+		json_array_foreach(v, i, e) {
+			if ((rc = parse_session(d, e, (unsigned)i, cfg)) < 0) {
+				return rc;
+			}
+			cfg->nsessions = (unsigned)i + 1;
+		}
+	}
+	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
+		used[c] = trace_config_clock_used(cfg, (enum sim_clock)c);
+	}
+	/* optional, but with every clock in use when given */
+	cfg->have_start_ts = json_object_get(o, "start_ts") != NULL;
+	if (cfg->have_start_ts && (rc = get_ts(d, used, o, "start_ts", true, cfg->start_ts)) < 0) {
+		return rc;
+	}
+	if (trace_config_check(cfg, &why)) {
+		return fail(d, "%s", why);
+	}
+	return 0;
+}
+
+/*
+ * "pmc": a list (the counters of the first session in @sess, in its order)
+ * or an object keyed by session name. Values go to @pmc by machine counter
+ * id; two sessions that share a counter must agree on its value.
+ */
+static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o,
+		     const unsigned *sess, unsigned nsess, const char *hooks,
+		     uint64_t pmc[SIM_MAX_COUNTERS])
+{
+	json_t *v = json_object_get(o, "pmc");
+	unsigned set_by[SIM_MAX_COUNTERS]; /* session + 1 that gave the value, 0 none */
+
+	if (!v) {
+		return 0;
+	}
+	memset(set_by, 0, sizeof(set_by));
+	if (nsess == 0) {
+		return fail(d, "pmc: no session puts PMC counters on %s events", hooks);
+	}
+	if (!json_is_array(v) && !json_is_object(v)) {
+		return fail(d, "pmc: must be a list of counter values or an object keyed by "
+			       "session name");
+	}
+	if (json_is_object(v)) {
+		const char *key;
+		json_t *x;
+
+		json_object_foreach(v, key, x) {
+			unsigned i = 0;
+
+			while (i < nsess && strcmp(r->cfg.sessions[sess[i]].name, key)) {
+				i++;
+			}
+			if (i == nsess) {
+				return fail(d, "pmc: \"%s\" is not a session that puts PMC counters "
+					       "on %s events", key, hooks);
+			}
+		}
+	}
+	for (unsigned i = 0; i < nsess; i++) {
+		const struct trace_session_cfg *s = &r->cfg.sessions[sess[i]];
+		json_t *a = v;
+		char where[TRACE_NAME_MAX + 16];
+
+		if (json_is_array(v)) {
+			snprintf(where, sizeof(where), "pmc");
+			if (i > 0) {
+				break;
+			}
+		} else {
+			snprintf(where, sizeof(where), "pmc.%s", s->name);
+			a = json_object_get(v, s->name);
+			if (!a) {
+				continue;
+			}
+			if (!json_is_array(a)) {
+				return fail(d, "%s: must be a list of counter values", where);
+			}
+		}
+		if (json_array_size(a) != s->pmc_count) {
+			return fail(d, "%s: %zu value%s, but session \"%s\" has %u counter%s", where,
+				    json_array_size(a), json_array_size(a) == 1 ? "" : "s", s->name,
+				    s->pmc_count, s->pmc_count == 1 ? "" : "s");
+		}
+		for (unsigned j = 0; j < s->pmc_count; j++) {
+			json_t *e = json_array_get(a, j);
+			unsigned id = s->pmc_counters[j] % SIM_MAX_COUNTERS;
+			uint64_t val;
+
+			if (!json_is_integer(e) || json_integer_value(e) < 0) {
+				return fail(d, "%s[%u]: must be an integer 0..%" PRId64, where, j,
+					    (int64_t)JSON_INT_MAX);
+			}
+			val = (uint64_t)json_integer_value(e);
+			if (set_by[id] && pmc[id] != val) {
+				return fail(d, "%s[%u]: counter \"%s\" is %" PRIu64 " here but %" PRIu64
+					       " for session \"%s\"", where, j, r->cfg.counters[id],
+					    val, pmc[id], r->cfg.sessions[set_by[id] - 1].name);
+			}
+			set_by[id] = sess[i] + 1;
+			pmc[id] = val;
+		}
+	}
+	return 1;
+}
+
+/* Tick and clocks of @cpu may not go backwards; then they become its history. */
+static int check_cpu_time(const struct rd *d, struct truth_reader *r, uint32_t cpu,
+			  uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	struct cpu_hist *h = &r->hist[cpu];
+
+	if (h->line) {
+		if (tick < h->tick) {
+			return fail(d, "cpu %" PRIu32 ": tick %" PRIu32 " is before the previous %"
+				       PRIu32 " (line %lu)", cpu, tick, h->tick, h->line);
+		}
+		for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
+			if (r->used[c] && ts[c] < h->ts[c]) {
+				return fail(d, "cpu %" PRIu32 ": %s timestamp %" PRIu64 " is before "
+					       "the previous %" PRIu64 " (line %lu)", cpu,
+					    sim_clock_name((enum sim_clock)c), ts[c], h->ts[c],
+					    h->line);
+			}
+		}
+	}
+	h->tick = tick;
+	memcpy(h->ts, ts, sizeof(h->ts));
+	h->line = d->line;
+	if (!r->max_tick.line || tick > r->max_tick.v) {
+		r->max_tick = (struct high_mark){tick, cpu, d->line};
+	}
+	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
+		if (r->used[c] && (!r->max_ts[c].line || ts[c] > r->max_ts[c].v)) {
+			r->max_ts[c] = (struct high_mark){ts[c], cpu, d->line};
+		}
+	}
+	return 0;
+}
+
+static int get_cpu(const struct rd *d, const struct truth_reader *r, json_t *o, uint32_t *cpu)
+{
+	return get_u32(d, o, "", "cpu", true, 0, (int64_t)r->cfg.cpus - 1, cpu);
+}
+
+static int parse_cswitch(const struct rd *d, struct truth_reader *r, json_t *o,
+			 struct sim_cswitch *cs)
+{
+	int64_t q = 0;
+	int rc;
+
+	memset(cs, 0, sizeof(*cs));
+	if ((rc = get_cpu(d, r, o, &cs->cpu)) < 0 ||
+	    (rc = get_u32(d, o, "", "tick", true, 0, UINT32_MAX, &cs->tick)) < 0 ||
+	    (rc = get_ts(d, r->used, o, "ts", true, cs->ts)) < 0 ||
+	    (rc = get_u32(d, o, "", "old_tid", true, 0, UINT32_MAX, &cs->old_tid)) < 0 ||
+	    (rc = get_s8(d, o, "old_pri", 0, PRIORITY_MAX, &cs->old_pri)) < 0 ||
+	    (rc = get_s8(d, o, "old_base_pri", 0, PRIORITY_MAX, &cs->old_base_pri)) < 0 ||
+	    (rc = get_u8(d, o, "old_state", 0, KTHREAD_STATE_MAX, &cs->old_state)) < 0 ||
+	    (rc = get_u8(d, o, "old_wait_reason", 0, WAIT_REASON_MAX, &cs->old_wait_reason)) < 0 ||
+	    (rc = get_u8(d, o, "old_wait_mode", 0, 1, &cs->old_wait_mode)) < 0 ||
+	    (rc = get_u32(d, o, "", "old_ideal_cpu", false, 0, UINT32_MAX,
+			  &cs->old_ideal_cpu)) < 0) {
+		return rc;
+	}
+	if (cs->old_state == KTHREAD_WAITING && cs->old_wait_reason >= r->cfg.max_wait_reason) {
+		return fail(d, "old_wait_reason: %u is not below max_wait_reason %u; the thread "
+			       "is Waiting, so it would decode as a thread state",
+			    (unsigned)cs->old_wait_reason, (unsigned)r->cfg.max_wait_reason);
+	}
+	if ((rc = get_int(d, o, "", "old_remaining_quantum", false, INT32_MIN, INT32_MAX, &q)) < 0 ||
+	    (rc = get_u8(d, o, "old_qos", 0, QOS_MAX, &cs->old_qos)) < 0 ||
+	    (rc = get_u8(d, o, "prev_cstate", 0, UINT8_MAX, &cs->prev_cstate)) < 0 ||
+	    (rc = get_u8(d, o, "old_rank", 0, UINT8_MAX, &cs->old_rank)) < 0 ||
+	    (rc = get_u32(d, o, "", "new_tid", true, 0, UINT32_MAX, &cs->new_tid)) < 0 ||
+	    (rc = get_s8(d, o, "new_pri", 0, PRIORITY_MAX, &cs->new_pri)) < 0 ||
+	    (rc = get_s8(d, o, "new_pri_decrement", INT8_MIN, INT8_MAX,
+			 &cs->new_pri_decrement)) < 0 ||
+	    (rc = get_u32(d, o, "", "new_wait_ticks", false, 0, UINT32_MAX,
+			  &cs->new_wait_ticks)) < 0 ||
+	    (rc = get_u8(d, o, "new_qos", 0, QOS_MAX, &cs->new_qos)) < 0 ||
+	    (rc = parse_pmc(d, r, o, r->cs_sess, r->ncs, "0x0524/0x0525", cs->pmc)) < 0 ||
+	    (rc = get_u64(d, o, "", "pebs_index", false, &cs->pebs_index)) < 0) {
+		return rc;
+	}
+	cs->old_remaining_quantum = (int32_t)q;
+	return check_cpu_time(d, r, cs->cpu, cs->tick, cs->ts);
+}
+
+static int parse_spinlock(const struct rd *d, struct truth_reader *r, json_t *o,
+			  struct sim_spinlock *sl)
+{
+	bool x86 = r->cfg.arch == ETW_ARCH_X86;
+	uint64_t amax = x86 ? UINT32_MAX : UINT64_MAX;
+	const char *why = NULL;
+	int rc;
+
+	memset(sl, 0, sizeof(*sl));
+	sl->depth = 1;
+	if ((rc = get_cpu(d, r, o, &sl->cpu)) < 0) {
+		return rc;
+	}
+	sl->tick = r->hist[sl->cpu].tick;
+	if ((rc = get_u32(d, o, "", "tick", false, 0, UINT32_MAX, &sl->tick)) < 0 ||
+	    (rc = get_ts(d, r->used, o, "ts", true, sl->ts)) < 0 ||
+	    (rc = get_addr(d, o, "lock", amax, "arch x86", &sl->lock)) < 0 ||
+	    (rc = get_addr(d, o, "caller", amax, "arch x86", &sl->caller)) < 0 ||
+	    (rc = get_u64(d, o, "", "acquire_time", false, &sl->acquire_time)) < 0 ||
+	    (rc = get_u64(d, o, "", "release_time", false, &sl->release_time)) < 0 ||
+	    (rc = get_u32(d, o, "", "wait_cycles", false, 0, UINT32_MAX, &sl->wait_cycles)) < 0 ||
+	    (rc = get_u32(d, o, "", "spin_count", false, 0, UINT32_MAX, &sl->spin_count)) < 0 ||
+	    (rc = get_u32(d, o, "", "tid", false, 0, UINT32_MAX, &sl->tid)) < 0 ||
+	    (rc = get_u32(d, o, "", "interrupt_count", false, 0, UINT32_MAX,
+			  &sl->interrupt_count)) < 0 ||
+	    (rc = get_u8(d, o, "irql", 0, IRQL_MAX, &sl->irql)) < 0 ||
+	    (rc = get_u8(d, o, "depth", 1, UINT8_MAX, &sl->depth)) < 0 ||
+	    (rc = get_u8(d, o, "mode", 0, SPIN_MODE_MAX, &sl->mode)) < 0 ||
+	    (rc = get_bool(d, o, "", "dpc", false, &sl->dpc)) < 0 ||
+	    (rc = get_bool(d, o, "", "isr", false, &sl->isr)) < 0 ||
+	    (rc = get_bool(d, o, "", "logged", true, &sl->logged)) < 0 ||
+	    (rc = get_str(d, o, "", "why", false, &why)) < 0) {
+		return rc;
+	}
+	if (why) {
+		unsigned k = 0;
+
+		while (k < 4 && strcmp(why, why_names[k])) {
+			k++;
+		}
+		if (k == 4) {
+			return fail(d, "why: \"%s\" is not hold, contended, acquire_sample or none",
+				    why);
+		}
+		sl->why = (enum sim_spin_why)k;
+	}
+	if ((rc = parse_pmc(d, r, o, r->sl_sess, r->nsl, "0x0529", sl->pmc)) < 0) {
+		return rc;
+	}
+	return check_cpu_time(d, r, sl->cpu, sl->tick, sl->ts);
+}
+
+/* The largest tick and clock values seen so far (the default of stop/end). */
+static void high_marks(const struct truth_reader *r, uint32_t *tick, uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	*tick = (uint32_t)r->max_tick.v;
+	for (unsigned c = 0; c < SIM_CLOCK_SLOTS; c++) {
+		ts[c] = r->max_ts[c].v;
+	}
+}
+
+static int parse_stop(const struct rd *d, struct truth_reader *r, json_t *o,
+		      struct sim_ccswap_stop *st)
+{
+	const char *clock;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	high_marks(r, &st->tick, st->ts);
+	if ((rc = get_str(d, o, "", "clock", true, &clock)) < 0) {
+		return rc;
+	}
+	if (sim_clock_parse(clock, &st->clock)) {
+		return fail(d, "clock: unknown clock \"%s\" (qpc, systime or cycles)", clock);
+	}
+	if ((rc = get_u32(d, o, "", "tick", false, 0, UINT32_MAX, &st->tick)) < 0 ||
+	    (rc = get_ts(d, r->used, o, "ts", false, st->ts)) < 0) {
+		return rc;
+	}
+	return 0;
+}
+
+static int parse_end(const struct rd *d, struct truth_reader *r, json_t *o, struct sim_end *end)
+{
+	int rc;
+
+	memset(end, 0, sizeof(*end));
+	high_marks(r, &end->tick, end->ts);
+	if ((rc = get_u32(d, o, "", "tick", false, 0, UINT32_MAX, &end->tick)) < 0 ||
+	    (rc = get_ts(d, r->used, o, "ts", false, end->ts)) < 0) {
+		return rc;
+	}
+	if (r->max_tick.line && end->tick < r->max_tick.v) {
+		return fail(d, "end: tick %" PRIu32 " is before cpu %u's last %" PRIu64 " (line %lu)",
+			    end->tick, r->max_tick.cpu, r->max_tick.v, r->max_tick.line);
+	}
+	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
+		const struct high_mark *m = &r->max_ts[c];
+
+		if (r->used[c] && m->line && end->ts[c] < m->v) {
+			return fail(d, "end: %s timestamp %" PRIu64 " is before cpu %u's last %" PRIu64
+				       " (line %lu)", sim_clock_name((enum sim_clock)c), end->ts[c],
+				    m->cpu, m->v, m->line);
+		}
+	}
+	r->end_line = d->line;
+	return 0;
+}
+
+static bool is_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n') {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The next non-blank line, parsed. Return: 1 with *@out (caller decrefs),
+ * 0 at EOF, -EINVAL (a JSON error, a read error, a blank line inside).
+ */
+static int next_object(struct truth_reader *r, struct rd *d, json_t **out)
+{
+	json_error_t je;
+	ssize_t n;
+	char *s;
+
+	for (;;) {
+		errno = 0;
+		n = getline(&r->buf, &r->cap, r->f);
+		if (n < 0) {
+			if (ferror(r->f)) {
+				d->line = r->line + 1;
+				return fail(d, "read error: %s", strerror(errno ? errno : EIO));
+			}
+			return 0;
+		}
+		d->line = ++r->line;
+		s = r->buf;
+		if (r->line == 1 && n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+			s += 3;
+			n -= 3;
+		}
+		if (is_blank(s, (size_t)n)) {
+			if (r->line == 1) {
+				return fail(d, "expected the meta line, found a blank line");
+			}
+			if (!r->blank_line) {
+				r->blank_line = r->line;
+			}
+			continue;
+		}
+		if (r->blank_line) {
+			d->line = r->blank_line;
+			return fail(d, "blank line (only allowed at the end of the stream)");
+		}
+		/* without its terminator, an error at the end still has a column */
+		while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r')) {
+			n--;
+		}
+		*out = json_loadb(s, (size_t)n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+		if (!*out) {
+			if (je.column > 0 && d->err && d->errlen) {
+				snprintf(d->err, d->errlen, "%s:%lu:%d: %s", d->path, d->line,
+					 je.column, je.text);
+				return -EINVAL;
+			}
+			return fail(d, "%s", je.text);
+		}
+		if (!json_is_object(*out)) {
+			json_decref(*out);
+			return fail(d, "not a JSON object");
+		}
+		return 1;
+	}
+}
+
+void truth_close(struct truth_reader *r)
+{
+	if (!r) {
+		return;
+	}
+	if (r->own_f) {
+		fclose(r->f);
+	}
+	free(r->hist);
+	free(r->buf);
+	free(r->path);
+	free(r);
+}
+
+struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char *err,
+				size_t errlen)
+{
+	struct truth_reader *r = calloc(1, sizeof(*r));
+	struct rd d = {path, 1, err, errlen};
+	json_t *o = NULL;
+	int rc, e;
+
+	if (!r || !(r->path = strdup(strcmp(path, "-") ? path : "<stdin>"))) {
+		e = ENOMEM;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		goto fail;
+	}
+	d.path = r->path;
+	if (!strcmp(path, "-")) {
+		r->f = stdin;
+	} else {
+		r->f = fopen(path, "r");
+		r->own_f = true;
+		if (!r->f) {
+			e = errno;
+			r->own_f = false;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			goto fail;
+		}
+	}
+	rc = next_object(r, &d, &o);
+	if (rc == 0) {
+		fail(&d, "empty stream: expected the meta line");
+	}
+	if (rc <= 0) {
+		e = EINVAL;
+		goto fail;
+	}
+	rc = parse_meta(&d, o, cfg);
+	json_decref(o);
+	if (rc < 0) {
+		e = EINVAL;
+		goto fail;
+	}
+	r->cfg = *cfg;
+	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
+		r->used[c] = trace_config_clock_used(cfg, (enum sim_clock)c);
+	}
+	r->ncs = stamping_sessions(cfg, false, r->cs_sess);
+	r->nsl = stamping_sessions(cfg, true, r->sl_sess);
+	r->hist = calloc(cfg->cpus, sizeof(*r->hist));
+	if (!r->hist) {
+		e = ENOMEM;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		goto fail;
+	}
+	return r;
+
+fail:
+	truth_close(r);
+	errno = e;
+	return NULL;
+}
+
+int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size_t errlen)
+{
+	struct rd d = {r->path, r->line, err, errlen};
+	const char *kind;
+	json_t *o;
+	int rc;
+
+	memset(rec, 0, sizeof(*rec));
+	if (r->done) {
+		rec->line = r->line + 1;
+		return TRUTH_EOF;
+	}
+	rc = next_object(r, &d, &o);
+	if (rc < 0) {
+		return rc;
+	}
+	if (rc == 0) {
+		r->done = true;
+		rec->line = r->line + 1;
+		if (r->end_line) {
+			return TRUTH_EOF;
+		}
+		/* no "end" line: end where the stream ends */
+		high_marks(r, &rec->u.end.tick, rec->u.end.ts);
+		rec->kind = TRUTH_END;
+		return TRUTH_END;
+	}
+	rec->line = d.line;
+	if (r->end_line) {
+		rc = fail(&d, "a record after the end line (line %lu)", r->end_line);
+	} else if ((rc = get_str(&d, o, "", "kind", true, &kind)) < 0) {
+		/* reported */
+	} else if (!strcmp(kind, "cswitch")) {
+		rc = parse_cswitch(&d, r, o, &rec->u.cs);
+		rec->kind = TRUTH_CSWITCH;
+	} else if (!strcmp(kind, "spinlock")) {
+		rc = parse_spinlock(&d, r, o, &rec->u.sl);
+		rec->kind = TRUTH_SPINLOCK;
+	} else if (!strcmp(kind, "ccswap_stop")) {
+		rc = parse_stop(&d, r, o, &rec->u.stop);
+		rec->kind = TRUTH_CCSWAP_STOP;
+	} else if (!strcmp(kind, "end")) {
+		rc = parse_end(&d, r, o, &rec->u.end);
+		rec->kind = TRUTH_END;
+	} else {
+		rc = fail(&d, "kind: unknown \"%s\" (cswitch, spinlock, ccswap_stop or end)", kind);
+	}
+	json_decref(o);
+	return rc < 0 ? rc : (int)rec->kind;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/truth.h - the truth / replay stream (JSON Lines, DESIGN.md schema,
+ * exact field names): write what the engine consumed, read it back line by
+ * line with `file:line: what is wrong` errors. Streaming both ways: one
+ * line in memory at a time.
+ */
+#ifndef TOOLS_TRUTH_H
+#define TOOLS_TRUTH_H
+
+#include <stdio.h>
+
+#include "producer/trace_sink.h"
+#include "tools/trace_config.h"
+
+/* ---- writing ------------------------------------------------------------ */
+
+/**
+ * truth_write_meta - line 1. Writes every meta field of DESIGN.md plus the
+ * extensions etwforge reads back (boot_time, start_ts, flush_at_end,
+ * pebs_and_pmc, per-session pool_buffers/flush_latency).
+ * Return: 0 or -EIO.
+ */
+int truth_write_meta(FILE *f, const struct trace_config *cfg);
+
+/**
+ * truth_write_cswitch - one "cswitch" line, keys in DESIGN.md's order; "ts"
+ * holds each clock in use (qpc, systime, cycles); "pmc" is the list of the
+ * stamping sessions' counter values when they all list the same counters,
+ * an object keyed by session name otherwise, and absent when no session
+ * stamps; "pebs_index" only when a session has PEBS. A session stamps
+ * switches when its pmc.events lists the hook it logs them with (0x0525 for
+ * a compact session, else 0x0524 with the cswitch flag) and it has
+ * counters; it stamps spin locks with the spinlock flag and 0x0529.
+ * Return: 0 or -EIO.
+ */
+int truth_write_cswitch(FILE *f, const struct trace_config *cfg, const struct sim_cswitch *cs);
+/** truth_write_spinlock - one "spinlock" line (addresses as "0x..." strings). */
+int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct sim_spinlock *sl);
+/** truth_write_ccswap_stop - extension line {"kind":"ccswap_stop","tick","ts","clock"}. */
+int truth_write_ccswap_stop(FILE *f, const struct trace_config *cfg,
+			    const struct sim_ccswap_stop *st);
+/** truth_write_end - the "end" line. */
+int truth_write_end(FILE *f, const struct trace_config *cfg, const struct sim_end *end);
+
+/**
+ * struct truth_writer - a trace_sink that writes every record as truth, for
+ * `gen --truth` (tee it in front of the producer).
+ */
+struct truth_writer {
+	FILE *f;
+	const struct trace_config *cfg;
+};
+struct trace_sink truth_sink(struct truth_writer *w);
+
+/* ---- reading ------------------------------------------------------------ */
+
+enum truth_kind {
+	TRUTH_EOF = 0,
+	TRUTH_CSWITCH,
+	TRUTH_SPINLOCK,
+	TRUTH_CCSWAP_STOP,
+	TRUTH_END,
+};
+
+/** struct truth_record - one decoded line; @line is its 1-based number. */
+struct truth_record {
+	enum truth_kind kind;
+	unsigned long line;
+	union {
+		struct sim_cswitch cs;
+		struct sim_spinlock sl;
+		struct sim_ccswap_stop stop;
+		struct sim_end end;
+	} u;
+};
+
+struct truth_reader;
+
+/**
+ * truth_open - open @path ("-" = stdin, "<stdin>" in messages), read and
+ * validate the meta line into @cfg (trace_config_defaults() first, then
+ * the line's values, then trace_config_check()). Only "kind" ("meta"),
+ * "format" ("etwforge-truth") and "version" (1) are required. "target"
+ * also sets max_wait_reason unless that is given; "start_time" moves
+ * boot_time with it unless that is given. A session's "name" defaults to
+ * "NT Kernel Logger" (first) or "etwforge session N", "clock" to "qpc",
+ * "flags" to ["cswitch","compact_cswitch"], "buffer_size" to 65536, "file"
+ * to "" (the command line fills it). "start_ts", when present, needs every
+ * clock in use. @cfg is copied: changing it later does not affect reading.
+ * Return: the reader, or NULL with errno set and @err = "path:1: what is
+ * wrong" ("path: strerror" when the file cannot be opened).
+ */
+struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char *err,
+				size_t errlen);
+
+/**
+ * truth_next - the next record. Validates field presence, types and ranges
+ * (cpu < cpus, priorities 0..31, state 0..10, wait reason below the target's
+ * MaximumWaitReason when Waiting, wait mode 0/1, QoS 0..7, a ts for every
+ * clock in use, ...) and that each CPU's tick and timestamps never go
+ * backwards. After the "end" line only EOF may follow. A stream without an
+ * "end" line gets one at EOF (tick and ts = the largest seen; @line = the
+ * line after the last).
+ *
+ * Required keys: cswitch: cpu, tick, ts, old_tid, new_tid; spinlock: cpu,
+ * ts, lock, caller, logged; ccswap_stop: clock. Every other key defaults to
+ * 0 / false, except: spinlock "tick" = the CPU's last tick, "depth" = 1,
+ * "why" = "none"; ccswap_stop and end "tick"/"ts" = the largest seen so far.
+ * "pmc" (list or per-session object, as written) is optional, absent
+ * counters are 0. Keys DESIGN.md does not name are ignored; an unknown
+ * clock inside "ts" is an error. Integers must be JSON integers (1.0 is
+ * not); unsigned 64-bit values are limited to 2^63-1 (jansson).
+ * Empty or whitespace-only lines are allowed only at the end of the stream.
+ * Syntax errors are "path:line:column: jansson's message".
+ * Return: the kind (TRUTH_EOF at the end), or -EINVAL with @err =
+ * "path:line: what is wrong".
+ */
+int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size_t errlen);
+
+/** truth_close - NULL is a no-op. */
+void truth_close(struct truth_reader *r);
+
+#endif /* TOOLS_TRUTH_H */

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * writer/etl_header.c - the bytes of WMI_BUFFER_HEADER and of the header
+ * buffer (buffer 0): the 0x0000 logfile record and the 0x0005 header
+ * extension record (KERNEL_FACTS 8.1, 8.2; ETL_READERS 2.1, 2.4, 5).
+ *
+ * Buffer 0, x64 (x86: SYSTEM32 marker, 0x110-byte logfile header):
+ *
+ *   0x000  WMI_BUFFER_HEADER      BufferType 4 (HEADER), BufferFlag 0x21
+ *   0x048  SYSTEM header          Marker 0xC0020002, HookId 0x0000, Size = all of:
+ *   0x068  TRACE_LOGFILE_HEADER   0x118 bytes (x86 0x110)
+ *   0x180  LoggerName             UTF-16LE, NUL-terminated
+ *          LogFileName            UTF-16LE, NUL-terminated
+ *   align8 SYSTEM header          HookId 0x0005, Size 68:
+ *          GroupMasks[8], Version
+ *   align8 end = SavedOffset = Offset = CurrentOffset; zero up to BufferSize
+ *
+ * Every field is stored with put_le*() at the offsets named in
+ * writer/etl_layout.h and producer/etw_layout.h, never through a struct.
+ * Bytes the spec leaves to the kernel (the time zone, the 0x20 union, the
+ * 0x38 reference clock, padding) are zero, our documented choice.
+ */
+#include <string.h>
+
+#include "producer/etw_layout.h"
+#include "producer/etw_wire.h"
+#include "writer/writer_internal.h"
+
+/* The 0x0005 record: SYSTEM header + PERFINFO_GROUPMASK[8] + u32 version. */
+#define HDR_EXT_RECORD_LEN (ETW_SH_LEN + ETL_HDR_EXT_LEN)
+static_assert(HDR_EXT_RECORD_LEN == 68, "header extension record is 68 bytes (KF 8.2)");
+
+static size_t logfile_len(enum etw_arch arch)
+{
+	return arch == ETW_ARCH_X86 ? ETL_LF32_LEN : ETL_LF64_LEN;
+}
+
+/* Size of the 0x0000 record: SYSTEM header, logfile header, two UTF-16Z names. */
+static size_t logfile_record_len(enum etw_arch arch, size_t logger_chars, size_t logfile_chars)
+{
+	return ETW_SH_LEN + logfile_len(arch) + 2u * (logger_chars + 1u) +
+	       2u * (logfile_chars + 1u);
+}
+
+size_t etl_header_len(enum etw_arch arch, size_t logger_chars, size_t logfile_chars)
+{
+	return etw_align8(logfile_record_len(arch, logger_chars, logfile_chars)) +
+	       etw_align8(HDR_EXT_RECORD_LEN);
+}
+
+void etl_put_buffer_header(uint8_t *buf, const struct etl_buffer_info *bi)
+{
+	put_le32(buf + ETL_BH_BUFFER_SIZE, bi->buffer_size);
+	put_le32(buf + ETL_BH_SAVED_OFFSET, bi->end);
+	/* Real files show CurrentOffset >= SavedOffset; we write the exact end. */
+	put_le32(buf + ETL_BH_CURRENT_OFFSET, bi->end);
+	put_le32(buf + ETL_BH_REFERENCE_COUNT, 0);
+	put_le64(buf + ETL_BH_TIMESTAMP, bi->timestamp);
+	put_le64(buf + ETL_BH_SEQUENCE, bi->sequence);
+	put_le64(buf + ETL_BH_CLOCK_UNION, 0);
+	put_le16(buf + ETL_BH_PROCESSOR_INDEX, bi->cpu);
+	put_le16(buf + ETL_BH_LOGGER_ID, bi->logger_id);
+	put_le32(buf + ETL_BH_STATE, ETL_BUFFER_STATE_FLUSH);
+	put_le32(buf + ETL_BH_OFFSET, bi->end);
+	put_le16(buf + ETL_BH_BUFFER_FLAG, bi->flags);
+	put_le16(buf + ETL_BH_BUFFER_TYPE, bi->type);
+	/* 0x38..0x47: kernel list pointers in real files; zero here. */
+	memset(buf + ETL_BH_REF_CLOCK, 0, ETL_BH_LEN - ETL_BH_REF_CLOCK);
+}
+
+/* ASCII -> UTF-16LE with the terminating NUL; returns the bytes written. */
+static size_t put_utf16z(uint8_t *p, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++) {
+		put_le16(p + 2 * i, (uint16_t)(unsigned char)s[i]);
+	}
+	put_le16(p + 2 * i, 0);
+	return 2 * (i + 1);
+}
+
+/* SYSTEM_TRACE_HEADER (KF 3.3) of a header-buffer record; Kernel/UserTime 0. */
+static void put_system_header(uint8_t *p, const struct writer_opts *o, size_t size, uint16_t hook)
+{
+	uint32_t marker = o->arch == ETW_ARCH_X86 ? ETW_SYSTEM_MARKER32 : ETW_SYSTEM_MARKER64;
+
+	put_le32(p + ETW_SH_MARKER, marker | ETW_VERSION_SYSTEM);
+	put_le16(p + ETW_SH_SIZE, (uint16_t)size);
+	put_le16(p + ETW_SH_HOOK_ID, hook);
+	put_le32(p + ETW_SH_THREAD_ID, o->thread_id);
+	put_le32(p + ETW_SH_PROCESS_ID, o->process_id);
+	put_le64(p + ETW_SH_SYSTEM_TIME, o->start_ts);
+	put_le32(p + ETW_SH_KERNEL_TIME, 0);
+	put_le32(p + ETW_SH_USER_TIME, 0);
+}
+
+/* TRACE_LOGFILE_HEADER (KF 8.2) without the totals; @lf was zeroed by the caller. */
+static void put_logfile_header(uint8_t *lf, const struct writer_opts *o)
+{
+	bool x86 = o->arch == ETW_ARCH_X86;
+	unsigned ptr = x86 ? 4u : 8u;
+
+	put_le32(lf + ETL_LF_BUFFER_SIZE, o->buffer_size);
+	/* Version {Major, Minor, SubVersion, SubMinorVersion}: Windows 10 -> 0x0501000A. */
+	put_u8(lf + ETL_LF_VERSION + 0, o->os_major);
+	put_u8(lf + ETL_LF_VERSION + 1, o->os_minor);
+	put_u8(lf + ETL_LF_VERSION + 2, ETL_LAYOUT_VERSION_MAJOR);
+	put_u8(lf + ETL_LF_VERSION + 3, ETL_LAYOUT_VERSION_MINOR);
+	put_le32(lf + ETL_LF_PROVIDER_VERSION, o->provider_version);
+	put_le32(lf + ETL_LF_NUMBER_OF_PROCESSORS, o->cpus);
+	put_le32(lf + ETL_LF_TIMER_RESOLUTION, o->timer_resolution);
+	put_le32(lf + ETL_LF_MAXIMUM_FILE_SIZE, 0);
+	put_le32(lf + ETL_LF_LOG_FILE_MODE, o->log_file_mode);
+	put_le32(lf + ETL_LF_START_BUFFERS, 1);
+	put_le32(lf + ETL_LF_POINTER_SIZE, ptr);
+	put_le32(lf + ETL_LF_CPU_SPEED_MHZ, o->cpu_mhz);
+	/* 6.1+ keeps the HAL timer sources in the two pointer slots. */
+	put_ptr(lf + ETL_LF_LOGGER_NAME, ptr, o->timer_source_clock);
+	put_ptr(lf + (x86 ? ETL_LF32_LOG_FILE_NAME : ETL_LF64_LOG_FILE_NAME), ptr,
+		o->timer_source_perf);
+	/* TimeZone (0xAC) and the 4-byte pad after it stay zero: UTC, documented. */
+	put_le64(lf + (x86 ? ETL_LF32_BOOT_TIME : ETL_LF64_BOOT_TIME), (uint64_t)o->boot_time);
+	put_le64(lf + (x86 ? ETL_LF32_PERF_FREQ : ETL_LF64_PERF_FREQ), o->perf_freq);
+	put_le64(lf + (x86 ? ETL_LF32_START_TIME : ETL_LF64_START_TIME), (uint64_t)o->start_time);
+	put_le32(lf + (x86 ? ETL_LF32_RESERVED_FLAGS : ETL_LF64_RESERVED_FLAGS),
+		 (uint32_t)o->clock);
+}
+
+void etl_header_encode(uint8_t *buf, const struct writer_opts *o)
+{
+	size_t rec0 = logfile_record_len(o->arch, strlen(o->logger_name), strlen(o->logfile_name));
+	uint8_t *p = buf + ETL_BH_LEN;
+	uint8_t *names = p + ETW_SH_LEN + logfile_len(o->arch);
+	uint8_t *ext;
+	struct etl_buffer_info bi = {
+		.buffer_size = o->buffer_size,
+		.timestamp = 0, /* observed 0 in the header buffer of real files */
+		.sequence = 0,
+		.cpu = 0,
+		.logger_id = o->logger_id,
+		.flags = ETL_BUFFER_FLAG_PROC_INDEX | ETL_BUFFER_FLAG_FLUSH_MARKER,
+		.type = ETL_BUFFER_TYPE_HEADER,
+	};
+
+	put_system_header(p, o, rec0, ETW_HOOK_LOGFILE_HEADER);
+	put_logfile_header(p + ETW_SH_LEN, o);
+	names += put_utf16z(names, o->logger_name);
+	put_utf16z(names, o->logfile_name);
+
+	ext = p + etw_align8(rec0);
+	put_system_header(ext, o, HDR_EXT_RECORD_LEN, ETW_HOOK_HEADER_EXTENSION);
+	for (unsigned i = 0; i < 8; i++) {
+		put_le32(ext + ETW_SH_LEN + 4 * i, o->group_masks[i]);
+	}
+	put_le32(ext + ETW_SH_LEN + 0x20, o->kernel_event_version);
+
+	bi.end = (uint32_t)(ETL_BH_LEN + etw_align8(rec0) + etw_align8(HDR_EXT_RECORD_LEN));
+	etl_put_buffer_header(buf, &bi);
+}
+
+void etl_header_set_totals(uint8_t *buf, enum etw_arch arch, const struct etl_totals *t)
+{
+	uint8_t *lf = buf + ETL_BH_LEN + ETW_SH_LEN;
+	bool x86 = arch == ETW_ARCH_X86;
+
+	put_le64(lf + ETL_LF_END_TIME, (uint64_t)t->end_time);
+	put_le32(lf + ETL_LF_BUFFERS_WRITTEN, t->buffers_written);
+	put_le32(lf + ETL_LF_EVENTS_LOST, t->events_lost);
+	put_le32(lf + (x86 ? ETL_LF32_BUFFERS_LOST : ETL_LF64_BUFFERS_LOST), t->buffers_lost);
+}

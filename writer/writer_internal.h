@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer/writer_internal.h - the writer's private state and the two helper
+ * units it is split into: etl_header.c (byte layout of buffer headers and of
+ * the header buffer) and etl_output.c (where the bytes go: temporary file +
+ * rename, or in place / standard output through a spool). Tests may include
+ * it; other modules use writer/writer.h only.
+ */
+#ifndef WRITER_WRITER_INTERNAL_H
+#define WRITER_WRITER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "writer/writer.h"
+
+/* Longest LoggerName / LogFileName accepted, in characters (without the NUL). */
+#define ETL_MAX_NAME_CHARS 1024u
+
+/* Defaults of struct writer_opts fields left at zero (see writer.h). */
+#define ETL_DEFAULT_LOGGER_NAME	     "NT Kernel Logger"
+#define ETL_DEFAULT_CPUS	     1u
+#define ETL_DEFAULT_OS_MAJOR	     10u
+#define ETL_DEFAULT_PROVIDER_VERSION 19041u
+#define ETL_DEFAULT_TIMER_RESOLUTION 156250u
+#define ETL_DEFAULT_PERF_FREQ	     10000000u
+#define ETL_DEFAULT_CPU_MHZ	     3000u
+#define ETL_DEFAULT_LOG_FILE_MODE    (ETL_MODE_SYSTEM_LOGGER | ETL_MODE_FILE_MODE_SEQUENTIAL)
+#define ETL_DEFAULT_LOGGER_ID	     1u
+#define ETL_DEFAULT_KERNEL_EVENT_VER 60u /* ETW_KERNEL_EVENT_VERSION of ntetw.h (KF S3) */
+#define ETL_DEFAULT_TIMER_SRC_CLOCK  9u	 /* HAL_PLATFORM_TIMER_SOURCE Apic */
+#define ETL_DEFAULT_TIMER_SRC_PERF   6u	 /* HAL_PLATFORM_TIMER_SOURCE ProcessorCounter */
+/* Version bytes 2/3: the 6.1+ file layout version 1.5 (KERNEL_FACTS 8.2). */
+#define ETL_LAYOUT_VERSION_MAJOR 1u
+#define ETL_LAYOUT_VERSION_MINOR 5u
+/* Largest pool the model tracks (in-flight return times are kept per buffer). */
+#define ETL_MAX_POOL_BUFFERS (1u << 20)
+
+/**
+ * struct etl_totals - the logfile header fields known only at the end,
+ * patched into the header buffer by writer_finish().
+ */
+struct etl_totals {
+	int64_t end_time;
+	uint32_t buffers_written;
+	uint32_t events_lost;
+	uint32_t buffers_lost;
+};
+
+/** struct etl_buffer_info - the variable fields of one WMI_BUFFER_HEADER. */
+struct etl_buffer_info {
+	uint32_t buffer_size;
+	uint32_t end;	    /* SavedOffset = CurrentOffset = Offset */
+	uint64_t timestamp; /* flush time, session clock units */
+	uint64_t sequence;  /* global flush order; 0 = header buffer */
+	uint16_t cpu;	    /* ProcessorIndex */
+	uint16_t logger_id;
+	uint16_t flags; /* BufferFlag */
+	uint16_t type;	/* BufferType */
+};
+
+/* ---- etl_header.c ------------------------------------------------------- */
+
+/** etl_put_buffer_header - write the 0x48-byte WMI_BUFFER_HEADER at @buf. */
+void etl_put_buffer_header(uint8_t *buf, const struct etl_buffer_info *bi);
+
+/**
+ * etl_header_len - bytes the header buffer's two records take after the
+ * buffer header (0x0000 record aligned to 8, then the 0x0005 record aligned
+ * to 8), for names of @logger_chars and @logfile_chars characters.
+ */
+size_t etl_header_len(enum etw_arch arch, size_t logger_chars, size_t logfile_chars);
+
+/**
+ * etl_header_encode - fill @buf (@o->buffer_size bytes, zeroed by the
+ * caller) with the complete header buffer: WMI_BUFFER_HEADER, the 0x0000
+ * logfile record with both names, the 0x0005 extension record. The totals
+ * are zero until etl_header_set_totals(). @o holds resolved values (no
+ * zero-means-default left), names are ASCII and fit (checked by the caller).
+ */
+void etl_header_encode(uint8_t *buf, const struct writer_opts *o);
+
+/** etl_header_set_totals - patch EndTime, BuffersWritten, EventsLost, BuffersLost. */
+void etl_header_set_totals(uint8_t *buf, enum etw_arch arch, const struct etl_totals *t);
+
+/* ---- etl_output.c ------------------------------------------------------- */
+
+/** enum etl_out_mode - where the file goes, decided once at open. */
+enum etl_out_mode {
+	ETL_OUT_RENAME,	  /* regular file: temporary beside the target, renamed at the end */
+	ETL_OUT_IN_PLACE, /* existing non-regular target (device, FIFO): written directly */
+	ETL_OUT_STDOUT,	  /* "-": standard output, never closed */
+};
+
+/**
+ * struct etl_output - the output file. Data buffers go to @data_fd as they
+ * are flushed: in the temporary file they start at BufferSize (the first
+ * BufferSize bytes are kept for the header buffer, written last with
+ * pwrite); for a stream (stdout, device, FIFO) they go to an unlinked spool
+ * file and are copied after the header buffer at the end.
+ */
+struct etl_output {
+	enum etl_out_mode mode;
+	int fd;		  /* temporary file, in-place target or STDOUT_FILENO */
+	int data_fd;	  /* = fd (RENAME) or the spool's descriptor */
+	FILE *spool;	  /* tmpfile() for the stream modes, else NULL */
+	char *tmp_path;	  /* RENAME: the temporary name (malloc'd) */
+	char *final_path; /* RENAME: the target (malloc'd) */
+	uint32_t buffer_size;
+	uint64_t data_buffers; /* data buffers written so far */
+};
+
+/**
+ * etl_out_open - decide the mode for @path and open what it needs.
+ * Return: 0 or a negative errno (nothing is left behind on failure).
+ */
+int etl_out_open(struct etl_output *out, const char *path, uint32_t buffer_size);
+
+/**
+ * etl_out_write_data - append one flushed data buffer (@out->buffer_size bytes).
+ * Return: 0 or a negative errno (-EFBIG past the largest file offset).
+ */
+int etl_out_write_data(struct etl_output *out, const uint8_t *buf);
+
+/**
+ * etl_out_commit - write the header buffer @hdr first in the file, copy the
+ * spool after it (@scratch: buffer_size bytes of scratch memory), sync and
+ * rename into place, close. On failure the temporary file is removed.
+ * Return: 0 or a negative errno.
+ */
+int etl_out_commit(struct etl_output *out, const uint8_t *hdr, uint8_t *scratch);
+
+/** etl_out_abort - close and remove whatever was created; idempotent. */
+void etl_out_abort(struct etl_output *out);
+
+/* ---- writer.c ----------------------------------------------------------- */
+
+/** struct cpu_state - one CPU's current buffer and loss bookkeeping. */
+struct cpu_state {
+	uint8_t *mem;	   /* BufferSize bytes, owned for the writer's lifetime */
+	uint32_t used;	   /* end of committed data, 0x48 + sum of align8(Size) */
+	uint32_t pending;  /* Size of the reservation awaiting commit, 0 if none */
+	uint32_t events;   /* committed events in the current buffer */
+	bool has_buffer;   /* holds a pool buffer (counts as in use) */
+	bool starved;	   /* went without a buffer; cleared when it gets one */
+	bool lost_pending; /* events lost since this CPU's previous buffer was written */
+};
+
+/**
+ * struct etl_writer - one ETL file being written.
+ * @o:        options with every default resolved (names not kept)
+ * @cpu:      per-CPU state, @o.cpus entries
+ * @hdr:      the header buffer, encoded at create, totals patched at finish
+ * @inflight: min-heap of the return times of flushed buffers (pool model)
+ * @err:      first output error, negative errno, sticky
+ */
+struct etl_writer {
+	struct writer_opts o;
+	struct cpu_state *cpu;
+	uint8_t *hdr;
+	struct etl_output out;
+	uint64_t *inflight;
+	uint32_t n_inflight;
+	uint32_t n_held;
+	uint64_t next_seq;
+	struct writer_stats st;
+	int err;
+	bool done; /* writer_finish() ran (successfully or not) */
+};
+
+#endif /* WRITER_WRITER_INTERNAL_H */
