@@ -777,6 +777,15 @@ Test(reader_small, malformed_buffers)
 	assert_error(f, SMALL_LEN,
 		     "small.etl: offset 0x0: buffer 0 BufferSize 4096 larger than the logfile "
 		     "BufferSize 2048");
+	/* Offset inside the buffer header. */
+	make_small(f);
+	put_le32(f + 0x1030, 0x47);
+	assert_error(f, SMALL_LEN,
+		     "small.etl: offset 0x1030: buffer 1 Offset 71 inside the 72-byte buffer header");
+	/* The header buffer starts with the 0xFFFFFFFF end marker: no logfile record. */
+	make_small(f);
+	put_le32(f + 0x48, 0xFFFFFFFF);
+	assert_error(f, SMALL_LEN, "small.etl: offset 0x48: header buffer holds no logfile header record");
 	/* Header buffer of the wrong type, or compressed. */
 	make_small(f);
 	put_le16(f + 0x36, 0);
@@ -786,6 +795,40 @@ Test(reader_small, malformed_buffers)
 	put_le16(f + 0x34, 0x61);
 	assert_error(f, SMALL_LEN,
 		     "small.etl: offset 0x34: header buffer is compressed (BufferFlag 0x0061)");
+}
+
+/* A data buffer larger than the logfile BufferSize: 4096 + 8192 bytes. */
+Test(reader_small, data_buffer_larger_than_logfile_buffer_size)
+{
+	static uint8_t f[SMALL_LEN + 4096];
+
+	make_small(f);
+	memset(f + SMALL_LEN, 0, 4096);
+	put_le32(f + 0x1000, 0x2000);
+	assert_error(f, sizeof(f),
+		     "small.etl: offset 0x1000: buffer 1 BufferSize 8192 larger than the logfile "
+		     "BufferSize 4096");
+	/* Compressed, the on-disk length is checked against it too. */
+	put_le16(f + 0x1034, 0x60);
+	assert_error(f, sizeof(f),
+		     "small.etl: offset 0x1000: buffer 1 compressed length 8192 larger than the "
+		     "logfile BufferSize 4096");
+	/* A compressed buffer's offsets count uncompressed bytes: <= 4096, not its length. */
+	put_le32(f + 0x1000, 0x100);
+	put_le32(f + 0x1030, 0x800);
+	put_le32(f + 0x1004, 0x800);
+	put_le32(f + 0x8C, 2);
+	{
+		uint8_t g[0x1100];
+		struct dec_error err;
+
+		memcpy(g, f, sizeof(g));
+		cr_assert_eq(walk(g, sizeof(g), &err), 1, "%s", err.msg);
+		put_le32(g + 0x1030, 0x1008);
+		assert_error(g, sizeof(g),
+			     "small.etl: offset 0x1030: buffer 1 Offset 4104 past its uncompressed "
+			     "size 4096");
+	}
 }
 
 Test(reader_small, malformed_logfile_header)

@@ -195,7 +195,8 @@ Test(truth, meta_line_with_every_extension)
 		"\"flags\":[\"cswitch\",\"compact_cswitch\"],\"pebs\":false,"
 		"\"pmc\":{\"counters\":[],\"events\":[]},\"buffer_size\":65536,"
 		"\"file\":\"out.etl\",\"pool_buffers\":0,\"flush_latency\":0},"
-		"{\"name\":\"pmc \\\"x\\\"\",\"clock\":\"cycles\",\"flags\":[\"cswitch\",\"spinlock\"],"
+		"{\"name\":\"pmc \\\"x\\\"\",\"clock\":\"cycles\","
+		"\"flags\":[\"cswitch\",\"spinlock\"],"
 		"\"pebs\":true,\"pmc\":{\"counters\":[\"TotalIssues\",\"BranchMispredictions\"],"
 		"\"events\":[\"0x0524\",\"0x0529\"]},\"buffer_size\":8192,\"file\":\"b.etl\","
 		"\"pool_buffers\":64,\"flush_latency\":12345}],"
@@ -287,7 +288,8 @@ Test(truth, cswitch_line_without_pmc_or_pebs_has_clocks_in_order)
 	cr_assert_eq(truth_write_cswitch(mem_open(&m), &cfg, &cs), 0);
 	got = mem_close(&m);
 	cr_assert_str_eq(got,
-		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":12,\"ts\":{\"qpc\":1234567,\"cycles\":999},"
+		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":12,"
+		"\"ts\":{\"qpc\":1234567,\"cycles\":999},"
 		"\"old_tid\":1204,\"old_pri\":9,\"old_base_pri\":8,\"old_state\":5,"
 		"\"old_wait_reason\":6,\"old_wait_mode\":1,\"old_ideal_cpu\":0,"
 		"\"old_remaining_quantum\":-3,\"old_qos\":7,\"prev_cstate\":2,\"old_rank\":255,"
@@ -870,6 +872,16 @@ Test(truth, write_error_is_eio)
 #define META4 "{'kind':'meta','format':'etwforge-truth','version':1,'target':'win10-1709'," \
 	      "'cpus':4,'sessions':[{'name':'NT Kernel Logger','clock':'qpc'}]}\n"
 
+/* A switch / spin lock line without its closing brace, so a case can add keys. */
+#define CSW(cpu, tick, qpc)                                                                    \
+	"{'kind':'cswitch','cpu':" #cpu ",'tick':" #tick ",'ts':{'qpc':" #qpc "},'old_tid':1,"  \
+	"'new_tid':2"
+#define SLW(cpu, qpc)                                                                          \
+	"{'kind':'spinlock','cpu':" #cpu ",'ts':{'qpc':" #qpc "},'lock':'0x1','caller':'0x2',"  \
+	"'logged':true"
+#define CS0 CSW(0, 1, 10)
+#define SL0 SLW(0, 10)
+
 /* Open @text (' for "), asserting the meta line is good. */
 static struct truth_reader *open_text(const char *text, struct trace_config *cfg)
 {
@@ -1021,8 +1033,7 @@ Test(truth, stream_without_end_gets_one)
 	struct truth_reader *r;
 
 	r = open_text(META4
-		      "{'kind':'cswitch','cpu':0,'tick':3,'ts':{'qpc':50},'old_tid':1,'new_tid':2}\n"
-		      "{'kind':'cswitch','cpu':1,'tick':7,'ts':{'qpc':40},'old_tid':1,'new_tid':2}\n"
+		      CSW(0, 3, 50) "}\n" CSW(1, 7, 40) "}\n"
 		      "{'kind':'spinlock','cpu':0,'tick':4,'ts':{'qpc':60},'lock':'0x1',"
 		      "'caller':'0x2','logged':true}",
 		      &cfg);
@@ -1113,14 +1124,6 @@ Test(truth, missing_file_names_the_file)
 
 /* ---- bad streams ----------------------------------------------------------- */
 
-/* A switch / spin lock line without its closing brace, so a case can add keys. */
-#define CSW(cpu, tick, qpc)                                                                    \
-	"{'kind':'cswitch','cpu':" #cpu ",'tick':" #tick ",'ts':{'qpc':" #qpc "},'old_tid':1,"  \
-	"'new_tid':2"
-#define SLW(cpu, qpc)                                                                          \
-	"{'kind':'spinlock','cpu':" #cpu ",'ts':{'qpc':" #qpc "},'lock':'0x1','caller':'0x2',"  \
-	"'logged':true"
-#define CS0 CSW(0, 1, 10)
 #define META2CLK "{'kind':'meta','format':'etwforge-truth','version':1,'cpus':2," \
 		 "'sessions':[{'name':'q'},{'name':'c','clock':'cycles'}]}\n"
 #define METAPMC "{'kind':'meta','format':'etwforge-truth','version':1,'cpus':2," \
@@ -1129,7 +1132,6 @@ Test(truth, missing_file_names_the_file)
 		"'pmc':{'counters':['B','C'],'events':['0x0524']}}]}\n"
 #define METAX86 "{'kind':'meta','format':'etwforge-truth','version':1,'arch':'x86'," \
 		"'sessions':[{'flags':['spinlock']}]}\n"
-#define SL0 SLW(0, 10)
 
 struct bad {
 	const char *name;
@@ -1223,16 +1225,20 @@ static const struct bad bad_streams[] = {
 	{"unknown kind", META4 "{'kind':'cswap'}\n", 2, false,
 	 "kind: unknown \"cswap\" (cswitch, spinlock, ccswap_stop or end)"},
 	{"second meta", META4 META4, 2, false, "kind: unknown \"meta\""},
-	{"missing cpu", META4 "{'kind':'cswitch','tick':1,'ts':{'qpc':1},'old_tid':1,'new_tid':2}\n",
-	 2, false, "cpu: missing"},
-	{"missing tick", META4 "{'kind':'cswitch','cpu':0,'ts':{'qpc':1},'old_tid':1,'new_tid':2}\n",
-	 2, false, "tick: missing"},
+	{"missing cpu",
+	 META4 "{'kind':'cswitch','tick':1,'ts':{'qpc':1},'old_tid':1,'new_tid':2}\n", 2, false,
+	 "cpu: missing"},
+	{"missing tick",
+	 META4 "{'kind':'cswitch','cpu':0,'ts':{'qpc':1},'old_tid':1,'new_tid':2}\n", 2, false,
+	 "tick: missing"},
 	{"missing ts", META4 "{'kind':'cswitch','cpu':0,'tick':1,'old_tid':1,'new_tid':2}\n", 2,
 	 false, "ts: missing"},
-	{"missing old_tid", META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':1},'new_tid':2}\n",
-	 2, false, "old_tid: missing"},
-	{"missing new_tid", META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':1},'old_tid':2}\n",
-	 2, false, "new_tid: missing"},
+	{"missing old_tid",
+	 META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':1},'new_tid':2}\n", 2, false,
+	 "old_tid: missing"},
+	{"missing new_tid",
+	 META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':1},'old_tid':2}\n", 2, false,
+	 "new_tid: missing"},
 	{"cpu out of range", META4 CS0 "}\n" CSW(4, 1, 10) "}\n", 3, false,
 	 "cpu: 4 is out of range 0..3"},
 	{"duplicate key in record", META4 CS0 ",'cpu':1}\n", 2, true, "duplicate"},

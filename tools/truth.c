@@ -193,7 +193,8 @@ static void put_ts(FILE *f, const struct trace_config *cfg, const char *key,
 	fprintf(f, ",\"%s\":{", key);
 	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
 		if (trace_config_clock_used(cfg, (enum sim_clock)c)) {
-			fprintf(f, "%s\"%s\":%" PRIu64, sep, sim_clock_name((enum sim_clock)c), ts[c]);
+			fprintf(f, "%s\"%s\":%" PRIu64, sep, sim_clock_name((enum sim_clock)c),
+				ts[c]);
 			sep = ",";
 		}
 	}
@@ -754,8 +755,9 @@ static int parse_session_pmc(const struct rd *d, json_t *pmc, const char *pfx,
 			}
 			id = trace_config_counter_id(cfg, name);
 			if (id < 0) {
-				return fail(d, "%s: \"%s\" is one more than the %d distinct counters "
-					    "the machine can have", where, name, SIM_MAX_COUNTERS);
+				return fail(d, "%s: \"%s\" is one more than the %d distinct "
+					    "counters the machine can have",
+					    where, name, SIM_MAX_COUNTERS);
 			}
 			s->pmc_counters[s->pmc_count++] = (uint8_t)id;
 		}
@@ -763,7 +765,8 @@ static int parse_session_pmc(const struct rd *d, json_t *pmc, const char *pfx,
 	a = json_object_get(pmc, "events");
 	if (a) {
 		if (!json_is_array(a)) {
-			return fail(d, "%spmc.events: must be a list of hook ids (\"0x0524\")", pfx);
+			return fail(d, "%spmc.events: must be a list of hook ids (\"0x0524\")",
+				    pfx);
 		}
 		if (json_array_size(a) > 4) {
 			return fail(d, "%spmc.events: %zu events, at most 4 (ETW_MAX_PMC_EVENTS)",
@@ -773,8 +776,8 @@ static int parse_session_pmc(const struct rd *d, json_t *pmc, const char *pfx,
 			const char *h = json_string_value(e);
 
 			if (!h || parse_hook(h, &s->pmc_events[s->pmc_event_count])) {
-				return fail(d, "%spmc.events[%zu]: must be a hook id string such as "
-					    "\"0x0524\"", pfx, j);
+				return fail(d, "%spmc.events[%zu]: must be a hook id string "
+					    "such as \"0x0524\"", pfx, j);
 			}
 			s->pmc_event_count++;
 		}
@@ -818,8 +821,8 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 		json_t *e;
 
 		if (!json_is_array(v)) {
-			return fail(d, "%sflags: must be a list (cswitch, compact_cswitch, spinlock)",
-				    pfx);
+			return fail(d, "%sflags: must be a list (cswitch, compact_cswitch, "
+				    "spinlock)", pfx);
 		}
 		s->flags = 0;
 		json_array_foreach(v, j, e) {
@@ -830,8 +833,8 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 				k++;
 			}
 			if (!fl || k == NFLAGS) {
-				return fail(d, "%sflags[%zu]: must be \"cswitch\", \"compact_cswitch\" "
-					    "or \"spinlock\"", pfx, j);
+				return fail(d, "%sflags[%zu]: must be \"cswitch\", "
+					    "\"compact_cswitch\" or \"spinlock\"", pfx, j);
 			}
 			s->flags |= flag_bits[k];
 		}
@@ -893,8 +896,8 @@ static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 
 		if (!t) {
 			for (unsigned i = 0; etw_target_at(i) && n < sizeof(known); i++) {
-				int k = snprintf(known + n, sizeof(known) - n, "%s%s", i ? ", " : "",
-						 etw_target_at(i)->name);
+				int k = snprintf(known + n, sizeof(known) - n, "%s%s",
+						 i ? ", " : "", etw_target_at(i)->name);
 				n += k > 0 ? (size_t)k : 0;
 			}
 			return fail(d, "target: unknown \"%s\" (known: %s)", str, known);
@@ -1007,8 +1010,8 @@ static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o
 				i++;
 			}
 			if (i == nsess) {
-				return fail(d, "pmc: \"%s\" is not a session that puts PMC counters "
-					       "on %s events", key, hooks);
+				return fail(d, "pmc: \"%s\" is not a session that puts PMC "
+					    "counters on %s events", key, hooks);
 			}
 		}
 	}
@@ -1033,9 +1036,9 @@ static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o
 			}
 		}
 		if (json_array_size(a) != s->pmc_count) {
-			return fail(d, "%s: %zu value%s, but session \"%s\" has %u counter%s", where,
-				    json_array_size(a), json_array_size(a) == 1 ? "" : "s", s->name,
-				    s->pmc_count, s->pmc_count == 1 ? "" : "s");
+			return fail(d, "%s: %zu value%s, but session \"%s\" has %u counter%s",
+				    where, json_array_size(a), json_array_size(a) == 1 ? "" : "s",
+				    s->name, s->pmc_count, s->pmc_count == 1 ? "" : "s");
 		}
 		for (unsigned j = 0; j < s->pmc_count; j++) {
 			json_t *e = json_array_get(a, j);
@@ -1048,9 +1051,10 @@ static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o
 			}
 			val = (uint64_t)json_integer_value(e);
 			if (set_by[id] && pmc[id] != val) {
-				return fail(d, "%s[%u]: counter \"%s\" is %" PRIu64 " here but %" PRIu64
-					       " for session \"%s\"", where, j, r->cfg.counters[id],
-					    val, pmc[id], r->cfg.sessions[set_by[id] - 1].name);
+				return fail(d, "%s[%u]: counter \"%s\" is %" PRIu64 " here but %"
+					    PRIu64 " for session \"%s\"", where, j,
+					    r->cfg.counters[id], val, pmc[id],
+					    r->cfg.sessions[set_by[id] - 1].name);
 			}
 			set_by[id] = sess[i] + 1;
 			pmc[id] = val;
@@ -1072,8 +1076,8 @@ static int check_cpu_time(const struct rd *d, struct truth_reader *r, uint32_t c
 		}
 		for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
 			if (r->used[c] && ts[c] < h->ts[c]) {
-				return fail(d, "cpu %" PRIu32 ": %s timestamp %" PRIu64 " is before "
-					       "the previous %" PRIu64 " (line %lu)", cpu,
+				return fail(d, "cpu %" PRIu32 ": %s timestamp %" PRIu64
+					    " is before the previous %" PRIu64 " (line %lu)", cpu,
 					    sim_clock_name((enum sim_clock)c), ts[c], h->ts[c],
 					    h->line);
 			}
@@ -1123,7 +1127,8 @@ static int parse_cswitch(const struct rd *d, struct truth_reader *r, json_t *o,
 			       "is Waiting, so it would decode as a thread state",
 			    (unsigned)cs->old_wait_reason, (unsigned)r->cfg.max_wait_reason);
 	}
-	if ((rc = get_int(d, o, "", "old_remaining_quantum", false, INT32_MIN, INT32_MAX, &q)) < 0 ||
+	if ((rc = get_int(d, o, "", "old_remaining_quantum", false, INT32_MIN, INT32_MAX,
+			  &q)) < 0 ||
 	    (rc = get_u8(d, o, "old_qos", 0, QOS_MAX, &cs->old_qos)) < 0 ||
 	    (rc = get_u8(d, o, "prev_cstate", 0, UINT8_MAX, &cs->prev_cstate)) < 0 ||
 	    (rc = get_u8(d, o, "old_rank", 0, UINT8_MAX, &cs->old_rank)) < 0 ||
@@ -1235,16 +1240,17 @@ static int parse_end(const struct rd *d, struct truth_reader *r, json_t *o, stru
 		return rc;
 	}
 	if (r->max_tick.line && end->tick < r->max_tick.v) {
-		return fail(d, "end: tick %" PRIu32 " is before cpu %u's last %" PRIu64 " (line %lu)",
-			    end->tick, r->max_tick.cpu, r->max_tick.v, r->max_tick.line);
+		return fail(d, "end: tick %" PRIu32 " is before cpu %u's last %" PRIu64
+			    " (line %lu)", end->tick, r->max_tick.cpu, r->max_tick.v,
+			    r->max_tick.line);
 	}
 	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
 		const struct high_mark *m = &r->max_ts[c];
 
 		if (r->used[c] && m->line && end->ts[c] < m->v) {
-			return fail(d, "end: %s timestamp %" PRIu64 " is before cpu %u's last %" PRIu64
-				       " (line %lu)", sim_clock_name((enum sim_clock)c), end->ts[c],
-				    m->cpu, m->v, m->line);
+			return fail(d, "end: %s timestamp %" PRIu64 " is before cpu %u's last %"
+				    PRIu64 " (line %lu)", sim_clock_name((enum sim_clock)c),
+				    end->ts[c], m->cpu, m->v, m->line);
 		}
 	}
 	r->end_line = d->line;

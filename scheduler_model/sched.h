@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scheduler_model/sched.h - a discrete-event simulation of a Windows-like
+ * dispatcher on 1..1024 CPUs: per-CPU idle threads and ready queues by
+ * priority, base/dynamic priorities with boosts and decay, quanta,
+ * preemption, ideal processors and migration, waits with KWAIT_REASONs,
+ * thread creation and termination, the interrupt tick, idle C-states.
+ *
+ * It fires one struct sim_cswitch per context switch into a trace_sink,
+ * with the time in every clock type (QPC ticks, 100 ns system time, CPU
+ * cycles) computed exactly from integer nanoseconds. Integer arithmetic and
+ * a seeded RNG of our own only: the same configuration and seed give the
+ * same records with any compiler at any -O level. Memory is bounded by the
+ * number of threads and CPUs, never by the simulated duration.
+ */
+#ifndef SCHEDULER_MODEL_SCHED_H
+#define SCHEDULER_MODEL_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "producer/trace_sink.h"
+
+#define SCHED_MAX_CPUS   1024
+#define SCHED_MAX_GROUPS 64
+#define SCHED_WAIT_REASONS 64
+
+/** enum sched_behaviour - what the threads of a group do between waits. */
+enum sched_behaviour {
+	SCHED_CPU_BOUND = 0,   /* runs until preempted or its quantum ends; rare waits */
+	SCHED_IO_BOUND,        /* short bursts, then waits on I/O-like objects */
+	SCHED_INTERACTIVE,     /* mostly waiting for input, short bursts, boosted */
+	SCHED_PERIODIC,        /* wakes every @period_ns, runs @duty percent of it */
+};
+
+/**
+ * struct sched_group - @count threads that behave alike.
+ * @name:          for messages and the config printout
+ * @count:         threads at start
+ * @base_priority: 1..31 (0 is the idle thread's)
+ * @behaviour:     see enum sched_behaviour
+ * @period_ns:     PERIODIC: wake-up period; others: mean run burst
+ * @duty_pct:      PERIODIC: percent of the period spent running (1..100)
+ * @wait_weights:  relative weight of each KWAIT_REASON for this group's
+ *                 waits (index = wait reason; all zero = the behaviour's
+ *                 default mix). Reasons >= the target's MaximumWaitReason
+ *                 must have weight 0.
+ * @user_wait_pct: percent of waits in UserMode (the rest KernelMode)
+ * @affinity:      CPU bitmap words (bit c of word c/64); all zero = any CPU
+ * @lifetime_ns:   0 = lives for the whole run; else each thread terminates
+ *                 after about this long and a new one (new TID) replaces it
+ */
+struct sched_group {
+	char name[64];
+	unsigned count;
+	int8_t base_priority;
+	enum sched_behaviour behaviour;
+	uint64_t period_ns;
+	unsigned duty_pct;
+	uint32_t wait_weights[SCHED_WAIT_REASONS];
+	unsigned user_wait_pct;
+	uint64_t affinity[SCHED_MAX_CPUS / 64];
+	uint64_t lifetime_ns;
+};
+
+/**
+ * struct sched_cfg - the simulated machine.
+ * @cpus:             1..1024 (ideal processors > 255 truncate in 0x0524)
+ * @cpu_mhz:          CPU cycles clock (cycles = ns * MHz / 1000)
+ * @perf_freq:        QPC frequency in Hz
+ * @timer_resolution: interrupt tick in 100 ns units (default 156250)
+ * @start_time:       FILETIME at simulation time 0 (system-time clock origin)
+ * @boot_time:        FILETIME of boot: QPC, cycles and the tick count run
+ *                    from it, so they are non-zero at time 0
+ * @duration_ns:      simulated time to run
+ * @seed:             the RNG seed
+ * @max_wait_reason:  the target's MaximumWaitReason (wait reasons below it)
+ * @quantum_ns:       a full quantum (default 2 ticks' worth: 31.25 ms)
+ * @clocks:           which clock types to fill in sim_cswitch.ts (index =
+ *                    enum sim_clock; the others stay 0)
+ * @ncounters:        machine PMC counters the pebs model fills (0..16)
+ * @pebs:             maintain a PebsIndex per CPU
+ */
+struct sched_cfg {
+	unsigned cpus;
+	uint32_t cpu_mhz;
+	uint64_t perf_freq;
+	uint32_t timer_resolution;
+	int64_t start_time;
+	int64_t boot_time;
+	uint64_t duration_ns;
+	uint64_t seed;
+	uint8_t max_wait_reason;
+	uint64_t quantum_ns;
+	bool clocks[SIM_CLOCK_SLOTS];
+	unsigned ncounters;
+	bool pebs;
+	unsigned ngroups;
+	struct sched_group groups[SCHED_MAX_GROUPS];
+};
+
+/** struct sched_stats - what happened so far. */
+struct sched_stats {
+	uint64_t now_ns;
+	uint64_t switches;
+	uint64_t idle_switches;  /* old or new thread is idle */
+	uint64_t preemptions;
+	uint64_t migrations;
+	uint64_t threads_created;
+	uint64_t threads_terminated;
+};
+
+struct sched;
+
+/** sched_cfg_defaults - an 8-CPU desktop-like machine with a few groups. */
+void sched_cfg_defaults(struct sched_cfg *cfg);
+
+/**
+ * sched_cfg_check - ranges and cross-field rules.
+ * Return: 0 or -EINVAL with *@why a static message naming the field.
+ */
+int sched_cfg_check(const struct sched_cfg *cfg, const char **why);
+
+/**
+ * sched_clocks_at - the clock values and tick count at simulation time
+ * @t_ns (exact integer conversions). @ts is indexed by enum sim_clock.
+ */
+void sched_clocks_at(const struct sched_cfg *cfg, uint64_t t_ns, uint64_t ts[SIM_CLOCK_SLOTS],
+		     uint32_t *tick);
+
+/**
+ * sched_create - build the machine (threads, queues, RNG streams).
+ * Return: the scheduler, or NULL with errno EINVAL (bad cfg) or ENOMEM.
+ */
+struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink);
+
+/**
+ * sched_run_until - simulate up to @t_ns (capped at duration), firing
+ * records into the sink. Call repeatedly for progress reporting.
+ * Return: 1 when the duration is reached (the end record was fired),
+ * 0 when more remains, or the sink's negative error.
+ */
+int sched_run_until(struct sched *s, uint64_t t_ns);
+
+/** sched_get_stats - counters so far. */
+void sched_get_stats(const struct sched *s, struct sched_stats *st);
+
+/** sched_destroy - NULL is a no-op. */
+void sched_destroy(struct sched *s);
+
+#endif /* SCHEDULER_MODEL_SCHED_H */

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_replay.c - `etwforge replay` and `verify` from the command
+ * line: a hand-written 20-line stream (tests/data/hand20.jsonl) must give
+ * the four batches computed by hand below, byte for byte; bad streams must
+ * be refused with `file:line: what`, exit 2 and no output file.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "producer/etw_wire.h"
+#include "tools/etl_reader.h"
+
+static char dir[64];
+static char out[160];
+static char errfile[160];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/etwforge-replay-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/out.etl", dir);
+	snprintf(errfile, sizeof(errfile), "%s/stderr.txt", dir);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(replay, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(verify, .init = setup, .fini = teardown, .timeout = 60);
+
+static int run(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *bin(void)
+{
+	const char *b = getenv("ETWFORGE_BIN");
+
+	cr_assert_not_null(b);
+	return b;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	cr_assert_not_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The four batches of hand20.jsonl (target win10-1507: MaximumWaitReason 39,
+ * quirks on). Arithmetic per record: LITE = 2 | idx<<2 | inc<<6 | swr<<9 |
+ * delta<<15; FULL dword0 = 3 | delta<<2, dword1 = idx | swr<<4 | pri<<10 |
+ * wait<<15; IDLE = 1 | delta<<2; IDLE_SHORT = delta<<2.
+ */
+/* cpu 0, flushed at line 8 by ticks (700 - 100 > 500), TS 50000 (0xC350) */
+static const uint8_t batch_a[0x86] = {
+	0x02, 0x00, 0x11, 0xC0, 0x86, 0x00, 0x25, 0x05, 0x50, 0xC3, 0, 0, 0, 0, 0, 0,
+	0x10, 0x27, 0, 0, 0, 0, 0, 0,                   /* FirstTimeStamp 10000 */
+	0x00, 0x10, 0, 0, 0x04, 0x10, 0, 0, 0x08, 0x10, 0, 0,
+	0x0C, 0x10, 0, 0, /* 0x100C: the trigger's TID, inserted before the flush test */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x08, 0x0D, 0x0F, 0x0A, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* base priorities */
+	0x00, 0x00,             /* 1: idle, IDLE_SHORT delta 0 */
+	0x42, 0x1E, 0xFA, 0x00, /* 2: LITE 2|0|1<<6|15<<9|500<<15 = 0x00FA1E42 */
+	0x93, 0x01, 0x00, 0x00, /* 3: FULL 3|100<<2 = 0x193 */
+	0x81, 0xB6, 0x01, 0x00, /*    1|(1+39)<<4|13<<10|3<<15 = 0x1B681 */
+	0x02, 0x08, 0xE4, 0x25, /* 4: LITE 2|4<<9|19400<<15 = 0x25E40802 (to idle: wait 0) */
+	0x01, 0x00, 0x01, 0x00, /* 5: IDLE 1|0x4000<<2 */
+	0x1F, 0x00, 0x00, 0x00, /* 6: FULL 3|7<<2 */
+	0x02, 0xD1, 0xFF, 0xFF, /*    2|16<<4|20<<10|0x1FFFF<<15 (wait 151552 saturated) */
+};
+/* cpu 0, flushed at the end, TS 2200000000 (0x83215600) */
+static const uint8_t batch_b[0x72] = {
+	0x02, 0x00, 0x11, 0xC0, 0x72, 0x00, 0x25, 0x05, 0x00, 0x56, 0x21, 0x83, 0, 0, 0, 0,
+	0x50, 0xC3, 0, 0, 0, 0, 0, 0,                   /* FirstTimeStamp 50000 */
+	0x0C, 0x10, 0, 0, 0x00, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* TidTable[0] = old TID */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* slot 0 stale (8, not 0x100C's 10), slot 1 = 8, slots 2-3 stale from batch A */
+	0x08, 0x08, 0x0F, 0x0A, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x82, 0x0C, 0x00, 0x00, /* 7: LITE 2|0|(10-8)<<6|6<<9|0 = 0xC82 */
+	0xFC, 0xFF,             /* 8: IDLE_SHORT 0x3FFF<<2 */
+	0x06, 0xD6, 0xFF, 0xFF, /* 9: LITE 2|1<<2|0|(4+39)<<9|0x1FFFF<<15 = 0xFFFFD606 */
+};
+/* cpu 1, flushed at line 13 by a delta of 0x40000001, TS 2147503649 (0x80004E21) */
+static const uint8_t batch_c[0x72] = {
+	0x02, 0x00, 0x11, 0xC0, 0x72, 0x00, 0x25, 0x05, 0x21, 0x4E, 0x00, 0x80, 0, 0, 0, 0,
+	0x20, 0x4E, 0, 0, 0, 0, 0, 0,                   /* FirstTimeStamp 20000 */
+	0x00, 0x20, 0, 0, 0x04, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x0C, 0x09, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x00, 0x00,             /* 11: IDLE_SHORT */
+	0x03, 0x00, 0x00, 0x00, /* 12: FULL, delta exactly 0x40000000 wraps to 0 */
+	0xC0, 0x31, 0x00, 0x00, /*     0|28<<4|12<<10|0 = 0x31C0 */
+};
+/* cpu 1, flushed at the end */
+static const uint8_t batch_d[0x92] = {
+	0x02, 0x00, 0x11, 0xC0, 0x92, 0x00, 0x25, 0x05, 0x00, 0x56, 0x21, 0x83, 0, 0, 0, 0,
+	0x21, 0x4E, 0x00, 0x80, 0, 0, 0, 0,             /* FirstTimeStamp 2147503649 */
+	0x04, 0x20, 0, 0, 0x00, 0x20, 0, 0, 0x08, 0x20, 0, 0, 0x0C, 0x20, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x0C, 0x0C, 0x04, 0x0F, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x03, 0x00, 0x00, 0x00, /* 13: FULL (9 - stale 12 < 0: never LITE), delta 0 */
+	0xD0, 0x25, 0x00, 0x00, /*     0|29<<4|9<<10 = 0x25D0 */
+	0x86, 0x50, 0x05, 0x00, /* 14: LITE 2|1<<2|2<<6|(1+39)<<9|10<<15 = 0x55086 */
+	0x53, 0x00, 0x00, 0x00, /* 15: FULL 3|20<<2 (wait 2) */
+	0x02, 0x10, 0x01, 0x00, /*     2|0|4<<10|2<<15 = 0x11002 */
+	0x03, 0x00, 0x08, 0x00, /* 16: FULL 3|0x20000<<2 */
+	0xA3, 0x3E, 0x00, 0x00, /*     3|(3+39)<<4|15<<10 = 0x3EA3 */
+	0x04, 0x00,             /* 17: IDLE_SHORT 1<<2 */
+	0x7B, 0x00, 0x00, 0x00, /* 18: FULL 3|30<<2 (9 - stale 12) */
+	0xC0, 0xA5, 0x00, 0x00, /*     0|28<<4|9<<10|1<<15 = 0xA5C0 */
+	0x06, 0x0C, 0x04, 0x00, /* 19: LITE 2|1<<2|0|6<<9|8<<15 = 0x40C06 */
+};
+
+/* The n-th 0x0525 record of @cpu, in SequenceNumber order. */
+static const uint8_t *batch_of(struct dec_etl *d, unsigned cpu, unsigned nth, uint16_t *size)
+{
+	unsigned n;
+	const unsigned *order = dec_etl_cpu_order(d, &n);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct dec_buffer *b = dec_etl_buffer(d, order[i]);
+		struct dec_record rec;
+		struct dec_error err;
+		size_t pos = 0;
+
+		if (b->processor_index != cpu) {
+			continue;
+		}
+		while (dec_buffer_next(d, b, &pos, &rec, &err) == 1) {
+			if (rec.kind == DEC_KIND_PERFINFO && rec.hook_id == 0x0525 && nth-- == 0) {
+				*size = rec.size;
+				return rec.data;
+			}
+		}
+	}
+	return NULL;
+}
+
+Test(replay, hand_written_stream_gives_hand_computed_batches)
+{
+	struct dec_etl *d;
+	struct dec_error err;
+	const uint8_t *got;
+	uint16_t size = 0;
+	const struct {
+		unsigned cpu, nth;
+		const uint8_t *want;
+		size_t len;
+	} cases[] = {
+		{0, 0, batch_a, sizeof(batch_a)},
+		{0, 1, batch_b, sizeof(batch_b)},
+		{1, 0, batch_c, sizeof(batch_c)},
+		{1, 1, batch_d, sizeof(batch_d)},
+	};
+
+	cr_assert_eq(run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", bin(), SOURCE_DIR, out), 0);
+	d = dec_etl_open_file(out, &err);
+	cr_assert_not_null(d, "%s", err.msg);
+	for (unsigned i = 0; i < 4; i++) {
+		got = batch_of(d, cases[i].cpu, cases[i].nth, &size);
+		cr_assert_not_null(got, "batch %u missing", i);
+		cr_assert_eq(size, cases[i].len, "batch %u Size", i);
+		for (size_t k = 0; k < cases[i].len; k++) {
+			cr_assert_eq(got[k], cases[i].want[k], "batch %u byte 0x%zx: 0x%02x, want 0x%02x",
+				     i, k, got[k], cases[i].want[k]);
+		}
+	}
+	cr_assert_null(batch_of(d, 0, 2, &size), "no fifth batch");
+	cr_assert_null(batch_of(d, 1, 2, &size));
+	dec_etl_close(d);
+	cr_assert_eq(run("'%s' verify -q '%s' --truth '%s/data/hand20.jsonl'", bin(), out,
+			 SOURCE_DIR),
+		     0);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+#define META                                                                                 \
+	"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"cpus\":2,"           \
+	"\"sessions\":[{\"name\":\"k\",\"clock\":\"qpc\"}]}\n"
+
+static void refused(const char *stream, const char *want_msg)
+{
+	char in[160];
+	struct stat st;
+
+	snprintf(in, sizeof(in), "%s/in.jsonl", dir);
+	write_file(in, stream);
+	cr_assert_eq(run("'%s' replay -q '%s' -o '%s' 2>'%s'", bin(), in, out, errfile), 2);
+	cr_assert_neq(strstr(slurp(errfile), want_msg), NULL, "stderr: %s", slurp(errfile));
+	cr_assert_neq(stat(out, &st), 0, "no output file after a refused stream");
+}
+
+Test(replay, time_going_backwards_on_a_cpu_is_refused)
+{
+	refused(META "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":0,"
+		     "\"new_tid\":4}\n"
+		     "{\"kind\":\"cswitch\",\"cpu\":1,\"tick\":1,\"ts\":{\"qpc\":100},\"old_tid\":0,"
+		     "\"new_tid\":8}\n"
+		     "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":150},\"old_tid\":4,"
+		     "\"new_tid\":0}\n",
+		"in.jsonl:4:");
+}
+
+Test(replay, malformed_line_is_refused_with_its_number)
+{
+	refused(META "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":0,"
+		     "\"new_tid\":4}\n"
+		     "{\"kind\":\"cswitch\",\"cpu\":0,\n",
+		"in.jsonl:3");
+}
+
+Test(replay, cpu_out_of_range_is_refused)
+{
+	refused(META "{\"kind\":\"cswitch\",\"cpu\":2,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":0,"
+		     "\"new_tid\":4}\n",
+		"in.jsonl:2:");
+}
+
+Test(replay, write_error_exits_1_without_output)
+{
+	cr_assert_eq(run("'%s' replay -q '%s/data/hand20.jsonl' -o /dev/full 2>'%s'", bin(),
+			 SOURCE_DIR, errfile),
+		     1);
+	cr_assert_neq(strstr(slurp(errfile), "/dev/full"), NULL, "%s", slurp(errfile));
+}
+
+Test(replay, usage_errors_exit_2)
+{
+	cr_assert_eq(run("'%s' replay 2>/dev/null", bin()), 2);
+	cr_assert_eq(run("'%s' replay --bogus x 2>/dev/null", bin()), 2);
+	cr_assert_eq(run("'%s' replay '%s/nonexistent.jsonl' -o '%s' 2>/dev/null", bin(), dir, out), 2);
+	cr_assert_eq(run("'%s' replay --help >/dev/null", bin()), 0);
+}
+
+Test(verify, a_wrong_truth_is_a_mismatch_with_offset)
+{
+	char bad[160], cmd[512];
+
+	cr_assert_eq(run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", bin(), SOURCE_DIR, out), 0);
+	snprintf(bad, sizeof(bad), "%s/bad.jsonl", dir);
+	/* line 3: old_pri 9 -> 10 (inc 2 instead of 1) */
+	snprintf(cmd, sizeof(cmd), "sed '3s/\"old_pri\":9,/\"old_pri\":10,/' '%s/data/hand20.jsonl' > '%s'",
+		 SOURCE_DIR, bad);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(run("'%s' verify '%s' --truth '%s' 2>'%s'", bin(), out, bad, errfile), 1);
+	cr_assert_neq(strstr(slurp(errfile), "offset 0x"), NULL, "%s", slurp(errfile));
+	cr_assert_neq(strstr(slurp(errfile), "bad.jsonl:3"), NULL, "%s", slurp(errfile));
+}
