@@ -781,11 +781,13 @@ Test(reader_small, malformed_buffers)
 	make_small(f);
 	put_le32(f + 0x1030, 0x47);
 	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x1030: buffer 1 Offset 71 inside the 72-byte buffer header");
+		     "small.etl: offset 0x1030: buffer 1 Offset 71 inside the 72-byte buffer "
+		     "header");
 	/* The header buffer starts with the 0xFFFFFFFF end marker: no logfile record. */
 	make_small(f);
 	put_le32(f + 0x48, 0xFFFFFFFF);
-	assert_error(f, SMALL_LEN, "small.etl: offset 0x48: header buffer holds no logfile header record");
+	assert_error(f, SMALL_LEN,
+		     "small.etl: offset 0x48: header buffer holds no logfile header record");
 	/* Header buffer of the wrong type, or compressed. */
 	make_small(f);
 	put_le16(f + 0x36, 0);

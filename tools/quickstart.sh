@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tools/quickstart.sh - install what is missing, build, and run the main job:
+# generate demo.etl (+ demo.truth.jsonl) from the embedded default scenario
+# (8 CPUs, 2 s, one compact QPC session and one plain CSwitch session),
+# verify it against its truth, and print the dump summary.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tools/deps.sh"
+etwforge_deps
+build=${BUILD:-$top/build}
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" "$top" >/dev/null
+fi
+ninja -C "$build" >/dev/null
+bin="$build/tools/etwforge"
+out=${OUT:-$PWD}
+if "$bin" gen --help >/dev/null 2>&1; then
+	"$bin" gen -o "$out/demo.etl" --truth "$out/demo.truth.jsonl"
+	for f in "$out"/demo*.etl; do
+		"$bin" verify "$f" --truth "$out/demo.truth.jsonl"
+	done
+	"$bin" dump --stats "$out/demo.etl"
+else
+	sample="$top/../shared/etl-samples/airbus_ShutdownPerfDiagLogger.etl"
+	"$bin" dump --stats "$sample"
+fi
