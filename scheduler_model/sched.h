@@ -24,6 +24,35 @@
 #define SCHED_MAX_CPUS   1024
 #define SCHED_MAX_GROUPS 64
 #define SCHED_WAIT_REASONS 64
+#define SCHED_MAX_THREADS 262144 /* live threads (sum of the groups' counts) */
+#define SCHED_FIRST_TID  0x1000u /* TIDs are 0x1000, 0x1004, ... never reused */
+
+/** enum sched_thread_state - KTHREAD_STATE (KERNEL_FACTS 7). */
+enum sched_thread_state {
+	SCHED_TS_INITIALIZED = 0,
+	SCHED_TS_READY = 1,
+	SCHED_TS_RUNNING = 2,
+	SCHED_TS_STANDBY = 3,
+	SCHED_TS_TERMINATED = 4,
+	SCHED_TS_WAITING = 5,
+	SCHED_TS_TRANSITION = 6,
+	SCHED_TS_DEFERRED_READY = 7,
+};
+
+/** enum sched_wait_reason - KWAIT_REASON (KERNEL_FACTS 7), the ones the model names. */
+enum sched_wait_reason {
+	SCHED_WR_EXECUTIVE = 0,
+	SCHED_WR_PAGE_IN = 2,
+	SCHED_WR_DELAY_EXECUTION = 4,
+	SCHED_WR_USER_REQUEST = 6,
+	SCHED_WR_WR_USER_REQUEST = 13,
+	SCHED_WR_WR_QUEUE = 15,
+	SCHED_WR_WR_LPC_RECEIVE = 16,
+	SCHED_WR_WR_RESOURCE = 27,
+	SCHED_WR_WR_PUSH_LOCK = 28,
+	SCHED_WR_WR_MUTEX = 29,
+	SCHED_WR_WR_ALERT_BY_THREAD_ID = 37,
+};
 
 /** enum sched_behaviour - what the threads of a group do between waits. */
 enum sched_behaviour {
@@ -75,7 +104,8 @@ struct sched_group {
  * @duration_ns:      simulated time to run
  * @seed:             the RNG seed
  * @max_wait_reason:  the target's MaximumWaitReason (wait reasons below it)
- * @quantum_ns:       a full quantum (default 2 ticks' worth: 31.25 ms)
+ * @quantum_ns:       a full quantum (default 2 ticks' worth: 31.25 ms; 0 = two
+ *                    ticks of @timer_resolution)
  * @clocks:           which clock types to fill in sim_cswitch.ts (index =
  *                    enum sim_clock; the others stay 0)
  * @ncounters:        machine PMC counters the pebs model fills (0..16)
@@ -106,7 +136,7 @@ struct sched_stats {
 	uint64_t idle_switches;  /* old or new thread is idle */
 	uint64_t preemptions;
 	uint64_t migrations;
-	uint64_t threads_created;
+	uint64_t threads_created;    /* including the ones that exist at time 0 */
 	uint64_t threads_terminated;
 };
 
@@ -147,5 +177,14 @@ void sched_get_stats(const struct sched *s, struct sched_stats *st);
 
 /** sched_destroy - NULL is a no-op. */
 void sched_destroy(struct sched *s);
+
+/** sched_behaviour_name - "cpu_bound", "io_bound", "interactive", "periodic" ("?" else). */
+const char *sched_behaviour_name(enum sched_behaviour b);
+
+/** sched_behaviour_parse - by name. Return: 0 or -EINVAL. */
+int sched_behaviour_parse(const char *name, enum sched_behaviour *out);
+
+/** sched_wait_reason_name - "Executive", "WrQueue", ... (KWAIT_REASON 0..42), "?" else. */
+const char *sched_wait_reason_name(unsigned reason);
 
 #endif /* SCHEDULER_MODEL_SCHED_H */

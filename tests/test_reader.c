@@ -1326,7 +1326,7 @@ Test(dump, jsonl_small_file_decodes_payloads, .init = make_tmpdir, .fini = rm_tm
 {
 	static uint8_t f[SMALL_LEN];
 	char args[1200], *out, *err;
-	json_t *rec[8];
+	json_t *rec[11];
 	struct jfuncs j;
 	unsigned n = 0;
 
@@ -1335,8 +1335,9 @@ Test(dump, jsonl_small_file_decodes_payloads, .init = make_tmpdir, .fini = rm_tm
 	snprintf(args, sizeof(args), "dump --jsonl --raw '%s'",
 		 tmp_file("small.etl", f, sizeof(f)));
 	cr_assert_eq(run(args, &out, &err), 0, "%s", err);
-	cr_assert_eq(count_lines(out), 7);
-	for (char *line = out; *line && n < 8;) {
+	/* 7 records, then the batch's 3 switches as CSWITCH_COMPACT objects */
+	cr_assert_eq(count_lines(out), 10);
+	for (char *line = out; *line && n < 11;) {
 		char *end = strchr(line, '\n');
 
 		*end = '\0';
@@ -1375,6 +1376,22 @@ Test(dump, jsonl_small_file_decodes_payloads, .init = make_tmpdir, .fini = rm_tm
 	cr_assert_eq(j.integer_value(j.get(rec[6], "first_ts")), 1600000);
 	cr_assert_eq(j.integer_value(j.get(rec[6], "tids")), 3);
 	cr_assert_eq(j.integer_value(j.get(rec[6], "records_bytes")), 14, "0x76 - 0x68");
+	/* The batch expanded: FULL idx 1 (0x2222) at FirstTimeStamp, LITE idx 0 (0x1111)
+	 * at +2, IDLE_SHORT at +4 more; each new thread is the next old thread. */
+	cr_assert_str_eq(j.string_value(j.get(rec[7], "kind")), "CSWITCH_COMPACT");
+	cr_assert_str_eq(j.string_value(j.get(rec[7], "form")), "full");
+	cr_assert_eq(j.integer_value(j.get(rec[7], "ts")), 1600000);
+	cr_assert_eq(j.integer_value(j.get(rec[7], "old_tid")), 0x2222);
+	cr_assert_eq(j.integer_value(j.get(rec[7], "old_wait_reason")), 5);
+	cr_assert_eq(j.integer_value(j.get(rec[7], "new_tid")), 0x1111);
+	cr_assert_eq(j.integer_value(j.get(rec[7], "offset")), 0x11B8);
+	cr_assert_str_eq(j.string_value(j.get(rec[8], "form")), "lite");
+	cr_assert_eq(j.integer_value(j.get(rec[8], "ts")), 1600002);
+	cr_assert_eq(j.integer_value(j.get(rec[8], "old_tid")), 0x1111);
+	cr_assert_eq(j.integer_value(j.get(rec[8], "new_tid")), 0);
+	cr_assert_str_eq(j.string_value(j.get(rec[9], "form")), "idle_short");
+	cr_assert_eq(j.integer_value(j.get(rec[9], "ts")), 1600006);
+	cr_assert_null(j.get(rec[9], "new_tid"), "the CPU's last switch");
 	for (unsigned i = 0; i < n; i++) {
 		j.del(rec[i]);
 	}

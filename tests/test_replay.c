@@ -286,3 +286,42 @@ Test(verify, a_wrong_truth_is_a_mismatch_with_offset)
 	cr_assert_neq(strstr(slurp(errfile), "offset 0x"), NULL, "%s", slurp(errfile));
 	cr_assert_neq(strstr(slurp(errfile), "bad.jsonl:3"), NULL, "%s", slurp(errfile));
 }
+
+Test(replay, dump_expands_every_switch_with_form_batch_and_new_tid)
+{
+	char cmd[1024], line[1024];
+	unsigned n = 0, seen = 0;
+	FILE *p;
+
+	cr_assert_eq(run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", bin(), SOURCE_DIR, out), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", bin(), out);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		if (!strstr(line, "\"kind\":\"CSWITCH_COMPACT\"")) {
+			continue;
+		}
+		n++;
+		/* line 7 of the stream: FULL, wait saturated, new thread from the next batch */
+		if (strstr(line, "\"ts\":46391,")) {
+			cr_assert_neq(strstr(line, "\"batch\":0,"), NULL, "%s", line);
+			cr_assert_neq(strstr(line, "\"form\":\"full\""), NULL, "%s", line);
+			cr_assert_neq(strstr(line, "\"old_tid\":4104,"), NULL, "%s", line);
+			cr_assert_neq(strstr(line, "\"old_pri\":20,"), NULL, "%s", line);
+			cr_assert_neq(strstr(line, "\"old_wait_reason\":16,"), NULL, "%s", line);
+			cr_assert_neq(strstr(line, "\"new_wait_time\":131071"), NULL, "%s", line);
+			cr_assert_neq(strstr(line, "\"new_tid\":4108}"), NULL, "%s", line);
+			seen++;
+		}
+		/* line 10: the CPU's last switch has no known new thread */
+		if (strstr(line, "\"ts\":197454,")) {
+			cr_assert_neq(strstr(line, "\"batch\":1,"), NULL, "%s", line);
+			cr_assert_eq(strstr(line, "new_tid"), NULL, "%s", line);
+			cr_assert_neq(strstr(line, "\"old_state\":4,"), NULL, "%s", line);
+			seen++;
+		}
+	}
+	cr_assert_eq(pclose(p), 0);
+	cr_assert_eq(n, 18, "one object per switch");
+	cr_assert_eq(seen, 2);
+}

@@ -24,6 +24,8 @@
 #include "producer/etw_layout.h"
 #include "producer/etw_wire.h"
 #include "tools/commands.h"
+#include "tools/ccswap_decode.h"
+#include "tools/dump_compact.h"
 #include "tools/etl_reader.h"
 #include "writer/etl_layout.h"
 
@@ -51,6 +53,7 @@ struct dump_opts {
 	bool stats;
 	bool jsonl;
 	bool raw;
+	int max_wait_reason; /* -1: from the file's ProviderVersion */
 	const char *path;
 };
 
@@ -62,17 +65,25 @@ static void help(FILE *f)
 		"Read any ETL file (etwforge's or Windows') buffer by buffer and print it: the\n"
 		"logfile header, one line per buffer and one line per record (kind, hook id,\n"
 		"version, size, timestamp, PEBS/PMC extended items), with the payload decoded\n"
-		"for CSwitch 0x0524 (v2/v4), SpinLock 0x0529 and compact CSwitch batches 0x0525\n"
-		"(batch header: first timestamp, TIDs, bytes of records).\n"
+		"for CSwitch 0x0524 (v2/v4), SpinLock 0x0529 and compact CSwitch batches 0x0525:\n"
+		"the batch header (first timestamp, TIDs, bytes of records), then every switch\n"
+		"it records (form, time = FirstTimeStamp + running deltas, old thread, priority,\n"
+		"state or wait reason, wait time) with its new thread taken from the next switch\n"
+		"on that CPU, across batches (absent for the CPU's last switch).\n"
 		"\n"
 		"options:\n"
 		"  --stats    print counts instead of the listing: buffers (total, per CPU,\n"
 		"             compressed), records per kind (SYSTEM64, PERFINFO64, ...), per\n"
 		"             (kind, hook id) for SYSTEM/COMPACT/PERFINFO, per CPU, records with\n"
 		"             PEBS/PMC items, trailing bytes. With --jsonl: one JSON object.\n"
-		"  --jsonl    one JSON object per record and nothing else on stdout\n"
+		"  --jsonl    one JSON object per record and nothing else on stdout; each switch\n"
+		"             of a compact batch follows its batch as a \"CSWITCH_COMPACT\" object\n"
+		"             (batch number on its CPU, index, form, fields)\n"
 		"  --raw      hex + ASCII dump of every record after its line (with --jsonl:\n"
 		"             a \"raw\" hex string in each object); not with --stats\n"
+		"  --max-wait-reason N  the producer's MaximumWaitReason, which splits a compact\n"
+		"             record's OldThreadStateWr into state / wait reason (default: from\n"
+		"             the ProviderVersion: 39 before 1709, 40, 43 from 22H2)\n"
 		"  -h, --help this text\n"
 		"\n"
 		"Order: the text listing follows the file (buffers in file order), to be read\n"
@@ -544,13 +555,68 @@ static void print_record(const struct dec_record *r, bool raw)
 	}
 }
 
+/* One switch of a batch, indented under it. */
+static void print_compact(void *ctx, const struct dec_event *ev)
+{
+	const struct dec_cswitch_compact *c = &ev->u.cc;
+
+	(void)ctx;
+	printf("      0x%08" PRIx64 " #%u %-10s ts %" PRIu64 " old_tid %" PRIu32, ev->file_offset,
+	       c->index, dec_ccswap_form_name(c->form), c->ts, c->old_tid);
+	if (c->form == ETW_CCSWAP_LITE || c->form == ETW_CCSWAP_FULL) {
+		printf(" old_pri %d old_state %u", c->old_pri, c->old_state);
+		if (c->old_state == ETW_THREAD_STATE_WAITING) {
+			printf(" old_wait_reason %u", c->old_wait_reason);
+		}
+		if (c->wait_le1) {
+			printf(" new_wait_time <=1");
+		} else {
+			printf(" new_wait_time %" PRIu32, c->wait_time);
+		}
+	}
+	if (ev->new_tid_known) {
+		printf(" new_tid %" PRIu32, ev->new_tid);
+	}
+	putchar('\n');
+}
+
+/* One switch of a batch as a JSON object of its own. */
+static void json_compact(void *ctx, const struct dec_event *ev)
+{
+	const struct dec_cswitch_compact *c = &ev->u.cc;
+	const unsigned *buffer = ctx;
+
+	printf("{\"buffer\":%u,\"cpu\":%u,\"offset\":%" PRIu64
+	       ",\"kind\":\"CSWITCH_COMPACT\",\"batch\":%" PRIu64 ",\"batch_offset\":%" PRIu64
+	       ",\"index\":%u,\"form\":\"%s\",\"ts\":%" PRIu64 ",\"delta\":%" PRIu32
+	       ",\"old_tid\":%" PRIu32,
+	       *buffer, ev->cpu, ev->file_offset, ev->batch, ev->rec.file_offset, c->index,
+	       dec_ccswap_form_name(c->form), c->ts, c->delta, c->old_tid);
+	if (c->form == ETW_CCSWAP_LITE || c->form == ETW_CCSWAP_FULL) {
+		printf(",\"tid_index\":%u,\"old_pri\":%d,\"state_wr\":%u,\"old_state\":%u",
+		       c->tid_index, c->old_pri, c->state_wr, c->old_state);
+		if (c->old_state == ETW_THREAD_STATE_WAITING) {
+			printf(",\"old_wait_reason\":%u", c->old_wait_reason);
+		}
+		if (c->wait_le1) {
+			printf(",\"new_wait_le1\":true");
+		} else {
+			printf(",\"new_wait_time\":%" PRIu32, c->wait_time);
+		}
+	}
+	if (ev->new_tid_known) {
+		printf(",\"new_tid\":%" PRIu32, ev->new_tid);
+	}
+	printf("}\n");
+}
+
 static void print_error(const struct dec_error *err)
 {
 	fflush(stdout);
 	fprintf(stderr, "%s\n", err->msg);
 }
 
-static int dump_text(const struct dec_etl *d, bool raw)
+static int dump_text(const struct dec_etl *d, bool raw, struct dump_expander *x)
 {
 	struct dec_error err;
 	struct dec_record r;
@@ -573,6 +639,11 @@ static int dump_text(const struct dec_etl *d, bool raw)
 		print_buffer(b);
 		while ((rc = dec_buffer_next(d, b, &pos, &r, &err)) > 0) {
 			print_record(&r, raw);
+			if (r.kind == DEC_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
+			    dump_expander_batch(x, &r, print_compact, NULL, &err) < 0) {
+				print_error(&err);
+				return EXIT_DATA;
+			}
 		}
 		if (rc < 0) {
 			print_error(&err);
@@ -683,7 +754,7 @@ static void json_record(const struct dec_record *r, unsigned buffer, bool raw)
 	printf("}\n");
 }
 
-static int json_buffer(const struct dec_etl *d, unsigned i, bool raw)
+static int json_buffer(const struct dec_etl *d, unsigned i, bool raw, struct dump_expander *x)
 {
 	const struct dec_buffer *b = dec_etl_buffer(d, i);
 	struct dec_error err;
@@ -693,6 +764,11 @@ static int json_buffer(const struct dec_etl *d, unsigned i, bool raw)
 
 	while ((rc = dec_buffer_next(d, b, &pos, &r, &err)) > 0) {
 		json_record(&r, i, raw);
+		if (r.kind == DEC_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
+		    dump_expander_batch(x, &r, json_compact, &i, &err) < 0) {
+			print_error(&err);
+			return EXIT_DATA;
+		}
 	}
 	if (rc < 0) {
 		print_error(&err);
@@ -701,17 +777,17 @@ static int json_buffer(const struct dec_etl *d, unsigned i, bool raw)
 	return EXIT_OK;
 }
 
-static int dump_jsonl(const struct dec_etl *d, bool raw)
+static int dump_jsonl(const struct dec_etl *d, bool raw, struct dump_expander *x)
 {
 	const unsigned *order;
 	unsigned n;
 
-	if (json_buffer(d, 0, raw) != EXIT_OK) {
+	if (json_buffer(d, 0, raw, x) != EXIT_OK) {
 		return EXIT_DATA;
 	}
 	order = dec_etl_cpu_order(d, &n);
 	for (unsigned k = 0; k < n; k++) {
-		if (json_buffer(d, order[k], raw) != EXIT_OK) {
+		if (json_buffer(d, order[k], raw, x) != EXIT_OK) {
 			return EXIT_DATA;
 		}
 	}
@@ -919,7 +995,8 @@ static int dump_stats(const struct dec_etl *d, bool json)
 
 int cmd_dump(int argc, char **argv)
 {
-	struct dump_opts o = {0};
+	struct dump_opts o = {.max_wait_reason = -1};
+	struct dump_expander *x = NULL;
 	struct dec_error err;
 	struct dec_etl *d;
 	bool options_done = false;
@@ -938,6 +1015,16 @@ int cmd_dump(int argc, char **argv)
 				o.jsonl = true;
 			} else if (!strcmp(a, "--raw")) {
 				o.raw = true;
+			} else if (!strcmp(a, "--max-wait-reason")) {
+				char *end = NULL;
+				long v = i + 1 < argc ? strtol(argv[i + 1], &end, 0) : -1;
+
+				if (!end || *end || v < 1 || v > 63) {
+					return usage_error("--max-wait-reason needs a number 1..63",
+							   i + 1 < argc ? argv[i + 1] : NULL);
+				}
+				o.max_wait_reason = (int)v;
+				i++;
 			} else if (!strcmp(a, "--")) {
 				options_done = true;
 			} else {
@@ -960,13 +1047,26 @@ int cmd_dump(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 		return EXIT_DATA;
 	}
+	if (!o.stats) {
+		uint8_t mwr = o.max_wait_reason > 0
+				      ? (uint8_t)o.max_wait_reason
+				      : dec_max_wait_reason_for_build(dec_etl_logfile(d)->provider_version);
+
+		x = dump_expander_create(d, mwr);
+		if (!x) {
+			fprintf(stderr, PROG ": out of memory\n");
+			dec_etl_close(d);
+			return EXIT_DATA;
+		}
+	}
 	if (o.stats) {
 		rc = dump_stats(d, o.jsonl);
 	} else if (o.jsonl) {
-		rc = dump_jsonl(d, o.raw);
+		rc = dump_jsonl(d, o.raw, x);
 	} else {
-		rc = dump_text(d, o.raw);
+		rc = dump_text(d, o.raw, x);
 	}
+	dump_expander_destroy(x);
 	dec_etl_close(d);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, PROG ": write error on standard output\n");
