@@ -16,6 +16,7 @@
 #define SCHED_NEVER       UINT64_MAX /* no event */
 #define SCHED_MASK_WORDS  (SCHED_MAX_CPUS / 64)
 #define SCHED_PRIORITIES  32
+#define SCHED_LAST_TID    0xFFFFFFFCu /* the last multiple of 4 */
 
 /**
  * struct sched_thread - one thread slot (a KTHREAD, as far as the
@@ -79,11 +80,13 @@ struct sched_grp {
 enum sched_obs_kind {
 	SCHED_OBS_READY = SCHED_TS_READY,     /* queued on @cpu's ready queue */
 	SCHED_OBS_STANDBY = SCHED_TS_STANDBY, /* chosen to run next on @cpu */
+	SCHED_OBS_PRIORITY = SCHED_TS_RUNNING, /* keeps running on @cpu, priority decayed */
 };
 
 /**
  * struct sched_obs - a thread was readied (woken, created, preempted,
- * displaced from standby or boosted by the balance set manager).
+ * displaced from standby or boosted by the balance set manager), or a
+ * running thread's priority decayed at a quantum end that switched nothing.
  * @affinity: the thread's allowed CPUs (SCHED_MASK_WORDS words), NULL = any
  */
 struct sched_obs {
@@ -121,6 +124,7 @@ struct sched {
 	uint32_t starve_ticks;       /* ready this long: balance-set-manager boost */
 	uint64_t now;
 	uint32_t next_tid;
+	bool tids_exhausted;         /* SCHED_LAST_TID was handed out */
 	struct sim_rng rng;          /* thread creation */
 	/* event queue: an indexed binary min-heap over (time, id) */
 	uint32_t nev;                /* ids: CPUs, then thread slots, then the balancer */

@@ -14,6 +14,7 @@ enum {
 	EXIT_USAGE = 2,
 };
 
+int cmd_gen(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

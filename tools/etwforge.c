@@ -14,6 +14,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{"gen", cmd_gen, "simulate a machine (YAML scenario) and write one ETL file per session"},
 	{"replay", cmd_replay, "encode a switch/spinlock stream (truth schema) into ETL files"},
 	{"dump", cmd_dump, "read any ETL file (ours or Windows') and print it"},
 	{"verify", cmd_verify, "check an ETL file against its truth stream"},

@@ -562,7 +562,8 @@ static int get_uint(struct walk *w, const struct yt_node *n, uint64_t min, uint6
 		return fail(w, n, "\"%s\" is not an integer", n->str);
 	}
 	if (rc || v < min || v > max) {
-		return fail(w, n, "%s is out of range (%" PRIu64 "..%" PRIu64 ")", n->str, min, max);
+		return fail(w, n, "%s is out of range (%" PRIu64 "..%" PRIu64 ")", n->str, min,
+			    max);
 	}
 	*out = v;
 	return 0;
@@ -716,7 +717,8 @@ static int apply_value(struct walk *w, const struct sk_desc *d, void *base,
 	case SK_UINT:
 		rc = get_uint(w, n, d->min, d->max, &v);
 		if (rc == 0 && d->multiple && v % d->multiple) {
-			rc = fail(w, n, "%" PRIu64 " is not a multiple of %" PRIu64, v, d->multiple);
+			rc = fail(w, n, "%" PRIu64 " is not a multiple of %" PRIu64 "%s", v,
+				  d->multiple, d->multiple == 4096 ? " (4 KiB)" : "");
 		}
 		if (rc == 0) {
 			store_uint(p, d->size, v);
@@ -799,7 +801,8 @@ static int apply_map(struct walk *w, const struct sk_desc *table, void *base,
 			const struct yt_node *o = n->kids[2 * j];
 
 			if (o->kind == YT_SCALAR && !strcmp(o->str, k->str)) {
-				return fail(w, k, "duplicate key (first at %" PRIu32 ":%" PRIu32 ")",
+				return fail(w, k,
+					    "duplicate key (first at %" PRIu32 ":%" PRIu32 ")",
 					    o->line, o->col);
 			}
 		}
@@ -952,6 +955,29 @@ static int apply_hold_threshold(struct walk *w, const struct sk_desc *d, void *b
 	}
 	if (rc == 0) {
 		w->sc->spin.hold_threshold = (uint32_t)v;
+	}
+	return rc;
+}
+
+/* 0 (the thread lives for the whole run), or @d's range. */
+static int apply_lifetime(struct walk *w, const struct sk_desc *d, void *base,
+			  const struct yt_node *n)
+{
+	struct sched_group *g = base;
+	uint64_t v;
+	int rc = get_duration(w, n, 0, d->max, &v);
+
+	if (rc == 0 && v != 0 && v < d->min) {
+		char lo[32];
+		char hi[32];
+
+		scenario_format_duration(lo, sizeof(lo), d->min);
+		scenario_format_duration(hi, sizeof(hi), d->max);
+		return fail(w, n, "%s is out of range (0 = the whole run, or %s..%s)", n->str, lo,
+			    hi);
+	}
+	if (rc == 0) {
+		g->lifetime_ns = v;
 	}
 	return rc;
 }
@@ -1262,8 +1288,8 @@ static int apply_affinity(struct walk *w, const struct sk_desc *d, void *base,
 
 	(void)d;
 	for (size_t i = 0; rc == 0 && i < cnt; i++) {
-		unsigned lo;
-		unsigned hi;
+		unsigned lo = 0;
+		unsigned hi = 0;
 		size_t old = push_index(w, (unsigned)i);
 
 		rc = get_cpu_range(w, n->kids[i], &lo, &hi);
@@ -1288,13 +1314,19 @@ static int apply_affinity(struct walk *w, const struct sk_desc *d, void *base,
 		.key = (k), .kind = SK_UINT, .off = offsetof(T, m), .size = FSIZE(T, m),          \
 		.min = (lo), .max = (hi)                                                          \
 	}
+#define K_UINT_M(k, T, m, lo, hi, mul)                                                            \
+	{                                                                                         \
+		.key = (k), .kind = SK_UINT, .off = offsetof(T, m), .size = FSIZE(T, m),          \
+		.min = (lo), .max = (hi), .multiple = (mul)                                       \
+	}
 #define K_BOOL(k, T, m)                                                                           \
 	{                                                                                         \
 		.key = (k), .kind = SK_BOOL, .off = offsetof(T, m), .size = FSIZE(T, m)           \
 	}
 #define K_STR(k, T, m, lo)                                                                        \
 	{                                                                                         \
-		.key = (k), .kind = SK_STR, .off = offsetof(T, m), .size = FSIZE(T, m), .min = (lo) \
+		.key = (k), .kind = SK_STR, .off = offsetof(T, m), .size = FSIZE(T, m),          \
+		.min = (lo)                                                                       \
 	}
 #define K_DUR(k, T, m, lo, hi)                                                                    \
 	{                                                                                         \
@@ -1333,7 +1365,7 @@ static const struct sk_desc machine_keys[] = {
 	K_ENUM("arch", SC, trace.arch, arch_names, false),
 	K_UINT("start_time", SC, trace.start_time, 0, INT64_MAX),
 	K_CUSTOM_X("boot_time", apply_boot_time, sk_print_boot_time, .min = 0, .max = INT64_MAX),
-	K_CUSTOM_X("quantum", apply_quantum, sk_print_quantum, .min = NS_PER_US,
+	K_CUSTOM_X("quantum", apply_quantum, sk_print_quantum, .min = 100 * NS_PER_US,
 		 .max = 10 * NS_PER_S),
 	K_END,
 };
@@ -1367,7 +1399,7 @@ static const struct sk_desc session_keys[] = {
 	K_CUSTOM("flags", apply_flags, sk_print_flags),
 	K_BOOL("pebs", SESS, pebs),
 	{.key = "pmc", .kind = SK_MAP, .sub = pmc_keys},
-	K_UINT("buffer_size", SESS, buffer_size, 4096, 16u * 1024 * 1024),
+	K_UINT_M("buffer_size", SESS, buffer_size, 4096, 16u * 1024 * 1024, 4096),
 	K_UINT("pool_buffers", SESS, pool_buffers, 0, 1u << 20),
 	K_CUSTOM_X("flush_latency", apply_flush_latency, sk_print_flush_latency, .min = 0,
 		 .max = 60 * NS_PER_S),
@@ -1385,7 +1417,8 @@ static const struct sk_desc group_keys[] = {
 	K_CUSTOM_X("wait_reasons", apply_wait, sk_print_wait, .set_key = set_wait_key),
 	K_UINT("user_wait", GRP, user_wait_pct, 0, 100),
 	K_CUSTOM("affinity", apply_affinity, sk_print_affinity),
-	K_DUR("lifetime", GRP, lifetime_ns, 0, 86400 * NS_PER_S),
+	K_CUSTOM_X("lifetime", apply_lifetime, sk_print_lifetime, .min = 10 * NS_PER_US,
+		   .max = 86400 * NS_PER_S),
 	K_END,
 };
 
@@ -1418,8 +1451,8 @@ static const struct sk_list threads_list = {
 	.count_off = offsetof(SC, sched.ngroups),
 	.items_off = offsetof(SC, sched.groups),
 	.stride = sizeof(GRP),
-	.min = 0,
 	.max = SCHED_MAX_GROUPS,
+	.min = 1,
 	.noun = "groups",
 	.why_max = "thread groups",
 	.init = group_init,
@@ -1662,8 +1695,8 @@ int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t 
 			char *nb;
 
 			if (cap >= SCENARIO_MAX_FILE) {
-				snprintf(err, errlen, "%s: larger than %u MiB: not a scenario", path,
-					 SCENARIO_MAX_FILE >> 20);
+				snprintf(err, errlen, "%s: larger than %u MiB: not a scenario",
+					 path, SCENARIO_MAX_FILE >> 20);
 				free(buf);
 				fclose(f);
 				return -EFBIG;
@@ -1809,7 +1842,8 @@ int scenario_set(struct scenario *sc, const char *assignment, char *err, size_t 
 			end++;
 		}
 		if (end == p || (size_t)(end - p) >= SCENARIO_PATH_MAX || nc == SET_MAX_DEPTH) {
-			snprintf(w.path, sizeof(w.path), "%.*s", (int)(eq - assignment), assignment);
+			snprintf(w.path, sizeof(w.path), "%.*s", (int)(eq - assignment),
+				 assignment);
 			return fail_at(&w, 1, (uint32_t)(p - assignment) + 1,
 				       end == p ? "empty key in the path" : "key path too long");
 		}
@@ -1872,7 +1906,8 @@ static int finish_sessions(struct scenario *sc, char *err, size_t errlen)
 			if (s->file[0] && !strcmp(s->file, t->sessions[j].file)) {
 				snprintf(path, sizeof(path), "sessions.%u.file", i);
 				return fail_key(sc, err, errlen, path,
-						"\"%s\" is also the file of sessions.%u", s->file, j);
+						"\"%s\" is also the file of sessions.%u", s->file,
+						j);
 			}
 		}
 		for (unsigned j = 0; j < s->pmc_count; j++) {
@@ -1897,6 +1932,15 @@ static int finish_groups(struct scenario *sc, char *err, size_t errlen)
 	const struct sched_cfg *s = &sc->sched;
 	const struct trace_config *t = &sc->trace;
 	char path[SCENARIO_PATH_MAX];
+	uint64_t threads = 0;
+
+	for (unsigned g = 0; g < s->ngroups; g++) {
+		threads += s->groups[g].count;
+	}
+	if (threads == 0) {
+		return fail_key(sc, err, errlen, "threads",
+				"every group has count 0: the machine needs a thread");
+	}
 
 	for (unsigned g = 0; g < s->ngroups; g++) {
 		const struct sched_group *gr = &s->groups[g];
@@ -1967,7 +2011,9 @@ int scenario_finish(struct scenario *sc, char *err, size_t errlen)
 		return fail_key(sc, err, errlen, "sessions", "%s", why);
 	}
 	if (sched_cfg_check(s, &why)) {
-		return fail_key(sc, err, errlen, "threads", "%s", why);
+		/* the model names group fields "groups[]...", the rest are machine's */
+		return fail_key(sc, err, errlen, strncmp(why, "groups", 6) ? "machine" : "threads",
+				"%s", why);
 	}
 	return 0;
 }

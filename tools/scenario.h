@@ -24,7 +24,7 @@
  *     arch: x64                  x64 | x86
  *     start_time: 133000000000000000   FILETIME at time 0
  *     boot_time: ...             FILETIME of boot; default start_time - 1 h
- *     quantum: 31250us           full quantum; default 2 ticks' worth
+ *     quantum: 31250us           full quantum, 100us..10s; default 2 ticks
  *   kernel:                      producer-level switches
  *     quirks: true               reproduce the kernel's known quirks
  *     flush_at_end: true         flush pending batches when tracing stops
@@ -44,19 +44,20 @@
  *       pool_buffers: 0          0 = never exhausted, else <= 1048576
  *       flush_latency: 0         duration a flushed buffer stays in flight
  *       file: ""                 the session's ETL ("" = named by gen's -o)
- *   threads:                     0..64 groups of alike threads
+ *   threads:                     1..64 groups of alike threads (>= 1 thread)
  *     - name: ui
  *       count: 4                 threads at start, 0..4096
  *       priority: 10             base priority 1..31
  *       behaviour: interactive   cpu_bound | io_bound | interactive | periodic
  *       period: 1ms              periodic: wake period; others: mean burst
+ *                                (1us..60s)
  *       duty: 20                 periodic: percent of the period running
  *       wait_reasons: {WrUserRequest: 3, UserRequest: 1}   KWAIT_REASON
  *                                names or numbers -> relative weights;
  *                                {} = the behaviour's default mix
  *       user_wait: 90            percent of waits in UserMode
  *       affinity: [0, "2-3"]     CPUs or "a-b" ranges; [] = any CPU
- *       lifetime: 0              0 = whole run, else thread lifetime
+ *       lifetime: 0              0 = whole run, else 10us..86400s lifetime
  *   locks:                       0..256 spin locks (for the spinlock model)
  *     - name: "ndis!RxQueueLock"
  *       count: 1                 instances, 1..4096
@@ -65,7 +66,15 @@
  *       contention: 10           percent of acquisitions that must spin
  *
  * A thread group item given in a file gets the defaults of its behaviour
- * for period and user_wait when it does not name them.
+ * for period and user_wait when it does not name them (an item edited by
+ * --set keeps its values).
+ *
+ * Values: integers are unquoted decimal or 0x hex (a quoted "8" is a
+ * string, and an error where a number is due); bools are true or false;
+ * durations may be quoted or not. An empty value (or ~ or null) is "" for a
+ * string, [] for a list and {} for a map. Errors that are not about a
+ * position say `file: cannot read: why`; a scenario_finish() error about a
+ * value nothing set (a built-in default) says `(default):0:0: key: ...`.
  */
 #ifndef TOOLS_SCENARIO_H
 #define TOOLS_SCENARIO_H

@@ -121,6 +121,8 @@ void sk_print_flush_latency(FILE *f, const struct scenario *sc, const struct sk_
 			    const void *base, unsigned item);
 void sk_print_wait(FILE *f, const struct scenario *sc, const struct sk_desc *d, const void *base,
 		   unsigned item);
+void sk_print_lifetime(FILE *f, const struct scenario *sc, const struct sk_desc *d,
+		       const void *base, unsigned item);
 void sk_print_affinity(FILE *f, const struct scenario *sc, const struct sk_desc *d,
 		       const void *base, unsigned item);
 void sk_print_boot_time(FILE *f, const struct scenario *sc, const struct sk_desc *d,

@@ -227,6 +227,17 @@ void sk_print_affinity(FILE *f, const struct scenario *sc, const struct sk_desc 
 	fputc(']', f);
 }
 
+void sk_print_lifetime(FILE *f, const struct scenario *sc, const struct sk_desc *d,
+		       const void *base, unsigned item)
+{
+	const struct sched_group *g = base;
+
+	(void)sc;
+	(void)d;
+	(void)item;
+	put_duration(f, g->lifetime_ns);
+}
+
 static void put_value(FILE *f, const struct scenario *sc, const struct sk_desc *d,
 		      const void *base, unsigned item)
 {

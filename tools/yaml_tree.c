@@ -70,7 +70,12 @@ static int parser_error(const yaml_parser_t *p, const char *name, const char *te
 		}
 		return -EINVAL;
 	}
-	mark_pos(&p->problem_mark, col0, &line, &col);
+	if (p->problem_mark.index >= len) {
+		/* at the end: libyaml's mark may sit on a line the text does not have */
+		offset_pos(text, len, len, col0, &line, &col);
+	} else {
+		mark_pos(&p->problem_mark, col0, &line, &col);
+	}
 	if (p->context) {
 		uint32_t cl;
 		uint32_t cc;
@@ -99,9 +104,11 @@ static int convert(struct yt_doc *doc, yaml_document_t *yd, unsigned col0)
 		if (y->type == YAML_SCALAR_NODE) {
 			ntext += y->data.scalar.length + 1;
 		} else if (y->type == YAML_SEQUENCE_NODE) {
-			nlinks += (size_t)(y->data.sequence.items.top - y->data.sequence.items.start);
+			nlinks += (size_t)(y->data.sequence.items.top -
+					   y->data.sequence.items.start);
 		} else if (y->type == YAML_MAPPING_NODE) {
-			nlinks += 2 * (size_t)(y->data.mapping.pairs.top - y->data.mapping.pairs.start);
+			nlinks += 2 * (size_t)(y->data.mapping.pairs.top -
+					       y->data.mapping.pairs.start);
 		}
 	}
 	doc->nodes = calloc(nn ? nn : 1, sizeof(*doc->nodes));

@@ -1,0 +1,1443 @@
+// SPDX-License-Identifier: MIT
+/*
+ * scheduler_model/sched.c - a discrete-event model of the NT dispatcher.
+ *
+ * Thread states (KTHREAD_STATE) and the transitions the model makes:
+ *
+ *               create               an allowed CPU idles, or it outranks
+ *   Initialized -------> DeferredReady -- what runs on its ideal CPU --> Standby
+ *        ^                 ^     |                                          |
+ *        | replacement     |     +-- else: the ideal CPU's queue --> Ready  |
+ *        |                 |                                           |    |
+ *   Terminated        woken, preempted, quantum end,       dispatch (one switch
+ *        ^            displaced standby, starvation boost       record each)
+ *        |                 |                                           |    |
+ *        +----- exit ---- Running <------------------------------------+----+
+ *                          |  ^
+ *                     wait v  | its wait times out: woken, boosted
+ *                        Waiting (KWAIT_REASON, KernelMode/UserMode)
+ *
+ * What the records carry where the kernel's fields need a convention:
+ *   - the idle thread (TID 0) leaving: state Running, wait reason/mode 0,
+ *     priorities 0, ideal CPU = its own, remaining quantum 0, QoS 0, and
+ *     PreviousCState = the C-state it was woken from (C1 at once, C2 after
+ *     200 us idle, C3 after 2 ms; their exit latency delays the switch)
+ *   - the idle thread arriving: NewThreadWaitTime = TickCount - 0, since it
+ *     never waits nor is readied and its WaitTime stays 0
+ *   - WaitTime is the tick a thread last became ready (KiReadyThread stamps
+ *     it); a displaced standby thread or a starvation boost keeps it
+ *   - PriorityDecrement = Priority - BasePriority, the boost left to decay
+ *   - QuantumTarget is replenished when a thread is dispatched after a wait
+ *     or a quantum end, so a quantum end logs the overrun (<= 0), a
+ *     preemption what was left
+ *   - wait reason and mode are 0 unless the old thread is Waiting
+ *
+ * Events, kept in one indexed min-heap ordered by (time, id), so memory is
+ * bounded by CPUs + threads whatever the duration:
+ *   id < cpus          the CPU's next decision: the running thread's burst
+ *                      ends or it exits, its quantum is checked (at a clock
+ *                      tick, as KiUpdateRunTime does), or its standby thread
+ *                      takes over (after the IPI or the C-state exit latency)
+ *   cpus + slot        the thread's wait ends, or its slot's replacement is created
+ *   last               the balance set manager (once a second: starvation boosts)
+ * Each event fires at most one switch record, after the state is updated,
+ * so records come out in global time order. Everything is integer
+ * arithmetic on the simulation's nanosecond clock and seeded per-CPU
+ * streams: the same configuration gives the same records anywhere.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler_model/sched_internal.h"
+
+static_assert(PEBS_MAX_COUNTERS == SIM_MAX_COUNTERS, "pmc arrays are copied as is");
+
+#define NS_PER_SEC 1000000000u
+#define IDLE_STATE SCHED_TS_RUNNING /* the idle thread never leaves its CPU */
+
+/* ready_thread() flags */
+#define RT_FRONT     0x1u /* head of its priority queue (it was preempted) */
+#define RT_KEEP_TICK 0x2u /* still the same ready episode: keep WaitTime */
+
+/* Idle C-states: promoted with time spent idle; exit latency in ns. */
+#define CSTATE_C2_AFTER_NS 200000u
+#define CSTATE_C3_AFTER_NS 2000000u
+static const uint32_t cstate_exit_ns[4] = {0, 1000, 15000, 60000};
+
+#define IPI_MIN_NS     1000u /* a remote preemption takes an IPI */
+#define IPI_MAX_NS     3000u
+#define MIN_BURST_NS   1000u
+#define MIN_WAIT_NS    1000u
+#define LOCK_WAIT_NS   60000u /* mean wait on a lock-like object */
+#define CREATE_MIN_NS  20000u /* a replacement thread appears this long after */
+#define CREATE_MAX_NS  200000u
+#define STARVE_NS      4000000000ull /* ready this long: boosted to 15 */
+#define BALANCE_NS     1000000000ull
+#define BALANCE_MAX    16u           /* boosts per balance-set-manager pass */
+
+/* How long a wait on each KWAIT_REASON lasts and what it boosts. */
+enum wait_class { WC_USER = 0, WC_IO, WC_LOCK, WC_DELAY };
+static const uint8_t wait_class_of[SCHED_WAIT_REASONS] = {
+	[0] = WC_IO,      [1] = WC_IO,     [2] = WC_IO,     [3] = WC_IO,
+	[4] = WC_DELAY,   [7] = WC_LOCK,   [8] = WC_IO,     [9] = WC_IO,
+	[10] = WC_IO,     [11] = WC_DELAY, [18] = WC_IO,    [19] = WC_IO,
+	[20] = WC_LOCK,   [21] = WC_LOCK,  [23] = WC_IO,    [24] = WC_LOCK,
+	[26] = WC_LOCK,   [27] = WC_LOCK,  [28] = WC_LOCK,  [29] = WC_LOCK,
+	[30] = WC_DELAY,  [31] = WC_LOCK,  [32] = WC_DELAY, [33] = WC_DELAY,
+	[34] = WC_LOCK,   [35] = WC_LOCK,  [36] = WC_LOCK,  [37] = WC_LOCK,
+	[38] = WC_LOCK,   [39] = WC_IO,    [40] = WC_IO,    [41] = WC_IO,
+	[42] = WC_LOCK,
+};
+
+/* Default wait mixes (used when a group's weights are all zero). */
+struct weight {
+	uint8_t reason;
+	uint8_t weight;
+};
+static const struct weight mix_cpu[] = {
+	{SCHED_WR_EXECUTIVE, 20}, {SCHED_WR_USER_REQUEST, 15}, {SCHED_WR_WR_QUEUE, 20},
+	{SCHED_WR_WR_RESOURCE, 10}, {SCHED_WR_WR_PUSH_LOCK, 25}, {SCHED_WR_WR_MUTEX, 10},
+};
+static const struct weight mix_io[] = {
+	{SCHED_WR_EXECUTIVE, 45}, {SCHED_WR_PAGE_IN, 5}, {SCHED_WR_USER_REQUEST, 10},
+	{SCHED_WR_WR_QUEUE, 20}, {SCHED_WR_WR_LPC_RECEIVE, 5}, {SCHED_WR_WR_RESOURCE, 5},
+	{SCHED_WR_WR_PUSH_LOCK, 10},
+};
+static const struct weight mix_interactive[] = {
+	{SCHED_WR_DELAY_EXECUTION, 5}, {SCHED_WR_USER_REQUEST, 40},
+	{SCHED_WR_WR_USER_REQUEST, 30}, {SCHED_WR_WR_QUEUE, 10},
+	{SCHED_WR_WR_LPC_RECEIVE, 10}, {SCHED_WR_WR_ALERT_BY_THREAD_ID, 5},
+};
+static const struct weight mix_periodic[] = {
+	{SCHED_WR_DELAY_EXECUTION, 60}, {SCHED_WR_USER_REQUEST, 30}, {SCHED_WR_WR_QUEUE, 10},
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static unsigned msb32(uint32_t x)
+{
+	return 63u - sim_clz64(x);
+}
+
+static unsigned popcount64(uint64_t x)
+{
+	unsigned n = 0;
+
+	while (x) {
+		x &= x - 1u;
+		n++;
+	}
+	return n;
+}
+
+static void bit_set(uint64_t *m, unsigned c)
+{
+	m[c >> 6] |= UINT64_C(1) << (c & 63u);
+}
+
+static void bit_clear(uint64_t *m, unsigned c)
+{
+	m[c >> 6] &= ~(UINT64_C(1) << (c & 63u));
+}
+
+static bool bit_test(const uint64_t *m, unsigned c)
+{
+	return (m[c >> 6] >> (c & 63u)) & 1u;
+}
+
+static uint32_t tick_at(const struct sched *s, uint64_t t)
+{
+	return (uint32_t)((s->uptime_ns + t) / s->tick_ns);
+}
+
+/* The CPU cycle clock at simulation time @t (the same value records carry). */
+static uint64_t cycles_at(const struct sched *s, uint64_t t)
+{
+	uint64_t b = s->uptime_ns + t;
+
+	return b / NS_PER_SEC * s->cfg.cpu_mhz * 1000000u + b % NS_PER_SEC * s->cfg.cpu_mhz / 1000u;
+}
+
+/* The first clock tick at or after @t. */
+static uint64_t tick_ceil(const struct sched *s, uint64_t t)
+{
+	uint64_t r = (s->uptime_ns + t) % s->tick_ns;
+
+	return r ? t + (s->tick_ns - r) : t;
+}
+
+static struct sched_grp *grp_of(struct sched *s, uint32_t i)
+{
+	return &s->grp[s->thr[i].group];
+}
+
+static const struct sched_group *group_of(const struct sched *s, uint32_t i)
+{
+	return &s->cfg.groups[s->thr[i].group];
+}
+
+bool sched_thread_allowed(const struct sched *s, uint32_t i, unsigned cpu)
+{
+	const struct sched_grp *g = &s->grp[s->thr[i].group];
+
+	return g->any || bit_test(g->mask, cpu);
+}
+
+/* ---- the event heap ------------------------------------------------------ */
+
+static bool h_less(const struct sched *s, uint32_t a, uint32_t b)
+{
+	return s->hkey[a] < s->hkey[b] || (s->hkey[a] == s->hkey[b] && a < b);
+}
+
+static void h_place(struct sched *s, uint32_t pos, uint32_t id)
+{
+	s->heap[pos] = id;
+	s->hpos[id] = pos;
+}
+
+static void h_up(struct sched *s, uint32_t pos)
+{
+	uint32_t id = s->heap[pos];
+
+	while (pos > 0) {
+		uint32_t parent = (pos - 1u) / 2u;
+
+		if (!h_less(s, id, s->heap[parent])) {
+			break;
+		}
+		h_place(s, pos, s->heap[parent]);
+		pos = parent;
+	}
+	h_place(s, pos, id);
+}
+
+static void h_down(struct sched *s, uint32_t pos)
+{
+	uint32_t id = s->heap[pos];
+
+	for (;;) {
+		uint32_t l = 2u * pos + 1u, best = l;
+
+		if (l >= s->hn) {
+			break;
+		}
+		if (l + 1u < s->hn && h_less(s, s->heap[l + 1u], s->heap[l])) {
+			best = l + 1u;
+		}
+		if (!h_less(s, s->heap[best], id)) {
+			break;
+		}
+		h_place(s, pos, s->heap[best]);
+		pos = best;
+	}
+	h_place(s, pos, id);
+}
+
+/* Schedule event @id at @t (SCHED_NEVER cancels it). */
+static void ev_set(struct sched *s, uint32_t id, uint64_t t)
+{
+	uint32_t pos = s->hpos[id];
+
+	if (t == SCHED_NEVER) {
+		if (pos != SCHED_NONE) {
+			uint32_t last = s->heap[--s->hn];
+
+			s->hpos[id] = SCHED_NONE;
+			if (last != id) {
+				h_place(s, pos, last);
+				h_up(s, pos);
+				h_down(s, s->hpos[last]);
+			}
+		}
+		return;
+	}
+	s->hkey[id] = t;
+	if (pos == SCHED_NONE) {
+		pos = s->hn++;
+		h_place(s, pos, id);
+	}
+	h_up(s, pos);
+	h_down(s, s->hpos[id]);
+}
+
+static uint32_t ev_thread(const struct sched *s, uint32_t i)
+{
+	return s->ncpu + i;
+}
+
+static uint32_t ev_balance(const struct sched *s)
+{
+	return s->ncpu + s->nthr;
+}
+
+/* ---- ready queues -------------------------------------------------------- */
+
+static void q_insert(struct sched *s, unsigned c, uint32_t i, bool front)
+{
+	struct sched_cpu *cpu = &s->cpu[c];
+	struct sched_thread *t = &s->thr[i];
+	unsigned p = (unsigned)t->pri;
+
+	if (!(cpu->qmask & (1u << p))) {
+		cpu->qhead[p] = cpu->qtail[p] = i;
+		t->qprev = t->qnext = SCHED_NONE;
+		cpu->qmask |= 1u << p;
+	} else if (front) {
+		t->qprev = SCHED_NONE;
+		t->qnext = cpu->qhead[p];
+		s->thr[cpu->qhead[p]].qprev = i;
+		cpu->qhead[p] = i;
+	} else {
+		t->qnext = SCHED_NONE;
+		t->qprev = cpu->qtail[p];
+		s->thr[cpu->qtail[p]].qnext = i;
+		cpu->qtail[p] = i;
+	}
+	if (cpu->qcount++ == 0) {
+		bit_set(s->ready_mask, c);
+	}
+	t->state = SCHED_TS_READY;
+	t->cpu = c;
+}
+
+static void q_remove(struct sched *s, uint32_t i)
+{
+	struct sched_thread *t = &s->thr[i];
+	struct sched_cpu *cpu = &s->cpu[t->cpu];
+	unsigned p = (unsigned)t->pri;
+
+	if (t->qprev != SCHED_NONE) {
+		s->thr[t->qprev].qnext = t->qnext;
+	} else {
+		cpu->qhead[p] = t->qnext;
+	}
+	if (t->qnext != SCHED_NONE) {
+		s->thr[t->qnext].qprev = t->qprev;
+	} else {
+		cpu->qtail[p] = t->qprev;
+	}
+	if (cpu->qhead[p] == SCHED_NONE) {
+		cpu->qmask &= ~(1u << p);
+	}
+	if (--cpu->qcount == 0) {
+		bit_clear(s->ready_mask, t->cpu);
+	}
+	t->qprev = t->qnext = SCHED_NONE;
+}
+
+/* The first thread of @c's highest non-empty queue at or above @min_pri. */
+static uint32_t q_best(const struct sched *s, unsigned c, unsigned min_pri)
+{
+	const struct sched_cpu *cpu = &s->cpu[c];
+	unsigned p;
+
+	if (!cpu->qmask) {
+		return SCHED_NONE;
+	}
+	p = msb32(cpu->qmask);
+	return p >= min_pri ? cpu->qhead[p] : SCHED_NONE;
+}
+
+/*
+ * An idle-bound CPU looks through the other processors' queues for the
+ * best thread it may run (KiSearchForNewThread); this is where threads
+ * migrate. Ties go to the first queue found after @c.
+ */
+static uint32_t steal(const struct sched *s, unsigned c)
+{
+	uint32_t best = SCHED_NONE;
+	int best_pri = -1;
+
+	for (unsigned k = 1; k < s->ncpu; k++) {
+		unsigned x = (c + k) % s->ncpu;
+		const struct sched_cpu *cpu = &s->cpu[x];
+		uint32_t m;
+
+		if (!bit_test(s->ready_mask, x) || (int)msb32(cpu->qmask) <= best_pri) {
+			continue;
+		}
+		m = cpu->qmask;
+		while (m && (int)msb32(m) > best_pri) {
+			unsigned p = msb32(m);
+
+			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE; i = s->thr[i].qnext) {
+				if (sched_thread_allowed(s, i, c)) {
+					best = i;
+					best_pri = (int)p;
+					break;
+				}
+			}
+			m &= ~(1u << p);
+		}
+		if (best_pri == SCHED_PRIORITIES - 1) {
+			break;
+		}
+	}
+	return best;
+}
+
+/* ---- observer ------------------------------------------------------------ */
+
+static void observe(struct sched *s, uint32_t i, enum sched_obs_kind kind)
+{
+	const struct sched_thread *t = &s->thr[i];
+	const struct sched_grp *g = &s->grp[t->group];
+	struct sched_obs o;
+
+	if (!s->obs.event) {
+		return;
+	}
+	o.kind = kind;
+	o.t = s->now;
+	o.tid = t->tid;
+	o.cpu = t->cpu;
+	o.pri = t->pri;
+	o.base = t->base;
+	o.wait_tick = t->wait_tick;
+	o.affinity = g->any ? NULL : g->mask;
+	s->obs.event(s->obs.ctx, &o);
+}
+
+void sched_set_observer(struct sched *s, const struct sched_observer *o)
+{
+	if (o) {
+		s->obs = *o;
+	} else {
+		memset(&s->obs, 0, sizeof(s->obs));
+	}
+}
+
+/* ---- per-CPU decisions --------------------------------------------------- */
+
+/* The CPU's next event: its standby switch, or the running thread's next step. */
+static void cpu_resched(struct sched *s, unsigned c)
+{
+	struct sched_cpu *cpu = &s->cpu[c];
+	uint64_t t = SCHED_NEVER;
+
+	if (cpu->standby != SCHED_NONE) {
+		t = cpu->standby_at;
+	}
+	if (cpu->running != SCHED_NONE) {
+		const struct sched_thread *r = &s->thr[cpu->running];
+		uint64_t end = r->run_start + r->burst_left, tq, need = 1;
+
+		if (r->exit_at > r->run_start && r->exit_at < end) {
+			end = r->exit_at;
+		}
+		if (r->quantum_target > r->cycle_time) {
+			uint64_t rem = r->quantum_target - r->cycle_time;
+
+			/* ceil(rem / cycles-per-ns): enough ns for the cycle clock to gain rem */
+			need = (rem * 1000u + s->cfg.cpu_mhz - 1u) / s->cfg.cpu_mhz;
+		}
+		tq = tick_ceil(s, r->run_start + need);
+		t = end < t ? end : t;
+		t = tq < t ? tq : t;
+	}
+	if (t != SCHED_NEVER && t < s->now) {
+		t = s->now;
+	}
+	ev_set(s, c, t);
+}
+
+static void set_idle_avail(struct sched *s, unsigned c, bool avail)
+{
+	if (avail) {
+		bit_set(s->idle_mask, c);
+	} else {
+		bit_clear(s->idle_mask, c);
+	}
+}
+
+static uint8_t cstate_after(uint64_t idle_ns)
+{
+	if (idle_ns >= CSTATE_C3_AFTER_NS) {
+		return 3;
+	}
+	return idle_ns >= CSTATE_C2_AFTER_NS ? 2 : 1;
+}
+
+/* An idle CPU @t may run: the ideal one, the last one, else the first after the ideal. */
+static uint32_t find_idle(const struct sched *s, uint32_t i)
+{
+	const struct sched_thread *t = &s->thr[i];
+	const struct sched_grp *g = &s->grp[t->group];
+	unsigned w0 = t->ideal >> 6;
+
+	if (bit_test(s->idle_mask, t->ideal)) {
+		return t->ideal;
+	}
+	if (t->last_cpu != SCHED_NONE && bit_test(s->idle_mask, t->last_cpu) &&
+	    sched_thread_allowed(s, i, t->last_cpu)) {
+		return t->last_cpu;
+	}
+	for (unsigned k = 0; k <= SCHED_MASK_WORDS; k++) {
+		unsigned w = (w0 + k) % SCHED_MASK_WORDS;
+		uint64_t m = s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]);
+
+		if (k == 0) {
+			m &= UINT64_MAX << (t->ideal & 63u); /* from the ideal CPU up */
+		} else if (k == SCHED_MASK_WORDS) {
+			m &= ~(UINT64_MAX << (t->ideal & 63u)); /* wrapped: below it */
+		}
+		if (m) {
+			return w * 64u + sim_ctz64(m);
+		}
+	}
+	return SCHED_NONE;
+}
+
+static void ready_thread(struct sched *s, uint32_t i, unsigned flags);
+
+/* Make @i the standby (next) thread of @c. */
+static void make_standby(struct sched *s, unsigned c, uint32_t i, uint64_t at)
+{
+	struct sched_cpu *cpu = &s->cpu[c];
+	struct sched_thread *t = &s->thr[i];
+
+	cpu->standby = i;
+	cpu->standby_at = at;
+	t->state = SCHED_TS_STANDBY;
+	t->cpu = c;
+	set_idle_avail(s, c, false);
+	observe(s, i, SCHED_OBS_STANDBY);
+	cpu_resched(s, c);
+}
+
+/*
+ * KiReadyThread / KiDeferredReadyThread: an idle processor the thread may
+ * use first; otherwise it preempts its ideal processor if it outranks what
+ * runs (or stands by) there, else it waits in that processor's queue.
+ */
+static void ready_thread(struct sched *s, uint32_t i, unsigned flags)
+{
+	struct sched_thread *t = &s->thr[i];
+	struct sched_cpu *cpu;
+	unsigned c;
+	int cur;
+
+	if (!(flags & RT_KEEP_TICK)) {
+		t->wait_tick = tick_at(s, s->now);
+	}
+	t->state = SCHED_TS_DEFERRED_READY;
+	c = find_idle(s, i);
+	if (c != SCHED_NONE) {
+		cpu = &s->cpu[c];
+		cpu->cstate = cstate_after(s->now - cpu->idle_since);
+		make_standby(s, c, i,
+			     s->now + cstate_exit_ns[cpu->cstate] + sim_rng_below(&cpu->rng, 500));
+		return;
+	}
+	c = t->ideal;
+	cpu = &s->cpu[c];
+	if (cpu->standby != SCHED_NONE) {
+		cur = s->thr[cpu->standby].pri;
+	} else {
+		cur = cpu->running != SCHED_NONE ? s->thr[cpu->running].pri : -1;
+	}
+	if (t->pri > cur) {
+		uint32_t displaced = cpu->standby;
+		uint64_t at = cpu->standby_at;
+
+		if (displaced == SCHED_NONE) {
+			at = s->now + sim_rng_range(&cpu->rng, IPI_MIN_NS, IPI_MAX_NS);
+		}
+		make_standby(s, c, i, at);
+		if (displaced != SCHED_NONE) {
+			ready_thread(s, displaced, RT_FRONT | RT_KEEP_TICK);
+		}
+		return;
+	}
+	q_insert(s, c, i, flags & RT_FRONT);
+	observe(s, i, SCHED_OBS_READY);
+}
+
+/* Charge the running thread for the time since its interval began. */
+static void account(struct sched *s, uint32_t i)
+{
+	struct sched_thread *t = &s->thr[i];
+	uint64_t dt = s->now - t->run_start, cyc = cycles_at(s, s->now);
+
+	t->burst_left -= dt < t->burst_left ? dt : t->burst_left;
+	t->cycle_time += cyc - t->run_start_cyc;
+	t->run_start = s->now;
+	t->run_start_cyc = cyc;
+}
+
+/* (QuantumTarget - CycleTime) >> 10 as an arithmetic shift, done portably. */
+static int32_t remaining_quantum(const struct sched_thread *t)
+{
+	int64_t q;
+
+	if (t->quantum_target >= t->cycle_time) {
+		uint64_t d = (t->quantum_target - t->cycle_time) >> 10;
+
+		q = d > INT32_MAX ? INT32_MAX : (int64_t)d;
+	} else {
+		uint64_t d = t->cycle_time - t->quantum_target;
+
+		/* floor(-d / 1024) = -ceil(d / 1024) */
+		d = (d + 1023u) >> 10;
+		q = d > (uint64_t)INT32_MAX + 1u ? INT32_MIN : -(int64_t)d;
+	}
+	return (int32_t)q;
+}
+
+static enum pebs_activity activity_of(struct sched *s, uint32_t i)
+{
+	return i == SCHED_NONE ? PEBS_IDLE : grp_of(s, i)->act;
+}
+
+/* The next burst of work of @i (ns), when it wakes or is created. */
+static uint64_t draw_burst(struct sched *s, uint32_t i, struct sim_rng *rng)
+{
+	const struct sched_group *g = group_of(s, i);
+	uint64_t b;
+
+	if (g->behaviour == SCHED_PERIODIC) {
+		b = g->period_ns * g->duty_pct / 100u;
+		b = b - b / 10u + sim_rng_below(rng, b / 5u + 1u); /* +-10% */
+	} else {
+		b = sim_rng_exp(rng, grp_of(s, i)->burst_mean);
+	}
+	return b < MIN_BURST_NS ? MIN_BURST_NS : b;
+}
+
+/* Slot @i gets a new thread (new TID) of its group, created at s->now. */
+static void create_thread(struct sched *s, uint32_t i, uint16_t group)
+{
+	struct sched_thread *t = &s->thr[i];
+	const struct sched_group *g = &s->cfg.groups[group];
+	struct sched_grp *gr = &s->grp[group];
+	uint32_t k;
+
+	memset(t, 0, sizeof(*t));
+	t->tid = s->next_tid;
+	if (s->next_tid == SCHED_LAST_TID) {
+		s->tids_exhausted = true; /* no TID is ever reused: no more threads */
+	} else {
+		s->next_tid += 4u;
+	}
+	t->group = group;
+	t->state = SCHED_TS_INITIALIZED;
+	t->base = g->base_priority;
+	t->pri = g->base_priority;
+	t->new_quantum = true;
+	t->last_cpu = SCHED_NONE;
+	t->cpu = SCHED_NONE;
+	t->qprev = t->qnext = SCHED_NONE;
+	/* ideal processors go round-robin over the allowed CPUs (as per process) */
+	k = gr->next_ideal++ % gr->nallowed;
+	if (gr->any) {
+		t->ideal = k;
+	} else {
+		for (unsigned w = 0; w < SCHED_MASK_WORDS; w++) {
+			unsigned n = popcount64(gr->mask[w]);
+			uint64_t m = gr->mask[w];
+
+			if (k >= n) {
+				k -= n;
+				continue;
+			}
+			while (k--) {
+				m &= m - 1u;
+			}
+			t->ideal = w * 64u + sim_ctz64(m);
+			break;
+		}
+	}
+	switch (g->behaviour) {
+	case SCHED_INTERACTIVE:
+		t->qos = 0;
+		break;
+	case SCHED_IO_BOUND:
+		t->qos = 1;
+		break;
+	case SCHED_CPU_BOUND:
+		t->qos = 2;
+		break;
+	default:
+		t->qos = 4;
+		break;
+	}
+	if (sim_rng_below(&s->rng, 16) == 0) {
+		t->qos = 3; /* the odd eco / background thread */
+	}
+	t->exit_at = SCHED_NEVER;
+	if (g->lifetime_ns) {
+		t->exit_at = s->now + g->lifetime_ns / 2u + sim_rng_below(&s->rng, g->lifetime_ns);
+	}
+	if (g->behaviour == SCHED_PERIODIC) {
+		t->next_period = s->now + sim_rng_below(&s->rng, g->period_ns);
+	}
+	t->burst_left = draw_burst(s, i, &s->rng);
+	s->st.threads_created++;
+}
+
+/* The boost a wait on @reason earns, by the thread's behaviour. */
+static uint8_t boost_for(const struct sched_group *g, unsigned reason)
+{
+	switch (wait_class_of[reason]) {
+	case WC_DELAY:
+		return 0;
+	case WC_USER:
+		return g->behaviour == SCHED_INTERACTIVE ? 2 : 1;
+	default:
+		return 1;
+	}
+}
+
+/* The running thread @i enters a wait: reason, mode, and when it ends. */
+static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
+{
+	struct sched_thread *t = &s->thr[i];
+	const struct sched_group *g = group_of(s, i);
+	const struct sched_grp *gr = grp_of(s, i);
+	uint64_t pick = sim_rng_below(rng, gr->wcum[SCHED_WAIT_REASONS - 1]), dur;
+	unsigned r = 0;
+
+	while (gr->wcum[r] <= pick) {
+		r++;
+	}
+	t->wait_reason = (uint8_t)r;
+	t->wait_mode = sim_rng_chance(rng, g->user_wait_pct) ? 1 : 0;
+	t->boost = boost_for(g, r);
+	t->state = SCHED_TS_WAITING;
+	if (g->behaviour == SCHED_PERIODIC) {
+		if (t->next_period <= s->now) {
+			/* overran: skip to the next period boundary after now */
+			uint64_t late = s->now - t->next_period;
+
+			t->next_period += (late / g->period_ns + 1u) * g->period_ns;
+		}
+		dur = t->next_period - s->now;
+	} else if (wait_class_of[r] == WC_LOCK) {
+		dur = sim_rng_exp(rng, LOCK_WAIT_NS);
+	} else {
+		dur = sim_rng_exp(rng, gr->wait_mean);
+	}
+	if (dur < MIN_WAIT_NS) {
+		dur = MIN_WAIT_NS;
+	}
+	ev_set(s, ev_thread(s, i), s->now + dur);
+}
+
+/* The running thread @i exits; its replacement comes a little later. */
+static void terminate(struct sched *s, uint32_t i, struct sim_rng *rng)
+{
+	struct sched_thread *t = &s->thr[i];
+
+	t->state = SCHED_TS_TERMINATED;
+	s->st.threads_terminated++;
+	ev_set(s, ev_thread(s, i), s->now + sim_rng_range(rng, CREATE_MIN_NS, CREATE_MAX_NS));
+}
+
+/*
+ * The context switch on @c: the running (or idle) thread leaves in
+ * @old_state, @next (or the idle thread) takes over, and the record is
+ * fired. A preempted old thread is readied only after the record, so the
+ * record shows it leaving the CPU before it can be seen anywhere else.
+ */
+static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_state,
+		      bool preempted)
+{
+	struct sched_cpu *cpu = &s->cpu[c];
+	uint32_t old = cpu->running;
+	struct sim_cswitch cs;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+	uint32_t tick;
+	int rc;
+
+	memset(&cs, 0, sizeof(cs));
+	sched_clocks_at(&s->cfg, s->now, ts, &tick);
+	cs.cpu = c;
+	cs.tick = tick;
+	for (unsigned k = 1; k < SIM_CLOCK_SLOTS; k++) {
+		cs.ts[k] = s->cfg.clocks[k] ? ts[k] : 0;
+	}
+	if (s->pebs) {
+		/* the interval since the last switch on @c was run by @old */
+		(void)pebs_advance(s->pebs, c, s->now, activity_of(s, old));
+		pebs_read(s->pebs, c, cs.pmc, &cs.pebs_index);
+	}
+
+	if (old == SCHED_NONE) {
+		cs.old_state = IDLE_STATE;
+		cs.old_ideal_cpu = c;
+		cs.prev_cstate = cpu->cstate;
+	} else {
+		struct sched_thread *t = &s->thr[old];
+
+		cs.old_tid = t->tid;
+		cs.old_pri = t->pri;
+		cs.old_base_pri = t->base;
+		cs.old_state = old_state;
+		if (old_state == SCHED_TS_WAITING) {
+			cs.old_wait_reason = t->wait_reason;
+			cs.old_wait_mode = t->wait_mode;
+		}
+		cs.old_ideal_cpu = t->ideal;
+		cs.old_remaining_quantum = remaining_quantum(t);
+		cs.old_qos = t->qos;
+		t->state = old_state;
+		t->last_cpu = c;
+	}
+
+	if (next == SCHED_NONE) {
+		cs.new_wait_ticks = tick; /* the idle thread's WaitTime is never set: 0 */
+		cpu->running = SCHED_NONE;
+		cpu->idle_since = s->now;
+		cpu->cstate = 0;
+		set_idle_avail(s, c, cpu->standby == SCHED_NONE);
+	} else {
+		struct sched_thread *n = &s->thr[next];
+
+		if (n->state == SCHED_TS_READY) {
+			q_remove(s, next);
+		} else if (cpu->standby == next) {
+			cpu->standby = SCHED_NONE;
+		}
+		cs.new_tid = n->tid;
+		cs.new_pri = n->pri;
+		cs.new_pri_decrement = n->pri_dec;
+		cs.new_wait_ticks = tick - n->wait_tick;
+		cs.new_qos = n->qos;
+		if (n->last_cpu != SCHED_NONE && n->last_cpu != c) {
+			s->st.migrations++;
+		}
+		n->state = SCHED_TS_RUNNING;
+		n->cpu = c;
+		n->run_start = s->now;
+		n->run_start_cyc = cycles_at(s, s->now);
+		if (n->new_quantum) {
+			n->quantum_target = n->cycle_time + s->quantum_cycles;
+			n->new_quantum = false;
+		}
+		cpu->running = next;
+		set_idle_avail(s, c, false);
+	}
+
+	s->st.switches++;
+	if (old == SCHED_NONE || next == SCHED_NONE) {
+		s->st.idle_switches++;
+	}
+	if (preempted) {
+		s->st.preemptions++;
+	}
+	rc = s->sink.ops->cswitch(s->sink.ctx, &cs);
+
+	if (old != SCHED_NONE && old_state == SCHED_TS_READY) {
+		ready_thread(s, old, preempted ? RT_FRONT : 0);
+	}
+	cpu_resched(s, c);
+	return rc;
+}
+
+/* What runs next on @c when its thread leaves on its own (wait, exit). */
+static uint32_t select_next(struct sched *s, unsigned c)
+{
+	uint32_t n = s->cpu[c].standby;
+
+	if (n == SCHED_NONE) {
+		n = q_best(s, c, 0);
+	}
+	if (n == SCHED_NONE) {
+		n = steal(s, c);
+	}
+	return n;
+}
+
+/* Quantum end: decay the boost by one level (a starvation boost all at once). */
+static void decay(struct sched_thread *t)
+{
+	if (t->starved) {
+		t->pri = t->base;
+		t->starved = false;
+	} else if (t->pri > t->base) {
+		t->pri--;
+	}
+	t->pri_dec = (int8_t)(t->pri - t->base);
+}
+
+static int cpu_event(struct sched *s, unsigned c)
+{
+	struct sched_cpu *cpu = &s->cpu[c];
+	uint32_t r = cpu->running, n;
+	struct sched_thread *t;
+	bool exit_due;
+
+	if (r == SCHED_NONE) {
+		/* idle: the only event is the standby thread's arrival */
+		return cpu->standby != SCHED_NONE ? switch_cpu(s, c, cpu->standby, 0, false) : 0;
+	}
+	t = &s->thr[r];
+	exit_due = t->exit_at <= s->now &&
+		   (t->exit_at > t->run_start || t->run_start + t->burst_left <= s->now);
+	account(s, r);
+	if (exit_due) {
+		terminate(s, r, &cpu->rng);
+		return switch_cpu(s, c, select_next(s, c), SCHED_TS_TERMINATED, false);
+	}
+	if (t->burst_left == 0) {
+		begin_wait(s, r, &cpu->rng);
+		return switch_cpu(s, c, select_next(s, c), SCHED_TS_WAITING, false);
+	}
+	if (t->cycle_time >= t->quantum_target) {
+		/* KiQuantumEnd at this clock tick */
+		decay(t);
+		n = cpu->standby;
+		if (n == SCHED_NONE) {
+			n = q_best(s, c, (unsigned)t->pri);
+		}
+		if (n != SCHED_NONE) {
+			t->new_quantum = true;
+			return switch_cpu(s, c, n, SCHED_TS_READY, false);
+		}
+		t->quantum_target = t->cycle_time + s->quantum_cycles;
+		observe(s, r, SCHED_OBS_PRIORITY);
+	}
+	if (cpu->standby != SCHED_NONE && cpu->standby_at <= s->now) {
+		return switch_cpu(s, c, cpu->standby, SCHED_TS_READY, true);
+	}
+	cpu_resched(s, c);
+	return 0;
+}
+
+/* A waiting thread's wait is satisfied, or a slot's new thread is created. */
+static void thread_event(struct sched *s, uint32_t i)
+{
+	struct sched_thread *t = &s->thr[i];
+
+	if (t->state == SCHED_TS_TERMINATED) {
+		if (s->tids_exhausted) {
+			return; /* the slot stays empty */
+		}
+		create_thread(s, i, t->group);
+		ready_thread(s, i, 0);
+		return;
+	}
+	if (t->base < 16 && t->boost) {
+		int p = t->base + t->boost;
+
+		p = p > 15 ? 15 : p;
+		if (p > t->pri) {
+			t->pri = (int8_t)p;
+			t->pri_dec = (int8_t)(p - t->base);
+		}
+	}
+	t->boost = 0;
+	t->new_quantum = true;
+	t->burst_left = draw_burst(s, i, &s->cpu[t->ideal].rng);
+	ready_thread(s, i, 0);
+}
+
+/*
+ * KiBalanceSetManager's starvation pass: threads ready for STARVE_NS get
+ * priority 15 for one quantum, BALANCE_MAX per pass.
+ */
+static void balance_event(struct sched *s)
+{
+	uint32_t pick[BALANCE_MAX], n = 0;
+	uint32_t now_tick = tick_at(s, s->now);
+
+	for (unsigned c = 0; c < s->ncpu && n < BALANCE_MAX; c++) {
+		const struct sched_cpu *cpu = &s->cpu[c];
+
+		for (unsigned p = 0; p < 15 && n < BALANCE_MAX; p++) {
+			if (!(cpu->qmask & (1u << p))) {
+				continue;
+			}
+			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE && n < BALANCE_MAX;
+			     i = s->thr[i].qnext) {
+				const struct sched_thread *t = &s->thr[i];
+
+				if (t->base < 15 && now_tick - t->wait_tick >= s->starve_ticks) {
+					pick[n++] = i;
+				}
+			}
+		}
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		struct sched_thread *t = &s->thr[pick[k]];
+
+		q_remove(s, pick[k]);
+		t->pri = 15;
+		t->pri_dec = (int8_t)(15 - t->base);
+		t->starved = true;
+		t->new_quantum = true;
+		ready_thread(s, pick[k], RT_KEEP_TICK);
+	}
+	ev_set(s, ev_balance(s), s->now + BALANCE_NS);
+}
+
+int sched_step(struct sched *s)
+{
+	uint32_t id;
+	int rc = 0;
+
+	if (s->err) {
+		return s->err;
+	}
+	if (!s->hn || s->hkey[s->heap[0]] > s->cfg.duration_ns) {
+		return 0;
+	}
+	id = s->heap[0];
+	s->now = s->hkey[id];
+	ev_set(s, id, SCHED_NEVER);
+	if (id < s->ncpu) {
+		rc = cpu_event(s, id);
+	} else if (id < s->ncpu + s->nthr) {
+		thread_event(s, id - s->ncpu);
+	} else {
+		balance_event(s);
+	}
+	if (rc < 0) {
+		s->err = rc;
+		return rc;
+	}
+	return 1;
+}
+
+int sched_run_until(struct sched *s, uint64_t t_ns)
+{
+	uint64_t limit = t_ns < s->cfg.duration_ns ? t_ns : s->cfg.duration_ns;
+	struct sim_end end;
+	int rc;
+
+	if (s->err) {
+		return s->err;
+	}
+	if (s->done) {
+		return 1;
+	}
+	while (s->hn && s->hkey[s->heap[0]] <= limit) {
+		rc = sched_step(s);
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	if (limit > s->now) {
+		s->now = limit;
+	}
+	if (limit < s->cfg.duration_ns) {
+		return 0;
+	}
+	memset(&end, 0, sizeof(end));
+	sched_clocks_at(&s->cfg, s->now, end.ts, &end.tick);
+	for (unsigned k = 1; k < SIM_CLOCK_SLOTS; k++) {
+		if (!s->cfg.clocks[k]) {
+			end.ts[k] = 0;
+		}
+	}
+	s->done = true;
+	rc = s->sink.ops->end(s->sink.ctx, &end);
+	if (rc < 0) {
+		s->err = rc;
+		return rc;
+	}
+	return 1;
+}
+
+void sched_get_stats(const struct sched *s, struct sched_stats *st)
+{
+	*st = s->st;
+	st->now_ns = s->now;
+}
+
+/* ---- construction -------------------------------------------------------- */
+
+static void setup_group(struct sched *s, unsigned gi)
+{
+	const struct sched_group *g = &s->cfg.groups[gi];
+	struct sched_grp *gr = &s->grp[gi];
+	const struct weight *mix;
+	size_t nmix;
+	uint64_t w[SCHED_WAIT_REASONS] = {0}, sum = 0;
+
+	gr->any = true;
+	for (unsigned k = 0; k < SCHED_MASK_WORDS; k++) {
+		if (g->affinity[k]) {
+			gr->any = false;
+		}
+	}
+	if (gr->any) {
+		gr->nallowed = s->ncpu;
+	} else {
+		for (unsigned c = 0; c < s->ncpu; c++) {
+			if (bit_test(g->affinity, c)) {
+				bit_set(gr->mask, c);
+				gr->nallowed++;
+			}
+		}
+	}
+	gr->next_ideal = (uint32_t)sim_rng_below(&s->rng, gr->nallowed);
+
+	for (unsigned r = 0; r < SCHED_WAIT_REASONS; r++) {
+		w[r] = g->wait_weights[r];
+		sum += w[r];
+	}
+	if (!sum) {
+		switch (g->behaviour) {
+		case SCHED_CPU_BOUND:
+			mix = mix_cpu, nmix = sizeof(mix_cpu) / sizeof(mix_cpu[0]);
+			break;
+		case SCHED_IO_BOUND:
+			mix = mix_io, nmix = sizeof(mix_io) / sizeof(mix_io[0]);
+			break;
+		case SCHED_INTERACTIVE:
+			mix = mix_interactive;
+			nmix = sizeof(mix_interactive) / sizeof(mix_interactive[0]);
+			break;
+		default:
+			mix = mix_periodic, nmix = sizeof(mix_periodic) / sizeof(mix_periodic[0]);
+			break;
+		}
+		for (size_t k = 0; k < nmix; k++) {
+			if (mix[k].reason < s->cfg.max_wait_reason) {
+				w[mix[k].reason] = mix[k].weight;
+				sum += mix[k].weight;
+			}
+		}
+		if (!sum) {
+			w[SCHED_WR_EXECUTIVE] = 1; /* a tiny MaximumWaitReason */
+		}
+	}
+	sum = 0;
+	for (unsigned r = 0; r < SCHED_WAIT_REASONS; r++) {
+		sum += w[r];
+		gr->wcum[r] = sum;
+	}
+
+	switch (g->behaviour) {
+	case SCHED_CPU_BOUND:
+		gr->burst_mean = g->period_ns ? g->period_ns : 60000000u;
+		gr->wait_mean = 1000000u;
+		gr->act = PEBS_COMPUTE;
+		break;
+	case SCHED_IO_BOUND:
+		gr->burst_mean = g->period_ns ? g->period_ns : 300000u;
+		gr->wait_mean = 3000000u;
+		gr->act = PEBS_MEMORY;
+		break;
+	case SCHED_INTERACTIVE:
+		gr->burst_mean = g->period_ns ? g->period_ns : 1500000u;
+		gr->wait_mean = 25000000u;
+		gr->act = PEBS_BRANCHY;
+		break;
+	default:
+		gr->burst_mean = g->period_ns;
+		gr->wait_mean = g->period_ns;
+		gr->act = PEBS_MEDIA;
+		break;
+	}
+}
+
+/* The threads that exist at time 0: all waiting, their first wake spread out. */
+static void initial_threads(struct sched *s)
+{
+	uint32_t i = 0;
+
+	for (unsigned gi = 0; gi < s->cfg.ngroups; gi++) {
+		const struct sched_group *g = &s->cfg.groups[gi];
+
+		for (unsigned k = 0; k < g->count; k++, i++) {
+			struct sched_thread *t = &s->thr[i];
+			uint64_t wake;
+
+			create_thread(s, i, (uint16_t)gi);
+			t->state = SCHED_TS_WAITING;
+			if (g->behaviour == SCHED_PERIODIC) {
+				wake = t->next_period;
+				t->next_period += g->period_ns;
+			} else {
+				wake = sim_rng_below(&s->rng, 2000000u); /* first 2 ms */
+			}
+			ev_set(s, ev_thread(s, i), wake);
+		}
+	}
+}
+
+struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
+{
+	struct sched *s;
+	uint64_t threads = 0;
+
+	if (sched_cfg_check(cfg, NULL) < 0 || !sink.ops || !sink.ops->cswitch || !sink.ops->end) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		goto err;
+	}
+	s->cfg = *cfg;
+	if (!s->cfg.quantum_ns) {
+		s->cfg.quantum_ns = 2ull * cfg->timer_resolution * 100u;
+	}
+	s->sink = sink;
+	s->ncpu = cfg->cpus;
+	for (unsigned gi = 0; gi < cfg->ngroups; gi++) {
+		threads += cfg->groups[gi].count;
+	}
+	s->nthr = (uint32_t)threads;
+	s->nev = s->ncpu + s->nthr + 1u;
+	s->cpu = calloc(s->ncpu, sizeof(*s->cpu));
+	s->thr = calloc(s->nthr, sizeof(*s->thr));
+	s->heap = malloc(s->nev * sizeof(*s->heap));
+	s->hpos = malloc(s->nev * sizeof(*s->hpos));
+	s->hkey = calloc(s->nev, sizeof(*s->hkey));
+	if (!s->cpu || !s->thr || !s->heap || !s->hpos || !s->hkey) {
+		goto err_s;
+	}
+	if (cfg->ncounters || cfg->pebs) {
+		struct pebs_cfg pc = {
+			.cpus = cfg->cpus,
+			.cpu_mhz = cfg->cpu_mhz,
+			.ncounters = cfg->ncounters,
+			.pebs = cfg->pebs,
+			.seed = cfg->seed,
+		};
+
+		s->pebs = pebs_create(&pc);
+		if (!s->pebs) {
+			goto err_s;
+		}
+	}
+	for (uint32_t id = 0; id < s->nev; id++) {
+		s->hpos[id] = SCHED_NONE;
+	}
+	s->uptime_ns = ((uint64_t)cfg->start_time - (uint64_t)cfg->boot_time) * 100u;
+	s->tick_ns = (uint64_t)cfg->timer_resolution * 100u;
+	s->quantum_cycles = s->cfg.quantum_ns / NS_PER_SEC * cfg->cpu_mhz * 1000000u +
+			    s->cfg.quantum_ns % NS_PER_SEC * cfg->cpu_mhz / 1000u;
+	s->starve_ticks = (uint32_t)(STARVE_NS / s->tick_ns ? STARVE_NS / s->tick_ns : 1u);
+	s->next_tid = SCHED_FIRST_TID;
+	sim_rng_init(&s->rng, cfg->seed, SIM_RNG_SCHED_GLOBAL, 0);
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		struct sched_cpu *cpu = &s->cpu[c];
+
+		cpu->running = SCHED_NONE;
+		cpu->standby = SCHED_NONE;
+		for (unsigned p = 0; p < SCHED_PRIORITIES; p++) {
+			cpu->qhead[p] = cpu->qtail[p] = SCHED_NONE;
+		}
+		sim_rng_init(&cpu->rng, cfg->seed, SIM_RNG_SCHED_CPU, c);
+		bit_set(s->idle_mask, c);
+	}
+	for (unsigned gi = 0; gi < cfg->ngroups; gi++) {
+		setup_group(s, gi);
+	}
+	initial_threads(s);
+	ev_set(s, ev_balance(s), BALANCE_NS);
+	return s;
+
+err_s:
+	sched_destroy(s);
+err:
+	errno = ENOMEM;
+	return NULL;
+}
+
+void sched_destroy(struct sched *s)
+{
+	if (!s) {
+		return;
+	}
+	pebs_destroy(s->pebs);
+	free(s->hkey);
+	free(s->hpos);
+	free(s->heap);
+	free(s->thr);
+	free(s->cpu);
+	free(s);
+}
+
+/* ---- validation (tests) -------------------------------------------------- */
+
+static const char *validate_queues(const struct sched *s, unsigned c, uint32_t *queued)
+{
+	const struct sched_cpu *cpu = &s->cpu[c];
+	uint32_t count = 0;
+
+	for (unsigned p = 0; p < SCHED_PRIORITIES; p++) {
+		uint32_t prev = SCHED_NONE;
+
+		if (!(cpu->qmask & (1u << p)) != (cpu->qhead[p] == SCHED_NONE)) {
+			return "qmask disagrees with the queue heads";
+		}
+		for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE; i = s->thr[i].qnext) {
+			const struct sched_thread *t = &s->thr[i];
+
+			if (i >= s->nthr || t->qprev != prev || t->state != SCHED_TS_READY ||
+			    t->cpu != c || (unsigned)t->pri != p) {
+				return "a queued thread is not Ready at its queue's priority";
+			}
+			if (!sched_thread_allowed(s, i, c)) {
+				return "a thread is queued on a CPU outside its affinity";
+			}
+			prev = i;
+			if (++count > s->nthr) {
+				return "a ready queue loops";
+			}
+		}
+		if (cpu->qtail[p] != prev) {
+			return "a queue tail is wrong";
+		}
+	}
+	if (count != cpu->qcount || (count != 0) != bit_test(s->ready_mask, c)) {
+		return "qcount or ready_mask is wrong";
+	}
+	*queued += count;
+	return NULL;
+}
+
+static const char *validate_cpus(const struct sched *s, uint32_t *queued)
+{
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		const struct sched_cpu *cpu = &s->cpu[c];
+		bool avail = cpu->running == SCHED_NONE && cpu->standby == SCHED_NONE;
+		const char *w;
+
+		if (avail != bit_test(s->idle_mask, c)) {
+			return "idle_mask disagrees with the CPU";
+		}
+		if (cpu->running != SCHED_NONE && (s->thr[cpu->running].state != SCHED_TS_RUNNING ||
+						   s->thr[cpu->running].cpu != c)) {
+			return "the running thread is not Running on its CPU";
+		}
+		if (cpu->standby != SCHED_NONE && (s->thr[cpu->standby].state != SCHED_TS_STANDBY ||
+						   s->thr[cpu->standby].cpu != c)) {
+			return "the standby thread is not Standby on its CPU";
+		}
+		if (cpu->standby != SCHED_NONE && s->hpos[c] == SCHED_NONE) {
+			return "a CPU with a standby thread has no event";
+		}
+		w = validate_queues(s, c, queued);
+		if (w) {
+			return w;
+		}
+	}
+	return NULL;
+}
+
+static const char *validate_threads(const struct sched *s, uint32_t queued)
+{
+	uint32_t ready = 0;
+
+	for (uint32_t i = 0; i < s->nthr; i++) {
+		const struct sched_thread *t = &s->thr[i];
+
+		if (t->base < 1 || t->base > 31 || t->pri < t->base || t->pri > 31 ||
+		    (t->base >= 16 && t->pri != t->base)) {
+			return "a priority is out of range";
+		}
+		if (t->pri_dec != t->pri - t->base && t->pri_dec != 0) {
+			return "PriorityDecrement is not the boost left";
+		}
+		if (t->ideal >= s->ncpu || !sched_thread_allowed(s, i, t->ideal)) {
+			return "an ideal processor is outside the affinity";
+		}
+		switch (t->state) {
+		case SCHED_TS_READY:
+			ready++;
+			break;
+		case SCHED_TS_RUNNING:
+			if (s->cpu[t->cpu].running != i) {
+				return "a Running thread is not its CPU's running thread";
+			}
+			break;
+		case SCHED_TS_STANDBY:
+			if (s->cpu[t->cpu].standby != i) {
+				return "a Standby thread is not its CPU's standby thread";
+			}
+			break;
+		case SCHED_TS_WAITING:
+			if (t->wait_reason >= s->cfg.max_wait_reason) {
+				return "a wait reason is >= max_wait_reason";
+			}
+			if (s->hpos[ev_thread(s, i)] == SCHED_NONE) {
+				return "a Waiting thread has no wake-up";
+			}
+			break;
+		case SCHED_TS_TERMINATED:
+			if (s->hpos[ev_thread(s, i)] == SCHED_NONE && !s->tids_exhausted) {
+				return "a terminated slot has no replacement coming";
+			}
+			break;
+		default:
+			return "a thread is in a transient state between events";
+		}
+	}
+	return ready == queued ? NULL : "Ready threads are missing from the queues";
+}
+
+static bool may_run_on_an_idle_cpu(const struct sched *s, uint32_t i)
+{
+	const struct sched_grp *g = &s->grp[s->thr[i].group];
+
+	for (unsigned w = 0; w < SCHED_MASK_WORDS; w++) {
+		if (s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w])) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Nothing queued anywhere may run on a CPU that sits idle. */
+static const char *validate_idle(const struct sched *s)
+{
+	for (unsigned x = 0; x < s->ncpu; x++) {
+		const struct sched_cpu *cpu = &s->cpu[x];
+
+		for (unsigned p = 0; p < SCHED_PRIORITIES; p++) {
+			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE; i = s->thr[i].qnext) {
+				if (may_run_on_an_idle_cpu(s, i)) {
+					return "a CPU idles while a ready thread may run there";
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+static const char *validate_heap(const struct sched *s)
+{
+	for (uint32_t pos = 0; pos < s->hn; pos++) {
+		uint32_t id = s->heap[pos];
+
+		if (s->hpos[id] != pos) {
+			return "heap positions are stale";
+		}
+		if (pos && h_less(s, id, s->heap[(pos - 1u) / 2u])) {
+			return "the heap is out of order";
+		}
+		if (s->hkey[id] < s->now) {
+			return "an event is in the past";
+		}
+	}
+	return NULL;
+}
+
+int sched_validate(const struct sched *s, const char **why)
+{
+	uint32_t queued = 0;
+	const char *w = validate_cpus(s, &queued);
+
+	if (!w) {
+		w = validate_threads(s, queued);
+	}
+	if (!w) {
+		w = validate_idle(s);
+	}
+	if (!w) {
+		w = validate_heap(s);
+	}
+	if (why) {
+		*why = w;
+	}
+	return w ? -EINVAL : 0;
+}
