@@ -251,7 +251,8 @@ int cmd_gen(int argc, char **argv)
 	int c, rc, status = EXIT_DATA;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:t:s:qh", longopts, NULL)) != -1) {
+	opterr = 0; /* our own one-line messages */
+	while ((c = getopt_long(argc, argv, ":o:t:s:qh", longopts, NULL)) != -1) {
 		const char *fmt = NULL;
 
 		switch (c) {
@@ -285,8 +286,15 @@ int cmd_gen(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
+		case ':':
+			fprintf(stderr, "etwforge gen: option '%s' needs a value (try 'etwforge gen "
+					"--help')\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
 		default:
-			fprintf(stderr, "etwforge gen: try 'etwforge gen --help'\n");
+			fprintf(stderr, "etwforge gen: unknown option '%s' (try 'etwforge gen "
+					"--help')\n",
+				argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 		if (fmt) {

@@ -84,7 +84,8 @@ int cmd_replay(int argc, char **argv)
 	int c, rc, kind;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	opterr = 0; /* our own one-line messages */
+	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -98,8 +99,15 @@ int cmd_replay(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
+		case ':':
+			fprintf(stderr, "etwforge replay: option '%s' needs a value (try 'etwforge replay "
+					"--help')\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
 		default:
-			fprintf(stderr, "etwforge replay: try 'etwforge replay --help'\n");
+			fprintf(stderr, "etwforge replay: unknown option '%s' (try 'etwforge replay "
+					"--help')\n",
+				argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}

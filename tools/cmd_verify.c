@@ -410,7 +410,8 @@ int cmd_verify(int argc, char **argv)
 	int c, idx, kind, status = EXIT_DATA;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:s:qh", longopts, NULL)) != -1) {
+	opterr = 0; /* our own one-line messages */
+	while ((c = getopt_long(argc, argv, ":t:s:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			truth_path = optarg;
@@ -424,8 +425,15 @@ int cmd_verify(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
+		case ':':
+			fprintf(stderr, "etwforge verify: option '%s' needs a value (try 'etwforge verify "
+					"--help')\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
 		default:
-			fprintf(stderr, "etwforge verify: try 'etwforge verify --help'\n");
+			fprintf(stderr, "etwforge verify: unknown option '%s' (try 'etwforge verify "
+					"--help')\n",
+				argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}

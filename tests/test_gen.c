@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_gen.c - `etwforge gen` from the command line: generated traces
+ * verify clean against their truth for 3 clocks x 3 targets x x86/x64 and
+ * for the example scenarios; same seed -> same bytes, another seed ->
+ * other bytes; bad scenarios and bad targets exit 2 (1 for write errors)
+ * with one line and no output file.
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tools/run_report.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/etwforge-gen-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(gen, .init = setup, .fini = teardown, .timeout = 600);
+
+static int run(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *bin(void)
+{
+	const char *b = getenv("ETWFORGE_BIN");
+
+	cr_assert_not_null(b);
+	return b;
+}
+
+static bool exists(const char *name)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0;
+}
+
+static uint64_t hash_of(const char *name)
+{
+	char path[256];
+	uint64_t h = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	cr_assert_eq(run_report_file_xxh3(path, &h), 0, "%s", path);
+	return h;
+}
+
+/* gen with @sets into a.etl (+ a-N.etl), then verify every session's file. */
+static void gen_and_verify(const char *sets, unsigned nsessions)
+{
+	cr_assert_eq(run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl %s", dir, bin(), sets), 0,
+		     "gen %s", sets);
+	for (unsigned i = 0; i < nsessions; i++) {
+		char name[32];
+
+		if (i == 0) {
+			snprintf(name, sizeof(name), "a.etl");
+		} else {
+			snprintf(name, sizeof(name), "a-%u.etl", i + 1);
+		}
+		cr_assert_eq(run("cd '%s' && '%s' verify -q %s --truth a.jsonl", dir, bin(), name), 0,
+			     "verify %s after gen %s", name, sets);
+	}
+}
+
+Test(gen, every_clock_target_and_arch_verifies)
+{
+	static const char *const targets[] = {"win10-1507", "win10-1709", "win11-22h2"};
+	static const char *const clocks[] = {"qpc", "systime", "cycles"};
+	static const char *const arches[] = {"x64", "x86"};
+	char sets[512];
+
+	for (unsigned t = 0; t < 3; t++) {
+		for (unsigned c = 0; c < 3; c++) {
+			for (unsigned a = 0; a < 2; a++) {
+				/* the default scenario: a compact and a plain session */
+				snprintf(sets, sizeof(sets),
+					 "--duration 300ms --set machine.target=%s "
+					 "--set machine.arch=%s --set sessions.0.clock=%s "
+					 "--set sessions.1.clock=%s --seed %u",
+					 targets[t], arches[a], clocks[c], clocks[(c + 1) % 3],
+					 t * 6 + c * 2 + a + 1);
+				gen_and_verify(sets, 2);
+			}
+		}
+	}
+}
+
+Test(gen, example_scenarios_generate_and_verify)
+{
+	static const char *const names[] = {"desktop", "server64", "lock_driver", "multi_clock"};
+
+	for (unsigned i = 0; i < 4; i++) {
+		char sets[512];
+
+		/* shortened: the full durations run in the quickstart and by hand */
+		snprintf(sets, sizeof(sets), "'%s/../tools/scenarios/%s.yaml' --duration 200ms",
+			 SOURCE_DIR, names[i]);
+		cr_assert_eq(run("cd '%s' && rm -f a*.etl && '%s' gen -q -o a.etl --truth a.jsonl %s",
+				 dir, bin(), sets),
+			     0, "%s", names[i]);
+		for (unsigned k = 0; k < 8; k++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), k ? "a-%u.etl" : "a.etl", k + 1);
+			if (!exists(name)) {
+				cr_assert_geq(k, 1u, "%s wrote no file", names[i]);
+				break;
+			}
+			cr_assert_eq(run("cd '%s' && '%s' verify -q %s --truth a.jsonl", dir, bin(),
+					 name),
+				     0, "%s: %s", names[i], name);
+		}
+	}
+}
+
+Test(gen, same_seed_same_bytes_other_seed_other_bytes)
+{
+	uint64_t h1, h2, h3, t1, t2;
+
+	cr_assert_eq(run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --seed 42", dir, bin()), 0);
+	h1 = hash_of("a.etl");
+	t1 = hash_of("a.jsonl");
+	cr_assert_eq(run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --seed 42", dir, bin()), 0);
+	h2 = hash_of("a.etl");
+	t2 = hash_of("a.jsonl");
+	cr_assert_eq(h1, h2, "same seed, same ETL bytes");
+	cr_assert_eq(t1, t2, "same seed, same truth");
+	cr_assert_eq(run("cd '%s' && '%s' gen -q -o a.etl --seed 43", dir, bin()), 0);
+	h3 = hash_of("a.etl");
+	cr_assert_neq(h1, h3, "another seed, other bytes");
+}
+
+Test(gen, long_runs_stream_in_slices)
+{
+	/* 20 simulated seconds on 4 CPUs: must not buffer the trace, and verifies */
+	gen_and_verify("--duration 20s --cpus 4", 2);
+}
+
+static void refused(const char *args, int want_status, const char *want_msg)
+{
+	char errfile[128];
+	char msg[1024] = "";
+	FILE *f;
+
+	snprintf(errfile, sizeof(errfile), "%s/err.txt", dir);
+	cr_assert_eq(run("cd '%s' && '%s' gen -q %s 2>'%s'", dir, bin(), args, errfile), want_status,
+		     "%s", args);
+	f = fopen(errfile, "r");
+	cr_assert_not_null(f);
+	size_t n = fread(msg, 1, sizeof(msg) - 1, f);
+	msg[n] = 0;
+	fclose(f);
+	cr_assert_neq(strstr(msg, want_msg), NULL, "%s: stderr was: %s", args, msg);
+	cr_assert_eq(strchr(msg, '\n'), msg + strlen(msg) - 1, "one line: %s", msg);
+	cr_assert(!exists("out.etl"), "%s left out.etl", args);
+	cr_assert(!exists("out-2.etl"), "%s left out-2.etl", args);
+}
+
+static void write_scenario(const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/s.yaml", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+Test(gen, bad_input_exits_2_with_one_line_and_no_file)
+{
+	write_scenario("machine:\n  cpus: 0\n");
+	refused("s.yaml -o out.etl", 2, "s.yaml:2:9: machine.cpus:");
+	write_scenario("machine:\n  cpuz: 4\n");
+	refused("s.yaml -o out.etl", 2, "did you mean 'cpus'");
+	write_scenario("threads:\n  - count: 2\n    base_priority: 32\n");
+	refused("s.yaml -o out.etl", 2, "s.yaml:3:");
+	write_scenario("machine: [1, 2\n");
+	refused("s.yaml -o out.etl", 2, "s.yaml:");
+	refused("nonexistent.yaml -o out.etl", 2, "nonexistent.yaml");
+	refused("--set sessions.0.clock=7 -o out.etl", 2, "sessions.0.clock");
+	refused("--set sessions.0.buffer_size=5000 -o out.etl", 2, "multiple of 4096");
+	refused("--duration 0 -o out.etl", 2, "duration");
+	refused("--cpus 0 -o out.etl", 2, "machine.cpus");
+	refused("--set machine.target=win95 -o out.etl", 2, "win95");
+	write_scenario("sessions:\n"
+		       "  - {name: a}\n  - {name: b}\n  - {name: c}\n  - {name: d}\n  - {name: e}\n"
+		       "  - {name: f}\n  - {name: g}\n  - {name: h}\n  - {name: i}\n");
+	refused("s.yaml -o out.etl", 2, "s.yaml:");
+	refused("--bogus -o out.etl", 2, "etwforge gen");
+}
+
+Test(gen, write_errors_exit_1_and_leave_nothing)
+{
+	refused("-o /dev/full", 1, "/dev/full");
+	cr_assert_eq(run("cd '%s' && mkdir ro && chmod 555 ro", dir), 0);
+	if (geteuid() != 0) {
+		refused("-o ro/out.etl", 1, "ro/out.etl");
+	}
+	refused("-o nonexistent-dir/out.etl", 1, "nonexistent-dir/out.etl");
+}
+
+Test(gen, print_config_round_trips)
+{
+	cr_assert_eq(run("cd '%s' && '%s' gen --print-config --seed 9 --cpus 3 > p.yaml", dir, bin()),
+		     0);
+	cr_assert_eq(run("cd '%s' && '%s' gen p.yaml --print-config > q.yaml && cmp p.yaml q.yaml",
+			 dir, bin()),
+		     0);
+	cr_assert_eq(run("cd '%s' && grep -q 'cpus: 3' p.yaml && grep -q 'seed: 9' p.yaml", dir), 0);
+}
