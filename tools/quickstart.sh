@@ -3,7 +3,8 @@
 # tools/quickstart.sh - install what is missing, build, and run the main job:
 # generate demo.etl (+ demo.truth.jsonl) from the embedded default scenario
 # (8 CPUs, 2 s, one compact QPC session and one plain CSwitch session),
-# verify it against its truth, and print the dump summary.
+# verify every session's file against the truth, and print the dump summary.
+# OUT=dir puts the files there (default: the current directory).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tools/deps.sh"
@@ -15,13 +16,10 @@ fi
 ninja -C "$build" >/dev/null
 bin="$build/tools/etwforge"
 out=${OUT:-$PWD}
-if "$bin" gen --help >/dev/null 2>&1; then
-	"$bin" gen -o "$out/demo.etl" --truth "$out/demo.truth.jsonl"
-	for f in "$out"/demo*.etl; do
+"$bin" gen -o "$out/demo.etl" --truth "$out/demo.truth.jsonl"
+for f in "$out"/demo.etl "$out"/demo-*.etl; do
+	if [ -e "$f" ]; then
 		"$bin" verify "$f" --truth "$out/demo.truth.jsonl"
-	done
-	"$bin" dump --stats "$out/demo.etl"
-else
-	sample="$top/../shared/etl-samples/airbus_ShutdownPerfDiagLogger.etl"
-	"$bin" dump --stats "$sample"
-fi
+	fi
+done
+"$bin" dump --stats "$out/demo.etl"
