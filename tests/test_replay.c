@@ -36,8 +36,8 @@ static void teardown(void)
 	cr_assert_eq(system(cmd), 0);
 }
 
-TestSuite(replay, .init = setup, .fini = teardown, .timeout = 60);
-TestSuite(verify, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(replay, .init = setup, .fini = teardown);
+TestSuite(verify, .init = setup, .fini = teardown);
 
 static int run(const char *fmt, ...)
 {

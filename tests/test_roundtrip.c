@@ -33,7 +33,7 @@ static void teardown(void)
 	cr_assert_eq(system(cmd), 0);
 }
 
-TestSuite(roundtrip, .init = setup, .fini = teardown, .timeout = 600);
+TestSuite(roundtrip, .init = setup, .fini = teardown);
 
 static int run(const char *fmt, ...)
 {
