@@ -325,3 +325,94 @@ Test(replay, dump_expands_every_switch_with_form_batch_and_new_tid)
 	cr_assert_eq(n, 18, "one object per switch");
 	cr_assert_eq(seen, 2);
 }
+
+#define SPIN_META                                                                            \
+	"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"cpus\":2,"           \
+	"\"sessions\":[{\"name\":\"k\",\"clock\":\"qpc\",\"flags\":[\"cswitch\","             \
+	"\"compact_cswitch\",\"spinlock\"],\"pmc\":{\"counters\":[\"TotalCycles\"],"           \
+	"\"events\":[\"0x0529\"]}}]}\n"
+
+#define SPIN_LINE(cpu, ts, logged)                                                           \
+	"{\"kind\":\"spinlock\",\"cpu\":" #cpu ",\"ts\":{\"qpc\":" #ts "},"                   \
+	"\"lock\":\"0xfffff8031a2b3c40\",\"caller\":\"0xfffff8031a000123\","                  \
+	"\"acquire_time\":5000,\"release_time\":9000,\"wait_cycles\":777,\"spin_count\":12,"  \
+	"\"tid\":4096,\"interrupt_count\":1,\"irql\":2,\"depth\":1,\"mode\":1,\"dpc\":true,"  \
+	"\"isr\":false,\"logged\":" #logged ",\"why\":\"contended\",\"pmc\":[99]}\n"
+
+Test(replay, spinlocks_are_logged_when_sampled_and_verify)
+{
+	char in[160], cmd[512], line[2048];
+	unsigned spins = 0;
+	FILE *p;
+
+	snprintf(in, sizeof(in), "%s/spin.jsonl", dir);
+	write_file(in, SPIN_META
+		   "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":100},\"old_tid\":0,"
+		   "\"new_tid\":4096}\n" SPIN_LINE(0, 150, true) SPIN_LINE(0, 160, false)
+			   SPIN_LINE(1, 170, true)
+		   "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":4096,"
+		   "\"old_pri\":8,\"old_base_pri\":8,\"old_state\":5,\"new_tid\":0}\n"
+		   "{\"kind\":\"end\",\"tick\":2,\"ts\":{\"qpc\":300}}\n");
+	cr_assert_eq(run("'%s' replay -q '%s' -o '%s'", bin(), in, out), 0);
+	cr_assert_eq(run("'%s' verify -q '%s' --truth '%s'", bin(), out, in), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl --raw '%s'", bin(), out);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		if (!strstr(line, "\"hook\":\"0x0529\"")) {
+			continue;
+		}
+		spins++;
+		if (spins == 1) {
+			/* x64: 0xC0110002 | 1 PMC << 8, Size 0x10 + 8 + 0x38 = 0x50, TS 150 (0x96),
+			 * PMC 99 (0x63), then WMI_SPINLOCK; Flags = mode 1 | DPC 0x40 = 0x41 */
+			cr_assert_neq(strstr(line, "\"raw\":\"020111c0" "50002905" "9600000000000000"
+						   "6300000000000000" "403c2b1a03f8ffff"
+						   "2301001a03f8ffff" "8813000000000000"
+						   "2823000000000000" "09030000" "0c000000" "00100000"
+						   "01000000" "020141" "0000000000\""),
+				       NULL, "%s", line);
+		}
+	}
+	cr_assert_eq(pclose(p), 0);
+	cr_assert_eq(spins, 2, "the release with logged:false is not an event");
+
+	/* a changed SpinCount in the truth is caught */
+	char bad[160];
+	snprintf(bad, sizeof(bad), "%s/bad.jsonl", dir);
+	snprintf(cmd, sizeof(cmd), "sed 's/\"spin_count\":12/\"spin_count\":13/' '%s' > '%s'", in, bad);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(run("'%s' verify -q '%s' --truth '%s' 2>/dev/null", bin(), out, bad), 1);
+}
+
+Test(replay, ccswap_stop_flushes_at_the_next_switch)
+{
+	char in[160], cmd[512], line[2048];
+	unsigned batches = 0;
+	FILE *p;
+
+	snprintf(in, sizeof(in), "%s/stop.jsonl", dir);
+	write_file(in, META
+		   "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":100},\"old_tid\":0,"
+		   "\"new_tid\":4096}\n"
+		   "{\"kind\":\"ccswap_stop\",\"tick\":1,\"ts\":{\"qpc\":120},\"clock\":\"qpc\"}\n"
+		   "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":4096,"
+		   "\"old_pri\":8,\"old_base_pri\":8,\"old_state\":5,\"new_tid\":0}\n"
+		   "{\"kind\":\"end\",\"tick\":2,\"ts\":{\"qpc\":300}}\n");
+	cr_assert_eq(run("'%s' replay -q '%s' -o '%s'", bin(), in, out), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", bin(), out);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		if (strstr(line, "\"hook\":\"0x0525\"")) {
+			/* first: flushed by the stop at the second switch (TS 200), one record */
+			if (batches++ == 0) {
+				cr_assert_neq(strstr(line, "\"ts\":200,"), NULL, "%s", line);
+				cr_assert_neq(strstr(line, "\"records_bytes\":2"), NULL, "%s", line);
+			}
+		}
+	}
+	cr_assert_eq(pclose(p), 0);
+	cr_assert_eq(batches, 2);
+	cr_assert_eq(run("'%s' verify -q '%s' --truth '%s'", bin(), out, in), 0);
+}
