@@ -6,24 +6,9 @@
 
 #include "tests/stream_gen.h"
 
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
 uint64_t stream_gen_u64(struct stream_gen *g)
 {
-	uint64_t *s = g->s;
-	uint64_t r = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
+	return sim_rng_next(&g->rng);
 }
 
 static unsigned below(struct stream_gen *g, unsigned n)
@@ -34,16 +19,8 @@ static unsigned below(struct stream_gen *g, unsigned n)
 void stream_gen_init(struct stream_gen *g, uint64_t seed, unsigned cpus, unsigned nthreads,
 		     uint8_t max_wait_reason)
 {
-	uint64_t z = seed;
-
 	memset(g, 0, sizeof(*g));
-	for (unsigned i = 0; i < 4; i++) { /* splitmix64 */
-		z += 0x9E3779B97F4A7C15ull;
-		uint64_t x = z;
-		x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-		x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-		g->s[i] = x ^ (x >> 31);
-	}
+	sim_rng_init(&g->rng, seed, 0x73747267u /* "strg" */, 0);
 	g->cpus = cpus;
 	g->nthreads = nthreads;
 	g->max_wait_reason = max_wait_reason;

@@ -13,10 +13,11 @@
 
 #include <stdint.h>
 
+#include "pebs_model/sim_rng.h"
 #include "producer/trace_sink.h"
 
 struct stream_gen {
-	uint64_t s[4];           /* xoshiro256** state */
+	struct sim_rng rng;      /* the models' xoshiro256** */
 	unsigned cpus;
 	uint8_t max_wait_reason;
 	unsigned nthreads;       /* pool of TIDs 1000.. */

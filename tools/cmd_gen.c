@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "scheduler_model/sched.h"
+#include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/run_report.h"
 #include "tools/scenario.h"
@@ -286,16 +287,8 @@ int cmd_gen(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case ':':
-			fprintf(stderr, "etwforge gen: option '%s' needs a value (try 'etwforge gen "
-					"--help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			fprintf(stderr, "etwforge gen: unknown option '%s' (try 'etwforge gen "
-					"--help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_option_error("gen", c, argv);
 		}
 		if (fmt) {
 			if (nsets == MAX_SETS) {

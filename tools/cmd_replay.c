@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/run_report.h"
 #include "tools/session_run.h"
@@ -99,16 +100,8 @@ int cmd_replay(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case ':':
-			fprintf(stderr, "etwforge replay: option '%s' needs a value (try 'etwforge replay "
-					"--help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			fprintf(stderr, "etwforge replay: unknown option '%s' (try 'etwforge replay "
-					"--help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_option_error("replay", c, argv);
 		}
 	}
 	if (optind + 1 != argc) {

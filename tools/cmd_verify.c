@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/event_stream.h"
 #include "tools/truth.h"
@@ -425,16 +426,8 @@ int cmd_verify(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case ':':
-			fprintf(stderr, "etwforge verify: option '%s' needs a value (try 'etwforge verify "
-					"--help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			fprintf(stderr, "etwforge verify: unknown option '%s' (try 'etwforge verify "
-					"--help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_option_error("verify", c, argv);
 		}
 	}
 	if (optind + 1 != argc || !truth_path) {
