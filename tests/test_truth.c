@@ -254,7 +254,7 @@ Test(truth, cswitch_line_is_designs_text)
 		"\"old_wait_reason\":6,\"old_wait_mode\":1,\"old_ideal_cpu\":0,"
 		"\"old_remaining_quantum\":-3,\"old_qos\":0,\"prev_cstate\":0,\"old_rank\":0,"
 		"\"new_tid\":5678,\"new_pri\":10,\"new_pri_decrement\":0,\"new_wait_ticks\":2,"
-		"\"new_qos\":0,\"pmc\":[111,222],\"pebs_index\":4096}\n");
+		"\"new_qos\":0,\"pmc\":[111,222],\"pebs_index\":\"0x1000\"}\n");
 	free(got);
 }
 
@@ -676,7 +676,7 @@ Test(truth, round_trip_every_kind_and_field)
 	cs->new_qos = 7;
 	cs->pmc[0] = INT64_MAX;
 	cs->pmc[1] = 1;
-	cs->pebs_index = INT64_MAX;
+	cs->pebs_index = UINT64_MAX - 5; /* an address: the full 64 bits, as hex */
 
 	recs[1].kind = TRUTH_CSWITCH; /* lower edges, on CPU 0 */
 	cs = &recs[1].u.cs;
@@ -753,7 +753,7 @@ Test(truth, round_trip_every_kind_and_field)
 	text = round_trip(&cfg, recs, 8);
 	/* switches: one list (both stamping sessions list A, B) */
 	cr_expect_not_null(strstr(text, "\"pmc\":[9223372036854775807,1],\"pebs_index\":"
-					"9223372036854775807}\n"), "%s", text);
+					"\"0xfffffffffffffffa\"}\n"), "%s", text);
 	/* spin locks: "plain" lists A, B and "spin" lists C: an object */
 	cr_expect_not_null(strstr(text, "\"why\":\"hold\",\"pmc\":{\"plain\":[11,22],"
 					"\"spin\":[33]}}\n"), "%s", text);
@@ -783,7 +783,7 @@ Test(truth, round_trip_pmc_object_form_for_switches)
 	recs[1].kind = TRUTH_END;
 	text = round_trip(&cfg, recs, 2);
 	cr_expect_not_null(strstr(text, ",\"pmc\":{\"NT Kernel Logger\":[1,2],\"plain\":[2,3]},"
-					"\"pebs_index\":44}\n"), "%s", text);
+					"\"pebs_index\":\"0x2c\"}\n"), "%s", text);
 	free(text);
 }
 

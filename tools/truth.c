@@ -335,7 +335,8 @@ int truth_write_cswitch(FILE *f, const struct trace_config *cfg, const struct si
 		cs->new_wait_ticks, (unsigned)cs->new_qos);
 	put_pmc(f, cfg, false, cs->pmc);
 	if (any_pebs(cfg)) {
-		fprintf(f, ",\"pebs_index\":%" PRIu64, cs->pebs_index);
+		/* PebsIndex is a linear address into the DS buffer: a hex string */
+		fprintf(f, ",\"pebs_index\":\"0x%" PRIx64 "\"", cs->pebs_index);
 	}
 	fputc('}', f);
 	return end_line(f);
@@ -642,6 +643,15 @@ static int get_addr(const struct rd *d, json_t *o, const char *key, uint64_t max
 	}
 	*out = v;
 	return 1;
+}
+
+/* "pebs_index": an address as "0x..." (what we write), or a plain number. */
+static int get_pebs_index(const struct rd *d, json_t *o, uint64_t *out)
+{
+	if (json_is_string(json_object_get(o, "pebs_index"))) {
+		return get_addr(d, o, "pebs_index", UINT64_MAX, "", out);
+	}
+	return get_u64(d, o, "", "pebs_index", false, out);
 }
 
 /*
@@ -1140,7 +1150,7 @@ static int parse_cswitch(const struct rd *d, struct truth_reader *r, json_t *o,
 			  &cs->new_wait_ticks)) < 0 ||
 	    (rc = get_u8(d, o, "new_qos", 0, QOS_MAX, &cs->new_qos)) < 0 ||
 	    (rc = parse_pmc(d, r, o, r->cs_sess, r->ncs, "0x0524/0x0525", cs->pmc)) < 0 ||
-	    (rc = get_u64(d, o, "", "pebs_index", false, &cs->pebs_index)) < 0) {
+	    (rc = get_pebs_index(d, o, &cs->pebs_index)) < 0) {
 		return rc;
 	}
 	cs->old_remaining_quantum = (int32_t)q;
