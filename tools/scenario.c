@@ -119,6 +119,31 @@ static void pop(struct walk *w, size_t old)
 	w->path[old] = '\0';
 }
 
+/*
+ * Keep an error on one line: a value echoed into the message may hold line
+ * breaks (a multi-line YAML scalar), which become "\n"-style escapes.
+ */
+static void one_line(char *err, size_t errlen)
+{
+	char tmp[2048];
+	size_t o = 0;
+
+	for (const char *p = err; *p && o + 5 < sizeof(tmp); p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\n' || c == '\r' || c == '\t') {
+			tmp[o++] = '\\';
+			tmp[o++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+		} else if (c < 0x20 || c == 0x7F) {
+			o += (size_t)snprintf(tmp + o, sizeof(tmp) - o, "\\x%02x", c);
+		} else {
+			tmp[o++] = (char)c;
+		}
+	}
+	tmp[o] = '\0';
+	snprintf(err, errlen, "%s", tmp);
+}
+
 static int vfail(char *err, size_t errlen, const char *file, uint32_t line, uint32_t col,
 		 const char *path, const char *fmt, va_list ap)
 {
@@ -128,6 +153,7 @@ static int vfail(char *err, size_t errlen, const char *file, uint32_t line, uint
 	if (k >= 0 && (size_t)k < errlen) {
 		vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
 	}
+	one_line(err, errlen);
 	return -EINVAL;
 }
 

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/fuzz/fuzz_scenario.c - libFuzzer target for the scenario loader
+ * (tools/scenario.c, tools/yaml_tree.c): any byte string as a YAML/JSON
+ * scenario over the defaults, then scenario_finish() and scenario_print().
+ * Every refusal must be one `file:line:col: ...` line; nothing may crash,
+ * read out of bounds or hang. Seed it with tools/scenarios/.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/scenario.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct scenario sc;
+	char err[1024];
+	char *text = malloc(size + 1);
+
+	if (!text) {
+		return 0;
+	}
+	memcpy(text, data, size);
+	text[size] = 0;
+	scenario_default(&sc);
+	if (scenario_load_string(&sc, "fuzz.yaml", text, err, sizeof(err)) == 0 &&
+	    scenario_finish(&sc, err, sizeof(err)) == 0) {
+		FILE *f = fopen("/dev/null", "w");
+
+		if (f) {
+			scenario_print(f, &sc);
+			fclose(f);
+		}
+	} else if (!memchr(err, '\0', sizeof(err)) || strchr(err, '\n')) {
+		__builtin_trap(); /* one line, NUL-terminated */
+	}
+	free(text);
+	return 0;
+}
