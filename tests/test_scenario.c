@@ -475,6 +475,20 @@ Test(scenario, a_self_referencing_alias_is_an_error_not_a_hang)
 	free(sc);
 }
 
+Test(scenario, an_error_echoing_a_multi_line_value_stays_on_one_line)
+{
+	/* found by fuzz_scenario: a plain scalar folded over two lines */
+	struct scenario *sc = new_scenario();
+	int rc = scenario_load_string(sc, "ml.yaml",
+				      "sessions:\n  - pmc:\n      events: [\"0x05\n\n  25\"]\n", err,
+				      sizeof(err));
+
+	cr_assert_eq(rc, -EINVAL);
+	cr_assert_null(strchr(err, '\n'), "%s", err);
+	cr_assert(strstr(err, "ml.yaml:3:16: sessions.0.pmc.events.0: \"0x05\\n25\""), "%s", err);
+	free(sc);
+}
+
 /* ------------------------------------------------------------------------ */
 /* --set */
 
