@@ -14,51 +14,21 @@
 #include <unistd.h>
 
 #include "producer/etw_wire.h"
+#include "tests/cli_util.h"
 #include "tools/etl_reader.h"
 
-static char dir[64];
 static char out[160];
 static char errfile[160];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/etwforge-replay-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(out, sizeof(out), "%s/out.etl", dir);
-	snprintf(errfile, sizeof(errfile), "%s/stderr.txt", dir);
+	cli_tmpdir_make();
+	snprintf(out, sizeof(out), "%s/out.etl", cli_dir);
+	snprintf(errfile, sizeof(errfile), "%s/stderr.txt", cli_dir);
 }
 
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(replay, .init = setup, .fini = teardown);
-TestSuite(verify, .init = setup, .fini = teardown);
-
-static int run(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static const char *bin(void)
-{
-	const char *b = getenv("ETWFORGE_BIN");
-
-	cr_assert_not_null(b);
-	return b;
-}
+TestSuite(replay, .init = setup, .fini = cli_tmpdir_remove);
+TestSuite(verify, .init = setup, .fini = cli_tmpdir_remove);
 
 static char *slurp(const char *path)
 {
@@ -79,6 +49,7 @@ static char *slurp(const char *path)
  * delta<<15; FULL dword0 = 3 | delta<<2, dword1 = idx | swr<<4 | pri<<10 |
  * wait<<15; IDLE = 1 | delta<<2; IDLE_SHORT = delta<<2.
  */
+/* clang-format off */
 /* cpu 0, flushed at line 8 by ticks (700 - 100 > 500), TS 50000 (0xC350) */
 static const uint8_t batch_a[0x86] = {
 	0x02, 0x00, 0x11, 0xC0, 0x86, 0x00, 0x25, 0x05, 0x50, 0xC3, 0, 0, 0, 0, 0, 0,
@@ -142,6 +113,7 @@ static const uint8_t batch_d[0x92] = {
 	0xC0, 0xA5, 0x00, 0x00, /*     0|28<<4|9<<10|1<<15 = 0xA5C0 */
 	0x06, 0x0C, 0x04, 0x00, /* 19: LITE 2|1<<2|0|6<<9|8<<15 = 0x40C06 */
 };
+/* clang-format on */
 
 /* The n-th 0x0525 record of @cpu, in SequenceNumber order. */
 static const uint8_t *batch_of(struct dec_etl *d, unsigned cpu, unsigned nth, uint16_t *size)
@@ -185,7 +157,9 @@ Test(replay, hand_written_stream_gives_hand_computed_batches)
 		{1, 1, batch_d, sizeof(batch_d)},
 	};
 
-	cr_assert_eq(run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", bin(), SOURCE_DIR, out), 0);
+	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", cli_bin(), SOURCE_DIR,
+			     out),
+		     0);
 	d = dec_etl_open_file(out, &err);
 	cr_assert_not_null(d, "%s", err.msg);
 	for (unsigned i = 0; i < 4; i++) {
@@ -193,15 +167,16 @@ Test(replay, hand_written_stream_gives_hand_computed_batches)
 		cr_assert_not_null(got, "batch %u missing", i);
 		cr_assert_eq(size, cases[i].len, "batch %u Size", i);
 		for (size_t k = 0; k < cases[i].len; k++) {
-			cr_assert_eq(got[k], cases[i].want[k], "batch %u byte 0x%zx: 0x%02x, want 0x%02x",
-				     i, k, got[k], cases[i].want[k]);
+			cr_assert_eq(got[k], cases[i].want[k],
+				     "batch %u byte 0x%zx: 0x%02x, want 0x%02x", i, k, got[k],
+				     cases[i].want[k]);
 		}
 	}
 	cr_assert_null(batch_of(d, 0, 2, &size), "no fifth batch");
 	cr_assert_null(batch_of(d, 1, 2, &size));
 	dec_etl_close(d);
-	cr_assert_eq(run("'%s' verify -q '%s' --truth '%s/data/hand20.jsonl'", bin(), out,
-			 SOURCE_DIR),
+	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s/data/hand20.jsonl'", cli_bin(), out,
+			     SOURCE_DIR),
 		     0);
 }
 
@@ -214,8 +189,8 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
-#define META                                                                                 \
-	"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"cpus\":2,"           \
+#define META                                                                                       \
+	"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"cpus\":2,"               \
 	"\"sessions\":[{\"name\":\"k\",\"clock\":\"qpc\"}]}\n"
 
 static void refused(const char *stream, const char *want_msg)
@@ -223,66 +198,75 @@ static void refused(const char *stream, const char *want_msg)
 	char in[160];
 	struct stat st;
 
-	snprintf(in, sizeof(in), "%s/in.jsonl", dir);
+	snprintf(in, sizeof(in), "%s/in.jsonl", cli_dir);
 	write_file(in, stream);
-	cr_assert_eq(run("'%s' replay -q '%s' -o '%s' 2>'%s'", bin(), in, out, errfile), 2);
+	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s' 2>'%s'", cli_bin(), in, out, errfile), 2);
 	cr_assert_neq(strstr(slurp(errfile), want_msg), NULL, "stderr: %s", slurp(errfile));
 	cr_assert_neq(stat(out, &st), 0, "no output file after a refused stream");
 }
 
 Test(replay, time_going_backwards_on_a_cpu_is_refused)
 {
-	refused(META "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":0,"
-		     "\"new_tid\":4}\n"
-		     "{\"kind\":\"cswitch\",\"cpu\":1,\"tick\":1,\"ts\":{\"qpc\":100},\"old_tid\":0,"
-		     "\"new_tid\":8}\n"
-		     "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":150},\"old_tid\":4,"
-		     "\"new_tid\":0}\n",
+	refused(META
+		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":0,"
+		"\"new_tid\":4}\n"
+		"{\"kind\":\"cswitch\",\"cpu\":1,\"tick\":1,\"ts\":{\"qpc\":100},\"old_tid\":0,"
+		"\"new_tid\":8}\n"
+		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":150},\"old_tid\":4,"
+		"\"new_tid\":0}\n",
 		"in.jsonl:4:");
 }
 
 Test(replay, malformed_line_is_refused_with_its_number)
 {
-	refused(META "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":0,"
-		     "\"new_tid\":4}\n"
-		     "{\"kind\":\"cswitch\",\"cpu\":0,\n",
+	refused(META
+		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":0,"
+		"\"new_tid\":4}\n"
+		"{\"kind\":\"cswitch\",\"cpu\":0,\n",
 		"in.jsonl:3");
 }
 
 Test(replay, cpu_out_of_range_is_refused)
 {
-	refused(META "{\"kind\":\"cswitch\",\"cpu\":2,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":0,"
-		     "\"new_tid\":4}\n",
+	refused(META
+		"{\"kind\":\"cswitch\",\"cpu\":2,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":0,"
+		"\"new_tid\":4}\n",
 		"in.jsonl:2:");
 }
 
 Test(replay, write_error_exits_1_without_output)
 {
-	cr_assert_eq(run("'%s' replay -q '%s/data/hand20.jsonl' -o /dev/full 2>'%s'", bin(),
-			 SOURCE_DIR, errfile),
+	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o /dev/full 2>'%s'", cli_bin(),
+			     SOURCE_DIR, errfile),
 		     1);
 	cr_assert_neq(strstr(slurp(errfile), "/dev/full"), NULL, "%s", slurp(errfile));
 }
 
 Test(replay, usage_errors_exit_2)
 {
-	cr_assert_eq(run("'%s' replay 2>/dev/null", bin()), 2);
-	cr_assert_eq(run("'%s' replay --bogus x 2>/dev/null", bin()), 2);
-	cr_assert_eq(run("'%s' replay '%s/nonexistent.jsonl' -o '%s' 2>/dev/null", bin(), dir, out), 2);
-	cr_assert_eq(run("'%s' replay --help >/dev/null", bin()), 0);
+	cr_assert_eq(cli_run("'%s' replay 2>/dev/null", cli_bin()), 2);
+	cr_assert_eq(cli_run("'%s' replay --bogus x 2>/dev/null", cli_bin()), 2);
+	cr_assert_eq(cli_run("'%s' replay '%s/nonexistent.jsonl' -o '%s' 2>/dev/null", cli_bin(),
+			     cli_dir, out),
+		     2);
+	cr_assert_eq(cli_run("'%s' replay --help >/dev/null", cli_bin()), 0);
 }
 
 Test(verify, a_wrong_truth_is_a_mismatch_with_offset)
 {
 	char bad[160], cmd[512];
 
-	cr_assert_eq(run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", bin(), SOURCE_DIR, out), 0);
-	snprintf(bad, sizeof(bad), "%s/bad.jsonl", dir);
+	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", cli_bin(), SOURCE_DIR,
+			     out),
+		     0);
+	snprintf(bad, sizeof(bad), "%s/bad.jsonl", cli_dir);
 	/* line 3: old_pri 9 -> 10 (inc 2 instead of 1) */
-	snprintf(cmd, sizeof(cmd), "sed '3s/\"old_pri\":9,/\"old_pri\":10,/' '%s/data/hand20.jsonl' > '%s'",
+	snprintf(cmd, sizeof(cmd),
+		 "sed '3s/\"old_pri\":9,/\"old_pri\":10,/' '%s/data/hand20.jsonl' > '%s'",
 		 SOURCE_DIR, bad);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert_eq(run("'%s' verify '%s' --truth '%s' 2>'%s'", bin(), out, bad, errfile), 1);
+	cr_assert_eq(cli_run("'%s' verify '%s' --truth '%s' 2>'%s'", cli_bin(), out, bad, errfile),
+		     1);
 	cr_assert_neq(strstr(slurp(errfile), "offset 0x"), NULL, "%s", slurp(errfile));
 	cr_assert_neq(strstr(slurp(errfile), "bad.jsonl:3"), NULL, "%s", slurp(errfile));
 }
@@ -293,8 +277,10 @@ Test(replay, dump_expands_every_switch_with_form_batch_and_new_tid)
 	unsigned n = 0, seen = 0;
 	FILE *p;
 
-	cr_assert_eq(run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", bin(), SOURCE_DIR, out), 0);
-	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", bin(), out);
+	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", cli_bin(), SOURCE_DIR,
+			     out),
+		     0);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", cli_bin(), out);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -326,17 +312,17 @@ Test(replay, dump_expands_every_switch_with_form_batch_and_new_tid)
 	cr_assert_eq(seen, 2);
 }
 
-#define SPIN_META                                                                            \
-	"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"cpus\":2,"           \
-	"\"sessions\":[{\"name\":\"k\",\"clock\":\"qpc\",\"flags\":[\"cswitch\","             \
-	"\"compact_cswitch\",\"spinlock\"],\"pmc\":{\"counters\":[\"TotalCycles\"],"           \
+#define SPIN_META                                                                                  \
+	"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"cpus\":2,"               \
+	"\"sessions\":[{\"name\":\"k\",\"clock\":\"qpc\",\"flags\":[\"cswitch\","                  \
+	"\"compact_cswitch\",\"spinlock\"],\"pmc\":{\"counters\":[\"TotalCycles\"],"               \
 	"\"events\":[\"0x0529\"]}}]}\n"
 
-#define SPIN_LINE(cpu, ts, logged)                                                           \
-	"{\"kind\":\"spinlock\",\"cpu\":" #cpu ",\"ts\":{\"qpc\":" #ts "},"                   \
-	"\"lock\":\"0xfffff8031a2b3c40\",\"caller\":\"0xfffff8031a000123\","                  \
-	"\"acquire_time\":5000,\"release_time\":9000,\"wait_cycles\":777,\"spin_count\":12,"  \
-	"\"tid\":4096,\"interrupt_count\":1,\"irql\":2,\"depth\":1,\"mode\":1,\"dpc\":true,"  \
+#define SPIN_LINE(cpu, ts, logged)                                                                 \
+	"{\"kind\":\"spinlock\",\"cpu\":" #cpu ",\"ts\":{\"qpc\":" #ts "},"                        \
+	"\"lock\":\"0xfffff8031a2b3c40\",\"caller\":\"0xfffff8031a000123\","                       \
+	"\"acquire_time\":5000,\"release_time\":9000,\"wait_cycles\":777,\"spin_count\":12,"       \
+	"\"tid\":4096,\"interrupt_count\":1,\"irql\":2,\"depth\":1,\"mode\":1,\"dpc\":true,"       \
 	"\"isr\":false,\"logged\":" #logged ",\"why\":\"contended\",\"pmc\":[99]}\n"
 
 Test(replay, spinlocks_are_logged_when_sampled_and_verify)
@@ -345,17 +331,18 @@ Test(replay, spinlocks_are_logged_when_sampled_and_verify)
 	unsigned spins = 0;
 	FILE *p;
 
-	snprintf(in, sizeof(in), "%s/spin.jsonl", dir);
+	snprintf(in, sizeof(in), "%s/spin.jsonl", cli_dir);
 	write_file(in, SPIN_META
 		   "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":100},\"old_tid\":0,"
-		   "\"new_tid\":4096}\n" SPIN_LINE(0, 150, true) SPIN_LINE(0, 160, false)
-			   SPIN_LINE(1, 170, true)
-		   "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":4096,"
-		   "\"old_pri\":8,\"old_base_pri\":8,\"old_state\":5,\"new_tid\":0}\n"
-		   "{\"kind\":\"end\",\"tick\":2,\"ts\":{\"qpc\":300}}\n");
-	cr_assert_eq(run("'%s' replay -q '%s' -o '%s'", bin(), in, out), 0);
-	cr_assert_eq(run("'%s' verify -q '%s' --truth '%s'", bin(), out, in), 0);
-	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl --raw '%s'", bin(), out);
+		   "\"new_tid\":4096}\n" SPIN_LINE(0, 150, true) SPIN_LINE(0, 160, false) SPIN_LINE(
+			   1, 170,
+			   true) "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},"
+				 "\"old_tid\":4096,"
+				 "\"old_pri\":8,\"old_base_pri\":8,\"old_state\":5,\"new_tid\":0}\n"
+				 "{\"kind\":\"end\",\"tick\":2,\"ts\":{\"qpc\":300}}\n");
+	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s'", cli_bin(), in, out), 0);
+	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s'", cli_bin(), out, in), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl --raw '%s'", cli_bin(), out);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -366,12 +353,21 @@ Test(replay, spinlocks_are_logged_when_sampled_and_verify)
 		if (spins == 1) {
 			/* x64: 0xC0110002 | 1 PMC << 8, Size 0x10 + 8 + 0x38 = 0x50, TS 150 (0x96),
 			 * PMC 99 (0x63), then WMI_SPINLOCK; Flags = mode 1 | DPC 0x40 = 0x41 */
-			cr_assert_neq(strstr(line, "\"raw\":\"020111c0" "50002905" "9600000000000000"
-						   "6300000000000000" "403c2b1a03f8ffff"
-						   "2301001a03f8ffff" "8813000000000000"
-						   "2823000000000000" "09030000" "0c000000" "00100000"
-						   "01000000" "020141" "0000000000\""),
-				       NULL, "%s", line);
+			cr_assert_neq(strstr(line, "\"raw\":\"020111c0"
+						   "50002905"
+						   "9600000000000000"
+						   "6300000000000000"
+						   "403c2b1a03f8ffff"
+						   "2301001a03f8ffff"
+						   "8813000000000000"
+						   "2823000000000000"
+						   "09030000"
+						   "0c000000"
+						   "00100000"
+						   "01000000"
+						   "020141"
+						   "0000000000\""),
+				      NULL, "%s", line);
 		}
 	}
 	cr_assert_eq(pclose(p), 0);
@@ -379,10 +375,12 @@ Test(replay, spinlocks_are_logged_when_sampled_and_verify)
 
 	/* a changed SpinCount in the truth is caught */
 	char bad[160];
-	snprintf(bad, sizeof(bad), "%s/bad.jsonl", dir);
-	snprintf(cmd, sizeof(cmd), "sed 's/\"spin_count\":12/\"spin_count\":13/' '%s' > '%s'", in, bad);
+	snprintf(bad, sizeof(bad), "%s/bad.jsonl", cli_dir);
+	snprintf(cmd, sizeof(cmd), "sed 's/\"spin_count\":12/\"spin_count\":13/' '%s' > '%s'", in,
+		 bad);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert_eq(run("'%s' verify -q '%s' --truth '%s' 2>/dev/null", bin(), out, bad), 1);
+	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s' 2>/dev/null", cli_bin(), out, bad),
+		     1);
 }
 
 Test(replay, ccswap_stop_flushes_at_the_next_switch)
@@ -391,16 +389,17 @@ Test(replay, ccswap_stop_flushes_at_the_next_switch)
 	unsigned batches = 0;
 	FILE *p;
 
-	snprintf(in, sizeof(in), "%s/stop.jsonl", dir);
-	write_file(in, META
-		   "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":100},\"old_tid\":0,"
-		   "\"new_tid\":4096}\n"
-		   "{\"kind\":\"ccswap_stop\",\"tick\":1,\"ts\":{\"qpc\":120},\"clock\":\"qpc\"}\n"
-		   "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":4096,"
-		   "\"old_pri\":8,\"old_base_pri\":8,\"old_state\":5,\"new_tid\":0}\n"
-		   "{\"kind\":\"end\",\"tick\":2,\"ts\":{\"qpc\":300}}\n");
-	cr_assert_eq(run("'%s' replay -q '%s' -o '%s'", bin(), in, out), 0);
-	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", bin(), out);
+	snprintf(in, sizeof(in), "%s/stop.jsonl", cli_dir);
+	write_file(
+		in, META
+		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":100},\"old_tid\":0,"
+		"\"new_tid\":4096}\n"
+		"{\"kind\":\"ccswap_stop\",\"tick\":1,\"ts\":{\"qpc\":120},\"clock\":\"qpc\"}\n"
+		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":4096,"
+		"\"old_pri\":8,\"old_base_pri\":8,\"old_state\":5,\"new_tid\":0}\n"
+		"{\"kind\":\"end\",\"tick\":2,\"ts\":{\"qpc\":300}}\n");
+	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s'", cli_bin(), in, out), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", cli_bin(), out);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -408,11 +407,12 @@ Test(replay, ccswap_stop_flushes_at_the_next_switch)
 			/* first: flushed by the stop at the second switch (TS 200), one record */
 			if (batches++ == 0) {
 				cr_assert_neq(strstr(line, "\"ts\":200,"), NULL, "%s", line);
-				cr_assert_neq(strstr(line, "\"records_bytes\":2"), NULL, "%s", line);
+				cr_assert_neq(strstr(line, "\"records_bytes\":2"), NULL, "%s",
+					      line);
 			}
 		}
 	}
 	cr_assert_eq(pclose(p), 0);
 	cr_assert_eq(batches, 2);
-	cr_assert_eq(run("'%s' verify -q '%s' --truth '%s'", bin(), out, in), 0);
+	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s'", cli_bin(), out, in), 0);
 }

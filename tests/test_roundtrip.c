@@ -14,39 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/cli_util.h"
 #include "tests/stream_gen.h"
 #include "tools/truth.h"
 
-static char dir[64];
-
-static void setup(void)
-{
-	strcpy(dir, "/tmp/etwforge-rt-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(roundtrip, .init = setup, .fini = teardown);
-
-static int run(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+TestSuite(roundtrip, .init = cli_tmpdir_make, .fini = cli_tmpdir_remove);
 
 /* A compact session and a plain one with PEBS + PMC, both on @clock. */
 static void make_config(struct trace_config *cfg, const char *target, enum etw_arch arch,
@@ -70,7 +42,7 @@ static void make_config(struct trace_config *cfg, const char *target, enum etw_a
 	s->clock = clock;
 	s->flags = PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT;
 	s->buffer_size = 8192;
-	snprintf(s->file, sizeof(s->file), "%s/compact.etl", dir);
+	snprintf(s->file, sizeof(s->file), "%s/compact.etl", cli_dir);
 	s->pmc_count = 2;
 	s->pmc_counters[0] = (uint8_t)trace_config_counter_id(cfg, "TotalCycles");
 	s->pmc_counters[1] = (uint8_t)trace_config_counter_id(cfg, "CacheMisses");
@@ -83,7 +55,7 @@ static void make_config(struct trace_config *cfg, const char *target, enum etw_a
 	s->flags = PRODUCER_F_CSWITCH;
 	s->pebs = true;
 	s->buffer_size = 65536;
-	snprintf(s->file, sizeof(s->file), "%s/plain.etl", dir);
+	snprintf(s->file, sizeof(s->file), "%s/plain.etl", cli_dir);
 	s->pmc_count = 2;
 	s->pmc_counters[0] = 0;
 	s->pmc_counters[1] = 1;
@@ -127,28 +99,29 @@ static void replay_and_verify(const char *target, enum etw_arch arch, enum sim_c
 
 	cr_assert_not_null(bin);
 	make_config(&cfg, target, arch, clock, quirks);
-	snprintf(truth, sizeof(truth), "%s/truth.jsonl", dir);
+	snprintf(truth, sizeof(truth), "%s/truth.jsonl", cli_dir);
 	write_stream(&cfg, truth, seed, n, n);
-	cr_assert_eq(run("'%s' replay -q '%s' -o '%s/compact.etl'", bin, truth, dir), 0,
+	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s/compact.etl'", bin, truth, cli_dir), 0,
 		     "replay %s %s %s", target, arch == ETW_ARCH_X86 ? "x86" : "x64",
 		     sim_clock_name(clock));
-	cr_assert_eq(run("'%s' verify -q '%s/compact.etl' --truth '%s'", bin, dir, truth), 0,
-		     "verify compact %s %s %s", target, arch == ETW_ARCH_X86 ? "x86" : "x64",
+	cr_assert_eq(cli_run("'%s' verify -q '%s/compact.etl' --truth '%s'", bin, cli_dir, truth),
+		     0, "verify compact %s %s %s", target, arch == ETW_ARCH_X86 ? "x86" : "x64",
 		     sim_clock_name(clock));
-	cr_assert_eq(run("'%s' verify -q '%s/plain.etl' --truth '%s'", bin, dir, truth), 0,
+	cr_assert_eq(cli_run("'%s' verify -q '%s/plain.etl' --truth '%s'", bin, cli_dir, truth), 0,
 		     "verify plain");
 
 	/* one changed priority must be caught in both files */
-	snprintf(bad, sizeof(bad), "%s/bad.jsonl", dir);
+	snprintf(bad, sizeof(bad), "%s/bad.jsonl", cli_dir);
 	write_stream(&cfg, bad, seed, n, n / 2);
-	cr_assert_eq(run("'%s' verify -q '%s/plain.etl' --truth '%s' 2>/dev/null", bin, dir, bad), 1);
+	cr_assert_eq(cli_run("'%s' verify -q '%s/plain.etl' --truth '%s' 2>/dev/null", bin, cli_dir,
+			     bad),
+		     1);
 }
 
 Test(roundtrip, every_clock_target_and_arch_verifies)
 {
 	static const char *const targets[] = {"win10-1507", "win10-1709", "win11-22h2"};
-	static const enum sim_clock clocks[] = {SIM_CLOCK_QPC, SIM_CLOCK_SYSTIME,
-						SIM_CLOCK_CYCLES};
+	static const enum sim_clock clocks[] = {SIM_CLOCK_QPC, SIM_CLOCK_SYSTIME, SIM_CLOCK_CYCLES};
 
 	for (unsigned t = 0; t < 3; t++) {
 		for (unsigned c = 0; c < 3; c++) {
@@ -169,7 +142,8 @@ Test(roundtrip, many_small_seeds)
 	for (uint64_t seed = 1; seed <= 40; seed++) {
 		replay_and_verify(seed & 1 ? "win10-1507" : "win11-22h2",
 				  seed % 3 ? ETW_ARCH_X64 : ETW_ARCH_X86,
-				  (enum sim_clock)(1 + seed % 3), seed % 5 != 0, 50 + seed * 37, seed);
+				  (enum sim_clock)(1 + seed % 3), seed % 5 != 0, 50 + seed * 37,
+				  seed);
 	}
 }
 
@@ -181,15 +155,17 @@ Test(roundtrip, a_changed_compact_field_is_caught)
 	int caught = 0;
 
 	make_config(&cfg, "win10-1709", ETW_ARCH_X64, SIM_CLOCK_QPC, true);
-	snprintf(truth, sizeof(truth), "%s/truth.jsonl", dir);
+	snprintf(truth, sizeof(truth), "%s/truth.jsonl", cli_dir);
 	write_stream(&cfg, truth, 5, 2000, 2000);
-	cr_assert_eq(run("'%s' replay -q '%s' -o '%s/compact.etl'", bin, truth, dir), 0);
-	cr_assert_eq(run("'%s' verify -q '%s/compact.etl' --truth '%s'", bin, dir, truth), 0);
+	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s/compact.etl'", bin, truth, cli_dir), 0);
+	cr_assert_eq(cli_run("'%s' verify -q '%s/compact.etl' --truth '%s'", bin, cli_dir, truth),
+		     0);
 	/* poisoning an idle switch changes nothing recoverable; most others are caught */
 	for (unsigned k = 100; k < 2000; k += 97) {
-		snprintf(bad, sizeof(bad), "%s/bad.jsonl", dir);
+		snprintf(bad, sizeof(bad), "%s/bad.jsonl", cli_dir);
 		write_stream(&cfg, bad, 5, 2000, k);
-		int r = run("'%s' verify -q '%s/compact.etl' --truth '%s' 2>/dev/null", bin, dir, bad);
+		int r = cli_run("'%s' verify -q '%s/compact.etl' --truth '%s' 2>/dev/null", bin,
+				cli_dir, bad);
 		cr_assert(r == 0 || r == 1);
 		caught += r == 1;
 	}
