@@ -306,30 +306,76 @@ Test(reader_samples, tx_http_server_windows7)
 	free(c);
 }
 
-Test(reader_samples, compressed_files_skip_compressed_buffers)
+/* Per-hook counts of perfview_net.4.5.2.x64.etl, typed from etl-samples/README.md. */
+static const struct hook_count net_sys64[] = {
+	{0x0000, 1},    {0x0005, 1},   {0x010C, 1208}, {0x010D, 21},  {0x010F, 2},   {0x0301, 1},
+	{0x0302, 1},    {0x030A, 35},  {0x0501, 9},    {0x0502, 15},  {0x0503, 670}, {0x0504, 664},
+	{0x0B0A, 1},    {0x0B0B, 1},   {0x0B0C, 1},    {0x0B0D, 3},   {0x0B0F, 157}, {0x0B10, 1},
+	{0x0B12, 1},    {0x0B16, 78},  {0x0B19, 1},    {0x0B1C, 1},   {0x0F49, 1},   {0x0F4A, 1},
+	{0x1402, 32},   {0x1403, 141}, {0x1404, 141},
+};
+static const struct hook_count net_perf64[] = {
+	{0x0005, 2},    {0x0008, 2},     {0x0020, 2},    {0x010A, 1208}, {0x010B, 21},
+	{0x010E, 2},    {0x0220, 153},   {0x0303, 32},   {0x0304, 32},   {0x0320, 1},
+	{0x0321, 32},   {0x0327, 2},     {0x0420, 16},   {0x0423, 14},   {0x0424, 3054},
+	{0x061A, 240},  {0x061B, 250},   {0x080A, 1},    {0x080B, 19},   {0x081A, 6},
+	{0x081B, 10},   {0x0B11, 1},     {0x0F2E, 79528}, {0x1403, 1622}, {0x1404, 1625},
+	{0x1421, 1},    {0x1422, 1},     {0x1820, 252},  {0x1823, 1909}, {0x1824, 1012},
+	{0x1825, 2061}, {0x1826, 7046},
+};
+
+/*
+ * The three relogged files hold XPRESS (plain LZ77) buffers: decompressed,
+ * they must give the README's full counts, not just the uncompressed ones.
+ */
+Test(reader_samples, compressed_files_decompress_to_their_full_counts)
 {
 	struct dec_etl *d;
 	struct counts *c = count_sample("perfview_net.4.5.2.x64.etl", &d);
+	unsigned sum = 0;
 
 	cr_assert_eq(c->buffers, 360);
 	cr_assert_eq(c->compressed, 359);
-	cr_assert_eq(c->records, 1);
-	cr_assert_eq(c->sys[1][0x0000], 1);
+	cr_assert_eq(dec_etl_buffer(d, 0)->state & 0xFFFF, 3, "COMPRESSION_FORMAT_XPRESS");
 	cr_assert_eq(dec_etl_buffer(d, 0)->buffer_size, 512);
 	cr_assert_eq(dec_etl_buffer(d, 1)->buffer_size, 15016, "compressed length, not 8-aligned");
+	cr_assert(dec_etl_buffer(d, 1)->decompressed);
 	cr_assert_eq(dec_etl_trailing_bytes(d), 0);
+	cr_assert_eq(c->kind[DEC_KIND_PERFINFO][1], 100157);
+	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][1], 3189);
+	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][0], 2);
+	cr_assert_eq(c->sys[0][0x0B17], 2, "the two SYSTEM32 records are hook 0x0B17");
+	cr_assert_eq(c->kind[DEC_KIND_FULL][1], 7956);
+	cr_assert_eq(c->kind[DEC_KIND_FULL][0], 27);
+	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][1], 34765);
+	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][0], 33378);
+	cr_assert_eq(c->records, 100157 + 3191 + 7983 + 68143);
+	for (size_t i = 0; i < sizeof(net_sys64) / sizeof(net_sys64[0]); i++) {
+		cr_assert_eq(c->sys[1][net_sys64[i].hook], net_sys64[i].n, "SYSTEM64 0x%04X",
+			     net_sys64[i].hook);
+		sum += net_sys64[i].n;
+	}
+	cr_assert_eq(sum, 3189, "the table covers every SYSTEM64 record");
+	sum = 0;
+	for (size_t i = 0; i < sizeof(net_perf64) / sizeof(net_perf64[0]); i++) {
+		cr_assert_eq(c->perf[1][net_perf64[i].hook], net_perf64[i].n, "PERFINFO64 0x%04X",
+			     net_perf64[i].hook);
+		sum += net_perf64[i].n;
+	}
+	cr_assert_eq(sum, 100157, "the table covers every PERFINFO64 record");
 	unsigned n;
 	dec_etl_cpu_order(d, &n);
-	cr_assert_eq(n, 0, "no uncompressed data buffer");
+	cr_assert_eq(n, 359, "every decompressed data buffer is in the per-CPU order");
 	dec_etl_close(d);
 	free(c);
 
 	c = count_sample("perfview_smallEtlFile.etl", &d);
 	cr_assert_eq(c->buffers, 2);
 	cr_assert_eq(c->compressed, 1);
-	cr_assert_eq(c->records, 1);
+	cr_assert_eq(c->records, 2);
 	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][0], 1, "SYSTEM32");
 	cr_assert_eq(c->sys[0][0x0000], 1);
+	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][0], 1, "EVENT_HEADER32 in the compressed one");
 	cr_assert_not(dec_etl_logfile(d)->is64);
 	cr_assert_eq(dec_etl_logfile(d)->pointer_size, 4);
 	cr_assert_eq(dec_etl_logfile(d)->perf_freq, 3117777, "x86 PerfFreq at 0xF8");
@@ -339,9 +385,10 @@ Test(reader_samples, compressed_files_skip_compressed_buffers)
 	free(c);
 
 	/*
-	 * Header buffer: SavedOffset 440 = 72 + align8(364), Offset 520 = 440 + 80.
-	 * Up to Offset: 0x0000 and one 0x0050 = 2 records (up to SavedOffset it
-	 * would be 1). The README's skip table says 2/3; the bytes say 1/2.
+	 * Header buffer: SavedOffset 440 = 72 + align8(364), Offset 520 = 440 + 80:
+	 * up to Offset, 0x0000 and one 0x0050. (The README's skip table says 2/3
+	 * for SavedOffset/Offset; the bytes say 1/2.) The other two 0x0050, the 18
+	 * FULL_HEADER64 and the EVENT_HEADER64 are in the compressed buffers.
 	 */
 	c = count_sample("perfview_SelfDescribingSingleEvent.etl", &d);
 	cr_assert_eq(c->buffers, 3);
@@ -349,9 +396,12 @@ Test(reader_samples, compressed_files_skip_compressed_buffers)
 	cr_assert_eq(dec_etl_buffer(d, 0)->saved_offset, 440);
 	cr_assert_eq(dec_etl_buffer(d, 0)->offset, 520);
 	cr_assert_eq(dec_etl_buffer(d, 0)->data_end, 520);
-	cr_assert_eq(c->records, 2);
+	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][1], 4);
 	cr_assert_eq(c->sys[1][0x0000], 1);
-	cr_assert_eq(c->sys[1][0x0050], 1);
+	cr_assert_eq(c->sys[1][0x0050], 3);
+	cr_assert_eq(c->kind[DEC_KIND_FULL][1], 18);
+	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][1], 1);
+	cr_assert_eq(c->records, 23);
 	cr_assert_eq(dec_etl_logfile(d)->number_of_processors, 12);
 	cr_assert_eq(dec_etl_logfile(d)->provider_version, 22000);
 	dec_etl_close(d);
@@ -1298,7 +1348,7 @@ Test(dump, jsonl_on_real_file, .init = make_tmpdir, .fini = rm_tmpdir)
 	json_t *bufs = j.get(v, "buffers");
 	cr_assert_eq(j.integer_value(j.get(bufs, "total")), 360);
 	cr_assert_eq(j.integer_value(j.get(bufs, "compressed")), 359);
-	cr_assert_eq(j.integer_value(j.get(j.get(v, "records"), "total")), 1);
+	cr_assert_eq(j.integer_value(j.get(j.get(v, "records"), "total")), 179474, "decompressed");
 	j.del(v);
 	free(out);
 	free(err);

@@ -89,8 +89,10 @@ static void help(FILE *f)
 		"Order: the text listing follows the file (buffers in file order), to be read\n"
 		"next to a hex dump. --jsonl gives buffer 0 first, then each CPU's buffers in\n"
 		"SequenceNumber order (CPU 0 first), so every CPU's records come in time order.\n"
-		"Compressed buffers (BufferFlag 0x40) are listed and counted, but their records\n"
-		"are not decoded (no XPRESS decompression).\n"
+		"Compressed buffers (BufferFlag 0x40, relogged files) are decompressed when the\n"
+		"format is XPRESS (plain LZ77, MS-XCA; State 3 in buffer 0) and their records\n"
+		"listed, with offsets counted as if the buffer were stored uncompressed; other\n"
+		"formats are listed and counted, their records not decoded.\n"
 		"\n"
 		"exit status: 0 the file is valid, 1 it is malformed or unreadable (one line on\n"
 		"stderr: FILE: offset 0x...: what is wrong; output before it stays), 2 bad "
@@ -452,7 +454,9 @@ static void print_buffer(const struct dec_buffer *b)
 	       b->index, b->file_offset, b->buffer_size, b->processor_index, b->sequence,
 	       b->timestamp, b->saved_offset, b->offset, b->current_offset, b->flag, flags, b->type,
 	       buffer_type_name(b->type), b->state, b->logger_id,
-	       b->compressed ? " compressed: records not decoded" : "");
+	       !b->compressed	 ? ""
+	       : b->decompressed ? " compressed (XPRESS, decompressed)"
+				 : " compressed: records not decoded");
 }
 
 static void print_raw(const struct dec_record *r)

@@ -33,6 +33,7 @@
  *    but yield no records: XPRESS decompression is not implemented.
  */
 #include "tools/etl_reader.h"
+#include "tools/xpress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +74,8 @@ struct dec_etl {
 	unsigned *order;
 	unsigned norder;
 	uint64_t trailing;
+	uint8_t *plain;     /* decompressed buffers, each a whole buffer image */
+	size_t *plain_off;  /* per buffer: its image in @plain, or SIZE_MAX */
 };
 
 static const char *const kind_names[DEC_KIND_COUNT] = {
@@ -217,9 +220,14 @@ int dec_buffer_next(const struct dec_etl *d, const struct dec_buffer *b, size_t 
 	char label[24];
 
 	if (b->compressed) {
-		return 0; /* no decompression: the records stay unread */
+		if (!b->decompressed) {
+			return 0; /* a format we do not decompress: the records stay unread */
+		}
+		/* offsets inside a decompressed buffer count from its header, as if stored plain */
+		base = d->plain + d->plain_off[b->index];
+	} else {
+		base = d->data + b->file_offset;
 	}
-	base = d->data + b->file_offset;
 	p = *pos < ETL_BH_LEN ? ETL_BH_LEN : *pos;
 	end = b->data_end < ETL_BH_LEN ? ETL_BH_LEN : b->data_end;
 	at = b->file_offset + p;
@@ -633,7 +641,7 @@ static int build_order(struct dec_etl *d)
 		return -ENOMEM;
 	}
 	for (unsigned i = 1; i < d->nbufs; i++) {
-		if (!d->bufs[i].compressed) {
+		if (!d->bufs[i].compressed || d->bufs[i].decompressed) {
 			keys[n++] = (struct order_key){d->bufs[i].processor_index,
 						       d->bufs[i].sequence, i};
 		}
@@ -644,6 +652,69 @@ static int build_order(struct dec_etl *d)
 	}
 	d->norder = n;
 	free(keys);
+	return 0;
+}
+
+#define PLAIN_TOTAL_MAX (1ull << 30) /* decompressed bytes a file may claim */
+
+/*
+ * decompress - XPRESS (plain LZ77, MS-XCA 2.4) buffers of a compressed
+ * file: the 0x48-byte header is stored plain, the rest is one stream that
+ * decompresses to Offset - 0x48 bytes. Each buffer image goes to d->plain.
+ * Other compression formats are left compressed (counted, not decoded).
+ * Return: 0, -EINVAL (malformed, @err filled) or -ENOMEM.
+ */
+static int decompress(struct dec_etl *d, struct dec_error *err)
+{
+	uint64_t total = 0;
+	size_t at = 0;
+
+	if (!(d->lf.log_file_mode & ETL_MODE_COMPRESSED) ||
+	    (d->bufs[0].state & 0xFFFFu) != XPRESS_FORMAT_LZ77) {
+		return 0;
+	}
+	for (unsigned i = 1; i < d->nbufs; i++) {
+		if (d->bufs[i].compressed && d->bufs[i].data_end >= ETL_BH_LEN) {
+			total += d->bufs[i].data_end;
+		}
+	}
+	if (total == 0) {
+		return 0;
+	}
+	if (total > PLAIN_TOTAL_MAX) {
+		set_err(err, d->name, 0, "compressed buffers claim %" PRIu64
+			" bytes uncompressed, more than %llu", total, PLAIN_TOTAL_MAX);
+		return -EINVAL;
+	}
+	d->plain = malloc((size_t)total);
+	d->plain_off = malloc(d->nbufs * sizeof(*d->plain_off));
+	if (!d->plain || !d->plain_off) {
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < d->nbufs; i++) {
+		struct dec_buffer *b = &d->bufs[i];
+		const uint8_t *src = d->data + b->file_offset;
+		size_t want;
+		long got;
+
+		d->plain_off[i] = SIZE_MAX;
+		if (!b->compressed || b->data_end < ETL_BH_LEN) {
+			continue;
+		}
+		want = b->data_end - ETL_BH_LEN;
+		memcpy(d->plain + at, src, ETL_BH_LEN);
+		got = xpress_lz77_decompress(src + ETL_BH_LEN, b->buffer_size - ETL_BH_LEN,
+					     d->plain + at + ETL_BH_LEN, want);
+		if (got < 0 || (size_t)got != want) {
+			set_err(err, d->name, b->file_offset + ETL_BH_LEN,
+				"buffer %u: XPRESS data %s (%ld of the %zu bytes its Offset says)", i,
+				got < 0 ? "is malformed" : "ends early", got < 0 ? 0L : got, want);
+			return -EINVAL;
+		}
+		d->plain_off[i] = at;
+		b->decompressed = true;
+		at += b->data_end;
+	}
 	return 0;
 }
 
@@ -723,6 +794,14 @@ struct dec_etl *dec_etl_open_mem(const uint8_t *data, size_t len, const char *na
 		pos += b.buffer_size;
 	}
 	d->trailing = len - pos;
+	rc = decompress(d, err);
+	if (rc == -ENOMEM) {
+		enomem(err, d->name);
+		goto fail_errno;
+	}
+	if (rc < 0) {
+		goto fail;
+	}
 	if (build_order(d) < 0) {
 		enomem(err, d->name);
 		goto fail_errno;
@@ -807,6 +886,8 @@ void dec_etl_close(struct dec_etl *d)
 	}
 	free(d->order);
 	free(d->bufs);
+	free(d->plain);
+	free(d->plain_off);
 	free(d->name);
 	free(d);
 }

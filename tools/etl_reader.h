@@ -82,6 +82,7 @@ struct dec_buffer {
 	uint16_t flag;
 	uint16_t type;
 	bool compressed;
+	bool decompressed; /* XPRESS buffer decoded: its records are readable */
 	uint32_t data_end; /* where records end: Offset, or SavedOffset when Offset is 0 */
 };
 
@@ -130,7 +131,8 @@ unsigned dec_etl_buffer_count(const struct dec_etl *d);
 const struct dec_buffer *dec_etl_buffer(const struct dec_etl *d, unsigned i);
 /**
  * dec_etl_cpu_order - file indices of the data buffers (not buffer 0, not
- * compressed ones) sorted by (ProcessorIndex, SequenceNumber): the order in
+ * compressed ones we could not decompress) sorted by (ProcessorIndex,
+ * SequenceNumber): the order in
  * which each CPU's records are in time order. Sets *@n.
  */
 const unsigned *dec_etl_cpu_order(const struct dec_etl *d, unsigned *n);
@@ -141,7 +143,10 @@ const char *dec_etl_name(const struct dec_etl *d);
 
 /**
  * dec_buffer_next - the record at *@pos of buffer @b (start with *@pos = 0);
- * advances *@pos past it, 8-byte aligned. A compressed buffer has no records.
+ * advances *@pos past it, 8-byte aligned. A compressed buffer is read from
+ * its decompressed image (XPRESS, plain LZ77); record offsets there count
+ * from the buffer's file offset as if it were stored uncompressed. A buffer
+ * in another compression format has no records.
  * Return: 1 record in *@rec, 0 end of data, -EINVAL malformed (@err filled).
  */
 int dec_buffer_next(const struct dec_etl *d, const struct dec_buffer *b, size_t *pos,
