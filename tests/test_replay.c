@@ -416,3 +416,19 @@ Test(replay, ccswap_stop_flushes_at_the_next_switch)
 	cr_assert_eq(batches, 2);
 	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s'", cli_bin(), out, in), 0);
 }
+
+Test(replay, dump_stats_counts_compact_switches_by_form)
+{
+	/* hand20: IDLE_SHORT 4 (lines 2, 9, 11, 17), IDLE 1 (6), LITE 6, FULL 7 */
+	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", cli_bin(), SOURCE_DIR,
+			     out),
+		     0);
+	cr_assert_eq(cli_run("'%s' dump --stats '%s' > '%s/stats.txt'", cli_bin(), out, cli_dir), 0);
+	cr_assert_eq(cli_run("grep -Eq '^compact switches +18$' '%s/stats.txt' && "
+			     "grep -Eq '^  idle_short +4$' '%s/stats.txt' && "
+			     "grep -Eq '^  idle +1$' '%s/stats.txt' && "
+			     "grep -Eq '^  lite +6$' '%s/stats.txt' && "
+			     "grep -Eq '^  full +7$' '%s/stats.txt'",
+			     cli_dir, cli_dir, cli_dir, cli_dir, cli_dir),
+		     0, "the counts in stats.txt differ");
+}

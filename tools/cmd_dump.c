@@ -12,6 +12,7 @@
  * want. A malformed file stops the output with one error line on stderr and
  * exit status 1.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -75,7 +76,8 @@ static void help(FILE *f)
 		"  --stats    print counts instead of the listing: buffers (total, per CPU,\n"
 		"             compressed), records per kind (SYSTEM64, PERFINFO64, ...), per\n"
 		"             (kind, hook id) for SYSTEM/COMPACT/PERFINFO, per CPU, records with\n"
-		"             PEBS/PMC items, trailing bytes. With --jsonl: one JSON object.\n"
+		"             PEBS/PMC items, switches in compact batches by record form,\n"
+		"             trailing bytes. With --jsonl: one JSON object.\n"
 		"  --jsonl    one JSON object per record and nothing else on stdout; each switch\n"
 		"             of a compact batch follows its batch as a \"CSWITCH_COMPACT\" object\n"
 		"             (batch number on its CPU, index, form, fields)\n"
@@ -805,6 +807,7 @@ static int dump_jsonl(const struct dec_etl *d, bool raw, struct dump_expander *x
 /** struct stats - counts over every buffer and record of the file. */
 struct stats {
 	uint64_t buffers, compressed, records, pebs, pmc;
+	uint64_t compact[4]; /* switches in 0x0525 batches, by record form */
 	uint64_t buf_cpu[NCPU_SLOTS];
 	uint64_t rec_cpu[NCPU_SLOTS];
 	uint64_t kind[DEC_KIND_COUNT][2];
@@ -819,6 +822,31 @@ static unsigned hooked_index(enum dec_kind k)
 static uint64_t *hook_slot(struct stats *s, unsigned hk, unsigned is64, unsigned hook)
 {
 	return &s->hook[((size_t)hk * 2u + is64) * 65536u + hook];
+}
+
+/* Count the switches of one batch by form (the bias does not matter here). */
+static int count_compact(const struct dec_etl *d, const struct dec_record *r, struct stats *s,
+			 struct dec_error *err)
+{
+	struct dec_ccswap_iter it;
+	struct dec_cswitch_compact c;
+	size_t bad = 0;
+	int rc;
+
+	if (dec_ccswap_begin(&it, r->payload, r->payload_len, 40) < 0) {
+		return 0; /* the listing reports the short payload; nothing to count */
+	}
+	while ((rc = dec_ccswap_next(&it, &c, &bad)) > 0) {
+		s->compact[c.form]++;
+	}
+	if (rc < 0) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s: offset 0x%" PRIx64 ": compact CSwitch record runs past the batch or "
+			 "names an empty TidTable slot",
+			 dec_etl_name(d), r->file_offset + (uint64_t)(r->payload - r->data) + bad);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int collect(const struct dec_etl *d, struct stats *s)
@@ -842,6 +870,11 @@ static int collect(const struct dec_etl *d, struct stats *s)
 			s->pmc += r.pmc_count != 0;
 			if (has_hook(&r)) {
 				(*hook_slot(s, hooked_index(r.kind), r.is64, r.hook_id))++;
+			}
+			if (r.kind == DEC_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
+			    count_compact(d, &r, s, &err) < 0) {
+				print_error(&err);
+				return EXIT_DATA;
 			}
 		}
 		if (rc < 0) {
@@ -901,6 +934,14 @@ static void stats_text(const struct dec_etl *d, const struct stats *s)
 	for (unsigned c = 0; c < NCPU_SLOTS; c++) {
 		if (s->rec_cpu[c]) {
 			printf("  cpu %-22u %12" PRIu64 "\n", c, s->rec_cpu[c]);
+		}
+	}
+	uint64_t nc = s->compact[0] + s->compact[1] + s->compact[2] + s->compact[3];
+	if (nc) {
+		printf("%-28s %12" PRIu64 "\n", "compact switches", nc);
+		for (unsigned f = 0; f < 4; f++) {
+			printf("  %-26s %12" PRIu64 "\n",
+			       dec_ccswap_form_name((enum etw_ccswap_type)f), s->compact[f]);
 		}
 	}
 	printf("%-28s %12" PRIu64 "\n", "with PEBS item", s->pebs);
@@ -967,7 +1008,10 @@ static void stats_json(const struct dec_etl *d, const struct stats *s)
 	}
 	printf("},\"per_cpu\":");
 	json_cpu_map(s->rec_cpu);
-	printf("},\"with_pebs\":%" PRIu64 ",\"with_pmc\":%" PRIu64 ",\"trailing_bytes\":%" PRIu64
+	printf("},\"compact_switches\":{\"idle_short\":%" PRIu64 ",\"idle\":%" PRIu64
+	       ",\"lite\":%" PRIu64 ",\"full\":%" PRIu64 "}",
+	       s->compact[0], s->compact[1], s->compact[2], s->compact[3]);
+	printf(",\"with_pebs\":%" PRIu64 ",\"with_pmc\":%" PRIu64 ",\"trailing_bytes\":%" PRIu64
 	       "}\n",
 	       s->pebs, s->pmc, dec_etl_trailing_bytes(d));
 }
