@@ -385,8 +385,10 @@ int cmd_gen(int argc, char **argv)
 	struct trace_sink sink = {&tee_ops, &tee};
 	s = sched_create(&sc.sched, sink);
 	if (!s) {
-		fprintf(stderr, "etwforge gen: cannot build the machine: %s\n", strerror(errno));
-		status = errno == EINVAL ? EXIT_USAGE : EXIT_DATA;
+		int e = errno;
+
+		fprintf(stderr, "etwforge gen: cannot build the machine: %s\n", strerror(e));
+		status = e == EINVAL ? EXIT_USAGE : EXIT_DATA;
 		goto fail;
 	}
 
