@@ -436,13 +436,7 @@ int cmd_gen(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "etwforge gen: %s: write failed: %s\n", truth_path, strerror(-rc));
 		/* the ETL files are complete but their truth is not: take them back */
-		for (unsigned i = 0; i < tc->nsessions; i++) {
-			struct stat fst;
-
-			if (lstat(tc->sessions[i].file, &fst) == 0 && S_ISREG(fst.st_mode)) {
-				unlink(tc->sessions[i].file);
-			}
-		}
+		session_run_discard(&run, tc->nsessions);
 		goto fail;
 	}
 	if (!quiet) {

@@ -11,13 +11,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Remove @path if it is a regular file (never a device or FIFO we wrote in place). */
-static void unlink_regular(const char *path)
+void session_run_discard(struct session_run *r, unsigned n)
 {
-	struct stat st;
+	for (unsigned i = 0; i < n && i < r->cfg->nsessions; i++) {
+		const char *path = r->cfg->sessions[i].file;
+		struct stat st;
 
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-		unlink(path);
+		/* never a device or FIFO written in place, nor standard output */
+		if (strcmp(path, "-") && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			unlink(path);
+		}
 	}
 }
 
@@ -105,11 +108,7 @@ int session_run_finish(struct session_run *r, const struct sim_end *end, char *e
 			snprintf(err, errlen, "%s: write failed: %s", s->file, strerror(-rc));
 			r->failed_session = (int)i;
 			/* no partial output: take back the files already renamed */
-			for (unsigned j = 0; j < i; j++) {
-				if (strcmp(r->cfg->sessions[j].file, "-")) {
-					unlink_regular(r->cfg->sessions[j].file);
-				}
-			}
+			session_run_discard(r, i);
 			return rc;
 		}
 		writer_get_stats(r->writers[i], &r->wstats[i]);

@@ -44,6 +44,13 @@ int session_run_finish(struct session_run *r, const struct sim_end *end, char *e
 /** session_run_error - describe a failed feed (producer/backend error @rc). */
 void session_run_error(struct session_run *r, int rc, char *err, size_t errlen);
 
+/**
+ * session_run_discard - remove the finished output files of the first @n
+ * sessions (regular files only: a device or FIFO written in place stays),
+ * when the run fails after they were renamed into place.
+ */
+void session_run_discard(struct session_run *r, unsigned n);
+
 /** session_run_close - free everything; unfinished outputs are removed. */
 void session_run_close(struct session_run *r);
 
