@@ -3,14 +3,19 @@
 # tools/check.sh - the test command: install what is missing, build, run the
 # whole suite, and print `N passed, N failed` (from meson's test log) last.
 # CC=clang tools/check.sh builds with clang; BUILD=dir picks the build folder;
-# SANITIZE=1 builds with -Db_sanitize=address,undefined.
+# SANITIZE=1 builds with -Db_sanitize=address,undefined; BUILDTYPE=release
+# builds with --buildtype=release (-O3). Warnings are errors in every build
+# this script makes (-Dstrict_warnings=enabled).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tools/deps.sh"
 etwforge_deps
 cc=${CC:-gcc}
-build=${BUILD:-$top/build-check-$(basename "$cc")${SANITIZE:+-san}}
-opts=()
+buildtype=${BUILDTYPE:-debugoptimized}
+suffix=${SANITIZE:+-san}
+[ "$buildtype" = debugoptimized ] || suffix="$suffix-$buildtype"
+build=${BUILD:-$top/build-check-$(basename "$cc")$suffix}
+opts=(--buildtype="$buildtype" -Dstrict_warnings=enabled)
 if [ -n "${SANITIZE:-}" ]; then
 	opts+=(-Db_sanitize=address,undefined)
 	[ "$(basename "$cc")" = clang ] && opts+=(-Db_lundef=false)
@@ -18,6 +23,8 @@ if [ -n "${SANITIZE:-}" ]; then
 fi
 if [ ! -f "$build/build.ninja" ]; then
 	CC=$cc meson setup "$build" "$top" "${opts[@]}" >/dev/null
+else
+	meson configure "$build" "${opts[@]}" >/dev/null
 fi
 ninja -C "$build" >/dev/null
 status=0

@@ -580,6 +580,7 @@ static int get_uint(struct walk *w, const struct yt_node *n, uint64_t min, uint6
 	uint64_t v = 0;
 	int rc = need_plain(w, n, "an integer");
 
+	*out = 0; /* written on every path: callers read it only on success */
 	if (rc) {
 		return rc;
 	}
@@ -603,6 +604,7 @@ static int get_duration(struct walk *w, const struct yt_node *n, uint64_t min, u
 	uint64_t v = 0;
 	int rc = need_scalar(w, n, "a duration");
 
+	*out = 0; /* written on every path */
 	if (rc) {
 		return rc;
 	}
@@ -688,6 +690,7 @@ static int get_enum(struct walk *w, const struct yt_node *n, const char *const *
 	uint64_t v;
 	int rc = need_scalar(w, n, "a name");
 
+	*out = 0; /* written on every path */
 	if (rc) {
 		return rc;
 	}
@@ -1012,6 +1015,7 @@ static int apply_lifetime(struct walk *w, const struct sk_desc *d, void *base,
 static int need_list(struct walk *w, const struct yt_node *n, const char *what, size_t max,
 		     size_t *count)
 {
+	*count = 0; /* written on every path */
 	if (yt_is_null(n) && n->kind == YT_SCALAR) {
 		*count = 0;
 		return 0;
@@ -1092,6 +1096,7 @@ static int get_hook(struct walk *w, const struct yt_node *n, uint16_t *out)
 	int rc = need_scalar(w, n, "a hook id such as \"0x0524\"");
 	bool hex;
 
+	*out = 0; /* written on every path */
 	if (rc) {
 		return rc;
 	}
@@ -1154,6 +1159,7 @@ static int get_wait_reason(struct walk *w, const char *key, uint32_t line, uint3
 	uint64_t v;
 	const char *s;
 
+	*out = 0; /* written on every path */
 	for (unsigned r = 0; r < SCENARIO_WAIT_NAMES; r++) {
 		if (!strcmp(wait_names[r], key)) {
 			*out = r;
@@ -1271,6 +1277,7 @@ static int get_cpu_range(struct walk *w, const struct yt_node *n, unsigned *lo, 
 	uint64_t b;
 	int rc = need_scalar(w, n, "a CPU number or a range \"a-b\"");
 
+	*lo = *hi = 0; /* written on every path */
 	if (rc) {
 		return rc;
 	}

@@ -579,6 +579,7 @@ static int get_str(const struct rd *d, json_t *o, const char *pfx, const char *k
 {
 	json_t *v = json_object_get(o, key);
 
+	*out = NULL; /* written on every path: callers read it only when 1 is returned */
 	if (!v) {
 		return req ? fail(d, "%s%s: missing", pfx, key) : 0;
 	}
