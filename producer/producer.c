@@ -229,8 +229,8 @@ static int log_plain_cswitch(struct producer *p, const struct producer_session *
 	w.old_tid = cs->old_tid;
 	w.new_pri = cs->new_pri;
 	w.old_pri = cs->old_pri;
-	/* PreviousCState when the old thread is the idle thread, else its rank */
-	w.prev_cstate = cs->old_tid == 0 ? cs->prev_cstate : cs->old_rank;
+	/* PreviousCState when the old thread is the idle thread, else its rank (0xFF above 255) */
+	w.prev_cstate = cs->old_tid == 0 ? cs->prev_cstate : etw_cswitch_rank_byte(cs->old_rank);
 	w.new_pri_decrement = cs->new_pri_decrement;
 	w.old_wait_reason = cs->old_wait_reason;
 	if (p->cfg.cswitch_version >= 4) {
@@ -245,7 +245,8 @@ static int log_plain_cswitch(struct producer *p, const struct producer_session *
 	w.old_state = cs->old_state;
 	w.old_ideal_cpu = (uint8_t)cs->old_ideal_cpu; /* truncated, as the kernel's */
 	w.new_wait_time = cs->new_wait_ticks;
-	w.old_remaining_quantum = cs->old_remaining_quantum;
+	/* the kernel's 64-bit difference stored in a LONG: its low 32 bits */
+	w.old_remaining_quantum = (int32_t)(uint32_t)(uint64_t)cs->old_remaining_quantum;
 	etw_encode_cswitch(payload, sizeof(payload), &w);
 
 	h.version = p->cfg.cswitch_version;
@@ -313,7 +314,7 @@ int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
 	w.caller_address = sl->caller;
 	w.acquire_time = sl->acquire_time;
 	w.release_time = sl->release_time;
-	w.wait_cycles = sl->wait_cycles;
+	w.wait_cycles = (uint32_t)sl->wait_cycles; /* (ULONG)(AcquireTime - T0) */
 	w.spin_count = sl->spin_count;
 	w.tid = sl->tid;
 	w.interrupt_count = sl->interrupt_count;

@@ -44,11 +44,11 @@ struct sim_cswitch {
 	uint8_t old_state;
 	uint8_t old_wait_reason;
 	uint8_t old_wait_mode;
-	uint32_t old_ideal_cpu;
-	int32_t old_remaining_quantum;
+	uint32_t old_ideal_cpu;         /* IdealProcessor; 0x0524 keeps the low 8 bits */
+	int64_t old_remaining_quantum;  /* (QuantumTarget - CycleTime) >> 10; 0x0524 keeps 32 bits */
 	uint8_t old_qos;
 	uint8_t prev_cstate;
-	uint8_t old_rank;
+	uint32_t old_rank;              /* scheduling-group rank; 0x0524 saturates at 0xFF */
 	uint32_t new_tid;
 	int8_t new_pri;
 	int8_t new_pri_decrement;
@@ -75,7 +75,7 @@ struct sim_spinlock {
 	uint64_t caller;
 	uint64_t acquire_time; /* rdtsc cycles, whatever the clock type */
 	uint64_t release_time;
-	uint32_t wait_cycles;
+	uint64_t wait_cycles; /* AcquireTime - T0; WaitTimeInCycles keeps 32 bits */
 	uint32_t spin_count;
 	uint32_t tid;
 	uint32_t interrupt_count;

@@ -27,10 +27,10 @@ size_t fake_sink_serialize(const struct sim_cswitch *cs, uint8_t out[FAKE_SINK_C
 	*p++ = cs->old_wait_reason;
 	*p++ = cs->old_wait_mode;
 	put_le32(p, cs->old_ideal_cpu), p += 4;
-	put_le32(p, (uint32_t)cs->old_remaining_quantum), p += 4;
+	put_le32(p, (uint32_t)(uint64_t)cs->old_remaining_quantum), p += 4;
 	*p++ = cs->old_qos;
 	*p++ = cs->prev_cstate;
-	*p++ = cs->old_rank;
+	*p++ = (uint8_t)cs->old_rank;
 	put_le32(p, cs->new_tid), p += 4;
 	*p++ = (uint8_t)cs->new_pri;
 	*p++ = (uint8_t)cs->new_pri_decrement;

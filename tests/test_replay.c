@@ -432,3 +432,98 @@ Test(replay, dump_stats_counts_compact_switches_by_form)
 			     cli_dir, cli_dir, cli_dir, cli_dir, cli_dir),
 		     0, "the counts in stats.txt differ");
 }
+
+/* ---- fields wider in the kernel than on the wire (KERNEL_FACTS 5.2, 6.2) -- */
+
+#define PLAIN_META                                                                                 \
+	"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"cpus\":1,"               \
+	"\"sessions\":[{\"name\":\"k\",\"clock\":\"qpc\",\"flags\":[\"cswitch\"]}]}\n"
+
+/* The raw hex of the first record with @hook in `dump --jsonl --raw` of @etl. */
+static void raw_of(const char *etl, const char *hook, char *out_hex, size_t cap)
+{
+	char cmd[512], line[4096], key[32];
+	FILE *p;
+
+	out_hex[0] = 0;
+	snprintf(key, sizeof(key), "\"hook\":\"%s\"", hook);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl --raw '%s'", cli_bin(), etl);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char *r = strstr(line, "\"raw\":\"");
+
+		if (strstr(line, key) && r && !out_hex[0]) {
+			r += 7;
+			snprintf(out_hex, cap, "%.*s", (int)strcspn(r, "\""), r);
+		}
+	}
+	cr_assert_eq(pclose(p), 0);
+}
+
+Test(replay, old_rank_saturates_and_quantum_keeps_32_bits)
+{
+	static const struct {
+		const char *rank;    /* the kernel's scheduling-group rank */
+		const char *quantum; /* (QuantumTarget - CycleTime) >> 10, 64-bit */
+		const char *byte0a;  /* OldThreadRank at payload 0x0A, typed from KF 5.2 */
+		const char *quant14; /* OldThreadRemainingQuantum at 0x14, little-endian */
+	} cases[] = {
+		{"254", "-3", "fe", "fdffffff"},
+		{"255", "0", "ff", "00000000"},
+		{"256", "2147483647", "ff", "ffffff7f"},
+		{"300", "2147483648", "ff", "00000080"},
+		{"4294967295", "4294967303", "ff", "07000000"},
+	};
+	char in[160], hex[512], want[512], line[1024];
+
+	snprintf(in, sizeof(in), "%s/rank.jsonl", cli_dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(line, sizeof(line),
+			 PLAIN_META "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":256},"
+				    "\"old_tid\":4096,\"old_pri\":9,\"old_base_pri\":8,"
+				    "\"old_state\":1,\"old_rank\":%s,\"old_remaining_quantum\":%s,"
+				    "\"new_tid\":4100,\"new_pri\":10}\n",
+			 cases[i].rank, cases[i].quantum);
+		write_file(in, line);
+		cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s'", cli_bin(), in, out), 0, "%s",
+			     cases[i].rank);
+		raw_of(out, "0x0524", hex, sizeof(hex));
+		/* Marker 0xC0110004 (v4, win10-1709), Size 0x28, HookId 0x0524, TS 0x100;
+		 * NewThreadId 0x1004, OldThreadId 0x1000, priorities 10 and 9, the rank byte,
+		 * decrement 0, wait reason 0, flags 0, state 1 (Ready), ideal 0, wait time 0 */
+		snprintf(want, sizeof(want),
+			 "040011c0" "28002405" "0001000000000000"
+			 "04100000" "00100000" "0a09%s00" "00000100" "00000000" "%s",
+			 cases[i].byte0a, cases[i].quant14);
+		cr_assert_str_eq(hex, want, "rank %s quantum %s", cases[i].rank,
+				 cases[i].quantum);
+		cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s'", cli_bin(), out, in), 0,
+			     "verify applies the same rule (rank %s)", cases[i].rank);
+	}
+}
+
+Test(replay, wait_cycles_keep_their_low_32_bits)
+{
+	char in[160], hex[512];
+
+	snprintf(in, sizeof(in), "%s/wait.jsonl", cli_dir);
+	/* WaitTimeInCycles = (ULONG)(AcquireTime - T0): 2^32 + 777 is 777 on the wire */
+	write_file(in, SPIN_META
+		   "{\"kind\":\"spinlock\",\"cpu\":0,\"ts\":{\"qpc\":150},"
+		   "\"lock\":\"0xfffff8031a2b3c40\",\"caller\":\"0xfffff8031a000123\","
+		   "\"acquire_time\":5000,\"release_time\":9000,\"wait_cycles\":4294968073,"
+		   "\"spin_count\":12,\"tid\":4096,\"interrupt_count\":1,\"irql\":2,\"depth\":1,"
+		   "\"mode\":1,\"dpc\":true,\"isr\":false,\"logged\":true,\"why\":\"contended\","
+		   "\"pmc\":[99]}\n");
+	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s'", cli_bin(), in, out), 0);
+	raw_of(out, "0x0529", hex, sizeof(hex));
+	/* WaitTimeInCycles at payload 0x20: after 0x10 header, 8 PMC, 0x20 of payload */
+	cr_assert_str_eq(hex + 2 * (0x10 + 8 + 0x20), "09030000"
+						      "0c000000"
+						      "00100000"
+						      "01000000"
+						      "020141"
+						      "0000000000");
+	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s'", cli_bin(), out, in), 0);
+}

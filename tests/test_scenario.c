@@ -714,6 +714,9 @@ Test(scenario, durations_are_exact)
 		{"0.5ms", 500000ull},      {"7", 7ull},
 		{"\"3s\"", 3000000000ull}, {"1.25 ms", 1250000ull},
 		{"1.50us", 1500ull},       {"86400s", 86400000000000ull},
+		{"2min", 120000000000ull}, {"1.5min", 90000000000ull},
+		{"2h", 7200000000000ull},  {"0.25h", 900000000000ull},
+		{"24h", 86400000000000ull},
 	};
 	static const struct {
 		const char *text;
@@ -721,7 +724,9 @@ Test(scenario, durations_are_exact)
 	} bad[] = {
 		{"1.5ns", "\"1.5ns\" is not a whole number of nanoseconds"},
 		{"1.0000000001s", "is not a whole number of nanoseconds"},
-		{"2h", "\"2h\" is not a duration"},
+		{"2d", "\"2d\" is not a duration"},
+		{"2m", "\"2m\" is not a duration"},
+		{"25h", "25h is out of range (1ns..86400s)"},
 		{"s", "\"s\" is not a duration"},
 		{"1e9", "\"1e9\" is not a duration"},
 		{"-1s", "-1s is out of range (1ns..86400s)"},

@@ -1264,8 +1264,8 @@ static const struct bad bad_streams[] = {
 	{"new qos 8", META4 CS0 ",'new_qos':8}\n", 2, false, "new_qos: 8 is out of range 0..7"},
 	{"pri decrement 128", META4 CS0 ",'new_pri_decrement':128}\n", 2, false,
 	 "new_pri_decrement: 128 is out of range -128..127"},
-	{"quantum past int32", META4 CS0 ",'old_remaining_quantum':2147483648}\n", 2, false,
-	 "old_remaining_quantum: 2147483648 is out of range -2147483648..2147483647"},
+	{"rank past 32 bits", META4 CS0 ",'old_rank':4294967296}\n", 2, false,
+	 "old_rank: 4294967296 is out of range 0..4294967295"},
 	{"tid past 32 bits", META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':1},"
 				   "'old_tid':4294967296,'new_tid':2}\n",
 	 2, false,

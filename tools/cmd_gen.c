@@ -97,12 +97,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: etwforge gen [SCENARIO] -o OUT.etl [--truth T.jsonl] [options]\n"
 		"\n"
-		"Simulate the machine of SCENARIO (YAML or JSON; none = the built-in default:\n"
+		"Simulate the machine of SCENARIO (YAML or JSON, '-' = stdin; none = the built-in default:\n"
 		"8 CPUs, 2 s, a compact QPC session and a plain CSwitch session) and write one\n"
 		"ETL file per session.\n"
 		"\n"
 		"  -o, --output FILE     the first session's ETL file ('-' = stdout); other\n"
 		"                        sessions use their scenario \"file\", or OUT-N.etl\n"
+		"                        (when FILE is not a regular file, such as /dev/null,\n"
+		"                        a session without a file of its own is discarded)\n"
 		"  -t, --truth FILE      also write the ground truth (JSON Lines, DESIGN.md)\n"
 		"      --seed N          same as --set seed=N\n"
 		"      --duration D      same as --set duration=D (e.g. 2s, 500ms)\n"
@@ -110,13 +112,16 @@ static void usage(FILE *f)
 		"  -s, --set KEY=VALUE   override any scenario key (e.g. sessions.0.clock=cycles,\n"
 		"                        threads.1.count=40); repeatable, applied in order\n"
 		"      --print-config    print the effective scenario as YAML and exit\n"
-		"      --json            print the final summary as one JSON object\n"
+		"      --json[=FILE]     the final summary as one JSON object on stdout (or\n"
+		"                        in FILE) instead of text on stderr\n"
 		"  -q, --quiet           no progress line, no summary\n"
 		"  -h, --help            this text\n"
 		"\n"
-		"The summary (stderr) gives switches, batches by flush reason, bytes per switch,\n"
-		"events lost and the xxh3-64 of each output file. Same scenario and seed, same\n"
-		"bytes. Exit status: 0 written, 1 write error, 2 bad usage or bad scenario.\n");
+		"The summary gives switches, batches by flush reason, bytes per switch, events\n"
+		"lost and the xxh3-64 of each output file. Same scenario and seed, same bytes.\n"
+		"Outputs appear only when the whole run succeeded; two outputs naming the same\n"
+		"file are refused. Exit status: 0 written, 1 write error, 2 bad usage or bad\n"
+		"scenario, 128+N ended by signal N (every target left as it was).\n");
 }
 
 static double wall_now(void)
@@ -154,71 +159,48 @@ static void progress(const struct sched *s, const struct session_run *run, unsig
 	fflush(stderr);
 }
 
-/* Temporary truth file beside @path, renamed when the run succeeded. */
-struct truth_out {
-	char tmp[TRACE_PATH_MAX + 16];
-	const char *path;
-	FILE *f;
-};
+#define MAX_SETS 256
 
-static int truth_out_open(struct truth_out *o, const char *path)
+/*
+ * Output names: -o for the first session; a session without a file of its
+ * own gets OUT-N.etl when -o is a regular file (or a new path), and is
+ * discarded (/dev/null) when -o is standard output, a device or a FIFO:
+ * a name is never derived from those.
+ */
+static void name_outputs(struct trace_config *tc, const char *out, const char **labels,
+			 bool quiet)
 {
-	int fd;
+	const char *first;
+	size_t len;
 
-	o->path = path;
-	if (!strcmp(path, "-")) {
-		o->f = stdout;
-		o->tmp[0] = 0;
-		return 0;
+	if (out) {
+		snprintf(tc->sessions[0].file, sizeof(tc->sessions[0].file), "%s", out);
+		labels[0] = "-o";
 	}
-	snprintf(o->tmp, sizeof(o->tmp), "%s.XXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		return -errno;
+	first = tc->sessions[0].file;
+	len = strlen(first);
+	if (len > 4 && !strcmp(first + len - 4, ".etl")) {
+		len -= 4;
 	}
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		int e = errno;
-		close(fd);
-		unlink(o->tmp);
-		return -e;
+	for (unsigned i = 1; i < tc->nsessions; i++) {
+		if (tc->sessions[i].file[0]) {
+			continue;
+		}
+		if (out_is_regular_target(first)) {
+			snprintf(tc->sessions[i].file, sizeof(tc->sessions[i].file), "%.*s-%u.etl",
+				 (int)len, first, i + 1);
+			labels[i] = "the derived name";
+		} else {
+			snprintf(tc->sessions[i].file, sizeof(tc->sessions[i].file), "/dev/null");
+			labels[i] = "the discarded session";
+			if (!quiet) {
+				fprintf(stderr,
+					"etwforge gen: session '%s' has no file of its own and -o %s is "
+					"not a regular file: discarded (name it with sessions.%u.file)\n",
+					tc->sessions[i].name, first, i);
+			}
+		}
 	}
-	return 0;
-}
-
-static int truth_out_commit(struct truth_out *o)
-{
-	if (!o->f) {
-		return 0;
-	}
-	if (o->f == stdout) {
-		return fflush(stdout) ? -errno : 0;
-	}
-	if (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f))) {
-		return -EIO;
-	}
-	mode_t mask = umask(0);
-
-	umask(mask);
-	fchmod(fileno(o->f), 0666 & ~mask);
-	if (fclose(o->f)) {
-		o->f = NULL;
-		return -EIO;
-	}
-	o->f = NULL;
-	if (rename(o->tmp, o->path)) {
-		return -errno;
-	}
-	return 0;
-}
-
-static void truth_out_abort(struct truth_out *o)
-{
-	if (o->f && o->f != stdout) {
-		fclose(o->f);
-		unlink(o->tmp);
-	}
-	o->f = NULL;
 }
 
 #define MAX_SETS 256
@@ -233,23 +215,24 @@ int cmd_gen(int argc, char **argv)
 		{"cpus", required_argument, NULL, 'C'},
 		{"set", required_argument, NULL, 's'},
 		{"print-config", no_argument, NULL, 'P'},
-		{"json", no_argument, NULL, 'j'},
+		{"json", optional_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct scenario sc;
 	static char sets[MAX_SETS][512];
+	const char *labels[SIM_MAX_SESSIONS] = {NULL};
 	unsigned nsets = 0;
-	const char *out = NULL, *truth_path = NULL;
+	const char *out = NULL, *truth_path = NULL, *json_path = NULL;
 	bool print_config = false, json = false, quiet = false;
-	struct truth_out tout = {0};
 	struct truth_writer tw;
 	struct session_run run;
 	struct gen_tee tee = {0};
 	struct sched *s = NULL;
+	FILE *truth_f = NULL, *json_f = NULL;
 	char err[1024];
-	int c, rc, status = EXIT_DATA;
+	int c, rc, truth_i = -1, json_i = -1, status = EXIT_DATA;
 
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
@@ -280,6 +263,7 @@ int cmd_gen(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			json_path = optarg;
 			break;
 		case 'q':
 			quiet = true;
@@ -322,34 +306,12 @@ int cmd_gen(int argc, char **argv)
 		return EXIT_OK;
 	}
 
-	/* output names: -o for the first session, OUT-N.etl for unnamed others */
 	struct trace_config *tc = &sc.trace;
-	if (out) {
-		snprintf(tc->sessions[0].file, sizeof(tc->sessions[0].file), "%s", out);
-	}
-	if (!tc->sessions[0].file[0]) {
+	if (!out && !tc->sessions[0].file[0]) {
 		fprintf(stderr, "etwforge gen: no output: give -o OUT.etl\n");
 		return EXIT_USAGE;
 	}
-	for (unsigned i = 1; i < tc->nsessions; i++) {
-		const char *first = tc->sessions[0].file;
-		size_t len = strlen(first);
-
-		if (tc->sessions[i].file[0]) {
-			continue;
-		}
-		if (!strcmp(first, "-")) {
-			fprintf(stderr, "etwforge gen: with -o -, name the files of the other "
-					"sessions in the scenario (sessions.%u.file)\n",
-				i);
-			return EXIT_USAGE;
-		}
-		if (len > 4 && !strcmp(first + len - 4, ".etl")) {
-			len -= 4;
-		}
-		snprintf(tc->sessions[i].file, sizeof(tc->sessions[i].file), "%.*s-%u.etl",
-			 (int)len, first, i + 1);
-	}
+	name_outputs(tc, out, labels, quiet);
 	const char *why = NULL;
 	if (trace_config_check(tc, &why) < 0) {
 		fprintf(stderr, "etwforge gen: %s\n", why);
@@ -359,27 +321,45 @@ int cmd_gen(int argc, char **argv)
 	sched_clocks_at(&sc.sched, 0, tc->start_ts, &tick0);
 	tc->have_start_ts = true;
 
-	if (truth_path) {
-		rc = truth_out_open(&tout, truth_path);
-		if (rc < 0) {
-			fprintf(stderr, "etwforge gen: %s: %s\n", truth_path, strerror(-rc));
-			return EXIT_DATA;
-		}
-		if (truth_write_meta(tout.f, tc) < 0) {
+	/* every output of the run, checked against each other before any is made */
+	rc = session_run_plan(&run, tc, labels, err, sizeof(err));
+	if (rc >= 0 && truth_path) {
+		rc = truth_i = out_set_add(&run.outs, truth_path, "--truth", err, sizeof(err));
+	}
+	if (rc >= 0 && json) {
+		rc = json_i = out_set_add(&run.outs, json_path ? json_path : "-",
+					  "--json", err,
+					  sizeof(err));
+	}
+	if (rc < 0) {
+		fprintf(stderr, "etwforge gen: %s\n", err);
+		session_run_close(&run);
+		return EXIT_USAGE;
+	}
+	rc = session_run_open(&run, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "etwforge gen: %s\n", err);
+		session_run_close(&run);
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_DATA;
+	}
+	if (truth_i >= 0) {
+		truth_f = out_file_stream(out_set_file(&run.outs, (unsigned)truth_i));
+		if (!truth_f || truth_write_meta(truth_f, tc) < 0) {
 			fprintf(stderr, "etwforge gen: %s: write failed\n", truth_path);
-			truth_out_abort(&tout);
-			return EXIT_DATA;
+			goto fail;
 		}
-		tw.f = tout.f;
+		tw.f = truth_f;
 		tw.cfg = tc;
 		tee.truth = truth_sink(&tw);
 		tee.have_truth = true;
 	}
-	rc = session_run_open(&run, tc, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "etwforge gen: %s\n", err);
-		truth_out_abort(&tout);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_DATA;
+	if (json_i >= 0) {
+		json_f = out_file_stream(out_set_file(&run.outs, (unsigned)json_i));
+		if (!json_f) {
+			fprintf(stderr, "etwforge gen: %s: %s\n", json_path ? json_path : "stdout",
+				strerror(errno));
+			goto fail;
+		}
 	}
 	tee.prod = session_run_sink(&run);
 	struct trace_sink sink = {&tee_ops, &tee};
@@ -400,8 +380,9 @@ int cmd_gen(int argc, char **argv)
 		t += slice;
 		rc = sched_run_until(s, t);
 		if (rc < 0) {
-			if (rc == -EIO && tee.have_truth && ferror(tout.f)) {
-				snprintf(err, sizeof(err), "%s: write failed", truth_path);
+			if (rc == -EIO && truth_f && ferror(truth_f)) {
+				snprintf(err, sizeof(err), "%s: write failed: %s", truth_path,
+					 strerror(errno ? errno : EIO));
 			} else {
 				session_run_error(&run, rc, err, sizeof(err));
 			}
@@ -432,23 +413,22 @@ int cmd_gen(int argc, char **argv)
 		fprintf(stderr, "etwforge gen: %s\n", err);
 		goto fail;
 	}
-	rc = truth_out_commit(&tout);
+	double wall = wall_now() - t0;
+	if (json_f) {
+		run_report_print(json_f, tc, &run, &tee.end, wall, true);
+	}
+	rc = session_run_commit(&run, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "etwforge gen: %s: write failed: %s\n", truth_path, strerror(-rc));
-		/* the ETL files are complete but their truth is not: take them back */
-		session_run_discard(&run, tc->nsessions);
+		fprintf(stderr, "etwforge gen: %s\n", err);
 		goto fail;
 	}
-	if (!quiet) {
+	if (!quiet && !json) {
 		struct sched_stats st;
 
 		sched_get_stats(s, &st);
-		if (!json) {
-			fprintf(stderr, "simulated           %.3f s on %u CPUs (seed %" PRIu64 "), %.2f s wall\n",
-				(double)st.now_ns / 1e9, sc.sched.cpus, sc.sched.seed,
-				wall_now() - t0);
-		}
-		run_report_print(stderr, tc, &run, json);
+		fprintf(stderr, "simulated           %.3f s on %u CPUs (seed %" PRIu64 "), %.2f s wall\n",
+			(double)st.now_ns / 1e9, sc.sched.cpus, sc.sched.seed, wall);
+		run_report_print(stderr, tc, &run, &tee.end, wall, false);
 	}
 	status = EXIT_OK;
 	sched_destroy(s);
@@ -458,6 +438,5 @@ int cmd_gen(int argc, char **argv)
 fail:
 	sched_destroy(s);
 	session_run_close(&run);
-	truth_out_abort(&tout);
 	return status;
 }

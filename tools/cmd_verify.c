@@ -135,7 +135,8 @@ static int check_plain(struct verify *v, const struct sim_cswitch *cs, const str
 	CHECK(v, p + 0x08, "NewThreadPriority", w->new_pri, cs->new_pri);
 	CHECK(v, p + 0x09, "OldThreadPriority", w->old_pri, cs->old_pri);
 	CHECK(v, p + 0x0A, cs->old_tid == 0 ? "PreviousCState" : "OldThreadRank",
-	      w->prev_cstate, cs->old_tid == 0 ? cs->prev_cstate : cs->old_rank);
+	      w->prev_cstate,
+	      cs->old_tid == 0 ? cs->prev_cstate : etw_cswitch_rank_byte(cs->old_rank));
 	CHECK(v, p + 0x0B, "NewThreadPriorityDecrement", w->new_pri_decrement,
 	      cs->new_pri_decrement);
 	CHECK(v, p + 0x0C, "OldThreadWaitReason", w->old_wait_reason, cs->old_wait_reason);
@@ -150,7 +151,7 @@ static int check_plain(struct verify *v, const struct sim_cswitch *cs, const str
 	      (uint8_t)cs->old_ideal_cpu);
 	CHECK(v, p + 0x10, "NewThreadWaitTime", w->new_wait_time, cs->new_wait_ticks);
 	CHECK(v, p + 0x14, "OldThreadRemainingQuantum", w->old_remaining_quantum,
-	      cs->old_remaining_quantum);
+	      (int32_t)(uint32_t)(uint64_t)cs->old_remaining_quantum);
 	CHECK(v, rec->file_offset, "the PEBS item", rec->has_pebs, s->pebs);
 	if (s->pebs) {
 		CHECK(v, rec->file_offset + 0x10, "PebsIndex", rec->pebs_index, cs->pebs_index);
@@ -257,7 +258,7 @@ static int check_spin(struct verify *v, const struct sim_spinlock *sl, const str
 	CHECK(v, off, "CallerAddress", w->caller_address, sl->caller & mask);
 	CHECK(v, off, "AcquireTime", w->acquire_time, sl->acquire_time);
 	CHECK(v, off, "ReleaseTime", w->release_time, sl->release_time);
-	CHECK(v, off, "WaitTimeInCycles", w->wait_cycles, sl->wait_cycles);
+	CHECK(v, off, "WaitTimeInCycles", w->wait_cycles, (uint32_t)sl->wait_cycles);
 	CHECK(v, off, "SpinCount", w->spin_count, sl->spin_count);
 	CHECK(v, off, "ThreadId", w->tid, sl->tid);
 	CHECK(v, off, "InterruptCount", w->interrupt_count, sl->interrupt_count);

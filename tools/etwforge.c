@@ -2,10 +2,12 @@
 /*
  * tools/etwforge.c - main(): git-style dispatch to the subcommands.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tools/commands.h"
+#include "writer/out_file.h"
 
 struct command {
 	const char *name;
@@ -29,29 +31,78 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	}
-	fprintf(f, "\n`etwforge <command> --help` describes a command.\n"
-		   "Exit status: 0 success, 1 bad data or failed check, 2 bad usage.\n");
+	fprintf(f, "\n`etwforge help <command>` or `etwforge <command> --help` describes a "
+		   "command.\n"
+		   "Exit status: 0 success, 1 bad data, failed check or write error, 2 bad usage,\n"
+		   "128+N ended by signal N.\n");
 }
 
-int main(int argc, char **argv)
+static const struct command *find_command(const char *name)
 {
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(name, commands[i].name)) {
+			return &commands[i];
+		}
+	}
+	return NULL;
+}
+
+/* Standard output is an output too: a write error there is exit 1, not 0. */
+static int check_stdout(const char *cmd, int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		int e = errno ? errno : EIO;
+
+		fprintf(stderr, "etwforge%s%s: standard output: write failed: %s\n", cmd ? " " : "",
+			cmd ? cmd : "", strerror(e));
+		return status == EXIT_OK ? EXIT_DATA : status;
+	}
+	return status;
+}
+
+static int run(int argc, char **argv)
+{
+	const struct command *c;
+
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
-		return EXIT_OK;
+		return check_stdout(NULL, EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("etwforge 0.1.0\n");
-		return EXIT_OK;
+		printf("etwforge %s\n", ETWFORGE_VERSION);
+		return check_stdout(NULL, EXIT_OK);
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (!strcmp(argv[1], commands[i].name)) {
-			return commands[i].run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "help")) {
+		/* `etwforge help CMD` is `etwforge CMD --help` */
+		char *help_argv[3] = {argv[2], "--help", NULL};
+
+		if (argc > 3) {
+			fprintf(stderr, "etwforge help: one command at most (try 'etwforge --help')\n");
+			return EXIT_USAGE;
 		}
+		c = find_command(argv[2]);
+		if (!c) {
+			fprintf(stderr, "etwforge help: unknown command '%s' (try 'etwforge --help')\n",
+				argv[2]);
+			return EXIT_USAGE;
+		}
+		return check_stdout(c->name, c->run(2, help_argv));
 	}
-	fprintf(stderr, "etwforge: unknown command '%s' (try 'etwforge --help')\n", argv[1]);
-	return EXIT_USAGE;
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "etwforge: unknown command '%s' (try 'etwforge --help')\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	return check_stdout(c->name, c->run(argc - 1, argv + 1));
+}
+
+int main(int argc, char **argv)
+{
+	out_signals_install();
+	return run(argc, argv);
 }

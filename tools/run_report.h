@@ -16,8 +16,13 @@
 /** run_report_file_xxh3 - XXH3_64bits of the file at @path. Return: 0 or -errno. */
 int run_report_file_xxh3(const char *path, uint64_t *out);
 
-/** run_report_print - the summary of a finished @run. */
+/**
+ * run_report_print - the summary of a finished @run that ended at @end and
+ * took @wall_s seconds: text for people, or (@json) one JSON object with
+ * seed, duration_ns, cpus, wall_seconds, the counts and every session's
+ * name, file, sizes and xxh3.
+ */
 void run_report_print(FILE *f, const struct trace_config *cfg, const struct session_run *run,
-		      bool json);
+		      const struct sim_end *end, double wall_s, bool json);
 
 #endif /* TOOLS_RUN_REPORT_H */

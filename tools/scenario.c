@@ -28,6 +28,7 @@
 
 #include "tools/scenario.h"
 #include "tools/scenario_internal.h"
+#include "writer/out_file.h"
 #include "tools/yaml_tree.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -458,7 +459,7 @@ static int parse_duration(const char *s, uint64_t *out)
 		uint64_t ns;
 	} units[] = {
 		{"ns", 1}, {"us", NS_PER_US}, {"\xc2\xb5s", NS_PER_US}, {"ms", NS_PER_MS},
-		{"s", NS_PER_S},
+		{"s", NS_PER_S}, {"min", 60 * NS_PER_S}, {"h", 3600 * NS_PER_S},
 	};
 	const char *p = s;
 	const char *ip;
@@ -615,7 +616,7 @@ static int get_duration(struct walk *w, const struct yt_node *n, uint64_t min, u
 	if (rc == -EINVAL && !(n->str[0] == '-' && parse_duration(n->str + 1, &v) != -EINVAL)) {
 		return fail(w, n,
 			    "\"%s\" is not a duration (integer nanoseconds, or a number and "
-			    "ns, us, ms or s, e.g. \"1.5s\")",
+			    "ns, us, ms, s, min or h, e.g. \"1.5s\")",
 			    n->str);
 	}
 	if (rc || v < min || v > max) {
@@ -1711,7 +1712,8 @@ int scenario_load_string(struct scenario *sc, const char *name, const char *text
 
 int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	bool in = !strcmp(path, "-");
+	FILE *f = in ? stdin : fopen(path, "rb");
 	char *buf = NULL;
 	size_t len = 0;
 	size_t cap = 0;
@@ -1731,7 +1733,9 @@ int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t 
 				snprintf(err, errlen, "%s: larger than %u MiB: not a scenario",
 					 path, SCENARIO_MAX_FILE >> 20);
 				free(buf);
-				fclose(f);
+				if (!in) {
+					fclose(f);
+				}
 				return -EFBIG;
 			}
 			cap = cap ? 2 * cap : 8192;
@@ -1739,7 +1743,9 @@ int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t 
 			if (!nb) {
 				snprintf(err, errlen, "%s: out of memory", path);
 				free(buf);
-				fclose(f);
+				if (!in) {
+					fclose(f);
+				}
 				return -ENOMEM;
 			}
 			buf = nb;
@@ -1751,14 +1757,18 @@ int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t 
 		}
 	}
 	if (ferror(f)) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: cannot read: %s", in ? "<stdin>" : path, strerror(errno));
 		free(buf);
-		fclose(f);
+		if (!in) {
+			fclose(f);
+		}
 		return -EIO;
 	}
-	fclose(f);
+	if (!in) {
+		fclose(f);
+	}
 	buf[len] = '\0';
-	rc = load_text(sc, path, buf, len, err, errlen);
+	rc = load_text(sc, in ? "<stdin>" : path, buf, len, err, errlen);
 	free(buf);
 	return rc;
 }
@@ -1936,7 +1946,9 @@ static int finish_sessions(struct scenario *sc, char *err, size_t errlen)
 						"\"%s\" is also the name of sessions.%u", s->name,
 						j);
 			}
-			if (s->file[0] && !strcmp(s->file, t->sessions[j].file)) {
+			/* a device such as /dev/null may take several sessions */
+			if (s->file[0] && !strcmp(s->file, t->sessions[j].file) &&
+			    out_is_regular_target(s->file)) {
 				snprintf(path, sizeof(path), "sessions.%u.file", i);
 				return fail_key(sc, err, errlen, path,
 						"\"%s\" is also the file of sessions.%u", s->file,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/session_run.c - writers + producer for one run (see session_run.h).
+ * tools/session_run.c - writers + producer + the output set of one run
+ * (see session_run.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -8,54 +9,61 @@
 
 #include "tools/session_run.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-void session_run_discard(struct session_run *r, unsigned n)
+int session_run_plan(struct session_run *r, const struct trace_config *cfg,
+		     const char *const labels[SIM_MAX_SESSIONS], char *err, size_t errlen)
 {
-	for (unsigned i = 0; i < n && i < r->cfg->nsessions; i++) {
-		const char *path = r->cfg->sessions[i].file;
-		struct stat st;
-
-		/* never a device or FIFO written in place, nor standard output */
-		if (strcmp(path, "-") && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			unlink(path);
-		}
-	}
-}
-
-int session_run_open(struct session_run *r, const struct trace_config *cfg, char *err,
-		     size_t errlen)
-{
-	struct producer_cfg pc;
-
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
-	r->failed_session = -1;
-	trace_config_producer(cfg, &pc);
+	out_set_init(&r->outs);
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
 		struct writer_opts wo;
 		const char *why = NULL;
+		char label[48];
+		int rc;
 
-		trace_config_writer(cfg, i, &wo);
 		if (!cfg->sessions[i].file[0]) {
-			snprintf(err, errlen, "session '%s': no output file (name it in the "
-					      "stream's meta line, or with -o for the first)",
+			snprintf(err, errlen,
+				 "session '%s': no output file (name it in the stream's meta line, "
+				 "or with -o for the first)",
 				 cfg->sessions[i].name);
-			session_run_close(r);
 			return -EINVAL;
 		}
+		trace_config_writer(cfg, i, &wo);
 		if (writer_validate_opts(&wo, &why) < 0) {
 			snprintf(err, errlen, "%s: %s", wo.path, why ? why : "invalid option");
-			session_run_close(r);
 			return -EINVAL;
 		}
+		snprintf(label, sizeof(label), "sessions.%u.file", i);
+		rc = out_set_add(&r->outs, cfg->sessions[i].file,
+				 labels && labels[i] ? labels[i] : label, err, errlen);
+		if (rc < 0) {
+			return rc == -EEXIST ? -EEXIST : -EINVAL;
+		}
+		r->out_index[i] = rc;
+	}
+	return 0;
+}
+
+int session_run_open(struct session_run *r, char *err, size_t errlen)
+{
+	const struct trace_config *cfg = r->cfg;
+	struct producer_cfg pc;
+	int rc = out_set_open(&r->outs, err, errlen);
+
+	if (rc < 0) {
+		return rc;
+	}
+	trace_config_producer(cfg, &pc);
+	for (unsigned i = 0; i < cfg->nsessions; i++) {
+		struct writer_opts wo;
+
+		trace_config_writer(cfg, i, &wo);
+		wo.out = out_set_file(&r->outs, (unsigned)r->out_index[i]);
 		r->writers[i] = writer_create(&wo);
 		if (!r->writers[i]) {
 			int e = errno;
 
 			snprintf(err, errlen, "%s: cannot create: %s", wo.path, strerror(e));
-			session_run_close(r);
 			return -e;
 		}
 		pc.sessions[i].backend = writer_backend_ops();
@@ -66,7 +74,6 @@ int session_run_open(struct session_run *r, const struct trace_config *cfg, char
 		int e = errno;
 
 		snprintf(err, errlen, "cannot set up the producer: %s", strerror(e));
-		session_run_close(r);
 		return -e;
 	}
 	return 0;
@@ -81,6 +88,13 @@ void session_run_error(struct session_run *r, int rc, char *err, size_t errlen)
 {
 	const char *file = r->cfg->nsessions ? r->cfg->sessions[0].file : "?";
 
+	/* a writer's error is sticky: name the session whose writer has one */
+	for (unsigned i = 0; i < r->cfg->nsessions; i++) {
+		if (r->writers[i] && writer_get_error(r->writers[i])) {
+			file = r->cfg->sessions[i].file;
+			break;
+		}
+	}
 	if (rc == -E2BIG) {
 		snprintf(err, errlen, "%s: an event is larger than a buffer", file);
 	} else {
@@ -106,14 +120,16 @@ int session_run_finish(struct session_run *r, const struct sim_end *end, char *e
 				   trace_config_filetime(r->cfg, s->clock, end_ts));
 		if (rc < 0) {
 			snprintf(err, errlen, "%s: write failed: %s", s->file, strerror(-rc));
-			r->failed_session = (int)i;
-			/* no partial output: take back the files already renamed */
-			session_run_discard(r, i);
 			return rc;
 		}
 		writer_get_stats(r->writers[i], &r->wstats[i]);
 	}
 	return 0;
+}
+
+int session_run_commit(struct session_run *r, char *err, size_t errlen)
+{
+	return out_set_commit(&r->outs, err, errlen);
 }
 
 void session_run_close(struct session_run *r)
@@ -124,4 +140,5 @@ void session_run_close(struct session_run *r)
 	}
 	producer_destroy(r->prod);
 	r->prod = NULL;
+	out_set_free(&r->outs);
 }

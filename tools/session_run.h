@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/session_run.h - one tracing run: a writer per session and the
- * producer feeding them, behind a trace_sink. Shared by `gen` and `replay`:
- * open, feed records, finish (every file renamed into place) or abort
- * (no file left at any target path).
+ * producer feeding them, behind a trace_sink, and every output file of the
+ * run in one struct out_set (writer/out_file.h). Shared by `gen` and
+ * `replay`:
+ *
+ *   session_run_plan()    add each session's file to the set (collisions
+ *                         refused before anything is created)
+ *   out_set_add(&r->outs) the caller's other outputs (truth, JSON report)
+ *   session_run_open()    create every output, the writers, the producer
+ *   ... feed records through session_run_sink() ...
+ *   session_run_finish()  end of tracing: every ETL complete, not yet in place
+ *   session_run_commit()  every output renamed into place at once
+ *   session_run_close()   free; whatever was not committed is removed
  */
 #ifndef TOOLS_SESSION_RUN_H
 #define TOOLS_SESSION_RUN_H
@@ -12,46 +21,53 @@
 
 #include "producer/producer.h"
 #include "tools/trace_config.h"
+#include "writer/out_file.h"
 #include "writer/writer.h"
 
 struct session_run {
 	const struct trace_config *cfg;
+	struct out_set outs;
+	int out_index[SIM_MAX_SESSIONS]; /* each session's output in @outs */
 	struct producer *prod;
 	struct etl_writer *writers[SIM_MAX_SESSIONS];
 	struct writer_stats wstats[SIM_MAX_SESSIONS];
 	struct producer_stats pstats;
-	int failed_session; /* session whose writer failed, or -1 */
 };
 
 /**
- * session_run_open - create every session's writer and the producer.
- * Return: 0, or a negative errno with @err = "FILE: what is wrong".
+ * session_run_plan - start a run of @cfg: add the file of every session to
+ * @r->outs, labelled by @labels[i] (NULL = "sessions.I.file"), checking
+ * each writer's options. The caller may add more outputs to @r->outs.
+ * Return: 0, or a negative errno with @err = one line (-EEXIST: two
+ * outputs are the same file; -EINVAL: a bad option or a missing file).
  */
-int session_run_open(struct session_run *r, const struct trace_config *cfg, char *err,
-		     size_t errlen);
+int session_run_plan(struct session_run *r, const struct trace_config *cfg,
+		     const char *const labels[SIM_MAX_SESSIONS], char *err, size_t errlen);
+
+/**
+ * session_run_open - create every output of @r->outs, the writers and the
+ * producer. Return: 0, or a negative errno with @err = "FILE: what is wrong".
+ */
+int session_run_open(struct session_run *r, char *err, size_t errlen);
 
 /** session_run_sink - the producer's sink (records go straight to it). */
 struct trace_sink session_run_sink(struct session_run *r);
 
 /**
- * session_run_finish - producer_end(@end), then finish every writer
- * (EndTime from @end), collecting stats. On failure every file not yet
- * renamed is removed. Return: 0 or a negative errno with @err.
+ * session_run_finish - producer_end(@end), then complete every writer
+ * (EndTime from @end), collecting stats and file hashes. Nothing is in
+ * place until session_run_commit(). Return: 0 or a negative errno with @err.
  */
 int session_run_finish(struct session_run *r, const struct sim_end *end, char *err,
 		       size_t errlen);
 
+/** session_run_commit - put every output of the run in place at once. Return: as out_set_commit(). */
+int session_run_commit(struct session_run *r, char *err, size_t errlen);
+
 /** session_run_error - describe a failed feed (producer/backend error @rc). */
 void session_run_error(struct session_run *r, int rc, char *err, size_t errlen);
 
-/**
- * session_run_discard - remove the finished output files of the first @n
- * sessions (regular files only: a device or FIFO written in place stays),
- * when the run fails after they were renamed into place.
- */
-void session_run_discard(struct session_run *r, unsigned n);
-
-/** session_run_close - free everything; unfinished outputs are removed. */
+/** session_run_close - free everything; uncommitted outputs are removed. */
 void session_run_close(struct session_run *r);
 
 #endif /* TOOLS_SESSION_RUN_H */

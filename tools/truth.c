@@ -325,13 +325,13 @@ int truth_write_cswitch(FILE *f, const struct trace_config *cfg, const struct si
 	fprintf(f,
 		",\"old_tid\":%" PRIu32 ",\"old_pri\":%d,\"old_base_pri\":%d,\"old_state\":%u"
 		",\"old_wait_reason\":%u,\"old_wait_mode\":%u,\"old_ideal_cpu\":%" PRIu32
-		",\"old_remaining_quantum\":%" PRId32 ",\"old_qos\":%u,\"prev_cstate\":%u"
-		",\"old_rank\":%u,\"new_tid\":%" PRIu32 ",\"new_pri\":%d,\"new_pri_decrement\":%d"
+		",\"old_remaining_quantum\":%" PRId64 ",\"old_qos\":%u,\"prev_cstate\":%u"
+		",\"old_rank\":%" PRIu32 ",\"new_tid\":%" PRIu32 ",\"new_pri\":%d,\"new_pri_decrement\":%d"
 		",\"new_wait_ticks\":%" PRIu32 ",\"new_qos\":%u",
 		cs->old_tid, cs->old_pri, cs->old_base_pri, (unsigned)cs->old_state,
 		(unsigned)cs->old_wait_reason, (unsigned)cs->old_wait_mode, cs->old_ideal_cpu,
 		cs->old_remaining_quantum, (unsigned)cs->old_qos, (unsigned)cs->prev_cstate,
-		(unsigned)cs->old_rank, cs->new_tid, cs->new_pri, cs->new_pri_decrement,
+		cs->old_rank, cs->new_tid, cs->new_pri, cs->new_pri_decrement,
 		cs->new_wait_ticks, (unsigned)cs->new_qos);
 	put_pmc(f, cfg, false, cs->pmc);
 	if (any_pebs(cfg)) {
@@ -351,7 +351,7 @@ int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct s
 	put_ts(f, cfg, "ts", sl->ts);
 	fprintf(f,
 		",\"lock\":\"0x%" PRIx64 "\",\"caller\":\"0x%" PRIx64 "\",\"acquire_time\":%" PRIu64
-		",\"release_time\":%" PRIu64 ",\"wait_cycles\":%" PRIu32 ",\"spin_count\":%" PRIu32
+		",\"release_time\":%" PRIu64 ",\"wait_cycles\":%" PRIu64 ",\"spin_count\":%" PRIu32
 		",\"tid\":%" PRIu32 ",\"interrupt_count\":%" PRIu32 ",\"irql\":%u,\"depth\":%u"
 		",\"mode\":%u,\"dpc\":%s,\"isr\":%s,\"logged\":%s,\"why\":\"%s\"",
 		sl->lock, sl->caller, sl->acquire_time, sl->release_time, sl->wait_cycles,
@@ -1138,11 +1138,11 @@ static int parse_cswitch(const struct rd *d, struct truth_reader *r, json_t *o,
 			       "is Waiting, so it would decode as a thread state",
 			    (unsigned)cs->old_wait_reason, (unsigned)r->cfg.max_wait_reason);
 	}
-	if ((rc = get_int(d, o, "", "old_remaining_quantum", false, INT32_MIN, INT32_MAX,
+	if ((rc = get_int(d, o, "", "old_remaining_quantum", false, INT64_MIN, INT64_MAX,
 			  &q)) < 0 ||
 	    (rc = get_u8(d, o, "old_qos", 0, QOS_MAX, &cs->old_qos)) < 0 ||
 	    (rc = get_u8(d, o, "prev_cstate", 0, UINT8_MAX, &cs->prev_cstate)) < 0 ||
-	    (rc = get_u8(d, o, "old_rank", 0, UINT8_MAX, &cs->old_rank)) < 0 ||
+	    (rc = get_u32(d, o, "", "old_rank", false, 0, UINT32_MAX, &cs->old_rank)) < 0 ||
 	    (rc = get_u32(d, o, "", "new_tid", true, 0, UINT32_MAX, &cs->new_tid)) < 0 ||
 	    (rc = get_s8(d, o, "new_pri", 0, PRIORITY_MAX, &cs->new_pri)) < 0 ||
 	    (rc = get_s8(d, o, "new_pri_decrement", INT8_MIN, INT8_MAX,
@@ -1154,7 +1154,7 @@ static int parse_cswitch(const struct rd *d, struct truth_reader *r, json_t *o,
 	    (rc = get_pebs_index(d, o, &cs->pebs_index)) < 0) {
 		return rc;
 	}
-	cs->old_remaining_quantum = (int32_t)q;
+	cs->old_remaining_quantum = q;
 	return check_cpu_time(d, r, cs->cpu, cs->tick, cs->ts);
 }
 
@@ -1178,7 +1178,7 @@ static int parse_spinlock(const struct rd *d, struct truth_reader *r, json_t *o,
 	    (rc = get_addr(d, o, "caller", amax, "arch x86", &sl->caller)) < 0 ||
 	    (rc = get_u64(d, o, "", "acquire_time", false, &sl->acquire_time)) < 0 ||
 	    (rc = get_u64(d, o, "", "release_time", false, &sl->release_time)) < 0 ||
-	    (rc = get_u32(d, o, "", "wait_cycles", false, 0, UINT32_MAX, &sl->wait_cycles)) < 0 ||
+	    (rc = get_u64(d, o, "", "wait_cycles", false, &sl->wait_cycles)) < 0 ||
 	    (rc = get_u32(d, o, "", "spin_count", false, 0, UINT32_MAX, &sl->spin_count)) < 0 ||
 	    (rc = get_u32(d, o, "", "tid", false, 0, UINT32_MAX, &sl->tid)) < 0 ||
 	    (rc = get_u32(d, o, "", "interrupt_count", false, 0, UINT32_MAX,

@@ -86,6 +86,9 @@ static int resolve_opts(const struct writer_opts *in, struct writer_opts *o, con
 		return -EINVAL;
 	}
 	*o = *in;
+	if (o->out && !o->path) {
+		o->path = o->out->path;
+	}
 	if (!o->path || o->path[0] == '\0') {
 		*why = "path: empty";
 		return -EINVAL;
@@ -220,7 +223,8 @@ struct etl_writer *writer_create(const struct writer_opts *opts)
 	w->o.logger_name = NULL;
 	w->o.logfile_name = NULL;
 	w->next_seq = 1;
-	ret = etl_out_open(&w->out, path, w->o.buffer_size);
+	ret = etl_out_open(&w->out, w->o.out, path, w->o.buffer_size);
+	w->o.out = NULL;
 	if (ret) {
 		goto err_free;
 	}
@@ -455,7 +459,7 @@ int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time)
 	t.buffers_lost = sat32(w->st.buffers_lost);
 	etl_header_set_totals(w->hdr, w->o.arch, &t);
 	/* Every CPU buffer is free now: CPU 0's serves as the copy buffer. */
-	ret = etl_out_commit(&w->out, w->hdr, w->cpu[0].mem);
+	ret = etl_out_complete(&w->out, w->hdr, w->cpu[0].mem, &w->st.xxh3);
 	if (ret) {
 		w->err = ret;
 		return ret;
@@ -468,6 +472,11 @@ int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time)
 void writer_get_stats(const struct etl_writer *w, struct writer_stats *st)
 {
 	*st = w->st;
+}
+
+int writer_get_error(const struct etl_writer *w)
+{
+	return w->err;
 }
 
 void writer_destroy(struct etl_writer *w)

@@ -17,12 +17,18 @@
 #include "producer/backend.h"
 #include "producer/etw_encode.h"
 #include "writer/etl_layout.h"
+#include "writer/out_file.h"
 
 /**
  * struct writer_opts - what goes into the file. A zero field takes the
  * default in brackets.
  * @path:             output path; "-" is standard output; a non-regular
- *                    existing target (device, FIFO) is written in place
+ *                    existing target (device, FIFO) is written in place;
+ *                    with @out set, only the default of @logfile_name
+ * @out:              an open output of the caller's struct out_set
+ *                    (writer/out_file.h), which commits it; NULL = the
+ *                    writer opens @path itself and renames it into place
+ *                    when writer_finish() succeeds
  * @logger_name:      LoggerName string ["NT Kernel Logger"]
  * @logfile_name:     LogFileName string [@path]
  * @arch:             x64 or x86 (pointer size, SYSTEM32/64 and PERFINFO32/64)
@@ -51,6 +57,7 @@
  */
 struct writer_opts {
 	const char *path;
+	struct out_file *out;
 	const char *logger_name;
 	const char *logfile_name;
 	enum etw_arch arch;
@@ -86,6 +93,7 @@ struct writer_stats {
 	uint64_t buffers_lost;
 	uint64_t bytes_written;
 	uint64_t event_bytes; /* sum of unaligned Size of written events */
+	uint64_t xxh3;        /* XXH3-64 of the whole file (after writer_finish()) */
 };
 
 struct etl_writer;
@@ -97,9 +105,10 @@ struct etl_writer;
 int writer_validate_opts(const struct writer_opts *o, const char **why);
 
 /**
- * writer_create - open the output (a temporary file beside @o->path) and
- * allocate the per-CPU buffers. Nothing appears at @o->path before
- * writer_finish() succeeds.
+ * writer_create - open the output (@o->out, or a temporary file beside
+ * @o->path) and allocate the per-CPU buffers. Nothing appears at the target
+ * before writer_finish() succeeds (and, with @o->out, before the caller
+ * commits its set).
  * Return: the writer, or NULL with errno set (EINVAL bad option, or the
  * errno of the failed open/allocation).
  */
@@ -125,13 +134,17 @@ int writer_write(struct etl_writer *w, unsigned cpu, uint64_t ts, const void *ev
 /**
  * writer_finish - flush every partial buffer with TimeStamp @end_ts, write
  * the header buffer (EndTime @end_time, exact BuffersWritten, EventsLost,
- * BuffersLost), sync, and rename into place.
+ * BuffersLost) and hash the file; without @o->out also sync and rename
+ * into place.
  * Return: 0 or a negative errno (the target path is then left untouched).
  */
 int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time);
 
 /** writer_stats - counters so far (final after writer_finish()). */
 void writer_get_stats(const struct etl_writer *w, struct writer_stats *st);
+
+/** writer_get_error - the first output error (a negative errno, sticky), or 0. */
+int writer_get_error(const struct etl_writer *w);
 
 /** writer_destroy - free; removes the temporary file if not finished. NULL is a no-op. */
 void writer_destroy(struct etl_writer *w);

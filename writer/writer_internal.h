@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "writer/out_file.h"
 #include "writer/writer.h"
 
 /* Longest LoggerName / LogFileName accepted, in characters (without the NUL). */
@@ -86,36 +87,33 @@ void etl_header_set_totals(uint8_t *buf, enum etw_arch arch, const struct etl_to
 
 /* ---- etl_output.c ------------------------------------------------------- */
 
-/** enum etl_out_mode - where the file goes, decided once at open. */
-enum etl_out_mode {
-	ETL_OUT_RENAME,	  /* regular file: temporary beside the target, renamed at the end */
-	ETL_OUT_IN_PLACE, /* existing non-regular target (device, FIFO): written directly */
-	ETL_OUT_STDOUT,	  /* "-": standard output, never closed */
-};
-
 /**
- * struct etl_output - the output file. Data buffers go to @data_fd as they
- * are flushed: in the temporary file they start at BufferSize (the first
- * BufferSize bytes are kept for the header buffer, written last with
- * pwrite); for a stream (stdout, device, FIFO) they go to an unlinked spool
- * file and are copied after the header buffer at the end.
+ * struct etl_output - where one ETL file's bytes go (writer/out_file.h
+ * decides the kind). Data buffers are written as they are flushed: into a
+ * temporary file (OUT_RENAME) they go at their final offsets, the first
+ * BufferSize bytes being kept for the header buffer, written last with
+ * pwrite; for a stream (standard output, a device, a FIFO) they go to an
+ * unlinked spool file and are copied after the header buffer at the end.
+ * @of:    the output (borrowed from the caller's set, or @own's)
+ * @own:   a private one-file set when the writer was given only a path
  */
 struct etl_output {
-	enum etl_out_mode mode;
-	int fd;		  /* temporary file, in-place target or STDOUT_FILENO */
-	int data_fd;	  /* = fd (RENAME) or the spool's descriptor */
-	FILE *spool;	  /* tmpfile() for the stream modes, else NULL */
-	char *tmp_path;	  /* RENAME: the temporary name (malloc'd) */
-	char *final_path; /* RENAME: the target (malloc'd) */
+	struct out_file *of;
+	struct out_set own;
+	bool owns_set;
+	int data_fd;  /* of->fd (OUT_RENAME) or the spool's descriptor */
+	FILE *spool;  /* tmpfile() for the stream kinds, else NULL */
 	uint32_t buffer_size;
 	uint64_t data_buffers; /* data buffers written so far */
 };
 
 /**
- * etl_out_open - decide the mode for @path and open what it needs.
+ * etl_out_open - use @of (an open output of the caller's set), or, when it
+ * is NULL, a private set holding @path alone.
  * Return: 0 or a negative errno (nothing is left behind on failure).
  */
-int etl_out_open(struct etl_output *out, const char *path, uint32_t buffer_size);
+int etl_out_open(struct etl_output *out, struct out_file *of, const char *path,
+		 uint32_t buffer_size);
 
 /**
  * etl_out_write_data - append one flushed data buffer (@out->buffer_size bytes).
@@ -124,14 +122,17 @@ int etl_out_open(struct etl_output *out, const char *path, uint32_t buffer_size)
 int etl_out_write_data(struct etl_output *out, const uint8_t *buf);
 
 /**
- * etl_out_commit - write the header buffer @hdr first in the file, copy the
- * spool after it (@scratch: buffer_size bytes of scratch memory), sync and
- * rename into place, close. On failure the temporary file is removed.
- * Return: 0 or a negative errno.
+ * etl_out_complete - write the header buffer @hdr first in the file and,
+ * for a stream, copy the spool after it (@scratch: buffer_size bytes of
+ * scratch memory); set *@xxh3 to the XXH3-64 of the whole file. A private
+ * set is then committed (renamed into place); a caller's set is left to
+ * the caller's out_set_commit().
+ * Return: 0 or a negative errno (a private set is then aborted).
  */
-int etl_out_commit(struct etl_output *out, const uint8_t *hdr, uint8_t *scratch);
+int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratch,
+		     uint64_t *xxh3);
 
-/** etl_out_abort - close and remove whatever was created; idempotent. */
+/** etl_out_abort - close the spool; a private set is aborted. Idempotent. */
 void etl_out_abort(struct etl_output *out);
 
 /* ---- writer.c ----------------------------------------------------------- */

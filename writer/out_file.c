@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: MIT
+/*
+ * writer/out_file.c - the outputs of one run, written so that nothing is
+ * destroyed (see out_file.h for the rules).
+ *
+ *   out_set_add()     classify each target, refuse two that are one file
+ *        |            (nothing created yet)
+ *   out_set_open()    OUT_RENAME:   mkstemp("DIR/.NAME.XXXXXX") beside the
+ *        |                          target (symlinks followed to the real file)
+ *        |            OUT_IN_PLACE: open the device or FIFO itself
+ *        |            OUT_STDOUT:   descriptor 1
+ *   ... the run writes through out_file.fd or out_file_stream() ...
+ *   out_set_commit()  flush, fsync, close; then, signals blocked:
+ *        |              for each temporary: link the old target to a backup
+ *        |              name, rename the temporary onto the target
+ *        |              (a failed rename puts every replaced target back)
+ *        |            and remove the backups
+ *   out_set_abort()   remove every temporary file
+ *
+ * The temporary names live in a process-wide table that the signal handler
+ * of out_signals_install() walks with unlink() (async-signal-safe) before
+ * _exit(128 + signal). The table is changed only with those signals
+ * blocked, so the handler never sees half an update.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "writer/out_file.h"
+
+#define MAX_LINK_HOPS 40
+#define MAX_TEMPS     256
+
+/* ---- the process-wide table of temporary files (for the signal handler) -- */
+
+static const char *volatile temps[MAX_TEMPS];
+static volatile sig_atomic_t installed;
+
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void block_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
+		sigaddset(&set, cleanup_signals[i]);
+	}
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* Put @name in the table (signals must be blocked). Return: false if full. */
+static bool temp_register(const char *name)
+{
+	for (unsigned i = 0; i < MAX_TEMPS; i++) {
+		if (!temps[i]) {
+			temps[i] = name;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void temp_unregister(const char *name)
+{
+	for (unsigned i = 0; i < MAX_TEMPS; i++) {
+		if (temps[i] == name) {
+			temps[i] = NULL;
+		}
+	}
+}
+
+static void on_signal(int sig)
+{
+	for (unsigned i = 0; i < MAX_TEMPS; i++) {
+		const char *t = temps[i];
+
+		if (t) {
+			unlink(t);
+		}
+	}
+	_exit(128 + sig);
+}
+
+void out_signals_install(void)
+{
+	struct sigaction sa;
+
+	if (installed) {
+		return;
+	}
+	installed = 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
+		sigaddset(&sa.sa_mask, cleanup_signals[i]);
+	}
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
+		struct sigaction was;
+
+		/* a signal ignored on entry stays ignored (nohup, background jobs) */
+		if (sigaction(cleanup_signals[i], NULL, &was) == 0 && was.sa_handler == SIG_IGN) {
+			continue;
+		}
+		sigaction(cleanup_signals[i], &sa, NULL);
+	}
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+static char *dup_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (d) {
+		memcpy(d, s, n);
+	}
+	return d;
+}
+
+/* "DIR/" part of @path (empty for a bare name), as a new string. */
+static char *dir_part(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, path, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+static const char *base_part(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* "DIR/.BASE@suffix" beside @path. */
+static char *hidden_name(const char *path, const char *suffix)
+{
+	char *dir = dir_part(path);
+	const char *base = base_part(path);
+	size_t n;
+	char *t;
+
+	if (!dir) {
+		return NULL;
+	}
+	n = strlen(dir) + 1 + strlen(base) + strlen(suffix) + 1;
+	t = malloc(n);
+	if (t) {
+		strcpy(t, dir);
+		strcat(t, ".");
+		strcat(t, base);
+		strcat(t, suffix);
+	}
+	free(dir);
+	return t;
+}
+
+/*
+ * Follow symbolic links from @path to the file that is really written (which
+ * may not exist yet). Return: a new string, or NULL with errno (ELOOP, ENOMEM).
+ */
+static char *resolve_links(const char *path)
+{
+	char *cur = dup_str(path);
+
+	for (unsigned hop = 0; cur; hop++) {
+		struct stat st;
+		char link[PATH_MAX];
+		ssize_t n;
+		char *next;
+
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+			return cur;
+		}
+		if (hop == MAX_LINK_HOPS) {
+			free(cur);
+			errno = ELOOP;
+			return NULL;
+		}
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0) {
+			free(cur);
+			return NULL;
+		}
+		link[n] = '\0';
+		if (link[0] == '/') {
+			next = dup_str(link);
+		} else {
+			char *dir = dir_part(cur);
+
+			next = dir ? malloc(strlen(dir) + (size_t)n + 1) : NULL;
+			if (next) {
+				strcpy(next, dir);
+				strcat(next, link);
+			}
+			free(dir);
+		}
+		free(cur);
+		cur = next;
+	}
+	errno = ENOMEM;
+	return NULL;
+}
+
+bool out_is_regular_target(const char *path)
+{
+	struct stat st;
+	char *t;
+	bool reg;
+
+	if (!path || !path[0] || !strcmp(path, "-")) {
+		return false;
+	}
+	t = resolve_links(path);
+	if (!t) {
+		return false;
+	}
+	reg = stat(t, &st) != 0 || S_ISREG(st.st_mode);
+	free(t);
+	return reg;
+}
+
+/* ---- the set ---------------------------------------------------------------- */
+
+void out_set_init(struct out_set *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < OUT_SET_MAX; i++) {
+		s->files[i].fd = -1;
+	}
+}
+
+struct out_file *out_set_file(struct out_set *s, unsigned i)
+{
+	return i < s->n ? &s->files[i] : NULL;
+}
+
+/*
+ * The identity of a new (not yet existing) target: its folder's device and
+ * inode and its name. Existing files compare by their own device and inode.
+ */
+static bool same_new_target(const struct out_file *a, const struct out_file *b)
+{
+	struct stat da, db;
+	char *pa, *pb;
+	bool same = false;
+
+	if (strcmp(base_part(a->target), base_part(b->target)) != 0) {
+		return false;
+	}
+	pa = dir_part(a->target);
+	pb = dir_part(b->target);
+	if (pa && pb) {
+		if (stat(pa[0] ? pa : ".", &da) == 0 && stat(pb[0] ? pb : ".", &db) == 0) {
+			same = da.st_dev == db.st_dev && da.st_ino == db.st_ino;
+		} else {
+			same = strcmp(pa, pb) == 0;
+		}
+	}
+	free(pa);
+	free(pb);
+	return same;
+}
+
+static bool same_file(const struct out_file *a, const struct out_file *b)
+{
+	if (a->kind == OUT_STDOUT && b->kind == OUT_STDOUT) {
+		return true; /* two streams interleaved on one descriptor */
+	}
+	if (a->exists != b->exists) {
+		return false;
+	}
+	if (a->exists) {
+		if (a->dev != b->dev || a->ino != b->ino) {
+			return false;
+		}
+		/* writing a character device twice is what was asked (e.g. /dev/null) */
+		return !(a->is_chr && b->is_chr);
+	}
+	return a->target && b->target && same_new_target(a, b);
+}
+
+static int fail(char *err, size_t errlen, int rc, const char *path, const char *what)
+{
+	snprintf(err, errlen, "%s: %s", path, what);
+	return rc;
+}
+
+int out_set_add(struct out_set *s, const char *path, const char *label, char *err,
+		size_t errlen)
+{
+	struct out_file *f;
+	struct stat st;
+
+	if (s->open || s->n == OUT_SET_MAX) {
+		return fail(err, errlen, -ENOSPC, path, "too many outputs");
+	}
+	if (!path || !path[0]) {
+		return fail(err, errlen, -ENOENT, label, "empty file name");
+	}
+	f = &s->files[s->n];
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->path = dup_str(path);
+	f->label = dup_str(label ? label : "output");
+	if (!f->path || !f->label) {
+		goto enomem;
+	}
+	if (!strcmp(path, "-")) {
+		f->kind = OUT_STDOUT;
+		if (fstat(STDOUT_FILENO, &st) == 0) {
+			f->exists = true;
+			f->dev = st.st_dev;
+			f->ino = st.st_ino;
+			f->is_chr = S_ISCHR(st.st_mode);
+		}
+	} else {
+		f->target = resolve_links(path);
+		if (!f->target) {
+			int e = errno;
+
+			free(f->path);
+			free(f->label);
+			return fail(err, errlen, -e, path,
+				    e == ELOOP ? "too many levels of symbolic links"
+					       : "out of memory");
+		}
+		if (stat(f->target, &st) == 0) {
+			f->exists = true;
+			f->dev = st.st_dev;
+			f->ino = st.st_ino;
+			f->mode = st.st_mode;
+			if (S_ISDIR(st.st_mode)) {
+				free(f->path);
+				free(f->label);
+				free(f->target);
+				return fail(err, errlen, -EISDIR, path, "is a directory");
+			}
+			if (S_ISREG(st.st_mode)) {
+				f->kind = OUT_RENAME;
+			} else {
+				f->kind = OUT_IN_PLACE;
+				f->is_chr = S_ISCHR(st.st_mode);
+			}
+		} else {
+			f->kind = OUT_RENAME;
+		}
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		const struct out_file *o = &s->files[i];
+
+		if (same_file(o, f)) {
+			snprintf(err, errlen, "%s %s and %s %s are the same file", o->label,
+				 o->path, f->label, f->path);
+			free(f->path);
+			free(f->label);
+			free(f->target);
+			return -EEXIST;
+		}
+	}
+	return (int)s->n++;
+
+enomem:
+	free(f->path);
+	free(f->label);
+	return fail(err, errlen, -ENOMEM, path, "out of memory");
+}
+
+static int open_one(struct out_file *f, char *err, size_t errlen)
+{
+	sigset_t old;
+	int e;
+
+	switch (f->kind) {
+	case OUT_STDOUT:
+		f->fd = STDOUT_FILENO;
+		return 0;
+	case OUT_IN_PLACE:
+		f->fd = open(f->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (f->fd < 0) {
+			e = errno;
+			snprintf(err, errlen, "%s: cannot open: %s", f->path, strerror(e));
+			return -e;
+		}
+		return 0;
+	case OUT_RENAME:
+		break;
+	}
+	f->tmp = hidden_name(f->target, ".XXXXXX");
+	if (!f->tmp) {
+		return fail(err, errlen, -ENOMEM, f->path, "out of memory");
+	}
+	block_signals(&old);
+	if (!temp_register(f->tmp)) {
+		restore_signals(&old);
+		return fail(err, errlen, -EMFILE, f->path, "too many temporary files");
+	}
+	f->fd = mkstemp(f->tmp);
+	e = errno;
+	if (f->fd < 0) {
+		temp_unregister(f->tmp);
+		free(f->tmp);
+		f->tmp = NULL; /* nothing was created */
+	}
+	restore_signals(&old);
+	if (f->fd < 0) {
+		snprintf(err, errlen, "%s: cannot create: %s", f->path, strerror(e));
+		return -e;
+	}
+	if (f->exists && access(f->target, W_OK) != 0) {
+		e = errno;
+		snprintf(err, errlen, "%s: not writable: %s", f->path, strerror(e));
+		return -e;
+	}
+	/* mkstemp makes 0600: keep the replaced file's mode, or what creat() would give */
+	if (f->exists) {
+		(void)fchmod(f->fd, f->mode & 07777);
+	} else {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		(void)fchmod(f->fd, (mode_t)(0666 & ~mask));
+	}
+	return 0;
+}
+
+int out_set_open(struct out_set *s, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		int rc = open_one(&s->files[i], err, errlen);
+
+		if (rc < 0) {
+			out_set_abort(s);
+			return rc;
+		}
+	}
+	s->open = true;
+	return 0;
+}
+
+FILE *out_file_stream(struct out_file *f)
+{
+	if (f->stream) {
+		return f->stream;
+	}
+	if (f->kind == OUT_STDOUT) {
+		f->stream = stdout;
+	} else if (f->fd >= 0) {
+		f->stream = fdopen(f->fd, "w");
+	} else {
+		errno = EBADF;
+	}
+	return f->stream;
+}
+
+/* fsync that accepts what cannot be synced (pipes, ttys, /dev/null). */
+static int sync_fd(int fd)
+{
+	if (fsync(fd) == 0 || errno == EINVAL || errno == EROFS || errno == ENOTSUP) {
+		return 0;
+	}
+	return -errno;
+}
+
+/* Flush, sync and close @f (standard output is flushed, not closed). */
+static int finish_one(struct out_file *f)
+{
+	int rc = 0;
+
+	if (f->stream) {
+		if (fflush(f->stream) != 0 || ferror(f->stream)) {
+			rc = errno ? -errno : -EIO;
+		}
+	}
+	if (f->kind == OUT_STDOUT) {
+		if (!rc && f->stream) {
+			rc = sync_fd(STDOUT_FILENO);
+		}
+		return rc;
+	}
+	if (!rc && f->fd >= 0) {
+		rc = sync_fd(f->fd);
+	}
+	if (f->stream) {
+		if (fclose(f->stream) != 0 && !rc) {
+			rc = -errno;
+		}
+		f->stream = NULL;
+	} else if (f->fd >= 0 && close(f->fd) != 0 && !rc) {
+		rc = -errno;
+	}
+	f->fd = -1;
+	return rc;
+}
+
+static bool cleanup_signal_pending(void)
+{
+	sigset_t pend;
+
+	if (sigpending(&pend) != 0) {
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
+		if (sigismember(&pend, cleanup_signals[i]) == 1) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Hard-link the current target to a fresh backup name; NULL if there is none. */
+static char *make_backup(const struct out_file *f)
+{
+	char suffix[48];
+
+	for (unsigned k = 0; k < 1000; k++) {
+		char *b;
+
+		snprintf(suffix, sizeof(suffix), ".bak-%ld-%u", (long)getpid(), k);
+		b = hidden_name(f->target, suffix);
+		if (!b) {
+			return NULL;
+		}
+		if (link(f->target, b) == 0) {
+			return b;
+		}
+		free(b);
+		if (errno != EEXIST) {
+			return NULL; /* no target, or no hard links here: nothing to put back */
+		}
+	}
+	return NULL;
+}
+
+/* Put back the targets of @s->files[0..n) already renamed over. */
+static void roll_back(struct out_set *s, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct out_file *f = &s->files[i];
+
+		if (!f->renamed) {
+			continue;
+		}
+		if (f->backup) {
+			rename(f->backup, f->target);
+		} else {
+			unlink(f->target);
+		}
+		f->renamed = false;
+	}
+}
+
+static void drop_backups(struct out_set *s)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		struct out_file *f = &s->files[i];
+
+		if (f->backup) {
+			unlink(f->backup);
+			temp_unregister(f->backup);
+			free(f->backup);
+			f->backup = NULL;
+		}
+	}
+}
+
+int out_set_commit(struct out_set *s, char *err, size_t errlen)
+{
+	sigset_t old;
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < s->n; i++) {
+		rc = finish_one(&s->files[i]);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s: write failed: %s", s->files[i].path,
+				 strerror(-rc));
+			out_set_abort(s);
+			return rc;
+		}
+	}
+	block_signals(&old);
+	if (cleanup_signal_pending()) {
+		out_set_abort(s);
+		restore_signals(&old); /* the handler runs now and exits */
+		snprintf(err, errlen, "interrupted");
+		return -EINTR;
+	}
+	for (i = 0; i < s->n; i++) {
+		struct out_file *f = &s->files[i];
+
+		if (f->kind != OUT_RENAME || !f->tmp) {
+			continue;
+		}
+		f->backup = make_backup(f);
+		if (f->backup) {
+			temp_register(f->backup);
+		}
+		if (rename(f->tmp, f->target) != 0) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: cannot rename into place: %s", f->path,
+				 strerror(-rc));
+			roll_back(s, i);
+			drop_backups(s);
+			out_set_abort(s);
+			restore_signals(&old);
+			return rc;
+		}
+		f->renamed = true;
+		temp_unregister(f->tmp);
+		free(f->tmp);
+		f->tmp = NULL;
+	}
+	drop_backups(s);
+	restore_signals(&old);
+	s->open = false;
+	return 0;
+}
+
+void out_set_abort(struct out_set *s)
+{
+	sigset_t old;
+
+	block_signals(&old);
+	for (unsigned i = 0; i < s->n; i++) {
+		struct out_file *f = &s->files[i];
+
+		if (f->stream && f->kind != OUT_STDOUT) {
+			fclose(f->stream);
+			f->fd = -1;
+		}
+		f->stream = NULL;
+		if (f->fd >= 0 && f->kind != OUT_STDOUT) {
+			close(f->fd);
+		}
+		f->fd = -1;
+		if (f->tmp) {
+			unlink(f->tmp);
+			temp_unregister(f->tmp);
+			free(f->tmp);
+			f->tmp = NULL;
+		}
+	}
+	s->open = false;
+	restore_signals(&old);
+}
+
+void out_set_free(struct out_set *s)
+{
+	out_set_abort(s);
+	for (unsigned i = 0; i < s->n; i++) {
+		struct out_file *f = &s->files[i];
+
+		free(f->path);
+		free(f->label);
+		free(f->target);
+		free(f->backup);
+		f->path = f->label = f->target = f->backup = NULL;
+	}
+	s->n = 0;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer/out_file.h - every file the tool writes goes through here: one
+ * rule set for ETL files, truth streams, pictures, corpus files and JSON
+ * reports (DESIGN.md "Outputs").
+ *
+ *   - "-" is standard output.
+ *   - A regular file or a new path is written under a temporary name in
+ *     its folder and renamed into place only when the whole run succeeded.
+ *     A symbolic link is followed: the file it points to is replaced, never
+ *     the link itself.
+ *   - An existing target that is not a regular file (a device such as
+ *     /dev/null or /dev/full, a FIFO) is opened and written in place,
+ *     never replaced.
+ *   - The outputs of one run form a set: two that are the same file are
+ *     refused before anything is created; the set commits all its
+ *     temporary files at once (a failed rename rolls the others back) or
+ *     removes them all, so a failed or interrupted run leaves every target
+ *     as it was.
+ *   - out_signals_install(): SIGINT, SIGTERM and SIGHUP remove every
+ *     temporary file of the process and exit with 128 + the signal number;
+ *     SIGPIPE is ignored so a closed pipe is a write error (EPIPE, exit 1).
+ */
+#ifndef WRITER_OUT_FILE_H
+#define WRITER_OUT_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/** enum out_kind - how a target is written, decided when it is added. */
+enum out_kind {
+	OUT_RENAME = 0, /* regular file or new path: temporary beside it, renamed at commit */
+	OUT_IN_PLACE,   /* existing device or FIFO: opened and written directly */
+	OUT_STDOUT,     /* "-": standard output, never closed */
+};
+
+#define OUT_SET_MAX 32 /* outputs of one run */
+
+/**
+ * struct out_file - one output of a run. Fields are read-only for users.
+ * @path:   as given (for messages)
+ * @label:  what asked for it ("-o", "--truth", "sessions.1.file", ...)
+ * @kind:   see enum out_kind
+ * @fd:     the descriptor to write once the set is open: the temporary
+ *          file (OUT_RENAME, seekable), the target, or STDOUT_FILENO
+ * @target: OUT_RENAME: the file the temporary replaces (symlinks resolved)
+ * @tmp:    OUT_RENAME: the temporary file's name
+ */
+struct out_file {
+	char *path;
+	char *label;
+	enum out_kind kind;
+	int fd;
+	char *target;
+	char *tmp;
+	/* private */
+	FILE *stream;
+	char *backup;
+	bool exists;
+	bool is_chr;
+	dev_t dev;
+	ino_t ino;
+	mode_t mode;
+	bool renamed;
+};
+
+/** struct out_set - the outputs of one run. Zero-initialise, or out_set_init(). */
+struct out_set {
+	unsigned n;
+	bool open;
+	struct out_file files[OUT_SET_MAX];
+};
+
+/** out_set_init - an empty set. */
+void out_set_init(struct out_set *s);
+
+/**
+ * out_set_add - add @path as an output asked for by @label, checking it
+ * against the outputs already in the set. Creates nothing.
+ * Return: the index of the new output (>= 0); -EEXIST when it is the same
+ * file as an earlier output (@err: "LABEL PATH and LABEL2 PATH2 are the
+ * same file"); -EISDIR, -ENOENT (empty path), -ELOOP (symlink loop),
+ * -ENOSPC (the set is full), -ENOMEM, with @err filled.
+ * Character devices may be named more than once (e.g. /dev/null).
+ */
+int out_set_add(struct out_set *s, const char *path, const char *label, char *err,
+		size_t errlen);
+
+/**
+ * out_set_open - create every temporary file and open every in-place
+ * target. Call once, after the last out_set_add().
+ * Return: 0, or a negative errno with @err = "PATH: cannot create: why";
+ * then nothing is left behind (the set is aborted).
+ */
+int out_set_open(struct out_set *s, char *err, size_t errlen);
+
+/** out_set_file - output @i (NULL past the end). */
+struct out_file *out_set_file(struct out_set *s, unsigned i);
+
+/**
+ * out_file_stream - a stdio stream on @f's descriptor (standard output's
+ * for "-"), made on first use and flushed by out_set_commit().
+ * Return: the stream, or NULL with errno set.
+ */
+FILE *out_file_stream(struct out_file *f);
+
+/**
+ * out_set_commit - flush every stream, sync and close every temporary file,
+ * then rename each into place with the signals of out_signals_install()
+ * blocked. A rename that fails puts back the targets already replaced. A
+ * signal that arrived before the renames started aborts instead.
+ * Return: 0, or a negative errno with @err ("PATH: write failed: why");
+ * every target is then as it was and no temporary file is left.
+ */
+int out_set_commit(struct out_set *s, char *err, size_t errlen);
+
+/**
+ * out_set_abort - remove every temporary file and close what was opened.
+ * Idempotent; harmless on a committed set.
+ */
+void out_set_abort(struct out_set *s);
+
+/** out_set_free - out_set_abort() and free the names. */
+void out_set_free(struct out_set *s);
+
+/**
+ * out_signals_install - once per process: SIGINT, SIGTERM, SIGHUP remove
+ * the temporary files of every open set and _exit(128 + signal) (a signal
+ * already ignored when the process started stays ignored); SIGPIPE is
+ * ignored, so a closed pipe is a write error (EPIPE).
+ */
+void out_signals_install(void);
+
+/**
+ * out_is_regular_target - would @path be written through a temporary file
+ * (a regular file or a new path, after following symbolic links)? False
+ * for "-", devices and FIFOs: derived file names are never made from those.
+ */
+bool out_is_regular_target(const char *path);
+
+#endif /* WRITER_OUT_FILE_H */
