@@ -49,7 +49,7 @@ struct counts {
 	unsigned buf_cpu[64];
 	unsigned records;
 	unsigned kind[DEC_KIND_COUNT][2];
-	unsigned sys[2][HOOKS];  /* SYSTEM32/64 per hook */
+	unsigned sys[2][HOOKS];	 /* SYSTEM32/64 per hook */
 	unsigned perf[2][HOOKS]; /* PERFINFO32/64 per hook */
 	unsigned pebs, pmc;
 	int rc; /* last dec_buffer_next result: 0, or the error */
@@ -131,8 +131,8 @@ Test(reader_samples, shutdown_perfdiag_counts)
 	struct counts *c = count_sample("airbus_ShutdownPerfDiagLogger.etl", &d);
 	const struct dec_logfile *lf = dec_etl_logfile(d);
 	static const struct hook_count sys[] = {
-		{0x0000, 1},    {0x0005, 1},   {0x0050, 1},    {0x0302, 60},   {0x030A, 72},
-		{0x030B, 60},   {0x0501, 350}, {0x0502, 1032}, {0x0503, 1175}, {0x0504, 501},
+		{0x0000, 1},	{0x0005, 1},   {0x0050, 1},    {0x0302, 60},   {0x030A, 72},
+		{0x030B, 60},	{0x0501, 350}, {0x0502, 1032}, {0x0503, 1175}, {0x0504, 501},
 		{0x1402, 4791}, {0x1403, 196}, {0x1404, 193},
 	};
 	static const struct hook_count perf[] = {
@@ -308,19 +308,19 @@ Test(reader_samples, tx_http_server_windows7)
 
 /* Per-hook counts of perfview_net.4.5.2.x64.etl, typed from etl-samples/README.md. */
 static const struct hook_count net_sys64[] = {
-	{0x0000, 1},    {0x0005, 1},   {0x010C, 1208}, {0x010D, 21},  {0x010F, 2},   {0x0301, 1},
-	{0x0302, 1},    {0x030A, 35},  {0x0501, 9},    {0x0502, 15},  {0x0503, 670}, {0x0504, 664},
-	{0x0B0A, 1},    {0x0B0B, 1},   {0x0B0C, 1},    {0x0B0D, 3},   {0x0B0F, 157}, {0x0B10, 1},
-	{0x0B12, 1},    {0x0B16, 78},  {0x0B19, 1},    {0x0B1C, 1},   {0x0F49, 1},   {0x0F4A, 1},
-	{0x1402, 32},   {0x1403, 141}, {0x1404, 141},
+	{0x0000, 1},  {0x0005, 1},   {0x010C, 1208}, {0x010D, 21}, {0x010F, 2},	  {0x0301, 1},
+	{0x0302, 1},  {0x030A, 35},  {0x0501, 9},    {0x0502, 15}, {0x0503, 670}, {0x0504, 664},
+	{0x0B0A, 1},  {0x0B0B, 1},   {0x0B0C, 1},    {0x0B0D, 3},  {0x0B0F, 157}, {0x0B10, 1},
+	{0x0B12, 1},  {0x0B16, 78},  {0x0B19, 1},    {0x0B1C, 1},  {0x0F49, 1},	  {0x0F4A, 1},
+	{0x1402, 32}, {0x1403, 141}, {0x1404, 141},
 };
 static const struct hook_count net_perf64[] = {
-	{0x0005, 2},    {0x0008, 2},     {0x0020, 2},    {0x010A, 1208}, {0x010B, 21},
-	{0x010E, 2},    {0x0220, 153},   {0x0303, 32},   {0x0304, 32},   {0x0320, 1},
-	{0x0321, 32},   {0x0327, 2},     {0x0420, 16},   {0x0423, 14},   {0x0424, 3054},
-	{0x061A, 240},  {0x061B, 250},   {0x080A, 1},    {0x080B, 19},   {0x081A, 6},
-	{0x081B, 10},   {0x0B11, 1},     {0x0F2E, 79528}, {0x1403, 1622}, {0x1404, 1625},
-	{0x1421, 1},    {0x1422, 1},     {0x1820, 252},  {0x1823, 1909}, {0x1824, 1012},
+	{0x0005, 2},	{0x0008, 2},	{0x0020, 2},	 {0x010A, 1208}, {0x010B, 21},
+	{0x010E, 2},	{0x0220, 153},	{0x0303, 32},	 {0x0304, 32},	 {0x0320, 1},
+	{0x0321, 32},	{0x0327, 2},	{0x0420, 16},	 {0x0423, 14},	 {0x0424, 3054},
+	{0x061A, 240},	{0x061B, 250},	{0x080A, 1},	 {0x080B, 19},	 {0x081A, 6},
+	{0x081B, 10},	{0x0B11, 1},	{0x0F2E, 79528}, {0x1403, 1622}, {0x1404, 1625},
+	{0x1421, 1},	{0x1422, 1},	{0x1820, 252},	 {0x1823, 1909}, {0x1824, 1012},
 	{0x1825, 2061}, {0x1826, 7046},
 };
 
@@ -447,38 +447,38 @@ static void make_small(uint8_t *f)
 	put_le32(f + 0x00, 0x1000); /* BufferSize */
 	put_le32(f + 0x04, 0x1C0);  /* SavedOffset */
 	put_le32(f + 0x08, 0x1C0);  /* CurrentOffset */
-	put_le16(f + 0x28, 0);      /* ProcessorIndex */
-	put_le16(f + 0x2A, 1);      /* LoggerId */
-	put_le32(f + 0x2C, 3);      /* State: Flush */
+	put_le16(f + 0x28, 0);	    /* ProcessorIndex */
+	put_le16(f + 0x2A, 1);	    /* LoggerId */
+	put_le32(f + 0x2C, 3);	    /* State: Flush */
 	put_le32(f + 0x30, 0x1C0);  /* Offset */
 	put_le16(f + 0x34, 0x21);   /* BufferFlag: FLUSH_MARKER | PROC_INDEX */
-	put_le16(f + 0x36, 4);      /* BufferType: HEADER */
+	put_le16(f + 0x36, 4);	    /* BufferType: HEADER */
 	/* SYSTEM64 header of the logfile record. */
 	put_le32(f + 0x48, 0xC0020002);
 	put_le16(f + 0x4C, 0x174);   /* Size */
 	put_le16(f + 0x4E, 0x0000);  /* HookId */
 	put_le32(f + 0x50, 100);     /* ThreadId */
-	put_le32(f + 0x54, 4);       /* ProcessId */
+	put_le32(f + 0x54, 4);	     /* ProcessId */
 	put_le64(f + 0x58, 1000000); /* SystemTime = session start */
 	/* TRACE_LOGFILE_HEADER x64 @0x68. */
-	put_le32(f + 0x68, 4096);       /* +0x00 BufferSize */
+	put_le32(f + 0x68, 4096);	/* +0x00 BufferSize */
 	put_le32(f + 0x6C, 0x0501000A); /* +0x04 Version */
-	put_le32(f + 0x70, 19041);      /* +0x08 ProviderVersion */
-	put_le32(f + 0x74, 2);          /* +0x0C NumberOfProcessors */
-	put_le32(f + 0x80, 156250);     /* +0x18 TimerResolution */
+	put_le32(f + 0x70, 19041);	/* +0x08 ProviderVersion */
+	put_le32(f + 0x74, 2);		/* +0x0C NumberOfProcessors */
+	put_le32(f + 0x80, 156250);	/* +0x18 TimerResolution */
 	put_le32(f + 0x88, 0x02000001); /* +0x20 LogFileMode */
-	put_le32(f + 0x8C, 2);          /* +0x24 BuffersWritten */
-	put_le32(f + 0x90, 1);          /* +0x28 StartBuffers */
-	put_le32(f + 0x94, 8);          /* +0x2C PointerSize */
-	put_le32(f + 0x9C, 3000);       /* +0x34 CpuSpeedInMHz */
-	put_le64(f + 0xA0, 9);          /* +0x38 LoggerName slot: Apic */
-	put_le64(f + 0xA8, 6);          /* +0x40 LogFileName slot: ProcessorCounter */
+	put_le32(f + 0x8C, 2);		/* +0x24 BuffersWritten */
+	put_le32(f + 0x90, 1);		/* +0x28 StartBuffers */
+	put_le32(f + 0x94, 8);		/* +0x2C PointerSize */
+	put_le32(f + 0x9C, 3000);	/* +0x34 CpuSpeedInMHz */
+	put_le64(f + 0xA0, 9);		/* +0x38 LoggerName slot: Apic */
+	put_le64(f + 0xA8, 6);		/* +0x40 LogFileName slot: ProcessorCounter */
 	/* +0x48 TimeZone 0xAC bytes + 4 pad -> BootTime at +0xF8 = 0x160. */
 	put_le64(f + 0x160, 132000000000000000ull); /* BootTime */
-	put_le64(f + 0x168, 10000000);              /* +0x100 PerfFreq */
+	put_le64(f + 0x168, 10000000);		    /* +0x100 PerfFreq */
 	put_le64(f + 0x170, 133000000000000000ull); /* +0x108 StartTime */
-	put_le32(f + 0x178, 1);                     /* +0x110 ReservedFlags: QPC */
-	put_le32(f + 0x17C, 0);                     /* +0x114 BuffersLost; ends at 0x180 */
+	put_le32(f + 0x178, 1);			    /* +0x110 ReservedFlags: QPC */
+	put_le32(f + 0x17C, 0);			    /* +0x114 BuffersLost; ends at 0x180 */
 	put_utf16z(f + 0x180, "NT Kernel Logger");  /* 0x180..0x1A2 */
 	put_utf16z(f + 0x1A2, "C:\\x\\emu.etl");    /* 0x1A2..0x1BC = 0x48 + 0x174 */
 
@@ -500,15 +500,15 @@ static void make_small(uint8_t *f)
 	put_le16(f + 0x104C, 0x28);
 	put_le16(f + 0x104E, 0x0524);
 	put_le64(f + 0x1050, 1100000);
-	put_le32(f + 0x1058, 0x1111);       /* NewThreadId */
-	put_le32(f + 0x105C, 0x2222);       /* OldThreadId */
-	f[0x1060] = 10;                     /* NewThreadPriority */
-	f[0x1061] = 9;                      /* OldThreadPriority */
-	f[0x1064] = 6;                      /* OldThreadWaitReason: UserRequest */
-	f[0x1065] = 1;                      /* OldThreadWaitMode: UserMode */
-	f[0x1066] = 5;                      /* OldThreadState: Waiting */
-	f[0x1067] = 1;                      /* OldThreadIdealProcessor */
-	put_le32(f + 0x1068, 3);            /* NewThreadWaitTime */
+	put_le32(f + 0x1058, 0x1111);	    /* NewThreadId */
+	put_le32(f + 0x105C, 0x2222);	    /* OldThreadId */
+	f[0x1060] = 10;			    /* NewThreadPriority */
+	f[0x1061] = 9;			    /* OldThreadPriority */
+	f[0x1064] = 6;			    /* OldThreadWaitReason: UserRequest */
+	f[0x1065] = 1;			    /* OldThreadWaitMode: UserMode */
+	f[0x1066] = 5;			    /* OldThreadState: Waiting */
+	f[0x1067] = 1;			    /* OldThreadIdealProcessor */
+	put_le32(f + 0x1068, 3);	    /* NewThreadWaitTime */
 	put_le32(f + 0x106C, (uint32_t)-3); /* OldThreadRemainingQuantum */
 
 	/* R2 @0x1070: CSwitch v4 + PEBS, Marker 0xC0118004. */
@@ -546,28 +546,28 @@ static void make_small(uint8_t *f)
 	put_le64(f + 0x1110, 1500000);
 	put_le64(f + 0x1118, 0xFFFFF8031A2B3C40ull); /* SpinLockAddress */
 	put_le64(f + 0x1120, 0xFFFFF8031A000123ull); /* CallerAddress */
-	put_le64(f + 0x1128, 5000);                  /* AcquireTime */
-	put_le64(f + 0x1130, 9000);                  /* ReleaseTime */
-	put_le32(f + 0x1138, 777);                   /* WaitTimeInCycles */
-	put_le32(f + 0x113C, 12);                    /* SpinCount */
-	put_le32(f + 0x1140, 0x4444);                /* ThreadId */
-	put_le32(f + 0x1144, 1);                     /* InterruptCount */
-	f[0x1148] = 2;                               /* Irql */
-	f[0x1149] = 1;                               /* AcquireDepth */
+	put_le64(f + 0x1128, 5000);		     /* AcquireTime */
+	put_le64(f + 0x1130, 9000);		     /* ReleaseTime */
+	put_le32(f + 0x1138, 777);		     /* WaitTimeInCycles */
+	put_le32(f + 0x113C, 12);		     /* SpinCount */
+	put_le32(f + 0x1140, 0x4444);		     /* ThreadId */
+	put_le32(f + 0x1144, 1);		     /* InterruptCount */
+	f[0x1148] = 2;				     /* Irql */
+	f[0x1149] = 1;				     /* AcquireDepth */
 
 	/* R6 @0x1150: CSwitch batch, PERFINFO_CCSWAP_BUFFER @0x1160, records @0x11B8. */
 	put_le32(f + 0x1150, 0xC0110002);
 	put_le16(f + 0x1154, 0x76);
 	put_le16(f + 0x1156, 0x0525);
 	put_le64(f + 0x1158, 1700000);
-	put_le64(f + 0x1160, 1600000);    /* FirstTimeStamp */
-	put_le32(f + 0x1168, 0x1111);     /* TidTable[0] */
-	put_le32(f + 0x116C, 0x2222);     /* TidTable[1] */
-	put_le32(f + 0x1170, 0x3333);     /* TidTable[2] */
+	put_le64(f + 0x1160, 1600000);	  /* FirstTimeStamp */
+	put_le32(f + 0x1168, 0x1111);	  /* TidTable[0] */
+	put_le32(f + 0x116C, 0x2222);	  /* TidTable[1] */
+	put_le32(f + 0x1170, 0x3333);	  /* TidTable[2] */
 	put_le32(f + 0x11B8, 0x00000003); /* FULL dword0: type 3, delta 0 */
 	put_le32(f + 0x11BC, 0x00000051); /* FULL dword1: idx 1, StateWr 5 */
 	put_le32(f + 0x11C0, 0x00010002); /* LITE: type 2, delta 2 */
-	put_le16(f + 0x11C4, 0x0010);     /* IDLE_SHORT: delta 4 */
+	put_le16(f + 0x11C4, 0x0010);	  /* IDLE_SHORT: delta 4 */
 }
 
 static struct dec_etl *open_small(const uint8_t *f, size_t len, struct dec_error *err)
@@ -779,10 +779,10 @@ Test(reader_small, malformed_buffers)
 
 	/* Empty and short files. */
 	make_small(f);
-	assert_error(f, 0, "small.etl: offset 0x0: empty file");
-	assert_error(
-		f, 71,
-		"small.etl: offset 0x0: buffer 0 truncated: 71 bytes left, its header needs 72");
+	assert_error(f, 0, "small.etl: offset 0x0: not an ETL file: the file is empty");
+	assert_error(f, 71,
+		     "small.etl: offset 0x0: not an ETL file: buffer 0 truncated: 71 bytes left, "
+		     "its header needs 72");
 	/* Truncated buffer: 4096 + 2000 bytes, buffer 1 claims 4096. */
 	assert_error(f, 4096 + 2000,
 		     "small.etl: offset 0x1000: buffer 1 truncated: BufferSize 4096 but 2000 bytes "
@@ -824,7 +824,8 @@ Test(reader_small, malformed_buffers)
 	make_small(f);
 	put_le32(f + 0x68, 2048);
 	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x0: buffer 0 BufferSize 4096 larger than the logfile "
+		     "small.etl: offset 0x0: not an ETL file: buffer 0 BufferSize 4096 larger than "
+		     "the logfile "
 		     "BufferSize 2048");
 	/* Offset inside the buffer header. */
 	make_small(f);
@@ -836,16 +837,19 @@ Test(reader_small, malformed_buffers)
 	make_small(f);
 	put_le32(f + 0x48, 0xFFFFFFFF);
 	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x48: header buffer holds no logfile header record");
+		     "small.etl: offset 0x48: not an ETL file: header buffer holds no logfile "
+		     "header record");
 	/* Header buffer of the wrong type, or compressed. */
 	make_small(f);
 	put_le16(f + 0x36, 0);
-	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x36: buffer 0 BufferType 0 is not 4 (HEADER)");
+	assert_error(
+		f, SMALL_LEN,
+		"small.etl: offset 0x36: not an ETL file: buffer 0 BufferType 0 is not 4 (HEADER)");
 	make_small(f);
 	put_le16(f + 0x34, 0x61);
 	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x34: header buffer is compressed (BufferFlag 0x0061)");
+		     "small.etl: offset 0x34: not an ETL file: header buffer is compressed "
+		     "(BufferFlag 0x0061)");
 }
 
 /* A data buffer larger than the logfile BufferSize: 4096 + 8192 bytes. */
@@ -890,40 +894,46 @@ Test(reader_small, malformed_logfile_header)
 	make_small(f);
 	put_le16(f + 0x4E, 0x0005);
 	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x48: first record is not the SYSTEM hook 0x0000 logfile "
+		     "small.etl: offset 0x48: not an ETL file: first record is not the SYSTEM hook "
+		     "0x0000 logfile "
 		     "header (Marker 0xc0020002, HookId 0x0005)");
 	/* PointerSize disagrees with SYSTEM64. */
 	make_small(f);
 	put_le32(f + 0x94, 4);
 	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x94: PointerSize 4 does not match the SYSTEM64 logfile "
+		     "small.etl: offset 0x94: not an ETL file: PointerSize 4 does not match the "
+		     "SYSTEM64 logfile "
 		     "record");
 	/* Size too short for the 0x118-byte struct: 0x100. */
 	make_small(f);
 	put_le16(f + 0x4C, 0x100);
 	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x48: logfile header record Size 256 shorter than the "
+		     "small.etl: offset 0x48: not an ETL file: logfile header record Size 256 "
+		     "shorter than the "
 		     "SYSTEM header + 280-byte TRACE_LOGFILE_HEADER");
 	/* LogFileName's NUL at 0x1BA overwritten: the Size covers it, so it must be there. */
 	make_small(f);
 	put_le16(f + 0x1BA, 'x');
 	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x1a2: LogFileName: no UTF-16 NUL terminator in the 26 "
+		     "small.etl: offset 0x1a2: not an ETL file: LogFileName: no UTF-16 NUL "
+		     "terminator in the 26 "
 		     "bytes the record Size leaves");
 	/* Zero NumberOfProcessors / BuffersWritten. */
 	make_small(f);
 	put_le32(f + 0x74, 0);
-	assert_error(f, SMALL_LEN, "small.etl: offset 0x74: NumberOfProcessors 0");
+	assert_error(f, SMALL_LEN, "small.etl: offset 0x74: not an ETL file: NumberOfProcessors 0");
 	make_small(f);
 	put_le32(f + 0x8C, 0);
 	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x8c: BuffersWritten 0, but the header buffer is there");
+		     "small.etl: offset 0x8c: not an ETL file: BuffersWritten 0, but the header "
+		     "buffer is there");
 	/* Header buffer with no data. */
 	make_small(f);
 	put_le32(f + 0x04, 0);
 	put_le32(f + 0x30, 0);
 	assert_error(f, SMALL_LEN,
-		     "small.etl: offset 0x4: header buffer holds no data (SavedOffset and Offset "
+		     "small.etl: offset 0x4: not an ETL file: header buffer holds no data "
+		     "(SavedOffset and Offset "
 		     "are 0)");
 }
 
@@ -1130,12 +1140,12 @@ Test(reader_file, open_file_errors, .init = make_tmpdir, .fini = rm_tmpdir)
 	char *empty = tmp_file("empty.etl", f, 0);
 	errno = 0;
 	cr_assert_null(dec_etl_open_file(empty, &err));
-	snprintf(want, sizeof(want), "%s: offset 0x0: empty file", empty);
+	snprintf(want, sizeof(want), "%s: offset 0x0: not an ETL file: the file is empty", empty);
 	cr_assert_str_eq(err.msg, want);
 	cr_assert_eq(errno, EINVAL);
 
 	cr_assert_null(dec_etl_open_file(tmpdir, &err));
-	snprintf(want, sizeof(want), "%s: offset 0x0: is a directory, not an ETL file", tmpdir);
+	snprintf(want, sizeof(want), "%s: offset 0x0: not an ETL file: a directory", tmpdir);
 	cr_assert_str_eq(err.msg, want);
 
 	snprintf(want, sizeof(want), "%s/missing.etl", tmpdir);
@@ -1314,7 +1324,33 @@ Test(dump, jsonl_on_real_file, .init = make_tmpdir, .fini = rm_tmpdir)
 	snprintf(args, sizeof(args), "dump --jsonl '%s'",
 		 sample_path("airbus_ShutdownPerfDiagLogger.etl"));
 	cr_assert_eq(run(args, &out, &err), 0, "%s", err);
-	cr_assert_eq(count_lines(out), 17078);
+	cr_assert_eq(count_lines(out), 1 + 17078);
+	{
+		/* first the file: what a program needs to convert timestamps (README table) */
+		char *end = strchr(out, '\n');
+		json_t *f;
+
+		*end = '\0';
+		f = jparse(&j, out, (size_t)(end - out));
+
+		cr_assert_str_eq(j.string_value(j.get(f, "kind")), "file");
+		cr_assert_str_eq(j.string_value(j.get(f, "logger_name")), "PerfDiag Logger");
+		cr_assert_eq(j.integer_value(j.get(f, "clock_type")), 1);
+		cr_assert_str_eq(j.string_value(j.get(f, "clock")), "qpc");
+		cr_assert_eq(j.integer_value(j.get(f, "perf_freq")), 10000000);
+		cr_assert_eq(j.integer_value(j.get(f, "pointer_size")), 8);
+		cr_assert_eq(j.integer_value(j.get(f, "cpus")), 2);
+		cr_assert_eq(j.integer_value(j.get(f, "buffer_size")), 65536);
+		cr_assert_eq(j.integer_value(j.get(f, "buffers")), 49);
+		cr_assert_eq(j.integer_value(j.get(f, "events_lost")), 0);
+		cr_assert_not_null(j.get(f, "start_ts"));
+		cr_assert_not_null(j.get(f, "start_time"));
+		cr_assert_not_null(j.get(f, "end_time"));
+		cr_assert_not_null(j.get(f, "boot_time"));
+		cr_assert_not_null(j.get(f, "cpu_mhz"));
+		j.del(f);
+		memmove(out, end + 1, strlen(end + 1) + 1);
+	}
 	for (char *line = out; *line;) {
 		char *end = strchr(line, '\n');
 
@@ -1367,8 +1403,10 @@ Test(dump, jsonl_small_file_decodes_payloads, .init = make_tmpdir, .fini = rm_tm
 	snprintf(args, sizeof(args), "dump --jsonl --raw '%s'",
 		 tmp_file("small.etl", f, sizeof(f)));
 	cr_assert_eq(run(args, &out, &err), 0, "%s", err);
-	/* 7 records, then the batch's 3 switches as CSWITCH_COMPACT objects */
-	cr_assert_eq(count_lines(out), 10);
+	/* the file, 7 records, then the batch's 3 switches as CSWITCH_COMPACT objects */
+	cr_assert_eq(count_lines(out), 11);
+	cr_assert_eq(strncmp(out, "{\"kind\":\"file\",", 15), 0, "%s", out);
+	memmove(out, strchr(out, '\n') + 1, strlen(strchr(out, '\n') + 1) + 1);
 	for (char *line = out; *line && n < 11;) {
 		char *end = strchr(line, '\n');
 
@@ -1387,8 +1425,8 @@ Test(dump, jsonl_small_file_decodes_payloads, .init = make_tmpdir, .fini = rm_tm
 	cr_assert_eq(j.integer_value(j.get(rec[1], "old_wait_mode")), 1);
 	cr_assert_eq(j.integer_value(j.get(rec[1], "old_remaining_quantum")), -3);
 	cr_assert_str_eq(j.string_value(j.get(rec[1], "raw")),
-			 "020011c0"           /* Marker 0xC0110002 */
-			 "28002405"           /* Size 0x28, HookId 0x0524 */
+			 "020011c0"	      /* Marker 0xC0110002 */
+			 "28002405"	      /* Size 0x28, HookId 0x0524 */
 			 "e0c8100000000000"   /* TS 1100000 = 0x10C8E0 */
 			 "1111000022220000"   /* NewThreadId, OldThreadId */
 			 "0a09000006010501"   /* priorities, wait reason/mode, state, ideal */
@@ -1486,7 +1524,8 @@ Test(dump, exit_codes, .init = make_tmpdir, .fini = rm_tmpdir)
 		snprintf(want, sizeof(want), "%s: offset 0x1070: PERFINFO64 record Size 0\n", bad);
 		cr_assert_str_eq(err, want);
 		if (mode == 1) {
-			cr_assert_eq(count_lines(out), 2, "records before the bad one stay");
+			cr_assert_eq(count_lines(out), 3,
+				     "the file object and the records before the bad one stay");
 		}
 		free(out);
 		free(err);
@@ -1501,14 +1540,15 @@ Test(dump, exit_codes, .init = make_tmpdir, .fini = rm_tmpdir)
 	free(err);
 	snprintf(args, sizeof(args), "dump '%s'", tmp_file("empty.etl", f, 0));
 	cr_assert_eq(run(args, NULL, &err), 1);
-	cr_assert_not_null(strstr(err, "empty.etl: offset 0x0: empty file\n"));
+	cr_assert_not_null(
+		strstr(err, "empty.etl: offset 0x0: not an ETL file: the file is empty\n"));
 	free(err);
 }
 
 Test(dump, every_sample_dumps_cleanly, .init = make_tmpdir, .fini = rm_tmpdir)
 {
 	static const char *const files[] = {
-		"airbus_AMSITrace.etl",       "airbus_ShutdownPerfDiagLogger.etl",
+		"airbus_AMSITrace.etl",	      "airbus_ShutdownPerfDiagLogger.etl",
 		"airbus_lxcore_kernel.etl",   "perfview_SelfDescribingSingleEvent.etl",
 		"perfview_net.4.5.2.x64.etl", "perfview_smallEtlFile.etl",
 		"tx_HTTP_Server.etl",

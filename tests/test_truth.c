@@ -1175,8 +1175,8 @@ static const struct bad bad_streams[] = {
 	{"quirks as number",
 	 "{'kind':'meta','format':'etwforge-truth','version':1,'quirks':1,'sessions':[{}]}\n", 1,
 	 false, "quirks: must be true or false"},
-	{"no sessions", "{'kind':'meta','format':'etwforge-truth','version':1}\n", 1, false,
-	 "sessions"},
+	{"an empty session list", "{'kind':'meta','format':'etwforge-truth','version':1,'sessions':[]}\n",
+	 1, false, "there must be 1..8 sessions"},
 	{"nine sessions",
 	 "{'kind':'meta','format':'etwforge-truth','version':1,"
 	 "'sessions':[{},{},{},{},{},{},{},{},{}]}\n",
@@ -1354,22 +1354,21 @@ static const struct bad bad_streams[] = {
 	{"bad why", META4 SL0 ",'why':'long'}\n", 2, false,
 	 "why: \"long\" is not hold, contended, acquire_sample or none"},
 	/* pmc */
-	{"pmc without a stamping session", META4 CS0 ",'pmc':[1]}\n", 2, false,
-	 "pmc: no session puts PMC counters on 0x0524/0x0525 events"},
 	{"pmc list too short", METAPMC CS0 ",'pmc':[1]}\n", 2, false,
 	 "pmc: 1 value, but session \"q\" has 2 counters"},
-	{"pmc object list too long", METAPMC CS0 ",'pmc':{'p':[1,2,3]}}\n", 2, false,
+	{"pmc object list too long", METAPMC CS0 ",'pmc':{'q':[1,2],'p':[2,2,3]}}\n", 2, false,
 	 "pmc.p: 3 values, but session \"p\" has 2 counters"},
-	{"pmc object unknown session", METAPMC CS0 ",'pmc':{'x':[1,2]}}\n", 2, false,
-	 "pmc: \"x\" is not a session that puts PMC counters on 0x0524/0x0525 events"},
+	{"pmc object without a stamping session", METAPMC CS0 ",'pmc':{'x':[1,2],'p':[1,2]}}\n",
+	 2, false,
+	 "pmc.q: missing: session \"q\" puts PMC counters on 0x0524/0x0525 events"},
+	{"pmc object with a wrong-length entry", METAPMC CS0 ",'pmc':{'q':[1,2],'p':[2]}}\n",
+	 2, false, "pmc.p: 1 value, but session \"p\" has 2 counters"},
 	{"pmc object disagrees on a shared counter", METAPMC CS0 ",'pmc':{'q':[1,2],'p':[3,4]}}\n",
 	 2, false, "pmc.p[0]: counter \"B\" is 3 here but 2 for session \"q\""},
 	{"pmc value negative", METAPMC CS0 ",'pmc':[1,-2]}\n", 2, false,
 	 "pmc[1]: must be an integer 0..9223372036854775807"},
 	{"pmc neither list nor object", METAPMC CS0 ",'pmc':7}\n", 2, false,
 	 "pmc: must be a list of counter values or an object"},
-	{"spin lock pmc without a stamping session", METAPMC SL0 ",'pmc':[1,2]}\n", 2, false,
-	 "pmc: no session puts PMC counters on 0x0529 events"},
 };
 
 static void run_bad(const struct bad *b)
@@ -1432,7 +1431,7 @@ Test(truth, pmc_forms_fill_counters_by_machine_id)
 
 	/* q lists A, B (ids 0, 1); p lists B, C (ids 1, 2) */
 	r = open_text(METAPMC CS0 ",'pmc':[5,6]}\n"
-			      CS0 ",'pmc':{'p':[7,8]}}\n"
+			      CS0 ",'pmc':{'p':[6,8],'q':[3,6],'x':[9]}}\n"
 			      CS0 ",'pmc':{'p':[2,4],'q':[1,2]}}\n",
 		      &cfg);
 	next_ok(r, &rec, TRUTH_CSWITCH);
@@ -1440,13 +1439,53 @@ Test(truth, pmc_forms_fill_counters_by_machine_id)
 	cr_expect_eq(rec.u.cs.pmc[1], 6);
 	cr_expect_eq(rec.u.cs.pmc[2], 0);
 	next_ok(r, &rec, TRUTH_CSWITCH);
-	cr_expect_eq(rec.u.cs.pmc[0], 0, "q is absent from the object");
-	cr_expect_eq(rec.u.cs.pmc[1], 7);
+	cr_expect_eq(rec.u.cs.pmc[0], 3, "an entry for a session that stamps nothing is ignored");
+	cr_expect_eq(rec.u.cs.pmc[1], 6);
 	cr_expect_eq(rec.u.cs.pmc[2], 8);
 	next_ok(r, &rec, TRUTH_CSWITCH);
 	cr_expect_eq(rec.u.cs.pmc[0], 1, "sessions agreeing on B");
 	cr_expect_eq(rec.u.cs.pmc[1], 2);
 	cr_expect_eq(rec.u.cs.pmc[2], 4);
+	truth_close(r);
+}
+
+Test(truth, the_smallest_meta_line_takes_every_default)
+{
+	struct trace_config cfg;
+	struct truth_record rec;
+	struct truth_reader *r;
+
+	r = open_text("{'kind':'meta','format':'etwforge-truth','version':1}\n" CS0 "}\n", &cfg);
+	cr_assert_eq(cfg.nsessions, 1);
+	cr_expect_str_eq(cfg.sessions[0].name, "NT Kernel Logger");
+	cr_expect_eq(cfg.sessions[0].clock, SIM_CLOCK_QPC);
+	cr_expect_eq(cfg.sessions[0].flags, PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT);
+	cr_expect_eq(cfg.sessions[0].buffer_size, 65536);
+	cr_expect_eq(cfg.cpus, 8);
+	cr_expect_eq(cfg.arch, ETW_ARCH_X64);
+	cr_expect_str_eq(cfg.target->name, "win10-1709");
+	next_ok(r, &rec, TRUTH_CSWITCH);
+	truth_close(r);
+}
+
+Test(truth, pmc_for_sessions_that_do_not_stamp_is_ignored)
+{
+	struct trace_config cfg;
+	struct truth_record rec;
+	struct truth_reader *r;
+
+	/* META4's session stamps nothing; METAPMC's sessions do not stamp 0x0529 */
+	r = open_text(META4 CS0 ",'pmc':[1]}\n" CS0 ",'pmc':{'k':[1,2,3],'other':[4]}}\n", &cfg);
+	next_ok(r, &rec, TRUTH_CSWITCH);
+	cr_expect_eq(rec.u.cs.pmc[0], 0);
+	next_ok(r, &rec, TRUTH_CSWITCH);
+	cr_expect_eq(rec.u.cs.pmc[0], 0);
+	truth_close(r);
+	r = open_text(METAPMC SL0 ",'pmc':[1,2]}\n" SL0 ",'pmc':{'q':[7]}}\n", &cfg);
+	next_ok(r, &rec, TRUTH_SPINLOCK);
+	cr_expect_eq(rec.u.sl.pmc[0], 0);
+	next_ok(r, &rec, TRUTH_SPINLOCK);
+	cr_expect_eq(rec.u.sl.pmc[0], 0);
 	truth_close(r);
 }
 

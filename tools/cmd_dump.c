@@ -54,6 +54,7 @@ struct dump_opts {
 	bool stats;
 	bool jsonl;
 	bool raw;
+	bool keep_going;
 	int max_wait_reason; /* -1: from the file's ProviderVersion */
 	const char *path;
 };
@@ -61,7 +62,7 @@ struct dump_opts {
 static void help(FILE *f)
 {
 	fprintf(f,
-		"usage: etwforge dump FILE.etl [--stats] [--jsonl] [--raw]\n"
+		"usage: etwforge dump FILE.etl [--stats] [--jsonl] [--raw] [--keep-going]\n"
 		"\n"
 		"Read any ETL file (etwforge's or Windows') buffer by buffer and print it: the\n"
 		"logfile header, one line per buffer and one line per record (kind, hook id,\n"
@@ -78,11 +79,18 @@ static void help(FILE *f)
 		"             (kind, hook id) for SYSTEM/COMPACT/PERFINFO, per CPU, records with\n"
 		"             PEBS/PMC items, switches in compact batches by record form,\n"
 		"             trailing bytes. With --jsonl: one JSON object.\n"
-		"  --jsonl    one JSON object per record and nothing else on stdout; each switch\n"
-		"             of a compact batch follows its batch as a \"CSWITCH_COMPACT\" object\n"
-		"             (batch number on its CPU, index, form, fields)\n"
+		"  --jsonl    one JSON object per line and nothing else on stdout: first the\n"
+		"             file ({\"kind\":\"file\", logger name, clock type, perf frequency,\n"
+		"             CPU speed, pointer size, CPUs, start/end/boot time, start_ts (the\n"
+		"             session clock at StartTime), buffer size, buffers, events lost}),\n"
+		"             then one per record; each switch of a compact batch follows its\n"
+		"             batch as a \"CSWITCH_COMPACT\" object (batch number on its CPU,\n"
+		"             index, form, fields)\n"
 		"  --raw      hex + ASCII dump of every record after its line (with --jsonl:\n"
 		"             a \"raw\" hex string in each object); not with --stats\n"
+		"  --keep-going  on damage, skip the rest of the damaged buffer (one line on\n"
+		"             stderr for each) and go on with the next buffer, to salvage what\n"
+		"             is readable of a cut or corrupt file; the exit status is still 1\n"
 		"  --max-wait-reason N  the producer's MaximumWaitReason, which splits a compact\n"
 		"             record's OldThreadStateWr into state / wait reason (default: from\n"
 		"             the ProviderVersion: 39 before 1709, 40, 43 from 22H2)\n"
@@ -96,9 +104,12 @@ static void help(FILE *f)
 		"listed, with offsets counted as if the buffer were stored uncompressed; other\n"
 		"formats are listed and counted, their records not decoded.\n"
 		"\n"
-		"exit status: 0 the file is valid, 1 it is malformed or unreadable (one line on\n"
-		"stderr: FILE: offset 0x...: what is wrong; output before it stays), 2 bad "
-		"usage.\n");
+		"FILE '-' reads standard input.\n"
+		"\n"
+		"exit status: 0 the file is valid, 1 it is malformed or unreadable: everything\n"
+		"before the damage is printed, then one line on stderr, FILE: offset 0x...:\n"
+		"what is wrong (\"not an ETL file\" with the reason when its header buffer\n"
+		"cannot be read); 2 bad usage.\n");
 }
 
 /** usage_error - the one-line usage complaint: @what, then '@arg' if given. */
@@ -622,10 +633,57 @@ static void print_error(const struct dec_error *err)
 	fprintf(stderr, "%s\n", err->msg);
 }
 
-static int dump_text(const struct dec_etl *d, bool raw, struct dump_expander *x)
+/*
+ * The damage the salvaging open found, after what could be read: the one
+ * error, or with --keep-going one line per damaged buffer. Return: EXIT_OK
+ * for an undamaged file, else EXIT_DATA.
+ */
+static int report_damage(const struct dec_etl *d, bool keep_going)
+{
+	unsigned n, buffers = 0;
+	const struct dec_damage *dmg = dec_etl_damage(d, &n);
+
+	fflush(stdout);
+	for (unsigned i = 0; i < n; i++) {
+		if (!keep_going) {
+			fprintf(stderr, "%s\n", dmg[i].err.msg); /* the first damage only */
+			break;
+		}
+		if (i > 0 && dmg[i].buffer == dmg[i - 1].buffer) {
+			continue; /* one line per buffer */
+		}
+		fprintf(stderr, "%s (buffer %u: the rest of it skipped)\n", dmg[i].err.msg,
+			dmg[i].buffer);
+		buffers++;
+	}
+	if (buffers) {
+		fprintf(stderr, PROG ": %s: %u damaged buffer%s skipped\n", dec_etl_name(d),
+			buffers, buffers == 1 ? "" : "s");
+	}
+	return n ? EXIT_DATA : EXIT_OK;
+}
+
+/*
+ * A compact batch that does not decode: stop (the error is the last line),
+ * or with --keep-going say so and go on. Return: true to stop.
+ */
+static bool batch_damage(const struct dec_error *err, bool keep_going, bool *damaged)
+{
+	*damaged = true;
+	fflush(stdout);
+	if (keep_going) {
+		fprintf(stderr, "%s (batch skipped)\n", err->msg);
+		return false;
+	}
+	fprintf(stderr, "%s\n", err->msg);
+	return true;
+}
+
+static int dump_text(const struct dec_etl *d, bool raw, bool keep_going, struct dump_expander *x)
 {
 	struct dec_error err;
 	struct dec_record r;
+	bool damaged = false;
 
 	for (unsigned i = 0; i < dec_etl_buffer_count(d); i++) {
 		const struct dec_buffer *b = dec_etl_buffer(d, i);
@@ -646,8 +704,8 @@ static int dump_text(const struct dec_etl *d, bool raw, struct dump_expander *x)
 		while ((rc = dec_buffer_next(d, b, &pos, &r, &err)) > 0) {
 			print_record(&r, raw);
 			if (r.kind == DEC_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
-			    dump_expander_batch(x, &r, print_compact, NULL, &err) < 0) {
-				print_error(&err);
+			    dump_expander_batch(x, &r, print_compact, NULL, &err) < 0 &&
+			    batch_damage(&err, keep_going, &damaged)) {
 				return EXIT_DATA;
 			}
 		}
@@ -655,8 +713,11 @@ static int dump_text(const struct dec_etl *d, bool raw, struct dump_expander *x)
 			print_error(&err);
 			return EXIT_DATA;
 		}
+		if (ferror(stdout)) {
+			return EXIT_DATA; /* main() says why */
+		}
 	}
-	return EXIT_OK;
+	return report_damage(d, keep_going) == EXIT_OK && !damaged ? EXIT_OK : EXIT_DATA;
 }
 
 /* ---- JSON Lines ------------------------------------------------------------ */
@@ -760,19 +821,21 @@ static void json_record(const struct dec_record *r, unsigned buffer, bool raw)
 	printf("}\n");
 }
 
-static int json_buffer(const struct dec_etl *d, unsigned i, bool raw, struct dump_expander *x)
+static int json_buffer(const struct dec_etl *d, unsigned i, bool raw, bool keep_going,
+		       bool *damaged, struct dump_expander *x)
 {
 	const struct dec_buffer *b = dec_etl_buffer(d, i);
+	unsigned index = b->index; /* its place in the file */
 	struct dec_error err;
 	struct dec_record r;
 	size_t pos = 0;
 	int rc;
 
 	while ((rc = dec_buffer_next(d, b, &pos, &r, &err)) > 0) {
-		json_record(&r, i, raw);
+		json_record(&r, index, raw);
 		if (r.kind == DEC_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
-		    dump_expander_batch(x, &r, json_compact, &i, &err) < 0) {
-			print_error(&err);
+		    dump_expander_batch(x, &r, json_compact, &index, &err) < 0 &&
+		    batch_damage(&err, keep_going, damaged)) {
 			return EXIT_DATA;
 		}
 	}
@@ -780,24 +843,66 @@ static int json_buffer(const struct dec_etl *d, unsigned i, bool raw, struct dum
 		print_error(&err);
 		return EXIT_DATA;
 	}
-	return EXIT_OK;
+	return ferror(stdout) ? EXIT_DATA : EXIT_OK;
 }
 
-static int dump_jsonl(const struct dec_etl *d, bool raw, struct dump_expander *x)
+/* The truth schema's name of a clock type ("qpc", "systime", "cycles"). */
+static const char *clock_key(uint32_t c)
+{
+	switch (c) {
+	case ETL_CLOCK_QPC:
+		return "qpc";
+	case ETL_CLOCK_SYSTIME:
+		return "systime";
+	case ETL_CLOCK_CYCLES:
+		return "cycles";
+	default:
+		return "unknown";
+	}
+}
+
+/* The first --jsonl object: what a program needs to read the rest. */
+static void json_file(const struct dec_etl *d)
+{
+	const struct dec_logfile *lf = dec_etl_logfile(d);
+
+	printf("{\"kind\":\"file\",\"format\":\"etwforge-dump\",\"version\":1,\"file\":");
+	json_str(stdout, dec_etl_name(d));
+	printf(",\"logger_name\":");
+	json_str(stdout, lf->logger_name);
+	printf(",\"logfile_name\":");
+	json_str(stdout, lf->logfile_name);
+	printf(",\"clock_type\":%" PRIu32 ",\"clock\":\"%s\",\"perf_freq\":%" PRId64
+	       ",\"cpu_mhz\":%" PRIu32 ",\"pointer_size\":%" PRIu32 ",\"cpus\":%" PRIu32
+	       ",\"start_time\":%" PRId64 ",\"end_time\":%" PRId64 ",\"boot_time\":%" PRId64
+	       ",\"start_ts\":%" PRIu64 ",\"timer_resolution\":%" PRIu32
+	       ",\"buffer_size\":%" PRIu32 ",\"buffers\":%" PRIu32 ",\"events_lost\":%" PRIu32
+	       ",\"buffers_lost\":%" PRIu32 ",\"provider_version\":%" PRIu32
+	       ",\"log_file_mode\":%" PRIu32 "}\n",
+	       lf->reserved_flags, clock_key(lf->reserved_flags), lf->perf_freq, lf->cpu_speed_mhz,
+	       lf->pointer_size, lf->number_of_processors, lf->start_time, lf->end_time,
+	       lf->boot_time, lf->header_system_time, lf->timer_resolution, lf->buffer_size,
+	       lf->buffers_written, lf->events_lost, lf->buffers_lost, lf->provider_version,
+	       lf->log_file_mode);
+}
+
+static int dump_jsonl(const struct dec_etl *d, bool raw, bool keep_going, struct dump_expander *x)
 {
 	const unsigned *order;
+	bool damaged = false;
 	unsigned n;
 
-	if (json_buffer(d, 0, raw, x) != EXIT_OK) {
+	json_file(d);
+	if (json_buffer(d, 0, raw, keep_going, &damaged, x) != EXIT_OK) {
 		return EXIT_DATA;
 	}
 	order = dec_etl_cpu_order(d, &n);
 	for (unsigned k = 0; k < n; k++) {
-		if (json_buffer(d, order[k], raw, x) != EXIT_OK) {
+		if (json_buffer(d, order[k], raw, keep_going, &damaged, x) != EXIT_OK) {
 			return EXIT_DATA;
 		}
 	}
-	return EXIT_OK;
+	return report_damage(d, keep_going) == EXIT_OK && !damaged ? EXIT_OK : EXIT_DATA;
 }
 
 /* ---- --stats ---------------------------------------------------------------- */
@@ -1063,6 +1168,8 @@ int cmd_dump(int argc, char **argv)
 				o.jsonl = true;
 			} else if (!strcmp(a, "--raw")) {
 				o.raw = true;
+			} else if (!strcmp(a, "--keep-going")) {
+				o.keep_going = true;
 			} else if (!strcmp(a, "--max-wait-reason")) {
 				char *end = NULL;
 				long v = i + 1 < argc ? strtol(argv[i + 1], &end, 0) : -1;
@@ -1090,7 +1197,8 @@ int cmd_dump(int argc, char **argv)
 	if (o.stats && o.raw) {
 		return usage_error("--raw does not combine with --stats", NULL);
 	}
-	d = dec_etl_open_file(o.path, &err);
+	d = dec_etl_open_file_flags(
+		o.path, DEC_OPEN_SALVAGE | (o.keep_going ? DEC_OPEN_KEEP_GOING : 0u), &err);
 	if (!d) {
 		fprintf(stderr, "%s\n", err.msg);
 		return EXIT_DATA;
@@ -1109,10 +1217,13 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (o.stats) {
 		rc = dump_stats(d, o.jsonl);
+		if (report_damage(d, o.keep_going) != EXIT_OK) {
+			rc = EXIT_DATA;
+		}
 	} else if (o.jsonl) {
-		rc = dump_jsonl(d, o.raw, x);
+		rc = dump_jsonl(d, o.raw, o.keep_going, x);
 	} else {
-		rc = dump_text(d, o.raw, x);
+		rc = dump_text(d, o.raw, o.keep_going, x);
 	}
 	dump_expander_destroy(x);
 	dec_etl_close(d);

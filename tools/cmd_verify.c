@@ -350,9 +350,16 @@ static int on_end(struct verify *v, const struct sim_end *end)
 	return 0;
 }
 
-static int find_session(const struct trace_config *cfg, const char *file, const char *name)
+/*
+ * The session FILE.etl is: the one named by --session, else the one whose
+ * file has FILE's name, else the only one, else the one whose name is the
+ * file's LoggerName (standard input has no name).
+ */
+static int find_session(const struct trace_config *cfg, const char *file, const char *name,
+			const char *logger_name)
 {
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	int by_logger = -1, n_logger = 0;
 
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
 		const char *sf = cfg->sessions[i].file;
@@ -361,11 +368,15 @@ static int find_session(const struct trace_config *cfg, const char *file, const 
 		if (name ? !strcmp(cfg->sessions[i].name, name) : !strcmp(sb, base)) {
 			return (int)i;
 		}
+		if (!strcmp(cfg->sessions[i].name, logger_name)) {
+			by_logger = (int)i;
+			n_logger++;
+		}
 	}
 	if (!name && cfg->nsessions == 1) {
 		return 0;
 	}
-	return -1;
+	return !name && n_logger == 1 ? by_logger : -1;
 }
 
 static void usage(FILE *f)
@@ -386,6 +397,7 @@ static void usage(FILE *f)
 		"  -q, --quiet         no summary line on success\n"
 		"  -h, --help          this text\n"
 		"\n"
+		"FILE.etl or T.jsonl may be '-', standard input (not both).\n"
 		"The first mismatch is reported as `FILE: offset 0x...: what (truth T:LINE)`.\n"
 		"Exit status: 0 all events match, 1 mismatch or unreadable file, 2 bad usage or\n"
 		"bad truth stream.\n");
@@ -438,25 +450,30 @@ int cmd_verify(int argc, char **argv)
 	}
 	v.file = argv[optind];
 	v.truth_path = truth_path;
+	if (!strcmp(v.file, "-") && !strcmp(truth_path, "-")) {
+		fprintf(stderr, "etwforge verify: FILE.etl and --truth cannot both be '-' "
+				"(standard input)\n");
+		return EXIT_USAGE;
+	}
 	tr = truth_open(truth_path, &cfg, err, sizeof(err));
 	if (!tr) {
 		fprintf(stderr, "%s\n", err);
 		return EXIT_USAGE;
 	}
-	idx = find_session(&cfg, v.file, session);
-	if (idx < 0) {
-		fprintf(stderr, "etwforge verify: %s: no session of %s %s (use --session NAME)\n",
-			v.file, truth_path, session ? "has that name" : "wrote a file of that name");
-		truth_close(tr);
-		return EXIT_USAGE;
-	}
-	v.cfg = &cfg;
-	v.s = &cfg.sessions[idx];
-	d = dec_etl_open_file(v.file, &derr);
+	d = dec_etl_open_file_flags(v.file, 0, &derr);
 	if (!d) {
 		fprintf(stderr, "%s\n", derr.msg);
 		goto out;
 	}
+	idx = find_session(&cfg, v.file, session, dec_etl_logfile(d)->logger_name);
+	if (idx < 0) {
+		fprintf(stderr, "etwforge verify: %s: no session of %s %s (use --session NAME)\n",
+			v.file, truth_path, session ? "has that name" : "wrote a file of that name");
+		status = EXIT_USAGE;
+		goto out;
+	}
+	v.cfg = &cfg;
+	v.s = &cfg.sessions[idx];
 	v.d = d;
 	const struct dec_logfile *lf = dec_etl_logfile(d);
 	if (lf->reserved_flags != (uint32_t)v.s->clock) {

@@ -13,6 +13,8 @@ struct cpu_slot {
 	bool have_peek;
 	struct dec_cursor cur;
 	struct dec_event peek;
+	bool have_err; /* the cursor met a damaged batch, maybe ahead of the listing */
+	struct dec_error err;
 };
 
 struct dump_expander {
@@ -56,13 +58,21 @@ static int peek(struct dump_expander *x, struct cpu_slot *s, unsigned cpu, struc
 		dec_cursor_init(&s->cur, x->d, cpu, DEC_EV_COMPACT, x->max_wait_reason);
 		s->init = true;
 	}
-	if (!s->have_peek) {
-		int r = dec_cursor_next(&s->cur, &s->peek, err);
+	if (!s->have_peek && !s->have_err) {
+		int r = dec_cursor_next(&s->cur, &s->peek, &s->err);
 
-		if (r <= 0) {
-			return r;
+		if (r == 0) {
+			return 0;
 		}
-		s->have_peek = true;
+		if (r < 0) {
+			s->have_err = true;
+		} else {
+			s->have_peek = true;
+		}
+	}
+	if (s->have_err && !s->have_peek) {
+		*err = s->err;
+		return -EINVAL;
 	}
 	return 1;
 }
@@ -86,5 +96,12 @@ int dump_expander_batch(struct dump_expander *x, const struct dec_record *rec, d
 			fn(ctx, &s->peek);
 		}
 	}
-	return r < 0 ? -EINVAL : 0;
+	if (r < 0 && err->offset >= rec->file_offset + rec->size) {
+		return 0; /* the damage is in a later batch: said when the listing gets there */
+	}
+	if (r < 0) {
+		s->have_err = false; /* said now; the cursor goes on after the batch */
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -29,8 +29,9 @@
  *    (0x20); without the flag (Windows 7 ETW_BUFFER_CONTEXT) the CPU is the
  *    low byte (ProcessorNumber), the high byte being Alignment.
  *  - Compressed buffers (BufferFlag 0x40) are framed and checked (on-disk
- *    BufferSize, CPU, end of data <= the logfile's uncompressed BufferSize)
- *    but yield no records: XPRESS decompression is not implemented.
+ *    BufferSize, CPU, end of data <= the logfile's uncompressed BufferSize);
+ *    XPRESS ones (plain LZ77, State 3 of buffer 0) are decompressed at open
+ *    and their records read; other formats yield no records.
  */
 #include "tools/etl_reader.h"
 #include "tools/xpress.h"
@@ -75,7 +76,11 @@ struct dec_etl {
 	unsigned norder;
 	uint64_t trailing;
 	uint8_t *plain;     /* decompressed buffers, each a whole buffer image */
-	size_t *plain_off;  /* per buffer: its image in @plain, or SIZE_MAX */
+	size_t *plain_off;  /* per entry of @bufs: its image in @plain, or SIZE_MAX */
+	uint8_t *owned;     /* the file image when read from standard input */
+	unsigned flags;     /* DEC_OPEN_* */
+	struct dec_damage *damage;
+	unsigned ndamage;
 };
 
 static const char *const kind_names[DEC_KIND_COUNT] = {
@@ -224,7 +229,7 @@ int dec_buffer_next(const struct dec_etl *d, const struct dec_buffer *b, size_t 
 			return 0; /* a format we do not decompress: the records stay unread */
 		}
 		/* offsets inside a decompressed buffer count from its header, as if stored plain */
-		base = d->plain + d->plain_off[b->index];
+		base = d->plain + d->plain_off[b - d->bufs];
 	} else {
 		base = d->data + b->file_offset;
 	}
@@ -655,6 +660,101 @@ static int build_order(struct dec_etl *d)
 	return 0;
 }
 
+/* Record one damage (salvage). Return: 0 or -ENOMEM. */
+static int add_damage(struct dec_etl *d, unsigned buffer, const struct dec_error *err)
+{
+	struct dec_damage *n = realloc(d->damage, (d->ndamage + 1) * sizeof(*n));
+
+	if (!n) {
+		return -ENOMEM;
+	}
+	d->damage = n;
+	n[d->ndamage].buffer = buffer;
+	n[d->ndamage].err = *err;
+	d->ndamage++;
+	return 0;
+}
+
+/*
+ * The header buffer could not be read: what is there is not an ETL file.
+ * Turn "NAME: offset 0x..: why" into "NAME: offset 0x..: not an ETL file: why".
+ */
+static void not_etl(struct dec_error *err, const char *name)
+{
+	struct dec_error e = *err;
+	const char *why = e.msg;
+	char off[32];
+	int n = snprintf(off, sizeof(off), ": offset 0x%" PRIx64 ": ", e.offset);
+
+	if (n > 0 && strlen(e.msg) > strlen(name) + (size_t)n &&
+	    !strncmp(e.msg + strlen(name), off, (size_t)n)) {
+		why = e.msg + strlen(name) + (size_t)n;
+	}
+	set_err(err, name, e.offset, "not an ETL file: %s", why);
+}
+
+/*
+ * cut_buffer - salvage: buffer @i at @pos has a readable header but the file
+ * ends inside it (a cut trace). Take it with its data end moved back to the
+ * end of the file, when the header is otherwise sound.
+ * Return: true when @b is such a buffer.
+ */
+static bool cut_buffer(struct dec_etl *d, unsigned i, size_t pos, struct dec_buffer *b)
+{
+	size_t left = d->len - pos, real_len = d->len;
+	struct dec_error ignored;
+	bool ok;
+
+	if (left < ETL_BH_LEN) {
+		return false;
+	}
+	/* check the header as if the buffer were whole; only its header is read */
+	d->len = pos + get_le32(d->data + pos + ETL_BH_BUFFER_SIZE);
+	ok = d->len > real_len && parse_buffer(d, i, pos, i + 1, b, &ignored) == 0 &&
+	     check_cpu(d, b, &ignored) == 0 && !b->compressed;
+	d->len = real_len;
+	if (!ok) {
+		return false;
+	}
+	if (b->data_end > left) {
+		b->data_end = (uint32_t)left;
+	}
+	b->damaged = true;
+	return true;
+}
+
+/*
+ * salvage_records - walk every record of every buffer; at the first one that
+ * breaks the framing, cut the buffer there and record the damage (and,
+ * without KEEP_GOING, drop every later buffer).
+ */
+static int salvage_records(struct dec_etl *d)
+{
+	for (unsigned k = 0; k < d->nbufs; k++) {
+		struct dec_buffer *b = &d->bufs[k];
+		struct dec_record rec;
+		struct dec_error err;
+		size_t pos = 0;
+		int rc;
+
+		while ((rc = dec_buffer_next(d, b, &pos, &rec, &err)) > 0) {
+		}
+		if (rc == 0) {
+			continue;
+		}
+		if (add_damage(d, b->index, &err) < 0) {
+			return -ENOMEM;
+		}
+		b->damaged = true;
+		b->data_end = (uint32_t)(err.offset - b->file_offset);
+		if (!(d->flags & DEC_OPEN_KEEP_GOING)) {
+			d->nbufs = k + 1;
+			break;
+		}
+	}
+	return 0;
+}
+
 #define PLAIN_TOTAL_MAX (1ull << 30) /* decompressed bytes a file may claim */
 
 /*
@@ -707,9 +807,23 @@ static int decompress(struct dec_etl *d, struct dec_error *err)
 					     d->plain + at + ETL_BH_LEN, want);
 		if (got < 0 || (size_t)got != want) {
 			set_err(err, d->name, b->file_offset + ETL_BH_LEN,
-				"buffer %u: XPRESS data %s (%ld of the %zu bytes its Offset says)", i,
-				got < 0 ? "is malformed" : "ends early", got < 0 ? 0L : got, want);
-			return -EINVAL;
+				"buffer %u: XPRESS data %s (%ld of the %zu bytes its Offset says)",
+				b->index, got < 0 ? "is malformed" : "ends early", got < 0 ? 0L : got,
+				want);
+			if (!(d->flags & DEC_OPEN_SALVAGE)) {
+				return -EINVAL;
+			}
+			/* salvage: the buffer stays, without records */
+			if (add_damage(d, b->index, err) < 0) {
+				return -ENOMEM;
+			}
+			b->damaged = true;
+			b->data_end = ETL_BH_LEN;
+			if (!(d->flags & DEC_OPEN_KEEP_GOING)) {
+				d->nbufs = i + 1;
+				return 0;
+			}
+			continue;
 		}
 		d->plain_off[i] = at;
 		b->decompressed = true;
@@ -727,6 +841,12 @@ static void enomem(struct dec_error *err, const char *name)
 struct dec_etl *dec_etl_open_mem(const uint8_t *data, size_t len, const char *name,
 				 struct dec_error *err)
 {
+	return dec_etl_open_mem_flags(data, len, name, 0, err);
+}
+
+struct dec_etl *dec_etl_open_mem_flags(const uint8_t *data, size_t len, const char *name,
+				       unsigned flags, struct dec_error *err)
+{
 	struct dec_etl *d;
 	struct dec_buffer b0;
 	size_t pos, cap;
@@ -743,27 +863,28 @@ struct dec_etl *dec_etl_open_mem(const uint8_t *data, size_t len, const char *na
 	}
 	d->data = data;
 	d->len = len;
+	d->flags = flags & DEC_OPEN_KEEP_GOING ? flags | DEC_OPEN_SALVAGE : flags;
 	if (len == 0) {
-		set_err(err, d->name, 0, "empty file");
+		set_err(err, d->name, 0, "not an ETL file: the file is empty");
 		goto fail;
 	}
 	rc = parse_buffer(d, 0, 0, 1, &b0, err);
-	if (rc < 0) {
-		goto fail;
-	}
-	rc = parse_logfile(d, &b0, err);
-	if (rc < 0) {
-		goto fail;
+	if (rc == 0) {
+		rc = parse_logfile(d, &b0, err);
 	}
 	/* Buffer 0's checks that need the logfile header. */
-	if (b0.buffer_size > d->lf.buffer_size) {
+	if (rc == 0 && b0.buffer_size > d->lf.buffer_size) {
 		set_err(err, d->name, ETL_BH_BUFFER_SIZE,
 			"buffer 0 BufferSize %" PRIu32
 			" larger than the logfile BufferSize %" PRIu32,
 			b0.buffer_size, d->lf.buffer_size);
-		goto fail;
+		rc = -EINVAL;
 	}
-	if (check_cpu(d, &b0, err) < 0) {
+	if (rc == 0) {
+		rc = check_cpu(d, &b0, err);
+	}
+	if (rc < 0) {
+		not_etl(err, d->name);
 		goto fail;
 	}
 	/* Every buffer takes >= 0x48 bytes: allocate no more than the file can hold. */
@@ -784,7 +905,24 @@ struct dec_etl *dec_etl_open_mem(const uint8_t *data, size_t len, const char *na
 
 		if (parse_buffer(d, i, pos, d->lf.buffers_written, &b, err) < 0 ||
 		    check_cpu(d, &b, err) < 0) {
-			goto fail;
+			if (!(d->flags & DEC_OPEN_SALVAGE)) {
+				goto fail;
+			}
+			if (add_damage(d, i, err) < 0) {
+				enomem(err, d->name);
+				goto fail_errno;
+			}
+			if (d->nbufs < cap && cut_buffer(d, i, pos, &b)) {
+				d->bufs[d->nbufs++] = b; /* the records before the cut */
+				break;
+			}
+			/* keep going: the next buffer is one logfile BufferSize further */
+			if (!(d->flags & DEC_OPEN_KEEP_GOING) || pos >= len ||
+			    len - pos <= d->lf.buffer_size) {
+				break;
+			}
+			pos += d->lf.buffer_size;
+			continue;
 		}
 		if (d->nbufs >= cap) { /* unreachable: each buffer consumed >= 0x48 bytes */
 			set_err(err, d->name, pos, "buffer %u missing", i);
@@ -793,7 +931,7 @@ struct dec_etl *dec_etl_open_mem(const uint8_t *data, size_t len, const char *na
 		d->bufs[d->nbufs++] = b;
 		pos += b.buffer_size;
 	}
-	d->trailing = len - pos;
+	d->trailing = pos < len ? len - pos : 0;
 	rc = decompress(d, err);
 	if (rc == -ENOMEM) {
 		enomem(err, d->name);
@@ -801,6 +939,10 @@ struct dec_etl *dec_etl_open_mem(const uint8_t *data, size_t len, const char *na
 	}
 	if (rc < 0) {
 		goto fail;
+	}
+	if ((d->flags & DEC_OPEN_SALVAGE) && salvage_records(d) < 0) {
+		enomem(err, d->name);
+		goto fail_errno;
 	}
 	if (build_order(d) < 0) {
 		enomem(err, d->name);
@@ -819,11 +961,79 @@ fail_errno:
 
 struct dec_etl *dec_etl_open_file(const char *path, struct dec_error *err)
 {
+	return dec_etl_open_file_flags(path, 0, err);
+}
+
+#define STDIN_MAX ((size_t)1 << 34) /* 16 GiB: more is not read into memory */
+
+/* Standard input, read whole into memory (a pipe cannot be mapped). */
+static struct dec_etl *open_stdin(unsigned flags, struct dec_error *err)
+{
+	const char *name = "<stdin>";
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0;
+	struct dec_etl *d;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			uint8_t *nb;
+
+			if (cap >= STDIN_MAX) {
+				free(buf);
+				set_err(err, name, 0, "more than 16 GiB on standard input");
+				errno = EFBIG;
+				return NULL;
+			}
+			cap = cap ? 2 * cap : 1u << 20;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				enomem(err, name);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = read(STDIN_FILENO, buf + len, cap - len);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			set_err(err, name, len, "cannot read: %s", strerror(e));
+			errno = e;
+			return NULL;
+		}
+		if (n == 0) {
+			break;
+		}
+		len += (size_t)n;
+	}
+	d = dec_etl_open_mem_flags(buf, len, name, flags, err);
+	if (!d) {
+		int e = errno;
+
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	d->owned = buf;
+	return d;
+}
+
+struct dec_etl *dec_etl_open_file_flags(const char *path, unsigned flags, struct dec_error *err)
+{
 	struct dec_etl *d;
 	struct stat st;
 	void *map;
 	int fd, e;
 
+	if (!strcmp(path, "-")) {
+		return open_stdin(flags, err);
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
@@ -839,19 +1049,19 @@ struct dec_etl *dec_etl_open_file(const char *path, struct dec_error *err)
 		return NULL;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		set_err(err, path, 0, "is a directory, not an ETL file");
+		set_err(err, path, 0, "not an ETL file: a directory");
 		close(fd);
 		errno = EISDIR;
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		set_err(err, path, 0, "not a regular file");
+		set_err(err, path, 0, "not a regular file (give '-' to read standard input)");
 		close(fd);
 		errno = EINVAL;
 		return NULL;
 	}
 	if (st.st_size == 0) {
-		set_err(err, path, 0, "empty file");
+		set_err(err, path, 0, "not an ETL file: the file is empty");
 		close(fd);
 		errno = EINVAL;
 		return NULL;
@@ -864,7 +1074,7 @@ struct dec_etl *dec_etl_open_file(const char *path, struct dec_error *err)
 		errno = e;
 		return NULL;
 	}
-	d = dec_etl_open_mem(map, (size_t)st.st_size, path, err);
+	d = dec_etl_open_mem_flags(map, (size_t)st.st_size, path, flags, err);
 	if (!d) {
 		e = errno;
 		munmap(map, (size_t)st.st_size);
@@ -888,8 +1098,16 @@ void dec_etl_close(struct dec_etl *d)
 	free(d->bufs);
 	free(d->plain);
 	free(d->plain_off);
+	free(d->owned);
+	free(d->damage);
 	free(d->name);
 	free(d);
+}
+
+const struct dec_damage *dec_etl_damage(const struct dec_etl *d, unsigned *n)
+{
+	*n = d->ndamage;
+	return d->damage;
 }
 
 const struct dec_logfile *dec_etl_logfile(const struct dec_etl *d)

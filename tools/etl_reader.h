@@ -84,6 +84,7 @@ struct dec_buffer {
 	bool compressed;
 	bool decompressed; /* XPRESS buffer decoded: its records are readable */
 	uint32_t data_end; /* where records end: Offset, or SavedOffset when Offset is 0 */
+	bool damaged;      /* salvage: cut at the damage (data_end moved back to it) */
 };
 
 /** struct dec_record - one record inside a buffer. */
@@ -111,16 +112,57 @@ struct dec_record {
 
 struct dec_etl;
 
+/*
+ * Open flags. Without them any damage is an error and the file does not
+ * open. With DEC_OPEN_SALVAGE only an unreadable header buffer is; damage
+ * further on (a broken buffer header, a record that breaks the framing, a
+ * compressed buffer that does not decompress) is recorded, and the file is
+ * cut right before it: the damaged buffer keeps its records up to the
+ * damage, later buffers are dropped. DEC_OPEN_KEEP_GOING (with SALVAGE)
+ * drops only what is damaged and goes on with the next buffer (a broken
+ * buffer header is skipped by the logfile's BufferSize).
+ */
+#define DEC_OPEN_SALVAGE    0x1u
+#define DEC_OPEN_KEEP_GOING 0x2u
+
+/**
+ * struct dec_damage - one place where the file is damaged.
+ * @buffer: the buffer's index in the file (as counted by the reader)
+ * @err:    offset and one-line message, as an error would have said it
+ */
+struct dec_damage {
+	unsigned buffer;
+	struct dec_error err;
+};
+
 /**
  * dec_etl_open_mem - parse the logfile header and every buffer header of the
  * file image @data (borrowed; must outlive the reader). @name prefixes errors.
+ * A file whose header buffer cannot be read is "not an ETL file" (the
+ * message says so, with the reason).
  * Return: the reader, or NULL with @err filled (ENOMEM: errno set, err->msg too).
  */
 struct dec_etl *dec_etl_open_mem(const uint8_t *data, size_t len, const char *name,
 				 struct dec_error *err);
 
+/** dec_etl_open_mem_flags - dec_etl_open_mem() with DEC_OPEN_* @flags. */
+struct dec_etl *dec_etl_open_mem_flags(const uint8_t *data, size_t len, const char *name,
+				       unsigned flags, struct dec_error *err);
+
 /** dec_etl_open_file - mmap @path read-only and open it. Return: as _mem. */
 struct dec_etl *dec_etl_open_file(const char *path, struct dec_error *err);
+
+/**
+ * dec_etl_open_file_flags - dec_etl_open_file() with DEC_OPEN_* @flags;
+ * @path "-" reads standard input (into memory).
+ */
+struct dec_etl *dec_etl_open_file_flags(const char *path, unsigned flags, struct dec_error *err);
+
+/**
+ * dec_etl_damage - the damage found by a DEC_OPEN_SALVAGE open, in file
+ * order. Sets *@n (0 for an undamaged file).
+ */
+const struct dec_damage *dec_etl_damage(const struct dec_etl *d, unsigned *n);
 
 /** dec_etl_close - unmap/free. NULL is a no-op. */
 void dec_etl_close(struct dec_etl *d);

@@ -73,6 +73,11 @@ static int push_compact(struct dec_cursor *c, const struct dec_cswitch_compact *
 
 int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error *err)
 {
+	if (c->have_deferred) {
+		c->have_deferred = false;
+		*err = c->deferred;
+		return -EINVAL;
+	}
 	for (;;) {
 		if (c->in_batch) {
 			struct dec_cswitch_compact cc;
@@ -80,9 +85,19 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error
 			int r = dec_ccswap_next(&c->it, &cc, &bad);
 
 			if (r < 0) {
-				return fail(err, c, payload_offset(&c->batch_rec) + bad,
-					    "compact CSwitch record runs past the batch or names "
-					    "an empty TidTable slot");
+				c->in_batch = false; /* the rest of the batch is skipped */
+				fail(err, c, payload_offset(&c->batch_rec) + bad,
+				     "compact CSwitch record runs past the batch or names an empty "
+				     "TidTable slot");
+				if (c->have_pending) {
+					/* the switch before the damage first, its new thread unknown */
+					c->deferred = *err;
+					c->have_deferred = true;
+					*ev = c->pending;
+					c->have_pending = false;
+					return 1;
+				}
+				return -EINVAL;
 			}
 			if (r == 0) {
 				c->in_batch = false;

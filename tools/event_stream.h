@@ -64,6 +64,8 @@ struct dec_cursor {
 	bool batch_first;
 	bool have_pending;
 	struct dec_event pending; /* compact switch waiting for its successor */
+	bool have_deferred;
+	struct dec_error deferred; /* a batch error, given after the pending switch */
 };
 
 /**
@@ -75,6 +77,9 @@ void dec_cursor_init(struct dec_cursor *c, const struct dec_etl *d, unsigned cpu
 
 /**
  * dec_cursor_next - the next event.
+ * A compact batch that does not decode is an error once the switches before
+ * it are out (the last of them without its new thread); the next call goes
+ * on after that batch.
  * Return: 1 with *@ev, 0 at the end, -EINVAL malformed (@err filled).
  */
 int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error *err);

@@ -972,6 +972,16 @@ static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 			}
 			cfg->nsessions = (unsigned)i + 1;
 		}
+	} else {
+		/* no "sessions": one with every default, as if "sessions":[{}] */
+		json_t *empty = json_object();
+
+		rc = empty ? parse_session(d, empty, 0, cfg) : fail(d, "out of memory");
+		json_decref(empty);
+		if (rc < 0) {
+			return rc;
+		}
+		cfg->nsessions = 1;
 	}
 	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
 		used[c] = trace_config_clock_used(cfg, (enum sim_clock)c);
@@ -990,7 +1000,10 @@ static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 /*
  * "pmc": a list (the counters of the first session in @sess, in its order)
  * or an object keyed by session name. Values go to @pmc by machine counter
- * id; two sessions that share a counter must agree on its value.
+ * id; two sessions that share a counter must agree on its value. Entries
+ * for sessions that do not stamp this event (or no session at all) are
+ * ignored, like any extra field (DESIGN.md); in an object, every stamping
+ * session must have its entry, with one value per counter.
  */
 static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o,
 		     const unsigned *sess, unsigned nsess, const char *hooks,
@@ -999,32 +1012,13 @@ static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o
 	json_t *v = json_object_get(o, "pmc");
 	unsigned set_by[SIM_MAX_COUNTERS]; /* session + 1 that gave the value, 0 none */
 
-	if (!v) {
+	if (!v || nsess == 0) {
 		return 0;
 	}
 	memset(set_by, 0, sizeof(set_by));
-	if (nsess == 0) {
-		return fail(d, "pmc: no session puts PMC counters on %s events", hooks);
-	}
 	if (!json_is_array(v) && !json_is_object(v)) {
 		return fail(d, "pmc: must be a list of counter values or an object keyed by "
 			       "session name");
-	}
-	if (json_is_object(v)) {
-		const char *key;
-		json_t *x;
-
-		json_object_foreach(v, key, x) {
-			unsigned i = 0;
-
-			while (i < nsess && strcmp(r->cfg.sessions[sess[i]].name, key)) {
-				i++;
-			}
-			if (i == nsess) {
-				return fail(d, "pmc: \"%s\" is not a session that puts PMC "
-					    "counters on %s events", key, hooks);
-			}
-		}
 	}
 	for (unsigned i = 0; i < nsess; i++) {
 		const struct trace_session_cfg *s = &r->cfg.sessions[sess[i]];
@@ -1040,7 +1034,8 @@ static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o
 			snprintf(where, sizeof(where), "pmc.%s", s->name);
 			a = json_object_get(v, s->name);
 			if (!a) {
-				continue;
+				return fail(d, "%s: missing: session \"%s\" puts PMC counters on %s "
+					       "events", where, s->name, hooks);
 			}
 			if (!json_is_array(a)) {
 				return fail(d, "%s: must be a list of counter values", where);
