@@ -23,7 +23,7 @@
 
 #include "pebs_model/pebs.h"
 #include "pebs_model/sim_rng.h"
-#include "producer/etw_wire.h"
+#include "writer/etl_wire.h"
 
 /* What each counter id counts. */
 enum counter_kind {

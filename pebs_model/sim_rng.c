@@ -7,7 +7,7 @@
 #include <xxhash.h>
 
 #include "pebs_model/sim_rng.h"
-#include "producer/etw_wire.h"
+#include "writer/etl_wire.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

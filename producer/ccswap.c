@@ -25,12 +25,12 @@
 
 #include "producer/ccswap.h"
 #include "producer/etw_encode.h"
-#include "producer/etw_wire.h"
+#include "writer/etl_wire.h"
 
 /* Offsets of the PERFINFO_CCSWAP_BUFFER inside the block (after the 0x10 header room). */
-#define BLK_FIRST_TS  (ETW_TH_LEN + ETW_CCB_FIRST_TS)
-#define BLK_TID_TABLE (ETW_TH_LEN + ETW_CCB_TID_TABLE)
-#define BLK_BASE_PRI  (ETW_TH_LEN + ETW_CCB_BASE_PRI)
+#define BLK_FIRST_TS  (ETL_TH_LEN + ETW_CCB_FIRST_TS)
+#define BLK_TID_TABLE (ETL_TH_LEN + ETW_CCB_TID_TABLE)
+#define BLK_BASE_PRI  (ETL_TH_LEN + ETW_CCB_BASE_PRI)
 
 #define CCSWAP_TICK_LIMIT  500u
 #define CCSWAP_DELTA_LIMIT 0x40000000

@@ -37,128 +37,13 @@
 #include <string.h>
 
 #include "producer/etw_encode.h"
-#include "producer/etw_wire.h"
+#include "writer/etl_wire.h"
 
 /* OldThreadStateWr is 6 bits in both LITE and FULL (PERFINFO_CCSWAP_BIT_STATE_WR). */
 #define STATE_WR_MASK FIELD_MAX(ETW_CCF_STATE_WR)
 static_assert(ETW_CCF_STATE_WR / 0x10u == ETW_CCL_STATE_WR / 0x200u, "StateWr width");
 /* The largest x86 pointer. */
 #define PTR32_MAX 0xFFFFFFFFu
-
-static unsigned perfinfo_items(const struct etw_perfinfo_header *h)
-{
-	return (h->has_pebs ? 1u : 0u) + h->pmc_count;
-}
-
-size_t etw_perfinfo_header_len(const struct etw_perfinfo_header *h)
-{
-	return ETW_TH_LEN + (size_t)perfinfo_items(h) * ETW_EXT_ITEM_LEN;
-}
-
-int etw_encode_perfinfo_header(uint8_t *buf, size_t cap, const struct etw_perfinfo_header *h)
-{
-	uint32_t marker;
-	size_t len, off;
-	unsigned i;
-
-	if (h->pmc_count > ETW_MAX_PMC_ITEMS) {
-		return -EINVAL;
-	}
-	switch (h->arch) {
-	case ETW_ARCH_X64:
-		marker = ETW_PERFINFO_MARKER64;
-		break;
-	case ETW_ARCH_X86:
-		marker = ETW_PERFINFO_MARKER32;
-		break;
-	default:
-		return -EINVAL;
-	}
-	len = etw_perfinfo_header_len(h);
-	/* Size counts the header and its items too (KERNEL_FACTS 3.2). */
-	if (h->size < len) {
-		return -EINVAL;
-	}
-	if (cap < len) {
-		return -ENOSPC;
-	}
-
-	marker |= h->version;
-	if (h->has_pebs) {
-		marker |= ETW_MARKER_PEBS_FLAG;
-	}
-	marker |= FIELD_PREP(ETW_MARKER_PMC_MASK, h->pmc_count);
-
-	put_le32(buf + ETW_TH_MARKER, marker);
-	put_le16(buf + ETW_TH_SIZE, h->size);
-	put_le16(buf + ETW_TH_HOOK_ID, h->hook_id);
-	put_le64(buf + ETW_TH_TS, h->ts);
-	/* PEBS first, then the PMC counters: the order consumers (S7) expect. */
-	off = ETW_TH_LEN;
-	if (h->has_pebs) {
-		put_le64(buf + off, h->pebs_index);
-		off += ETW_EXT_ITEM_LEN;
-	}
-	for (i = 0; i < h->pmc_count; i++) {
-		put_le64(buf + off, h->pmc[i]);
-		off += ETW_EXT_ITEM_LEN;
-	}
-	return (int)len;
-}
-
-int etw_decode_perfinfo_header(const uint8_t *buf, size_t len, struct etw_perfinfo_header *h)
-{
-	struct etw_perfinfo_header out;
-	uint32_t marker;
-	size_t need, off;
-	unsigned i;
-
-	if (len < ETW_TH_LEN) {
-		return -EINVAL;
-	}
-	marker = get_le32(buf + ETW_TH_MARKER);
-	/*
-	 * A trace header of the event-trace kind has both top flag bits
-	 * (TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE); the header type in
-	 * byte 2 then says PERFINFO32 or PERFINFO64.
-	 */
-	if ((marker & ETW_MARKER_FLAGS_TRACE) != ETW_MARKER_FLAGS_TRACE) {
-		return -EINVAL;
-	}
-	memset(&out, 0, sizeof(out));
-	switch ((marker & ETW_MARKER_TYPE_MASK) >> ETW_MARKER_TYPE_SHIFT) {
-	case ETW_HT_PERFINFO64:
-		out.arch = ETW_ARCH_X64;
-		break;
-	case ETW_HT_PERFINFO32:
-		out.arch = ETW_ARCH_X86;
-		break;
-	default:
-		return -EINVAL;
-	}
-	out.version = (uint8_t)(marker & ETW_MARKER_VERSION_MASK);
-	out.has_pebs = (marker & ETW_MARKER_PEBS_FLAG) != 0;
-	out.pmc_count = FIELD_GET(ETW_MARKER_PMC_MASK, marker);
-	out.size = get_le16(buf + ETW_TH_SIZE);
-	out.hook_id = get_le16(buf + ETW_TH_HOOK_ID);
-	out.ts = get_le64(buf + ETW_TH_TS);
-
-	need = etw_perfinfo_header_len(&out);
-	if (len < need || out.size < need) {
-		return -EINVAL;
-	}
-	off = ETW_TH_LEN;
-	if (out.has_pebs) {
-		out.pebs_index = get_le64(buf + off);
-		off += ETW_EXT_ITEM_LEN;
-	}
-	for (i = 0; i < out.pmc_count; i++) {
-		out.pmc[i] = get_le64(buf + off);
-		off += ETW_EXT_ITEM_LEN;
-	}
-	*h = out;
-	return (int)need;
-}
 
 int etw_cswitch_v4_flags(unsigned wait_mode, unsigned old_qos, unsigned new_qos, uint8_t *out)
 {
@@ -254,26 +139,26 @@ static const struct spinlock_layout sl_layout32 = {
 };
 
 /* NULL for an arch value outside the enum (a programmer error, -EINVAL). */
-static const struct spinlock_layout *spinlock_layout(enum etw_arch arch)
+static const struct spinlock_layout *spinlock_layout(enum etl_arch arch)
 {
 	switch (arch) {
-	case ETW_ARCH_X64:
+	case ETL_ARCH_X64:
 		return &sl_layout64;
-	case ETW_ARCH_X86:
+	case ETL_ARCH_X86:
 		return &sl_layout32;
 	default:
 		return NULL;
 	}
 }
 
-size_t etw_spinlock_len(enum etw_arch arch)
+size_t etw_spinlock_len(enum etl_arch arch)
 {
 	const struct spinlock_layout *l = spinlock_layout(arch);
 
 	return l ? l->len : 0;
 }
 
-int etw_encode_spinlock(uint8_t *buf, size_t cap, enum etw_arch arch, const struct etw_spinlock *sl,
+int etw_encode_spinlock(uint8_t *buf, size_t cap, enum etl_arch arch, const struct etw_spinlock *sl,
 			unsigned flags)
 {
 	const struct spinlock_layout *l = spinlock_layout(arch);
@@ -322,7 +207,7 @@ int etw_encode_spinlock(uint8_t *buf, size_t cap, enum etw_arch arch, const stru
 	return (int)l->len;
 }
 
-int etw_decode_spinlock(const uint8_t *buf, size_t len, enum etw_arch arch, struct etw_spinlock *sl)
+int etw_decode_spinlock(const uint8_t *buf, size_t len, enum etl_arch arch, struct etw_spinlock *sl)
 {
 	const struct spinlock_layout *l = spinlock_layout(arch);
 	uint8_t fl;

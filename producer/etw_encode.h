@@ -18,55 +18,10 @@
 #include <stdint.h>
 
 #include "producer/etw_layout.h"
-
-enum etw_arch {
-	ETW_ARCH_X64 = 0,
-	ETW_ARCH_X86 = 1,
-};
+#include "writer/etl_trace_header.h"
 
 /* Encoder flags. */
 #define ETW_ENC_WRAP 0x1u /* truncate values to their bit field as the kernel does */
-
-/**
- * struct etw_perfinfo_header - PERFINFO_TRACE_HEADER plus its extended items.
- * @arch:       x64 -> HeaderType PERFINFO64 (0x11), x86 -> PERFINFO32 (0x10)
- * @version:    event version (Marker low byte)
- * @size:       whole event size incl. header, items and payload (unaligned)
- * @hook_id:    Group << 8 | Type
- * @ts:         timestamp in the session clock's units
- * @has_pebs:   PEBS index item present (Marker | 0x8000), written first
- * @pebs_index: its value
- * @pmc_count:  number of PMC counter items (0..7, Marker | n << 8)
- * @pmc:        their values, written after the PEBS item
- */
-struct etw_perfinfo_header {
-	enum etw_arch arch;
-	uint8_t version;
-	uint16_t size;
-	uint16_t hook_id;
-	uint64_t ts;
-	bool has_pebs;
-	uint64_t pebs_index;
-	unsigned pmc_count;
-	uint64_t pmc[ETW_MAX_PMC_ITEMS];
-};
-
-/** etw_perfinfo_header_len - bytes of header + extended items (0x10 + 8 per item). */
-size_t etw_perfinfo_header_len(const struct etw_perfinfo_header *h);
-
-/**
- * etw_encode_perfinfo_header - write the 0x10 header then PEBS then PMC items.
- * Return: bytes written, -ENOSPC if @cap is too small, -EINVAL if pmc_count > 7
- * or @size is smaller than the header.
- */
-int etw_encode_perfinfo_header(uint8_t *buf, size_t cap, const struct etw_perfinfo_header *h);
-
-/**
- * etw_decode_perfinfo_header - parse a PERFINFO32/64 header and its items.
- * Return: bytes consumed (header + items), -EINVAL if @len is short, the
- * header type is not PERFINFO, or Size is smaller than header + items.
- */
-int etw_decode_perfinfo_header(const uint8_t *buf, size_t len, struct etw_perfinfo_header *h);
 
 /**
  * struct etw_cswitch - WMI_CONTEXTSWAP payload (0x18 bytes, seed 001).
@@ -126,16 +81,16 @@ struct etw_spinlock {
 };
 
 /** etw_spinlock_len - 0x38 on x64, 0x30 on x86. */
-size_t etw_spinlock_len(enum etw_arch arch);
+size_t etw_spinlock_len(enum etl_arch arch);
 /**
  * etw_encode_spinlock - write WMI_SPINLOCK for @arch (Reserved[5] zeroed).
  * Return: bytes written, -ENOSPC, or -EOVERFLOW (acquire_mode > 0x3F, or an
  * address above 32 bits on x86, unless ETW_ENC_WRAP).
  */
-int etw_encode_spinlock(uint8_t *buf, size_t cap, enum etw_arch arch, const struct etw_spinlock *sl,
+int etw_encode_spinlock(uint8_t *buf, size_t cap, enum etl_arch arch, const struct etw_spinlock *sl,
 			unsigned flags);
 /** etw_decode_spinlock - Return: bytes consumed or -EINVAL. */
-int etw_decode_spinlock(const uint8_t *buf, size_t len, enum etw_arch arch,
+int etw_decode_spinlock(const uint8_t *buf, size_t len, enum etl_arch arch,
 			struct etw_spinlock *sl);
 
 /**

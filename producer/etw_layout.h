@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * producer/etw_layout.h - offsets, sizes, markers and hook ids of the ETW
- * event layouts etwforge writes, each from ../shared/spec/KERNEL_FACTS.md
- * (section given per block) or the seed pages in ../shared/seeds/.
+ * producer/etw_layout.h - offsets, sizes and hook ids of the ETW event
+ * payloads etwforge writes (CSwitch, SpinLock, compact batches), each from
+ * ../shared/spec/KERNEL_FACTS.md (section given per block) or the seed pages
+ * in ../shared/seeds/. The framing they sit in (trace headers, markers,
+ * buffers) is writer/etl_layout.h.
  *
  * Offsets are named constants tied together with static_asserts, never the
  * sizeof of a host struct: the layouts differ between x86 and x64 and the
@@ -14,84 +16,16 @@
 #include <assert.h>
 #include <stdint.h>
 
-/* ---- Marker (KERNEL_FACTS 3.1) ------------------------------------------ */
-#define ETW_MARKER_FLAGS_MASK    0xFF000000u
-#define ETW_MARKER_FLAGS_TRACE   0xC0000000u /* TRACE_HEADER_FLAG | EVENT_TRACE */
-#define ETW_MARKER_TYPE_MASK     0x00FF0000u /* TRACE_HEADER_ENUM_MASK */
-#define ETW_MARKER_TYPE_SHIFT    16
-#define ETW_MARKER_PEBS_FLAG     0x00008000u /* TRACE_HEADER_PEBS_INDEX_FLAG */
-#define ETW_MARKER_PMC_MASK      0x00000700u /* TRACE_HEADER_PMC_COUNTERS_MASK */
-#define ETW_MARKER_PMC_SHIFT     8
-#define ETW_MARKER_VERSION_MASK  0x000000FFu /* the kernel treats Version as 8-bit */
-#define ETW_MARKER_MESSAGE_FLAGS 0x90000000u /* TRACE_MESSAGE-style headers (0x90 top byte) */
+#include "writer/etl_layout.h"
 
-static_assert((ETW_MARKER_PEBS_FLAG & ETW_MARKER_PMC_MASK) == 0, "ext flags disjoint");
-
-/* Header types: byte 2 of the Marker (KERNEL_FACTS 3.1). */
-enum etw_header_type {
-	ETW_HT_SYSTEM32 = 1,
-	ETW_HT_SYSTEM64 = 2,
-	ETW_HT_COMPACT32 = 3,
-	ETW_HT_COMPACT64 = 4,
-	ETW_HT_FULL_HEADER32 = 10,
-	ETW_HT_INSTANCE32 = 11,
-	ETW_HT_TIMED = 12,
-	ETW_HT_ERROR = 13,
-	ETW_HT_WNODE_HEADER = 14,
-	ETW_HT_MESSAGE = 15,
-	ETW_HT_PERFINFO32 = 16,
-	ETW_HT_PERFINFO64 = 17,
-	ETW_HT_EVENT_HEADER32 = 18,
-	ETW_HT_EVENT_HEADER64 = 19,
-	ETW_HT_FULL_HEADER64 = 20,
-	ETW_HT_INSTANCE64 = 21,
-};
-
-/* Ready-made base markers (add the version in the low byte). */
-#define ETW_SYSTEM_MARKER32   0xC0010000u
-#define ETW_SYSTEM_MARKER64   0xC0020000u
-#define ETW_PERFINFO_MARKER32 0xC0100000u
-#define ETW_PERFINFO_MARKER64 0xC0110000u
-
-/* ---- Hook ids (KERNEL_FACTS 4.1), HookId = Group << 8 | Type ------------- */
-#define ETW_HOOK_LOGFILE_HEADER   0x0000u
-#define ETW_HOOK_HEADER_EXTENSION 0x0005u
-#define ETW_HOOK_CSWITCH          0x0524u
-#define ETW_HOOK_CSWITCH_BATCH    0x0525u
-#define ETW_HOOK_SPINLOCK         0x0529u
+/* ---- Hook ids of the payloads (KERNEL_FACTS 4.1), HookId = Group << 8 | Type */
+#define ETW_HOOK_CSWITCH       0x0524u
+#define ETW_HOOK_CSWITCH_BATCH 0x0525u
+#define ETW_HOOK_SPINLOCK      0x0529u
 
 /* Event versions (KERNEL_FACTS 4.2). */
-#define ETW_VERSION_SYSTEM   2
 #define ETW_VERSION_BATCH    2
 #define ETW_VERSION_SPINLOCK 2
-
-/* ---- PERFINFO_TRACE_HEADER as it sits in a buffer (KERNEL_FACTS 3.2) ---- */
-enum {
-	ETW_TH_MARKER = 0x00,
-	ETW_TH_SIZE = 0x04,
-	ETW_TH_HOOK_ID = 0x06,
-	ETW_TH_TS = 0x08,
-	ETW_TH_LEN = 0x10, /* payload / extended items start here */
-};
-static_assert(ETW_TH_TS + 8 == ETW_TH_LEN, "TS is the last header field");
-#define ETW_EXT_ITEM_LEN   8u /* PEBS index or one PMC counter, ULONG64 each */
-#define ETW_MAX_PMC_ITEMS  7u /* 3-bit count in the Marker */
-#define ETW_MAX_EVENT_SIZE 0xFFFFu
-
-/* ---- SYSTEM_TRACE_HEADER (KERNEL_FACTS 3.3) ------------------------------ */
-enum {
-	ETW_SH_MARKER = 0x00,
-	ETW_SH_SIZE = 0x04,
-	ETW_SH_HOOK_ID = 0x06,
-	ETW_SH_THREAD_ID = 0x08,
-	ETW_SH_PROCESS_ID = 0x0C,
-	ETW_SH_SYSTEM_TIME = 0x10,
-	ETW_SH_KERNEL_TIME = 0x18,
-	ETW_SH_USER_TIME = 0x1C,
-	ETW_SH_LEN = 0x20,
-	ETW_COMPACT_SH_LEN = 0x18,
-};
-static_assert(ETW_SH_USER_TIME + 4 == ETW_SH_LEN, "SYSTEM header is 0x20 bytes");
 
 /* ---- WMI_CONTEXTSWAP, 0x18 bytes on x86 and x64 (seed 001, KF 5.2) ------- */
 enum {
@@ -164,7 +98,7 @@ enum {
 static_assert(ETW_CCB_TID_TABLE + 4 * ETW_CCSWAP_MAX_TID == ETW_CCB_BASE_PRI, "TidTable[16]");
 static_assert(ETW_CCB_BASE_PRI + ETW_CCSWAP_MAX_TID == ETW_CCB_LEN, "ThreadBasePriority[16]");
 /* A batch event: 0x10 trace header + 0x58 CCSWAP_BUFFER + packed records, Size <= 0x400. */
-#define ETW_BATCH_FIXED_LEN (ETW_TH_LEN + ETW_CCB_LEN)
+#define ETW_BATCH_FIXED_LEN (ETL_TH_LEN + ETW_CCB_LEN)
 #define ETW_BATCH_CAP       0x400u
 static_assert(ETW_BATCH_FIXED_LEN == 0x68, "batch fixed part");
 

@@ -55,7 +55,7 @@ static int validate(const struct producer_cfg *cfg)
 	    cfg->nsessions > SIM_MAX_SESSIONS) {
 		return -EINVAL;
 	}
-	if (cfg->arch != ETW_ARCH_X64 && cfg->arch != ETW_ARCH_X86) {
+	if (cfg->arch != ETL_ARCH_X64 && cfg->arch != ETL_ARCH_X86) {
 		return -EINVAL;
 	}
 	if (cfg->cswitch_version == 0 || cfg->max_wait_reason == 0 ||
@@ -146,7 +146,7 @@ static bool hook_stamped(const struct producer_session *s, uint16_t hook)
 	return false;
 }
 
-static void set_pmc(struct etw_perfinfo_header *h, const struct producer_session *s,
+static void set_pmc(struct etl_perfinfo_header *h, const struct producer_session *s,
 		    const uint64_t *pmc)
 {
 	h->pmc_count = s->pmc_count;
@@ -160,9 +160,9 @@ static void set_pmc(struct etw_perfinfo_header *h, const struct producer_session
  * event, counted; other errors stop the run.
  */
 static int emit_event(struct producer *p, const struct producer_session *s, unsigned cpu,
-		      struct etw_perfinfo_header *h, const uint8_t *payload, size_t len)
+		      struct etl_perfinfo_header *h, const uint8_t *payload, size_t len)
 {
-	size_t hl = etw_perfinfo_header_len(h);
+	size_t hl = etl_perfinfo_header_len(h);
 	uint8_t *out;
 	int rc;
 
@@ -176,7 +176,7 @@ static int emit_event(struct producer *p, const struct producer_session *s, unsi
 	if (rc < 0) {
 		return rc;
 	}
-	rc = etw_encode_perfinfo_header(out, hl + len, h);
+	rc = etl_encode_perfinfo_header(out, hl + len, h);
 	if (rc < 0) {
 		return rc;
 	}
@@ -188,15 +188,15 @@ static int emit_event(struct producer *p, const struct producer_session *s, unsi
 static int emit_batch(void *ctx, const struct ccswap_block *b, enum producer_flush_reason why)
 {
 	struct producer *p = ctx;
-	const uint8_t *payload = b->bytes + ETW_TH_LEN;
-	size_t len = b->offset - ETW_TH_LEN;
+	const uint8_t *payload = b->bytes + ETL_TH_LEN;
+	size_t len = b->offset - ETL_TH_LEN;
 
 	p->st.batches++;
 	p->st.batches_by_reason[why]++;
 	p->st.batch_records += b->records;
 	for (unsigned i = 0; i < p->cfg.nsessions; i++) {
 		const struct producer_session *s = &p->cfg.sessions[i];
-		struct etw_perfinfo_header h = {0};
+		struct etl_perfinfo_header h = {0};
 		int rc;
 
 		if (!(s->flags & PRODUCER_F_COMPACT) || s->clock != p->cur_clock) {
@@ -220,7 +220,7 @@ static int emit_batch(void *ctx, const struct ccswap_block *b, enum producer_flu
 static int log_plain_cswitch(struct producer *p, const struct producer_session *s,
 			     const struct sim_cswitch *cs)
 {
-	struct etw_perfinfo_header h = {0};
+	struct etl_perfinfo_header h = {0};
 	struct etw_cswitch w = {0};
 	uint8_t payload[ETW_CS_LEN];
 	int rc;
@@ -329,7 +329,7 @@ int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
 	}
 	for (unsigned i = 0; i < p->cfg.nsessions; i++) {
 		const struct producer_session *s = &p->cfg.sessions[i];
-		struct etw_perfinfo_header h = {0};
+		struct etl_perfinfo_header h = {0};
 		int rc;
 
 		if (!(s->flags & PRODUCER_F_SPINLOCK)) {

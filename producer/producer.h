@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "producer/backend.h"
+#include "writer/backend.h"
 #include "producer/etw_encode.h"
 #include "producer/trace_sink.h"
 
@@ -75,7 +75,7 @@ struct producer_session {
  *                   (default true); false drops them, as a restart would
  */
 struct producer_cfg {
-	enum etw_arch arch;
+	enum etl_arch arch;
 	unsigned cpus;
 	uint8_t cswitch_version;
 	uint8_t max_wait_reason;

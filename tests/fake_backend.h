@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "producer/backend.h"
+#include "writer/backend.h"
 
 #define FAKE_MAX_EVENTS 4096
 #define FAKE_MAX_SIZE   0x500

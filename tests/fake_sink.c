@@ -7,7 +7,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "producer/etw_wire.h"
+#include "writer/etl_wire.h"
 #include "tests/fake_sink.h"
 
 size_t fake_sink_serialize(const struct sim_cswitch *cs, uint8_t out[FAKE_SINK_CSWITCH_BYTES])

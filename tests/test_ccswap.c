@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "producer/etw_wire.h"
+#include "writer/etl_wire.h"
 #include "producer/producer.h"
 #include "tests/fake_backend.h"
 
@@ -22,7 +22,7 @@ struct rig {
 
 /* One compact QPC session (or @n sessions on @clocks) on fake backends. */
 static void rig_init(struct rig *r, unsigned n, const enum sim_clock *clocks, bool quirks,
-		     uint8_t bias, enum etw_arch arch)
+		     uint8_t bias, enum etl_arch arch)
 {
 	memset(r, 0, sizeof(*r));
 	memset(fb, 0, sizeof(fb));
@@ -135,7 +135,7 @@ Test(ccswap_golden, three_switch_batch_matches_hand_computed_bytes)
 		0x53, 0x47, 0x4F, 0x00, 0x91, 0x32, 0x00, 0x00, /* FULL */
 	};
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 10, 1000, 0, 0, 0, 2, 0, 100, 0));
 	log_sw(&r, sw(0, 10, 1100, 100, 10, 8, 5, 6, 200, 0));
 	log_sw(&r, sw(0, 11, 1300000, 200, 12, 12, 1, 0, 0, 0));
@@ -162,14 +162,14 @@ Test(ccswap_flush, sixteen_distinct_threads_fit_the_table)
 {
 	struct rig r;
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	distinct_threads(&r, 15);
 	cr_assert_eq(fb[0].n, 0);
 	distinct_threads(&r, 1); /* TID 1001 again: already in slot 0 */
 	cr_assert_eq(fb[0].n, 0);
 	rig_fini(&r);
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	distinct_threads(&r, 16);
 	cr_assert_eq(fb[0].n, 0, "16 TIDs fill the table without a flush");
 	end_at(&r, 2, 100000);
@@ -184,7 +184,7 @@ Test(ccswap_flush, seventeenth_distinct_thread_flushes)
 	struct rig r;
 	const uint8_t *b;
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	distinct_threads(&r, 17);
 	cr_assert_eq(fb[0].n, 1, "the 17th TID finds the table full");
 	cr_assert_eq(reason_count(&r, PRODUCER_FLUSH_TID_FULL), 1);
@@ -210,7 +210,7 @@ Test(ccswap_flush, tick_limit_is_more_than_500)
 {
 	struct rig r;
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 100, 10, 7, 8, 8, 5, 0, 9, 0));
 	log_sw(&r, sw(0, 600, 20, 9, 8, 8, 5, 0, 7, 0)); /* 600 - 100 = 500: stays */
 	cr_assert_eq(fb[0].n, 0);
@@ -225,7 +225,7 @@ Test(ccswap_flush, tick_counter_wraps_like_a_dword)
 {
 	struct rig r;
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 0xFFFFFF00u, 10, 7, 8, 8, 5, 0, 9, 0));
 	log_sw(&r, sw(0, 0x000000F4u, 20, 9, 8, 8, 5, 0, 7, 0)); /* 0x1F4 = 500 later */
 	cr_assert_eq(fb[0].n, 0);
@@ -249,7 +249,7 @@ Test(ccswap_flush, exactly_eight_bytes_left_takes_the_record)
 	uint64_t ts = 0;
 
 	/* 0x68 + 114 * 8 = 0x3F8: 8 left, 0x3F8 + 8 > 0x400 is false -> record at 0x3F8 */
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	full_records(&r, 115, &ts);
 	cr_assert_eq(fb[0].n, 0, "the 115th FULL record fills the block to exactly 0x400");
 	full_records(&r, 1, &ts);
@@ -271,7 +271,7 @@ Test(ccswap_flush, fewer_than_eight_bytes_left_flushes)
 	 * One IDLE_SHORT (2) + 113 FULL: 0x6A + 0x388 = 0x3F2, then one more
 	 * FULL fits (0x3F2 + 8 = 0x3FA <= 0x400) and leaves 6.
 	 */
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 1, 0, 0, 0, 0, 2, 0, 50, 0));
 	full_records(&r, 114, &ts);
 	cr_assert_eq(fb[0].n, 0);
@@ -287,7 +287,7 @@ Test(ccswap_flush, delta_of_exactly_2_pow_30_stays_and_wraps)
 	struct rig r;
 	const uint8_t *b;
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 1, 1000, 7, 8, 8, 5, 0, 9, 0));
 	log_sw(&r, sw(0, 1, 1000 + 0x40000000ull, 9, 8, 8, 5, 0, 7, 0));
 	cr_assert_eq(fb[0].n, 0, "a delta of 0x40000000 is not > 0x40000000");
@@ -302,7 +302,7 @@ Test(ccswap_flush, delta_above_2_pow_30_flushes)
 {
 	struct rig r;
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 1, 1000, 7, 8, 8, 5, 0, 9, 0));
 	log_sw(&r, sw(0, 1, 1000 + 0x40000001ull, 9, 8, 8, 5, 0, 7, 0));
 	cr_assert_eq(fb[0].n, 1);
@@ -316,7 +316,7 @@ Test(ccswap_flush, stop_flag_flushes_at_the_next_switch_of_each_cpu)
 	struct rig r;
 	struct sim_ccswap_stop st = {.tick = 1, .clock = SIM_CLOCK_QPC};
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 1, 10, 7, 8, 8, 5, 0, 9, 0));
 	log_sw(&r, sw(1, 1, 10, 17, 8, 8, 5, 0, 19, 0));
 	cr_assert_eq(producer_ccswap_stop(r.p, &st), 0);
@@ -338,7 +338,7 @@ Test(ccswap_flush, end_policy_drop_writes_nothing_pending)
 	struct rig r;
 	struct producer_stats st;
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	producer_destroy(r.p);
 	r.cfg.flush_at_end = false;
 	r.p = producer_create(&r.cfg);
@@ -356,7 +356,7 @@ static uint32_t second_record(struct sim_cswitch c, uint8_t bias, uint32_t *word
 	struct rig r;
 	uint16_t size;
 
-	rig_init(&r, 1, NULL, true, bias, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, bias, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 1, 0, 0, 0, 0, 2, 0, c.old_tid, 0)); /* IDLE_SHORT, 2 bytes */
 	cr_assert_eq(producer_cswitch(r.p, &c), 0);
 	end_at(&r, 2, c.ts[SIM_CLOCK_QPC]);
@@ -412,7 +412,7 @@ Test(ccswap_form, wait_of_1_is_lite_2_is_full_and_saturates)
 	cr_assert_eq(second_record(sw(0, 1, 1, 9, 8, 8, 5, 5, 0, 99), 40, &w), 4,
 		     "switching to idle records no wait");
 	/* wait 0x30000 saturates: dword1 = 0 | 5<<4 | 8<<10 | 0x1FFFF<<15 = 0xFFFFA050 */
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 1, 0, 0, 0, 0, 2, 0, 9, 0));
 	log_sw(&r, sw(0, 1, 1, 9, 8, 8, 5, 5, 3, 0x30000));
 	log_sw(&r, sw(0, 1, 2, 3, 8, 8, 5, 5, 9, 0x1FFFF));
@@ -457,7 +457,7 @@ Test(ccswap_quirks, on_flushed_batch_keeps_trigger_tid_and_stale_base)
 	struct rig r;
 	const uint8_t *b0, *b1;
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	tick_flush_with_new_thread(&r);
 	cr_assert_eq(fb[0].n, 2);
 	b0 = fb[0].ev[0].bytes;
@@ -480,7 +480,7 @@ Test(ccswap_quirks, off_gives_clean_tables)
 	struct rig r;
 	const uint8_t *b0, *b1;
 
-	rig_init(&r, 1, NULL, false, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, false, 40, ETL_ARCH_X64);
 	tick_flush_with_new_thread(&r);
 	cr_assert_eq(fb[0].n, 2);
 	b0 = fb[0].ev[0].bytes;
@@ -499,7 +499,7 @@ Test(ccswap_quirks, off_table_full_flush_leaves_the_17th_out)
 {
 	struct rig r;
 
-	rig_init(&r, 1, NULL, false, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, false, 40, ETL_ARCH_X64);
 	distinct_threads(&r, 17);
 	cr_assert_eq(fb[0].n, 1);
 	cr_assert_eq(get_le32(fb[0].ev[0].bytes + EV_TID(15)), 1016);
@@ -515,7 +515,7 @@ Test(ccswap_sessions, three_clocks_batch_differently)
 						 SIM_CLOCK_CYCLES};
 	struct rig r;
 
-	rig_init(&r, 3, clocks, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 3, clocks, true, 40, ETL_ARCH_X64);
 	for (unsigned i = 0; i < 10; i++) {
 		struct sim_cswitch c = sw(0, 1, 0, 7 + (i & 1) * 2, 8, 8, 5, 0, 9 - (i & 1) * 2, 0);
 
@@ -538,7 +538,7 @@ Test(ccswap_sessions, two_sessions_on_one_clock_get_identical_batches)
 	static const enum sim_clock clocks[2] = {SIM_CLOCK_QPC, SIM_CLOCK_QPC};
 	struct rig r;
 
-	rig_init(&r, 2, clocks, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 2, clocks, true, 40, ETL_ARCH_X64);
 	distinct_threads(&r, 20);
 	end_at(&r, 2, 9999);
 	cr_assert_eq(fb[0].n, 2);
@@ -554,13 +554,13 @@ Test(ccswap_arch, x86_batches_use_the_perfinfo32_marker)
 {
 	struct rig r;
 
-	rig_init(&r, 1, NULL, true, 39, ETW_ARCH_X86);
+	rig_init(&r, 1, NULL, true, 39, ETL_ARCH_X86);
 	distinct_threads(&r, 2);
 	end_at(&r, 2, 300);
 	/* PERFINFO32 0xC0100000 | version 2 */
 	cr_assert_eq(get_le32(fb[0].ev[0].bytes), 0xC0100002u);
 	rig_fini(&r);
-	rig_init(&r, 1, NULL, true, 39, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 39, ETL_ARCH_X64);
 	distinct_threads(&r, 2);
 	end_at(&r, 2, 300);
 	cr_assert_eq(get_le32(fb[0].ev[0].bytes), 0xC0110002u);
@@ -573,7 +573,7 @@ Test(ccswap_pmc, batch_items_carry_the_flushing_switch_counters)
 	struct sim_cswitch c;
 	const uint8_t *b;
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	producer_destroy(r.p);
 	r.cfg.sessions[0].pmc_count = 2;
 	r.cfg.sessions[0].pmc_ids[0] = 3;
@@ -603,7 +603,7 @@ static void plain_rig(struct rig *r, uint8_t version, bool pebs, bool both)
 {
 	memset(r, 0, sizeof(*r));
 	memset(fb, 0, sizeof(fb));
-	r->cfg.arch = ETW_ARCH_X64;
+	r->cfg.arch = ETL_ARCH_X64;
 	r->cfg.cpus = 2;
 	r->cfg.cswitch_version = version;
 	r->cfg.max_wait_reason = 40;
@@ -727,7 +727,7 @@ Test(producer_config, compact_without_cswitch_is_rejected)
 {
 	struct rig r;
 
-	rig_init(&r, 1, NULL, true, 40, ETW_ARCH_X64);
+	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	r.cfg.sessions[0].flags = PRODUCER_F_COMPACT;
 	cr_assert_null(producer_create(&r.cfg));
 	rig_fini(&r);

@@ -131,10 +131,10 @@ static const uint8_t hdr_pebs_pmc[] = {
 	0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, /* Counter[1] */
 };
 
-static struct etw_perfinfo_header hdr_x64_plain_fields(void)
+static struct etl_perfinfo_header hdr_x64_plain_fields(void)
 {
-	return (struct etw_perfinfo_header){
-		.arch = ETW_ARCH_X64,
+	return (struct etl_perfinfo_header){
+		.arch = ETL_ARCH_X64,
 		.version = 2,
 		.size = 0x28,
 		.hook_id = 0x0524,
@@ -142,10 +142,10 @@ static struct etw_perfinfo_header hdr_x64_plain_fields(void)
 	};
 }
 
-static struct etw_perfinfo_header hdr_x86_plain_fields(void)
+static struct etl_perfinfo_header hdr_x86_plain_fields(void)
 {
-	return (struct etw_perfinfo_header){
-		.arch = ETW_ARCH_X86,
+	return (struct etl_perfinfo_header){
+		.arch = ETL_ARCH_X86,
 		.version = 2,
 		.size = 0x40,
 		.hook_id = 0x0529,
@@ -153,10 +153,10 @@ static struct etw_perfinfo_header hdr_x86_plain_fields(void)
 	};
 }
 
-static struct etw_perfinfo_header hdr_pebs_fields(void)
+static struct etl_perfinfo_header hdr_pebs_fields(void)
 {
-	return (struct etw_perfinfo_header){
-		.arch = ETW_ARCH_X64,
+	return (struct etl_perfinfo_header){
+		.arch = ETL_ARCH_X64,
 		.version = 2,
 		.size = 0x30,
 		.hook_id = 0x0524,
@@ -166,10 +166,10 @@ static struct etw_perfinfo_header hdr_pebs_fields(void)
 	};
 }
 
-static struct etw_perfinfo_header hdr_pmc2_fields(void)
+static struct etl_perfinfo_header hdr_pmc2_fields(void)
 {
-	return (struct etw_perfinfo_header){
-		.arch = ETW_ARCH_X64,
+	return (struct etl_perfinfo_header){
+		.arch = ETL_ARCH_X64,
 		.version = 2,
 		.size = 0x38,
 		.hook_id = 0x0524,
@@ -179,10 +179,10 @@ static struct etw_perfinfo_header hdr_pmc2_fields(void)
 	};
 }
 
-static struct etw_perfinfo_header hdr_pebs_pmc_fields(void)
+static struct etl_perfinfo_header hdr_pebs_pmc_fields(void)
 {
-	return (struct etw_perfinfo_header){
-		.arch = ETW_ARCH_X64,
+	return (struct etl_perfinfo_header){
+		.arch = ETL_ARCH_X64,
 		.version = 4,
 		.size = 0x40,
 		.hook_id = 0x0524,
@@ -194,8 +194,8 @@ static struct etw_perfinfo_header hdr_pebs_pmc_fields(void)
 	};
 }
 
-static void assert_header_eq(const struct etw_perfinfo_header *got,
-			     const struct etw_perfinfo_header *want)
+static void assert_header_eq(const struct etl_perfinfo_header *got,
+			     const struct etl_perfinfo_header *want)
 {
 	cr_assert(eq(int, got->arch, want->arch));
 	cr_assert(eq(u8, got->version, want->version));
@@ -205,73 +205,73 @@ static void assert_header_eq(const struct etw_perfinfo_header *got,
 	cr_assert(eq(int, got->has_pebs, want->has_pebs));
 	cr_assert(eq(u64, got->pebs_index, want->has_pebs ? want->pebs_index : 0));
 	cr_assert(eq(uint, got->pmc_count, want->pmc_count));
-	for (unsigned i = 0; i < ETW_MAX_PMC_ITEMS; i++) {
+	for (unsigned i = 0; i < ETL_MAX_PMC_ITEMS; i++) {
 		cr_assert(eq(u64, got->pmc[i], i < want->pmc_count ? want->pmc[i] : 0), "pmc[%u]",
 			  i);
 	}
 }
 
 /* Encode @h into a poisoned buffer; check the golden and that nothing past it moved. */
-static void check_header_golden(const struct etw_perfinfo_header *h, const uint8_t *want,
+static void check_header_golden(const struct etl_perfinfo_header *h, const uint8_t *want,
 				size_t want_len)
 {
 	uint8_t buf[0x60];
 
 	memset(buf, POISON, sizeof(buf));
-	cr_assert(eq(sz, etw_perfinfo_header_len(h), want_len));
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), h), (int)want_len));
+	cr_assert(eq(sz, etl_perfinfo_header_len(h), want_len));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), h), (int)want_len));
 	ASSERT_BYTES(buf, want, want_len);
 	assert_untouched(buf + want_len, sizeof(buf) - want_len);
 }
 
 static void check_header_decode(const uint8_t *golden, size_t len,
-				const struct etw_perfinfo_header *want)
+				const struct etl_perfinfo_header *want)
 {
-	struct etw_perfinfo_header got;
+	struct etl_perfinfo_header got;
 
 	memset(&got, 0x5A, sizeof(got));
-	cr_assert(eq(int, etw_decode_perfinfo_header(golden, len, &got), (int)len));
+	cr_assert(eq(int, etl_decode_perfinfo_header(golden, len, &got), (int)len));
 	assert_header_eq(&got, want);
 }
 
 Test(perfinfo_header, x64_plain_matches_golden)
 {
-	struct etw_perfinfo_header h = hdr_x64_plain_fields();
+	struct etl_perfinfo_header h = hdr_x64_plain_fields();
 
 	check_header_golden(&h, hdr_x64_plain, sizeof(hdr_x64_plain));
 }
 
 Test(perfinfo_header, x86_plain_matches_golden)
 {
-	struct etw_perfinfo_header h = hdr_x86_plain_fields();
+	struct etl_perfinfo_header h = hdr_x86_plain_fields();
 
 	check_header_golden(&h, hdr_x86_plain, sizeof(hdr_x86_plain));
 }
 
 Test(perfinfo_header, pebs_item_sets_0x8000_and_follows_header)
 {
-	struct etw_perfinfo_header h = hdr_pebs_fields();
+	struct etl_perfinfo_header h = hdr_pebs_fields();
 
 	check_header_golden(&h, hdr_pebs, sizeof(hdr_pebs));
 }
 
 Test(perfinfo_header, two_pmc_items_set_count_in_bits_8_to_10)
 {
-	struct etw_perfinfo_header h = hdr_pmc2_fields();
+	struct etl_perfinfo_header h = hdr_pmc2_fields();
 
 	check_header_golden(&h, hdr_pmc2, sizeof(hdr_pmc2));
 }
 
 Test(perfinfo_header, pebs_item_comes_before_pmc_items)
 {
-	struct etw_perfinfo_header h = hdr_pebs_pmc_fields();
+	struct etl_perfinfo_header h = hdr_pebs_pmc_fields();
 
 	check_header_golden(&h, hdr_pebs_pmc, sizeof(hdr_pebs_pmc));
 }
 
 Test(perfinfo_header, seven_pmc_items_give_count_7_and_0x48_bytes)
 {
-	struct etw_perfinfo_header h = hdr_x64_plain_fields();
+	struct etl_perfinfo_header h = hdr_x64_plain_fields();
 	uint8_t buf[0x48];
 	/* Marker 0xC0110002 | 7 << 8 = 0xC0110702 */
 	static const uint8_t marker[] = {0x02, 0x07, 0x11, 0xC0};
@@ -281,8 +281,8 @@ Test(perfinfo_header, seven_pmc_items_give_count_7_and_0x48_bytes)
 	for (unsigned i = 0; i < 7; i++) {
 		h.pmc[i] = 0x1111111111111111ull * (i + 1);
 	}
-	cr_assert(eq(sz, etw_perfinfo_header_len(&h), 0x48));
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h), 0x48));
+	cr_assert(eq(sz, etl_perfinfo_header_len(&h), 0x48));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h), 0x48));
 	ASSERT_BYTES(buf, marker, sizeof(marker));
 	/* Counter[6] = 0x7777777777777777 fills the last 8 bytes, 0x40..0x47. */
 	for (unsigned i = 0x40; i < 0x48; i++) {
@@ -292,7 +292,7 @@ Test(perfinfo_header, seven_pmc_items_give_count_7_and_0x48_bytes)
 
 Test(perfinfo_header, unused_items_are_not_written)
 {
-	struct etw_perfinfo_header h = hdr_x64_plain_fields();
+	struct etl_perfinfo_header h = hdr_x64_plain_fields();
 
 	/* A PEBS value without the flag and counters past pmc_count stay out. */
 	h.pebs_index = 0xFFFFFFFFFFFFFFFFull;
@@ -302,21 +302,21 @@ Test(perfinfo_header, unused_items_are_not_written)
 
 Test(perfinfo_header, len_counts_eight_bytes_per_item)
 {
-	struct etw_perfinfo_header h = hdr_x64_plain_fields();
+	struct etl_perfinfo_header h = hdr_x64_plain_fields();
 
-	cr_assert(eq(sz, etw_perfinfo_header_len(&h), 0x10));
+	cr_assert(eq(sz, etl_perfinfo_header_len(&h), 0x10));
 	h.has_pebs = true;
-	cr_assert(eq(sz, etw_perfinfo_header_len(&h), 0x18));
+	cr_assert(eq(sz, etl_perfinfo_header_len(&h), 0x18));
 	h.pmc_count = 7;
-	cr_assert(eq(sz, etw_perfinfo_header_len(&h), 0x50));
+	cr_assert(eq(sz, etl_perfinfo_header_len(&h), 0x50));
 	h.has_pebs = false;
 	h.pmc_count = 3;
-	cr_assert(eq(sz, etw_perfinfo_header_len(&h), 0x28));
+	cr_assert(eq(sz, etl_perfinfo_header_len(&h), 0x28));
 }
 
 Test(perfinfo_header, decodes_every_golden)
 {
-	struct etw_perfinfo_header h;
+	struct etl_perfinfo_header h;
 
 	h = hdr_x64_plain_fields();
 	check_header_decode(hdr_x64_plain, sizeof(hdr_x64_plain), &h);
@@ -332,66 +332,66 @@ Test(perfinfo_header, decodes_every_golden)
 
 Test(perfinfo_header, decode_returns_header_plus_items_not_size)
 {
-	struct etw_perfinfo_header h;
+	struct etl_perfinfo_header h;
 	uint8_t ev[0x28];
 
 	/* A whole 0x28-byte event: the decoder consumes only the 0x10 header. */
 	memset(ev, 0, sizeof(ev));
 	memcpy(ev, hdr_x64_plain, sizeof(hdr_x64_plain));
-	cr_assert(eq(int, etw_decode_perfinfo_header(ev, sizeof(ev), &h), 0x10));
+	cr_assert(eq(int, etl_decode_perfinfo_header(ev, sizeof(ev), &h), 0x10));
 	cr_assert(eq(u16, h.size, 0x28));
 }
 
 Test(perfinfo_header, pmc_count_8_is_einval)
 {
-	struct etw_perfinfo_header h = hdr_x64_plain_fields();
+	struct etl_perfinfo_header h = hdr_x64_plain_fields();
 	uint8_t buf[0x60];
 
 	h.pmc_count = 8;
 	h.size = 0x60;
 	memset(buf, POISON, sizeof(buf));
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h), -EINVAL));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h), -EINVAL));
 	assert_untouched(buf, sizeof(buf));
 }
 
 Test(perfinfo_header, size_below_header_and_items_is_einval)
 {
-	struct etw_perfinfo_header h = hdr_x64_plain_fields();
+	struct etl_perfinfo_header h = hdr_x64_plain_fields();
 	uint8_t buf[0x40];
 
 	h.size = 0x0F;
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h), -EINVAL));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h), -EINVAL));
 	h.size = 0x10;
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h), 0x10));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h), 0x10));
 
 	h = hdr_pebs_pmc_fields(); /* header + items = 0x28 */
 	h.size = 0x27;
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h), -EINVAL));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h), -EINVAL));
 	h.size = 0x28;
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h), 0x28));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h), 0x28));
 }
 
 Test(perfinfo_header, unknown_arch_is_einval)
 {
-	struct etw_perfinfo_header h = hdr_x64_plain_fields();
+	struct etl_perfinfo_header h = hdr_x64_plain_fields();
 	uint8_t buf[0x10];
 
-	h.arch = (enum etw_arch)2;
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h), -EINVAL));
+	h.arch = (enum etl_arch)2;
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h), -EINVAL));
 }
 
 Test(perfinfo_header, every_cap_below_len_is_enospc)
 {
-	struct etw_perfinfo_header h = hdr_pebs_pmc_fields();
+	struct etl_perfinfo_header h = hdr_pebs_pmc_fields();
 	uint8_t buf[0x28];
 
 	for (size_t cap = 0; cap < 0x28; cap++) {
 		memset(buf, POISON, sizeof(buf));
-		cr_assert(eq(int, etw_encode_perfinfo_header(buf, cap, &h), -ENOSPC), "cap %zu",
+		cr_assert(eq(int, etl_encode_perfinfo_header(buf, cap, &h), -ENOSPC), "cap %zu",
 			  cap);
 		assert_untouched(buf, sizeof(buf));
 	}
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, 0x28, &h), 0x28));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, 0x28, &h), 0x28));
 }
 
 Test(perfinfo_header, every_short_input_is_einval)
@@ -404,7 +404,7 @@ Test(perfinfo_header, every_short_input_is_einval)
 		{hdr_pebs, sizeof(hdr_pebs)},
 		{hdr_pebs_pmc, sizeof(hdr_pebs_pmc)},
 	};
-	struct etw_perfinfo_header h, before;
+	struct etl_perfinfo_header h, before;
 
 	memset(&before, 0x5A, sizeof(before));
 	for (size_t c = 0; c < ARRAY_LEN(cases); c++) {
@@ -412,7 +412,7 @@ Test(perfinfo_header, every_short_input_is_einval)
 			uint8_t *p = dup_prefix(cases[c].golden, len);
 
 			h = before;
-			cr_assert(eq(int, etw_decode_perfinfo_header(p, len, &h), -EINVAL),
+			cr_assert(eq(int, etl_decode_perfinfo_header(p, len, &h), -EINVAL),
 				  "case %zu len %zu", c, len);
 			cr_assert(eq(int, memcmp(&h, &before, sizeof(h)), 0), "output touched");
 			free(p);
@@ -422,45 +422,45 @@ Test(perfinfo_header, every_short_input_is_einval)
 
 Test(perfinfo_header, decode_rejects_size_below_header_and_items)
 {
-	struct etw_perfinfo_header h;
+	struct etl_perfinfo_header h;
 	uint8_t ev[sizeof(hdr_pebs_pmc)];
 
 	memcpy(ev, hdr_pebs_pmc, sizeof(ev));
 	ev[4] = 0x27; /* Size 0x27 < 0x10 + 3 items * 8 = 0x28 */
-	cr_assert(eq(int, etw_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
+	cr_assert(eq(int, etl_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
 	ev[4] = 0x28;
-	cr_assert(eq(int, etw_decode_perfinfo_header(ev, sizeof(ev), &h), 0x28));
+	cr_assert(eq(int, etl_decode_perfinfo_header(ev, sizeof(ev), &h), 0x28));
 }
 
 Test(perfinfo_header, decode_rejects_other_header_types)
 {
-	struct etw_perfinfo_header h;
+	struct etl_perfinfo_header h;
 	uint8_t ev[sizeof(hdr_x64_plain)];
 
 	memcpy(ev, hdr_x64_plain, sizeof(ev));
 	ev[2] = 0x02; /* SYSTEM64: Marker 0xC0020002 */
-	cr_assert(eq(int, etw_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
+	cr_assert(eq(int, etl_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
 	ev[2] = 0x12; /* EVENT_HEADER32 */
-	cr_assert(eq(int, etw_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
+	cr_assert(eq(int, etl_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
 	ev[2] = 0x0F; /* MESSAGE */
-	cr_assert(eq(int, etw_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
+	cr_assert(eq(int, etl_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
 	ev[2] = 0x11;
 	ev[3] = 0x00; /* PERFINFO64 type but no trace-header flag bits */
-	cr_assert(eq(int, etw_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
+	cr_assert(eq(int, etl_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
 	ev[3] = 0x80; /* TRACE_HEADER_FLAG without TRACE_HEADER_EVENT_TRACE */
-	cr_assert(eq(int, etw_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
+	cr_assert(eq(int, etl_decode_perfinfo_header(ev, sizeof(ev), &h), -EINVAL));
 	ev[3] = 0xC0;
-	cr_assert(eq(int, etw_decode_perfinfo_header(ev, sizeof(ev), &h), 0x10));
+	cr_assert(eq(int, etl_decode_perfinfo_header(ev, sizeof(ev), &h), 0x10));
 }
 
 Test(perfinfo_header, decode_ignores_spare_flags)
 {
-	struct etw_perfinfo_header h;
+	struct etl_perfinfo_header h;
 	uint8_t ev[sizeof(hdr_x64_plain)];
 
 	memcpy(ev, hdr_x64_plain, sizeof(ev));
 	ev[1] = 0x78; /* TRACE_HEADER_SPARE_FLAG1..4 = 0x4000|0x2000|0x1000|0x0800 */
-	cr_assert(eq(int, etw_decode_perfinfo_header(ev, sizeof(ev), &h), 0x10));
+	cr_assert(eq(int, etl_decode_perfinfo_header(ev, sizeof(ev), &h), 0x10));
 	cr_assert(eq(u8, h.version, 2));
 	cr_assert(eq(int, h.has_pebs, 0));
 	cr_assert(eq(uint, h.pmc_count, 0));
@@ -474,11 +474,11 @@ Test(perfinfo_header, round_trips_every_item_combination, .timeout = 10.)
 	for (unsigned n = 0; n <= 7; n++) {
 		for (unsigned pebs = 0; pebs <= 1; pebs++) {
 			for (unsigned k = 0; k < 64; k++) {
-				struct etw_perfinfo_header h = {0}, got;
+				struct etl_perfinfo_header h = {0}, got;
 				size_t len = 0x10 + 8 * (n + pebs);
 				uint64_t r = next_rand(&seed);
 
-				h.arch = (r & 1) ? ETW_ARCH_X86 : ETW_ARCH_X64;
+				h.arch = (r & 1) ? ETL_ARCH_X86 : ETL_ARCH_X64;
 				h.version = (uint8_t)(r >> 8);
 				h.hook_id = (uint16_t)(r >> 16);
 				h.size = (uint16_t)(len + ((r >> 32) % (0x10000 - len)));
@@ -489,9 +489,9 @@ Test(perfinfo_header, round_trips_every_item_combination, .timeout = 10.)
 				for (unsigned i = 0; i < n; i++) {
 					h.pmc[i] = next_rand(&seed);
 				}
-				cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h),
+				cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h),
 					     (int)len));
-				cr_assert(eq(int, etw_decode_perfinfo_header(buf, len, &got),
+				cr_assert(eq(int, etl_decode_perfinfo_header(buf, len, &got),
 					     (int)len));
 				assert_header_eq(&got, &h);
 			}
@@ -578,13 +578,13 @@ static void assert_cswitch_eq(const struct etw_cswitch *a, const struct etw_cswi
 
 Test(cswitch, v2_event_matches_golden)
 {
-	struct etw_perfinfo_header h = hdr_x64_plain_fields();
+	struct etl_perfinfo_header h = hdr_x64_plain_fields();
 	struct etw_cswitch cs = cswitch_v2_fields();
 	uint8_t buf[0x30];
 	int n;
 
 	memset(buf, POISON, sizeof(buf));
-	n = etw_encode_perfinfo_header(buf, sizeof(buf), &h);
+	n = etl_encode_perfinfo_header(buf, sizeof(buf), &h);
 	cr_assert(eq(int, n, 0x10));
 	cr_assert(eq(int, etw_encode_cswitch(buf + n, sizeof(buf) - (size_t)n, &cs), 0x18));
 	ASSERT_BYTES(buf, cswitch_v2_event, sizeof(cswitch_v2_event));
@@ -593,8 +593,8 @@ Test(cswitch, v2_event_matches_golden)
 
 Test(cswitch, v4_event_with_flags_byte_matches_golden)
 {
-	struct etw_perfinfo_header h = {
-		.arch = ETW_ARCH_X64,
+	struct etl_perfinfo_header h = {
+		.arch = ETL_ARCH_X64,
 		.version = 4,
 		.size = 0x28,
 		.hook_id = 0x0524,
@@ -615,7 +615,7 @@ Test(cswitch, v4_event_with_flags_byte_matches_golden)
 	uint8_t buf[0x28];
 
 	cr_assert(eq(int, etw_cswitch_v4_flags(1, 3, 5, &cs.wait_mode_or_flags), 0));
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h), 0x10));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h), 0x10));
 	cr_assert(eq(int, etw_encode_cswitch(buf + 0x10, 0x18, &cs), 0x18));
 	ASSERT_BYTES(buf, cswitch_v4_event, sizeof(cswitch_v4_event));
 }
@@ -623,14 +623,14 @@ Test(cswitch, v4_event_with_flags_byte_matches_golden)
 Test(cswitch, decodes_both_goldens)
 {
 	struct etw_cswitch want = cswitch_v2_fields(), got;
-	struct etw_perfinfo_header h;
+	struct etl_perfinfo_header h;
 
-	cr_assert(eq(int, etw_decode_perfinfo_header(cswitch_v2_event, 0x28, &h), 0x10));
+	cr_assert(eq(int, etl_decode_perfinfo_header(cswitch_v2_event, 0x28, &h), 0x10));
 	cr_assert(eq(u16, h.hook_id, 0x0524));
 	cr_assert(eq(int, etw_decode_cswitch(cswitch_v2_event + 0x10, 0x18, &got), 0x18));
 	assert_cswitch_eq(&got, &want);
 
-	cr_assert(eq(int, etw_decode_perfinfo_header(cswitch_v4_event, 0x28, &h), 0x10));
+	cr_assert(eq(int, etl_decode_perfinfo_header(cswitch_v4_event, 0x28, &h), 0x10));
 	cr_assert(eq(u8, h.version, 4));
 	cr_assert(eq(int, etw_decode_cswitch(cswitch_v4_event + 0x10, 0x18, &got), 0x18));
 	cr_assert(eq(u32, got.new_tid, 0xE10));
@@ -848,7 +848,7 @@ static void assert_spinlock_eq(const struct etw_spinlock *a, const struct etw_sp
 	cr_assert(eq(int, a->execute_isr, b->execute_isr));
 }
 
-static void check_spinlock_golden(enum etw_arch arch, const struct etw_spinlock *sl, unsigned flags,
+static void check_spinlock_golden(enum etl_arch arch, const struct etw_spinlock *sl, unsigned flags,
 				  const uint8_t *want, size_t want_len)
 {
 	uint8_t buf[0x40];
@@ -861,9 +861,9 @@ static void check_spinlock_golden(enum etw_arch arch, const struct etw_spinlock 
 
 Test(spinlock, len_is_0x38_on_x64_and_0x30_on_x86)
 {
-	cr_assert(eq(sz, etw_spinlock_len(ETW_ARCH_X64), 0x38));
-	cr_assert(eq(sz, etw_spinlock_len(ETW_ARCH_X86), 0x30));
-	cr_assert(eq(sz, etw_spinlock_len((enum etw_arch)7), 0));
+	cr_assert(eq(sz, etw_spinlock_len(ETL_ARCH_X64), 0x38));
+	cr_assert(eq(sz, etw_spinlock_len(ETL_ARCH_X86), 0x30));
+	cr_assert(eq(sz, etw_spinlock_len((enum etl_arch)7), 0));
 }
 
 Test(spinlock, x64_matches_golden_with_reserved_zeroed)
@@ -871,14 +871,14 @@ Test(spinlock, x64_matches_golden_with_reserved_zeroed)
 	struct etw_spinlock sl = spinlock_x64_fields();
 
 	/* The poisoned buffer proves Reserved[5] is written as zeros, not skipped. */
-	check_spinlock_golden(ETW_ARCH_X64, &sl, 0, spinlock_x64, sizeof(spinlock_x64));
+	check_spinlock_golden(ETL_ARCH_X64, &sl, 0, spinlock_x64, sizeof(spinlock_x64));
 }
 
 Test(spinlock, x86_matches_golden_with_4_byte_pointers)
 {
 	struct etw_spinlock sl = spinlock_x86_fields();
 
-	check_spinlock_golden(ETW_ARCH_X86, &sl, 0, spinlock_x86, sizeof(spinlock_x86));
+	check_spinlock_golden(ETL_ARCH_X86, &sl, 0, spinlock_x86, sizeof(spinlock_x86));
 }
 
 Test(spinlock, x64_whole_event_is_0x48_bytes)
@@ -888,8 +888,8 @@ Test(spinlock, x64_whole_event_is_0x48_bytes)
 		0x02, 0x00, 0x11, 0xC0, 0x48, 0x00, 0x29, 0x05,
 		0x42, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	};
-	struct etw_perfinfo_header h = {
-		.arch = ETW_ARCH_X64,
+	struct etl_perfinfo_header h = {
+		.arch = ETL_ARCH_X64,
 		.version = 2,
 		.size = 0x48,
 		.hook_id = 0x0529,
@@ -898,8 +898,8 @@ Test(spinlock, x64_whole_event_is_0x48_bytes)
 	struct etw_spinlock sl = spinlock_x64_fields();
 	uint8_t buf[0x48];
 
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h), 0x10));
-	cr_assert(eq(int, etw_encode_spinlock(buf + 0x10, 0x38, ETW_ARCH_X64, &sl, 0), 0x38));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h), 0x10));
+	cr_assert(eq(int, etw_encode_spinlock(buf + 0x10, 0x38, ETL_ARCH_X64, &sl, 0), 0x38));
 	ASSERT_BYTES(buf, head, sizeof(head));
 	ASSERT_BYTES(buf + 0x10, spinlock_x64, sizeof(spinlock_x64));
 }
@@ -909,10 +909,10 @@ Test(spinlock, decodes_both_goldens)
 	struct etw_spinlock want, got;
 
 	want = spinlock_x64_fields();
-	cr_assert(eq(int, etw_decode_spinlock(spinlock_x64, 0x38, ETW_ARCH_X64, &got), 0x38));
+	cr_assert(eq(int, etw_decode_spinlock(spinlock_x64, 0x38, ETL_ARCH_X64, &got), 0x38));
 	assert_spinlock_eq(&got, &want);
 	want = spinlock_x86_fields();
-	cr_assert(eq(int, etw_decode_spinlock(spinlock_x86, 0x30, ETW_ARCH_X86, &got), 0x30));
+	cr_assert(eq(int, etw_decode_spinlock(spinlock_x86, 0x30, ETL_ARCH_X86, &got), 0x30));
 	assert_spinlock_eq(&got, &want);
 }
 
@@ -925,17 +925,17 @@ Test(spinlock, flags_byte_mode_dpc_isr)
 	sl.acquire_mode = 0x3F;
 	sl.execute_dpc = true;
 	sl.execute_isr = true;
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X64, &sl, 0), 0x38));
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X64, &sl, 0), 0x38));
 	cr_assert(eq(u8, buf[0x32], 0xFF));
 	/* mode 4 (converted), no DPC, ISR: 0x04 | 0x80 = 0x84 */
 	sl.acquire_mode = 4;
 	sl.execute_dpc = false;
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X64, &sl, 0), 0x38));
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X64, &sl, 0), 0x38));
 	cr_assert(eq(u8, buf[0x32], 0x84));
 	/* mode 0, nothing: 0x00 */
 	sl.acquire_mode = 0;
 	sl.execute_isr = false;
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X64, &sl, 0), 0x38));
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X64, &sl, 0), 0x38));
 	cr_assert(eq(u8, buf[0x32], 0x00));
 }
 
@@ -946,11 +946,11 @@ Test(spinlock, acquire_mode_above_6_bits_is_eoverflow_on_both_arches)
 
 	sl.acquire_mode = 0x40;
 	memset(buf, POISON, sizeof(buf));
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X64, &sl, 0), -EOVERFLOW));
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X86, &sl, 0), -EOVERFLOW));
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X64, &sl, 0), -EOVERFLOW));
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X86, &sl, 0), -EOVERFLOW));
 	assert_untouched(buf, sizeof(buf));
 	sl.acquire_mode = 0x3F;
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X86, &sl, 0), 0x30));
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X86, &sl, 0), 0x30));
 	/* 0x3F | 0x80 ISR = 0xBF */
 	cr_assert(eq(u8, buf[0x2A], 0xBF));
 }
@@ -964,13 +964,13 @@ Test(spinlock, wrapped_acquire_mode_does_not_spill_into_dpc_bit)
 	sl.acquire_mode = 0x40;
 	sl.execute_dpc = false;
 	sl.execute_isr = false;
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X64, &sl, ETW_ENC_WRAP),
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X64, &sl, ETW_ENC_WRAP),
 		     0x38));
 	cr_assert(eq(u8, buf[0x32], 0x00));
 	/* 0xC5 mod 64 = 5, ISR on: 0x05 | 0x80 = 0x85 */
 	sl.acquire_mode = 0xC5;
 	sl.execute_isr = true;
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X64, &sl, ETW_ENC_WRAP),
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X64, &sl, ETW_ENC_WRAP),
 		     0x38));
 	cr_assert(eq(u8, buf[0x32], 0x85));
 }
@@ -982,14 +982,14 @@ Test(spinlock, x86_address_above_32_bits_is_eoverflow)
 
 	memset(buf, POISON, sizeof(buf));
 	sl.lock_address = 0x100000000ull;
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X86, &sl, 0), -EOVERFLOW));
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X86, &sl, 0), -EOVERFLOW));
 	sl = spinlock_x86_fields();
 	sl.caller_address = 0x1FFFFFFFFull;
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X86, &sl, 0), -EOVERFLOW));
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X86, &sl, 0), -EOVERFLOW));
 	assert_untouched(buf, sizeof(buf));
 	/* 0xFFFFFFFF is the largest that fits: FF FF FF FF */
 	sl.caller_address = 0xFFFFFFFFull;
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X86, &sl, 0), 0x30));
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X86, &sl, 0), 0x30));
 	cr_assert(eq(u32,
 		     (uint32_t)buf[4] | (uint32_t)buf[5] << 8 | (uint32_t)buf[6] << 16 |
 			     (uint32_t)buf[7] << 24,
@@ -1004,7 +1004,7 @@ Test(spinlock, x64_takes_full_64_bit_addresses)
 	static const uint8_t want[] = {0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00};
 
 	sl.lock_address = 0x100000000ull;
-	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETW_ARCH_X64, &sl, 0), 0x38));
+	cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), ETL_ARCH_X64, &sl, 0), 0x38));
 	ASSERT_BYTES(buf, want, sizeof(want));
 }
 
@@ -1018,7 +1018,7 @@ Test(spinlock, x86_wrap_truncates_addresses_to_32_bits)
 
 	sl.lock_address = 0x18A2B3C40ull;
 	sl.caller_address = 0xFFFFFFFF81000123ull;
-	check_spinlock_golden(ETW_ARCH_X86, &sl, ETW_ENC_WRAP, spinlock_x86, sizeof(spinlock_x86));
+	check_spinlock_golden(ETL_ARCH_X86, &sl, ETW_ENC_WRAP, spinlock_x86, sizeof(spinlock_x86));
 }
 
 Test(spinlock, every_cap_below_len_is_enospc)
@@ -1028,10 +1028,10 @@ Test(spinlock, every_cap_below_len_is_enospc)
 
 	for (size_t cap = 0; cap < 0x38; cap++) {
 		memset(buf, POISON, sizeof(buf));
-		cr_assert(eq(int, etw_encode_spinlock(buf, cap, ETW_ARCH_X64, &sl64, 0), -ENOSPC),
+		cr_assert(eq(int, etw_encode_spinlock(buf, cap, ETL_ARCH_X64, &sl64, 0), -ENOSPC),
 			  "x64 cap %zu", cap);
 		if (cap < 0x30) {
-			cr_assert(eq(int, etw_encode_spinlock(buf, cap, ETW_ARCH_X86, &sl32, 0),
+			cr_assert(eq(int, etw_encode_spinlock(buf, cap, ETL_ARCH_X86, &sl32, 0),
 				     -ENOSPC),
 				  "x86 cap %zu", cap);
 		}
@@ -1046,14 +1046,14 @@ Test(spinlock, every_short_input_is_einval)
 	for (size_t len = 0; len < 0x38; len++) {
 		uint8_t *p = dup_prefix(spinlock_x64, len);
 
-		cr_assert(eq(int, etw_decode_spinlock(p, len, ETW_ARCH_X64, &sl), -EINVAL),
+		cr_assert(eq(int, etw_decode_spinlock(p, len, ETL_ARCH_X64, &sl), -EINVAL),
 			  "x64 len %zu", len);
 		free(p);
 	}
 	for (size_t len = 0; len < 0x30; len++) {
 		uint8_t *p = dup_prefix(spinlock_x86, len);
 
-		cr_assert(eq(int, etw_decode_spinlock(p, len, ETW_ARCH_X86, &sl), -EINVAL),
+		cr_assert(eq(int, etw_decode_spinlock(p, len, ETL_ARCH_X86, &sl), -EINVAL),
 			  "x86 len %zu", len);
 		free(p);
 	}
@@ -1065,8 +1065,8 @@ Test(spinlock, unknown_arch_is_einval)
 	uint8_t buf[0x40];
 
 	cr_assert(
-		eq(int, etw_encode_spinlock(buf, sizeof(buf), (enum etw_arch)2, &sl, 0), -EINVAL));
-	cr_assert(eq(int, etw_decode_spinlock(spinlock_x64, 0x38, (enum etw_arch)2, &sl), -EINVAL));
+		eq(int, etw_encode_spinlock(buf, sizeof(buf), (enum etl_arch)2, &sl, 0), -EINVAL));
+	cr_assert(eq(int, etw_decode_spinlock(spinlock_x64, 0x38, (enum etl_arch)2, &sl), -EINVAL));
 }
 
 Test(spinlock, decode_ignores_reserved_bytes)
@@ -1076,7 +1076,7 @@ Test(spinlock, decode_ignores_reserved_bytes)
 
 	memcpy(ev, spinlock_x64, sizeof(ev));
 	memset(ev + 0x33, 0xEE, 5);
-	cr_assert(eq(int, etw_decode_spinlock(ev, sizeof(ev), ETW_ARCH_X64, &got), 0x38));
+	cr_assert(eq(int, etw_decode_spinlock(ev, sizeof(ev), ETL_ARCH_X64, &got), 0x38));
 	assert_spinlock_eq(&got, &want);
 }
 
@@ -1086,8 +1086,8 @@ Test(spinlock, round_trips_many_values_on_both_arches)
 	uint8_t buf[0x38];
 
 	for (unsigned k = 0; k < 2000; k++) {
-		enum etw_arch arch = (k & 1) ? ETW_ARCH_X86 : ETW_ARCH_X64;
-		uint64_t mask = arch == ETW_ARCH_X86 ? 0xFFFFFFFFull : ~0ull;
+		enum etl_arch arch = (k & 1) ? ETL_ARCH_X86 : ETL_ARCH_X64;
+		uint64_t mask = arch == ETL_ARCH_X86 ? 0xFFFFFFFFull : ~0ull;
 		/* One draw per statement: initializer order is unsequenced in C11. */
 		uint64_t r = next_rand(&seed), s = next_rand(&seed);
 		uint64_t lock = next_rand(&seed), caller = next_rand(&seed);
@@ -1108,7 +1108,7 @@ Test(spinlock, round_trips_many_values_on_both_arches)
 			.execute_dpc = (s >> 13) & 1,
 			.execute_isr = (s >> 14) & 1,
 		};
-		int len = arch == ETW_ARCH_X86 ? 0x30 : 0x38;
+		int len = arch == ETL_ARCH_X86 ? 0x30 : 0x38;
 
 		cr_assert(eq(int, etw_encode_spinlock(buf, sizeof(buf), arch, &sl, 0), len));
 		cr_assert(eq(int, etw_decode_spinlock(buf, (size_t)len, arch, &got), len));
@@ -1695,8 +1695,8 @@ Test(ccswap_buffer, batch_fixed_part_is_header_then_buffer)
 		0x02, 0x00, 0x11, 0xC0, 0x68, 0x00, 0x25, 0x05,
 		0xFF, 0xFF, 0x0F, 0xEF, 0xCD, 0xAB, 0xD9, 0x01,
 	};
-	struct etw_perfinfo_header h = {
-		.arch = ETW_ARCH_X64,
+	struct etl_perfinfo_header h = {
+		.arch = ETL_ARCH_X64,
 		.version = 2,
 		.size = 0x68,
 		.hook_id = 0x0525,
@@ -1705,7 +1705,7 @@ Test(ccswap_buffer, batch_fixed_part_is_header_then_buffer)
 	struct etw_ccswap_buffer b = ccswap_buffer_fields();
 	uint8_t buf[0x68];
 
-	cr_assert(eq(int, etw_encode_perfinfo_header(buf, sizeof(buf), &h), 0x10));
+	cr_assert(eq(int, etl_encode_perfinfo_header(buf, sizeof(buf), &h), 0x10));
 	cr_assert(eq(int, etw_encode_ccswap_buffer(buf + 0x10, 0x58, &b), 0x58));
 	ASSERT_BYTES(buf, head, sizeof(head));
 	ASSERT_BYTES(buf + 0x10, ccswap_buffer, sizeof(ccswap_buffer));

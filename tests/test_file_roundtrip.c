@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "producer/etw_encode.h"
-#include "producer/etw_wire.h"
-#include "tools/ccswap_decode.h"
-#include "tools/etl_reader.h"
+#include "writer/etl_wire.h"
+#include "producer/ccswap_expand.h"
+#include "writer/etl_reader.h"
 #include "writer/writer.h"
 
 #define MAX_EVENTS 16
@@ -29,25 +29,25 @@ struct event {
 static struct event evs[MAX_EVENTS];
 static unsigned nevs;
 
-static void add(enum etw_arch arch, unsigned cpu, struct etw_perfinfo_header *h,
+static void add(enum etl_arch arch, unsigned cpu, struct etl_perfinfo_header *h,
 		const uint8_t *payload, size_t len)
 {
 	struct event *e = &evs[nevs++];
 	int hl;
 
 	h->arch = arch;
-	h->size = (uint16_t)(etw_perfinfo_header_len(h) + len);
-	hl = etw_encode_perfinfo_header(e->bytes, sizeof(e->bytes), h);
+	h->size = (uint16_t)(etl_perfinfo_header_len(h) + len);
+	hl = etl_encode_perfinfo_header(e->bytes, sizeof(e->bytes), h);
 	cr_assert_gt(hl, 0);
 	memcpy(e->bytes + hl, payload, len);
 	e->size = h->size;
 	e->cpu = cpu;
 }
 
-static void cswitch(enum etw_arch arch, unsigned cpu, uint8_t version, bool pebs,
+static void cswitch(enum etl_arch arch, unsigned cpu, uint8_t version, bool pebs,
 		    unsigned npmc, uint64_t ts)
 {
-	struct etw_perfinfo_header h = {.version = version, .hook_id = 0x0524, .ts = ts};
+	struct etl_perfinfo_header h = {.version = version, .hook_id = 0x0524, .ts = ts};
 	struct etw_cswitch cs = {.new_tid = 0x1000 + (uint32_t)ts, .old_tid = 0x2000,
 				 .new_pri = 10, .old_pri = 9, .prev_cstate = 1,
 				 .new_pri_decrement = -1, .old_wait_reason = 6,
@@ -66,9 +66,9 @@ static void cswitch(enum etw_arch arch, unsigned cpu, uint8_t version, bool pebs
 	add(arch, cpu, &h, p, sizeof(p));
 }
 
-static void batch(enum etw_arch arch, unsigned cpu, unsigned npmc, uint64_t ts)
+static void batch(enum etl_arch arch, unsigned cpu, unsigned npmc, uint64_t ts)
 {
-	struct etw_perfinfo_header h = {.version = 2, .hook_id = 0x0525, .ts = ts};
+	struct etl_perfinfo_header h = {.version = 2, .hook_id = 0x0525, .ts = ts};
 	struct etw_ccswap_buffer b = {.first_ts = (int64_t)ts - 100};
 	static const struct etw_ccswap_rec recs[] = {
 		{.type = ETW_CCSWAP_IDLE_SHORT, .delta = 0},
@@ -99,12 +99,12 @@ static void batch(enum etw_arch arch, unsigned cpu, unsigned npmc, uint64_t ts)
 	add(arch, cpu, &h, p, len);
 }
 
-static void spinlock(enum etw_arch arch, unsigned cpu, uint64_t ts)
+static void spinlock(enum etl_arch arch, unsigned cpu, uint64_t ts)
 {
-	struct etw_perfinfo_header h = {.version = 2, .hook_id = 0x0529, .ts = ts};
-	struct etw_spinlock sl = {.lock_address = arch == ETW_ARCH_X86 ? 0x8a2b3c40u
+	struct etl_perfinfo_header h = {.version = 2, .hook_id = 0x0529, .ts = ts};
+	struct etw_spinlock sl = {.lock_address = arch == ETL_ARCH_X86 ? 0x8a2b3c40u
 								     : 0xfffff8031a2b3c40ull,
-				  .caller_address = arch == ETW_ARCH_X86 ? 0x8a000123u
+				  .caller_address = arch == ETL_ARCH_X86 ? 0x8a000123u
 									 : 0xfffff8031a000123ull,
 				  .acquire_time = 5000, .release_time = 9000, .wait_cycles = 777,
 				  .spin_count = 12, .tid = 0x4444, .interrupt_count = 1, .irql = 2,
@@ -116,13 +116,13 @@ static void spinlock(enum etw_arch arch, unsigned cpu, uint64_t ts)
 	add(arch, cpu, &h, p, (size_t)n);
 }
 
-static void every_kind_reads_back(enum etw_arch arch)
+static void every_kind_reads_back(enum etl_arch arch)
 {
 	char path[] = "/tmp/etwforge-frt-XXXXXX";
 	struct writer_opts wo = {0};
 	struct etl_writer *w;
-	struct dec_error err;
-	struct dec_etl *d;
+	struct etl_error err;
+	struct etl_reader *d;
 	unsigned seen = 0;
 	int fd = mkstemp(path);
 
@@ -151,24 +151,24 @@ static void every_kind_reads_back(enum etw_arch arch)
 	cr_assert_eq(writer_finish(w, 1000, 133000000000001000ll), 0);
 	writer_destroy(w);
 
-	d = dec_etl_open_file(path, &err);
+	d = etl_reader_open_file(path, &err);
 	cr_assert_not_null(d, "%s", err.msg);
-	cr_assert_eq(dec_etl_logfile(d)->pointer_size, arch == ETW_ARCH_X86 ? 4u : 8u);
+	cr_assert_eq(etl_reader_logfile(d)->pointer_size, arch == ETL_ARCH_X86 ? 4u : 8u);
 	/* each CPU's records come back in the order written, byte for byte */
 	for (unsigned cpu = 0; cpu < 2; cpu++) {
 		unsigned next = 0, n;
-		const unsigned *order = dec_etl_cpu_order(d, &n);
+		const unsigned *order = etl_reader_cpu_order(d, &n);
 
 		for (unsigned k = 0; k < n; k++) {
-			const struct dec_buffer *b = dec_etl_buffer(d, order[k]);
-			struct dec_record r;
+			const struct etl_buffer *b = etl_reader_buffer(d, order[k]);
+			struct etl_record r;
 			size_t pos = 0;
 			int rc;
 
 			if (b->processor_index != cpu) {
 				continue;
 			}
-			while ((rc = dec_buffer_next(d, b, &pos, &r, &err)) > 0) {
+			while ((rc = etl_buffer_next(d, b, &pos, &r, &err)) > 0) {
 				while (next < nevs && evs[next].cpu != cpu) {
 					next++;
 				}
@@ -177,8 +177,8 @@ static void every_kind_reads_back(enum etw_arch arch)
 
 				cr_assert_eq(r.size, e->size);
 				cr_assert_eq(memcmp(r.data, e->bytes, e->size), 0, "record bytes differ");
-				cr_assert_eq(r.kind, DEC_KIND_PERFINFO);
-				cr_assert_eq(r.is64, arch == ETW_ARCH_X64);
+				cr_assert_eq(r.kind, ETL_KIND_PERFINFO);
+				cr_assert_eq(r.is64, arch == ETL_ARCH_X64);
 				cr_assert_eq(r.cpu, cpu);
 				/* and the payload decodes to what was encoded */
 				if (r.hook_id == 0x0524) {
@@ -197,18 +197,18 @@ static void every_kind_reads_back(enum etw_arch arch)
 					cr_assert_eq(sl.spin_count, 12);
 					cr_assert(sl.execute_dpc);
 				} else {
-					struct dec_ccswap_iter it;
-					struct dec_cswitch_compact c;
+					struct etw_ccswap_iter it;
+					struct etw_cswitch_compact c;
 					size_t bad;
 					unsigned forms = 0;
 
 					cr_assert_eq(r.hook_id, 0x0525);
-					cr_assert_eq(dec_ccswap_begin(&it, r.payload, r.payload_len, 40), 0);
+					cr_assert_eq(etw_ccswap_expand_begin(&it, r.payload, r.payload_len, 40), 0);
 					static const enum etw_ccswap_type want[] = {
 						ETW_CCSWAP_IDLE_SHORT, ETW_CCSWAP_LITE,
 						ETW_CCSWAP_FULL, ETW_CCSWAP_IDLE};
 
-					while (dec_ccswap_next(&it, &c, &bad) == 1) {
+					while (etw_ccswap_expand_next(&it, &c, &bad) == 1) {
 						cr_assert_eq(c.form, want[forms]);
 						forms++;
 					}
@@ -225,16 +225,16 @@ static void every_kind_reads_back(enum etw_arch arch)
 		cr_assert_eq(next, nevs, "cpu %u: a record is missing", cpu);
 	}
 	cr_assert_eq(seen, nevs);
-	dec_etl_close(d);
+	etl_reader_close(d);
 	unlink(path);
 }
 
 Test(file_roundtrip, x64_every_event_kind_reads_back_byte_for_byte)
 {
-	every_kind_reads_back(ETW_ARCH_X64);
+	every_kind_reads_back(ETL_ARCH_X64);
 }
 
 Test(file_roundtrip, x86_every_event_kind_reads_back_byte_for_byte)
 {
-	every_kind_reads_back(ETW_ARCH_X86);
+	every_kind_reads_back(ETL_ARCH_X86);
 }

@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "producer/etw_wire.h"
-#include "tools/etl_reader.h"
+#include "writer/etl_wire.h"
+#include "writer/etl_reader.h"
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -48,34 +48,34 @@ struct counts {
 	unsigned buffers, compressed;
 	unsigned buf_cpu[64];
 	unsigned records;
-	unsigned kind[DEC_KIND_COUNT][2];
+	unsigned kind[ETL_KIND_COUNT][2];
 	unsigned sys[2][HOOKS];	 /* SYSTEM32/64 per hook */
 	unsigned perf[2][HOOKS]; /* PERFINFO32/64 per hook */
 	unsigned pebs, pmc;
-	int rc; /* last dec_buffer_next result: 0, or the error */
-	struct dec_error err;
+	int rc; /* last etl_buffer_next result: 0, or the error */
+	struct etl_error err;
 };
 
-static void count_all(const struct dec_etl *d, struct counts *c)
+static void count_all(const struct etl_reader *d, struct counts *c)
 {
-	struct dec_record r;
+	struct etl_record r;
 
 	memset(c, 0, sizeof(*c));
-	c->buffers = dec_etl_buffer_count(d);
+	c->buffers = etl_reader_buffer_count(d);
 	for (unsigned i = 0; i < c->buffers; i++) {
-		const struct dec_buffer *b = dec_etl_buffer(d, i);
+		const struct etl_buffer *b = etl_reader_buffer(d, i);
 		size_t pos = 0;
 
 		c->compressed += b->compressed;
 		if (b->processor_index < 64) {
 			c->buf_cpu[b->processor_index]++;
 		}
-		while ((c->rc = dec_buffer_next(d, b, &pos, &r, &c->err)) > 0) {
+		while ((c->rc = etl_buffer_next(d, b, &pos, &r, &c->err)) > 0) {
 			c->records++;
 			c->kind[r.kind][r.is64]++;
-			if (r.kind == DEC_KIND_SYSTEM) {
+			if (r.kind == ETL_KIND_SYSTEM) {
 				c->sys[r.is64][r.hook_id]++;
-			} else if (r.kind == DEC_KIND_PERFINFO) {
+			} else if (r.kind == ETL_KIND_PERFINFO) {
 				c->perf[r.is64][r.hook_id]++;
 			}
 			c->pebs += r.has_pebs;
@@ -87,10 +87,10 @@ static void count_all(const struct dec_etl *d, struct counts *c)
 	}
 }
 
-static struct counts *count_sample(const char *name, struct dec_etl **out)
+static struct counts *count_sample(const char *name, struct etl_reader **out)
 {
-	struct dec_error err = {0};
-	struct dec_etl *d = dec_etl_open_file(sample_path(name), &err);
+	struct etl_error err = {0};
+	struct etl_reader *d = etl_reader_open_file(sample_path(name), &err);
 	struct counts *c = calloc(1, sizeof(*c));
 
 	cr_assert_not_null(d, "%s: %s", name, err.msg);
@@ -100,7 +100,7 @@ static struct counts *count_sample(const char *name, struct dec_etl **out)
 	if (out) {
 		*out = d;
 	} else {
-		dec_etl_close(d);
+		etl_reader_close(d);
 	}
 	return c;
 }
@@ -127,9 +127,9 @@ static void assert_hooks(const unsigned *per_hook, const struct hook_count *want
 
 Test(reader_samples, shutdown_perfdiag_counts)
 {
-	struct dec_etl *d;
+	struct etl_reader *d;
 	struct counts *c = count_sample("airbus_ShutdownPerfDiagLogger.etl", &d);
-	const struct dec_logfile *lf = dec_etl_logfile(d);
+	const struct etl_logfile *lf = etl_reader_logfile(d);
 	static const struct hook_count sys[] = {
 		{0x0000, 1},	{0x0005, 1},   {0x0050, 1},    {0x0302, 60},   {0x030A, 72},
 		{0x030B, 60},	{0x0501, 350}, {0x0502, 1032}, {0x0503, 1175}, {0x0504, 501},
@@ -144,13 +144,13 @@ Test(reader_samples, shutdown_perfdiag_counts)
 	cr_assert_eq(c->buf_cpu[0], 28);
 	cr_assert_eq(c->buf_cpu[1], 21);
 	cr_assert_eq(c->compressed, 0);
-	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][1], 8433);
-	cr_assert_eq(c->kind[DEC_KIND_PERFINFO][1], 8645);
+	cr_assert_eq(c->kind[ETL_KIND_SYSTEM][1], 8433);
+	cr_assert_eq(c->kind[ETL_KIND_PERFINFO][1], 8645);
 	cr_assert_eq(c->records, 8433 + 8645, "no other kinds");
 	assert_hooks(c->sys[1], sys, sizeof(sys) / sizeof(sys[0]), 8433, "SYSTEM64");
 	assert_hooks(c->perf[1], perf, sizeof(perf) / sizeof(perf[0]), 8645, "PERFINFO64");
 	cr_assert_eq(c->pebs + c->pmc, 0, "no extended items in any real file");
-	cr_assert_eq(dec_etl_trailing_bytes(d), 0);
+	cr_assert_eq(etl_reader_trailing_bytes(d), 0);
 
 	cr_assert(lf->is64);
 	cr_assert_eq(lf->buffer_size, 65536);
@@ -166,7 +166,7 @@ Test(reader_samples, shutdown_perfdiag_counts)
 	cr_assert_str_eq(lf->logger_name, "PerfDiag Logger");
 
 	/* Header buffer as the README describes it. */
-	const struct dec_buffer *b0 = dec_etl_buffer(d, 0);
+	const struct etl_buffer *b0 = etl_reader_buffer(d, 0);
 	cr_assert_eq(b0->type, 4);
 	cr_assert_eq(b0->flag, 0x21);
 	cr_assert_eq(b0->saved_offset, 688);
@@ -176,15 +176,15 @@ Test(reader_samples, shutdown_perfdiag_counts)
 	cr_assert_eq(b0->state, 3);
 
 	/* File order is seq 1,3,2,4,...; the CPU order sorts it per CPU. */
-	cr_assert_eq(dec_etl_buffer(d, 1)->sequence, 1);
-	cr_assert_eq(dec_etl_buffer(d, 2)->sequence, 3);
-	cr_assert_eq(dec_etl_buffer(d, 3)->sequence, 2);
+	cr_assert_eq(etl_reader_buffer(d, 1)->sequence, 1);
+	cr_assert_eq(etl_reader_buffer(d, 2)->sequence, 3);
+	cr_assert_eq(etl_reader_buffer(d, 3)->sequence, 2);
 	unsigned n;
-	const unsigned *order = dec_etl_cpu_order(d, &n);
+	const unsigned *order = etl_reader_cpu_order(d, &n);
 	cr_assert_eq(n, 48);
 	for (unsigned k = 1; k < n; k++) {
-		const struct dec_buffer *a = dec_etl_buffer(d, order[k - 1]);
-		const struct dec_buffer *b = dec_etl_buffer(d, order[k]);
+		const struct etl_buffer *a = etl_reader_buffer(d, order[k - 1]);
+		const struct etl_buffer *b = etl_reader_buffer(d, order[k]);
 
 		cr_assert(a->processor_index < b->processor_index ||
 				  (a->processor_index == b->processor_index &&
@@ -192,28 +192,28 @@ Test(reader_samples, shutdown_perfdiag_counts)
 			  "order %u: cpu %u seq %ld before cpu %u seq %ld", k, a->processor_index,
 			  (long)a->sequence, b->processor_index, (long)b->sequence);
 	}
-	cr_assert_eq(dec_etl_buffer(d, order[0])->processor_index, 0);
+	cr_assert_eq(etl_reader_buffer(d, order[0])->processor_index, 0);
 	/* 28 buffers on CPU 0 including the header buffer: 27 data buffers. */
-	cr_assert_eq(dec_etl_buffer(d, order[26])->processor_index, 0);
-	cr_assert_eq(dec_etl_buffer(d, order[27])->processor_index, 1);
-	dec_etl_close(d);
+	cr_assert_eq(etl_reader_buffer(d, order[26])->processor_index, 0);
+	cr_assert_eq(etl_reader_buffer(d, order[27])->processor_index, 1);
+	etl_reader_close(d);
 	free(c);
 }
 
 Test(reader_samples, shutdown_perfdiag_record_details)
 {
-	struct dec_error err;
-	struct dec_etl *d =
-		dec_etl_open_file(sample_path("airbus_ShutdownPerfDiagLogger.etl"), &err);
-	struct dec_record r;
+	struct etl_error err;
+	struct etl_reader *d =
+		etl_reader_open_file(sample_path("airbus_ShutdownPerfDiagLogger.etl"), &err);
+	struct etl_record r;
 	size_t pos = 0;
 	unsigned n = 0, hdr_only = 0;
 
 	cr_assert_not_null(d, "%s", err.msg);
 	/* Header buffer: 0x0000 Size 464, 0x0005 Size 68, 0x0050 Size 80. */
-	const struct dec_buffer *b0 = dec_etl_buffer(d, 0);
+	const struct etl_buffer *b0 = etl_reader_buffer(d, 0);
 	static const unsigned hooks[] = {0x0000, 0x0005, 0x0050}, sizes[] = {464, 68, 80};
-	while (dec_buffer_next(d, b0, &pos, &r, &err) > 0) {
+	while (etl_buffer_next(d, b0, &pos, &r, &err) > 0) {
 		cr_assert_lt(n, 3);
 		cr_assert_eq(r.hook_id, hooks[n]);
 		cr_assert_eq(r.size, sizes[n]);
@@ -224,18 +224,18 @@ Test(reader_samples, shutdown_perfdiag_record_details)
 	cr_assert_eq(n, 3);
 	cr_assert_eq(pos, 688, "72 + 464 + 72 + 80 = 688 = SavedOffset");
 	/* PERFINFO64 0x0008 records are header-only (Size 16). */
-	for (unsigned i = 1; i < dec_etl_buffer_count(d); i++) {
-		const struct dec_buffer *b = dec_etl_buffer(d, i);
+	for (unsigned i = 1; i < etl_reader_buffer_count(d); i++) {
+		const struct etl_buffer *b = etl_reader_buffer(d, i);
 
 		pos = 0;
-		while (dec_buffer_next(d, b, &pos, &r, &err) > 0) {
-			if (r.kind == DEC_KIND_PERFINFO && r.hook_id == 0x0008) {
+		while (etl_buffer_next(d, b, &pos, &r, &err) > 0) {
+			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == 0x0008) {
 				cr_assert_eq(r.size, 16);
 				cr_assert_eq(r.payload_len, 0);
 				cr_assert_eq(r.payload, r.data + 16);
 				hdr_only++;
 			}
-			if (r.kind == DEC_KIND_PERFINFO && r.hook_id == 0x0303) {
+			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == 0x0303) {
 				cr_assert_eq(r.version, 4);
 				cr_assert_eq(r.payload_len, r.size - 16u);
 			}
@@ -244,51 +244,51 @@ Test(reader_samples, shutdown_perfdiag_record_details)
 		}
 	}
 	cr_assert_eq(hdr_only, 2);
-	dec_etl_close(d);
+	etl_reader_close(d);
 }
 
 Test(reader_samples, lxcore_amsi)
 {
-	struct dec_etl *d;
+	struct etl_reader *d;
 	struct counts *c = count_sample("airbus_lxcore_kernel.etl", &d);
 
 	cr_assert_eq(c->buffers, 3);
-	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][1], 2);
+	cr_assert_eq(c->kind[ETL_KIND_SYSTEM][1], 2);
 	cr_assert_eq(c->sys[1][0x0000], 1);
 	cr_assert_eq(c->sys[1][0x0050], 1);
-	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][1], 2);
+	cr_assert_eq(c->kind[ETL_KIND_EVENT_HEADER][1], 2);
 	cr_assert_eq(c->records, 4);
-	cr_assert_eq(dec_etl_logfile(d)->number_of_processors, 6);
-	cr_assert_eq(dec_etl_logfile(d)->provider_version, 19041);
-	cr_assert_eq(dec_etl_buffer(d, 0)->logger_id, 20);
-	cr_assert_eq(dec_etl_buffer(d, 0)->data_end, 544);
-	dec_etl_close(d);
+	cr_assert_eq(etl_reader_logfile(d)->number_of_processors, 6);
+	cr_assert_eq(etl_reader_logfile(d)->provider_version, 19041);
+	cr_assert_eq(etl_reader_buffer(d, 0)->logger_id, 20);
+	cr_assert_eq(etl_reader_buffer(d, 0)->data_end, 544);
+	etl_reader_close(d);
 	free(c);
 
 	c = count_sample("airbus_AMSITrace.etl", &d);
 	cr_assert_eq(c->buffers, 6);
-	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][1], 2);
+	cr_assert_eq(c->kind[ETL_KIND_SYSTEM][1], 2);
 	cr_assert_eq(c->sys[1][0x0000], 1);
 	cr_assert_eq(c->sys[1][0x0050], 1);
-	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][1], 19);
+	cr_assert_eq(c->kind[ETL_KIND_EVENT_HEADER][1], 19);
 	cr_assert_eq(c->records, 21);
-	cr_assert_eq(dec_etl_logfile(d)->number_of_processors, 8);
-	cr_assert_eq(dec_etl_logfile(d)->log_file_mode, 0x08000001);
-	cr_assert_eq(dec_etl_buffer(d, 0)->logger_id, 40);
-	dec_etl_close(d);
+	cr_assert_eq(etl_reader_logfile(d)->number_of_processors, 8);
+	cr_assert_eq(etl_reader_logfile(d)->log_file_mode, 0x08000001);
+	cr_assert_eq(etl_reader_buffer(d, 0)->logger_id, 40);
+	etl_reader_close(d);
 	free(c);
 }
 
 Test(reader_samples, tx_http_server_windows7)
 {
-	struct dec_etl *d;
+	struct etl_reader *d;
 	struct counts *c = count_sample("tx_HTTP_Server.etl", &d);
-	const struct dec_buffer *b0 = dec_etl_buffer(d, 0);
+	const struct etl_buffer *b0 = etl_reader_buffer(d, 0);
 
 	cr_assert_eq(c->buffers, 36);
-	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][1], 1);
+	cr_assert_eq(c->kind[ETL_KIND_SYSTEM][1], 1);
 	cr_assert_eq(c->sys[1][0x0000], 1);
-	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][1], 2041);
+	cr_assert_eq(c->kind[ETL_KIND_EVENT_HEADER][1], 2041);
 	cr_assert_eq(c->records, 2042);
 	/* SavedOffset 0 in the header buffer: records end at Offset 552. */
 	cr_assert_eq(b0->saved_offset, 0);
@@ -296,13 +296,13 @@ Test(reader_samples, tx_http_server_windows7)
 	cr_assert_eq(b0->data_end, 552);
 	/* Windows 7 ETW_BUFFER_CONTEXT: 0x0800 | cpu, no PROC_INDEX flag. */
 	for (unsigned i = 0; i < c->buffers; i++) {
-		cr_assert_eq(dec_etl_buffer(d, i)->flag & 0x20, 0);
-		cr_assert_lt(dec_etl_buffer(d, i)->processor_index, 4);
+		cr_assert_eq(etl_reader_buffer(d, i)->flag & 0x20, 0);
+		cr_assert_lt(etl_reader_buffer(d, i)->processor_index, 4);
 	}
-	cr_assert_eq(dec_etl_buffer(d, 4)->processor_index, 2, "u16 0x0802 at 0x8028");
-	cr_assert_eq(dec_etl_logfile(d)->provider_version, 7601);
-	cr_assert_eq(dec_etl_logfile(d)->perf_freq, 1818300);
-	dec_etl_close(d);
+	cr_assert_eq(etl_reader_buffer(d, 4)->processor_index, 2, "u16 0x0802 at 0x8028");
+	cr_assert_eq(etl_reader_logfile(d)->provider_version, 7601);
+	cr_assert_eq(etl_reader_logfile(d)->perf_freq, 1818300);
+	etl_reader_close(d);
 	free(c);
 }
 
@@ -330,25 +330,25 @@ static const struct hook_count net_perf64[] = {
  */
 Test(reader_samples, compressed_files_decompress_to_their_full_counts)
 {
-	struct dec_etl *d;
+	struct etl_reader *d;
 	struct counts *c = count_sample("perfview_net.4.5.2.x64.etl", &d);
 	unsigned sum = 0;
 
 	cr_assert_eq(c->buffers, 360);
 	cr_assert_eq(c->compressed, 359);
-	cr_assert_eq(dec_etl_buffer(d, 0)->state & 0xFFFF, 3, "COMPRESSION_FORMAT_XPRESS");
-	cr_assert_eq(dec_etl_buffer(d, 0)->buffer_size, 512);
-	cr_assert_eq(dec_etl_buffer(d, 1)->buffer_size, 15016, "compressed length, not 8-aligned");
-	cr_assert(dec_etl_buffer(d, 1)->decompressed);
-	cr_assert_eq(dec_etl_trailing_bytes(d), 0);
-	cr_assert_eq(c->kind[DEC_KIND_PERFINFO][1], 100157);
-	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][1], 3189);
-	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][0], 2);
+	cr_assert_eq(etl_reader_buffer(d, 0)->state & 0xFFFF, 3, "COMPRESSION_FORMAT_XPRESS");
+	cr_assert_eq(etl_reader_buffer(d, 0)->buffer_size, 512);
+	cr_assert_eq(etl_reader_buffer(d, 1)->buffer_size, 15016, "compressed length, not 8-aligned");
+	cr_assert(etl_reader_buffer(d, 1)->decompressed);
+	cr_assert_eq(etl_reader_trailing_bytes(d), 0);
+	cr_assert_eq(c->kind[ETL_KIND_PERFINFO][1], 100157);
+	cr_assert_eq(c->kind[ETL_KIND_SYSTEM][1], 3189);
+	cr_assert_eq(c->kind[ETL_KIND_SYSTEM][0], 2);
 	cr_assert_eq(c->sys[0][0x0B17], 2, "the two SYSTEM32 records are hook 0x0B17");
-	cr_assert_eq(c->kind[DEC_KIND_FULL][1], 7956);
-	cr_assert_eq(c->kind[DEC_KIND_FULL][0], 27);
-	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][1], 34765);
-	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][0], 33378);
+	cr_assert_eq(c->kind[ETL_KIND_FULL][1], 7956);
+	cr_assert_eq(c->kind[ETL_KIND_FULL][0], 27);
+	cr_assert_eq(c->kind[ETL_KIND_EVENT_HEADER][1], 34765);
+	cr_assert_eq(c->kind[ETL_KIND_EVENT_HEADER][0], 33378);
 	cr_assert_eq(c->records, 100157 + 3191 + 7983 + 68143);
 	for (size_t i = 0; i < sizeof(net_sys64) / sizeof(net_sys64[0]); i++) {
 		cr_assert_eq(c->sys[1][net_sys64[i].hook], net_sys64[i].n, "SYSTEM64 0x%04X",
@@ -364,24 +364,24 @@ Test(reader_samples, compressed_files_decompress_to_their_full_counts)
 	}
 	cr_assert_eq(sum, 100157, "the table covers every PERFINFO64 record");
 	unsigned n;
-	dec_etl_cpu_order(d, &n);
+	etl_reader_cpu_order(d, &n);
 	cr_assert_eq(n, 359, "every decompressed data buffer is in the per-CPU order");
-	dec_etl_close(d);
+	etl_reader_close(d);
 	free(c);
 
 	c = count_sample("perfview_smallEtlFile.etl", &d);
 	cr_assert_eq(c->buffers, 2);
 	cr_assert_eq(c->compressed, 1);
 	cr_assert_eq(c->records, 2);
-	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][0], 1, "SYSTEM32");
+	cr_assert_eq(c->kind[ETL_KIND_SYSTEM][0], 1, "SYSTEM32");
 	cr_assert_eq(c->sys[0][0x0000], 1);
-	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][0], 1, "EVENT_HEADER32 in the compressed one");
-	cr_assert_not(dec_etl_logfile(d)->is64);
-	cr_assert_eq(dec_etl_logfile(d)->pointer_size, 4);
-	cr_assert_eq(dec_etl_logfile(d)->perf_freq, 3117777, "x86 PerfFreq at 0xF8");
-	cr_assert_eq(dec_etl_logfile(d)->reserved_flags, 1, "x86 ReservedFlags at 0x108");
-	cr_assert_eq(dec_etl_logfile(d)->provider_version, 10586);
-	dec_etl_close(d);
+	cr_assert_eq(c->kind[ETL_KIND_EVENT_HEADER][0], 1, "EVENT_HEADER32 in the compressed one");
+	cr_assert_not(etl_reader_logfile(d)->is64);
+	cr_assert_eq(etl_reader_logfile(d)->pointer_size, 4);
+	cr_assert_eq(etl_reader_logfile(d)->perf_freq, 3117777, "x86 PerfFreq at 0xF8");
+	cr_assert_eq(etl_reader_logfile(d)->reserved_flags, 1, "x86 ReservedFlags at 0x108");
+	cr_assert_eq(etl_reader_logfile(d)->provider_version, 10586);
+	etl_reader_close(d);
 	free(c);
 
 	/*
@@ -393,18 +393,18 @@ Test(reader_samples, compressed_files_decompress_to_their_full_counts)
 	c = count_sample("perfview_SelfDescribingSingleEvent.etl", &d);
 	cr_assert_eq(c->buffers, 3);
 	cr_assert_eq(c->compressed, 2);
-	cr_assert_eq(dec_etl_buffer(d, 0)->saved_offset, 440);
-	cr_assert_eq(dec_etl_buffer(d, 0)->offset, 520);
-	cr_assert_eq(dec_etl_buffer(d, 0)->data_end, 520);
-	cr_assert_eq(c->kind[DEC_KIND_SYSTEM][1], 4);
+	cr_assert_eq(etl_reader_buffer(d, 0)->saved_offset, 440);
+	cr_assert_eq(etl_reader_buffer(d, 0)->offset, 520);
+	cr_assert_eq(etl_reader_buffer(d, 0)->data_end, 520);
+	cr_assert_eq(c->kind[ETL_KIND_SYSTEM][1], 4);
 	cr_assert_eq(c->sys[1][0x0000], 1);
 	cr_assert_eq(c->sys[1][0x0050], 3);
-	cr_assert_eq(c->kind[DEC_KIND_FULL][1], 18);
-	cr_assert_eq(c->kind[DEC_KIND_EVENT_HEADER][1], 1);
+	cr_assert_eq(c->kind[ETL_KIND_FULL][1], 18);
+	cr_assert_eq(c->kind[ETL_KIND_EVENT_HEADER][1], 1);
 	cr_assert_eq(c->records, 23);
-	cr_assert_eq(dec_etl_logfile(d)->number_of_processors, 12);
-	cr_assert_eq(dec_etl_logfile(d)->provider_version, 22000);
-	dec_etl_close(d);
+	cr_assert_eq(etl_reader_logfile(d)->number_of_processors, 12);
+	cr_assert_eq(etl_reader_logfile(d)->provider_version, 22000);
+	etl_reader_close(d);
 	free(c);
 }
 
@@ -570,36 +570,36 @@ static void make_small(uint8_t *f)
 	put_le16(f + 0x11C4, 0x0010);	  /* IDLE_SHORT: delta 4 */
 }
 
-static struct dec_etl *open_small(const uint8_t *f, size_t len, struct dec_error *err)
+static struct etl_reader *open_small(const uint8_t *f, size_t len, struct etl_error *err)
 {
 	memset(err, 0, sizeof(*err));
-	return dec_etl_open_mem(f, len, "small.etl", err);
+	return etl_reader_open_mem(f, len, "small.etl", err);
 }
 
 /** walk - open @f and read every record. Return: records, or -1 with @err set. */
-static int walk(const uint8_t *f, size_t len, struct dec_error *err)
+static int walk(const uint8_t *f, size_t len, struct etl_error *err)
 {
-	struct dec_etl *d = open_small(f, len, err);
-	struct dec_record r;
+	struct etl_reader *d = open_small(f, len, err);
+	struct etl_record r;
 	int n = 0, rc = 0;
 
 	if (!d) {
 		return -1;
 	}
-	for (unsigned i = 0; i < dec_etl_buffer_count(d) && rc >= 0; i++) {
+	for (unsigned i = 0; i < etl_reader_buffer_count(d) && rc >= 0; i++) {
 		size_t pos = 0;
 
-		while ((rc = dec_buffer_next(d, dec_etl_buffer(d, i), &pos, &r, err)) > 0) {
+		while ((rc = etl_buffer_next(d, etl_reader_buffer(d, i), &pos, &r, err)) > 0) {
 			n++;
 		}
 	}
-	dec_etl_close(d);
+	etl_reader_close(d);
 	return rc < 0 ? -1 : n;
 }
 
 #define assert_error(f, len, want)                                                                 \
 	do {                                                                                       \
-		struct dec_error e_;                                                               \
+		struct etl_error e_;                                                               \
 		int n_ = walk((f), (len), &e_);                                                    \
 		cr_assert_eq(n_, -1, "expected error \"%s\", got %d records", (want), n_);         \
 		cr_assert_str_eq(e_.msg, (want));                                                  \
@@ -609,15 +609,15 @@ static int walk(const uint8_t *f, size_t len, struct dec_error *err)
 Test(reader_small, valid_file_reads_back)
 {
 	static uint8_t f[SMALL_LEN];
-	struct dec_error err;
-	struct dec_etl *d;
-	struct dec_record r;
+	struct etl_error err;
+	struct etl_reader *d;
+	struct etl_record r;
 	size_t pos = 0;
 
 	make_small(f);
 	d = open_small(f, sizeof(f), &err);
 	cr_assert_not_null(d, "%s", err.msg);
-	const struct dec_logfile *lf = dec_etl_logfile(d);
+	const struct etl_logfile *lf = etl_reader_logfile(d);
 	cr_assert_str_eq(lf->logger_name, "NT Kernel Logger");
 	cr_assert_str_eq(lf->logfile_name, "C:\\x\\emu.etl");
 	cr_assert_eq(lf->buffers_written, 2);
@@ -629,31 +629,31 @@ Test(reader_small, valid_file_reads_back)
 	cr_assert_eq(lf->start_time, 133000000000000000ll);
 	cr_assert_eq(lf->reserved_flags, 1);
 	cr_assert_eq(lf->header_system_time, 1000000);
-	cr_assert_eq(dec_etl_buffer_count(d), 2);
-	cr_assert_eq(dec_etl_trailing_bytes(d), 0);
+	cr_assert_eq(etl_reader_buffer_count(d), 2);
+	cr_assert_eq(etl_reader_trailing_bytes(d), 0);
 
-	const struct dec_buffer *b = dec_etl_buffer(d, 1);
+	const struct etl_buffer *b = etl_reader_buffer(d, 1);
 	cr_assert_eq(b->file_offset, 0x1000);
 	cr_assert_eq(b->processor_index, 1);
 	cr_assert_eq(b->data_end, 0x1C8);
-	cr_assert_null(dec_etl_buffer(d, 2));
+	cr_assert_null(etl_reader_buffer(d, 2));
 
 	static const struct {
 		uint64_t off;
 		uint16_t size, hook;
-		enum dec_kind kind;
+		enum etl_kind kind;
 		uint8_t version;
 		uint64_t ts;
 	} want[] = {
-		{0x1048, 0x28, 0x0524, DEC_KIND_PERFINFO, 2, 1100000},
-		{0x1070, 0x30, 0x0524, DEC_KIND_PERFINFO, 4, 1200000},
-		{0x10A0, 0x38, 0x0524, DEC_KIND_PERFINFO, 2, 1300000},
-		{0x10D8, 0x2D, 0x0501, DEC_KIND_SYSTEM, 3, 1400000},
-		{0x1108, 0x48, 0x0529, DEC_KIND_PERFINFO, 2, 1500000},
-		{0x1150, 0x76, 0x0525, DEC_KIND_PERFINFO, 2, 1700000},
+		{0x1048, 0x28, 0x0524, ETL_KIND_PERFINFO, 2, 1100000},
+		{0x1070, 0x30, 0x0524, ETL_KIND_PERFINFO, 4, 1200000},
+		{0x10A0, 0x38, 0x0524, ETL_KIND_PERFINFO, 2, 1300000},
+		{0x10D8, 0x2D, 0x0501, ETL_KIND_SYSTEM, 3, 1400000},
+		{0x1108, 0x48, 0x0529, ETL_KIND_PERFINFO, 2, 1500000},
+		{0x1150, 0x76, 0x0525, ETL_KIND_PERFINFO, 2, 1700000},
 	};
 	for (unsigned i = 0; i < 6; i++) {
-		cr_assert_eq(dec_buffer_next(d, b, &pos, &r, &err), 1, "record %u: %s", i, err.msg);
+		cr_assert_eq(etl_buffer_next(d, b, &pos, &r, &err), 1, "record %u: %s", i, err.msg);
 		cr_assert_eq(r.file_offset, want[i].off, "record %u", i);
 		cr_assert_eq(r.size, want[i].size, "record %u", i);
 		cr_assert_eq(r.hook_id, want[i].hook, "record %u", i);
@@ -664,18 +664,18 @@ Test(reader_small, valid_file_reads_back)
 		cr_assert_eq(r.cpu, 1);
 		cr_assert_eq(r.data, f + want[i].off);
 	}
-	cr_assert_eq(dec_buffer_next(d, b, &pos, &r, &err), 0, "end at 0x1C8");
+	cr_assert_eq(etl_buffer_next(d, b, &pos, &r, &err), 0, "end at 0x1C8");
 	cr_assert_eq(pos, 0x1C8);
 
 	/* Extended items: R2 PEBS, R3 two PMC counters; payload after them. */
 	pos = 0x70;
-	cr_assert_eq(dec_buffer_next(d, b, &pos, &r, &err), 1);
+	cr_assert_eq(etl_buffer_next(d, b, &pos, &r, &err), 1);
 	cr_assert(r.has_pebs);
 	cr_assert_eq(r.pebs_index, 0x1234);
 	cr_assert_eq(r.pmc_count, 0);
 	cr_assert_eq(r.payload, f + 0x1088);
 	cr_assert_eq(r.payload_len, 0x18);
-	cr_assert_eq(dec_buffer_next(d, b, &pos, &r, &err), 1);
+	cr_assert_eq(etl_buffer_next(d, b, &pos, &r, &err), 1);
 	cr_assert_not(r.has_pebs);
 	cr_assert_eq(r.pmc_count, 2);
 	cr_assert_eq(r.pmc[0], 11);
@@ -683,32 +683,32 @@ Test(reader_small, valid_file_reads_back)
 	cr_assert_eq(r.payload, f + 0x10C0);
 	cr_assert_eq(r.payload_len, 0x18);
 	/* SYSTEM64: 0x20 header, 13 payload bytes. */
-	cr_assert_eq(dec_buffer_next(d, b, &pos, &r, &err), 1);
+	cr_assert_eq(etl_buffer_next(d, b, &pos, &r, &err), 1);
 	cr_assert_eq(r.payload, f + 0x10F8);
 	cr_assert_eq(r.payload_len, 13);
 	cr_assert_eq(pos, 0x108);
 
 	unsigned n;
-	const unsigned *order = dec_etl_cpu_order(d, &n);
+	const unsigned *order = etl_reader_cpu_order(d, &n);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(order[0], 1);
-	dec_etl_close(d);
+	etl_reader_close(d);
 	cr_assert_eq(walk(f, sizeof(f), &err), 7, "%s", err.msg);
 }
 
 Test(reader_small, tolerated_variants)
 {
 	static uint8_t f[SMALL_LEN + 100];
-	struct dec_error err;
-	struct dec_etl *d;
+	struct etl_error err;
+	struct etl_reader *d;
 
 	/* Trailing bytes after BuffersWritten buffers are counted, not an error. */
 	make_small(f);
 	memset(f + SMALL_LEN, 0x5A, 100);
 	d = open_small(f, sizeof(f), &err);
 	cr_assert_not_null(d, "%s", err.msg);
-	cr_assert_eq(dec_etl_trailing_bytes(d), 100);
-	dec_etl_close(d);
+	cr_assert_eq(etl_reader_trailing_bytes(d), 100);
+	etl_reader_close(d);
 
 	/* No strings: Size 0x138 = 0x20 + 0x118, data end 0x48 + 0x138 = 0x180. */
 	make_small(f);
@@ -717,9 +717,9 @@ Test(reader_small, tolerated_variants)
 	put_le32(f + 0x30, 0x180);
 	d = open_small(f, SMALL_LEN, &err);
 	cr_assert_not_null(d, "%s", err.msg);
-	cr_assert_str_eq(dec_etl_logfile(d)->logger_name, "");
-	cr_assert_str_eq(dec_etl_logfile(d)->logfile_name, "");
-	dec_etl_close(d);
+	cr_assert_str_eq(etl_reader_logfile(d)->logger_name, "");
+	cr_assert_str_eq(etl_reader_logfile(d)->logfile_name, "");
+	etl_reader_close(d);
 
 	/* SavedOffset 0 with Offset set (Windows 7 header buffer), and the reverse. */
 	make_small(f);
@@ -743,25 +743,25 @@ Test(reader_small, tolerated_variants)
 	d = open_small(f, SMALL_LEN, &err);
 	cr_assert_not_null(d);
 	{
-		struct dec_record r;
+		struct etl_record r;
 		size_t pos = 0xD8;
 
-		cr_assert_eq(dec_buffer_next(d, dec_etl_buffer(d, 1), &pos, &r, &err), 1, "%s",
+		cr_assert_eq(etl_buffer_next(d, etl_reader_buffer(d, 1), &pos, &r, &err), 1, "%s",
 			     err.msg);
-		cr_assert_eq(r.kind, DEC_KIND_OTHER);
+		cr_assert_eq(r.kind, ETL_KIND_OTHER);
 		cr_assert_eq(r.size, 0x2D);
 		cr_assert_eq(pos, 0x108);
 	}
-	dec_etl_close(d);
+	etl_reader_close(d);
 
 	/* A compressed data buffer is framed but yields no records. */
 	make_small(f);
 	put_le16(f + 0x1034, 0x60);
 	d = open_small(f, SMALL_LEN, &err);
 	cr_assert_not_null(d, "%s", err.msg);
-	cr_assert(dec_etl_buffer(d, 1)->compressed);
+	cr_assert(etl_reader_buffer(d, 1)->compressed);
 	cr_assert_eq(walk(f, SMALL_LEN, &err), 1);
-	dec_etl_close(d);
+	etl_reader_close(d);
 
 	/* Windows 7 ETW_BUFFER_CONTEXT: no PROC_INDEX, u16 0x0801 -> CPU 1. */
 	make_small(f);
@@ -769,8 +769,8 @@ Test(reader_small, tolerated_variants)
 	put_le16(f + 0x1028, 0x0801);
 	d = open_small(f, SMALL_LEN, &err);
 	cr_assert_not_null(d, "%s", err.msg);
-	cr_assert_eq(dec_etl_buffer(d, 1)->processor_index, 1);
-	dec_etl_close(d);
+	cr_assert_eq(etl_reader_buffer(d, 1)->processor_index, 1);
+	etl_reader_close(d);
 }
 
 Test(reader_small, malformed_buffers)
@@ -875,7 +875,7 @@ Test(reader_small, data_buffer_larger_than_logfile_buffer_size)
 	put_le32(f + 0x8C, 2);
 	{
 		uint8_t g[0x1100];
-		struct dec_error err;
+		struct etl_error err;
 
 		memcpy(g, f, sizeof(g));
 		cr_assert_eq(walk(g, sizeof(g), &err), 1, "%s", err.msg);
@@ -1020,22 +1020,22 @@ Test(reader_small, unaligned_records_detected)
 
 	/* A caller-supplied unaligned position is refused as well. */
 	make_small(f);
-	struct dec_error err;
-	struct dec_etl *d = open_small(f, SMALL_LEN, &err);
-	struct dec_record r;
+	struct etl_error err;
+	struct etl_reader *d = open_small(f, SMALL_LEN, &err);
+	struct etl_record r;
 	size_t pos = 0x4C;
 	cr_assert_not_null(d);
-	cr_assert_eq(dec_buffer_next(d, dec_etl_buffer(d, 1), &pos, &r, &err), -EINVAL);
+	cr_assert_eq(etl_buffer_next(d, etl_reader_buffer(d, 1), &pos, &r, &err), -EINVAL);
 	cr_assert_str_eq(err.msg,
 			 "small.etl: offset 0x104c: record start 0x4c in buffer 1 is not 8-byte "
 			 "aligned");
-	dec_etl_close(d);
+	etl_reader_close(d);
 }
 
 Test(reader_small, every_truncation_is_an_error)
 {
 	static uint8_t f[SMALL_LEN];
-	struct dec_error err;
+	struct etl_error err;
 
 	make_small(f);
 	for (size_t len = 0; len < SMALL_LEN; len++) {
@@ -1058,7 +1058,7 @@ Test(reader_small, byte_flips_never_crash)
 	uint8_t *copy = malloc(SMALL_LEN);
 	uint64_t x = 0x9E3779B97F4A7C15ull; /* xorshift64 state, fixed seed */
 	unsigned opened = 0, failed = 0;
-	struct dec_error err;
+	struct etl_error err;
 
 	cr_assert_not_null(copy);
 	make_small(f);
@@ -1089,7 +1089,7 @@ Test(reader_small, byte_flips_never_crash)
 	free(copy);
 }
 
-/* ---- dec_etl_open_file ---------------------------------------------------------- */
+/* ---- etl_reader_open_file ---------------------------------------------------------- */
 
 static char tmpdir[256];
 
@@ -1125,44 +1125,44 @@ static char *tmp_file(const char *name, const uint8_t *data, size_t len)
 Test(reader_file, open_file_errors, .init = make_tmpdir, .fini = rm_tmpdir)
 {
 	static uint8_t f[SMALL_LEN];
-	struct dec_error err;
-	struct dec_etl *d;
+	struct etl_error err;
+	struct etl_reader *d;
 	char want[600];
 
 	make_small(f);
 	char *good = tmp_file("good.etl", f, sizeof(f));
-	d = dec_etl_open_file(good, &err);
+	d = etl_reader_open_file(good, &err);
 	cr_assert_not_null(d, "%s", err.msg);
-	cr_assert_str_eq(dec_etl_name(d), good);
-	cr_assert_eq(dec_etl_buffer_count(d), 2);
-	dec_etl_close(d);
+	cr_assert_str_eq(etl_reader_name(d), good);
+	cr_assert_eq(etl_reader_buffer_count(d), 2);
+	etl_reader_close(d);
 
 	char *empty = tmp_file("empty.etl", f, 0);
 	errno = 0;
-	cr_assert_null(dec_etl_open_file(empty, &err));
+	cr_assert_null(etl_reader_open_file(empty, &err));
 	snprintf(want, sizeof(want), "%s: offset 0x0: not an ETL file: the file is empty", empty);
 	cr_assert_str_eq(err.msg, want);
 	cr_assert_eq(errno, EINVAL);
 
-	cr_assert_null(dec_etl_open_file(tmpdir, &err));
+	cr_assert_null(etl_reader_open_file(tmpdir, &err));
 	snprintf(want, sizeof(want), "%s: offset 0x0: not an ETL file: a directory", tmpdir);
 	cr_assert_str_eq(err.msg, want);
 
 	snprintf(want, sizeof(want), "%s/missing.etl", tmpdir);
-	cr_assert_null(dec_etl_open_file(want, &err));
+	cr_assert_null(etl_reader_open_file(want, &err));
 	cr_assert_eq(errno, ENOENT);
 	cr_assert_not_null(strstr(err.msg, "missing.etl: offset 0x0: cannot open: "), "%s",
 			   err.msg);
 
 	put_le16(f + 0x1074, 0); /* record errors surface while reading, not at open */
 	char *bad = tmp_file("bad.etl", f, sizeof(f));
-	d = dec_etl_open_file(bad, &err);
+	d = etl_reader_open_file(bad, &err);
 	cr_assert_not_null(d);
-	dec_etl_close(d);
-	dec_etl_close(NULL);
-	cr_assert_str_eq(dec_kind_name(DEC_KIND_PERFINFO), "PERFINFO");
-	cr_assert_str_eq(dec_kind_name(DEC_KIND_FULL), "FULL_HEADER");
-	cr_assert_str_eq(dec_kind_name(DEC_KIND_EVENT_HEADER), "EVENT_HEADER");
+	etl_reader_close(d);
+	etl_reader_close(NULL);
+	cr_assert_str_eq(etl_kind_name(ETL_KIND_PERFINFO), "PERFINFO");
+	cr_assert_str_eq(etl_kind_name(ETL_KIND_FULL), "FULL_HEADER");
+	cr_assert_str_eq(etl_kind_name(ETL_KIND_EVENT_HEADER), "EVENT_HEADER");
 }
 
 /* ---- etwforge dump ----------------------------------------------------------------- */

@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "producer/etw_wire.h"
+#include "writer/etl_wire.h"
 #include "tests/cli_util.h"
-#include "tools/etl_reader.h"
+#include "writer/etl_reader.h"
 
 static char out[160];
 static char errfile[160];
@@ -116,22 +116,22 @@ static const uint8_t batch_d[0x92] = {
 /* clang-format on */
 
 /* The n-th 0x0525 record of @cpu, in SequenceNumber order. */
-static const uint8_t *batch_of(struct dec_etl *d, unsigned cpu, unsigned nth, uint16_t *size)
+static const uint8_t *batch_of(struct etl_reader *d, unsigned cpu, unsigned nth, uint16_t *size)
 {
 	unsigned n;
-	const unsigned *order = dec_etl_cpu_order(d, &n);
+	const unsigned *order = etl_reader_cpu_order(d, &n);
 
 	for (unsigned i = 0; i < n; i++) {
-		const struct dec_buffer *b = dec_etl_buffer(d, order[i]);
-		struct dec_record rec;
-		struct dec_error err;
+		const struct etl_buffer *b = etl_reader_buffer(d, order[i]);
+		struct etl_record rec;
+		struct etl_error err;
 		size_t pos = 0;
 
 		if (b->processor_index != cpu) {
 			continue;
 		}
-		while (dec_buffer_next(d, b, &pos, &rec, &err) == 1) {
-			if (rec.kind == DEC_KIND_PERFINFO && rec.hook_id == 0x0525 && nth-- == 0) {
+		while (etl_buffer_next(d, b, &pos, &rec, &err) == 1) {
+			if (rec.kind == ETL_KIND_PERFINFO && rec.hook_id == 0x0525 && nth-- == 0) {
 				*size = rec.size;
 				return rec.data;
 			}
@@ -142,8 +142,8 @@ static const uint8_t *batch_of(struct dec_etl *d, unsigned cpu, unsigned nth, ui
 
 Test(replay, hand_written_stream_gives_hand_computed_batches)
 {
-	struct dec_etl *d;
-	struct dec_error err;
+	struct etl_reader *d;
+	struct etl_error err;
 	const uint8_t *got;
 	uint16_t size = 0;
 	const struct {
@@ -160,7 +160,7 @@ Test(replay, hand_written_stream_gives_hand_computed_batches)
 	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", cli_bin(), SOURCE_DIR,
 			     out),
 		     0);
-	d = dec_etl_open_file(out, &err);
+	d = etl_reader_open_file(out, &err);
 	cr_assert_not_null(d, "%s", err.msg);
 	for (unsigned i = 0; i < 4; i++) {
 		got = batch_of(d, cases[i].cpu, cases[i].nth, &size);
@@ -174,7 +174,7 @@ Test(replay, hand_written_stream_gives_hand_computed_batches)
 	}
 	cr_assert_null(batch_of(d, 0, 2, &size), "no fifth batch");
 	cr_assert_null(batch_of(d, 1, 2, &size));
-	dec_etl_close(d);
+	etl_reader_close(d);
 	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s/data/hand20.jsonl'", cli_bin(), out,
 			     SOURCE_DIR),
 		     0);

@@ -21,7 +21,7 @@
 TestSuite(roundtrip, .init = cli_tmpdir_make, .fini = cli_tmpdir_remove);
 
 /* A compact session and a plain one with PEBS + PMC, both on @clock. */
-static void make_config(struct trace_config *cfg, const char *target, enum etw_arch arch,
+static void make_config(struct trace_config *cfg, const char *target, enum etl_arch arch,
 			enum sim_clock clock, bool quirks)
 {
 	trace_config_defaults(cfg);
@@ -90,7 +90,7 @@ static void write_stream(const struct trace_config *cfg, const char *path, uint6
 	free(g);
 }
 
-static void replay_and_verify(const char *target, enum etw_arch arch, enum sim_clock clock,
+static void replay_and_verify(const char *target, enum etl_arch arch, enum sim_clock clock,
 			      bool quirks, unsigned n, uint64_t seed)
 {
 	static struct trace_config cfg;
@@ -102,10 +102,10 @@ static void replay_and_verify(const char *target, enum etw_arch arch, enum sim_c
 	snprintf(truth, sizeof(truth), "%s/truth.jsonl", cli_dir);
 	write_stream(&cfg, truth, seed, n, n);
 	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s/compact.etl'", bin, truth, cli_dir), 0,
-		     "replay %s %s %s", target, arch == ETW_ARCH_X86 ? "x86" : "x64",
+		     "replay %s %s %s", target, arch == ETL_ARCH_X86 ? "x86" : "x64",
 		     sim_clock_name(clock));
 	cr_assert_eq(cli_run("'%s' verify -q '%s/compact.etl' --truth '%s'", bin, cli_dir, truth),
-		     0, "verify compact %s %s %s", target, arch == ETW_ARCH_X86 ? "x86" : "x64",
+		     0, "verify compact %s %s %s", target, arch == ETL_ARCH_X86 ? "x86" : "x64",
 		     sim_clock_name(clock));
 	cr_assert_eq(cli_run("'%s' verify -q '%s/plain.etl' --truth '%s'", bin, cli_dir, truth), 0,
 		     "verify plain");
@@ -125,23 +125,23 @@ Test(roundtrip, every_clock_target_and_arch_verifies)
 
 	for (unsigned t = 0; t < 3; t++) {
 		for (unsigned c = 0; c < 3; c++) {
-			replay_and_verify(targets[t], ETW_ARCH_X64, clocks[c], true, 100000,
+			replay_and_verify(targets[t], ETL_ARCH_X64, clocks[c], true, 100000,
 					  11 + t * 3 + c);
 		}
-		replay_and_verify(targets[t], ETW_ARCH_X86, SIM_CLOCK_QPC, true, 20000, 100 + t);
+		replay_and_verify(targets[t], ETL_ARCH_X86, SIM_CLOCK_QPC, true, 20000, 100 + t);
 	}
 }
 
 Test(roundtrip, quirks_off_verifies_too)
 {
-	replay_and_verify("win10-1709", ETW_ARCH_X64, SIM_CLOCK_QPC, false, 30000, 7);
+	replay_and_verify("win10-1709", ETL_ARCH_X64, SIM_CLOCK_QPC, false, 30000, 7);
 }
 
 Test(roundtrip, many_small_seeds)
 {
 	for (uint64_t seed = 1; seed <= 40; seed++) {
 		replay_and_verify(seed & 1 ? "win10-1507" : "win11-22h2",
-				  seed % 3 ? ETW_ARCH_X64 : ETW_ARCH_X86,
+				  seed % 3 ? ETL_ARCH_X64 : ETL_ARCH_X86,
 				  (enum sim_clock)(1 + seed % 3), seed % 5 != 0, 50 + seed * 37,
 				  seed);
 	}
@@ -154,7 +154,7 @@ Test(roundtrip, a_changed_compact_field_is_caught)
 	const char *bin = getenv("ETWFORGE_BIN");
 	int caught = 0;
 
-	make_config(&cfg, "win10-1709", ETW_ARCH_X64, SIM_CLOCK_QPC, true);
+	make_config(&cfg, "win10-1709", ETL_ARCH_X64, SIM_CLOCK_QPC, true);
 	snprintf(truth, sizeof(truth), "%s/truth.jsonl", cli_dir);
 	write_stream(&cfg, truth, 5, 2000, 2000);
 	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s/compact.etl'", bin, truth, cli_dir), 0);

@@ -133,7 +133,7 @@ Test(scenario, defaults_are_the_documented_desktop)
 	cr_assert_eq(sc->sched.seed, 1);
 	cr_assert_eq(sc->trace.seed, 1);
 	cr_assert_str_eq(sc->trace.target->name, "win10-1709");
-	cr_assert_eq(sc->trace.arch, ETW_ARCH_X64);
+	cr_assert_eq(sc->trace.arch, ETL_ARCH_X64);
 	cr_assert_eq(sc->trace.max_wait_reason, 40);
 	cr_assert_eq(sc->trace.nsessions, 2);
 	cr_assert_str_eq(s0->name, "NT Kernel Logger");
@@ -274,7 +274,7 @@ static void check_every_key(const struct scenario *sc)
 	cr_assert_eq(t->timer_resolution, 10000);
 	cr_assert_str_eq(t->target->name, "win11-22h2");
 	cr_assert_eq(t->max_wait_reason, 43);
-	cr_assert_eq(t->arch, ETW_ARCH_X86);
+	cr_assert_eq(t->arch, ETL_ARCH_X86);
 	cr_assert_eq(t->start_time, 132000000000000000ll);
 	cr_assert_eq(t->boot_time, 131999000000000000ll);
 	cr_assert_eq(sc->sched.quantum_ns, 20000000ull);
@@ -598,7 +598,7 @@ Test(scenario, set_maps_merge)
 	set_ok(sc, "kernel.spinlock={hold_threshold: 0}");
 	finish_ok(sc);
 	cr_assert_eq(sc->trace.cpus, 2);
-	cr_assert_eq(sc->trace.arch, ETW_ARCH_X86);
+	cr_assert_eq(sc->trace.arch, ETL_ARCH_X86);
 	cr_assert_eq(sc->trace.cpu_mhz, 3000);
 	cr_assert_eq(sc->trace.sessions[1].clock, SIM_CLOCK_SYSTIME);
 	cr_assert_eq(sc->trace.sessions[1].buffer_size, 4096);

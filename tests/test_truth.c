@@ -105,7 +105,7 @@ static void design_cfg(struct trace_config *cfg)
 	trace_config_defaults(cfg);
 	cfg->target = etw_target_find("win10-1709");
 	cr_assert_not_null(cfg->target);
-	cfg->arch = ETW_ARCH_X64;
+	cfg->arch = ETL_ARCH_X64;
 	cfg->cpus = 8;
 	cfg->cpu_mhz = 3000;
 	cfg->perf_freq = 10000000;
@@ -161,7 +161,7 @@ Test(truth, meta_line_with_every_extension)
 	char *got;
 
 	design_cfg(&cfg);
-	cfg.arch = ETW_ARCH_X86;
+	cfg.arch = ETL_ARCH_X86;
 	cfg.quirks = false;
 	cfg.flush_at_end = false;
 	cfg.pebs_and_pmc = true;
@@ -794,7 +794,7 @@ Test(truth, round_trip_x86_addresses)
 	char *text;
 
 	design_cfg(&cfg);
-	cfg.arch = ETW_ARCH_X86;
+	cfg.arch = ETL_ARCH_X86;
 	cfg.sessions[0].flags |= PRODUCER_F_SPINLOCK;
 	memset(recs, 0, sizeof(recs));
 	recs[0].kind = TRUTH_SPINLOCK;
@@ -1462,7 +1462,7 @@ Test(truth, the_smallest_meta_line_takes_every_default)
 	cr_expect_eq(cfg.sessions[0].flags, PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT);
 	cr_expect_eq(cfg.sessions[0].buffer_size, 65536);
 	cr_expect_eq(cfg.cpus, 8);
-	cr_expect_eq(cfg.arch, ETW_ARCH_X64);
+	cr_expect_eq(cfg.arch, ETL_ARCH_X64);
 	cr_expect_str_eq(cfg.target->name, "win10-1709");
 	next_ok(r, &rec, TRUTH_CSWITCH);
 	truth_close(r);

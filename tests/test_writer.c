@@ -21,7 +21,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "producer/etw_wire.h"
+#include "writer/etl_wire.h"
 #include "writer/writer.h"
 
 #define KB4 4096u
@@ -129,7 +129,7 @@ static bool all_byte(const uint8_t *p, size_t n, uint8_t v)
 }
 
 /* Options with a non-default value in every field the header shows. */
-static struct writer_opts full_opts(const char *path, enum etw_arch arch)
+static struct writer_opts full_opts(const char *path, enum etl_arch arch)
 {
 	struct writer_opts o = {
 		.path = path,
@@ -272,7 +272,7 @@ static void check_ext_record(const uint8_t *p, uint32_t marker)
 Test(writer, header_buffer_x64_every_field)
 {
 	const char *path = path_in("h64.etl");
-	struct writer_opts o = full_opts(path, ETW_ARCH_X64);
+	struct writer_opts o = full_opts(path, ETL_ARCH_X64);
 	struct etl_writer *w = writer_create(&o);
 	size_t len;
 	uint8_t *f;
@@ -314,7 +314,7 @@ Test(writer, header_buffer_x64_every_field)
 Test(writer, header_buffer_x86_every_field)
 {
 	const char *path = path_in("h86.etl");
-	struct writer_opts o = full_opts(path, ETW_ARCH_X86);
+	struct writer_opts o = full_opts(path, ETL_ARCH_X86);
 	struct etl_writer *w = writer_create(&o);
 	size_t len;
 	uint8_t *f;
@@ -546,7 +546,7 @@ Test(writer, too_big_and_bad_arguments)
 Test(writer, pool_exhaustion_loses_and_flags)
 {
 	const char *path = path_in("pool.etl");
-	struct writer_opts o = full_opts(path, ETW_ARCH_X64);
+	struct writer_opts o = full_opts(path, ETL_ARCH_X64);
 	struct etl_writer *w;
 	struct writer_stats st;
 	uint8_t ev[2000];
@@ -1130,7 +1130,7 @@ Test(writer, validate_rejects_bad_options)
 	struct bad_case bad[] = {
 		{"path NULL", {.path = NULL}},
 		{"path empty", {.path = ""}},
-		{"arch 2", {.path = p, .arch = (enum etw_arch)2}},
+		{"arch 2", {.path = p, .arch = (enum etl_arch)2}},
 		{"cpus 2049", {.path = p, .cpus = 2049}},
 		{"buffer 4095", {.path = p, .buffer_size = 4095}},
 		{"buffer 2048", {.path = p, .buffer_size = 2048}},
@@ -1158,7 +1158,7 @@ Test(writer, validate_rejects_bad_options)
 		{.path = p, .cpus = 2048, .buffer_size = 4096},
 		{.path = p, .pool_buffers = 1048576},
 		{.path = p, .buffer_size = 8192, .logger_name = max_name, .logfile_name = max_name},
-		{.path = p, .arch = ETW_ARCH_X86, .clock = ETL_CLOCK_CYCLES},
+		{.path = p, .arch = ETL_ARCH_X86, .clock = ETL_CLOCK_CYCLES},
 	};
 	const char *why;
 

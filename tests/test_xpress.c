@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "tools/xpress.h"
+#include "writer/etl_xpress.h"
 
 Test(xpress, literals_then_an_overlapping_match)
 {
@@ -18,7 +18,7 @@ Test(xpress, literals_then_an_overlapping_match)
 	static const uint8_t in[] = {0xFF, 0xFF, 0xFF, 0x1F, 'a', 'b', 'c', 0x16, 0x00};
 	uint8_t out[32];
 
-	cr_assert_eq(xpress_lz77_decompress(in, sizeof(in), out, sizeof(out)), 12);
+	cr_assert_eq(etl_xpress_decompress(in, sizeof(in), out, sizeof(out)), 12);
 	cr_assert_eq(memcmp(out, "abcabcabcabc", 12), 0);
 }
 
@@ -29,7 +29,7 @@ Test(xpress, half_byte_length)
 	static const uint8_t in[] = {0xFF, 0xFF, 0xFF, 0x7F, 'a', 0x07, 0x00, 0x05};
 	uint8_t out[32];
 
-	cr_assert_eq(xpress_lz77_decompress(in, sizeof(in), out, sizeof(out)), 16);
+	cr_assert_eq(etl_xpress_decompress(in, sizeof(in), out, sizeof(out)), 16);
 	for (unsigned i = 0; i < 16; i++) {
 		cr_assert_eq(out[i], 'a');
 	}
@@ -42,7 +42,7 @@ Test(xpress, byte_and_word_lengths)
 				     0xFF, 0x2C, 0x01};
 	uint8_t out[400];
 
-	cr_assert_eq(xpress_lz77_decompress(in, sizeof(in), out, sizeof(out)), 1 + 303);
+	cr_assert_eq(etl_xpress_decompress(in, sizeof(in), out, sizeof(out)), 1 + 303);
 	cr_assert_eq(out[303], 'x');
 }
 
@@ -52,7 +52,7 @@ Test(xpress, output_is_capped)
 	uint8_t out[8];
 
 	memset(out, 0, sizeof(out));
-	cr_assert_eq(xpress_lz77_decompress(in, sizeof(in), out, 5), 5);
+	cr_assert_eq(etl_xpress_decompress(in, sizeof(in), out, 5), 5);
 	cr_assert_eq(out[5], 0, "nothing past the cap");
 }
 
@@ -66,13 +66,13 @@ Test(xpress, malformed_streams_are_refused)
 	static const uint8_t small[] = {0xFF, 0xFF, 0xFF, 0x7F, 'x', 0x07, 0x00, 0x0F, 0xFF, 0x05, 0x00};
 	uint8_t out[64];
 
-	cr_assert_eq(xpress_lz77_decompress(early, sizeof(early), out, sizeof(out)), -EINVAL);
-	cr_assert_eq(xpress_lz77_decompress(cut, sizeof(cut), out, sizeof(out)), -EINVAL);
-	cr_assert_eq(xpress_lz77_decompress(small, sizeof(small), out, sizeof(out)), -EINVAL);
+	cr_assert_eq(etl_xpress_decompress(early, sizeof(early), out, sizeof(out)), -EINVAL);
+	cr_assert_eq(etl_xpress_decompress(cut, sizeof(cut), out, sizeof(out)), -EINVAL);
+	cr_assert_eq(etl_xpress_decompress(small, sizeof(small), out, sizeof(out)), -EINVAL);
 	/* every truncation of a good stream ends cleanly */
 	static const uint8_t good[] = {0xFF, 0xFF, 0xFF, 0x1F, 'a', 'b', 'c', 0x16, 0x00};
 	for (size_t n = 0; n <= sizeof(good); n++) {
-		long r = xpress_lz77_decompress(good, n, out, sizeof(out));
+		long r = etl_xpress_decompress(good, n, out, sizeof(out));
 
 		cr_assert(r >= 0 && r <= 12, "length %zu gave %ld", n, r);
 	}

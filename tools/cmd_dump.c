@@ -23,11 +23,11 @@
 
 #include "producer/etw_encode.h"
 #include "producer/etw_layout.h"
-#include "producer/etw_wire.h"
+#include "writer/etl_wire.h"
 #include "tools/commands.h"
-#include "tools/ccswap_decode.h"
+#include "producer/ccswap_expand.h"
 #include "tools/dump_compact.h"
-#include "tools/etl_reader.h"
+#include "writer/etl_reader.h"
 #include "writer/etl_layout.h"
 
 #define PROG "etwforge dump"
@@ -271,26 +271,26 @@ static void guid_str(char *out, size_t cap, const uint8_t *g)
 		 g[13], g[14], g[15]);
 }
 
-static void kind_label(char *out, size_t cap, const struct dec_record *r)
+static void kind_label(char *out, size_t cap, const struct etl_record *r)
 {
-	if (r->kind == DEC_KIND_MESSAGE || r->kind == DEC_KIND_OTHER) {
-		snprintf(out, cap, "%s", dec_kind_name(r->kind));
+	if (r->kind == ETL_KIND_MESSAGE || r->kind == ETL_KIND_OTHER) {
+		snprintf(out, cap, "%s", etl_kind_name(r->kind));
 	} else {
-		snprintf(out, cap, "%s%s", dec_kind_name(r->kind), r->is64 ? "64" : "32");
+		snprintf(out, cap, "%s%s", etl_kind_name(r->kind), r->is64 ? "64" : "32");
 	}
 }
 
-static bool has_hook(const struct dec_record *r)
+static bool has_hook(const struct etl_record *r)
 {
-	return r->kind == DEC_KIND_SYSTEM || r->kind == DEC_KIND_COMPACT ||
-	       r->kind == DEC_KIND_PERFINFO;
+	return r->kind == ETL_KIND_SYSTEM || r->kind == ETL_KIND_COMPACT ||
+	       r->kind == ETL_KIND_PERFINFO;
 }
 
 /** has_event_trace_header - FULL, INSTANCE, EVENT_HEADER: tid/pid/ts at 8/0xC/0x10. */
-static bool has_event_trace_header(const struct dec_record *r)
+static bool has_event_trace_header(const struct etl_record *r)
 {
-	return r->kind == DEC_KIND_FULL || r->kind == DEC_KIND_INSTANCE ||
-	       r->kind == DEC_KIND_EVENT_HEADER;
+	return r->kind == ETL_KIND_FULL || r->kind == ETL_KIND_INSTANCE ||
+	       r->kind == ETL_KIND_EVENT_HEADER;
 }
 
 /* ---- JSON output ---------------------------------------------------------- */
@@ -369,10 +369,10 @@ struct decoded {
 	size_t batch_bytes;
 };
 
-static void decode_payload(const struct dec_record *r, struct decoded *o)
+static void decode_payload(const struct etl_record *r, struct decoded *o)
 {
 	memset(o, 0, sizeof(*o));
-	if (r->kind != DEC_KIND_PERFINFO) {
+	if (r->kind != ETL_KIND_PERFINFO) {
 		return;
 	}
 	switch (r->hook_id) {
@@ -386,7 +386,7 @@ static void decode_payload(const struct dec_record *r, struct decoded *o)
 		break;
 	case ETW_HOOK_SPINLOCK:
 		o->what = etw_decode_spinlock(r->payload, r->payload_len,
-					      r->is64 ? ETW_ARCH_X64 : ETW_ARCH_X86, &o->sl) < 0
+					      r->is64 ? ETL_ARCH_X64 : ETL_ARCH_X86, &o->sl) < 0
 				  ? DEC_SHORT
 				  : DEC_SPINLOCK;
 		o->name = "SpinLock";
@@ -410,19 +410,19 @@ static void decode_payload(const struct dec_record *r, struct decoded *o)
 
 /* ---- text listing ---------------------------------------------------------- */
 
-static void print_logfile(const struct dec_etl *d, const struct dec_record *r0)
+static void print_logfile(const struct etl_reader *d, const struct etl_record *r0)
 {
-	const struct dec_logfile *lf = dec_etl_logfile(d);
+	const struct etl_logfile *lf = etl_reader_logfile(d);
 	char buf[1024], t1[64];
 	const uint8_t v[4] = {(uint8_t)lf->version, (uint8_t)(lf->version >> 8),
 			      (uint8_t)(lf->version >> 16), (uint8_t)(lf->version >> 24)};
 
-	printf("file %s: %u buffers, %" PRIu64 " trailing bytes\n", dec_etl_name(d),
-	       dec_etl_buffer_count(d), dec_etl_trailing_bytes(d));
+	printf("file %s: %u buffers, %" PRIu64 " trailing bytes\n", etl_reader_name(d),
+	       etl_reader_buffer_count(d), etl_reader_trailing_bytes(d));
 	printf("logfile header: %s hook 0x0000 v%u Size %u at 0x%" PRIx64 ", ThreadId %" PRIu32
 	       ", ProcessId %" PRIu32 ", SystemTime %" PRIu64 "\n",
 	       lf->is64 ? "SYSTEM64" : "SYSTEM32", r0->version, r0->size, r0->file_offset,
-	       get_le32(r0->data + ETW_SH_THREAD_ID), get_le32(r0->data + ETW_SH_PROCESS_ID),
+	       get_le32(r0->data + ETL_SH_THREAD_ID), get_le32(r0->data + ETL_SH_PROCESS_ID),
 	       lf->header_system_time);
 	printf("  %-20s %" PRIu32 "\n", "BufferSize", lf->buffer_size);
 	printf("  %-20s 0x%08" PRIx32 " (OS %u.%u, file layout %u.%u)\n", "Version", lf->version,
@@ -456,7 +456,7 @@ static void print_logfile(const struct dec_etl *d, const struct dec_record *r0)
 	printf("  %-20s \"%s\"\n", "LogFileName", lf->logfile_name);
 }
 
-static void print_buffer(const struct dec_buffer *b)
+static void print_buffer(const struct etl_buffer *b)
 {
 	char flags[128];
 
@@ -472,7 +472,7 @@ static void print_buffer(const struct dec_buffer *b)
 				 : " compressed: records not decoded");
 }
 
-static void print_raw(const struct dec_record *r)
+static void print_raw(const struct etl_record *r)
 {
 	for (size_t i = 0; i < r->size; i += 16) {
 		char ascii[17];
@@ -494,7 +494,7 @@ static void print_raw(const struct dec_record *r)
 	}
 }
 
-static void print_record(const struct dec_record *r, bool raw)
+static void print_record(const struct etl_record *r, bool raw)
 {
 	char label[24], guid[48];
 	struct decoded o;
@@ -504,10 +504,10 @@ static void print_record(const struct dec_record *r, bool raw)
 	if (has_hook(r)) {
 		printf(" hook 0x%04X v%u size %u ts %" PRIu64, r->hook_id, r->version, r->size,
 		       r->ts);
-		if (r->kind != DEC_KIND_PERFINFO) {
+		if (r->kind != ETL_KIND_PERFINFO) {
 			printf(" tid %" PRIu32 " pid %" PRIu32,
-			       get_le32(r->data + ETW_SH_THREAD_ID),
-			       get_le32(r->data + ETW_SH_PROCESS_ID));
+			       get_le32(r->data + ETL_SH_THREAD_ID),
+			       get_le32(r->data + ETL_SH_PROCESS_ID));
 		}
 	} else {
 		printf(" size %u", r->size);
@@ -517,7 +517,7 @@ static void print_record(const struct dec_record *r, bool raw)
 		printf(" ts %" PRIu64 " tid %" PRIu32 " pid %" PRIu32,
 		       get_le64(r->data + EVH_TIMESTAMP), get_le32(r->data + EVH_THREAD_ID),
 		       get_le32(r->data + EVH_PROCESS_ID));
-		if (r->kind == DEC_KIND_EVENT_HEADER) {
+		if (r->kind == ETL_KIND_EVENT_HEADER) {
 			printf(" provider %s id %u v%u opcode %u level %u", guid,
 			       get_le16(r->data + EVH_DESC_ID), r->data[EVH_DESC_VERSION],
 			       r->data[EVH_DESC_OPCODE], r->data[EVH_DESC_LEVEL]);
@@ -575,11 +575,11 @@ static void print_record(const struct dec_record *r, bool raw)
 /* One switch of a batch, indented under it. */
 static void print_compact(void *ctx, const struct dec_event *ev)
 {
-	const struct dec_cswitch_compact *c = &ev->u.cc;
+	const struct etw_cswitch_compact *c = &ev->u.cc;
 
 	(void)ctx;
 	printf("      0x%08" PRIx64 " #%u %-10s ts %" PRIu64 " old_tid %" PRIu32, ev->file_offset,
-	       c->index, dec_ccswap_form_name(c->form), c->ts, c->old_tid);
+	       c->index, etw_ccswap_form_name(c->form), c->ts, c->old_tid);
 	if (c->form == ETW_CCSWAP_LITE || c->form == ETW_CCSWAP_FULL) {
 		printf(" old_pri %d old_state %u", c->old_pri, c->old_state);
 		if (c->old_state == ETW_THREAD_STATE_WAITING) {
@@ -600,7 +600,7 @@ static void print_compact(void *ctx, const struct dec_event *ev)
 /* One switch of a batch as a JSON object of its own. */
 static void json_compact(void *ctx, const struct dec_event *ev)
 {
-	const struct dec_cswitch_compact *c = &ev->u.cc;
+	const struct etw_cswitch_compact *c = &ev->u.cc;
 	const unsigned *buffer = ctx;
 
 	printf("{\"buffer\":%u,\"cpu\":%u,\"offset\":%" PRIu64
@@ -608,7 +608,7 @@ static void json_compact(void *ctx, const struct dec_event *ev)
 	       ",\"index\":%u,\"form\":\"%s\",\"ts\":%" PRIu64 ",\"delta\":%" PRIu32
 	       ",\"old_tid\":%" PRIu32,
 	       *buffer, ev->cpu, ev->file_offset, ev->batch, ev->rec.file_offset, c->index,
-	       dec_ccswap_form_name(c->form), c->ts, c->delta, c->old_tid);
+	       etw_ccswap_form_name(c->form), c->ts, c->delta, c->old_tid);
 	if (c->form == ETW_CCSWAP_LITE || c->form == ETW_CCSWAP_FULL) {
 		printf(",\"tid_index\":%u,\"old_pri\":%d,\"state_wr\":%u,\"old_state\":%u",
 		       c->tid_index, c->old_pri, c->state_wr, c->old_state);
@@ -627,7 +627,7 @@ static void json_compact(void *ctx, const struct dec_event *ev)
 	printf("}\n");
 }
 
-static void print_error(const struct dec_error *err)
+static void print_error(const struct etl_error *err)
 {
 	fflush(stdout);
 	fprintf(stderr, "%s\n", err->msg);
@@ -638,10 +638,10 @@ static void print_error(const struct dec_error *err)
  * error, or with --keep-going one line per damaged buffer. Return: EXIT_OK
  * for an undamaged file, else EXIT_DATA.
  */
-static int report_damage(const struct dec_etl *d, bool keep_going)
+static int report_damage(const struct etl_reader *d, bool keep_going)
 {
 	unsigned n, buffers = 0;
-	const struct dec_damage *dmg = dec_etl_damage(d, &n);
+	const struct etl_damage *dmg = etl_reader_damage(d, &n);
 
 	fflush(stdout);
 	for (unsigned i = 0; i < n; i++) {
@@ -657,7 +657,7 @@ static int report_damage(const struct dec_etl *d, bool keep_going)
 		buffers++;
 	}
 	if (buffers) {
-		fprintf(stderr, PROG ": %s: %u damaged buffer%s skipped\n", dec_etl_name(d),
+		fprintf(stderr, PROG ": %s: %u damaged buffer%s skipped\n", etl_reader_name(d),
 			buffers, buffers == 1 ? "" : "s");
 	}
 	return n ? EXIT_DATA : EXIT_OK;
@@ -667,7 +667,7 @@ static int report_damage(const struct dec_etl *d, bool keep_going)
  * A compact batch that does not decode: stop (the error is the last line),
  * or with --keep-going say so and go on. Return: true to stop.
  */
-static bool batch_damage(const struct dec_error *err, bool keep_going, bool *damaged)
+static bool batch_damage(const struct etl_error *err, bool keep_going, bool *damaged)
 {
 	*damaged = true;
 	fflush(stdout);
@@ -679,20 +679,20 @@ static bool batch_damage(const struct dec_error *err, bool keep_going, bool *dam
 	return true;
 }
 
-static int dump_text(const struct dec_etl *d, bool raw, bool keep_going, struct dump_expander *x)
+static int dump_text(const struct etl_reader *d, bool raw, bool keep_going, struct dump_expander *x)
 {
-	struct dec_error err;
-	struct dec_record r;
+	struct etl_error err;
+	struct etl_record r;
 	bool damaged = false;
 
-	for (unsigned i = 0; i < dec_etl_buffer_count(d); i++) {
-		const struct dec_buffer *b = dec_etl_buffer(d, i);
+	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
+		const struct etl_buffer *b = etl_reader_buffer(d, i);
 		size_t pos = 0;
 		int rc;
 
 		if (i == 0) {
 			/* Opening parsed it, so the first record is the logfile header. */
-			rc = dec_buffer_next(d, b, &pos, &r, &err);
+			rc = etl_buffer_next(d, b, &pos, &r, &err);
 			if (rc <= 0) {
 				print_error(&err);
 				return EXIT_DATA;
@@ -701,9 +701,9 @@ static int dump_text(const struct dec_etl *d, bool raw, bool keep_going, struct 
 			pos = 0;
 		}
 		print_buffer(b);
-		while ((rc = dec_buffer_next(d, b, &pos, &r, &err)) > 0) {
+		while ((rc = etl_buffer_next(d, b, &pos, &r, &err)) > 0) {
 			print_record(&r, raw);
-			if (r.kind == DEC_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
+			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
 			    dump_expander_batch(x, &r, print_compact, NULL, &err) < 0 &&
 			    batch_damage(&err, keep_going, &damaged)) {
 				return EXIT_DATA;
@@ -722,7 +722,7 @@ static int dump_text(const struct dec_etl *d, bool raw, bool keep_going, struct 
 
 /* ---- JSON Lines ------------------------------------------------------------ */
 
-static void json_record(const struct dec_record *r, unsigned buffer, bool raw)
+static void json_record(const struct etl_record *r, unsigned buffer, bool raw)
 {
 	char label[24], guid[48];
 	struct decoded o;
@@ -737,10 +737,10 @@ static void json_record(const struct dec_record *r, unsigned buffer, bool raw)
 	printf(",\"size\":%u", r->size);
 	if (has_hook(r)) {
 		printf(",\"ts\":%" PRIu64, r->ts);
-		if (r->kind != DEC_KIND_PERFINFO) {
+		if (r->kind != ETL_KIND_PERFINFO) {
 			printf(",\"tid\":%" PRIu32 ",\"pid\":%" PRIu32,
-			       get_le32(r->data + ETW_SH_THREAD_ID),
-			       get_le32(r->data + ETW_SH_PROCESS_ID));
+			       get_le32(r->data + ETL_SH_THREAD_ID),
+			       get_le32(r->data + ETL_SH_PROCESS_ID));
 		}
 	}
 	if (has_event_trace_header(r)) {
@@ -748,7 +748,7 @@ static void json_record(const struct dec_record *r, unsigned buffer, bool raw)
 		printf(",\"ts\":%" PRIu64 ",\"tid\":%" PRIu32 ",\"pid\":%" PRIu32,
 		       get_le64(r->data + EVH_TIMESTAMP), get_le32(r->data + EVH_THREAD_ID),
 		       get_le32(r->data + EVH_PROCESS_ID));
-		if (r->kind == DEC_KIND_EVENT_HEADER) {
+		if (r->kind == ETL_KIND_EVENT_HEADER) {
 			printf(",\"provider\":\"%s\",\"event_id\":%u,\"event_version\":%u,"
 			       "\"opcode\":%u,\"level\":%u",
 			       guid, get_le16(r->data + EVH_DESC_ID), r->data[EVH_DESC_VERSION],
@@ -821,19 +821,19 @@ static void json_record(const struct dec_record *r, unsigned buffer, bool raw)
 	printf("}\n");
 }
 
-static int json_buffer(const struct dec_etl *d, unsigned i, bool raw, bool keep_going,
+static int json_buffer(const struct etl_reader *d, unsigned i, bool raw, bool keep_going,
 		       bool *damaged, struct dump_expander *x)
 {
-	const struct dec_buffer *b = dec_etl_buffer(d, i);
+	const struct etl_buffer *b = etl_reader_buffer(d, i);
 	unsigned index = b->index; /* its place in the file */
-	struct dec_error err;
-	struct dec_record r;
+	struct etl_error err;
+	struct etl_record r;
 	size_t pos = 0;
 	int rc;
 
-	while ((rc = dec_buffer_next(d, b, &pos, &r, &err)) > 0) {
+	while ((rc = etl_buffer_next(d, b, &pos, &r, &err)) > 0) {
 		json_record(&r, index, raw);
-		if (r.kind == DEC_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
+		if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
 		    dump_expander_batch(x, &r, json_compact, &index, &err) < 0 &&
 		    batch_damage(&err, keep_going, damaged)) {
 			return EXIT_DATA;
@@ -862,12 +862,12 @@ static const char *clock_key(uint32_t c)
 }
 
 /* The first --jsonl object: what a program needs to read the rest. */
-static void json_file(const struct dec_etl *d)
+static void json_file(const struct etl_reader *d)
 {
-	const struct dec_logfile *lf = dec_etl_logfile(d);
+	const struct etl_logfile *lf = etl_reader_logfile(d);
 
 	printf("{\"kind\":\"file\",\"format\":\"etwforge-dump\",\"version\":1,\"file\":");
-	json_str(stdout, dec_etl_name(d));
+	json_str(stdout, etl_reader_name(d));
 	printf(",\"logger_name\":");
 	json_str(stdout, lf->logger_name);
 	printf(",\"logfile_name\":");
@@ -886,7 +886,7 @@ static void json_file(const struct dec_etl *d)
 	       lf->log_file_mode);
 }
 
-static int dump_jsonl(const struct dec_etl *d, bool raw, bool keep_going, struct dump_expander *x)
+static int dump_jsonl(const struct etl_reader *d, bool raw, bool keep_going, struct dump_expander *x)
 {
 	const unsigned *order;
 	bool damaged = false;
@@ -896,7 +896,7 @@ static int dump_jsonl(const struct dec_etl *d, bool raw, bool keep_going, struct
 	if (json_buffer(d, 0, raw, keep_going, &damaged, x) != EXIT_OK) {
 		return EXIT_DATA;
 	}
-	order = dec_etl_cpu_order(d, &n);
+	order = etl_reader_cpu_order(d, &n);
 	for (unsigned k = 0; k < n; k++) {
 		if (json_buffer(d, order[k], raw, keep_going, &damaged, x) != EXIT_OK) {
 			return EXIT_DATA;
@@ -915,13 +915,13 @@ struct stats {
 	uint64_t compact[4]; /* switches in 0x0525 batches, by record form */
 	uint64_t buf_cpu[NCPU_SLOTS];
 	uint64_t rec_cpu[NCPU_SLOTS];
-	uint64_t kind[DEC_KIND_COUNT][2];
+	uint64_t kind[ETL_KIND_COUNT][2];
 	uint64_t *hook; /* [3 hooked kinds][2][65536] */
 };
 
-static unsigned hooked_index(enum dec_kind k)
+static unsigned hooked_index(enum etl_kind k)
 {
-	return k == DEC_KIND_SYSTEM ? 0u : k == DEC_KIND_COMPACT ? 1u : 2u;
+	return k == ETL_KIND_SYSTEM ? 0u : k == ETL_KIND_COMPACT ? 1u : 2u;
 }
 
 static uint64_t *hook_slot(struct stats *s, unsigned hk, unsigned is64, unsigned hook)
@@ -930,44 +930,44 @@ static uint64_t *hook_slot(struct stats *s, unsigned hk, unsigned is64, unsigned
 }
 
 /* Count the switches of one batch by form (the bias does not matter here). */
-static int count_compact(const struct dec_etl *d, const struct dec_record *r, struct stats *s,
-			 struct dec_error *err)
+static int count_compact(const struct etl_reader *d, const struct etl_record *r, struct stats *s,
+			 struct etl_error *err)
 {
-	struct dec_ccswap_iter it;
-	struct dec_cswitch_compact c;
+	struct etw_ccswap_iter it;
+	struct etw_cswitch_compact c;
 	size_t bad = 0;
 	int rc;
 
-	if (dec_ccswap_begin(&it, r->payload, r->payload_len, 40) < 0) {
+	if (etw_ccswap_expand_begin(&it, r->payload, r->payload_len, 40) < 0) {
 		return 0; /* the listing reports the short payload; nothing to count */
 	}
-	while ((rc = dec_ccswap_next(&it, &c, &bad)) > 0) {
+	while ((rc = etw_ccswap_expand_next(&it, &c, &bad)) > 0) {
 		s->compact[c.form]++;
 	}
 	if (rc < 0) {
 		snprintf(err->msg, sizeof(err->msg),
 			 "%s: offset 0x%" PRIx64 ": compact CSwitch record runs past the batch or "
 			 "names an empty TidTable slot",
-			 dec_etl_name(d), r->file_offset + (uint64_t)(r->payload - r->data) + bad);
+			 etl_reader_name(d), r->file_offset + (uint64_t)(r->payload - r->data) + bad);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int collect(const struct dec_etl *d, struct stats *s)
+static int collect(const struct etl_reader *d, struct stats *s)
 {
-	struct dec_error err;
-	struct dec_record r;
+	struct etl_error err;
+	struct etl_record r;
 
-	for (unsigned i = 0; i < dec_etl_buffer_count(d); i++) {
-		const struct dec_buffer *b = dec_etl_buffer(d, i);
+	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
+		const struct etl_buffer *b = etl_reader_buffer(d, i);
 		size_t pos = 0;
 		int rc;
 
 		s->buffers++;
 		s->buf_cpu[b->processor_index]++;
 		s->compressed += b->compressed;
-		while ((rc = dec_buffer_next(d, b, &pos, &r, &err)) > 0) {
+		while ((rc = etl_buffer_next(d, b, &pos, &r, &err)) > 0) {
 			s->records++;
 			s->rec_cpu[r.cpu]++;
 			s->kind[r.kind][r.is64]++;
@@ -976,7 +976,7 @@ static int collect(const struct dec_etl *d, struct stats *s)
 			if (has_hook(&r)) {
 				(*hook_slot(s, hooked_index(r.kind), r.is64, r.hook_id))++;
 			}
-			if (r.kind == DEC_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
+			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
 			    count_compact(d, &r, s, &err) < 0) {
 				print_error(&err);
 				return EXIT_DATA;
@@ -990,22 +990,22 @@ static int collect(const struct dec_etl *d, struct stats *s)
 	return EXIT_OK;
 }
 
-static const enum dec_kind hooked_kinds[3] = {DEC_KIND_SYSTEM, DEC_KIND_COMPACT, DEC_KIND_PERFINFO};
+static const enum etl_kind hooked_kinds[3] = {ETL_KIND_SYSTEM, ETL_KIND_COMPACT, ETL_KIND_PERFINFO};
 
-static void stats_label(char *out, size_t cap, enum dec_kind k, unsigned is64)
+static void stats_label(char *out, size_t cap, enum etl_kind k, unsigned is64)
 {
-	if (k == DEC_KIND_MESSAGE || k == DEC_KIND_OTHER) {
-		snprintf(out, cap, "%s", dec_kind_name(k));
+	if (k == ETL_KIND_MESSAGE || k == ETL_KIND_OTHER) {
+		snprintf(out, cap, "%s", etl_kind_name(k));
 	} else {
-		snprintf(out, cap, "%s%s", dec_kind_name(k), is64 ? "64" : "32");
+		snprintf(out, cap, "%s%s", etl_kind_name(k), is64 ? "64" : "32");
 	}
 }
 
-static void stats_text(const struct dec_etl *d, const struct stats *s)
+static void stats_text(const struct etl_reader *d, const struct stats *s)
 {
 	char label[24];
 
-	printf("%-28s %s\n", "file", dec_etl_name(d));
+	printf("%-28s %s\n", "file", etl_reader_name(d));
 	printf("%-28s %12" PRIu64 "\n", "buffers", s->buffers);
 	printf("  %-26s %12" PRIu64 "\n", "compressed", s->compressed);
 	for (unsigned c = 0; c < NCPU_SLOTS; c++) {
@@ -1014,10 +1014,10 @@ static void stats_text(const struct dec_etl *d, const struct stats *s)
 		}
 	}
 	printf("%-28s %12" PRIu64 "\n", "records", s->records);
-	for (unsigned k = 0; k < DEC_KIND_COUNT; k++) {
+	for (unsigned k = 0; k < ETL_KIND_COUNT; k++) {
 		for (unsigned w = 0; w < 2; w++) {
 			if (s->kind[k][w]) {
-				stats_label(label, sizeof(label), (enum dec_kind)k, w);
+				stats_label(label, sizeof(label), (enum etl_kind)k, w);
 				printf("  %-26s %12" PRIu64 "\n", label, s->kind[k][w]);
 			}
 		}
@@ -1046,12 +1046,12 @@ static void stats_text(const struct dec_etl *d, const struct stats *s)
 		printf("%-28s %12" PRIu64 "\n", "compact switches", nc);
 		for (unsigned f = 0; f < 4; f++) {
 			printf("  %-26s %12" PRIu64 "\n",
-			       dec_ccswap_form_name((enum etw_ccswap_type)f), s->compact[f]);
+			       etw_ccswap_form_name((enum etw_ccswap_type)f), s->compact[f]);
 		}
 	}
 	printf("%-28s %12" PRIu64 "\n", "with PEBS item", s->pebs);
 	printf("%-28s %12" PRIu64 "\n", "with PMC items", s->pmc);
-	printf("%-28s %12" PRIu64 "\n", "trailing bytes", dec_etl_trailing_bytes(d));
+	printf("%-28s %12" PRIu64 "\n", "trailing bytes", etl_reader_trailing_bytes(d));
 }
 
 static void json_cpu_map(const uint64_t *v)
@@ -1068,21 +1068,21 @@ static void json_cpu_map(const uint64_t *v)
 	putchar('}');
 }
 
-static void stats_json(const struct dec_etl *d, const struct stats *s)
+static void stats_json(const struct etl_reader *d, const struct stats *s)
 {
 	char label[24];
 	bool first = true;
 
 	printf("{\"file\":");
-	json_str(stdout, dec_etl_name(d));
+	json_str(stdout, etl_reader_name(d));
 	printf(",\"buffers\":{\"total\":%" PRIu64 ",\"compressed\":%" PRIu64 ",\"per_cpu\":",
 	       s->buffers, s->compressed);
 	json_cpu_map(s->buf_cpu);
 	printf("},\"records\":{\"total\":%" PRIu64 ",\"by_kind\":{", s->records);
-	for (unsigned k = 0; k < DEC_KIND_COUNT; k++) {
+	for (unsigned k = 0; k < ETL_KIND_COUNT; k++) {
 		for (unsigned w = 0; w < 2; w++) {
 			if (s->kind[k][w]) {
-				stats_label(label, sizeof(label), (enum dec_kind)k, w);
+				stats_label(label, sizeof(label), (enum etl_kind)k, w);
 				printf("%s\"%s\":%" PRIu64, first ? "" : ",", label, s->kind[k][w]);
 				first = false;
 			}
@@ -1118,10 +1118,10 @@ static void stats_json(const struct dec_etl *d, const struct stats *s)
 	       s->compact[0], s->compact[1], s->compact[2], s->compact[3]);
 	printf(",\"with_pebs\":%" PRIu64 ",\"with_pmc\":%" PRIu64 ",\"trailing_bytes\":%" PRIu64
 	       "}\n",
-	       s->pebs, s->pmc, dec_etl_trailing_bytes(d));
+	       s->pebs, s->pmc, etl_reader_trailing_bytes(d));
 }
 
-static int dump_stats(const struct dec_etl *d, bool json)
+static int dump_stats(const struct etl_reader *d, bool json)
 {
 	struct stats *s = calloc(1, sizeof(*s));
 	int rc;
@@ -1150,8 +1150,8 @@ int cmd_dump(int argc, char **argv)
 {
 	struct dump_opts o = {.max_wait_reason = -1};
 	struct dump_expander *x = NULL;
-	struct dec_error err;
-	struct dec_etl *d;
+	struct etl_error err;
+	struct etl_reader *d;
 	bool options_done = false;
 	int rc;
 
@@ -1197,8 +1197,8 @@ int cmd_dump(int argc, char **argv)
 	if (o.stats && o.raw) {
 		return usage_error("--raw does not combine with --stats", NULL);
 	}
-	d = dec_etl_open_file_flags(
-		o.path, DEC_OPEN_SALVAGE | (o.keep_going ? DEC_OPEN_KEEP_GOING : 0u), &err);
+	d = etl_reader_open_file_flags(
+		o.path, ETL_OPEN_SALVAGE | (o.keep_going ? ETL_OPEN_KEEP_GOING : 0u), &err);
 	if (!d) {
 		fprintf(stderr, "%s\n", err.msg);
 		return EXIT_DATA;
@@ -1206,12 +1206,12 @@ int cmd_dump(int argc, char **argv)
 	if (!o.stats) {
 		uint8_t mwr = o.max_wait_reason > 0
 				      ? (uint8_t)o.max_wait_reason
-				      : dec_max_wait_reason_for_build(dec_etl_logfile(d)->provider_version);
+				      : etw_target_max_wait_reason(etl_reader_logfile(d)->provider_version);
 
 		x = dump_expander_create(d, mwr);
 		if (!x) {
 			fprintf(stderr, PROG ": out of memory\n");
-			dec_etl_close(d);
+			etl_reader_close(d);
 			return EXIT_DATA;
 		}
 	}
@@ -1226,6 +1226,6 @@ int cmd_dump(int argc, char **argv)
 		rc = dump_text(d, o.raw, o.keep_going, x);
 	}
 	dump_expander_destroy(x);
-	dec_etl_close(d);
+	etl_reader_close(d);
 	return rc; /* main() checks standard output */
 }

@@ -34,7 +34,7 @@ struct cpu_state {
 	uint64_t skew; /* accumulated 0x40000000 wraps in the current batch */
 	bool dropped;  /* flush_at_end false: the rest of the CPU's switches were dropped */
 	bool have_batch;
-	struct dec_record last_batch;
+	struct etl_record last_batch;
 	unsigned long last_batch_line;
 };
 
@@ -43,7 +43,7 @@ struct verify {
 	const char *truth_path;
 	struct trace_config *cfg;
 	const struct trace_session_cfg *s;
-	const struct dec_etl *d;
+	const struct etl_reader *d;
 	struct cpu_state *cpus;
 	uint64_t n_plain, n_compact, n_spin, n_batches;
 	unsigned long line; /* current truth line */
@@ -80,7 +80,7 @@ static bool stamped(const struct trace_session_cfg *s, uint16_t hook)
 }
 
 /* The PMC items of @rec against the values @pmc (NULL = zero-filled). */
-static int check_pmc(struct verify *v, const struct dec_record *rec, unsigned want_count,
+static int check_pmc(struct verify *v, const struct etl_record *rec, unsigned want_count,
 		     const uint64_t *pmc, const char *what)
 {
 	CHECK(v, rec->file_offset, what, rec->pmc_count, want_count);
@@ -100,7 +100,7 @@ static int check_pmc(struct verify *v, const struct dec_record *rec, unsigned wa
 static int next_event(struct verify *v, struct dec_cursor *c, struct dec_event *ev,
 		      const char *what, unsigned cpu, bool may_end)
 {
-	struct dec_error err;
+	struct etl_error err;
 	int r = dec_cursor_next(c, ev, &err);
 
 	if (r < 0) {
@@ -122,7 +122,7 @@ static int next_event(struct verify *v, struct dec_cursor *c, struct dec_event *
 static int check_plain(struct verify *v, const struct sim_cswitch *cs, const struct dec_event *ev)
 {
 	const struct etw_cswitch *w = &ev->u.cs;
-	const struct dec_record *rec = &ev->rec;
+	const struct etl_record *rec = &ev->rec;
 	uint64_t p = ev->file_offset + 0x10 + 8u * (rec->has_pebs + rec->pmc_count);
 	const struct trace_session_cfg *s = v->s;
 	unsigned want_pmc = 0;
@@ -166,7 +166,7 @@ static int check_plain(struct verify *v, const struct sim_cswitch *cs, const str
 static int check_batch_close(struct verify *v, struct cpu_state *st, uint64_t ts,
 			     const uint64_t *pmc)
 {
-	const struct dec_record *b = &st->last_batch;
+	const struct etl_record *b = &st->last_batch;
 	unsigned want_pmc = stamped(v->s, ETW_HOOK_CSWITCH_BATCH) ? v->s->pmc_count : 0;
 
 	if (b->ts != ts) {
@@ -185,7 +185,7 @@ static int check_batch_close(struct verify *v, struct cpu_state *st, uint64_t ts
 static int check_compact(struct verify *v, struct cpu_state *st, const struct sim_cswitch *cs,
 			 const struct dec_event *ev)
 {
-	const struct dec_cswitch_compact *cc = &ev->u.cc;
+	const struct etw_cswitch_compact *cc = &ev->u.cc;
 	uint64_t off = ev->file_offset;
 	uint64_t want_ts, delta;
 
@@ -249,9 +249,9 @@ static int check_compact(struct verify *v, struct cpu_state *st, const struct si
 static int check_spin(struct verify *v, const struct sim_spinlock *sl, const struct dec_event *ev)
 {
 	const struct etw_spinlock *w = &ev->u.sl;
-	const struct dec_record *rec = &ev->rec;
+	const struct etl_record *rec = &ev->rec;
 	uint64_t off = ev->file_offset;
-	uint64_t mask = v->cfg->arch == ETW_ARCH_X86 ? 0xFFFFFFFFu : UINT64_MAX;
+	uint64_t mask = v->cfg->arch == ETL_ARCH_X86 ? 0xFFFFFFFFu : UINT64_MAX;
 
 	CHECK(v, off + 8, "the timestamp", rec->ts, sl->ts[v->s->clock]);
 	CHECK(v, off, "SpinLockAddress", w->lock_address, sl->lock & mask);
@@ -324,7 +324,7 @@ static int on_end(struct verify *v, const struct sim_end *end)
 	for (unsigned cpu = 0; cpu < v->cfg->cpus; cpu++) {
 		struct cpu_state *st = &v->cpus[cpu];
 		struct dec_event ev;
-		struct dec_error err;
+		struct etl_error err;
 		int r;
 
 		if (st->have_batch) {
@@ -416,8 +416,8 @@ int cmd_verify(int argc, char **argv)
 	struct verify v = {0};
 	const char *truth_path = NULL, *session = NULL;
 	struct truth_reader *tr = NULL;
-	struct dec_etl *d = NULL;
-	struct dec_error derr;
+	struct etl_reader *d = NULL;
+	struct etl_error derr;
 	struct truth_record rec;
 	bool quiet = false;
 	char err[512];
@@ -460,12 +460,12 @@ int cmd_verify(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		return EXIT_USAGE;
 	}
-	d = dec_etl_open_file_flags(v.file, 0, &derr);
+	d = etl_reader_open_file_flags(v.file, 0, &derr);
 	if (!d) {
 		fprintf(stderr, "%s\n", derr.msg);
 		goto out;
 	}
-	idx = find_session(&cfg, v.file, session, dec_etl_logfile(d)->logger_name);
+	idx = find_session(&cfg, v.file, session, etl_reader_logfile(d)->logger_name);
 	if (idx < 0) {
 		fprintf(stderr, "etwforge verify: %s: no session of %s %s (use --session NAME)\n",
 			v.file, truth_path, session ? "has that name" : "wrote a file of that name");
@@ -475,7 +475,7 @@ int cmd_verify(int argc, char **argv)
 	v.cfg = &cfg;
 	v.s = &cfg.sessions[idx];
 	v.d = d;
-	const struct dec_logfile *lf = dec_etl_logfile(d);
+	const struct etl_logfile *lf = etl_reader_logfile(d);
 	if (lf->reserved_flags != (uint32_t)v.s->clock) {
 		fprintf(stderr, "%s: clock type %u, but session '%s' uses %s (%d)\n", v.file,
 			lf->reserved_flags, v.s->name, sim_clock_name(v.s->clock), v.s->clock);
@@ -486,9 +486,9 @@ int cmd_verify(int argc, char **argv)
 			lf->number_of_processors, cfg.cpus);
 		goto out;
 	}
-	if (lf->pointer_size != (cfg.arch == ETW_ARCH_X86 ? 4u : 8u)) {
+	if (lf->pointer_size != (cfg.arch == ETL_ARCH_X86 ? 4u : 8u)) {
 		fprintf(stderr, "%s: pointer size %u does not match arch %s\n", v.file,
-			lf->pointer_size, cfg.arch == ETW_ARCH_X86 ? "x86" : "x64");
+			lf->pointer_size, cfg.arch == ETL_ARCH_X86 ? "x86" : "x64");
 		goto out;
 	}
 	if (lf->events_lost) {
@@ -540,7 +540,7 @@ int cmd_verify(int argc, char **argv)
 	}
 out:
 	free(v.cpus);
-	dec_etl_close(d);
+	etl_reader_close(d);
 	truth_close(tr);
 	return status;
 }

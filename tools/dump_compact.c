@@ -14,17 +14,17 @@ struct cpu_slot {
 	struct dec_cursor cur;
 	struct dec_event peek;
 	bool have_err; /* the cursor met a damaged batch, maybe ahead of the listing */
-	struct dec_error err;
+	struct etl_error err;
 };
 
 struct dump_expander {
-	const struct dec_etl *d;
+	const struct etl_reader *d;
 	uint8_t max_wait_reason;
 	unsigned ncpu;
 	struct cpu_slot *cpu;
 };
 
-struct dump_expander *dump_expander_create(const struct dec_etl *d, uint8_t max_wait_reason)
+struct dump_expander *dump_expander_create(const struct etl_reader *d, uint8_t max_wait_reason)
 {
 	struct dump_expander *x = calloc(1, sizeof(*x));
 
@@ -52,7 +52,7 @@ void dump_expander_destroy(struct dump_expander *x)
 }
 
 /* Peek the next compact event of @s. Return: 1, 0 at the end, -EINVAL. */
-static int peek(struct dump_expander *x, struct cpu_slot *s, unsigned cpu, struct dec_error *err)
+static int peek(struct dump_expander *x, struct cpu_slot *s, unsigned cpu, struct etl_error *err)
 {
 	if (!s->init) {
 		dec_cursor_init(&s->cur, x->d, cpu, DEC_EV_COMPACT, x->max_wait_reason);
@@ -77,8 +77,8 @@ static int peek(struct dump_expander *x, struct cpu_slot *s, unsigned cpu, struc
 	return 1;
 }
 
-int dump_expander_batch(struct dump_expander *x, const struct dec_record *rec, dump_switch_fn fn,
-			void *ctx, struct dec_error *err)
+int dump_expander_batch(struct dump_expander *x, const struct etl_record *rec, dump_switch_fn fn,
+			void *ctx, struct etl_error *err)
 {
 	struct cpu_slot *s;
 	int r;

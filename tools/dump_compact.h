@@ -15,7 +15,7 @@
 struct dump_expander;
 
 /** dump_expander_create - Return: the expander or NULL (ENOMEM). */
-struct dump_expander *dump_expander_create(const struct dec_etl *d, uint8_t max_wait_reason);
+struct dump_expander *dump_expander_create(const struct etl_reader *d, uint8_t max_wait_reason);
 
 /** dump_expander_destroy - NULL is a no-op. */
 void dump_expander_destroy(struct dump_expander *x);
@@ -28,7 +28,7 @@ typedef void (*dump_switch_fn)(void *ctx, const struct dec_event *ev);
  * the --jsonl order); batches met out of that order are not expanded.
  * Return: 0, or -EINVAL with @err filled when the batch is malformed.
  */
-int dump_expander_batch(struct dump_expander *x, const struct dec_record *rec, dump_switch_fn fn,
-			void *ctx, struct dec_error *err);
+int dump_expander_batch(struct dump_expander *x, const struct etl_record *rec, dump_switch_fn fn,
+			void *ctx, struct etl_error *err);
 
 #endif /* TOOLS_DUMP_COMPACT_H */

@@ -8,11 +8,11 @@
 
 #include "tools/event_stream.h"
 
-void dec_cursor_init(struct dec_cursor *c, const struct dec_etl *d, unsigned cpu, unsigned kinds,
+void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned cpu, unsigned kinds,
 		     uint8_t max_wait_reason)
 {
 	unsigned n;
-	const unsigned *order = dec_etl_cpu_order(d, &n);
+	const unsigned *order = etl_reader_cpu_order(d, &n);
 
 	memset(c, 0, sizeof(*c));
 	c->d = d;
@@ -21,31 +21,31 @@ void dec_cursor_init(struct dec_cursor *c, const struct dec_etl *d, unsigned cpu
 	c->max_wait_reason = max_wait_reason;
 	/* the CPU's buffers are one run of the (cpu, sequence) order */
 	unsigned i = 0;
-	while (i < n && dec_etl_buffer(d, order[i])->processor_index != cpu) {
+	while (i < n && etl_reader_buffer(d, order[i])->processor_index != cpu) {
 		i++;
 	}
 	c->order = order + i;
-	while (i < n && dec_etl_buffer(d, order[i])->processor_index == cpu) {
+	while (i < n && etl_reader_buffer(d, order[i])->processor_index == cpu) {
 		i++;
 		c->norder++;
 	}
 }
 
-static int fail(struct dec_error *err, const struct dec_cursor *c, uint64_t off, const char *what)
+static int fail(struct etl_error *err, const struct dec_cursor *c, uint64_t off, const char *what)
 {
 	err->offset = off;
-	snprintf(err->msg, sizeof(err->msg), "%s: offset 0x%llx: %s", dec_etl_name(c->d),
+	snprintf(err->msg, sizeof(err->msg), "%s: offset 0x%llx: %s", etl_reader_name(c->d),
 		 (unsigned long long)off, what);
 	return -EINVAL;
 }
 
-static uint64_t payload_offset(const struct dec_record *rec)
+static uint64_t payload_offset(const struct etl_record *rec)
 {
 	return rec->file_offset + (uint64_t)(rec->payload - rec->data);
 }
 
 /* Deliver a compact switch: the pending one gets its successor's TID. */
-static int push_compact(struct dec_cursor *c, const struct dec_cswitch_compact *cc,
+static int push_compact(struct dec_cursor *c, const struct etw_cswitch_compact *cc,
 			struct dec_event *out)
 {
 	struct dec_event ev;
@@ -71,7 +71,7 @@ static int push_compact(struct dec_cursor *c, const struct dec_cswitch_compact *
 	return 1;
 }
 
-int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error *err)
+int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err)
 {
 	if (c->have_deferred) {
 		c->have_deferred = false;
@@ -80,9 +80,9 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error
 	}
 	for (;;) {
 		if (c->in_batch) {
-			struct dec_cswitch_compact cc;
+			struct etw_cswitch_compact cc;
 			size_t bad = 0;
-			int r = dec_ccswap_next(&c->it, &cc, &bad);
+			int r = etw_ccswap_expand_next(&c->it, &cc, &bad);
 
 			if (r < 0) {
 				c->in_batch = false; /* the rest of the batch is skipped */
@@ -117,9 +117,9 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error
 			return 0;
 		}
 
-		const struct dec_buffer *b = dec_etl_buffer(c->d, c->order[c->oi]);
-		struct dec_record rec;
-		int r = dec_buffer_next(c->d, b, &c->pos, &rec, err);
+		const struct etl_buffer *b = etl_reader_buffer(c->d, c->order[c->oi]);
+		struct etl_record rec;
+		int r = etl_buffer_next(c->d, b, &c->pos, &rec, err);
 
 		if (r < 0) {
 			return r;
@@ -129,7 +129,7 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error
 			c->pos = 0;
 			continue;
 		}
-		if (rec.kind != DEC_KIND_PERFINFO) {
+		if (rec.kind != ETL_KIND_PERFINFO) {
 			continue;
 		}
 		if (rec.hook_id == ETW_HOOK_CSWITCH && (c->kinds & DEC_EV_CSWITCH)) {
@@ -147,7 +147,7 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error
 		if (rec.hook_id == ETW_HOOK_SPINLOCK && (c->kinds & DEC_EV_SPINLOCK)) {
 			memset(ev, 0, sizeof(*ev));
 			if (etw_decode_spinlock(rec.payload, rec.payload_len,
-						rec.is64 ? ETW_ARCH_X64 : ETW_ARCH_X86,
+						rec.is64 ? ETL_ARCH_X64 : ETL_ARCH_X86,
 						&ev->u.sl) < 0) {
 				return fail(err, c, rec.file_offset, "SpinLock payload too short");
 			}
@@ -158,7 +158,7 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error
 			return 1;
 		}
 		if (rec.hook_id == ETW_HOOK_CSWITCH_BATCH && (c->kinds & DEC_EV_COMPACT)) {
-			if (dec_ccswap_begin(&c->it, rec.payload, rec.payload_len,
+			if (etw_ccswap_expand_begin(&c->it, rec.payload, rec.payload_len,
 					     c->max_wait_reason) < 0) {
 				return fail(err, c, rec.file_offset,
 					    "compact CSwitch batch shorter than its 0x58-byte header");

@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "producer/etw_encode.h"
-#include "tools/ccswap_decode.h"
-#include "tools/etl_reader.h"
+#include "producer/ccswap_expand.h"
+#include "writer/etl_reader.h"
 
 enum dec_ev_kind {
 	DEC_EV_CSWITCH = 0x1,
@@ -35,10 +35,10 @@ struct dec_event {
 	enum dec_ev_kind kind;
 	unsigned cpu;
 	uint64_t file_offset;
-	struct dec_record rec;
+	struct etl_record rec;
 	union {
 		struct etw_cswitch cs;
-		struct dec_cswitch_compact cc;
+		struct etw_cswitch_compact cc;
 		struct etw_spinlock sl;
 	} u;
 	uint64_t batch;
@@ -49,7 +49,7 @@ struct dec_event {
 
 /** struct dec_cursor - iteration state; treat as opaque. */
 struct dec_cursor {
-	const struct dec_etl *d;
+	const struct etl_reader *d;
 	unsigned cpu;
 	unsigned kinds;
 	uint8_t max_wait_reason;
@@ -58,21 +58,21 @@ struct dec_cursor {
 	unsigned oi;  /* index into order */
 	size_t pos;   /* inside the current buffer */
 	bool in_batch;
-	struct dec_ccswap_iter it;
-	struct dec_record batch_rec;
+	struct etw_ccswap_iter it;
+	struct etl_record batch_rec;
 	uint64_t batch_no;
 	bool batch_first;
 	bool have_pending;
 	struct dec_event pending; /* compact switch waiting for its successor */
 	bool have_deferred;
-	struct dec_error deferred; /* a batch error, given after the pending switch */
+	struct etl_error deferred; /* a batch error, given after the pending switch */
 };
 
 /**
  * dec_cursor_init - events of @kinds (DEC_EV_* mask) on @cpu.
  * @max_wait_reason splits OldThreadStateWr.
  */
-void dec_cursor_init(struct dec_cursor *c, const struct dec_etl *d, unsigned cpu, unsigned kinds,
+void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned cpu, unsigned kinds,
 		     uint8_t max_wait_reason);
 
 /**
@@ -82,6 +82,6 @@ void dec_cursor_init(struct dec_cursor *c, const struct dec_etl *d, unsigned cpu
  * on after that batch.
  * Return: 1 with *@ev, 0 at the end, -EINVAL malformed (@err filled).
  */
-int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct dec_error *err);
+int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err);
 
 #endif /* TOOLS_EVENT_STREAM_H */

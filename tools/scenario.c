@@ -41,7 +41,7 @@
 #define SCENARIO_MAX_FILE (16u * 1024 * 1024)
 
 static_assert(sizeof(enum sim_clock) == sizeof(int), "enums are stored as int");
-static_assert(sizeof(enum etw_arch) == sizeof(int), "enums are stored as int");
+static_assert(sizeof(enum etl_arch) == sizeof(int), "enums are stored as int");
 static_assert(sizeof(enum sched_behaviour) == sizeof(int), "enums are stored as int");
 static_assert(SCENARIO_WAIT_NAMES <= SCHED_WAIT_REASONS, "names fit the weights");
 
@@ -73,7 +73,7 @@ static const char *const flag_names[] = {"cswitch", "compact_cswitch", "spinlock
 static const unsigned flag_bits[] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT,
 				     PRODUCER_F_SPINLOCK};
 
-static_assert(ETW_ARCH_X64 == 0 && ETW_ARCH_X86 == 1, "arch_names order");
+static_assert(ETL_ARCH_X64 == 0 && ETL_ARCH_X86 == 1, "arch_names order");
 static_assert(SCHED_CPU_BOUND == 0 && SCHED_PERIODIC == 3, "behaviour_names order");
 static_assert(SIM_CLOCK_QPC == 1 && SIM_CLOCK_CYCLES == 3, "clock_names order");
 

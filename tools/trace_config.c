@@ -45,7 +45,7 @@ void trace_config_defaults(struct trace_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->target = etw_target_find("win10-1709");
-	cfg->arch = ETW_ARCH_X64;
+	cfg->arch = ETL_ARCH_X64;
 	cfg->cpus = 8;
 	cfg->cpu_mhz = 3000;
 	cfg->perf_freq = 10000000;

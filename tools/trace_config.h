@@ -50,7 +50,7 @@ struct trace_session_cfg {
  */
 struct trace_config {
 	const struct etw_target *target;
-	enum etw_arch arch;
+	enum etl_arch arch;
 	unsigned cpus;
 	uint32_t cpu_mhz;
 	uint64_t perf_freq;

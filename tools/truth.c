@@ -289,7 +289,7 @@ int truth_write_meta(FILE *f, const struct trace_config *cfg)
 		",\"arch\":\"%s\",\"cpus\":%u,\"cpu_mhz\":%" PRIu32 ",\"perf_freq\":%" PRIu64
 		",\"timer_resolution\":%" PRIu32 ",\"max_wait_reason\":%u,\"start_time\":%" PRId64
 		",\"quirks\":%s,\"seed\":%" PRIu64 ",\"sessions\":[",
-		cfg->arch == ETW_ARCH_X86 ? "x86" : "x64", cfg->cpus, cfg->cpu_mhz, cfg->perf_freq,
+		cfg->arch == ETL_ARCH_X86 ? "x86" : "x64", cfg->cpus, cfg->cpu_mhz, cfg->perf_freq,
 		cfg->timer_resolution, (unsigned)cfg->max_wait_reason, cfg->start_time,
 		json_bool(cfg->quirks), cfg->seed);
 	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
@@ -921,9 +921,9 @@ static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 	}
 	if (rc > 0) {
 		if (!strcmp(str, "x64")) {
-			cfg->arch = ETW_ARCH_X64;
+			cfg->arch = ETL_ARCH_X64;
 		} else if (!strcmp(str, "x86")) {
-			cfg->arch = ETW_ARCH_X86;
+			cfg->arch = ETL_ARCH_X86;
 		} else {
 			return fail(d, "arch: \"%s\" is neither \"x64\" nor \"x86\"", str);
 		}
@@ -1156,7 +1156,7 @@ static int parse_cswitch(const struct rd *d, struct truth_reader *r, json_t *o,
 static int parse_spinlock(const struct rd *d, struct truth_reader *r, json_t *o,
 			  struct sim_spinlock *sl)
 {
-	bool x86 = r->cfg.arch == ETW_ARCH_X86;
+	bool x86 = r->cfg.arch == ETL_ARCH_X86;
 	uint64_t amax = x86 ? UINT32_MAX : UINT64_MAX;
 	const char *why = NULL;
 	int rc;

@@ -16,36 +16,36 @@
  *   align8 end = SavedOffset = Offset = CurrentOffset; zero up to BufferSize
  *
  * Every field is stored with put_le*() at the offsets named in
- * writer/etl_layout.h and producer/etw_layout.h, never through a struct.
+ * writer/etl_layout.h, never through a struct.
  * Bytes the spec leaves to the kernel (the time zone, the 0x20 union, the
  * 0x38 reference clock, padding) are zero, our documented choice.
  */
 #include <string.h>
 
-#include "producer/etw_layout.h"
-#include "producer/etw_wire.h"
+#include "writer/etl_layout.h"
+#include "writer/etl_wire.h"
 #include "writer/writer_internal.h"
 
 /* The 0x0005 record: SYSTEM header + PERFINFO_GROUPMASK[8] + u32 version. */
-#define HDR_EXT_RECORD_LEN (ETW_SH_LEN + ETL_HDR_EXT_LEN)
+#define HDR_EXT_RECORD_LEN (ETL_SH_LEN + ETL_HDR_EXT_LEN)
 static_assert(HDR_EXT_RECORD_LEN == 68, "header extension record is 68 bytes (KF 8.2)");
 
-static size_t logfile_len(enum etw_arch arch)
+static size_t logfile_len(enum etl_arch arch)
 {
-	return arch == ETW_ARCH_X86 ? ETL_LF32_LEN : ETL_LF64_LEN;
+	return arch == ETL_ARCH_X86 ? ETL_LF32_LEN : ETL_LF64_LEN;
 }
 
 /* Size of the 0x0000 record: SYSTEM header, logfile header, two UTF-16Z names. */
-static size_t logfile_record_len(enum etw_arch arch, size_t logger_chars, size_t logfile_chars)
+static size_t logfile_record_len(enum etl_arch arch, size_t logger_chars, size_t logfile_chars)
 {
-	return ETW_SH_LEN + logfile_len(arch) + 2u * (logger_chars + 1u) +
+	return ETL_SH_LEN + logfile_len(arch) + 2u * (logger_chars + 1u) +
 	       2u * (logfile_chars + 1u);
 }
 
-size_t etl_header_len(enum etw_arch arch, size_t logger_chars, size_t logfile_chars)
+size_t etl_header_len(enum etl_arch arch, size_t logger_chars, size_t logfile_chars)
 {
-	return etw_align8(logfile_record_len(arch, logger_chars, logfile_chars)) +
-	       etw_align8(HDR_EXT_RECORD_LEN);
+	return etl_align8(logfile_record_len(arch, logger_chars, logfile_chars)) +
+	       etl_align8(HDR_EXT_RECORD_LEN);
 }
 
 void etl_put_buffer_header(uint8_t *buf, const struct etl_buffer_info *bi)
@@ -83,22 +83,22 @@ static size_t put_utf16z(uint8_t *p, const char *s)
 /* SYSTEM_TRACE_HEADER (KF 3.3) of a header-buffer record; Kernel/UserTime 0. */
 static void put_system_header(uint8_t *p, const struct writer_opts *o, size_t size, uint16_t hook)
 {
-	uint32_t marker = o->arch == ETW_ARCH_X86 ? ETW_SYSTEM_MARKER32 : ETW_SYSTEM_MARKER64;
+	uint32_t marker = o->arch == ETL_ARCH_X86 ? ETL_SYSTEM_MARKER32 : ETL_SYSTEM_MARKER64;
 
-	put_le32(p + ETW_SH_MARKER, marker | ETW_VERSION_SYSTEM);
-	put_le16(p + ETW_SH_SIZE, (uint16_t)size);
-	put_le16(p + ETW_SH_HOOK_ID, hook);
-	put_le32(p + ETW_SH_THREAD_ID, o->thread_id);
-	put_le32(p + ETW_SH_PROCESS_ID, o->process_id);
-	put_le64(p + ETW_SH_SYSTEM_TIME, o->start_ts);
-	put_le32(p + ETW_SH_KERNEL_TIME, 0);
-	put_le32(p + ETW_SH_USER_TIME, 0);
+	put_le32(p + ETL_SH_MARKER, marker | ETL_VERSION_SYSTEM);
+	put_le16(p + ETL_SH_SIZE, (uint16_t)size);
+	put_le16(p + ETL_SH_HOOK_ID, hook);
+	put_le32(p + ETL_SH_THREAD_ID, o->thread_id);
+	put_le32(p + ETL_SH_PROCESS_ID, o->process_id);
+	put_le64(p + ETL_SH_SYSTEM_TIME, o->start_ts);
+	put_le32(p + ETL_SH_KERNEL_TIME, 0);
+	put_le32(p + ETL_SH_USER_TIME, 0);
 }
 
 /* TRACE_LOGFILE_HEADER (KF 8.2) without the totals; @lf was zeroed by the caller. */
 static void put_logfile_header(uint8_t *lf, const struct writer_opts *o)
 {
-	bool x86 = o->arch == ETW_ARCH_X86;
+	bool x86 = o->arch == ETL_ARCH_X86;
 	unsigned ptr = x86 ? 4u : 8u;
 
 	put_le32(lf + ETL_LF_BUFFER_SIZE, o->buffer_size);
@@ -131,7 +131,7 @@ void etl_header_encode(uint8_t *buf, const struct writer_opts *o)
 {
 	size_t rec0 = logfile_record_len(o->arch, strlen(o->logger_name), strlen(o->logfile_name));
 	uint8_t *p = buf + ETL_BH_LEN;
-	uint8_t *names = p + ETW_SH_LEN + logfile_len(o->arch);
+	uint8_t *names = p + ETL_SH_LEN + logfile_len(o->arch);
 	uint8_t *ext;
 	struct etl_buffer_info bi = {
 		.buffer_size = o->buffer_size,
@@ -143,26 +143,26 @@ void etl_header_encode(uint8_t *buf, const struct writer_opts *o)
 		.type = ETL_BUFFER_TYPE_HEADER,
 	};
 
-	put_system_header(p, o, rec0, ETW_HOOK_LOGFILE_HEADER);
-	put_logfile_header(p + ETW_SH_LEN, o);
+	put_system_header(p, o, rec0, ETL_HOOK_LOGFILE_HEADER);
+	put_logfile_header(p + ETL_SH_LEN, o);
 	names += put_utf16z(names, o->logger_name);
 	put_utf16z(names, o->logfile_name);
 
-	ext = p + etw_align8(rec0);
-	put_system_header(ext, o, HDR_EXT_RECORD_LEN, ETW_HOOK_HEADER_EXTENSION);
+	ext = p + etl_align8(rec0);
+	put_system_header(ext, o, HDR_EXT_RECORD_LEN, ETL_HOOK_HEADER_EXTENSION);
 	for (unsigned i = 0; i < 8; i++) {
-		put_le32(ext + ETW_SH_LEN + 4 * i, o->group_masks[i]);
+		put_le32(ext + ETL_SH_LEN + 4 * i, o->group_masks[i]);
 	}
-	put_le32(ext + ETW_SH_LEN + 0x20, o->kernel_event_version);
+	put_le32(ext + ETL_SH_LEN + 0x20, o->kernel_event_version);
 
-	bi.end = (uint32_t)(ETL_BH_LEN + etw_align8(rec0) + etw_align8(HDR_EXT_RECORD_LEN));
+	bi.end = (uint32_t)(ETL_BH_LEN + etl_align8(rec0) + etl_align8(HDR_EXT_RECORD_LEN));
 	etl_put_buffer_header(buf, &bi);
 }
 
-void etl_header_set_totals(uint8_t *buf, enum etw_arch arch, const struct etl_totals *t)
+void etl_header_set_totals(uint8_t *buf, enum etl_arch arch, const struct etl_totals *t)
 {
-	uint8_t *lf = buf + ETL_BH_LEN + ETW_SH_LEN;
-	bool x86 = arch == ETW_ARCH_X86;
+	uint8_t *lf = buf + ETL_BH_LEN + ETL_SH_LEN;
+	bool x86 = arch == ETL_ARCH_X86;
 
 	put_le64(lf + ETL_LF_END_TIME, (uint64_t)t->end_time);
 	put_le32(lf + ETL_LF_BUFFERS_WRITTEN, t->buffers_written);

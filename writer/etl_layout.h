@@ -1,14 +1,98 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer/etl_layout.h - ETL file framing: WMI_BUFFER_HEADER and
- * TRACE_LOGFILE_HEADER offsets (../shared/spec/KERNEL_FACTS.md section 8,
- * ../shared/spec/ETL_READERS.md section 2), shared by the writer and the
- * reader in tools/.
+ * writer/etl_layout.h - ETL file framing: the trace headers every record
+ * starts with (Marker, SYSTEM and PERFINFO headers, extended items;
+ * ../shared/spec/KERNEL_FACTS.md section 3), WMI_BUFFER_HEADER and
+ * TRACE_LOGFILE_HEADER offsets (section 8, ../shared/spec/ETL_READERS.md
+ * section 2), shared by the writer and the reader. No payload layout here:
+ * those are producer/etw_layout.h.
  */
 #ifndef WRITER_ETL_LAYOUT_H
 #define WRITER_ETL_LAYOUT_H
 
 #include <assert.h>
+#include <stdint.h>
+
+/* Pointer size and header flavour of a trace (x64: PERFINFO64/SYSTEM64, PointerSize 8). */
+enum etl_arch {
+	ETL_ARCH_X64 = 0,
+	ETL_ARCH_X86 = 1,
+};
+
+/* ---- Marker (KERNEL_FACTS 3.1) ------------------------------------------ */
+#define ETL_MARKER_FLAGS_MASK    0xFF000000u
+#define ETL_MARKER_FLAGS_TRACE   0xC0000000u /* TRACE_HEADER_FLAG | EVENT_TRACE */
+#define ETL_MARKER_TYPE_MASK     0x00FF0000u /* TRACE_HEADER_ENUM_MASK */
+#define ETL_MARKER_TYPE_SHIFT    16
+#define ETL_MARKER_PEBS_FLAG     0x00008000u /* TRACE_HEADER_PEBS_INDEX_FLAG */
+#define ETL_MARKER_PMC_MASK      0x00000700u /* TRACE_HEADER_PMC_COUNTERS_MASK */
+#define ETL_MARKER_PMC_SHIFT     8
+#define ETL_MARKER_VERSION_MASK  0x000000FFu /* the kernel treats Version as 8-bit */
+#define ETL_MARKER_MESSAGE_FLAGS 0x90000000u /* TRACE_MESSAGE-style headers (0x90 top byte) */
+
+static_assert((ETL_MARKER_PEBS_FLAG & ETL_MARKER_PMC_MASK) == 0, "ext flags disjoint");
+
+/* Header types: byte 2 of the Marker (KERNEL_FACTS 3.1). */
+enum etl_header_type {
+	ETL_HT_SYSTEM32 = 1,
+	ETL_HT_SYSTEM64 = 2,
+	ETL_HT_COMPACT32 = 3,
+	ETL_HT_COMPACT64 = 4,
+	ETL_HT_FULL_HEADER32 = 10,
+	ETL_HT_INSTANCE32 = 11,
+	ETL_HT_TIMED = 12,
+	ETL_HT_ERROR = 13,
+	ETL_HT_WNODE_HEADER = 14,
+	ETL_HT_MESSAGE = 15,
+	ETL_HT_PERFINFO32 = 16,
+	ETL_HT_PERFINFO64 = 17,
+	ETL_HT_EVENT_HEADER32 = 18,
+	ETL_HT_EVENT_HEADER64 = 19,
+	ETL_HT_FULL_HEADER64 = 20,
+	ETL_HT_INSTANCE64 = 21,
+};
+
+/* Ready-made base markers (add the version in the low byte). */
+#define ETL_SYSTEM_MARKER32   0xC0010000u
+#define ETL_SYSTEM_MARKER64   0xC0020000u
+#define ETL_PERFINFO_MARKER32 0xC0100000u
+#define ETL_PERFINFO_MARKER64 0xC0110000u
+
+/* ---- Hook ids of the header events (KERNEL_FACTS 4.1) -------------------- */
+#define ETL_HOOK_LOGFILE_HEADER   0x0000u
+#define ETL_HOOK_HEADER_EXTENSION 0x0005u
+
+/* The SYSTEM header's event version (KERNEL_FACTS 4.2). */
+#define ETL_VERSION_SYSTEM 2
+
+/* ---- PERFINFO_TRACE_HEADER as it sits in a buffer (KERNEL_FACTS 3.2) ---- */
+enum {
+	ETL_TH_MARKER = 0x00,
+	ETL_TH_SIZE = 0x04,
+	ETL_TH_HOOK_ID = 0x06,
+	ETL_TH_TS = 0x08,
+	ETL_TH_LEN = 0x10, /* payload / extended items start here */
+};
+static_assert(ETL_TH_TS + 8 == ETL_TH_LEN, "TS is the last header field");
+#define ETL_EXT_ITEM_LEN   8u /* PEBS index or one PMC counter, ULONG64 each */
+#define ETL_MAX_PMC_ITEMS  7u /* 3-bit count in the Marker */
+#define ETL_MAX_EVENT_SIZE 0xFFFFu
+
+/* ---- SYSTEM_TRACE_HEADER (KERNEL_FACTS 3.3) ------------------------------ */
+enum {
+	ETL_SH_MARKER = 0x00,
+	ETL_SH_SIZE = 0x04,
+	ETL_SH_HOOK_ID = 0x06,
+	ETL_SH_THREAD_ID = 0x08,
+	ETL_SH_PROCESS_ID = 0x0C,
+	ETL_SH_SYSTEM_TIME = 0x10,
+	ETL_SH_KERNEL_TIME = 0x18,
+	ETL_SH_USER_TIME = 0x1C,
+	ETL_SH_LEN = 0x20,
+	ETL_COMPACT_SH_LEN = 0x18,
+};
+static_assert(ETL_SH_USER_TIME + 4 == ETL_SH_LEN, "SYSTEM header is 0x20 bytes");
+
 
 /* ---- WMI_BUFFER_HEADER, 0x48 bytes (KERNEL_FACTS 8.1) -------------------- */
 enum {

@@ -51,8 +51,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "producer/etw_layout.h"
-#include "producer/etw_wire.h"
+#include "writer/etl_layout.h"
+#include "writer/etl_wire.h"
 #include "writer/writer_internal.h"
 
 /* ProcessorIndex is 11 bits (ETW_PROCESSOR_INDEX_MASK), so at most 2048 CPUs. */
@@ -93,7 +93,7 @@ static int resolve_opts(const struct writer_opts *in, struct writer_opts *o, con
 		*why = "path: empty";
 		return -EINVAL;
 	}
-	if (o->arch != ETW_ARCH_X64 && o->arch != ETW_ARCH_X86) {
+	if (o->arch != ETL_ARCH_X64 && o->arch != ETL_ARCH_X86) {
 		*why = "arch: neither x64 nor x86";
 		return -EINVAL;
 	}
@@ -360,7 +360,7 @@ int writer_reserve(struct etl_writer *w, unsigned cpu, size_t size, uint64_t ts,
 		return -EINVAL;
 	}
 	/* Size is a USHORT: no event is larger than 0xFFFF (KERNEL_FACTS 8.1). */
-	if (size > max || size > ETW_MAX_EVENT_SIZE) {
+	if (size > max || size > ETL_MAX_EVENT_SIZE) {
 		return -E2BIG;
 	}
 	c = &w->cpu[cpu];
@@ -389,7 +389,7 @@ int writer_reserve(struct etl_writer *w, unsigned cpu, size_t size, uint64_t ts,
 		w->n_held++;
 	}
 	p = c->mem + c->used;
-	memset(p, 0, etw_align8(size)); /* padding and unwritten bytes are zero */
+	memset(p, 0, etl_align8(size)); /* padding and unwritten bytes are zero */
 	c->pending = (uint32_t)size;
 	*out = p;
 	return 0;
@@ -405,7 +405,7 @@ void writer_commit(struct etl_writer *w, unsigned cpu)
 	if (c->pending == 0) {
 		return;
 	}
-	c->used += (uint32_t)etw_align8(c->pending);
+	c->used += (uint32_t)etl_align8(c->pending);
 	c->events++;
 	w->st.events_written++;
 	w->st.event_bytes += c->pending;

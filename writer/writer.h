@@ -14,8 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "producer/backend.h"
-#include "producer/etw_encode.h"
+#include "writer/backend.h"
 #include "writer/etl_layout.h"
 #include "writer/out_file.h"
 
@@ -60,7 +59,7 @@ struct writer_opts {
 	struct out_file *out;
 	const char *logger_name;
 	const char *logfile_name;
-	enum etw_arch arch;
+	enum etl_arch arch;
 	unsigned cpus;
 	uint32_t buffer_size;
 	uint32_t pool_buffers;

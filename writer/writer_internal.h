@@ -71,7 +71,7 @@ void etl_put_buffer_header(uint8_t *buf, const struct etl_buffer_info *bi);
  * buffer header (0x0000 record aligned to 8, then the 0x0005 record aligned
  * to 8), for names of @logger_chars and @logfile_chars characters.
  */
-size_t etl_header_len(enum etw_arch arch, size_t logger_chars, size_t logfile_chars);
+size_t etl_header_len(enum etl_arch arch, size_t logger_chars, size_t logfile_chars);
 
 /**
  * etl_header_encode - fill @buf (@o->buffer_size bytes, zeroed by the
@@ -83,7 +83,7 @@ size_t etl_header_len(enum etw_arch arch, size_t logger_chars, size_t logfile_ch
 void etl_header_encode(uint8_t *buf, const struct writer_opts *o);
 
 /** etl_header_set_totals - patch EndTime, BuffersWritten, EventsLost, BuffersLost. */
-void etl_header_set_totals(uint8_t *buf, enum etw_arch arch, const struct etl_totals *t);
+void etl_header_set_totals(uint8_t *buf, enum etl_arch arch, const struct etl_totals *t);
 
 /* ---- etl_output.c ------------------------------------------------------- */
 

@@ -7,12 +7,12 @@
 #ifndef ETWFORGE_ETWFORGE_H
 #define ETWFORGE_ETWFORGE_H
 
-#include "producer/etw_wire.h"
+#include "writer/etl_wire.h"
 #include "producer/etw_layout.h"
 #include "producer/etw_encode.h"
-#include "producer/backend.h"
+#include "writer/backend.h"
 #include "writer/etl_layout.h"
 #include "writer/writer.h"
-#include "tools/etl_reader.h"
+#include "writer/etl_reader.h"
 
 #endif /* ETWFORGE_ETWFORGE_H */

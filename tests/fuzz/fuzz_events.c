@@ -20,18 +20,18 @@ static volatile uint64_t sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct dec_error err;
+	struct etl_error err;
 	struct dec_cursor c;
 	struct dec_event ev;
-	struct dec_etl *d;
+	struct etl_reader *d;
 	unsigned ncpu;
 	uint64_t acc = 0;
 
-	d = dec_etl_open_mem(data, size, "fuzz", &err);
+	d = etl_reader_open_mem(data, size, "fuzz", &err);
 	if (!d) {
 		return 0;
 	}
-	ncpu = dec_etl_logfile(d)->number_of_processors;
+	ncpu = etl_reader_logfile(d)->number_of_processors;
 	if (ncpu > 64) {
 		ncpu = 64; /* the cursors of CPUs without buffers are empty anyway */
 	}
@@ -53,6 +53,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	sink = acc;
-	dec_etl_close(d);
+	etl_reader_close(d);
 	return 0;
 }

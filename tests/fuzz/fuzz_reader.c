@@ -11,14 +11,14 @@
 #include <string.h>
 
 #include "producer/etw_encode.h"
-#include "tools/etl_reader.h"
+#include "writer/etl_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* sink - keep the reads observable so the compiler cannot drop them. */
 static volatile uint64_t sink;
 
-static void touch_record(const struct dec_record *r)
+static void touch_record(const struct etl_record *r)
 {
 	uint64_t acc = r->marker ^ r->size ^ r->hook_id ^ r->ts ^ r->pebs_index;
 
@@ -32,7 +32,7 @@ static void touch_record(const struct dec_record *r)
 	if (r->payload_len) {
 		acc += r->payload[r->payload_len - 1];
 	}
-	if (r->kind == DEC_KIND_PERFINFO) {
+	if (r->kind == ETL_KIND_PERFINFO) {
 		struct etw_cswitch cs;
 		struct etw_spinlock sl;
 		struct etw_ccswap_buffer cb;
@@ -42,7 +42,7 @@ static void touch_record(const struct dec_record *r)
 			acc += cs.new_tid;
 		} else if (r->hook_id == ETW_HOOK_SPINLOCK &&
 			   etw_decode_spinlock(r->payload, r->payload_len,
-					       r->is64 ? ETW_ARCH_X64 : ETW_ARCH_X86, &sl) > 0) {
+					       r->is64 ? ETL_ARCH_X64 : ETL_ARCH_X86, &sl) > 0) {
 			acc += sl.spin_count;
 		} else if (r->hook_id == ETW_HOOK_CSWITCH_BATCH &&
 			   etw_decode_ccswap_buffer(r->payload, r->payload_len, &cb) > 0) {
@@ -54,13 +54,13 @@ static void touch_record(const struct dec_record *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct dec_error err;
-	struct dec_record r;
-	struct dec_etl *d;
+	struct etl_error err;
+	struct etl_record r;
+	struct etl_reader *d;
 	const unsigned *order;
 	unsigned n;
 
-	d = dec_etl_open_mem(data, size, "fuzz", &err);
+	d = etl_reader_open_mem(data, size, "fuzz", &err);
 	if (!d) {
 		/* The message is one line and carries the name. */
 		if (!memchr(err.msg, '\0', sizeof(err.msg)) || strchr(err.msg, '\n') ||
@@ -69,25 +69,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		return 0;
 	}
-	sink = dec_etl_logfile(d)->buffers_written + dec_etl_trailing_bytes(d);
-	for (unsigned i = 0; i < dec_etl_buffer_count(d); i++) {
-		const struct dec_buffer *b = dec_etl_buffer(d, i);
+	sink = etl_reader_logfile(d)->buffers_written + etl_reader_trailing_bytes(d);
+	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
+		const struct etl_buffer *b = etl_reader_buffer(d, i);
 		size_t pos = 0;
 		int rc;
 
-		while ((rc = dec_buffer_next(d, b, &pos, &r, &err)) > 0) {
+		while ((rc = etl_buffer_next(d, b, &pos, &r, &err)) > 0) {
 			touch_record(&r);
 		}
 		if (rc < 0 && strncmp(err.msg, "fuzz: offset 0x", 15) != 0) {
 			__builtin_trap();
 		}
 	}
-	order = dec_etl_cpu_order(d, &n);
+	order = etl_reader_cpu_order(d, &n);
 	for (unsigned k = 0; k < n; k++) {
-		if (order[k] == 0 || order[k] >= dec_etl_buffer_count(d)) {
+		if (order[k] == 0 || order[k] >= etl_reader_buffer_count(d)) {
 			__builtin_trap();
 		}
 	}
-	dec_etl_close(d);
+	etl_reader_close(d);
 	return 0;
 }

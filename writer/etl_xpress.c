@@ -9,10 +9,10 @@
  */
 #include <errno.h>
 
-#include "producer/etw_wire.h"
-#include "tools/xpress.h"
+#include "writer/etl_wire.h"
+#include "writer/etl_xpress.h"
 
-long xpress_lz77_decompress(const uint8_t *in, size_t inlen, uint8_t *out, size_t outlen)
+long etl_xpress_decompress(const uint8_t *in, size_t inlen, uint8_t *out, size_t outlen)
 {
 	size_t ip = 0, op = 0, half = 0; /* half: where the pending half byte is (0 = none) */
 	uint32_t flags = 0;

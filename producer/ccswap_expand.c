@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "producer/targets.h"
-#include "tools/ccswap_decode.h"
+#include "producer/ccswap_expand.h"
 
-int dec_ccswap_begin(struct dec_ccswap_iter *it, const uint8_t *payload, size_t len,
+int etw_ccswap_expand_begin(struct etw_ccswap_iter *it, const uint8_t *payload, size_t len,
 		     uint8_t max_wait_reason)
 {
 	memset(it, 0, sizeof(*it));
@@ -27,7 +27,7 @@ int dec_ccswap_begin(struct dec_ccswap_iter *it, const uint8_t *payload, size_t 
 	return 0;
 }
 
-int dec_ccswap_next(struct dec_ccswap_iter *it, struct dec_cswitch_compact *out,
+int etw_ccswap_expand_next(struct etw_ccswap_iter *it, struct etw_cswitch_compact *out,
 		    size_t *bad_offset)
 {
 	struct etw_ccswap_rec r;
@@ -75,14 +75,14 @@ int dec_ccswap_next(struct dec_ccswap_iter *it, struct dec_cswitch_compact *out,
 	return 1;
 }
 
-const char *dec_ccswap_form_name(enum etw_ccswap_type t)
+const char *etw_ccswap_form_name(enum etw_ccswap_type t)
 {
 	static const char *const names[] = {"idle_short", "idle", "lite", "full"};
 
 	return (unsigned)t < 4 ? names[t] : "?";
 }
 
-uint8_t dec_max_wait_reason_for_build(uint32_t build)
+uint8_t etw_target_max_wait_reason(uint32_t build)
 {
 	const struct etw_target *t = etw_target_by_build(build);
 

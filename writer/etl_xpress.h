@@ -1,25 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/xpress.h - the plain LZ77 variant of Microsoft's XPRESS compression
+ * writer/etl_xpress.h - the plain LZ77 variant of Microsoft's XPRESS compression
  * (MS-XCA section 2.4, "LZ77 Decompression Algorithm Details"), which
  * Windows uses for compressed ETL buffers (COMPRESSION_FORMAT_XPRESS, 3).
  * Decompression only; every read and write is bounds-checked.
  */
-#ifndef TOOLS_XPRESS_H
-#define TOOLS_XPRESS_H
+#ifndef WRITER_ETL_XPRESS_H
+#define WRITER_ETL_XPRESS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define XPRESS_FORMAT_LZ77 3u /* COMPRESSION_FORMAT_XPRESS */
+#define ETL_XPRESS_FORMAT_LZ77 3u /* COMPRESSION_FORMAT_XPRESS */
 
 /**
- * xpress_lz77_decompress - decompress @in into @out until @outlen bytes are
+ * etl_xpress_decompress - decompress @in into @out until @outlen bytes are
  * produced or the input ends.
  * Return: bytes written (<= @outlen), or -EINVAL when the input is
  * malformed (a match reaching before the output start, a length field cut
  * short, a length out of range).
  */
-long xpress_lz77_decompress(const uint8_t *in, size_t inlen, uint8_t *out, size_t outlen);
+long etl_xpress_decompress(const uint8_t *in, size_t inlen, uint8_t *out, size_t outlen);
 
-#endif /* TOOLS_XPRESS_H */
+#endif /* WRITER_ETL_XPRESS_H */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/ccswap_decode.h - expand a compact CSwitch batch (0x0525) back into
+ * producer/ccswap_expand.h - expand a compact CSwitch batch (0x0525) back into
  * the switches it records: the inverse of producer/ccswap.c. What the
  * compact form cannot carry (new thread's priority, ideal processor, wait
  * mode, quantum, C-state...) is left out, never invented; the new thread of
  * a switch is the old thread of the next switch on that CPU, which the
  * caller pairs up (dec_cswitch_stream in tools/event_stream.h does).
  */
-#ifndef TOOLS_CCSWAP_DECODE_H
-#define TOOLS_CCSWAP_DECODE_H
+#ifndef PRODUCER_CCSWAP_EXPAND_H
+#define PRODUCER_CCSWAP_EXPAND_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,7 +17,7 @@
 #include "producer/etw_encode.h"
 
 /**
- * struct dec_cswitch_compact - one switch recovered from a batch.
+ * struct etw_cswitch_compact - one switch recovered from a batch.
  * @ts:          FirstTimeStamp + running sum of deltas
  * @form:        the record form
  * @old_tid:     TidTable[index], 0 for the idle forms
@@ -31,7 +31,7 @@
  * @index:       record number inside the batch (0-based)
  * @rec_offset:  byte offset of the record inside the payload
  */
-struct dec_cswitch_compact {
+struct etw_cswitch_compact {
 	uint64_t ts;
 	enum etw_ccswap_type form;
 	uint32_t old_tid;
@@ -47,8 +47,8 @@ struct dec_cswitch_compact {
 	size_t rec_offset;
 };
 
-/** struct dec_ccswap_iter - walks the records of one batch payload. */
-struct dec_ccswap_iter {
+/** struct etw_ccswap_iter - walks the records of one batch payload. */
+struct etw_ccswap_iter {
 	struct etw_ccswap_buffer hdr;
 	const uint8_t *payload;
 	size_t len;
@@ -59,29 +59,29 @@ struct dec_ccswap_iter {
 };
 
 /**
- * dec_ccswap_begin - parse the PERFINFO_CCSWAP_BUFFER at the start of a
+ * etw_ccswap_expand_begin - parse the PERFINFO_CCSWAP_BUFFER at the start of a
  * 0x0525 payload (after any PMC items).
  * Return: 0, or -EINVAL if @len < 0x58.
  */
-int dec_ccswap_begin(struct dec_ccswap_iter *it, const uint8_t *payload, size_t len,
+int etw_ccswap_expand_begin(struct etw_ccswap_iter *it, const uint8_t *payload, size_t len,
 		     uint8_t max_wait_reason);
 
 /**
- * dec_ccswap_next - the next switch of the batch.
+ * etw_ccswap_expand_next - the next switch of the batch.
  * Return: 1 with *@out filled, 0 at the end, -EINVAL when a record runs past
  * the payload or names an empty TidTable slot (*@bad_offset = its offset
  * inside the payload).
  */
-int dec_ccswap_next(struct dec_ccswap_iter *it, struct dec_cswitch_compact *out,
+int etw_ccswap_expand_next(struct etw_ccswap_iter *it, struct etw_cswitch_compact *out,
 		    size_t *bad_offset);
 
-/** dec_ccswap_form_name - "idle_short", "idle", "lite", "full". */
-const char *dec_ccswap_form_name(enum etw_ccswap_type t);
+/** etw_ccswap_form_name - "idle_short", "idle", "lite", "full". */
+const char *etw_ccswap_form_name(enum etw_ccswap_type t);
 
 /**
- * dec_max_wait_reason_for_build - MaximumWaitReason of the newest known
+ * etw_target_max_wait_reason - MaximumWaitReason of the newest known
  * target not newer than @build (39 before any known target).
  */
-uint8_t dec_max_wait_reason_for_build(uint32_t build);
+uint8_t etw_target_max_wait_reason(uint32_t build);
 
-#endif /* TOOLS_CCSWAP_DECODE_H */
+#endif /* PRODUCER_CCSWAP_EXPAND_H */

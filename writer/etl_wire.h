@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * producer/etw_wire.h - little-endian byte access and bit-field helpers.
+ * writer/etl_wire.h - little-endian byte access and bit-field helpers.
  *
  * Every ETW/ETL layout in etwforge is written and read through these
  * functions at named offsets (see etw_layout.h, writer/etl_layout.h), never by
@@ -8,8 +8,8 @@
  * little-endian and MSVC-bitfield shaped whatever the host compiler does.
  * Header-only, C11, no builtins.
  */
-#ifndef PRODUCER_ETW_WIRE_H
-#define PRODUCER_ETW_WIRE_H
+#ifndef WRITER_ETL_WIRE_H
+#define WRITER_ETL_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -83,9 +83,9 @@ static inline uint64_t get_ptr(const uint8_t *p, unsigned ptr_size)
 }
 
 /* Round up to the 8-byte record alignment (DEFAULT_TRACE_ALIGNMENT). */
-static inline size_t etw_align8(size_t n)
+static inline size_t etl_align8(size_t n)
 {
 	return (n + 7u) & ~(size_t)7u;
 }
 
-#endif /* PRODUCER_ETW_WIRE_H */
+#endif /* WRITER_ETL_WIRE_H */

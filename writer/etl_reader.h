@@ -1,45 +1,45 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/etl_reader.h - bounds-checked reader of any ETL file (ours and
+ * writer/etl_reader.h - bounds-checked reader of any ETL file (ours and
  * Windows'): logfile header, buffer headers, records classified by their
  * Marker, PERFINFO extended items. The inverse of writer/; shared by
  * `etwforge dump`, `verify`, the tests and the fuzz target.
  *
  * Every length and offset is checked before use. A malformed file yields an
- * error `NAME: offset 0x...: what is wrong` in struct dec_error, never a
+ * error `NAME: offset 0x...: what is wrong` in struct etl_error, never a
  * crash or an out-of-bounds read.
  */
-#ifndef TOOLS_ETL_READER_H
-#define TOOLS_ETL_READER_H
+#ifndef WRITER_ETL_READER_H
+#define WRITER_ETL_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/** struct dec_error - where and what; @msg is the full one-line message. */
-struct dec_error {
+/** struct etl_error - where and what; @msg is the full one-line message. */
+struct etl_error {
 	uint64_t offset;
 	char msg[256];
 };
 
-/** enum dec_kind - record family from the Marker's header type. */
-enum dec_kind {
-	DEC_KIND_SYSTEM,       /* SYSTEM32/64 (0x20-byte header) */
-	DEC_KIND_COMPACT,      /* COMPACT32/64 (0x18-byte header) */
-	DEC_KIND_PERFINFO,     /* PERFINFO32/64 (0x10-byte header + ext items) */
-	DEC_KIND_FULL,         /* FULL_HEADER32/64 (EVENT_TRACE_HEADER) */
-	DEC_KIND_INSTANCE,     /* INSTANCE32/64 */
-	DEC_KIND_EVENT_HEADER, /* EVENT_HEADER32/64 */
-	DEC_KIND_MESSAGE,      /* TRACE_MESSAGE (Marker top byte 0x90 or type 15) */
-	DEC_KIND_OTHER,        /* a valid size but an unclassified header type */
-	DEC_KIND_COUNT,
+/** enum etl_kind - record family from the Marker's header type. */
+enum etl_kind {
+	ETL_KIND_SYSTEM,       /* SYSTEM32/64 (0x20-byte header) */
+	ETL_KIND_COMPACT,      /* COMPACT32/64 (0x18-byte header) */
+	ETL_KIND_PERFINFO,     /* PERFINFO32/64 (0x10-byte header + ext items) */
+	ETL_KIND_FULL,         /* FULL_HEADER32/64 (EVENT_TRACE_HEADER) */
+	ETL_KIND_INSTANCE,     /* INSTANCE32/64 */
+	ETL_KIND_EVENT_HEADER, /* EVENT_HEADER32/64 */
+	ETL_KIND_MESSAGE,      /* TRACE_MESSAGE (Marker top byte 0x90 or type 15) */
+	ETL_KIND_OTHER,        /* a valid size but an unclassified header type */
+	ETL_KIND_COUNT,
 };
 
-/** dec_kind_name - "SYSTEM", "PERFINFO", ... */
-const char *dec_kind_name(enum dec_kind k);
+/** etl_kind_name - "SYSTEM", "PERFINFO", ... */
+const char *etl_kind_name(enum etl_kind k);
 
-/** struct dec_logfile - the TRACE_LOGFILE_HEADER of buffer 0, record 0. */
-struct dec_logfile {
+/** struct etl_logfile - the TRACE_LOGFILE_HEADER of buffer 0, record 0. */
+struct etl_logfile {
 	bool is64; /* SYSTEM64 header / PointerSize 8 */
 	uint32_t buffer_size;
 	uint32_t version;
@@ -66,8 +66,8 @@ struct dec_logfile {
 	char logfile_name[512];
 };
 
-/** struct dec_buffer - one WMI_BUFFER_HEADER. */
-struct dec_buffer {
+/** struct etl_buffer - one WMI_BUFFER_HEADER. */
+struct etl_buffer {
 	unsigned index;        /* position in the file, 0 = header buffer */
 	uint64_t file_offset;  /* of the buffer header */
 	uint32_t buffer_size;  /* on-disk size (compressed length if compressed) */
@@ -87,14 +87,14 @@ struct dec_buffer {
 	bool damaged;      /* salvage: cut at the damage (data_end moved back to it) */
 };
 
-/** struct dec_record - one record inside a buffer. */
-struct dec_record {
+/** struct etl_record - one record inside a buffer. */
+struct etl_record {
 	uint64_t file_offset;
 	const uint8_t *data; /* the whole record, @size bytes */
 	uint16_t size;
 	uint32_t marker;
 	uint8_t header_type;
-	enum dec_kind kind;
+	enum etl_kind kind;
 	bool is64;
 	uint16_t cpu;         /* ProcessorIndex of the buffer */
 	/* SYSTEM, COMPACT and PERFINFO only: */
@@ -110,88 +110,88 @@ struct dec_record {
 	size_t payload_len;
 };
 
-struct dec_etl;
+struct etl_reader;
 
 /*
  * Open flags. Without them any damage is an error and the file does not
- * open. With DEC_OPEN_SALVAGE only an unreadable header buffer is; damage
+ * open. With ETL_OPEN_SALVAGE only an unreadable header buffer is; damage
  * further on (a broken buffer header, a record that breaks the framing, a
  * compressed buffer that does not decompress) is recorded, and the file is
  * cut right before it: the damaged buffer keeps its records up to the
- * damage, later buffers are dropped. DEC_OPEN_KEEP_GOING (with SALVAGE)
+ * damage, later buffers are dropped. ETL_OPEN_KEEP_GOING (with SALVAGE)
  * drops only what is damaged and goes on with the next buffer (a broken
  * buffer header is skipped by the logfile's BufferSize).
  */
-#define DEC_OPEN_SALVAGE    0x1u
-#define DEC_OPEN_KEEP_GOING 0x2u
+#define ETL_OPEN_SALVAGE    0x1u
+#define ETL_OPEN_KEEP_GOING 0x2u
 
 /**
- * struct dec_damage - one place where the file is damaged.
+ * struct etl_damage - one place where the file is damaged.
  * @buffer: the buffer's index in the file (as counted by the reader)
  * @err:    offset and one-line message, as an error would have said it
  */
-struct dec_damage {
+struct etl_damage {
 	unsigned buffer;
-	struct dec_error err;
+	struct etl_error err;
 };
 
 /**
- * dec_etl_open_mem - parse the logfile header and every buffer header of the
+ * etl_reader_open_mem - parse the logfile header and every buffer header of the
  * file image @data (borrowed; must outlive the reader). @name prefixes errors.
  * A file whose header buffer cannot be read is "not an ETL file" (the
  * message says so, with the reason).
  * Return: the reader, or NULL with @err filled (ENOMEM: errno set, err->msg too).
  */
-struct dec_etl *dec_etl_open_mem(const uint8_t *data, size_t len, const char *name,
-				 struct dec_error *err);
+struct etl_reader *etl_reader_open_mem(const uint8_t *data, size_t len, const char *name,
+				 struct etl_error *err);
 
-/** dec_etl_open_mem_flags - dec_etl_open_mem() with DEC_OPEN_* @flags. */
-struct dec_etl *dec_etl_open_mem_flags(const uint8_t *data, size_t len, const char *name,
-				       unsigned flags, struct dec_error *err);
+/** etl_reader_open_mem_flags - etl_reader_open_mem() with ETL_OPEN_* @flags. */
+struct etl_reader *etl_reader_open_mem_flags(const uint8_t *data, size_t len, const char *name,
+				       unsigned flags, struct etl_error *err);
 
-/** dec_etl_open_file - mmap @path read-only and open it. Return: as _mem. */
-struct dec_etl *dec_etl_open_file(const char *path, struct dec_error *err);
+/** etl_reader_open_file - mmap @path read-only and open it. Return: as _mem. */
+struct etl_reader *etl_reader_open_file(const char *path, struct etl_error *err);
 
 /**
- * dec_etl_open_file_flags - dec_etl_open_file() with DEC_OPEN_* @flags;
+ * etl_reader_open_file_flags - etl_reader_open_file() with ETL_OPEN_* @flags;
  * @path "-" reads standard input (into memory).
  */
-struct dec_etl *dec_etl_open_file_flags(const char *path, unsigned flags, struct dec_error *err);
+struct etl_reader *etl_reader_open_file_flags(const char *path, unsigned flags, struct etl_error *err);
 
 /**
- * dec_etl_damage - the damage found by a DEC_OPEN_SALVAGE open, in file
+ * etl_reader_damage - the damage found by a ETL_OPEN_SALVAGE open, in file
  * order. Sets *@n (0 for an undamaged file).
  */
-const struct dec_damage *dec_etl_damage(const struct dec_etl *d, unsigned *n);
+const struct etl_damage *etl_reader_damage(const struct etl_reader *d, unsigned *n);
 
-/** dec_etl_close - unmap/free. NULL is a no-op. */
-void dec_etl_close(struct dec_etl *d);
+/** etl_reader_close - unmap/free. NULL is a no-op. */
+void etl_reader_close(struct etl_reader *d);
 
-const struct dec_logfile *dec_etl_logfile(const struct dec_etl *d);
-unsigned dec_etl_buffer_count(const struct dec_etl *d);
-/** dec_etl_buffer - the @i-th buffer in file order. */
-const struct dec_buffer *dec_etl_buffer(const struct dec_etl *d, unsigned i);
+const struct etl_logfile *etl_reader_logfile(const struct etl_reader *d);
+unsigned etl_reader_buffer_count(const struct etl_reader *d);
+/** etl_reader_buffer - the @i-th buffer in file order. */
+const struct etl_buffer *etl_reader_buffer(const struct etl_reader *d, unsigned i);
 /**
- * dec_etl_cpu_order - file indices of the data buffers (not buffer 0, not
+ * etl_reader_cpu_order - file indices of the data buffers (not buffer 0, not
  * compressed ones we could not decompress) sorted by (ProcessorIndex,
  * SequenceNumber): the order in
  * which each CPU's records are in time order. Sets *@n.
  */
-const unsigned *dec_etl_cpu_order(const struct dec_etl *d, unsigned *n);
-/** dec_etl_trailing_bytes - bytes in the file after the last counted buffer. */
-uint64_t dec_etl_trailing_bytes(const struct dec_etl *d);
-/** dec_etl_name - the name errors carry. */
-const char *dec_etl_name(const struct dec_etl *d);
+const unsigned *etl_reader_cpu_order(const struct etl_reader *d, unsigned *n);
+/** etl_reader_trailing_bytes - bytes in the file after the last counted buffer. */
+uint64_t etl_reader_trailing_bytes(const struct etl_reader *d);
+/** etl_reader_name - the name errors carry. */
+const char *etl_reader_name(const struct etl_reader *d);
 
 /**
- * dec_buffer_next - the record at *@pos of buffer @b (start with *@pos = 0);
+ * etl_buffer_next - the record at *@pos of buffer @b (start with *@pos = 0);
  * advances *@pos past it, 8-byte aligned. A compressed buffer is read from
  * its decompressed image (XPRESS, plain LZ77); record offsets there count
  * from the buffer's file offset as if it were stored uncompressed. A buffer
  * in another compression format has no records.
  * Return: 1 record in *@rec, 0 end of data, -EINVAL malformed (@err filled).
  */
-int dec_buffer_next(const struct dec_etl *d, const struct dec_buffer *b, size_t *pos,
-		    struct dec_record *rec, struct dec_error *err);
+int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size_t *pos,
+		    struct etl_record *rec, struct etl_error *err);
 
-#endif /* TOOLS_ETL_READER_H */
+#endif /* WRITER_ETL_READER_H */

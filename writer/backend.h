@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * producer/backend.h - the only contract between producer/ and writer/.
+ * writer/backend.h - the only contract between producer/ and writer/.
  *
  * The producer never owns buffer memory: it asks its backend for room for
  * one event in the buffer of a CPU, writes the bytes, and commits (lttng-ust
  * reserve/commit). writer/ implements it over ETL buffers; tests can pass a
  * recording fake.
  */
-#ifndef PRODUCER_BACKEND_H
-#define PRODUCER_BACKEND_H
+#ifndef WRITER_BACKEND_H
+#define WRITER_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,4 +26,4 @@ struct producer_backend_ops {
 	void (*commit)(void *ctx, unsigned cpu);
 };
 
-#endif /* PRODUCER_BACKEND_H */
+#endif /* WRITER_BACKEND_H */

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/etl_reader.c - the bounds-checked ETL reader declared in
- * tools/etl_reader.h: buffer headers, the TRACE_LOGFILE_HEADER record of
+ * writer/etl_reader.h: buffer headers, the TRACE_LOGFILE_HEADER record of
  * buffer 0 and record framing inside a buffer, for our files and Windows'.
  *
  * Layouts: ../shared/spec/KERNEL_FACTS.md sections 3 (trace headers) and 8
- * (ETL framing) through writer/etl_layout.h and producer/etw_layout.h; what
+ * (ETL framing) through writer/etl_layout.h; what
  * real readers and real files demand: ../shared/spec/ETL_READERS.md and
  * ../shared/etl-samples/README.md. Every offset read is checked against the
  * end of the buffer or record first, every sum is widened before it is
  * compared, and the first violation becomes one `NAME: offset 0x...: what`
- * line in struct dec_error.
+ * line in struct etl_error.
  *
  * Choices where the spec is silent (all seven real samples pass them):
  *  - Records end at Offset (0x30) when it is non-zero, else at SavedOffset
@@ -33,8 +33,8 @@
  *    XPRESS ones (plain LZ77, State 3 of buffer 0) are decompressed at open
  *    and their records read; other formats yield no records.
  */
-#include "tools/etl_reader.h"
-#include "tools/xpress.h"
+#include "writer/etl_reader.h"
+#include "writer/etl_xpress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,11 +47,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "producer/etw_layout.h"
-#include "producer/etw_wire.h"
+#include "writer/etl_layout.h"
+#include "writer/etl_wire.h"
 #include "writer/etl_layout.h"
 
-/* Minimum header lengths of the kinds whose layouts are not in etw_layout.h. */
+/* Minimum header lengths of the kinds whose layouts are not in etl_layout.h. */
 #define EVENT_TRACE_HEADER_LEN    0x30u /* FULL_HEADER32/64 (KERNEL_FACTS 3.4) */
 #define EVENT_INSTANCE_HEADER_LEN 0x38u /* EVENT_TRACE_HEADER + instance ids + parent handle */
 #define EVENT_HEADER_LEN          0x50u /* EVENT_HEADER incl. ProviderId, descriptor, ActivityId */
@@ -63,14 +63,14 @@
 #define MARKER_MESSAGE           0x10000000u /* TRACE_MESSAGE */
 #define MARKER_END               0xFFFFFFFFu /* padding after the data in real files */
 
-struct dec_etl {
+struct etl_reader {
 	const uint8_t *data;
 	size_t len;
 	char *name;
-	void *map; /* dec_etl_open_file: the mapping to undo, else NULL */
+	void *map; /* etl_reader_open_file: the mapping to undo, else NULL */
 	size_t map_len;
-	struct dec_logfile lf;
-	struct dec_buffer *bufs;
+	struct etl_logfile lf;
+	struct etl_buffer *bufs;
 	unsigned nbufs;
 	unsigned *order;
 	unsigned norder;
@@ -78,25 +78,25 @@ struct dec_etl {
 	uint8_t *plain;     /* decompressed buffers, each a whole buffer image */
 	size_t *plain_off;  /* per entry of @bufs: its image in @plain, or SIZE_MAX */
 	uint8_t *owned;     /* the file image when read from standard input */
-	unsigned flags;     /* DEC_OPEN_* */
-	struct dec_damage *damage;
+	unsigned flags;     /* ETL_OPEN_* */
+	struct etl_damage *damage;
 	unsigned ndamage;
 };
 
-static const char *const kind_names[DEC_KIND_COUNT] = {
-	[DEC_KIND_SYSTEM] = "SYSTEM",
-	[DEC_KIND_COMPACT] = "COMPACT",
-	[DEC_KIND_PERFINFO] = "PERFINFO",
-	[DEC_KIND_FULL] = "FULL_HEADER",
-	[DEC_KIND_INSTANCE] = "INSTANCE",
-	[DEC_KIND_EVENT_HEADER] = "EVENT_HEADER",
-	[DEC_KIND_MESSAGE] = "MESSAGE",
-	[DEC_KIND_OTHER] = "OTHER",
+static const char *const kind_names[ETL_KIND_COUNT] = {
+	[ETL_KIND_SYSTEM] = "SYSTEM",
+	[ETL_KIND_COMPACT] = "COMPACT",
+	[ETL_KIND_PERFINFO] = "PERFINFO",
+	[ETL_KIND_FULL] = "FULL_HEADER",
+	[ETL_KIND_INSTANCE] = "INSTANCE",
+	[ETL_KIND_EVENT_HEADER] = "EVENT_HEADER",
+	[ETL_KIND_MESSAGE] = "MESSAGE",
+	[ETL_KIND_OTHER] = "OTHER",
 };
 
-const char *dec_kind_name(enum dec_kind k)
+const char *etl_kind_name(enum etl_kind k)
 {
-	if ((unsigned)k >= DEC_KIND_COUNT) {
+	if ((unsigned)k >= ETL_KIND_COUNT) {
 		return "?";
 	}
 	return kind_names[k];
@@ -106,10 +106,10 @@ const char *dec_kind_name(enum dec_kind k)
  * set_err - fill @err with `@name: offset 0x@off: <fmt>`, one line.
  * @err may be NULL (the caller only wants the return code).
  */
-static void set_err(struct dec_error *err, const char *name, uint64_t off, const char *fmt, ...)
+static void set_err(struct etl_error *err, const char *name, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static void set_err(struct dec_error *err, const char *name, uint64_t off, const char *fmt, ...)
+static void set_err(struct etl_error *err, const char *name, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -132,7 +132,7 @@ static void set_err(struct dec_error *err, const char *name, uint64_t off, const
  * is, from the Marker's flag byte and header type (KERNEL_FACTS 3.1).
  */
 struct rec_shape {
-	enum dec_kind kind;
+	enum etl_kind kind;
 	bool is64;
 	bool has_hook;     /* SYSTEM, COMPACT, PERFINFO: Size at +4, HookId at +6 */
 	unsigned size_off; /* 4 for the kernel's own headers, else 0 */
@@ -141,15 +141,15 @@ struct rec_shape {
 };
 
 /** hooked - the shape of the kernel's own headers: Size at +4, HookId at +6. */
-static struct rec_shape hooked(enum dec_kind kind, bool is64, unsigned hdr_len, unsigned ts_off)
+static struct rec_shape hooked(enum etl_kind kind, bool is64, unsigned hdr_len, unsigned ts_off)
 {
-	struct rec_shape s = {kind, is64, true, ETW_TH_SIZE, hdr_len, ts_off};
+	struct rec_shape s = {kind, is64, true, ETL_TH_SIZE, hdr_len, ts_off};
 
 	return s;
 }
 
 /** plain - a header with Size u16 at 0 (EVENT_TRACE_HEADER family, WNODE, unknown). */
-static struct rec_shape plain(enum dec_kind kind, bool is64, unsigned hdr_len)
+static struct rec_shape plain(enum etl_kind kind, bool is64, unsigned hdr_len)
 {
 	struct rec_shape s = {kind, is64, false, 0, hdr_len, 0};
 
@@ -159,61 +159,61 @@ static struct rec_shape plain(enum dec_kind kind, bool is64, unsigned hdr_len)
 /** classify - map a Marker with TRACE_HEADER_FLAG set to its record shape. */
 static struct rec_shape classify(uint32_t marker, bool lf_is64)
 {
-	uint8_t type = (uint8_t)((marker & ETW_MARKER_TYPE_MASK) >> ETW_MARKER_TYPE_SHIFT);
+	uint8_t type = (uint8_t)((marker & ETL_MARKER_TYPE_MASK) >> ETL_MARKER_TYPE_SHIFT);
 
-	static_assert((int)ETW_SH_SIZE == (int)ETW_TH_SIZE &&
-			      (int)ETW_SH_HOOK_ID == (int)ETW_TH_HOOK_ID,
+	static_assert((int)ETL_SH_SIZE == (int)ETL_TH_SIZE &&
+			      (int)ETL_SH_HOOK_ID == (int)ETL_TH_HOOK_ID,
 		      "SYSTEM and PERFINFO headers share Size and HookId");
 	if (!(marker & MARKER_EVENT_TRACE)) {
 		/* 0x90 top byte (or 0xB0 with ULONG32 time): a TRACE_MESSAGE. */
 		if (marker & MARKER_MESSAGE) {
-			return plain(DEC_KIND_MESSAGE, lf_is64, MESSAGE_HEADER_LEN);
+			return plain(ETL_KIND_MESSAGE, lf_is64, MESSAGE_HEADER_LEN);
 		}
-		return plain(DEC_KIND_OTHER, lf_is64, OTHER_HEADER_LEN);
+		return plain(ETL_KIND_OTHER, lf_is64, OTHER_HEADER_LEN);
 	}
 	switch (type) {
-	case ETW_HT_SYSTEM32:
-	case ETW_HT_SYSTEM64:
-		return hooked(DEC_KIND_SYSTEM, type == ETW_HT_SYSTEM64, ETW_SH_LEN,
-			      ETW_SH_SYSTEM_TIME);
-	case ETW_HT_COMPACT32:
-	case ETW_HT_COMPACT64:
-		return hooked(DEC_KIND_COMPACT, type == ETW_HT_COMPACT64, ETW_COMPACT_SH_LEN,
-			      ETW_SH_SYSTEM_TIME);
-	case ETW_HT_PERFINFO32:
-	case ETW_HT_PERFINFO64:
-		return hooked(DEC_KIND_PERFINFO, type == ETW_HT_PERFINFO64, ETW_TH_LEN, ETW_TH_TS);
-	case ETW_HT_FULL_HEADER32:
-	case ETW_HT_FULL_HEADER64:
-		return plain(DEC_KIND_FULL, type == ETW_HT_FULL_HEADER64, EVENT_TRACE_HEADER_LEN);
-	case ETW_HT_INSTANCE32:
-	case ETW_HT_INSTANCE64:
-		return plain(DEC_KIND_INSTANCE, type == ETW_HT_INSTANCE64,
+	case ETL_HT_SYSTEM32:
+	case ETL_HT_SYSTEM64:
+		return hooked(ETL_KIND_SYSTEM, type == ETL_HT_SYSTEM64, ETL_SH_LEN,
+			      ETL_SH_SYSTEM_TIME);
+	case ETL_HT_COMPACT32:
+	case ETL_HT_COMPACT64:
+		return hooked(ETL_KIND_COMPACT, type == ETL_HT_COMPACT64, ETL_COMPACT_SH_LEN,
+			      ETL_SH_SYSTEM_TIME);
+	case ETL_HT_PERFINFO32:
+	case ETL_HT_PERFINFO64:
+		return hooked(ETL_KIND_PERFINFO, type == ETL_HT_PERFINFO64, ETL_TH_LEN, ETL_TH_TS);
+	case ETL_HT_FULL_HEADER32:
+	case ETL_HT_FULL_HEADER64:
+		return plain(ETL_KIND_FULL, type == ETL_HT_FULL_HEADER64, EVENT_TRACE_HEADER_LEN);
+	case ETL_HT_INSTANCE32:
+	case ETL_HT_INSTANCE64:
+		return plain(ETL_KIND_INSTANCE, type == ETL_HT_INSTANCE64,
 			     EVENT_INSTANCE_HEADER_LEN);
-	case ETW_HT_EVENT_HEADER32:
-	case ETW_HT_EVENT_HEADER64:
-		return plain(DEC_KIND_EVENT_HEADER, type == ETW_HT_EVENT_HEADER64,
+	case ETL_HT_EVENT_HEADER32:
+	case ETL_HT_EVENT_HEADER64:
+		return plain(ETL_KIND_EVENT_HEADER, type == ETL_HT_EVENT_HEADER64,
 			     EVENT_HEADER_LEN);
-	case ETW_HT_MESSAGE:
-		return plain(DEC_KIND_MESSAGE, lf_is64, MESSAGE_HEADER_LEN);
+	case ETL_HT_MESSAGE:
+		return plain(ETL_KIND_MESSAGE, lf_is64, MESSAGE_HEADER_LEN);
 	default:
 		/* TIMED, ERROR, WNODE and unknown types: Size u16 at 0 as in WNODE/EVENT_TRACE. */
-		return plain(DEC_KIND_OTHER, lf_is64, OTHER_HEADER_LEN);
+		return plain(ETL_KIND_OTHER, lf_is64, OTHER_HEADER_LEN);
 	}
 }
 
 /** kind_label - "PERFINFO64" style label for error messages. */
-static void kind_label(char *out, size_t cap, enum dec_kind k, bool is64)
+static void kind_label(char *out, size_t cap, enum etl_kind k, bool is64)
 {
-	if (k == DEC_KIND_MESSAGE || k == DEC_KIND_OTHER) {
-		snprintf(out, cap, "%s", dec_kind_name(k));
+	if (k == ETL_KIND_MESSAGE || k == ETL_KIND_OTHER) {
+		snprintf(out, cap, "%s", etl_kind_name(k));
 	} else {
-		snprintf(out, cap, "%s%s", dec_kind_name(k), is64 ? "64" : "32");
+		snprintf(out, cap, "%s%s", etl_kind_name(k), is64 ? "64" : "32");
 	}
 }
 
-int dec_buffer_next(const struct dec_etl *d, const struct dec_buffer *b, size_t *pos,
-		    struct dec_record *rec, struct dec_error *err)
+int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size_t *pos,
+		    struct etl_record *rec, struct etl_error *err)
 {
 	const uint8_t *base;
 	size_t p, end;
@@ -273,11 +273,11 @@ int dec_buffer_next(const struct dec_etl *d, const struct dec_buffer *b, size_t 
 		set_err(err, d->name, at, "%s record Size 0", label);
 		return -EINVAL;
 	}
-	if (s.kind == DEC_KIND_PERFINFO) {
-		items = ((marker & ETW_MARKER_PEBS_FLAG) ? 1u : 0u) +
-			FIELD_GET(ETW_MARKER_PMC_MASK, marker);
+	if (s.kind == ETL_KIND_PERFINFO) {
+		items = ((marker & ETL_MARKER_PEBS_FLAG) ? 1u : 0u) +
+			FIELD_GET(ETL_MARKER_PMC_MASK, marker);
 	}
-	need = s.hdr_len + items * ETW_EXT_ITEM_LEN;
+	need = s.hdr_len + items * ETL_EXT_ITEM_LEN;
 	if (size < need) {
 		if (items) {
 			set_err(err, d->name, at,
@@ -304,35 +304,35 @@ int dec_buffer_next(const struct dec_etl *d, const struct dec_buffer *b, size_t 
 	rec->data = base + p;
 	rec->size = size;
 	rec->marker = marker;
-	rec->header_type = (uint8_t)((marker & ETW_MARKER_TYPE_MASK) >> ETW_MARKER_TYPE_SHIFT);
+	rec->header_type = (uint8_t)((marker & ETL_MARKER_TYPE_MASK) >> ETL_MARKER_TYPE_SHIFT);
 	rec->kind = s.kind;
 	rec->is64 = s.is64;
 	rec->cpu = b->processor_index;
 	rec->payload = rec->data + s.hdr_len;
 	rec->payload_len = size - s.hdr_len;
 	if (s.has_hook) {
-		rec->hook_id = get_le16(rec->data + ETW_TH_HOOK_ID);
-		rec->version = (uint8_t)(marker & ETW_MARKER_VERSION_MASK);
+		rec->hook_id = get_le16(rec->data + ETL_TH_HOOK_ID);
+		rec->version = (uint8_t)(marker & ETL_MARKER_VERSION_MASK);
 		rec->ts = get_le64(rec->data + s.ts_off);
 	}
-	if (s.kind == DEC_KIND_PERFINFO) {
-		const uint8_t *q = rec->data + ETW_TH_LEN;
+	if (s.kind == ETL_KIND_PERFINFO) {
+		const uint8_t *q = rec->data + ETL_TH_LEN;
 
 		/* PEBS first, then the PMC counters (KERNEL_FACTS 3.2, S7 order). */
-		if (marker & ETW_MARKER_PEBS_FLAG) {
+		if (marker & ETL_MARKER_PEBS_FLAG) {
 			rec->has_pebs = true;
 			rec->pebs_index = get_le64(q);
-			q += ETW_EXT_ITEM_LEN;
+			q += ETL_EXT_ITEM_LEN;
 		}
-		rec->pmc_count = FIELD_GET(ETW_MARKER_PMC_MASK, marker);
+		rec->pmc_count = FIELD_GET(ETL_MARKER_PMC_MASK, marker);
 		for (unsigned i = 0; i < rec->pmc_count; i++) {
 			rec->pmc[i] = get_le64(q);
-			q += ETW_EXT_ITEM_LEN;
+			q += ETL_EXT_ITEM_LEN;
 		}
 		rec->payload = q;
 		rec->payload_len = size - need;
 	}
-	*pos = etw_align8(p + size);
+	*pos = etl_align8(p + size);
 	return 1;
 }
 
@@ -342,8 +342,8 @@ int dec_buffer_next(const struct dec_etl *d, const struct dec_buffer *b, size_t 
  * checks against BufferSize and NumberOfProcessors can run.
  * Return: 0 or -EINVAL with @err filled.
  */
-static int parse_buffer(struct dec_etl *d, unsigned i, size_t pos, unsigned of,
-			struct dec_buffer *b, struct dec_error *err)
+static int parse_buffer(struct etl_reader *d, unsigned i, size_t pos, unsigned of,
+			struct etl_buffer *b, struct etl_error *err)
 {
 	const uint8_t *h;
 	size_t left = d->len - pos;
@@ -457,7 +457,7 @@ static int parse_buffer(struct dec_etl *d, unsigned i, size_t pos, unsigned of,
 }
 
 /** check_cpu - ProcessorIndex < NumberOfProcessors (snail indexes an array with it). */
-static int check_cpu(const struct dec_etl *d, const struct dec_buffer *b, struct dec_error *err)
+static int check_cpu(const struct etl_reader *d, const struct etl_buffer *b, struct etl_error *err)
 {
 	if (b->processor_index >= d->lf.number_of_processors) {
 		set_err(err, d->name, b->file_offset + ETL_BH_PROCESSOR_INDEX,
@@ -496,10 +496,10 @@ static size_t read_utf16z(const uint8_t *p, size_t n, char *out, size_t cap)
  * parse_logfile - buffer 0, record 0: the SYSTEM hook 0x0000 record with the
  * TRACE_LOGFILE_HEADER (KERNEL_FACTS 8.2) and the two name strings.
  */
-static int parse_logfile(struct dec_etl *d, const struct dec_buffer *b0, struct dec_error *err)
+static int parse_logfile(struct etl_reader *d, const struct etl_buffer *b0, struct etl_error *err)
 {
-	struct dec_logfile *lf = &d->lf;
-	struct dec_record rec;
+	struct etl_logfile *lf = &d->lf;
+	struct etl_record rec;
 	size_t pos = 0, lf_len, n, used;
 	const uint8_t *p;
 	uint64_t at;
@@ -510,7 +510,7 @@ static int parse_logfile(struct dec_etl *d, const struct dec_buffer *b0, struct 
 			"header buffer holds no data (SavedOffset and Offset are 0)");
 		return -EINVAL;
 	}
-	rc = dec_buffer_next(d, b0, &pos, &rec, err);
+	rc = etl_buffer_next(d, b0, &pos, &rec, err);
 	if (rc < 0) {
 		return rc;
 	}
@@ -518,11 +518,11 @@ static int parse_logfile(struct dec_etl *d, const struct dec_buffer *b0, struct 
 		set_err(err, d->name, ETL_BH_LEN, "header buffer holds no logfile header record");
 		return -EINVAL;
 	}
-	if (rec.kind != DEC_KIND_SYSTEM || rec.hook_id != ETW_HOOK_LOGFILE_HEADER) {
+	if (rec.kind != ETL_KIND_SYSTEM || rec.hook_id != ETL_HOOK_LOGFILE_HEADER) {
 		set_err(err, d->name, rec.file_offset,
 			"first record is not the SYSTEM hook 0x0000 logfile header (Marker "
 			"0x%08" PRIx32 ", HookId 0x%04x)",
-			rec.marker, rec.kind == DEC_KIND_SYSTEM ? rec.hook_id : 0u);
+			rec.marker, rec.kind == ETL_KIND_SYSTEM ? rec.hook_id : 0u);
 		return -EINVAL;
 	}
 	lf_len = rec.is64 ? ETL_LF64_LEN : ETL_LF32_LEN;
@@ -534,7 +534,7 @@ static int parse_logfile(struct dec_etl *d, const struct dec_buffer *b0, struct 
 		return -EINVAL;
 	}
 	p = rec.payload;
-	at = rec.file_offset + ETW_SH_LEN;
+	at = rec.file_offset + ETL_SH_LEN;
 	lf->is64 = rec.is64;
 	lf->pointer_size = get_le32(p + ETL_LF_POINTER_SIZE);
 	if (lf->pointer_size != (rec.is64 ? 8u : 4u)) {
@@ -634,7 +634,7 @@ static int cmp_order(const void *a, const void *b)
 }
 
 /** build_order - the (ProcessorIndex, SequenceNumber) order of the data buffers. */
-static int build_order(struct dec_etl *d)
+static int build_order(struct etl_reader *d)
 {
 	struct order_key *keys;
 	unsigned n = 0;
@@ -661,9 +661,9 @@ static int build_order(struct dec_etl *d)
 }
 
 /* Record one damage (salvage). Return: 0 or -ENOMEM. */
-static int add_damage(struct dec_etl *d, unsigned buffer, const struct dec_error *err)
+static int add_damage(struct etl_reader *d, unsigned buffer, const struct etl_error *err)
 {
-	struct dec_damage *n = realloc(d->damage, (d->ndamage + 1) * sizeof(*n));
+	struct etl_damage *n = realloc(d->damage, (d->ndamage + 1) * sizeof(*n));
 
 	if (!n) {
 		return -ENOMEM;
@@ -679,9 +679,9 @@ static int add_damage(struct dec_etl *d, unsigned buffer, const struct dec_error
  * The header buffer could not be read: what is there is not an ETL file.
  * Turn "NAME: offset 0x..: why" into "NAME: offset 0x..: not an ETL file: why".
  */
-static void not_etl(struct dec_error *err, const char *name)
+static void not_etl(struct etl_error *err, const char *name)
 {
-	struct dec_error e = *err;
+	struct etl_error e = *err;
 	const char *why = e.msg;
 	char off[32];
 	int n = snprintf(off, sizeof(off), ": offset 0x%" PRIx64 ": ", e.offset);
@@ -699,10 +699,10 @@ static void not_etl(struct dec_error *err, const char *name)
  * end of the file, when the header is otherwise sound.
  * Return: true when @b is such a buffer.
  */
-static bool cut_buffer(struct dec_etl *d, unsigned i, size_t pos, struct dec_buffer *b)
+static bool cut_buffer(struct etl_reader *d, unsigned i, size_t pos, struct etl_buffer *b)
 {
 	size_t left = d->len - pos, real_len = d->len;
-	struct dec_error ignored;
+	struct etl_error ignored;
 	bool ok;
 
 	if (left < ETL_BH_LEN) {
@@ -728,16 +728,16 @@ static bool cut_buffer(struct dec_etl *d, unsigned i, size_t pos, struct dec_buf
  * breaks the framing, cut the buffer there and record the damage (and,
  * without KEEP_GOING, drop every later buffer).
  */
-static int salvage_records(struct dec_etl *d)
+static int salvage_records(struct etl_reader *d)
 {
 	for (unsigned k = 0; k < d->nbufs; k++) {
-		struct dec_buffer *b = &d->bufs[k];
-		struct dec_record rec;
-		struct dec_error err;
+		struct etl_buffer *b = &d->bufs[k];
+		struct etl_record rec;
+		struct etl_error err;
 		size_t pos = 0;
 		int rc;
 
-		while ((rc = dec_buffer_next(d, b, &pos, &rec, &err)) > 0) {
+		while ((rc = etl_buffer_next(d, b, &pos, &rec, &err)) > 0) {
 		}
 		if (rc == 0) {
 			continue;
@@ -747,7 +747,7 @@ static int salvage_records(struct dec_etl *d)
 		}
 		b->damaged = true;
 		b->data_end = (uint32_t)(err.offset - b->file_offset);
-		if (!(d->flags & DEC_OPEN_KEEP_GOING)) {
+		if (!(d->flags & ETL_OPEN_KEEP_GOING)) {
 			d->nbufs = k + 1;
 			break;
 		}
@@ -764,13 +764,13 @@ static int salvage_records(struct dec_etl *d)
  * Other compression formats are left compressed (counted, not decoded).
  * Return: 0, -EINVAL (malformed, @err filled) or -ENOMEM.
  */
-static int decompress(struct dec_etl *d, struct dec_error *err)
+static int decompress(struct etl_reader *d, struct etl_error *err)
 {
 	uint64_t total = 0;
 	size_t at = 0;
 
 	if (!(d->lf.log_file_mode & ETL_MODE_COMPRESSED) ||
-	    (d->bufs[0].state & 0xFFFFu) != XPRESS_FORMAT_LZ77) {
+	    (d->bufs[0].state & 0xFFFFu) != ETL_XPRESS_FORMAT_LZ77) {
 		return 0;
 	}
 	for (unsigned i = 1; i < d->nbufs; i++) {
@@ -792,7 +792,7 @@ static int decompress(struct dec_etl *d, struct dec_error *err)
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < d->nbufs; i++) {
-		struct dec_buffer *b = &d->bufs[i];
+		struct etl_buffer *b = &d->bufs[i];
 		const uint8_t *src = d->data + b->file_offset;
 		size_t want;
 		long got;
@@ -803,14 +803,14 @@ static int decompress(struct dec_etl *d, struct dec_error *err)
 		}
 		want = b->data_end - ETL_BH_LEN;
 		memcpy(d->plain + at, src, ETL_BH_LEN);
-		got = xpress_lz77_decompress(src + ETL_BH_LEN, b->buffer_size - ETL_BH_LEN,
+		got = etl_xpress_decompress(src + ETL_BH_LEN, b->buffer_size - ETL_BH_LEN,
 					     d->plain + at + ETL_BH_LEN, want);
 		if (got < 0 || (size_t)got != want) {
 			set_err(err, d->name, b->file_offset + ETL_BH_LEN,
 				"buffer %u: XPRESS data %s (%ld of the %zu bytes its Offset says)",
 				b->index, got < 0 ? "is malformed" : "ends early", got < 0 ? 0L : got,
 				want);
-			if (!(d->flags & DEC_OPEN_SALVAGE)) {
+			if (!(d->flags & ETL_OPEN_SALVAGE)) {
 				return -EINVAL;
 			}
 			/* salvage: the buffer stays, without records */
@@ -819,7 +819,7 @@ static int decompress(struct dec_etl *d, struct dec_error *err)
 			}
 			b->damaged = true;
 			b->data_end = ETL_BH_LEN;
-			if (!(d->flags & DEC_OPEN_KEEP_GOING)) {
+			if (!(d->flags & ETL_OPEN_KEEP_GOING)) {
 				d->nbufs = i + 1;
 				return 0;
 			}
@@ -832,23 +832,23 @@ static int decompress(struct dec_etl *d, struct dec_error *err)
 	return 0;
 }
 
-static void enomem(struct dec_error *err, const char *name)
+static void enomem(struct etl_error *err, const char *name)
 {
 	set_err(err, name ? name : "<memory>", 0, "out of memory");
 	errno = ENOMEM;
 }
 
-struct dec_etl *dec_etl_open_mem(const uint8_t *data, size_t len, const char *name,
-				 struct dec_error *err)
+struct etl_reader *etl_reader_open_mem(const uint8_t *data, size_t len, const char *name,
+				 struct etl_error *err)
 {
-	return dec_etl_open_mem_flags(data, len, name, 0, err);
+	return etl_reader_open_mem_flags(data, len, name, 0, err);
 }
 
-struct dec_etl *dec_etl_open_mem_flags(const uint8_t *data, size_t len, const char *name,
-				       unsigned flags, struct dec_error *err)
+struct etl_reader *etl_reader_open_mem_flags(const uint8_t *data, size_t len, const char *name,
+				       unsigned flags, struct etl_error *err)
 {
-	struct dec_etl *d;
-	struct dec_buffer b0;
+	struct etl_reader *d;
+	struct etl_buffer b0;
 	size_t pos, cap;
 	int rc;
 
@@ -863,7 +863,7 @@ struct dec_etl *dec_etl_open_mem_flags(const uint8_t *data, size_t len, const ch
 	}
 	d->data = data;
 	d->len = len;
-	d->flags = flags & DEC_OPEN_KEEP_GOING ? flags | DEC_OPEN_SALVAGE : flags;
+	d->flags = flags & ETL_OPEN_KEEP_GOING ? flags | ETL_OPEN_SALVAGE : flags;
 	if (len == 0) {
 		set_err(err, d->name, 0, "not an ETL file: the file is empty");
 		goto fail;
@@ -901,11 +901,11 @@ struct dec_etl *dec_etl_open_mem_flags(const uint8_t *data, size_t len, const ch
 	d->nbufs = 1;
 	pos = b0.buffer_size;
 	for (unsigned i = 1; i < d->lf.buffers_written; i++) {
-		struct dec_buffer b;
+		struct etl_buffer b;
 
 		if (parse_buffer(d, i, pos, d->lf.buffers_written, &b, err) < 0 ||
 		    check_cpu(d, &b, err) < 0) {
-			if (!(d->flags & DEC_OPEN_SALVAGE)) {
+			if (!(d->flags & ETL_OPEN_SALVAGE)) {
 				goto fail;
 			}
 			if (add_damage(d, i, err) < 0) {
@@ -917,7 +917,7 @@ struct dec_etl *dec_etl_open_mem_flags(const uint8_t *data, size_t len, const ch
 				break;
 			}
 			/* keep going: the next buffer is one logfile BufferSize further */
-			if (!(d->flags & DEC_OPEN_KEEP_GOING) || pos >= len ||
+			if (!(d->flags & ETL_OPEN_KEEP_GOING) || pos >= len ||
 			    len - pos <= d->lf.buffer_size) {
 				break;
 			}
@@ -940,7 +940,7 @@ struct dec_etl *dec_etl_open_mem_flags(const uint8_t *data, size_t len, const ch
 	if (rc < 0) {
 		goto fail;
 	}
-	if ((d->flags & DEC_OPEN_SALVAGE) && salvage_records(d) < 0) {
+	if ((d->flags & ETL_OPEN_SALVAGE) && salvage_records(d) < 0) {
 		enomem(err, d->name);
 		goto fail_errno;
 	}
@@ -954,25 +954,25 @@ fail:
 	errno = EINVAL;
 fail_errno:
 	rc = errno;
-	dec_etl_close(d);
+	etl_reader_close(d);
 	errno = rc;
 	return NULL;
 }
 
-struct dec_etl *dec_etl_open_file(const char *path, struct dec_error *err)
+struct etl_reader *etl_reader_open_file(const char *path, struct etl_error *err)
 {
-	return dec_etl_open_file_flags(path, 0, err);
+	return etl_reader_open_file_flags(path, 0, err);
 }
 
 #define STDIN_MAX ((size_t)1 << 34) /* 16 GiB: more is not read into memory */
 
 /* Standard input, read whole into memory (a pipe cannot be mapped). */
-static struct dec_etl *open_stdin(unsigned flags, struct dec_error *err)
+static struct etl_reader *open_stdin(unsigned flags, struct etl_error *err)
 {
 	const char *name = "<stdin>";
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0;
-	struct dec_etl *d;
+	struct etl_reader *d;
 
 	for (;;) {
 		ssize_t n;
@@ -1012,7 +1012,7 @@ static struct dec_etl *open_stdin(unsigned flags, struct dec_error *err)
 		}
 		len += (size_t)n;
 	}
-	d = dec_etl_open_mem_flags(buf, len, name, flags, err);
+	d = etl_reader_open_mem_flags(buf, len, name, flags, err);
 	if (!d) {
 		int e = errno;
 
@@ -1024,9 +1024,9 @@ static struct dec_etl *open_stdin(unsigned flags, struct dec_error *err)
 	return d;
 }
 
-struct dec_etl *dec_etl_open_file_flags(const char *path, unsigned flags, struct dec_error *err)
+struct etl_reader *etl_reader_open_file_flags(const char *path, unsigned flags, struct etl_error *err)
 {
-	struct dec_etl *d;
+	struct etl_reader *d;
 	struct stat st;
 	void *map;
 	int fd, e;
@@ -1074,7 +1074,7 @@ struct dec_etl *dec_etl_open_file_flags(const char *path, unsigned flags, struct
 		errno = e;
 		return NULL;
 	}
-	d = dec_etl_open_mem_flags(map, (size_t)st.st_size, path, flags, err);
+	d = etl_reader_open_mem_flags(map, (size_t)st.st_size, path, flags, err);
 	if (!d) {
 		e = errno;
 		munmap(map, (size_t)st.st_size);
@@ -1086,7 +1086,7 @@ struct dec_etl *dec_etl_open_file_flags(const char *path, unsigned flags, struct
 	return d;
 }
 
-void dec_etl_close(struct dec_etl *d)
+void etl_reader_close(struct etl_reader *d)
 {
 	if (!d) {
 		return;
@@ -1104,39 +1104,39 @@ void dec_etl_close(struct dec_etl *d)
 	free(d);
 }
 
-const struct dec_damage *dec_etl_damage(const struct dec_etl *d, unsigned *n)
+const struct etl_damage *etl_reader_damage(const struct etl_reader *d, unsigned *n)
 {
 	*n = d->ndamage;
 	return d->damage;
 }
 
-const struct dec_logfile *dec_etl_logfile(const struct dec_etl *d)
+const struct etl_logfile *etl_reader_logfile(const struct etl_reader *d)
 {
 	return &d->lf;
 }
 
-unsigned dec_etl_buffer_count(const struct dec_etl *d)
+unsigned etl_reader_buffer_count(const struct etl_reader *d)
 {
 	return d->nbufs;
 }
 
-const struct dec_buffer *dec_etl_buffer(const struct dec_etl *d, unsigned i)
+const struct etl_buffer *etl_reader_buffer(const struct etl_reader *d, unsigned i)
 {
 	return i < d->nbufs ? &d->bufs[i] : NULL;
 }
 
-const unsigned *dec_etl_cpu_order(const struct dec_etl *d, unsigned *n)
+const unsigned *etl_reader_cpu_order(const struct etl_reader *d, unsigned *n)
 {
 	*n = d->norder;
 	return d->order;
 }
 
-uint64_t dec_etl_trailing_bytes(const struct dec_etl *d)
+uint64_t etl_reader_trailing_bytes(const struct etl_reader *d)
 {
 	return d->trailing;
 }
 
-const char *dec_etl_name(const struct dec_etl *d)
+const char *etl_reader_name(const struct etl_reader *d)
 {
 	return d->name;
 }

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+/*
+ * writer/etl_trace_header.c - encode and decode the PERFINFO trace header
+ * and its extended items (see etl_trace_header.h). Every byte goes through
+ * put_le*()/get_le*() at the offsets named in etl_layout.h (STYLE B5).
+ * Errors: -EINVAL bad argument (pmc_count > 7, unknown arch, Size smaller
+ * than the header), -ENOSPC short buffer; nothing is written on failure.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "writer/etl_trace_header.h"
+#include "writer/etl_wire.h"
+
+static unsigned perfinfo_items(const struct etl_perfinfo_header *h)
+{
+	return (h->has_pebs ? 1u : 0u) + h->pmc_count;
+}
+
+size_t etl_perfinfo_header_len(const struct etl_perfinfo_header *h)
+{
+	return ETL_TH_LEN + (size_t)perfinfo_items(h) * ETL_EXT_ITEM_LEN;
+}
+
+int etl_encode_perfinfo_header(uint8_t *buf, size_t cap, const struct etl_perfinfo_header *h)
+{
+	uint32_t marker;
+	size_t len, off;
+	unsigned i;
+
+	if (h->pmc_count > ETL_MAX_PMC_ITEMS) {
+		return -EINVAL;
+	}
+	switch (h->arch) {
+	case ETL_ARCH_X64:
+		marker = ETL_PERFINFO_MARKER64;
+		break;
+	case ETL_ARCH_X86:
+		marker = ETL_PERFINFO_MARKER32;
+		break;
+	default:
+		return -EINVAL;
+	}
+	len = etl_perfinfo_header_len(h);
+	/* Size counts the header and its items too (KERNEL_FACTS 3.2). */
+	if (h->size < len) {
+		return -EINVAL;
+	}
+	if (cap < len) {
+		return -ENOSPC;
+	}
+
+	marker |= h->version;
+	if (h->has_pebs) {
+		marker |= ETL_MARKER_PEBS_FLAG;
+	}
+	marker |= FIELD_PREP(ETL_MARKER_PMC_MASK, h->pmc_count);
+
+	put_le32(buf + ETL_TH_MARKER, marker);
+	put_le16(buf + ETL_TH_SIZE, h->size);
+	put_le16(buf + ETL_TH_HOOK_ID, h->hook_id);
+	put_le64(buf + ETL_TH_TS, h->ts);
+	/* PEBS first, then the PMC counters: the order consumers (S7) expect. */
+	off = ETL_TH_LEN;
+	if (h->has_pebs) {
+		put_le64(buf + off, h->pebs_index);
+		off += ETL_EXT_ITEM_LEN;
+	}
+	for (i = 0; i < h->pmc_count; i++) {
+		put_le64(buf + off, h->pmc[i]);
+		off += ETL_EXT_ITEM_LEN;
+	}
+	return (int)len;
+}
+
+int etl_decode_perfinfo_header(const uint8_t *buf, size_t len, struct etl_perfinfo_header *h)
+{
+	struct etl_perfinfo_header out;
+	uint32_t marker;
+	size_t need, off;
+	unsigned i;
+
+	if (len < ETL_TH_LEN) {
+		return -EINVAL;
+	}
+	marker = get_le32(buf + ETL_TH_MARKER);
+	/*
+	 * A trace header of the event-trace kind has both top flag bits
+	 * (TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE); the header type in
+	 * byte 2 then says PERFINFO32 or PERFINFO64.
+	 */
+	if ((marker & ETL_MARKER_FLAGS_TRACE) != ETL_MARKER_FLAGS_TRACE) {
+		return -EINVAL;
+	}
+	memset(&out, 0, sizeof(out));
+	switch ((marker & ETL_MARKER_TYPE_MASK) >> ETL_MARKER_TYPE_SHIFT) {
+	case ETL_HT_PERFINFO64:
+		out.arch = ETL_ARCH_X64;
+		break;
+	case ETL_HT_PERFINFO32:
+		out.arch = ETL_ARCH_X86;
+		break;
+	default:
+		return -EINVAL;
+	}
+	out.version = (uint8_t)(marker & ETL_MARKER_VERSION_MASK);
+	out.has_pebs = (marker & ETL_MARKER_PEBS_FLAG) != 0;
+	out.pmc_count = FIELD_GET(ETL_MARKER_PMC_MASK, marker);
+	out.size = get_le16(buf + ETL_TH_SIZE);
+	out.hook_id = get_le16(buf + ETL_TH_HOOK_ID);
+	out.ts = get_le64(buf + ETL_TH_TS);
+
+	need = etl_perfinfo_header_len(&out);
+	if (len < need || out.size < need) {
+		return -EINVAL;
+	}
+	off = ETL_TH_LEN;
+	if (out.has_pebs) {
+		out.pebs_index = get_le64(buf + off);
+		off += ETL_EXT_ITEM_LEN;
+	}
+	for (i = 0; i < out.pmc_count; i++) {
+		out.pmc[i] = get_le64(buf + off);
+		off += ETL_EXT_ITEM_LEN;
+	}
+	*h = out;
+	return (int)need;
+}
+

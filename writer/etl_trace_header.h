@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer/etl_trace_header.h - the PERFINFO_TRACE_HEADER every kernel event
+ * record starts with, and its PEBS/PMC extended items (KERNEL_FACTS 3.2):
+ * framing, both ways, for the producer that writes records and the reader
+ * that walks them. Pure functions over caller memory.
+ */
+#ifndef WRITER_ETL_TRACE_HEADER_H
+#define WRITER_ETL_TRACE_HEADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "writer/etl_layout.h"
+
+/**
+ * struct etl_perfinfo_header - PERFINFO_TRACE_HEADER plus its extended items.
+ * @arch:       x64 -> HeaderType PERFINFO64 (0x11), x86 -> PERFINFO32 (0x10)
+ * @version:    event version (Marker low byte)
+ * @size:       whole event size incl. header, items and payload (unaligned)
+ * @hook_id:    Group << 8 | Type
+ * @ts:         timestamp in the session clock's units
+ * @has_pebs:   PEBS index item present (Marker | 0x8000), written first
+ * @pebs_index: its value
+ * @pmc_count:  number of PMC counter items (0..7, Marker | n << 8)
+ * @pmc:        their values, written after the PEBS item
+ */
+struct etl_perfinfo_header {
+	enum etl_arch arch;
+	uint8_t version;
+	uint16_t size;
+	uint16_t hook_id;
+	uint64_t ts;
+	bool has_pebs;
+	uint64_t pebs_index;
+	unsigned pmc_count;
+	uint64_t pmc[ETL_MAX_PMC_ITEMS];
+};
+
+/** etl_perfinfo_header_len - bytes of header + extended items (0x10 + 8 per item). */
+size_t etl_perfinfo_header_len(const struct etl_perfinfo_header *h);
+
+/**
+ * etl_encode_perfinfo_header - write the 0x10 header then PEBS then PMC items.
+ * Return: bytes written, -ENOSPC if @cap is too small, -EINVAL if pmc_count > 7
+ * or @size is smaller than the header.
+ */
+int etl_encode_perfinfo_header(uint8_t *buf, size_t cap, const struct etl_perfinfo_header *h);
+
+/**
+ * etl_decode_perfinfo_header - parse a PERFINFO32/64 header and its items.
+ * Return: bytes consumed (header + items), -EINVAL if @len is short, the
+ * header type is not PERFINFO, or Size is smaller than header + items.
+ */
+int etl_decode_perfinfo_header(const uint8_t *buf, size_t len, struct etl_perfinfo_header *h);
+
+#endif /* WRITER_ETL_TRACE_HEADER_H */
