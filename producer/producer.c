@@ -11,8 +11,14 @@
  *                        that CPU's buffer, TS = the flushing switch's time
  *   sim_spinlock ----> if logged: every SPINLOCK session, one 0x0529 event
  *
- * Blocks are allocated in producer_create(); nothing on these paths
- * allocates. Events a backend cannot take (-ENOBUFS) are counted as lost.
+ * Each event is written in place into the session's buffer of its CPU,
+ * borrowed per buffer through writer/backend.h: an indirect call only when
+ * a buffer is full (buffer_put, buffer_get), never per event, no
+ * intermediate copy. A plain CSwitch or SpinLock payload is encoded once and
+ * copied to the next sessions; what each session needs (its flags, clock,
+ * stamped hooks) is worked out in producer_create(). Blocks and per-CPU
+ * buffer slots are allocated there too; nothing on these paths allocates.
+ * Events for which no buffer is free (-ENOBUFS) are counted as lost.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,17 +26,47 @@
 
 #include "producer/ccswap.h"
 #include "producer/producer.h"
+#include "writer/etl_wire.h"
+
+/*
+ * struct psess - one session as the event path sees it, everything a scan
+ * of the configuration would tell precomputed at create time.
+ * @cur:       the buffer borrowed for each CPU (NULL: none held)
+ * @clock_max: the largest timestamp logged to this session (the pool clock)
+ */
+struct psess {
+	const struct etl_backend_ops *be;
+	void *ctx;
+	enum sim_clock clock;
+	uint32_t max_event;
+	bool pebs;
+	bool pmc_cswitch;  /* 0x0524 in pmc.events */
+	bool pmc_batch;    /* 0x0525 in pmc.events */
+	bool pmc_spinlock; /* 0x0529 in pmc.events */
+	unsigned pmc_count;
+	uint8_t pmc_ids[SIM_MAX_PMC];
+	uint64_t clock_max;
+	struct etl_buf **cur;
+};
 
 struct producer {
 	struct producer_cfg cfg;
 	struct ccswap_params prm;
+	uint32_t arch_marker; /* ETL_PERFINFO_MARKER64 or ETL_PERFINFO_MARKER32 */
+	size_t spin_len;      /* WMI_SPINLOCK payload for the arch */
 	unsigned nclocks;
 	enum sim_clock clocks[SIM_CLOCK_SLOTS];
 	struct ccswap_block *blocks; /* [cpu * nclocks + clock index] */
+	struct psess sess[SIM_MAX_SESSIONS];
+	unsigned nplain, nspin;
+	uint8_t plain[SIM_MAX_SESSIONS];                   /* sessions logging 0x0524 */
+	uint8_t spin[SIM_MAX_SESSIONS];                    /* sessions logging 0x0529 */
+	uint8_t ncompact[SIM_CLOCK_SLOTS];                 /* per clock index */
+	uint8_t compact[SIM_CLOCK_SLOTS][SIM_MAX_SESSIONS]; /* sessions logging its batches */
 	struct producer_stats st;
 	/* the switch being logged, for the batch emitter */
 	unsigned cur_cpu;
-	enum sim_clock cur_clock;
+	unsigned cur_clock; /* index into clocks[] */
 	uint64_t cur_ts;
 	const uint64_t *cur_pmc; /* NULL at the end of tracing: zero-filled items */
 };
@@ -65,8 +101,8 @@ static int validate(const struct producer_cfg *cfg)
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
 		const struct producer_session *s = &cfg->sessions[i];
 
-		if (!valid_clock(s->clock) || !s->backend || !s->backend->reserve ||
-		    !s->backend->commit) {
+		if (!valid_clock(s->clock) || !s->backend || !s->backend->buffer_get ||
+		    !s->backend->buffer_put || !s->backend->max_event) {
 			return -EINVAL;
 		}
 		if ((s->flags & PRODUCER_F_COMPACT) && !(s->flags & PRODUCER_F_CSWITCH)) {
@@ -80,6 +116,57 @@ static int validate(const struct producer_cfg *cfg)
 				return -EINVAL;
 			}
 		}
+	}
+	return 0;
+}
+
+static bool lists_hook(const struct producer_session *s, uint16_t hook)
+{
+	for (unsigned i = 0; i < s->pmc_event_count; i++) {
+		if (s->pmc_events[i] == hook) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The event path's view of session @i (a pointer array per CPU is allocated). */
+static int setup_session(struct producer *p, unsigned i)
+{
+	const struct producer_session *s = &p->cfg.sessions[i];
+	struct psess *ps = &p->sess[i];
+
+	ps->be = s->backend;
+	ps->ctx = s->backend_ctx;
+	ps->clock = s->clock;
+	ps->max_event = s->backend->max_event(s->backend_ctx);
+	ps->pebs = s->pebs;
+	ps->pmc_count = s->pmc_count;
+	memcpy(ps->pmc_ids, s->pmc_ids, sizeof(ps->pmc_ids));
+	/* a session stamps a hook only when it has counters (zero items otherwise) */
+	ps->pmc_cswitch = lists_hook(s, ETW_HOOK_CSWITCH);
+	ps->pmc_batch = lists_hook(s, ETW_HOOK_CSWITCH_BATCH);
+	ps->pmc_spinlock = lists_hook(s, ETW_HOOK_SPINLOCK);
+	ps->cur = calloc(p->cfg.cpus, sizeof(*ps->cur));
+	if (!ps->cur) {
+		return -ENOMEM;
+	}
+	if ((s->flags & (PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT)) == PRODUCER_F_CSWITCH) {
+		p->plain[p->nplain++] = (uint8_t)i;
+	}
+	if (s->flags & PRODUCER_F_SPINLOCK) {
+		p->spin[p->nspin++] = (uint8_t)i;
+	}
+	if (s->flags & PRODUCER_F_COMPACT) {
+		unsigned c = 0;
+
+		while (c < p->nclocks && p->clocks[c] != s->clock) {
+			c++;
+		}
+		if (c == p->nclocks) {
+			p->clocks[p->nclocks++] = s->clock; /* distinct clocks, in session order */
+		}
+		p->compact[c][p->ncompact[c]++] = (uint8_t)i;
 	}
 	return 0;
 }
@@ -99,32 +186,28 @@ struct producer *producer_create(const struct producer_cfg *cfg)
 	p->cfg = *cfg;
 	p->prm.max_wait_reason = cfg->max_wait_reason;
 	p->prm.quirks = cfg->quirks;
-	/* distinct clock types among compact sessions, in session order */
+	p->arch_marker = cfg->arch == ETL_ARCH_X86 ? ETL_PERFINFO_MARKER32 : ETL_PERFINFO_MARKER64;
+	p->spin_len = etw_spinlock_len(cfg->arch);
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
-		const struct producer_session *s = &cfg->sessions[i];
-		bool seen = false;
-
-		if (!(s->flags & PRODUCER_F_COMPACT)) {
-			continue;
-		}
-		for (unsigned c = 0; c < p->nclocks; c++) {
-			seen |= p->clocks[c] == s->clock;
-		}
-		if (!seen) {
-			p->clocks[p->nclocks++] = s->clock;
+		if (setup_session(p, i) < 0) {
+			goto enomem;
 		}
 	}
 	if (p->nclocks) {
 		p->blocks = calloc((size_t)cfg->cpus * p->nclocks, sizeof(*p->blocks));
 		if (!p->blocks) {
-			free(p);
-			return NULL;
+			goto enomem;
 		}
 		for (size_t i = 0; i < (size_t)cfg->cpus * p->nclocks; i++) {
 			ccswap_block_init(&p->blocks[i]);
 		}
 	}
 	return p;
+
+enomem:
+	producer_destroy(p);
+	errno = ENOMEM;
+	return NULL;
 }
 
 void producer_destroy(struct producer *p)
@@ -132,137 +215,205 @@ void producer_destroy(struct producer *p)
 	if (!p) {
 		return;
 	}
+	for (unsigned i = 0; i < SIM_MAX_SESSIONS; i++) {
+		free(p->sess[i].cur);
+	}
 	free(p->blocks);
 	free(p);
 }
 
-static bool hook_stamped(const struct producer_session *s, uint16_t hook)
-{
-	for (unsigned i = 0; i < s->pmc_event_count; i++) {
-		if (s->pmc_events[i] == hook) {
-			return true;
-		}
-	}
-	return false;
-}
-
-static void set_pmc(struct etl_perfinfo_header *h, const struct producer_session *s,
-		    const uint64_t *pmc)
-{
-	h->pmc_count = s->pmc_count;
-	for (unsigned j = 0; j < s->pmc_count; j++) {
-		h->pmc[j] = pmc ? pmc[s->pmc_ids[j]] : 0;
-	}
-}
-
 /*
- * Reserve, write header + items + @payload, commit. -ENOBUFS is a lost
- * event, counted; other errors stop the run.
+ * Room for one event of @size bytes at @ts in session @s's buffer of @cpu,
+ * taking the CPU's buffer (and writing a full one) only at buffer
+ * boundaries. Return: where to write, or NULL with *@rc = 0 (no free
+ * buffer: the event is lost and counted) or a negative errno.
  */
-static int emit_event(struct producer *p, const struct producer_session *s, unsigned cpu,
-		      struct etl_perfinfo_header *h, const uint8_t *payload, size_t len)
+static uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, uint32_t size,
+		      uint64_t ts, int *rc)
 {
-	size_t hl = etl_perfinfo_header_len(h);
-	uint8_t *out;
-	int rc;
+	struct etl_buf *b = s->cur[cpu];
 
-	h->arch = p->cfg.arch;
-	h->size = (uint16_t)(hl + len);
-	rc = s->backend->reserve(s->backend_ctx, cpu, hl + len, h->ts, &out);
-	if (rc == -ENOBUFS) {
-		p->st.events_lost++;
-		return 0;
+	if (ts > s->clock_max) {
+		s->clock_max = ts;
 	}
-	if (rc < 0) {
-		return rc;
+	if (!b || b->pos + size > b->size) {
+		if (size > s->max_event) {
+			*rc = -E2BIG;
+			return NULL;
+		}
+		if (b) {
+			s->cur[cpu] = NULL;
+			*rc = s->be->buffer_put(s->ctx, b, ts);
+			if (*rc < 0) {
+				return NULL;
+			}
+		}
+		*rc = s->be->buffer_get(s->ctx, cpu, s->clock_max, &b);
+		if (*rc == -ENOBUFS) {
+			p->st.events_lost++;
+			*rc = 0;
+			return NULL;
+		}
+		if (*rc < 0) {
+			return NULL;
+		}
+		s->cur[cpu] = b;
 	}
-	rc = etl_encode_perfinfo_header(out, hl + len, h);
-	if (rc < 0) {
-		return rc;
+	*rc = 0;
+	return b->base + b->pos;
+}
+
+/* The event of @size bytes placed last in @cpu's buffer is complete: pad it to 8. */
+static void commit(struct psess *s, unsigned cpu, uint32_t size)
+{
+	struct etl_buf *b = s->cur[cpu];
+	uint32_t a = (uint32_t)etl_align8(size);
+
+	memset(b->base + b->pos + size, 0, a - size); /* the alignment padding is zero */
+	b->pos += a;
+	b->events++;
+	b->event_bytes += size;
+}
+
+/* PERFINFO header (KERNEL_FACTS 3.2) at @out; returns where the items go. */
+static uint8_t *put_header(uint8_t *out, uint32_t marker, uint32_t size, uint16_t hook,
+			   uint64_t ts)
+{
+	put_le32(out + ETL_TH_MARKER, marker);
+	put_le16(out + ETL_TH_SIZE, (uint16_t)size);
+	put_le16(out + ETL_TH_HOOK_ID, hook);
+	put_le64(out + ETL_TH_TS, ts);
+	return out + ETL_TH_LEN;
+}
+
+/* The session's PMC items (its counters' values, zero without @pmc). */
+static uint8_t *put_pmc(uint8_t *q, const struct psess *s, const uint64_t *pmc)
+{
+	for (unsigned j = 0; j < s->pmc_count; j++) {
+		put_le64(q, pmc ? pmc[s->pmc_ids[j]] : 0);
+		q += ETL_EXT_ITEM_LEN;
 	}
-	memcpy(out + hl, payload, len);
-	s->backend->commit(s->backend_ctx, cpu);
-	return 0;
+	return q;
 }
 
 static int emit_batch(void *ctx, const struct ccswap_block *b, enum producer_flush_reason why)
 {
 	struct producer *p = ctx;
 	const uint8_t *payload = b->bytes + ETL_TH_LEN;
-	size_t len = b->offset - ETL_TH_LEN;
+	uint32_t len = b->offset - ETL_TH_LEN;
+	unsigned c = p->cur_clock;
 
 	p->st.batches++;
 	p->st.batches_by_reason[why]++;
 	p->st.batch_records += b->records;
-	for (unsigned i = 0; i < p->cfg.nsessions; i++) {
-		const struct producer_session *s = &p->cfg.sessions[i];
-		struct etl_perfinfo_header h = {0};
+	for (unsigned k = 0; k < p->ncompact[c]; k++) {
+		struct psess *s = &p->sess[p->compact[c][k]];
+		unsigned items = s->pmc_batch ? s->pmc_count : 0;
+		uint32_t size = ETL_TH_LEN + items * ETL_EXT_ITEM_LEN + len;
+		uint8_t *out, *q;
 		int rc;
 
-		if (!(s->flags & PRODUCER_F_COMPACT) || s->clock != p->cur_clock) {
+		p->st.batch_events++;
+		out = place(p, s, p->cur_cpu, size, p->cur_ts, &rc);
+		if (!out) {
+			if (rc < 0) {
+				return rc;
+			}
 			continue;
 		}
-		h.version = ETW_VERSION_BATCH;
-		h.hook_id = ETW_HOOK_CSWITCH_BATCH;
-		h.ts = p->cur_ts;
-		if (hook_stamped(s, ETW_HOOK_CSWITCH_BATCH)) {
-			set_pmc(&h, s, p->cur_pmc);
+		q = put_header(out,
+			       p->arch_marker | ETW_VERSION_BATCH |
+				       FIELD_PREP(ETL_MARKER_PMC_MASK, items),
+			       size, ETW_HOOK_CSWITCH_BATCH, p->cur_ts);
+		if (items) {
+			q = put_pmc(q, s, p->cur_pmc);
 		}
-		p->st.batch_events++;
-		rc = emit_event(p, s, p->cur_cpu, &h, payload, len);
-		if (rc < 0) {
-			return rc;
-		}
+		memcpy(q, payload, len);
+		commit(s, p->cur_cpu, size);
 	}
 	return 0;
 }
 
-static int log_plain_cswitch(struct producer *p, const struct producer_session *s,
-			     const struct sim_cswitch *cs)
+/* WMI_CONTEXTSWAP of @cs (KERNEL_FACTS 5.2) at @out. */
+static int encode_cswitch(const struct producer *p, const struct sim_cswitch *cs, uint8_t *out)
 {
-	struct etl_perfinfo_header h = {0};
-	struct etw_cswitch w = {0};
-	uint8_t payload[ETW_CS_LEN];
-	int rc;
+	uint8_t fl;
 
-	w.new_tid = cs->new_tid;
-	w.old_tid = cs->old_tid;
-	w.new_pri = cs->new_pri;
-	w.old_pri = cs->old_pri;
+	put_le32(out + ETW_CS_NEW_TID, cs->new_tid);
+	put_le32(out + ETW_CS_OLD_TID, cs->old_tid);
+	out[ETW_CS_NEW_PRI] = (uint8_t)cs->new_pri;
+	out[ETW_CS_OLD_PRI] = (uint8_t)cs->old_pri;
 	/* PreviousCState when the old thread is the idle thread, else its rank (0xFF above 255) */
-	w.prev_cstate = cs->old_tid == 0 ? cs->prev_cstate : etw_cswitch_rank_byte(cs->old_rank);
-	w.new_pri_decrement = cs->new_pri_decrement;
-	w.old_wait_reason = cs->old_wait_reason;
+	out[ETW_CS_PREV_CSTATE] =
+		cs->old_tid == 0 ? cs->prev_cstate : etw_cswitch_rank_byte(cs->old_rank);
+	out[ETW_CS_NEW_PRI_DECR] = (uint8_t)cs->new_pri_decrement;
+	out[ETW_CS_OLD_WAIT_REASON] = cs->old_wait_reason;
 	if (p->cfg.cswitch_version >= 4) {
-		rc = etw_cswitch_v4_flags(cs->old_wait_mode, cs->old_qos, cs->new_qos,
-					  &w.wait_mode_or_flags);
-		if (rc < 0) {
+		if (etw_cswitch_v4_flags(cs->old_wait_mode, cs->old_qos, cs->new_qos, &fl) < 0) {
 			return -EINVAL;
 		}
 	} else {
-		w.wait_mode_or_flags = cs->old_wait_mode;
+		fl = cs->old_wait_mode;
 	}
-	w.old_state = cs->old_state;
-	w.old_ideal_cpu = (uint8_t)cs->old_ideal_cpu; /* truncated, as the kernel's */
-	w.new_wait_time = cs->new_wait_ticks;
+	out[ETW_CS_OLD_WAIT_MODE] = fl;
+	out[ETW_CS_OLD_STATE] = cs->old_state;
+	out[ETW_CS_OLD_IDEAL_CPU] = (uint8_t)cs->old_ideal_cpu; /* truncated, as the kernel's */
+	put_le32(out + ETW_CS_NEW_WAIT_TIME, cs->new_wait_ticks);
 	/* the kernel's 64-bit difference stored in a LONG: its low 32 bits */
-	w.old_remaining_quantum = (int32_t)(uint32_t)(uint64_t)cs->old_remaining_quantum;
-	etw_encode_cswitch(payload, sizeof(payload), &w);
+	put_le32(out + ETW_CS_OLD_REMAINING_QUANTUM, (uint32_t)(uint64_t)cs->old_remaining_quantum);
+	return 0;
+}
 
-	h.version = p->cfg.cswitch_version;
-	h.hook_id = ETW_HOOK_CSWITCH;
-	h.ts = cs->ts[s->clock];
-	if (s->pebs) {
-		h.has_pebs = true;
-		h.pebs_index = cs->pebs_index;
-		if (p->cfg.pebs_and_pmc && hook_stamped(s, ETW_HOOK_CSWITCH)) {
-			set_pmc(&h, s, cs->pmc);
+/*
+ * One 0x0524 event per plain session: the header and items per session, the
+ * payload encoded once (into the first session's buffer) and copied.
+ */
+static int log_plain(struct producer *p, const struct sim_cswitch *cs)
+{
+	const uint8_t *payload = NULL;
+
+	for (unsigned k = 0; k < p->nplain; k++) {
+		struct psess *s = &p->sess[p->plain[k]];
+		/* PEBS wins on 0x0524 unless both are asked for (KERNEL_FACTS 3.2) */
+		bool pmc = s->pmc_cswitch && (!s->pebs || p->cfg.pebs_and_pmc);
+		unsigned items = (s->pebs ? 1u : 0u) + (pmc ? s->pmc_count : 0u);
+		uint32_t size = ETL_TH_LEN + items * ETL_EXT_ITEM_LEN + ETW_CS_LEN;
+		uint64_t ts = cs->ts[s->clock];
+		uint8_t *out, *q;
+		int rc;
+
+		p->st.cswitch_events++;
+		out = place(p, s, cs->cpu, size, ts, &rc);
+		if (!out) {
+			if (rc < 0) {
+				return rc;
+			}
+			continue;
 		}
-	} else if (hook_stamped(s, ETW_HOOK_CSWITCH)) {
-		set_pmc(&h, s, cs->pmc);
+		q = put_header(out,
+			       p->arch_marker | p->cfg.cswitch_version |
+				       (s->pebs ? ETL_MARKER_PEBS_FLAG : 0u) |
+				       FIELD_PREP(ETL_MARKER_PMC_MASK, pmc ? s->pmc_count : 0u),
+			       size, ETW_HOOK_CSWITCH, ts);
+		if (s->pebs) {
+			put_le64(q, cs->pebs_index);
+			q += ETL_EXT_ITEM_LEN;
+		}
+		if (pmc) {
+			q = put_pmc(q, s, cs->pmc);
+		}
+		if (payload) {
+			memcpy(q, payload, ETW_CS_LEN);
+		} else {
+			rc = encode_cswitch(p, cs, q);
+			if (rc < 0) {
+				return rc;
+			}
+			payload = q;
+		}
+		commit(s, cs->cpu, size);
 	}
-	p->st.cswitch_events++;
-	return emit_event(p, s, cs->cpu, &h, payload, sizeof(payload));
+	return 0;
 }
 
 int producer_cswitch(struct producer *p, const struct sim_cswitch *cs)
@@ -273,20 +424,16 @@ int producer_cswitch(struct producer *p, const struct sim_cswitch *cs)
 		return -EINVAL;
 	}
 	p->st.switches++;
-	for (unsigned i = 0; i < p->cfg.nsessions; i++) {
-		const struct producer_session *s = &p->cfg.sessions[i];
-
-		if ((s->flags & (PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT)) == PRODUCER_F_CSWITCH) {
-			rc = log_plain_cswitch(p, s, cs);
-			if (rc < 0) {
-				return rc;
-			}
+	if (p->nplain) {
+		rc = log_plain(p, cs);
+		if (rc < 0) {
+			return rc;
 		}
 	}
 	p->cur_cpu = cs->cpu;
 	p->cur_pmc = cs->pmc;
 	for (unsigned c = 0; c < p->nclocks; c++) {
-		p->cur_clock = p->clocks[c];
+		p->cur_clock = c;
 		p->cur_ts = cs->ts[p->clocks[c]];
 		rc = ccswap_log(&p->blocks[(size_t)cs->cpu * p->nclocks + c], &p->prm, cs,
 				p->cur_ts, emit_batch, p);
@@ -300,8 +447,8 @@ int producer_cswitch(struct producer *p, const struct sim_cswitch *cs)
 int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
 {
 	struct etw_spinlock w = {0};
-	uint8_t payload[ETW_SL64_LEN];
-	int n;
+	const uint8_t *payload = NULL;
+	uint32_t len = (uint32_t)p->spin_len;
 
 	if (sl->cpu >= p->cfg.cpus) {
 		return -EINVAL;
@@ -323,29 +470,38 @@ int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
 	w.acquire_mode = sl->mode;
 	w.execute_dpc = sl->dpc;
 	w.execute_isr = sl->isr;
-	n = etw_encode_spinlock(payload, sizeof(payload), p->cfg.arch, &w, 0);
-	if (n < 0) {
-		return -EINVAL;
-	}
-	for (unsigned i = 0; i < p->cfg.nsessions; i++) {
-		const struct producer_session *s = &p->cfg.sessions[i];
-		struct etl_perfinfo_header h = {0};
+	for (unsigned k = 0; k < p->nspin; k++) {
+		struct psess *s = &p->sess[p->spin[k]];
+		unsigned items = s->pmc_spinlock ? s->pmc_count : 0;
+		uint32_t size = ETL_TH_LEN + items * ETL_EXT_ITEM_LEN + len;
+		uint64_t ts = sl->ts[s->clock];
+		uint8_t *out, *q;
 		int rc;
 
-		if (!(s->flags & PRODUCER_F_SPINLOCK)) {
+		p->st.spinlock_events++;
+		out = place(p, s, sl->cpu, size, ts, &rc);
+		if (!out) {
+			if (rc < 0) {
+				return rc;
+			}
 			continue;
 		}
-		h.version = ETW_VERSION_SPINLOCK;
-		h.hook_id = ETW_HOOK_SPINLOCK;
-		h.ts = sl->ts[s->clock];
-		if (hook_stamped(s, ETW_HOOK_SPINLOCK)) {
-			set_pmc(&h, s, sl->pmc);
+		q = put_header(out,
+			       p->arch_marker | ETW_VERSION_SPINLOCK |
+				       FIELD_PREP(ETL_MARKER_PMC_MASK, items),
+			       size, ETW_HOOK_SPINLOCK, ts);
+		if (items) {
+			q = put_pmc(q, s, sl->pmc);
 		}
-		p->st.spinlock_events++;
-		rc = emit_event(p, s, sl->cpu, &h, payload, (size_t)n);
-		if (rc < 0) {
-			return rc;
+		if (payload) {
+			memcpy(q, payload, len);
+		} else {
+			if (etw_encode_spinlock(q, len, p->cfg.arch, &w, 0) < 0) {
+				return -EINVAL;
+			}
+			payload = q;
 		}
+		commit(s, sl->cpu, size);
 	}
 	return 0;
 }
@@ -377,7 +533,7 @@ int producer_end(struct producer *p, const struct sim_end *end)
 				continue;
 			}
 			p->cur_cpu = cpu;
-			p->cur_clock = p->clocks[c];
+			p->cur_clock = c;
 			p->cur_ts = end->ts[p->clocks[c]];
 			rc = ccswap_finish(b, emit_batch, p);
 			if (rc < 0) {

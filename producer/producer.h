@@ -47,7 +47,7 @@ const char *producer_flush_reason_name(enum producer_flush_reason r);
  * @pmc_ids:     which machine counters (index into sim_cswitch.pmc), in order
  * @pmc_events:  hook ids that get the PMC item (ProfileEventList, <= 4)
  * @pmc_event_count: entries in @pmc_events
- * @backend/@backend_ctx: where its events go (writer_backend_ops())
+ * @backend/@backend_ctx: its buffers (writer/backend.h; writer_backend_ops())
  */
 struct producer_session {
 	const char *name;
@@ -58,7 +58,7 @@ struct producer_session {
 	uint8_t pmc_ids[SIM_MAX_PMC];
 	uint16_t pmc_events[4];
 	unsigned pmc_event_count;
-	const struct producer_backend_ops *backend;
+	const struct etl_backend_ops *backend;
 	void *backend_ctx;
 };
 

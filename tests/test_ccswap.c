@@ -25,7 +25,9 @@ static void rig_init(struct rig *r, unsigned n, const enum sim_clock *clocks, bo
 		     uint8_t bias, enum etl_arch arch)
 {
 	memset(r, 0, sizeof(*r));
-	memset(fb, 0, sizeof(fb));
+	for (unsigned k = 0; k < 3; k++) {
+		fake_reset(&fb[k]);
+	}
 	r->cfg.arch = arch;
 	r->cfg.cpus = 4;
 	r->cfg.cswitch_version = 4;
@@ -139,13 +141,13 @@ Test(ccswap_golden, three_switch_batch_matches_hand_computed_bytes)
 	log_sw(&r, sw(0, 10, 1000, 0, 0, 0, 2, 0, 100, 0));
 	log_sw(&r, sw(0, 10, 1100, 100, 10, 8, 5, 6, 200, 0));
 	log_sw(&r, sw(0, 11, 1300000, 200, 12, 12, 1, 0, 0, 0));
-	cr_assert_eq(fb[0].n, 0, "nothing is flushed before the end");
+	cr_assert_eq(fake_n(&fb[0]), 0, "nothing is flushed before the end");
 	end_at(&r, 12, 1400000);
-	cr_assert_eq(fb[0].n, 1);
-	cr_assert_eq(fb[0].ev[0].size, sizeof(want));
-	cr_assert_eq(fb[0].ev[0].ts, 1400000);
-	cr_assert(fb[0].ev[0].committed);
-	cr_assert_eq(memcmp(fb[0].ev[0].bytes, want, sizeof(want)), 0);
+	cr_assert_eq(fake_n(&fb[0]), 1);
+	cr_assert_eq(fake_ev(&fb[0])[0].size, sizeof(want));
+	cr_assert_eq(fake_ev(&fb[0])[0].ts, 1400000);
+	cr_assert(fake_ev(&fb[0])[0].committed);
+	cr_assert_eq(memcmp(fake_ev(&fb[0])[0].bytes, want, sizeof(want)), 0);
 	cr_assert_eq(reason_count(&r, PRODUCER_FLUSH_END), 1);
 	rig_fini(&r);
 }
@@ -164,18 +166,18 @@ Test(ccswap_flush, sixteen_distinct_threads_fit_the_table)
 
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	distinct_threads(&r, 15);
-	cr_assert_eq(fb[0].n, 0);
+	cr_assert_eq(fake_n(&fb[0]), 0);
 	distinct_threads(&r, 1); /* TID 1001 again: already in slot 0 */
-	cr_assert_eq(fb[0].n, 0);
+	cr_assert_eq(fake_n(&fb[0]), 0);
 	rig_fini(&r);
 
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	distinct_threads(&r, 16);
-	cr_assert_eq(fb[0].n, 0, "16 TIDs fill the table without a flush");
+	cr_assert_eq(fake_n(&fb[0]), 0, "16 TIDs fill the table without a flush");
 	end_at(&r, 2, 100000);
-	cr_assert_eq(fb[0].n, 1);
-	cr_assert_eq(get_le32(fb[0].ev[0].bytes + EV_TID(15)), 1016);
-	cr_assert_eq(get_le16(fb[0].ev[0].bytes + EV_SIZE), 0x68 + 16 * 4);
+	cr_assert_eq(fake_n(&fb[0]), 1);
+	cr_assert_eq(get_le32(fake_ev(&fb[0])[0].bytes + EV_TID(15)), 1016);
+	cr_assert_eq(get_le16(fake_ev(&fb[0])[0].bytes + EV_SIZE), 0x68 + 16 * 4);
 	rig_fini(&r);
 }
 
@@ -186,17 +188,17 @@ Test(ccswap_flush, seventeenth_distinct_thread_flushes)
 
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	distinct_threads(&r, 17);
-	cr_assert_eq(fb[0].n, 1, "the 17th TID finds the table full");
+	cr_assert_eq(fake_n(&fb[0]), 1, "the 17th TID finds the table full");
 	cr_assert_eq(reason_count(&r, PRODUCER_FLUSH_TID_FULL), 1);
-	b = fb[0].ev[0].bytes;
+	b = fake_ev(&fb[0])[0].bytes;
 	cr_assert_eq(get_le16(b + EV_SIZE), 0x68 + 16 * 4, "16 LITE records");
 	cr_assert_eq(get_le64(b + EV_TS), 1700, "TS = the flushing switch's time");
 	for (unsigned i = 0; i < 16; i++) {
 		cr_assert_eq(get_le32(b + EV_TID(i)), 1001 + i);
 	}
 	end_at(&r, 2, 5000);
-	cr_assert_eq(fb[0].n, 2);
-	b = fb[0].ev[1].bytes;
+	cr_assert_eq(fake_n(&fb[0]), 2);
+	b = fake_ev(&fb[0])[1].bytes;
 	cr_assert_eq(get_le32(b + EV_TID(0)), 1017, "restart: TidTable[0] = old TID");
 	cr_assert_eq(get_le64(b + EV_FIRST_TS), 1700);
 	cr_assert_eq(get_le16(b + EV_SIZE), 0x68 + 4);
@@ -213,11 +215,11 @@ Test(ccswap_flush, tick_limit_is_more_than_500)
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 100, 10, 7, 8, 8, 5, 0, 9, 0));
 	log_sw(&r, sw(0, 600, 20, 9, 8, 8, 5, 0, 7, 0)); /* 600 - 100 = 500: stays */
-	cr_assert_eq(fb[0].n, 0);
+	cr_assert_eq(fake_n(&fb[0]), 0);
 	log_sw(&r, sw(0, 601, 30, 7, 8, 8, 5, 0, 9, 0)); /* 501 > 500: flush */
-	cr_assert_eq(fb[0].n, 1);
+	cr_assert_eq(fake_n(&fb[0]), 1);
 	cr_assert_eq(reason_count(&r, PRODUCER_FLUSH_TICKS), 1);
-	cr_assert_eq(get_le16(fb[0].ev[0].bytes + EV_SIZE), 0x68 + 2 * 4);
+	cr_assert_eq(get_le16(fake_ev(&fb[0])[0].bytes + EV_SIZE), 0x68 + 2 * 4);
 	rig_fini(&r);
 }
 
@@ -228,9 +230,9 @@ Test(ccswap_flush, tick_counter_wraps_like_a_dword)
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 0xFFFFFF00u, 10, 7, 8, 8, 5, 0, 9, 0));
 	log_sw(&r, sw(0, 0x000000F4u, 20, 9, 8, 8, 5, 0, 7, 0)); /* 0x1F4 = 500 later */
-	cr_assert_eq(fb[0].n, 0);
+	cr_assert_eq(fake_n(&fb[0]), 0);
 	log_sw(&r, sw(0, 0x000000F5u, 30, 7, 8, 8, 5, 0, 9, 0));
-	cr_assert_eq(fb[0].n, 1);
+	cr_assert_eq(fake_n(&fb[0]), 1);
 	rig_fini(&r);
 }
 
@@ -251,12 +253,12 @@ Test(ccswap_flush, exactly_eight_bytes_left_takes_the_record)
 	/* 0x68 + 114 * 8 = 0x3F8: 8 left, 0x3F8 + 8 > 0x400 is false -> record at 0x3F8 */
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	full_records(&r, 115, &ts);
-	cr_assert_eq(fb[0].n, 0, "the 115th FULL record fills the block to exactly 0x400");
+	cr_assert_eq(fake_n(&fb[0]), 0, "the 115th FULL record fills the block to exactly 0x400");
 	full_records(&r, 1, &ts);
-	cr_assert_eq(fb[0].n, 1, "0x400 + 8 > 0x400: flush");
+	cr_assert_eq(fake_n(&fb[0]), 1, "0x400 + 8 > 0x400: flush");
 	cr_assert_eq(reason_count(&r, PRODUCER_FLUSH_SIZE), 1);
-	cr_assert_eq(fb[0].ev[0].size, 0x400);
-	cr_assert_eq(get_le16(fb[0].ev[0].bytes + EV_SIZE), 0x400, "the cap includes the header");
+	cr_assert_eq(fake_ev(&fb[0])[0].size, 0x400);
+	cr_assert_eq(get_le16(fake_ev(&fb[0])[0].bytes + EV_SIZE), 0x400, "the cap includes the header");
 	rig_fini(&r);
 }
 
@@ -274,11 +276,11 @@ Test(ccswap_flush, fewer_than_eight_bytes_left_flushes)
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 1, 0, 0, 0, 0, 2, 0, 50, 0));
 	full_records(&r, 114, &ts);
-	cr_assert_eq(fb[0].n, 0);
+	cr_assert_eq(fake_n(&fb[0]), 0);
 	full_records(&r, 1, &ts);
-	cr_assert_eq(fb[0].n, 1);
+	cr_assert_eq(fake_n(&fb[0]), 1);
 	cr_assert_eq(reason_count(&r, PRODUCER_FLUSH_SIZE), 1);
-	cr_assert_eq(get_le16(fb[0].ev[0].bytes + EV_SIZE), 0x3FA);
+	cr_assert_eq(get_le16(fake_ev(&fb[0])[0].bytes + EV_SIZE), 0x3FA);
 	rig_fini(&r);
 }
 
@@ -290,9 +292,9 @@ Test(ccswap_flush, delta_of_exactly_2_pow_30_stays_and_wraps)
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 1, 1000, 7, 8, 8, 5, 0, 9, 0));
 	log_sw(&r, sw(0, 1, 1000 + 0x40000000ull, 9, 8, 8, 5, 0, 7, 0));
-	cr_assert_eq(fb[0].n, 0, "a delta of 0x40000000 is not > 0x40000000");
+	cr_assert_eq(fake_n(&fb[0]), 0, "a delta of 0x40000000 is not > 0x40000000");
 	end_at(&r, 2, 1000 + 0x40000000ull);
-	b = fb[0].ev[0].bytes;
+	b = fake_ev(&fb[0])[0].bytes;
 	/* record 2 is FULL (delta >= 0x20000) and its 30-bit TimeDelta wrapped to 0 */
 	cr_assert_eq(get_le32(b + EV_RECS + 4), 0x00000003u);
 	rig_fini(&r);
@@ -305,9 +307,9 @@ Test(ccswap_flush, delta_above_2_pow_30_flushes)
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 1, 1000, 7, 8, 8, 5, 0, 9, 0));
 	log_sw(&r, sw(0, 1, 1000 + 0x40000001ull, 9, 8, 8, 5, 0, 7, 0));
-	cr_assert_eq(fb[0].n, 1);
+	cr_assert_eq(fake_n(&fb[0]), 1);
 	cr_assert_eq(reason_count(&r, PRODUCER_FLUSH_DELTA), 1);
-	cr_assert_eq(fb[0].ev[0].ts, 1000 + 0x40000001ull);
+	cr_assert_eq(fake_ev(&fb[0])[0].ts, 1000 + 0x40000001ull);
 	rig_fini(&r);
 }
 
@@ -320,16 +322,16 @@ Test(ccswap_flush, stop_flag_flushes_at_the_next_switch_of_each_cpu)
 	log_sw(&r, sw(0, 1, 10, 7, 8, 8, 5, 0, 9, 0));
 	log_sw(&r, sw(1, 1, 10, 17, 8, 8, 5, 0, 19, 0));
 	cr_assert_eq(producer_ccswap_stop(r.p, &st), 0);
-	cr_assert_eq(fb[0].n, 0, "stop only sets the flag");
+	cr_assert_eq(fake_n(&fb[0]), 0, "stop only sets the flag");
 	log_sw(&r, sw(0, 1, 20, 9, 8, 8, 5, 0, 7, 0));
-	cr_assert_eq(fb[0].n, 1);
-	cr_assert_eq(fb[0].ev[0].cpu, 0);
+	cr_assert_eq(fake_n(&fb[0]), 1);
+	cr_assert_eq(fake_ev(&fb[0])[0].cpu, 0);
 	log_sw(&r, sw(1, 1, 20, 19, 8, 8, 5, 0, 17, 0));
-	cr_assert_eq(fb[0].n, 2);
-	cr_assert_eq(fb[0].ev[1].cpu, 1);
+	cr_assert_eq(fake_n(&fb[0]), 2);
+	cr_assert_eq(fake_ev(&fb[0])[1].cpu, 1);
 	cr_assert_eq(reason_count(&r, PRODUCER_FLUSH_STOP), 2);
 	log_sw(&r, sw(0, 1, 30, 7, 8, 8, 5, 0, 9, 0));
-	cr_assert_eq(fb[0].n, 2, "the flag was cleared by the restart");
+	cr_assert_eq(fake_n(&fb[0]), 2, "the flag was cleared by the restart");
 	rig_fini(&r);
 }
 
@@ -344,7 +346,7 @@ Test(ccswap_flush, end_policy_drop_writes_nothing_pending)
 	r.p = producer_create(&r.cfg);
 	log_sw(&r, sw(0, 1, 10, 7, 8, 8, 5, 0, 9, 0));
 	end_at(&r, 2, 20);
-	cr_assert_eq(fb[0].n, 0);
+	cr_assert_eq(fake_n(&fb[0]), 0);
 	producer_get_stats(r.p, &st);
 	cr_assert_eq(st.batches_dropped, 1);
 	rig_fini(&r);
@@ -360,8 +362,8 @@ static uint32_t second_record(struct sim_cswitch c, uint8_t bias, uint32_t *word
 	log_sw(&r, sw(0, 1, 0, 0, 0, 0, 2, 0, c.old_tid, 0)); /* IDLE_SHORT, 2 bytes */
 	cr_assert_eq(producer_cswitch(r.p, &c), 0);
 	end_at(&r, 2, c.ts[SIM_CLOCK_QPC]);
-	size = get_le16(fb[0].ev[0].bytes + EV_SIZE);
-	*word = get_le32(fb[0].ev[0].bytes + EV_RECS + 2);
+	size = get_le16(fake_ev(&fb[0])[0].bytes + EV_SIZE);
+	*word = get_le32(fake_ev(&fb[0])[0].bytes + EV_RECS + 2);
 	rig_fini(&r);
 	return size - 0x68u - 2u;
 }
@@ -417,9 +419,9 @@ Test(ccswap_form, wait_of_1_is_lite_2_is_full_and_saturates)
 	log_sw(&r, sw(0, 1, 1, 9, 8, 8, 5, 5, 3, 0x30000));
 	log_sw(&r, sw(0, 1, 2, 3, 8, 8, 5, 5, 9, 0x1FFFF));
 	end_at(&r, 2, 3);
-	cr_assert_eq(get_le32(fb[0].ev[0].bytes + EV_RECS + 2 + 4), 0xFFFFA050u);
+	cr_assert_eq(get_le32(fake_ev(&fb[0])[0].bytes + EV_RECS + 2 + 4), 0xFFFFA050u);
 	/* 0x1FFFF exactly: dword1 = 1 | 5<<4 | 8<<10 | 0x1FFFF<<15 = 0xFFFFA051 */
-	cr_assert_eq(get_le32(fb[0].ev[0].bytes + EV_RECS + 2 + 8 + 4), 0xFFFFA051u);
+	cr_assert_eq(get_le32(fake_ev(&fb[0])[0].bytes + EV_RECS + 2 + 8 + 4), 0xFFFFA051u);
 	rig_fini(&r);
 }
 
@@ -459,9 +461,9 @@ Test(ccswap_quirks, on_flushed_batch_keeps_trigger_tid_and_stale_base)
 
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	tick_flush_with_new_thread(&r);
-	cr_assert_eq(fb[0].n, 2);
-	b0 = fb[0].ev[0].bytes;
-	b1 = fb[0].ev[1].bytes;
+	cr_assert_eq(fake_n(&fb[0]), 2);
+	b0 = fake_ev(&fb[0])[0].bytes;
+	b1 = fake_ev(&fb[0])[1].bytes;
 	cr_assert_eq(get_le32(b0 + EV_TID(0)), 7);
 	cr_assert_eq(get_le32(b0 + EV_TID(1)), 9, "lookup ran before the flush test");
 	cr_assert_eq(b0[EV_BPRI(1)], 11);
@@ -482,9 +484,9 @@ Test(ccswap_quirks, off_gives_clean_tables)
 
 	rig_init(&r, 1, NULL, false, 40, ETL_ARCH_X64);
 	tick_flush_with_new_thread(&r);
-	cr_assert_eq(fb[0].n, 2);
-	b0 = fb[0].ev[0].bytes;
-	b1 = fb[0].ev[1].bytes;
+	cr_assert_eq(fake_n(&fb[0]), 2);
+	b0 = fake_ev(&fb[0])[0].bytes;
+	b1 = fake_ev(&fb[0])[1].bytes;
 	cr_assert_eq(get_le32(b0 + EV_TID(1)), 0, "only referenced threads");
 	cr_assert_eq(b0[EV_BPRI(1)], 0);
 	cr_assert_eq(get_le32(b1 + EV_TID(0)), 9);
@@ -501,11 +503,11 @@ Test(ccswap_quirks, off_table_full_flush_leaves_the_17th_out)
 
 	rig_init(&r, 1, NULL, false, 40, ETL_ARCH_X64);
 	distinct_threads(&r, 17);
-	cr_assert_eq(fb[0].n, 1);
-	cr_assert_eq(get_le32(fb[0].ev[0].bytes + EV_TID(15)), 1016);
+	cr_assert_eq(fake_n(&fb[0]), 1);
+	cr_assert_eq(get_le32(fake_ev(&fb[0])[0].bytes + EV_TID(15)), 1016);
 	end_at(&r, 2, 5000);
-	cr_assert_eq(get_le32(fb[0].ev[1].bytes + EV_TID(0)), 1017);
-	cr_assert_eq(fb[0].ev[1].bytes[EV_BPRI(0)], 8);
+	cr_assert_eq(get_le32(fake_ev(&fb[0])[1].bytes + EV_TID(0)), 1017);
+	cr_assert_eq(fake_ev(&fb[0])[1].bytes[EV_BPRI(0)], 8);
 	rig_fini(&r);
 }
 
@@ -524,12 +526,12 @@ Test(ccswap_sessions, three_clocks_batch_differently)
 		c.ts[SIM_CLOCK_CYCLES] = 0x40000001ull * i;   /* every delta flushes */
 		log_sw(&r, c);
 	}
-	cr_assert_eq(fb[0].n, 0);
-	cr_assert_eq(fb[1].n, 0);
-	cr_assert_eq(fb[2].n, 9, "cycles: delta > 0x40000000 each time");
+	cr_assert_eq(fake_n(&fb[0]), 0);
+	cr_assert_eq(fake_n(&fb[1]), 0);
+	cr_assert_eq(fake_n(&fb[2]), 9, "cycles: delta > 0x40000000 each time");
 	end_at(&r, 2, 0x40000001ull * 10);
-	cr_assert_eq(get_le16(fb[0].ev[0].bytes + EV_SIZE), 0x68 + 10 * 4);
-	cr_assert_eq(get_le16(fb[1].ev[0].bytes + EV_SIZE), 0x68 + 4 + 9 * 8);
+	cr_assert_eq(get_le16(fake_ev(&fb[0])[0].bytes + EV_SIZE), 0x68 + 10 * 4);
+	cr_assert_eq(get_le16(fake_ev(&fb[1])[0].bytes + EV_SIZE), 0x68 + 4 + 9 * 8);
 	rig_fini(&r);
 }
 
@@ -541,11 +543,11 @@ Test(ccswap_sessions, two_sessions_on_one_clock_get_identical_batches)
 	rig_init(&r, 2, clocks, true, 40, ETL_ARCH_X64);
 	distinct_threads(&r, 20);
 	end_at(&r, 2, 9999);
-	cr_assert_eq(fb[0].n, 2);
-	cr_assert_eq(fb[1].n, 2);
+	cr_assert_eq(fake_n(&fb[0]), 2);
+	cr_assert_eq(fake_n(&fb[1]), 2);
 	for (unsigned i = 0; i < 2; i++) {
-		cr_assert_eq(fb[0].ev[i].size, fb[1].ev[i].size);
-		cr_assert_eq(memcmp(fb[0].ev[i].bytes, fb[1].ev[i].bytes, fb[0].ev[i].size), 0);
+		cr_assert_eq(fake_ev(&fb[0])[i].size, fake_ev(&fb[1])[i].size);
+		cr_assert_eq(memcmp(fake_ev(&fb[0])[i].bytes, fake_ev(&fb[1])[i].bytes, fake_ev(&fb[0])[i].size), 0);
 	}
 	rig_fini(&r);
 }
@@ -558,12 +560,12 @@ Test(ccswap_arch, x86_batches_use_the_perfinfo32_marker)
 	distinct_threads(&r, 2);
 	end_at(&r, 2, 300);
 	/* PERFINFO32 0xC0100000 | version 2 */
-	cr_assert_eq(get_le32(fb[0].ev[0].bytes), 0xC0100002u);
+	cr_assert_eq(get_le32(fake_ev(&fb[0])[0].bytes), 0xC0100002u);
 	rig_fini(&r);
 	rig_init(&r, 1, NULL, true, 39, ETL_ARCH_X64);
 	distinct_threads(&r, 2);
 	end_at(&r, 2, 300);
-	cr_assert_eq(get_le32(fb[0].ev[0].bytes), 0xC0110002u);
+	cr_assert_eq(get_le32(fake_ev(&fb[0])[0].bytes), 0xC0110002u);
 	rig_fini(&r);
 }
 
@@ -586,8 +588,8 @@ Test(ccswap_pmc, batch_items_carry_the_flushing_switch_counters)
 	c.pmc[0] = 0x1111;
 	c.pmc[3] = 0x3333;
 	log_sw(&r, c);
-	cr_assert_eq(fb[0].n, 1);
-	b = fb[0].ev[0].bytes;
+	cr_assert_eq(fake_n(&fb[0]), 1);
+	b = fake_ev(&fb[0])[0].bytes;
 	/* 0xC0110002 | 2 << 8; Size 0x68 + 4 (one LITE) + 16 */
 	cr_assert_eq(get_le32(b), 0xC0110202u);
 	cr_assert_eq(get_le16(b + 4), 0x68 + 4 + 16);
@@ -595,14 +597,16 @@ Test(ccswap_pmc, batch_items_carry_the_flushing_switch_counters)
 	cr_assert_eq(get_le64(b + 0x18), 0x1111);
 	cr_assert_eq(get_le64(b + 0x20), 10, "then the CCSWAP_BUFFER: FirstTimeStamp");
 	end_at(&r, 701, 30);
-	cr_assert_eq(get_le64(fb[0].ev[1].bytes + 0x10), 0, "end of trace: zero-filled items");
+	cr_assert_eq(get_le64(fake_ev(&fb[0])[1].bytes + 0x10), 0, "end of trace: zero-filled items");
 	rig_fini(&r);
 }
 
 static void plain_rig(struct rig *r, uint8_t version, bool pebs, bool both)
 {
 	memset(r, 0, sizeof(*r));
-	memset(fb, 0, sizeof(fb));
+	for (unsigned k = 0; k < 3; k++) {
+		fake_reset(&fb[k]);
+	}
 	r->cfg.arch = ETL_ARCH_X64;
 	r->cfg.cpus = 2;
 	r->cfg.cswitch_version = version;
@@ -662,10 +666,10 @@ Test(cswitch_plain, v4_with_pmc_matches_hand_bytes)
 
 	plain_rig(&r, 4, false, false);
 	log_sw(&r, c);
-	cr_assert_eq(fb[0].n, 1);
-	cr_assert_eq(fb[0].ev[0].size, sizeof(want));
-	cr_assert_eq(fb[0].ev[0].cpu, 1);
-	cr_assert_eq(memcmp(fb[0].ev[0].bytes, want, sizeof(want)), 0);
+	cr_assert_eq(fake_n(&fb[0]), 1);
+	cr_assert_eq(fake_ev(&fb[0])[0].size, sizeof(want));
+	cr_assert_eq(fake_ev(&fb[0])[0].cpu, 1);
+	cr_assert_eq(memcmp(fake_ev(&fb[0])[0].bytes, want, sizeof(want)), 0);
 	rig_fini(&r);
 }
 
@@ -677,19 +681,19 @@ Test(cswitch_plain, pebs_wins_over_pmc_unless_both_asked)
 	plain_rig(&r, 2, true, false);
 	log_sw(&r, c);
 	/* v2 + PEBS: 0xC0118002, Size 0x30, PebsIndex at 0x10, WaitMode byte = 1 */
-	cr_assert_eq(get_le32(fb[0].ev[0].bytes), 0xC0118002u);
-	cr_assert_eq(get_le16(fb[0].ev[0].bytes + 4), 0x30);
-	cr_assert_eq(get_le64(fb[0].ev[0].bytes + 0x10), 0x1000);
-	cr_assert_eq(fb[0].ev[0].bytes[0x18 + 0x0D], 1);
+	cr_assert_eq(get_le32(fake_ev(&fb[0])[0].bytes), 0xC0118002u);
+	cr_assert_eq(get_le16(fake_ev(&fb[0])[0].bytes + 4), 0x30);
+	cr_assert_eq(get_le64(fake_ev(&fb[0])[0].bytes + 0x10), 0x1000);
+	cr_assert_eq(fake_ev(&fb[0])[0].bytes[0x18 + 0x0D], 1);
 	rig_fini(&r);
 
 	plain_rig(&r, 2, true, true);
 	log_sw(&r, c);
 	/* both: 0xC0118102, Size 0x38, PEBS first then the counter */
-	cr_assert_eq(get_le32(fb[0].ev[0].bytes), 0xC0118102u);
-	cr_assert_eq(get_le16(fb[0].ev[0].bytes + 4), 0x38);
-	cr_assert_eq(get_le64(fb[0].ev[0].bytes + 0x10), 0x1000);
-	cr_assert_eq(get_le64(fb[0].ev[0].bytes + 0x18), 0xAABBCCDDull);
+	cr_assert_eq(get_le32(fake_ev(&fb[0])[0].bytes), 0xC0118102u);
+	cr_assert_eq(get_le16(fake_ev(&fb[0])[0].bytes + 4), 0x38);
+	cr_assert_eq(get_le64(fake_ev(&fb[0])[0].bytes + 0x10), 0x1000);
+	cr_assert_eq(get_le64(fake_ev(&fb[0])[0].bytes + 0x18), 0xAABBCCDDull);
 	rig_fini(&r);
 }
 
@@ -701,7 +705,7 @@ Test(cswitch_plain, idle_old_thread_writes_previous_cstate)
 	c.old_tid = 0;
 	plain_rig(&r, 4, false, false);
 	log_sw(&r, c);
-	cr_assert_eq(fb[0].ev[0].bytes[0x18 + 0x0A], 1, "PreviousCState");
+	cr_assert_eq(fake_ev(&fb[0])[0].bytes[0x18 + 0x0A], 1, "PreviousCState");
 	rig_fini(&r);
 }
 

@@ -744,30 +744,51 @@ Test(writer, reused_buffer_padding_is_zero)
 	free(f);
 }
 
-Test(writer, backend_ops_reserve_commit)
+Test(writer, backend_ops_lend_whole_buffers)
 {
 	const char *path = path_in("ops.etl");
 	struct writer_opts o = small_opts(path, 2);
 	struct etl_writer *w = writer_create(&o);
-	const struct producer_backend_ops *ops = writer_backend_ops();
+	const struct etl_backend_ops *ops = writer_backend_ops();
+	struct etl_buf *b, *again;
 	uint8_t *p;
 	size_t len;
 	uint8_t *f;
 
 	cr_assert(w != NULL);
-	cr_assert(ops && ops->reserve && ops->commit);
-	cr_assert(eq(int, ops->reserve(w, 1, 0x28, 77, &p), 0));
+	cr_assert(ops && ops->buffer_get && ops->buffer_put && ops->max_event);
+	cr_assert(eq(u32, ops->max_event(w), 4096 - 0x48), "a 4 KiB buffer takes 0xFB8 bytes");
+	cr_assert(eq(int, ops->buffer_get(w, 1, 77, &b), 0));
+	cr_assert(eq(u32, b->pos, 0x48));
+	cr_assert(eq(u32, b->size, 4096));
+	cr_assert(eq(u32, b->cpu, 1));
+	/* the producer writes in place and advances */
+	p = b->base + b->pos;
 	put_le32(p, 0xC0110004);
 	memset(p + 4, 0x3C, 0x24);
-	ops->commit(w, 1);
-	cr_assert(eq(int, ops->reserve(w, 0, 0x10000, 77, &p), -E2BIG));
+	b->pos += 0x28;
+	b->events++;
+	b->event_bytes += 0x28;
+	cr_assert(eq(int, ops->buffer_get(w, 1, 78, &again), 0));
+	cr_assert(eq(ptr, again, b), "the CPU keeps its buffer until it is put back");
+	/* CPU 0: one event, then put back full at TS 79: written at once */
+	cr_assert(eq(int, ops->buffer_get(w, 0, 79, &b), 0));
+	memset(b->base + b->pos, 0x11, 8);
+	b->pos += 8;
+	b->events++;
+	b->event_bytes += 8;
+	cr_assert(eq(int, ops->buffer_put(w, b, 79), 0));
+	cr_assert(eq(int, ops->buffer_get(w, 0, 79, &b), 0));
+	cr_assert(eq(u32, b->pos, 0x48), "a fresh buffer after the put");
 	cr_assert(eq(int, writer_finish(w, 80, 0), 0));
 	writer_destroy(w);
 	f = read_file(path, &len);
-	cr_assert(eq(sz, len, 2 * KB4));
-	check_data_hdr(f + KB4, 0x70, 80, 1, 1, 1, 0x20);
-	cr_assert(eq(u32, get_le32(f + KB4 + 0x48), 0xC0110004));
-	cr_assert(all_byte(f + KB4 + 0x4C, 0x24, 0x3C));
+	cr_assert(eq(sz, len, 3 * KB4), "header buffer, CPU 0's put buffer, CPU 1's at the end");
+	check_data_hdr(f + KB4, 0x50, 79, 1, 0, 1, 0x20);
+	check_data_hdr(f + 2 * KB4, 0x70, 80, 2, 1, 1, 0x20);
+	cr_assert(eq(u32, get_le32(f + 2 * KB4 + 0x48), 0xC0110004));
+	cr_assert(all_byte(f + 2 * KB4 + 0x4C, 0x24, 0x3C));
+	cr_assert(all_zero(f + 2 * KB4 + 0x70, KB4 - 0x70), "the tail is zeroed at the write");
 	free(f);
 }
 

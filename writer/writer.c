@@ -4,32 +4,33 @@
  * reserve/commit, the deterministic buffer-pool model and its losses, and
  * the end of a session (header buffer, rename into place).
  *
- * Life of a CPU's buffer (lttng-ust style, one current buffer per CPU):
+ * Life of a CPU's buffer (one current buffer per CPU, lent to the producer
+ * through writer/backend.h):
  *
- *   reserve(cpu, size, ts)
- *     |  event fits?  yes -> hand out [used, used + align8(size)), zeroed
- *     |               no  -> flush: header (TimeStamp = ts, SequenceNumber =
- *     |                      next global number), write, the buffer goes
- *     |                      "in flight" until ts + flush_latency
- *     |  no buffer?  take one from the pool -> place the event
- *     |              pool empty -> event lost (-ENOBUFS), counted
- *   commit(cpu)      used += align8(size)
- *   finish(end_ts)   flush every non-empty buffer with TimeStamp end_ts,
- *                    CPUs in index order; then the header buffer
+ *   buffer_get(cpu, clock)   the CPU's buffer; none held -> take one from
+ *     |                      the pool -> pool empty: event lost (-ENOBUFS)
+ *   producer writes events at buf.pos in place (header, payload, padding)
+ *   buffer_put(buf, ts)      an event does not fit: write it with header
+ *     |                      TimeStamp = ts, SequenceNumber = next global
+ *     |                      number; the buffer is "in flight" until
+ *     |                      ts + flush_latency
+ *   finish(end_ts)           write every non-empty buffer with TimeStamp
+ *                            end_ts, CPUs in index order; then the header
+ *                            buffer
  *
  * The pool model (opts.pool_buffers = N, 0 = unlimited):
  *   in use = CPUs holding a buffer + buffers in flight; a CPU may take a
- *   buffer when in use < N. A flushed buffer returns when a reserve arrives
- *   with ts >= flush ts + flush_latency. Returns are applied at each reserve
- *   and never undone, so with timestamps that go backwards across CPUs the
- *   pool clock is the largest ts seen so far: deterministic either way.
+ *   buffer when in use < N. A flushed buffer returns once the pool clock
+ *   (the largest timestamp logged so far, which the producer passes to
+ *   buffer_get) reaches flush ts + flush_latency. Returns are never undone,
+ *   so timestamps that go backwards across CPUs are deterministic too.
  *   A lost event sets the CPU's "events lost" mark: the next buffer this CPU
  *   writes gets BufferFlag EVENTS_LOST (0x02). buffers_lost (BuffersLost in
  *   the logfile header) counts the times a CPU went without a buffer: one per
  *   run of consecutive losses on a CPU, ended when the CPU gets a buffer.
  *
- * Byte policy: every byte of the file is determined. Each reservation is
- * zeroed before it is handed out (so alignment padding is zero), and the
+ * Byte policy: every byte of the file is determined. The producer writes
+ * every byte of its events including the alignment padding (zero), and the
  * unused tail of a buffer is zeroed when it is flushed (Windows leaves stale
  * bytes or 0xFF there; readers stop at SavedOffset/Offset, ETL_READERS 2.1).
  *
@@ -171,7 +172,7 @@ static void free_writer(struct etl_writer *w)
 {
 	if (w->cpu) {
 		for (unsigned i = 0; i < w->o.cpus; i++) {
-			free(w->cpu[i].mem);
+			free(w->cpu[i].buf.base);
 		}
 	}
 	free(w->cpu);
@@ -200,11 +201,15 @@ struct etl_writer *writer_create(const struct writer_opts *opts)
 		goto err_free;
 	}
 	for (unsigned i = 0; i < w->o.cpus; i++) {
-		w->cpu[i].mem = calloc(1, w->o.buffer_size);
-		if (!w->cpu[i].mem) {
+		struct etl_buf *b = &w->cpu[i].buf;
+
+		b->base = calloc(1, w->o.buffer_size);
+		if (!b->base) {
 			goto err_free;
 		}
-		w->cpu[i].used = ETL_BH_LEN;
+		b->size = w->o.buffer_size;
+		b->pos = ETL_BH_LEN;
+		b->cpu = i;
 	}
 	w->hdr = calloc(1, w->o.buffer_size);
 	if (!w->hdr) {
@@ -290,10 +295,11 @@ static void pool_retire(struct etl_writer *w, uint64_t ts)
 static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 {
 	struct cpu_state *c = &w->cpu[cpu];
+	struct etl_buf *b = &c->buf;
 	uint32_t bs = w->o.buffer_size;
 	struct etl_buffer_info bi = {
 		.buffer_size = bs,
-		.end = c->used,
+		.end = b->pos,
 		.timestamp = ts,
 		.sequence = w->next_seq,
 		.cpu = (uint16_t)cpu,
@@ -310,14 +316,17 @@ static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 		return w->err;
 	}
 	/* The tail may hold bytes of an abandoned reservation or an older use. */
-	memset(c->mem + c->used, 0, bs - c->used);
-	etl_put_buffer_header(c->mem, &bi);
-	ret = etl_out_write_data(&w->out, c->mem);
+	memset(b->base + b->pos, 0, bs - b->pos);
+	etl_put_buffer_header(b->base, &bi);
+	ret = etl_out_write_data(&w->out, b->base);
 
+	w->st.events_written += b->events;
+	w->st.event_bytes += b->event_bytes;
 	c->has_buffer = false;
-	c->used = ETL_BH_LEN;
-	c->events = 0;
 	c->pending = 0;
+	b->pos = ETL_BH_LEN;
+	b->events = 0;
+	b->event_bytes = 0;
 	w->n_held--;
 	if (w->o.pool_buffers) {
 		uint64_t back = ts + w->o.flush_latency;
@@ -335,44 +344,38 @@ static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 	return 0;
 }
 
-/* Put back a held buffer that holds no committed event (nothing to write). */
+/* Put back a held buffer that holds no event (nothing to write). */
 static void drop_empty(struct etl_writer *w, unsigned cpu)
 {
 	struct cpu_state *c = &w->cpu[cpu];
 
 	c->has_buffer = false;
 	c->pending = 0;
+	c->buf.pos = ETL_BH_LEN;
 	w->n_held--;
 }
 
-int writer_reserve(struct etl_writer *w, unsigned cpu, size_t size, uint64_t ts, uint8_t **out)
+/*
+ * The buffer of @cpu, taken from the pool when it holds none (see
+ * backend.h). A CPU that finds the pool empty loses the event: counted, its
+ * next buffer marked EVENTS_LOST, and one BuffersLost per run of losses.
+ */
+static int buffer_get(void *ctx, unsigned cpu, uint64_t clock, struct etl_buf **out)
 {
+	struct etl_writer *w = ctx;
 	struct cpu_state *c;
-	size_t max = w->o.buffer_size - ETL_BH_LEN;
-	uint8_t *p;
-	int ret;
 
-	assert(out);
 	if (w->err) {
 		return w->err;
 	}
-	if (w->done || cpu >= w->o.cpus || size == 0) {
+	if (w->done || cpu >= w->o.cpus) {
 		return -EINVAL;
 	}
-	/* Size is a USHORT: no event is larger than 0xFFFF (KERNEL_FACTS 8.1). */
-	if (size > max || size > ETL_MAX_EVENT_SIZE) {
-		return -E2BIG;
-	}
 	c = &w->cpu[cpu];
-	c->pending = 0; /* an uncommitted reservation is abandoned */
-	pool_retire(w, ts);
-	if (c->has_buffer && c->used + size > w->o.buffer_size) {
-		ret = flush_cpu(w, cpu, ts);
-		if (ret) {
-			return ret;
-		}
-		pool_retire(w, ts); /* flush_latency 0: back at once */
+	if (clock > w->pool_clock) {
+		w->pool_clock = clock;
 	}
+	pool_retire(w, w->pool_clock);
 	if (!c->has_buffer) {
 		if (w->o.pool_buffers && w->n_held + w->n_inflight >= w->o.pool_buffers) {
 			w->st.events_lost++;
@@ -385,12 +388,72 @@ int writer_reserve(struct etl_writer *w, unsigned cpu, size_t size, uint64_t ts,
 		}
 		c->has_buffer = true;
 		c->starved = false;
-		c->used = ETL_BH_LEN;
+		c->buf.pos = ETL_BH_LEN;
+		c->buf.events = 0;
+		c->buf.event_bytes = 0;
 		w->n_held++;
 	}
-	p = c->mem + c->used;
+	*out = &c->buf;
+	return 0;
+}
+
+static int buffer_put(void *ctx, struct etl_buf *b, uint64_t ts)
+{
+	struct etl_writer *w = ctx;
+
+	if (w->err) {
+		return w->err;
+	}
+	assert(b->cpu < w->o.cpus && b == &w->cpu[b->cpu].buf && w->cpu[b->cpu].has_buffer);
+	if (b->events == 0) {
+		drop_empty(w, b->cpu);
+		return 0;
+	}
+	return flush_cpu(w, b->cpu, ts);
+}
+
+static uint32_t max_event(void *ctx)
+{
+	const struct etl_writer *w = ctx;
+	uint32_t max = w->o.buffer_size - ETL_BH_LEN;
+
+	/* Size is a USHORT: no event is larger than 0xFFFF (KERNEL_FACTS 8.1). */
+	return max > ETL_MAX_EVENT_SIZE ? ETL_MAX_EVENT_SIZE : max;
+}
+
+int writer_reserve(struct etl_writer *w, unsigned cpu, size_t size, uint64_t ts, uint8_t **out)
+{
+	struct etl_buf *b;
+	uint8_t *p;
+	int ret;
+
+	assert(out);
+	if (w->err) {
+		return w->err;
+	}
+	if (w->done || cpu >= w->o.cpus || size == 0) {
+		return -EINVAL;
+	}
+	if (size > max_event(w)) {
+		return -E2BIG;
+	}
+	w->cpu[cpu].pending = 0; /* an uncommitted reservation is abandoned */
+	ret = buffer_get(w, cpu, ts, &b);
+	if (ret) {
+		return ret;
+	}
+	if (b->pos + size > b->size) {
+		ret = buffer_put(w, b, ts);
+		if (!ret) {
+			ret = buffer_get(w, cpu, ts, &b);
+		}
+		if (ret) {
+			return ret;
+		}
+	}
+	p = b->base + b->pos;
 	memset(p, 0, etl_align8(size)); /* padding and unwritten bytes are zero */
-	c->pending = (uint32_t)size;
+	w->cpu[cpu].pending = (uint32_t)size;
 	*out = p;
 	return 0;
 }
@@ -405,10 +468,9 @@ void writer_commit(struct etl_writer *w, unsigned cpu)
 	if (c->pending == 0) {
 		return;
 	}
-	c->used += (uint32_t)etl_align8(c->pending);
-	c->events++;
-	w->st.events_written++;
-	w->st.event_bytes += c->pending;
+	c->buf.pos += (uint32_t)etl_align8(c->pending);
+	c->buf.events++;
+	c->buf.event_bytes += c->pending;
 	c->pending = 0;
 }
 
@@ -443,7 +505,7 @@ int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time)
 		if (!w->cpu[i].has_buffer) {
 			continue;
 		}
-		if (w->cpu[i].events == 0) {
+		if (w->cpu[i].buf.events == 0) {
 			drop_empty(w, i);
 		} else {
 			flush_cpu(w, i, end_ts);
@@ -459,7 +521,7 @@ int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time)
 	t.buffers_lost = sat32(w->st.buffers_lost);
 	etl_header_set_totals(w->hdr, w->o.arch, &t);
 	/* Every CPU buffer is free now: CPU 0's serves as the copy buffer. */
-	ret = etl_out_complete(&w->out, w->hdr, w->cpu[0].mem, &w->st.xxh3);
+	ret = etl_out_complete(&w->out, w->hdr, w->cpu[0].buf.base, &w->st.xxh3);
 	if (ret) {
 		w->err = ret;
 		return ret;
@@ -472,6 +534,13 @@ int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time)
 void writer_get_stats(const struct etl_writer *w, struct writer_stats *st)
 {
 	*st = w->st;
+	/* events in the buffers still held count as written (they will be) */
+	for (unsigned i = 0; i < w->o.cpus; i++) {
+		if (w->cpu[i].has_buffer) {
+			st->events_written += w->cpu[i].buf.events;
+			st->event_bytes += w->cpu[i].buf.event_bytes;
+		}
+	}
 }
 
 int writer_get_error(const struct etl_writer *w)
@@ -490,22 +559,13 @@ void writer_destroy(struct etl_writer *w)
 	free_writer(w);
 }
 
-static int backend_reserve(void *ctx, unsigned cpu, size_t size, uint64_t ts, uint8_t **out)
-{
-	return writer_reserve(ctx, cpu, size, ts, out);
-}
-
-static void backend_commit(void *ctx, unsigned cpu)
-{
-	writer_commit(ctx, cpu);
-}
-
-static const struct producer_backend_ops writer_ops = {
-	.reserve = backend_reserve,
-	.commit = backend_commit,
+static const struct etl_backend_ops writer_ops = {
+	.buffer_get = buffer_get,
+	.buffer_put = buffer_put,
+	.max_event = max_event,
 };
 
-const struct producer_backend_ops *writer_backend_ops(void)
+const struct etl_backend_ops *writer_backend_ops(void)
 {
 	return &writer_ops;
 }

@@ -4,8 +4,10 @@
  * buffer with the logfile header, the buffer pool and its losses, and safe
  * file output (temporary name, renamed when complete).
  *
- * The producer reaches a writer only through struct producer_backend_ops
- * (writer_backend_ops()); tools call writer_create/finish/destroy.
+ * The producer reaches a writer only through the per-buffer contract of
+ * writer/backend.h (writer_backend_ops()); tools call
+ * writer_create/finish/destroy. writer_reserve()/writer_commit() place one
+ * event at a time on the same buffers, for tests and simple users.
  */
 #ifndef WRITER_WRITER_H
 #define WRITER_WRITER_H
@@ -148,7 +150,7 @@ int writer_get_error(const struct etl_writer *w);
 /** writer_destroy - free; removes the temporary file if not finished. NULL is a no-op. */
 void writer_destroy(struct etl_writer *w);
 
-/** writer_backend_ops - the producer_backend_ops over a writer (ctx = the writer). */
-const struct producer_backend_ops *writer_backend_ops(void);
+/** writer_backend_ops - the buffer contract (writer/backend.h) over a writer (ctx = the writer). */
+const struct etl_backend_ops *writer_backend_ops(void);
 
 #endif /* WRITER_WRITER_H */

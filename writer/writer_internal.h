@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "writer/backend.h"
 #include "writer/out_file.h"
 #include "writer/writer.h"
 
@@ -139,13 +140,11 @@ void etl_out_abort(struct etl_output *out);
 
 /** struct cpu_state - one CPU's current buffer and loss bookkeeping. */
 struct cpu_state {
-	uint8_t *mem;	   /* BufferSize bytes, owned for the writer's lifetime */
-	uint32_t used;	   /* end of committed data, 0x48 + sum of align8(Size) */
-	uint32_t pending;  /* Size of the reservation awaiting commit, 0 if none */
-	uint32_t events;   /* committed events in the current buffer */
-	bool has_buffer;   /* holds a pool buffer (counts as in use) */
-	bool starved;	   /* went without a buffer; cleared when it gets one */
-	bool lost_pending; /* events lost since this CPU's previous buffer was written */
+	struct etl_buf buf; /* memory owned for the writer's lifetime; lent to the producer */
+	uint32_t pending;   /* writer_reserve(): Size awaiting writer_commit(), 0 if none */
+	bool has_buffer;    /* holds a pool buffer (counts as in use) */
+	bool starved;       /* went without a buffer; cleared when it gets one */
+	bool lost_pending;  /* events lost since this CPU's previous buffer was written */
 };
 
 /**
@@ -164,6 +163,7 @@ struct etl_writer {
 	uint64_t *inflight;
 	uint32_t n_inflight;
 	uint32_t n_held;
+	uint64_t pool_clock; /* the largest timestamp seen (writer_reserve) */
 	uint64_t next_seq;
 	struct writer_stats st;
 	int err;
