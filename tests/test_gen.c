@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "tests/cli_util.h"
-#include "tools/run_report.h"
+#include "tools/lib/run_report.h"
 
 TestSuite(gen, .init = cli_tmpdir_make, .fini = cli_tmpdir_remove);
 

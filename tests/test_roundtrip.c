@@ -16,7 +16,7 @@
 
 #include "tests/cli_util.h"
 #include "tests/stream_gen.h"
-#include "tools/truth.h"
+#include "tools/lib/truth.h"
 
 TestSuite(roundtrip, .init = cli_tmpdir_make, .fini = cli_tmpdir_remove);
 

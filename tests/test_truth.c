@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/truth.h"
+#include "tools/lib/truth.h"
 
 static char dir[64];
 static char path[128];

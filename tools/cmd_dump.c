@@ -26,7 +26,7 @@
 #include "writer/etl_wire.h"
 #include "tools/commands.h"
 #include "producer/ccswap_expand.h"
-#include "tools/dump_compact.h"
+#include "tools/lib/dump_compact.h"
 #include "writer/etl_reader.h"
 #include "writer/etl_layout.h"
 

@@ -25,10 +25,10 @@
 #include "scheduler_model/sched.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/run_report.h"
-#include "tools/scenario.h"
-#include "tools/session_run.h"
-#include "tools/truth.h"
+#include "tools/lib/run_report.h"
+#include "tools/lib/scenario.h"
+#include "tools/lib/session_run.h"
+#include "tools/lib/truth.h"
 
 /* Feeds the truth writer (if any) and the producer; holds the end record back. */
 struct gen_tee {

@@ -14,9 +14,9 @@
 
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/run_report.h"
-#include "tools/session_run.h"
-#include "tools/truth.h"
+#include "tools/lib/run_report.h"
+#include "tools/lib/session_run.h"
+#include "tools/lib/truth.h"
 
 static void usage(FILE *f)
 {

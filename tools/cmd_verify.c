@@ -24,8 +24,8 @@
 
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/event_stream.h"
-#include "tools/truth.h"
+#include "tools/lib/event_stream.h"
+#include "tools/lib/truth.h"
 
 struct cpu_state {
 	struct dec_cursor sw;   /* CSwitch or compact events */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tools/event_stream.h"
+#include "tools/lib/event_stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/run_report.c - the end-of-run summary (see run_report.h).
+ * tools/lib/run_report.c - the end-of-run summary (see run_report.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <xxhash.h>
 
-#include "tools/run_report.h"
+#include "tools/lib/run_report.h"
 
 int run_report_file_xxh3(const char *path, uint64_t *out)
 {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/trace_config.h - the machine and its sessions: everything the truth
+ * tools/lib/trace_config.h - the machine and its sessions: everything the truth
  * stream's meta line says (DESIGN.md "Truth / replay stream"), shared by
  * gen, replay and verify. trace_config_* turn it into the producer's and
  * the writers' configurations.
  */
-#ifndef TOOLS_TRACE_CONFIG_H
-#define TOOLS_TRACE_CONFIG_H
+#ifndef TOOLS_LIB_TRACE_CONFIG_H
+#define TOOLS_LIB_TRACE_CONFIG_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -114,4 +114,4 @@ void trace_config_writer(const struct trace_config *cfg, unsigned i, struct writ
  */
 int64_t trace_config_filetime(const struct trace_config *cfg, enum sim_clock c, uint64_t v);
 
-#endif /* TOOLS_TRACE_CONFIG_H */
+#endif /* TOOLS_LIB_TRACE_CONFIG_H */

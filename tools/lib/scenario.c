@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/scenario.c - loading a scenario: the schema tables, the walk of a
+ * tools/lib/scenario.c - loading a scenario: the schema tables, the walk of a
  * YAML tree against them, --set paths, the built-in default scenario and
  * the cross-key checks of scenario_finish().
  *
@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/scenario.h"
-#include "tools/scenario_internal.h"
+#include "tools/lib/scenario.h"
+#include "tools/lib/scenario_internal.h"
 #include "writer/out_file.h"
-#include "tools/yaml_tree.h"
+#include "tools/lib/yaml_tree.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define FSIZE(T, m)   ((unsigned)sizeof(((T *)0)->m))

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/truth.h - the truth / replay stream (JSON Lines, DESIGN.md schema,
+ * tools/lib/truth.h - the truth / replay stream (JSON Lines, DESIGN.md schema,
  * exact field names): write what the engine consumed, read it back line by
  * line with `file:line: what is wrong` errors. Streaming both ways: one
  * line in memory at a time.
  */
-#ifndef TOOLS_TRUTH_H
-#define TOOLS_TRUTH_H
+#ifndef TOOLS_LIB_TRUTH_H
+#define TOOLS_LIB_TRUTH_H
 
 #include <stdio.h>
 
 #include "producer/trace_sink.h"
-#include "tools/trace_config.h"
+#include "tools/lib/trace_config.h"
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -121,4 +121,4 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size
 /** truth_close - NULL is a no-op. */
 void truth_close(struct truth_reader *r);
 
-#endif /* TOOLS_TRUTH_H */
+#endif /* TOOLS_LIB_TRUTH_H */

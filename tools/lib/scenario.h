@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/scenario.h - what `etwforge gen` simulates: a YAML (or JSON)
+ * tools/lib/scenario.h - what `etwforge gen` simulates: a YAML (or JSON)
  * scenario over built-in defaults, with `--set key.path=value` overrides,
  * turned into the truth/trace configuration and the scheduler model's.
  *
@@ -76,8 +76,8 @@
  * position say `file: cannot read: why`; a scenario_finish() error about a
  * value nothing set (a built-in default) says `(default):0:0: key: ...`.
  */
-#ifndef TOOLS_SCENARIO_H
-#define TOOLS_SCENARIO_H
+#ifndef TOOLS_LIB_SCENARIO_H
+#define TOOLS_LIB_SCENARIO_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,7 +85,7 @@
 #include <stdio.h>
 
 #include "scheduler_model/sched.h"
-#include "tools/trace_config.h"
+#include "tools/lib/trace_config.h"
 
 #define SCENARIO_MAX_LOCKS    256
 #define SCENARIO_NAME_MAX     64
@@ -235,4 +235,4 @@ void scenario_print(FILE *f, const struct scenario *sc);
 /** scenario_wait_reason_name - KWAIT_REASON @r's name, NULL if none (>= 43). */
 const char *scenario_wait_reason_name(unsigned r);
 
-#endif /* TOOLS_SCENARIO_H */
+#endif /* TOOLS_LIB_SCENARIO_H */

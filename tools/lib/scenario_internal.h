@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/scenario_internal.h - the scenario schema: one table of key
+ * tools/lib/scenario_internal.h - the scenario schema: one table of key
  * descriptors per map, shared by the loader (scenario.c), which walks YAML
  * nodes against it, and the printer (scenario_print.c), which walks the
  * structs with it. One table for both is what makes print -> load a round
  * trip: a key cannot be loaded but not printed, or printed differently.
  */
-#ifndef TOOLS_SCENARIO_INTERNAL_H
-#define TOOLS_SCENARIO_INTERNAL_H
+#ifndef TOOLS_LIB_SCENARIO_INTERNAL_H
+#define TOOLS_LIB_SCENARIO_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tools/scenario.h"
-#include "tools/yaml_tree.h"
+#include "tools/lib/scenario.h"
+#include "tools/lib/yaml_tree.h"
 
 /** enum sk_kind - how a key's value is read, stored and printed. */
 enum sk_kind {
@@ -132,4 +132,4 @@ void sk_print_quantum(FILE *f, const struct scenario *sc, const struct sk_desc *
 void sk_print_uint(FILE *f, const struct scenario *sc, const struct sk_desc *d, const void *base,
 		   unsigned item);
 
-#endif /* TOOLS_SCENARIO_INTERNAL_H */
+#endif /* TOOLS_LIB_SCENARIO_INTERNAL_H */

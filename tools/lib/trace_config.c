@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/trace_config.c - defaults and cross-checks of the machine/session
+ * tools/lib/trace_config.c - defaults and cross-checks of the machine/session
  * configuration, and its translation into producer and writer options.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "tools/trace_config.h"
+#include "tools/lib/trace_config.h"
 
 static const char *const clock_names[SIM_CLOCK_SLOTS] = {NULL, "qpc", "systime", "cycles"};
 

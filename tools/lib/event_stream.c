@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/event_stream.c - per-CPU logical event cursor (see event_stream.h).
+ * tools/lib/event_stream.c - per-CPU logical event cursor (see event_stream.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/event_stream.h"
+#include "tools/lib/event_stream.h"
 
 void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned cpu, unsigned kinds,
 		     uint8_t max_wait_reason)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/dump_compact.c - batch expansion for the dump listing (see
+ * tools/lib/dump_compact.c - batch expansion for the dump listing (see
  * dump_compact.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "tools/dump_compact.h"
+#include "tools/lib/dump_compact.h"
 
 struct cpu_slot {
 	bool init;

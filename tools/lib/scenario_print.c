@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/scenario_print.c - the effective scenario as YAML (`etwforge gen
+ * tools/lib/scenario_print.c - the effective scenario as YAML (`etwforge gen
  * --print-config`). It walks the same schema tables the loader uses, so
  * every key is printed, in schema order, in a form the loader reads back
  * to the same structs: strings double-quoted with escapes, durations in the
@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/scenario.h"
-#include "tools/scenario_internal.h"
+#include "tools/lib/scenario.h"
+#include "tools/lib/scenario_internal.h"
 
 /* A YAML double-quoted string: every byte survives the round trip. */
 static void put_str(FILE *f, const char *s)

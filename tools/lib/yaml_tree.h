@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/yaml_tree.h - a small read-only tree of YAML nodes with their line
+ * tools/lib/yaml_tree.h - a small read-only tree of YAML nodes with their line
  * and column, built from libyaml's document loader. The scenario loader
  * walks it against its schema, so every error can say where it is. libyaml
  * does no implicit typing: every scalar is text, and @plain tells whether
  * it was written unquoted (so it may be read as a number, bool or null).
  * JSON is YAML, so JSON files load the same way.
  */
-#ifndef TOOLS_YAML_TREE_H
-#define TOOLS_YAML_TREE_H
+#ifndef TOOLS_LIB_YAML_TREE_H
+#define TOOLS_LIB_YAML_TREE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,4 +83,4 @@ const struct yt_node *yt_map_get(const struct yt_node *map, const char *key);
 /** yt_kind_name - "a scalar", "a list", "a map" (for messages). */
 const char *yt_kind_name(const struct yt_node *n);
 
-#endif /* TOOLS_YAML_TREE_H */
+#endif /* TOOLS_LIB_YAML_TREE_H */

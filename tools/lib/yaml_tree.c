@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/yaml_tree.c - libyaml's document loader turned into struct yt_node:
+ * tools/lib/yaml_tree.c - libyaml's document loader turned into struct yt_node:
  * one array of nodes (same order as libyaml's, so an alias is simply a
  * second pointer to the anchored node), one array of child links and one
  * block of scalar text. Three allocations, freed together; no recursion,
@@ -13,7 +13,7 @@
 
 #include <yaml.h>
 
-#include "tools/yaml_tree.h"
+#include "tools/lib/yaml_tree.h"
 
 static uint32_t clamp32(size_t v)
 {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/session_run.c - writers + producer + the output set of one run
+ * tools/lib/session_run.c - writers + producer + the output set of one run
  * (see session_run.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/session_run.h"
+#include "tools/lib/session_run.h"
 
 int session_run_plan(struct session_run *r, const struct trace_config *cfg,
 		     const char *const labels[SIM_MAX_SESSIONS], char *err, size_t errlen)

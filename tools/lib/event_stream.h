@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/event_stream.h - one CPU's logical events from an ETL file, in the
+ * tools/lib/event_stream.h - one CPU's logical events from an ETL file, in the
  * order that CPU logged them: plain CSwitch (0x0524), the switches expanded
  * from compact batches (0x0525), SpinLock (0x0529). Buffers are walked in
  * SequenceNumber order; a compact switch is delivered once the next one on
  * the CPU is known, so that its new thread (= the next old thread) can be
  * filled in. Used by `dump --jsonl` and `verify`.
  */
-#ifndef TOOLS_EVENT_STREAM_H
-#define TOOLS_EVENT_STREAM_H
+#ifndef TOOLS_LIB_EVENT_STREAM_H
+#define TOOLS_LIB_EVENT_STREAM_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -84,4 +84,4 @@ void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned 
  */
 int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err);
 
-#endif /* TOOLS_EVENT_STREAM_H */
+#endif /* TOOLS_LIB_EVENT_STREAM_H */

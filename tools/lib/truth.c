@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/truth.c - the truth / replay stream declared in tools/truth.h: one
+ * tools/lib/truth.c - the truth / replay stream declared in tools/lib/truth.h: one
  * JSON object per line (DESIGN.md "Truth / replay stream"), written with
  * fprintf in a fixed key order and read back one line at a time with
  * getline + jansson, so memory stays bounded by the longest line.
@@ -26,7 +26,7 @@
  *  - jansson integers are signed 64-bit: unsigned fields read back only up
  *    to 2^63-1.
  */
-#include "tools/truth.h"
+#include "tools/lib/truth.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/session_run.h - one tracing run: a writer per session and the
+ * tools/lib/session_run.h - one tracing run: a writer per session and the
  * producer feeding them, behind a trace_sink, and every output file of the
  * run in one struct out_set (writer/out_file.h). Shared by `gen` and
  * `replay`:
@@ -14,13 +14,13 @@
  *   session_run_commit()  every output renamed into place at once
  *   session_run_close()   free; whatever was not committed is removed
  */
-#ifndef TOOLS_SESSION_RUN_H
-#define TOOLS_SESSION_RUN_H
+#ifndef TOOLS_LIB_SESSION_RUN_H
+#define TOOLS_LIB_SESSION_RUN_H
 
 #include <stddef.h>
 
 #include "producer/producer.h"
-#include "tools/trace_config.h"
+#include "tools/lib/trace_config.h"
 #include "writer/out_file.h"
 #include "writer/writer.h"
 
@@ -70,4 +70,4 @@ void session_run_error(struct session_run *r, int rc, char *err, size_t errlen);
 /** session_run_close - free everything; uncommitted outputs are removed. */
 void session_run_close(struct session_run *r);
 
-#endif /* TOOLS_SESSION_RUN_H */
+#endif /* TOOLS_LIB_SESSION_RUN_H */

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/dump_compact.h - for `etwforge dump`: the switches of each compact
+ * tools/lib/dump_compact.h - for `etwforge dump`: the switches of each compact
  * CSwitch batch, with the new thread filled in from the next switch on the
  * CPU (also across batches), delivered batch by batch as the listing meets
  * the batch records. One event_stream cursor per CPU, made on first use.
  */
-#ifndef TOOLS_DUMP_COMPACT_H
-#define TOOLS_DUMP_COMPACT_H
+#ifndef TOOLS_LIB_DUMP_COMPACT_H
+#define TOOLS_LIB_DUMP_COMPACT_H
 
 #include <stdint.h>
 
-#include "tools/event_stream.h"
+#include "tools/lib/event_stream.h"
 
 struct dump_expander;
 
@@ -31,4 +31,4 @@ typedef void (*dump_switch_fn)(void *ctx, const struct dec_event *ev);
 int dump_expander_batch(struct dump_expander *x, const struct etl_record *rec, dump_switch_fn fn,
 			void *ctx, struct etl_error *err);
 
-#endif /* TOOLS_DUMP_COMPACT_H */
+#endif /* TOOLS_LIB_DUMP_COMPACT_H */
