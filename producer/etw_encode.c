@@ -416,3 +416,38 @@ void etw_ccswap_state_wr_split(uint8_t state_wr, uint8_t max_wait_reason, uint8_
 		*wait_reason = 0;
 	}
 }
+
+void etw_decode_payload(uint16_t hook, uint8_t version, enum etl_arch arch, const uint8_t *p,
+			size_t len, struct etw_payload *out)
+{
+	memset(out, 0, sizeof(*out));
+	switch (hook) {
+	case ETW_HOOK_CSWITCH:
+		if (version < 2 || version > 4) {
+			return;
+		}
+		out->name = "CSwitch";
+		out->kind = etw_decode_cswitch(p, len, &out->u.cs) < 0 ? ETW_PAYLOAD_SHORT
+									  : ETW_PAYLOAD_CSWITCH;
+		return;
+	case ETW_HOOK_SPINLOCK:
+		out->name = "SpinLock";
+		out->kind = etw_decode_spinlock(p, len, arch, &out->u.sl) < 0 ? ETW_PAYLOAD_SHORT
+									       : ETW_PAYLOAD_SPINLOCK;
+		return;
+	case ETW_HOOK_CSWITCH_BATCH:
+		out->name = "CSwitch batch";
+		if (etw_decode_ccswap_buffer(p, len, &out->u.cb) < 0) {
+			out->kind = ETW_PAYLOAD_SHORT;
+			return;
+		}
+		out->kind = ETW_PAYLOAD_BATCH;
+		for (unsigned i = 0; i < ETW_CCSWAP_MAX_TID; i++) {
+			out->tids += out->u.cb.tid_table[i] != 0;
+		}
+		out->batch_bytes = len - ETW_CCB_LEN;
+		return;
+	default:
+		return;
+	}
+}

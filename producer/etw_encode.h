@@ -155,4 +155,41 @@ uint8_t etw_ccswap_state_wr(uint8_t state, uint8_t wait_reason, uint8_t max_wait
 void etw_ccswap_state_wr_split(uint8_t state_wr, uint8_t max_wait_reason, uint8_t *state,
 			       uint8_t *wait_reason);
 
+/** enum etw_payload_kind - what etw_decode_payload() found. */
+enum etw_payload_kind {
+	ETW_PAYLOAD_NONE = 0, /* not a hook (or version) decoded here */
+	ETW_PAYLOAD_CSWITCH,  /* 0x0524 version 2, 3 or 4 */
+	ETW_PAYLOAD_SPINLOCK, /* 0x0529 */
+	ETW_PAYLOAD_BATCH,    /* 0x0525: its PERFINFO_CCSWAP_BUFFER */
+	ETW_PAYLOAD_SHORT,    /* a hook decoded here, with a payload too short */
+};
+
+/**
+ * struct etw_payload - a decoded PERFINFO payload.
+ * @name:        "CSwitch", "SpinLock" or "CSwitch batch" (kinds but NONE)
+ * @tids:        BATCH: TidTable entries that are set
+ * @batch_bytes: BATCH: bytes of packed records after the 0x58-byte header
+ */
+struct etw_payload {
+	enum etw_payload_kind kind;
+	const char *name;
+	union {
+		struct etw_cswitch cs;
+		struct etw_spinlock sl;
+		struct etw_ccswap_buffer cb;
+	} u;
+	unsigned tids;
+	size_t batch_bytes;
+};
+
+/**
+ * etw_decode_payload - the one hook dispatcher, for every reader of
+ * payloads: decode the @len bytes at @p of a PERFINFO record with @hook and
+ * @version (@arch for the pointer size of WMI_SPINLOCK). CSwitch versions 2
+ * to 4 share the 0x18-byte layout (KERNEL_FACTS 4.2, 5.2); version 1 is not
+ * decoded.
+ */
+void etw_decode_payload(uint16_t hook, uint8_t version, enum etl_arch arch, const uint8_t *p,
+			size_t len, struct etw_payload *out);
+
 #endif /* PRODUCER_ETW_ENCODE_H */

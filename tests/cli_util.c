@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <xxhash.h>
+#include <errno.h>
 
 #include "tests/cli_util.h"
 
@@ -46,4 +48,33 @@ const char *cli_bin(void)
 
 	cr_assert_not_null(b, "ETWFORGE_BIN is not set: run the suite through meson test");
 	return b;
+}
+
+int cli_file_xxh3(const char *path, uint64_t *out)
+{
+	static unsigned char buf[1 << 16];
+	XXH3_state_t *st;
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	int rc = 0;
+
+	if (!f) {
+		return -errno;
+	}
+	st = XXH3_createState();
+	if (!st) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	XXH3_64bits_reset(st);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		XXH3_64bits_update(st, buf, n);
+	}
+	if (ferror(f)) {
+		rc = -EIO;
+	}
+	*out = XXH3_64bits_digest(st);
+	XXH3_freeState(st);
+	fclose(f);
+	return rc;
 }

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "tests/cli_util.h"
-#include "tools/lib/run_report.h"
 
 TestSuite(gen, .init = cli_tmpdir_make, .fini = cli_tmpdir_remove);
 
@@ -35,7 +34,7 @@ static uint64_t hash_of(const char *name)
 	uint64_t h = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", cli_dir, name);
-	cr_assert_eq(run_report_file_xxh3(path, &h), 0, "%s", path);
+	cr_assert_eq(cli_file_xxh3(path, &h), 0, "%s", path);
 	return h;
 }
 

@@ -5,8 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "tools/cli.h"
-#include "tools/commands.h"
+#include "cli.h"
 
 int cli_option_error(const char *cmd, int c, char *const *argv)
 {
@@ -20,4 +19,15 @@ int cli_option_error(const char *cmd, int c, char *const *argv)
 			opt, cmd);
 	}
 	return EXIT_USAGE;
+}
+
+int cli_error(const char *cmd, const struct etwforge_error *err)
+{
+	fflush(stdout);
+	if (err->located) {
+		fprintf(stderr, "%s\n", err->msg);
+	} else {
+		fprintf(stderr, "etwforge %s: %s\n", cmd, err->msg);
+	}
+	return err->status ? err->status : EXIT_DATA;
 }

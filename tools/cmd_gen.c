@@ -1,96 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/cmd_gen.c - `etwforge gen [SCENARIO] -o OUT.etl`: simulate the
- * machine of a scenario and write one ETL file per session (and, with
- * --truth, every record the logging code consumed).
- *
- *   scenario (YAML/JSON) + --set ... -> struct scenario
- *   scheduler_model --sim_cswitch--> tee --> truth writer (optional)
- *                                        \-> producer -> writers -> .etl
- *
- * Streaming: the scheduler runs in slices of simulated time, so memory is
- * bounded whatever the duration; a progress line goes to stderr when it
- * is a terminal. Outputs appear only when the run succeeded.
+ * tools/cmd_gen.c - `etwforge gen [SCENARIO] -o OUT.etl`: the options, a
+ * progress line and the summary; the simulation itself is the library's
+ * etwforge_generate().
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "scheduler_model/sched.h"
-#include "tools/cli.h"
-#include "tools/commands.h"
-#include "tools/lib/run_report.h"
-#include "tools/lib/scenario.h"
-#include "tools/lib/session_run.h"
-#include "tools/lib/truth.h"
-
-/* Feeds the truth writer (if any) and the producer; holds the end record back. */
-struct gen_tee {
-	struct trace_sink truth;
-	bool have_truth;
-	struct trace_sink prod;
-	struct sim_end end;
-	bool ended;
-};
-
-static int tee_cswitch(void *ctx, const struct sim_cswitch *cs)
-{
-	struct gen_tee *t = ctx;
-	int rc;
-
-	if (t->have_truth && (rc = t->truth.ops->cswitch(t->truth.ctx, cs)) < 0) {
-		return rc;
-	}
-	return t->prod.ops->cswitch(t->prod.ctx, cs);
-}
-
-static int tee_spinlock(void *ctx, const struct sim_spinlock *sl)
-{
-	struct gen_tee *t = ctx;
-	int rc;
-
-	if (t->have_truth && (rc = t->truth.ops->spinlock(t->truth.ctx, sl)) < 0) {
-		return rc;
-	}
-	return t->prod.ops->spinlock(t->prod.ctx, sl);
-}
-
-static int tee_stop(void *ctx, const struct sim_ccswap_stop *st)
-{
-	struct gen_tee *t = ctx;
-	int rc;
-
-	if (t->have_truth && (rc = t->truth.ops->ccswap_stop(t->truth.ctx, st)) < 0) {
-		return rc;
-	}
-	return t->prod.ops->ccswap_stop(t->prod.ctx, st);
-}
-
-/* The end goes to session_run_finish(), which flushes and closes the files. */
-static int tee_end(void *ctx, const struct sim_end *end)
-{
-	struct gen_tee *t = ctx;
-
-	t->end = *end;
-	t->ended = true;
-	if (t->have_truth) {
-		return t->truth.ops->end(t->truth.ctx, end);
-	}
-	return 0;
-}
-
-static const struct trace_sink_ops tee_ops = {
-	.cswitch = tee_cswitch,
-	.spinlock = tee_spinlock,
-	.ccswap_stop = tee_stop,
-	.end = tee_end,
-};
+#include "cli.h"
+#include "commands.h"
 
 static void usage(FILE *f)
 {
@@ -124,83 +45,16 @@ static void usage(FILE *f)
 		"scenario, 128+N ended by signal N (every target left as it was).\n");
 }
 
-static double wall_now(void)
+/* The progress line on stderr (a terminal only): simulated time, switches, MB, ETA. */
+static void progress(void *ctx, const struct etwforge_progress *p)
 {
-	struct timespec ts;
+	double frac = p->duration_ns ? (double)p->sim_ns / (double)p->duration_ns : 1.0;
+	double eta = frac > 0 ? p->wall_seconds / frac - p->wall_seconds : 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t bytes_so_far(const struct session_run *run, unsigned n)
-{
-	uint64_t b = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		struct writer_stats ws;
-
-		writer_get_stats(run->writers[i], &ws);
-		b += ws.bytes_written;
-	}
-	return b;
-}
-
-static void progress(const struct sched *s, const struct session_run *run, unsigned n,
-		     uint64_t duration, double t0)
-{
-	struct sched_stats st;
-	double el = wall_now() - t0;
-
-	sched_get_stats(s, &st);
-	double frac = duration ? (double)st.now_ns / (double)duration : 1.0;
-	double eta = frac > 0 ? el / frac - el : 0;
+	(void)ctx;
 	fprintf(stderr, "\r%8.3f s simulated  %10" PRIu64 " switches  %8.1f MB  ETA %5.1f s ",
-		(double)st.now_ns / 1e9, st.switches, (double)bytes_so_far(run, n) / 1e6, eta);
+		(double)p->sim_ns / 1e9, p->switches, (double)p->bytes / 1e6, eta);
 	fflush(stderr);
-}
-
-#define MAX_SETS 256
-
-/*
- * Output names: -o for the first session; a session without a file of its
- * own gets OUT-N.etl when -o is a regular file (or a new path), and is
- * discarded (/dev/null) when -o is standard output, a device or a FIFO:
- * a name is never derived from those.
- */
-static void name_outputs(struct trace_config *tc, const char *out, const char **labels,
-			 bool quiet)
-{
-	const char *first;
-	size_t len;
-
-	if (out) {
-		snprintf(tc->sessions[0].file, sizeof(tc->sessions[0].file), "%s", out);
-		labels[0] = "-o";
-	}
-	first = tc->sessions[0].file;
-	len = strlen(first);
-	if (len > 4 && !strcmp(first + len - 4, ".etl")) {
-		len -= 4;
-	}
-	for (unsigned i = 1; i < tc->nsessions; i++) {
-		if (tc->sessions[i].file[0]) {
-			continue;
-		}
-		if (out_is_regular_target(first)) {
-			snprintf(tc->sessions[i].file, sizeof(tc->sessions[i].file), "%.*s-%u.etl",
-				 (int)len, first, i + 1);
-			labels[i] = "the derived name";
-		} else {
-			snprintf(tc->sessions[i].file, sizeof(tc->sessions[i].file), "/dev/null");
-			labels[i] = "the discarded session";
-			if (!quiet) {
-				fprintf(stderr,
-					"etwforge gen: session '%s' has no file of its own and -o %s is "
-					"not a regular file: discarded (name it with sessions.%u.file)\n",
-					tc->sessions[i].name, first, i);
-			}
-		}
-	}
 }
 
 #define MAX_SETS 256
@@ -220,19 +74,14 @@ int cmd_gen(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	static struct scenario sc;
 	static char sets[MAX_SETS][512];
-	const char *labels[SIM_MAX_SESSIONS] = {NULL};
+	struct etwforge_run_opts o = {0};
+	struct etwforge_scenario *sc;
+	struct etwforge_summary sum;
+	struct etwforge_error err;
+	bool print_config = false, json = false, quiet = false, tty;
 	unsigned nsets = 0;
-	const char *out = NULL, *truth_path = NULL, *json_path = NULL;
-	bool print_config = false, json = false, quiet = false;
-	struct truth_writer tw;
-	struct session_run run;
-	struct gen_tee tee = {0};
-	struct sched *s = NULL;
-	FILE *truth_f = NULL, *json_f = NULL;
-	char err[1024];
-	int c, rc, truth_i = -1, json_i = -1, status = EXIT_DATA;
+	int c, rc;
 
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
@@ -241,10 +90,10 @@ int cmd_gen(int argc, char **argv)
 
 		switch (c) {
 		case 'o':
-			out = optarg;
+			o.output = optarg;
 			break;
 		case 't':
-			truth_path = optarg;
+			o.truth = optarg;
 			break;
 		case 'S':
 			fmt = "seed=%s";
@@ -263,7 +112,7 @@ int cmd_gen(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
-			json_path = optarg;
+			o.json = optarg ? optarg : "-";
 			break;
 		case 'q':
 			quiet = true;
@@ -286,157 +135,40 @@ int cmd_gen(int argc, char **argv)
 		fprintf(stderr, "etwforge gen: one SCENARIO at most (try --help)\n");
 		return EXIT_USAGE;
 	}
-	scenario_default(&sc);
-	if (optind < argc && scenario_load_file(&sc, argv[optind], err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
-		return EXIT_USAGE;
+	sc = etwforge_scenario_new();
+	if (!sc) {
+		perror("etwforge gen");
+		return EXIT_DATA;
 	}
-	for (unsigned i = 0; i < nsets; i++) {
-		if (scenario_set(&sc, sets[i], err, sizeof(err)) < 0) {
-			fprintf(stderr, "%s\n", err);
-			return EXIT_USAGE;
-		}
+	rc = optind < argc ? etwforge_scenario_load_file(sc, argv[optind], &err) : 0;
+	for (unsigned i = 0; rc == 0 && i < nsets; i++) {
+		rc = etwforge_scenario_set(sc, sets[i], &err);
 	}
-	if (scenario_finish(&sc, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
-		return EXIT_USAGE;
-	}
-	if (print_config) {
-		scenario_print(stdout, &sc);
-		return EXIT_OK;
-	}
-
-	struct trace_config *tc = &sc.trace;
-	if (!out && !tc->sessions[0].file[0]) {
-		fprintf(stderr, "etwforge gen: no output: give -o OUT.etl\n");
-		return EXIT_USAGE;
-	}
-	name_outputs(tc, out, labels, quiet);
-	const char *why = NULL;
-	if (trace_config_check(tc, &why) < 0) {
-		fprintf(stderr, "etwforge gen: %s\n", why);
-		return EXIT_USAGE;
-	}
-	uint32_t tick0;
-	sched_clocks_at(&sc.sched, 0, tc->start_ts, &tick0);
-	tc->have_start_ts = true;
-
-	/* every output of the run, checked against each other before any is made */
-	rc = session_run_plan(&run, tc, labels, err, sizeof(err));
-	if (rc >= 0 && truth_path) {
-		rc = truth_i = out_set_add(&run.outs, truth_path, "--truth", err, sizeof(err));
-	}
-	if (rc >= 0 && json) {
-		rc = json_i = out_set_add(&run.outs, json_path ? json_path : "-",
-					  "--json", err,
-					  sizeof(err));
+	if (rc == 0 && print_config) {
+		rc = etwforge_scenario_print(sc, stdout, &err);
+		etwforge_scenario_free(sc);
+		return rc < 0 ? cli_error("gen", &err) : EXIT_OK;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "etwforge gen: %s\n", err);
-		session_run_close(&run);
-		return EXIT_USAGE;
+		etwforge_scenario_free(sc);
+		return cli_error("gen", &err);
 	}
-	rc = session_run_open(&run, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "etwforge gen: %s\n", err);
-		session_run_close(&run);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_DATA;
-	}
-	if (truth_i >= 0) {
-		truth_f = out_file_stream(out_set_file(&run.outs, (unsigned)truth_i));
-		if (!truth_f || truth_write_meta(truth_f, tc) < 0) {
-			fprintf(stderr, "etwforge gen: %s: write failed\n", truth_path);
-			goto fail;
-		}
-		tw.f = truth_f;
-		tw.cfg = tc;
-		tee.truth = truth_sink(&tw);
-		tee.have_truth = true;
-	}
-	if (json_i >= 0) {
-		json_f = out_file_stream(out_set_file(&run.outs, (unsigned)json_i));
-		if (!json_f) {
-			fprintf(stderr, "etwforge gen: %s: %s\n", json_path ? json_path : "stdout",
-				strerror(errno));
-			goto fail;
-		}
-	}
-	tee.prod = session_run_sink(&run);
-	struct trace_sink sink = {&tee_ops, &tee};
-	s = sched_create(&sc.sched, sink);
-	if (!s) {
-		int e = errno;
-
-		fprintf(stderr, "etwforge gen: cannot build the machine: %s\n", strerror(e));
-		status = e == EINVAL ? EXIT_USAGE : EXIT_DATA;
-		goto fail;
-	}
-
-	bool tty = !quiet && isatty(STDERR_FILENO);
-	double t0 = wall_now(), last = t0;
-	uint64_t slice = 10000000; /* 10 ms of simulated time per step */
-	uint64_t t = 0;
-	for (;;) {
-		t += slice;
-		rc = sched_run_until(s, t);
-		if (rc < 0) {
-			if (rc == -EIO && truth_f && ferror(truth_f)) {
-				snprintf(err, sizeof(err), "%s: write failed: %s", truth_path,
-					 strerror(errno ? errno : EIO));
-			} else {
-				session_run_error(&run, rc, err, sizeof(err));
-			}
-			if (tty) {
-				fputc('\n', stderr);
-			}
-			fprintf(stderr, "etwforge gen: %s\n", err);
-			goto fail;
-		}
-		if (tty && wall_now() - last > 0.2) {
-			last = wall_now();
-			progress(s, &run, tc->nsessions, sc.sched.duration_ns, t0);
-		}
-		if (rc == 1) {
-			break;
-		}
-	}
+	tty = !quiet && isatty(STDERR_FILENO);
+	o.progress = tty ? progress : NULL;
+	o.notes = quiet ? NULL : stderr;
+	rc = etwforge_generate(sc, &o, &sum, &err);
+	etwforge_scenario_free(sc);
 	if (tty) {
-		progress(s, &run, tc->nsessions, sc.sched.duration_ns, t0);
 		fputc('\n', stderr);
 	}
-	if (!tee.ended) {
-		fprintf(stderr, "etwforge gen: the simulation ended without an end record\n");
-		goto fail;
-	}
-	rc = session_run_finish(&run, &tee.end, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "etwforge gen: %s\n", err);
-		goto fail;
-	}
-	double wall = wall_now() - t0;
-	if (json_f) {
-		run_report_print(json_f, tc, &run, &tee.end, wall, true);
-	}
-	rc = session_run_commit(&run, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "etwforge gen: %s\n", err);
-		goto fail;
+		return cli_error("gen", &err);
 	}
 	if (!quiet && !json) {
-		struct sched_stats st;
-
-		sched_get_stats(s, &st);
-		fprintf(stderr, "simulated           %.3f s on %u CPUs (seed %" PRIu64 "), %.2f s wall\n",
-			(double)st.now_ns / 1e9, sc.sched.cpus, sc.sched.seed, wall);
-		run_report_print(stderr, tc, &run, &tee.end, wall, false);
+		fprintf(stderr,
+			"simulated           %.3f s on %u CPUs (seed %" PRIu64 "), %.2f s wall\n",
+			(double)sum.duration_ns / 1e9, sum.cpus, sum.seed, sum.wall_seconds);
+		etwforge_summary_print(stderr, &sum, false);
 	}
-	status = EXIT_OK;
-	sched_destroy(s);
-	session_run_close(&run);
-	return status;
-
-fail:
-	sched_destroy(s);
-	session_run_close(&run);
-	return status;
+	return EXIT_OK;
 }

@@ -8,12 +8,6 @@
 #ifndef TOOLS_COMMANDS_H
 #define TOOLS_COMMANDS_H
 
-enum {
-	EXIT_OK = 0,
-	EXIT_DATA = 1,
-	EXIT_USAGE = 2,
-};
-
 int cmd_gen(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_replay(int argc, char **argv);

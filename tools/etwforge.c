@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/commands.h"
-#include "writer/out_file.h"
+#include "cli.h"
+#include "commands.h"
 
 struct command {
 	const char *name;
@@ -74,7 +74,7 @@ static int run(int argc, char **argv)
 		return check_stdout(NULL, EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("etwforge %s\n", ETWFORGE_VERSION);
+		printf("etwforge %s\n", etwforge_version());
 		return check_stdout(NULL, EXIT_OK);
 	}
 	if (!strcmp(argv[1], "help")) {
@@ -103,6 +103,6 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	out_signals_install();
+	etwforge_signals_install();
 	return run(argc, argv);
 }

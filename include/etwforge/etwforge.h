@@ -1,18 +1,654 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * etwforge/etwforge.h - umbrella header of the installed libetwforge:
- * wire encoders/decoders, the ETL writer and the ETL reader.
- * Compile with `pkg-config --cflags etwforge`.
+ * etwforge/etwforge.h - the installed API of libetwforge: simulate a
+ * Windows-like machine and write the ETL files its NT Kernel Logger
+ * sessions would (CSwitch 0x0524, compact CSwitch batches 0x0525, SpinLock
+ * 0x0529, PMC and PEBS items), replay a truth stream into ETL files
+ * exactly, read any ETL file back as a stream of decoded events, and
+ * verify a file against its truth.
+ *
+ * Conventions (STYLE B2, B3): every name is etwforge_-prefixed; handles are
+ * opaque; a function that can fail returns 0 (or a count) or a negative
+ * errno, and fills the struct etwforge_error it is given (NULL is allowed)
+ * with one line saying where and what, and the exit status a command-line
+ * tool would use for it. Pointers are borrowed unless a comment says
+ * otherwise. Compile with `pkg-config --cflags etwforge`, link with
+ * `pkg-config --libs etwforge`.
  */
 #ifndef ETWFORGE_ETWFORGE_H
 #define ETWFORGE_ETWFORGE_H
 
-#include "writer/etl_wire.h"
-#include "producer/etw_layout.h"
-#include "producer/etw_encode.h"
-#include "writer/backend.h"
-#include "writer/etl_layout.h"
-#include "writer/writer.h"
-#include "writer/etl_reader.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define ETWFORGE_API __attribute__((visibility("default")))
+#else
+#define ETWFORGE_API
+#endif
+
+#define ETWFORGE_VERSION_MAJOR 0
+#define ETWFORGE_VERSION_MINOR 2
+#define ETWFORGE_VERSION_PATCH 0
+
+/** etwforge_version - the library's version, "0.2.0". */
+ETWFORGE_API const char *etwforge_version(void);
+
+/**
+ * etwforge_signals_install - once per process, for tools: SIGINT, SIGTERM
+ * and SIGHUP remove the temporary files of the runs in progress and exit
+ * with 128 + the signal number (a signal ignored at start stays ignored);
+ * SIGPIPE is ignored, so a closed pipe is a write error (EPIPE), not a
+ * silent death. Without it, an interrupted run may leave its temporary
+ * files (never a half-written target).
+ */
+ETWFORGE_API void etwforge_signals_install(void);
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Exit statuses, the same in the library's answers and in the `etwforge` tool. */
+#define ETWFORGE_EXIT_OK    0 /* success */
+#define ETWFORGE_EXIT_DATA  1 /* bad data, failed check, write error */
+#define ETWFORGE_EXIT_USAGE 2 /* bad usage, bad scenario or stream, outputs that collide */
+
+/**
+ * struct etwforge_error - what went wrong, in one line.
+ * @code:   the negative errno the function returned (0: no error)
+ * @status: ETWFORGE_EXIT_DATA or ETWFORGE_EXIT_USAGE
+ * @msg:    `file:line:col: key: what` (scenarios), `file:line: what`
+ *          (streams), `file: offset 0x...: what` (ETL files), or
+ *          `path: what` (outputs)
+ * @located: @msg starts with the place it is about (a scenario, stream or
+ *          ETL position); a tool prints it as it is, and may prefix the
+ *          others with its own name
+ */
+struct etwforge_error {
+	int code;
+	int status;
+	bool located;
+	char msg[1024];
+};
+
+/* ---- scenarios (YAML or JSON; see etwforge-scenario(5)) ------------------ */
+
+struct etwforge_scenario;
+
+/**
+ * etwforge_scenario_new - the built-in default scenario (8 CPUs, 2 s, two
+ * QPC sessions, a desktop-like load).
+ * Return: the scenario, or NULL with errno ENOMEM.
+ */
+ETWFORGE_API struct etwforge_scenario *etwforge_scenario_new(void);
+
+/** etwforge_scenario_free - NULL is a no-op. */
+ETWFORGE_API void etwforge_scenario_free(struct etwforge_scenario *sc);
+
+/**
+ * etwforge_scenario_load_file - apply the YAML or JSON file @path ("-" =
+ * standard input) over @sc: maps merge key by key, lists replace.
+ * Return: 0; -EINVAL bad scenario (@err: `file:line:col: key: what`), -EIO
+ * unreadable, -EFBIG over 16 MiB, -ENOMEM. On failure discard @sc.
+ */
+ETWFORGE_API int etwforge_scenario_load_file(struct etwforge_scenario *sc, const char *path,
+					     struct etwforge_error *err);
+
+/**
+ * etwforge_scenario_load_string - apply the YAML or JSON @text, named @name
+ * in messages. Return: as etwforge_scenario_load_file().
+ */
+ETWFORGE_API int etwforge_scenario_load_string(struct etwforge_scenario *sc, const char *name,
+					       const char *text, struct etwforge_error *err);
+
+/**
+ * etwforge_scenario_set - one `key.path=value` override ("machine.cpus=4",
+ * "sessions.1.clock=cycles", "sessions.0.flags=[cswitch]"); errors say
+ * `--set:1:COL:`. Return: 0, -EINVAL or -ENOMEM.
+ */
+ETWFORGE_API int etwforge_scenario_set(struct etwforge_scenario *sc, const char *assignment,
+				       struct etwforge_error *err);
+
+/**
+ * etwforge_scenario_finish - check the rules that span keys and fill what
+ * follows from them; etwforge_generate() calls it too. Idempotent.
+ * Return: 0 or -EINVAL with @err.
+ */
+ETWFORGE_API int etwforge_scenario_finish(struct etwforge_scenario *sc,
+					  struct etwforge_error *err);
+
+/**
+ * etwforge_scenario_print - the effective scenario as YAML, every key, loadable
+ * again to the same configuration. Finishes @sc first.
+ * Return: 0, -EINVAL (@err: a rule across keys is broken) or -EIO.
+ */
+ETWFORGE_API int etwforge_scenario_print(struct etwforge_scenario *sc, FILE *f,
+					 struct etwforge_error *err);
+
+/* ---- runs: gen and replay ------------------------------------------------- */
+
+/**
+ * struct etwforge_progress - how far a run is, for the progress callback.
+ * @sim_ns/@duration_ns: simulated time done and to do (replay: 0/0)
+ * @switches:            context switches so far
+ * @bytes:               bytes written to the session files so far
+ * @wall_seconds:        since the run started
+ */
+struct etwforge_progress {
+	uint64_t sim_ns;
+	uint64_t duration_ns;
+	uint64_t switches;
+	uint64_t bytes;
+	double wall_seconds;
+};
+
+typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *p);
+
+/**
+ * struct etwforge_run_opts - where a run writes (see README "Output rules":
+ * every output goes in place only when the whole run succeeded, and two
+ * outputs that are one file are refused before anything is made).
+ * @output:      the first session's ETL file ("-" = standard output); NULL
+ *               = the scenario's (or stream's) own
+ * @truth:       gen only: the ground truth as JSON Lines; NULL = none
+ * @json:        the summary as one JSON object: NULL = none, "-" = standard
+ *               output, else a file
+ * @progress:    called every @progress_ms of wall time (NULL = never) and
+ *               once at the end
+ * @progress_ms: 0 = 200
+ * @notes:       where notes and warnings go (a discarded session, switches
+ *               that do not chain); NULL = nowhere
+ */
+struct etwforge_run_opts {
+	const char *output;
+	const char *truth;
+	const char *json;
+	etwforge_progress_fn progress;
+	void *progress_ctx;
+	unsigned progress_ms;
+	FILE *notes;
+};
+
+#define ETWFORGE_MAX_SESSIONS 8
+#define ETWFORGE_FLUSH_REASONS 6 /* tid_full, ticks, size, delta, stop, end */
+
+/** struct etwforge_session_summary - one session's file. */
+struct etwforge_session_summary {
+	char name[128];
+	char file[4096];
+	uint64_t events;
+	uint64_t events_lost;
+	uint64_t buffers;
+	uint64_t bytes;
+	double bytes_per_switch; /* event bytes per switch */
+	uint64_t xxh3;           /* XXH3-64 of the whole file */
+};
+
+/**
+ * struct etwforge_summary - what a run did.
+ * @batches_by_reason: indexed like etwforge_flush_reason_name()
+ */
+struct etwforge_summary {
+	uint64_t seed;
+	uint64_t duration_ns;
+	unsigned cpus;
+	double wall_seconds;
+	uint64_t switches;
+	uint64_t spinlock_releases;
+	uint64_t spinlock_events;
+	uint64_t batches;
+	uint64_t batch_records;
+	uint64_t batches_by_reason[ETWFORGE_FLUSH_REASONS];
+	uint64_t batches_dropped;
+	uint64_t events_lost;
+	unsigned nsessions;
+	struct etwforge_session_summary sessions[ETWFORGE_MAX_SESSIONS];
+};
+
+/** etwforge_flush_reason_name - "tid_full", "ticks", "size", "delta", "stop", "end". */
+ETWFORGE_API const char *etwforge_flush_reason_name(unsigned reason);
+
+/**
+ * etwforge_generate - simulate the machine of @sc (finished first) and write
+ * one ETL file per session, the truth and the JSON summary if asked.
+ * Return: 0 with *@sum filled (may be NULL); -EINVAL bad scenario or
+ * options, -EEXIST two outputs are one file (both exit status 2); -EIO, -ENOSPC,
+ * -EPIPE... a write error (status 1). On failure every target is as it was.
+ */
+ETWFORGE_API int etwforge_generate(struct etwforge_scenario *sc,
+				   const struct etwforge_run_opts *opts, struct etwforge_summary *sum,
+				   struct etwforge_error *err);
+
+/**
+ * etwforge_replay - encode the truth stream @stream ("-" = standard input)
+ * exactly, one ETL file per session of its meta line.
+ * Return: as etwforge_generate(); a bad line is -EINVAL with
+ * `stream:line: what`.
+ */
+ETWFORGE_API int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
+				 struct etwforge_summary *sum, struct etwforge_error *err);
+
+/**
+ * etwforge_summary_print - @sum as text for people, or (@json) as the one
+ * JSON object `--json` writes. Return: 0 or -EIO.
+ */
+ETWFORGE_API int etwforge_summary_print(FILE *f, const struct etwforge_summary *sum, bool json);
+
+/* ---- verify --------------------------------------------------------------- */
+
+/**
+ * struct etwforge_verify_result - what was checked.
+ * @session: the session of the truth the file was checked as
+ */
+struct etwforge_verify_result {
+	char session[128];
+	uint64_t switches;
+	uint64_t plain;
+	uint64_t compact;
+	uint64_t batches;
+	uint64_t spinlocks;
+};
+
+/**
+ * etwforge_verify - check every recoverable field of every event the ETL
+ * file @etl logged against the truth stream @truth (either may be "-",
+ * standard input, not both). @session names the truth's session the file
+ * is; NULL = the one whose file has the ETL's name, else the only one, else
+ * the one named like the file's LoggerName.
+ * Return: 0 all match (*@res filled); -EBADMSG the first mismatch
+ * (`file: offset 0x...: what (truth T:LINE)`, status 1); -EINVAL bad
+ * usage or truth stream (status 2); other -errno unreadable (status 1).
+ */
+ETWFORGE_API int etwforge_verify(const char *etl, const char *truth, const char *session,
+				 struct etwforge_verify_result *res, struct etwforge_error *err);
+
+/* ---- reading ETL files ---------------------------------------------------- */
+
+struct etwforge_file;
+
+/*
+ * Open flags. Without them a damaged file does not open. SALVAGE opens a
+ * file whose header buffer is sound and cuts it before the first damage
+ * (the damaged buffer keeps its records up to it); KEEP_GOING (implies
+ * SALVAGE) drops only what is damaged. etwforge_file_damage() lists it.
+ */
+#define ETWFORGE_OPEN_SALVAGE    0x1u
+#define ETWFORGE_OPEN_KEEP_GOING 0x2u
+
+/**
+ * etwforge_file_open - read the ETL file @path ("-" = standard input, read
+ * into memory; a regular file is mapped).
+ * Return: the file, or NULL with @err (`not an ETL file: why` when its
+ * header buffer cannot be read) and errno set.
+ */
+ETWFORGE_API struct etwforge_file *etwforge_file_open(const char *path, unsigned flags,
+						      struct etwforge_error *err);
+
+/**
+ * etwforge_file_open_mem - the same over @len bytes at @data (borrowed:
+ * they must outlive the file), named @name in messages.
+ */
+ETWFORGE_API struct etwforge_file *etwforge_file_open_mem(const void *data, size_t len,
+							  const char *name, unsigned flags,
+							  struct etwforge_error *err);
+
+/** etwforge_file_close - NULL is a no-op. */
+ETWFORGE_API void etwforge_file_close(struct etwforge_file *f);
+
+/**
+ * struct etwforge_file_info - the logfile header (TRACE_LOGFILE_HEADER of
+ * buffer 0) and what the reader found. Times are FILETIMEs (100 ns since
+ * 1601); @start_ts is the session clock at @start_time (the header event's
+ * SystemTime), so a record's time is start_time + (ts - start_ts) x scale,
+ * scale = 10^7 / perf_freq (clock 1, QPC), 1 (2, system time) or 10 /
+ * cpu_mhz (3, CPU cycles).
+ * @max_wait_reason: the MaximumWaitReason used to split compact records'
+ *                   OldThreadStateWr (from @provider_version, see
+ *                   etwforge_file_set_max_wait_reason())
+ */
+struct etwforge_file_info {
+	char name[4096];
+	char logger_name[256];
+	char logfile_name[512];
+	bool is64;
+	uint32_t buffer_size;
+	uint32_t version;
+	uint32_t provider_version;
+	uint32_t cpus;
+	int64_t start_time;
+	int64_t end_time;
+	int64_t boot_time;
+	uint64_t start_ts;
+	uint32_t timer_resolution;
+	uint32_t maximum_file_size;
+	uint32_t log_file_mode;
+	uint32_t buffers_written;
+	uint32_t start_buffers;
+	uint32_t pointer_size;
+	uint32_t events_lost;
+	uint32_t buffers_lost;
+	uint32_t cpu_mhz;
+	int64_t perf_freq;
+	uint32_t clock_type;
+	uint64_t timer_source_clock;
+	uint64_t timer_source_perf;
+	unsigned buffers;        /* buffers the reader took (the header buffer too) */
+	uint64_t trailing_bytes; /* bytes after the last buffer */
+	uint8_t max_wait_reason;
+};
+
+/** etwforge_file_info - the file's header. */
+ETWFORGE_API const struct etwforge_file_info *etwforge_file_info(const struct etwforge_file *f);
+
+/**
+ * etwforge_file_set_max_wait_reason - the producer's MaximumWaitReason
+ * (1..63), when the ProviderVersion does not tell it.
+ * Return: 0 or -EINVAL.
+ */
+ETWFORGE_API int etwforge_file_set_max_wait_reason(struct etwforge_file *f, unsigned v);
+
+/** struct etwforge_damage - one damaged place of a salvaged file. */
+struct etwforge_damage {
+	unsigned buffer; /* its index in the file */
+	uint64_t offset;
+	char msg[256]; /* `file: offset 0x...: what` */
+};
+
+/** etwforge_file_damage - the damage a salvaging open found, in file order. */
+ETWFORGE_API unsigned etwforge_file_damage(const struct etwforge_file *f,
+					   const struct etwforge_damage **out);
+
+/* Event kinds (etwforge_iter_new() @kinds is a mask of them). */
+enum etwforge_event_kind {
+	ETWFORGE_EV_BUFFER = 0x01,    /* a WMI_BUFFER_HEADER */
+	ETWFORGE_EV_RECORD = 0x02,    /* any record, framed (the ones below too) */
+	ETWFORGE_EV_CSWITCH = 0x04,   /* a plain CSwitch 0x0524, decoded */
+	ETWFORGE_EV_COMPACT = 0x08,   /* a switch expanded from a compact batch 0x0525 */
+	ETWFORGE_EV_SPINLOCK = 0x10,  /* a SpinLock 0x0529, decoded */
+};
+#define ETWFORGE_EV_SWITCHES (ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT)
+#define ETWFORGE_EV_ALL      0x1Fu
+
+/* Orders (etwforge_iter_new() @order). */
+enum etwforge_order {
+	ETWFORGE_ORDER_FILE = 0, /* buffers in file order: a listing to read beside a hex dump */
+	ETWFORGE_ORDER_CPU,      /* buffer 0, then each CPU's buffers by SequenceNumber */
+	ETWFORGE_ORDER_TIME,     /* switches and spin locks of every CPU merged by time */
+};
+
+/** struct etwforge_buffer - one WMI_BUFFER_HEADER as the reader saw it. */
+struct etwforge_buffer {
+	unsigned index;
+	uint64_t file_offset;
+	uint32_t buffer_size;
+	uint32_t saved_offset;
+	uint32_t current_offset;
+	int64_t timestamp;
+	int64_t sequence;
+	uint16_t cpu;
+	uint16_t logger_id;
+	uint32_t state;
+	uint32_t offset;
+	uint16_t flag;
+	uint16_t type;
+	bool compressed;
+	bool decompressed;
+	bool damaged;
+	uint32_t data_end;
+};
+
+/* What the payload of a record is, decoded. */
+enum etwforge_payload {
+	ETWFORGE_PAYLOAD_NONE = 0,
+	ETWFORGE_PAYLOAD_CSWITCH,  /* 0x0524 */
+	ETWFORGE_PAYLOAD_SPINLOCK, /* 0x0529 */
+	ETWFORGE_PAYLOAD_BATCH,    /* 0x0525 */
+	ETWFORGE_PAYLOAD_SHORT,    /* a known hook whose payload is too short */
+};
+
+/** struct etwforge_cswitch - WMI_CONTEXTSWAP (KERNEL_FACTS 5.2). */
+struct etwforge_cswitch {
+	uint32_t new_tid;
+	uint32_t old_tid;
+	int8_t new_pri;
+	int8_t old_pri;
+	uint8_t prev_cstate; /* PreviousCState (idle old thread) or OldThreadRank */
+	int8_t new_pri_decrement;
+	uint8_t old_wait_reason;
+	uint8_t flags;        /* byte 0x0D: the wait mode (v2), or the v4 flags */
+	uint8_t old_wait_mode;
+	uint8_t old_qos;      /* v4 */
+	uint8_t new_qos;      /* v4 */
+	uint8_t old_state;
+	uint8_t old_ideal_cpu;
+	uint32_t new_wait_time;
+	int32_t old_remaining_quantum;
+};
+
+/** struct etwforge_spinlock - WMI_SPINLOCK (KERNEL_FACTS 6.1). */
+struct etwforge_spinlock {
+	uint64_t lock;
+	uint64_t caller;
+	uint64_t acquire_time;
+	uint64_t release_time;
+	uint32_t wait_cycles;
+	uint32_t spin_count;
+	uint32_t tid;
+	uint32_t interrupt_count;
+	uint8_t irql;
+	uint8_t depth;
+	uint8_t mode;
+	bool dpc;
+	bool isr;
+};
+
+/** struct etwforge_batch - the PERFINFO_CCSWAP_BUFFER of a 0x0525 record. */
+struct etwforge_batch {
+	int64_t first_ts;
+	uint32_t tid_table[16];
+	int8_t base_pri[16];
+	unsigned tids;       /* TidTable entries before the first empty one */
+	size_t record_bytes; /* bytes of packed records after the 0x58-byte header */
+};
+
+/**
+ * struct etwforge_record - one record of a buffer.
+ * @kind:       "SYSTEM64", "PERFINFO64", "EVENT_HEADER64", "MESSAGE", ...
+ * @has_hook:   a kernel header (SYSTEM, COMPACT, PERFINFO): @hook, @version
+ *              and @ts are set; SYSTEM and COMPACT also @tid and @pid
+ * @has_provider: an EVENT_HEADER (@event_*), FULL_HEADER or INSTANCE
+ *              (@class_*) record: @ts, @tid, @pid and @provider (the
+ *              ProviderId or Guid, "{xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}")
+ * @data:       the whole record (@size bytes); valid until the file closes
+ * @payload:    after the header and the PEBS/PMC items
+ */
+struct etwforge_record {
+	unsigned buffer;
+	uint16_t cpu;
+	uint64_t file_offset;
+	uint16_t size;
+	uint32_t marker;
+	uint8_t header_type;
+	const char *kind;
+	bool is64;
+	bool has_hook;
+	uint16_t hook;
+	uint8_t version;
+	uint64_t ts;
+	uint32_t tid;
+	uint32_t pid;
+	bool has_provider;
+	char provider[40];
+	uint16_t event_id;
+	uint8_t event_version;
+	uint8_t opcode;
+	uint8_t level;
+	uint8_t class_type;
+	uint8_t class_level;
+	uint16_t class_version;
+	bool has_pebs;
+	uint64_t pebs_index;
+	unsigned pmc_count;
+	uint64_t pmc[7];
+	const uint8_t *data;
+	const uint8_t *payload;
+	size_t payload_len;
+	enum etwforge_payload decoded;
+	union {
+		struct etwforge_cswitch cswitch;
+		struct etwforge_spinlock spinlock;
+		struct etwforge_batch batch;
+	} u;
+};
+
+/**
+ * struct etwforge_compact - one switch expanded from a compact batch.
+ * @ts:       FirstTimeStamp + the running sum of deltas (session clock)
+ * @form:     "idle_short", "idle", "lite" or "full"
+ * @old_pri:  FULL: the 5-bit priority; LITE: base priority + increment
+ * @wait_time: FULL: NewThreadWaitTime (saturated at 0x1FFFF); LITE: only
+ *            "at most 1" is known (@wait_le1)
+ * @new_tid:  the next switch's old thread on the CPU (@new_tid_known false
+ *            for the CPU's last switch, or before a damaged batch)
+ * @batch:    the batch's number on its CPU; @batch_first its first switch
+ */
+struct etwforge_compact {
+	uint64_t ts;
+	const char *form;
+	unsigned form_code; /* PerfCSwapIdleShort 0, Idle 1, Lite 2, Full 3 */
+	uint32_t old_tid;
+	uint8_t tid_index;
+	int8_t old_pri;
+	uint8_t state_wr;
+	uint8_t old_state;
+	uint8_t old_wait_reason;
+	uint32_t wait_time;
+	bool wait_le1;
+	uint32_t delta;
+	unsigned index;
+	uint64_t batch;
+	bool batch_first;
+	uint64_t batch_offset;
+	bool new_tid_known;
+	uint32_t new_tid;
+};
+
+/**
+ * struct etwforge_event - one event of an iteration.
+ * @kind:        one ETWFORGE_EV_* value
+ * @file_offset: where it is (a compact switch: its record inside the batch)
+ * @rec:         the record it is, or (a compact switch) its batch; for
+ *               ETWFORGE_EV_BUFFER not set
+ */
+struct etwforge_event {
+	enum etwforge_event_kind kind;
+	unsigned cpu;
+	uint64_t ts;
+	uint64_t file_offset;
+	struct etwforge_record rec;
+	union {
+		struct etwforge_buffer buffer;
+		struct etwforge_cswitch cswitch;
+		struct etwforge_compact compact;
+		struct etwforge_spinlock spinlock;
+	} u;
+};
+
+struct etwforge_iter;
+
+/**
+ * etwforge_iter_new - iterate the events of @kinds (a mask of
+ * ETWFORGE_EV_*) of @f in @order. In ETWFORGE_ORDER_FILE and _CPU the
+ * records come as they sit (a compact batch's switches follow its record);
+ * ETWFORGE_ORDER_TIME merges the switches and spin locks of every CPU by
+ * timestamp (not buffers or records).
+ * Return: the iterator, or NULL with errno (EINVAL, ENOMEM).
+ */
+ETWFORGE_API struct etwforge_iter *etwforge_iter_new(struct etwforge_file *f,
+						     enum etwforge_order order, unsigned kinds,
+						     struct etwforge_error *err);
+
+/**
+ * etwforge_iter_next - the next event.
+ * Return: 1 with *@ev; 0 at the end; -EINVAL where the data is damaged
+ * (@err: `file: offset 0x...: what`). After a damaged compact batch the
+ * iteration may go on: the next call resumes after it.
+ */
+ETWFORGE_API int etwforge_iter_next(struct etwforge_iter *it, struct etwforge_event *ev,
+				    struct etwforge_error *err);
+
+/** etwforge_iter_free - NULL is a no-op. */
+ETWFORGE_API void etwforge_iter_free(struct etwforge_iter *it);
+
+/* etwforge_event_json() flags */
+#define ETWFORGE_JSON_RAW 0x1u /* add the record's bytes as a "raw" hex string */
+
+/**
+ * etwforge_event_json - @ev as one JSON object (no newline), the form
+ * `etwforge dump --jsonl` prints, into @buf of @cap bytes.
+ * Return: its length; when that is >= @cap the text was cut (call again
+ * with a larger buffer).
+ */
+ETWFORGE_API size_t etwforge_event_json(const struct etwforge_event *ev, unsigned flags,
+					char *buf, size_t cap);
+
+/**
+ * etwforge_file_json - the file object `dump --jsonl` starts with (the
+ * logfile header a program needs to convert timestamps).
+ * Return: as etwforge_event_json().
+ */
+ETWFORGE_API size_t etwforge_file_json(const struct etwforge_file *f, char *buf, size_t cap);
+
+/**
+ * struct etwforge_stats - counts over a whole file (`dump --stats`).
+ * @records_by_kind: [kind][0 = 32-bit, 1 = 64-bit], kinds in the order of
+ *                   etwforge_stats_kind_name()
+ * @hooks:           per hooked kind (SYSTEM, COMPACT, PERFINFO) x 32/64-bit,
+ *                   a count per hook id
+ * @compact:         switches in compact batches by form (idle_short, idle,
+ *                   lite, full)
+ */
+struct etwforge_stats {
+	uint64_t buffers;
+	uint64_t compressed;
+	uint64_t records;
+	uint64_t pebs;
+	uint64_t pmc;
+	uint64_t compact[4];
+	uint64_t buffers_by_cpu[2048];
+	uint64_t records_by_cpu[2048];
+	uint64_t records_by_kind[8][2];
+	uint64_t hooks[3][2][65536];
+};
+
+/**
+ * etwforge_stats_kind_name - the record kind of index @k of @records_by_kind
+ * (0 SYSTEM, 1 COMPACT, 2 PERFINFO, 3 FULL_HEADER, 4 INSTANCE, 5
+ * EVENT_HEADER, 6 MESSAGE, 7 OTHER); @hooks[0..2] are the first three.
+ */
+ETWFORGE_API const char *etwforge_stats_kind_name(unsigned k);
+
+/**
+ * etwforge_file_stats - count every buffer and record of @f, expanding
+ * compact batches. @st is large (about 3 MiB): allocate it.
+ * Return: 0, or -EINVAL at damage (@err), with the counts up to there.
+ */
+ETWFORGE_API int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *st,
+				     struct etwforge_error *err);
+
+/**
+ * etwforge_stats_json - @st (of @f) as the one JSON object `dump --stats
+ * --jsonl` prints. Return: as etwforge_event_json().
+ */
+ETWFORGE_API size_t etwforge_stats_json(const struct etwforge_file *f,
+					const struct etwforge_stats *st, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ETWFORGE_ETWFORGE_H */

@@ -132,26 +132,30 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error
 		if (rec.kind != ETL_KIND_PERFINFO) {
 			continue;
 		}
-		if (rec.hook_id == ETW_HOOK_CSWITCH && (c->kinds & DEC_EV_CSWITCH)) {
-			memset(ev, 0, sizeof(*ev));
-			if (etw_decode_cswitch(rec.payload, rec.payload_len, &ev->u.cs) < 0) {
+		if ((rec.hook_id == ETW_HOOK_CSWITCH && (c->kinds & DEC_EV_CSWITCH)) ||
+		    (rec.hook_id == ETW_HOOK_SPINLOCK && (c->kinds & DEC_EV_SPINLOCK))) {
+			struct etw_payload pl;
+
+			etw_decode_payload(rec.hook_id, rec.version,
+					   rec.is64 ? ETL_ARCH_X64 : ETL_ARCH_X86, rec.payload,
+					   rec.payload_len, &pl);
+			if (pl.kind == ETW_PAYLOAD_NONE) {
+				continue; /* a CSwitch version without this layout */
+			}
+			if (pl.kind == ETW_PAYLOAD_SHORT) {
 				return fail(err, c, rec.file_offset,
-					    "CSwitch payload shorter than 0x18 bytes");
+					    rec.hook_id == ETW_HOOK_CSWITCH
+						    ? "CSwitch payload shorter than 0x18 bytes"
+						    : "SpinLock payload too short");
 			}
-			ev->kind = DEC_EV_CSWITCH;
-			ev->cpu = c->cpu;
-			ev->rec = rec;
-			ev->file_offset = rec.file_offset;
-			return 1;
-		}
-		if (rec.hook_id == ETW_HOOK_SPINLOCK && (c->kinds & DEC_EV_SPINLOCK)) {
 			memset(ev, 0, sizeof(*ev));
-			if (etw_decode_spinlock(rec.payload, rec.payload_len,
-						rec.is64 ? ETL_ARCH_X64 : ETL_ARCH_X86,
-						&ev->u.sl) < 0) {
-				return fail(err, c, rec.file_offset, "SpinLock payload too short");
+			if (pl.kind == ETW_PAYLOAD_CSWITCH) {
+				ev->kind = DEC_EV_CSWITCH;
+				ev->u.cs = pl.u.cs;
+			} else {
+				ev->kind = DEC_EV_SPINLOCK;
+				ev->u.sl = pl.u.sl;
 			}
-			ev->kind = DEC_EV_SPINLOCK;
 			ev->cpu = c->cpu;
 			ev->rec = rec;
 			ev->file_offset = rec.file_offset;

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/dump_stats.c - `etwforge dump --stats`: the library counts the file
+ * (etwforge_file_stats()), this prints the counts for people, or the
+ * library's JSON object with --jsonl.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "dump.h"
+
+static const char *const forms[4] = {"idle_short", "idle", "lite", "full"};
+
+/* "SYSTEM64", "MESSAGE": the kind, with its width where it has one. */
+static void label_of(char *out, size_t cap, unsigned k, unsigned is64)
+{
+	if (k >= 6) { /* MESSAGE, OTHER */
+		snprintf(out, cap, "%s", etwforge_stats_kind_name(k));
+	} else {
+		snprintf(out, cap, "%s%s", etwforge_stats_kind_name(k), is64 ? "64" : "32");
+	}
+}
+
+static void print_text(struct etwforge_file *f, const struct etwforge_stats *s)
+{
+	char label[24];
+	uint64_t nc = s->compact[0] + s->compact[1] + s->compact[2] + s->compact[3];
+
+	printf("%-28s %s\n", "file", etwforge_file_info(f)->name);
+	printf("%-28s %12" PRIu64 "\n", "buffers", s->buffers);
+	printf("  %-26s %12" PRIu64 "\n", "compressed", s->compressed);
+	for (unsigned c = 0; c < 2048; c++) {
+		if (s->buffers_by_cpu[c]) {
+			printf("  cpu %-22u %12" PRIu64 "\n", c, s->buffers_by_cpu[c]);
+		}
+	}
+	printf("%-28s %12" PRIu64 "\n", "records", s->records);
+	for (unsigned k = 0; k < 8; k++) {
+		for (unsigned w = 0; w < 2; w++) {
+			if (s->records_by_kind[k][w]) {
+				label_of(label, sizeof(label), k, w);
+				printf("  %-26s %12" PRIu64 "\n", label, s->records_by_kind[k][w]);
+			}
+		}
+	}
+	printf("records per hook\n");
+	for (unsigned hk = 0; hk < 3; hk++) {
+		for (unsigned w = 0; w < 2; w++) {
+			label_of(label, sizeof(label), hk, w);
+			for (unsigned h = 0; h < 65536; h++) {
+				if (s->hooks[hk][w][h]) {
+					printf("  %-16s 0x%04X    %12" PRIu64 "\n", label, h,
+					       s->hooks[hk][w][h]);
+				}
+			}
+		}
+	}
+	printf("records per cpu\n");
+	for (unsigned c = 0; c < 2048; c++) {
+		if (s->records_by_cpu[c]) {
+			printf("  cpu %-22u %12" PRIu64 "\n", c, s->records_by_cpu[c]);
+		}
+	}
+	if (nc) {
+		printf("%-28s %12" PRIu64 "\n", "compact switches", nc);
+		for (unsigned k = 0; k < 4; k++) {
+			printf("  %-26s %12" PRIu64 "\n", forms[k], s->compact[k]);
+		}
+	}
+	printf("%-28s %12" PRIu64 "\n", "with PEBS item", s->pebs);
+	printf("%-28s %12" PRIu64 "\n", "with PMC items", s->pmc);
+	printf("%-28s %12" PRIu64 "\n", "trailing bytes", etwforge_file_info(f)->trailing_bytes);
+}
+
+static int print_json(struct etwforge_file *f, const struct etwforge_stats *s)
+{
+	size_t n = etwforge_stats_json(f, s, NULL, 0);
+	char *buf = malloc(n + 1);
+
+	if (!buf) {
+		fprintf(stderr, "etwforge dump: out of memory\n");
+		return EXIT_DATA;
+	}
+	etwforge_stats_json(f, s, buf, n + 1);
+	fwrite(buf, 1, n, stdout);
+	putchar('\n');
+	free(buf);
+	return EXIT_OK;
+}
+
+int dump_stats(struct etwforge_file *f, bool json)
+{
+	struct etwforge_stats *s = malloc(sizeof(*s));
+	struct etwforge_error err;
+	int rc;
+
+	if (!s) {
+		fprintf(stderr, "etwforge dump: out of memory\n");
+		return EXIT_DATA;
+	}
+	if (etwforge_file_stats(f, s, &err) < 0) {
+		rc = cli_error("dump", &err);
+	} else {
+		rc = json ? print_json(f, s) : (print_text(f, s), EXIT_OK);
+	}
+	free(s);
+	return rc;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/api.h - what the public API's implementation files share: the
+ * opaque handles' contents and filling struct etwforge_error. Private to
+ * the library.
+ */
+#ifndef TOOLS_LIB_API_H
+#define TOOLS_LIB_API_H
+
+#include "etwforge/etwforge.h"
+#include "tools/lib/scenario.h"
+#include "tools/lib/session_run.h"
+
+/** struct etwforge_scenario - a scenario being built (handle of the API). */
+struct etwforge_scenario {
+	struct scenario sc;
+};
+
+/**
+ * api_fail - fill @err (may be NULL) with @code, @status and the message.
+ * Return: @code, for `return api_fail(...)`.
+ */
+int api_fail(struct etwforge_error *err, int code, int status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/** api_fail_at - api_fail() for a message that starts with its own place (located). */
+int api_fail_at(struct etwforge_error *err, int code, int status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/** api_ok - clear @err (may be NULL). Return: 0. */
+int api_ok(struct etwforge_error *err);
+
+/** api_file_reader - the reader behind a file handle. */
+struct etl_reader *api_file_reader(const struct etwforge_file *f);
+
+/** api_wall_seconds - a monotonic clock, in seconds. */
+double api_wall_seconds(void);
+
+/**
+ * api_summary_fill - @sum from a finished run of @cfg that ended at @end
+ * and took @wall seconds.
+ */
+void api_summary_fill(struct etwforge_summary *sum, const struct trace_config *cfg,
+		      const struct session_run *run, const struct sim_end *end, double wall);
+
+/**
+ * api_summary_json - @sum as the JSON object `--json` writes, with a newline.
+ * Return: as etwforge_event_json().
+ */
+size_t api_summary_json(const struct etwforge_summary *sum, char *buf, size_t cap);
+
+#endif /* TOOLS_LIB_API_H */

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/api_common.c - the small things every public entry point
+ * needs: filling struct etwforge_error, the version, a wall clock.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "tools/lib/api.h"
+#include "writer/out_file.h"
+
+static int vfail(struct etwforge_error *err, int code, int status, bool located,
+		 const char *fmt, va_list ap)
+{
+	if (err) {
+		err->code = code;
+		err->status = status;
+		err->located = located;
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	}
+	return code;
+}
+
+int api_fail(struct etwforge_error *err, int code, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(err, code, status, false, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int api_fail_at(struct etwforge_error *err, int code, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(err, code, status, true, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int api_ok(struct etwforge_error *err)
+{
+	if (err) {
+		err->code = 0;
+		err->status = ETWFORGE_EXIT_OK;
+		err->located = false;
+		err->msg[0] = '\0';
+	}
+	return 0;
+}
+
+double api_wall_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *etwforge_version(void)
+{
+	return ETWFORGE_VERSION;
+}
+
+void etwforge_signals_install(void)
+{
+	out_signals_install();
+}

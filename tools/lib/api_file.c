@@ -1,0 +1,731 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/api_file.c - reading ETL files through the public API: open
+ * (writer/etl_reader.c does the framing), iterate decoded events in file,
+ * CPU or time order, and count a whole file.
+ *
+ *   ETWFORGE_ORDER_FILE / _CPU            ETWFORGE_ORDER_TIME
+ *   buffer list (file order, or 0 then   one dec_cursor per CPU (its buffers
+ *   each CPU's by SequenceNumber)        by SequenceNumber); a binary heap on
+ *     for each buffer: BUFFER event       (ts, cpu) hands out the earliest
+ *       for each record: RECORD event     switch or spin lock of any CPU
+ *         plain CSwitch / SpinLock: their decoded event
+ *         compact batch: its switches, expanded (the new thread of the
+ *         last one taken from the next batch on the CPU), queued
+ *
+ * The payload of a record is decoded by producer's etw_decode_payload(),
+ * the one hook dispatcher of the project.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "producer/ccswap_expand.h"
+#include "producer/etw_encode.h"
+#include "tools/lib/api.h"
+#include "tools/lib/dump_compact.h"
+#include "tools/lib/event_stream.h"
+#include "writer/etl_reader.h"
+#include "writer/etl_wire.h"
+
+#define QUEUE_MAX 512 /* switches of one batch: (0x400 - 0x68) / 2 at most */
+
+struct etwforge_file {
+	struct etl_reader *d;
+	struct etwforge_file_info info;
+	struct etwforge_damage *damage;
+	unsigned ndamage;
+};
+
+/* The reader behind a file handle (for the other API files). */
+struct etl_reader *api_file_reader(const struct etwforge_file *f)
+{
+	return f->d;
+}
+
+static int reader_fail(struct etwforge_error *err, const struct etl_error *e, int code)
+{
+	return api_fail_at(err, code, ETWFORGE_EXIT_DATA, "%s", e->msg);
+}
+
+static void fill_info(struct etwforge_file *f)
+{
+	const struct etl_logfile *lf = etl_reader_logfile(f->d);
+	struct etwforge_file_info *in = &f->info;
+
+	snprintf(in->name, sizeof(in->name), "%s", etl_reader_name(f->d));
+	snprintf(in->logger_name, sizeof(in->logger_name), "%s", lf->logger_name);
+	snprintf(in->logfile_name, sizeof(in->logfile_name), "%s", lf->logfile_name);
+	in->is64 = lf->is64;
+	in->buffer_size = lf->buffer_size;
+	in->version = lf->version;
+	in->provider_version = lf->provider_version;
+	in->cpus = lf->number_of_processors;
+	in->start_time = lf->start_time;
+	in->end_time = lf->end_time;
+	in->boot_time = lf->boot_time;
+	in->start_ts = lf->header_system_time;
+	in->timer_resolution = lf->timer_resolution;
+	in->maximum_file_size = lf->maximum_file_size;
+	in->log_file_mode = lf->log_file_mode;
+	in->buffers_written = lf->buffers_written;
+	in->start_buffers = lf->start_buffers;
+	in->pointer_size = lf->pointer_size;
+	in->events_lost = lf->events_lost;
+	in->buffers_lost = lf->buffers_lost;
+	in->cpu_mhz = lf->cpu_speed_mhz;
+	in->perf_freq = lf->perf_freq;
+	in->clock_type = lf->reserved_flags;
+	in->timer_source_clock = lf->timer_source_clock;
+	in->timer_source_perf = lf->timer_source_perf;
+	in->buffers = etl_reader_buffer_count(f->d);
+	in->trailing_bytes = etl_reader_trailing_bytes(f->d);
+	in->max_wait_reason = etw_target_max_wait_reason(lf->provider_version);
+}
+
+static struct etwforge_file *wrap(struct etl_reader *d, struct etwforge_error *err)
+{
+	struct etwforge_file *f = calloc(1, sizeof(*f));
+	const struct etl_damage *dm;
+	unsigned n;
+
+	if (f) {
+		f->d = d;
+		dm = etl_reader_damage(d, &n);
+		f->damage = n ? calloc(n, sizeof(*f->damage)) : NULL;
+	}
+	if (!f || (n && !f->damage)) {
+		free(f);
+		etl_reader_close(d);
+		api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		f->damage[i].buffer = dm[i].buffer;
+		f->damage[i].offset = dm[i].err.offset;
+		snprintf(f->damage[i].msg, sizeof(f->damage[i].msg), "%s", dm[i].err.msg);
+	}
+	f->ndamage = n;
+	fill_info(f);
+	api_ok(err);
+	return f;
+}
+
+static unsigned reader_flags(unsigned flags)
+{
+	return (flags & ETWFORGE_OPEN_SALVAGE ? ETL_OPEN_SALVAGE : 0u) |
+	       (flags & ETWFORGE_OPEN_KEEP_GOING ? ETL_OPEN_KEEP_GOING : 0u);
+}
+
+struct etwforge_file *etwforge_file_open(const char *path, unsigned flags,
+					 struct etwforge_error *err)
+{
+	struct etl_error e;
+	struct etl_reader *d = etl_reader_open_file_flags(path, reader_flags(flags), &e);
+
+	if (!d) {
+		int code = errno ? errno : EINVAL;
+
+		reader_fail(err, &e, -code);
+		errno = code;
+		return NULL;
+	}
+	return wrap(d, err);
+}
+
+struct etwforge_file *etwforge_file_open_mem(const void *data, size_t len, const char *name,
+					     unsigned flags, struct etwforge_error *err)
+{
+	struct etl_error e;
+	struct etl_reader *d = etl_reader_open_mem_flags(data, len, name, reader_flags(flags), &e);
+
+	if (!d) {
+		int code = errno ? errno : EINVAL;
+
+		reader_fail(err, &e, -code);
+		errno = code;
+		return NULL;
+	}
+	return wrap(d, err);
+}
+
+void etwforge_file_close(struct etwforge_file *f)
+{
+	if (!f) {
+		return;
+	}
+	etl_reader_close(f->d);
+	free(f->damage);
+	free(f);
+}
+
+const struct etwforge_file_info *etwforge_file_info(const struct etwforge_file *f)
+{
+	return &f->info;
+}
+
+int etwforge_file_set_max_wait_reason(struct etwforge_file *f, unsigned v)
+{
+	if (v < 1 || v > 63) {
+		return -EINVAL;
+	}
+	f->info.max_wait_reason = (uint8_t)v;
+	return 0;
+}
+
+unsigned etwforge_file_damage(const struct etwforge_file *f, const struct etwforge_damage **out)
+{
+	*out = f->damage;
+	return f->ndamage;
+}
+
+/* ---- events --------------------------------------------------------------- */
+
+static const char *kind_name(const struct etl_record *r)
+{
+	static const char *const names[ETL_KIND_COUNT][2] = {
+		[ETL_KIND_SYSTEM] = {"SYSTEM32", "SYSTEM64"},
+		[ETL_KIND_COMPACT] = {"COMPACT32", "COMPACT64"},
+		[ETL_KIND_PERFINFO] = {"PERFINFO32", "PERFINFO64"},
+		[ETL_KIND_FULL] = {"FULL_HEADER32", "FULL_HEADER64"},
+		[ETL_KIND_INSTANCE] = {"INSTANCE32", "INSTANCE64"},
+		[ETL_KIND_EVENT_HEADER] = {"EVENT_HEADER32", "EVENT_HEADER64"},
+		[ETL_KIND_MESSAGE] = {"MESSAGE", "MESSAGE"},
+		[ETL_KIND_OTHER] = {"OTHER", "OTHER"},
+	};
+
+	return (unsigned)r->kind < ETL_KIND_COUNT ? names[r->kind][r->is64] : "?";
+}
+
+static void conv_cswitch(const struct etw_cswitch *w, uint8_t version, struct etwforge_cswitch *o)
+{
+	o->new_tid = w->new_tid;
+	o->old_tid = w->old_tid;
+	o->new_pri = w->new_pri;
+	o->old_pri = w->old_pri;
+	o->prev_cstate = w->prev_cstate;
+	o->new_pri_decrement = w->new_pri_decrement;
+	o->old_wait_reason = w->old_wait_reason;
+	o->flags = w->wait_mode_or_flags;
+	if (version >= 3) {
+		o->old_wait_mode = (uint8_t)FIELD_GET(ETW_CS4_WAIT_MODE, w->wait_mode_or_flags);
+		o->old_qos = (uint8_t)FIELD_GET(ETW_CS4_OLD_QOS, w->wait_mode_or_flags);
+		o->new_qos = (uint8_t)FIELD_GET(ETW_CS4_NEW_QOS, w->wait_mode_or_flags);
+	} else {
+		o->old_wait_mode = w->wait_mode_or_flags;
+	}
+	o->old_state = w->old_state;
+	o->old_ideal_cpu = w->old_ideal_cpu;
+	o->new_wait_time = w->new_wait_time;
+	o->old_remaining_quantum = w->old_remaining_quantum;
+}
+
+static void conv_spinlock(const struct etw_spinlock *w, struct etwforge_spinlock *o)
+{
+	o->lock = w->lock_address;
+	o->caller = w->caller_address;
+	o->acquire_time = w->acquire_time;
+	o->release_time = w->release_time;
+	o->wait_cycles = w->wait_cycles;
+	o->spin_count = w->spin_count;
+	o->tid = w->tid;
+	o->interrupt_count = w->interrupt_count;
+	o->irql = w->irql;
+	o->depth = w->depth;
+	o->mode = w->acquire_mode;
+	o->dpc = w->execute_dpc;
+	o->isr = w->execute_isr;
+}
+
+/* Offsets inside the non-kernel headers, for the fields of struct etwforge_record. */
+enum {
+	EVH_THREAD_ID = 0x08, /* all of EVENT_HEADER, EVENT_TRACE_HEADER, INSTANCE */
+	EVH_PROCESS_ID = 0x0C,
+	EVH_TIMESTAMP = 0x10,
+	EVH_GUID = 0x18,    /* ProviderId / Guid */
+	EVH_DESC_ID = 0x28, /* EVENT_DESCRIPTOR: Id u16, Version, Channel, Level, Opcode */
+	EVH_DESC_VERSION = 0x2A,
+	EVH_DESC_LEVEL = 0x2C,
+	EVH_DESC_OPCODE = 0x2D,
+	ETH_CLASS_TYPE = 0x04, /* EVENT_TRACE_HEADER Class {Type, Level, Version u16} */
+	ETH_CLASS_LEVEL = 0x05,
+	ETH_CLASS_VERSION = 0x06,
+};
+
+/* FULL_HEADER, INSTANCE, EVENT_HEADER: tid/pid/ts at 8/0xC/0x10, and who logged it. */
+static void provider_fields(const struct etl_record *r, struct etwforge_record *o)
+{
+	bool evh = r->kind == ETL_KIND_EVENT_HEADER;
+	const uint8_t *g = r->data + EVH_GUID;
+
+	if ((!evh && r->kind != ETL_KIND_FULL && r->kind != ETL_KIND_INSTANCE) ||
+	    r->size < (evh ? EVH_DESC_OPCODE + 1u : EVH_GUID + 16u)) {
+		return;
+	}
+	o->has_provider = true;
+	o->ts = get_le64(r->data + EVH_TIMESTAMP);
+	o->tid = get_le32(r->data + EVH_THREAD_ID);
+	o->pid = get_le32(r->data + EVH_PROCESS_ID);
+	snprintf(o->provider, sizeof(o->provider),
+		 "{%08" PRIx32 "-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x}", get_le32(g),
+		 get_le16(g + 4), get_le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13], g[14],
+		 g[15]);
+	if (evh) {
+		o->event_id = get_le16(r->data + EVH_DESC_ID);
+		o->event_version = r->data[EVH_DESC_VERSION];
+		o->opcode = r->data[EVH_DESC_OPCODE];
+		o->level = r->data[EVH_DESC_LEVEL];
+	} else {
+		o->class_type = r->data[ETH_CLASS_TYPE];
+		o->class_level = r->data[ETH_CLASS_LEVEL];
+		o->class_version = get_le16(r->data + ETH_CLASS_VERSION);
+	}
+}
+
+/* The public view of record @r of buffer @buffer, its payload decoded. */
+static void conv_record(const struct etl_record *r, unsigned buffer, struct etwforge_record *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->buffer = buffer;
+	o->cpu = r->cpu;
+	o->file_offset = r->file_offset;
+	o->size = r->size;
+	o->marker = r->marker;
+	o->header_type = r->header_type;
+	o->kind = kind_name(r);
+	o->is64 = r->is64;
+	o->has_hook = r->kind == ETL_KIND_SYSTEM || r->kind == ETL_KIND_COMPACT ||
+		      r->kind == ETL_KIND_PERFINFO;
+	if (o->has_hook) {
+		o->hook = r->hook_id;
+		o->version = r->version;
+		o->ts = r->ts;
+		if (r->kind != ETL_KIND_PERFINFO && r->size >= ETL_SH_PROCESS_ID + 4) {
+			o->tid = get_le32(r->data + ETL_SH_THREAD_ID);
+			o->pid = get_le32(r->data + ETL_SH_PROCESS_ID);
+		}
+	}
+	provider_fields(r, o);
+	o->has_pebs = r->has_pebs;
+	o->pebs_index = r->pebs_index;
+	o->pmc_count = r->pmc_count;
+	memcpy(o->pmc, r->pmc, sizeof(o->pmc));
+	o->data = r->data;
+	o->payload = r->payload;
+	o->payload_len = r->payload_len;
+	if (r->kind == ETL_KIND_PERFINFO) {
+		struct etw_payload pl;
+
+		etw_decode_payload(r->hook_id, r->version, r->is64 ? ETL_ARCH_X64 : ETL_ARCH_X86,
+				   r->payload, r->payload_len, &pl);
+		switch (pl.kind) {
+		case ETW_PAYLOAD_CSWITCH:
+			o->decoded = ETWFORGE_PAYLOAD_CSWITCH;
+			conv_cswitch(&pl.u.cs, r->version, &o->u.cswitch);
+			break;
+		case ETW_PAYLOAD_SPINLOCK:
+			o->decoded = ETWFORGE_PAYLOAD_SPINLOCK;
+			conv_spinlock(&pl.u.sl, &o->u.spinlock);
+			break;
+		case ETW_PAYLOAD_BATCH:
+			o->decoded = ETWFORGE_PAYLOAD_BATCH;
+			o->u.batch.first_ts = pl.u.cb.first_ts;
+			memcpy(o->u.batch.tid_table, pl.u.cb.tid_table, sizeof(o->u.batch.tid_table));
+			memcpy(o->u.batch.base_pri, pl.u.cb.base_pri, sizeof(o->u.batch.base_pri));
+			o->u.batch.tids = pl.tids;
+			o->u.batch.record_bytes = pl.batch_bytes;
+			break;
+		case ETW_PAYLOAD_SHORT:
+			o->decoded = ETWFORGE_PAYLOAD_SHORT;
+			break;
+		case ETW_PAYLOAD_NONE:
+			break;
+		}
+	}
+}
+
+static void conv_compact(const struct dec_event *ev, struct etwforge_event *o)
+{
+	const struct etw_cswitch_compact *c = &ev->u.cc;
+	struct etwforge_compact *cc = &o->u.compact;
+
+	o->kind = ETWFORGE_EV_COMPACT;
+	o->cpu = ev->cpu;
+	o->ts = c->ts;
+	o->file_offset = ev->file_offset;
+	conv_record(&ev->rec, 0, &o->rec);
+	memset(cc, 0, sizeof(*cc));
+	cc->ts = c->ts;
+	cc->form = etw_ccswap_form_name(c->form);
+	cc->form_code = c->form;
+	cc->old_tid = c->old_tid;
+	cc->tid_index = c->tid_index;
+	cc->old_pri = c->old_pri;
+	cc->state_wr = c->state_wr;
+	cc->old_state = c->old_state;
+	cc->old_wait_reason = c->old_wait_reason;
+	cc->wait_time = c->wait_time;
+	cc->wait_le1 = c->wait_le1;
+	cc->delta = c->delta;
+	cc->index = c->index;
+	cc->batch = ev->batch;
+	cc->batch_first = ev->batch_first;
+	cc->batch_offset = ev->rec.file_offset;
+	cc->new_tid_known = ev->new_tid_known;
+	cc->new_tid = ev->new_tid;
+}
+
+static void conv_buffer(const struct etl_buffer *b, struct etwforge_event *o)
+{
+	struct etwforge_buffer *ob = &o->u.buffer;
+
+	memset(o, 0, sizeof(*o));
+	o->kind = ETWFORGE_EV_BUFFER;
+	o->cpu = b->processor_index;
+	o->ts = (uint64_t)b->timestamp;
+	o->file_offset = b->file_offset;
+	ob->index = b->index;
+	ob->file_offset = b->file_offset;
+	ob->buffer_size = b->buffer_size;
+	ob->saved_offset = b->saved_offset;
+	ob->current_offset = b->current_offset;
+	ob->timestamp = b->timestamp;
+	ob->sequence = b->sequence;
+	ob->cpu = b->processor_index;
+	ob->logger_id = b->logger_id;
+	ob->state = b->state;
+	ob->offset = b->offset;
+	ob->flag = b->flag;
+	ob->type = b->type;
+	ob->compressed = b->compressed;
+	ob->decompressed = b->decompressed;
+	ob->damaged = b->damaged;
+	ob->data_end = b->data_end;
+}
+
+/* ---- the iterator ---------------------------------------------------------- */
+
+/* One CPU of the time-ordered merge. */
+struct merge_cpu {
+	struct dec_cursor cur;
+	struct dec_event next;
+	bool have;
+};
+
+struct etwforge_iter {
+	struct etwforge_file *f;
+	enum etwforge_order order;
+	unsigned kinds;
+	/* FILE and CPU orders */
+	unsigned *list; /* buffer slots to walk */
+	unsigned nlist;
+	unsigned li;
+	bool in_buffer;
+	size_t pos;
+	struct dump_expander *x;
+	struct etwforge_event queue[QUEUE_MAX];
+	unsigned qhead, qlen;
+	struct etl_error qerr; /* a batch that did not expand: said after its record */
+	bool have_qerr;
+	/* TIME order */
+	struct merge_cpu *cpu;
+	unsigned ncpu;
+	unsigned *heap; /* CPUs with a next event, earliest first */
+	unsigned hn;
+};
+
+static void queue_compact(void *ctx, const struct dec_event *ev)
+{
+	struct etwforge_iter *it = ctx;
+
+	if (it->qlen < QUEUE_MAX) {
+		conv_compact(ev, &it->queue[(it->qhead + it->qlen++) % QUEUE_MAX]);
+	}
+}
+
+static bool heap_less(const struct etwforge_iter *it, unsigned a, unsigned b)
+{
+	uint64_t ta = it->cpu[a].next.kind == DEC_EV_COMPACT ? it->cpu[a].next.u.cc.ts
+							      : it->cpu[a].next.rec.ts;
+	uint64_t tb = it->cpu[b].next.kind == DEC_EV_COMPACT ? it->cpu[b].next.u.cc.ts
+							      : it->cpu[b].next.rec.ts;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void heap_down(struct etwforge_iter *it, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i;
+
+		if (l < it->hn && heap_less(it, it->heap[l], it->heap[m])) {
+			m = l;
+		}
+		if (l + 1 < it->hn && heap_less(it, it->heap[l + 1], it->heap[m])) {
+			m = l + 1;
+		}
+		if (m == i) {
+			return;
+		}
+		unsigned t = it->heap[i];
+
+		it->heap[i] = it->heap[m];
+		it->heap[m] = t;
+		i = m;
+	}
+}
+
+static void heap_up(struct etwforge_iter *it, unsigned i)
+{
+	while (i > 0 && heap_less(it, it->heap[i], it->heap[(i - 1) / 2])) {
+		unsigned p = (i - 1) / 2, t = it->heap[i];
+
+		it->heap[i] = it->heap[p];
+		it->heap[p] = t;
+		i = p;
+	}
+}
+
+static int time_init(struct etwforge_iter *it)
+{
+	unsigned mask = 0;
+
+	mask |= it->kinds & ETWFORGE_EV_CSWITCH ? DEC_EV_CSWITCH : 0u;
+	mask |= it->kinds & ETWFORGE_EV_COMPACT ? DEC_EV_COMPACT : 0u;
+	mask |= it->kinds & ETWFORGE_EV_SPINLOCK ? DEC_EV_SPINLOCK : 0u;
+	it->ncpu = it->f->info.cpus;
+	it->cpu = calloc(it->ncpu ? it->ncpu : 1, sizeof(*it->cpu));
+	it->heap = calloc(it->ncpu ? it->ncpu : 1, sizeof(*it->heap));
+	if (!it->cpu || !it->heap) {
+		return -ENOMEM;
+	}
+	for (unsigned c = 0; c < it->ncpu; c++) {
+		dec_cursor_init(&it->cpu[c].cur, it->f->d, c, mask, it->f->info.max_wait_reason);
+	}
+	it->hn = UINT32_MAX; /* filled at the first next() (reading can fail) */
+	return 0;
+}
+
+/* Fetch CPU @c's next event into the heap. Return: 0 or -EINVAL (@err). */
+static int time_fetch(struct etwforge_iter *it, unsigned c, struct etl_error *err)
+{
+	int r = dec_cursor_next(&it->cpu[c].cur, &it->cpu[c].next, err);
+
+	if (r < 0) {
+		return r;
+	}
+	if (r > 0) {
+		it->heap[it->hn++] = c;
+		heap_up(it, it->hn - 1);
+	}
+	return 0;
+}
+
+static void conv_dec_event(const struct dec_event *ev, struct etwforge_event *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (ev->kind == DEC_EV_COMPACT) {
+		conv_compact(ev, o);
+		return;
+	}
+	o->cpu = ev->cpu;
+	o->ts = ev->rec.ts;
+	o->file_offset = ev->file_offset;
+	conv_record(&ev->rec, 0, &o->rec);
+	if (ev->kind == DEC_EV_CSWITCH) {
+		o->kind = ETWFORGE_EV_CSWITCH;
+		conv_cswitch(&ev->u.cs, ev->rec.version, &o->u.cswitch);
+	} else {
+		o->kind = ETWFORGE_EV_SPINLOCK;
+		conv_spinlock(&ev->u.sl, &o->u.spinlock);
+	}
+}
+
+static int time_next(struct etwforge_iter *it, struct etwforge_event *ev,
+		     struct etwforge_error *err)
+{
+	struct etl_error e;
+	unsigned c;
+
+	if (it->hn == UINT32_MAX) {
+		it->hn = 0;
+		for (c = 0; c < it->ncpu; c++) {
+			if (time_fetch(it, c, &e) < 0) {
+				return reader_fail(err, &e, -EINVAL);
+			}
+		}
+	}
+	if (it->hn == 0) {
+		return 0;
+	}
+	c = it->heap[0];
+	conv_dec_event(&it->cpu[c].next, ev);
+	it->heap[0] = it->heap[--it->hn];
+	heap_down(it, 0);
+	if (time_fetch(it, c, &e) < 0) {
+		return reader_fail(err, &e, -EINVAL);
+	}
+	return 1;
+}
+
+static int list_init(struct etwforge_iter *it)
+{
+	unsigned n = etl_reader_buffer_count(it->f->d), norder;
+	const unsigned *order = etl_reader_cpu_order(it->f->d, &norder);
+
+	it->list = calloc(n ? n : 1, sizeof(*it->list));
+	if (!it->list) {
+		return -ENOMEM;
+	}
+	if (it->order == ETWFORGE_ORDER_FILE) {
+		for (unsigned i = 0; i < n; i++) {
+			it->list[it->nlist++] = i;
+		}
+	} else {
+		it->list[it->nlist++] = 0;
+		for (unsigned i = 0; i < norder && it->nlist < n; i++) {
+			it->list[it->nlist++] = order[i];
+		}
+	}
+	if (it->kinds & ETWFORGE_EV_COMPACT) {
+		it->x = dump_expander_create(it->f->d, it->f->info.max_wait_reason);
+		if (!it->x) {
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int list_next(struct etwforge_iter *it, struct etwforge_event *ev,
+		     struct etwforge_error *err)
+{
+	struct etl_error e;
+	struct etl_record r;
+
+	for (;;) {
+		if (it->qlen) {
+			*ev = it->queue[it->qhead];
+			ev->rec.buffer = it->list[it->li - 1] < etl_reader_buffer_count(it->f->d)
+						 ? etl_reader_buffer(it->f->d, it->list[it->li - 1])->index
+						 : 0;
+			it->qhead = (it->qhead + 1) % QUEUE_MAX;
+			it->qlen--;
+			return 1;
+		}
+		if (it->have_qerr) {
+			it->have_qerr = false;
+			return reader_fail(err, &it->qerr, -EINVAL);
+		}
+		if (it->in_buffer) {
+			const struct etl_buffer *b = etl_reader_buffer(it->f->d, it->list[it->li - 1]);
+			int rc = etl_buffer_next(it->f->d, b, &it->pos, &r, &e);
+
+			if (rc < 0) {
+				it->in_buffer = false;
+				return reader_fail(err, &e, -EINVAL);
+			}
+			if (rc == 0) {
+				it->in_buffer = false;
+				continue;
+			}
+			if ((it->kinds & ETWFORGE_EV_COMPACT) && r.kind == ETL_KIND_PERFINFO &&
+			    r.hook_id == ETW_HOOK_CSWITCH_BATCH) {
+				it->qhead = 0;
+				it->qlen = 0;
+				if (dump_expander_batch(it->x, &r, queue_compact, it, &it->qerr) < 0) {
+					it->have_qerr = true;
+				}
+			}
+			memset(ev, 0, sizeof(*ev));
+			ev->cpu = r.cpu;
+			ev->ts = r.ts;
+			ev->file_offset = r.file_offset;
+			conv_record(&r, b->index, &ev->rec);
+			if (it->kinds & ETWFORGE_EV_RECORD) {
+				ev->kind = ETWFORGE_EV_RECORD;
+				return 1;
+			}
+			if ((it->kinds & ETWFORGE_EV_CSWITCH) &&
+			    ev->rec.decoded == ETWFORGE_PAYLOAD_CSWITCH) {
+				ev->kind = ETWFORGE_EV_CSWITCH;
+				ev->u.cswitch = ev->rec.u.cswitch;
+				return 1;
+			}
+			if ((it->kinds & ETWFORGE_EV_SPINLOCK) &&
+			    ev->rec.decoded == ETWFORGE_PAYLOAD_SPINLOCK) {
+				ev->kind = ETWFORGE_EV_SPINLOCK;
+				ev->u.spinlock = ev->rec.u.spinlock;
+				return 1;
+			}
+			continue;
+		}
+		if (it->li >= it->nlist) {
+			return 0;
+		}
+		{
+			const struct etl_buffer *b = etl_reader_buffer(it->f->d, it->list[it->li++]);
+
+			it->in_buffer = true;
+			it->pos = 0;
+			if (it->kinds & ETWFORGE_EV_BUFFER) {
+				conv_buffer(b, ev);
+				return 1;
+			}
+		}
+	}
+}
+
+struct etwforge_iter *etwforge_iter_new(struct etwforge_file *f, enum etwforge_order order,
+					unsigned kinds, struct etwforge_error *err)
+{
+	struct etwforge_iter *it;
+	int rc;
+
+	if (!f || order > ETWFORGE_ORDER_TIME || !kinds || (kinds & ~ETWFORGE_EV_ALL)) {
+		api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "etwforge_iter_new: bad order or kinds");
+		errno = EINVAL;
+		return NULL;
+	}
+	it = calloc(1, sizeof(*it));
+	if (!it) {
+		api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	it->f = f;
+	it->order = order;
+	it->kinds = kinds;
+	rc = order == ETWFORGE_ORDER_TIME ? time_init(it) : list_init(it);
+	if (rc < 0) {
+		etwforge_iter_free(it);
+		api_fail(err, rc, ETWFORGE_EXIT_DATA, "out of memory");
+		errno = -rc;
+		return NULL;
+	}
+	api_ok(err);
+	return it;
+}
+
+int etwforge_iter_next(struct etwforge_iter *it, struct etwforge_event *ev,
+		       struct etwforge_error *err)
+{
+	if (it->order == ETWFORGE_ORDER_TIME) {
+		return time_next(it, ev, err);
+	}
+	return list_next(it, ev, err);
+}
+
+void etwforge_iter_free(struct etwforge_iter *it)
+{
+	if (!it) {
+		return;
+	}
+	dump_expander_destroy(it->x);
+	free(it->list);
+	free(it->cpu);
+	free(it->heap);
+	free(it);
+}

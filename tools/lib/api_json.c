@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/api_json.c - events and files as the JSON objects `etwforge
+ * dump --jsonl` prints, one per line: the file first, then each record with
+ * its decoded payload, each switch of a compact batch after its batch.
+ * Written with the library's one JSON writer (json_out.c).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/lib/api.h"
+#include "tools/lib/json_out.h"
+
+static void kfmt(struct jout *j, const char *key, const char *fmt, uint64_t v)
+{
+	char tmp[32];
+
+	snprintf(tmp, sizeof(tmp), fmt, v);
+	jout_kstr(j, key, tmp);
+}
+
+/* FULL, INSTANCE, EVENT_HEADER: who logged it. */
+static void provider(struct jout *j, const struct etwforge_record *r)
+{
+	if (!r->has_provider) {
+		return;
+	}
+	jout_ku64(j, "ts", r->ts);
+	jout_ku64(j, "tid", r->tid);
+	jout_ku64(j, "pid", r->pid);
+	if (!strncmp(r->kind, "EVENT_HEADER", 12)) {
+		jout_kstr(j, "provider", r->provider);
+		jout_ku64(j, "event_id", r->event_id);
+		jout_ku64(j, "event_version", r->event_version);
+		jout_ku64(j, "opcode", r->opcode);
+		jout_ku64(j, "level", r->level);
+	} else {
+		jout_kstr(j, "guid", r->provider);
+		jout_ku64(j, "class_type", r->class_type);
+		jout_ku64(j, "class_level", r->class_level);
+		jout_ku64(j, "class_version", r->class_version);
+	}
+}
+
+static void payload(struct jout *j, const struct etwforge_record *r)
+{
+	switch (r->decoded) {
+	case ETWFORGE_PAYLOAD_CSWITCH: {
+		const struct etwforge_cswitch *c = &r->u.cswitch;
+
+		jout_ku64(j, "new_tid", c->new_tid);
+		jout_ku64(j, "old_tid", c->old_tid);
+		jout_ki64(j, "new_pri", c->new_pri);
+		jout_ki64(j, "old_pri", c->old_pri);
+		jout_ku64(j, "prev_cstate", c->prev_cstate);
+		jout_ki64(j, "new_pri_decrement", c->new_pri_decrement);
+		jout_ku64(j, "old_wait_reason", c->old_wait_reason);
+		jout_ku64(j, "old_state", c->old_state);
+		jout_ku64(j, "old_ideal_cpu", c->old_ideal_cpu);
+		jout_ku64(j, "new_wait_time", c->new_wait_time);
+		jout_ki64(j, "old_remaining_quantum", c->old_remaining_quantum);
+		if (r->version >= 3) {
+			jout_ku64(j, "flags", c->flags);
+			jout_ku64(j, "old_wait_mode", c->old_wait_mode);
+			jout_ku64(j, "old_qos", c->old_qos);
+			jout_ku64(j, "new_qos", c->new_qos);
+		} else {
+			jout_ku64(j, "old_wait_mode", c->old_wait_mode);
+		}
+		break;
+	}
+	case ETWFORGE_PAYLOAD_SPINLOCK: {
+		const struct etwforge_spinlock *s = &r->u.spinlock;
+
+		jout_khex(j, "lock", s->lock);
+		jout_khex(j, "caller", s->caller);
+		jout_ku64(j, "acquire_time", s->acquire_time);
+		jout_ku64(j, "release_time", s->release_time);
+		jout_ku64(j, "wait_cycles", s->wait_cycles);
+		jout_ku64(j, "spin_count", s->spin_count);
+		jout_ku64(j, "tid", s->tid);
+		jout_ku64(j, "interrupt_count", s->interrupt_count);
+		jout_ku64(j, "irql", s->irql);
+		jout_ku64(j, "depth", s->depth);
+		jout_ku64(j, "mode", s->mode);
+		jout_kbool(j, "dpc", s->dpc);
+		jout_kbool(j, "isr", s->isr);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_BATCH:
+		jout_ki64(j, "first_ts", r->u.batch.first_ts);
+		jout_ku64(j, "tids", r->u.batch.tids);
+		jout_ku64(j, "records_bytes", r->u.batch.record_bytes);
+		break;
+	case ETWFORGE_PAYLOAD_SHORT: {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s payload too short",
+			 r->hook == 0x0524   ? "CSwitch"
+			 : r->hook == 0x0529 ? "SpinLock"
+					     : "CSwitch batch");
+		jout_kstr(j, "decode_error", what);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_NONE:
+		break;
+	}
+}
+
+static void record(struct jout *j, const struct etwforge_record *r, unsigned flags)
+{
+	jout_ku64(j, "buffer", r->buffer);
+	jout_ku64(j, "cpu", r->cpu);
+	jout_ku64(j, "offset", r->file_offset);
+	jout_kstr(j, "kind", r->kind);
+	kfmt(j, "marker", "0x%08" PRIx64, r->marker);
+	if (r->has_hook) {
+		kfmt(j, "hook", "0x%04" PRIX64, r->hook);
+		jout_ku64(j, "version", r->version);
+	}
+	jout_ku64(j, "size", r->size);
+	if (r->has_hook) {
+		jout_ku64(j, "ts", r->ts);
+		if (strncmp(r->kind, "PERFINFO", 8)) {
+			jout_ku64(j, "tid", r->tid);
+			jout_ku64(j, "pid", r->pid);
+		}
+	}
+	provider(j, r);
+	if (r->has_pebs) {
+		jout_ku64(j, "pebs_index", r->pebs_index);
+	}
+	if (r->pmc_count) {
+		jout_key(j, "pmc");
+		jout_open(j, '[');
+		for (unsigned i = 0; i < r->pmc_count; i++) {
+			jout_sep(j);
+			jout_u64(j, r->pmc[i]);
+		}
+		jout_close(j, ']');
+	}
+	payload(j, r);
+	if (flags & ETWFORGE_JSON_RAW) {
+		static const char hex[] = "0123456789abcdef";
+
+		jout_key(j, "raw");
+		jout_raw(j, "\"", 1);
+		for (size_t i = 0; i < r->size; i++) {
+			char two[2] = {hex[r->data[i] >> 4], hex[r->data[i] & 15]};
+
+			jout_raw(j, two, 2);
+		}
+		jout_raw(j, "\"", 1);
+	}
+}
+
+static void compact(struct jout *j, const struct etwforge_event *ev)
+{
+	const struct etwforge_compact *c = &ev->u.compact;
+
+	jout_ku64(j, "buffer", ev->rec.buffer);
+	jout_ku64(j, "cpu", ev->cpu);
+	jout_ku64(j, "offset", ev->file_offset);
+	jout_kstr(j, "kind", "CSWITCH_COMPACT");
+	jout_ku64(j, "batch", c->batch);
+	jout_ku64(j, "batch_offset", c->batch_offset);
+	jout_ku64(j, "index", c->index);
+	jout_kstr(j, "form", c->form);
+	jout_ku64(j, "ts", c->ts);
+	jout_ku64(j, "delta", c->delta);
+	jout_ku64(j, "old_tid", c->old_tid);
+	if (c->form_code >= 2) { /* LITE, FULL */
+		jout_ku64(j, "tid_index", c->tid_index);
+		jout_ki64(j, "old_pri", c->old_pri);
+		jout_ku64(j, "state_wr", c->state_wr);
+		jout_ku64(j, "old_state", c->old_state);
+		if (c->old_state == 5) { /* Waiting */
+			jout_ku64(j, "old_wait_reason", c->old_wait_reason);
+		}
+		if (c->wait_le1) {
+			jout_kbool(j, "new_wait_le1", true);
+		} else {
+			jout_ku64(j, "new_wait_time", c->wait_time);
+		}
+	}
+	if (c->new_tid_known) {
+		jout_ku64(j, "new_tid", c->new_tid);
+	}
+}
+
+static void buffer(struct jout *j, const struct etwforge_buffer *b)
+{
+	jout_kstr(j, "kind", "BUFFER");
+	jout_ku64(j, "buffer", b->index);
+	jout_ku64(j, "offset", b->file_offset);
+	jout_ku64(j, "size", b->buffer_size);
+	jout_ku64(j, "cpu", b->cpu);
+	jout_ki64(j, "seq", b->sequence);
+	jout_ki64(j, "ts", b->timestamp);
+	jout_ku64(j, "saved_offset", b->saved_offset);
+	jout_ku64(j, "offset_0x30", b->offset);
+	jout_ku64(j, "current_offset", b->current_offset);
+	jout_ku64(j, "flags", b->flag);
+	jout_ku64(j, "type", b->type);
+	jout_ku64(j, "state", b->state);
+	jout_ku64(j, "logger_id", b->logger_id);
+	jout_kbool(j, "compressed", b->compressed);
+	jout_kbool(j, "damaged", b->damaged);
+}
+
+size_t etwforge_event_json(const struct etwforge_event *ev, unsigned flags, char *buf, size_t cap)
+{
+	struct jout j;
+
+	jout_init(&j, buf, cap);
+	jout_open(&j, '{');
+	switch (ev->kind) {
+	case ETWFORGE_EV_BUFFER:
+		buffer(&j, &ev->u.buffer);
+		break;
+	case ETWFORGE_EV_COMPACT:
+		compact(&j, ev);
+		break;
+	default:
+		record(&j, &ev->rec, flags);
+		break;
+	}
+	jout_close(&j, '}');
+	return jout_finish(&j);
+}
+
+static const char *clock_key(uint32_t c)
+{
+	switch (c) {
+	case 1:
+		return "qpc";
+	case 2:
+		return "systime";
+	case 3:
+		return "cycles";
+	default:
+		return "unknown";
+	}
+}
+
+size_t etwforge_file_json(const struct etwforge_file *f, char *buf, size_t cap)
+{
+	const struct etwforge_file_info *in = etwforge_file_info(f);
+	struct jout j;
+
+	jout_init(&j, buf, cap);
+	jout_open(&j, '{');
+	jout_kstr(&j, "kind", "file");
+	jout_kstr(&j, "format", "etwforge-dump");
+	jout_ku64(&j, "version", 1);
+	jout_kstr(&j, "file", in->name);
+	jout_kstr(&j, "logger_name", in->logger_name);
+	jout_kstr(&j, "logfile_name", in->logfile_name);
+	jout_ku64(&j, "clock_type", in->clock_type);
+	jout_kstr(&j, "clock", clock_key(in->clock_type));
+	jout_ki64(&j, "perf_freq", in->perf_freq);
+	jout_ku64(&j, "cpu_mhz", in->cpu_mhz);
+	jout_ku64(&j, "pointer_size", in->pointer_size);
+	jout_ku64(&j, "cpus", in->cpus);
+	jout_ki64(&j, "start_time", in->start_time);
+	jout_ki64(&j, "end_time", in->end_time);
+	jout_ki64(&j, "boot_time", in->boot_time);
+	jout_ku64(&j, "start_ts", in->start_ts);
+	jout_ku64(&j, "timer_resolution", in->timer_resolution);
+	jout_ku64(&j, "buffer_size", in->buffer_size);
+	jout_ku64(&j, "buffers", in->buffers_written);
+	jout_ku64(&j, "events_lost", in->events_lost);
+	jout_ku64(&j, "buffers_lost", in->buffers_lost);
+	jout_ku64(&j, "provider_version", in->provider_version);
+	jout_ku64(&j, "log_file_mode", in->log_file_mode);
+	jout_close(&j, '}');
+	return jout_finish(&j);
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/api_scenario.c - the public scenario calls: a thin handle over
+ * struct scenario (tools/lib/scenario.h), whose errors already are the one
+ * line `file:line:col: key.path: what` the API promises.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "tools/lib/api.h"
+
+struct etwforge_scenario *etwforge_scenario_new(void)
+{
+	struct etwforge_scenario *s = malloc(sizeof(*s));
+
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	scenario_default(&s->sc);
+	return s;
+}
+
+void etwforge_scenario_free(struct etwforge_scenario *sc)
+{
+	free(sc);
+}
+
+/* A scenario error is a usage error (status 2), whatever its errno. */
+static int scenario_result(int rc, const char *msg, struct etwforge_error *err)
+{
+	if (rc < 0) {
+		return api_fail_at(err, rc, ETWFORGE_EXIT_USAGE, "%s", msg);
+	}
+	return api_ok(err);
+}
+
+int etwforge_scenario_load_file(struct etwforge_scenario *sc, const char *path,
+				struct etwforge_error *err)
+{
+	char msg[1024];
+
+	return scenario_result(scenario_load_file(&sc->sc, path, msg, sizeof(msg)), msg, err);
+}
+
+int etwforge_scenario_load_string(struct etwforge_scenario *sc, const char *name,
+				  const char *text, struct etwforge_error *err)
+{
+	char msg[1024];
+
+	return scenario_result(scenario_load_string(&sc->sc, name, text, msg, sizeof(msg)), msg,
+			       err);
+}
+
+int etwforge_scenario_set(struct etwforge_scenario *sc, const char *assignment,
+			  struct etwforge_error *err)
+{
+	char msg[1024];
+
+	return scenario_result(scenario_set(&sc->sc, assignment, msg, sizeof(msg)), msg, err);
+}
+
+int etwforge_scenario_finish(struct etwforge_scenario *sc, struct etwforge_error *err)
+{
+	char msg[1024];
+
+	return scenario_result(scenario_finish(&sc->sc, msg, sizeof(msg)), msg, err);
+}
+
+int etwforge_scenario_print(struct etwforge_scenario *sc, FILE *f, struct etwforge_error *err)
+{
+	int rc = etwforge_scenario_finish(sc, err);
+
+	if (rc < 0) {
+		return rc;
+	}
+	scenario_print(f, &sc->sc);
+	if (ferror(f)) {
+		return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "write failed");
+	}
+	return 0;
+}

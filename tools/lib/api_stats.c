@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/api_stats.c - etwforge_file_stats(): count every buffer and
+ * record of a file (by kind, hook id and CPU, with PEBS/PMC items) and the
+ * switches of its compact batches by record form, without building an
+ * event per switch: this is `dump --stats`, and it has to be fast.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "producer/ccswap_expand.h"
+#include "producer/etw_layout.h"
+#include "tools/lib/api.h"
+#include "tools/lib/json_out.h"
+#include "writer/etl_reader.h"
+
+struct etwforge_file;
+static_assert(ETL_KIND_COUNT == 8, "records_by_kind has 8 kinds");
+
+const char *etwforge_stats_kind_name(unsigned k)
+{
+	return k < ETL_KIND_COUNT ? etl_kind_name((enum etl_kind)k) : "?";
+}
+
+static unsigned hooked_index(enum etl_kind k)
+{
+	return k == ETL_KIND_SYSTEM ? 0u : k == ETL_KIND_COMPACT ? 1u : 2u;
+}
+
+/* Count the switches of one batch by form (the split of StateWr does not matter here). */
+static int count_compact(const struct etl_reader *d, const struct etl_record *r,
+			 struct etwforge_stats *s, struct etwforge_error *err)
+{
+	struct etw_ccswap_iter it;
+	struct etw_cswitch_compact c;
+	size_t bad = 0;
+	int rc;
+
+	if (etw_ccswap_expand_begin(&it, r->payload, r->payload_len, 40) < 0) {
+		return 0; /* a short payload: the listing says so; nothing to count */
+	}
+	while ((rc = etw_ccswap_expand_next(&it, &c, &bad)) > 0) {
+		s->compact[c.form]++;
+	}
+	if (rc < 0) {
+		return api_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA,
+				"%s: offset 0x%" PRIx64 ": compact CSwitch record runs past the batch "
+				"or names an empty TidTable slot",
+				etl_reader_name(d), r->file_offset + (uint64_t)(r->payload - r->data) + bad);
+	}
+	return 0;
+}
+
+int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *s,
+			struct etwforge_error *err)
+{
+	const struct etl_reader *d = api_file_reader(f);
+	struct etl_error e;
+	struct etl_record r;
+
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
+		const struct etl_buffer *b = etl_reader_buffer(d, i);
+		size_t pos = 0;
+		int rc;
+
+		s->buffers++;
+		s->buffers_by_cpu[b->processor_index & 2047u]++;
+		s->compressed += b->compressed;
+		while ((rc = etl_buffer_next(d, b, &pos, &r, &e)) > 0) {
+			s->records++;
+			s->records_by_cpu[r.cpu & 2047u]++;
+			s->records_by_kind[r.kind][r.is64]++;
+			s->pebs += r.has_pebs;
+			s->pmc += r.pmc_count != 0;
+			if (r.kind == ETL_KIND_SYSTEM || r.kind == ETL_KIND_COMPACT ||
+			    r.kind == ETL_KIND_PERFINFO) {
+				s->hooks[hooked_index(r.kind)][r.is64][r.hook_id]++;
+			}
+			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
+			    count_compact(d, &r, s, err) < 0) {
+				return -EINVAL;
+			}
+		}
+		if (rc < 0) {
+			return api_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", e.msg);
+		}
+	}
+	return api_ok(err);
+}
+
+/* "SYSTEM64", "MESSAGE": the kind, with its width where it has one. */
+static void kind_label(char *out, size_t cap, unsigned k, unsigned is64)
+{
+	if (k == ETL_KIND_MESSAGE || k == ETL_KIND_OTHER) {
+		snprintf(out, cap, "%s", etwforge_stats_kind_name(k));
+	} else {
+		snprintf(out, cap, "%s%s", etwforge_stats_kind_name(k), is64 ? "64" : "32");
+	}
+}
+
+static void cpu_map(struct jout *j, const uint64_t *v)
+{
+	char key[8];
+
+	jout_open(j, '{');
+	for (unsigned c = 0; c < 2048; c++) {
+		if (v[c]) {
+			snprintf(key, sizeof(key), "%u", c);
+			jout_ku64(j, key, v[c]);
+		}
+	}
+	jout_close(j, '}');
+}
+
+size_t etwforge_stats_json(const struct etwforge_file *f, const struct etwforge_stats *s,
+			   char *buf, size_t cap)
+{
+	struct jout j;
+	char label[24], hook[8];
+
+	jout_init(&j, buf, cap);
+	jout_open(&j, '{');
+	jout_kstr(&j, "file", etwforge_file_info(f)->name);
+	jout_key(&j, "buffers");
+	jout_open(&j, '{');
+	jout_ku64(&j, "total", s->buffers);
+	jout_ku64(&j, "compressed", s->compressed);
+	jout_key(&j, "per_cpu");
+	cpu_map(&j, s->buffers_by_cpu);
+	jout_close(&j, '}');
+	jout_key(&j, "records");
+	jout_open(&j, '{');
+	jout_ku64(&j, "total", s->records);
+	jout_key(&j, "by_kind");
+	jout_open(&j, '{');
+	for (unsigned k = 0; k < ETL_KIND_COUNT; k++) {
+		for (unsigned w = 0; w < 2; w++) {
+			if (s->records_by_kind[k][w]) {
+				kind_label(label, sizeof(label), k, w);
+				jout_ku64(&j, label, s->records_by_kind[k][w]);
+			}
+		}
+	}
+	jout_close(&j, '}');
+	jout_key(&j, "by_hook");
+	jout_open(&j, '{');
+	for (unsigned hk = 0; hk < 3; hk++) {
+		for (unsigned w = 0; w < 2; w++) {
+			if (!s->records_by_kind[hk][w]) {
+				continue;
+			}
+			kind_label(label, sizeof(label), hk, w);
+			jout_key(&j, label);
+			jout_open(&j, '{');
+			for (unsigned h = 0; h < 65536; h++) {
+				if (s->hooks[hk][w][h]) {
+					snprintf(hook, sizeof(hook), "0x%04X", h);
+					jout_ku64(&j, hook, s->hooks[hk][w][h]);
+				}
+			}
+			jout_close(&j, '}');
+		}
+	}
+	jout_close(&j, '}');
+	jout_key(&j, "per_cpu");
+	cpu_map(&j, s->records_by_cpu);
+	jout_close(&j, '}');
+	jout_key(&j, "compact_switches");
+	jout_open(&j, '{');
+	jout_ku64(&j, "idle_short", s->compact[0]);
+	jout_ku64(&j, "idle", s->compact[1]);
+	jout_ku64(&j, "lite", s->compact[2]);
+	jout_ku64(&j, "full", s->compact[3]);
+	jout_close(&j, '}');
+	jout_ku64(&j, "with_pebs", s->pebs);
+	jout_ku64(&j, "with_pmc", s->pmc);
+	jout_ku64(&j, "trailing_bytes", etwforge_file_info(f)->trailing_bytes);
+	jout_close(&j, '}');
+	return jout_finish(&j);
+}

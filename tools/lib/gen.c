@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/gen.c - etwforge_generate(): a scenario becomes a machine, the
+ * machine runs, its records become ETL files (and the truth).
+ *
+ *   struct scenario (finished) --> sched_create() the simulated machine
+ *        |                                 | struct sim_cswitch / sim_end ...
+ *   session_run_plan() + truth + json      v
+ *        |  (every output checked     gen_tee --> truth writer (--truth)
+ *        |   against the others)            \--> producer -> writers -> .etl
+ *   session_run_open()
+ *   sched_run_until() in 10 ms slices of simulated time (memory stays
+ *        |            bounded; progress between slices)
+ *   session_run_finish() -> summary -> JSON -> session_run_commit()
+ *
+ * Nothing is in place until the commit: a failure anywhere leaves every
+ * target as it was.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler_model/sched.h"
+#include "tools/lib/api.h"
+#include "tools/lib/truth.h"
+#include "writer/out_file.h"
+
+#define SLICE_NS 10000000u /* 10 ms of simulated time per step */
+
+/* Feeds the truth writer (if any) and the producer; holds the end record back. */
+struct gen_tee {
+	struct trace_sink truth;
+	bool have_truth;
+	struct trace_sink prod;
+	struct sim_end end;
+	bool ended;
+};
+
+static int tee_cswitch(void *ctx, const struct sim_cswitch *cs)
+{
+	struct gen_tee *t = ctx;
+	int rc;
+
+	if (t->have_truth && (rc = t->truth.ops->cswitch(t->truth.ctx, cs)) < 0) {
+		return rc;
+	}
+	return t->prod.ops->cswitch(t->prod.ctx, cs);
+}
+
+static int tee_spinlock(void *ctx, const struct sim_spinlock *sl)
+{
+	struct gen_tee *t = ctx;
+	int rc;
+
+	if (t->have_truth && (rc = t->truth.ops->spinlock(t->truth.ctx, sl)) < 0) {
+		return rc;
+	}
+	return t->prod.ops->spinlock(t->prod.ctx, sl);
+}
+
+static int tee_stop(void *ctx, const struct sim_ccswap_stop *st)
+{
+	struct gen_tee *t = ctx;
+	int rc;
+
+	if (t->have_truth && (rc = t->truth.ops->ccswap_stop(t->truth.ctx, st)) < 0) {
+		return rc;
+	}
+	return t->prod.ops->ccswap_stop(t->prod.ctx, st);
+}
+
+/* The end goes to session_run_finish(), which flushes and completes the files. */
+static int tee_end(void *ctx, const struct sim_end *end)
+{
+	struct gen_tee *t = ctx;
+
+	t->end = *end;
+	t->ended = true;
+	if (t->have_truth) {
+		return t->truth.ops->end(t->truth.ctx, end);
+	}
+	return 0;
+}
+
+static const struct trace_sink_ops tee_ops = {
+	.cswitch = tee_cswitch,
+	.spinlock = tee_spinlock,
+	.ccswap_stop = tee_stop,
+	.end = tee_end,
+};
+
+/*
+ * Output names: @output for the first session; a session without a file of
+ * its own gets OUT-N.etl when the first file is a regular file (or a new
+ * path), and is discarded (/dev/null) when it is standard output, a device
+ * or a FIFO: a name is never derived from those.
+ */
+static void name_outputs(struct trace_config *tc, const char *output, const char **labels,
+			 FILE *notes)
+{
+	const char *first;
+	size_t len;
+
+	if (output) {
+		snprintf(tc->sessions[0].file, sizeof(tc->sessions[0].file), "%s", output);
+		labels[0] = "-o";
+	}
+	first = tc->sessions[0].file;
+	len = strlen(first);
+	if (len > 4 && !strcmp(first + len - 4, ".etl")) {
+		len -= 4;
+	}
+	for (unsigned i = 1; i < tc->nsessions; i++) {
+		if (tc->sessions[i].file[0]) {
+			continue;
+		}
+		if (out_is_regular_target(first)) {
+			snprintf(tc->sessions[i].file, sizeof(tc->sessions[i].file), "%.*s-%u.etl",
+				 (int)len, first, i + 1);
+			labels[i] = "the derived name";
+			continue;
+		}
+		snprintf(tc->sessions[i].file, sizeof(tc->sessions[i].file), "/dev/null");
+		labels[i] = "the discarded session";
+		if (notes) {
+			fprintf(notes,
+				"etwforge gen: session '%s' has no file of its own and -o %s is not a "
+				"regular file: discarded (name it with sessions.%u.file)\n",
+				tc->sessions[i].name, first, i);
+		}
+	}
+}
+
+/* Everything one generate call holds, freed in one place. */
+struct gen_run {
+	struct scenario *sc; /* a copy: names are filled in for this run only */
+	struct session_run run;
+	bool planned;
+	struct sched *sched;
+	struct truth_writer tw;
+	struct gen_tee tee;
+	FILE *truth_f;
+	FILE *json_f;
+	int truth_i;
+	int json_i;
+};
+
+static void gen_free(struct gen_run *g)
+{
+	sched_destroy(g->sched);
+	if (g->planned) {
+		session_run_close(&g->run);
+	}
+	free(g->sc);
+}
+
+static void report_progress(const struct gen_run *g, const struct etwforge_run_opts *o,
+			    double t0)
+{
+	struct etwforge_progress p = {0};
+	struct sched_stats st;
+
+	sched_get_stats(g->sched, &st);
+	p.sim_ns = st.now_ns;
+	p.duration_ns = g->sc->sched.duration_ns;
+	p.switches = st.switches;
+	p.wall_seconds = api_wall_seconds() - t0;
+	for (unsigned i = 0; i < g->sc->trace.nsessions; i++) {
+		struct writer_stats ws;
+
+		writer_get_stats(g->run.writers[i], &ws);
+		p.bytes += ws.bytes_written;
+	}
+	o->progress(o->progress_ctx, &p);
+}
+
+/* Plan and open every output; set up the truth and JSON streams. */
+static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
+			struct etwforge_error *err)
+{
+	struct trace_config *tc = &g->sc->trace;
+	const char *labels[SIM_MAX_SESSIONS] = {NULL};
+	const char *why = NULL;
+	char msg[1024];
+	int rc;
+
+	if (!o->output && !tc->sessions[0].file[0]) {
+		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				"no output: give -o OUT.etl (or sessions.0.file)");
+	}
+	name_outputs(tc, o->output, labels, o->notes);
+	if (trace_config_check(tc, &why) < 0) {
+		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", why);
+	}
+	rc = session_run_plan(&g->run, tc, labels, msg, sizeof(msg));
+	g->planned = true;
+	if (rc >= 0 && o->truth) {
+		rc = g->truth_i = out_set_add(&g->run.outs, o->truth, "--truth", msg, sizeof(msg));
+	}
+	if (rc >= 0 && o->json) {
+		rc = g->json_i = out_set_add(&g->run.outs, o->json, "--json", msg, sizeof(msg));
+	}
+	if (rc < 0) {
+		return api_fail(err, rc, ETWFORGE_EXIT_USAGE, "%s", msg);
+	}
+	rc = session_run_open(&g->run, msg, sizeof(msg));
+	if (rc < 0) {
+		return api_fail(err, rc, rc == -EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+				"%s", msg);
+	}
+	if (g->truth_i >= 0) {
+		g->truth_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->truth_i));
+		if (!g->truth_f || truth_write_meta(g->truth_f, tc) < 0) {
+			return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed", o->truth);
+		}
+		g->tw.f = g->truth_f;
+		g->tw.cfg = tc;
+		g->tee.truth = truth_sink(&g->tw);
+		g->tee.have_truth = true;
+	}
+	if (g->json_i >= 0) {
+		g->json_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->json_i));
+		if (!g->json_f) {
+			return api_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", o->json,
+					strerror(errno));
+		}
+	}
+	return 0;
+}
+
+/* Run the machine to its end, reporting progress between slices. */
+static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double t0,
+		    struct etwforge_error *err)
+{
+	double every = (o->progress_ms ? o->progress_ms : 200) / 1000.0, last = t0;
+	uint64_t t = 0;
+	char msg[1024];
+	int rc;
+
+	for (;;) {
+		t += SLICE_NS;
+		rc = sched_run_until(g->sched, t);
+		if (rc < 0) {
+			if (rc == -EIO && g->truth_f && ferror(g->truth_f)) {
+				return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s: write failed: %s",
+						o->truth, strerror(errno ? errno : EIO));
+			}
+			session_run_error(&g->run, rc, msg, sizeof(msg));
+			return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		}
+		if (o->progress && api_wall_seconds() - last >= every) {
+			last = api_wall_seconds();
+			report_progress(g, o, t0);
+		}
+		if (rc == 1) {
+			break;
+		}
+	}
+	if (o->progress) {
+		report_progress(g, o, t0);
+	}
+	if (!g->tee.ended) {
+		return api_fail(err, -EPROTO, ETWFORGE_EXIT_DATA,
+				"the simulation ended without an end record");
+	}
+	return 0;
+}
+
+int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_opts *opts,
+		      struct etwforge_summary *sum, struct etwforge_error *err)
+{
+	static const struct etwforge_run_opts no_opts;
+	const struct etwforge_run_opts *o = opts ? opts : &no_opts;
+	struct gen_run g = {.truth_i = -1, .json_i = -1};
+	struct etwforge_summary local;
+	double t0 = api_wall_seconds();
+	char msg[1024];
+	uint32_t tick0;
+	int rc;
+
+	rc = etwforge_scenario_finish(esc, err);
+	if (rc < 0) {
+		return rc;
+	}
+	g.sc = malloc(sizeof(*g.sc));
+	if (!g.sc) {
+		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+	}
+	*g.sc = esc->sc;
+	sched_clocks_at(&g.sc->sched, 0, g.sc->trace.start_ts, &tick0);
+	g.sc->trace.have_start_ts = true;
+	rc = open_outputs(&g, o, err);
+	if (rc < 0) {
+		goto out;
+	}
+	g.tee.prod = session_run_sink(&g.run);
+	g.sched = sched_create(&g.sc->sched, (struct trace_sink){&tee_ops, &g.tee});
+	if (!g.sched) {
+		rc = api_fail(err, -errno, errno == EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+			      "cannot build the machine: %s", strerror(errno));
+		goto out;
+	}
+	rc = simulate(&g, o, t0, err);
+	if (rc < 0) {
+		goto out;
+	}
+	rc = session_run_finish(&g.run, &g.tee.end, msg, sizeof(msg));
+	if (rc < 0) {
+		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		goto out;
+	}
+	api_summary_fill(sum ? sum : &local, &g.sc->trace, &g.run, &g.tee.end,
+			 api_wall_seconds() - t0);
+	if (g.json_f) {
+		etwforge_summary_print(g.json_f, sum ? sum : &local, true);
+	}
+	rc = session_run_commit(&g.run, msg, sizeof(msg));
+	if (rc < 0) {
+		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		goto out;
+	}
+	rc = api_ok(err);
+out:
+	gen_free(&g);
+	return rc;
+}
