@@ -2,7 +2,7 @@
 /*
  * tests/test_reader.c - the ETL reader (tools/etl_reader.c) and
  * `etwforge dump`: exact record counts on the seven real Windows files of
- * ../shared/etl-samples (README.md there), clean one-line errors on
+ * tests/data/samples (README.md there), clean one-line errors on
  * hand-built malformed files, no crash on any truncation or byte flip, and
  * the dump command's --stats / --jsonl output and exit codes.
  *

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # tools/check.sh - the test command: install what is missing, build, run the
-# whole suite, and print `N passed, N failed` (from meson's test log) last.
+# whole suite, and print `N passed, N failed` last: test cases counted from
+# meson's test log (each Criterion suite's Synthesis line).
 # CC=clang tools/check.sh builds with clang; BUILD=dir picks the build folder;
 # SANITIZE=1 builds with -Db_sanitize=address,undefined; BUILDTYPE=release
 # builds with --buildtype=release (-O3). Warnings are errors in every build
@@ -30,16 +31,29 @@ ninja -C "$build" >/dev/null
 status=0
 meson test -C "$build" --print-errorlogs --num-processes 2 || status=$?
 python3 - "$build/meson-logs/testlog.json" <<'PY'
-import json, sys
+# Count test cases, not suites: a Criterion suite says how many of its cases
+# passed on its "Synthesis:" line; any other test (a script) is one case.
+import json, re, sys
 passed = failed = 0
+synth = re.compile(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)")
 for line in open(sys.argv[1]):
     line = line.strip()
     if not line:
         continue
     r = json.loads(line)
-    if r.get("result") in ("OK", "EXPECTEDFAIL"):
+    if r.get("result") == "SKIP":
+        continue
+    ok = r.get("result") in ("OK", "EXPECTEDFAIL")
+    m = synth.search((r.get("stderr") or "") + (r.get("stdout") or ""))
+    if m:
+        p, f, c = int(m.group(2)), int(m.group(3)), int(m.group(4))
+        passed += p
+        failed += f + c
+        if not ok and f + c == 0:
+            failed += 1  # the suite failed outside its cases (a crash, a timeout)
+    elif ok:
         passed += 1
-    elif r.get("result") != "SKIP":
+    else:
         failed += 1
 print(f"{passed} passed, {failed} failed")
 PY

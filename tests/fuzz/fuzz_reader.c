@@ -4,7 +4,7 @@
  * (tools/etl_reader.c): open any byte string as an ETL file, walk every
  * buffer and record, and run the payload decoders dump uses on the known
  * hooks. Malformed input must end in a clean error, never a crash, an
- * out-of-bounds read or a hang. Seed it with the real files in ../shared/etl-samples.
+ * out-of-bounds read or a hang. Seed it with the real files in tests/data/samples.
  */
 #include <stddef.h>
 #include <stdint.h>

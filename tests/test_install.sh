@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tests/test_install.sh BUILD SOURCE - the installed library works for a
+# user: `meson install` into a scratch DESTDIR, build the two examples of
+# tools/examples/ with `pkg-config --cflags --libs etwforge` against the
+# installed files only, run them, and check what count_switches counts
+# against `etwforge dump --stats` (the installed tool) of the same file.
+# Also: the installed library exports etwforge_ symbols only.
+set -eu
+build=$1
+src=$2
+tmp=$(mktemp -d /tmp/etwforge-install-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fail() {
+	echo "test_install: $*" >&2
+	exit 1
+}
+
+meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
+pc=$(find "$tmp/root" -name etwforge.pc | head -n 1)
+[ -n "$pc" ] || fail "no etwforge.pc installed"
+lib=$(find "$tmp/root" -name 'libetwforge.so.0' | head -n 1)
+[ -n "$lib" ] || fail "no libetwforge.so.0 installed"
+bin=$(find "$tmp/root" -path '*/bin/etwforge' | head -n 1)
+[ -n "$bin" ] || fail "no etwforge installed"
+[ -f "$(dirname "$pc")/../../include/etwforge/etwforge.h" ] ||
+	[ -n "$(find "$tmp/root" -path '*include/etwforge/etwforge.h')" ] || fail "no etwforge.h installed"
+[ -z "$(find "$tmp/root" -path '*include/etwforge/*' ! -name etwforge.h ! -type d)" ] ||
+	fail "headers other than etwforge.h are installed"
+
+# only etwforge_ symbols leave the library
+others=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^etwforge_' || true)
+[ -z "$others" ] || fail "exported symbols that are not etwforge_: $others"
+
+# build the examples against the installed files only (no source tree include path)
+export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
+flags=$(pkg-config --cflags --libs etwforge) || fail "pkg-config --cflags --libs etwforge failed"
+for ex in gen_trace count_switches; do
+	${CC:-cc} -std=c11 -Wall -Werror "$src/tools/examples/$ex.c" $flags -o "$tmp/$ex" ||
+		fail "$ex does not build against the installed library"
+done
+export LD_LIBRARY_PATH="$(dirname "$lib")"
+
+"$tmp/gen_trace" "$tmp/t.etl" >"$tmp/gen.out" || fail "gen_trace failed"
+grep -q ' switches in ' "$tmp/gen.out" || fail "gen_trace said: $(cat "$tmp/gen.out")"
+"$bin" gen -q --duration 100ms -o "$tmp/d.etl" || fail "the installed etwforge failed"
+
+for f in "$tmp/t.etl" "$tmp/d.etl" "$tmp/d-2.etl"; do
+	"$tmp/count_switches" "$f" >"$tmp/count" || fail "count_switches $f failed"
+	"$bin" dump --stats "$f" >"$tmp/stats" || fail "dump --stats $f failed"
+	for form in idle_short idle lite full; do
+		want=$(awk -v f="$form" '$1 == f { print $2 }' "$tmp/stats")
+		got=$(awk -v f="$form" '$1 == f { print $2 }' "$tmp/count")
+		[ "${want:-0}" = "$got" ] || fail "$f: $form: count_switches $got, dump --stats ${want:-0}"
+	done
+	want=$(awk '$1 == "PERFINFO64" && $2 == "0x0524" { print $3 }' "$tmp/stats")
+	got=$(awk '$1 == "cswitch" { print $2 }' "$tmp/count")
+	[ "${want:-0}" = "$got" ] || fail "$f: plain CSwitch: count_switches $got, dump --stats ${want:-0}"
+	total=$(awk '$1 == "cpu" { n += $3 } END { print n + 0 }' "$tmp/count")
+	sum=$(awk '$1 != "cpu" { n += $2 } END { print n + 0 }' "$tmp/count")
+	[ "$total" = "$sum" ] || fail "$f: per-CPU counts $total, per-form counts $sum"
+	[ "$total" -gt 0 ] || fail "$f: no switch counted"
+done
+echo "test_install: ok"
