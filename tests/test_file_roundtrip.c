@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/test_util.h"
 #include "producer/etw_encode.h"
 #include "writer/etl_wire.h"
 #include "producer/ccswap_expand.h"
@@ -118,16 +119,12 @@ static void spinlock(enum etl_arch arch, unsigned cpu, uint64_t ts)
 
 static void every_kind_reads_back(enum etl_arch arch)
 {
-	char path[] = "/tmp/etwforge-frt-XXXXXX";
+	const char *path = test_path(arch == ETL_ARCH_X64 ? "x64.etl" : "x86.etl");
 	struct writer_opts wo = {0};
 	struct etl_writer *w;
 	struct etl_error err;
 	struct etl_reader *d;
 	unsigned seen = 0;
-	int fd = mkstemp(path);
-
-	cr_assert_geq(fd, 0);
-	close(fd);
 	nevs = 0;
 	cswitch(arch, 0, 2, false, 0, 100);
 	cswitch(arch, 0, 4, false, 0, 110);
@@ -228,6 +225,8 @@ static void every_kind_reads_back(enum etl_arch arch)
 	etl_reader_close(d);
 	unlink(path);
 }
+
+TestSuite(file_roundtrip, .init = test_dir_make, .fini = test_dir_remove);
 
 Test(file_roundtrip, x64_every_event_kind_reads_back_byte_for_byte)
 {

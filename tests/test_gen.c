@@ -15,16 +15,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tests/cli_util.h"
+#include "tests/test_util.h"
 
-TestSuite(gen, .init = cli_tmpdir_make, .fini = cli_tmpdir_remove);
+TestSuite(gen, .init = test_dir_make, .fini = test_dir_remove);
 
 static bool exists(const char *name)
 {
 	char path[256];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", cli_dir, name);
+	snprintf(path, sizeof(path), "%s/%s", test_dir, name);
 	return stat(path, &st) == 0;
 }
 
@@ -33,16 +33,16 @@ static uint64_t hash_of(const char *name)
 	char path[256];
 	uint64_t h = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", cli_dir, name);
-	cr_assert_eq(cli_file_xxh3(path, &h), 0, "%s", path);
+	snprintf(path, sizeof(path), "%s/%s", test_dir, name);
+	cr_assert_eq(test_file_xxh3(path, &h), 0, "%s", path);
 	return h;
 }
 
 /* gen with @sets into a.etl (+ a-N.etl), then verify every session's file. */
 static void gen_and_verify(const char *sets, unsigned nsessions)
 {
-	cr_assert_eq(cli_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl %s", cli_dir,
-			     cli_bin(), sets),
+	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl %s", test_dir,
+			     test_bin(), sets),
 		     0, "gen %s", sets);
 	for (unsigned i = 0; i < nsessions; i++) {
 		char name[32];
@@ -52,8 +52,8 @@ static void gen_and_verify(const char *sets, unsigned nsessions)
 		} else {
 			snprintf(name, sizeof(name), "a-%u.etl", i + 1);
 		}
-		cr_assert_eq(cli_run("cd '%s' && '%s' verify -q %s --truth a.jsonl", cli_dir,
-				     cli_bin(), name),
+		cr_assert_eq(test_run("cd '%s' && '%s' verify -q %s --truth a.jsonl", test_dir,
+				     test_bin(), name),
 			     0, "verify %s after gen %s", name, sets);
 	}
 }
@@ -91,9 +91,9 @@ Test(gen, example_scenarios_generate_and_verify)
 		/* shortened: the full durations run in the quickstart and by hand */
 		snprintf(sets, sizeof(sets), "'%s/../tools/scenarios/%s.yaml' --duration 200ms",
 			 SOURCE_DIR, names[i]);
-		cr_assert_eq(cli_run("cd '%s' && rm -f a*.etl && '%s' gen -q -o a.etl --truth "
+		cr_assert_eq(test_run("cd '%s' && rm -f a*.etl && '%s' gen -q -o a.etl --truth "
 				     "a.jsonl %s",
-				     cli_dir, cli_bin(), sets),
+				     test_dir, test_bin(), sets),
 			     0, "%s", names[i]);
 		for (unsigned k = 0; k < 8; k++) {
 			char name[32];
@@ -103,8 +103,8 @@ Test(gen, example_scenarios_generate_and_verify)
 				cr_assert_geq(k, 1u, "%s wrote no file", names[i]);
 				break;
 			}
-			cr_assert_eq(cli_run("cd '%s' && '%s' verify -q %s --truth a.jsonl",
-					     cli_dir, cli_bin(), name),
+			cr_assert_eq(test_run("cd '%s' && '%s' verify -q %s --truth a.jsonl",
+					     test_dir, test_bin(), name),
 				     0, "%s: %s", names[i], name);
 		}
 	}
@@ -114,19 +114,19 @@ Test(gen, same_seed_same_bytes_other_seed_other_bytes)
 {
 	uint64_t h1, h2, h3, t1, t2;
 
-	cr_assert_eq(cli_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --seed 42", cli_dir,
-			     cli_bin()),
+	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --seed 42", test_dir,
+			     test_bin()),
 		     0);
 	h1 = hash_of("a.etl");
 	t1 = hash_of("a.jsonl");
-	cr_assert_eq(cli_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --seed 42", cli_dir,
-			     cli_bin()),
+	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --seed 42", test_dir,
+			     test_bin()),
 		     0);
 	h2 = hash_of("a.etl");
 	t2 = hash_of("a.jsonl");
 	cr_assert_eq(h1, h2, "same seed, same ETL bytes");
 	cr_assert_eq(t1, t2, "same seed, same truth");
-	cr_assert_eq(cli_run("cd '%s' && '%s' gen -q -o a.etl --seed 43", cli_dir, cli_bin()), 0);
+	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --seed 43", test_dir, test_bin()), 0);
 	h3 = hash_of("a.etl");
 	cr_assert_neq(h1, h3, "another seed, other bytes");
 }
@@ -143,8 +143,8 @@ static void refused(const char *args, int want_status, const char *want_msg)
 	char msg[1024] = "";
 	FILE *f;
 
-	snprintf(errfile, sizeof(errfile), "%s/err.txt", cli_dir);
-	cr_assert_eq(cli_run("cd '%s' && '%s' gen -q %s 2>'%s'", cli_dir, cli_bin(), args, errfile),
+	snprintf(errfile, sizeof(errfile), "%s/err.txt", test_dir);
+	cr_assert_eq(test_run("cd '%s' && '%s' gen -q %s 2>'%s'", test_dir, test_bin(), args, errfile),
 		     want_status, "%s", args);
 	f = fopen(errfile, "r");
 	cr_assert_not_null(f);
@@ -162,7 +162,7 @@ static void write_scenario(const char *text)
 	char path[128];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/s.yaml", cli_dir);
+	snprintf(path, sizeof(path), "%s/s.yaml", test_dir);
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fputs(text, f);
@@ -195,7 +195,7 @@ Test(gen, bad_input_exits_2_with_one_line_and_no_file)
 Test(gen, write_errors_exit_1_and_leave_nothing)
 {
 	refused("-o /dev/full", 1, "/dev/full");
-	cr_assert_eq(cli_run("cd '%s' && mkdir ro && chmod 555 ro", cli_dir), 0);
+	cr_assert_eq(test_run("cd '%s' && mkdir ro && chmod 555 ro", test_dir), 0);
 	if (geteuid() != 0) {
 		refused("-o ro/out.etl", 1, "ro/out.etl");
 	}
@@ -204,15 +204,15 @@ Test(gen, write_errors_exit_1_and_leave_nothing)
 
 Test(gen, print_config_round_trips)
 {
-	cr_assert_eq(cli_run("cd '%s' && '%s' gen --print-config --seed 9 --cpus 3 > p.yaml",
-			     cli_dir, cli_bin()),
+	cr_assert_eq(test_run("cd '%s' && '%s' gen --print-config --seed 9 --cpus 3 > p.yaml",
+			     test_dir, test_bin()),
 		     0);
 	cr_assert_eq(
-		cli_run("cd '%s' && '%s' gen p.yaml --print-config > q.yaml && cmp p.yaml q.yaml",
-			cli_dir, cli_bin()),
+		test_run("cd '%s' && '%s' gen p.yaml --print-config > q.yaml && cmp p.yaml q.yaml",
+			test_dir, test_bin()),
 		0);
 	cr_assert_eq(
-		cli_run("cd '%s' && grep -q 'cpus: 3' p.yaml && grep -q 'seed: 9' p.yaml", cli_dir),
+		test_run("cd '%s' && grep -q 'cpus: 3' p.yaml && grep -q 'seed: 9' p.yaml", test_dir),
 		0);
 }
 
@@ -221,14 +221,14 @@ Test(gen, replaying_the_truth_reproduces_the_files_byte_for_byte)
 	uint64_t g1, g2, r1, r2;
 
 	/* the truth is everything the logging code consumed: replay must give the same bytes */
-	cr_assert_eq(cli_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --duration 500ms "
+	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --duration 500ms "
 			     "--set sessions.1.pebs=true",
-			     cli_dir, cli_bin()),
+			     test_dir, test_bin()),
 		     0);
 	g1 = hash_of("a.etl");
 	g2 = hash_of("a-2.etl");
-	cr_assert_eq(cli_run("cd '%s' && mkdir r && cd r && '%s' replay -q ../a.jsonl -o a.etl",
-			     cli_dir, cli_bin()),
+	cr_assert_eq(test_run("cd '%s' && mkdir r && cd r && '%s' replay -q ../a.jsonl -o a.etl",
+			     test_dir, test_bin()),
 		     0);
 	/* the other session's file name comes from the meta line: a-2.etl, relative */
 	r1 = hash_of("r/a.etl");

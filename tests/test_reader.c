@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/test_util.h"
 #include "writer/etl_wire.h"
 #include "writer/etl_reader.h"
 
@@ -1091,38 +1092,12 @@ Test(reader_small, byte_flips_never_crash)
 
 /* ---- etl_reader_open_file ---------------------------------------------------------- */
 
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/etwforge-reader-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void rm_tmpdir(void)
-{
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	cr_assert_eq(system(cmd), 0);
-}
-
 static char *tmp_file(const char *name, const uint8_t *data, size_t len)
 {
-	static char path[2][512];
-	static int which;
-	char *p = path[which ^= 1];
-	FILE *fp;
-
-	snprintf(p, sizeof(path[0]), "%s/%s", tmpdir, name);
-	fp = fopen(p, "wb");
-	cr_assert_not_null(fp);
-	cr_assert_eq(fwrite(data, 1, len, fp), len);
-	cr_assert_eq(fclose(fp), 0);
-	return p;
+	return (char *)test_write(name, data, len);
 }
 
-Test(reader_file, open_file_errors, .init = make_tmpdir, .fini = rm_tmpdir)
+Test(reader_file, open_file_errors, .init = test_dir_make, .fini = test_dir_remove)
 {
 	static uint8_t f[SMALL_LEN];
 	struct etl_error err;
@@ -1144,11 +1119,11 @@ Test(reader_file, open_file_errors, .init = make_tmpdir, .fini = rm_tmpdir)
 	cr_assert_str_eq(err.msg, want);
 	cr_assert_eq(errno, EINVAL);
 
-	cr_assert_null(etl_reader_open_file(tmpdir, &err));
-	snprintf(want, sizeof(want), "%s: offset 0x0: not an ETL file: a directory", tmpdir);
+	cr_assert_null(etl_reader_open_file(test_dir, &err));
+	snprintf(want, sizeof(want), "%s: offset 0x0: not an ETL file: a directory", test_dir);
 	cr_assert_str_eq(err.msg, want);
 
-	snprintf(want, sizeof(want), "%s/missing.etl", tmpdir);
+	snprintf(want, sizeof(want), "%s/missing.etl", test_dir);
 	cr_assert_null(etl_reader_open_file(want, &err));
 	cr_assert_eq(errno, ENOENT);
 	cr_assert_not_null(strstr(err.msg, "missing.etl: offset 0x0: cannot open: "), "%s",
@@ -1181,8 +1156,8 @@ static int run(const char *args, char **out, char **err)
 	char cmd[8192], o[600], e[600];
 	int st;
 
-	snprintf(o, sizeof(o), "%s/stdout", tmpdir);
-	snprintf(e, sizeof(e), "%s/stderr", tmpdir);
+	snprintf(o, sizeof(o), "%s/stdout", test_dir);
+	snprintf(e, sizeof(e), "%s/stderr", test_dir);
 	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s' 2>'%s'", bin(), args, o, e);
 	st = system(cmd);
 	cr_assert(WIFEXITED(st), "%s", cmd);
@@ -1247,7 +1222,7 @@ static bool has_line(const char *text, const char *words)
 	return false;
 }
 
-Test(dump, stats_on_real_file, .init = make_tmpdir, .fini = rm_tmpdir)
+Test(dump, stats_on_real_file, .init = test_dir_make, .fini = test_dir_remove)
 {
 	char args[4200], *out, *err;
 
@@ -1314,7 +1289,7 @@ static json_t *jparse(const struct jfuncs *j, const char *line, size_t len)
 	return v;
 }
 
-Test(dump, jsonl_on_real_file, .init = make_tmpdir, .fini = rm_tmpdir)
+Test(dump, jsonl_on_real_file, .init = test_dir_make, .fini = test_dir_remove)
 {
 	char args[4200], *out, *err;
 	struct jfuncs j;
@@ -1390,7 +1365,7 @@ Test(dump, jsonl_on_real_file, .init = make_tmpdir, .fini = rm_tmpdir)
 	free(err);
 }
 
-Test(dump, jsonl_small_file_decodes_payloads, .init = make_tmpdir, .fini = rm_tmpdir)
+Test(dump, jsonl_small_file_decodes_payloads, .init = test_dir_make, .fini = test_dir_remove)
 {
 	static uint8_t f[SMALL_LEN];
 	char args[1200], *out, *err;
@@ -1469,7 +1444,7 @@ Test(dump, jsonl_small_file_decodes_payloads, .init = make_tmpdir, .fini = rm_tm
 	free(err);
 }
 
-Test(dump, exit_codes, .init = make_tmpdir, .fini = rm_tmpdir)
+Test(dump, exit_codes, .init = test_dir_make, .fini = test_dir_remove)
 {
 	static uint8_t f[SMALL_LEN];
 	char args[1200], want[1200], *out, *err;
@@ -1531,11 +1506,11 @@ Test(dump, exit_codes, .init = make_tmpdir, .fini = rm_tmpdir)
 		free(err);
 	}
 	/* 1: unreadable - missing, directory, empty. */
-	snprintf(args, sizeof(args), "dump '%s/missing.etl'", tmpdir);
+	snprintf(args, sizeof(args), "dump '%s/missing.etl'", test_dir);
 	cr_assert_eq(run(args, NULL, &err), 1);
 	cr_assert_eq(count_lines(err), 1);
 	free(err);
-	snprintf(args, sizeof(args), "dump '%s'", tmpdir);
+	snprintf(args, sizeof(args), "dump '%s'", test_dir);
 	cr_assert_eq(run(args, NULL, &err), 1);
 	free(err);
 	snprintf(args, sizeof(args), "dump '%s'", tmp_file("empty.etl", f, 0));
@@ -1545,7 +1520,7 @@ Test(dump, exit_codes, .init = make_tmpdir, .fini = rm_tmpdir)
 	free(err);
 }
 
-Test(dump, every_sample_dumps_cleanly, .init = make_tmpdir, .fini = rm_tmpdir)
+Test(dump, every_sample_dumps_cleanly, .init = test_dir_make, .fini = test_dir_remove)
 {
 	static const char *const files[] = {
 		"airbus_AMSITrace.etl",	      "airbus_ShutdownPerfDiagLogger.etl",

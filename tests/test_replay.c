@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "writer/etl_wire.h"
-#include "tests/cli_util.h"
+#include "tests/test_util.h"
 #include "writer/etl_reader.h"
 
 static char out[160];
@@ -22,13 +22,13 @@ static char errfile[160];
 
 static void setup(void)
 {
-	cli_tmpdir_make();
-	snprintf(out, sizeof(out), "%s/out.etl", cli_dir);
-	snprintf(errfile, sizeof(errfile), "%s/stderr.txt", cli_dir);
+	test_dir_make();
+	snprintf(out, sizeof(out), "%s/out.etl", test_dir);
+	snprintf(errfile, sizeof(errfile), "%s/stderr.txt", test_dir);
 }
 
-TestSuite(replay, .init = setup, .fini = cli_tmpdir_remove);
-TestSuite(verify, .init = setup, .fini = cli_tmpdir_remove);
+TestSuite(replay, .init = setup, .fini = test_dir_remove);
+TestSuite(verify, .init = setup, .fini = test_dir_remove);
 
 static char *slurp(const char *path)
 {
@@ -157,7 +157,7 @@ Test(replay, hand_written_stream_gives_hand_computed_batches)
 		{1, 1, batch_d, sizeof(batch_d)},
 	};
 
-	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", cli_bin(), SOURCE_DIR,
+	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(), SOURCE_DIR,
 			     out),
 		     0);
 	d = etl_reader_open_file(out, &err);
@@ -175,7 +175,7 @@ Test(replay, hand_written_stream_gives_hand_computed_batches)
 	cr_assert_null(batch_of(d, 0, 2, &size), "no fifth batch");
 	cr_assert_null(batch_of(d, 1, 2, &size));
 	etl_reader_close(d);
-	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s/data/hand20.jsonl'", cli_bin(), out,
+	cr_assert_eq(test_run("'%s' verify -q '%s' --truth '%s/data/hand20.jsonl'", test_bin(), out,
 			     SOURCE_DIR),
 		     0);
 }
@@ -198,9 +198,9 @@ static void refused(const char *stream, const char *want_msg)
 	char in[160];
 	struct stat st;
 
-	snprintf(in, sizeof(in), "%s/in.jsonl", cli_dir);
+	snprintf(in, sizeof(in), "%s/in.jsonl", test_dir);
 	write_file(in, stream);
-	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s' 2>'%s'", cli_bin(), in, out, errfile), 2);
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s' 2>'%s'", test_bin(), in, out, errfile), 2);
 	cr_assert_neq(strstr(slurp(errfile), want_msg), NULL, "stderr: %s", slurp(errfile));
 	cr_assert_neq(stat(out, &st), 0, "no output file after a refused stream");
 }
@@ -236,7 +236,7 @@ Test(replay, cpu_out_of_range_is_refused)
 
 Test(replay, write_error_exits_1_without_output)
 {
-	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o /dev/full 2>'%s'", cli_bin(),
+	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o /dev/full 2>'%s'", test_bin(),
 			     SOURCE_DIR, errfile),
 		     1);
 	cr_assert_neq(strstr(slurp(errfile), "/dev/full"), NULL, "%s", slurp(errfile));
@@ -244,28 +244,28 @@ Test(replay, write_error_exits_1_without_output)
 
 Test(replay, usage_errors_exit_2)
 {
-	cr_assert_eq(cli_run("'%s' replay 2>/dev/null", cli_bin()), 2);
-	cr_assert_eq(cli_run("'%s' replay --bogus x 2>/dev/null", cli_bin()), 2);
-	cr_assert_eq(cli_run("'%s' replay '%s/nonexistent.jsonl' -o '%s' 2>/dev/null", cli_bin(),
-			     cli_dir, out),
+	cr_assert_eq(test_run("'%s' replay 2>/dev/null", test_bin()), 2);
+	cr_assert_eq(test_run("'%s' replay --bogus x 2>/dev/null", test_bin()), 2);
+	cr_assert_eq(test_run("'%s' replay '%s/nonexistent.jsonl' -o '%s' 2>/dev/null", test_bin(),
+			     test_dir, out),
 		     2);
-	cr_assert_eq(cli_run("'%s' replay --help >/dev/null", cli_bin()), 0);
+	cr_assert_eq(test_run("'%s' replay --help >/dev/null", test_bin()), 0);
 }
 
 Test(verify, a_wrong_truth_is_a_mismatch_with_offset)
 {
 	char bad[160], cmd[512];
 
-	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", cli_bin(), SOURCE_DIR,
+	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(), SOURCE_DIR,
 			     out),
 		     0);
-	snprintf(bad, sizeof(bad), "%s/bad.jsonl", cli_dir);
+	snprintf(bad, sizeof(bad), "%s/bad.jsonl", test_dir);
 	/* line 3: old_pri 9 -> 10 (inc 2 instead of 1) */
 	snprintf(cmd, sizeof(cmd),
 		 "sed '3s/\"old_pri\":9,/\"old_pri\":10,/' '%s/data/hand20.jsonl' > '%s'",
 		 SOURCE_DIR, bad);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert_eq(cli_run("'%s' verify '%s' --truth '%s' 2>'%s'", cli_bin(), out, bad, errfile),
+	cr_assert_eq(test_run("'%s' verify '%s' --truth '%s' 2>'%s'", test_bin(), out, bad, errfile),
 		     1);
 	cr_assert_neq(strstr(slurp(errfile), "offset 0x"), NULL, "%s", slurp(errfile));
 	cr_assert_neq(strstr(slurp(errfile), "bad.jsonl:3"), NULL, "%s", slurp(errfile));
@@ -277,10 +277,10 @@ Test(replay, dump_expands_every_switch_with_form_batch_and_new_tid)
 	unsigned n = 0, seen = 0;
 	FILE *p;
 
-	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", cli_bin(), SOURCE_DIR,
+	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(), SOURCE_DIR,
 			     out),
 		     0);
-	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", cli_bin(), out);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", test_bin(), out);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -331,7 +331,7 @@ Test(replay, spinlocks_are_logged_when_sampled_and_verify)
 	unsigned spins = 0;
 	FILE *p;
 
-	snprintf(in, sizeof(in), "%s/spin.jsonl", cli_dir);
+	snprintf(in, sizeof(in), "%s/spin.jsonl", test_dir);
 	write_file(in, SPIN_META
 		   "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":100},\"old_tid\":0,"
 		   "\"new_tid\":4096}\n" SPIN_LINE(0, 150, true) SPIN_LINE(0, 160, false) SPIN_LINE(
@@ -340,9 +340,9 @@ Test(replay, spinlocks_are_logged_when_sampled_and_verify)
 				 "\"old_tid\":4096,"
 				 "\"old_pri\":8,\"old_base_pri\":8,\"old_state\":5,\"new_tid\":0}\n"
 				 "{\"kind\":\"end\",\"tick\":2,\"ts\":{\"qpc\":300}}\n");
-	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s'", cli_bin(), in, out), 0);
-	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s'", cli_bin(), out, in), 0);
-	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl --raw '%s'", cli_bin(), out);
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s'", test_bin(), in, out), 0);
+	cr_assert_eq(test_run("'%s' verify -q '%s' --truth '%s'", test_bin(), out, in), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl --raw '%s'", test_bin(), out);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -375,11 +375,11 @@ Test(replay, spinlocks_are_logged_when_sampled_and_verify)
 
 	/* a changed SpinCount in the truth is caught */
 	char bad[160];
-	snprintf(bad, sizeof(bad), "%s/bad.jsonl", cli_dir);
+	snprintf(bad, sizeof(bad), "%s/bad.jsonl", test_dir);
 	snprintf(cmd, sizeof(cmd), "sed 's/\"spin_count\":12/\"spin_count\":13/' '%s' > '%s'", in,
 		 bad);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s' 2>/dev/null", cli_bin(), out, bad),
+	cr_assert_eq(test_run("'%s' verify -q '%s' --truth '%s' 2>/dev/null", test_bin(), out, bad),
 		     1);
 }
 
@@ -389,7 +389,7 @@ Test(replay, ccswap_stop_flushes_at_the_next_switch)
 	unsigned batches = 0;
 	FILE *p;
 
-	snprintf(in, sizeof(in), "%s/stop.jsonl", cli_dir);
+	snprintf(in, sizeof(in), "%s/stop.jsonl", test_dir);
 	write_file(
 		in, META
 		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":100},\"old_tid\":0,"
@@ -398,8 +398,8 @@ Test(replay, ccswap_stop_flushes_at_the_next_switch)
 		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":200},\"old_tid\":4096,"
 		"\"old_pri\":8,\"old_base_pri\":8,\"old_state\":5,\"new_tid\":0}\n"
 		"{\"kind\":\"end\",\"tick\":2,\"ts\":{\"qpc\":300}}\n");
-	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s'", cli_bin(), in, out), 0);
-	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", cli_bin(), out);
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s'", test_bin(), in, out), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", test_bin(), out);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -414,22 +414,22 @@ Test(replay, ccswap_stop_flushes_at_the_next_switch)
 	}
 	cr_assert_eq(pclose(p), 0);
 	cr_assert_eq(batches, 2);
-	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s'", cli_bin(), out, in), 0);
+	cr_assert_eq(test_run("'%s' verify -q '%s' --truth '%s'", test_bin(), out, in), 0);
 }
 
 Test(replay, dump_stats_counts_compact_switches_by_form)
 {
 	/* hand20: IDLE_SHORT 4 (lines 2, 9, 11, 17), IDLE 1 (6), LITE 6, FULL 7 */
-	cr_assert_eq(cli_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", cli_bin(), SOURCE_DIR,
+	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(), SOURCE_DIR,
 			     out),
 		     0);
-	cr_assert_eq(cli_run("'%s' dump --stats '%s' > '%s/stats.txt'", cli_bin(), out, cli_dir), 0);
-	cr_assert_eq(cli_run("grep -Eq '^compact switches +18$' '%s/stats.txt' && "
+	cr_assert_eq(test_run("'%s' dump --stats '%s' > '%s/stats.txt'", test_bin(), out, test_dir), 0);
+	cr_assert_eq(test_run("grep -Eq '^compact switches +18$' '%s/stats.txt' && "
 			     "grep -Eq '^  idle_short +4$' '%s/stats.txt' && "
 			     "grep -Eq '^  idle +1$' '%s/stats.txt' && "
 			     "grep -Eq '^  lite +6$' '%s/stats.txt' && "
 			     "grep -Eq '^  full +7$' '%s/stats.txt'",
-			     cli_dir, cli_dir, cli_dir, cli_dir, cli_dir),
+			     test_dir, test_dir, test_dir, test_dir, test_dir),
 		     0, "the counts in stats.txt differ");
 }
 
@@ -447,7 +447,7 @@ static void raw_of(const char *etl, const char *hook, char *out_hex, size_t cap)
 
 	out_hex[0] = 0;
 	snprintf(key, sizeof(key), "\"hook\":\"%s\"", hook);
-	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl --raw '%s'", cli_bin(), etl);
+	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl --raw '%s'", test_bin(), etl);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -477,7 +477,7 @@ Test(replay, old_rank_saturates_and_quantum_keeps_32_bits)
 	};
 	char in[160], hex[512], want[512], line[1024];
 
-	snprintf(in, sizeof(in), "%s/rank.jsonl", cli_dir);
+	snprintf(in, sizeof(in), "%s/rank.jsonl", test_dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(line, sizeof(line),
 			 PLAIN_META "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":256},"
@@ -486,7 +486,7 @@ Test(replay, old_rank_saturates_and_quantum_keeps_32_bits)
 				    "\"new_tid\":4100,\"new_pri\":10}\n",
 			 cases[i].rank, cases[i].quantum);
 		write_file(in, line);
-		cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s'", cli_bin(), in, out), 0, "%s",
+		cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s'", test_bin(), in, out), 0, "%s",
 			     cases[i].rank);
 		raw_of(out, "0x0524", hex, sizeof(hex));
 		/* Marker 0xC0110004 (v4, win10-1709), Size 0x28, HookId 0x0524, TS 0x100;
@@ -498,7 +498,7 @@ Test(replay, old_rank_saturates_and_quantum_keeps_32_bits)
 			 cases[i].byte0a, cases[i].quant14);
 		cr_assert_str_eq(hex, want, "rank %s quantum %s", cases[i].rank,
 				 cases[i].quantum);
-		cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s'", cli_bin(), out, in), 0,
+		cr_assert_eq(test_run("'%s' verify -q '%s' --truth '%s'", test_bin(), out, in), 0,
 			     "verify applies the same rule (rank %s)", cases[i].rank);
 	}
 }
@@ -507,7 +507,7 @@ Test(replay, wait_cycles_keep_their_low_32_bits)
 {
 	char in[160], hex[512];
 
-	snprintf(in, sizeof(in), "%s/wait.jsonl", cli_dir);
+	snprintf(in, sizeof(in), "%s/wait.jsonl", test_dir);
 	/* WaitTimeInCycles = (ULONG)(AcquireTime - T0): 2^32 + 777 is 777 on the wire */
 	write_file(in, SPIN_META
 		   "{\"kind\":\"spinlock\",\"cpu\":0,\"ts\":{\"qpc\":150},"
@@ -516,7 +516,7 @@ Test(replay, wait_cycles_keep_their_low_32_bits)
 		   "\"spin_count\":12,\"tid\":4096,\"interrupt_count\":1,\"irql\":2,\"depth\":1,"
 		   "\"mode\":1,\"dpc\":true,\"isr\":false,\"logged\":true,\"why\":\"contended\","
 		   "\"pmc\":[99]}\n");
-	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s'", cli_bin(), in, out), 0);
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s'", test_bin(), in, out), 0);
 	raw_of(out, "0x0529", hex, sizeof(hex));
 	/* WaitTimeInCycles at payload 0x20: after 0x10 header, 8 PMC, 0x20 of payload */
 	cr_assert_str_eq(hex + 2 * (0x10 + 8 + 0x20), "09030000"
@@ -525,5 +525,5 @@ Test(replay, wait_cycles_keep_their_low_32_bits)
 						      "01000000"
 						      "020141"
 						      "0000000000");
-	cr_assert_eq(cli_run("'%s' verify -q '%s' --truth '%s'", cli_bin(), out, in), 0);
+	cr_assert_eq(test_run("'%s' verify -q '%s' --truth '%s'", test_bin(), out, in), 0);
 }

@@ -14,11 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tests/cli_util.h"
+#include "tests/test_util.h"
 #include "tests/stream_gen.h"
 #include "tools/lib/truth.h"
 
-TestSuite(roundtrip, .init = cli_tmpdir_make, .fini = cli_tmpdir_remove);
+TestSuite(roundtrip, .init = test_dir_make, .fini = test_dir_remove);
 
 /* A compact session and a plain one with PEBS + PMC, both on @clock. */
 static void make_config(struct trace_config *cfg, const char *target, enum etl_arch arch,
@@ -42,7 +42,7 @@ static void make_config(struct trace_config *cfg, const char *target, enum etl_a
 	s->clock = clock;
 	s->flags = PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT;
 	s->buffer_size = 8192;
-	snprintf(s->file, sizeof(s->file), "%s/compact.etl", cli_dir);
+	snprintf(s->file, sizeof(s->file), "%s/compact.etl", test_dir);
 	s->pmc_count = 2;
 	s->pmc_counters[0] = (uint8_t)trace_config_counter_id(cfg, "TotalCycles");
 	s->pmc_counters[1] = (uint8_t)trace_config_counter_id(cfg, "CacheMisses");
@@ -55,7 +55,7 @@ static void make_config(struct trace_config *cfg, const char *target, enum etl_a
 	s->flags = PRODUCER_F_CSWITCH;
 	s->pebs = true;
 	s->buffer_size = 65536;
-	snprintf(s->file, sizeof(s->file), "%s/plain.etl", cli_dir);
+	snprintf(s->file, sizeof(s->file), "%s/plain.etl", test_dir);
 	s->pmc_count = 2;
 	s->pmc_counters[0] = 0;
 	s->pmc_counters[1] = 1;
@@ -99,21 +99,21 @@ static void replay_and_verify(const char *target, enum etl_arch arch, enum sim_c
 
 	cr_assert_not_null(bin);
 	make_config(&cfg, target, arch, clock, quirks);
-	snprintf(truth, sizeof(truth), "%s/truth.jsonl", cli_dir);
+	snprintf(truth, sizeof(truth), "%s/truth.jsonl", test_dir);
 	write_stream(&cfg, truth, seed, n, n);
-	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s/compact.etl'", bin, truth, cli_dir), 0,
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s/compact.etl'", bin, truth, test_dir), 0,
 		     "replay %s %s %s", target, arch == ETL_ARCH_X86 ? "x86" : "x64",
 		     sim_clock_name(clock));
-	cr_assert_eq(cli_run("'%s' verify -q '%s/compact.etl' --truth '%s'", bin, cli_dir, truth),
+	cr_assert_eq(test_run("'%s' verify -q '%s/compact.etl' --truth '%s'", bin, test_dir, truth),
 		     0, "verify compact %s %s %s", target, arch == ETL_ARCH_X86 ? "x86" : "x64",
 		     sim_clock_name(clock));
-	cr_assert_eq(cli_run("'%s' verify -q '%s/plain.etl' --truth '%s'", bin, cli_dir, truth), 0,
+	cr_assert_eq(test_run("'%s' verify -q '%s/plain.etl' --truth '%s'", bin, test_dir, truth), 0,
 		     "verify plain");
 
 	/* one changed priority must be caught in both files */
-	snprintf(bad, sizeof(bad), "%s/bad.jsonl", cli_dir);
+	snprintf(bad, sizeof(bad), "%s/bad.jsonl", test_dir);
 	write_stream(&cfg, bad, seed, n, n / 2);
-	cr_assert_eq(cli_run("'%s' verify -q '%s/plain.etl' --truth '%s' 2>/dev/null", bin, cli_dir,
+	cr_assert_eq(test_run("'%s' verify -q '%s/plain.etl' --truth '%s' 2>/dev/null", bin, test_dir,
 			     bad),
 		     1);
 }
@@ -155,17 +155,17 @@ Test(roundtrip, a_changed_compact_field_is_caught)
 	int caught = 0;
 
 	make_config(&cfg, "win10-1709", ETL_ARCH_X64, SIM_CLOCK_QPC, true);
-	snprintf(truth, sizeof(truth), "%s/truth.jsonl", cli_dir);
+	snprintf(truth, sizeof(truth), "%s/truth.jsonl", test_dir);
 	write_stream(&cfg, truth, 5, 2000, 2000);
-	cr_assert_eq(cli_run("'%s' replay -q '%s' -o '%s/compact.etl'", bin, truth, cli_dir), 0);
-	cr_assert_eq(cli_run("'%s' verify -q '%s/compact.etl' --truth '%s'", bin, cli_dir, truth),
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s/compact.etl'", bin, truth, test_dir), 0);
+	cr_assert_eq(test_run("'%s' verify -q '%s/compact.etl' --truth '%s'", bin, test_dir, truth),
 		     0);
 	/* poisoning an idle switch changes nothing recoverable; most others are caught */
 	for (unsigned k = 100; k < 2000; k += 97) {
-		snprintf(bad, sizeof(bad), "%s/bad.jsonl", cli_dir);
+		snprintf(bad, sizeof(bad), "%s/bad.jsonl", test_dir);
 		write_stream(&cfg, bad, 5, 2000, k);
-		int r = cli_run("'%s' verify -q '%s/compact.etl' --truth '%s' 2>/dev/null", bin,
-				cli_dir, bad);
+		int r = test_run("'%s' verify -q '%s/compact.etl' --truth '%s' 2>/dev/null", bin,
+				test_dir, bad);
 		cr_assert(r == 0 || r == 1);
 		caught += r == 1;
 	}

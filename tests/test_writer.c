@@ -21,23 +21,16 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include "tests/test_util.h"
 #include "writer/etl_wire.h"
 #include "writer/writer.h"
 
 #define KB4 4096u
 
-static char g_dir[64];
-
-static void setup(void)
-{
-	strcpy(g_dir, "/tmp/etwforge-wr-XXXXXX");
-	cr_assert(mkdtemp(g_dir) != NULL);
-}
-
 /* Entries of the test directory other than . and .. */
 static int dir_count(void)
 {
-	DIR *d = opendir(g_dir);
+	DIR *d = opendir(test_dir);
 	struct dirent *e;
 	int n = 0;
 
@@ -51,38 +44,11 @@ static int dir_count(void)
 	return n;
 }
 
-static void teardown(void)
+TestSuite(writer, .init = test_dir_make, .fini = test_dir_remove, .timeout = 60.);
+
+static const char *path_in(const char *name)
 {
-	DIR *d = opendir(g_dir);
-	struct dirent *e;
-	char p[512];
-
-	if (!d) {
-		return;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-			snprintf(p, sizeof(p), "%s/%s", g_dir, e->d_name);
-			if (unlink(p) != 0) {
-				rmdir(p); /* the read-only directory of a failed test */
-			}
-		}
-	}
-	closedir(d);
-	chmod(g_dir, 0700);
-	rmdir(g_dir);
-}
-
-TestSuite(writer, .init = setup, .fini = teardown, .timeout = 60.);
-
-static char *path_in(const char *name)
-{
-	static char bufs[4][512];
-	static int i;
-	char *p = bufs[i++ & 3];
-
-	snprintf(p, 512, "%s/%s", g_dir, name);
-	return p;
+	return test_path(name);
 }
 
 static uint8_t *read_file(const char *path, size_t *len)
@@ -1117,7 +1083,7 @@ Test(writer, create_fails_on_bad_directory)
 	cr_assert(eq(int, errno, ENOENT));
 
 	/* An existing directory as the target is not replaced either. */
-	o = small_opts(g_dir, 1);
+	o = small_opts(test_dir, 1);
 	errno = 0;
 	w = writer_create(&o);
 	cr_assert(w == NULL);
@@ -1125,7 +1091,7 @@ Test(writer, create_fails_on_bad_directory)
 
 	if (geteuid() != 0) {
 		/* Root bypasses permissions, so only an unprivileged run can see EACCES. */
-		char *ro = path_in("ro");
+		const char *ro = path_in("ro");
 		cr_assert(eq(int, mkdir(ro, 0555), 0));
 		o = small_opts(path_in("ro/x.etl"), 1);
 		errno = 0;

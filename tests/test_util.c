@@ -11,25 +11,46 @@
 #include <xxhash.h>
 #include <errno.h>
 
-#include "tests/cli_util.h"
+#include "tests/test_util.h"
 
-char cli_dir[64];
+char test_dir[64];
 
-void cli_tmpdir_make(void)
+void test_dir_make(void)
 {
-	strcpy(cli_dir, "/tmp/etwforge-test-XXXXXX");
-	cr_assert_not_null(mkdtemp(cli_dir));
+	strcpy(test_dir, "/tmp/etwforge-test-XXXXXX");
+	cr_assert_not_null(mkdtemp(test_dir));
 }
 
-void cli_tmpdir_remove(void)
+void test_dir_remove(void)
 {
-	char cmd[128];
+	char cmd[256];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cli_dir);
+	snprintf(cmd, sizeof(cmd), "chmod -R u+w '%s' && rm -rf '%s'", test_dir, test_dir);
 	cr_assert_eq(system(cmd), 0);
 }
 
-int cli_run(const char *fmt, ...)
+const char *test_path(const char *name)
+{
+	static char buf[8][512];
+	static unsigned k;
+
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", test_dir, name);
+	return buf[k];
+}
+
+const char *test_write(const char *name, const void *data, size_t len)
+{
+	const char *p = test_path(name);
+	FILE *f = fopen(p, "wb");
+
+	cr_assert_not_null(f, "%s", p);
+	cr_assert_eq(fwrite(data, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+	return p;
+}
+
+int test_run(const char *fmt, ...)
 {
 	char cmd[4096];
 	va_list ap;
@@ -42,7 +63,7 @@ int cli_run(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-const char *cli_bin(void)
+const char *test_bin(void)
 {
 	const char *b = getenv("ETWFORGE_BIN");
 
@@ -50,7 +71,7 @@ const char *cli_bin(void)
 	return b;
 }
 
-int cli_file_xxh3(const char *path, uint64_t *out)
+int test_file_xxh3(const char *path, uint64_t *out)
 {
 	static unsigned char buf[1 << 16];
 	XXH3_state_t *st;
