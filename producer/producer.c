@@ -40,9 +40,9 @@ struct psess {
 	enum sim_clock clock;
 	uint32_t max_event;
 	bool pebs;
-	bool pmc_cswitch;  /* 0x0524 in pmc.events */
-	bool pmc_batch;    /* 0x0525 in pmc.events */
-	bool pmc_spinlock; /* 0x0529 in pmc.events */
+	bool pmc_cswitch;  /* PMC items on 0x0524 (producer_stamps()) */
+	bool pmc_batch;    /* ... on 0x0525 */
+	bool pmc_spinlock; /* ... on 0x0529 */
 	unsigned pmc_count;
 	uint8_t pmc_ids[SIM_MAX_PMC];
 	uint64_t clock_max;
@@ -120,14 +120,26 @@ static int validate(const struct producer_cfg *cfg)
 	return 0;
 }
 
-static bool lists_hook(const struct producer_session *s, uint16_t hook)
+bool producer_stamps(unsigned flags, bool pebs, const uint16_t *events, unsigned nevents,
+		     bool pebs_and_pmc, uint16_t hook)
 {
-	for (unsigned i = 0; i < s->pmc_event_count; i++) {
-		if (s->pmc_events[i] == hook) {
-			return true;
-		}
+	bool listed = false;
+	bool logs;
+
+	for (unsigned i = 0; i < nevents && i < 4; i++) {
+		listed |= events[i] == hook;
 	}
-	return false;
+	switch (hook) {
+	case ETW_HOOK_CSWITCH:
+		logs = (flags & (PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT)) == PRODUCER_F_CSWITCH;
+		return logs && listed && (!pebs || pebs_and_pmc);
+	case ETW_HOOK_CSWITCH_BATCH:
+		return (flags & PRODUCER_F_COMPACT) && listed;
+	case ETW_HOOK_SPINLOCK:
+		return (flags & PRODUCER_F_SPINLOCK) && listed;
+	default:
+		return false;
+	}
 }
 
 /* The event path's view of session @i (a pointer array per CPU is allocated). */
@@ -143,10 +155,12 @@ static int setup_session(struct producer *p, unsigned i)
 	ps->pebs = s->pebs;
 	ps->pmc_count = s->pmc_count;
 	memcpy(ps->pmc_ids, s->pmc_ids, sizeof(ps->pmc_ids));
-	/* a session stamps a hook only when it has counters (zero items otherwise) */
-	ps->pmc_cswitch = lists_hook(s, ETW_HOOK_CSWITCH);
-	ps->pmc_batch = lists_hook(s, ETW_HOOK_CSWITCH_BATCH);
-	ps->pmc_spinlock = lists_hook(s, ETW_HOOK_SPINLOCK);
+	ps->pmc_cswitch = producer_stamps(s->flags, s->pebs, s->pmc_events, s->pmc_event_count,
+					  p->cfg.pebs_and_pmc, ETW_HOOK_CSWITCH);
+	ps->pmc_batch = producer_stamps(s->flags, s->pebs, s->pmc_events, s->pmc_event_count,
+					p->cfg.pebs_and_pmc, ETW_HOOK_CSWITCH_BATCH);
+	ps->pmc_spinlock = producer_stamps(s->flags, s->pebs, s->pmc_events, s->pmc_event_count,
+					   p->cfg.pebs_and_pmc, ETW_HOOK_SPINLOCK);
 	ps->cur = calloc(p->cfg.cpus, sizeof(*ps->cur));
 	if (!ps->cur) {
 		return -ENOMEM;
@@ -374,8 +388,7 @@ static int log_plain(struct producer *p, const struct sim_cswitch *cs)
 
 	for (unsigned k = 0; k < p->nplain; k++) {
 		struct psess *s = &p->sess[p->plain[k]];
-		/* PEBS wins on 0x0524 unless both are asked for (KERNEL_FACTS 3.2) */
-		bool pmc = s->pmc_cswitch && (!s->pebs || p->cfg.pebs_and_pmc);
+		bool pmc = s->pmc_cswitch;
 		unsigned items = (s->pebs ? 1u : 0u) + (pmc ? s->pmc_count : 0u);
 		uint32_t size = ETL_TH_LEN + items * ETL_EXT_ITEM_LEN + ETW_CS_LEN;
 		uint64_t ts = cs->ts[s->clock];

@@ -38,6 +38,19 @@ enum producer_flush_reason {
 const char *producer_flush_reason_name(enum producer_flush_reason r);
 
 /**
+ * producer_stamps - the one PMC-stamping policy (KERNEL_FACTS 3.2, 9): does
+ * a session with @flags (PRODUCER_F_*) and @pebs, whose ProfileEventList is
+ * @events[@nevents], put its PMC counter items on the events it logs with
+ * @hook? It logs 0x0524 with cswitch and not compact_cswitch, 0x0525 with
+ * both, 0x0529 with spinlock; it stamps the hooks its list names, except
+ * 0x0524 when it has PEBS: the kernel's PEBS item wins there, unless
+ * @pebs_and_pmc asks for both. (A session without counters stamps zero
+ * items: callers check the count.)
+ */
+bool producer_stamps(unsigned flags, bool pebs, const uint16_t *events, unsigned nevents,
+		     bool pebs_and_pmc, uint16_t hook);
+
+/**
  * struct producer_session - one system logger.
  * @name:        LoggerName (borrowed)
  * @clock:       its clock type

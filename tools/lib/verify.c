@@ -75,14 +75,15 @@ static int mismatch(struct verify *v, uint64_t off, const char *fmt, ...)
 		}                                                                            \
 	} while (0)
 
-static bool stamped(const struct trace_session_cfg *s, uint16_t hook)
+/* PMC items the session's file carries on @hook (the producer's one policy). */
+static unsigned want_items(const struct verify *v, uint16_t hook)
 {
-	for (unsigned i = 0; i < s->pmc_event_count; i++) {
-		if (s->pmc_events[i] == hook) {
-			return true;
-		}
-	}
-	return false;
+	const struct trace_session_cfg *s = v->s;
+
+	return producer_stamps(s->flags, s->pebs, s->pmc_events, s->pmc_event_count,
+			       v->cfg->pebs_and_pmc, hook)
+		       ? s->pmc_count
+		       : 0;
 }
 
 /* The PMC items of @rec against the values @pmc (NULL = zero-filled). */
@@ -163,9 +164,7 @@ static int check_plain(struct verify *v, const struct sim_cswitch *cs, const str
 	if (s->pebs) {
 		CHECK(v, rec->file_offset + 0x10, "PebsIndex", rec->pebs_index, cs->pebs_index);
 	}
-	if (stamped(s, ETW_HOOK_CSWITCH) && (!s->pebs || v->cfg->pebs_and_pmc)) {
-		want_pmc = s->pmc_count;
-	}
+	want_pmc = want_items(v, ETW_HOOK_CSWITCH);
 	return check_pmc(v, rec, want_pmc, cs->pmc, "the number of PMC items");
 }
 
@@ -174,7 +173,7 @@ static int check_batch_close(struct verify *v, struct cpu_state *st, uint64_t ts
 			     const uint64_t *pmc)
 {
 	const struct etl_record *b = &st->last_batch;
-	unsigned want_pmc = stamped(v->s, ETW_HOOK_CSWITCH_BATCH) ? v->s->pmc_count : 0;
+	unsigned want_pmc = want_items(v, ETW_HOOK_CSWITCH_BATCH);
 
 	if (b->ts != ts) {
 		return mismatch(v, b->file_offset + 8,
@@ -274,7 +273,7 @@ static int check_spin(struct verify *v, const struct sim_spinlock *sl, const str
 	CHECK(v, off, "AcquireMode", w->acquire_mode, sl->mode);
 	CHECK(v, off, "ExecuteDpc", w->execute_dpc, sl->dpc);
 	CHECK(v, off, "ExecuteIsr", w->execute_isr, sl->isr);
-	return check_pmc(v, rec, stamped(v->s, ETW_HOOK_SPINLOCK) ? v->s->pmc_count : 0, sl->pmc,
+	return check_pmc(v, rec, want_items(v, ETW_HOOK_SPINLOCK), sl->pmc,
 			 "the number of PMC items");
 }
 
