@@ -85,12 +85,13 @@
 #include <stdio.h>
 
 #include "scheduler_model/sched.h"
+#include "tools/lib/schema.h"
 #include "tools/lib/trace_config.h"
 
-#define SCENARIO_MAX_LOCKS    256
-#define SCENARIO_NAME_MAX     64
-#define SCENARIO_PATH_MAX     64   /* a key path such as "threads.12.wait_reasons.WrQueue" */
-#define SCENARIO_MAX_WHERE    1536 /* remembered key positions (for scenario_finish) */
+#define SCENARIO_MAX_LOCKS 256
+#define SCENARIO_NAME_MAX  64
+#define SCENARIO_PATH_MAX  SK_PATH_MAX	/* a key path such as "threads.12.wait_reasons.WrQueue" */
+#define SCENARIO_MAX_WHERE SK_WHERE_MAX /* remembered key positions (for scenario_finish) */
 
 /**
  * struct scenario_lock - one spin lock (or a family of @count alike).
@@ -132,20 +133,6 @@ struct scenario_session_x {
 	uint64_t flush_latency_ns;
 };
 
-/** struct scenario_where - where a key got its value (for finish errors). */
-struct scenario_where {
-	char path[SCENARIO_PATH_MAX];
-	uint8_t src; /* SCENARIO_SRC_* */
-	uint32_t line;
-	uint32_t col;
-};
-
-enum {
-	SCENARIO_SRC_DEFAULT = 0,
-	SCENARIO_SRC_FILE,
-	SCENARIO_SRC_SET,
-};
-
 /**
  * struct scenario - the whole configuration of a `gen` run.
  * @trace:         machine and sessions (the truth meta line); after
@@ -158,7 +145,7 @@ enum {
  * @boot_time_set: machine.boot_time was given (else start_time - 1 hour)
  * @quantum_set:   machine.quantum was given (else 2 clock ticks)
  * @source:        name of the file loaded (for messages)
- * @where:         positions of keys, newest last
+ * @where:         where each key got its value (for scenario_finish errors)
  */
 struct scenario {
 	struct trace_config trace;
@@ -170,8 +157,7 @@ struct scenario {
 	bool boot_time_set;
 	bool quantum_set;
 	char source[TRACE_PATH_MAX];
-	unsigned nwhere;
-	struct scenario_where where[SCENARIO_MAX_WHERE];
+	struct sk_where_log where;
 };
 
 /**

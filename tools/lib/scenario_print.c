@@ -61,47 +61,53 @@ static void put_duration(FILE *f, uint64_t ns)
 {
 	char buf[32];
 
-	scenario_format_duration(buf, sizeof(buf), ns);
+	sk_format_duration(buf, sizeof(buf), ns);
 	fputs(buf, f);
 }
 
-void sk_print_uint(FILE *f, const struct scenario *sc, const struct sk_desc *d, const void *base,
-		   unsigned item)
+void scenario_print_uint(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			 unsigned item)
 {
-	(void)sc;
+	(void)root;
 	(void)item;
 	fprintf(f, "%" PRIu64, load_uint((const char *)base + d->off, d->size));
 }
 
-void sk_print_target(FILE *f, const struct scenario *sc, const struct sk_desc *d,
-		     const void *base, unsigned item)
+void scenario_print_target(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item)
 {
+	const struct scenario *sc = root;
+
 	(void)d;
 	(void)base;
 	(void)item;
 	fputs(sc->trace.target ? sc->trace.target->name : "?", f);
 }
 
-void sk_print_boot_time(FILE *f, const struct scenario *sc, const struct sk_desc *d,
-			const void *base, unsigned item)
+void scenario_print_boot_time(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			      unsigned item)
 {
+	const struct scenario *sc = root;
+
 	(void)d;
 	(void)base;
 	(void)item;
 	fprintf(f, "%" PRId64, scenario_effective_boot_time(sc));
 }
 
-void sk_print_quantum(FILE *f, const struct scenario *sc, const struct sk_desc *d,
-		      const void *base, unsigned item)
+void scenario_print_quantum(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			    unsigned item)
 {
+	const struct scenario *sc = root;
+
 	(void)d;
 	(void)base;
 	(void)item;
 	put_duration(f, scenario_effective_quantum(sc));
 }
 
-void sk_print_flags(FILE *f, const struct scenario *sc, const struct sk_desc *d, const void *base,
-		    unsigned item)
+void scenario_print_flags(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			  unsigned item)
 {
 	static const struct {
 		unsigned bit;
@@ -114,7 +120,7 @@ void sk_print_flags(FILE *f, const struct scenario *sc, const struct sk_desc *d,
 	const struct trace_session_cfg *s = base;
 	bool first = true;
 
-	(void)sc;
+	(void)root;
 	(void)d;
 	(void)item;
 	fputc('[', f);
@@ -127,9 +133,10 @@ void sk_print_flags(FILE *f, const struct scenario *sc, const struct sk_desc *d,
 	fputc(']', f);
 }
 
-void sk_print_counters(FILE *f, const struct scenario *sc, const struct sk_desc *d,
-		       const void *base, unsigned item)
+void scenario_print_counters(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item)
 {
+	const struct scenario *sc = root;
 	const struct trace_session_cfg *s = base;
 
 	(void)d;
@@ -141,12 +148,12 @@ void sk_print_counters(FILE *f, const struct scenario *sc, const struct sk_desc 
 	fputc(']', f);
 }
 
-void sk_print_events(FILE *f, const struct scenario *sc, const struct sk_desc *d,
-		     const void *base, unsigned item)
+void scenario_print_events(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item)
 {
 	const struct trace_session_cfg *s = base;
 
-	(void)sc;
+	(void)root;
 	(void)d;
 	(void)item;
 	fputc('[', f);
@@ -156,21 +163,23 @@ void sk_print_events(FILE *f, const struct scenario *sc, const struct sk_desc *d
 	fputc(']', f);
 }
 
-void sk_print_flush_latency(FILE *f, const struct scenario *sc, const struct sk_desc *d,
-			    const void *base, unsigned item)
+void scenario_print_flush_latency(FILE *f, const void *root, const struct sk_desc *d,
+				  const void *base, unsigned item)
 {
+	const struct scenario *sc = root;
+
 	(void)d;
 	(void)base;
 	put_duration(f, sc->sess_x[item].flush_latency_ns);
 }
 
-void sk_print_wait(FILE *f, const struct scenario *sc, const struct sk_desc *d, const void *base,
-		   unsigned item)
+void scenario_print_wait(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			 unsigned item)
 {
 	const struct sched_group *g = base;
 	bool first = true;
 
-	(void)sc;
+	(void)root;
 	(void)d;
 	(void)item;
 	fputc('{', f);
@@ -196,13 +205,13 @@ static bool cpu_in(const struct sched_group *g, unsigned c)
 	return c < SCHED_MAX_CPUS && (g->affinity[c / 64] >> (c % 64) & 1);
 }
 
-void sk_print_affinity(FILE *f, const struct scenario *sc, const struct sk_desc *d,
-		       const void *base, unsigned item)
+void scenario_print_affinity(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item)
 {
 	const struct sched_group *g = base;
 	bool first = true;
 
-	(void)sc;
+	(void)root;
 	(void)d;
 	(void)item;
 	fputc('[', f);
@@ -227,19 +236,19 @@ void sk_print_affinity(FILE *f, const struct scenario *sc, const struct sk_desc 
 	fputc(']', f);
 }
 
-void sk_print_lifetime(FILE *f, const struct scenario *sc, const struct sk_desc *d,
-		       const void *base, unsigned item)
+void scenario_print_lifetime(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item)
 {
 	const struct sched_group *g = base;
 
-	(void)sc;
+	(void)root;
 	(void)d;
 	(void)item;
 	put_duration(f, g->lifetime_ns);
 }
 
-static void put_value(FILE *f, const struct scenario *sc, const struct sk_desc *d,
-		      const void *base, unsigned item)
+static void put_value(FILE *f, const struct scenario *sc, const struct sk_desc *d, const void *base,
+		      unsigned item)
 {
 	const char *p = (const char *)base + d->off;
 	uint64_t v;
@@ -247,7 +256,7 @@ static void put_value(FILE *f, const struct scenario *sc, const struct sk_desc *
 
 	switch (d->kind) {
 	case SK_UINT:
-		sk_print_uint(f, sc, d, base, item);
+		scenario_print_uint(f, sc, d, base, item);
 		break;
 	case SK_BOOL: {
 		bool b;
@@ -324,5 +333,5 @@ void scenario_print(FILE *f, const struct scenario *sc)
 	fputs("# etwforge scenario: the effective configuration, every key (see "
 	      "tools/scenario.h)\n",
 	      f);
-	put_table(f, sc, scenario_schema, sc, 0, 0, false);
+	put_table(f, sc, scenario_schema.keys, sc, 0, 0, false);
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/lib/truth.c - the truth / replay stream declared in tools/lib/truth.h: one
- * JSON object per line (DESIGN.md "Truth / replay stream"), written with
- * fprintf in a fixed key order and read back one line at a time with
+ * tools/lib/truth_read.c - reading the truth / replay stream declared in
+ * tools/lib/truth.h (truth_write.c writes it) one line at a time with
  * getline + jansson, so memory stays bounded by the longest line.
  *
  *   truth_open:  line 1 -> trace_config (defaults, then the line's keys,
@@ -11,24 +10,18 @@
  *                type and range of every field, and against the history of
  *                its CPU (tick and every clock in use never go backwards)
  *
- * Choices where DESIGN.md is silent (documented in tools/truth.h):
+ * Choices where DESIGN.md is silent (documented in tools/lib/truth.h):
  *  - Empty or whitespace-only lines are accepted only at the end of the
  *    stream (editors add them); one followed by another record is an error
  *    at the blank line. A UTF-8 byte order mark before the meta line and a
  *    CR before each LF are accepted.
- *  - A session "stamps" switches with PMC values when its switches are
- *    logged with a hook its pmc.events lists: 0x0525 for a compact session,
- *    0x0524 for a plain cswitch session (producer.c does the same); it stamps
- *    spin locks with 0x0529 and the spinlock flag. Sessions without
- *    counters stamp nothing.
- *  - Strings are written with JSON escapes; bytes that are not UTF-8 are
- *    written as U+FFFD so that the line stays readable JSON.
+ *  - "pmc" is read for the sessions that stamp the event, by the same rule
+ *    the writer uses (truth_schema.c); other entries are ignored.
  *  - jansson integers are signed 64-bit: unsigned fields read back only up
  *    to 2^63-1.
  */
 #include "tools/lib/truth.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -37,392 +30,17 @@
 
 #include <jansson.h>
 
-#include "producer/etw_layout.h"
+#include "tools/lib/truth_schema.h"
 
-#define KTHREAD_STATE_MAX  10 /* MaximumThreadState (KERNEL_FACTS 5.3, KTHREAD_STATE) */
-#define KTHREAD_WAITING    5  /* Waiting: OldThreadStateWr holds the wait reason */
-#define WAIT_REASON_MAX    63 /* OldThreadStateWr is 6 bits */
-#define PRIORITY_MAX       31
-#define QOS_MAX            7
-#define IRQL_MAX           31
-#define SPIN_MODE_MAX      0x3F /* AcquireMode bits (etw_encode_spinlock) */
-#define CPUS_MAX           1024 /* producer_cfg.cpus */
-#define JSON_INT_MAX       INT64_MAX
-
-static const char *const why_names[] = {
-	[SIM_SPIN_NONE] = "none",
-	[SIM_SPIN_HOLD] = "hold",
-	[SIM_SPIN_CONTENDED] = "contended",
-	[SIM_SPIN_ACQUIRE_SAMPLE] = "acquire_sample",
-};
-
-static const char *const flag_names[] = {"cswitch", "compact_cswitch", "spinlock"};
-static const unsigned flag_bits[] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT, PRODUCER_F_SPINLOCK};
-#define NFLAGS (sizeof(flag_bits) / sizeof(flag_bits[0]))
-
-/* ---- stamping sessions ---------------------------------------------------- */
-
-static bool lists_hook(const struct trace_session_cfg *s, uint16_t hook)
-{
-	for (unsigned i = 0; i < s->pmc_event_count && i < 4; i++) {
-		if (s->pmc_events[i] == hook) {
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Does @s put PMC values on the events it logs a context switch with? */
-static bool stamps_cswitch(const struct trace_session_cfg *s)
-{
-	if (s->pmc_count == 0) {
-		return false;
-	}
-	if (s->flags & PRODUCER_F_COMPACT) {
-		return lists_hook(s, ETW_HOOK_CSWITCH_BATCH);
-	}
-	return (s->flags & PRODUCER_F_CSWITCH) && lists_hook(s, ETW_HOOK_CSWITCH);
-}
-
-static bool stamps_spinlock(const struct trace_session_cfg *s)
-{
-	return s->pmc_count != 0 && (s->flags & PRODUCER_F_SPINLOCK) &&
-	       lists_hook(s, ETW_HOOK_SPINLOCK);
-}
-
-/* Indices of the sessions that stamp (@spin: spin locks, else switches). */
-static unsigned stamping_sessions(const struct trace_config *cfg, bool spin,
-				  unsigned idx[SIM_MAX_SESSIONS])
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
-		const struct trace_session_cfg *s = &cfg->sessions[i];
-
-		if (spin ? stamps_spinlock(s) : stamps_cswitch(s)) {
-			idx[n++] = i;
-		}
-	}
-	return n;
-}
-
-static bool same_counters(const struct trace_session_cfg *a, const struct trace_session_cfg *b)
-{
-	return a->pmc_count == b->pmc_count &&
-	       !memcmp(a->pmc_counters, b->pmc_counters, a->pmc_count);
-}
-
-/* ---- writing -------------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at @s, 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	uint32_t cp;
-
-	if (s[0] < 0x80) {
-		return 1;
-	} else if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-		n = 2;
-		cp = s[0] & 0x1Fu;
-	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-		n = 3;
-		cp = s[0] & 0x0Fu;
-	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-		n = 4;
-		cp = s[0] & 0x07u;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0u) != 0x80u) {
-			return 0;
-		}
-		cp = cp << 6 | (s[i] & 0x3Fu);
-	}
-	/* overlong forms, surrogates and values past U+10FFFF */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-	    (cp >= 0xD800 && cp <= 0xDFFF)) {
-		return 0;
-	}
-	return n;
-}
-
-/* A JSON string: quotes, backslashes and control bytes escaped. */
-static void put_str(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', f);
-	while (*s) {
-		size_t n = utf8_len(s);
-
-		if (n == 0) {
-			fputs("\\ufffd", f);
-			s++;
-		} else if (*s == '"' || *s == '\\') {
-			fputc('\\', f);
-			fputc(*s++, f);
-		} else if (*s == '\n') {
-			fputs("\\n", f);
-			s++;
-		} else if (*s == '\t') {
-			fputs("\\t", f);
-			s++;
-		} else if (*s < 0x20 || *s == 0x7F) {
-			fprintf(f, "\\u%04x", *s++);
-		} else {
-			fwrite(s, 1, n, f);
-			s += n;
-		}
-	}
-	fputc('"', f);
-}
-
-static const char *json_bool(bool b)
-{
-	return b ? "true" : "false";
-}
-
-/* ,"ts":{"qpc":..,"systime":..,"cycles":..} - the clocks in use, in that order. */
-static void put_ts(FILE *f, const struct trace_config *cfg, const char *key,
-		   const uint64_t ts[SIM_CLOCK_SLOTS])
-{
-	const char *sep = "";
-
-	fprintf(f, ",\"%s\":{", key);
-	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
-		if (trace_config_clock_used(cfg, (enum sim_clock)c)) {
-			fprintf(f, "%s\"%s\":%" PRIu64, sep, sim_clock_name((enum sim_clock)c),
-				ts[c]);
-			sep = ",";
-		}
-	}
-	fputc('}', f);
-}
-
-static void put_values(FILE *f, const struct trace_session_cfg *s,
-		       const uint64_t pmc[SIM_MAX_COUNTERS])
-{
-	fputc('[', f);
-	for (unsigned j = 0; j < s->pmc_count && j < SIM_MAX_PMC; j++) {
-		fprintf(f, "%s%" PRIu64, j ? "," : "", pmc[s->pmc_counters[j] % SIM_MAX_COUNTERS]);
-	}
-	fputc(']', f);
-}
-
-/* ,"pmc":[..] or ,"pmc":{"name":[..],..}, nothing when no session stamps. */
-static void put_pmc(FILE *f, const struct trace_config *cfg, bool spin,
-		    const uint64_t pmc[SIM_MAX_COUNTERS])
-{
-	unsigned idx[SIM_MAX_SESSIONS];
-	unsigned n = stamping_sessions(cfg, spin, idx);
-	bool same = true;
-
-	if (n == 0) {
-		return;
-	}
-	for (unsigned i = 1; i < n; i++) {
-		same = same && same_counters(&cfg->sessions[idx[0]], &cfg->sessions[idx[i]]);
-	}
-	fputs(",\"pmc\":", f);
-	if (same) {
-		put_values(f, &cfg->sessions[idx[0]], pmc);
-		return;
-	}
-	fputc('{', f);
-	for (unsigned i = 0; i < n; i++) {
-		if (i) {
-			fputc(',', f);
-		}
-		put_str(f, cfg->sessions[idx[i]].name);
-		fputc(':', f);
-		put_values(f, &cfg->sessions[idx[i]], pmc);
-	}
-	fputc('}', f);
-}
-
-/* End the line; every write error so far (sticky in the stream) is -EIO. */
-static int end_line(FILE *f)
-{
-	fputc('\n', f);
-	return ferror(f) ? -EIO : 0;
-}
-
-/* One "sessions" entry: DESIGN.md's keys, then the extensions. */
-static void put_session(FILE *f, const struct trace_config *cfg, const struct trace_session_cfg *s)
-{
-	const char *sep = "";
-
-	fputs("{\"name\":", f);
-	put_str(f, s->name);
-	fprintf(f, ",\"clock\":\"%s\",\"flags\":[", sim_clock_name(s->clock));
-	for (unsigned k = 0; k < NFLAGS; k++) {
-		if (s->flags & flag_bits[k]) {
-			fprintf(f, "%s\"%s\"", sep, flag_names[k]);
-			sep = ",";
-		}
-	}
-	fprintf(f, "],\"pebs\":%s,\"pmc\":{\"counters\":[", json_bool(s->pebs));
-	for (unsigned j = 0; j < s->pmc_count && j < SIM_MAX_PMC; j++) {
-		if (j) {
-			fputc(',', f);
-		}
-		put_str(f, cfg->counters[s->pmc_counters[j] % SIM_MAX_COUNTERS]);
-	}
-	fputs("],\"events\":[", f);
-	for (unsigned j = 0; j < s->pmc_event_count && j < 4; j++) {
-		fprintf(f, "%s\"0x%04x\"", j ? "," : "", (unsigned)s->pmc_events[j]);
-	}
-	fprintf(f, "]},\"buffer_size\":%" PRIu32 ",\"file\":", s->buffer_size);
-	put_str(f, s->file);
-	fprintf(f, ",\"pool_buffers\":%" PRIu32 ",\"flush_latency\":%" PRIu64 "}",
-		s->pool_buffers, s->flush_latency);
-}
-
-int truth_write_meta(FILE *f, const struct trace_config *cfg)
-{
-	assert(cfg->target);
-	fputs("{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"target\":", f);
-	put_str(f, cfg->target->name);
-	fprintf(f,
-		",\"arch\":\"%s\",\"cpus\":%u,\"cpu_mhz\":%" PRIu32 ",\"perf_freq\":%" PRIu64
-		",\"timer_resolution\":%" PRIu32 ",\"max_wait_reason\":%u,\"start_time\":%" PRId64
-		",\"quirks\":%s,\"seed\":%" PRIu64 ",\"sessions\":[",
-		cfg->arch == ETL_ARCH_X86 ? "x86" : "x64", cfg->cpus, cfg->cpu_mhz, cfg->perf_freq,
-		cfg->timer_resolution, (unsigned)cfg->max_wait_reason, cfg->start_time,
-		json_bool(cfg->quirks), cfg->seed);
-	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
-		if (i) {
-			fputc(',', f);
-		}
-		put_session(f, cfg, &cfg->sessions[i]);
-	}
-	fprintf(f, "],\"boot_time\":%" PRId64, cfg->boot_time);
-	if (cfg->have_start_ts) {
-		put_ts(f, cfg, "start_ts", cfg->start_ts);
-	}
-	fprintf(f, ",\"flush_at_end\":%s,\"pebs_and_pmc\":%s}", json_bool(cfg->flush_at_end),
-		json_bool(cfg->pebs_and_pmc));
-	return end_line(f);
-}
-
-static bool any_pebs(const struct trace_config *cfg)
-{
-	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
-		if (cfg->sessions[i].pebs) {
-			return true;
-		}
-	}
-	return false;
-}
-
-int truth_write_cswitch(FILE *f, const struct trace_config *cfg, const struct sim_cswitch *cs)
-{
-	fprintf(f, "{\"kind\":\"cswitch\",\"cpu\":%" PRIu32 ",\"tick\":%" PRIu32, cs->cpu,
-		cs->tick);
-	put_ts(f, cfg, "ts", cs->ts);
-	fprintf(f,
-		",\"old_tid\":%" PRIu32 ",\"old_pri\":%d,\"old_base_pri\":%d,\"old_state\":%u"
-		",\"old_wait_reason\":%u,\"old_wait_mode\":%u,\"old_ideal_cpu\":%" PRIu32
-		",\"old_remaining_quantum\":%" PRId64 ",\"old_qos\":%u,\"prev_cstate\":%u"
-		",\"old_rank\":%" PRIu32 ",\"new_tid\":%" PRIu32 ",\"new_pri\":%d,\"new_pri_decrement\":%d"
-		",\"new_wait_ticks\":%" PRIu32 ",\"new_qos\":%u",
-		cs->old_tid, cs->old_pri, cs->old_base_pri, (unsigned)cs->old_state,
-		(unsigned)cs->old_wait_reason, (unsigned)cs->old_wait_mode, cs->old_ideal_cpu,
-		cs->old_remaining_quantum, (unsigned)cs->old_qos, (unsigned)cs->prev_cstate,
-		cs->old_rank, cs->new_tid, cs->new_pri, cs->new_pri_decrement,
-		cs->new_wait_ticks, (unsigned)cs->new_qos);
-	put_pmc(f, cfg, false, cs->pmc);
-	if (any_pebs(cfg)) {
-		/* PebsIndex is a linear address into the DS buffer: a hex string */
-		fprintf(f, ",\"pebs_index\":\"0x%" PRIx64 "\"", cs->pebs_index);
-	}
-	fputc('}', f);
-	return end_line(f);
-}
-
-int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct sim_spinlock *sl)
-{
-	unsigned why = (unsigned)sl->why;
-
-	fprintf(f, "{\"kind\":\"spinlock\",\"cpu\":%" PRIu32 ",\"tick\":%" PRIu32, sl->cpu,
-		sl->tick);
-	put_ts(f, cfg, "ts", sl->ts);
-	fprintf(f,
-		",\"lock\":\"0x%" PRIx64 "\",\"caller\":\"0x%" PRIx64 "\",\"acquire_time\":%" PRIu64
-		",\"release_time\":%" PRIu64 ",\"wait_cycles\":%" PRIu64 ",\"spin_count\":%" PRIu32
-		",\"tid\":%" PRIu32 ",\"interrupt_count\":%" PRIu32 ",\"irql\":%u,\"depth\":%u"
-		",\"mode\":%u,\"dpc\":%s,\"isr\":%s,\"logged\":%s,\"why\":\"%s\"",
-		sl->lock, sl->caller, sl->acquire_time, sl->release_time, sl->wait_cycles,
-		sl->spin_count, sl->tid, sl->interrupt_count, (unsigned)sl->irql,
-		(unsigned)sl->depth, (unsigned)sl->mode, json_bool(sl->dpc), json_bool(sl->isr),
-		json_bool(sl->logged), why < 4 ? why_names[why] : "none");
-	put_pmc(f, cfg, true, sl->pmc);
-	fputc('}', f);
-	return end_line(f);
-}
-
-int truth_write_ccswap_stop(FILE *f, const struct trace_config *cfg,
-			    const struct sim_ccswap_stop *st)
-{
-	fprintf(f, "{\"kind\":\"ccswap_stop\",\"tick\":%" PRIu32, st->tick);
-	put_ts(f, cfg, "ts", st->ts);
-	fprintf(f, ",\"clock\":\"%s\"}", sim_clock_name(st->clock));
-	return end_line(f);
-}
-
-int truth_write_end(FILE *f, const struct trace_config *cfg, const struct sim_end *end)
-{
-	fprintf(f, "{\"kind\":\"end\",\"tick\":%" PRIu32, end->tick);
-	put_ts(f, cfg, "ts", end->ts);
-	fputc('}', f);
-	return end_line(f);
-}
-
-static int sink_cswitch(void *ctx, const struct sim_cswitch *cs)
-{
-	struct truth_writer *w = ctx;
-
-	return truth_write_cswitch(w->f, w->cfg, cs);
-}
-
-static int sink_spinlock(void *ctx, const struct sim_spinlock *sl)
-{
-	struct truth_writer *w = ctx;
-
-	return truth_write_spinlock(w->f, w->cfg, sl);
-}
-
-static int sink_stop(void *ctx, const struct sim_ccswap_stop *st)
-{
-	struct truth_writer *w = ctx;
-
-	return truth_write_ccswap_stop(w->f, w->cfg, st);
-}
-
-static int sink_end(void *ctx, const struct sim_end *end)
-{
-	struct truth_writer *w = ctx;
-
-	return truth_write_end(w->f, w->cfg, end);
-}
-
-static const struct trace_sink_ops truth_sink_ops = {
-	.cswitch = sink_cswitch,
-	.spinlock = sink_spinlock,
-	.ccswap_stop = sink_stop,
-	.end = sink_end,
-};
-
-struct trace_sink truth_sink(struct truth_writer *w)
-{
-	struct trace_sink s = {&truth_sink_ops, w};
-
-	return s;
-}
-
-/* ---- reading -------------------------------------------------------------- */
+#define KTHREAD_STATE_MAX 10 /* MaximumThreadState (KERNEL_FACTS 5.3, KTHREAD_STATE) */
+#define KTHREAD_WAITING	  5  /* Waiting: OldThreadStateWr holds the wait reason */
+#define WAIT_REASON_MAX	  63 /* OldThreadStateWr is 6 bits */
+#define PRIORITY_MAX	  31
+#define QOS_MAX		  7
+#define IRQL_MAX	  31
+#define SPIN_MODE_MAX	  0x3F /* AcquireMode bits (etw_encode_spinlock) */
+#define CPUS_MAX	  1024 /* producer_cfg.cpus */
+#define JSON_INT_MAX	  INT64_MAX
 
 /* What each CPU's last record said (line 0: none yet). */
 struct cpu_hist {
@@ -444,10 +62,10 @@ struct truth_reader {
 	char *path;
 	char *buf;
 	size_t cap;
-	unsigned long line;       /* lines read so far */
+	unsigned long line;	  /* lines read so far */
 	unsigned long blank_line; /* first of a run of blank lines, 0 if none */
-	unsigned long end_line;   /* the "end" record's line, 0 if none yet */
-	bool done;                /* EOF (and the synthesized end) delivered */
+	unsigned long end_line;	  /* the "end" record's line, 0 if none yet */
+	bool done;		  /* EOF (and the synthesized end) delivered */
 	struct trace_config cfg;
 	bool used[SIM_CLOCK_SLOTS];
 	unsigned ncs, cs_sess[SIM_MAX_SESSIONS]; /* sessions stamping switches */
@@ -466,8 +84,12 @@ struct rd {
 };
 
 #if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 2, 3)))
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
 #endif
+
+PRINTF_LIKE(2, 3)
 static int fail(const struct rd *d, const char *fmt, ...)
 {
 	va_list ap;
@@ -591,8 +213,8 @@ static int get_str(const struct rd *d, json_t *o, const char *pfx, const char *k
 }
 
 /* A string that fits @size bytes with its NUL. */
-static int get_name(const struct rd *d, json_t *o, const char *pfx, const char *key,
-		    char *out, size_t size)
+static int get_name(const struct rd *d, json_t *o, const char *pfx, const char *key, char *out,
+		    size_t size)
 {
 	const char *s;
 	int rc = get_str(d, o, pfx, key, false, &s);
@@ -660,8 +282,8 @@ static int get_pebs_index(const struct rd *d, json_t *o, uint64_t *out)
  * there; otherwise the missing ones keep their value in @ts. Clocks not in
  * use are stored; unknown names are an error (a typo would lose a clock).
  */
-static int get_ts(const struct rd *d, const bool used[SIM_CLOCK_SLOTS], json_t *o,
-		  const char *key, bool req, uint64_t ts[SIM_CLOCK_SLOTS])
+static int get_ts(const struct rd *d, const bool used[SIM_CLOCK_SLOTS], json_t *o, const char *key,
+		  bool req, uint64_t ts[SIM_CLOCK_SLOTS])
 {
 	json_t *v = json_object_get(o, key);
 	char pfx[16];
@@ -675,7 +297,8 @@ static int get_ts(const struct rd *d, const bool used[SIM_CLOCK_SLOTS], json_t *
 		return fail(d, "%s: must be an object {\"qpc\":..,\"systime\":..,\"cycles\":..}",
 			    key);
 	}
-	json_object_foreach(v, name, x) {
+	json_object_foreach(v, name, x)
+	{
 		enum sim_clock c;
 
 		if (sim_clock_parse(name, &c)) {
@@ -752,7 +375,8 @@ static int parse_session_pmc(const struct rd *d, json_t *pmc, const char *pfx,
 			return fail(d, "%spmc.counters: %zu counters, at most %d per session", pfx,
 				    json_array_size(a), SIM_MAX_PMC);
 		}
-		json_array_foreach(a, j, e) {
+		json_array_foreach(a, j, e)
+		{
 			const char *name = json_string_value(e);
 			int id;
 
@@ -766,7 +390,8 @@ static int parse_session_pmc(const struct rd *d, json_t *pmc, const char *pfx,
 			}
 			id = trace_config_counter_id(cfg, name);
 			if (id < 0) {
-				return fail(d, "%s: \"%s\" is one more than the %d distinct "
+				return fail(d,
+					    "%s: \"%s\" is one more than the %d distinct "
 					    "counters the machine can have",
 					    where, name, SIM_MAX_COUNTERS);
 			}
@@ -783,12 +408,15 @@ static int parse_session_pmc(const struct rd *d, json_t *pmc, const char *pfx,
 			return fail(d, "%spmc.events: %zu events, at most 4 (ETW_MAX_PMC_EVENTS)",
 				    pfx, json_array_size(a));
 		}
-		json_array_foreach(a, j, e) {
+		json_array_foreach(a, j, e)
+		{
 			const char *h = json_string_value(e);
 
 			if (!h || parse_hook(h, &s->pmc_events[s->pmc_event_count])) {
-				return fail(d, "%spmc.events[%zu]: must be a hook id string "
-					    "such as \"0x0524\"", pfx, j);
+				return fail(d,
+					    "%spmc.events[%zu]: must be a hook id string "
+					    "such as \"0x0524\"",
+					    pfx, j);
 			}
 			s->pmc_event_count++;
 		}
@@ -832,22 +460,27 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 		json_t *e;
 
 		if (!json_is_array(v)) {
-			return fail(d, "%sflags: must be a list (cswitch, compact_cswitch, "
-				    "spinlock)", pfx);
+			return fail(d,
+				    "%sflags: must be a list (cswitch, compact_cswitch, "
+				    "spinlock)",
+				    pfx);
 		}
 		s->flags = 0;
-		json_array_foreach(v, j, e) {
+		json_array_foreach(v, j, e)
+		{
 			const char *fl = json_string_value(e);
 			size_t k = 0;
 
-			while (fl && k < NFLAGS && strcmp(fl, flag_names[k])) {
+			while (fl && k < TRUTH_NFLAGS && strcmp(fl, truth_flag_names[k])) {
 				k++;
 			}
-			if (!fl || k == NFLAGS) {
-				return fail(d, "%sflags[%zu]: must be \"cswitch\", "
-					    "\"compact_cswitch\" or \"spinlock\"", pfx, j);
+			if (!fl || k == TRUTH_NFLAGS) {
+				return fail(d,
+					    "%sflags[%zu]: must be \"cswitch\", "
+					    "\"compact_cswitch\" or \"spinlock\"",
+					    pfx, j);
 			}
-			s->flags |= flag_bits[k];
+			s->flags |= truth_flag_bits[k];
 		}
 	}
 	if ((rc = get_bool(d, o, pfx, "pebs", false, &s->pebs)) < 0) {
@@ -966,7 +599,8 @@ static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 			return fail(d, "sessions: %zu sessions, at most %d system loggers",
 				    json_array_size(v), SIM_MAX_SESSIONS);
 		}
-		json_array_foreach(v, i, e) {
+		json_array_foreach(v, i, e)
+		{
 			if ((rc = parse_session(d, e, (unsigned)i, cfg)) < 0) {
 				return rc;
 			}
@@ -1034,8 +668,10 @@ static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o
 			snprintf(where, sizeof(where), "pmc.%s", s->name);
 			a = json_object_get(v, s->name);
 			if (!a) {
-				return fail(d, "%s: missing: session \"%s\" puts PMC counters on %s "
-					       "events", where, s->name, hooks);
+				return fail(d,
+					    "%s: missing: session \"%s\" puts PMC counters on %s "
+					    "events",
+					    where, s->name, hooks);
 			}
 			if (!json_is_array(a)) {
 				return fail(d, "%s: must be a list of counter values", where);
@@ -1057,9 +693,10 @@ static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o
 			}
 			val = (uint64_t)json_integer_value(e);
 			if (set_by[id] && pmc[id] != val) {
-				return fail(d, "%s[%u]: counter \"%s\" is %" PRIu64 " here but %"
-					    PRIu64 " for session \"%s\"", where, j,
-					    r->cfg.counters[id], val, pmc[id],
+				return fail(d,
+					    "%s[%u]: counter \"%s\" is %" PRIu64
+					    " here but %" PRIu64 " for session \"%s\"",
+					    where, j, r->cfg.counters[id], val, pmc[id],
 					    r->cfg.sessions[set_by[id] - 1].name);
 			}
 			set_by[id] = sess[i] + 1;
@@ -1070,21 +707,24 @@ static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o
 }
 
 /* Tick and clocks of @cpu may not go backwards; then they become its history. */
-static int check_cpu_time(const struct rd *d, struct truth_reader *r, uint32_t cpu,
-			  uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
+static int check_cpu_time(const struct rd *d, struct truth_reader *r, uint32_t cpu, uint32_t tick,
+			  const uint64_t ts[SIM_CLOCK_SLOTS])
 {
 	struct cpu_hist *h = &r->hist[cpu];
 
 	if (h->line) {
 		if (tick < h->tick) {
-			return fail(d, "cpu %" PRIu32 ": tick %" PRIu32 " is before the previous %"
-				       PRIu32 " (line %lu)", cpu, tick, h->tick, h->line);
+			return fail(d,
+				    "cpu %" PRIu32 ": tick %" PRIu32
+				    " is before the previous %" PRIu32 " (line %lu)",
+				    cpu, tick, h->tick, h->line);
 		}
 		for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
 			if (r->used[c] && ts[c] < h->ts[c]) {
-				return fail(d, "cpu %" PRIu32 ": %s timestamp %" PRIu64
-					    " is before the previous %" PRIu64 " (line %lu)", cpu,
-					    sim_clock_name((enum sim_clock)c), ts[c], h->ts[c],
+				return fail(d,
+					    "cpu %" PRIu32 ": %s timestamp %" PRIu64
+					    " is before the previous %" PRIu64 " (line %lu)",
+					    cpu, sim_clock_name((enum sim_clock)c), ts[c], h->ts[c],
 					    h->line);
 			}
 		}
@@ -1124,26 +764,27 @@ static int parse_cswitch(const struct rd *d, struct truth_reader *r, json_t *o,
 	    (rc = get_u8(d, o, "old_state", 0, KTHREAD_STATE_MAX, &cs->old_state)) < 0 ||
 	    (rc = get_u8(d, o, "old_wait_reason", 0, WAIT_REASON_MAX, &cs->old_wait_reason)) < 0 ||
 	    (rc = get_u8(d, o, "old_wait_mode", 0, 1, &cs->old_wait_mode)) < 0 ||
-	    (rc = get_u32(d, o, "", "old_ideal_cpu", false, 0, UINT32_MAX,
-			  &cs->old_ideal_cpu)) < 0) {
+	    (rc = get_u32(d, o, "", "old_ideal_cpu", false, 0, UINT32_MAX, &cs->old_ideal_cpu)) <
+		    0) {
 		return rc;
 	}
 	if (cs->old_state == KTHREAD_WAITING && cs->old_wait_reason >= r->cfg.max_wait_reason) {
-		return fail(d, "old_wait_reason: %u is not below max_wait_reason %u; the thread "
-			       "is Waiting, so it would decode as a thread state",
+		return fail(d,
+			    "old_wait_reason: %u is not below max_wait_reason %u; the thread "
+			    "is Waiting, so it would decode as a thread state",
 			    (unsigned)cs->old_wait_reason, (unsigned)r->cfg.max_wait_reason);
 	}
-	if ((rc = get_int(d, o, "", "old_remaining_quantum", false, INT64_MIN, INT64_MAX,
-			  &q)) < 0 ||
+	if ((rc = get_int(d, o, "", "old_remaining_quantum", false, INT64_MIN, INT64_MAX, &q)) <
+		    0 ||
 	    (rc = get_u8(d, o, "old_qos", 0, QOS_MAX, &cs->old_qos)) < 0 ||
 	    (rc = get_u8(d, o, "prev_cstate", 0, UINT8_MAX, &cs->prev_cstate)) < 0 ||
 	    (rc = get_u32(d, o, "", "old_rank", false, 0, UINT32_MAX, &cs->old_rank)) < 0 ||
 	    (rc = get_u32(d, o, "", "new_tid", true, 0, UINT32_MAX, &cs->new_tid)) < 0 ||
 	    (rc = get_s8(d, o, "new_pri", 0, PRIORITY_MAX, &cs->new_pri)) < 0 ||
-	    (rc = get_s8(d, o, "new_pri_decrement", INT8_MIN, INT8_MAX,
-			 &cs->new_pri_decrement)) < 0 ||
-	    (rc = get_u32(d, o, "", "new_wait_ticks", false, 0, UINT32_MAX,
-			  &cs->new_wait_ticks)) < 0 ||
+	    (rc = get_s8(d, o, "new_pri_decrement", INT8_MIN, INT8_MAX, &cs->new_pri_decrement)) <
+		    0 ||
+	    (rc = get_u32(d, o, "", "new_wait_ticks", false, 0, UINT32_MAX, &cs->new_wait_ticks)) <
+		    0 ||
 	    (rc = get_u8(d, o, "new_qos", 0, QOS_MAX, &cs->new_qos)) < 0 ||
 	    (rc = parse_pmc(d, r, o, r->cs_sess, r->ncs, "0x0524/0x0525", cs->pmc)) < 0 ||
 	    (rc = get_pebs_index(d, o, &cs->pebs_index)) < 0) {
@@ -1190,10 +831,10 @@ static int parse_spinlock(const struct rd *d, struct truth_reader *r, json_t *o,
 	if (why) {
 		unsigned k = 0;
 
-		while (k < 4 && strcmp(why, why_names[k])) {
+		while (k < TRUTH_NWHY && strcmp(why, truth_why_names[k])) {
 			k++;
 		}
-		if (k == 4) {
+		if (k == TRUTH_NWHY) {
 			return fail(d, "why: \"%s\" is not hold, contended, acquire_sample or none",
 				    why);
 		}
@@ -1246,17 +887,19 @@ static int parse_end(const struct rd *d, struct truth_reader *r, json_t *o, stru
 		return rc;
 	}
 	if (r->max_tick.line && end->tick < r->max_tick.v) {
-		return fail(d, "end: tick %" PRIu32 " is before cpu %u's last %" PRIu64
-			    " (line %lu)", end->tick, r->max_tick.cpu, r->max_tick.v,
-			    r->max_tick.line);
+		return fail(d,
+			    "end: tick %" PRIu32 " is before cpu %u's last %" PRIu64 " (line %lu)",
+			    end->tick, r->max_tick.cpu, r->max_tick.v, r->max_tick.line);
 	}
 	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
 		const struct high_mark *m = &r->max_ts[c];
 
 		if (r->used[c] && m->line && end->ts[c] < m->v) {
-			return fail(d, "end: %s timestamp %" PRIu64 " is before cpu %u's last %"
-				    PRIu64 " (line %lu)", sim_clock_name((enum sim_clock)c),
-				    end->ts[c], m->cpu, m->v, m->line);
+			return fail(d,
+				    "end: %s timestamp %" PRIu64 " is before cpu %u's last %" PRIu64
+				    " (line %lu)",
+				    sim_clock_name((enum sim_clock)c), end->ts[c], m->cpu, m->v,
+				    m->line);
 		}
 	}
 	r->end_line = d->line;
@@ -1391,8 +1034,8 @@ struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char
 	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
 		r->used[c] = trace_config_clock_used(cfg, (enum sim_clock)c);
 	}
-	r->ncs = stamping_sessions(cfg, false, r->cs_sess);
-	r->nsl = stamping_sessions(cfg, true, r->sl_sess);
+	r->ncs = truth_stamping_sessions(cfg, false, r->cs_sess);
+	r->nsl = truth_stamping_sessions(cfg, true, r->sl_sess);
 	r->hist = calloc(cfg->cpus, sizeof(*r->hist));
 	if (!r->hist) {
 		e = ENOMEM;

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/truth_schema.c - the vocabulary and the PMC-stamping rule that
+ * the truth writer and reader share (see truth_schema.h): a session
+ * "stamps" an event when it logs it with a hook its pmc.events lists and
+ * has counters, which is when the producer adds a PMC item to it.
+ */
+#include "tools/lib/truth_schema.h"
+
+#include <assert.h>
+
+#include "producer/etw_layout.h"
+
+static_assert(SIM_SPIN_ACQUIRE_SAMPLE == TRUTH_NWHY - 1, "truth_why_names covers the enum");
+
+const char *const truth_why_names[TRUTH_NWHY] = {
+	[SIM_SPIN_NONE] = "none",
+	[SIM_SPIN_HOLD] = "hold",
+	[SIM_SPIN_CONTENDED] = "contended",
+	[SIM_SPIN_ACQUIRE_SAMPLE] = "acquire_sample",
+};
+
+const char *const truth_flag_names[TRUTH_NFLAGS] = {"cswitch", "compact_cswitch", "spinlock"};
+const unsigned truth_flag_bits[TRUTH_NFLAGS] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT,
+						PRODUCER_F_SPINLOCK};
+
+static bool lists_hook(const struct trace_session_cfg *s, uint16_t hook)
+{
+	for (unsigned i = 0; i < s->pmc_event_count && i < 4; i++) {
+		if (s->pmc_events[i] == hook) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Does @s put PMC values on the events it logs a context switch with? */
+static bool stamps_cswitch(const struct trace_session_cfg *s)
+{
+	if (s->pmc_count == 0) {
+		return false;
+	}
+	if (s->flags & PRODUCER_F_COMPACT) {
+		return lists_hook(s, ETW_HOOK_CSWITCH_BATCH);
+	}
+	return (s->flags & PRODUCER_F_CSWITCH) && lists_hook(s, ETW_HOOK_CSWITCH);
+}
+
+static bool stamps_spinlock(const struct trace_session_cfg *s)
+{
+	return s->pmc_count != 0 && (s->flags & PRODUCER_F_SPINLOCK) &&
+	       lists_hook(s, ETW_HOOK_SPINLOCK);
+}
+
+/* Indices of the sessions that stamp (@spin: spin locks, else switches). */
+unsigned truth_stamping_sessions(const struct trace_config *cfg, bool spin,
+				 unsigned idx[SIM_MAX_SESSIONS])
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
+		const struct trace_session_cfg *s = &cfg->sessions[i];
+
+		if (spin ? stamps_spinlock(s) : stamps_cswitch(s)) {
+			idx[n++] = i;
+		}
+	}
+	return n;
+}
