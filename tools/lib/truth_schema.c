@@ -24,32 +24,20 @@ const char *const truth_flag_names[TRUTH_NFLAGS] = {"cswitch", "compact_cswitch"
 const unsigned truth_flag_bits[TRUTH_NFLAGS] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT,
 						PRODUCER_F_SPINLOCK};
 
-static bool lists_hook(const struct trace_session_cfg *s, uint16_t hook)
-{
-	for (unsigned i = 0; i < s->pmc_event_count && i < 4; i++) {
-		if (s->pmc_events[i] == hook) {
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Does @s put PMC values on the events it logs a context switch with? */
-static bool stamps_cswitch(const struct trace_session_cfg *s)
+/* Does @s put PMC values on the switches (or, @spin, the spin locks) it logs? */
+static bool stamps(const struct trace_config *cfg, const struct trace_session_cfg *s, bool spin)
 {
 	if (s->pmc_count == 0) {
 		return false;
 	}
-	if (s->flags & PRODUCER_F_COMPACT) {
-		return lists_hook(s, ETW_HOOK_CSWITCH_BATCH);
+	if (spin) {
+		return producer_stamps(s->flags, s->pebs, s->pmc_events, s->pmc_event_count,
+				       cfg->pebs_and_pmc, ETW_HOOK_SPINLOCK);
 	}
-	return (s->flags & PRODUCER_F_CSWITCH) && lists_hook(s, ETW_HOOK_CSWITCH);
-}
-
-static bool stamps_spinlock(const struct trace_session_cfg *s)
-{
-	return s->pmc_count != 0 && (s->flags & PRODUCER_F_SPINLOCK) &&
-	       lists_hook(s, ETW_HOOK_SPINLOCK);
+	return producer_stamps(s->flags, s->pebs, s->pmc_events, s->pmc_event_count,
+			       cfg->pebs_and_pmc,
+			       (s->flags & PRODUCER_F_COMPACT) ? ETW_HOOK_CSWITCH_BATCH
+							       : ETW_HOOK_CSWITCH);
 }
 
 /* Indices of the sessions that stamp (@spin: spin locks, else switches). */
@@ -61,7 +49,7 @@ unsigned truth_stamping_sessions(const struct trace_config *cfg, bool spin,
 	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
 		const struct trace_session_cfg *s = &cfg->sessions[i];
 
-		if (spin ? stamps_spinlock(s) : stamps_cswitch(s)) {
+		if (stamps(cfg, s, spin)) {
 			idx[n++] = i;
 		}
 	}
