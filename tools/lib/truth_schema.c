@@ -24,20 +24,20 @@ const char *const truth_flag_names[TRUTH_NFLAGS] = {"cswitch", "compact_cswitch"
 const unsigned truth_flag_bits[TRUTH_NFLAGS] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT,
 						PRODUCER_F_SPINLOCK};
 
-/* Does @s put PMC values on the switches (or, @spin, the spin locks) it logs? */
+/*
+ * Does @s read PMC values for the switches (or, @spin, the spin locks) it
+ * logs? The producer's policy, PEBS aside: the truth carries the counters
+ * whenever the session's ProfileEventList names the hook, also when the
+ * PEBS item wins on 0x0524 (DESIGN.md's sample line has both).
+ */
 static bool stamps(const struct trace_config *cfg, const struct trace_session_cfg *s, bool spin)
 {
-	if (s->pmc_count == 0) {
-		return false;
-	}
-	if (spin) {
-		return producer_stamps(s->flags, s->pebs, s->pmc_events, s->pmc_event_count,
-				       cfg->pebs_and_pmc, ETW_HOOK_SPINLOCK);
-	}
-	return producer_stamps(s->flags, s->pebs, s->pmc_events, s->pmc_event_count,
-			       cfg->pebs_and_pmc,
-			       (s->flags & PRODUCER_F_COMPACT) ? ETW_HOOK_CSWITCH_BATCH
-							       : ETW_HOOK_CSWITCH);
+	uint16_t hook = spin ? ETW_HOOK_SPINLOCK
+		       : (s->flags & PRODUCER_F_COMPACT) ? ETW_HOOK_CSWITCH_BATCH
+							 : ETW_HOOK_CSWITCH;
+
+	return s->pmc_count != 0 && producer_stamps(s->flags, false, s->pmc_events,
+						    s->pmc_event_count, cfg->pebs_and_pmc, hook);
 }
 
 /* Indices of the sessions that stamp (@spin: spin locks, else switches). */
