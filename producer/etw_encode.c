@@ -428,12 +428,13 @@ void etw_decode_payload(uint16_t hook, uint8_t version, enum etl_arch arch, cons
 		}
 		out->name = "CSwitch";
 		out->kind = etw_decode_cswitch(p, len, &out->u.cs) < 0 ? ETW_PAYLOAD_SHORT
-									  : ETW_PAYLOAD_CSWITCH;
+								       : ETW_PAYLOAD_CSWITCH;
 		return;
 	case ETW_HOOK_SPINLOCK:
 		out->name = "SpinLock";
-		out->kind = etw_decode_spinlock(p, len, arch, &out->u.sl) < 0 ? ETW_PAYLOAD_SHORT
-									       : ETW_PAYLOAD_SPINLOCK;
+		out->kind = etw_decode_spinlock(p, len, arch, &out->u.sl) < 0
+				    ? ETW_PAYLOAD_SHORT
+				    : ETW_PAYLOAD_SPINLOCK;
 		return;
 	case ETW_HOOK_CSWITCH_BATCH:
 		out->name = "CSwitch batch";

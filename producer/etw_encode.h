@@ -121,8 +121,7 @@ size_t etw_ccswap_rec_len(enum etw_ccswap_type type);
  * Return: bytes written, -ENOSPC, -EINVAL (bad type), -EOVERFLOW (a value
  * exceeds its field) unless ETW_ENC_WRAP.
  */
-int etw_encode_ccswap_rec(uint8_t *buf, size_t cap, const struct etw_ccswap_rec *r,
-			  unsigned flags);
+int etw_encode_ccswap_rec(uint8_t *buf, size_t cap, const struct etw_ccswap_rec *r, unsigned flags);
 /**
  * etw_decode_ccswap_rec - unpack the record at @buf (type from its low 2 bits).
  * Return: bytes consumed, or -EINVAL if @len is shorter than the record.

@@ -46,8 +46,8 @@ enum {
 static_assert(ETW_CS_OLD_REMAINING_QUANTUM + 4 == ETW_CS_LEN, "CSwitch payload 0x18");
 /* v4 flags byte at 0x0D: bit0 WaitMode, bits1-3 old QoS, bits4-6 new QoS. */
 #define ETW_CS4_WAIT_MODE 0x01u
-#define ETW_CS4_OLD_QOS   0x0Eu
-#define ETW_CS4_NEW_QOS   0x70u
+#define ETW_CS4_OLD_QOS	  0x0Eu
+#define ETW_CS4_NEW_QOS	  0x70u
 #define ETW_CS4_RESERVED  0x80u
 
 /* ---- WMI_SPINLOCK (seed 003, KERNEL_FACTS 6.1) --------------------------- */
@@ -84,8 +84,8 @@ enum {
 static_assert(ETW_SL64_RESERVED + 5 == ETW_SL64_LEN, "x64 WMI_SPINLOCK 0x38");
 static_assert(ETW_SL32_RESERVED + 5 == ETW_SL32_LEN, "x86 WMI_SPINLOCK 0x30");
 #define ETW_SL_MODE_MASK 0x3Fu /* WMI_SPINLOCK_ACQUIRE_MODE_MASK */
-#define ETW_SL_DPC_FLAG  0x40u
-#define ETW_SL_ISR_FLAG  0x80u
+#define ETW_SL_DPC_FLAG	 0x40u
+#define ETW_SL_ISR_FLAG	 0x80u
 
 /* ---- PERFINFO_CCSWAP_BUFFER, 0x58 bytes (seed 000, KERNEL_FACTS 5.3) ----- */
 enum {
@@ -99,7 +99,7 @@ static_assert(ETW_CCB_TID_TABLE + 4 * ETW_CCSWAP_MAX_TID == ETW_CCB_BASE_PRI, "T
 static_assert(ETW_CCB_BASE_PRI + ETW_CCSWAP_MAX_TID == ETW_CCB_LEN, "ThreadBasePriority[16]");
 /* A batch event: 0x10 trace header + 0x58 CCSWAP_BUFFER + packed records, Size <= 0x400. */
 #define ETW_BATCH_FIXED_LEN (ETL_TH_LEN + ETW_CCB_LEN)
-#define ETW_BATCH_CAP       0x400u
+#define ETW_BATCH_CAP	    0x400u
 static_assert(ETW_BATCH_FIXED_LEN == 0x68, "batch fixed part");
 
 /* Record types (PERFINFO_CCSWAP_TYPE). */
@@ -111,19 +111,19 @@ enum etw_ccswap_type {
 };
 #define ETW_CCSWAP_TYPE_MASK 0x00000003u
 /* FULL, 8 bytes: dword0 and dword1. */
-#define ETW_CCF_DELTA      0xFFFFFFFCu /* dword0 [31:2], 30 bits */
-#define ETW_CCF_TID_INDEX  0x0000000Fu /* dword1 [3:0] */
-#define ETW_CCF_STATE_WR   0x000003F0u /* dword1 [9:4] */
-#define ETW_CCF_PRIORITY   0x00007C00u /* dword1 [14:10] */
-#define ETW_CCF_WAIT_TIME  0xFFFF8000u /* dword1 [31:15], 17 bits */
+#define ETW_CCF_DELTA	  0xFFFFFFFCu /* dword0 [31:2], 30 bits */
+#define ETW_CCF_TID_INDEX 0x0000000Fu /* dword1 [3:0] */
+#define ETW_CCF_STATE_WR  0x000003F0u /* dword1 [9:4] */
+#define ETW_CCF_PRIORITY  0x00007C00u /* dword1 [14:10] */
+#define ETW_CCF_WAIT_TIME 0xFFFF8000u /* dword1 [31:15], 17 bits */
 static_assert(ETW_CCF_TID_INDEX + ETW_CCF_STATE_WR + ETW_CCF_PRIORITY + ETW_CCF_WAIT_TIME ==
 		      0xFFFFFFFFu,
 	      "FULL dword1 tiles");
 /* LITE, 4 bytes. */
 #define ETW_CCL_TID_INDEX 0x0000003Cu /* [5:2] */
-#define ETW_CCL_PRI_INC   0x000001C0u /* [8:6] */
+#define ETW_CCL_PRI_INC	  0x000001C0u /* [8:6] */
 #define ETW_CCL_STATE_WR  0x00007E00u /* [14:9] */
-#define ETW_CCL_DELTA     0xFFFF8000u /* [31:15], 17 bits */
+#define ETW_CCL_DELTA	  0xFFFF8000u /* [31:15], 17 bits */
 static_assert(ETW_CCSWAP_TYPE_MASK + ETW_CCL_TID_INDEX + ETW_CCL_PRI_INC + ETW_CCL_STATE_WR +
 			      ETW_CCL_DELTA ==
 		      0xFFFFFFFFu,
@@ -136,6 +136,6 @@ static_assert(ETW_CCSWAP_TYPE_MASK + ETW_CCL_TID_INDEX + ETW_CCL_PRI_INC + ETW_C
 
 /* Thread states (KTHREAD_STATE, KERNEL_FACTS 7). */
 #define ETW_THREAD_STATE_WAITING 5u
-#define ETW_THREAD_STATE_MAX     10u
+#define ETW_THREAD_STATE_MAX	 10u
 
 #endif /* PRODUCER_ETW_LAYOUT_H */

@@ -41,7 +41,7 @@ struct psess {
 	uint32_t max_event;
 	bool pebs;
 	bool pmc_cswitch;  /* PMC items on 0x0524 (producer_stamps()) */
-	bool pmc_batch;    /* ... on 0x0525 */
+	bool pmc_batch;	   /* ... on 0x0525 */
 	bool pmc_spinlock; /* ... on 0x0529 */
 	unsigned pmc_count;
 	uint8_t pmc_ids[SIM_MAX_PMC];
@@ -59,9 +59,9 @@ struct producer {
 	struct ccswap_block *blocks; /* [cpu * nclocks + clock index] */
 	struct psess sess[SIM_MAX_SESSIONS];
 	unsigned nplain, nspin;
-	uint8_t plain[SIM_MAX_SESSIONS];                   /* sessions logging 0x0524 */
-	uint8_t spin[SIM_MAX_SESSIONS];                    /* sessions logging 0x0529 */
-	uint8_t ncompact[SIM_CLOCK_SLOTS];                 /* per clock index */
+	uint8_t plain[SIM_MAX_SESSIONS];		    /* sessions logging 0x0524 */
+	uint8_t spin[SIM_MAX_SESSIONS];			    /* sessions logging 0x0529 */
+	uint8_t ncompact[SIM_CLOCK_SLOTS];		    /* per clock index */
 	uint8_t compact[SIM_CLOCK_SLOTS][SIM_MAX_SESSIONS]; /* sessions logging its batches */
 	struct producer_stats st;
 	/* the switch being logged, for the batch emitter */
@@ -94,8 +94,7 @@ static int validate(const struct producer_cfg *cfg)
 	if (cfg->arch != ETL_ARCH_X64 && cfg->arch != ETL_ARCH_X86) {
 		return -EINVAL;
 	}
-	if (cfg->cswitch_version == 0 || cfg->max_wait_reason == 0 ||
-	    cfg->max_wait_reason >= 64) {
+	if (cfg->cswitch_version == 0 || cfg->max_wait_reason == 0 || cfg->max_wait_reason >= 64) {
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
@@ -242,8 +241,8 @@ void producer_destroy(struct producer *p)
  * boundaries. Return: where to write, or NULL with *@rc = 0 (no free
  * buffer: the event is lost and counted) or a negative errno.
  */
-static uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, uint32_t size,
-		      uint64_t ts, int *rc)
+static uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, uint32_t size, uint64_t ts,
+		      int *rc)
 {
 	struct etl_buf *b = s->cur[cpu];
 
@@ -290,8 +289,7 @@ static void commit(struct psess *s, unsigned cpu, uint32_t size)
 }
 
 /* PERFINFO header (KERNEL_FACTS 3.2) at @out; returns where the items go. */
-static uint8_t *put_header(uint8_t *out, uint32_t marker, uint32_t size, uint16_t hook,
-			   uint64_t ts)
+static uint8_t *put_header(uint8_t *out, uint32_t marker, uint32_t size, uint16_t hook, uint64_t ts)
 {
 	put_le32(out + ETL_TH_MARKER, marker);
 	put_le16(out + ETL_TH_SIZE, (uint16_t)size);

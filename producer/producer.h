@@ -19,18 +19,18 @@
 #include "producer/trace_sink.h"
 
 /* Session flags (the group-mask bits that matter here, KERNEL_FACTS 5.1, 6). */
-#define PRODUCER_F_CSWITCH 0x1u /* PERF_CONTEXT_SWITCH 0x20000004 */
-#define PRODUCER_F_COMPACT 0x2u /* PERF_COMPACT_CSWITCH 0x20000100 */
+#define PRODUCER_F_CSWITCH  0x1u /* PERF_CONTEXT_SWITCH 0x20000004 */
+#define PRODUCER_F_COMPACT  0x2u /* PERF_COMPACT_CSWITCH 0x20000100 */
 #define PRODUCER_F_SPINLOCK 0x4u /* PERF_SPINLOCK 0x20010000 */
 
 /* Why a batch was flushed (KERNEL_FACTS 1.2 step 4, plus the end of tracing). */
 enum producer_flush_reason {
 	PRODUCER_FLUSH_TID_FULL = 0, /* idx == 16 */
-	PRODUCER_FLUSH_TICKS,        /* now_tick - StartTick > 500 */
-	PRODUCER_FLUSH_SIZE,         /* Offset + 8 > 0x400 */
-	PRODUCER_FLUSH_DELTA,        /* delta > 0x40000000 */
-	PRODUCER_FLUSH_STOP,         /* the stop flag (EtwpCCSwapStop) */
-	PRODUCER_FLUSH_END,          /* end of tracing (our policy) */
+	PRODUCER_FLUSH_TICKS,	     /* now_tick - StartTick > 500 */
+	PRODUCER_FLUSH_SIZE,	     /* Offset + 8 > 0x400 */
+	PRODUCER_FLUSH_DELTA,	     /* delta > 0x40000000 */
+	PRODUCER_FLUSH_STOP,	     /* the stop flag (EtwpCCSwapStop) */
+	PRODUCER_FLUSH_END,	     /* end of tracing (our policy) */
 	PRODUCER_FLUSH_REASONS,
 };
 
@@ -102,15 +102,15 @@ struct producer_cfg {
 /** struct producer_stats - what was logged; lost events are counted, never hidden. */
 struct producer_stats {
 	uint64_t switches;
-	uint64_t spinlocks;          /* releases seen */
-	uint64_t cswitch_events;     /* 0x0524 events offered to backends */
-	uint64_t spinlock_events;    /* 0x0529 events offered */
-	uint64_t batches;            /* 0x0525 batches closed (per CPU x clock) */
-	uint64_t batch_events;       /* 0x0525 events offered (x sessions) */
-	uint64_t batch_records;      /* compact records in closed batches */
+	uint64_t spinlocks;	  /* releases seen */
+	uint64_t cswitch_events;  /* 0x0524 events offered to backends */
+	uint64_t spinlock_events; /* 0x0529 events offered */
+	uint64_t batches;	  /* 0x0525 batches closed (per CPU x clock) */
+	uint64_t batch_events;	  /* 0x0525 events offered (x sessions) */
+	uint64_t batch_records;	  /* compact records in closed batches */
 	uint64_t batches_by_reason[PRODUCER_FLUSH_REASONS];
-	uint64_t batches_dropped;    /* pending at end with flush_at_end false */
-	uint64_t events_lost;        /* backend said -ENOBUFS */
+	uint64_t batches_dropped; /* pending at end with flush_at_end false */
+	uint64_t events_lost;	  /* backend said -ENOBUFS */
 };
 
 struct producer;

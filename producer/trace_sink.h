@@ -22,7 +22,7 @@ enum sim_clock {
 
 #define SIM_MAX_SESSIONS 8  /* system loggers */
 #define SIM_MAX_COUNTERS 16 /* distinct PMC sources across all sessions */
-#define SIM_MAX_PMC      7  /* counters one event can carry (3-bit count) */
+#define SIM_MAX_PMC	 7  /* counters one event can carry (3-bit count) */
 
 /**
  * struct sim_cswitch - one context switch on @cpu, as the kernel's
@@ -44,11 +44,11 @@ struct sim_cswitch {
 	uint8_t old_state;
 	uint8_t old_wait_reason;
 	uint8_t old_wait_mode;
-	uint32_t old_ideal_cpu;         /* IdealProcessor; 0x0524 keeps the low 8 bits */
-	int64_t old_remaining_quantum;  /* (QuantumTarget - CycleTime) >> 10; 0x0524 keeps 32 bits */
+	uint32_t old_ideal_cpu;	       /* IdealProcessor; 0x0524 keeps the low 8 bits */
+	int64_t old_remaining_quantum; /* (QuantumTarget - CycleTime) >> 10; 0x0524 keeps 32 bits */
 	uint8_t old_qos;
 	uint8_t prev_cstate;
-	uint32_t old_rank;              /* scheduling-group rank; 0x0524 saturates at 0xFF */
+	uint32_t old_rank; /* scheduling-group rank; 0x0524 saturates at 0xFF */
 	uint32_t new_tid;
 	int8_t new_pri;
 	int8_t new_pri_decrement;

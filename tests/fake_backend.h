@@ -16,25 +16,25 @@
 
 #include "writer/backend.h"
 
-#define FAKE_MAX_EVENTS  4096
-#define FAKE_MAX_SIZE    0x500
-#define FAKE_MAX_CPUS    64
+#define FAKE_MAX_EVENTS	 4096
+#define FAKE_MAX_SIZE	 0x500
+#define FAKE_MAX_CPUS	 64
 #define FAKE_MAX_BUFFERS 256
 #define FAKE_BUFFER_SIZE 0x4000
 
 struct fake_event {
 	unsigned cpu;
-	uint64_t ts;  /* the event's header TS */
-	size_t size;  /* its Size */
+	uint64_t ts; /* the event's header TS */
+	size_t size; /* its Size */
 	uint8_t bytes[FAKE_MAX_SIZE];
-	int committed; /* written completely (always, once listed) */
+	int committed;	 /* written completely (always, once listed) */
 	uint64_t put_ts; /* TimeStamp its buffer was put back with (0: still held) */
 };
 
 struct fake_backend {
-	int refuse;            /* buffer_get returns this when non-zero */
+	int refuse; /* buffer_get returns this when non-zero */
 	unsigned refused;
-	uint32_t buffer_size;  /* 0 = FAKE_BUFFER_SIZE */
+	uint32_t buffer_size; /* 0 = FAKE_BUFFER_SIZE */
 	unsigned nput;
 	struct etl_buf put[FAKE_MAX_BUFFERS]; /* buffers put back (copies) */
 	uint64_t put_ts[FAKE_MAX_BUFFERS];

@@ -15,23 +15,24 @@
 #include "producer/trace_sink.h"
 
 /* bytes of one serialized switch record (tag included) */
-#define FAKE_SINK_CSWITCH_BYTES (1 + 4 + 4 + 8 * SIM_CLOCK_SLOTS + 4 + 5 + 4 + 4 + 3 + 4 + 2 + 4 + \
-				 1 + 8 * SIM_MAX_COUNTERS + 8)
+#define FAKE_SINK_CSWITCH_BYTES                                                                    \
+	(1 + 4 + 4 + 8 * SIM_CLOCK_SLOTS + 4 + 5 + 4 + 4 + 3 + 4 + 2 + 4 + 1 +                     \
+	 8 * SIM_MAX_COUNTERS + 8)
 
 struct fake_sink {
 	uint64_t ncswitch;
 	uint64_t nspinlock;
 	uint64_t nstop;
 	uint64_t nend;
-	struct sim_cswitch *keep;  /* the first @keep_cap switches */
+	struct sim_cswitch *keep; /* the first @keep_cap switches */
 	size_t keep_cap;
 	size_t kept;
-	struct sim_end end;        /* the last end record */
-	void *hash;                /* XXH3_state_t */
+	struct sim_end end; /* the last end record */
+	void *hash;	    /* XXH3_state_t */
 	/* optional: called for every switch before it is counted; non-zero stops the run */
 	int (*check)(void *ctx, const struct sim_cswitch *cs);
 	void *check_ctx;
-	uint64_t fail_after;       /* with @fail_rc: switches accepted before failing */
+	uint64_t fail_after; /* with @fail_rc: switches accepted before failing */
 	int fail_rc;
 };
 

@@ -42,11 +42,11 @@ static uint64_t step(struct stream_gen *g)
 	case 0:
 		return 0;
 	case 1:
-		return 0x3FFF + below(g, 3);   /* IDLE_SHORT / IDLE edge */
+		return 0x3FFF + below(g, 3); /* IDLE_SHORT / IDLE edge */
 	case 2:
-		return 0x1FFFF + below(g, 3);  /* LITE / FULL edge */
+		return 0x1FFFF + below(g, 3); /* LITE / FULL edge */
 	case 3:
-		return 0x40000000ull;          /* wraps the 30-bit field */
+		return 0x40000000ull; /* wraps the 30-bit field */
 	case 4:
 		return 0x40000001ull + below(g, 1000); /* delta flush */
 	case 5:
@@ -105,8 +105,9 @@ void stream_gen_next(struct stream_gen *g, struct sim_cswitch *cs)
 			cs->old_pri = (int8_t)(base + 8 <= 31 ? base + 8 : 31);
 			break;
 		default:
-			cs->old_pri = (int8_t)(base + (int8_t)below(g, 8) <= 31 ? base + (int)below(g, 8)
-									 : 31);
+			cs->old_pri =
+				(int8_t)(base + (int8_t)below(g, 8) <= 31 ? base + (int)below(g, 8)
+									  : 31);
 			break;
 		}
 		cs->old_state = (uint8_t)(below(g, 2) ? 5 : below(g, 11));

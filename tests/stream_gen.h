@@ -17,13 +17,13 @@
 #include "producer/trace_sink.h"
 
 struct stream_gen {
-	struct sim_rng rng;      /* the models' xoshiro256** */
+	struct sim_rng rng; /* the models' xoshiro256** */
 	unsigned cpus;
 	uint8_t max_wait_reason;
-	unsigned nthreads;       /* pool of TIDs 1000.. */
+	unsigned nthreads; /* pool of TIDs 1000.. */
 	uint32_t tick[1024];
 	uint64_t ts[1024][SIM_CLOCK_SLOTS];
-	uint32_t cur[1024];      /* thread running on each CPU (0 = idle) */
+	uint32_t cur[1024]; /* thread running on each CPU (0 = idle) */
 	int8_t base[4096];
 	uint64_t pmc[1024][SIM_MAX_COUNTERS];
 	uint64_t pebs[1024];

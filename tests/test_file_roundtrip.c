@@ -45,15 +45,21 @@ static void add(enum etl_arch arch, unsigned cpu, struct etl_perfinfo_header *h,
 	e->cpu = cpu;
 }
 
-static void cswitch(enum etl_arch arch, unsigned cpu, uint8_t version, bool pebs,
-		    unsigned npmc, uint64_t ts)
+static void cswitch(enum etl_arch arch, unsigned cpu, uint8_t version, bool pebs, unsigned npmc,
+		    uint64_t ts)
 {
 	struct etl_perfinfo_header h = {.version = version, .hook_id = 0x0524, .ts = ts};
-	struct etw_cswitch cs = {.new_tid = 0x1000 + (uint32_t)ts, .old_tid = 0x2000,
-				 .new_pri = 10, .old_pri = 9, .prev_cstate = 1,
-				 .new_pri_decrement = -1, .old_wait_reason = 6,
-				 .wait_mode_or_flags = version >= 4 ? 0x55 : 1, .old_state = 5,
-				 .old_ideal_cpu = 3, .new_wait_time = 77,
+	struct etw_cswitch cs = {.new_tid = 0x1000 + (uint32_t)ts,
+				 .old_tid = 0x2000,
+				 .new_pri = 10,
+				 .old_pri = 9,
+				 .prev_cstate = 1,
+				 .new_pri_decrement = -1,
+				 .old_wait_reason = 6,
+				 .wait_mode_or_flags = version >= 4 ? 0x55 : 1,
+				 .old_state = 5,
+				 .old_ideal_cpu = 3,
+				 .new_wait_time = 77,
 				 .old_remaining_quantum = -12};
 	uint8_t p[ETW_CS_LEN];
 
@@ -74,8 +80,12 @@ static void batch(enum etl_arch arch, unsigned cpu, unsigned npmc, uint64_t ts)
 	static const struct etw_ccswap_rec recs[] = {
 		{.type = ETW_CCSWAP_IDLE_SHORT, .delta = 0},
 		{.type = ETW_CCSWAP_LITE, .delta = 5, .tid_index = 0, .pri_inc = 2, .state_wr = 6},
-		{.type = ETW_CCSWAP_FULL, .delta = 0x30000, .tid_index = 1, .priority = 13,
-		 .state_wr = 41, .wait_time = 0x1FFFF},
+		{.type = ETW_CCSWAP_FULL,
+		 .delta = 0x30000,
+		 .tid_index = 1,
+		 .priority = 13,
+		 .state_wr = 41,
+		 .wait_time = 0x1FFFF},
 		{.type = ETW_CCSWAP_IDLE, .delta = 0x4000},
 	};
 	uint8_t p[0x400];
@@ -103,13 +113,19 @@ static void batch(enum etl_arch arch, unsigned cpu, unsigned npmc, uint64_t ts)
 static void spinlock(enum etl_arch arch, unsigned cpu, uint64_t ts)
 {
 	struct etl_perfinfo_header h = {.version = 2, .hook_id = 0x0529, .ts = ts};
-	struct etw_spinlock sl = {.lock_address = arch == ETL_ARCH_X86 ? 0x8a2b3c40u
-								     : 0xfffff8031a2b3c40ull,
-				  .caller_address = arch == ETL_ARCH_X86 ? 0x8a000123u
-									 : 0xfffff8031a000123ull,
-				  .acquire_time = 5000, .release_time = 9000, .wait_cycles = 777,
-				  .spin_count = 12, .tid = 0x4444, .interrupt_count = 1, .irql = 2,
-				  .depth = 1, .acquire_mode = 3, .execute_dpc = true};
+	struct etw_spinlock sl = {
+		.lock_address = arch == ETL_ARCH_X86 ? 0x8a2b3c40u : 0xfffff8031a2b3c40ull,
+		.caller_address = arch == ETL_ARCH_X86 ? 0x8a000123u : 0xfffff8031a000123ull,
+		.acquire_time = 5000,
+		.release_time = 9000,
+		.wait_cycles = 777,
+		.spin_count = 12,
+		.tid = 0x4444,
+		.interrupt_count = 1,
+		.irql = 2,
+		.depth = 1,
+		.acquire_mode = 3,
+		.execute_dpc = true};
 	uint8_t p[ETW_SL64_LEN];
 	int n = etw_encode_spinlock(p, sizeof(p), arch, &sl, 0);
 
@@ -173,7 +189,8 @@ static void every_kind_reads_back(enum etl_arch arch)
 				const struct event *e = &evs[next++];
 
 				cr_assert_eq(r.size, e->size);
-				cr_assert_eq(memcmp(r.data, e->bytes, e->size), 0, "record bytes differ");
+				cr_assert_eq(memcmp(r.data, e->bytes, e->size), 0,
+					     "record bytes differ");
 				cr_assert_eq(r.kind, ETL_KIND_PERFINFO);
 				cr_assert_eq(r.is64, arch == ETL_ARCH_X64);
 				cr_assert_eq(r.cpu, cpu);
@@ -181,15 +198,16 @@ static void every_kind_reads_back(enum etl_arch arch)
 				if (r.hook_id == 0x0524) {
 					struct etw_cswitch cs;
 
-					cr_assert_eq(etw_decode_cswitch(r.payload, r.payload_len, &cs),
-						     ETW_CS_LEN);
+					cr_assert_eq(
+						etw_decode_cswitch(r.payload, r.payload_len, &cs),
+						ETW_CS_LEN);
 					cr_assert_eq(cs.old_remaining_quantum, -12);
 					cr_assert_eq(cs.new_tid, 0x1000 + r.ts);
 				} else if (r.hook_id == 0x0529) {
 					struct etw_spinlock sl;
 
-					cr_assert_gt(etw_decode_spinlock(r.payload, r.payload_len, arch,
-									 &sl),
+					cr_assert_gt(etw_decode_spinlock(r.payload, r.payload_len,
+									 arch, &sl),
 						     0);
 					cr_assert_eq(sl.spin_count, 12);
 					cr_assert(sl.execute_dpc);
@@ -200,7 +218,9 @@ static void every_kind_reads_back(enum etl_arch arch)
 					unsigned forms = 0;
 
 					cr_assert_eq(r.hook_id, 0x0525);
-					cr_assert_eq(etw_ccswap_expand_begin(&it, r.payload, r.payload_len, 40), 0);
+					cr_assert_eq(etw_ccswap_expand_begin(&it, r.payload,
+									     r.payload_len, 40),
+						     0);
 					static const enum etw_ccswap_type want[] = {
 						ETW_CCSWAP_IDLE_SHORT, ETW_CCSWAP_LITE,
 						ETW_CCSWAP_FULL, ETW_CCSWAP_IDLE};

@@ -42,7 +42,7 @@ static uint64_t hash_of(const char *name)
 static void gen_and_verify(const char *sets, unsigned nsessions)
 {
 	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl %s", test_dir,
-			     test_bin(), sets),
+			      test_bin(), sets),
 		     0, "gen %s", sets);
 	for (unsigned i = 0; i < nsessions; i++) {
 		char name[32];
@@ -53,7 +53,7 @@ static void gen_and_verify(const char *sets, unsigned nsessions)
 			snprintf(name, sizeof(name), "a-%u.etl", i + 1);
 		}
 		cr_assert_eq(test_run("cd '%s' && '%s' verify -q %s --truth a.jsonl", test_dir,
-				     test_bin(), name),
+				      test_bin(), name),
 			     0, "verify %s after gen %s", name, sets);
 	}
 }
@@ -92,8 +92,8 @@ Test(gen, example_scenarios_generate_and_verify)
 		snprintf(sets, sizeof(sets), "'%s/../tools/scenarios/%s.yaml' --duration 200ms",
 			 SOURCE_DIR, names[i]);
 		cr_assert_eq(test_run("cd '%s' && rm -f a*.etl && '%s' gen -q -o a.etl --truth "
-				     "a.jsonl %s",
-				     test_dir, test_bin(), sets),
+				      "a.jsonl %s",
+				      test_dir, test_bin(), sets),
 			     0, "%s", names[i]);
 		for (unsigned k = 0; k < 8; k++) {
 			char name[32];
@@ -104,7 +104,7 @@ Test(gen, example_scenarios_generate_and_verify)
 				break;
 			}
 			cr_assert_eq(test_run("cd '%s' && '%s' verify -q %s --truth a.jsonl",
-					     test_dir, test_bin(), name),
+					      test_dir, test_bin(), name),
 				     0, "%s: %s", names[i], name);
 		}
 	}
@@ -115,18 +115,19 @@ Test(gen, same_seed_same_bytes_other_seed_other_bytes)
 	uint64_t h1, h2, h3, t1, t2;
 
 	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --seed 42", test_dir,
-			     test_bin()),
+			      test_bin()),
 		     0);
 	h1 = hash_of("a.etl");
 	t1 = hash_of("a.jsonl");
 	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --seed 42", test_dir,
-			     test_bin()),
+			      test_bin()),
 		     0);
 	h2 = hash_of("a.etl");
 	t2 = hash_of("a.jsonl");
 	cr_assert_eq(h1, h2, "same seed, same ETL bytes");
 	cr_assert_eq(t1, t2, "same seed, same truth");
-	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --seed 43", test_dir, test_bin()), 0);
+	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --seed 43", test_dir, test_bin()),
+		     0);
 	h3 = hash_of("a.etl");
 	cr_assert_neq(h1, h3, "another seed, other bytes");
 }
@@ -144,8 +145,9 @@ static void refused(const char *args, int want_status, const char *want_msg)
 	FILE *f;
 
 	snprintf(errfile, sizeof(errfile), "%s/err.txt", test_dir);
-	cr_assert_eq(test_run("cd '%s' && '%s' gen -q %s 2>'%s'", test_dir, test_bin(), args, errfile),
-		     want_status, "%s", args);
+	cr_assert_eq(
+		test_run("cd '%s' && '%s' gen -q %s 2>'%s'", test_dir, test_bin(), args, errfile),
+		want_status, "%s", args);
 	f = fopen(errfile, "r");
 	cr_assert_not_null(f);
 	size_t n = fread(msg, 1, sizeof(msg) - 1, f);
@@ -205,15 +207,15 @@ Test(gen, write_errors_exit_1_and_leave_nothing)
 Test(gen, print_config_round_trips)
 {
 	cr_assert_eq(test_run("cd '%s' && '%s' gen --print-config --seed 9 --cpus 3 > p.yaml",
-			     test_dir, test_bin()),
+			      test_dir, test_bin()),
 		     0);
 	cr_assert_eq(
 		test_run("cd '%s' && '%s' gen p.yaml --print-config > q.yaml && cmp p.yaml q.yaml",
-			test_dir, test_bin()),
+			 test_dir, test_bin()),
 		0);
-	cr_assert_eq(
-		test_run("cd '%s' && grep -q 'cpus: 3' p.yaml && grep -q 'seed: 9' p.yaml", test_dir),
-		0);
+	cr_assert_eq(test_run("cd '%s' && grep -q 'cpus: 3' p.yaml && grep -q 'seed: 9' p.yaml",
+			      test_dir),
+		     0);
 }
 
 Test(gen, replaying_the_truth_reproduces_the_files_byte_for_byte)
@@ -222,13 +224,13 @@ Test(gen, replaying_the_truth_reproduces_the_files_byte_for_byte)
 
 	/* the truth is everything the logging code consumed: replay must give the same bytes */
 	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --duration 500ms "
-			     "--set sessions.1.pebs=true",
-			     test_dir, test_bin()),
+			      "--set sessions.1.pebs=true",
+			      test_dir, test_bin()),
 		     0);
 	g1 = hash_of("a.etl");
 	g2 = hash_of("a-2.etl");
 	cr_assert_eq(test_run("cd '%s' && mkdir r && cd r && '%s' replay -q ../a.jsonl -o a.etl",
-			     test_dir, test_bin()),
+			      test_dir, test_bin()),
 		     0);
 	/* the other session's file name comes from the meta line: a-2.etl, relative */
 	r1 = hash_of("r/a.etl");

@@ -28,7 +28,6 @@
 TestSuite(outputs, .init = test_dir_make, .fini = test_dir_remove);
 TestSuite(consumers, .init = test_dir_make, .fini = test_dir_remove);
 
-
 static void put_text(const char *name, const char *text)
 {
 	FILE *f = fopen(test_path(name), "w");
@@ -54,8 +53,8 @@ static char *slurp(const char *name)
 /* Entries of the scratch folder, sorted by ls, one per line (hidden ones too). */
 static char *listing(void)
 {
-	cr_assert_eq(test_run("cd '%s' && LC_ALL=C ls -A | grep -v '^err.txt$' > ../ls-%d.txt", test_dir,
-			     (int)getpid()),
+	cr_assert_eq(test_run("cd '%s' && LC_ALL=C ls -A | grep -v '^err.txt$' > ../ls-%d.txt",
+			      test_dir, (int)getpid()),
 		     0);
 	static char buf[4096];
 	char path[64];
@@ -107,11 +106,13 @@ Test(outputs, a_device_is_written_in_place_never_replaced)
 		cr_skip_test("mknod is not allowed here");
 	}
 	/* writing into the /dev/null twin works and leaves it a device */
-	cr_assert_eq(test_run(GEN " -o '%s' --truth '%s'", test_bin(), test_path("a.etl"), test_path("null")), 0);
+	cr_assert_eq(test_run(GEN " -o '%s' --truth '%s'", test_bin(), test_path("a.etl"),
+			      test_path("null")),
+		     0);
 	cr_assert(is_chr("null"));
 	/* the /dev/full twin: a write error, exit 1, still a device, no ETL made */
 	cr_assert_eq(test_run(GEN " -o '%s' --truth '%s' 2>'%s'", test_bin(), test_path("b.etl"),
-			     test_path("full"), test_path("err.txt")),
+			      test_path("full"), test_path("err.txt")),
 		     1);
 	cr_assert(is_chr("full"));
 	cr_assert_eq(access(test_path("b.etl"), F_OK), -1, "a failed run leaves no ETL");
@@ -119,8 +120,8 @@ Test(outputs, a_device_is_written_in_place_never_replaced)
 		      "%s", slurp("err.txt"));
 	cr_assert_eq(lines_of(slurp("err.txt")), 1);
 	/* an ETL to the device: the other session is discarded, no name is derived from it */
-	cr_assert_eq(test_run("'%s' gen --duration 20ms -o '%s' 2>'%s'", test_bin(), test_path("null"),
-			     test_path("err.txt")),
+	cr_assert_eq(test_run("'%s' gen --duration 20ms -o '%s' 2>'%s'", test_bin(),
+			      test_path("null"), test_path("err.txt")),
 		     0);
 	cr_assert(is_chr("null"));
 	cr_assert_neq(strstr(slurp("err.txt"), "discarded"), NULL, "%s", slurp("err.txt"));
@@ -177,8 +178,9 @@ Test(outputs, two_outputs_naming_one_file_are_refused_before_anything_is_made)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(args, sizeof(args), cases[i].args, test_dir, base);
 		snprintf(want, sizeof(want), cases[i].want, test_dir, base);
-		cr_assert_eq(test_run(GEN " %s >/dev/null 2>'%s'", test_bin(), args, test_path("err.txt")), 2,
-			     "%s", args);
+		cr_assert_eq(test_run(GEN " %s >/dev/null 2>'%s'", test_bin(), args,
+				      test_path("err.txt")),
+			     2, "%s", args);
 		cr_assert_neq(strstr(slurp("err.txt"), want), NULL, "%s\n got: %s", args,
 			      slurp("err.txt"));
 		cr_assert_eq(lines_of(slurp("err.txt")), 1, "%s", slurp("err.txt"));
@@ -202,7 +204,8 @@ static int interrupted_gen(int sig)
 		signal(SIGHUP, SIG_DFL);
 		freopen("/dev/null", "w", stderr);
 		execl(bin, bin, "gen", "-q", SOURCE_DIR "/../tools/scenarios/server64.yaml",
-		      "--duration", "60s", "-o", test_path("s.etl"), "--truth", test_path("s.jsonl"), (char *)NULL);
+		      "--duration", "60s", "-o", test_path("s.etl"), "--truth",
+		      test_path("s.jsonl"), (char *)NULL);
 		_exit(127);
 	}
 	/* wait until the run has made its temporary files */
@@ -237,14 +240,15 @@ Test(outputs, a_write_error_anywhere_leaves_every_target_as_it_was)
 	put_text("t.jsonl", "old t");
 	/* the second session's file fails: the first and the truth stay as they were */
 	cr_assert_eq(test_run(GEN " -o '%s' --set sessions.1.file=/dev/full --truth '%s' 2>'%s'",
-			     test_bin(), test_path("a.etl"), test_path("t.jsonl"), test_path("err.txt")),
+			      test_bin(), test_path("a.etl"), test_path("t.jsonl"),
+			      test_path("err.txt")),
 		     1);
 	cr_assert_str_eq(slurp("a.etl"), "old a");
 	cr_assert_str_eq(slurp("t.jsonl"), "old t");
 	cr_assert_eq(lines_of(slurp("err.txt")), 1, "%s", slurp("err.txt"));
 	/* the JSON report to a full standard output: exit 1, nothing put in place */
-	cr_assert_eq(test_run(GEN " -o '%s' --json > /dev/full 2>'%s'", test_bin(), test_path("a.etl"),
-			     test_path("err.txt")),
+	cr_assert_eq(test_run(GEN " -o '%s' --json > /dev/full 2>'%s'", test_bin(),
+			      test_path("a.etl"), test_path("err.txt")),
 		     1);
 	cr_assert_str_eq(slurp("a.etl"), "old a");
 	cr_assert_str_eq(listing(), "a.etl\nt.jsonl\n");
@@ -252,8 +256,9 @@ Test(outputs, a_write_error_anywhere_leaves_every_target_as_it_was)
 	/* a closed pipe is a write error too (EPIPE), not a signal death */
 	cr_assert_not_null(getenv("ETWFORGE_SAMPLES"));
 	cr_assert_eq(test_run("('%s' dump '%s/airbus_ShutdownPerfDiagLogger.etl' 2>'%s'; echo $? > "
-			     "'%s') | head -c 1 >/dev/null",
-			     test_bin(), getenv("ETWFORGE_SAMPLES"), test_path("err.txt"), test_path("rc")),
+			      "'%s') | head -c 1 >/dev/null",
+			      test_bin(), getenv("ETWFORGE_SAMPLES"), test_path("err.txt"),
+			      test_path("rc")),
 		     0);
 	cr_assert_str_eq(slurp("rc"), "1\n");
 	cr_assert_neq(strstr(slurp("err.txt"), "Broken pipe"), NULL, "%s", slurp("err.txt"));
@@ -262,19 +267,13 @@ Test(outputs, a_write_error_anywhere_leaves_every_target_as_it_was)
 Test(outputs, every_command_checks_its_standard_output)
 {
 	static const char *const cmds[] = {
-		"--help",
-		"help",
-		"help gen",
-		"gen --help",
-		"replay --help",
-		"dump --help",
-		"verify --help",
-		"gen --print-config",
-		"--version",
+		"--help",      "help",		"help gen",	      "gen --help", "replay --help",
+		"dump --help", "verify --help", "gen --print-config", "--version",
 	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		cr_assert_eq(test_run("'%s' %s > /dev/full 2>'%s'", test_bin(), cmds[i], test_path("err.txt")),
+		cr_assert_eq(test_run("'%s' %s > /dev/full 2>'%s'", test_bin(), cmds[i],
+				      test_path("err.txt")),
 			     1, "%s", cmds[i]);
 		cr_assert_neq(strstr(slurp("err.txt"), "standard output: write failed"), NULL,
 			      "%s: %s", cmds[i], slurp("err.txt"));
@@ -282,21 +281,22 @@ Test(outputs, every_command_checks_its_standard_output)
 	}
 	cr_assert_eq(test_run(GEN " -o '%s'", test_bin(), test_path("a.etl")), 0);
 	cr_assert_eq(test_run("'%s' dump '%s' > /dev/full 2>'%s'", test_bin(), test_path("a.etl"),
-			     test_path("err.txt")),
+			      test_path("err.txt")),
 		     1);
 	cr_assert_eq(lines_of(slurp("err.txt")), 1, "%s", slurp("err.txt"));
 	cr_assert_eq(test_run("'%s' dump --jsonl '%s' > /dev/full 2>/dev/null", test_bin(),
-			     test_path("a.etl")),
+			      test_path("a.etl")),
 		     1);
 	cr_assert_eq(test_run("'%s' dump --stats '%s' > /dev/full 2>/dev/null", test_bin(),
-			     test_path("a.etl")),
+			      test_path("a.etl")),
 		     1);
 }
 
 Test(consumers, help_cmd_is_cmd_help)
 {
 	cr_assert_eq(test_run("'%s' help gen > '%s' && '%s' gen --help > '%s' && cmp -s '%s' '%s'",
-			     test_bin(), test_path("h1"), test_bin(), test_path("h2"), test_path("h1"), test_path("h2")),
+			      test_bin(), test_path("h1"), test_bin(), test_path("h2"),
+			      test_path("h1"), test_path("h2")),
 		     0);
 	cr_assert_eq(test_run("'%s' help nosuch 2>/dev/null", test_bin()), 2);
 }
@@ -304,37 +304,40 @@ Test(consumers, help_cmd_is_cmd_help)
 Test(consumers, dash_is_standard_input)
 {
 	put_text("s.yaml", "seed: 9\nduration: 20ms\nmachine: {cpus: 2}\n");
-	cr_assert_eq(test_run("'%s' gen -q '%s' -o '%s' && mv '%s' '%s'", test_bin(), test_path("s.yaml"),
-			     test_path("a.etl"), test_path("a.etl"), test_path("b.etl")),
+	cr_assert_eq(test_run("'%s' gen -q '%s' -o '%s' && mv '%s' '%s'", test_bin(),
+			      test_path("s.yaml"), test_path("a.etl"), test_path("a.etl"),
+			      test_path("b.etl")),
 		     0);
-	cr_assert_eq(test_run("'%s' gen -q - -o '%s' --truth '%s' < '%s'", test_bin(), test_path("a.etl"),
-			     test_path("a.jsonl"), test_path("s.yaml")),
+	cr_assert_eq(test_run("'%s' gen -q - -o '%s' --truth '%s' < '%s'", test_bin(),
+			      test_path("a.etl"), test_path("a.jsonl"), test_path("s.yaml")),
 		     0);
 	cr_assert_eq(test_run("cmp -s '%s' '%s'", test_path("a.etl"), test_path("b.etl")), 0,
 		     "the same scenario from stdin and from the file");
 	cr_assert_eq(test_run("'%s' dump --stats - < '%s' > '%s'", test_bin(), test_path("a.etl"),
-			     test_path("s1")),
+			      test_path("s1")),
 		     0);
 	cr_assert_neq(strstr(slurp("s1"), "<stdin>"), NULL);
-	cr_assert_eq(test_run("'%s' verify -q - --truth '%s' < '%s'", test_bin(), test_path("a.jsonl"),
-			     test_path("a.etl")),
+	cr_assert_eq(test_run("'%s' verify -q - --truth '%s' < '%s'", test_bin(),
+			      test_path("a.jsonl"), test_path("a.etl")),
 		     0);
-	cr_assert_eq(test_run("'%s' verify -q '%s' --truth - < '%s'", test_bin(), test_path("a.etl"),
-			     test_path("a.jsonl")),
+	cr_assert_eq(test_run("'%s' verify -q '%s' --truth - < '%s'", test_bin(),
+			      test_path("a.etl"), test_path("a.jsonl")),
 		     0);
 }
 
 Test(consumers, gen_json_is_one_object_on_stdout_with_the_run)
 {
 	cr_assert_eq(test_run(GEN " -o '%s' --seed 5 --json > '%s'", test_bin(), test_path("a.etl"),
-			     test_path("j")),
+			      test_path("j")),
 		     0);
 	char *j = slurp("j");
 	cr_assert_eq(lines_of(j), 1);
 	cr_assert_neq(strstr(j, "\"seed\":5,\"duration_ns\":20000000,\"cpus\":8,\"wall_seconds\":"),
 		      NULL, "%s", j);
 	cr_assert_neq(strstr(j, "\"xxh3\":\""), NULL);
-	cr_assert_eq(test_run(GEN " -o '%s' --json='%s'", test_bin(), test_path("b.etl"), test_path("k")), 0);
+	cr_assert_eq(test_run(GEN " -o '%s' --json='%s'", test_bin(), test_path("b.etl"),
+			      test_path("k")),
+		     0);
 	cr_assert_neq(strstr(slurp("k"), "\"switches\":"), NULL);
 }
 
@@ -350,8 +353,8 @@ Test(consumers, replay_warns_once_when_switches_do_not_chain)
 		 "\"new_tid\":0}\n"
 		 "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":40},\"old_tid\":4,"
 		 "\"new_tid\":0}\n");
-	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s' 2>'%s'", test_bin(), test_path("s.jsonl"),
-			     test_path("a.etl"), test_path("err.txt")),
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s' 2>'%s'", test_bin(),
+			      test_path("s.jsonl"), test_path("a.etl"), test_path("err.txt")),
 		     0, "written as given");
 	cr_assert_neq(strstr(slurp("err.txt"), "s.jsonl:4: 2 switches do not chain"), NULL, "%s",
 		      slurp("err.txt"));
@@ -362,9 +365,11 @@ Test(consumers, replay_warns_once_when_switches_do_not_chain)
 Test(consumers, not_an_etl_file_says_so)
 {
 	put_text("t.etl", "this is text, not a trace\n");
-	cr_assert_eq(test_run("'%s' dump '%s' 2>'%s'", test_bin(), test_path("t.etl"), test_path("err.txt")), 1);
-	cr_assert_neq(strstr(slurp("err.txt"), "t.etl: offset 0x0: not an ETL file: "), NULL,
-		      "%s", slurp("err.txt"));
+	cr_assert_eq(test_run("'%s' dump '%s' 2>'%s'", test_bin(), test_path("t.etl"),
+			      test_path("err.txt")),
+		     1);
+	cr_assert_neq(strstr(slurp("err.txt"), "t.etl: offset 0x0: not an ETL file: "), NULL, "%s",
+		      slurp("err.txt"));
 	cr_assert_eq(lines_of(slurp("err.txt")), 1);
 }
 
@@ -376,10 +381,10 @@ Test(consumers, a_cut_trace_is_salvaged)
 	cr_assert_not_null(samples);
 	/* 49 buffers of 64 KiB; cut inside buffer 24 (27136 bytes of it left) */
 	cr_assert_eq(test_run("head -c 1600000 '%s/airbus_ShutdownPerfDiagLogger.etl' > '%s'",
-			     samples, test_path("cut.etl")),
+			      samples, test_path("cut.etl")),
 		     0);
-	cr_assert_eq(test_run("'%s' dump '%s' > '%s' 2>'%s'", test_bin(), test_path("cut.etl"), test_path("out"),
-			     test_path("err.txt")),
+	cr_assert_eq(test_run("'%s' dump '%s' > '%s' 2>'%s'", test_bin(), test_path("cut.etl"),
+			      test_path("out"), test_path("err.txt")),
 		     1);
 	err = slurp("err.txt");
 	cr_assert_eq(lines_of(err), 1, "%s", err);
@@ -389,15 +394,16 @@ Test(consumers, a_cut_trace_is_salvaged)
 	cr_assert_eq(test_run("grep -c '^buffer ' '%s' | grep -qx 25", test_path("out")), 0,
 		     "buffers 0..24 are listed, the cut one with the records before the cut");
 	cr_assert_eq(test_run("tail -n 1 '%s' | grep -q 'SYSTEM64.*size 106 ts 295205201121'",
-			     test_path("out")),
+			      test_path("out")),
 		     0, "the last whole record before the cut");
-	cr_assert_eq(test_run("'%s' dump '%s' 2>&1 >/dev/null | tail -n 1 | grep -qx '%s: offset "
-			     "0x180000: buffer 24 truncated: BufferSize 65536 but 27136 bytes left "
-			     "in the file'",
-			     test_bin(), test_path("cut.etl"), test_path("cut.etl")),
-		     0, "then the one-line error");
-	cr_assert_eq(test_run("'%s' dump --keep-going '%s' > '%s' 2>'%s'", test_bin(), test_path("cut.etl"),
-			     test_path("out2"), test_path("err.txt")),
+	cr_assert_eq(
+		test_run("'%s' dump '%s' 2>&1 >/dev/null | tail -n 1 | grep -qx '%s: offset "
+			 "0x180000: buffer 24 truncated: BufferSize 65536 but 27136 bytes left "
+			 "in the file'",
+			 test_bin(), test_path("cut.etl"), test_path("cut.etl")),
+		0, "then the one-line error");
+	cr_assert_eq(test_run("'%s' dump --keep-going '%s' > '%s' 2>'%s'", test_bin(),
+			      test_path("cut.etl"), test_path("out2"), test_path("err.txt")),
 		     1);
 	cr_assert_eq(lines_of(slurp("err.txt")), 2, "%s", slurp("err.txt"));
 	cr_assert_neq(strstr(slurp("err.txt"), "1 damaged buffer skipped"), NULL);
@@ -411,18 +417,19 @@ Test(consumers, keep_going_skips_a_damaged_buffer_and_goes_on)
 	cr_assert_not_null(samples);
 	/* buffer 5's SavedOffset and Offset past BufferSize, at 5 * 64 KiB + 4 and + 0x30 */
 	cr_assert_eq(test_run("cp '%s/airbus_ShutdownPerfDiagLogger.etl' '%s' && printf '\\377\\377"
-			     "\\377\\377' | dd of='%s' bs=1 seek=$((5*65536+4)) conv=notrunc "
-			     "2>/dev/null && printf '\\377\\377\\377\\377' | dd of='%s' bs=1 "
-			     "seek=$((5*65536+48)) conv=notrunc 2>/dev/null",
-			     samples, test_path("bad.etl"), test_path("bad.etl"), test_path("bad.etl")),
+			      "\\377\\377' | dd of='%s' bs=1 seek=$((5*65536+4)) conv=notrunc "
+			      "2>/dev/null && printf '\\377\\377\\377\\377' | dd of='%s' bs=1 "
+			      "seek=$((5*65536+48)) conv=notrunc 2>/dev/null",
+			      samples, test_path("bad.etl"), test_path("bad.etl"),
+			      test_path("bad.etl")),
 		     0);
-	cr_assert_eq(test_run("'%s' dump '%s' > '%s' 2>'%s'", test_bin(), test_path("bad.etl"), test_path("out"),
-			     test_path("err.txt")),
+	cr_assert_eq(test_run("'%s' dump '%s' > '%s' 2>'%s'", test_bin(), test_path("bad.etl"),
+			      test_path("out"), test_path("err.txt")),
 		     1);
 	cr_assert_eq(test_run("grep -c '^buffer ' '%s' | grep -qx 5", test_path("out")), 0,
 		     "buffers before the damage only");
-	cr_assert_eq(test_run("'%s' dump --keep-going '%s' > '%s' 2>'%s'", test_bin(), test_path("bad.etl"),
-			     test_path("out"), test_path("err.txt")),
+	cr_assert_eq(test_run("'%s' dump --keep-going '%s' > '%s' 2>'%s'", test_bin(),
+			      test_path("bad.etl"), test_path("out"), test_path("err.txt")),
 		     1);
 	err = slurp("err.txt");
 	cr_assert_neq(strstr(err, "offset 0x50004: buffer 5 SavedOffset 4294967295 past its "
@@ -431,7 +438,7 @@ Test(consumers, keep_going_skips_a_damaged_buffer_and_goes_on)
 	cr_assert_eq(test_run("grep -c '^buffer ' '%s' | grep -qx 48", test_path("out")), 0,
 		     "every other buffer is listed");
 	cr_assert_eq(test_run("'%s' dump --stats --keep-going '%s' 2>/dev/null | grep -Eq "
-			     "'^buffers +48$'",
-			     test_bin(), test_path("bad.etl")),
+			      "'^buffers +48$'",
+			      test_bin(), test_path("bad.etl")),
 		     0);
 }

@@ -339,7 +339,8 @@ Test(reader_samples, compressed_files_decompress_to_their_full_counts)
 	cr_assert_eq(c->compressed, 359);
 	cr_assert_eq(etl_reader_buffer(d, 0)->state & 0xFFFF, 3, "COMPRESSION_FORMAT_XPRESS");
 	cr_assert_eq(etl_reader_buffer(d, 0)->buffer_size, 512);
-	cr_assert_eq(etl_reader_buffer(d, 1)->buffer_size, 15016, "compressed length, not 8-aligned");
+	cr_assert_eq(etl_reader_buffer(d, 1)->buffer_size, 15016,
+		     "compressed length, not 8-aligned");
 	cr_assert(etl_reader_buffer(d, 1)->decompressed);
 	cr_assert_eq(etl_reader_trailing_bytes(d), 0);
 	cr_assert_eq(c->kind[ETL_KIND_PERFINFO][1], 100157);

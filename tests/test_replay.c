@@ -157,8 +157,8 @@ Test(replay, hand_written_stream_gives_hand_computed_batches)
 		{1, 1, batch_d, sizeof(batch_d)},
 	};
 
-	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(), SOURCE_DIR,
-			     out),
+	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(),
+			      SOURCE_DIR, out),
 		     0);
 	d = etl_reader_open_file(out, &err);
 	cr_assert_not_null(d, "%s", err.msg);
@@ -176,7 +176,7 @@ Test(replay, hand_written_stream_gives_hand_computed_batches)
 	cr_assert_null(batch_of(d, 1, 2, &size));
 	etl_reader_close(d);
 	cr_assert_eq(test_run("'%s' verify -q '%s' --truth '%s/data/hand20.jsonl'", test_bin(), out,
-			     SOURCE_DIR),
+			      SOURCE_DIR),
 		     0);
 }
 
@@ -200,7 +200,8 @@ static void refused(const char *stream, const char *want_msg)
 
 	snprintf(in, sizeof(in), "%s/in.jsonl", test_dir);
 	write_file(in, stream);
-	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s' 2>'%s'", test_bin(), in, out, errfile), 2);
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s' 2>'%s'", test_bin(), in, out, errfile),
+		     2);
 	cr_assert_neq(strstr(slurp(errfile), want_msg), NULL, "stderr: %s", slurp(errfile));
 	cr_assert_neq(stat(out, &st), 0, "no output file after a refused stream");
 }
@@ -236,8 +237,8 @@ Test(replay, cpu_out_of_range_is_refused)
 
 Test(replay, write_error_exits_1_without_output)
 {
-	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o /dev/full 2>'%s'", test_bin(),
-			     SOURCE_DIR, errfile),
+	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o /dev/full 2>'%s'",
+			      test_bin(), SOURCE_DIR, errfile),
 		     1);
 	cr_assert_neq(strstr(slurp(errfile), "/dev/full"), NULL, "%s", slurp(errfile));
 }
@@ -247,7 +248,7 @@ Test(replay, usage_errors_exit_2)
 	cr_assert_eq(test_run("'%s' replay 2>/dev/null", test_bin()), 2);
 	cr_assert_eq(test_run("'%s' replay --bogus x 2>/dev/null", test_bin()), 2);
 	cr_assert_eq(test_run("'%s' replay '%s/nonexistent.jsonl' -o '%s' 2>/dev/null", test_bin(),
-			     test_dir, out),
+			      test_dir, out),
 		     2);
 	cr_assert_eq(test_run("'%s' replay --help >/dev/null", test_bin()), 0);
 }
@@ -256,8 +257,8 @@ Test(verify, a_wrong_truth_is_a_mismatch_with_offset)
 {
 	char bad[160], cmd[512];
 
-	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(), SOURCE_DIR,
-			     out),
+	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(),
+			      SOURCE_DIR, out),
 		     0);
 	snprintf(bad, sizeof(bad), "%s/bad.jsonl", test_dir);
 	/* line 3: old_pri 9 -> 10 (inc 2 instead of 1) */
@@ -265,8 +266,8 @@ Test(verify, a_wrong_truth_is_a_mismatch_with_offset)
 		 "sed '3s/\"old_pri\":9,/\"old_pri\":10,/' '%s/data/hand20.jsonl' > '%s'",
 		 SOURCE_DIR, bad);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert_eq(test_run("'%s' verify '%s' --truth '%s' 2>'%s'", test_bin(), out, bad, errfile),
-		     1);
+	cr_assert_eq(
+		test_run("'%s' verify '%s' --truth '%s' 2>'%s'", test_bin(), out, bad, errfile), 1);
 	cr_assert_neq(strstr(slurp(errfile), "offset 0x"), NULL, "%s", slurp(errfile));
 	cr_assert_neq(strstr(slurp(errfile), "bad.jsonl:3"), NULL, "%s", slurp(errfile));
 }
@@ -277,8 +278,8 @@ Test(replay, dump_expands_every_switch_with_form_batch_and_new_tid)
 	unsigned n = 0, seen = 0;
 	FILE *p;
 
-	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(), SOURCE_DIR,
-			     out),
+	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(),
+			      SOURCE_DIR, out),
 		     0);
 	snprintf(cmd, sizeof(cmd), "'%s' dump --jsonl '%s'", test_bin(), out);
 	p = popen(cmd, "r");
@@ -420,16 +421,17 @@ Test(replay, ccswap_stop_flushes_at_the_next_switch)
 Test(replay, dump_stats_counts_compact_switches_by_form)
 {
 	/* hand20: IDLE_SHORT 4 (lines 2, 9, 11, 17), IDLE 1 (6), LITE 6, FULL 7 */
-	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(), SOURCE_DIR,
-			     out),
+	cr_assert_eq(test_run("'%s' replay -q '%s/data/hand20.jsonl' -o '%s'", test_bin(),
+			      SOURCE_DIR, out),
 		     0);
-	cr_assert_eq(test_run("'%s' dump --stats '%s' > '%s/stats.txt'", test_bin(), out, test_dir), 0);
+	cr_assert_eq(test_run("'%s' dump --stats '%s' > '%s/stats.txt'", test_bin(), out, test_dir),
+		     0);
 	cr_assert_eq(test_run("grep -Eq '^compact switches +18$' '%s/stats.txt' && "
-			     "grep -Eq '^  idle_short +4$' '%s/stats.txt' && "
-			     "grep -Eq '^  idle +1$' '%s/stats.txt' && "
-			     "grep -Eq '^  lite +6$' '%s/stats.txt' && "
-			     "grep -Eq '^  full +7$' '%s/stats.txt'",
-			     test_dir, test_dir, test_dir, test_dir, test_dir),
+			      "grep -Eq '^  idle_short +4$' '%s/stats.txt' && "
+			      "grep -Eq '^  idle +1$' '%s/stats.txt' && "
+			      "grep -Eq '^  lite +6$' '%s/stats.txt' && "
+			      "grep -Eq '^  full +7$' '%s/stats.txt'",
+			      test_dir, test_dir, test_dir, test_dir, test_dir),
 		     0, "the counts in stats.txt differ");
 }
 
@@ -480,10 +482,11 @@ Test(replay, old_rank_saturates_and_quantum_keeps_32_bits)
 	snprintf(in, sizeof(in), "%s/rank.jsonl", test_dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(line, sizeof(line),
-			 PLAIN_META "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":256},"
-				    "\"old_tid\":4096,\"old_pri\":9,\"old_base_pri\":8,"
-				    "\"old_state\":1,\"old_rank\":%s,\"old_remaining_quantum\":%s,"
-				    "\"new_tid\":4100,\"new_pri\":10}\n",
+			 PLAIN_META
+			 "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":1,\"ts\":{\"qpc\":256},"
+			 "\"old_tid\":4096,\"old_pri\":9,\"old_base_pri\":8,"
+			 "\"old_state\":1,\"old_rank\":%s,\"old_remaining_quantum\":%s,"
+			 "\"new_tid\":4100,\"new_pri\":10}\n",
 			 cases[i].rank, cases[i].quantum);
 		write_file(in, line);
 		cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s'", test_bin(), in, out), 0, "%s",
@@ -493,11 +496,17 @@ Test(replay, old_rank_saturates_and_quantum_keeps_32_bits)
 		 * NewThreadId 0x1004, OldThreadId 0x1000, priorities 10 and 9, the rank byte,
 		 * decrement 0, wait reason 0, flags 0, state 1 (Ready), ideal 0, wait time 0 */
 		snprintf(want, sizeof(want),
-			 "040011c0" "28002405" "0001000000000000"
-			 "04100000" "00100000" "0a09%s00" "00000100" "00000000" "%s",
+			 "040011c0"
+			 "28002405"
+			 "0001000000000000"
+			 "04100000"
+			 "00100000"
+			 "0a09%s00"
+			 "00000100"
+			 "00000000"
+			 "%s",
 			 cases[i].byte0a, cases[i].quant14);
-		cr_assert_str_eq(hex, want, "rank %s quantum %s", cases[i].rank,
-				 cases[i].quantum);
+		cr_assert_str_eq(hex, want, "rank %s quantum %s", cases[i].rank, cases[i].quantum);
 		cr_assert_eq(test_run("'%s' verify -q '%s' --truth '%s'", test_bin(), out, in), 0,
 			     "verify applies the same rule (rank %s)", cases[i].rank);
 	}

@@ -107,14 +107,14 @@ static void replay_and_verify(const char *target, enum etl_arch arch, enum sim_c
 	cr_assert_eq(test_run("'%s' verify -q '%s/compact.etl' --truth '%s'", bin, test_dir, truth),
 		     0, "verify compact %s %s %s", target, arch == ETL_ARCH_X86 ? "x86" : "x64",
 		     sim_clock_name(clock));
-	cr_assert_eq(test_run("'%s' verify -q '%s/plain.etl' --truth '%s'", bin, test_dir, truth), 0,
-		     "verify plain");
+	cr_assert_eq(test_run("'%s' verify -q '%s/plain.etl' --truth '%s'", bin, test_dir, truth),
+		     0, "verify plain");
 
 	/* one changed priority must be caught in both files */
 	snprintf(bad, sizeof(bad), "%s/bad.jsonl", test_dir);
 	write_stream(&cfg, bad, seed, n, n / 2);
-	cr_assert_eq(test_run("'%s' verify -q '%s/plain.etl' --truth '%s' 2>/dev/null", bin, test_dir,
-			     bad),
+	cr_assert_eq(test_run("'%s' verify -q '%s/plain.etl' --truth '%s' 2>/dev/null", bin,
+			      test_dir, bad),
 		     1);
 }
 
@@ -165,7 +165,7 @@ Test(roundtrip, a_changed_compact_field_is_caught)
 		snprintf(bad, sizeof(bad), "%s/bad.jsonl", test_dir);
 		write_stream(&cfg, bad, 5, 2000, k);
 		int r = test_run("'%s' verify -q '%s/compact.etl' --truth '%s' 2>/dev/null", bin,
-				test_dir, bad);
+				 test_dir, bad);
 		cr_assert(r == 0 || r == 1);
 		caught += r == 1;
 	}

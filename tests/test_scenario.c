@@ -179,8 +179,13 @@ Test(scenario, defaults_are_the_documented_desktop)
 Test(scenario, empty_scenarios_are_the_defaults)
 {
 	static const char *const empties[] = {
-		"", "# nothing but a comment\n", "{}", "---\n", "null\n",
-		"machine:\nkernel: {}\n", "%YAML 1.1\n---\n",
+		"",
+		"# nothing but a comment\n",
+		"{}",
+		"---\n",
+		"null\n",
+		"machine:\nkernel: {}\n",
+		"%YAML 1.1\n---\n",
 	};
 	struct scenario *def = new_scenario();
 
@@ -197,65 +202,64 @@ Test(scenario, empty_scenarios_are_the_defaults)
 }
 
 /* Every key of every section, none at its default value. */
-static const char every_key_yaml[] =
-	"seed: 12345678901234\n"
-	"duration: 1.25s\n"
-	"machine:\n"
-	"  cpus: 12\n"
-	"  cpu_mhz: 2500\n"
-	"  perf_freq: 3579545\n"
-	"  timer_resolution: 10000\n"
-	"  target: win11-22h2\n"
-	"  arch: x86\n"
-	"  start_time: 132000000000000000\n"
-	"  boot_time: 131999000000000000\n"
-	"  quantum: 20ms\n"
-	"kernel:\n"
-	"  quirks: false\n"
-	"  flush_at_end: false\n"
-	"  pebs_and_pmc: true\n"
-	"  spinlock:\n"
-	"    spin_threshold: 5\n"
-	"    acquire_sample_rate: 2000\n"
-	"    contention_sample_rate: 3\n"
-	"    hold_threshold: 2000000\n"
-	"sessions:\n"
-	"  - name: First\n"
-	"    clock: cycles\n"
-	"    flags: [spinlock, cswitch, compact_cswitch]\n"
-	"    pebs: true\n"
-	"    pmc: {counters: [TotalCycles, CacheMisses],\n"
-	"          events: [\"0x0524\", \"0x0525\", 0x0529]}\n"
-	"    buffer_size: 8192\n"
-	"    pool_buffers: 32\n"
-	"    flush_latency: 1.5ms\n"
-	"    file: first.etl\n"
-	"  - name: Second\n"
-	"    clock: systime\n"
-	"    flags: []\n"
-	"    pmc:\n"
-	"      counters: [CacheMisses, BranchMispredictions]\n"
-	"    flush_latency: 250us\n"
-	"    file: \"second file.etl\"\n"
-	"threads:\n"
-	"  - name: g0\n"
-	"    count: 3\n"
-	"    priority: 31\n"
-	"    behaviour: periodic\n"
-	"    period: 2500us\n"
-	"    duty: 40\n"
-	"    wait_reasons: {WrRcu: 2, \"6\": 5, Executive: 1}\n"
-	"    user_wait: 33\n"
-	"    affinity: [1, \"4-6\", 11]\n"
-	"    lifetime: 50ms\n"
-	"  - name: g1\n"
-	"    behaviour: io_bound\n"
-	"locks:\n"
-	"  - name: L\n"
-	"    count: 3\n"
-	"    rate: 123456\n"
-	"    hold: 750ns\n"
-	"    contention: 42\n";
+static const char every_key_yaml[] = "seed: 12345678901234\n"
+				     "duration: 1.25s\n"
+				     "machine:\n"
+				     "  cpus: 12\n"
+				     "  cpu_mhz: 2500\n"
+				     "  perf_freq: 3579545\n"
+				     "  timer_resolution: 10000\n"
+				     "  target: win11-22h2\n"
+				     "  arch: x86\n"
+				     "  start_time: 132000000000000000\n"
+				     "  boot_time: 131999000000000000\n"
+				     "  quantum: 20ms\n"
+				     "kernel:\n"
+				     "  quirks: false\n"
+				     "  flush_at_end: false\n"
+				     "  pebs_and_pmc: true\n"
+				     "  spinlock:\n"
+				     "    spin_threshold: 5\n"
+				     "    acquire_sample_rate: 2000\n"
+				     "    contention_sample_rate: 3\n"
+				     "    hold_threshold: 2000000\n"
+				     "sessions:\n"
+				     "  - name: First\n"
+				     "    clock: cycles\n"
+				     "    flags: [spinlock, cswitch, compact_cswitch]\n"
+				     "    pebs: true\n"
+				     "    pmc: {counters: [TotalCycles, CacheMisses],\n"
+				     "          events: [\"0x0524\", \"0x0525\", 0x0529]}\n"
+				     "    buffer_size: 8192\n"
+				     "    pool_buffers: 32\n"
+				     "    flush_latency: 1.5ms\n"
+				     "    file: first.etl\n"
+				     "  - name: Second\n"
+				     "    clock: systime\n"
+				     "    flags: []\n"
+				     "    pmc:\n"
+				     "      counters: [CacheMisses, BranchMispredictions]\n"
+				     "    flush_latency: 250us\n"
+				     "    file: \"second file.etl\"\n"
+				     "threads:\n"
+				     "  - name: g0\n"
+				     "    count: 3\n"
+				     "    priority: 31\n"
+				     "    behaviour: periodic\n"
+				     "    period: 2500us\n"
+				     "    duty: 40\n"
+				     "    wait_reasons: {WrRcu: 2, \"6\": 5, Executive: 1}\n"
+				     "    user_wait: 33\n"
+				     "    affinity: [1, \"4-6\", 11]\n"
+				     "    lifetime: 50ms\n"
+				     "  - name: g1\n"
+				     "    behaviour: io_bound\n"
+				     "locks:\n"
+				     "  - name: L\n"
+				     "    count: 3\n"
+				     "    rate: 123456\n"
+				     "    hold: 750ns\n"
+				     "    contention: 42\n";
 
 static void check_every_key(const struct scenario *sc)
 {
@@ -480,8 +484,8 @@ Test(scenario, an_error_echoing_a_multi_line_value_stays_on_one_line)
 	/* found by fuzz_scenario: a plain scalar folded over two lines */
 	struct scenario *sc = new_scenario();
 	int rc = scenario_load_string(sc, "ml.yaml",
-				      "sessions:\n  - pmc:\n      events: [\"0x05\n\n  25\"]\n", err,
-				      sizeof(err));
+				      "sessions:\n  - pmc:\n      events: [\"0x05\n\n  25\"]\n",
+				      err, sizeof(err));
 
 	cr_assert_eq(rc, -EINVAL);
 	cr_assert_null(strchr(err, '\n'), "%s", err);
@@ -708,14 +712,14 @@ Test(scenario, durations_are_exact)
 		const char *text;
 		uint64_t ns;
 	} good[] = {
-		{"2s", 2000000000ull},     {"500ms", 500000000ull},
-		{"250us", 250000ull},      {"100ns", 100ull},
-		{"1.5s", 1500000000ull},   {"1.000000001s", 1000000001ull},
-		{"0.5ms", 500000ull},      {"7", 7ull},
-		{"\"3s\"", 3000000000ull}, {"1.25 ms", 1250000ull},
-		{"1.50us", 1500ull},       {"86400s", 86400000000000ull},
-		{"2min", 120000000000ull}, {"1.5min", 90000000000ull},
-		{"2h", 7200000000000ull},  {"0.25h", 900000000000ull},
+		{"2s", 2000000000ull},	    {"500ms", 500000000ull},
+		{"250us", 250000ull},	    {"100ns", 100ull},
+		{"1.5s", 1500000000ull},    {"1.000000001s", 1000000001ull},
+		{"0.5ms", 500000ull},	    {"7", 7ull},
+		{"\"3s\"", 3000000000ull},  {"1.25 ms", 1250000ull},
+		{"1.50us", 1500ull},	    {"86400s", 86400000000000ull},
+		{"2min", 120000000000ull},  {"1.5min", 90000000000ull},
+		{"2h", 7200000000000ull},   {"0.25h", 900000000000ull},
 		{"24h", 86400000000000ull},
 	};
 	static const struct {
@@ -835,12 +839,12 @@ Test(scenario, print_round_trips_a_nameless_wait_reason)
 struct bad_case {
 	const char *file; /* the name messages use */
 	const char *text; /* the scenario */
-	bool at_finish;   /* the error comes from scenario_finish() */
+	bool at_finish;	  /* the error comes from scenario_finish() */
 	const char *want; /* a substring of the message, from file:line:col on */
 };
 
-#define NINE_SESSIONS                                                                             \
-	"sessions: [{name: a}, {name: b}, {name: c}, {name: d}, {name: e}, {name: f},\n"          \
+#define NINE_SESSIONS                                                                              \
+	"sessions: [{name: a}, {name: b}, {name: c}, {name: d}, {name: e}, {name: f},\n"           \
 	"           {name: g}, {name: h}, {name: i}]\n"
 
 static const struct bad_case bad_cases[] = {
@@ -877,8 +881,7 @@ static const struct bad_case bad_cases[] = {
 	 "x.yaml:2:20: threads.0.wait_reasons.userrequest: unknown wait reason (did you mean "
 	 "'UserRequest'?)"},
 	{"x.yaml",
-	 "machine: {target: win10-1507}\nthreads:\n  - wait_reasons: {WrPhysicalFault: 3}\n",
-	 true,
+	 "machine: {target: win10-1507}\nthreads:\n  - wait_reasons: {WrPhysicalFault: 3}\n", true,
 	 "x.yaml:3:20: threads.0.wait_reasons.WrPhysicalFault: wait reason 39 is not below "
 	 "win10-1507's MaximumWaitReason (39)"},
 	{"x.yaml", "threads:\n  - wait_reasons: {Executive: 1, \"0\": 2}\n", false,
@@ -894,8 +897,10 @@ static const struct bad_case bad_cases[] = {
 	{"x.yaml", "machine: {cpus: 4\n", false, "x.yaml:2:1: yaml: did not find expected"},
 	{"x.yaml", "machine:\n\tcpus: 4\n", false,
 	 "x.yaml:2:1: yaml: found character that cannot start any token"},
-	{"bin.yaml", "\x7f" "ELF\x02\x01\x01", false,
-	 "bin.yaml:1:1: yaml: control characters are not allowed (byte 0x7f)"},
+	{"bin.yaml",
+	 "\x7f"
+	 "ELF\x02\x01\x01",
+	 false, "bin.yaml:1:1: yaml: control characters are not allowed (byte 0x7f)"},
 	{"x.yaml", "a: 1\n---\nb: 2\n", false,
 	 "x.yaml:3:1: yaml: a second document; a scenario is one document"},
 	{"x.yaml", "just some words\n", false, "x.yaml:1:1: scenario: must be a map, not a"},

@@ -139,7 +139,8 @@ Test(truth, meta_line_is_designs_text)
 	cr_assert_eq(truth_write_meta(mem_open(&m), &cfg), 0);
 	got = mem_close(&m);
 	/* DESIGN.md's meta example, then the extensions; boot_time = start - 1 h (3.6e10) */
-	cr_assert_str_eq(got,
+	cr_assert_str_eq(
+		got,
 		"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,"
 		"\"target\":\"win10-1709\",\"arch\":\"x64\",\"cpus\":8,\"cpu_mhz\":3000,"
 		"\"perf_freq\":10000000,\"timer_resolution\":156250,\"max_wait_reason\":40,"
@@ -186,7 +187,8 @@ Test(truth, meta_line_with_every_extension)
 	strcpy(s->file, "b.etl");
 	cr_assert_eq(truth_write_meta(mem_open(&m), &cfg), 0);
 	got = mem_close(&m);
-	cr_assert_str_eq(got,
+	cr_assert_str_eq(
+		got,
 		"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,"
 		"\"target\":\"win10-1709\",\"arch\":\"x86\",\"cpus\":8,\"cpu_mhz\":3000,"
 		"\"perf_freq\":10000000,\"timer_resolution\":156250,\"max_wait_reason\":40,"
@@ -248,13 +250,13 @@ Test(truth, cswitch_line_is_designs_text)
 	cs.pebs_index = 4096;
 	cr_assert_eq(truth_write_cswitch(mem_open(&m), &cfg, &cs), 0);
 	got = mem_close(&m);
-	cr_assert_str_eq(got,
-		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":12,\"ts\":{\"qpc\":1234567},"
-		"\"old_tid\":1204,\"old_pri\":9,\"old_base_pri\":8,\"old_state\":5,"
-		"\"old_wait_reason\":6,\"old_wait_mode\":1,\"old_ideal_cpu\":0,"
-		"\"old_remaining_quantum\":-3,\"old_qos\":0,\"prev_cstate\":0,\"old_rank\":0,"
-		"\"new_tid\":5678,\"new_pri\":10,\"new_pri_decrement\":0,\"new_wait_ticks\":2,"
-		"\"new_qos\":0,\"pmc\":[111,222],\"pebs_index\":\"0x1000\"}\n");
+	cr_assert_str_eq(
+		got, "{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":12,\"ts\":{\"qpc\":1234567},"
+		     "\"old_tid\":1204,\"old_pri\":9,\"old_base_pri\":8,\"old_state\":5,"
+		     "\"old_wait_reason\":6,\"old_wait_mode\":1,\"old_ideal_cpu\":0,"
+		     "\"old_remaining_quantum\":-3,\"old_qos\":0,\"prev_cstate\":0,\"old_rank\":0,"
+		     "\"new_tid\":5678,\"new_pri\":10,\"new_pri_decrement\":0,\"new_wait_ticks\":2,"
+		     "\"new_qos\":0,\"pmc\":[111,222],\"pebs_index\":\"0x1000\"}\n");
 	free(got);
 }
 
@@ -287,7 +289,8 @@ Test(truth, cswitch_line_without_pmc_or_pebs_has_clocks_in_order)
 	cs.pebs_index = 9;
 	cr_assert_eq(truth_write_cswitch(mem_open(&m), &cfg, &cs), 0);
 	got = mem_close(&m);
-	cr_assert_str_eq(got,
+	cr_assert_str_eq(
+		got,
 		"{\"kind\":\"cswitch\",\"cpu\":0,\"tick\":12,"
 		"\"ts\":{\"qpc\":1234567,\"cycles\":999},"
 		"\"old_tid\":1204,\"old_pri\":9,\"old_base_pri\":8,\"old_state\":5,"
@@ -345,7 +348,8 @@ Test(truth, spinlock_stop_and_end_lines_are_designs_text)
 	cr_assert_eq(truth_write_ccswap_stop(f, &cfg, &st), 0);
 	cr_assert_eq(truth_write_end(f, &cfg, &end), 0);
 	got = mem_close(&m);
-	cr_assert_str_eq(got,
+	cr_assert_str_eq(
+		got,
 		"{\"kind\":\"spinlock\",\"cpu\":1,\"tick\":13,\"ts\":{\"qpc\":1234999},"
 		"\"lock\":\"0xfffff8031a2b3c40\",\"caller\":\"0xfffff8031a000123\","
 		"\"acquire_time\":100,\"release_time\":250,\"wait_cycles\":40,\"spin_count\":3,"
@@ -371,7 +375,8 @@ Test(truth, strings_are_escaped_and_read_back)
 
 	design_cfg(&cfg);
 	/* quote, backslash, newline, tab, another control byte, UTF-8, a stray byte */
-	strcpy(cfg.sessions[0].name, "a\"b\\c\nd\te\x01" "f\xc3\xa9g\xff");
+	strcpy(cfg.sessions[0].name, "a\"b\\c\nd\te\x01"
+				     "f\xc3\xa9g\xff");
 	cr_assert_eq(truth_write_meta(mem_open(&m), &cfg), 0);
 	got = mem_close(&m);
 	cr_assert_not_null(strstr(got, "\"name\":\"a\\\"b\\\\c\\nd\\te\\u0001f\xc3\xa9g\\ufffd\""),
@@ -380,7 +385,8 @@ Test(truth, strings_are_escaped_and_read_back)
 	free(got);
 	r = truth_open(path, &back, err, sizeof(err));
 	cr_assert_not_null(r, "%s", err);
-	cr_assert_str_eq(back.sessions[0].name, "a\"b\\c\nd\te\x01" "f\xc3\xa9g\xef\xbf\xbd");
+	cr_assert_str_eq(back.sessions[0].name, "a\"b\\c\nd\te\x01"
+						"f\xc3\xa9g\xef\xbf\xbd");
 	truth_close(r);
 }
 
@@ -753,10 +759,12 @@ Test(truth, round_trip_every_kind_and_field)
 	text = round_trip(&cfg, recs, 8);
 	/* switches: one list (both stamping sessions list A, B) */
 	cr_expect_not_null(strstr(text, "\"pmc\":[9223372036854775807,1],\"pebs_index\":"
-					"\"0xfffffffffffffffa\"}\n"), "%s", text);
+					"\"0xfffffffffffffffa\"}\n"),
+			   "%s", text);
 	/* spin locks: "plain" lists A, B and "spin" lists C: an object */
 	cr_expect_not_null(strstr(text, "\"why\":\"hold\",\"pmc\":{\"plain\":[11,22],"
-					"\"spin\":[33]}}\n"), "%s", text);
+					"\"spin\":[33]}}\n"),
+			   "%s", text);
 	free(text);
 }
 
@@ -783,7 +791,8 @@ Test(truth, round_trip_pmc_object_form_for_switches)
 	recs[1].kind = TRUTH_END;
 	text = round_trip(&cfg, recs, 2);
 	cr_expect_not_null(strstr(text, ",\"pmc\":{\"NT Kernel Logger\":[1,2],\"plain\":[2,3]},"
-					"\"pebs_index\":\"0x2c\"}\n"), "%s", text);
+					"\"pebs_index\":\"0x2c\"}\n"),
+			   "%s", text);
 	free(text);
 }
 
@@ -869,15 +878,16 @@ Test(truth, write_error_is_eio)
 
 /* ---- hand-written streams: defaults ---------------------------------------- */
 
-#define META4 "{'kind':'meta','format':'etwforge-truth','version':1,'target':'win10-1709'," \
-	      "'cpus':4,'sessions':[{'name':'NT Kernel Logger','clock':'qpc'}]}\n"
+#define META4                                                                                      \
+	"{'kind':'meta','format':'etwforge-truth','version':1,'target':'win10-1709',"              \
+	"'cpus':4,'sessions':[{'name':'NT Kernel Logger','clock':'qpc'}]}\n"
 
 /* A switch / spin lock line without its closing brace, so a case can add keys. */
-#define CSW(cpu, tick, qpc)                                                                    \
-	"{'kind':'cswitch','cpu':" #cpu ",'tick':" #tick ",'ts':{'qpc':" #qpc "},'old_tid':1,"  \
+#define CSW(cpu, tick, qpc)                                                                        \
+	"{'kind':'cswitch','cpu':" #cpu ",'tick':" #tick ",'ts':{'qpc':" #qpc "},'old_tid':1,"     \
 	"'new_tid':2"
-#define SLW(cpu, qpc)                                                                          \
-	"{'kind':'spinlock','cpu':" #cpu ",'ts':{'qpc':" #qpc "},'lock':'0x1','caller':'0x2',"  \
+#define SLW(cpu, qpc)                                                                              \
+	"{'kind':'spinlock','cpu':" #cpu ",'ts':{'qpc':" #qpc "},'lock':'0x1','caller':'0x2',"     \
 	"'logged':true"
 #define CS0 CSW(0, 1, 10)
 #define SL0 SLW(0, 10)
@@ -1032,11 +1042,13 @@ Test(truth, stream_without_end_gets_one)
 	struct truth_record rec;
 	struct truth_reader *r;
 
-	r = open_text(META4
-		      CSW(0, 3, 50) "}\n" CSW(1, 7, 40) "}\n"
-		      "{'kind':'spinlock','cpu':0,'tick':4,'ts':{'qpc':60},'lock':'0x1',"
-		      "'caller':'0x2','logged':true}",
-		      &cfg);
+	r = open_text(
+		META4 CSW(0, 3, 50) "}\n" CSW(
+			1, 7,
+			40) "}\n"
+			    "{'kind':'spinlock','cpu':0,'tick':4,'ts':{'qpc':60},'lock':'0x1',"
+			    "'caller':'0x2','logged':true}",
+		&cfg);
 	next_ok(r, &rec, TRUTH_CSWITCH);
 	next_ok(r, &rec, TRUTH_CSWITCH);
 	next_ok(r, &rec, TRUTH_SPINLOCK);
@@ -1118,20 +1130,23 @@ Test(truth, missing_file_names_the_file)
 	errno = 0;
 	cr_assert_null(truth_open(missing, &cfg, err, sizeof(err)));
 	cr_expect_eq(errno, ENOENT);
-	cr_expect(strncmp(err, missing, strlen(missing)) == 0 && err[strlen(missing)] == ':',
-		  "%s", err);
+	cr_expect(strncmp(err, missing, strlen(missing)) == 0 && err[strlen(missing)] == ':', "%s",
+		  err);
 }
 
 /* ---- bad streams ----------------------------------------------------------- */
 
-#define META2CLK "{'kind':'meta','format':'etwforge-truth','version':1,'cpus':2," \
-		 "'sessions':[{'name':'q'},{'name':'c','clock':'cycles'}]}\n"
-#define METAPMC "{'kind':'meta','format':'etwforge-truth','version':1,'cpus':2," \
-		"'sessions':[{'name':'q','pmc':{'counters':['A','B'],'events':['0x0525']}}," \
-		"{'name':'p','flags':['cswitch','spinlock'],"                              \
-		"'pmc':{'counters':['B','C'],'events':['0x0524']}}]}\n"
-#define METAX86 "{'kind':'meta','format':'etwforge-truth','version':1,'arch':'x86'," \
-		"'sessions':[{'flags':['spinlock']}]}\n"
+#define META2CLK                                                                                   \
+	"{'kind':'meta','format':'etwforge-truth','version':1,'cpus':2,"                           \
+	"'sessions':[{'name':'q'},{'name':'c','clock':'cycles'}]}\n"
+#define METAPMC                                                                                    \
+	"{'kind':'meta','format':'etwforge-truth','version':1,'cpus':2,"                           \
+	"'sessions':[{'name':'q','pmc':{'counters':['A','B'],'events':['0x0525']}},"               \
+	"{'name':'p','flags':['cswitch','spinlock'],"                                              \
+	"'pmc':{'counters':['B','C'],'events':['0x0524']}}]}\n"
+#define METAX86                                                                                    \
+	"{'kind':'meta','format':'etwforge-truth','version':1,'arch':'x86',"                       \
+	"'sessions':[{'flags':['spinlock']}]}\n"
 
 struct bad {
 	const char *name;
@@ -1175,15 +1190,16 @@ static const struct bad bad_streams[] = {
 	{"quirks as number",
 	 "{'kind':'meta','format':'etwforge-truth','version':1,'quirks':1,'sessions':[{}]}\n", 1,
 	 false, "quirks: must be true or false"},
-	{"an empty session list", "{'kind':'meta','format':'etwforge-truth','version':1,'sessions':[]}\n",
-	 1, false, "there must be 1..8 sessions"},
+	{"an empty session list",
+	 "{'kind':'meta','format':'etwforge-truth','version':1,'sessions':[]}\n", 1, false,
+	 "there must be 1..8 sessions"},
 	{"nine sessions",
 	 "{'kind':'meta','format':'etwforge-truth','version':1,"
 	 "'sessions':[{},{},{},{},{},{},{},{},{}]}\n",
 	 1, false, "sessions: 9 sessions, at most 8"},
 	{"session clock",
-	 "{'kind':'meta','format':'etwforge-truth','version':1,'sessions':[{'clock':'tsc'}]}\n",
-	 1, false, "sessions[0].clock: unknown clock \"tsc\""},
+	 "{'kind':'meta','format':'etwforge-truth','version':1,'sessions':[{'clock':'tsc'}]}\n", 1,
+	 false, "sessions[0].clock: unknown clock \"tsc\""},
 	{"session flag",
 	 "{'kind':'meta','format':'etwforge-truth','version':1,"
 	 "'sessions':[{},{'flags':['cswitch','dpc']}]}\n",
@@ -1242,8 +1258,9 @@ static const struct bad bad_streams[] = {
 	{"cpu out of range", META4 CS0 "}\n" CSW(4, 1, 10) "}\n", 3, false,
 	 "cpu: 4 is out of range 0..3"},
 	{"duplicate key in record", META4 CS0 ",'cpu':1}\n", 2, true, "duplicate"},
-	{"tick as string", META4 "{'kind':'cswitch','cpu':0,'tick':'12','ts':{'qpc':1},'old_tid':1,"
-			      "'new_tid':2}\n",
+	{"tick as string",
+	 META4 "{'kind':'cswitch','cpu':0,'tick':'12','ts':{'qpc':1},'old_tid':1,"
+	       "'new_tid':2}\n",
 	 2, false, "tick: must be an integer"},
 	{"tick as real", META4 CSW(0, 1.5, 1) "}\n", 2, false, "tick: must be an integer"},
 	{"old_pri 32", META4 CS0 ",'old_pri':32}\n", 2, false, "old_pri: 32 is out of range 0..31"},
@@ -1266,30 +1283,33 @@ static const struct bad bad_streams[] = {
 	 "new_pri_decrement: 128 is out of range -128..127"},
 	{"rank past 32 bits", META4 CS0 ",'old_rank':4294967296}\n", 2, false,
 	 "old_rank: 4294967296 is out of range 0..4294967295"},
-	{"tid past 32 bits", META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':1},"
-				   "'old_tid':4294967296,'new_tid':2}\n",
-	 2, false,
-	 "old_tid: 4294967296 is out of range 0..4294967295"},
+	{"tid past 32 bits",
+	 META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':1},"
+	       "'old_tid':4294967296,'new_tid':2}\n",
+	 2, false, "old_tid: 4294967296 is out of range 0..4294967295"},
 	{"prev_cstate 256", META4 CS0 ",'prev_cstate':256}\n", 2, false,
 	 "prev_cstate: 256 is out of range 0..255"},
 	{"negative pebs_index", META4 CS0 ",'pebs_index':-1}\n", 2, false,
 	 "pebs_index: -1 is out of range 0..9223372036854775807"},
 	{"pebs_index past 2^64", META4 CS0 ",'pebs_index':18446744073709551616}\n", 2, true,
 	 "too big"},
-	{"negative ts", META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':-1},'old_tid':1,"
-			      "'new_tid':2}\n",
+	{"negative ts",
+	 META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':-1},'old_tid':1,"
+	       "'new_tid':2}\n",
 	 2, false, "ts.qpc: -1 is out of range 0..9223372036854775807"},
-	{"ts not an object", META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':5,'old_tid':1,"
-				   "'new_tid':2}\n",
+	{"ts not an object",
+	 META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':5,'old_tid':1,"
+	       "'new_tid':2}\n",
 	 2, false, "ts: must be an object"},
-	{"ts with an unknown clock", META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':1,"
-					   "'qcp':2},'old_tid':1,'new_tid':2}\n",
+	{"ts with an unknown clock",
+	 META4 "{'kind':'cswitch','cpu':0,'tick':1,'ts':{'qpc':1,"
+	       "'qcp':2},'old_tid':1,'new_tid':2}\n",
 	 2, false, "ts: unknown clock \"qcp\""},
 	{"ts missing a clock in use", META2CLK CS0 "}\n", 2, false,
 	 "ts: missing \"cycles\" (a session uses that clock)"},
 	{"qpc backwards on one cpu",
-	 META4 CSW(0, 1, 200) "}\n" CSW(1, 1, 100) "}\n" CSW(0, 1, 150) "}\n",
-	 4, false, "cpu 0: qpc timestamp 150 is before the previous 200 (line 2)"},
+	 META4 CSW(0, 1, 200) "}\n" CSW(1, 1, 100) "}\n" CSW(0, 1, 150) "}\n", 4, false,
+	 "cpu 0: qpc timestamp 150 is before the previous 200 (line 2)"},
 	{"cycles backwards on one cpu",
 	 META2CLK "{'kind':'cswitch','cpu':1,'tick':1,'ts':{'qpc':1,'cycles':9},'old_tid':1,"
 		  "'new_tid':2}\n"
@@ -1299,17 +1319,18 @@ static const struct bad bad_streams[] = {
 	{"tick backwards on one cpu",
 	 META4 CSW(0, 5, 10) "}\n" CSW(3, 1, 10) "}\n" CSW(0, 4, 10) "}\n", 4, false,
 	 "cpu 0: tick 4 is before the previous 5 (line 2)"},
-	{"spin lock before the cpu's last switch",
-	 META4 CSW(0, 1, 200) "}\n" SLW(0, 199) "}\n", 3, false,
-	 "cpu 0: qpc timestamp 199 is before the previous 200 (line 2)"},
+	{"spin lock before the cpu's last switch", META4 CSW(0, 1, 200) "}\n" SLW(0, 199) "}\n", 3,
+	 false, "cpu 0: qpc timestamp 199 is before the previous 200 (line 2)"},
 	{"spin lock tick defaults to the cpu's: a switch may not go back either",
 	 META4 CSW(0, 5, 10) "}\n" SL0 "}\n" CSW(0, 4, 10) "}\n", 4, false,
 	 "cpu 0: tick 4 is before the previous 5 (line 3)"},
-	{"end before a cpu's last", META4 CS0 "}\n" CSW(2, 1, 500) "}\n"
-				    "{'kind':'end','tick':1,'ts':{'qpc':400}}\n",
+	{"end before a cpu's last",
+	 META4 CS0 "}\n" CSW(2, 1, 500) "}\n"
+					"{'kind':'end','tick':1,'ts':{'qpc':400}}\n",
 	 4, false, "end: qpc timestamp 400 is before cpu 2's last 500 (line 3)"},
-	{"end tick before a cpu's last", META4 CSW(1, 9, 10) "}\n"
-					 "{'kind':'end','tick':8}\n",
+	{"end tick before a cpu's last",
+	 META4 CSW(1, 9, 10) "}\n"
+			     "{'kind':'end','tick':8}\n",
 	 3, false, "end: tick 8 is before cpu 1's last 9 (line 2)"},
 	{"record after end", META4 CS0 "}\n{'kind':'end','tick':1,'ts':{'qpc':10}}\n" CS0 "}\n", 4,
 	 false, "a record after the end line (line 3)"},
@@ -1319,33 +1340,41 @@ static const struct bad bad_streams[] = {
 	 "clock: missing"},
 	{"stop with unknown clock", META4 "{'kind':'ccswap_stop','clock':'tsc'}\n", 2, false,
 	 "clock: unknown clock \"tsc\""},
-	{"stop tick as string", META4 "{'kind':'ccswap_stop','clock':'qpc','tick':'1'}\n", 2,
-	 false, "tick: must be an integer"},
+	{"stop tick as string", META4 "{'kind':'ccswap_stop','clock':'qpc','tick':'1'}\n", 2, false,
+	 "tick: must be an integer"},
 	/* spin locks */
-	{"spin lock without logged", META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},"
-					   "'lock':'0x1','caller':'0x2'}\n",
+	{"spin lock without logged",
+	 META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},"
+	       "'lock':'0x1','caller':'0x2'}\n",
 	 2, false, "logged: missing"},
-	{"spin lock without lock", META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},"
-					 "'caller':'0x2','logged':true}\n",
+	{"spin lock without lock",
+	 META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},"
+	       "'caller':'0x2','logged':true}\n",
 	 2, false, "lock: missing"},
-	{"lock as number", META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},'lock':1,"
-				 "'caller':'0x2','logged':true}\n",
+	{"lock as number",
+	 META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},'lock':1,"
+	       "'caller':'0x2','logged':true}\n",
 	 2, false, "lock: must be a string"},
-	{"lock not hex", META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},'lock':'fffff',"
-				"'caller':'0x2','logged':true}\n",
+	{"lock not hex",
+	 META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},'lock':'fffff',"
+	       "'caller':'0x2','logged':true}\n",
 	 2, false, "lock: \"fffff\" is not an address"},
-	{"lock with bad digit", META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},'lock':'0x12g',"
-				      "'caller':'0x2','logged':true}\n",
+	{"lock with bad digit",
+	 META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},'lock':'0x12g',"
+	       "'caller':'0x2','logged':true}\n",
 	 2, false, "lock: \"0x12g\" is not an address"},
-	{"lock past 64 bits", META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},"
-				    "'lock':'0x10000000000000000','caller':'0x2','logged':true}\n",
+	{"lock past 64 bits",
+	 META4 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},"
+	       "'lock':'0x10000000000000000','caller':'0x2','logged':true}\n",
 	 2, false, "lock: 0x10000000000000000 does not fit 64 bits"},
-	{"x86 lock past 32 bits", METAX86 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},"
-					  "'lock':'0x100000000','caller':'0x2','logged':true}\n",
+	{"x86 lock past 32 bits",
+	 METAX86 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},"
+		 "'lock':'0x100000000','caller':'0x2','logged':true}\n",
 	 2, false, "lock: 0x100000000 does not fit 32 bits (arch x86)"},
-	{"x86 caller past 32 bits", METAX86 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},"
-					    "'lock':'0xffffffff','caller':'0xfffff8031a000123',"
-					    "'logged':true}\n",
+	{"x86 caller past 32 bits",
+	 METAX86 "{'kind':'spinlock','cpu':0,'ts':{'qpc':10},"
+		 "'lock':'0xffffffff','caller':'0xfffff8031a000123',"
+		 "'logged':true}\n",
 	 2, false, "caller: 0xfffff8031a000123 does not fit 32 bits (arch x86)"},
 	{"depth 0", META4 SL0 ",'depth':0}\n", 2, false, "depth: 0 is out of range 1..255"},
 	{"mode 64", META4 SL0 ",'mode':64}\n", 2, false, "mode: 64 is out of range 0..63"},
@@ -1358,11 +1387,10 @@ static const struct bad bad_streams[] = {
 	 "pmc: 1 value, but session \"q\" has 2 counters"},
 	{"pmc object list too long", METAPMC CS0 ",'pmc':{'q':[1,2],'p':[2,2,3]}}\n", 2, false,
 	 "pmc.p: 3 values, but session \"p\" has 2 counters"},
-	{"pmc object without a stamping session", METAPMC CS0 ",'pmc':{'x':[1,2],'p':[1,2]}}\n",
-	 2, false,
-	 "pmc.q: missing: session \"q\" puts PMC counters on 0x0524/0x0525 events"},
-	{"pmc object with a wrong-length entry", METAPMC CS0 ",'pmc':{'q':[1,2],'p':[2]}}\n",
-	 2, false, "pmc.p: 1 value, but session \"p\" has 2 counters"},
+	{"pmc object without a stamping session", METAPMC CS0 ",'pmc':{'x':[1,2],'p':[1,2]}}\n", 2,
+	 false, "pmc.q: missing: session \"q\" puts PMC counters on 0x0524/0x0525 events"},
+	{"pmc object with a wrong-length entry", METAPMC CS0 ",'pmc':{'q':[1,2],'p':[2]}}\n", 2,
+	 false, "pmc.p: 1 value, but session \"p\" has 2 counters"},
 	{"pmc object disagrees on a shared counter", METAPMC CS0 ",'pmc':{'q':[1,2],'p':[3,4]}}\n",
 	 2, false, "pmc.p[0]: counter \"B\" is 3 here but 2 for session \"q\""},
 	{"pmc value negative", METAPMC CS0 ",'pmc':[1,-2]}\n", 2, false,
@@ -1430,9 +1458,9 @@ Test(truth, pmc_forms_fill_counters_by_machine_id)
 	struct truth_reader *r;
 
 	/* q lists A, B (ids 0, 1); p lists B, C (ids 1, 2) */
-	r = open_text(METAPMC CS0 ",'pmc':[5,6]}\n"
-			      CS0 ",'pmc':{'p':[6,8],'q':[3,6],'x':[9]}}\n"
-			      CS0 ",'pmc':{'p':[2,4],'q':[1,2]}}\n",
+	r = open_text(METAPMC CS0 ",'pmc':[5,6]}\n" CS0
+				  ",'pmc':{'p':[6,8],'q':[3,6],'x':[9]}}\n" CS0
+				  ",'pmc':{'p':[2,4],'q':[1,2]}}\n",
 		      &cfg);
 	next_ok(r, &rec, TRUTH_CSWITCH);
 	cr_expect_eq(rec.u.cs.pmc[0], 5, "a list goes to the first stamping session (q)");
@@ -1496,8 +1524,8 @@ Test(truth, backwards_across_cpus_is_fine)
 	struct truth_reader *r;
 
 	/* CPU 1 is behind CPU 0 in every way: only per-CPU order matters */
-	r = open_text(META4 CSW(0, 9, 900) "}\n" CSW(1, 1, 100) "}\n" SLW(1, 100) "}\n"
-			    CSW(0, 9, 900) "}\n",
+	r = open_text(META4 CSW(0, 9, 900) "}\n" CSW(1, 1, 100) "}\n" SLW(1, 100) "}\n" CSW(
+			      0, 9, 900) "}\n",
 		      &cfg);
 	next_ok(r, &rec, TRUTH_CSWITCH);
 	next_ok(r, &rec, TRUTH_CSWITCH);

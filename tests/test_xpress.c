@@ -38,8 +38,8 @@ Test(xpress, half_byte_length)
 Test(xpress, byte_and_word_lengths)
 {
 	/* 'x', match offset 1: half byte 15 -> next byte 255 -> u16 300 -> 300 - 22 + 15 + 7 + 3 */
-	static const uint8_t in[] = {0xFF, 0xFF, 0xFF, 0x7F, 'x', 0x07, 0x00, 0x0F,
-				     0xFF, 0x2C, 0x01};
+	static const uint8_t in[] = {0xFF, 0xFF, 0xFF, 0x7F, 'x', 0x07,
+				     0x00, 0x0F, 0xFF, 0x2C, 0x01};
 	uint8_t out[400];
 
 	cr_assert_eq(etl_xpress_decompress(in, sizeof(in), out, sizeof(out)), 1 + 303);
@@ -63,7 +63,8 @@ Test(xpress, malformed_streams_are_refused)
 	/* a length-7 match whose half byte is missing */
 	static const uint8_t cut[] = {0xFF, 0xFF, 0xFF, 0x7F, 'a', 0x07, 0x00};
 	/* a u16 length below 22 */
-	static const uint8_t small[] = {0xFF, 0xFF, 0xFF, 0x7F, 'x', 0x07, 0x00, 0x0F, 0xFF, 0x05, 0x00};
+	static const uint8_t small[] = {0xFF, 0xFF, 0xFF, 0x7F, 'x', 0x07,
+					0x00, 0x0F, 0xFF, 0x05, 0x00};
 	uint8_t out[64];
 
 	cr_assert_eq(etl_xpress_decompress(early, sizeof(early), out, sizeof(out)), -EINVAL);

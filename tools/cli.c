@@ -12,11 +12,12 @@ int cli_option_error(const char *cmd, int c, char *const *argv)
 	const char *opt = optind > 0 ? argv[optind - 1] : "?";
 
 	if (c == ':') {
-		fprintf(stderr, "etwforge %s: option '%s' needs a value (try 'etwforge %s --help')\n",
-			cmd, opt, cmd);
-	} else {
-		fprintf(stderr, "etwforge %s: unknown option '%s' (try 'etwforge %s --help')\n", cmd,
+		fprintf(stderr,
+			"etwforge %s: option '%s' needs a value (try 'etwforge %s --help')\n", cmd,
 			opt, cmd);
+	} else {
+		fprintf(stderr, "etwforge %s: unknown option '%s' (try 'etwforge %s --help')\n",
+			cmd, opt, cmd);
 	}
 	return EXIT_USAGE;
 }

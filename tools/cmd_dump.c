@@ -23,7 +23,7 @@
 #include "commands.h"
 #include "dump.h"
 
-#define PROG "etwforge dump"
+#define PROG		    "etwforge dump"
 #define FILETIME_UNIX_EPOCH 116444736000000000LL /* 1970-01-01 in 100 ns since 1601 */
 
 struct dump_opts {
@@ -186,7 +186,7 @@ static void buffer_flag_names(char *out, size_t cap, uint16_t flag)
 {
 	static const char *const names[] = {
 		"FLUSH_MARKER", "EVENTS_LOST", "BUFFER_LOST", "RTBACKUP_CORRUPT",
-		"RTBACKUP",     "PROC_INDEX",  "COMPRESSED",
+		"RTBACKUP",	"PROC_INDEX",  "COMPRESSED",
 	};
 	flag_names(out, cap, flag, names, sizeof(names) / sizeof(names[0]));
 }
@@ -326,8 +326,8 @@ static void print_record(const struct etwforge_record *r, bool raw)
 	if (r->has_provider) {
 		printf(" ts %" PRIu64 " tid %" PRIu32 " pid %" PRIu32, r->ts, r->tid, r->pid);
 		if (!strncmp(r->kind, "EVENT_HEADER", 12)) {
-			printf(" provider %s id %u v%u opcode %u level %u", r->provider, r->event_id,
-			       r->event_version, r->opcode, r->level);
+			printf(" provider %s id %u v%u opcode %u level %u", r->provider,
+			       r->event_id, r->event_version, r->opcode, r->level);
 		} else {
 			printf(" guid %s type %u level %u v%u", r->provider, r->class_type,
 			       r->class_level, r->class_version);
@@ -384,8 +384,8 @@ static void print_logfile(struct etwforge_file *f, const struct etwforge_record 
 	       lf->trailing_bytes);
 	printf("logfile header: %s hook 0x0000 v%u Size %u at 0x%" PRIx64 ", ThreadId %" PRIu32
 	       ", ProcessId %" PRIu32 ", SystemTime %" PRIu64 "\n",
-	       lf->is64 ? "SYSTEM64" : "SYSTEM32", r0->version, r0->size, r0->file_offset,
-	       r0->tid, r0->pid, lf->start_ts);
+	       lf->is64 ? "SYSTEM64" : "SYSTEM32", r0->version, r0->size, r0->file_offset, r0->tid,
+	       r0->pid, lf->start_ts);
 	printf("  %-20s %" PRIu32 "\n", "BufferSize", lf->buffer_size);
 	printf("  %-20s 0x%08" PRIx32 " (OS %u.%u, file layout %u.%u)\n", "Version", lf->version,
 	       v[0], v[1], v[2], v[3]);
@@ -458,8 +458,8 @@ static int report_damage(struct etwforge_file *f, bool keep_going)
 		buffers++;
 	}
 	if (buffers) {
-		fprintf(stderr, PROG ": %s: %u damaged buffer%s skipped\n", etwforge_file_info(f)->name,
-			buffers, buffers == 1 ? "" : "s");
+		fprintf(stderr, PROG ": %s: %u damaged buffer%s skipped\n",
+			etwforge_file_info(f)->name, buffers, buffers == 1 ? "" : "s");
 	}
 	return n ? EXIT_DATA : EXIT_OK;
 }
@@ -524,7 +524,8 @@ static int dump_text(struct etwforge_file *f, const struct dump_opts *o)
 {
 	struct etwforge_error err;
 	struct etwforge_event ev;
-	struct etwforge_iter *it = etwforge_iter_new(f, ETWFORGE_ORDER_FILE, ETWFORGE_EV_RECORD, &err);
+	struct etwforge_iter *it =
+		etwforge_iter_new(f, ETWFORGE_ORDER_FILE, ETWFORGE_EV_RECORD, &err);
 
 	/* the logfile header first: opening read it, so the first record is there */
 	if (!it || etwforge_iter_next(it, &ev, &err) != 1) {
@@ -621,9 +622,9 @@ int cmd_dump(int argc, char **argv)
 	if (o.stats && o.raw) {
 		return usage_error("--raw does not combine with --stats", NULL);
 	}
-	f = etwforge_file_open(o.path,
-			       ETWFORGE_OPEN_SALVAGE | (o.keep_going ? ETWFORGE_OPEN_KEEP_GOING : 0u),
-			       &err);
+	f = etwforge_file_open(
+		o.path, ETWFORGE_OPEN_SALVAGE | (o.keep_going ? ETWFORGE_OPEN_KEEP_GOING : 0u),
+		&err);
 	if (!f) {
 		return cli_error("dump", &err);
 	}

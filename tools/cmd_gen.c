@@ -18,7 +18,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: etwforge gen [SCENARIO] -o OUT.etl [--truth T.jsonl] [options]\n"
 		"\n"
-		"Simulate the machine of SCENARIO (YAML or JSON, '-' = stdin; none = the built-in default:\n"
+		"Simulate the machine of SCENARIO (YAML or JSON, '-' = stdin; none = the built-in "
+		"default:\n"
 		"8 CPUs, 2 s, a compact QPC session and a plain CSwitch session) and write one\n"
 		"ETL file per session.\n"
 		"\n"

@@ -80,9 +80,10 @@ int cmd_verify(int argc, char **argv)
 	}
 	if (!quiet) {
 		printf("%s: verified %" PRIu64 " switches (%" PRIu64 " plain, %" PRIu64
-		       " compact in %" PRIu64 " batches) and %" PRIu64 " spinlock events against %s\n",
-		       argv[optind], res.switches, res.plain, res.compact, res.batches, res.spinlocks,
-		       truth);
+		       " compact in %" PRIu64 " batches) and %" PRIu64
+		       " spinlock events against %s\n",
+		       argv[optind], res.switches, res.plain, res.compact, res.batches,
+		       res.spinlocks, truth);
 	}
 	return EXIT_OK;
 }

@@ -24,10 +24,11 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: etwforge <command> [options]\n\n"
-		   "An emulator of the Windows NT Kernel Logger's producer side: it writes\n"
-		   "byte-exact ETL files (CSwitch 0x0524, compact batches 0x0525, SpinLock 0x0529)\n"
-		   "and reads them back.\n\ncommands:\n");
+	fprintf(f,
+		"usage: etwforge <command> [options]\n\n"
+		"An emulator of the Windows NT Kernel Logger's producer side: it writes\n"
+		"byte-exact ETL files (CSwitch 0x0524, compact batches 0x0525, SpinLock 0x0529)\n"
+		"and reads them back.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	}
@@ -82,12 +83,14 @@ static int run(int argc, char **argv)
 		char *help_argv[3] = {argv[2], "--help", NULL};
 
 		if (argc > 3) {
-			fprintf(stderr, "etwforge help: one command at most (try 'etwforge --help')\n");
+			fprintf(stderr,
+				"etwforge help: one command at most (try 'etwforge --help')\n");
 			return EXIT_USAGE;
 		}
 		c = find_command(argv[2]);
 		if (!c) {
-			fprintf(stderr, "etwforge help: unknown command '%s' (try 'etwforge --help')\n",
+			fprintf(stderr,
+				"etwforge help: unknown command '%s' (try 'etwforge --help')\n",
 				argv[2]);
 			return EXIT_USAGE;
 		}
@@ -95,7 +98,8 @@ static int run(int argc, char **argv)
 	}
 	c = find_command(argv[1]);
 	if (!c) {
-		fprintf(stderr, "etwforge: unknown command '%s' (try 'etwforge --help')\n", argv[1]);
+		fprintf(stderr, "etwforge: unknown command '%s' (try 'etwforge --help')\n",
+			argv[1]);
 		return EXIT_USAGE;
 	}
 	return check_stdout(c->name, c->run(argc - 1, argv + 1));

@@ -20,14 +20,14 @@ enum etl_arch {
 };
 
 /* ---- Marker (KERNEL_FACTS 3.1) ------------------------------------------ */
-#define ETL_MARKER_FLAGS_MASK    0xFF000000u
-#define ETL_MARKER_FLAGS_TRACE   0xC0000000u /* TRACE_HEADER_FLAG | EVENT_TRACE */
-#define ETL_MARKER_TYPE_MASK     0x00FF0000u /* TRACE_HEADER_ENUM_MASK */
-#define ETL_MARKER_TYPE_SHIFT    16
-#define ETL_MARKER_PEBS_FLAG     0x00008000u /* TRACE_HEADER_PEBS_INDEX_FLAG */
-#define ETL_MARKER_PMC_MASK      0x00000700u /* TRACE_HEADER_PMC_COUNTERS_MASK */
-#define ETL_MARKER_PMC_SHIFT     8
-#define ETL_MARKER_VERSION_MASK  0x000000FFu /* the kernel treats Version as 8-bit */
+#define ETL_MARKER_FLAGS_MASK	 0xFF000000u
+#define ETL_MARKER_FLAGS_TRACE	 0xC0000000u /* TRACE_HEADER_FLAG | EVENT_TRACE */
+#define ETL_MARKER_TYPE_MASK	 0x00FF0000u /* TRACE_HEADER_ENUM_MASK */
+#define ETL_MARKER_TYPE_SHIFT	 16
+#define ETL_MARKER_PEBS_FLAG	 0x00008000u /* TRACE_HEADER_PEBS_INDEX_FLAG */
+#define ETL_MARKER_PMC_MASK	 0x00000700u /* TRACE_HEADER_PMC_COUNTERS_MASK */
+#define ETL_MARKER_PMC_SHIFT	 8
+#define ETL_MARKER_VERSION_MASK	 0x000000FFu /* the kernel treats Version as 8-bit */
 #define ETL_MARKER_MESSAGE_FLAGS 0x90000000u /* TRACE_MESSAGE-style headers (0x90 top byte) */
 
 static_assert((ETL_MARKER_PEBS_FLAG & ETL_MARKER_PMC_MASK) == 0, "ext flags disjoint");
@@ -59,7 +59,7 @@ enum etl_header_type {
 #define ETL_PERFINFO_MARKER64 0xC0110000u
 
 /* ---- Hook ids of the header events (KERNEL_FACTS 4.1) -------------------- */
-#define ETL_HOOK_LOGFILE_HEADER   0x0000u
+#define ETL_HOOK_LOGFILE_HEADER	  0x0000u
 #define ETL_HOOK_HEADER_EXTENSION 0x0005u
 
 /* The SYSTEM header's event version (KERNEL_FACTS 4.2). */
@@ -93,7 +93,6 @@ enum {
 };
 static_assert(ETL_SH_USER_TIME + 4 == ETL_SH_LEN, "SYSTEM header is 0x20 bytes");
 
-
 /* ---- WMI_BUFFER_HEADER, 0x48 bytes (KERNEL_FACTS 8.1) -------------------- */
 enum {
 	ETL_BH_BUFFER_SIZE = 0x00,
@@ -122,8 +121,8 @@ static_assert(ETL_BH_REF_CLOCK + 16 == ETL_BH_LEN, "WMI_BUFFER_HEADER is 0x48 by
 #define ETL_PROCESSOR_INDEX_MASK     0x07FFu
 
 #define ETL_BUFFER_TYPE_GENERIC 0u
-#define ETL_BUFFER_TYPE_HEADER  4u
-#define ETL_BUFFER_STATE_FLUSH  3u
+#define ETL_BUFFER_TYPE_HEADER	4u
+#define ETL_BUFFER_STATE_FLUSH	3u
 
 /* ---- TRACE_LOGFILE_HEADER (KERNEL_FACTS 8.2), x64 / x86 ------------------ */
 enum {
@@ -174,8 +173,8 @@ static_assert(ETL_LF32_BUFFERS_LOST + 4 == ETL_LF32_LEN, "x86 logfile header 0x1
 
 /* LogFileMode bits used by etwforge. */
 #define ETL_MODE_FILE_MODE_SEQUENTIAL 0x00000001u
-#define ETL_MODE_SYSTEM_LOGGER        0x02000000u
-#define ETL_MODE_COMPRESSED           0x04000000u
+#define ETL_MODE_SYSTEM_LOGGER	      0x02000000u
+#define ETL_MODE_COMPRESSED	      0x04000000u
 
 /* Clock types (ReservedFlags, KERNEL_FACTS 8.3). */
 enum etl_clock {
@@ -184,8 +183,8 @@ enum etl_clock {
 	ETL_CLOCK_CYCLES = 3,
 };
 
-#define ETL_MIN_BUFFER_SIZE     4096u
+#define ETL_MIN_BUFFER_SIZE	4096u
 #define ETL_DEFAULT_BUFFER_SIZE 65536u
-#define ETL_MAX_BUFFER_SIZE     (16u * 1024u * 1024u)
+#define ETL_MAX_BUFFER_SIZE	(16u * 1024u * 1024u)
 
 #endif /* WRITER_ETL_LAYOUT_H */

@@ -203,8 +203,7 @@ static int complete_stream(struct etl_output *out, const uint8_t *hdr, uint8_t *
 	return ret;
 }
 
-int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratch,
-		     uint64_t *xxh3)
+int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratch, uint64_t *xxh3)
 {
 	XXH3_state_t *h = XXH3_createState();
 	char err[64];

@@ -52,16 +52,16 @@
 #include "writer/etl_layout.h"
 
 /* Minimum header lengths of the kinds whose layouts are not in etl_layout.h. */
-#define EVENT_TRACE_HEADER_LEN    0x30u /* FULL_HEADER32/64 (KERNEL_FACTS 3.4) */
+#define EVENT_TRACE_HEADER_LEN	  0x30u /* FULL_HEADER32/64 (KERNEL_FACTS 3.4) */
 #define EVENT_INSTANCE_HEADER_LEN 0x38u /* EVENT_TRACE_HEADER + instance ids + parent handle */
-#define EVENT_HEADER_LEN          0x50u /* EVENT_HEADER incl. ProviderId, descriptor, ActivityId */
-#define MESSAGE_HEADER_LEN        0x08u /* MESSAGE_TRACE_HEADER: Marker + packet */
-#define OTHER_HEADER_LEN          0x04u /* at least the Marker/Size dword */
+#define EVENT_HEADER_LEN	  0x50u /* EVENT_HEADER incl. ProviderId, descriptor, ActivityId */
+#define MESSAGE_HEADER_LEN	  0x08u /* MESSAGE_TRACE_HEADER: Marker + packet */
+#define OTHER_HEADER_LEN	  0x04u /* at least the Marker/Size dword */
 
 #define MARKER_TRACE_HEADER_FLAG 0x80000000u /* TRACE_HEADER_FLAG */
-#define MARKER_EVENT_TRACE       0x40000000u /* TRACE_HEADER_EVENT_TRACE */
-#define MARKER_MESSAGE           0x10000000u /* TRACE_MESSAGE */
-#define MARKER_END               0xFFFFFFFFu /* padding after the data in real files */
+#define MARKER_EVENT_TRACE	 0x40000000u /* TRACE_HEADER_EVENT_TRACE */
+#define MARKER_MESSAGE		 0x10000000u /* TRACE_MESSAGE */
+#define MARKER_END		 0xFFFFFFFFu /* padding after the data in real files */
 
 struct etl_reader {
 	const uint8_t *data;
@@ -75,23 +75,19 @@ struct etl_reader {
 	unsigned *order;
 	unsigned norder;
 	uint64_t trailing;
-	uint8_t *plain;     /* decompressed buffers, each a whole buffer image */
-	size_t *plain_off;  /* per entry of @bufs: its image in @plain, or SIZE_MAX */
-	uint8_t *owned;     /* the file image when read from standard input */
-	unsigned flags;     /* ETL_OPEN_* */
+	uint8_t *plain;	   /* decompressed buffers, each a whole buffer image */
+	size_t *plain_off; /* per entry of @bufs: its image in @plain, or SIZE_MAX */
+	uint8_t *owned;	   /* the file image when read from standard input */
+	unsigned flags;	   /* ETL_OPEN_* */
 	struct etl_damage *damage;
 	unsigned ndamage;
 };
 
 static const char *const kind_names[ETL_KIND_COUNT] = {
-	[ETL_KIND_SYSTEM] = "SYSTEM",
-	[ETL_KIND_COMPACT] = "COMPACT",
-	[ETL_KIND_PERFINFO] = "PERFINFO",
-	[ETL_KIND_FULL] = "FULL_HEADER",
-	[ETL_KIND_INSTANCE] = "INSTANCE",
-	[ETL_KIND_EVENT_HEADER] = "EVENT_HEADER",
-	[ETL_KIND_MESSAGE] = "MESSAGE",
-	[ETL_KIND_OTHER] = "OTHER",
+	[ETL_KIND_SYSTEM] = "SYSTEM",	  [ETL_KIND_COMPACT] = "COMPACT",
+	[ETL_KIND_PERFINFO] = "PERFINFO", [ETL_KIND_FULL] = "FULL_HEADER",
+	[ETL_KIND_INSTANCE] = "INSTANCE", [ETL_KIND_EVENT_HEADER] = "EVENT_HEADER",
+	[ETL_KIND_MESSAGE] = "MESSAGE",	  [ETL_KIND_OTHER] = "OTHER",
 };
 
 const char *etl_kind_name(enum etl_kind k)
@@ -134,7 +130,7 @@ static void set_err(struct etl_error *err, const char *name, uint64_t off, const
 struct rec_shape {
 	enum etl_kind kind;
 	bool is64;
-	bool has_hook;     /* SYSTEM, COMPACT, PERFINFO: Size at +4, HookId at +6 */
+	bool has_hook;	   /* SYSTEM, COMPACT, PERFINFO: Size at +4, HookId at +6 */
 	unsigned size_off; /* 4 for the kernel's own headers, else 0 */
 	unsigned hdr_len;  /* fixed header bytes, before any PERFINFO items */
 	unsigned ts_off;   /* SystemTime / TS (has_hook only) */
@@ -782,8 +778,9 @@ static int decompress(struct etl_reader *d, struct etl_error *err)
 		return 0;
 	}
 	if (total > PLAIN_TOTAL_MAX) {
-		set_err(err, d->name, 0, "compressed buffers claim %" PRIu64
-			" bytes uncompressed, more than %llu", total, PLAIN_TOTAL_MAX);
+		set_err(err, d->name, 0,
+			"compressed buffers claim %" PRIu64 " bytes uncompressed, more than %llu",
+			total, PLAIN_TOTAL_MAX);
 		return -EINVAL;
 	}
 	d->plain = malloc((size_t)total);
@@ -804,12 +801,12 @@ static int decompress(struct etl_reader *d, struct etl_error *err)
 		want = b->data_end - ETL_BH_LEN;
 		memcpy(d->plain + at, src, ETL_BH_LEN);
 		got = etl_xpress_decompress(src + ETL_BH_LEN, b->buffer_size - ETL_BH_LEN,
-					     d->plain + at + ETL_BH_LEN, want);
+					    d->plain + at + ETL_BH_LEN, want);
 		if (got < 0 || (size_t)got != want) {
 			set_err(err, d->name, b->file_offset + ETL_BH_LEN,
 				"buffer %u: XPRESS data %s (%ld of the %zu bytes its Offset says)",
-				b->index, got < 0 ? "is malformed" : "ends early", got < 0 ? 0L : got,
-				want);
+				b->index, got < 0 ? "is malformed" : "ends early",
+				got < 0 ? 0L : got, want);
 			if (!(d->flags & ETL_OPEN_SALVAGE)) {
 				return -EINVAL;
 			}
@@ -839,13 +836,13 @@ static void enomem(struct etl_error *err, const char *name)
 }
 
 struct etl_reader *etl_reader_open_mem(const uint8_t *data, size_t len, const char *name,
-				 struct etl_error *err)
+				       struct etl_error *err)
 {
 	return etl_reader_open_mem_flags(data, len, name, 0, err);
 }
 
 struct etl_reader *etl_reader_open_mem_flags(const uint8_t *data, size_t len, const char *name,
-				       unsigned flags, struct etl_error *err)
+					     unsigned flags, struct etl_error *err)
 {
 	struct etl_reader *d;
 	struct etl_buffer b0;
@@ -1024,7 +1021,8 @@ static struct etl_reader *open_stdin(unsigned flags, struct etl_error *err)
 	return d;
 }
 
-struct etl_reader *etl_reader_open_file_flags(const char *path, unsigned flags, struct etl_error *err)
+struct etl_reader *etl_reader_open_file_flags(const char *path, unsigned flags,
+					      struct etl_error *err)
 {
 	struct etl_reader *d;
 	struct stat st;

@@ -27,11 +27,11 @@ enum etl_kind {
 	ETL_KIND_SYSTEM,       /* SYSTEM32/64 (0x20-byte header) */
 	ETL_KIND_COMPACT,      /* COMPACT32/64 (0x18-byte header) */
 	ETL_KIND_PERFINFO,     /* PERFINFO32/64 (0x10-byte header + ext items) */
-	ETL_KIND_FULL,         /* FULL_HEADER32/64 (EVENT_TRACE_HEADER) */
+	ETL_KIND_FULL,	       /* FULL_HEADER32/64 (EVENT_TRACE_HEADER) */
 	ETL_KIND_INSTANCE,     /* INSTANCE32/64 */
 	ETL_KIND_EVENT_HEADER, /* EVENT_HEADER32/64 */
 	ETL_KIND_MESSAGE,      /* TRACE_MESSAGE (Marker top byte 0x90 or type 15) */
-	ETL_KIND_OTHER,        /* a valid size but an unclassified header type */
+	ETL_KIND_OTHER,	       /* a valid size but an unclassified header type */
 	ETL_KIND_COUNT,
 };
 
@@ -62,15 +62,15 @@ struct etl_logfile {
 	uint32_t reserved_flags; /* clock type */
 	uint32_t buffers_lost;
 	uint64_t header_system_time; /* SystemTime of the 0x0000 event */
-	char logger_name[256];       /* UTF-16LE converted to UTF-8 ("?" for non-ASCII) */
+	char logger_name[256];	     /* UTF-16LE converted to UTF-8 ("?" for non-ASCII) */
 	char logfile_name[512];
 };
 
 /** struct etl_buffer - one WMI_BUFFER_HEADER. */
 struct etl_buffer {
-	unsigned index;        /* position in the file, 0 = header buffer */
-	uint64_t file_offset;  /* of the buffer header */
-	uint32_t buffer_size;  /* on-disk size (compressed length if compressed) */
+	unsigned index;	      /* position in the file, 0 = header buffer */
+	uint64_t file_offset; /* of the buffer header */
+	uint32_t buffer_size; /* on-disk size (compressed length if compressed) */
 	uint32_t saved_offset;
 	uint32_t current_offset;
 	int64_t timestamp;
@@ -84,7 +84,7 @@ struct etl_buffer {
 	bool compressed;
 	bool decompressed; /* XPRESS buffer decoded: its records are readable */
 	uint32_t data_end; /* where records end: Offset, or SavedOffset when Offset is 0 */
-	bool damaged;      /* salvage: cut at the damage (data_end moved back to it) */
+	bool damaged;	   /* salvage: cut at the damage (data_end moved back to it) */
 };
 
 /** struct etl_record - one record inside a buffer. */
@@ -96,11 +96,11 @@ struct etl_record {
 	uint8_t header_type;
 	enum etl_kind kind;
 	bool is64;
-	uint16_t cpu;         /* ProcessorIndex of the buffer */
+	uint16_t cpu; /* ProcessorIndex of the buffer */
 	/* SYSTEM, COMPACT and PERFINFO only: */
 	uint16_t hook_id;
-	uint8_t version;      /* Marker low byte */
-	uint64_t ts;          /* SystemTime / TS */
+	uint8_t version; /* Marker low byte */
+	uint64_t ts;	 /* SystemTime / TS */
 	/* PERFINFO extended items: */
 	bool has_pebs;
 	uint64_t pebs_index;
@@ -143,11 +143,11 @@ struct etl_damage {
  * Return: the reader, or NULL with @err filled (ENOMEM: errno set, err->msg too).
  */
 struct etl_reader *etl_reader_open_mem(const uint8_t *data, size_t len, const char *name,
-				 struct etl_error *err);
+				       struct etl_error *err);
 
 /** etl_reader_open_mem_flags - etl_reader_open_mem() with ETL_OPEN_* @flags. */
 struct etl_reader *etl_reader_open_mem_flags(const uint8_t *data, size_t len, const char *name,
-				       unsigned flags, struct etl_error *err);
+					     unsigned flags, struct etl_error *err);
 
 /** etl_reader_open_file - mmap @path read-only and open it. Return: as _mem. */
 struct etl_reader *etl_reader_open_file(const char *path, struct etl_error *err);
@@ -156,7 +156,8 @@ struct etl_reader *etl_reader_open_file(const char *path, struct etl_error *err)
  * etl_reader_open_file_flags - etl_reader_open_file() with ETL_OPEN_* @flags;
  * @path "-" reads standard input (into memory).
  */
-struct etl_reader *etl_reader_open_file_flags(const char *path, unsigned flags, struct etl_error *err);
+struct etl_reader *etl_reader_open_file_flags(const char *path, unsigned flags,
+					      struct etl_error *err);
 
 /**
  * etl_reader_damage - the damage found by a ETL_OPEN_SALVAGE open, in file

@@ -126,4 +126,3 @@ int etl_decode_perfinfo_header(const uint8_t *buf, size_t len, struct etl_perfin
 	*h = out;
 	return (int)need;
 }
-

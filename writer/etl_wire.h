@@ -15,10 +15,10 @@
 #include <stdint.h>
 
 /* Linux include/linux/bitfield.h style helpers for 32-bit masks. */
-#define FIELD_LSB(m)     ((uint32_t)(m) & (0u - (uint32_t)(m)))
-#define FIELD_PREP(m, v) ((uint32_t)((uint32_t)(v) * FIELD_LSB(m)) & (uint32_t)(m))
-#define FIELD_GET(m, r)  (((uint32_t)(r) & (uint32_t)(m)) / FIELD_LSB(m))
-#define FIELD_MAX(m)     ((uint32_t)(m) / FIELD_LSB(m))
+#define FIELD_LSB(m)	 ((uint32_t)(m) & (0u - (uint32_t)(m)))
+#define FIELD_PREP(m, v) ((uint32_t)((uint32_t)(v)*FIELD_LSB(m)) & (uint32_t)(m))
+#define FIELD_GET(m, r)	 (((uint32_t)(r) & (uint32_t)(m)) / FIELD_LSB(m))
+#define FIELD_MAX(m)	 ((uint32_t)(m) / FIELD_LSB(m))
 #define FIELD_FITS(m, v) ((uint64_t)(v) <= (uint64_t)FIELD_MAX(m))
 
 static inline void put_u8(uint8_t *p, uint8_t v)

@@ -307,8 +307,7 @@ static int fail(char *err, size_t errlen, int rc, const char *path, const char *
 	return rc;
 }
 
-int out_set_add(struct out_set *s, const char *path, const char *label, char *err,
-		size_t errlen)
+int out_set_add(struct out_set *s, const char *path, const char *label, char *err, size_t errlen)
 {
 	struct out_file *f;
 	struct stat st;

@@ -33,8 +33,8 @@
 /** enum out_kind - how a target is written, decided when it is added. */
 enum out_kind {
 	OUT_RENAME = 0, /* regular file or new path: temporary beside it, renamed at commit */
-	OUT_IN_PLACE,   /* existing device or FIFO: opened and written directly */
-	OUT_STDOUT,     /* "-": standard output, never closed */
+	OUT_IN_PLACE,	/* existing device or FIFO: opened and written directly */
+	OUT_STDOUT,	/* "-": standard output, never closed */
 };
 
 #define OUT_SET_MAX 32 /* outputs of one run */
@@ -86,8 +86,7 @@ void out_set_init(struct out_set *s);
  * -ENOSPC (the set is full), -ENOMEM, with @err filled.
  * Character devices may be named more than once (e.g. /dev/null).
  */
-int out_set_add(struct out_set *s, const char *path, const char *label, char *err,
-		size_t errlen);
+int out_set_add(struct out_set *s, const char *path, const char *label, char *err, size_t errlen);
 
 /**
  * out_set_open - create every temporary file and open every in-place

@@ -94,7 +94,7 @@ struct writer_stats {
 	uint64_t buffers_lost;
 	uint64_t bytes_written;
 	uint64_t event_bytes; /* sum of unaligned Size of written events */
-	uint64_t xxh3;        /* XXH3-64 of the whole file (after writer_finish()) */
+	uint64_t xxh3;	      /* XXH3-64 of the whole file (after writer_finish()) */
 };
 
 struct etl_writer;

@@ -102,8 +102,8 @@ struct etl_output {
 	struct out_file *of;
 	struct out_set own;
 	bool owns_set;
-	int data_fd;  /* of->fd (OUT_RENAME) or the spool's descriptor */
-	FILE *spool;  /* tmpfile() for the stream kinds, else NULL */
+	int data_fd; /* of->fd (OUT_RENAME) or the spool's descriptor */
+	FILE *spool; /* tmpfile() for the stream kinds, else NULL */
 	uint32_t buffer_size;
 	uint64_t data_buffers; /* data buffers written so far */
 };
@@ -130,8 +130,7 @@ int etl_out_write_data(struct etl_output *out, const uint8_t *buf);
  * the caller's out_set_commit().
  * Return: 0 or a negative errno (a private set is then aborted).
  */
-int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratch,
-		     uint64_t *xxh3);
+int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratch, uint64_t *xxh3);
 
 /** etl_out_abort - close the spool; a private set is aborted. Idempotent. */
 void etl_out_abort(struct etl_output *out);
@@ -143,7 +142,7 @@ struct cpu_state {
 	struct etl_buf buf; /* memory owned for the writer's lifetime; lent to the producer */
 	uint32_t pending;   /* writer_reserve(): Size awaiting writer_commit(), 0 if none */
 	bool has_buffer;    /* holds a pool buffer (counts as in use) */
-	bool starved;       /* went without a buffer; cleared when it gets one */
+	bool starved;	    /* went without a buffer; cleared when it gets one */
 	bool lost_pending;  /* events lost since this CPU's previous buffer was written */
 };
 

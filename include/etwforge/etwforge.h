@@ -118,8 +118,7 @@ ETWFORGE_API int etwforge_scenario_set(struct etwforge_scenario *sc, const char 
  * follows from them; etwforge_generate() calls it too. Idempotent.
  * Return: 0 or -EINVAL with @err.
  */
-ETWFORGE_API int etwforge_scenario_finish(struct etwforge_scenario *sc,
-					  struct etwforge_error *err);
+ETWFORGE_API int etwforge_scenario_finish(struct etwforge_scenario *sc, struct etwforge_error *err);
 
 /**
  * etwforge_scenario_print - the effective scenario as YAML, every key, loadable
@@ -173,7 +172,7 @@ struct etwforge_run_opts {
 	FILE *notes;
 };
 
-#define ETWFORGE_MAX_SESSIONS 8
+#define ETWFORGE_MAX_SESSIONS  8
 #define ETWFORGE_FLUSH_REASONS 6 /* tid_full, ticks, size, delta, stop, end */
 
 /** struct etwforge_session_summary - one session's file. */
@@ -185,7 +184,7 @@ struct etwforge_session_summary {
 	uint64_t buffers;
 	uint64_t bytes;
 	double bytes_per_switch; /* event bytes per switch */
-	uint64_t xxh3;           /* XXH3-64 of the whole file */
+	uint64_t xxh3;		 /* XXH3-64 of the whole file */
 };
 
 /**
@@ -220,8 +219,8 @@ ETWFORGE_API const char *etwforge_flush_reason_name(unsigned reason);
  * -EPIPE... a write error (status 1). On failure every target is as it was.
  */
 ETWFORGE_API int etwforge_generate(struct etwforge_scenario *sc,
-				   const struct etwforge_run_opts *opts, struct etwforge_summary *sum,
-				   struct etwforge_error *err);
+				   const struct etwforge_run_opts *opts,
+				   struct etwforge_summary *sum, struct etwforge_error *err);
 
 /**
  * etwforge_replay - encode the truth stream @stream ("-" = standard input)
@@ -276,7 +275,7 @@ struct etwforge_file;
  * (the damaged buffer keeps its records up to it); KEEP_GOING (implies
  * SALVAGE) drops only what is damaged. etwforge_file_damage() lists it.
  */
-#define ETWFORGE_OPEN_SALVAGE    0x1u
+#define ETWFORGE_OPEN_SALVAGE	 0x1u
 #define ETWFORGE_OPEN_KEEP_GOING 0x2u
 
 /**
@@ -336,7 +335,7 @@ struct etwforge_file_info {
 	uint32_t clock_type;
 	uint64_t timer_source_clock;
 	uint64_t timer_source_perf;
-	unsigned buffers;        /* buffers the reader took (the header buffer too) */
+	unsigned buffers;	 /* buffers the reader took (the header buffer too) */
 	uint64_t trailing_bytes; /* bytes after the last buffer */
 	uint8_t max_wait_reason;
 };
@@ -364,20 +363,20 @@ ETWFORGE_API unsigned etwforge_file_damage(const struct etwforge_file *f,
 
 /* Event kinds (etwforge_iter_new() @kinds is a mask of them). */
 enum etwforge_event_kind {
-	ETWFORGE_EV_BUFFER = 0x01,    /* a WMI_BUFFER_HEADER */
-	ETWFORGE_EV_RECORD = 0x02,    /* any record, framed (the ones below too) */
-	ETWFORGE_EV_CSWITCH = 0x04,   /* a plain CSwitch 0x0524, decoded */
-	ETWFORGE_EV_COMPACT = 0x08,   /* a switch expanded from a compact batch 0x0525 */
-	ETWFORGE_EV_SPINLOCK = 0x10,  /* a SpinLock 0x0529, decoded */
+	ETWFORGE_EV_BUFFER = 0x01,   /* a WMI_BUFFER_HEADER */
+	ETWFORGE_EV_RECORD = 0x02,   /* any record, framed (the ones below too) */
+	ETWFORGE_EV_CSWITCH = 0x04,  /* a plain CSwitch 0x0524, decoded */
+	ETWFORGE_EV_COMPACT = 0x08,  /* a switch expanded from a compact batch 0x0525 */
+	ETWFORGE_EV_SPINLOCK = 0x10, /* a SpinLock 0x0529, decoded */
 };
 #define ETWFORGE_EV_SWITCHES (ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT)
-#define ETWFORGE_EV_ALL      0x1Fu
+#define ETWFORGE_EV_ALL	     0x1Fu
 
 /* Orders (etwforge_iter_new() @order). */
 enum etwforge_order {
 	ETWFORGE_ORDER_FILE = 0, /* buffers in file order: a listing to read beside a hex dump */
-	ETWFORGE_ORDER_CPU,      /* buffer 0, then each CPU's buffers by SequenceNumber */
-	ETWFORGE_ORDER_TIME,     /* switches and spin locks of every CPU merged by time */
+	ETWFORGE_ORDER_CPU,	 /* buffer 0, then each CPU's buffers by SequenceNumber */
+	ETWFORGE_ORDER_TIME,	 /* switches and spin locks of every CPU merged by time */
 };
 
 /** struct etwforge_buffer - one WMI_BUFFER_HEADER as the reader saw it. */
@@ -406,8 +405,8 @@ enum etwforge_payload {
 	ETWFORGE_PAYLOAD_NONE = 0,
 	ETWFORGE_PAYLOAD_CSWITCH,  /* 0x0524 */
 	ETWFORGE_PAYLOAD_SPINLOCK, /* 0x0529 */
-	ETWFORGE_PAYLOAD_BATCH,    /* 0x0525 */
-	ETWFORGE_PAYLOAD_SHORT,    /* a known hook whose payload is too short */
+	ETWFORGE_PAYLOAD_BATCH,	   /* 0x0525 */
+	ETWFORGE_PAYLOAD_SHORT,	   /* a known hook whose payload is too short */
 };
 
 /** struct etwforge_cswitch - WMI_CONTEXTSWAP (KERNEL_FACTS 5.2). */
@@ -419,10 +418,10 @@ struct etwforge_cswitch {
 	uint8_t prev_cstate; /* PreviousCState (idle old thread) or OldThreadRank */
 	int8_t new_pri_decrement;
 	uint8_t old_wait_reason;
-	uint8_t flags;        /* byte 0x0D: the wait mode (v2), or the v4 flags */
+	uint8_t flags; /* byte 0x0D: the wait mode (v2), or the v4 flags */
 	uint8_t old_wait_mode;
-	uint8_t old_qos;      /* v4 */
-	uint8_t new_qos;      /* v4 */
+	uint8_t old_qos; /* v4 */
+	uint8_t new_qos; /* v4 */
 	uint8_t old_state;
 	uint8_t old_ideal_cpu;
 	uint32_t new_wait_time;
@@ -451,7 +450,7 @@ struct etwforge_batch {
 	int64_t first_ts;
 	uint32_t tid_table[16];
 	int8_t base_pri[16];
-	unsigned tids;       /* TidTable entries before the first empty one */
+	unsigned tids;	     /* TidTable entries before the first empty one */
 	size_t record_bytes; /* bytes of packed records after the 0x58-byte header */
 };
 
@@ -593,8 +592,8 @@ ETWFORGE_API void etwforge_iter_free(struct etwforge_iter *it);
  * Return: its length; when that is >= @cap the text was cut (call again
  * with a larger buffer).
  */
-ETWFORGE_API size_t etwforge_event_json(const struct etwforge_event *ev, unsigned flags,
-					char *buf, size_t cap);
+ETWFORGE_API size_t etwforge_event_json(const struct etwforge_event *ev, unsigned flags, char *buf,
+					size_t cap);
 
 /**
  * etwforge_file_json - the file object `dump --jsonl` starts with (the

@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			while ((r = dec_cursor_next(&c, &ev, &err)) > 0) {
 				acc += ev.file_offset + ev.kind + ev.new_tid;
 				if (ev.kind == DEC_EV_COMPACT) {
-					acc += ev.u.cc.ts + ev.u.cc.old_tid + (uint64_t)ev.u.cc.old_pri;
+					acc += ev.u.cc.ts + ev.u.cc.old_tid +
+					       (uint64_t)ev.u.cc.old_pri;
 				}
 			}
 			if (r < 0 && (!memchr(err.msg, '\0', sizeof(err.msg)) ||

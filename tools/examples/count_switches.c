@@ -15,9 +15,8 @@ int main(int argc, char **argv)
 	struct etwforge_error err;
 	struct etwforge_event ev;
 	struct etwforge_file *f = etwforge_file_open(argc > 1 ? argv[1] : "-", 0, &err);
-	struct etwforge_iter *it = f ? etwforge_iter_new(f, ETWFORGE_ORDER_TIME,
-							 ETWFORGE_EV_SWITCHES, &err)
-				     : NULL;
+	struct etwforge_iter *it =
+		f ? etwforge_iter_new(f, ETWFORGE_ORDER_TIME, ETWFORGE_EV_SWITCHES, &err) : NULL;
 	int rc = 0;
 
 	while (it && (rc = etwforge_iter_next(it, &ev, &err)) > 0) {

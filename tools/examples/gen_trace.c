@@ -8,13 +8,14 @@
 #include <etwforge/etwforge.h>
 #include <stdio.h>
 
-static const char scenario[] = "seed: 7\n"
-			       "duration: 200ms\n"
-			       "machine: {cpus: 4, target: win10-1903}\n"
-			       "sessions:\n"
-			       "  - {name: NT Kernel Logger, clock: qpc, flags: [cswitch, compact_cswitch]}\n"
-			       "threads:\n"
-			       "  - {name: workers, count: 12, priority: 9, behaviour: io_bound}\n";
+static const char scenario[] =
+	"seed: 7\n"
+	"duration: 200ms\n"
+	"machine: {cpus: 4, target: win10-1903}\n"
+	"sessions:\n"
+	"  - {name: NT Kernel Logger, clock: qpc, flags: [cswitch, compact_cswitch]}\n"
+	"threads:\n"
+	"  - {name: workers, count: 12, priority: 9, behaviour: io_bound}\n";
 
 int main(int argc, char **argv)
 {

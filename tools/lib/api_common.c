@@ -12,8 +12,8 @@
 #include "tools/lib/api.h"
 #include "writer/out_file.h"
 
-static int vfail(struct etwforge_error *err, int code, int status, bool located,
-		 const char *fmt, va_list ap)
+static int vfail(struct etwforge_error *err, int code, int status, bool located, const char *fmt,
+		 va_list ap)
 {
 	if (err) {
 		err->code = code;

@@ -333,7 +333,8 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct etwf
 		case ETW_PAYLOAD_BATCH:
 			o->decoded = ETWFORGE_PAYLOAD_BATCH;
 			o->u.batch.first_ts = pl.u.cb.first_ts;
-			memcpy(o->u.batch.tid_table, pl.u.cb.tid_table, sizeof(o->u.batch.tid_table));
+			memcpy(o->u.batch.tid_table, pl.u.cb.tid_table,
+			       sizeof(o->u.batch.tid_table));
 			memcpy(o->u.batch.base_pri, pl.u.cb.base_pri, sizeof(o->u.batch.base_pri));
 			o->u.batch.tids = pl.tids;
 			o->u.batch.record_bytes = pl.batch_bytes;
@@ -449,9 +450,9 @@ static void queue_compact(void *ctx, const struct dec_event *ev)
 static bool heap_less(const struct etwforge_iter *it, unsigned a, unsigned b)
 {
 	uint64_t ta = it->cpu[a].next.kind == DEC_EV_COMPACT ? it->cpu[a].next.u.cc.ts
-							      : it->cpu[a].next.rec.ts;
+							     : it->cpu[a].next.rec.ts;
 	uint64_t tb = it->cpu[b].next.kind == DEC_EV_COMPACT ? it->cpu[b].next.u.cc.ts
-							      : it->cpu[b].next.rec.ts;
+							     : it->cpu[b].next.rec.ts;
 
 	return ta < tb || (ta == tb && a < b);
 }
@@ -608,9 +609,10 @@ static int list_next(struct etwforge_iter *it, struct etwforge_event *ev,
 	for (;;) {
 		if (it->qlen) {
 			*ev = it->queue[it->qhead];
-			ev->rec.buffer = it->list[it->li - 1] < etl_reader_buffer_count(it->f->d)
-						 ? etl_reader_buffer(it->f->d, it->list[it->li - 1])->index
-						 : 0;
+			ev->rec.buffer =
+				it->list[it->li - 1] < etl_reader_buffer_count(it->f->d)
+					? etl_reader_buffer(it->f->d, it->list[it->li - 1])->index
+					: 0;
 			it->qhead = (it->qhead + 1) % QUEUE_MAX;
 			it->qlen--;
 			return 1;
@@ -620,7 +622,8 @@ static int list_next(struct etwforge_iter *it, struct etwforge_event *ev,
 			return reader_fail(err, &it->qerr, -EINVAL);
 		}
 		if (it->in_buffer) {
-			const struct etl_buffer *b = etl_reader_buffer(it->f->d, it->list[it->li - 1]);
+			const struct etl_buffer *b =
+				etl_reader_buffer(it->f->d, it->list[it->li - 1]);
 			int rc = etl_buffer_next(it->f->d, b, &it->pos, &r, &e);
 
 			if (rc < 0) {
@@ -635,7 +638,8 @@ static int list_next(struct etwforge_iter *it, struct etwforge_event *ev,
 			    r.hook_id == ETW_HOOK_CSWITCH_BATCH) {
 				it->qhead = 0;
 				it->qlen = 0;
-				if (dump_expander_batch(it->x, &r, queue_compact, it, &it->qerr) < 0) {
+				if (dump_expander_batch(it->x, &r, queue_compact, it, &it->qerr) <
+				    0) {
 					it->have_qerr = true;
 				}
 			}
@@ -666,7 +670,8 @@ static int list_next(struct etwforge_iter *it, struct etwforge_event *ev,
 			return 0;
 		}
 		{
-			const struct etl_buffer *b = etl_reader_buffer(it->f->d, it->list[it->li++]);
+			const struct etl_buffer *b =
+				etl_reader_buffer(it->f->d, it->list[it->li++]);
 
 			it->in_buffer = true;
 			it->pos = 0;
@@ -685,7 +690,8 @@ struct etwforge_iter *etwforge_iter_new(struct etwforge_file *f, enum etwforge_o
 	int rc;
 
 	if (!f || order > ETWFORGE_ORDER_TIME || !kinds || (kinds & ~ETWFORGE_EV_ALL)) {
-		api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "etwforge_iter_new: bad order or kinds");
+		api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+			 "etwforge_iter_new: bad order or kinds");
 		errno = EINVAL;
 		return NULL;
 	}

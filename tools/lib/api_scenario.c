@@ -43,8 +43,8 @@ int etwforge_scenario_load_file(struct etwforge_scenario *sc, const char *path,
 	return scenario_result(scenario_load_file(&sc->sc, path, msg, sizeof(msg)), msg, err);
 }
 
-int etwforge_scenario_load_string(struct etwforge_scenario *sc, const char *name,
-				  const char *text, struct etwforge_error *err)
+int etwforge_scenario_load_string(struct etwforge_scenario *sc, const char *name, const char *text,
+				  struct etwforge_error *err)
 {
 	char msg[1024];
 

@@ -46,9 +46,11 @@ static int count_compact(const struct etl_reader *d, const struct etl_record *r,
 	}
 	if (rc < 0) {
 		return api_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA,
-				"%s: offset 0x%" PRIx64 ": compact CSwitch record runs past the batch "
-				"or names an empty TidTable slot",
-				etl_reader_name(d), r->file_offset + (uint64_t)(r->payload - r->data) + bad);
+				   "%s: offset 0x%" PRIx64
+				   ": compact CSwitch record runs past the batch "
+				   "or names an empty TidTable slot",
+				   etl_reader_name(d),
+				   r->file_offset + (uint64_t)(r->payload - r->data) + bad);
 	}
 	return 0;
 }
@@ -115,8 +117,8 @@ static void cpu_map(struct jout *j, const uint64_t *v)
 	jout_close(j, '}');
 }
 
-size_t etwforge_stats_json(const struct etwforge_file *f, const struct etwforge_stats *s,
-			   char *buf, size_t cap)
+size_t etwforge_stats_json(const struct etwforge_file *f, const struct etwforge_stats *s, char *buf,
+			   size_t cap)
 {
 	struct jout j;
 	char label[24], hook[8];

@@ -163,9 +163,10 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error
 		}
 		if (rec.hook_id == ETW_HOOK_CSWITCH_BATCH && (c->kinds & DEC_EV_COMPACT)) {
 			if (etw_ccswap_expand_begin(&c->it, rec.payload, rec.payload_len,
-					     c->max_wait_reason) < 0) {
-				return fail(err, c, rec.file_offset,
-					    "compact CSwitch batch shorter than its 0x58-byte header");
+						    c->max_wait_reason) < 0) {
+				return fail(
+					err, c, rec.file_offset,
+					"compact CSwitch batch shorter than its 0x58-byte header");
 			}
 			c->in_batch = true;
 			c->batch_rec = rec;

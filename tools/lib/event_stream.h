@@ -55,8 +55,8 @@ struct dec_cursor {
 	uint8_t max_wait_reason;
 	const unsigned *order;
 	unsigned norder;
-	unsigned oi;  /* index into order */
-	size_t pos;   /* inside the current buffer */
+	unsigned oi; /* index into order */
+	size_t pos;  /* inside the current buffer */
 	bool in_batch;
 	struct etw_ccswap_iter it;
 	struct etl_record batch_rec;

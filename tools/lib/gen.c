@@ -124,7 +124,8 @@ static void name_outputs(struct trace_config *tc, const char *output, const char
 		labels[i] = "the discarded session";
 		if (notes) {
 			fprintf(notes,
-				"etwforge gen: session '%s' has no file of its own and -o %s is not a "
+				"etwforge gen: session '%s' has no file of its own and -o %s is "
+				"not a "
 				"regular file: discarded (name it with sessions.%u.file)\n",
 				tc->sessions[i].name, first, i);
 		}
@@ -154,8 +155,7 @@ static void gen_free(struct gen_run *g)
 	free(g->sc);
 }
 
-static void report_progress(const struct gen_run *g, const struct etwforge_run_opts *o,
-			    double t0)
+static void report_progress(const struct gen_run *g, const struct etwforge_run_opts *o, double t0)
 {
 	struct etwforge_progress p = {0};
 	struct sched_stats st;
@@ -211,7 +211,8 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	if (g->truth_i >= 0) {
 		g->truth_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->truth_i));
 		if (!g->truth_f || truth_write_meta(g->truth_f, tc) < 0) {
-			return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed", o->truth);
+			return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed",
+					o->truth);
 		}
 		g->tw.f = g->truth_f;
 		g->tw.cfg = tc;
@@ -296,7 +297,8 @@ int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_o
 	g.tee.prod = session_run_sink(&g.run);
 	g.sched = sched_create(&g.sc->sched, (struct trace_sink){&tee_ops, &g.tee});
 	if (!g.sched) {
-		rc = api_fail(err, -errno, errno == EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+		rc = api_fail(err, -errno,
+			      errno == EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
 			      "cannot build the machine: %s", strerror(errno));
 		goto out;
 	}

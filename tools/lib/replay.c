@@ -197,7 +197,8 @@ int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 		fprintf(o->notes,
 			"etwforge replay: warning: %s:%lu: %lu switch%s do not chain on their CPU "
 			"(the new thread of one is not the old thread of the next); written as "
-			"given, but the compact format cannot carry this and verify will disagree\n",
+			"given, but the compact format cannot carry this and verify will "
+			"disagree\n",
 			stream, r.ch.first_line, r.ch.count, r.ch.count == 1 ? "" : "es");
 	}
 	rc = session_run_finish(&r.run, &end.u.end, msg, sizeof(msg));

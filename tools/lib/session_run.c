@@ -102,8 +102,7 @@ void session_run_error(struct session_run *r, int rc, char *err, size_t errlen)
 	}
 }
 
-int session_run_finish(struct session_run *r, const struct sim_end *end, char *err,
-		       size_t errlen)
+int session_run_finish(struct session_run *r, const struct sim_end *end, char *err, size_t errlen)
 {
 	int rc = producer_end(r->prod, end);
 

@@ -58,8 +58,7 @@ struct trace_sink session_run_sink(struct session_run *r);
  * (EndTime from @end), collecting stats and file hashes. Nothing is in
  * place until session_run_commit(). Return: 0 or a negative errno with @err.
  */
-int session_run_finish(struct session_run *r, const struct sim_end *end, char *err,
-		       size_t errlen);
+int session_run_finish(struct session_run *r, const struct sim_end *end, char *err, size_t errlen);
 
 /** session_run_commit - put every output of the run in place at once. Return: as out_set_commit(). */
 int session_run_commit(struct session_run *r, char *err, size_t errlen);

@@ -125,7 +125,8 @@ static void print_text(FILE *f, const struct etwforge_summary *sum)
 			sum->spinlock_releases, sum->spinlock_events);
 	}
 	if (sum->batches || sum->batches_dropped) {
-		fprintf(f, "compact batches     %" PRIu64 " (%" PRIu64 " records, %.1f per batch)\n",
+		fprintf(f,
+			"compact batches     %" PRIu64 " (%" PRIu64 " records, %.1f per batch)\n",
 			sum->batches, sum->batch_records,
 			sum->batches ? (double)sum->batch_records / (double)sum->batches : 0.0);
 		fprintf(f, "  flushed by       ");

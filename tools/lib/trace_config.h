@@ -15,8 +15,8 @@
 #include "producer/targets.h"
 #include "writer/writer.h"
 
-#define TRACE_NAME_MAX 128
-#define TRACE_PATH_MAX 4096
+#define TRACE_NAME_MAX	       128
+#define TRACE_PATH_MAX	       4096
 #define TRACE_COUNTER_NAME_MAX 48
 
 /**
@@ -35,7 +35,7 @@ struct trace_session_cfg {
 	unsigned pmc_event_count;
 	uint16_t pmc_events[4];
 	uint32_t buffer_size;
-	uint32_t pool_buffers;  /* extension: 0 = unlimited */
+	uint32_t pool_buffers;	/* extension: 0 = unlimited */
 	uint64_t flush_latency; /* extension: clock units */
 	char file[TRACE_PATH_MAX];
 };

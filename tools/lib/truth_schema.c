@@ -32,9 +32,9 @@ const unsigned truth_flag_bits[TRUTH_NFLAGS] = {PRODUCER_F_CSWITCH, PRODUCER_F_C
  */
 static bool stamps(const struct trace_config *cfg, const struct trace_session_cfg *s, bool spin)
 {
-	uint16_t hook = spin ? ETW_HOOK_SPINLOCK
-		       : (s->flags & PRODUCER_F_COMPACT) ? ETW_HOOK_CSWITCH_BATCH
-							 : ETW_HOOK_CSWITCH;
+	uint16_t hook = spin				  ? ETW_HOOK_SPINLOCK
+			: (s->flags & PRODUCER_F_COMPACT) ? ETW_HOOK_CSWITCH_BATCH
+							  : ETW_HOOK_CSWITCH;
 
 	return s->pmc_count != 0 && producer_stamps(s->flags, false, s->pmc_events,
 						    s->pmc_event_count, cfg->pebs_and_pmc, hook);

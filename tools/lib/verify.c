@@ -28,7 +28,7 @@
 #include "tools/lib/truth.h"
 
 struct cpu_state {
-	struct dec_cursor sw;   /* CSwitch or compact events */
+	struct dec_cursor sw;	/* CSwitch or compact events */
 	struct dec_cursor spin; /* SpinLock events */
 	uint64_t switches;
 	uint64_t skew; /* accumulated 0x40000000 wraps in the current batch */
@@ -62,17 +62,18 @@ static int mismatch(struct verify *v, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA, "%s: offset 0x%" PRIx64 ": %s (truth %s:%lu)",
-		 v->file, off, what, v->truth_path, v->line);
+	api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+		    "%s: offset 0x%" PRIx64 ": %s (truth %s:%lu)", v->file, off, what,
+		    v->truth_path, v->line);
 	return -1;
 }
 
-#define CHECK(v, off, what, got, want)                                                       \
-	do {                                                                                 \
-		if ((uint64_t)(got) != (uint64_t)(want)) {                                   \
-			return mismatch(v, off, "%s is %lld, the truth says %lld", what,     \
-					(long long)(got), (long long)(want));                \
-		}                                                                            \
+#define CHECK(v, off, what, got, want)                                                             \
+	do {                                                                                       \
+		if ((uint64_t)(got) != (uint64_t)(want)) {                                         \
+			return mismatch(v, off, "%s is %lld, the truth says %lld", what,           \
+					(long long)(got), (long long)(want));                      \
+		}                                                                                  \
 	} while (0)
 
 /* PMC items the session's file carries on @hook (the producer's one policy). */
@@ -96,8 +97,8 @@ static int check_pmc(struct verify *v, const struct etl_record *rec, unsigned wa
 
 		if (rec->pmc[j] != want) {
 			return mismatch(v, rec->file_offset + 0x10 + 8u * (rec->has_pebs + j),
-					"PMC counter %u is %" PRIu64 ", the truth says %" PRIu64,
-					j, rec->pmc[j], want);
+					"PMC counter %u is %" PRIu64 ", the truth says %" PRIu64, j,
+					rec->pmc[j], want);
 		}
 	}
 	return 0;
@@ -119,9 +120,9 @@ static int next_event(struct verify *v, struct dec_cursor *c, struct dec_event *
 	}
 	if (r == 0) {
 		api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-			 "%s: cpu %u: the file has no more %s events, the truth has one more "
-			 "(truth %s:%lu)",
-			 v->file, cpu, what, v->truth_path, v->line);
+			    "%s: cpu %u: the file has no more %s events, the truth has one more "
+			    "(truth %s:%lu)",
+			    v->file, cpu, what, v->truth_path, v->line);
 		return -1;
 	}
 	return 0;
@@ -142,8 +143,7 @@ static int check_plain(struct verify *v, const struct sim_cswitch *cs, const str
 	CHECK(v, p + 0x04, "OldThreadId", w->old_tid, cs->old_tid);
 	CHECK(v, p + 0x08, "NewThreadPriority", w->new_pri, cs->new_pri);
 	CHECK(v, p + 0x09, "OldThreadPriority", w->old_pri, cs->old_pri);
-	CHECK(v, p + 0x0A, cs->old_tid == 0 ? "PreviousCState" : "OldThreadRank",
-	      w->prev_cstate,
+	CHECK(v, p + 0x0A, cs->old_tid == 0 ? "PreviousCState" : "OldThreadRank", w->prev_cstate,
 	      cs->old_tid == 0 ? cs->prev_cstate : etw_cswitch_rank_byte(cs->old_rank));
 	CHECK(v, p + 0x0B, "NewThreadPriorityDecrement", w->new_pri_decrement,
 	      cs->new_pri_decrement);
@@ -155,8 +155,7 @@ static int check_plain(struct verify *v, const struct sim_cswitch *cs, const str
 		CHECK(v, p + 0x0D, "OldThreadWaitMode", w->wait_mode_or_flags, cs->old_wait_mode);
 	}
 	CHECK(v, p + 0x0E, "OldThreadState", w->old_state, cs->old_state);
-	CHECK(v, p + 0x0F, "OldThreadIdealProcessor", w->old_ideal_cpu,
-	      (uint8_t)cs->old_ideal_cpu);
+	CHECK(v, p + 0x0F, "OldThreadIdealProcessor", w->old_ideal_cpu, (uint8_t)cs->old_ideal_cpu);
 	CHECK(v, p + 0x10, "NewThreadWaitTime", w->new_wait_time, cs->new_wait_ticks);
 	CHECK(v, p + 0x14, "OldThreadRemainingQuantum", w->old_remaining_quantum,
 	      (int32_t)(uint32_t)(uint64_t)cs->old_remaining_quantum);
@@ -177,7 +176,8 @@ static int check_batch_close(struct verify *v, struct cpu_state *st, uint64_t ts
 
 	if (b->ts != ts) {
 		return mismatch(v, b->file_offset + 8,
-				"batch header TS is %" PRIu64 ", the flushing switch's time is %" PRIu64,
+				"batch header TS is %" PRIu64
+				", the flushing switch's time is %" PRIu64,
 				b->ts, ts);
 	}
 	CHECK(v, b->file_offset, "the batch version", b->version, ETW_VERSION_BATCH);
@@ -215,7 +215,8 @@ static int check_compact(struct verify *v, struct cpu_state *st, const struct si
 		delta = 0x40000000u;
 	}
 	if (cc->ts != want_ts) {
-		return mismatch(v, off, "compact switch time is %" PRIu64 ", the truth says %" PRIu64,
+		return mismatch(v, off,
+				"compact switch time is %" PRIu64 ", the truth says %" PRIu64,
 				cc->ts, want_ts);
 	}
 	CHECK(v, off, "the old thread", cc->old_tid, cs->old_tid);
@@ -392,25 +393,26 @@ static int check_machine(struct verify *v, const struct etl_logfile *lf)
 
 	if (lf->reserved_flags != (uint32_t)v->s->clock) {
 		return api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-				"%s: clock type %u, but session '%s' uses %s (%d)", v->file,
-				lf->reserved_flags, v->s->name, sim_clock_name(v->s->clock),
-				v->s->clock);
+				   "%s: clock type %u, but session '%s' uses %s (%d)", v->file,
+				   lf->reserved_flags, v->s->name, sim_clock_name(v->s->clock),
+				   v->s->clock);
 	}
 	if (lf->number_of_processors != cfg->cpus) {
 		return api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-				"%s: %u processors, the truth has %u", v->file,
-				lf->number_of_processors, cfg->cpus);
+				   "%s: %u processors, the truth has %u", v->file,
+				   lf->number_of_processors, cfg->cpus);
 	}
 	if (lf->pointer_size != (cfg->arch == ETL_ARCH_X86 ? 4u : 8u)) {
 		return api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-				"%s: pointer size %u does not match arch %s", v->file,
-				lf->pointer_size, cfg->arch == ETL_ARCH_X86 ? "x86" : "x64");
+				   "%s: pointer size %u does not match arch %s", v->file,
+				   lf->pointer_size, cfg->arch == ETL_ARCH_X86 ? "x86" : "x64");
 	}
 	if (lf->events_lost) {
-		return api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-				"%s: %u events were lost (EventsLost): the file cannot match the "
-				"truth event for event",
-				v->file, lf->events_lost);
+		return api_fail_at(
+			v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+			"%s: %u events were lost (EventsLost): the file cannot match the "
+			"truth event for event",
+			v->file, lf->events_lost);
 	}
 	return 0;
 }
@@ -476,13 +478,15 @@ int etwforge_verify(const char *etl, const char *truth, const char *session,
 	}
 	d = etl_reader_open_file_flags(etl, 0, &derr);
 	if (!d) {
-		rc = api_fail_at(err, -(errno ? errno : EINVAL), ETWFORGE_EXIT_DATA, "%s", derr.msg);
+		rc = api_fail_at(err, -(errno ? errno : EINVAL), ETWFORGE_EXIT_DATA, "%s",
+				 derr.msg);
 		goto out;
 	}
 	idx = find_session(cfg, etl, session, etl_reader_logfile(d)->logger_name);
 	if (idx < 0) {
-		rc = api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s: no session of %s %s (use --session NAME)",
-			      etl, truth, session ? "has that name" : "wrote a file of that name");
+		rc = api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+			      "%s: no session of %s %s (use --session NAME)", etl, truth,
+			      session ? "has that name" : "wrote a file of that name");
 		goto out;
 	}
 	v.cfg = cfg;

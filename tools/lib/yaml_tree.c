@@ -104,11 +104,11 @@ static int convert(struct yt_doc *doc, yaml_document_t *yd, unsigned col0)
 		if (y->type == YAML_SCALAR_NODE) {
 			ntext += y->data.scalar.length + 1;
 		} else if (y->type == YAML_SEQUENCE_NODE) {
-			nlinks += (size_t)(y->data.sequence.items.top -
-					   y->data.sequence.items.start);
+			nlinks +=
+				(size_t)(y->data.sequence.items.top - y->data.sequence.items.start);
 		} else if (y->type == YAML_MAPPING_NODE) {
-			nlinks += 2 * (size_t)(y->data.mapping.pairs.top -
-					       y->data.mapping.pairs.start);
+			nlinks += 2 *
+				  (size_t)(y->data.mapping.pairs.top - y->data.mapping.pairs.start);
 		}
 	}
 	doc->nodes = calloc(nn ? nn : 1, sizeof(*doc->nodes));
