@@ -27,18 +27,18 @@
 
 /* What each counter id counts. */
 enum counter_kind {
-	K_CYCLES = 0,   /* unhalted core cycles */
-	K_INSTR = 1,    /* instructions retired */
-	K_RATE = 2,     /* kinds >= 2 are per-instruction rates */
-	K_REFCYC = 11,  /* unhalted reference cycles: derived from cycles */
+	K_CYCLES = 0,  /* unhalted core cycles */
+	K_INSTR = 1,   /* instructions retired */
+	K_RATE = 2,    /* kinds >= 2 are per-instruction rates */
+	K_REFCYC = 11, /* unhalted reference cycles: derived from cycles */
 };
 
 static const char *const counter_names[PEBS_MAX_COUNTERS] = {
-	"TotalCycles",       "InstructionRetired", "LLCMisses",
+	"TotalCycles",		"InstructionRetired", "LLCMisses",
 	"BranchMispredictions", "BranchInstructions", "LLCReference",
-	"DcacheAccesses",    "DcacheMisses",       "IcacheMisses",
-	"LoadInstructions",  "StoreInstructions",  "UnhaltedReferenceCycles",
-	"TotalIssues",       "FpInstructions",     "IntegerInstructions",
+	"DcacheAccesses",	"DcacheMisses",	      "IcacheMisses",
+	"LoadInstructions",	"StoreInstructions",  "UnhaltedReferenceCycles",
+	"TotalIssues",		"FpInstructions",     "IntegerInstructions",
 	"MemoryBarrierCycles",
 };
 
@@ -233,8 +233,7 @@ void pebs_ds_save_area_encode(const struct pebs_ds_save_area *ds,
 		 ds->bts_absolute_maximum);
 	put_le64(out + offsetof(struct pebs_ds_save_area, bts_interrupt_threshold),
 		 ds->bts_interrupt_threshold);
-	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_buffer_base),
-		 ds->pebs_buffer_base);
+	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_buffer_base), ds->pebs_buffer_base);
 	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_index), ds->pebs_index);
 	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_absolute_maximum),
 		 ds->pebs_absolute_maximum);

@@ -22,9 +22,9 @@ struct sim_rng {
 /* Stream domains: which model a stream belongs to (part of the derivation). */
 enum sim_rng_domain {
 	SIM_RNG_SCHED_GLOBAL = 1, /* thread creation, group set-up */
-	SIM_RNG_SCHED_CPU = 2,    /* per-CPU scheduler decisions */
-	SIM_RNG_PEBS_CPU = 3,     /* per-CPU counter noise */
-	SIM_RNG_SPIN = 4,         /* reserved for the spin-lock model */
+	SIM_RNG_SCHED_CPU = 2,	  /* per-CPU scheduler decisions */
+	SIM_RNG_PEBS_CPU = 3,	  /* per-CPU counter noise */
+	SIM_RNG_SPIN = 4,	  /* reserved for the spin-lock model */
 };
 
 /**

@@ -66,29 +66,27 @@ static_assert(PEBS_MAX_COUNTERS == SIM_MAX_COUNTERS, "pmc arrays are copied as i
 #define CSTATE_C3_AFTER_NS 2000000u
 static const uint32_t cstate_exit_ns[4] = {0, 1000, 15000, 60000};
 
-#define IPI_MIN_NS     1000u /* a remote preemption takes an IPI */
-#define IPI_MAX_NS     3000u
-#define MIN_BURST_NS   1000u
-#define MIN_WAIT_NS    1000u
-#define LOCK_WAIT_NS   60000u /* mean wait on a lock-like object */
-#define CREATE_MIN_NS  20000u /* a replacement thread appears this long after */
-#define CREATE_MAX_NS  200000u
-#define STARVE_NS      4000000000ull /* ready this long: boosted to 15 */
-#define BALANCE_NS     1000000000ull
-#define BALANCE_MAX    16u           /* boosts per balance-set-manager pass */
+#define IPI_MIN_NS    1000u /* a remote preemption takes an IPI */
+#define IPI_MAX_NS    3000u
+#define MIN_BURST_NS  1000u
+#define MIN_WAIT_NS   1000u
+#define LOCK_WAIT_NS  60000u /* mean wait on a lock-like object */
+#define CREATE_MIN_NS 20000u /* a replacement thread appears this long after */
+#define CREATE_MAX_NS 200000u
+#define STARVE_NS     4000000000ull /* ready this long: boosted to 15 */
+#define BALANCE_NS    1000000000ull
+#define BALANCE_MAX   16u /* boosts per balance-set-manager pass */
 
 /* How long a wait on each KWAIT_REASON lasts and what it boosts. */
 enum wait_class { WC_USER = 0, WC_IO, WC_LOCK, WC_DELAY };
 static const uint8_t wait_class_of[SCHED_WAIT_REASONS] = {
-	[0] = WC_IO,      [1] = WC_IO,     [2] = WC_IO,     [3] = WC_IO,
-	[4] = WC_DELAY,   [7] = WC_LOCK,   [8] = WC_IO,     [9] = WC_IO,
-	[10] = WC_IO,     [11] = WC_DELAY, [18] = WC_IO,    [19] = WC_IO,
-	[20] = WC_LOCK,   [21] = WC_LOCK,  [23] = WC_IO,    [24] = WC_LOCK,
-	[26] = WC_LOCK,   [27] = WC_LOCK,  [28] = WC_LOCK,  [29] = WC_LOCK,
-	[30] = WC_DELAY,  [31] = WC_LOCK,  [32] = WC_DELAY, [33] = WC_DELAY,
-	[34] = WC_LOCK,   [35] = WC_LOCK,  [36] = WC_LOCK,  [37] = WC_LOCK,
-	[38] = WC_LOCK,   [39] = WC_IO,    [40] = WC_IO,    [41] = WC_IO,
-	[42] = WC_LOCK,
+	[0] = WC_IO,	 [1] = WC_IO,	 [2] = WC_IO,	  [3] = WC_IO,	   [4] = WC_DELAY,
+	[7] = WC_LOCK,	 [8] = WC_IO,	 [9] = WC_IO,	  [10] = WC_IO,	   [11] = WC_DELAY,
+	[18] = WC_IO,	 [19] = WC_IO,	 [20] = WC_LOCK,  [21] = WC_LOCK,  [23] = WC_IO,
+	[24] = WC_LOCK,	 [26] = WC_LOCK, [27] = WC_LOCK,  [28] = WC_LOCK,  [29] = WC_LOCK,
+	[30] = WC_DELAY, [31] = WC_LOCK, [32] = WC_DELAY, [33] = WC_DELAY, [34] = WC_LOCK,
+	[35] = WC_LOCK,	 [36] = WC_LOCK, [37] = WC_LOCK,  [38] = WC_LOCK,  [39] = WC_IO,
+	[40] = WC_IO,	 [41] = WC_IO,	 [42] = WC_LOCK,
 };
 
 /* Default wait mixes (used when a group's weights are all zero). */
@@ -97,21 +95,23 @@ struct weight {
 	uint8_t weight;
 };
 static const struct weight mix_cpu[] = {
-	{SCHED_WR_EXECUTIVE, 20}, {SCHED_WR_USER_REQUEST, 15}, {SCHED_WR_WR_QUEUE, 20},
+	{SCHED_WR_EXECUTIVE, 20},   {SCHED_WR_USER_REQUEST, 15}, {SCHED_WR_WR_QUEUE, 20},
 	{SCHED_WR_WR_RESOURCE, 10}, {SCHED_WR_WR_PUSH_LOCK, 25}, {SCHED_WR_WR_MUTEX, 10},
 };
 static const struct weight mix_io[] = {
-	{SCHED_WR_EXECUTIVE, 45}, {SCHED_WR_PAGE_IN, 5}, {SCHED_WR_USER_REQUEST, 10},
-	{SCHED_WR_WR_QUEUE, 20}, {SCHED_WR_WR_LPC_RECEIVE, 5}, {SCHED_WR_WR_RESOURCE, 5},
+	{SCHED_WR_EXECUTIVE, 45},    {SCHED_WR_PAGE_IN, 5},	   {SCHED_WR_USER_REQUEST, 10},
+	{SCHED_WR_WR_QUEUE, 20},     {SCHED_WR_WR_LPC_RECEIVE, 5}, {SCHED_WR_WR_RESOURCE, 5},
 	{SCHED_WR_WR_PUSH_LOCK, 10},
 };
 static const struct weight mix_interactive[] = {
-	{SCHED_WR_DELAY_EXECUTION, 5}, {SCHED_WR_USER_REQUEST, 40},
+	{SCHED_WR_DELAY_EXECUTION, 5},	{SCHED_WR_USER_REQUEST, 40},
 	{SCHED_WR_WR_USER_REQUEST, 30}, {SCHED_WR_WR_QUEUE, 10},
-	{SCHED_WR_WR_LPC_RECEIVE, 10}, {SCHED_WR_WR_ALERT_BY_THREAD_ID, 5},
+	{SCHED_WR_WR_LPC_RECEIVE, 10},	{SCHED_WR_WR_ALERT_BY_THREAD_ID, 5},
 };
 static const struct weight mix_periodic[] = {
-	{SCHED_WR_DELAY_EXECUTION, 60}, {SCHED_WR_USER_REQUEST, 30}, {SCHED_WR_WR_QUEUE, 10},
+	{SCHED_WR_DELAY_EXECUTION, 60},
+	{SCHED_WR_USER_REQUEST, 30},
+	{SCHED_WR_WR_QUEUE, 10},
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -742,8 +742,7 @@ static void terminate(struct sched *s, uint32_t i, struct sim_rng *rng)
  * fired. A preempted old thread is readied only after the record, so the
  * record shows it leaving the CPU before it can be seen anywhere else.
  */
-static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_state,
-		      bool preempted)
+static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_state, bool preempted)
 {
 	struct sched_cpu *cpu = &s->cpu[c];
 	uint32_t old = cpu->running;

@@ -12,11 +12,11 @@
 #include "pebs_model/sim_rng.h"
 #include "scheduler_model/sched.h"
 
-#define SCHED_NONE        UINT32_MAX /* no thread / no CPU */
-#define SCHED_NEVER       UINT64_MAX /* no event */
-#define SCHED_MASK_WORDS  (SCHED_MAX_CPUS / 64)
-#define SCHED_PRIORITIES  32
-#define SCHED_LAST_TID    0xFFFFFFFCu /* the last multiple of 4 */
+#define SCHED_NONE	 UINT32_MAX /* no thread / no CPU */
+#define SCHED_NEVER	 UINT64_MAX /* no event */
+#define SCHED_MASK_WORDS (SCHED_MAX_CPUS / 64)
+#define SCHED_PRIORITIES 32
+#define SCHED_LAST_TID	 0xFFFFFFFCu /* the last multiple of 4 */
 
 /**
  * struct sched_thread - one thread slot (a KTHREAD, as far as the
@@ -24,62 +24,62 @@
  * terminated waits for its replacement's creation event.
  */
 struct sched_thread {
-	uint32_t tid;            /* TID (multiple of 4) */
-	uint16_t group;          /* index into cfg.groups */
-	uint8_t state;           /* enum sched_thread_state */
-	uint8_t wait_reason;     /* KWAIT_REASON while Waiting */
-	uint8_t wait_mode;       /* KPROCESSOR_MODE while Waiting */
-	uint8_t qos;             /* 0..7 */
-	uint8_t boost;           /* priority increment due at wait completion */
-	int8_t base;             /* BasePriority 1..31 */
-	int8_t pri;              /* Priority (dynamic) base..31 */
-	int8_t pri_dec;          /* PriorityDecrement: the boost still to decay */
-	bool starved;            /* running on a balance-set-manager boost */
-	bool new_quantum;        /* replenish QuantumTarget at the next dispatch */
-	uint32_t ideal;          /* IdealProcessor */
-	uint32_t cpu;            /* queue, standby or running CPU */
-	uint32_t last_cpu;       /* where it last ran (SCHED_NONE: never) */
-	uint32_t wait_tick;      /* WaitTime: tick it last became ready */
-	uint32_t qprev, qnext;   /* ready-queue links (slot numbers) */
-	uint64_t cycle_time;     /* CycleTime: cycles run so far */
+	uint32_t tid;		 /* TID (multiple of 4) */
+	uint16_t group;		 /* index into cfg.groups */
+	uint8_t state;		 /* enum sched_thread_state */
+	uint8_t wait_reason;	 /* KWAIT_REASON while Waiting */
+	uint8_t wait_mode;	 /* KPROCESSOR_MODE while Waiting */
+	uint8_t qos;		 /* 0..7 */
+	uint8_t boost;		 /* priority increment due at wait completion */
+	int8_t base;		 /* BasePriority 1..31 */
+	int8_t pri;		 /* Priority (dynamic) base..31 */
+	int8_t pri_dec;		 /* PriorityDecrement: the boost still to decay */
+	bool starved;		 /* running on a balance-set-manager boost */
+	bool new_quantum;	 /* replenish QuantumTarget at the next dispatch */
+	uint32_t ideal;		 /* IdealProcessor */
+	uint32_t cpu;		 /* queue, standby or running CPU */
+	uint32_t last_cpu;	 /* where it last ran (SCHED_NONE: never) */
+	uint32_t wait_tick;	 /* WaitTime: tick it last became ready */
+	uint32_t qprev, qnext;	 /* ready-queue links (slot numbers) */
+	uint64_t cycle_time;	 /* CycleTime: cycles run so far */
 	uint64_t quantum_target; /* QuantumTarget (cycles) */
-	uint64_t burst_left;     /* ns of work before its next wait (as of run_start) */
-	uint64_t run_start;      /* start of the current accounting interval */
-	uint64_t run_start_cyc;  /* the cycle clock then */
-	uint64_t exit_at;        /* end of its lifetime (SCHED_NEVER: none) */
-	uint64_t next_period;    /* PERIODIC: next wake-up */
+	uint64_t burst_left;	 /* ns of work before its next wait (as of run_start) */
+	uint64_t run_start;	 /* start of the current accounting interval */
+	uint64_t run_start_cyc;	 /* the cycle clock then */
+	uint64_t exit_at;	 /* end of its lifetime (SCHED_NEVER: none) */
+	uint64_t next_period;	 /* PERIODIC: next wake-up */
 };
 
 /** struct sched_cpu - one processor (its PRCB, as far as the model goes). */
 struct sched_cpu {
-	uint32_t running;          /* slot, or SCHED_NONE for the idle thread */
-	uint32_t standby;          /* NextThread slot, or SCHED_NONE */
-	uint64_t standby_at;       /* when the standby thread gets the CPU */
-	uint64_t idle_since;       /* when the idle thread last started */
-	uint8_t cstate;            /* idle: the C-state it was woken from */
-	uint32_t qmask;            /* bit p: ready queue p non-empty */
-	uint32_t qcount;           /* threads in its ready queues */
+	uint32_t running;    /* slot, or SCHED_NONE for the idle thread */
+	uint32_t standby;    /* NextThread slot, or SCHED_NONE */
+	uint64_t standby_at; /* when the standby thread gets the CPU */
+	uint64_t idle_since; /* when the idle thread last started */
+	uint8_t cstate;	     /* idle: the C-state it was woken from */
+	uint32_t qmask;	     /* bit p: ready queue p non-empty */
+	uint32_t qcount;     /* threads in its ready queues */
 	uint32_t qhead[SCHED_PRIORITIES];
 	uint32_t qtail[SCHED_PRIORITIES];
-	struct sim_rng rng;        /* decisions made on this CPU */
+	struct sim_rng rng; /* decisions made on this CPU */
 };
 
 /** struct sched_grp - a group's run-time tables. */
 struct sched_grp {
-	bool any;                        /* no affinity restriction */
+	bool any;			 /* no affinity restriction */
 	uint64_t mask[SCHED_MASK_WORDS]; /* allowed existing CPUs */
 	uint32_t nallowed;
-	uint32_t next_ideal;             /* round-robin position among allowed */
+	uint32_t next_ideal;		   /* round-robin position among allowed */
 	uint64_t wcum[SCHED_WAIT_REASONS]; /* cumulative wait weights */
-	uint64_t burst_mean;             /* ns */
-	uint64_t wait_mean;              /* ns, for non-lock waits */
+	uint64_t burst_mean;		   /* ns */
+	uint64_t wait_mean;		   /* ns, for non-lock waits */
 	enum pebs_activity act;
 };
 
 /** enum sched_obs_kind - what the observer is told (values = the new state). */
 enum sched_obs_kind {
-	SCHED_OBS_READY = SCHED_TS_READY,     /* queued on @cpu's ready queue */
-	SCHED_OBS_STANDBY = SCHED_TS_STANDBY, /* chosen to run next on @cpu */
+	SCHED_OBS_READY = SCHED_TS_READY,      /* queued on @cpu's ready queue */
+	SCHED_OBS_STANDBY = SCHED_TS_STANDBY,  /* chosen to run next on @cpu */
 	SCHED_OBS_PRIORITY = SCHED_TS_RUNNING, /* keeps running on @cpu, priority decayed */
 };
 
@@ -110,7 +110,7 @@ struct sched {
 	struct sched_cfg cfg;
 	struct trace_sink sink;
 	struct sched_observer obs;
-	struct pebs *pebs;           /* NULL without counters and PEBS */
+	struct pebs *pebs; /* NULL without counters and PEBS */
 	unsigned ncpu;
 	uint32_t nthr;
 	struct sched_cpu *cpu;
@@ -118,23 +118,23 @@ struct sched {
 	struct sched_grp grp[SCHED_MAX_GROUPS];
 	uint64_t idle_mask[SCHED_MASK_WORDS];  /* idle CPUs without a standby thread */
 	uint64_t ready_mask[SCHED_MASK_WORDS]; /* CPUs with queued threads */
-	uint64_t uptime_ns;          /* boot to simulation time 0 */
+	uint64_t uptime_ns;		       /* boot to simulation time 0 */
 	uint64_t tick_ns;
 	uint64_t quantum_cycles;
-	uint32_t starve_ticks;       /* ready this long: balance-set-manager boost */
+	uint32_t starve_ticks; /* ready this long: balance-set-manager boost */
 	uint64_t now;
 	uint32_t next_tid;
-	bool tids_exhausted;         /* SCHED_LAST_TID was handed out */
-	struct sim_rng rng;          /* thread creation */
+	bool tids_exhausted; /* SCHED_LAST_TID was handed out */
+	struct sim_rng rng;  /* thread creation */
 	/* event queue: an indexed binary min-heap over (time, id) */
-	uint32_t nev;                /* ids: CPUs, then thread slots, then the balancer */
+	uint32_t nev; /* ids: CPUs, then thread slots, then the balancer */
 	uint32_t hn;
 	uint32_t *heap;
-	uint32_t *hpos;              /* id -> heap position, SCHED_NONE if absent */
+	uint32_t *hpos; /* id -> heap position, SCHED_NONE if absent */
 	uint64_t *hkey;
 	struct sched_stats st;
-	int err;                     /* sticky sink error */
-	bool done;                   /* the end record was fired */
+	int err;   /* sticky sink error */
+	bool done; /* the end record was fired */
 };
 
 /**

@@ -15,7 +15,11 @@
 static struct pebs *make(unsigned cpus, unsigned ncounters, bool pebs, uint64_t seed)
 {
 	struct pebs_cfg cfg = {
-		.cpus = cpus, .cpu_mhz = 3000, .ncounters = ncounters, .pebs = pebs, .seed = seed,
+		.cpus = cpus,
+		.cpu_mhz = 3000,
+		.ncounters = ncounters,
+		.pebs = pebs,
+		.seed = seed,
 	};
 	struct pebs *p = pebs_create(&cfg);
 
@@ -30,8 +34,12 @@ Test(sim_rng, xoshiro256starstar_reference_outputs)
 	/* the reference xoshiro256** from state {1, 2, 3, 4}:
 	 * out0 = rotl(2 * 5, 7) * 9 = 1280 * 9 = 11520, then the published sequence */
 	struct sim_rng r = {{1, 2, 3, 4}};
-	static const uint64_t want[] = {11520u, 0u, 1509978240u, 1215971899390074240u,
-					1216172134540287360u, 607988272756665600u};
+	static const uint64_t want[] = {11520u,
+					0u,
+					1509978240u,
+					1215971899390074240u,
+					1216172134540287360u,
+					607988272756665600u};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		cr_assert(eq(u64, sim_rng_next(&r), want[i]), "output %zu", i);
