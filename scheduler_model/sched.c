@@ -121,17 +121,6 @@ static unsigned msb32(uint32_t x)
 	return 63u - sim_clz64(x);
 }
 
-static unsigned popcount64(uint64_t x)
-{
-	unsigned n = 0;
-
-	while (x) {
-		x &= x - 1u;
-		n++;
-	}
-	return n;
-}
-
 static void bit_set(uint64_t *m, unsigned c)
 {
 	m[c >> 6] |= UINT64_C(1) << (c & 63u);
@@ -636,7 +625,7 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
 		t->ideal = k;
 	} else {
 		for (unsigned w = 0; w < SCHED_MASK_WORDS; w++) {
-			unsigned n = popcount64(gr->mask[w]);
+			unsigned n = sim_popcount64(gr->mask[w]);
 			uint64_t m = gr->mask[w];
 
 			if (k >= n) {
