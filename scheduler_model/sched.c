@@ -167,11 +167,16 @@ static const struct sched_group *group_of(const struct sched *s, uint32_t i)
 	return &s->cfg.groups[s->thr[i].group];
 }
 
-bool sched_thread_allowed(const struct sched *s, uint32_t i, unsigned cpu)
+static bool allowed(const struct sched *s, uint32_t i, unsigned cpu)
 {
 	const struct sched_grp *g = &s->grp[s->thr[i].group];
 
 	return g->any || bit_test(g->mask, cpu);
+}
+
+bool sched_thread_allowed(const struct sched *s, uint32_t i, unsigned cpu)
+{
+	return allowed(s, i, cpu);
 }
 
 /* ---- the event heap ------------------------------------------------------ */
@@ -264,13 +269,43 @@ static uint32_t ev_balance(const struct sched *s)
 
 /* ---- ready queues -------------------------------------------------------- */
 
+static uint32_t *qcls_of(const struct sched *s, unsigned c, unsigned p, uint32_t cls)
+{
+	return &s->qcls[((size_t)c * SCHED_PRIORITIES + p) * s->nclass + cls];
+}
+
+static uint64_t *pcmask_of(const struct sched *s, unsigned p, uint32_t cls)
+{
+	return &s->pcmask[((size_t)p * s->nclass + cls) * s->nwords];
+}
+
+/* Thread @i (priority @p) joins or leaves @c's queues: steal()'s tallies. */
+static void q_count(struct sched *s, unsigned c, unsigned p, uint32_t i, bool add)
+{
+	uint32_t cls = grp_of(s, i)->cls, *n = qcls_of(s, c, p, cls);
+
+	if (add ? (*n)++ == 0 : --(*n) == 0) {
+		uint64_t *m = pcmask_of(s, p, cls);
+
+		if (add) {
+			bit_set(m, c);
+		} else {
+			bit_clear(m, c);
+		}
+	}
+}
+
 static void q_insert(struct sched *s, unsigned c, uint32_t i, bool front)
 {
 	struct sched_cpu *cpu = &s->cpu[c];
 	struct sched_thread *t = &s->thr[i];
 	unsigned p = (unsigned)t->pri;
 
+	q_count(s, c, p, i, true);
 	if (!(cpu->qmask & (1u << p))) {
+		if (s->prio_cpus[p]++ == 0) {
+			s->prio_any |= 1u << p;
+		}
 		cpu->qhead[p] = cpu->qtail[p] = i;
 		t->qprev = t->qnext = SCHED_NONE;
 		cpu->qmask |= 1u << p;
@@ -310,7 +345,11 @@ static void q_remove(struct sched *s, uint32_t i)
 	}
 	if (cpu->qhead[p] == SCHED_NONE) {
 		cpu->qmask &= ~(1u << p);
+		if (--s->prio_cpus[p] == 0) {
+			s->prio_any &= ~(1u << p);
+		}
 	}
+	q_count(s, t->cpu, p, i, false);
 	if (--cpu->qcount == 0) {
 		bit_clear(s->ready_mask, t->cpu);
 	}
@@ -333,39 +372,53 @@ static uint32_t q_best(const struct sched *s, unsigned c, unsigned min_pri)
 /*
  * An idle-bound CPU looks through the other processors' queues for the
  * best thread it may run (KiSearchForNewThread); this is where threads
- * migrate. Ties go to the first queue found after @c.
+ * migrate. Ties go to the first queue found after @c. Rather than visit
+ * every CPU, it goes down the priorities something is queued at; at each,
+ * the CPUs holding a thread @c may run are the union of the masks of the
+ * affinity classes allowed on @c, and the first of them after @c (wrapping
+ * around) is the one a scan of every CPU would have stopped at.
  */
-static uint32_t steal(const struct sched *s, unsigned c)
+uint32_t sched_steal(const struct sched *s, unsigned c)
 {
-	uint32_t best = SCHED_NONE;
-	int best_pri = -1;
+	unsigned start = c + 1u < s->ncpu ? c + 1u : 0u, w0 = start >> 6, nw = s->nwords;
+	uint64_t ok = s->cls_ok[c];
+	uint32_t pm = s->prio_any;
 
-	for (unsigned k = 1; k < s->ncpu; k++) {
-		unsigned x = (c + k) % s->ncpu;
-		const struct sched_cpu *cpu = &s->cpu[x];
-		uint32_t m;
+	while (pm) {
+		unsigned p = msb32(pm);
+		const uint64_t *any = pcmask_of(s, p, 0);
 
-		if (!bit_test(s->ready_mask, x) || (int)msb32(cpu->qmask) <= best_pri) {
-			continue;
-		}
-		m = cpu->qmask;
-		while (m && (int)msb32(m) > best_pri) {
-			unsigned p = msb32(m);
+		pm &= ~(1u << p);
+		for (unsigned k = 0; k <= nw; k++) {
+			unsigned w = w0 + k < nw ? w0 + k : w0 + k - nw;
+			uint64_t m = any[w];
+			unsigned x;
 
-			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE; i = s->thr[i].qnext) {
-				if (sched_thread_allowed(s, i, c)) {
-					best = i;
-					best_pri = (int)p;
-					break;
+			for (uint64_t r = ok; r; r &= r - 1u) {
+				m |= pcmask_of(s, p, 1u + sim_ctz64(r))[w];
+			}
+			if (k == 0) {
+				m &= UINT64_MAX << (start & 63u); /* from the CPU after @c up */
+			} else if (k == nw) {
+				m &= ~(UINT64_MAX << (start & 63u)); /* wrapped: below it */
+			}
+			if (!m) {
+				continue;
+			}
+			x = w * 64u + sim_ctz64(m);
+			if (x == c) {
+				break; /* @c comes last: nobody else has one at @p */
+			}
+			for (uint32_t i = s->cpu[x].qhead[p]; i != SCHED_NONE;
+			     i = s->thr[i].qnext) {
+				if (allowed(s, i, c)) {
+					return i;
 				}
 			}
-			m &= ~(1u << p);
-		}
-		if (best_pri == SCHED_PRIORITIES - 1) {
-			break;
+			assert(!"a CPU in the class masks has no allowed thread queued");
 		}
 	}
-	return best;
+	return SCHED_NONE;
 }
 
 /* ---- observer ------------------------------------------------------------ */
@@ -461,7 +514,7 @@ static uint32_t find_idle(const struct sched *s, uint32_t i)
 		return t->ideal;
 	}
 	if (t->last_cpu != SCHED_NONE && bit_test(s->idle_mask, t->last_cpu) &&
-	    sched_thread_allowed(s, i, t->last_cpu)) {
+	    allowed(s, i, t->last_cpu)) {
 		return t->last_cpu;
 	}
 	for (unsigned k = 0; k <= SCHED_MASK_WORDS; k++) {
@@ -834,7 +887,7 @@ static uint32_t select_next(struct sched *s, unsigned c)
 		n = q_best(s, c, 0);
 	}
 	if (n == SCHED_NONE) {
-		n = steal(s, c);
+		n = sched_steal(s, c);
 	}
 	return n;
 }
@@ -1124,6 +1177,50 @@ static void setup_group(struct sched *s, unsigned gi)
 	}
 }
 
+/*
+ * Affinity classes for steal(): unrestricted groups are class 0, and each
+ * distinct restricted mask gets a class of its own (at most one per group,
+ * so at most 64, whose bits fit cls_ok). Then the tallies' memory.
+ */
+static int setup_classes(struct sched *s)
+{
+	uint32_t first[SCHED_MAX_GROUPS]; /* class k > 0: its first group */
+
+	s->nwords = (s->ncpu + 63u) / 64u;
+	s->nclass = 1;
+	for (unsigned gi = 0; gi < s->cfg.ngroups; gi++) {
+		struct sched_grp *g = &s->grp[gi];
+		uint32_t k = 1;
+
+		if (g->any) {
+			g->cls = 0;
+			continue;
+		}
+		while (k < s->nclass &&
+		       memcmp(s->grp[first[k - 1]].mask, g->mask, sizeof(g->mask)) != 0) {
+			k++;
+		}
+		if (k == s->nclass) {
+			first[s->nclass++ - 1] = gi;
+		}
+		g->cls = k;
+	}
+	s->cls_ok = calloc(s->ncpu, sizeof(*s->cls_ok));
+	s->qcls = calloc((size_t)s->ncpu * SCHED_PRIORITIES * s->nclass, sizeof(*s->qcls));
+	s->pcmask = calloc((size_t)SCHED_PRIORITIES * s->nclass * s->nwords, sizeof(*s->pcmask));
+	if (!s->cls_ok || !s->qcls || !s->pcmask) {
+		return -ENOMEM;
+	}
+	for (uint32_t k = 1; k < s->nclass; k++) {
+		for (unsigned c = 0; c < s->ncpu; c++) {
+			if (bit_test(s->grp[first[k - 1]].mask, c)) {
+				s->cls_ok[c] |= UINT64_C(1) << (k - 1u);
+			}
+		}
+	}
+	return 0;
+}
+
 /* The threads that exist at time 0: all waiting, their first wake spread out. */
 static void initial_threads(struct sched *s)
 {
@@ -1219,6 +1316,9 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	for (unsigned gi = 0; gi < cfg->ngroups; gi++) {
 		setup_group(s, gi);
 	}
+	if (setup_classes(s) < 0) {
+		goto err_s;
+	}
 	initial_threads(s);
 	ev_set(s, ev_balance(s), BALANCE_NS);
 	return s;
@@ -1236,6 +1336,9 @@ void sched_destroy(struct sched *s)
 		return;
 	}
 	pebs_destroy(s->pebs);
+	free(s->pcmask);
+	free(s->qcls);
+	free(s->cls_ok);
 	free(s->hkey);
 	free(s->hpos);
 	free(s->heap);
@@ -1280,6 +1383,48 @@ static const char *validate_queues(const struct sched *s, unsigned c, uint32_t *
 		return "qcount or ready_mask is wrong";
 	}
 	*queued += count;
+	return NULL;
+}
+
+/* steal()'s tallies: recount every queue by class. */
+static const char *validate_tallies(const struct sched *s)
+{
+	uint32_t n[SCHED_MAX_GROUPS + 1];
+
+	for (unsigned p = 0; p < SCHED_PRIORITIES; p++) {
+		uint32_t cpus = 0;
+
+		for (unsigned c = 0; c < s->ncpu; c++) {
+			const struct sched_cpu *cpu = &s->cpu[c];
+
+			memset(n, 0, sizeof(n));
+			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE; i = s->thr[i].qnext) {
+				n[s->grp[s->thr[i].group].cls]++;
+			}
+			for (uint32_t k = 0; k < s->nclass; k++) {
+				if (*qcls_of(s, c, p, k) != n[k]) {
+					return "a queue's count by affinity class is wrong";
+				}
+				if (bit_test(pcmask_of(s, p, k), c) != (n[k] != 0)) {
+					return "a class mask disagrees with the queue";
+				}
+			}
+			cpus += (cpu->qmask >> p) & 1u;
+		}
+		if (s->prio_cpus[p] != cpus || ((s->prio_any >> p) & 1u) != (cpus != 0)) {
+			return "prio_cpus or prio_any is wrong";
+		}
+	}
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		for (unsigned gi = 0; gi < s->cfg.ngroups; gi++) {
+			const struct sched_grp *g = &s->grp[gi];
+			bool ok = g->cls == 0 || ((s->cls_ok[c] >> (g->cls - 1u)) & 1u);
+
+			if ((g->cls == 0) != g->any || ok != (g->any || bit_test(g->mask, c))) {
+				return "an affinity class disagrees with its group";
+			}
+		}
+	}
 	return NULL;
 }
 
@@ -1417,6 +1562,9 @@ int sched_validate(const struct sched *s, const char **why)
 
 	if (!w) {
 		w = validate_threads(s, queued);
+	}
+	if (!w) {
+		w = validate_tallies(s);
 	}
 	if (!w) {
 		w = validate_idle(s);

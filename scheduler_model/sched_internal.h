@@ -73,6 +73,7 @@ struct sched_grp {
 	uint64_t wcum[SCHED_WAIT_REASONS]; /* cumulative wait weights */
 	uint64_t burst_mean;		   /* ns */
 	uint64_t wait_mean;		   /* ns, for non-lock waits */
+	uint32_t cls;			   /* affinity class (0: unrestricted) */
 	enum pebs_activity act;
 };
 
@@ -118,7 +119,20 @@ struct sched {
 	struct sched_grp grp[SCHED_MAX_GROUPS];
 	uint64_t idle_mask[SCHED_MASK_WORDS];  /* idle CPUs without a standby thread */
 	uint64_t ready_mask[SCHED_MASK_WORDS]; /* CPUs with queued threads */
-	uint64_t uptime_ns;		       /* boot to simulation time 0 */
+	/*
+	 * Who has what queued, for steal(): threads are counted per CPU,
+	 * priority and affinity class (class 0: any CPU; 1..: one distinct
+	 * restricted mask each), and each (priority, class) pair keeps the
+	 * mask of CPUs where its count is non-zero.
+	 */
+	uint32_t nwords;		      /* mask words in use: ceil(ncpu / 64) */
+	uint32_t nclass;		      /* affinity classes (1 + restricted ones) */
+	uint32_t prio_any;		      /* bit p: some CPU has threads queued at p */
+	uint32_t prio_cpus[SCHED_PRIORITIES]; /* CPUs with a non-empty queue p */
+	uint64_t *cls_ok;		      /* [cpu]: bit k-1: class k may run there */
+	uint32_t *qcls;			      /* [cpu][p][class]: threads queued */
+	uint64_t *pcmask;		      /* [p][class][word]: CPUs where qcls > 0 */
+	uint64_t uptime_ns;		      /* boot to simulation time 0 */
 	uint64_t tick_ns;
 	uint64_t quantum_cycles;
 	uint32_t starve_ticks; /* ready this long: balance-set-manager boost */
@@ -157,5 +171,14 @@ void sched_set_observer(struct sched *s, const struct sched_observer *o);
 
 /** sched_thread_allowed - may slot @i's thread run on @cpu? */
 bool sched_thread_allowed(const struct sched *s, uint32_t i, unsigned cpu);
+
+/**
+ * sched_steal - the thread idle-bound CPU @c would take from another
+ * processor's queue (KiSearchForNewThread): the highest priority any CPU
+ * but @c has queued that may run on @c; of those, the first CPU after @c
+ * (wrapping), and the first such thread in its queue.
+ * Return: the thread's slot, or SCHED_NONE.
+ */
+uint32_t sched_steal(const struct sched *s, unsigned c);
 
 #endif /* SCHEDULER_MODEL_SCHED_INTERNAL_H */

@@ -1047,6 +1047,109 @@ Test(sched, runs_on_1024_cpus)
 	run_free(&r);
 }
 
+/*
+ * steal() as first written: every CPU after @c in turn, each one's queues
+ * from the top, the first thread allowed on @c; a later CPU wins only with
+ * a strictly higher priority.
+ */
+static uint32_t ref_steal(const struct sched *s, unsigned c)
+{
+	uint32_t best = SCHED_NONE;
+	int best_pri = -1;
+
+	for (unsigned k = 1; k < s->ncpu; k++) {
+		unsigned x = (c + k) % s->ncpu;
+		const struct sched_cpu *cpu = &s->cpu[x];
+
+		if (!((s->ready_mask[x / 64] >> (x % 64)) & 1u)) {
+			continue;
+		}
+		for (int p = SCHED_PRIORITIES - 1; p > best_pri; p--) {
+			if (!((cpu->qmask >> p) & 1u)) {
+				continue;
+			}
+			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE; i = s->thr[i].qnext) {
+				if (sched_thread_allowed(s, i, c)) {
+					best = i;
+					best_pri = p;
+					break;
+				}
+			}
+		}
+	}
+	return best;
+}
+
+/*
+ * 512 CPUs, more threads than CPUs and overlapping affinities (two groups
+ * with the same mask share a class): at many points of the run, every CPU
+ * would steal the same thread as the old scan of every CPU did.
+ */
+Test(sched, steal_picks_what_the_scan_of_every_cpu_picked_on_512_cpus)
+{
+	struct sched_cfg cfg;
+	struct sched_group *g;
+	struct fake_sink fs;
+	struct sched *s;
+	const char *why;
+	uint64_t steps = 0, checked = 0, found = 0;
+	int rc;
+
+	sched_cfg_defaults(&cfg);
+	cfg.ngroups = 0;
+	cfg.cpus = 512;
+	cfg.seed = 77;
+	cfg.duration_ns = 200000000;
+	add(&cfg, "wide", 1200, 8, SCHED_CPU_BOUND);
+	add(&cfg, "wide_io", 300, 10, SCHED_IO_BOUND);
+	g = add(&cfg, "low_half", 300, 9, SCHED_CPU_BOUND);
+	for (unsigned w = 0; w < 4; w++) {
+		g->affinity[w] = UINT64_MAX;
+	}
+	g = add(&cfg, "low_half_too", 100, 11, SCHED_IO_BOUND); /* the same class */
+	for (unsigned w = 0; w < 4; w++) {
+		g->affinity[w] = UINT64_MAX;
+	}
+	g = add(&cfg, "odd", 200, 9, SCHED_CPU_BOUND);
+	for (unsigned w = 0; w < 8; w++) {
+		g->affinity[w] = 0xAAAAAAAAAAAAAAAAull;
+	}
+	g = add(&cfg, "one", 20, 12, SCHED_CPU_BOUND);
+	g->affinity[7] = UINT64_C(1) << 63; /* CPU 511 */
+	g = add(&cfg, "edges", 40, 14, SCHED_INTERACTIVE);
+	g->affinity[0] = 1u;
+	g->affinity[7] = UINT64_C(1) << 62;
+	cr_assert(eq(int, sched_cfg_check(&cfg, &why), 0), "%s", why);
+	cr_assert(eq(int, fake_sink_init(&fs, 0), 0));
+	s = sched_create(&cfg, fake_sink(&fs));
+	cr_assert_not_null(s);
+	cr_assert(eq(u32, s->nclass, 5), "any, low half, odd, one, edges");
+	while ((rc = sched_step(s)) == 1) {
+		if (++steps % 499 != 0) {
+			continue;
+		}
+		cr_assert(eq(int, sched_validate(s, &why), 0), "step %llu: %s",
+			  (unsigned long long)steps, why);
+		for (unsigned c = 0; c < s->ncpu; c++) {
+			uint32_t want = ref_steal(s, c);
+
+			cr_assert(eq(u32, sched_steal(s, c), want), "step %llu, CPU %u",
+				  (unsigned long long)steps, c);
+			checked++;
+			found += want != SCHED_NONE;
+		}
+	}
+	cr_assert(eq(int, rc, 0));
+	fprintf(stderr,
+		"steal on 512 CPUs: %llu steps, %llu choices compared, %llu found a thread\n",
+		(unsigned long long)steps, (unsigned long long)checked, (unsigned long long)found);
+	cr_assert(gt(u64, found, checked / 2), "queues were busy: %llu of %llu found a thread",
+		  (unsigned long long)found, (unsigned long long)checked);
+	cr_assert(lt(u64, found, checked), "and some CPUs found nothing");
+	sched_destroy(s);
+	fake_sink_finish(&fs);
+}
+
 /* TIDs are never reused: when the last multiple of 4 is gone, no thread is created */
 Test(sched, tids_run_out_without_wrapping)
 {
