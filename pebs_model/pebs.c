@@ -14,8 +14,9 @@
  *   |rec|rec|rec| ... |rec|       |  (PMI: drain to base)  |
  *   ^-- PebsIndex moves right by 0xC0 per sample, back to base at the threshold
  *
- * All counters are simulated whatever cfg->ncounters says, so enabling more
- * counters does not change the values of the others (nor PebsIndex).
+ * All counters draw their noise whatever cfg->ncounters says, so enabling
+ * more counters does not change the values of the others (nor PebsIndex);
+ * the ones past ncounters, never read, only make their draws.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -169,11 +170,13 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum pebs_activi
 {
 	struct pebs_cpu *pc;
 	uint64_t cyc, run, instr;
+	unsigned nc;
 
 	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= PEBS_ACTIVITIES) {
 		return -EINVAL;
 	}
 	pc = &p->cpu[cpu];
+	nc = p->cfg.ncounters;
 	if (now_ns < pc->last_ns) {
 		return -EINVAL;
 	}
@@ -185,9 +188,20 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum pebs_activi
 
 	pc->ctr[K_CYCLES] += run;
 	pc->ctr[K_INSTR] += instr;
-	pc->ctr[K_REFCYC] += mul_frac(run, 58982, 16); /* turbo: core clock ~1.11x nominal */
+	/*
+	 * Counters past ncounters are never read: only their draws are made,
+	 * so the stream stays where computing them would have left it.
+	 */
+	if (K_REFCYC < nc) {
+		pc->ctr[K_REFCYC] +=
+			mul_frac(run, 58982, 16); /* turbo: core clock ~1.11x nominal */
+	}
 	for (unsigned k = K_RATE; k < PEBS_MAX_COUNTERS; k++) {
 		if (k == K_REFCYC) {
+			continue;
+		}
+		if (k >= nc) {
+			sim_rng_skip_below(&pc->rng, 1280 - 768 + 1);
 			continue;
 		}
 		pc->ctr[k] += mul_frac(mul_frac(instr, rate_x65536[k][act], 16),

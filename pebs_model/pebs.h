@@ -59,7 +59,7 @@ enum pebs_activity {
  * struct pebs_cfg - the hardware.
  * @cpus:      1..1024
  * @cpu_mhz:   core clock (counter 0 counts it while not halted)
- * @ncounters: counters reported (0..16); all 16 are simulated regardless
+ * @ncounters: counters reported (0..16); all 16 draw their noise regardless
  * @pebs:      maintain the DS save area and PebsIndex
  * @seed:      the run's seed (per-CPU streams are derived from it)
  */
