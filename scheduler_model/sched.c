@@ -32,8 +32,9 @@
  *     preemption what was left
  *   - wait reason and mode are 0 unless the old thread is Waiting
  *
- * Events, kept in one indexed min-heap ordered by (time, id), so memory is
- * bounded by CPUs + threads whatever the duration:
+ * Events, kept in one indexed 4-ary min-heap ordered by (time, id)
+ * (sched_evq.h), so memory is bounded by CPUs + threads whatever the
+ * duration:
  *   id < cpus          the CPU's next decision: the running thread's burst
  *                      ends or it exits, its quantum is checked (at a clock
  *                      tick, as KiUpdateRunTime does), or its standby thread
@@ -179,82 +180,15 @@ bool sched_thread_allowed(const struct sched *s, uint32_t i, unsigned cpu)
 	return allowed(s, i, cpu);
 }
 
-/* ---- the event heap ------------------------------------------------------ */
-
-static bool h_less(const struct sched *s, uint32_t a, uint32_t b)
-{
-	return s->hkey[a] < s->hkey[b] || (s->hkey[a] == s->hkey[b] && a < b);
-}
-
-static void h_place(struct sched *s, uint32_t pos, uint32_t id)
-{
-	s->heap[pos] = id;
-	s->hpos[id] = pos;
-}
-
-static void h_up(struct sched *s, uint32_t pos)
-{
-	uint32_t id = s->heap[pos];
-
-	while (pos > 0) {
-		uint32_t parent = (pos - 1u) / 2u;
-
-		if (!h_less(s, id, s->heap[parent])) {
-			break;
-		}
-		h_place(s, pos, s->heap[parent]);
-		pos = parent;
-	}
-	h_place(s, pos, id);
-}
-
-static void h_down(struct sched *s, uint32_t pos)
-{
-	uint32_t id = s->heap[pos];
-
-	for (;;) {
-		uint32_t l = 2u * pos + 1u, best = l;
-
-		if (l >= s->hn) {
-			break;
-		}
-		if (l + 1u < s->hn && h_less(s, s->heap[l + 1u], s->heap[l])) {
-			best = l + 1u;
-		}
-		if (!h_less(s, s->heap[best], id)) {
-			break;
-		}
-		h_place(s, pos, s->heap[best]);
-		pos = best;
-	}
-	h_place(s, pos, id);
-}
+/* ---- events --------------------------------------------------------------- */
 
 /* Schedule event @id at @t (SCHED_NEVER cancels it). */
 static void ev_set(struct sched *s, uint32_t id, uint64_t t)
 {
-	uint32_t pos = s->hpos[id];
-
-	if (t == SCHED_NEVER) {
-		if (pos != SCHED_NONE) {
-			uint32_t last = s->heap[--s->hn];
-
-			s->hpos[id] = SCHED_NONE;
-			if (last != id) {
-				h_place(s, pos, last);
-				h_up(s, pos);
-				h_down(s, s->hpos[last]);
-			}
-		}
-		return;
+	if (id == s->ev_cur) {
+		s->ev_cur = SCHED_NONE; /* re-armed (or cancelled): sched_step leaves it */
 	}
-	s->hkey[id] = t;
-	if (pos == SCHED_NONE) {
-		pos = s->hn++;
-		h_place(s, pos, id);
-	}
-	h_up(s, pos);
-	h_down(s, s->hpos[id]);
+	sched_evq_set(&s->evq, id, t);
 }
 
 static uint32_t ev_thread(const struct sched *s, uint32_t i)
@@ -1023,18 +957,27 @@ int sched_step(struct sched *s)
 	if (s->err) {
 		return s->err;
 	}
-	if (!s->hn || s->hkey[s->heap[0]] > s->cfg.duration_ns) {
+	if (!s->evq.n || sched_evq_top(&s->evq)->t > s->cfg.duration_ns) {
 		return 0;
 	}
-	id = s->heap[0];
-	s->now = s->hkey[id];
-	ev_set(s, id, SCHED_NEVER);
+	id = sched_evq_top(&s->evq)->id;
+	s->now = sched_evq_top(&s->evq)->t;
+	/*
+	 * The event stays queued while it is handled: most handlers re-arm it
+	 * (a CPU's next decision), and moving the top entry is one sift where
+	 * a pop and a push are two. Not re-armed, it is taken out after.
+	 */
+	s->ev_cur = id;
 	if (id < s->ncpu) {
 		rc = cpu_event(s, id);
 	} else if (id < s->ncpu + s->nthr) {
 		thread_event(s, id - s->ncpu);
 	} else {
 		balance_event(s);
+	}
+	if (s->ev_cur != SCHED_NONE) {
+		s->ev_cur = SCHED_NONE;
+		sched_evq_set(&s->evq, id, SCHED_NEVER);
 	}
 	if (rc < 0) {
 		s->err = rc;
@@ -1055,7 +998,7 @@ int sched_run_until(struct sched *s, uint64_t t_ns)
 	if (s->done) {
 		return 1;
 	}
-	while (s->hn && s->hkey[s->heap[0]] <= limit) {
+	while (s->evq.n && sched_evq_top(&s->evq)->t <= limit) {
 		rc = sched_step(s);
 		if (rc < 0) {
 			return rc;
@@ -1272,10 +1215,8 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	s->nev = s->ncpu + s->nthr + 1u;
 	s->cpu = calloc(s->ncpu, sizeof(*s->cpu));
 	s->thr = calloc(s->nthr, sizeof(*s->thr));
-	s->heap = malloc(s->nev * sizeof(*s->heap));
-	s->hpos = malloc(s->nev * sizeof(*s->hpos));
-	s->hkey = calloc(s->nev, sizeof(*s->hkey));
-	if (!s->cpu || !s->thr || !s->heap || !s->hpos || !s->hkey) {
+	s->ev_cur = SCHED_NONE;
+	if (!s->cpu || !s->thr || sched_evq_init(&s->evq, s->nev) < 0) {
 		goto err_s;
 	}
 	if (cfg->ncounters || cfg->pebs) {
@@ -1291,9 +1232,6 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 		if (!s->pebs) {
 			goto err_s;
 		}
-	}
-	for (uint32_t id = 0; id < s->nev; id++) {
-		s->hpos[id] = SCHED_NONE;
 	}
 	s->uptime_ns = ((uint64_t)cfg->start_time - (uint64_t)cfg->boot_time) * 100u;
 	s->tick_ns = (uint64_t)cfg->timer_resolution * 100u;
@@ -1339,9 +1277,7 @@ void sched_destroy(struct sched *s)
 	free(s->pcmask);
 	free(s->qcls);
 	free(s->cls_ok);
-	free(s->hkey);
-	free(s->hpos);
-	free(s->heap);
+	sched_evq_finish(&s->evq);
 	free(s->thr);
 	free(s->cpu);
 	free(s);
@@ -1446,7 +1382,7 @@ static const char *validate_cpus(const struct sched *s, uint32_t *queued)
 						   s->thr[cpu->standby].cpu != c)) {
 			return "the standby thread is not Standby on its CPU";
 		}
-		if (cpu->standby != SCHED_NONE && s->hpos[c] == SCHED_NONE) {
+		if (cpu->standby != SCHED_NONE && !sched_evq_queued(&s->evq, c)) {
 			return "a CPU with a standby thread has no event";
 		}
 		w = validate_queues(s, c, queued);
@@ -1492,12 +1428,12 @@ static const char *validate_threads(const struct sched *s, uint32_t queued)
 			if (t->wait_reason >= s->cfg.max_wait_reason) {
 				return "a wait reason is >= max_wait_reason";
 			}
-			if (s->hpos[ev_thread(s, i)] == SCHED_NONE) {
+			if (!sched_evq_queued(&s->evq, ev_thread(s, i))) {
 				return "a Waiting thread has no wake-up";
 			}
 			break;
 		case SCHED_TS_TERMINATED:
-			if (s->hpos[ev_thread(s, i)] == SCHED_NONE && !s->tids_exhausted) {
+			if (!sched_evq_queued(&s->evq, ev_thread(s, i)) && !s->tids_exhausted) {
 				return "a terminated slot has no replacement coming";
 			}
 			break;
@@ -1539,16 +1475,16 @@ static const char *validate_idle(const struct sched *s)
 
 static const char *validate_heap(const struct sched *s)
 {
-	for (uint32_t pos = 0; pos < s->hn; pos++) {
-		uint32_t id = s->heap[pos];
+	const char *w = sched_evq_check(&s->evq);
 
-		if (s->hpos[id] != pos) {
-			return "heap positions are stale";
-		}
-		if (pos && h_less(s, id, s->heap[(pos - 1u) / 2u])) {
-			return "the heap is out of order";
-		}
-		if (s->hkey[id] < s->now) {
+	if (w) {
+		return w;
+	}
+	if (s->ev_cur != SCHED_NONE) {
+		return "an event is still being handled";
+	}
+	for (uint32_t i = 0; i < s->evq.n; i++) {
+		if (s->evq.h[i].t < s->now) {
 			return "an event is in the past";
 		}
 	}

@@ -11,6 +11,7 @@
 #include "pebs_model/pebs.h"
 #include "pebs_model/sim_rng.h"
 #include "scheduler_model/sched.h"
+#include "scheduler_model/sched_evq.h"
 
 #define SCHED_NONE	 UINT32_MAX /* no thread / no CPU */
 #define SCHED_NEVER	 UINT64_MAX /* no event */
@@ -140,12 +141,10 @@ struct sched {
 	uint32_t next_tid;
 	bool tids_exhausted; /* SCHED_LAST_TID was handed out */
 	struct sim_rng rng;  /* thread creation */
-	/* event queue: an indexed binary min-heap over (time, id) */
+	/* event queue: an indexed 4-ary min-heap over (time, id) */
 	uint32_t nev; /* ids: CPUs, then thread slots, then the balancer */
-	uint32_t hn;
-	uint32_t *heap;
-	uint32_t *hpos; /* id -> heap position, SCHED_NONE if absent */
-	uint64_t *hkey;
+	struct sched_evq evq;
+	uint32_t ev_cur; /* the event being handled, until it is re-armed */
 	struct sched_stats st;
 	int err;   /* sticky sink error */
 	bool done; /* the end record was fired */

@@ -1150,6 +1150,112 @@ Test(sched, steal_picks_what_the_scan_of_every_cpu_picked_on_512_cpus)
 	fake_sink_finish(&fs);
 }
 
+/* ---- the event queue against a plain array ----------------------------------- */
+
+/* the earliest (time, id) of @key[] (UINT64_MAX: absent), or UINT32_MAX */
+static uint32_t ref_first(const uint64_t *key, uint32_t nids)
+{
+	uint32_t best = UINT32_MAX;
+
+	for (uint32_t id = 0; id < nids; id++) {
+		if (key[id] != UINT64_MAX && (best == UINT32_MAX || key[id] < key[best])) {
+			best = id;
+		}
+	}
+	return best;
+}
+
+static void evq_against_reference(uint32_t nids, uint64_t spread, unsigned ops, uint64_t seed)
+{
+	struct sched_evq q;
+	struct sim_rng r;
+	uint64_t *key = malloc(nids * sizeof(*key)), now = 0;
+	uint64_t pops = 0;
+	const char *why;
+
+	cr_assert_not_null(key);
+	cr_assert(eq(int, sched_evq_init(&q, nids), 0));
+	sim_rng_init(&r, seed, SIM_RNG_SCHED_GLOBAL, nids);
+	for (uint32_t id = 0; id < nids; id++) {
+		key[id] = UINT64_MAX;
+	}
+	for (unsigned op = 0; op < ops; op++) {
+		uint32_t id = (uint32_t)sim_rng_below(&r, nids), want;
+		uint64_t dice = sim_rng_below(&r, 10);
+
+		if (dice < 6) {
+			/* (re)schedule at or after now: ties are frequent with a small spread */
+			key[id] = now + sim_rng_below(&r, spread);
+			sched_evq_set(&q, id, key[id]);
+		} else if (dice < 7) {
+			key[id] = UINT64_MAX;
+			sched_evq_set(&q, id, SCHED_EVQ_NEVER);
+		} else {
+			/* pop: the earliest, as sched_step takes it */
+			want = ref_first(key, nids);
+			if (want == UINT32_MAX) {
+				cr_assert(eq(u32, q.n, 0));
+				continue;
+			}
+			cr_assert(eq(u32, sched_evq_top(&q)->id, want), "op %u", op);
+			cr_assert(eq(u64, sched_evq_top(&q)->t, key[want]));
+			now = key[want];
+			key[want] = UINT64_MAX;
+			sched_evq_set(&q, want, SCHED_EVQ_NEVER);
+			pops++;
+		}
+		cr_assert(eq(int, sched_evq_queued(&q, id), key[id] != UINT64_MAX));
+		if (op % 7 == 0 || nids < 64) {
+			why = sched_evq_check(&q);
+			cr_assert_null(why, "op %u: %s", op, why);
+		}
+	}
+	cr_assert(gt(u64, pops, ops / 10));
+	/* drain: everything comes out in (time, id) order */
+	while (q.n) {
+		uint32_t want = ref_first(key, nids);
+
+		cr_assert(eq(u32, sched_evq_top(&q)->id, want));
+		key[want] = UINT64_MAX;
+		sched_evq_set(&q, want, SCHED_EVQ_NEVER);
+	}
+	cr_assert(eq(u32, ref_first(key, nids), UINT32_MAX));
+	sched_evq_finish(&q);
+	free(key);
+}
+
+Test(sched_evq, pops_in_time_then_id_order_like_a_sorted_array)
+{
+	evq_against_reference(1, 3, 2000, 1);
+	evq_against_reference(5, 3, 20000, 2);
+	evq_against_reference(17, 1000, 20000, 3);
+	evq_against_reference(300, 4, 100000, 4); /* many ties: the id decides */
+	evq_against_reference(3000, 1000000, 200000, 5);
+}
+
+Test(sched_evq, set_to_the_same_time_and_cancel_of_an_absent_id_change_nothing)
+{
+	struct sched_evq q;
+
+	cr_assert(eq(int, sched_evq_init(&q, 8), 0));
+	sched_evq_set(&q, 3, SCHED_EVQ_NEVER);
+	cr_assert(eq(u32, q.n, 0));
+	sched_evq_set(&q, 3, 50);
+	sched_evq_set(&q, 5, 50);
+	sched_evq_set(&q, 1, 70);
+	sched_evq_set(&q, 3, 50);
+	cr_assert(eq(u32, q.n, 3));
+	cr_assert(eq(u32, sched_evq_top(&q)->id, 3), "the lower id wins a tie");
+	sched_evq_set(&q, 3, 60);
+	cr_assert(eq(u32, sched_evq_top(&q)->id, 5));
+	sched_evq_set(&q, 1, 10);
+	cr_assert(eq(u32, sched_evq_top(&q)->id, 1));
+	cr_assert_null(sched_evq_check(&q));
+	cr_assert(eq(u64, (uintptr_t)&q.h[1] % 64u, 0), "siblings share a cache line");
+	sched_evq_finish(&q);
+	sched_evq_finish(&q); /* a finished queue is zeroed: finish again is harmless */
+}
+
 /* TIDs are never reused: when the last multiple of 4 is gone, no thread is created */
 Test(sched, tids_run_out_without_wrapping)
 {
