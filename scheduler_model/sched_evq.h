@@ -55,9 +55,10 @@ void sched_evq_finish(struct sched_evq *q);
  */
 const char *sched_evq_check(const struct sched_evq *q);
 
+/* (time, id) order; bitwise, so a sift compiles to conditional moves. */
 static inline bool sched_ev_before(const struct sched_ev *a, const struct sched_ev *b)
 {
-	return a->t < b->t || (a->t == b->t && a->id < b->id);
+	return (a->t < b->t) | ((a->t == b->t) & (a->id < b->id));
 }
 
 static inline void sched_evq_put(struct sched_evq *q, uint32_t i, struct sched_ev e)
@@ -92,11 +93,19 @@ static inline void sched_evq_down(struct sched_evq *q, uint32_t i, struct sched_
 		if (c >= n) {
 			break;
 		}
-		best = c;
-		end = c + 4u < n ? c + 4u : n;
-		for (uint32_t k = c + 1u; k < end; k++) {
-			if (sched_ev_before(&q->h[k], &q->h[best])) {
-				best = k;
+		if (c + 4u <= n) {
+			/* a full family: a tournament of two pairs */
+			uint32_t a = c + sched_ev_before(&q->h[c + 1u], &q->h[c]);
+			uint32_t b = c + 2u + sched_ev_before(&q->h[c + 3u], &q->h[c + 2u]);
+
+			best = sched_ev_before(&q->h[b], &q->h[a]) ? b : a;
+		} else {
+			best = c;
+			end = c + 4u < n ? c + 4u : n;
+			for (uint32_t k = c + 1u; k < end; k++) {
+				if (sched_ev_before(&q->h[k], &q->h[best])) {
+					best = k;
+				}
 			}
 		}
 		if (!sched_ev_before(&q->h[best], &e)) {
