@@ -54,6 +54,7 @@
 #include "scheduler_model/sched_internal.h"
 
 static_assert(PEBS_MAX_COUNTERS == SIM_MAX_COUNTERS, "pmc arrays are copied as is");
+static_assert(SIM_CLOCK_SLOTS == 4, "clocks_now() fills slots 0..3");
 
 #define NS_PER_SEC 1000000000u
 #define IDLE_STATE SCHED_TS_RUNNING /* the idle thread never leaves its CPU */
@@ -137,9 +138,32 @@ static bool bit_test(const uint64_t *m, unsigned c)
 	return (m[c >> 6] >> (c & 63u)) & 1u;
 }
 
-static uint32_t tick_at(const struct sched *s, uint64_t t)
+/*
+ * Clocks without divisions by run-time values: the time only moves
+ * forward, so the tick it is in (and where that tick began) is carried
+ * along and only re-derived by a division after a jump of over a tick.
+ */
+static void set_now(struct sched *s, uint64_t t)
 {
-	return (uint32_t)((s->uptime_ns + t) / s->tick_ns);
+	uint64_t d = s->uptime_ns + t - s->tick_b;
+
+	s->now = t;
+	s->now_cyc_ok = false;
+	if (d >= s->tick_ns) {
+		if (d < 2u * s->tick_ns) {
+			s->tick_k++;
+			s->tick_b += s->tick_ns;
+		} else {
+			s->tick_k = (s->uptime_ns + t) / s->tick_ns;
+			s->tick_b = s->tick_k * s->tick_ns;
+		}
+	}
+}
+
+/* The tick count at now (KUSER_SHARED_DATA.TickCount's low dword). */
+static uint32_t tick_now(const struct sched *s)
+{
+	return (uint32_t)s->tick_k;
 }
 
 /* The CPU cycle clock at simulation time @t (the same value records carry). */
@@ -150,11 +174,48 @@ static uint64_t cycles_at(const struct sched *s, uint64_t t)
 	return b / NS_PER_SEC * s->cfg.cpu_mhz * 1000000u + b % NS_PER_SEC * s->cfg.cpu_mhz / 1000u;
 }
 
-/* The first clock tick at or after @t. */
+static uint64_t cycles_now(struct sched *s)
+{
+	if (!s->now_cyc_ok) {
+		s->now_cyc = cycles_at(s, s->now);
+		s->now_cyc_ok = true;
+	}
+	return s->now_cyc;
+}
+
+/*
+ * The record's clocks at now, as sched_clocks_at() computes them (the
+ * divisions here are by constants); clocks not in use are 0.
+ */
+static void clocks_now(struct sched *s, uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	const struct sched_cfg *cfg = &s->cfg;
+
+	ts[0] = 0;
+	ts[SIM_CLOCK_QPC] = 0;
+	if (cfg->clocks[SIM_CLOCK_QPC]) {
+		uint64_t b = s->uptime_ns + s->now, sec = b / NS_PER_SEC, rem = b % NS_PER_SEC;
+
+		ts[SIM_CLOCK_QPC] = sec * cfg->perf_freq + rem * cfg->perf_freq / NS_PER_SEC;
+	}
+	ts[SIM_CLOCK_SYSTIME] =
+		cfg->clocks[SIM_CLOCK_SYSTIME] ? (uint64_t)cfg->start_time + s->now / 100u : 0;
+	ts[SIM_CLOCK_CYCLES] = cfg->clocks[SIM_CLOCK_CYCLES] ? cycles_now(s) : 0;
+}
+
+/* The first clock tick at or after @t: (uptime + @t) % tick_ns, near now without dividing. */
 static uint64_t tick_ceil(const struct sched *s, uint64_t t)
 {
-	uint64_t r = (s->uptime_ns + t) % s->tick_ns;
+	uint64_t b = s->uptime_ns + t, r;
 
+	if (b >= s->tick_b && b - s->tick_b < 2u * s->tick_ns) {
+		r = b - s->tick_b;
+		r = r >= s->tick_ns ? r - s->tick_ns : r;
+	} else if (b < s->tick_b && s->tick_b - b <= s->tick_ns) {
+		r = s->tick_ns - (s->tick_b - b);
+	} else {
+		r = b % s->tick_ns;
+	}
 	return r ? t + (s->tick_ns - r) : t;
 }
 
@@ -399,18 +460,32 @@ static void cpu_resched(struct sched *s, unsigned c)
 	}
 	if (cpu->running != SCHED_NONE) {
 		const struct sched_thread *r = &s->thr[cpu->running];
-		uint64_t end = r->run_start + r->burst_left, tq, need = 1;
+		uint64_t end = r->run_start + r->burst_left, tq;
 
 		if (r->exit_at > r->run_start && r->exit_at < end) {
 			end = r->exit_at;
 		}
+		/* the first tick at or after run_start + need, need >= 1 ns */
+		tq = tick_ceil(s, r->run_start + 1u);
 		if (r->quantum_target > r->cycle_time) {
-			uint64_t rem = r->quantum_target - r->cycle_time;
+			/*
+			 * need = ceil(rem / cycles-per-ns) = ceil(rem * 1000 / MHz): enough ns
+			 * for the cycle clock to gain rem. A tick d ns after run_start is far
+			 * enough iff d >= need, i.e. d * MHz >= rem * 1000: try the next few
+			 * ticks by multiplying, and divide only for a long quantum.
+			 */
+			uint64_t y = (r->quantum_target - r->cycle_time) * 1000u;
+			unsigned k = 0;
 
-			/* ceil(rem / cycles-per-ns): enough ns for the cycle clock to gain rem */
-			need = (rem * 1000u + s->cfg.cpu_mhz - 1u) / s->cfg.cpu_mhz;
+			while ((tq - r->run_start) * s->cfg.cpu_mhz < y) {
+				if (++k == 4) {
+					tq = tick_ceil(s, r->run_start + (y + s->cfg.cpu_mhz - 1u) /
+										 s->cfg.cpu_mhz);
+					break;
+				}
+				tq += s->tick_ns;
+			}
 		}
-		tq = tick_ceil(s, r->run_start + need);
 		t = end < t ? end : t;
 		t = tq < t ? tq : t;
 	}
@@ -497,7 +572,7 @@ static void ready_thread(struct sched *s, uint32_t i, unsigned flags)
 	int cur;
 
 	if (!(flags & RT_KEEP_TICK)) {
-		t->wait_tick = tick_at(s, s->now);
+		t->wait_tick = tick_now(s);
 	}
 	t->state = SCHED_TS_DEFERRED_READY;
 	c = find_idle(s, i);
@@ -536,7 +611,7 @@ static void ready_thread(struct sched *s, uint32_t i, unsigned flags)
 static void account(struct sched *s, uint32_t i)
 {
 	struct sched_thread *t = &s->thr[i];
-	uint64_t dt = s->now - t->run_start, cyc = cycles_at(s, s->now);
+	uint64_t dt = s->now - t->run_start, cyc = cycles_now(s);
 
 	t->burst_left -= dt < t->burst_left ? dt : t->burst_left;
 	t->cycle_time += cyc - t->run_start_cyc;
@@ -674,11 +749,13 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	const struct sched_group *g = group_of(s, i);
 	const struct sched_grp *gr = grp_of(s, i);
 	uint64_t pick = sim_rng_below(rng, gr->wcum[SCHED_WAIT_REASONS - 1]), dur;
-	unsigned r = 0;
+	unsigned k = 0, r;
 
-	while (gr->wcum[r] <= pick) {
-		r++;
+	/* the first reason whose cumulative weight exceeds pick (never a weight-0 one) */
+	while (gr->wsum[k] <= pick) {
+		k++;
 	}
+	r = gr->wreason[k];
 	t->wait_reason = (uint8_t)r;
 	t->wait_mode = sim_rng_chance(rng, g->user_wait_pct) ? 1 : 0;
 	t->boost = boost_for(g, r);
@@ -722,48 +799,59 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 {
 	struct sched_cpu *cpu = &s->cpu[c];
 	uint32_t old = cpu->running;
-	struct sim_cswitch cs;
-	uint64_t ts[SIM_CLOCK_SLOTS];
-	uint32_t tick;
+	/*
+	 * The record is built in place: every field is written below except
+	 * old_rank (always 0) and, without a PMU, pmc and pebs_index, which
+	 * stay as sched_create zeroed them; no memset of the 16-counter array.
+	 */
+	struct sim_cswitch *cs = &s->rec;
+	uint32_t tick = tick_now(s);
 	int rc;
 
-	memset(&cs, 0, sizeof(cs));
-	sched_clocks_at(&s->cfg, s->now, ts, &tick);
-	cs.cpu = c;
-	cs.tick = tick;
-	for (unsigned k = 1; k < SIM_CLOCK_SLOTS; k++) {
-		cs.ts[k] = s->cfg.clocks[k] ? ts[k] : 0;
-	}
+	cs->cpu = c;
+	cs->tick = tick;
+	clocks_now(s, cs->ts);
 	if (s->pebs) {
 		/* the interval since the last switch on @c was run by @old */
 		(void)pebs_advance(s->pebs, c, s->now, activity_of(s, old));
-		pebs_read(s->pebs, c, cs.pmc, &cs.pebs_index);
+		pebs_read(s->pebs, c, cs->pmc, &cs->pebs_index);
 	}
 
 	if (old == SCHED_NONE) {
-		cs.old_state = IDLE_STATE;
-		cs.old_ideal_cpu = c;
-		cs.prev_cstate = cpu->cstate;
+		cs->old_tid = 0;
+		cs->old_pri = 0;
+		cs->old_base_pri = 0;
+		cs->old_state = IDLE_STATE;
+		cs->old_wait_reason = 0;
+		cs->old_wait_mode = 0;
+		cs->old_ideal_cpu = c;
+		cs->old_remaining_quantum = 0;
+		cs->old_qos = 0;
+		cs->prev_cstate = cpu->cstate;
 	} else {
 		struct sched_thread *t = &s->thr[old];
+		bool waits = old_state == SCHED_TS_WAITING;
 
-		cs.old_tid = t->tid;
-		cs.old_pri = t->pri;
-		cs.old_base_pri = t->base;
-		cs.old_state = old_state;
-		if (old_state == SCHED_TS_WAITING) {
-			cs.old_wait_reason = t->wait_reason;
-			cs.old_wait_mode = t->wait_mode;
-		}
-		cs.old_ideal_cpu = t->ideal;
-		cs.old_remaining_quantum = remaining_quantum(t);
-		cs.old_qos = t->qos;
+		cs->old_tid = t->tid;
+		cs->old_pri = t->pri;
+		cs->old_base_pri = t->base;
+		cs->old_state = old_state;
+		cs->old_wait_reason = waits ? t->wait_reason : 0;
+		cs->old_wait_mode = waits ? t->wait_mode : 0;
+		cs->old_ideal_cpu = t->ideal;
+		cs->old_remaining_quantum = remaining_quantum(t);
+		cs->old_qos = t->qos;
+		cs->prev_cstate = 0;
 		t->state = old_state;
 		t->last_cpu = c;
 	}
 
 	if (next == SCHED_NONE) {
-		cs.new_wait_ticks = tick; /* the idle thread's WaitTime is never set: 0 */
+		cs->new_tid = 0;
+		cs->new_pri = 0;
+		cs->new_pri_decrement = 0;
+		cs->new_wait_ticks = tick; /* the idle thread's WaitTime is never set: 0 */
+		cs->new_qos = 0;
 		cpu->running = SCHED_NONE;
 		cpu->idle_since = s->now;
 		cpu->cstate = 0;
@@ -776,18 +864,18 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 		} else if (cpu->standby == next) {
 			cpu->standby = SCHED_NONE;
 		}
-		cs.new_tid = n->tid;
-		cs.new_pri = n->pri;
-		cs.new_pri_decrement = n->pri_dec;
-		cs.new_wait_ticks = tick - n->wait_tick;
-		cs.new_qos = n->qos;
+		cs->new_tid = n->tid;
+		cs->new_pri = n->pri;
+		cs->new_pri_decrement = n->pri_dec;
+		cs->new_wait_ticks = tick - n->wait_tick;
+		cs->new_qos = n->qos;
 		if (n->last_cpu != SCHED_NONE && n->last_cpu != c) {
 			s->st.migrations++;
 		}
 		n->state = SCHED_TS_RUNNING;
 		n->cpu = c;
 		n->run_start = s->now;
-		n->run_start_cyc = cycles_at(s, s->now);
+		n->run_start_cyc = cycles_now(s);
 		if (n->new_quantum) {
 			n->quantum_target = n->cycle_time + s->quantum_cycles;
 			n->new_quantum = false;
@@ -803,7 +891,7 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 	if (preempted) {
 		s->st.preemptions++;
 	}
-	rc = s->sink.ops->cswitch(s->sink.ctx, &cs);
+	rc = s->sink.ops->cswitch(s->sink.ctx, cs);
 
 	if (old != SCHED_NONE && old_state == SCHED_TS_READY) {
 		ready_thread(s, old, preempted ? RT_FRONT : 0);
@@ -917,7 +1005,7 @@ static void thread_event(struct sched *s, uint32_t i)
 static void balance_event(struct sched *s)
 {
 	uint32_t pick[BALANCE_MAX], n = 0;
-	uint32_t now_tick = tick_at(s, s->now);
+	uint32_t now_tick = tick_now(s);
 
 	for (unsigned c = 0; c < s->ncpu && n < BALANCE_MAX; c++) {
 		const struct sched_cpu *cpu = &s->cpu[c];
@@ -961,7 +1049,7 @@ int sched_step(struct sched *s)
 		return 0;
 	}
 	id = sched_evq_top(&s->evq)->id;
-	s->now = sched_evq_top(&s->evq)->t;
+	set_now(s, sched_evq_top(&s->evq)->t);
 	/*
 	 * The event stays queued while it is handled: most handlers re-arm it
 	 * (a CPU's next decision), and moving the top entry is one sift where
@@ -1005,7 +1093,7 @@ int sched_run_until(struct sched *s, uint64_t t_ns)
 		}
 	}
 	if (limit > s->now) {
-		s->now = limit;
+		set_now(s, limit);
 	}
 	if (limit < s->cfg.duration_ns) {
 		return 0;
@@ -1094,6 +1182,10 @@ static void setup_group(struct sched *s, unsigned gi)
 	for (unsigned r = 0; r < SCHED_WAIT_REASONS; r++) {
 		sum += w[r];
 		gr->wcum[r] = sum;
+		if (w[r]) {
+			gr->wreason[gr->nwait] = (uint8_t)r;
+			gr->wsum[gr->nwait++] = sum;
+		}
 	}
 
 	switch (g->behaviour) {
@@ -1235,6 +1327,8 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	}
 	s->uptime_ns = ((uint64_t)cfg->start_time - (uint64_t)cfg->boot_time) * 100u;
 	s->tick_ns = (uint64_t)cfg->timer_resolution * 100u;
+	s->tick_k = s->uptime_ns / s->tick_ns;
+	s->tick_b = s->tick_k * s->tick_ns;
 	s->quantum_cycles = s->cfg.quantum_ns / NS_PER_SEC * cfg->cpu_mhz * 1000000u +
 			    s->cfg.quantum_ns % NS_PER_SEC * cfg->cpu_mhz / 1000u;
 	s->starve_ticks = (uint32_t)(STARVE_NS / s->tick_ns ? STARVE_NS / s->tick_ns : 1u);

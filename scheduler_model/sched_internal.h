@@ -70,11 +70,14 @@ struct sched_grp {
 	bool any;			 /* no affinity restriction */
 	uint64_t mask[SCHED_MASK_WORDS]; /* allowed existing CPUs */
 	uint32_t nallowed;
-	uint32_t next_ideal;		   /* round-robin position among allowed */
-	uint64_t wcum[SCHED_WAIT_REASONS]; /* cumulative wait weights */
-	uint64_t burst_mean;		   /* ns */
-	uint64_t wait_mean;		   /* ns, for non-lock waits */
-	uint32_t cls;			   /* affinity class (0: unrestricted) */
+	uint32_t next_ideal;		     /* round-robin position among allowed */
+	uint64_t wcum[SCHED_WAIT_REASONS];   /* cumulative wait weights */
+	uint64_t wsum[SCHED_WAIT_REASONS];   /* the same, of the reasons with a weight */
+	uint8_t wreason[SCHED_WAIT_REASONS]; /* those reasons, in order */
+	uint32_t nwait;			     /* how many */
+	uint64_t burst_mean;		     /* ns */
+	uint64_t wait_mean;		     /* ns, for non-lock waits */
+	uint32_t cls;			     /* affinity class (0: unrestricted) */
 	enum pebs_activity act;
 };
 
@@ -135,6 +138,10 @@ struct sched {
 	uint64_t *pcmask;		      /* [p][class][word]: CPUs where qcls > 0 */
 	uint64_t uptime_ns;		      /* boot to simulation time 0 */
 	uint64_t tick_ns;
+	uint64_t tick_k;  /* the tick count at now: (uptime_ns + now) / tick_ns */
+	uint64_t tick_b;  /* tick_k * tick_ns: where that tick began (from boot) */
+	uint64_t now_cyc; /* the cycle clock at now, if now_cyc_ok */
+	bool now_cyc_ok;
 	uint64_t quantum_cycles;
 	uint32_t starve_ticks; /* ready this long: balance-set-manager boost */
 	uint64_t now;
@@ -146,8 +153,9 @@ struct sched {
 	struct sched_evq evq;
 	uint32_t ev_cur; /* the event being handled, until it is re-armed */
 	struct sched_stats st;
-	int err;   /* sticky sink error */
-	bool done; /* the end record was fired */
+	struct sim_cswitch rec; /* the switch record, built in place */
+	int err;		/* sticky sink error */
+	bool done;		/* the end record was fired */
 };
 
 /**
