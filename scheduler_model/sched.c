@@ -32,8 +32,9 @@
  *     preemption what was left
  *   - wait reason and mode are 0 unless the old thread is Waiting
  *
- * Events, kept in one indexed 4-ary min-heap ordered by (time, id)
- * (sched_evq.h), so memory is bounded by CPUs + threads whatever the
+ * Events, taken in (time, id) order from three queues (sched_evq.h) - a
+ * winner tree for the CPUs, a 4-ary heap for the thread slots, one time for
+ * the balancer - so memory is bounded by CPUs + threads whatever the
  * duration:
  *   id < cpus          the CPU's next decision: the running thread's burst
  *                      ends or it exits, its quantum is checked (at a clock
@@ -243,23 +244,44 @@ bool sched_thread_allowed(const struct sched *s, uint32_t i, unsigned cpu)
 
 /* ---- events --------------------------------------------------------------- */
 
-/* Schedule event @id at @t (SCHED_NEVER cancels it). */
-static void ev_set(struct sched *s, uint32_t id, uint64_t t)
+/* CPU @c's next decision at @t (SCHED_NEVER: none). */
+static void ev_cpu(struct sched *s, unsigned c, uint64_t t)
 {
-	if (id == s->ev_cur) {
+	if (c == s->ev_cur) {
 		s->ev_cur = SCHED_NONE; /* re-armed (or cancelled): sched_step leaves it */
 	}
-	sched_evq_set(&s->evq, id, t);
+	sched_tree_set(&s->cpuq, c, t);
 }
 
-static uint32_t ev_thread(const struct sched *s, uint32_t i)
+/* Slot @i's wake-up (or replacement) at @t. */
+static void ev_thread(struct sched *s, uint32_t i, uint64_t t)
 {
-	return s->ncpu + i;
+	sched_evq_set(&s->thq, i, t);
 }
 
-static uint32_t ev_balance(const struct sched *s)
+/*
+ * The next event, in (time, id) order over ids CPUs < thread slots <
+ * the balancer: the earliest of the three queues' heads, ties to the
+ * lower id range. Return: false if nothing is queued.
+ */
+static bool ev_next(const struct sched *s, uint64_t *t, uint32_t *id)
 {
-	return s->ncpu + s->nthr;
+	const struct sched_ev *c = sched_tree_top(&s->cpuq);
+	bool any = c->t != SCHED_NEVER;
+
+	*t = c->t;
+	*id = c->id;
+	if (s->thq.n && (!any || sched_evq_top(&s->thq)->t < *t)) {
+		*t = sched_evq_top(&s->thq)->t;
+		*id = s->ncpu + sched_evq_top(&s->thq)->id;
+		any = true;
+	}
+	if (s->balance_at != SCHED_NEVER && (!any || s->balance_at < *t)) {
+		*t = s->balance_at;
+		*id = s->ncpu + s->nthr;
+		any = true;
+	}
+	return any;
 }
 
 /* ---- ready queues -------------------------------------------------------- */
@@ -492,7 +514,7 @@ static void cpu_resched(struct sched *s, unsigned c)
 	if (t != SCHED_NEVER && t < s->now) {
 		t = s->now;
 	}
-	ev_set(s, c, t);
+	ev_cpu(s, c, t);
 }
 
 static void set_idle_avail(struct sched *s, unsigned c, bool avail)
@@ -776,7 +798,7 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	if (dur < MIN_WAIT_NS) {
 		dur = MIN_WAIT_NS;
 	}
-	ev_set(s, ev_thread(s, i), s->now + dur);
+	ev_thread(s, i, s->now + dur);
 }
 
 /* The running thread @i exits; its replacement comes a little later. */
@@ -786,7 +808,7 @@ static void terminate(struct sched *s, uint32_t i, struct sim_rng *rng)
 
 	t->state = SCHED_TS_TERMINATED;
 	s->st.threads_terminated++;
-	ev_set(s, ev_thread(s, i), s->now + sim_rng_range(rng, CREATE_MIN_NS, CREATE_MAX_NS));
+	ev_thread(s, i, s->now + sim_rng_range(rng, CREATE_MIN_NS, CREATE_MAX_NS));
 }
 
 /*
@@ -1034,38 +1056,40 @@ static void balance_event(struct sched *s)
 		t->new_quantum = true;
 		ready_thread(s, pick[k], RT_KEEP_TICK);
 	}
-	ev_set(s, ev_balance(s), s->now + BALANCE_NS);
+	s->balance_at = s->now + BALANCE_NS;
 }
 
 int sched_step(struct sched *s)
 {
+	uint64_t t;
 	uint32_t id;
 	int rc = 0;
 
 	if (s->err) {
 		return s->err;
 	}
-	if (!s->evq.n || sched_evq_top(&s->evq)->t > s->cfg.duration_ns) {
+	if (!ev_next(s, &t, &id) || t > s->cfg.duration_ns) {
 		return 0;
 	}
-	id = sched_evq_top(&s->evq)->id;
-	set_now(s, sched_evq_top(&s->evq)->t);
-	/*
-	 * The event stays queued while it is handled: most handlers re-arm it
-	 * (a CPU's next decision), and moving the top entry is one sift where
-	 * a pop and a push are two. Not re-armed, it is taken out after.
-	 */
-	s->ev_cur = id;
+	set_now(s, t);
 	if (id < s->ncpu) {
+		/*
+		 * The CPU's event stays queued while it is handled: the handler
+		 * nearly always re-arms it, which replays its path in the tree
+		 * once rather than twice. Not re-armed, it is taken out after.
+		 */
+		s->ev_cur = id;
 		rc = cpu_event(s, id);
+		if (s->ev_cur != SCHED_NONE) {
+			s->ev_cur = SCHED_NONE;
+			sched_tree_set(&s->cpuq, id, SCHED_NEVER);
+		}
 	} else if (id < s->ncpu + s->nthr) {
+		ev_thread(s, id - s->ncpu, SCHED_NEVER);
 		thread_event(s, id - s->ncpu);
 	} else {
+		s->balance_at = SCHED_NEVER;
 		balance_event(s);
-	}
-	if (s->ev_cur != SCHED_NONE) {
-		s->ev_cur = SCHED_NONE;
-		sched_evq_set(&s->evq, id, SCHED_NEVER);
 	}
 	if (rc < 0) {
 		s->err = rc;
@@ -1078,6 +1102,8 @@ int sched_run_until(struct sched *s, uint64_t t_ns)
 {
 	uint64_t limit = t_ns < s->cfg.duration_ns ? t_ns : s->cfg.duration_ns;
 	struct sim_end end;
+	uint64_t t;
+	uint32_t id;
 	int rc;
 
 	if (s->err) {
@@ -1086,7 +1112,7 @@ int sched_run_until(struct sched *s, uint64_t t_ns)
 	if (s->done) {
 		return 1;
 	}
-	while (s->evq.n && sched_evq_top(&s->evq)->t <= limit) {
+	while (ev_next(s, &t, &id) && t <= limit) {
 		rc = sched_step(s);
 		if (rc < 0) {
 			return rc;
@@ -1276,7 +1302,7 @@ static void initial_threads(struct sched *s)
 			} else {
 				wake = sim_rng_below(&s->rng, 2000000u); /* first 2 ms */
 			}
-			ev_set(s, ev_thread(s, i), wake);
+			ev_thread(s, i, wake);
 		}
 	}
 }
@@ -1308,7 +1334,9 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	s->cpu = calloc(s->ncpu, sizeof(*s->cpu));
 	s->thr = calloc(s->nthr, sizeof(*s->thr));
 	s->ev_cur = SCHED_NONE;
-	if (!s->cpu || !s->thr || sched_evq_init(&s->evq, s->nev) < 0) {
+	s->balance_at = SCHED_NEVER;
+	if (!s->cpu || !s->thr || sched_tree_init(&s->cpuq, s->ncpu) < 0 ||
+	    sched_evq_init(&s->thq, s->nthr) < 0) {
 		goto err_s;
 	}
 	if (cfg->ncounters || cfg->pebs) {
@@ -1352,7 +1380,7 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 		goto err_s;
 	}
 	initial_threads(s);
-	ev_set(s, ev_balance(s), BALANCE_NS);
+	s->balance_at = BALANCE_NS;
 	return s;
 
 err_s:
@@ -1371,7 +1399,8 @@ void sched_destroy(struct sched *s)
 	free(s->pcmask);
 	free(s->qcls);
 	free(s->cls_ok);
-	sched_evq_finish(&s->evq);
+	sched_evq_finish(&s->thq);
+	sched_tree_finish(&s->cpuq);
 	free(s->thr);
 	free(s->cpu);
 	free(s);
@@ -1476,7 +1505,7 @@ static const char *validate_cpus(const struct sched *s, uint32_t *queued)
 						   s->thr[cpu->standby].cpu != c)) {
 			return "the standby thread is not Standby on its CPU";
 		}
-		if (cpu->standby != SCHED_NONE && !sched_evq_queued(&s->evq, c)) {
+		if (cpu->standby != SCHED_NONE && !sched_tree_queued(&s->cpuq, c)) {
 			return "a CPU with a standby thread has no event";
 		}
 		w = validate_queues(s, c, queued);
@@ -1522,12 +1551,12 @@ static const char *validate_threads(const struct sched *s, uint32_t queued)
 			if (t->wait_reason >= s->cfg.max_wait_reason) {
 				return "a wait reason is >= max_wait_reason";
 			}
-			if (!sched_evq_queued(&s->evq, ev_thread(s, i))) {
+			if (!sched_evq_queued(&s->thq, i)) {
 				return "a Waiting thread has no wake-up";
 			}
 			break;
 		case SCHED_TS_TERMINATED:
-			if (!sched_evq_queued(&s->evq, ev_thread(s, i)) && !s->tids_exhausted) {
+			if (!sched_evq_queued(&s->thq, i) && !s->tids_exhausted) {
 				return "a terminated slot has no replacement coming";
 			}
 			break;
@@ -1569,18 +1598,29 @@ static const char *validate_idle(const struct sched *s)
 
 static const char *validate_heap(const struct sched *s)
 {
-	const char *w = sched_evq_check(&s->evq);
+	const char *w = sched_evq_check(&s->thq);
 
+	if (!w) {
+		w = sched_tree_check(&s->cpuq);
+	}
 	if (w) {
 		return w;
 	}
 	if (s->ev_cur != SCHED_NONE) {
 		return "an event is still being handled";
 	}
-	for (uint32_t i = 0; i < s->evq.n; i++) {
-		if (s->evq.h[i].t < s->now) {
+	for (uint32_t i = 0; i < s->thq.n; i++) {
+		if (s->thq.h[i].t < s->now) {
 			return "an event is in the past";
 		}
+	}
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		if (sched_tree_queued(&s->cpuq, c) && s->cpuq.w[s->cpuq.nleaf + c].t < s->now) {
+			return "a CPU's event is in the past";
+		}
+	}
+	if (s->balance_at < s->now || s->balance_at == SCHED_NEVER) {
+		return "the balance set manager is not coming";
 	}
 	return NULL;
 }

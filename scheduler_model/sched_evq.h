@@ -11,8 +11,9 @@
  *
  * The array starts 3 entries into a 64-byte aligned block, so every group
  * of four siblings (4i + 1 .. 4i + 4) fills exactly one cache line.
- * Header-only (static inline) so the scheduler's hot path inlines it; the
- * tests run it against a sorted reference.
+ * The operations are static inline so the scheduler's hot path inlines
+ * them; the tests run them against a linear-scan reference. A winner tree
+ * (struct sched_tree, below) serves the ids whose events move constantly.
  */
 #ifndef SCHEDULER_MODEL_SCHED_EVQ_H
 #define SCHEDULER_MODEL_SCHED_EVQ_H
@@ -97,8 +98,9 @@ static inline void sched_evq_down(struct sched_evq *q, uint32_t i, struct sched_
 			/* a full family: a tournament of two pairs */
 			uint32_t a = c + sched_ev_before(&q->h[c + 1u], &q->h[c]);
 			uint32_t b = c + 2u + sched_ev_before(&q->h[c + 3u], &q->h[c + 2u]);
+			uint32_t m = 0u - (uint32_t)sched_ev_before(&q->h[b], &q->h[a]);
 
-			best = sched_ev_before(&q->h[b], &q->h[a]) ? b : a;
+			best = a ^ ((a ^ b) & m); /* b if it is earlier: no branch */
 		} else {
 			best = c;
 			end = c + 4u < n ? c + 4u : n;
@@ -168,6 +170,75 @@ static inline bool sched_evq_queued(const struct sched_evq *q, uint32_t id)
 static inline const struct sched_ev *sched_evq_top(const struct sched_evq *q)
 {
 	return &q->h[0];
+}
+
+/*
+ * struct sched_tree - a winner tree over a fixed set of ids (the CPUs,
+ * whose next decision moves on almost every event): leaf id holds its
+ * event (SCHED_EVQ_NEVER: none), each inner node the earlier of its two
+ * children, the root the earliest of all. Moving an event replays the
+ * matches on its path only, without the index a heap has to keep.
+ *
+ *           w[1]                  w[i] = earlier of w[2i], w[2i + 1]
+ *      w[2]      w[3]             leaf of id: w[L + id], L = 2^k >= nids
+ *   w[4] w[5] w[6] w[7]
+ */
+struct sched_tree {
+	struct sched_ev *w; /* w[1] is the earliest; leaves from w[nleaf] */
+	uint32_t nleaf;	    /* a power of two >= nids */
+	uint32_t nids;
+	void *mem;
+};
+
+/**
+ * sched_tree_init - every id without an event, ids 0..@nids-1 (@nids >= 1).
+ * Return: 0 or -ENOMEM.
+ */
+int sched_tree_init(struct sched_tree *q, uint32_t nids);
+
+/** sched_tree_finish - free what init allocated (a zeroed tree is fine). */
+void sched_tree_finish(struct sched_tree *q);
+
+/**
+ * sched_tree_check - every inner node is the earlier of its children.
+ * Return: NULL or a static message.
+ */
+const char *sched_tree_check(const struct sched_tree *q);
+
+/** sched_tree_set - @id's event at @t (SCHED_EVQ_NEVER: none). */
+static inline void sched_tree_set(struct sched_tree *q, uint32_t id, uint64_t t)
+{
+	struct sched_ev *w = q->w;
+	struct sched_ev cur = {t, id, 0};
+	uint32_t i = q->nleaf + id;
+
+	w[i].t = t;
+	/*
+	 * The whole path, always: the winner so far stays in registers and
+	 * meets each sibling subtree's winner, whose loads do not wait for the
+	 * level below. Selects, not branches: which side wins is a coin toss a
+	 * branch would mispredict, and the fixed trip count is predicted.
+	 */
+	for (; i > 1u; i >>= 1) {
+		const struct sched_ev *sib = &w[i ^ 1u];
+		uint64_t take = 0u - (uint64_t)sched_ev_before(sib, &cur);
+
+		cur.t ^= (cur.t ^ sib->t) & take;
+		cur.id ^= (cur.id ^ sib->id) & (uint32_t)take;
+		w[i >> 1] = cur;
+	}
+}
+
+/** sched_tree_queued - has @id an event? */
+static inline bool sched_tree_queued(const struct sched_tree *q, uint32_t id)
+{
+	return q->w[q->nleaf + id].t != SCHED_EVQ_NEVER;
+}
+
+/** sched_tree_top - the earliest event (t == SCHED_EVQ_NEVER: none). */
+static inline const struct sched_ev *sched_tree_top(const struct sched_tree *q)
+{
+	return &q->w[1];
 }
 
 #endif /* SCHEDULER_MODEL_SCHED_EVQ_H */

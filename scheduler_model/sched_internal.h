@@ -148,10 +148,12 @@ struct sched {
 	uint32_t next_tid;
 	bool tids_exhausted; /* SCHED_LAST_TID was handed out */
 	struct sim_rng rng;  /* thread creation */
-	/* event queue: an indexed 4-ary min-heap over (time, id) */
-	uint32_t nev; /* ids: CPUs, then thread slots, then the balancer */
-	struct sched_evq evq;
-	uint32_t ev_cur; /* the event being handled, until it is re-armed */
+	/* events in (time, id) order; ids: CPUs, then thread slots, then the balancer */
+	uint32_t nev;
+	struct sched_tree cpuq; /* CPU c's next decision */
+	struct sched_evq thq;	/* slot i's wake-up or replacement */
+	uint64_t balance_at;	/* the balance set manager's next pass */
+	uint32_t ev_cur;	/* the CPU event being handled, until it is re-armed */
 	struct sched_stats st;
 	struct sim_cswitch rec; /* the switch record, built in place */
 	int err;		/* sticky sink error */

@@ -1256,6 +1256,60 @@ Test(sched_evq, set_to_the_same_time_and_cancel_of_an_absent_id_change_nothing)
 	sched_evq_finish(&q); /* a finished queue is zeroed: finish again is harmless */
 }
 
+static void tree_against_reference(uint32_t nids, uint64_t spread, unsigned ops, uint64_t seed)
+{
+	struct sched_tree q;
+	struct sim_rng r;
+	uint64_t *key = malloc(nids * sizeof(*key)), now = 0;
+	const char *why;
+
+	cr_assert_not_null(key);
+	cr_assert(eq(int, sched_tree_init(&q, nids), 0));
+	sim_rng_init(&r, seed, SIM_RNG_SCHED_GLOBAL, nids);
+	for (uint32_t id = 0; id < nids; id++) {
+		key[id] = UINT64_MAX;
+	}
+	cr_assert(eq(u64, sched_tree_top(&q)->t, SCHED_EVQ_NEVER), "empty at first");
+	for (unsigned op = 0; op < ops; op++) {
+		uint32_t id = (uint32_t)sim_rng_below(&r, nids), want;
+		uint64_t dice = sim_rng_below(&r, 10);
+
+		if (dice < 7) {
+			key[id] = now + sim_rng_below(&r, spread);
+		} else {
+			key[id] = UINT64_MAX;
+		}
+		sched_tree_set(&q, id, key[id]);
+		cr_assert(eq(int, sched_tree_queued(&q, id), key[id] != UINT64_MAX));
+		want = ref_first(key, nids);
+		if (want == UINT32_MAX) {
+			cr_assert(eq(u64, sched_tree_top(&q)->t, SCHED_EVQ_NEVER), "op %u", op);
+		} else {
+			cr_assert(eq(u32, sched_tree_top(&q)->id, want), "op %u", op);
+			cr_assert(eq(u64, sched_tree_top(&q)->t, key[want]));
+			if (dice == 9) {
+				now = key[want]; /* time moves on, as the scheduler's does */
+			}
+		}
+		if (op % 5 == 0 || nids < 64) {
+			why = sched_tree_check(&q);
+			cr_assert_null(why, "op %u: %s", op, why);
+		}
+	}
+	sched_tree_finish(&q);
+	free(key);
+}
+
+Test(sched_evq, winner_tree_gives_the_earliest_like_a_linear_scan)
+{
+	tree_against_reference(1, 3, 2000, 11);
+	tree_against_reference(2, 3, 2000, 12);
+	tree_against_reference(7, 5, 20000, 13);  /* not a power of two */
+	tree_against_reference(64, 3, 50000, 14); /* many ties: the id decides */
+	tree_against_reference(513, 1000000, 100000, 15);
+	tree_against_reference(1024, 50, 100000, 16);
+}
+
 /* TIDs are never reused: when the last multiple of 4 is gone, no thread is created */
 Test(sched, tids_run_out_without_wrapping)
 {
