@@ -170,7 +170,7 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum pebs_activi
 {
 	struct pebs_cpu *pc;
 	uint64_t cyc, run, instr;
-	unsigned nc;
+	unsigned nc, skip;
 
 	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= PEBS_ACTIVITIES) {
 		return -EINVAL;
@@ -189,24 +189,26 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum pebs_activi
 	pc->ctr[K_CYCLES] += run;
 	pc->ctr[K_INSTR] += instr;
 	/*
-	 * Counters past ncounters are never read: only their draws are made,
-	 * so the stream stays where computing them would have left it.
+	 * Counters past ncounters are never read: only their draws are made
+	 * (they come after the ones computed, as in id order), so the stream
+	 * stays where computing them would have left it.
 	 */
 	if (K_REFCYC < nc) {
 		pc->ctr[K_REFCYC] +=
 			mul_frac(run, 58982, 16); /* turbo: core clock ~1.11x nominal */
 	}
-	for (unsigned k = K_RATE; k < PEBS_MAX_COUNTERS; k++) {
+	for (unsigned k = K_RATE; k < nc; k++) {
 		if (k == K_REFCYC) {
-			continue;
-		}
-		if (k >= nc) {
-			sim_rng_skip_below(&pc->rng, 1280 - 768 + 1);
 			continue;
 		}
 		pc->ctr[k] += mul_frac(mul_frac(instr, rate_x65536[k][act], 16),
 				       sim_rng_range(&pc->rng, 768, 1280), 10);
 	}
+	skip = PEBS_MAX_COUNTERS - K_RATE - 1u; /* the noisy counters: 2..15 but 11 */
+	if (nc > K_RATE) {
+		skip -= nc - K_RATE - (nc > K_REFCYC);
+	}
+	sim_rng_skip_below_n(&pc->rng, 1280 - 768 + 1, skip);
 	if (p->cfg.pebs) {
 		uint64_t samples = pc->ctr[K_INSTR] / PEBS_SAMPLE_AFTER;
 
@@ -224,9 +226,10 @@ void pebs_read(const struct pebs *p, unsigned cpu, uint64_t pmc[PEBS_MAX_COUNTER
 	const struct pebs_cpu *pc = &p->cpu[cpu];
 
 	if (pmc) {
-		for (unsigned k = 0; k < PEBS_MAX_COUNTERS; k++) {
-			pmc[k] = k < p->cfg.ncounters ? pc->ctr[k] : 0;
-		}
+		unsigned nc = p->cfg.ncounters;
+
+		memcpy(pmc, pc->ctr, nc * sizeof(pmc[0]));
+		memset(pmc + nc, 0, (PEBS_MAX_COUNTERS - nc) * sizeof(pmc[0]));
 	}
 	if (pebs_index) {
 		*pebs_index = p->cfg.pebs ? pc->ds.pebs_index : 0;

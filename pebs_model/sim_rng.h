@@ -171,6 +171,31 @@ static inline void sim_rng_skip_below(struct sim_rng *r, uint64_t n)
 	}
 }
 
+/**
+ * sim_rng_skip_below_n - sim_rng_skip_below(@r, @n) @count times. The
+ * draws are made in a tight loop that only notes whether any of them could
+ * have been rejected; if one could, the state is rewound and the draws are
+ * made again one by one, so the result is always exactly the same.
+ */
+static inline void sim_rng_skip_below_n(struct sim_rng *r, uint64_t n, unsigned count)
+{
+	struct sim_rng save = *r;
+	uint64_t maybe = 0;
+
+	if (n == 0) {
+		return; /* sim_rng_below(r, 0) draws nothing */
+	}
+	for (unsigned i = 0; i < count; i++) {
+		maybe |= sim_rng_next(r) > UINT64_MAX - (n - 1u);
+	}
+	if (maybe && (n & (n - 1u))) {
+		*r = save;
+		for (unsigned i = 0; i < count; i++) {
+			sim_rng_skip_below(r, n);
+		}
+	}
+}
+
 /*
  * -ln(U) for U uniform in (0,1): write U = m * 2^-(z+1) with m in [1,2),
  * z = the leading zeros of a 64-bit draw. Then -log2(U) = z + 1 - log2(m),

@@ -1059,18 +1059,11 @@ static void balance_event(struct sched *s)
 	s->balance_at = s->now + BALANCE_NS;
 }
 
-int sched_step(struct sched *s)
+/* Handle event @id due at @t, the next one (ev_next). Return: 1 or the sink's error. */
+static int step(struct sched *s, uint64_t t, uint32_t id)
 {
-	uint64_t t;
-	uint32_t id;
 	int rc = 0;
 
-	if (s->err) {
-		return s->err;
-	}
-	if (!ev_next(s, &t, &id) || t > s->cfg.duration_ns) {
-		return 0;
-	}
 	set_now(s, t);
 	if (id < s->ncpu) {
 		/*
@@ -1098,6 +1091,20 @@ int sched_step(struct sched *s)
 	return 1;
 }
 
+int sched_step(struct sched *s)
+{
+	uint64_t t;
+	uint32_t id;
+
+	if (s->err) {
+		return s->err;
+	}
+	if (!ev_next(s, &t, &id) || t > s->cfg.duration_ns) {
+		return 0;
+	}
+	return step(s, t, id);
+}
+
 int sched_run_until(struct sched *s, uint64_t t_ns)
 {
 	uint64_t limit = t_ns < s->cfg.duration_ns ? t_ns : s->cfg.duration_ns;
@@ -1113,7 +1120,7 @@ int sched_run_until(struct sched *s, uint64_t t_ns)
 		return 1;
 	}
 	while (ev_next(s, &t, &id) && t <= limit) {
-		rc = sched_step(s);
+		rc = step(s, t, id);
 		if (rc < 0) {
 			return rc;
 		}

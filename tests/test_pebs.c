@@ -198,6 +198,33 @@ Test(sim_rng, below_gives_the_reference_values_and_consumes_the_same_draws)
 		  (unsigned long long)rejected);
 }
 
+Test(sim_rng, skip_below_n_makes_the_draws_of_n_skips)
+{
+	struct sim_rng pick, a, b;
+	unsigned rewound = 0;
+
+	sim_rng_init(&pick, 8, SIM_RNG_SCHED_GLOBAL, 2);
+	sim_rng_init(&a, 6, SIM_RNG_PEBS_CPU, 3);
+	b = a;
+	for (unsigned i = 0; i < 20000; i++) {
+		uint64_t n = bound_of(&pick, i % 500u);
+		unsigned count = (unsigned)sim_rng_below(&pick, 15);
+		struct sim_rng before = a;
+
+		sim_rng_skip_below_n(&a, n, count);
+		for (unsigned k = 0; k < count; k++) {
+			sim_rng_skip_below(&b, n);
+		}
+		cr_assert(eq(int, memcmp(&a, &b, sizeof(a)), 0), "n = %llu, count %u",
+			  (unsigned long long)n, count);
+		for (unsigned k = 0; k < count; k++) {
+			sim_rng_next(&before);
+		}
+		rewound += memcmp(&before, &a, sizeof(a)) != 0;
+	}
+	cr_assert(gt(u32, rewound, 100), "rejections happened (%u times)", rewound);
+}
+
 Test(sim_rng, bit_scans_agree_with_the_portable_versions)
 {
 	struct sim_rng r;
