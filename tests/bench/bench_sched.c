@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/bench/bench_sched.c - the scheduler model alone, into a counting
- * sink: switches per second at 8, 64 and 512 CPUs (a server-like machine
- * scaled with the CPU count, so each CPU sees the same load) and the cost
- * of a switch at 512 CPUs relative to 8. Wired as `meson test --benchmark
+ * sink: switches per second at 8, 64 and 512 CPUs and the cost of a switch
+ * at 512 CPUs relative to 8, for two workloads: "scaled", a server-like
+ * machine whose threads grow with the CPU count (each CPU sees the same
+ * load; 3 PMC counters), and "fixed", the default desktop's 37 threads on
+ * more and more CPUs (no counters). Wired as `meson test --benchmark
  * sched`; no timing is asserted anywhere, it only prints.
  *
- *   bench_sched [--cpus N]... [--scale X] [--reps R] [--digest]
+ *   bench_sched [--cpus N]... [--workload scaled|fixed|both] [--scale X]
+ *               [--reps R] [--digest]
  *
  * --scale multiplies the simulated duration (default 1: about 1.2 M switches
  * per CPU count), --reps takes the median of R timed runs (default 3),
@@ -113,22 +116,40 @@ static struct sched_group *add_group(struct sched_cfg *cfg, const char *name, un
 	return g;
 }
 
+/** enum bench_workload - what the machine runs. */
+enum bench_workload {
+	BENCH_SCALED = 0, /* server64's threads, per CPU */
+	BENCH_FIXED,	  /* the default desktop's threads, whatever the CPUs */
+};
+
+static const char *const workload_names[] = {"scaled", "fixed"};
+
 /**
- * bench_sched_cfg - the server of tools/scenarios/server64.yaml scaled to
- * @cpus CPUs (4 request workers per CPU, CPU-bound batch jobs pinned to the
- * upper half, kernel workers, short-lived handlers, one heartbeat), 3 PMC
- * counters, QPC clock, simulated for 320 CPU-seconds times @scale_pct / 100.
+ * bench_sched_cfg - the machine of @w on @cpus CPUs. BENCH_SCALED: the
+ * server of tools/scenarios/server64.yaml scaled to @cpus (4 request
+ * workers per CPU, CPU-bound batch jobs pinned to the upper half, kernel
+ * workers, short-lived handlers, one heartbeat), 3 PMC counters, simulated
+ * for 320 CPU-seconds (its 64-CPU run is server64's scheduler, 10 times as
+ * long). BENCH_FIXED: sched_cfg_defaults() on @cpus CPUs for 150 s.
  * @cfg:       filled in
- * @cpus:      1..1024
+ * @w:         the workload
+ * @cpus:      2..1024 (the default desktop pins a group to CPUs 0 and 1)
  * @scale_pct: duration scale in percent (100 = about 1.2 M switches)
  */
-void bench_sched_cfg(struct sched_cfg *cfg, unsigned cpus, unsigned scale_pct);
+void bench_sched_cfg(struct sched_cfg *cfg, enum bench_workload w, unsigned cpus,
+		     unsigned scale_pct);
 
-void bench_sched_cfg(struct sched_cfg *cfg, unsigned cpus, unsigned scale_pct)
+void bench_sched_cfg(struct sched_cfg *cfg, enum bench_workload w, unsigned cpus,
+		     unsigned scale_pct)
 {
 	struct sched_group *g;
 
 	sched_cfg_defaults(cfg);
+	if (w == BENCH_FIXED) {
+		cfg->cpus = cpus;
+		cfg->duration_ns = 150000000000ull / 100u * scale_pct;
+		return;
+	}
 	cfg->ngroups = 0;
 	cfg->cpus = cpus;
 	cfg->cpu_mhz = 2400;
@@ -221,43 +242,18 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int main(int argc, char **argv)
+/* Run @w at each CPU count; print a line each and the ratio. Return: 0, or 1 on failure. */
+static int bench_workload(enum bench_workload w, const unsigned *cpus, unsigned ncpus,
+			  unsigned reps, unsigned scale, bool digest)
 {
-	unsigned cpus[8] = {8, 64, 512}, ncpus = 3, user_cpus = 0, reps = 3, scale = 100;
 	double ns_per[8] = {0};
-	bool digest = false;
 
-	for (int a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--cpus") && a + 1 < argc && user_cpus < 8) {
-			cpus[user_cpus++] = (unsigned)strtoul(argv[++a], NULL, 0);
-			ncpus = user_cpus;
-		} else if (!strcmp(argv[a], "--scale") && a + 1 < argc) {
-			scale = (unsigned)(strtod(argv[++a], NULL) * 100.0);
-		} else if (!strcmp(argv[a], "--reps") && a + 1 < argc) {
-			reps = (unsigned)strtoul(argv[++a], NULL, 0);
-		} else if (!strcmp(argv[a], "--digest")) {
-			digest = true;
-		} else {
-			fprintf(stderr,
-				"usage: %s [--cpus N]... [--scale X] [--reps R] [--digest]\n",
-				argv[0]);
-			return 2;
-		}
-	}
-	if (reps < 1 || reps > MAX_RUNS || scale < 1) {
-		fprintf(stderr, "--reps must be 1..%u, --scale > 0\n", MAX_RUNS);
-		return 2;
-	}
 	for (unsigned k = 0; k < ncpus; k++) {
 		struct sched_cfg cfg;
 		double t[MAX_RUNS], med;
 		uint64_t n = 0, d = 0;
 
-		if (cpus[k] < 1 || cpus[k] > SCHED_MAX_CPUS) {
-			fprintf(stderr, "--cpus must be 1..%u\n", SCHED_MAX_CPUS);
-			return 2;
-		}
-		bench_sched_cfg(&cfg, cpus[k], scale);
+		bench_sched_cfg(&cfg, w, cpus[k], scale);
 		for (unsigned r = 0; r < reps; r++) {
 			t[r] = bench_sched_once(&cfg, &n, digest && r == 0 ? &d : NULL);
 			if (t[r] < 0) {
@@ -272,19 +268,64 @@ int main(int argc, char **argv)
 		qsort(t, reps, sizeof(t[0]), cmp_double);
 		med = t[reps / 2];
 		ns_per[k] = med * 1e9 / (double)n;
-		printf("sched %4u CPUs: %9llu switches in %.3f s CPU (median of %u) = %6.2f M "
-		       "switches/s, "
-		       "%6.1f ns/switch",
-		       cpus[k], (unsigned long long)n, med, reps, (double)n / med * 1e-6,
-		       ns_per[k]);
+		printf("sched %-6s %4u CPUs: %8llu switches in %.3f s CPU (median of %u) = %6.2f M "
+		       "switches/s, %6.1f ns/switch",
+		       workload_names[w], cpus[k], (unsigned long long)n, med, reps,
+		       (double)n / med * 1e-6, ns_per[k]);
 		if (digest) {
 			printf(", digest %016llx", (unsigned long long)d);
 		}
 		printf("\n");
 	}
 	if (ncpus > 1 && ns_per[0] > 0) {
-		printf("cost per switch at %u CPUs / at %u CPUs: %.2f\n", cpus[ncpus - 1], cpus[0],
-		       ns_per[ncpus - 1] / ns_per[0]);
+		printf("sched %-6s cost per switch at %u CPUs / at %u CPUs: %.2f\n",
+		       workload_names[w], cpus[ncpus - 1], cpus[0], ns_per[ncpus - 1] / ns_per[0]);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned cpus[8] = {8, 64, 512}, ncpus = 3, user_cpus = 0, reps = 3, scale = 100;
+	bool digest = false, run[2] = {true, true};
+
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--cpus") && a + 1 < argc && user_cpus < 8) {
+			cpus[user_cpus++] = (unsigned)strtoul(argv[++a], NULL, 0);
+			ncpus = user_cpus;
+		} else if (!strcmp(argv[a], "--scale") && a + 1 < argc) {
+			scale = (unsigned)(strtod(argv[++a], NULL) * 100.0);
+		} else if (!strcmp(argv[a], "--reps") && a + 1 < argc) {
+			reps = (unsigned)strtoul(argv[++a], NULL, 0);
+		} else if (!strcmp(argv[a], "--digest")) {
+			digest = true;
+		} else if (!strcmp(argv[a], "--workload") && a + 1 < argc) {
+			a++;
+			run[BENCH_SCALED] = strcmp(argv[a], "fixed") != 0;
+			run[BENCH_FIXED] = strcmp(argv[a], "scaled") != 0;
+		} else {
+			fprintf(stderr,
+				"usage: %s [--cpus N]... [--workload scaled|fixed|both] "
+				"[--scale X] [--reps R] [--digest]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (reps < 1 || reps > MAX_RUNS || scale < 1) {
+		fprintf(stderr, "--reps must be 1..%u, --scale > 0\n", MAX_RUNS);
+		return 2;
+	}
+	for (unsigned k = 0; k < ncpus; k++) {
+		if (cpus[k] < 2 || cpus[k] > SCHED_MAX_CPUS) {
+			fprintf(stderr, "--cpus must be 2..%u\n", SCHED_MAX_CPUS);
+			return 2;
+		}
+	}
+	for (unsigned w = 0; w < 2; w++) {
+		if (run[w] &&
+		    bench_workload((enum bench_workload)w, cpus, ncpus, reps, scale, digest)) {
+			return 1;
+		}
 	}
 	return 0;
 }
