@@ -489,7 +489,9 @@ static void cpu_resched(struct sched *s, unsigned c)
 		}
 		/* the first tick at or after run_start + need, need >= 1 ns */
 		tq = tick_ceil(s, r->run_start + 1u);
-		if (r->quantum_target > r->cycle_time) {
+		t = end < t ? end : t;
+		/* tq only moves later from here: if t comes first, it is the answer */
+		if (t > tq && r->quantum_target > r->cycle_time) {
 			/*
 			 * need = ceil(rem / cycles-per-ns) = ceil(rem * 1000 / MHz): enough ns
 			 * for the cycle clock to gain rem. A tick d ns after run_start is far
@@ -508,7 +510,6 @@ static void cpu_resched(struct sched *s, unsigned c)
 				tq += s->tick_ns;
 			}
 		}
-		t = end < t ? end : t;
 		t = tq < t ? tq : t;
 	}
 	if (t != SCHED_NEVER && t < s->now) {
@@ -539,7 +540,7 @@ static uint32_t find_idle(const struct sched *s, uint32_t i)
 {
 	const struct sched_thread *t = &s->thr[i];
 	const struct sched_grp *g = &s->grp[t->group];
-	unsigned w0 = t->ideal >> 6;
+	unsigned w0 = t->ideal >> 6, nw = s->nwords;
 
 	if (bit_test(s->idle_mask, t->ideal)) {
 		return t->ideal;
@@ -548,13 +549,14 @@ static uint32_t find_idle(const struct sched *s, uint32_t i)
 	    allowed(s, i, t->last_cpu)) {
 		return t->last_cpu;
 	}
-	for (unsigned k = 0; k <= SCHED_MASK_WORDS; k++) {
-		unsigned w = (w0 + k) % SCHED_MASK_WORDS;
+	/* the words past the last CPU are all zero: wrap around at nwords */
+	for (unsigned k = 0; k <= nw; k++) {
+		unsigned w = w0 + k < nw ? w0 + k : w0 + k - nw;
 		uint64_t m = s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]);
 
 		if (k == 0) {
 			m &= UINT64_MAX << (t->ideal & 63u); /* from the ideal CPU up */
-		} else if (k == SCHED_MASK_WORDS) {
+		} else if (k == nw) {
 			m &= ~(UINT64_MAX << (t->ideal & 63u)); /* wrapped: below it */
 		}
 		if (m) {
@@ -773,9 +775,13 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	uint64_t pick = sim_rng_below(rng, gr->wcum[SCHED_WAIT_REASONS - 1]), dur;
 	unsigned k = 0, r;
 
-	/* the first reason whose cumulative weight exceeds pick (never a weight-0 one) */
-	while (gr->wsum[k] <= pick) {
-		k++;
+	/*
+	 * The first reason whose cumulative weight exceeds pick (never a
+	 * weight-0 one): the sums rise, so that is how many are <= pick;
+	 * counted without a data-dependent branch.
+	 */
+	for (unsigned j = 0; j < gr->nwait; j++) {
+		k += gr->wsum[j] <= pick;
 	}
 	r = gr->wreason[k];
 	t->wait_reason = (uint8_t)r;
