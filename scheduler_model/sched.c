@@ -432,7 +432,7 @@ uint32_t sched_steal(const struct sched *s, unsigned c)
 					return i;
 				}
 			}
-			assert(!"a CPU in the class masks has no allowed thread queued");
+			assert(false && "a CPU in the class masks has no allowed thread queued");
 		}
 	}
 	return SCHED_NONE;
