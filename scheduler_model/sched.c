@@ -1035,19 +1035,23 @@ static void balance_event(struct sched *s)
 	uint32_t pick[BALANCE_MAX], n = 0;
 	uint32_t now_tick = tick_now(s);
 
-	for (unsigned c = 0; c < s->ncpu && n < BALANCE_MAX; c++) {
-		const struct sched_cpu *cpu = &s->cpu[c];
+	/* CPUs in order, but only those with threads queued, and only their queues below 15 */
+	for (unsigned w = 0; w < s->nwords && n < BALANCE_MAX; w++) {
+		for (uint64_t cm = s->ready_mask[w]; cm && n < BALANCE_MAX; cm &= cm - 1u) {
+			const struct sched_cpu *cpu = &s->cpu[w * 64u + sim_ctz64(cm)];
 
-		for (unsigned p = 0; p < 15 && n < BALANCE_MAX; p++) {
-			if (!(cpu->qmask & (1u << p))) {
-				continue;
-			}
-			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE && n < BALANCE_MAX;
-			     i = s->thr[i].qnext) {
-				const struct sched_thread *t = &s->thr[i];
+			for (uint32_t pm = cpu->qmask & 0x7FFFu; pm && n < BALANCE_MAX;
+			     pm &= pm - 1u) {
+				unsigned p = sim_ctz64(pm);
 
-				if (t->base < 15 && now_tick - t->wait_tick >= s->starve_ticks) {
-					pick[n++] = i;
+				for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE && n < BALANCE_MAX;
+				     i = s->thr[i].qnext) {
+					const struct sched_thread *t = &s->thr[i];
+
+					if (t->base < 15 &&
+					    now_tick - t->wait_tick >= s->starve_ticks) {
+						pick[n++] = i;
+					}
 				}
 			}
 		}
