@@ -1088,7 +1088,7 @@ static int step(struct sched *s, uint64_t t, uint32_t id)
 			sched_tree_set(&s->cpuq, id, SCHED_NEVER);
 		}
 	} else if (id < s->ncpu + s->nthr) {
-		ev_thread(s, id - s->ncpu, SCHED_NEVER);
+		sched_evq_pop(&s->thq); /* it is the earliest of the slots' events */
 		thread_event(s, id - s->ncpu);
 	} else {
 		s->balance_at = SCHED_NEVER;

@@ -137,6 +137,48 @@ static inline void sched_evq_remove_at(struct sched_evq *q, uint32_t i)
 }
 
 /**
+ * sched_evq_pop - take out the earliest event (q->n > 0). The hole left at
+ * the top walks down to a leaf along the earlier children, without the
+ * compare against the last entry that a plain sift does at every level,
+ * and the last entry, nearly always a late one, comes up from there.
+ */
+static inline void sched_evq_pop(struct sched_evq *q)
+{
+	struct sched_ev last;
+	uint32_t i = 0, n;
+
+	q->pos[q->h[0].id] = SCHED_EVQ_NONE;
+	n = --q->n;
+	if (n == 0) {
+		return;
+	}
+	last = q->h[n];
+	for (;;) {
+		uint32_t c = 4u * i + 1u, best;
+
+		if (c + 4u <= n) {
+			uint32_t a = c + sched_ev_before(&q->h[c + 1u], &q->h[c]);
+			uint32_t b = c + 2u + sched_ev_before(&q->h[c + 3u], &q->h[c + 2u]);
+			uint32_t m = 0u - (uint32_t)sched_ev_before(&q->h[b], &q->h[a]);
+
+			best = a ^ ((a ^ b) & m);
+		} else if (c < n) {
+			best = c;
+			for (uint32_t k = c + 1u; k < n; k++) {
+				if (sched_ev_before(&q->h[k], &q->h[best])) {
+					best = k;
+				}
+			}
+		} else {
+			break;
+		}
+		sched_evq_put(q, i, q->h[best]);
+		i = best;
+	}
+	sched_evq_up(q, i, last);
+}
+
+/**
  * sched_evq_set - queue @id at @t, move it there if it is queued, or with
  * SCHED_EVQ_NEVER take it out (a no-op if it is not queued).
  */

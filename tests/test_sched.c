@@ -1201,7 +1201,11 @@ static void evq_against_reference(uint32_t nids, uint64_t spread, unsigned ops, 
 			cr_assert(eq(u64, sched_evq_top(&q)->t, key[want]));
 			now = key[want];
 			key[want] = UINT64_MAX;
-			sched_evq_set(&q, want, SCHED_EVQ_NEVER);
+			if (op & 1u) {
+				sched_evq_pop(&q);
+			} else {
+				sched_evq_set(&q, want, SCHED_EVQ_NEVER); /* the other way out */
+			}
 			pops++;
 		}
 		cr_assert(eq(int, sched_evq_queued(&q, id), key[id] != UINT64_MAX));
@@ -1217,7 +1221,9 @@ static void evq_against_reference(uint32_t nids, uint64_t spread, unsigned ops, 
 
 		cr_assert(eq(u32, sched_evq_top(&q)->id, want));
 		key[want] = UINT64_MAX;
-		sched_evq_set(&q, want, SCHED_EVQ_NEVER);
+		sched_evq_pop(&q);
+		why = sched_evq_check(&q);
+		cr_assert_null(why, "draining: %s", why);
 	}
 	cr_assert(eq(u32, ref_first(key, nids), UINT32_MAX));
 	sched_evq_finish(&q);
