@@ -303,11 +303,16 @@ static void q_count(struct sched *s, unsigned c, unsigned p, uint32_t i, bool ad
 
 	if (add ? (*n)++ == 0 : --(*n) == 0) {
 		uint64_t *m = pcmask_of(s, p, cls);
+		uint32_t *wm = &s->pword[p * s->nclass + cls];
 
 		if (add) {
 			bit_set(m, c);
+			*wm |= 1u << (c >> 6);
 		} else {
 			bit_clear(m, c);
+			if (!m[c >> 6]) {
+				*wm &= ~(1u << (c >> 6));
+			}
 		}
 	}
 }
@@ -392,47 +397,88 @@ static uint32_t q_best(const struct sched *s, unsigned c, unsigned min_pri)
  * migrate. Ties go to the first queue found after @c. Rather than visit
  * every CPU, it goes down the priorities something is queued at; at each,
  * the CPUs holding a thread @c may run are the union of the masks of the
- * affinity classes allowed on @c, and the first of them after @c (wrapping
- * around) is the one a scan of every CPU would have stopped at.
+ * affinity classes allowed on @c (only in the mask words a per-priority
+ * summary names), and the first of them after @c (wrapping around) is the
+ * one a scan of every CPU would have stopped at.
  */
+/* The CPUs of mask word @w with a thread at @p that @c may run (@ok: its classes). */
+static uint64_t steal_word(const struct sched *s, unsigned p, uint64_t ok, unsigned w)
+{
+	uint64_t m = pcmask_of(s, p, 0)[w];
+
+	for (uint64_t r = ok; r; r &= r - 1u) {
+		m |= pcmask_of(s, p, 1u + sim_ctz64(r))[w];
+	}
+	return m;
+}
+
+/* The first thread of @x's queue @p allowed on @c (there is one). */
+static uint32_t steal_from(const struct sched *s, unsigned x, unsigned p, unsigned c)
+{
+	uint32_t i = s->cpu[x].qhead[p];
+
+	while (i != SCHED_NONE && !allowed(s, i, c)) {
+		i = s->thr[i].qnext;
+	}
+	assert(i != SCHED_NONE && "a CPU in the class masks has no allowed thread queued");
+	return i;
+}
+
+/*
+ * The first CPU from @start on, wrapping around, with a thread at @p of a
+ * class in @ok (bit 0: class 0 too), or SCHED_NONE. @wm: the mask words
+ * where those classes have one: its own word from @start up, the words
+ * above, the words below, its own word below @start.
+ */
+static uint32_t steal_first(const struct sched *s, unsigned p, uint64_t ok, uint32_t wm,
+			    unsigned start)
+{
+	unsigned w0 = start >> 6;
+	uint64_t lo = ~(UINT64_MAX << (start & 63u)), m;
+	uint32_t own = (wm >> w0) & 1u;
+
+	if (own && (m = steal_word(s, p, ok, w0) & ~lo) != 0) {
+		return w0 * 64u + sim_ctz64(m);
+	}
+	for (uint32_t r = wm & (UINT32_MAX << w0) & ~(UINT32_C(1) << w0); r; r &= r - 1u) {
+		unsigned w = sim_ctz64(r);
+
+		if ((m = steal_word(s, p, ok, w)) != 0) {
+			return w * 64u + sim_ctz64(m);
+		}
+	}
+	for (uint32_t r = wm & ~(UINT32_MAX << w0); r; r &= r - 1u) {
+		unsigned w = sim_ctz64(r);
+
+		if ((m = steal_word(s, p, ok, w)) != 0) {
+			return w * 64u + sim_ctz64(m);
+		}
+	}
+	if (own && (m = steal_word(s, p, ok, w0) & lo) != 0) {
+		return w0 * 64u + sim_ctz64(m);
+	}
+	return SCHED_NONE;
+}
+
 uint32_t sched_steal(const struct sched *s, unsigned c)
 {
-	unsigned start = c + 1u < s->ncpu ? c + 1u : 0u, w0 = start >> 6, nw = s->nwords;
+	unsigned start = c + 1u < s->ncpu ? c + 1u : 0u;
 	uint64_t ok = s->cls_ok[c];
 	uint32_t pm = s->prio_any;
 
 	while (pm) {
 		unsigned p = msb32(pm);
-		const uint64_t *any = pcmask_of(s, p, 0);
+		const uint32_t *pw = &s->pword[p * s->nclass];
+		uint32_t wm = pw[0], x;
 
 		pm &= ~(1u << p);
-		for (unsigned k = 0; k <= nw; k++) {
-			unsigned w = w0 + k < nw ? w0 + k : w0 + k - nw;
-			uint64_t m = any[w];
-			unsigned x;
-
-			for (uint64_t r = ok; r; r &= r - 1u) {
-				m |= pcmask_of(s, p, 1u + sim_ctz64(r))[w];
-			}
-			if (k == 0) {
-				m &= UINT64_MAX << (start & 63u); /* from the CPU after @c up */
-			} else if (k == nw) {
-				m &= ~(UINT64_MAX << (start & 63u)); /* wrapped: below it */
-			}
-			if (!m) {
-				continue;
-			}
-			x = w * 64u + sim_ctz64(m);
-			if (x == c) {
-				break; /* @c comes last: nobody else has one at @p */
-			}
-			for (uint32_t i = s->cpu[x].qhead[p]; i != SCHED_NONE;
-			     i = s->thr[i].qnext) {
-				if (allowed(s, i, c)) {
-					return i;
-				}
-			}
-			assert(false && "a CPU in the class masks has no allowed thread queued");
+		for (uint64_t r = ok; r; r &= r - 1u) {
+			wm |= pw[1u + sim_ctz64(r)];
+		}
+		x = wm ? steal_first(s, p, ok, wm, start) : SCHED_NONE;
+		/* @c comes last in the order: if it is the first found, nobody else has one */
+		if (x != SCHED_NONE && x != c) {
+			return steal_from(s, x, p, c);
 		}
 	}
 	return SCHED_NONE;
@@ -1286,7 +1332,8 @@ static int setup_classes(struct sched *s)
 	s->cls_ok = calloc(s->ncpu, sizeof(*s->cls_ok));
 	s->qcls = calloc((size_t)s->ncpu * SCHED_PRIORITIES * s->nclass, sizeof(*s->qcls));
 	s->pcmask = calloc((size_t)SCHED_PRIORITIES * s->nclass * s->nwords, sizeof(*s->pcmask));
-	if (!s->cls_ok || !s->qcls || !s->pcmask) {
+	s->pword = calloc((size_t)SCHED_PRIORITIES * s->nclass, sizeof(*s->pword));
+	if (!s->cls_ok || !s->qcls || !s->pcmask || !s->pword) {
 		return -ENOMEM;
 	}
 	for (uint32_t k = 1; k < s->nclass; k++) {
@@ -1413,6 +1460,7 @@ void sched_destroy(struct sched *s)
 		return;
 	}
 	pebs_destroy(s->pebs);
+	free(s->pword);
 	free(s->pcmask);
 	free(s->qcls);
 	free(s->cls_ok);
@@ -1483,6 +1531,10 @@ static const char *validate_tallies(const struct sched *s)
 				}
 				if (bit_test(pcmask_of(s, p, k), c) != (n[k] != 0)) {
 					return "a class mask disagrees with the queue";
+				}
+				if (((s->pword[p * s->nclass + k] >> (c >> 6)) & 1u) !=
+				    (pcmask_of(s, p, k)[c >> 6] != 0)) {
+					return "a class mask's word summary is wrong";
 				}
 			}
 			cpus += (cpu->qmask >> p) & 1u;

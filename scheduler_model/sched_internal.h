@@ -136,6 +136,7 @@ struct sched {
 	uint64_t *cls_ok;		      /* [cpu]: bit k-1: class k may run there */
 	uint32_t *qcls;			      /* [cpu][p][class]: threads queued */
 	uint64_t *pcmask;		      /* [p][class][word]: CPUs where qcls > 0 */
+	uint32_t *pword;		      /* [p][class]: bit w: pcmask word w non-zero */
 	uint64_t uptime_ns;		      /* boot to simulation time 0 */
 	uint64_t tick_ns;
 	uint64_t tick_k;  /* the tick count at now: (uptime_ns + now) / tick_ns */
