@@ -14,8 +14,9 @@
  *   |rec|rec|rec| ... |rec|       |  (PMI: drain to base)  |
  *   ^-- PebsIndex moves right by 0xC0 per sample, back to base at the threshold
  *
- * All counters are simulated whatever cfg->ncounters says, so enabling more
- * counters does not change the values of the others (nor PebsIndex).
+ * All counters draw their noise whatever cfg->ncounters says, so enabling
+ * more counters does not change the values of the others (nor PebsIndex);
+ * the ones past ncounters, never read, only make their draws.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,18 +28,18 @@
 
 /* What each counter id counts. */
 enum counter_kind {
-	K_CYCLES = 0,   /* unhalted core cycles */
-	K_INSTR = 1,    /* instructions retired */
-	K_RATE = 2,     /* kinds >= 2 are per-instruction rates */
-	K_REFCYC = 11,  /* unhalted reference cycles: derived from cycles */
+	K_CYCLES = 0,  /* unhalted core cycles */
+	K_INSTR = 1,   /* instructions retired */
+	K_RATE = 2,    /* kinds >= 2 are per-instruction rates */
+	K_REFCYC = 11, /* unhalted reference cycles: derived from cycles */
 };
 
 static const char *const counter_names[PEBS_MAX_COUNTERS] = {
-	"TotalCycles",       "InstructionRetired", "LLCMisses",
+	"TotalCycles",		"InstructionRetired", "LLCMisses",
 	"BranchMispredictions", "BranchInstructions", "LLCReference",
-	"DcacheAccesses",    "DcacheMisses",       "IcacheMisses",
-	"LoadInstructions",  "StoreInstructions",  "UnhaltedReferenceCycles",
-	"TotalIssues",       "FpInstructions",     "IntegerInstructions",
+	"DcacheAccesses",	"DcacheMisses",	      "IcacheMisses",
+	"LoadInstructions",	"StoreInstructions",  "UnhaltedReferenceCycles",
+	"TotalIssues",		"FpInstructions",     "IntegerInstructions",
 	"MemoryBarrierCycles",
 };
 
@@ -169,11 +170,13 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum pebs_activi
 {
 	struct pebs_cpu *pc;
 	uint64_t cyc, run, instr;
+	unsigned nc, skip;
 
 	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= PEBS_ACTIVITIES) {
 		return -EINVAL;
 	}
 	pc = &p->cpu[cpu];
+	nc = p->cfg.ncounters;
 	if (now_ns < pc->last_ns) {
 		return -EINVAL;
 	}
@@ -185,14 +188,27 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum pebs_activi
 
 	pc->ctr[K_CYCLES] += run;
 	pc->ctr[K_INSTR] += instr;
-	pc->ctr[K_REFCYC] += mul_frac(run, 58982, 16); /* turbo: core clock ~1.11x nominal */
-	for (unsigned k = K_RATE; k < PEBS_MAX_COUNTERS; k++) {
+	/*
+	 * Counters past ncounters are never read: only their draws are made
+	 * (they come after the ones computed, as in id order), so the stream
+	 * stays where computing them would have left it.
+	 */
+	if (K_REFCYC < nc) {
+		pc->ctr[K_REFCYC] +=
+			mul_frac(run, 58982, 16); /* turbo: core clock ~1.11x nominal */
+	}
+	for (unsigned k = K_RATE; k < nc; k++) {
 		if (k == K_REFCYC) {
 			continue;
 		}
 		pc->ctr[k] += mul_frac(mul_frac(instr, rate_x65536[k][act], 16),
 				       sim_rng_range(&pc->rng, 768, 1280), 10);
 	}
+	skip = PEBS_MAX_COUNTERS - K_RATE - 1u; /* the noisy counters: 2..15 but 11 */
+	if (nc > K_RATE) {
+		skip -= nc - K_RATE - (nc > K_REFCYC);
+	}
+	sim_rng_skip_below_n(&pc->rng, 1280 - 768 + 1, skip);
 	if (p->cfg.pebs) {
 		uint64_t samples = pc->ctr[K_INSTR] / PEBS_SAMPLE_AFTER;
 
@@ -210,9 +226,10 @@ void pebs_read(const struct pebs *p, unsigned cpu, uint64_t pmc[PEBS_MAX_COUNTER
 	const struct pebs_cpu *pc = &p->cpu[cpu];
 
 	if (pmc) {
-		for (unsigned k = 0; k < PEBS_MAX_COUNTERS; k++) {
-			pmc[k] = k < p->cfg.ncounters ? pc->ctr[k] : 0;
-		}
+		unsigned nc = p->cfg.ncounters;
+
+		memcpy(pmc, pc->ctr, nc * sizeof(pmc[0]));
+		memset(pmc + nc, 0, (PEBS_MAX_COUNTERS - nc) * sizeof(pmc[0]));
 	}
 	if (pebs_index) {
 		*pebs_index = p->cfg.pebs ? pc->ds.pebs_index : 0;
@@ -233,8 +250,7 @@ void pebs_ds_save_area_encode(const struct pebs_ds_save_area *ds,
 		 ds->bts_absolute_maximum);
 	put_le64(out + offsetof(struct pebs_ds_save_area, bts_interrupt_threshold),
 		 ds->bts_interrupt_threshold);
-	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_buffer_base),
-		 ds->pebs_buffer_base);
+	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_buffer_base), ds->pebs_buffer_base);
 	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_index), ds->pebs_index);
 	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_absolute_maximum),
 		 ds->pebs_absolute_maximum);

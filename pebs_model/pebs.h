@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PEBS_MAX_CPUS     1024
+#define PEBS_MAX_CPUS	  1024
 #define PEBS_MAX_COUNTERS 16 /* = SIM_MAX_COUNTERS (producer/trace_sink.h) */
 
 /*
@@ -31,27 +31,27 @@
  * so PebsIndex returns to PebsBufferBase (the model has no PMI latency, so
  * PebsIndex is always in [PebsBufferBase, PebsInterruptThreshold)).
  */
-#define PEBS_RECORD_SIZE     0xC0u
-#define PEBS_BUFFER_RECORDS  341u /* 64 KiB / 0xC0, rounded down */
+#define PEBS_RECORD_SIZE       0xC0u
+#define PEBS_BUFFER_RECORDS    341u /* 64 KiB / 0xC0, rounded down */
 #define PEBS_THRESHOLD_RECORDS (PEBS_BUFFER_RECORDS - PEBS_BUFFER_RECORDS / 16u)
 /* kernel VA of CPU 0's PEBS buffer; CPU n's is PEBS_BUFFER_STRIDE * n above */
-#define PEBS_BUFFER_VA       0xFFFFC90000000000ull
-#define PEBS_BUFFER_STRIDE   0x20000ull
+#define PEBS_BUFFER_VA	   0xFFFFC90000000000ull
+#define PEBS_BUFFER_STRIDE 0x20000ull
 /* sample-after value of the PEBS event (INST_RETIRED.PREC_DIST style): a
  * prime, so samples do not beat with regular code */
-#define PEBS_SAMPLE_AFTER    1000003u
-#define PEBS_COUNTER_BITS    48u /* general-purpose counter width (CPUID 0AH) */
+#define PEBS_SAMPLE_AFTER 1000003u
+#define PEBS_COUNTER_BITS 48u /* general-purpose counter width (CPUID 0AH) */
 
 /**
  * enum pebs_activity - what the code that ran for an interval looks like to
  * the counters (instructions per cycle, cache and branch behaviour).
  */
 enum pebs_activity {
-	PEBS_IDLE = 0,    /* the idle loop: mostly halted in a C-state */
-	PEBS_COMPUTE,     /* tight loops: high IPC, few misses */
-	PEBS_MEMORY,      /* I/O paths, copies: low IPC, many LLC misses */
-	PEBS_BRANCHY,     /* UI and message handling: many mispredicts */
-	PEBS_MEDIA,       /* DSP-like periodic work: SIMD, streaming */
+	PEBS_IDLE = 0, /* the idle loop: mostly halted in a C-state */
+	PEBS_COMPUTE,  /* tight loops: high IPC, few misses */
+	PEBS_MEMORY,   /* I/O paths, copies: low IPC, many LLC misses */
+	PEBS_BRANCHY,  /* UI and message handling: many mispredicts */
+	PEBS_MEDIA,    /* DSP-like periodic work: SIMD, streaming */
 	PEBS_ACTIVITIES,
 };
 
@@ -59,7 +59,7 @@ enum pebs_activity {
  * struct pebs_cfg - the hardware.
  * @cpus:      1..1024
  * @cpu_mhz:   core clock (counter 0 counts it while not halted)
- * @ncounters: counters reported (0..16); all 16 are simulated regardless
+ * @ncounters: counters reported (0..16); all 16 draw their noise regardless
  * @pebs:      maintain the DS save area and PebsIndex
  * @seed:      the run's seed (per-CPU streams are derived from it)
  */
@@ -78,15 +78,15 @@ struct pebs_cfg {
  * explicitly little-endian by pebs_ds_save_area_encode().
  */
 struct pebs_ds_save_area {
-	uint64_t bts_buffer_base;          /* 0x00 BtsBufferBase */
-	uint64_t bts_index;                /* 0x08 BtsIndex */
-	uint64_t bts_absolute_maximum;     /* 0x10 BtsAbsoluteMaximum */
+	uint64_t bts_buffer_base;	   /* 0x00 BtsBufferBase */
+	uint64_t bts_index;		   /* 0x08 BtsIndex */
+	uint64_t bts_absolute_maximum;	   /* 0x10 BtsAbsoluteMaximum */
 	uint64_t bts_interrupt_threshold;  /* 0x18 BtsInterruptThreshold */
-	uint64_t pebs_buffer_base;         /* 0x20 PebsBufferBase */
-	uint64_t pebs_index;               /* 0x28 PebsIndex */
-	uint64_t pebs_absolute_maximum;    /* 0x30 PebsAbsoluteMaximum */
+	uint64_t pebs_buffer_base;	   /* 0x20 PebsBufferBase */
+	uint64_t pebs_index;		   /* 0x28 PebsIndex */
+	uint64_t pebs_absolute_maximum;	   /* 0x30 PebsAbsoluteMaximum */
 	uint64_t pebs_interrupt_threshold; /* 0x38 PebsInterruptThreshold */
-	uint64_t pebs_counter_reset[4];    /* 0x40 PebsCounterReset0..3 */
+	uint64_t pebs_counter_reset[4];	   /* 0x40 PebsCounterReset0..3 */
 };
 
 #define PEBS_DS_SAVE_AREA_SIZE 0x60u
@@ -97,8 +97,7 @@ static_assert(offsetof(struct pebs_ds_save_area, bts_interrupt_threshold) == 0x1
 static_assert(offsetof(struct pebs_ds_save_area, pebs_buffer_base) == 0x20, "seed 004");
 static_assert(offsetof(struct pebs_ds_save_area, pebs_index) == 0x28, "seed 004");
 static_assert(offsetof(struct pebs_ds_save_area, pebs_absolute_maximum) == 0x30, "seed 004");
-static_assert(offsetof(struct pebs_ds_save_area, pebs_interrupt_threshold) == 0x38,
-	      "seed 004");
+static_assert(offsetof(struct pebs_ds_save_area, pebs_interrupt_threshold) == 0x38, "seed 004");
 static_assert(offsetof(struct pebs_ds_save_area, pebs_counter_reset) == 0x40, "seed 004");
 static_assert(sizeof(struct pebs_ds_save_area) == PEBS_DS_SAVE_AREA_SIZE,
 	      "PROCESSOR_PROFILE_CONTROL_AREA is 0x60 bytes (seed 004)");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * pebs_model/sim_rng.c - stream derivation and the distributions the models
- * draw from (see sim_rng.h). Everything is integer arithmetic on uint64_t,
+ * pebs_model/sim_rng.c - stream derivation and the portable bit scans (the
+ * draws themselves are inline in sim_rng.h). Everything is integer arithmetic on uint64_t,
  * whose results C11 fixes exactly, so the streams are the same everywhere.
  */
 #include <xxhash.h>
@@ -35,33 +35,7 @@ void sim_rng_init(struct sim_rng *r, uint64_t seed, uint32_t domain, uint32_t in
 	}
 }
 
-uint64_t sim_rng_below(struct sim_rng *r, uint64_t n)
-{
-	uint64_t lim, v;
-
-	if (n == 0) {
-		return 0;
-	}
-	/* reject the top partial block so every residue is equally likely */
-	lim = UINT64_MAX - (UINT64_MAX % n + 1) % n;
-	do {
-		v = sim_rng_next(r);
-	} while (v > lim);
-	return v % n;
-}
-
-uint64_t sim_rng_range(struct sim_rng *r, uint64_t lo, uint64_t hi)
-{
-	if (hi <= lo) {
-		return lo;
-	}
-	if (hi - lo == UINT64_MAX) {
-		return sim_rng_next(r);
-	}
-	return lo + sim_rng_below(r, hi - lo + 1);
-}
-
-unsigned sim_clz64(uint64_t x)
+unsigned sim_clz64_portable(uint64_t x)
 {
 	unsigned n = 0;
 
@@ -77,7 +51,7 @@ unsigned sim_clz64(uint64_t x)
 	return n;
 }
 
-unsigned sim_ctz64(uint64_t x)
+unsigned sim_ctz64_portable(uint64_t x)
 {
 	unsigned n = 0;
 
@@ -93,23 +67,13 @@ unsigned sim_ctz64(uint64_t x)
 	return n;
 }
 
-/*
- * -ln(U) for U uniform in (0,1): write U = m * 2^-(z+1) with m in [1,2),
- * z = the leading zeros of a 64-bit draw. Then -log2(U) = z + 1 - log2(m),
- * and log2(m) ~ m - 1 (exact at both ends, off by < 0.09 between). Times
- * ln 2 (45426 / 65536) gives -ln(U) in 16.16 fixed point.
- */
-uint64_t sim_rng_exp(struct sim_rng *r, uint64_t mean)
+unsigned sim_popcount64_portable(uint64_t x)
 {
-	uint64_t u = sim_rng_next(r);
-	unsigned z = sim_clz64(u);
-	uint64_t frac, l2, ln;
+	unsigned n = 0;
 
-	if (z > 20) {
-		z = 20; /* cut the tail: at most ~15x the mean */
+	while (x) {
+		x &= x - 1u;
+		n++;
 	}
-	frac = z < 47 ? (u << (z + 1u)) >> 48 : 0;
-	l2 = ((uint64_t)(z + 1u) << 16) - frac;
-	ln = (l2 * 45426u) >> 16;
-	return (mean >> 16) * ln + (((mean & 0xFFFFu) * ln) >> 16);
+	return n;
 }

@@ -7,7 +7,10 @@
  *
  * It lives in pebs_model/, the lowest model layer, so the scheduler (which
  * links pebs_model) and the PMC model share one implementation. Integer
- * arithmetic only: no floating point, no __int128, no builtins.
+ * arithmetic only: no floating point, no __int128. The draws are inline so
+ * a constant bound folds into a multiplication; the bit scans use the
+ * compiler's builtins under __GNUC__ and a portable loop elsewhere (both
+ * give the same answers: tests/test_pebs.c compares them).
  */
 #ifndef PEBS_MODEL_SIM_RNG_H
 #define PEBS_MODEL_SIM_RNG_H
@@ -22,9 +25,9 @@ struct sim_rng {
 /* Stream domains: which model a stream belongs to (part of the derivation). */
 enum sim_rng_domain {
 	SIM_RNG_SCHED_GLOBAL = 1, /* thread creation, group set-up */
-	SIM_RNG_SCHED_CPU = 2,    /* per-CPU scheduler decisions */
-	SIM_RNG_PEBS_CPU = 3,     /* per-CPU counter noise */
-	SIM_RNG_SPIN = 4,         /* reserved for the spin-lock model */
+	SIM_RNG_SCHED_CPU = 2,	  /* per-CPU scheduler decisions */
+	SIM_RNG_PEBS_CPU = 3,	  /* per-CPU counter noise */
+	SIM_RNG_SPIN = 4,	  /* reserved for the spin-lock model */
 };
 
 /**
@@ -56,13 +59,89 @@ static inline uint64_t sim_rng_next(struct sim_rng *r)
 }
 
 /**
+ * sim_clz64_portable - leading zero bits of @x (64 for 0), without builtins:
+ * what sim_clz64() computes where __GNUC__ is not defined.
+ */
+unsigned sim_clz64_portable(uint64_t x);
+
+/** sim_ctz64_portable - trailing zero bits of @x (64 for 0), without builtins. */
+unsigned sim_ctz64_portable(uint64_t x);
+
+/** sim_popcount64_portable - set bits of @x, without builtins. */
+unsigned sim_popcount64_portable(uint64_t x);
+
+/** sim_clz64 - leading zero bits of @x (64 for 0). */
+static inline unsigned sim_clz64(uint64_t x)
+{
+#if defined(__GNUC__)
+	return x ? (unsigned)__builtin_clzll(x) : 64u;
+#else
+	return sim_clz64_portable(x);
+#endif
+}
+
+/** sim_ctz64 - trailing zero bits of @x (64 for 0). */
+static inline unsigned sim_ctz64(uint64_t x)
+{
+#if defined(__GNUC__)
+	return x ? (unsigned)__builtin_ctzll(x) : 64u;
+#else
+	return sim_ctz64_portable(x);
+#endif
+}
+
+/** sim_popcount64 - set bits of @x. */
+static inline unsigned sim_popcount64(uint64_t x)
+{
+#if defined(__GNUC__)
+	return (unsigned)__builtin_popcountll(x);
+#else
+	return sim_popcount64_portable(x);
+#endif
+}
+
+/**
  * sim_rng_below - uniform in [0, @n) without modulo bias (rejection);
  * @n == 0 returns 0.
+ *
+ * A draw v is rejected when v > UINT64_MAX - 2^64 mod @n (the top partial
+ * block), and v % @n returned otherwise. Since 2^64 mod @n < @n, a draw at
+ * or below UINT64_MAX - (@n - 1) is always kept, so the exact limit (one
+ * more division) is only needed for the few draws above that. A power of
+ * two has no partial block: v % @n is a mask. Same draws, same results as
+ * the plain loop.
  */
-uint64_t sim_rng_below(struct sim_rng *r, uint64_t n);
+static inline uint64_t sim_rng_below(struct sim_rng *r, uint64_t n)
+{
+	uint64_t v, lim;
+
+	if (n == 0) {
+		return 0;
+	}
+	v = sim_rng_next(r);
+	if (!(n & (n - 1u))) {
+		return v & (n - 1u);
+	}
+	if (v > UINT64_MAX - (n - 1u)) {
+		lim = UINT64_MAX - (UINT64_MAX % n + 1u) % n;
+		while (v > lim) {
+			v = sim_rng_next(r);
+		}
+	}
+	return v % n;
+}
 
 /** sim_rng_range - uniform in [@lo, @hi] (inclusive; @hi >= @lo). */
-uint64_t sim_rng_range(struct sim_rng *r, uint64_t lo, uint64_t hi);
+static inline uint64_t sim_rng_range(struct sim_rng *r, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo) {
+		return lo;
+	}
+	if (hi - lo == UINT64_MAX) {
+		return sim_rng_next(r);
+	}
+	return lo + sim_rng_below(r, hi - lo + 1u);
+}
 
 /** sim_rng_chance - true with probability @pct percent (0..100). */
 static inline int sim_rng_chance(struct sim_rng *r, unsigned pct)
@@ -71,16 +150,77 @@ static inline int sim_rng_chance(struct sim_rng *r, unsigned pct)
 }
 
 /**
+ * sim_rng_skip_below - draw and drop what sim_rng_below(@r, @n) would
+ * return: the same draws are consumed (rejections included), for a model
+ * that must keep its stream in step without using the value.
+ */
+static inline void sim_rng_skip_below(struct sim_rng *r, uint64_t n)
+{
+	uint64_t v, lim;
+
+	if (n == 0) {
+		return;
+	}
+	v = sim_rng_next(r);
+	if (!(n & (n - 1u)) || v <= UINT64_MAX - (n - 1u)) {
+		return;
+	}
+	lim = UINT64_MAX - (UINT64_MAX % n + 1u) % n;
+	while (v > lim) {
+		v = sim_rng_next(r);
+	}
+}
+
+/**
+ * sim_rng_skip_below_n - sim_rng_skip_below(@r, @n) @count times. The
+ * draws are made in a tight loop that only notes whether any of them could
+ * have been rejected; if one could, the state is rewound and the draws are
+ * made again one by one, so the result is always exactly the same.
+ */
+static inline void sim_rng_skip_below_n(struct sim_rng *r, uint64_t n, unsigned count)
+{
+	struct sim_rng save = *r;
+	uint64_t maybe = 0;
+
+	if (n == 0) {
+		return; /* sim_rng_below(r, 0) draws nothing */
+	}
+	for (unsigned i = 0; i < count; i++) {
+		maybe |= sim_rng_next(r) > UINT64_MAX - (n - 1u);
+	}
+	if (maybe && (n & (n - 1u))) {
+		*r = save;
+		for (unsigned i = 0; i < count; i++) {
+			sim_rng_skip_below(r, n);
+		}
+	}
+}
+
+/*
+ * -ln(U) for U uniform in (0,1): write U = m * 2^-(z+1) with m in [1,2),
+ * z = the leading zeros of a 64-bit draw. Then -log2(U) = z + 1 - log2(m),
+ * and log2(m) ~ m - 1 (exact at both ends, off by < 0.09 between). Times
+ * ln 2 (45426 / 65536) gives -ln(U) in 16.16 fixed point.
+ */
+
+/**
  * sim_rng_exp - roughly exponentially distributed with mean about @mean
  * (integer approximation of -ln(U) * mean; the tail is cut at ~15x mean).
  * Keep @mean below 2^44 so the product cannot overflow.
  */
-uint64_t sim_rng_exp(struct sim_rng *r, uint64_t mean);
+static inline uint64_t sim_rng_exp(struct sim_rng *r, uint64_t mean)
+{
+	uint64_t u = sim_rng_next(r);
+	unsigned z = sim_clz64(u);
+	uint64_t frac, l2, ln;
 
-/** sim_clz64 - leading zero bits of @x (64 for 0); portable, no builtins. */
-unsigned sim_clz64(uint64_t x);
-
-/** sim_ctz64 - trailing zero bits of @x (64 for 0); portable, no builtins. */
-unsigned sim_ctz64(uint64_t x);
+	if (z > 20) {
+		z = 20; /* cut the tail: at most ~15x the mean */
+	}
+	frac = (u << (z + 1u)) >> 48; /* z + 1 <= 21: the shift is defined */
+	l2 = ((uint64_t)(z + 1u) << 16) - frac;
+	ln = (l2 * 45426u) >> 16;
+	return (mean >> 16) * ln + (((mean & 0xFFFFu) * ln) >> 16);
+}
 
 #endif /* PEBS_MODEL_SIM_RNG_H */

@@ -32,8 +32,10 @@
  *     preemption what was left
  *   - wait reason and mode are 0 unless the old thread is Waiting
  *
- * Events, kept in one indexed min-heap ordered by (time, id), so memory is
- * bounded by CPUs + threads whatever the duration:
+ * Events, taken in (time, id) order from three queues (sched_evq.h) - a
+ * winner tree for the CPUs, a 4-ary heap for the thread slots, one time for
+ * the balancer - so memory is bounded by CPUs + threads whatever the
+ * duration:
  *   id < cpus          the CPU's next decision: the running thread's burst
  *                      ends or it exits, its quantum is checked (at a clock
  *                      tick, as KiUpdateRunTime does), or its standby thread
@@ -53,6 +55,7 @@
 #include "scheduler_model/sched_internal.h"
 
 static_assert(PEBS_MAX_COUNTERS == SIM_MAX_COUNTERS, "pmc arrays are copied as is");
+static_assert(SIM_CLOCK_SLOTS == 4, "clocks_now() fills slots 0..3");
 
 #define NS_PER_SEC 1000000000u
 #define IDLE_STATE SCHED_TS_RUNNING /* the idle thread never leaves its CPU */
@@ -66,29 +69,27 @@ static_assert(PEBS_MAX_COUNTERS == SIM_MAX_COUNTERS, "pmc arrays are copied as i
 #define CSTATE_C3_AFTER_NS 2000000u
 static const uint32_t cstate_exit_ns[4] = {0, 1000, 15000, 60000};
 
-#define IPI_MIN_NS     1000u /* a remote preemption takes an IPI */
-#define IPI_MAX_NS     3000u
-#define MIN_BURST_NS   1000u
-#define MIN_WAIT_NS    1000u
-#define LOCK_WAIT_NS   60000u /* mean wait on a lock-like object */
-#define CREATE_MIN_NS  20000u /* a replacement thread appears this long after */
-#define CREATE_MAX_NS  200000u
-#define STARVE_NS      4000000000ull /* ready this long: boosted to 15 */
-#define BALANCE_NS     1000000000ull
-#define BALANCE_MAX    16u           /* boosts per balance-set-manager pass */
+#define IPI_MIN_NS    1000u /* a remote preemption takes an IPI */
+#define IPI_MAX_NS    3000u
+#define MIN_BURST_NS  1000u
+#define MIN_WAIT_NS   1000u
+#define LOCK_WAIT_NS  60000u /* mean wait on a lock-like object */
+#define CREATE_MIN_NS 20000u /* a replacement thread appears this long after */
+#define CREATE_MAX_NS 200000u
+#define STARVE_NS     4000000000ull /* ready this long: boosted to 15 */
+#define BALANCE_NS    1000000000ull
+#define BALANCE_MAX   16u /* boosts per balance-set-manager pass */
 
 /* How long a wait on each KWAIT_REASON lasts and what it boosts. */
 enum wait_class { WC_USER = 0, WC_IO, WC_LOCK, WC_DELAY };
 static const uint8_t wait_class_of[SCHED_WAIT_REASONS] = {
-	[0] = WC_IO,      [1] = WC_IO,     [2] = WC_IO,     [3] = WC_IO,
-	[4] = WC_DELAY,   [7] = WC_LOCK,   [8] = WC_IO,     [9] = WC_IO,
-	[10] = WC_IO,     [11] = WC_DELAY, [18] = WC_IO,    [19] = WC_IO,
-	[20] = WC_LOCK,   [21] = WC_LOCK,  [23] = WC_IO,    [24] = WC_LOCK,
-	[26] = WC_LOCK,   [27] = WC_LOCK,  [28] = WC_LOCK,  [29] = WC_LOCK,
-	[30] = WC_DELAY,  [31] = WC_LOCK,  [32] = WC_DELAY, [33] = WC_DELAY,
-	[34] = WC_LOCK,   [35] = WC_LOCK,  [36] = WC_LOCK,  [37] = WC_LOCK,
-	[38] = WC_LOCK,   [39] = WC_IO,    [40] = WC_IO,    [41] = WC_IO,
-	[42] = WC_LOCK,
+	[0] = WC_IO,	 [1] = WC_IO,	 [2] = WC_IO,	  [3] = WC_IO,	   [4] = WC_DELAY,
+	[7] = WC_LOCK,	 [8] = WC_IO,	 [9] = WC_IO,	  [10] = WC_IO,	   [11] = WC_DELAY,
+	[18] = WC_IO,	 [19] = WC_IO,	 [20] = WC_LOCK,  [21] = WC_LOCK,  [23] = WC_IO,
+	[24] = WC_LOCK,	 [26] = WC_LOCK, [27] = WC_LOCK,  [28] = WC_LOCK,  [29] = WC_LOCK,
+	[30] = WC_DELAY, [31] = WC_LOCK, [32] = WC_DELAY, [33] = WC_DELAY, [34] = WC_LOCK,
+	[35] = WC_LOCK,	 [36] = WC_LOCK, [37] = WC_LOCK,  [38] = WC_LOCK,  [39] = WC_IO,
+	[40] = WC_IO,	 [41] = WC_IO,	 [42] = WC_LOCK,
 };
 
 /* Default wait mixes (used when a group's weights are all zero). */
@@ -97,21 +98,23 @@ struct weight {
 	uint8_t weight;
 };
 static const struct weight mix_cpu[] = {
-	{SCHED_WR_EXECUTIVE, 20}, {SCHED_WR_USER_REQUEST, 15}, {SCHED_WR_WR_QUEUE, 20},
+	{SCHED_WR_EXECUTIVE, 20},   {SCHED_WR_USER_REQUEST, 15}, {SCHED_WR_WR_QUEUE, 20},
 	{SCHED_WR_WR_RESOURCE, 10}, {SCHED_WR_WR_PUSH_LOCK, 25}, {SCHED_WR_WR_MUTEX, 10},
 };
 static const struct weight mix_io[] = {
-	{SCHED_WR_EXECUTIVE, 45}, {SCHED_WR_PAGE_IN, 5}, {SCHED_WR_USER_REQUEST, 10},
-	{SCHED_WR_WR_QUEUE, 20}, {SCHED_WR_WR_LPC_RECEIVE, 5}, {SCHED_WR_WR_RESOURCE, 5},
+	{SCHED_WR_EXECUTIVE, 45},    {SCHED_WR_PAGE_IN, 5},	   {SCHED_WR_USER_REQUEST, 10},
+	{SCHED_WR_WR_QUEUE, 20},     {SCHED_WR_WR_LPC_RECEIVE, 5}, {SCHED_WR_WR_RESOURCE, 5},
 	{SCHED_WR_WR_PUSH_LOCK, 10},
 };
 static const struct weight mix_interactive[] = {
-	{SCHED_WR_DELAY_EXECUTION, 5}, {SCHED_WR_USER_REQUEST, 40},
+	{SCHED_WR_DELAY_EXECUTION, 5},	{SCHED_WR_USER_REQUEST, 40},
 	{SCHED_WR_WR_USER_REQUEST, 30}, {SCHED_WR_WR_QUEUE, 10},
-	{SCHED_WR_WR_LPC_RECEIVE, 10}, {SCHED_WR_WR_ALERT_BY_THREAD_ID, 5},
+	{SCHED_WR_WR_LPC_RECEIVE, 10},	{SCHED_WR_WR_ALERT_BY_THREAD_ID, 5},
 };
 static const struct weight mix_periodic[] = {
-	{SCHED_WR_DELAY_EXECUTION, 60}, {SCHED_WR_USER_REQUEST, 30}, {SCHED_WR_WR_QUEUE, 10},
+	{SCHED_WR_DELAY_EXECUTION, 60},
+	{SCHED_WR_USER_REQUEST, 30},
+	{SCHED_WR_WR_QUEUE, 10},
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -119,17 +122,6 @@ static const struct weight mix_periodic[] = {
 static unsigned msb32(uint32_t x)
 {
 	return 63u - sim_clz64(x);
-}
-
-static unsigned popcount64(uint64_t x)
-{
-	unsigned n = 0;
-
-	while (x) {
-		x &= x - 1u;
-		n++;
-	}
-	return n;
 }
 
 static void bit_set(uint64_t *m, unsigned c)
@@ -147,9 +139,32 @@ static bool bit_test(const uint64_t *m, unsigned c)
 	return (m[c >> 6] >> (c & 63u)) & 1u;
 }
 
-static uint32_t tick_at(const struct sched *s, uint64_t t)
+/*
+ * Clocks without divisions by run-time values: the time only moves
+ * forward, so the tick it is in (and where that tick began) is carried
+ * along and only re-derived by a division after a jump of over a tick.
+ */
+static void set_now(struct sched *s, uint64_t t)
 {
-	return (uint32_t)((s->uptime_ns + t) / s->tick_ns);
+	uint64_t d = s->uptime_ns + t - s->tick_b;
+
+	s->now = t;
+	s->now_cyc_ok = false;
+	if (d >= s->tick_ns) {
+		if (d < 2u * s->tick_ns) {
+			s->tick_k++;
+			s->tick_b += s->tick_ns;
+		} else {
+			s->tick_k = (s->uptime_ns + t) / s->tick_ns;
+			s->tick_b = s->tick_k * s->tick_ns;
+		}
+	}
+}
+
+/* The tick count at now (KUSER_SHARED_DATA.TickCount's low dword). */
+static uint32_t tick_now(const struct sched *s)
+{
+	return (uint32_t)s->tick_k;
 }
 
 /* The CPU cycle clock at simulation time @t (the same value records carry). */
@@ -160,11 +175,48 @@ static uint64_t cycles_at(const struct sched *s, uint64_t t)
 	return b / NS_PER_SEC * s->cfg.cpu_mhz * 1000000u + b % NS_PER_SEC * s->cfg.cpu_mhz / 1000u;
 }
 
-/* The first clock tick at or after @t. */
+static uint64_t cycles_now(struct sched *s)
+{
+	if (!s->now_cyc_ok) {
+		s->now_cyc = cycles_at(s, s->now);
+		s->now_cyc_ok = true;
+	}
+	return s->now_cyc;
+}
+
+/*
+ * The record's clocks at now, as sched_clocks_at() computes them (the
+ * divisions here are by constants); clocks not in use are 0.
+ */
+static void clocks_now(struct sched *s, uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	const struct sched_cfg *cfg = &s->cfg;
+
+	ts[0] = 0;
+	ts[SIM_CLOCK_QPC] = 0;
+	if (cfg->clocks[SIM_CLOCK_QPC]) {
+		uint64_t b = s->uptime_ns + s->now, sec = b / NS_PER_SEC, rem = b % NS_PER_SEC;
+
+		ts[SIM_CLOCK_QPC] = sec * cfg->perf_freq + rem * cfg->perf_freq / NS_PER_SEC;
+	}
+	ts[SIM_CLOCK_SYSTIME] =
+		cfg->clocks[SIM_CLOCK_SYSTIME] ? (uint64_t)cfg->start_time + s->now / 100u : 0;
+	ts[SIM_CLOCK_CYCLES] = cfg->clocks[SIM_CLOCK_CYCLES] ? cycles_now(s) : 0;
+}
+
+/* The first clock tick at or after @t: (uptime + @t) % tick_ns, near now without dividing. */
 static uint64_t tick_ceil(const struct sched *s, uint64_t t)
 {
-	uint64_t r = (s->uptime_ns + t) % s->tick_ns;
+	uint64_t b = s->uptime_ns + t, r;
 
+	if (b >= s->tick_b && b - s->tick_b < 2u * s->tick_ns) {
+		r = b - s->tick_b;
+		r = r >= s->tick_ns ? r - s->tick_ns : r;
+	} else if (b < s->tick_b && s->tick_b - b <= s->tick_ns) {
+		r = s->tick_ns - (s->tick_b - b);
+	} else {
+		r = b % s->tick_ns;
+	}
 	return r ? t + (s->tick_ns - r) : t;
 }
 
@@ -178,102 +230,92 @@ static const struct sched_group *group_of(const struct sched *s, uint32_t i)
 	return &s->cfg.groups[s->thr[i].group];
 }
 
-bool sched_thread_allowed(const struct sched *s, uint32_t i, unsigned cpu)
+static bool allowed(const struct sched *s, uint32_t i, unsigned cpu)
 {
 	const struct sched_grp *g = &s->grp[s->thr[i].group];
 
 	return g->any || bit_test(g->mask, cpu);
 }
 
-/* ---- the event heap ------------------------------------------------------ */
-
-static bool h_less(const struct sched *s, uint32_t a, uint32_t b)
+bool sched_thread_allowed(const struct sched *s, uint32_t i, unsigned cpu)
 {
-	return s->hkey[a] < s->hkey[b] || (s->hkey[a] == s->hkey[b] && a < b);
+	return allowed(s, i, cpu);
 }
 
-static void h_place(struct sched *s, uint32_t pos, uint32_t id)
+/* ---- events --------------------------------------------------------------- */
+
+/* CPU @c's next decision at @t (SCHED_NEVER: none). */
+static void ev_cpu(struct sched *s, unsigned c, uint64_t t)
 {
-	s->heap[pos] = id;
-	s->hpos[id] = pos;
-}
-
-static void h_up(struct sched *s, uint32_t pos)
-{
-	uint32_t id = s->heap[pos];
-
-	while (pos > 0) {
-		uint32_t parent = (pos - 1u) / 2u;
-
-		if (!h_less(s, id, s->heap[parent])) {
-			break;
-		}
-		h_place(s, pos, s->heap[parent]);
-		pos = parent;
+	if (c == s->ev_cur) {
+		s->ev_cur = SCHED_NONE; /* re-armed (or cancelled): sched_step leaves it */
 	}
-	h_place(s, pos, id);
+	sched_tree_set(&s->cpuq, c, t);
 }
 
-static void h_down(struct sched *s, uint32_t pos)
+/* Slot @i's wake-up (or replacement) at @t. */
+static void ev_thread(struct sched *s, uint32_t i, uint64_t t)
 {
-	uint32_t id = s->heap[pos];
+	sched_evq_set(&s->thq, i, t);
+}
 
-	for (;;) {
-		uint32_t l = 2u * pos + 1u, best = l;
+/*
+ * The next event, in (time, id) order over ids CPUs < thread slots <
+ * the balancer: the earliest of the three queues' heads, ties to the
+ * lower id range. Return: false if nothing is queued.
+ */
+static bool ev_next(const struct sched *s, uint64_t *t, uint32_t *id)
+{
+	const struct sched_ev *c = sched_tree_top(&s->cpuq);
+	bool any = c->t != SCHED_NEVER;
 
-		if (l >= s->hn) {
-			break;
-		}
-		if (l + 1u < s->hn && h_less(s, s->heap[l + 1u], s->heap[l])) {
-			best = l + 1u;
-		}
-		if (!h_less(s, s->heap[best], id)) {
-			break;
-		}
-		h_place(s, pos, s->heap[best]);
-		pos = best;
+	*t = c->t;
+	*id = c->id;
+	if (s->thq.n && (!any || sched_evq_top(&s->thq)->t < *t)) {
+		*t = sched_evq_top(&s->thq)->t;
+		*id = s->ncpu + sched_evq_top(&s->thq)->id;
+		any = true;
 	}
-	h_place(s, pos, id);
-}
-
-/* Schedule event @id at @t (SCHED_NEVER cancels it). */
-static void ev_set(struct sched *s, uint32_t id, uint64_t t)
-{
-	uint32_t pos = s->hpos[id];
-
-	if (t == SCHED_NEVER) {
-		if (pos != SCHED_NONE) {
-			uint32_t last = s->heap[--s->hn];
-
-			s->hpos[id] = SCHED_NONE;
-			if (last != id) {
-				h_place(s, pos, last);
-				h_up(s, pos);
-				h_down(s, s->hpos[last]);
-			}
-		}
-		return;
+	if (s->balance_at != SCHED_NEVER && (!any || s->balance_at < *t)) {
+		*t = s->balance_at;
+		*id = s->ncpu + s->nthr;
+		any = true;
 	}
-	s->hkey[id] = t;
-	if (pos == SCHED_NONE) {
-		pos = s->hn++;
-		h_place(s, pos, id);
-	}
-	h_up(s, pos);
-	h_down(s, s->hpos[id]);
-}
-
-static uint32_t ev_thread(const struct sched *s, uint32_t i)
-{
-	return s->ncpu + i;
-}
-
-static uint32_t ev_balance(const struct sched *s)
-{
-	return s->ncpu + s->nthr;
+	return any;
 }
 
 /* ---- ready queues -------------------------------------------------------- */
+
+static uint32_t *qcls_of(const struct sched *s, unsigned c, unsigned p, uint32_t cls)
+{
+	return &s->qcls[((size_t)c * SCHED_PRIORITIES + p) * s->nclass + cls];
+}
+
+static uint64_t *pcmask_of(const struct sched *s, unsigned p, uint32_t cls)
+{
+	return &s->pcmask[((size_t)p * s->nclass + cls) * s->nwords];
+}
+
+/* Thread @i (priority @p) joins or leaves @c's queues: steal()'s tallies. */
+static void q_count(struct sched *s, unsigned c, unsigned p, uint32_t i, bool add)
+{
+	uint32_t cls = grp_of(s, i)->cls, *n = qcls_of(s, c, p, cls);
+
+	if (add ? (*n)++ == 0 : --(*n) == 0) {
+		uint64_t *m = pcmask_of(s, p, cls);
+		uint32_t *wm = &s->pword[p * s->nclass + cls];
+
+		if (add) {
+			bit_set(m, c);
+			*wm |= 1u << (c >> 6);
+		} else {
+			bit_clear(m, c);
+			if (!m[c >> 6]) {
+				*wm &= ~(1u << (c >> 6));
+			}
+		}
+	}
+}
 
 static void q_insert(struct sched *s, unsigned c, uint32_t i, bool front)
 {
@@ -281,7 +323,11 @@ static void q_insert(struct sched *s, unsigned c, uint32_t i, bool front)
 	struct sched_thread *t = &s->thr[i];
 	unsigned p = (unsigned)t->pri;
 
+	q_count(s, c, p, i, true);
 	if (!(cpu->qmask & (1u << p))) {
+		if (s->prio_cpus[p]++ == 0) {
+			s->prio_any |= 1u << p;
+		}
 		cpu->qhead[p] = cpu->qtail[p] = i;
 		t->qprev = t->qnext = SCHED_NONE;
 		cpu->qmask |= 1u << p;
@@ -321,7 +367,11 @@ static void q_remove(struct sched *s, uint32_t i)
 	}
 	if (cpu->qhead[p] == SCHED_NONE) {
 		cpu->qmask &= ~(1u << p);
+		if (--s->prio_cpus[p] == 0) {
+			s->prio_any &= ~(1u << p);
+		}
 	}
+	q_count(s, t->cpu, p, i, false);
 	if (--cpu->qcount == 0) {
 		bit_clear(s->ready_mask, t->cpu);
 	}
@@ -344,39 +394,94 @@ static uint32_t q_best(const struct sched *s, unsigned c, unsigned min_pri)
 /*
  * An idle-bound CPU looks through the other processors' queues for the
  * best thread it may run (KiSearchForNewThread); this is where threads
- * migrate. Ties go to the first queue found after @c.
+ * migrate. Ties go to the first queue found after @c. Rather than visit
+ * every CPU, it goes down the priorities something is queued at; at each,
+ * the CPUs holding a thread @c may run are the union of the masks of the
+ * affinity classes allowed on @c (only in the mask words a per-priority
+ * summary names), and the first of them after @c (wrapping around) is the
+ * one a scan of every CPU would have stopped at.
  */
-static uint32_t steal(const struct sched *s, unsigned c)
+/* The CPUs of mask word @w with a thread at @p that @c may run (@ok: its classes). */
+static uint64_t steal_word(const struct sched *s, unsigned p, uint64_t ok, unsigned w)
 {
-	uint32_t best = SCHED_NONE;
-	int best_pri = -1;
+	uint64_t m = pcmask_of(s, p, 0)[w];
 
-	for (unsigned k = 1; k < s->ncpu; k++) {
-		unsigned x = (c + k) % s->ncpu;
-		const struct sched_cpu *cpu = &s->cpu[x];
-		uint32_t m;
+	for (uint64_t r = ok; r; r &= r - 1u) {
+		m |= pcmask_of(s, p, 1u + sim_ctz64(r))[w];
+	}
+	return m;
+}
 
-		if (!bit_test(s->ready_mask, x) || (int)msb32(cpu->qmask) <= best_pri) {
-			continue;
-		}
-		m = cpu->qmask;
-		while (m && (int)msb32(m) > best_pri) {
-			unsigned p = msb32(m);
+/* The first thread of @x's queue @p allowed on @c (there is one). */
+static uint32_t steal_from(const struct sched *s, unsigned x, unsigned p, unsigned c)
+{
+	uint32_t i = s->cpu[x].qhead[p];
 
-			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE; i = s->thr[i].qnext) {
-				if (sched_thread_allowed(s, i, c)) {
-					best = i;
-					best_pri = (int)p;
-					break;
-				}
-			}
-			m &= ~(1u << p);
-		}
-		if (best_pri == SCHED_PRIORITIES - 1) {
-			break;
+	while (i != SCHED_NONE && !allowed(s, i, c)) {
+		i = s->thr[i].qnext;
+	}
+	assert(i != SCHED_NONE && "a CPU in the class masks has no allowed thread queued");
+	return i;
+}
+
+/*
+ * The first CPU from @start on, wrapping around, with a thread at @p of a
+ * class in @ok (bit 0: class 0 too), or SCHED_NONE. @wm: the mask words
+ * where those classes have one: its own word from @start up, the words
+ * above, the words below, its own word below @start.
+ */
+static uint32_t steal_first(const struct sched *s, unsigned p, uint64_t ok, uint32_t wm,
+			    unsigned start)
+{
+	unsigned w0 = start >> 6;
+	uint64_t lo = ~(UINT64_MAX << (start & 63u)), m;
+	uint32_t own = (wm >> w0) & 1u;
+
+	if (own && (m = steal_word(s, p, ok, w0) & ~lo) != 0) {
+		return w0 * 64u + sim_ctz64(m);
+	}
+	for (uint32_t r = wm & (UINT32_MAX << w0) & ~(UINT32_C(1) << w0); r; r &= r - 1u) {
+		unsigned w = sim_ctz64(r);
+
+		if ((m = steal_word(s, p, ok, w)) != 0) {
+			return w * 64u + sim_ctz64(m);
 		}
 	}
-	return best;
+	for (uint32_t r = wm & ~(UINT32_MAX << w0); r; r &= r - 1u) {
+		unsigned w = sim_ctz64(r);
+
+		if ((m = steal_word(s, p, ok, w)) != 0) {
+			return w * 64u + sim_ctz64(m);
+		}
+	}
+	if (own && (m = steal_word(s, p, ok, w0) & lo) != 0) {
+		return w0 * 64u + sim_ctz64(m);
+	}
+	return SCHED_NONE;
+}
+
+uint32_t sched_steal(const struct sched *s, unsigned c)
+{
+	unsigned start = c + 1u < s->ncpu ? c + 1u : 0u;
+	uint64_t ok = s->cls_ok[c];
+	uint32_t pm = s->prio_any;
+
+	while (pm) {
+		unsigned p = msb32(pm);
+		const uint32_t *pw = &s->pword[p * s->nclass];
+		uint32_t wm = pw[0], x;
+
+		pm &= ~(1u << p);
+		for (uint64_t r = ok; r; r &= r - 1u) {
+			wm |= pw[1u + sim_ctz64(r)];
+		}
+		x = wm ? steal_first(s, p, ok, wm, start) : SCHED_NONE;
+		/* @c comes last in the order: if it is the first found, nobody else has one */
+		if (x != SCHED_NONE && x != c) {
+			return steal_from(s, x, p, c);
+		}
+	}
+	return SCHED_NONE;
 }
 
 /* ---- observer ------------------------------------------------------------ */
@@ -423,25 +528,40 @@ static void cpu_resched(struct sched *s, unsigned c)
 	}
 	if (cpu->running != SCHED_NONE) {
 		const struct sched_thread *r = &s->thr[cpu->running];
-		uint64_t end = r->run_start + r->burst_left, tq, need = 1;
+		uint64_t end = r->run_start + r->burst_left, tq;
 
 		if (r->exit_at > r->run_start && r->exit_at < end) {
 			end = r->exit_at;
 		}
-		if (r->quantum_target > r->cycle_time) {
-			uint64_t rem = r->quantum_target - r->cycle_time;
-
-			/* ceil(rem / cycles-per-ns): enough ns for the cycle clock to gain rem */
-			need = (rem * 1000u + s->cfg.cpu_mhz - 1u) / s->cfg.cpu_mhz;
-		}
-		tq = tick_ceil(s, r->run_start + need);
+		/* the first tick at or after run_start + need, need >= 1 ns */
+		tq = tick_ceil(s, r->run_start + 1u);
 		t = end < t ? end : t;
+		/* tq only moves later from here: if t comes first, it is the answer */
+		if (t > tq && r->quantum_target > r->cycle_time) {
+			/*
+			 * need = ceil(rem / cycles-per-ns) = ceil(rem * 1000 / MHz): enough ns
+			 * for the cycle clock to gain rem. A tick d ns after run_start is far
+			 * enough iff d >= need, i.e. d * MHz >= rem * 1000: try the next few
+			 * ticks by multiplying, and divide only for a long quantum.
+			 */
+			uint64_t y = (r->quantum_target - r->cycle_time) * 1000u;
+			unsigned k = 0;
+
+			while ((tq - r->run_start) * s->cfg.cpu_mhz < y) {
+				if (++k == 4) {
+					tq = tick_ceil(s, r->run_start + (y + s->cfg.cpu_mhz - 1u) /
+										 s->cfg.cpu_mhz);
+					break;
+				}
+				tq += s->tick_ns;
+			}
+		}
 		t = tq < t ? tq : t;
 	}
 	if (t != SCHED_NEVER && t < s->now) {
 		t = s->now;
 	}
-	ev_set(s, c, t);
+	ev_cpu(s, c, t);
 }
 
 static void set_idle_avail(struct sched *s, unsigned c, bool avail)
@@ -466,22 +586,23 @@ static uint32_t find_idle(const struct sched *s, uint32_t i)
 {
 	const struct sched_thread *t = &s->thr[i];
 	const struct sched_grp *g = &s->grp[t->group];
-	unsigned w0 = t->ideal >> 6;
+	unsigned w0 = t->ideal >> 6, nw = s->nwords;
 
 	if (bit_test(s->idle_mask, t->ideal)) {
 		return t->ideal;
 	}
 	if (t->last_cpu != SCHED_NONE && bit_test(s->idle_mask, t->last_cpu) &&
-	    sched_thread_allowed(s, i, t->last_cpu)) {
+	    allowed(s, i, t->last_cpu)) {
 		return t->last_cpu;
 	}
-	for (unsigned k = 0; k <= SCHED_MASK_WORDS; k++) {
-		unsigned w = (w0 + k) % SCHED_MASK_WORDS;
+	/* the words past the last CPU are all zero: wrap around at nwords */
+	for (unsigned k = 0; k <= nw; k++) {
+		unsigned w = w0 + k < nw ? w0 + k : w0 + k - nw;
 		uint64_t m = s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]);
 
 		if (k == 0) {
 			m &= UINT64_MAX << (t->ideal & 63u); /* from the ideal CPU up */
-		} else if (k == SCHED_MASK_WORDS) {
+		} else if (k == nw) {
 			m &= ~(UINT64_MAX << (t->ideal & 63u)); /* wrapped: below it */
 		}
 		if (m) {
@@ -521,7 +642,7 @@ static void ready_thread(struct sched *s, uint32_t i, unsigned flags)
 	int cur;
 
 	if (!(flags & RT_KEEP_TICK)) {
-		t->wait_tick = tick_at(s, s->now);
+		t->wait_tick = tick_now(s);
 	}
 	t->state = SCHED_TS_DEFERRED_READY;
 	c = find_idle(s, i);
@@ -560,7 +681,7 @@ static void ready_thread(struct sched *s, uint32_t i, unsigned flags)
 static void account(struct sched *s, uint32_t i)
 {
 	struct sched_thread *t = &s->thr[i];
-	uint64_t dt = s->now - t->run_start, cyc = cycles_at(s, s->now);
+	uint64_t dt = s->now - t->run_start, cyc = cycles_now(s);
 
 	t->burst_left -= dt < t->burst_left ? dt : t->burst_left;
 	t->cycle_time += cyc - t->run_start_cyc;
@@ -636,7 +757,7 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
 		t->ideal = k;
 	} else {
 		for (unsigned w = 0; w < SCHED_MASK_WORDS; w++) {
-			unsigned n = popcount64(gr->mask[w]);
+			unsigned n = sim_popcount64(gr->mask[w]);
 			uint64_t m = gr->mask[w];
 
 			if (k >= n) {
@@ -698,11 +819,17 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	const struct sched_group *g = group_of(s, i);
 	const struct sched_grp *gr = grp_of(s, i);
 	uint64_t pick = sim_rng_below(rng, gr->wcum[SCHED_WAIT_REASONS - 1]), dur;
-	unsigned r = 0;
+	unsigned k = 0, r;
 
-	while (gr->wcum[r] <= pick) {
-		r++;
+	/*
+	 * The first reason whose cumulative weight exceeds pick (never a
+	 * weight-0 one): the sums rise, so that is how many are <= pick;
+	 * counted without a data-dependent branch.
+	 */
+	for (unsigned j = 0; j < gr->nwait; j++) {
+		k += gr->wsum[j] <= pick;
 	}
+	r = gr->wreason[k];
 	t->wait_reason = (uint8_t)r;
 	t->wait_mode = sim_rng_chance(rng, g->user_wait_pct) ? 1 : 0;
 	t->boost = boost_for(g, r);
@@ -723,7 +850,7 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	if (dur < MIN_WAIT_NS) {
 		dur = MIN_WAIT_NS;
 	}
-	ev_set(s, ev_thread(s, i), s->now + dur);
+	ev_thread(s, i, s->now + dur);
 }
 
 /* The running thread @i exits; its replacement comes a little later. */
@@ -733,7 +860,7 @@ static void terminate(struct sched *s, uint32_t i, struct sim_rng *rng)
 
 	t->state = SCHED_TS_TERMINATED;
 	s->st.threads_terminated++;
-	ev_set(s, ev_thread(s, i), s->now + sim_rng_range(rng, CREATE_MIN_NS, CREATE_MAX_NS));
+	ev_thread(s, i, s->now + sim_rng_range(rng, CREATE_MIN_NS, CREATE_MAX_NS));
 }
 
 /*
@@ -742,53 +869,63 @@ static void terminate(struct sched *s, uint32_t i, struct sim_rng *rng)
  * fired. A preempted old thread is readied only after the record, so the
  * record shows it leaving the CPU before it can be seen anywhere else.
  */
-static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_state,
-		      bool preempted)
+static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_state, bool preempted)
 {
 	struct sched_cpu *cpu = &s->cpu[c];
 	uint32_t old = cpu->running;
-	struct sim_cswitch cs;
-	uint64_t ts[SIM_CLOCK_SLOTS];
-	uint32_t tick;
+	/*
+	 * The record is built in place: every field is written below except
+	 * old_rank (always 0) and, without a PMU, pmc and pebs_index, which
+	 * stay as sched_create zeroed them; no memset of the 16-counter array.
+	 */
+	struct sim_cswitch *cs = &s->rec;
+	uint32_t tick = tick_now(s);
 	int rc;
 
-	memset(&cs, 0, sizeof(cs));
-	sched_clocks_at(&s->cfg, s->now, ts, &tick);
-	cs.cpu = c;
-	cs.tick = tick;
-	for (unsigned k = 1; k < SIM_CLOCK_SLOTS; k++) {
-		cs.ts[k] = s->cfg.clocks[k] ? ts[k] : 0;
-	}
+	cs->cpu = c;
+	cs->tick = tick;
+	clocks_now(s, cs->ts);
 	if (s->pebs) {
 		/* the interval since the last switch on @c was run by @old */
 		(void)pebs_advance(s->pebs, c, s->now, activity_of(s, old));
-		pebs_read(s->pebs, c, cs.pmc, &cs.pebs_index);
+		pebs_read(s->pebs, c, cs->pmc, &cs->pebs_index);
 	}
 
 	if (old == SCHED_NONE) {
-		cs.old_state = IDLE_STATE;
-		cs.old_ideal_cpu = c;
-		cs.prev_cstate = cpu->cstate;
+		cs->old_tid = 0;
+		cs->old_pri = 0;
+		cs->old_base_pri = 0;
+		cs->old_state = IDLE_STATE;
+		cs->old_wait_reason = 0;
+		cs->old_wait_mode = 0;
+		cs->old_ideal_cpu = c;
+		cs->old_remaining_quantum = 0;
+		cs->old_qos = 0;
+		cs->prev_cstate = cpu->cstate;
 	} else {
 		struct sched_thread *t = &s->thr[old];
+		bool waits = old_state == SCHED_TS_WAITING;
 
-		cs.old_tid = t->tid;
-		cs.old_pri = t->pri;
-		cs.old_base_pri = t->base;
-		cs.old_state = old_state;
-		if (old_state == SCHED_TS_WAITING) {
-			cs.old_wait_reason = t->wait_reason;
-			cs.old_wait_mode = t->wait_mode;
-		}
-		cs.old_ideal_cpu = t->ideal;
-		cs.old_remaining_quantum = remaining_quantum(t);
-		cs.old_qos = t->qos;
+		cs->old_tid = t->tid;
+		cs->old_pri = t->pri;
+		cs->old_base_pri = t->base;
+		cs->old_state = old_state;
+		cs->old_wait_reason = waits ? t->wait_reason : 0;
+		cs->old_wait_mode = waits ? t->wait_mode : 0;
+		cs->old_ideal_cpu = t->ideal;
+		cs->old_remaining_quantum = remaining_quantum(t);
+		cs->old_qos = t->qos;
+		cs->prev_cstate = 0;
 		t->state = old_state;
 		t->last_cpu = c;
 	}
 
 	if (next == SCHED_NONE) {
-		cs.new_wait_ticks = tick; /* the idle thread's WaitTime is never set: 0 */
+		cs->new_tid = 0;
+		cs->new_pri = 0;
+		cs->new_pri_decrement = 0;
+		cs->new_wait_ticks = tick; /* the idle thread's WaitTime is never set: 0 */
+		cs->new_qos = 0;
 		cpu->running = SCHED_NONE;
 		cpu->idle_since = s->now;
 		cpu->cstate = 0;
@@ -801,18 +938,18 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 		} else if (cpu->standby == next) {
 			cpu->standby = SCHED_NONE;
 		}
-		cs.new_tid = n->tid;
-		cs.new_pri = n->pri;
-		cs.new_pri_decrement = n->pri_dec;
-		cs.new_wait_ticks = tick - n->wait_tick;
-		cs.new_qos = n->qos;
+		cs->new_tid = n->tid;
+		cs->new_pri = n->pri;
+		cs->new_pri_decrement = n->pri_dec;
+		cs->new_wait_ticks = tick - n->wait_tick;
+		cs->new_qos = n->qos;
 		if (n->last_cpu != SCHED_NONE && n->last_cpu != c) {
 			s->st.migrations++;
 		}
 		n->state = SCHED_TS_RUNNING;
 		n->cpu = c;
 		n->run_start = s->now;
-		n->run_start_cyc = cycles_at(s, s->now);
+		n->run_start_cyc = cycles_now(s);
 		if (n->new_quantum) {
 			n->quantum_target = n->cycle_time + s->quantum_cycles;
 			n->new_quantum = false;
@@ -828,7 +965,7 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 	if (preempted) {
 		s->st.preemptions++;
 	}
-	rc = s->sink.ops->cswitch(s->sink.ctx, &cs);
+	rc = s->sink.ops->cswitch(s->sink.ctx, cs);
 
 	if (old != SCHED_NONE && old_state == SCHED_TS_READY) {
 		ready_thread(s, old, preempted ? RT_FRONT : 0);
@@ -846,7 +983,7 @@ static uint32_t select_next(struct sched *s, unsigned c)
 		n = q_best(s, c, 0);
 	}
 	if (n == SCHED_NONE) {
-		n = steal(s, c);
+		n = sched_steal(s, c);
 	}
 	return n;
 }
@@ -942,21 +1079,25 @@ static void thread_event(struct sched *s, uint32_t i)
 static void balance_event(struct sched *s)
 {
 	uint32_t pick[BALANCE_MAX], n = 0;
-	uint32_t now_tick = tick_at(s, s->now);
+	uint32_t now_tick = tick_now(s);
 
-	for (unsigned c = 0; c < s->ncpu && n < BALANCE_MAX; c++) {
-		const struct sched_cpu *cpu = &s->cpu[c];
+	/* CPUs in order, but only those with threads queued, and only their queues below 15 */
+	for (unsigned w = 0; w < s->nwords && n < BALANCE_MAX; w++) {
+		for (uint64_t cm = s->ready_mask[w]; cm && n < BALANCE_MAX; cm &= cm - 1u) {
+			const struct sched_cpu *cpu = &s->cpu[w * 64u + sim_ctz64(cm)];
 
-		for (unsigned p = 0; p < 15 && n < BALANCE_MAX; p++) {
-			if (!(cpu->qmask & (1u << p))) {
-				continue;
-			}
-			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE && n < BALANCE_MAX;
-			     i = s->thr[i].qnext) {
-				const struct sched_thread *t = &s->thr[i];
+			for (uint32_t pm = cpu->qmask & 0x7FFFu; pm && n < BALANCE_MAX;
+			     pm &= pm - 1u) {
+				unsigned p = sim_ctz64(pm);
 
-				if (t->base < 15 && now_tick - t->wait_tick >= s->starve_ticks) {
-					pick[n++] = i;
+				for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE && n < BALANCE_MAX;
+				     i = s->thr[i].qnext) {
+					const struct sched_thread *t = &s->thr[i];
+
+					if (t->base < 15 &&
+					    now_tick - t->wait_tick >= s->starve_ticks) {
+						pick[n++] = i;
+					}
 				}
 			}
 		}
@@ -971,28 +1112,32 @@ static void balance_event(struct sched *s)
 		t->new_quantum = true;
 		ready_thread(s, pick[k], RT_KEEP_TICK);
 	}
-	ev_set(s, ev_balance(s), s->now + BALANCE_NS);
+	s->balance_at = s->now + BALANCE_NS;
 }
 
-int sched_step(struct sched *s)
+/* Handle event @id due at @t, the next one (ev_next). Return: 1 or the sink's error. */
+static int step(struct sched *s, uint64_t t, uint32_t id)
 {
-	uint32_t id;
 	int rc = 0;
 
-	if (s->err) {
-		return s->err;
-	}
-	if (!s->hn || s->hkey[s->heap[0]] > s->cfg.duration_ns) {
-		return 0;
-	}
-	id = s->heap[0];
-	s->now = s->hkey[id];
-	ev_set(s, id, SCHED_NEVER);
+	set_now(s, t);
 	if (id < s->ncpu) {
+		/*
+		 * The CPU's event stays queued while it is handled: the handler
+		 * nearly always re-arms it, which replays its path in the tree
+		 * once rather than twice. Not re-armed, it is taken out after.
+		 */
+		s->ev_cur = id;
 		rc = cpu_event(s, id);
+		if (s->ev_cur != SCHED_NONE) {
+			s->ev_cur = SCHED_NONE;
+			sched_tree_set(&s->cpuq, id, SCHED_NEVER);
+		}
 	} else if (id < s->ncpu + s->nthr) {
+		sched_evq_pop(&s->thq); /* it is the earliest of the slots' events */
 		thread_event(s, id - s->ncpu);
 	} else {
+		s->balance_at = SCHED_NEVER;
 		balance_event(s);
 	}
 	if (rc < 0) {
@@ -1002,10 +1147,26 @@ int sched_step(struct sched *s)
 	return 1;
 }
 
+int sched_step(struct sched *s)
+{
+	uint64_t t;
+	uint32_t id;
+
+	if (s->err) {
+		return s->err;
+	}
+	if (!ev_next(s, &t, &id) || t > s->cfg.duration_ns) {
+		return 0;
+	}
+	return step(s, t, id);
+}
+
 int sched_run_until(struct sched *s, uint64_t t_ns)
 {
 	uint64_t limit = t_ns < s->cfg.duration_ns ? t_ns : s->cfg.duration_ns;
 	struct sim_end end;
+	uint64_t t;
+	uint32_t id;
 	int rc;
 
 	if (s->err) {
@@ -1014,14 +1175,14 @@ int sched_run_until(struct sched *s, uint64_t t_ns)
 	if (s->done) {
 		return 1;
 	}
-	while (s->hn && s->hkey[s->heap[0]] <= limit) {
-		rc = sched_step(s);
+	while (ev_next(s, &t, &id) && t <= limit) {
+		rc = step(s, t, id);
 		if (rc < 0) {
 			return rc;
 		}
 	}
 	if (limit > s->now) {
-		s->now = limit;
+		set_now(s, limit);
 	}
 	if (limit < s->cfg.duration_ns) {
 		return 0;
@@ -1110,6 +1271,10 @@ static void setup_group(struct sched *s, unsigned gi)
 	for (unsigned r = 0; r < SCHED_WAIT_REASONS; r++) {
 		sum += w[r];
 		gr->wcum[r] = sum;
+		if (w[r]) {
+			gr->wreason[gr->nwait] = (uint8_t)r;
+			gr->wsum[gr->nwait++] = sum;
+		}
 	}
 
 	switch (g->behaviour) {
@@ -1136,6 +1301,51 @@ static void setup_group(struct sched *s, unsigned gi)
 	}
 }
 
+/*
+ * Affinity classes for steal(): unrestricted groups are class 0, and each
+ * distinct restricted mask gets a class of its own (at most one per group,
+ * so at most 64, whose bits fit cls_ok). Then the tallies' memory.
+ */
+static int setup_classes(struct sched *s)
+{
+	uint32_t first[SCHED_MAX_GROUPS]; /* class k > 0: its first group */
+
+	s->nwords = (s->ncpu + 63u) / 64u;
+	s->nclass = 1;
+	for (unsigned gi = 0; gi < s->cfg.ngroups; gi++) {
+		struct sched_grp *g = &s->grp[gi];
+		uint32_t k = 1;
+
+		if (g->any) {
+			g->cls = 0;
+			continue;
+		}
+		while (k < s->nclass &&
+		       memcmp(s->grp[first[k - 1]].mask, g->mask, sizeof(g->mask)) != 0) {
+			k++;
+		}
+		if (k == s->nclass) {
+			first[s->nclass++ - 1] = gi;
+		}
+		g->cls = k;
+	}
+	s->cls_ok = calloc(s->ncpu, sizeof(*s->cls_ok));
+	s->qcls = calloc((size_t)s->ncpu * SCHED_PRIORITIES * s->nclass, sizeof(*s->qcls));
+	s->pcmask = calloc((size_t)SCHED_PRIORITIES * s->nclass * s->nwords, sizeof(*s->pcmask));
+	s->pword = calloc((size_t)SCHED_PRIORITIES * s->nclass, sizeof(*s->pword));
+	if (!s->cls_ok || !s->qcls || !s->pcmask || !s->pword) {
+		return -ENOMEM;
+	}
+	for (uint32_t k = 1; k < s->nclass; k++) {
+		for (unsigned c = 0; c < s->ncpu; c++) {
+			if (bit_test(s->grp[first[k - 1]].mask, c)) {
+				s->cls_ok[c] |= UINT64_C(1) << (k - 1u);
+			}
+		}
+	}
+	return 0;
+}
+
 /* The threads that exist at time 0: all waiting, their first wake spread out. */
 static void initial_threads(struct sched *s)
 {
@@ -1156,7 +1366,7 @@ static void initial_threads(struct sched *s)
 			} else {
 				wake = sim_rng_below(&s->rng, 2000000u); /* first 2 ms */
 			}
-			ev_set(s, ev_thread(s, i), wake);
+			ev_thread(s, i, wake);
 		}
 	}
 }
@@ -1187,10 +1397,10 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	s->nev = s->ncpu + s->nthr + 1u;
 	s->cpu = calloc(s->ncpu, sizeof(*s->cpu));
 	s->thr = calloc(s->nthr, sizeof(*s->thr));
-	s->heap = malloc(s->nev * sizeof(*s->heap));
-	s->hpos = malloc(s->nev * sizeof(*s->hpos));
-	s->hkey = calloc(s->nev, sizeof(*s->hkey));
-	if (!s->cpu || !s->thr || !s->heap || !s->hpos || !s->hkey) {
+	s->ev_cur = SCHED_NONE;
+	s->balance_at = SCHED_NEVER;
+	if (!s->cpu || !s->thr || sched_tree_init(&s->cpuq, s->ncpu) < 0 ||
+	    sched_evq_init(&s->thq, s->nthr) < 0) {
 		goto err_s;
 	}
 	if (cfg->ncounters || cfg->pebs) {
@@ -1207,11 +1417,10 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 			goto err_s;
 		}
 	}
-	for (uint32_t id = 0; id < s->nev; id++) {
-		s->hpos[id] = SCHED_NONE;
-	}
 	s->uptime_ns = ((uint64_t)cfg->start_time - (uint64_t)cfg->boot_time) * 100u;
 	s->tick_ns = (uint64_t)cfg->timer_resolution * 100u;
+	s->tick_k = s->uptime_ns / s->tick_ns;
+	s->tick_b = s->tick_k * s->tick_ns;
 	s->quantum_cycles = s->cfg.quantum_ns / NS_PER_SEC * cfg->cpu_mhz * 1000000u +
 			    s->cfg.quantum_ns % NS_PER_SEC * cfg->cpu_mhz / 1000u;
 	s->starve_ticks = (uint32_t)(STARVE_NS / s->tick_ns ? STARVE_NS / s->tick_ns : 1u);
@@ -1231,8 +1440,11 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	for (unsigned gi = 0; gi < cfg->ngroups; gi++) {
 		setup_group(s, gi);
 	}
+	if (setup_classes(s) < 0) {
+		goto err_s;
+	}
 	initial_threads(s);
-	ev_set(s, ev_balance(s), BALANCE_NS);
+	s->balance_at = BALANCE_NS;
 	return s;
 
 err_s:
@@ -1248,9 +1460,12 @@ void sched_destroy(struct sched *s)
 		return;
 	}
 	pebs_destroy(s->pebs);
-	free(s->hkey);
-	free(s->hpos);
-	free(s->heap);
+	free(s->pword);
+	free(s->pcmask);
+	free(s->qcls);
+	free(s->cls_ok);
+	sched_evq_finish(&s->thq);
+	sched_tree_finish(&s->cpuq);
 	free(s->thr);
 	free(s->cpu);
 	free(s);
@@ -1295,6 +1510,52 @@ static const char *validate_queues(const struct sched *s, unsigned c, uint32_t *
 	return NULL;
 }
 
+/* steal()'s tallies: recount every queue by class. */
+static const char *validate_tallies(const struct sched *s)
+{
+	uint32_t n[SCHED_MAX_GROUPS + 1];
+
+	for (unsigned p = 0; p < SCHED_PRIORITIES; p++) {
+		uint32_t cpus = 0;
+
+		for (unsigned c = 0; c < s->ncpu; c++) {
+			const struct sched_cpu *cpu = &s->cpu[c];
+
+			memset(n, 0, sizeof(n));
+			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE; i = s->thr[i].qnext) {
+				n[s->grp[s->thr[i].group].cls]++;
+			}
+			for (uint32_t k = 0; k < s->nclass; k++) {
+				if (*qcls_of(s, c, p, k) != n[k]) {
+					return "a queue's count by affinity class is wrong";
+				}
+				if (bit_test(pcmask_of(s, p, k), c) != (n[k] != 0)) {
+					return "a class mask disagrees with the queue";
+				}
+				if (((s->pword[p * s->nclass + k] >> (c >> 6)) & 1u) !=
+				    (pcmask_of(s, p, k)[c >> 6] != 0)) {
+					return "a class mask's word summary is wrong";
+				}
+			}
+			cpus += (cpu->qmask >> p) & 1u;
+		}
+		if (s->prio_cpus[p] != cpus || ((s->prio_any >> p) & 1u) != (cpus != 0)) {
+			return "prio_cpus or prio_any is wrong";
+		}
+	}
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		for (unsigned gi = 0; gi < s->cfg.ngroups; gi++) {
+			const struct sched_grp *g = &s->grp[gi];
+			bool ok = g->cls == 0 || ((s->cls_ok[c] >> (g->cls - 1u)) & 1u);
+
+			if ((g->cls == 0) != g->any || ok != (g->any || bit_test(g->mask, c))) {
+				return "an affinity class disagrees with its group";
+			}
+		}
+	}
+	return NULL;
+}
+
 static const char *validate_cpus(const struct sched *s, uint32_t *queued)
 {
 	for (unsigned c = 0; c < s->ncpu; c++) {
@@ -1313,7 +1574,7 @@ static const char *validate_cpus(const struct sched *s, uint32_t *queued)
 						   s->thr[cpu->standby].cpu != c)) {
 			return "the standby thread is not Standby on its CPU";
 		}
-		if (cpu->standby != SCHED_NONE && s->hpos[c] == SCHED_NONE) {
+		if (cpu->standby != SCHED_NONE && !sched_tree_queued(&s->cpuq, c)) {
 			return "a CPU with a standby thread has no event";
 		}
 		w = validate_queues(s, c, queued);
@@ -1359,12 +1620,12 @@ static const char *validate_threads(const struct sched *s, uint32_t queued)
 			if (t->wait_reason >= s->cfg.max_wait_reason) {
 				return "a wait reason is >= max_wait_reason";
 			}
-			if (s->hpos[ev_thread(s, i)] == SCHED_NONE) {
+			if (!sched_evq_queued(&s->thq, i)) {
 				return "a Waiting thread has no wake-up";
 			}
 			break;
 		case SCHED_TS_TERMINATED:
-			if (s->hpos[ev_thread(s, i)] == SCHED_NONE && !s->tids_exhausted) {
+			if (!sched_evq_queued(&s->thq, i) && !s->tids_exhausted) {
 				return "a terminated slot has no replacement coming";
 			}
 			break;
@@ -1406,18 +1667,29 @@ static const char *validate_idle(const struct sched *s)
 
 static const char *validate_heap(const struct sched *s)
 {
-	for (uint32_t pos = 0; pos < s->hn; pos++) {
-		uint32_t id = s->heap[pos];
+	const char *w = sched_evq_check(&s->thq);
 
-		if (s->hpos[id] != pos) {
-			return "heap positions are stale";
-		}
-		if (pos && h_less(s, id, s->heap[(pos - 1u) / 2u])) {
-			return "the heap is out of order";
-		}
-		if (s->hkey[id] < s->now) {
+	if (!w) {
+		w = sched_tree_check(&s->cpuq);
+	}
+	if (w) {
+		return w;
+	}
+	if (s->ev_cur != SCHED_NONE) {
+		return "an event is still being handled";
+	}
+	for (uint32_t i = 0; i < s->thq.n; i++) {
+		if (s->thq.h[i].t < s->now) {
 			return "an event is in the past";
 		}
+	}
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		if (sched_tree_queued(&s->cpuq, c) && s->cpuq.w[s->cpuq.nleaf + c].t < s->now) {
+			return "a CPU's event is in the past";
+		}
+	}
+	if (s->balance_at < s->now || s->balance_at == SCHED_NEVER) {
+		return "the balance set manager is not coming";
 	}
 	return NULL;
 }
@@ -1429,6 +1701,9 @@ int sched_validate(const struct sched *s, const char **why)
 
 	if (!w) {
 		w = validate_threads(s, queued);
+	}
+	if (!w) {
+		w = validate_tallies(s);
 	}
 	if (!w) {
 		w = validate_idle(s);

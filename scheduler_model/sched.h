@@ -21,11 +21,11 @@
 
 #include "producer/trace_sink.h"
 
-#define SCHED_MAX_CPUS   1024
-#define SCHED_MAX_GROUPS 64
+#define SCHED_MAX_CPUS	   1024
+#define SCHED_MAX_GROUPS   64
 #define SCHED_WAIT_REASONS 64
-#define SCHED_MAX_THREADS 262144 /* live threads (sum of the groups' counts) */
-#define SCHED_FIRST_TID  0x1000u /* TIDs are 0x1000, 0x1004, ... never reused */
+#define SCHED_MAX_THREADS  262144  /* live threads (sum of the groups' counts) */
+#define SCHED_FIRST_TID	   0x1000u /* TIDs are 0x1000, 0x1004, ... never reused */
 
 /** enum sched_thread_state - KTHREAD_STATE (KERNEL_FACTS 7). */
 enum sched_thread_state {
@@ -56,10 +56,10 @@ enum sched_wait_reason {
 
 /** enum sched_behaviour - what the threads of a group do between waits. */
 enum sched_behaviour {
-	SCHED_CPU_BOUND = 0,   /* runs until preempted or its quantum ends; rare waits */
-	SCHED_IO_BOUND,        /* short bursts, then waits on I/O-like objects */
-	SCHED_INTERACTIVE,     /* mostly waiting for input, short bursts, boosted */
-	SCHED_PERIODIC,        /* wakes every @period_ns, runs @duty percent of it */
+	SCHED_CPU_BOUND = 0, /* runs until preempted or its quantum ends; rare waits */
+	SCHED_IO_BOUND,	     /* short bursts, then waits on I/O-like objects */
+	SCHED_INTERACTIVE,   /* mostly waiting for input, short bursts, boosted */
+	SCHED_PERIODIC,	     /* wakes every @period_ns, runs @duty percent of it */
 };
 
 /**
@@ -133,10 +133,10 @@ struct sched_cfg {
 struct sched_stats {
 	uint64_t now_ns;
 	uint64_t switches;
-	uint64_t idle_switches;  /* old or new thread is idle */
+	uint64_t idle_switches; /* old or new thread is idle */
 	uint64_t preemptions;
 	uint64_t migrations;
-	uint64_t threads_created;    /* including the ones that exist at time 0 */
+	uint64_t threads_created; /* including the ones that exist at time 0 */
 	uint64_t threads_terminated;
 };
 

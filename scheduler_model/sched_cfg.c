@@ -21,17 +21,16 @@
 #define DEFAULT_UPTIME_100NS (3600LL * 10000000LL)
 
 /* Caps that keep every product below 2^64 and the mean draws sane. */
-#define MAX_CPU_MHZ     100000u            /* 100 GHz */
-#define MAX_PERF_FREQ   10000000000ull     /* 10 GHz: rem * freq < 2^64 */
-#define MAX_QUANTUM_NS  10000000000ull     /* 10 s */
-#define MIN_QUANTUM_NS  100000ull          /* 100 us */
-#define MAX_PERIOD_NS   1000000000000ull   /* 1000 s */
-#define MIN_PERIOD_NS   1000ull            /* 1 us */
+#define MAX_CPU_MHZ	100000u		    /* 100 GHz */
+#define MAX_PERF_FREQ	10000000000ull	    /* 10 GHz: rem * freq < 2^64 */
+#define MAX_QUANTUM_NS	10000000000ull	    /* 10 s */
+#define MIN_QUANTUM_NS	100000ull	    /* 100 us */
+#define MAX_PERIOD_NS	1000000000000ull    /* 1000 s */
+#define MIN_PERIOD_NS	1000ull		    /* 1 us */
 #define MAX_LIFETIME_NS 1000000000000000ull /* ~11.6 days */
-#define MIN_LIFETIME_NS 10000ull           /* 10 us */
+#define MIN_LIFETIME_NS 10000ull	    /* 10 us */
 
-static const char *const behaviour_names[] = {"cpu_bound", "io_bound", "interactive",
-					      "periodic"};
+static const char *const behaviour_names[] = {"cpu_bound", "io_bound", "interactive", "periodic"};
 
 const char *sched_behaviour_name(enum sched_behaviour b)
 {
@@ -51,20 +50,48 @@ int sched_behaviour_parse(const char *name, enum sched_behaviour *out)
 
 /* KWAIT_REASON names (KERNEL_FACTS 7, the current 43-entry enum). */
 static const char *const wait_reason_names[] = {
-	"Executive",        "FreePage",          "PageIn",
-	"PoolAllocation",   "DelayExecution",    "Suspended",
-	"UserRequest",      "WrExecutive",       "WrFreePage",
-	"WrPageIn",         "WrPoolAllocation",  "WrDelayExecution",
-	"WrSuspended",      "WrUserRequest",     "WrEventPair",
-	"WrQueue",          "WrLpcReceive",      "WrLpcReply",
-	"WrVirtualMemory",  "WrPageOut",         "WrRendezvous",
-	"WrKeyedEvent",     "WrTerminated",      "WrProcessInSwap",
-	"WrCpuRateControl", "WrCalloutStack",    "WrKernel",
-	"WrResource",       "WrPushLock",        "WrMutex",
-	"WrQuantumEnd",     "WrDispatchInt",     "WrPreempted",
-	"WrYieldExecution", "WrFastMutex",       "WrGuardedMutex",
-	"WrRundown",        "WrAlertByThreadId", "WrDeferredPreempt",
-	"WrPhysicalFault",  "WrIoRing",          "WrMdlCache",
+	"Executive",
+	"FreePage",
+	"PageIn",
+	"PoolAllocation",
+	"DelayExecution",
+	"Suspended",
+	"UserRequest",
+	"WrExecutive",
+	"WrFreePage",
+	"WrPageIn",
+	"WrPoolAllocation",
+	"WrDelayExecution",
+	"WrSuspended",
+	"WrUserRequest",
+	"WrEventPair",
+	"WrQueue",
+	"WrLpcReceive",
+	"WrLpcReply",
+	"WrVirtualMemory",
+	"WrPageOut",
+	"WrRendezvous",
+	"WrKeyedEvent",
+	"WrTerminated",
+	"WrProcessInSwap",
+	"WrCpuRateControl",
+	"WrCalloutStack",
+	"WrKernel",
+	"WrResource",
+	"WrPushLock",
+	"WrMutex",
+	"WrQuantumEnd",
+	"WrDispatchInt",
+	"WrPreempted",
+	"WrYieldExecution",
+	"WrFastMutex",
+	"WrGuardedMutex",
+	"WrRundown",
+	"WrAlertByThreadId",
+	"WrDeferredPreempt",
+	"WrPhysicalFault",
+	"WrIoRing",
+	"WrMdlCache",
 	"WrRcu",
 };
 
@@ -113,7 +140,7 @@ void sched_cfg_defaults(struct sched_cfg *cfg)
 	cfg->boot_time = DEFAULT_START_TIME - DEFAULT_UPTIME_100NS;
 	cfg->duration_ns = 2ull * NS_PER_SEC;
 	cfg->seed = 1;
-	cfg->max_wait_reason = 40; /* win10-1709 (KERNEL_FACTS 5.3) */
+	cfg->max_wait_reason = 40;  /* win10-1709 (KERNEL_FACTS 5.3) */
 	cfg->quantum_ns = 31250000; /* 2 ticks of 15.625 ms */
 	cfg->clocks[SIM_CLOCK_QPC] = true;
 
@@ -199,8 +226,8 @@ static const char *check_group(const struct sched_cfg *cfg, const struct sched_g
 	if (!affinity_names_a_cpu(g, cfg->cpus, &any)) {
 		return "groups[].affinity names no existing CPU";
 	}
-	if (g->lifetime_ns && (g->lifetime_ns < MIN_LIFETIME_NS ||
-			       g->lifetime_ns > MAX_LIFETIME_NS)) {
+	if (g->lifetime_ns &&
+	    (g->lifetime_ns < MIN_LIFETIME_NS || g->lifetime_ns > MAX_LIFETIME_NS)) {
 		return "groups[].lifetime_ns must be 0 or 10 us..1e15 ns";
 	}
 	return NULL;

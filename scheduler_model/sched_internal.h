@@ -11,12 +11,13 @@
 #include "pebs_model/pebs.h"
 #include "pebs_model/sim_rng.h"
 #include "scheduler_model/sched.h"
+#include "scheduler_model/sched_evq.h"
 
-#define SCHED_NONE        UINT32_MAX /* no thread / no CPU */
-#define SCHED_NEVER       UINT64_MAX /* no event */
-#define SCHED_MASK_WORDS  (SCHED_MAX_CPUS / 64)
-#define SCHED_PRIORITIES  32
-#define SCHED_LAST_TID    0xFFFFFFFCu /* the last multiple of 4 */
+#define SCHED_NONE	 UINT32_MAX /* no thread / no CPU */
+#define SCHED_NEVER	 UINT64_MAX /* no event */
+#define SCHED_MASK_WORDS (SCHED_MAX_CPUS / 64)
+#define SCHED_PRIORITIES 32
+#define SCHED_LAST_TID	 0xFFFFFFFCu /* the last multiple of 4 */
 
 /**
  * struct sched_thread - one thread slot (a KTHREAD, as far as the
@@ -24,62 +25,66 @@
  * terminated waits for its replacement's creation event.
  */
 struct sched_thread {
-	uint32_t tid;            /* TID (multiple of 4) */
-	uint16_t group;          /* index into cfg.groups */
-	uint8_t state;           /* enum sched_thread_state */
-	uint8_t wait_reason;     /* KWAIT_REASON while Waiting */
-	uint8_t wait_mode;       /* KPROCESSOR_MODE while Waiting */
-	uint8_t qos;             /* 0..7 */
-	uint8_t boost;           /* priority increment due at wait completion */
-	int8_t base;             /* BasePriority 1..31 */
-	int8_t pri;              /* Priority (dynamic) base..31 */
-	int8_t pri_dec;          /* PriorityDecrement: the boost still to decay */
-	bool starved;            /* running on a balance-set-manager boost */
-	bool new_quantum;        /* replenish QuantumTarget at the next dispatch */
-	uint32_t ideal;          /* IdealProcessor */
-	uint32_t cpu;            /* queue, standby or running CPU */
-	uint32_t last_cpu;       /* where it last ran (SCHED_NONE: never) */
-	uint32_t wait_tick;      /* WaitTime: tick it last became ready */
-	uint32_t qprev, qnext;   /* ready-queue links (slot numbers) */
-	uint64_t cycle_time;     /* CycleTime: cycles run so far */
+	uint32_t tid;		 /* TID (multiple of 4) */
+	uint16_t group;		 /* index into cfg.groups */
+	uint8_t state;		 /* enum sched_thread_state */
+	uint8_t wait_reason;	 /* KWAIT_REASON while Waiting */
+	uint8_t wait_mode;	 /* KPROCESSOR_MODE while Waiting */
+	uint8_t qos;		 /* 0..7 */
+	uint8_t boost;		 /* priority increment due at wait completion */
+	int8_t base;		 /* BasePriority 1..31 */
+	int8_t pri;		 /* Priority (dynamic) base..31 */
+	int8_t pri_dec;		 /* PriorityDecrement: the boost still to decay */
+	bool starved;		 /* running on a balance-set-manager boost */
+	bool new_quantum;	 /* replenish QuantumTarget at the next dispatch */
+	uint32_t ideal;		 /* IdealProcessor */
+	uint32_t cpu;		 /* queue, standby or running CPU */
+	uint32_t last_cpu;	 /* where it last ran (SCHED_NONE: never) */
+	uint32_t wait_tick;	 /* WaitTime: tick it last became ready */
+	uint32_t qprev, qnext;	 /* ready-queue links (slot numbers) */
+	uint64_t cycle_time;	 /* CycleTime: cycles run so far */
 	uint64_t quantum_target; /* QuantumTarget (cycles) */
-	uint64_t burst_left;     /* ns of work before its next wait (as of run_start) */
-	uint64_t run_start;      /* start of the current accounting interval */
-	uint64_t run_start_cyc;  /* the cycle clock then */
-	uint64_t exit_at;        /* end of its lifetime (SCHED_NEVER: none) */
-	uint64_t next_period;    /* PERIODIC: next wake-up */
+	uint64_t burst_left;	 /* ns of work before its next wait (as of run_start) */
+	uint64_t run_start;	 /* start of the current accounting interval */
+	uint64_t run_start_cyc;	 /* the cycle clock then */
+	uint64_t exit_at;	 /* end of its lifetime (SCHED_NEVER: none) */
+	uint64_t next_period;	 /* PERIODIC: next wake-up */
 };
 
 /** struct sched_cpu - one processor (its PRCB, as far as the model goes). */
 struct sched_cpu {
-	uint32_t running;          /* slot, or SCHED_NONE for the idle thread */
-	uint32_t standby;          /* NextThread slot, or SCHED_NONE */
-	uint64_t standby_at;       /* when the standby thread gets the CPU */
-	uint64_t idle_since;       /* when the idle thread last started */
-	uint8_t cstate;            /* idle: the C-state it was woken from */
-	uint32_t qmask;            /* bit p: ready queue p non-empty */
-	uint32_t qcount;           /* threads in its ready queues */
+	uint32_t running;    /* slot, or SCHED_NONE for the idle thread */
+	uint32_t standby;    /* NextThread slot, or SCHED_NONE */
+	uint64_t standby_at; /* when the standby thread gets the CPU */
+	uint64_t idle_since; /* when the idle thread last started */
+	uint8_t cstate;	     /* idle: the C-state it was woken from */
+	uint32_t qmask;	     /* bit p: ready queue p non-empty */
+	uint32_t qcount;     /* threads in its ready queues */
 	uint32_t qhead[SCHED_PRIORITIES];
 	uint32_t qtail[SCHED_PRIORITIES];
-	struct sim_rng rng;        /* decisions made on this CPU */
+	struct sim_rng rng; /* decisions made on this CPU */
 };
 
 /** struct sched_grp - a group's run-time tables. */
 struct sched_grp {
-	bool any;                        /* no affinity restriction */
+	bool any;			 /* no affinity restriction */
 	uint64_t mask[SCHED_MASK_WORDS]; /* allowed existing CPUs */
 	uint32_t nallowed;
-	uint32_t next_ideal;             /* round-robin position among allowed */
-	uint64_t wcum[SCHED_WAIT_REASONS]; /* cumulative wait weights */
-	uint64_t burst_mean;             /* ns */
-	uint64_t wait_mean;              /* ns, for non-lock waits */
+	uint32_t next_ideal;		     /* round-robin position among allowed */
+	uint64_t wcum[SCHED_WAIT_REASONS];   /* cumulative wait weights */
+	uint64_t wsum[SCHED_WAIT_REASONS];   /* the same, of the reasons with a weight */
+	uint8_t wreason[SCHED_WAIT_REASONS]; /* those reasons, in order */
+	uint32_t nwait;			     /* how many */
+	uint64_t burst_mean;		     /* ns */
+	uint64_t wait_mean;		     /* ns, for non-lock waits */
+	uint32_t cls;			     /* affinity class (0: unrestricted) */
 	enum pebs_activity act;
 };
 
 /** enum sched_obs_kind - what the observer is told (values = the new state). */
 enum sched_obs_kind {
-	SCHED_OBS_READY = SCHED_TS_READY,     /* queued on @cpu's ready queue */
-	SCHED_OBS_STANDBY = SCHED_TS_STANDBY, /* chosen to run next on @cpu */
+	SCHED_OBS_READY = SCHED_TS_READY,      /* queued on @cpu's ready queue */
+	SCHED_OBS_STANDBY = SCHED_TS_STANDBY,  /* chosen to run next on @cpu */
 	SCHED_OBS_PRIORITY = SCHED_TS_RUNNING, /* keeps running on @cpu, priority decayed */
 };
 
@@ -110,7 +115,7 @@ struct sched {
 	struct sched_cfg cfg;
 	struct trace_sink sink;
 	struct sched_observer obs;
-	struct pebs *pebs;           /* NULL without counters and PEBS */
+	struct pebs *pebs; /* NULL without counters and PEBS */
 	unsigned ncpu;
 	uint32_t nthr;
 	struct sched_cpu *cpu;
@@ -118,23 +123,42 @@ struct sched {
 	struct sched_grp grp[SCHED_MAX_GROUPS];
 	uint64_t idle_mask[SCHED_MASK_WORDS];  /* idle CPUs without a standby thread */
 	uint64_t ready_mask[SCHED_MASK_WORDS]; /* CPUs with queued threads */
-	uint64_t uptime_ns;          /* boot to simulation time 0 */
+	/*
+	 * Who has what queued, for steal(): threads are counted per CPU,
+	 * priority and affinity class (class 0: any CPU; 1..: one distinct
+	 * restricted mask each), and each (priority, class) pair keeps the
+	 * mask of CPUs where its count is non-zero.
+	 */
+	uint32_t nwords;		      /* mask words in use: ceil(ncpu / 64) */
+	uint32_t nclass;		      /* affinity classes (1 + restricted ones) */
+	uint32_t prio_any;		      /* bit p: some CPU has threads queued at p */
+	uint32_t prio_cpus[SCHED_PRIORITIES]; /* CPUs with a non-empty queue p */
+	uint64_t *cls_ok;		      /* [cpu]: bit k-1: class k may run there */
+	uint32_t *qcls;			      /* [cpu][p][class]: threads queued */
+	uint64_t *pcmask;		      /* [p][class][word]: CPUs where qcls > 0 */
+	uint32_t *pword;		      /* [p][class]: bit w: pcmask word w non-zero */
+	uint64_t uptime_ns;		      /* boot to simulation time 0 */
 	uint64_t tick_ns;
+	uint64_t tick_k;  /* the tick count at now: (uptime_ns + now) / tick_ns */
+	uint64_t tick_b;  /* tick_k * tick_ns: where that tick began (from boot) */
+	uint64_t now_cyc; /* the cycle clock at now, if now_cyc_ok */
+	bool now_cyc_ok;
 	uint64_t quantum_cycles;
-	uint32_t starve_ticks;       /* ready this long: balance-set-manager boost */
+	uint32_t starve_ticks; /* ready this long: balance-set-manager boost */
 	uint64_t now;
 	uint32_t next_tid;
-	bool tids_exhausted;         /* SCHED_LAST_TID was handed out */
-	struct sim_rng rng;          /* thread creation */
-	/* event queue: an indexed binary min-heap over (time, id) */
-	uint32_t nev;                /* ids: CPUs, then thread slots, then the balancer */
-	uint32_t hn;
-	uint32_t *heap;
-	uint32_t *hpos;              /* id -> heap position, SCHED_NONE if absent */
-	uint64_t *hkey;
+	bool tids_exhausted; /* SCHED_LAST_TID was handed out */
+	struct sim_rng rng;  /* thread creation */
+	/* events in (time, id) order; ids: CPUs, then thread slots, then the balancer */
+	uint32_t nev;
+	struct sched_tree cpuq; /* CPU c's next decision */
+	struct sched_evq thq;	/* slot i's wake-up or replacement */
+	uint64_t balance_at;	/* the balance set manager's next pass */
+	uint32_t ev_cur;	/* the CPU event being handled, until it is re-armed */
 	struct sched_stats st;
-	int err;                     /* sticky sink error */
-	bool done;                   /* the end record was fired */
+	struct sim_cswitch rec; /* the switch record, built in place */
+	int err;		/* sticky sink error */
+	bool done;		/* the end record was fired */
 };
 
 /**
@@ -157,5 +181,14 @@ void sched_set_observer(struct sched *s, const struct sched_observer *o);
 
 /** sched_thread_allowed - may slot @i's thread run on @cpu? */
 bool sched_thread_allowed(const struct sched *s, uint32_t i, unsigned cpu);
+
+/**
+ * sched_steal - the thread idle-bound CPU @c would take from another
+ * processor's queue (KiSearchForNewThread): the highest priority any CPU
+ * but @c has queued that may run on @c; of those, the first CPU after @c
+ * (wrapping), and the first such thread in its queue.
+ * Return: the thread's slot, or SCHED_NONE.
+ */
+uint32_t sched_steal(const struct sched *s, unsigned c);
 
 #endif /* SCHEDULER_MODEL_SCHED_INTERNAL_H */

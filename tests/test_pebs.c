@@ -15,7 +15,11 @@
 static struct pebs *make(unsigned cpus, unsigned ncounters, bool pebs, uint64_t seed)
 {
 	struct pebs_cfg cfg = {
-		.cpus = cpus, .cpu_mhz = 3000, .ncounters = ncounters, .pebs = pebs, .seed = seed,
+		.cpus = cpus,
+		.cpu_mhz = 3000,
+		.ncounters = ncounters,
+		.pebs = pebs,
+		.seed = seed,
 	};
 	struct pebs *p = pebs_create(&cfg);
 
@@ -30,8 +34,12 @@ Test(sim_rng, xoshiro256starstar_reference_outputs)
 	/* the reference xoshiro256** from state {1, 2, 3, 4}:
 	 * out0 = rotl(2 * 5, 7) * 9 = 1280 * 9 = 11520, then the published sequence */
 	struct sim_rng r = {{1, 2, 3, 4}};
-	static const uint64_t want[] = {11520u, 0u, 1509978240u, 1215971899390074240u,
-					1216172134540287360u, 607988272756665600u};
+	static const uint64_t want[] = {11520u,
+					0u,
+					1509978240u,
+					1215971899390074240u,
+					1216172134540287360u,
+					607988272756665600u};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		cr_assert(eq(u64, sim_rng_next(&r), want[i]), "output %zu", i);
@@ -104,6 +112,8 @@ Test(sim_rng, exp_has_about_the_requested_mean)
 
 Test(sim_rng, clz_and_ctz)
 {
+	cr_assert(eq(u32, sim_clz64_portable(0x00F0000000000000ull), 8));
+	cr_assert(eq(u32, sim_ctz64_portable(0x0000000000F00000ull), 20));
 	cr_assert(eq(u32, sim_clz64(0), 64));
 	cr_assert(eq(u32, sim_clz64(1), 63));
 	cr_assert(eq(u32, sim_clz64(0x8000000000000000ull), 0));
@@ -112,6 +122,130 @@ Test(sim_rng, clz_and_ctz)
 	cr_assert(eq(u32, sim_ctz64(1), 0));
 	cr_assert(eq(u32, sim_ctz64(0x8000000000000000ull), 63));
 	cr_assert(eq(u32, sim_ctz64(0x0000000000F00000ull), 20));
+}
+
+/* The draw as first written: the exact limit always, then v % n. */
+static uint64_t ref_below(struct sim_rng *r, uint64_t n)
+{
+	uint64_t lim, v;
+
+	if (n == 0) {
+		return 0;
+	}
+	lim = UINT64_MAX - (UINT64_MAX % n + 1) % n;
+	do {
+		v = sim_rng_next(r);
+	} while (v > lim);
+	return v % n;
+}
+
+/* bounds of every shape: small, powers of two and their neighbours, huge (rejections) */
+static uint64_t bound_of(struct sim_rng *pick, unsigned i)
+{
+	static const uint64_t edge[] = {
+		1,
+		2,
+		3,
+		7,
+		100,
+		257,
+		500,
+		513,
+		2001,
+		65536,
+		65537,
+		1000000007u,
+		UINT64_C(1) << 32,
+		(UINT64_C(1) << 32) + 1u,
+		(UINT64_C(1) << 63) - 1u,
+		UINT64_C(1) << 63,
+		(UINT64_C(1) << 63) + 1u,
+		UINT64_MAX / 3u * 2u,
+		UINT64_MAX - 1u,
+		UINT64_MAX,
+	};
+	uint64_t v = sim_rng_next(pick);
+
+	if (i < sizeof(edge) / sizeof(edge[0])) {
+		return edge[i];
+	}
+	return v >> (v & 63u); /* any magnitude */
+}
+
+Test(sim_rng, below_gives_the_reference_values_and_consumes_the_same_draws)
+{
+	struct sim_rng pick, a, b, c;
+	uint64_t rejected = 0;
+
+	sim_rng_init(&pick, 3, SIM_RNG_SCHED_GLOBAL, 9);
+	sim_rng_init(&a, 5, SIM_RNG_SCHED_CPU, 1);
+	b = a;
+	c = a;
+	for (unsigned i = 0; i < 200000; i++) {
+		uint64_t n = bound_of(&pick, i % 2000u);
+		struct sim_rng before = b;
+		uint64_t want = ref_below(&b, n);
+
+		cr_assert(eq(u64, sim_rng_below(&a, n), want), "n = %llu", (unsigned long long)n);
+		sim_rng_skip_below(&c, n);
+		cr_assert(eq(int, memcmp(&a, &b, sizeof(a)), 0), "same draws for n = %llu",
+			  (unsigned long long)n);
+		cr_assert(eq(int, memcmp(&c, &b, sizeof(c)), 0), "skip: same draws");
+		sim_rng_next(&before);
+		rejected += memcmp(&before, &b, sizeof(b)) != 0;
+	}
+	cr_assert(gt(u64, rejected, 1000), "the rejection path ran (%llu times)",
+		  (unsigned long long)rejected);
+}
+
+Test(sim_rng, skip_below_n_makes_the_draws_of_n_skips)
+{
+	struct sim_rng pick, a, b;
+	unsigned rewound = 0;
+
+	sim_rng_init(&pick, 8, SIM_RNG_SCHED_GLOBAL, 2);
+	sim_rng_init(&a, 6, SIM_RNG_PEBS_CPU, 3);
+	b = a;
+	for (unsigned i = 0; i < 20000; i++) {
+		uint64_t n = bound_of(&pick, i % 500u);
+		unsigned count = (unsigned)sim_rng_below(&pick, 15);
+		struct sim_rng before = a;
+
+		sim_rng_skip_below_n(&a, n, count);
+		for (unsigned k = 0; k < count; k++) {
+			sim_rng_skip_below(&b, n);
+		}
+		cr_assert(eq(int, memcmp(&a, &b, sizeof(a)), 0), "n = %llu, count %u",
+			  (unsigned long long)n, count);
+		for (unsigned k = 0; k < count; k++) {
+			sim_rng_next(&before);
+		}
+		rewound += memcmp(&before, &a, sizeof(a)) != 0;
+	}
+	cr_assert(gt(u32, rewound, 100), "rejections happened (%u times)", rewound);
+}
+
+Test(sim_rng, bit_scans_agree_with_the_portable_versions)
+{
+	struct sim_rng r;
+
+	sim_rng_init(&r, 11, SIM_RNG_SCHED_GLOBAL, 0);
+	cr_assert(eq(u32, sim_popcount64(0), 0));
+	cr_assert(eq(u32, sim_popcount64(UINT64_MAX), 64));
+	cr_assert(eq(u32, sim_popcount64_portable(0x8000000000000001ull), 2));
+	for (unsigned i = 0; i < 100000; i++) {
+		uint64_t v = sim_rng_next(&r);
+
+		v >>= v & 63u; /* leading zeros of every count */
+		if (i & 1u) {
+			v <<= (v >> 8) & 63u; /* and trailing ones */
+		}
+		cr_assert(eq(u32, sim_clz64(v), sim_clz64_portable(v)));
+		cr_assert(eq(u32, sim_ctz64(v), sim_ctz64_portable(v)));
+		cr_assert(eq(u32, sim_popcount64(v), sim_popcount64_portable(v)));
+	}
+	cr_assert(eq(u32, sim_clz64_portable(0), 64));
+	cr_assert(eq(u32, sim_ctz64_portable(0), 64));
 }
 
 /* ---- configuration ------------------------------------------------------- */

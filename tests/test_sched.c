@@ -27,12 +27,12 @@
 /* ---- the checker ---------------------------------------------------------- */
 
 enum tstate {
-	T_NEW = 0,     /* not seen yet (exists at time 0, or just created) */
-	T_WAITING,     /* left its CPU Waiting */
-	T_LEFT_READY,  /* left its CPU Ready: must be readied before it runs */
-	T_DISPLACED,   /* its standby slot was taken: must be readied again */
-	T_READY,       /* queued */
-	T_STANDBY,     /* chosen for one CPU */
+	T_NEW = 0,    /* not seen yet (exists at time 0, or just created) */
+	T_WAITING,    /* left its CPU Waiting */
+	T_LEFT_READY, /* left its CPU Ready: must be readied before it runs */
+	T_DISPLACED,  /* its standby slot was taken: must be readied again */
+	T_READY,      /* queued */
+	T_STANDBY,    /* chosen for one CPU */
 	T_RUNNING,
 	T_TERMINATED,
 };
@@ -43,8 +43,8 @@ struct tinfo {
 	uint32_t ready_tick;
 	int8_t base;
 	int8_t pri;
-	int qos;          /* -1 until first run */
-	uint32_t ideal;   /* UINT32_MAX until it first leaves a CPU */
+	int qos;	/* -1 until first run */
+	uint32_t ideal; /* UINT32_MAX until it first leaves a CPU */
 	const uint64_t *aff;
 };
 
@@ -53,7 +53,7 @@ struct checker {
 	struct sched_cfg cfg;
 	struct tinfo *t;
 	size_t nt;
-	uint32_t cur[SCHED_MAX_CPUS];     /* running TID, 0 = idle */
+	uint32_t cur[SCHED_MAX_CPUS];	  /* running TID, 0 = idle */
 	uint32_t standby[SCHED_MAX_CPUS]; /* standby TID, 0 = none */
 	int8_t cur_pri[SCHED_MAX_CPUS];
 	uint64_t cpu_ns[SCHED_MAX_CPUS];
@@ -76,8 +76,8 @@ static int fail(struct checker *k, const char *fmt, ...)
 	va_list ap;
 
 	if (!k->failed) {
-		int n = snprintf(k->err, sizeof(k->err), "t=%llu ns: ",
-				 (unsigned long long)k->s->now);
+		int n = snprintf(k->err, sizeof(k->err),
+				 "t=%llu ns: ", (unsigned long long)k->s->now);
 
 		va_start(ap, fmt);
 		vsnprintf(k->err + n, sizeof(k->err) - (size_t)n, fmt, ap);
@@ -418,8 +418,8 @@ static int check_new(struct checker *k, const struct sim_cswitch *cs, uint64_t n
 		}
 		for (size_t i = 0; i < k->nt; i++) {
 			if (k->t[i].st == T_READY && allowed(k->t[i].aff, c)) {
-				return fail(k, "CPU %u idles while TID %zu may run there",
-					    c, SCHED_FIRST_TID + 4u * i);
+				return fail(k, "CPU %u idles while TID %zu may run there", c,
+					    SCHED_FIRST_TID + 4u * i);
 			}
 		}
 		k->cur[c] = 0;
@@ -522,8 +522,8 @@ static struct checker *checker_new(const struct sched_cfg *cfg)
 	k->cfg = *cfg;
 	k->tick_ns = (uint64_t)cfg->timer_resolution * 100u;
 	k->uptime_ns = (uint64_t)(cfg->start_time - cfg->boot_time) * 100u;
-	k->quantum_cycles = (cfg->quantum_ns ? cfg->quantum_ns : 2u * k->tick_ns) *
-			    cfg->cpu_mhz / 1000u;
+	k->quantum_cycles =
+		(cfg->quantum_ns ? cfg->quantum_ns : 2u * k->tick_ns) * cfg->cpu_mhz / 1000u;
 	k->tick_cycles = k->tick_ns * cfg->cpu_mhz / 1000u;
 	for (unsigned c = 0; c < SCHED_MAX_CPUS; c++) {
 		k->cur_pri[c] = -1;
@@ -635,8 +635,8 @@ static uint64_t run_digest(const struct sched_cfg *cfg, uint64_t chunk_ns, uint6
 
 /* ---- configurations --------------------------------------------------------- */
 
-static struct sched_group *add(struct sched_cfg *cfg, const char *name, unsigned count,
-			       int8_t base, enum sched_behaviour b)
+static struct sched_group *add(struct sched_cfg *cfg, const char *name, unsigned count, int8_t base,
+			       enum sched_behaviour b)
 {
 	struct sched_group *g = &cfg->groups[cfg->ngroups++];
 
@@ -713,9 +713,9 @@ Test(sched, invariants_on_two_cpus_with_affinity_and_churn)
 	cfg.cpus = 2;
 	cfg.seed = 202;
 	all_clocks(&cfg);
-	cfg.groups[0].count = 4;                 /* ui */
-	cfg.groups[1].count = 2;                 /* build */
-	cfg.groups[2].count = 3;                 /* io */
+	cfg.groups[0].count = 4; /* ui */
+	cfg.groups[1].count = 2; /* build */
+	cfg.groups[2].count = 3; /* io */
 	g = add(&cfg, "pinned", 3, 10, SCHED_IO_BOUND);
 	g->affinity[0] = 0x2;
 	g->lifetime_ns = 30000000;
@@ -794,7 +794,7 @@ Test(sched, invariants_with_custom_wait_weights_and_an_old_target)
 	cfg.max_wait_reason = 37; /* Vista-era MaximumWaitReason */
 	cfg.perf_freq = 3579545;
 	cfg.timer_resolution = 10000; /* 1 ms ticks */
-	cfg.quantum_ns = 0;           /* two ticks: 2 ms */
+	cfg.quantum_ns = 0;	      /* two ticks: 2 ms */
 	cfg.clocks[SIM_CLOCK_QPC] = false;
 	cfg.clocks[SIM_CLOCK_CYCLES] = true;
 	g = add(&cfg, "weights", 6, 8, SCHED_IO_BOUND);
@@ -1047,6 +1047,275 @@ Test(sched, runs_on_1024_cpus)
 	run_free(&r);
 }
 
+/*
+ * steal() as first written: every CPU after @c in turn, each one's queues
+ * from the top, the first thread allowed on @c; a later CPU wins only with
+ * a strictly higher priority.
+ */
+static uint32_t ref_steal(const struct sched *s, unsigned c)
+{
+	uint32_t best = SCHED_NONE;
+	int best_pri = -1;
+
+	for (unsigned k = 1; k < s->ncpu; k++) {
+		unsigned x = (c + k) % s->ncpu;
+		const struct sched_cpu *cpu = &s->cpu[x];
+
+		if (!((s->ready_mask[x / 64] >> (x % 64)) & 1u)) {
+			continue;
+		}
+		for (int p = SCHED_PRIORITIES - 1; p > best_pri; p--) {
+			if (!((cpu->qmask >> p) & 1u)) {
+				continue;
+			}
+			for (uint32_t i = cpu->qhead[p]; i != SCHED_NONE; i = s->thr[i].qnext) {
+				if (sched_thread_allowed(s, i, c)) {
+					best = i;
+					best_pri = p;
+					break;
+				}
+			}
+		}
+	}
+	return best;
+}
+
+/*
+ * 512 CPUs, more threads than CPUs and overlapping affinities (two groups
+ * with the same mask share a class): at many points of the run, every CPU
+ * would steal the same thread as the old scan of every CPU did.
+ */
+Test(sched, steal_picks_what_the_scan_of_every_cpu_picked_on_512_cpus)
+{
+	struct sched_cfg cfg;
+	struct sched_group *g;
+	struct fake_sink fs;
+	struct sched *s;
+	const char *why;
+	uint64_t steps = 0, checked = 0, found = 0;
+	int rc;
+
+	sched_cfg_defaults(&cfg);
+	cfg.ngroups = 0;
+	cfg.cpus = 512;
+	cfg.seed = 77;
+	cfg.duration_ns = 200000000;
+	add(&cfg, "wide", 1200, 8, SCHED_CPU_BOUND);
+	add(&cfg, "wide_io", 300, 10, SCHED_IO_BOUND);
+	g = add(&cfg, "low_half", 300, 9, SCHED_CPU_BOUND);
+	for (unsigned w = 0; w < 4; w++) {
+		g->affinity[w] = UINT64_MAX;
+	}
+	g = add(&cfg, "low_half_too", 100, 11, SCHED_IO_BOUND); /* the same class */
+	for (unsigned w = 0; w < 4; w++) {
+		g->affinity[w] = UINT64_MAX;
+	}
+	g = add(&cfg, "odd", 200, 9, SCHED_CPU_BOUND);
+	for (unsigned w = 0; w < 8; w++) {
+		g->affinity[w] = 0xAAAAAAAAAAAAAAAAull;
+	}
+	g = add(&cfg, "one", 20, 12, SCHED_CPU_BOUND);
+	g->affinity[7] = UINT64_C(1) << 63; /* CPU 511 */
+	g = add(&cfg, "edges", 40, 14, SCHED_INTERACTIVE);
+	g->affinity[0] = 1u;
+	g->affinity[7] = UINT64_C(1) << 62;
+	cr_assert(eq(int, sched_cfg_check(&cfg, &why), 0), "%s", why);
+	cr_assert(eq(int, fake_sink_init(&fs, 0), 0));
+	s = sched_create(&cfg, fake_sink(&fs));
+	cr_assert_not_null(s);
+	cr_assert(eq(u32, s->nclass, 5), "any, low half, odd, one, edges");
+	while ((rc = sched_step(s)) == 1) {
+		if (++steps % 499 != 0) {
+			continue;
+		}
+		cr_assert(eq(int, sched_validate(s, &why), 0), "step %llu: %s",
+			  (unsigned long long)steps, why);
+		for (unsigned c = 0; c < s->ncpu; c++) {
+			uint32_t want = ref_steal(s, c);
+
+			cr_assert(eq(u32, sched_steal(s, c), want), "step %llu, CPU %u",
+				  (unsigned long long)steps, c);
+			checked++;
+			found += want != SCHED_NONE;
+		}
+	}
+	cr_assert(eq(int, rc, 0));
+	fprintf(stderr,
+		"steal on 512 CPUs: %llu steps, %llu choices compared, %llu found a thread\n",
+		(unsigned long long)steps, (unsigned long long)checked, (unsigned long long)found);
+	cr_assert(gt(u64, found, checked / 2), "queues were busy: %llu of %llu found a thread",
+		  (unsigned long long)found, (unsigned long long)checked);
+	cr_assert(lt(u64, found, checked), "and some CPUs found nothing");
+	sched_destroy(s);
+	fake_sink_finish(&fs);
+}
+
+/* ---- the event queue against a plain array ----------------------------------- */
+
+/* the earliest (time, id) of @key[] (UINT64_MAX: absent), or UINT32_MAX */
+static uint32_t ref_first(const uint64_t *key, uint32_t nids)
+{
+	uint32_t best = UINT32_MAX;
+
+	for (uint32_t id = 0; id < nids; id++) {
+		if (key[id] != UINT64_MAX && (best == UINT32_MAX || key[id] < key[best])) {
+			best = id;
+		}
+	}
+	return best;
+}
+
+static void evq_against_reference(uint32_t nids, uint64_t spread, unsigned ops, uint64_t seed)
+{
+	struct sched_evq q;
+	struct sim_rng r;
+	uint64_t *key = malloc(nids * sizeof(*key)), now = 0;
+	uint64_t pops = 0;
+	const char *why;
+
+	cr_assert_not_null(key);
+	cr_assert(eq(int, sched_evq_init(&q, nids), 0));
+	sim_rng_init(&r, seed, SIM_RNG_SCHED_GLOBAL, nids);
+	for (uint32_t id = 0; id < nids; id++) {
+		key[id] = UINT64_MAX;
+	}
+	for (unsigned op = 0; op < ops; op++) {
+		uint32_t id = (uint32_t)sim_rng_below(&r, nids), want;
+		uint64_t dice = sim_rng_below(&r, 10);
+
+		if (dice < 6) {
+			/* (re)schedule at or after now: ties are frequent with a small spread */
+			key[id] = now + sim_rng_below(&r, spread);
+			sched_evq_set(&q, id, key[id]);
+		} else if (dice < 7) {
+			key[id] = UINT64_MAX;
+			sched_evq_set(&q, id, SCHED_EVQ_NEVER);
+		} else {
+			/* pop: the earliest, as sched_step takes it */
+			want = ref_first(key, nids);
+			if (want == UINT32_MAX) {
+				cr_assert(eq(u32, q.n, 0));
+				continue;
+			}
+			cr_assert(eq(u32, sched_evq_top(&q)->id, want), "op %u", op);
+			cr_assert(eq(u64, sched_evq_top(&q)->t, key[want]));
+			now = key[want];
+			key[want] = UINT64_MAX;
+			if (op & 1u) {
+				sched_evq_pop(&q);
+			} else {
+				sched_evq_set(&q, want, SCHED_EVQ_NEVER); /* the other way out */
+			}
+			pops++;
+		}
+		cr_assert(eq(int, sched_evq_queued(&q, id), key[id] != UINT64_MAX));
+		if (op % 7 == 0 || nids < 64) {
+			why = sched_evq_check(&q);
+			cr_assert_null(why, "op %u: %s", op, why);
+		}
+	}
+	cr_assert(gt(u64, pops, ops / 10));
+	/* drain: everything comes out in (time, id) order */
+	while (q.n) {
+		uint32_t want = ref_first(key, nids);
+
+		cr_assert(eq(u32, sched_evq_top(&q)->id, want));
+		key[want] = UINT64_MAX;
+		sched_evq_pop(&q);
+		why = sched_evq_check(&q);
+		cr_assert_null(why, "draining: %s", why);
+	}
+	cr_assert(eq(u32, ref_first(key, nids), UINT32_MAX));
+	sched_evq_finish(&q);
+	free(key);
+}
+
+Test(sched_evq, pops_in_time_then_id_order_like_a_sorted_array)
+{
+	evq_against_reference(1, 3, 2000, 1);
+	evq_against_reference(5, 3, 20000, 2);
+	evq_against_reference(17, 1000, 20000, 3);
+	evq_against_reference(300, 4, 100000, 4); /* many ties: the id decides */
+	evq_against_reference(3000, 1000000, 200000, 5);
+}
+
+Test(sched_evq, set_to_the_same_time_and_cancel_of_an_absent_id_change_nothing)
+{
+	struct sched_evq q;
+
+	cr_assert(eq(int, sched_evq_init(&q, 8), 0));
+	sched_evq_set(&q, 3, SCHED_EVQ_NEVER);
+	cr_assert(eq(u32, q.n, 0));
+	sched_evq_set(&q, 3, 50);
+	sched_evq_set(&q, 5, 50);
+	sched_evq_set(&q, 1, 70);
+	sched_evq_set(&q, 3, 50);
+	cr_assert(eq(u32, q.n, 3));
+	cr_assert(eq(u32, sched_evq_top(&q)->id, 3), "the lower id wins a tie");
+	sched_evq_set(&q, 3, 60);
+	cr_assert(eq(u32, sched_evq_top(&q)->id, 5));
+	sched_evq_set(&q, 1, 10);
+	cr_assert(eq(u32, sched_evq_top(&q)->id, 1));
+	cr_assert_null(sched_evq_check(&q));
+	cr_assert(eq(u64, (uintptr_t)&q.h[1] % 64u, 0), "siblings share a cache line");
+	sched_evq_finish(&q);
+	sched_evq_finish(&q); /* a finished queue is zeroed: finish again is harmless */
+}
+
+static void tree_against_reference(uint32_t nids, uint64_t spread, unsigned ops, uint64_t seed)
+{
+	struct sched_tree q;
+	struct sim_rng r;
+	uint64_t *key = malloc(nids * sizeof(*key)), now = 0;
+	const char *why;
+
+	cr_assert_not_null(key);
+	cr_assert(eq(int, sched_tree_init(&q, nids), 0));
+	sim_rng_init(&r, seed, SIM_RNG_SCHED_GLOBAL, nids);
+	for (uint32_t id = 0; id < nids; id++) {
+		key[id] = UINT64_MAX;
+	}
+	cr_assert(eq(u64, sched_tree_top(&q)->t, SCHED_EVQ_NEVER), "empty at first");
+	for (unsigned op = 0; op < ops; op++) {
+		uint32_t id = (uint32_t)sim_rng_below(&r, nids), want;
+		uint64_t dice = sim_rng_below(&r, 10);
+
+		if (dice < 7) {
+			key[id] = now + sim_rng_below(&r, spread);
+		} else {
+			key[id] = UINT64_MAX;
+		}
+		sched_tree_set(&q, id, key[id]);
+		cr_assert(eq(int, sched_tree_queued(&q, id), key[id] != UINT64_MAX));
+		want = ref_first(key, nids);
+		if (want == UINT32_MAX) {
+			cr_assert(eq(u64, sched_tree_top(&q)->t, SCHED_EVQ_NEVER), "op %u", op);
+		} else {
+			cr_assert(eq(u32, sched_tree_top(&q)->id, want), "op %u", op);
+			cr_assert(eq(u64, sched_tree_top(&q)->t, key[want]));
+			if (dice == 9) {
+				now = key[want]; /* time moves on, as the scheduler's does */
+			}
+		}
+		if (op % 5 == 0 || nids < 64) {
+			why = sched_tree_check(&q);
+			cr_assert_null(why, "op %u: %s", op, why);
+		}
+	}
+	sched_tree_finish(&q);
+	free(key);
+}
+
+Test(sched_evq, winner_tree_gives_the_earliest_like_a_linear_scan)
+{
+	tree_against_reference(1, 3, 2000, 11);
+	tree_against_reference(2, 3, 2000, 12);
+	tree_against_reference(7, 5, 20000, 13);  /* not a power of two */
+	tree_against_reference(64, 3, 50000, 14); /* many ties: the id decides */
+	tree_against_reference(513, 1000000, 100000, 15);
+	tree_against_reference(1024, 50, 100000, 16);
+}
+
 /* TIDs are never reused: when the last multiple of 4 is gone, no thread is created */
 Test(sched, tids_run_out_without_wrapping)
 {
@@ -1077,8 +1346,8 @@ Test(sched, tids_run_out_without_wrapping)
 	for (size_t i = 0; i < fs.kept; i++) {
 		uint32_t t = fs.keep[i].new_tid;
 
-		cr_assert(t == 0 || (t >= 0x1000u && t <= 0x100Cu) || t >= 0xFFFFFFE0u,
-			  "TID %#x", t);
+		cr_assert(t == 0 || (t >= 0x1000u && t <= 0x100Cu) || t >= 0xFFFFFFE0u, "TID %#x",
+			  t);
 		seen_high = t > seen_high ? t : seen_high;
 	}
 	/* 0xFFFFFFE0, E4, E8, EC, F0, F4, F8, FC: 8 replacements, the last one ran */
@@ -1108,14 +1377,14 @@ Test(sched_clock, values_at_time_zero)
 	defaults_for_clocks(&cfg, 10000000);
 	sched_clocks_at(&cfg, 0, ts, &tick);
 	cr_assert(eq(u64, ts[0], 0));
-	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 36000000000ull));        /* 3600 s * 1e7 */
+	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 36000000000ull)); /* 3600 s * 1e7 */
 	cr_assert(eq(u64, ts[SIM_CLOCK_SYSTIME], 133000000000000000ull));
-	cr_assert(eq(u64, ts[SIM_CLOCK_CYCLES], 10800000000000ull));  /* 3600 s * 3e9 */
-	cr_assert(eq(u32, tick, 230400));                             /* 3600 / 0.015625 */
+	cr_assert(eq(u64, ts[SIM_CLOCK_CYCLES], 10800000000000ull)); /* 3600 s * 3e9 */
+	cr_assert(eq(u32, tick, 230400));			     /* 3600 / 0.015625 */
 
 	defaults_for_clocks(&cfg, 3579545);
 	sched_clocks_at(&cfg, 0, ts, &tick);
-	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 12886362000ull));        /* 3600 * 3579545 */
+	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 12886362000ull)); /* 3600 * 3579545 */
 }
 
 Test(sched_clock, values_at_one_second)
@@ -1129,11 +1398,11 @@ Test(sched_clock, values_at_one_second)
 	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 36010000000ull));
 	cr_assert(eq(u64, ts[SIM_CLOCK_SYSTIME], 133000000010000000ull));
 	cr_assert(eq(u64, ts[SIM_CLOCK_CYCLES], 10803000000000ull));
-	cr_assert(eq(u32, tick, 230464));                             /* 3601 * 64 */
+	cr_assert(eq(u32, tick, 230464)); /* 3601 * 64 */
 
 	defaults_for_clocks(&cfg, 3579545);
 	sched_clocks_at(&cfg, 1000000000, ts, &tick);
-	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 12889941545ull));        /* 3601 * 3579545 */
+	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 12889941545ull)); /* 3601 * 3579545 */
 }
 
 Test(sched_clock, values_between_ticks_truncate)
@@ -1176,7 +1445,7 @@ Test(sched_clock, long_uptime_does_not_overflow_and_the_tick_truncates)
 	cfg.cpu_mhz = 1000;
 	cr_assert(eq(int, sched_cfg_check(&cfg, &why), 0), "%s", why);
 	sched_clocks_at(&cfg, 0, ts, &tick);
-	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 133000000000000000ull));      /* 1.33e10 s * 1e7 */
+	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 133000000000000000ull));	   /* 1.33e10 s * 1e7 */
 	cr_assert(eq(u64, ts[SIM_CLOCK_CYCLES], 13300000000000000000ull)); /* 1.33e10 s * 1e9 */
 	/* 1.33e19 / 15625000 = 851,200,000,000 ticks; mod 2^32:
 	 * 851200000000 - 198 * 4294967296 = 796,475,392 */
@@ -1191,42 +1460,132 @@ struct bad_cfg {
 	void (*mutate)(struct sched_cfg *cfg);
 };
 
-static void m_cpus0(struct sched_cfg *c) { c->cpus = 0; }
-static void m_cpus1025(struct sched_cfg *c) { c->cpus = 1025; }
-static void m_mhz0(struct sched_cfg *c) { c->cpu_mhz = 0; }
-static void m_freq0(struct sched_cfg *c) { c->perf_freq = 0; }
-static void m_res0(struct sched_cfg *c) { c->timer_resolution = 0; }
-static void m_dur0(struct sched_cfg *c) { c->duration_ns = 0; }
-static void m_mwr0(struct sched_cfg *c) { c->max_wait_reason = 0; }
-static void m_mwr64(struct sched_cfg *c) { c->max_wait_reason = 64; }
-static void m_boot(struct sched_cfg *c) { c->boot_time = c->start_time + 1; }
-static void m_bootneg(struct sched_cfg *c) { c->boot_time = -1; }
-static void m_quantum(struct sched_cfg *c) { c->quantum_ns = 99999; }
-static void m_clock0(struct sched_cfg *c) { c->clocks[0] = true; }
-static void m_ctr17(struct sched_cfg *c) { c->ncounters = 17; }
-static void m_groups0(struct sched_cfg *c) { c->ngroups = 0; }
-static void m_groups65(struct sched_cfg *c) { c->ngroups = 65; }
-static void m_pri32(struct sched_cfg *c) { c->groups[0].base_priority = 32; }
-static void m_pri0(struct sched_cfg *c) { c->groups[1].base_priority = 0; }
-static void m_behav(struct sched_cfg *c) { c->groups[0].behaviour = (enum sched_behaviour)4; }
-static void m_period0(struct sched_cfg *c) { c->groups[3].period_ns = 0; }
-static void m_duty0(struct sched_cfg *c) { c->groups[3].duty_pct = 0; }
-static void m_duty101(struct sched_cfg *c) { c->groups[0].duty_pct = 101; }
-static void m_user101(struct sched_cfg *c) { c->groups[0].user_wait_pct = 101; }
-static void m_weight(struct sched_cfg *c) { c->groups[2].wait_weights[40] = 1; }
-static void m_weight63(struct sched_cfg *c) { c->groups[2].wait_weights[63] = 5; }
-static void m_aff(struct sched_cfg *c) { c->groups[0].affinity[0] = 1u << 8; } /* CPU 8 of 0..7 */
-static void m_aff_hi(struct sched_cfg *c) { c->groups[0].affinity[15] = 1; }
-static void m_life(struct sched_cfg *c) { c->groups[0].lifetime_ns = 9999; }
-static void m_name(struct sched_cfg *c) { memset(c->groups[0].name, 'x', 64); }
+static void m_cpus0(struct sched_cfg *c)
+{
+	c->cpus = 0;
+}
+static void m_cpus1025(struct sched_cfg *c)
+{
+	c->cpus = 1025;
+}
+static void m_mhz0(struct sched_cfg *c)
+{
+	c->cpu_mhz = 0;
+}
+static void m_freq0(struct sched_cfg *c)
+{
+	c->perf_freq = 0;
+}
+static void m_res0(struct sched_cfg *c)
+{
+	c->timer_resolution = 0;
+}
+static void m_dur0(struct sched_cfg *c)
+{
+	c->duration_ns = 0;
+}
+static void m_mwr0(struct sched_cfg *c)
+{
+	c->max_wait_reason = 0;
+}
+static void m_mwr64(struct sched_cfg *c)
+{
+	c->max_wait_reason = 64;
+}
+static void m_boot(struct sched_cfg *c)
+{
+	c->boot_time = c->start_time + 1;
+}
+static void m_bootneg(struct sched_cfg *c)
+{
+	c->boot_time = -1;
+}
+static void m_quantum(struct sched_cfg *c)
+{
+	c->quantum_ns = 99999;
+}
+static void m_clock0(struct sched_cfg *c)
+{
+	c->clocks[0] = true;
+}
+static void m_ctr17(struct sched_cfg *c)
+{
+	c->ncounters = 17;
+}
+static void m_groups0(struct sched_cfg *c)
+{
+	c->ngroups = 0;
+}
+static void m_groups65(struct sched_cfg *c)
+{
+	c->ngroups = 65;
+}
+static void m_pri32(struct sched_cfg *c)
+{
+	c->groups[0].base_priority = 32;
+}
+static void m_pri0(struct sched_cfg *c)
+{
+	c->groups[1].base_priority = 0;
+}
+static void m_behav(struct sched_cfg *c)
+{
+	c->groups[0].behaviour = (enum sched_behaviour)4;
+}
+static void m_period0(struct sched_cfg *c)
+{
+	c->groups[3].period_ns = 0;
+}
+static void m_duty0(struct sched_cfg *c)
+{
+	c->groups[3].duty_pct = 0;
+}
+static void m_duty101(struct sched_cfg *c)
+{
+	c->groups[0].duty_pct = 101;
+}
+static void m_user101(struct sched_cfg *c)
+{
+	c->groups[0].user_wait_pct = 101;
+}
+static void m_weight(struct sched_cfg *c)
+{
+	c->groups[2].wait_weights[40] = 1;
+}
+static void m_weight63(struct sched_cfg *c)
+{
+	c->groups[2].wait_weights[63] = 5;
+}
+static void m_aff(struct sched_cfg *c)
+{
+	c->groups[0].affinity[0] = 1u << 8;
+} /* CPU 8 of 0..7 */
+static void m_aff_hi(struct sched_cfg *c)
+{
+	c->groups[0].affinity[15] = 1;
+}
+static void m_life(struct sched_cfg *c)
+{
+	c->groups[0].lifetime_ns = 9999;
+}
+static void m_name(struct sched_cfg *c)
+{
+	memset(c->groups[0].name, 'x', 64);
+}
 static void m_nothreads(struct sched_cfg *c)
 {
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		c->groups[i].count = 0;
 	}
 }
-static void m_toomany(struct sched_cfg *c) { c->groups[0].count = SCHED_MAX_THREADS; }
-static void m_toolong(struct sched_cfg *c) { c->duration_ns = UINT64_MAX - 1000; }
+static void m_toomany(struct sched_cfg *c)
+{
+	c->groups[0].count = SCHED_MAX_THREADS;
+}
+static void m_toolong(struct sched_cfg *c)
+{
+	c->duration_ns = UINT64_MAX - 1000;
+}
 
 static const struct bad_cfg bad[] = {
 	{"0 CPUs", "cpus", m_cpus0},
@@ -1309,7 +1668,7 @@ Test(sched_cfg, accepts_the_edges)
 	cfg.groups[0].base_priority = 31;
 	cfg.groups[1].base_priority = 1;
 	cfg.groups[2].wait_weights[39] = 1;
-	cfg.groups[0].affinity[15] = 1ull << 63; /* CPU 1023 */
+	cfg.groups[0].affinity[15] = 1ull << 63;	   /* CPU 1023 */
 	cfg.groups[1].affinity[0] = 0xFFFFFFFFFFFFFFFFull; /* includes existing CPUs */
 	cfg.quantum_ns = 0;
 	cfg.ncounters = 16;
@@ -1470,7 +1829,7 @@ static void measure(unsigned cpus, uint64_t dur_ns, unsigned scale)
 	t = wall() - t0;
 	fprintf(stderr,
 		"%u CPUs x %.1f s simulated: %llu switches in %.3f s wall = %.2f M switches/s\n",
-		    cpus, (double)dur_ns * 1e-9, (unsigned long long)n, t, (double)n / t * 1e-6);
+		cpus, (double)dur_ns * 1e-9, (unsigned long long)n, t, (double)n / t * 1e-6);
 }
 
 Test(sched_speed, eight_cpus_two_seconds_and_64_cpus_ten_seconds)
