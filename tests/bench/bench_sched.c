@@ -62,7 +62,7 @@ static size_t serialize(const struct sim_cswitch *cs, uint8_t *out)
 	put64(p, (uint64_t)(int64_t)cs->old_remaining_quantum), p += 8;
 	*p++ = cs->old_qos;
 	*p++ = cs->prev_cstate;
-	*p++ = cs->old_rank;
+	*p++ = (uint8_t)cs->old_rank; /* always below 256 in the model */
 	put64(p, cs->new_tid), p += 8;
 	*p++ = (uint8_t)cs->new_pri;
 	*p++ = (uint8_t)cs->new_pri_decrement;
