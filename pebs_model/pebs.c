@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "pebs_model/pebs.h"
-#include "pebs_model/sim_rng.h"
+#include "scheduler_model/sim_rng.h"
 #include "writer/etl_wire.h"
 
 /* What each counter id counts. */
@@ -44,14 +44,14 @@ static const char *const counter_names[PEBS_MAX_COUNTERS] = {
 };
 
 /* Instructions per cycle x 1024, by activity. */
-static const uint32_t ipc_x1024[PEBS_ACTIVITIES] = {410, 2662, 614, 1229, 2150};
+static const uint32_t ipc_x1024[SIM_ACTIVITIES] = {410, 2662, 614, 1229, 2150};
 
 /*
  * Events per 65536 instructions, by counter id (>= 2) and activity (idle,
  * compute, memory, branchy, media); from typical per-kilo-instruction
  * figures, e.g. LLC misses 0.3 (compute) to 6 (memory) per 1000.
  */
-static const uint32_t rate_x65536[PEBS_MAX_COUNTERS][PEBS_ACTIVITIES] = {
+static const uint32_t rate_x65536[PEBS_MAX_COUNTERS][SIM_ACTIVITIES] = {
 	[2] = {66, 20, 393, 98, 52},
 	[3] = {131, 52, 197, 655, 98},
 	[4] = {11796, 9175, 11141, 14418, 5898},
@@ -166,13 +166,13 @@ static uint64_t cycles_of(struct pebs_cpu *pc, uint64_t dt, uint32_t mhz)
 	return sec * mhz * 1000000u + milli / 1000u;
 }
 
-int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum pebs_activity act)
+int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activity act)
 {
 	struct pebs_cpu *pc;
 	uint64_t cyc, run, instr;
 	unsigned nc, skip;
 
-	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= PEBS_ACTIVITIES) {
+	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= SIM_ACTIVITIES) {
 		return -EINVAL;
 	}
 	pc = &p->cpu[cpu];
@@ -182,7 +182,7 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum pebs_activi
 	}
 	cyc = cycles_of(pc, now_ns - pc->last_ns, p->cfg.cpu_mhz);
 	pc->last_ns = now_ns;
-	run = act == PEBS_IDLE ? cyc / 64u : cyc;
+	run = act == SIM_ACT_IDLE ? cyc / 64u : cyc;
 	instr = mul_frac(run, ipc_x1024[act], 10);
 	instr = mul_frac(instr, sim_rng_range(&pc->rng, 896, 1152), 10);
 
@@ -265,4 +265,51 @@ void pebs_ds_save_area_encode(const struct pebs_ds_save_area *ds,
 void pebs_get_cpu_stats(const struct pebs *p, unsigned cpu, struct pebs_cpu_stats *st)
 {
 	*st = p->cpu[cpu].st;
+}
+
+/* The core's hook: the interval since the last switch on @cpu ran @ran's code. */
+static void hook_cswitch(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_activity ran,
+			 struct sim_cswitch *cs)
+{
+	struct pebs *p = ctx;
+
+	(void)pebs_advance(p, cpu, now_ns, ran);
+	pebs_read(p, cpu, cs->pmc, &cs->pebs_index);
+}
+
+static void hook_destroy(void *ctx)
+{
+	pebs_destroy(ctx);
+}
+
+static const struct sim_hook_ops pebs_hook_ops = {
+	.cswitch = hook_cswitch,
+	.destroy = hook_destroy,
+};
+
+int pebs_attach(struct sched *s)
+{
+	const struct sched_cfg *c = sched_get_cfg(s);
+	struct pebs_cfg pc = {
+		.cpus = c->cpus,
+		.cpu_mhz = c->cpu_mhz,
+		.ncounters = c->ncounters,
+		.pebs = c->pebs,
+		.seed = c->seed,
+	};
+	struct pebs *p;
+	int rc;
+
+	if (!c->ncounters && !c->pebs) {
+		return 0;
+	}
+	p = pebs_create(&pc);
+	if (!p) {
+		return -errno;
+	}
+	rc = sched_attach(s, &pebs_hook_ops, p);
+	if (rc < 0) {
+		pebs_destroy(p);
+	}
+	return rc;
 }

@@ -19,6 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scheduler_model/sched.h"
+#include "scheduler_model/sim.h"
+
 #define PEBS_MAX_CPUS	  1024
 #define PEBS_MAX_COUNTERS 16 /* = SIM_MAX_COUNTERS (producer/trace_sink.h) */
 
@@ -42,18 +45,6 @@
 #define PEBS_SAMPLE_AFTER 1000003u
 #define PEBS_COUNTER_BITS 48u /* general-purpose counter width (CPUID 0AH) */
 
-/**
- * enum pebs_activity - what the code that ran for an interval looks like to
- * the counters (instructions per cycle, cache and branch behaviour).
- */
-enum pebs_activity {
-	PEBS_IDLE = 0, /* the idle loop: mostly halted in a C-state */
-	PEBS_COMPUTE,  /* tight loops: high IPC, few misses */
-	PEBS_MEMORY,   /* I/O paths, copies: low IPC, many LLC misses */
-	PEBS_BRANCHY,  /* UI and message handling: many mispredicts */
-	PEBS_MEDIA,    /* DSP-like periodic work: SIMD, streaming */
-	PEBS_ACTIVITIES,
-};
 
 /**
  * struct pebs_cfg - the hardware.
@@ -123,6 +114,16 @@ int pebs_cfg_check(const struct pebs_cfg *cfg);
  */
 struct pebs *pebs_create(const struct pebs_cfg *cfg);
 
+/**
+ * pebs_attach - give the machine of @s its PMU: when its configuration has
+ * PMC counters or PEBS, a model of them (cpus, core clock, counters, PEBS
+ * and seed taken from sched_get_cfg()) attached to the core, which fills
+ * every context switch's pmc[] and pebs_index and frees the model with
+ * itself. A machine without either is left alone.
+ * Return: 0, -ENOMEM, or -ENOSPC (no hook left).
+ */
+int pebs_attach(struct sched *s);
+
 /** pebs_destroy - NULL is a no-op. */
 void pebs_destroy(struct pebs *p);
 
@@ -131,7 +132,7 @@ void pebs_destroy(struct pebs *p);
  * until @now_ns (simulation time): grow its counters, write PEBS samples.
  * Return: 0, or -EINVAL (bad cpu or activity, or time going backwards).
  */
-int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum pebs_activity act);
+int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activity act);
 
 /**
  * pebs_read - @cpu's counters (ids 0..ncounters-1; the rest of @pmc is

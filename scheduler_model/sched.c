@@ -54,7 +54,6 @@
 
 #include "scheduler_model/sched_internal.h"
 
-static_assert(PEBS_MAX_COUNTERS == SIM_MAX_COUNTERS, "pmc arrays are copied as is");
 static_assert(SIM_CLOCK_SLOTS == 4, "clocks_now() fills slots 0..3");
 
 #define NS_PER_SEC 1000000000u
@@ -708,9 +707,9 @@ static int32_t remaining_quantum(const struct sched_thread *t)
 	return (int32_t)q;
 }
 
-static enum pebs_activity activity_of(struct sched *s, uint32_t i)
+static enum sim_activity activity_of(struct sched *s, uint32_t i)
 {
-	return i == SCHED_NONE ? PEBS_IDLE : grp_of(s, i)->act;
+	return i == SCHED_NONE ? SIM_ACT_IDLE : grp_of(s, i)->act;
 }
 
 /* The next burst of work of @i (ns), when it wakes or is created. */
@@ -875,8 +874,9 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 	uint32_t old = cpu->running;
 	/*
 	 * The record is built in place: every field is written below except
-	 * old_rank (always 0) and, without a PMU, pmc and pebs_index, which
-	 * stay as sched_create zeroed them; no memset of the 16-counter array.
+	 * old_rank (always 0) and pmc and pebs_index, which stay as sched_create
+	 * zeroed them unless a model attached fills them; no memset of the
+	 * 16-counter array.
 	 */
 	struct sim_cswitch *cs = &s->rec;
 	uint32_t tick = tick_now(s);
@@ -885,10 +885,13 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 	cs->cpu = c;
 	cs->tick = tick;
 	clocks_now(s, cs->ts);
-	if (s->pebs) {
-		/* the interval since the last switch on @c was run by @old */
-		(void)pebs_advance(s->pebs, c, s->now, activity_of(s, old));
-		pebs_read(s->pebs, c, cs->pmc, &cs->pebs_index);
+	if (s->nhooks) {
+		/* the models attached fill their fields; the interval ran @old's code */
+		enum sim_activity ran = activity_of(s, old);
+
+		for (unsigned h = 0; h < s->nhooks; h++) {
+			s->hooks[h].ops->cswitch(s->hooks[h].ctx, c, s->now, ran, cs);
+		}
 	}
 
 	if (old == SCHED_NONE) {
@@ -1203,6 +1206,22 @@ int sched_run_until(struct sched *s, uint64_t t_ns)
 	return 1;
 }
 
+int sched_attach(struct sched *s, const struct sim_hook_ops *ops, void *ctx)
+{
+	if (s->nhooks == SIM_MAX_HOOKS) {
+		return -ENOSPC;
+	}
+	s->hooks[s->nhooks].ops = ops;
+	s->hooks[s->nhooks].ctx = ctx;
+	s->nhooks++;
+	return 0;
+}
+
+const struct sched_cfg *sched_get_cfg(const struct sched *s)
+{
+	return &s->cfg;
+}
+
 void sched_get_stats(const struct sched *s, struct sched_stats *st)
 {
 	*st = s->st;
@@ -1281,22 +1300,22 @@ static void setup_group(struct sched *s, unsigned gi)
 	case SCHED_CPU_BOUND:
 		gr->burst_mean = g->period_ns ? g->period_ns : 60000000u;
 		gr->wait_mean = 1000000u;
-		gr->act = PEBS_COMPUTE;
+		gr->act = SIM_ACT_COMPUTE;
 		break;
 	case SCHED_IO_BOUND:
 		gr->burst_mean = g->period_ns ? g->period_ns : 300000u;
 		gr->wait_mean = 3000000u;
-		gr->act = PEBS_MEMORY;
+		gr->act = SIM_ACT_MEMORY;
 		break;
 	case SCHED_INTERACTIVE:
 		gr->burst_mean = g->period_ns ? g->period_ns : 1500000u;
 		gr->wait_mean = 25000000u;
-		gr->act = PEBS_BRANCHY;
+		gr->act = SIM_ACT_BRANCHY;
 		break;
 	default:
 		gr->burst_mean = g->period_ns;
 		gr->wait_mean = g->period_ns;
-		gr->act = PEBS_MEDIA;
+		gr->act = SIM_ACT_MEDIA;
 		break;
 	}
 }
@@ -1403,20 +1422,6 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	    sched_evq_init(&s->thq, s->nthr) < 0) {
 		goto err_s;
 	}
-	if (cfg->ncounters || cfg->pebs) {
-		struct pebs_cfg pc = {
-			.cpus = cfg->cpus,
-			.cpu_mhz = cfg->cpu_mhz,
-			.ncounters = cfg->ncounters,
-			.pebs = cfg->pebs,
-			.seed = cfg->seed,
-		};
-
-		s->pebs = pebs_create(&pc);
-		if (!s->pebs) {
-			goto err_s;
-		}
-	}
 	s->uptime_ns = ((uint64_t)cfg->start_time - (uint64_t)cfg->boot_time) * 100u;
 	s->tick_ns = (uint64_t)cfg->timer_resolution * 100u;
 	s->tick_k = s->uptime_ns / s->tick_ns;
@@ -1459,7 +1464,11 @@ void sched_destroy(struct sched *s)
 	if (!s) {
 		return;
 	}
-	pebs_destroy(s->pebs);
+	for (unsigned h = 0; h < s->nhooks; h++) {
+		if (s->hooks[h].ops->destroy) {
+			s->hooks[h].ops->destroy(s->hooks[h].ctx);
+		}
+	}
 	free(s->pword);
 	free(s->pcmask);
 	free(s->qcls);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "producer/trace_sink.h"
+#include "scheduler_model/sim.h"
 
 #define SCHED_MAX_CPUS	   1024
 #define SCHED_MAX_GROUPS   64
@@ -108,8 +109,9 @@ struct sched_group {
  *                    ticks of @timer_resolution)
  * @clocks:           which clock types to fill in sim_cswitch.ts (index =
  *                    enum sim_clock; the others stay 0)
- * @ncounters:        machine PMC counters the pebs model fills (0..16)
- * @pebs:             maintain a PebsIndex per CPU
+ * @ncounters:        the machine's PMC counters (0..16): read by the PMU
+ *                    model attached to the core (pebs_model/pebs_attach())
+ * @pebs:             the machine's PMU keeps a PebsIndex per CPU (the same)
  */
 struct sched_cfg {
 	unsigned cpus;
@@ -171,6 +173,16 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink);
  * 0 when more remains, or the sink's negative error.
  */
 int sched_run_until(struct sched *s, uint64_t t_ns);
+
+/**
+ * sched_attach - attach a model: @ops are called at every context switch
+ * (and @ops->destroy with @ctx by sched_destroy()). Attach before running.
+ * Return: 0, or -ENOSPC past SIM_MAX_HOOKS models.
+ */
+int sched_attach(struct sched *s, const struct sim_hook_ops *ops, void *ctx);
+
+/** sched_get_cfg - the machine the core simulates (for models that attach). */
+const struct sched_cfg *sched_get_cfg(const struct sched *s);
 
 /** sched_get_stats - counters so far. */
 void sched_get_stats(const struct sched *s, struct sched_stats *st);

@@ -8,8 +8,7 @@
 #ifndef SCHEDULER_MODEL_SCHED_INTERNAL_H
 #define SCHEDULER_MODEL_SCHED_INTERNAL_H
 
-#include "pebs_model/pebs.h"
-#include "pebs_model/sim_rng.h"
+#include "scheduler_model/sim_rng.h"
 #include "scheduler_model/sched.h"
 #include "scheduler_model/sched_evq.h"
 
@@ -78,7 +77,7 @@ struct sched_grp {
 	uint64_t burst_mean;		     /* ns */
 	uint64_t wait_mean;		     /* ns, for non-lock waits */
 	uint32_t cls;			     /* affinity class (0: unrestricted) */
-	enum pebs_activity act;
+	enum sim_activity act;
 };
 
 /** enum sched_obs_kind - what the observer is told (values = the new state). */
@@ -115,7 +114,11 @@ struct sched {
 	struct sched_cfg cfg;
 	struct trace_sink sink;
 	struct sched_observer obs;
-	struct pebs *pebs; /* NULL without counters and PEBS */
+	unsigned nhooks; /* models attached (sched_attach) */
+	struct {
+		const struct sim_hook_ops *ops;
+		void *ctx;
+	} hooks[SIM_MAX_HOOKS];
 	unsigned ncpu;
 	uint32_t nthr;
 	struct sched_cpu *cpu;

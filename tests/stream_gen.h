@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "pebs_model/sim_rng.h"
+#include "scheduler_model/sim_rng.h"
 #include "producer/trace_sink.h"
 
 struct stream_gen {

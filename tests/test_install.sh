@@ -36,7 +36,7 @@ others=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^etwforge_' |
 export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
 flags=$(pkg-config --cflags --libs etwforge) || fail "pkg-config --cflags --libs etwforge failed"
 for ex in gen_trace count_switches; do
-	${CC:-cc} -std=c11 -Wall -Werror "$src/tools/examples/$ex.c" $flags -o "$tmp/$ex" ||
+	${CC:-cc} -std=c11 -Wall -Werror ${EXAMPLE_CFLAGS:-} "$src/tools/examples/$ex.c" $flags -o "$tmp/$ex" ||
 		fail "$ex does not build against the installed library"
 done
 export LD_LIBRARY_PATH="$(dirname "$lib")"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "pebs_model/pebs.h"
-#include "pebs_model/sim_rng.h"
+#include "scheduler_model/sim_rng.h"
 
 static struct pebs *make(unsigned cpus, unsigned ncounters, bool pebs, uint64_t seed)
 {
@@ -279,11 +279,11 @@ Test(pebs, advance_rejects_bad_arguments_and_time_going_back)
 {
 	struct pebs *p = make(2, 4, true, 1);
 
-	cr_assert(eq(int, pebs_advance(p, 2, 10, PEBS_COMPUTE), -EINVAL));
-	cr_assert(eq(int, pebs_advance(p, 0, 10, PEBS_ACTIVITIES), -EINVAL));
-	cr_assert(eq(int, pebs_advance(p, 0, 1000, PEBS_COMPUTE), 0));
-	cr_assert(eq(int, pebs_advance(p, 0, 999, PEBS_COMPUTE), -EINVAL));
-	cr_assert(eq(int, pebs_advance(p, 0, 1000, PEBS_COMPUTE), 0), "no time passing is fine");
+	cr_assert(eq(int, pebs_advance(p, 2, 10, SIM_ACT_COMPUTE), -EINVAL));
+	cr_assert(eq(int, pebs_advance(p, 0, 10, SIM_ACTIVITIES), -EINVAL));
+	cr_assert(eq(int, pebs_advance(p, 0, 1000, SIM_ACT_COMPUTE), 0));
+	cr_assert(eq(int, pebs_advance(p, 0, 999, SIM_ACT_COMPUTE), -EINVAL));
+	cr_assert(eq(int, pebs_advance(p, 0, 1000, SIM_ACT_COMPUTE), 0), "no time passing is fine");
 	pebs_destroy(p);
 }
 
@@ -352,7 +352,7 @@ Test(pebs, without_pebs_the_index_and_area_are_zero)
 	struct pebs_ds_save_area ds;
 	uint64_t pmc[PEBS_MAX_COUNTERS], idx = 1;
 
-	cr_assert(eq(int, pebs_advance(p, 1, 500000000, PEBS_COMPUTE), 0));
+	cr_assert(eq(int, pebs_advance(p, 1, 500000000, SIM_ACT_COMPUTE), 0));
 	pebs_read(p, 1, pmc, &idx);
 	cr_assert(eq(u64, idx, 0));
 	cr_assert(gt(u64, pmc[1], 0));
@@ -372,15 +372,15 @@ Test(pebs, cycles_counter_is_exact_while_running)
 	/* 1000 intervals of 333 ns at 3000 MHz: 999 cycles each, 999000 in total */
 	for (unsigned i = 0; i < 1000; i++) {
 		t += 333;
-		cr_assert(eq(int, pebs_advance(p, 0, t, PEBS_COMPUTE), 0));
+		cr_assert(eq(int, pebs_advance(p, 0, t, SIM_ACT_COMPUTE), 0));
 	}
 	pebs_read(p, 0, pmc, NULL);
 	cr_assert(eq(u64, pmc[0], 999000u));
 	/* 7 ns intervals: 21 cycles each, the fractions carried (none here); then 1 ns: 3 */
 	t += 7;
-	pebs_advance(p, 0, t, PEBS_MEMORY);
+	pebs_advance(p, 0, t, SIM_ACT_MEMORY);
 	t += 1;
-	pebs_advance(p, 0, t, PEBS_MEMORY);
+	pebs_advance(p, 0, t, SIM_ACT_MEMORY);
 	pebs_read(p, 0, pmc, NULL);
 	cr_assert(eq(u64, pmc[0], 999024u));
 	pebs_destroy(p);
@@ -393,9 +393,9 @@ Test(pebs, cycles_fraction_is_carried_across_intervals)
 	uint64_t pmc[PEBS_MAX_COUNTERS];
 
 	/* 2.5 cycles per ns: 3 intervals of 1 ns = 7.5 cycles -> 7, never 3 * 2 = 6 */
-	pebs_advance(p, 0, 1, PEBS_COMPUTE);
-	pebs_advance(p, 0, 2, PEBS_COMPUTE);
-	pebs_advance(p, 0, 3, PEBS_COMPUTE);
+	pebs_advance(p, 0, 1, SIM_ACT_COMPUTE);
+	pebs_advance(p, 0, 2, SIM_ACT_COMPUTE);
+	pebs_advance(p, 0, 3, SIM_ACT_COMPUTE);
 	pebs_read(p, 0, pmc, NULL);
 	cr_assert(eq(u64, pmc[0], 7));
 	pebs_destroy(p);
@@ -410,7 +410,7 @@ Test(pebs, counters_are_monotonic_and_follow_the_activity)
 	sim_rng_init(&r, 99, SIM_RNG_SCHED_GLOBAL, 0);
 	for (unsigned i = 0; i < 20000; i++) {
 		unsigned c = (unsigned)sim_rng_below(&r, 4);
-		enum pebs_activity act = (enum pebs_activity)sim_rng_below(&r, PEBS_ACTIVITIES);
+		enum sim_activity act = (enum sim_activity)sim_rng_below(&r, SIM_ACTIVITIES);
 		uint64_t pmc[PEBS_MAX_COUNTERS];
 
 		t[c] += sim_rng_range(&r, 0, 5000000);
@@ -428,7 +428,7 @@ Test(pebs, counters_are_monotonic_and_follow_the_activity)
 }
 
 /* instructions and LLC misses of one second of @act on a fresh CPU */
-static void one_second(enum pebs_activity act, uint64_t *instr, uint64_t *llc, uint64_t *cyc)
+static void one_second(enum sim_activity act, uint64_t *instr, uint64_t *llc, uint64_t *cyc)
 {
 	struct pebs *p = make(1, 4, false, 5);
 	uint64_t pmc[PEBS_MAX_COUNTERS];
@@ -447,9 +447,9 @@ Test(pebs, activity_shapes_the_rates)
 {
 	uint64_t ci, cl, cc, mi, ml, mc, ii, il, ic;
 
-	one_second(PEBS_COMPUTE, &ci, &cl, &cc);
-	one_second(PEBS_MEMORY, &mi, &ml, &mc);
-	one_second(PEBS_IDLE, &ii, &il, &ic);
+	one_second(SIM_ACT_COMPUTE, &ci, &cl, &cc);
+	one_second(SIM_ACT_MEMORY, &mi, &ml, &mc);
+	one_second(SIM_ACT_IDLE, &ii, &il, &ic);
 	/* running: every one of the 3e9 cycles counts */
 	cr_assert(eq(u64, cc, 3000000000u));
 	cr_assert(eq(u64, mc, 3000000000u));
@@ -470,8 +470,8 @@ Test(pebs, counter_values_do_not_depend_on_how_many_are_reported)
 	uint64_t pa[PEBS_MAX_COUNTERS], pb[PEBS_MAX_COUNTERS], ia, ib;
 
 	for (uint64_t t = 1; t < 50; t++) {
-		pebs_advance(a, 1, t * 7777777u, (enum pebs_activity)(t % PEBS_ACTIVITIES));
-		pebs_advance(b, 1, t * 7777777u, (enum pebs_activity)(t % PEBS_ACTIVITIES));
+		pebs_advance(a, 1, t * 7777777u, (enum sim_activity)(t % SIM_ACTIVITIES));
+		pebs_advance(b, 1, t * 7777777u, (enum sim_activity)(t % SIM_ACTIVITIES));
 	}
 	pebs_read(a, 1, pa, &ia);
 	pebs_read(b, 1, pb, &ib);
@@ -492,9 +492,9 @@ Test(pebs, same_seed_same_values_other_seed_other_values)
 	uint64_t pa[PEBS_MAX_COUNTERS], pb[PEBS_MAX_COUNTERS], pc[PEBS_MAX_COUNTERS];
 
 	for (uint64_t t = 1; t < 100; t++) {
-		pebs_advance(a, 0, t * 1000000u, PEBS_BRANCHY);
-		pebs_advance(b, 0, t * 1000000u, PEBS_BRANCHY);
-		pebs_advance(c, 0, t * 1000000u, PEBS_BRANCHY);
+		pebs_advance(a, 0, t * 1000000u, SIM_ACT_BRANCHY);
+		pebs_advance(b, 0, t * 1000000u, SIM_ACT_BRANCHY);
+		pebs_advance(c, 0, t * 1000000u, SIM_ACT_BRANCHY);
 	}
 	pebs_read(a, 0, pa, NULL);
 	pebs_read(b, 0, pb, NULL);
@@ -524,7 +524,7 @@ Test(pebs, index_advances_by_record_size_stays_in_bounds_and_wraps)
 		uint64_t samples;
 
 		t += sim_rng_range(&r, 1, 2000000);
-		pebs_advance(p, 1, t, (enum pebs_activity)sim_rng_below(&r, PEBS_ACTIVITIES));
+		pebs_advance(p, 1, t, (enum sim_activity)sim_rng_below(&r, SIM_ACTIVITIES));
 		pebs_read(p, 1, pmc, &idx);
 		pebs_get_cpu_stats(p, 1, &st);
 		cr_assert(ge(u64, idx, ds.pebs_buffer_base));

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pebs_model/pebs.h"
 #include "scheduler_model/sched_internal.h"
 #include "tests/fake_sink.h"
 
@@ -563,6 +564,7 @@ static void run_checked(const struct sched_cfg *cfg, unsigned validate_every, si
 	r->fs.check_ctx = r->k;
 	r->s = sched_create(cfg, fake_sink(&r->fs));
 	cr_assert_not_null(r->s);
+	cr_assert(eq(int, pebs_attach(r->s), 0));
 	r->k->s = r->s;
 	obs.event = on_obs;
 	obs.ctx = r->k;
@@ -618,6 +620,7 @@ static uint64_t run_digest(const struct sched_cfg *cfg, uint64_t chunk_ns, uint6
 
 	cr_assert(eq(int, fake_sink_init(&fs, 0), 0));
 	s = sched_create(cfg, fake_sink(&fs));
+	cr_assert(eq(int, s ? pebs_attach(s) : 0, 0));
 	cr_assert_not_null(s);
 	do {
 		t += chunk_ns;
@@ -1122,6 +1125,7 @@ Test(sched, steal_picks_what_the_scan_of_every_cpu_picked_on_512_cpus)
 	cr_assert(eq(int, sched_cfg_check(&cfg, &why), 0), "%s", why);
 	cr_assert(eq(int, fake_sink_init(&fs, 0), 0));
 	s = sched_create(&cfg, fake_sink(&fs));
+	cr_assert(eq(int, s ? pebs_attach(s) : 0, 0));
 	cr_assert_not_null(s);
 	cr_assert(eq(u32, s->nclass, 5), "any, low half, odd, one, edges");
 	while ((rc = sched_step(s)) == 1) {
@@ -1334,6 +1338,7 @@ Test(sched, tids_run_out_without_wrapping)
 	add(&cfg, "churn", 4, 8, SCHED_IO_BOUND)->lifetime_ns = 10000000;
 	cr_assert(eq(int, fake_sink_init(&fs, 100000), 0));
 	s = sched_create(&cfg, fake_sink(&fs));
+	cr_assert(eq(int, s ? pebs_attach(s) : 0, 0));
 	cr_assert_not_null(s);
 	/* the four threads at time 0 took 0x1000..0x100C; skip to near the end */
 	s->next_tid = 0xFFFFFFE0u;
@@ -1766,6 +1771,7 @@ Test(sched, sink_error_stops_the_run_and_sticks)
 	fs.fail_after = 10;
 	fs.fail_rc = -EIO;
 	s = sched_create(&cfg, fake_sink(&fs));
+	cr_assert(eq(int, s ? pebs_attach(s) : 0, 0));
 	cr_assert_not_null(s);
 	cr_assert(eq(int, sched_run_until(s, UINT64_MAX), -EIO));
 	cr_assert(eq(u64, fs.ncswitch, 10));
@@ -1786,6 +1792,7 @@ Test(sched, run_until_reports_progress_and_caps_at_the_duration)
 	cfg.duration_ns = 100000000;
 	cr_assert(eq(int, fake_sink_init(&fs, 0), 0));
 	s = sched_create(&cfg, fake_sink(&fs));
+	cr_assert(eq(int, s ? pebs_attach(s) : 0, 0));
 	sched_get_stats(s, &st);
 	cr_assert(eq(u64, st.now_ns, 0));
 	cr_assert(eq(u64, st.switches, 0));

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <xxhash.h>
 
+#include "pebs_model/pebs.h"
 #include "scheduler_model/sched.h"
 
 #define MAX_RUNS 16
@@ -219,7 +220,8 @@ double bench_sched_once(const struct sched_cfg *cfg, uint64_t *switches, uint64_
 		XXH3_64bits_reset(b.hash);
 	}
 	s = sched_create(cfg, sink);
-	if (!s) {
+	if (!s || pebs_attach(s) < 0) {
+		sched_destroy(s);
 		XXH3_freeState(b.hash);
 		return -1.0;
 	}

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebs_model/pebs.h"
 #include "scheduler_model/sched.h"
 #include "tools/lib/api.h"
 #include "tools/lib/truth.h"
@@ -300,6 +301,12 @@ int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_o
 		rc = api_fail(err, -errno,
 			      errno == EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
 			      "cannot build the machine: %s", strerror(errno));
+		goto out;
+	}
+	rc = pebs_attach(g.sched);
+	if (rc < 0) {
+		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "cannot give the machine its PMU: %s",
+			      strerror(-rc));
 		goto out;
 	}
 	rc = simulate(&g, o, t0, err);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * pebs_model/sim_rng.c - stream derivation and the portable bit scans (the
+ * scheduler_model/sim_rng.c - stream derivation and the portable bit scans (the
  * draws themselves are inline in sim_rng.h). Everything is integer arithmetic on uint64_t,
  * whose results C11 fixes exactly, so the streams are the same everywhere.
  */
 #include <xxhash.h>
 
-#include "pebs_model/sim_rng.h"
+#include "scheduler_model/sim_rng.h"
 #include "writer/etl_wire.h"
 
 static uint64_t splitmix64(uint64_t *x)

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pebs_model/sim_rng.h - the simulated machine's only source of randomness:
+ * scheduler_model/sim_rng.h - the simulated machine's only source of randomness:
  * xoshiro256** (Blackman & Vigna) with streams derived from one seed by
  * XXH64, so every CPU (or other consumer) draws from its own stream and the
  * same seed gives the same numbers with any compiler at any -O level.
  *
- * It lives in pebs_model/, the lowest model layer, so the scheduler (which
- * links pebs_model) and the PMC model share one implementation. Integer
+ * It belongs to the simulation core (scheduler_model/), so every model that
+ * attaches to the core (PMC/PEBS, spin locks) draws from it. Integer
  * arithmetic only: no floating point, no __int128. The draws are inline so
  * a constant bound folds into a multiplication; the bit scans use the
  * compiler's builtins under __GNUC__ and a portable loop elsewhere (both
  * give the same answers: tests/test_pebs.c compares them).
  */
-#ifndef PEBS_MODEL_SIM_RNG_H
-#define PEBS_MODEL_SIM_RNG_H
+#ifndef SCHEDULER_MODEL_SIM_RNG_H
+#define SCHEDULER_MODEL_SIM_RNG_H
 
 #include <stdint.h>
 
@@ -223,4 +223,4 @@ static inline uint64_t sim_rng_exp(struct sim_rng *r, uint64_t mean)
 	return (mean >> 16) * ln + (((mean & 0xFFFFu) * ln) >> 16);
 }
 
-#endif /* PEBS_MODEL_SIM_RNG_H */
+#endif /* SCHEDULER_MODEL_SIM_RNG_H */
