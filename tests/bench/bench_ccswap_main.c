@@ -103,9 +103,10 @@ int main(int argc, char **argv)
 		ns[r] = t.ns_per_switch;
 		ms[r] = t.memset_ns;
 		ratio[r] = t.ns_per_switch / t.memset_ns;
-		printf("run %u: %.3f ns/switch (%.1f M switches/s), memset %.4f ns/switch, "
-		       "ratio %.1f\n",
-		       r + 1, ns[r], 1e3 / ns[r], ms[r], ratio[r]);
+		printf("run %u: %.3f ns/switch (%.1f M switches/s; raw %.3f, %llu preempted laps), "
+		       "memset %.4f ns/switch, ratio %.1f\n",
+		       r + 1, ns[r], 1e3 / ns[r], t.raw_ns_per_switch,
+		       (unsigned long long)t.preempted_laps, ms[r], ratio[r]);
 	}
 	{
 		double lo = ns[0], hi = ns[0];

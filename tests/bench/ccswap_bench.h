@@ -6,11 +6,11 @@
  *
  * The stream is pre-generated from a seed with the models' RNG: 8 CPUs,
  * ~20 % idle switches, all four record forms and every flush reason (TID
- * table full, 500-tick age, size, time-delta overflow, stop flag). A window
- * of @window switches is generated once and replayed lap after lap with each
- * CPU's time shifted by a whole number of ticks, so the stream stays cache
- * resident and 16 M switches need no gigabytes; the shift is applied between
- * laps, outside the timed region. Same options, same work: the mix and the
+ * table full, 500-tick age, size, time-delta overflow, stop flag). It is
+ * generated @window switches at a time, outside the timed region, into a
+ * cache-resident window that ccswap_log() then consumes: 16 M switches need
+ * no gigabytes, and the stream never repeats (a replayed window would let
+ * the branch predictor learn it). Same options, same work: the mix and the
  * xxh3 of the emitted batches printed by the check pass prove it.
  */
 #ifndef TESTS_BENCH_CCSWAP_BENCH_H
@@ -28,7 +28,7 @@
  * struct ccswap_bench_opts - what to run; zero fields take the default.
  * @switches:        switches per pass (16 M)
  * @seed:            stream seed (1)
- * @window:          switches generated and replayed per lap (4096)
+ * @window:          switches generated per lap, then timed (4096)
  * @stop_every:      set the stop flag on every block every Nth lap (16)
  * @clean:           run with quirks off (prm.quirks = false)
  * @max_wait_reason: OldThreadStateWr bias (40, win10-1709)
@@ -64,12 +64,19 @@ struct ccswap_bench_mix {
 
 /**
  * struct ccswap_bench_time - one timed pass.
- * @ns_per_switch:  ccswap_log() time per switch (laps summed)
- * @memset_ns:      memset of the same output bytes, in the same chunks, per switch
- * @out_bytes:      bytes emitted by the timed pass (must equal the mix's)
+ * @ns_per_switch:     ccswap_log() time per switch: the laps summed, a lap
+ *                     above 4x the median lap (preempted) counted as the median
+ * @raw_ns_per_switch: the laps summed as measured
+ * @preempted_laps:    laps replaced by the median
+ * @memset_ns:         memset of the same output bytes, in the same chunks
+ *                     (one per batch, into a cache-resident buffer), per
+ *                     switch: the best of three
+ * @out_bytes:         bytes emitted by the timed pass (must equal the mix's)
  */
 struct ccswap_bench_time {
 	double ns_per_switch;
+	double raw_ns_per_switch;
+	uint64_t preempted_laps;
 	double memset_ns;
 	uint64_t out_bytes;
 };
@@ -97,7 +104,7 @@ int ccswap_bench_check(struct ccswap_bench *bb, struct ccswap_bench_mix *mix);
 /**
  * ccswap_bench_time - one timed pass, then the memset baseline.
  * Return: 0, -EINVAL if the check pass has not run, -EIO if the timed pass
- * emitted other bytes than the check pass.
+ * emitted other bytes than the check pass, -ENOMEM.
  */
 int ccswap_bench_time(struct ccswap_bench *bb, struct ccswap_bench_time *t);
 
