@@ -15,11 +15,20 @@
 #include "producer/etw_layout.h"
 #include "producer/etw_wire.h"
 
-#if defined(__SSE2__)
+/*
+ * CCSWAP_NO_SIMD / CCSWAP_NO_BUILTINS select the portable code on any host:
+ * the tests build the engine a second time with both, so the fallbacks run
+ * on x86-64 too.
+ */
+#if defined(__SSE2__) && !defined(CCSWAP_NO_SIMD)
+#define CCSWAP_SSE2 1
 #include <emmintrin.h>
 #endif
+#if defined(__GNUC__) && !defined(CCSWAP_NO_BUILTINS)
+#define CCSWAP_GNUC 1
+#endif
 
-#if defined(__GNUC__)
+#if defined(CCSWAP_GNUC)
 #define CCSWAP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CCSWAP_NOINLINE	   __attribute__((noinline))
 #define CCSWAP_INLINE	   inline __attribute__((always_inline))
@@ -49,7 +58,7 @@ static_assert(FIELD_LSB(ETW_CCF_TID_INDEX) == 1u && FIELD_LSB(ETW_CCF_STATE_WR) 
  * gcc (which ignores __builtin_expect_with_probability for this) the
  * arithmetic form, which it keeps.
  */
-#if defined(__has_builtin)
+#if defined(__has_builtin) && !defined(CCSWAP_NO_BUILTINS)
 #if __has_builtin(__builtin_unpredictable)
 #define CCSWAP_HAVE_UNPREDICTABLE 1
 #endif
@@ -89,7 +98,7 @@ static inline uint32_t ccswap_tid_match_portable(const uint32_t *tids, uint32_t 
 	return m;
 }
 
-#if defined(__SSE2__)
+#if defined(CCSWAP_SSE2)
 /*
  * The same with four 4-lane compares, packed down to one byte per lane.
  * Unaligned loads: struct ccswap_block aligns @tids to 16, but a block in
@@ -111,7 +120,7 @@ static inline uint32_t ccswap_tid_match_sse2(const uint32_t *tids, uint32_t tid)
 
 static inline uint32_t ccswap_tid_match(const uint32_t *tids, uint32_t tid)
 {
-#if defined(__SSE2__)
+#if defined(CCSWAP_SSE2)
 	return ccswap_tid_match_sse2(tids, tid);
 #else
 	return ccswap_tid_match_portable(tids, tid);
@@ -130,7 +139,7 @@ static inline unsigned ccswap_ctz_portable(uint32_t x)
 
 static inline unsigned ccswap_ctz(uint32_t x)
 {
-#if defined(__GNUC__)
+#if defined(CCSWAP_GNUC)
 	return (unsigned)__builtin_ctz(x);
 #else
 	return ccswap_ctz_portable(x);
