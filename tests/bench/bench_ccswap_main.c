@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 {
 	struct ccswap_bench_opts o = {0};
 	struct ccswap_bench_mix mix;
-	double ns[MAX_RUNS], ms[MAX_RUNS], ratio[MAX_RUNS];
+	double ns[MAX_RUNS], ms[MAX_RUNS], ratio[MAX_RUNS], fl[MAX_RUNS];
 	unsigned runs = 5;
 	struct ccswap_bench *bb;
 	uint64_t v;
@@ -101,12 +101,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		ns[r] = t.ns_per_switch;
+		fl[r] = t.floor_ns;
 		ms[r] = t.memset_ns;
 		ratio[r] = t.ns_per_switch / t.memset_ns;
 		printf("run %u: %.3f ns/switch (%.1f M switches/s; raw %.3f, %llu preempted laps), "
-		       "memset %.4f ns/switch, ratio %.1f\n",
+		       "call floor %.3f, memset %.4f ns/switch, ratio %.1f\n",
 		       r + 1, ns[r], 1e3 / ns[r], t.raw_ns_per_switch,
-		       (unsigned long long)t.preempted_laps, ms[r], ratio[r]);
+		       (unsigned long long)t.preempted_laps, fl[r], ms[r], ratio[r]);
 	}
 	{
 		double lo = ns[0], hi = ns[0];
@@ -116,10 +117,10 @@ int main(int argc, char **argv)
 			hi = ns[r] > hi ? ns[r] : hi;
 		}
 		printf("median of %u: %.3f ns/switch (min %.3f, max %.3f), %.1f M switches/s, "
-		       "%.3f bytes/switch, memset %.4f ns/switch, ratio %.1f\n",
+		       "%.3f bytes/switch, call floor %.3f, memset %.4f ns/switch, ratio %.1f\n",
 		       runs, median(ns, runs), lo, hi, 1e3 / median(ns, runs),
-		       (double)mix.out_bytes / (double)mix.switches, median(ms, runs),
-		       median(ratio, runs));
+		       (double)mix.out_bytes / (double)mix.switches, median(fl, runs),
+		       median(ms, runs), median(ratio, runs));
 	}
 	ccswap_bench_destroy(bb);
 	return 0;

@@ -60,6 +60,7 @@ struct ccswap_bench {
 	struct sim_cswitch *win;  /* the current lap's switches */
 	struct ccswap_block *blk; /* [CCSWAP_BENCH_CPUS] */
 	float *lap_ns;		  /* per-switch time of each lap of the last pass */
+	float *floor_ns;	  /* the same for the empty function */
 	uint64_t nlaps;
 	uint16_t *sizes; /* batch sizes of the check pass */
 	size_t nsizes;
@@ -251,7 +252,9 @@ struct ccswap_bench *ccswap_bench_create(const struct ccswap_bench_opts *opts)
 	bb->blk = calloc(CCSWAP_BENCH_CPUS, sizeof(*bb->blk));
 	bb->lap_ns = calloc((size_t)((bb->o.switches + bb->o.window - 1) / bb->o.window),
 			    sizeof(*bb->lap_ns));
-	if (!bb->win || !bb->blk || !bb->lap_ns) {
+	bb->floor_ns = calloc((size_t)((bb->o.switches + bb->o.window - 1) / bb->o.window),
+			      sizeof(*bb->floor_ns));
+	if (!bb->win || !bb->blk || !bb->lap_ns || !bb->floor_ns) {
 		ccswap_bench_destroy(bb);
 		errno = ENOMEM;
 		return NULL;
@@ -266,6 +269,7 @@ void ccswap_bench_destroy(struct ccswap_bench *bb)
 	}
 	free(bb->win);
 	free(bb->lap_ns);
+	free(bb->floor_ns);
 	free(bb->blk);
 	free(bb->sizes);
 	free(bb);
@@ -281,12 +285,27 @@ static double now_ns(void)
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
+/* The call floor: same arguments, nothing done. */
+static int empty_log(struct ccswap_block *b, const struct ccswap_params *prm,
+		     const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit, void *ctx)
+{
+	(void)b, (void)prm, (void)cs, (void)ts, (void)emit, (void)ctx;
+	return 0;
+}
+
+/* Through a volatile pointer, so the call is never inlined away. */
+static int (*volatile empty_log_fn)(struct ccswap_block *, const struct ccswap_params *,
+				    const struct sim_cswitch *, uint64_t, ccswap_emit_fn,
+				    void *) = empty_log;
+
 /*
  * Feed all switches lap by lap, keeping each lap's time per switch in
  * @bb->lap_ns; returns the summed time of the ccswap_log() loops in ns.
+ * With @floor, each lap is fed a second time to an empty function (times
+ * in @bb->floor_ns): what the loop and the call cost alone.
  * *@rc: 0 or the (negative) error of a failing switch.
  */
-static double run_pass(struct ccswap_bench *bb, ccswap_emit_fn emit, void *ctx, int *rc)
+static double run_pass(struct ccswap_bench *bb, ccswap_emit_fn emit, void *ctx, bool floor, int *rc)
 {
 	double total = 0;
 	uint64_t left = bb->o.switches;
@@ -316,7 +335,22 @@ static double run_pass(struct ccswap_bench *bb, ccswap_emit_fn emit, void *ctx, 
 		}
 		t1 = now_ns();
 		total += t1 - t0;
-		bb->lap_ns[bb->nlaps++] = (float)((t1 - t0) / n);
+		bb->lap_ns[bb->nlaps] = (float)((t1 - t0) / n);
+		if (floor) {
+			int (*fn)(struct ccswap_block *, const struct ccswap_params *,
+				  const struct sim_cswitch *, uint64_t, ccswap_emit_fn, void *) =
+				empty_log_fn;
+
+			cs = bb->win;
+			t0 = now_ns();
+			for (unsigned i = 0; i < n; i++, cs++) {
+				err |= fn(&bb->blk[cs->cpu], &bb->prm, cs, cs->ts[BENCH_CLOCK],
+					  emit, ctx);
+			}
+			t1 = now_ns();
+			bb->floor_ns[bb->nlaps] = (float)((t1 - t0) / n);
+		}
+		bb->nlaps++;
 		left -= n;
 	}
 	for (unsigned c = 0; c < CCSWAP_BENCH_CPUS && !err; c++) {
@@ -379,7 +413,7 @@ int ccswap_bench_check(struct ccswap_bench *bb, struct ccswap_bench_mix *mix)
 	}
 	XXH3_64bits_reset(k.h);
 	bb->nsizes = 0;
-	run_pass(bb, check_emit, &k, &rc);
+	run_pass(bb, check_emit, &k, false, &rc);
 	mix->switches = bb->o.switches;
 	mix->xxh3 = XXH3_64bits_digest(k.h);
 	XXH3_freeState(k.h);
@@ -440,7 +474,7 @@ static int cmp_float(const void *a, const void *b)
  * lap during which the thread was descheduled takes milliseconds instead of
  * microseconds. A lap above 4x the median lap counts as the median lap.
  */
-static double filtered_ns(struct ccswap_bench *bb, uint64_t *outliers)
+static double filtered_ns(const struct ccswap_bench *bb, const float *lap_ns, uint64_t *outliers)
 {
 	uint64_t left = bb->o.switches;
 	double total = 0;
@@ -451,13 +485,13 @@ static double filtered_ns(struct ccswap_bench *bb, uint64_t *outliers)
 	if (!v) {
 		return -1;
 	}
-	memcpy(v, bb->lap_ns, bb->nlaps * sizeof(*v));
+	memcpy(v, lap_ns, bb->nlaps * sizeof(*v));
 	qsort(v, bb->nlaps, sizeof(*v), cmp_float);
 	med = v[bb->nlaps / 2];
 	free(v);
 	for (uint64_t i = 0; i < bb->nlaps; i++) {
 		uint64_t n = left < bb->o.window ? left : bb->o.window;
-		float x = bb->lap_ns[i];
+		float x = lap_ns[i];
 
 		if (x > 4 * med) {
 			x = med;
@@ -473,6 +507,7 @@ int ccswap_bench_time(struct ccswap_bench *bb, struct ccswap_bench_time *t)
 {
 	struct time_ctx *k;
 	double ns, best = 0;
+	uint64_t outliers;
 	int rc;
 
 	if (!bb->checked) {
@@ -482,7 +517,7 @@ int ccswap_bench_time(struct ccswap_bench *bb, struct ccswap_bench_time *t)
 	if (!k) {
 		return -ENOMEM;
 	}
-	ns = run_pass(bb, time_emit, k, &rc);
+	ns = run_pass(bb, time_emit, k, true, &rc);
 	t->out_bytes = k->out_bytes;
 	free(k);
 	if (rc < 0) {
@@ -492,11 +527,16 @@ int ccswap_bench_time(struct ccswap_bench *bb, struct ccswap_bench_time *t)
 		return -EIO;
 	}
 	t->raw_ns_per_switch = ns / (double)bb->o.switches;
-	ns = filtered_ns(bb, &t->preempted_laps);
+	ns = filtered_ns(bb, bb->lap_ns, &t->preempted_laps);
 	if (ns < 0) {
 		return -ENOMEM;
 	}
 	t->ns_per_switch = ns / (double)bb->o.switches;
+	ns = filtered_ns(bb, bb->floor_ns, &outliers);
+	if (ns < 0) {
+		return -ENOMEM;
+	}
+	t->floor_ns = ns / (double)bb->o.switches;
 	/* deterministic and short: the best of three (after a warm-up) */
 	time_memset(bb);
 	for (unsigned i = 0; i < 3; i++) {

@@ -68,6 +68,9 @@ struct ccswap_bench_mix {
  *                     above 4x the median lap (preempted) counted as the median
  * @raw_ns_per_switch: the laps summed as measured
  * @preempted_laps:    laps replaced by the median
+ * @floor_ns:          the same loop calling an empty function with the same
+ *                     arguments (through a pointer), per switch: the part of
+ *                     @ns_per_switch that is the harness and the call
  * @memset_ns:         memset of the same output bytes, in the same chunks
  *                     (one per batch, into a cache-resident buffer), per
  *                     switch: the best of three
@@ -77,6 +80,7 @@ struct ccswap_bench_time {
 	double ns_per_switch;
 	double raw_ns_per_switch;
 	uint64_t preempted_laps;
+	double floor_ns;
 	double memset_ns;
 	uint64_t out_bytes;
 };
