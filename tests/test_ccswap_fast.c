@@ -66,7 +66,7 @@ static uint32_t some_tid(struct sim_rng *r)
 	}
 }
 
-Test(ccswap_fast, tid_match_equals_a_serial_scan, .timeout = 60.)
+Test(ccswap_fast, tid_match_equals_a_serial_scan)
 {
 	struct sim_rng r;
 	alignas(16) uint32_t tids[16];
@@ -201,7 +201,7 @@ static void some_rec(struct sim_rng *r, struct ccswap_rec_in *in)
 	in->max_wait_reason = bias[below(r, sizeof(bias) / sizeof(bias[0]))];
 }
 
-Test(ccswap_fast, encoder_matches_the_generic_encoder, .timeout = 60.)
+Test(ccswap_fast, encoder_matches_the_generic_encoder)
 {
 	struct sim_rng r;
 	uint64_t forms[4] = {0};
@@ -374,7 +374,7 @@ static void run_against_reference(uint64_t seed, bool quirks, uint8_t bias, unsi
 	free(rb);
 }
 
-Test(ccswap_fast, engine_equals_reference_with_quirks, .timeout = 120.)
+Test(ccswap_fast, engine_equals_reference_with_quirks)
 {
 	static const uint8_t bias[] = {37, 39, 40, 43};
 
@@ -383,7 +383,7 @@ Test(ccswap_fast, engine_equals_reference_with_quirks, .timeout = 120.)
 	}
 }
 
-Test(ccswap_fast, engine_equals_reference_without_quirks, .timeout = 120.)
+Test(ccswap_fast, engine_equals_reference_without_quirks)
 {
 	static const uint8_t bias[] = {37, 39, 40, 43};
 
