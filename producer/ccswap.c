@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * producer/ccswap.c - the compact CSwitch batch of one (CPU, clock type),
- * step for step as KERNEL_FACTS 1.2 describes the kernel's EtwpCCSwapTrace.
+ * as KERNEL_FACTS 1.2 describes the kernel's EtwpCCSwapTrace.
  *
  *   switch arrives (ts in this clock, tick, old/new thread)
  *        |
@@ -19,12 +19,27 @@
  *
  * With quirks off the tables are clean: the lookup runs after the flush
  * test, a restart zeroes both tables, and only referenced threads appear.
+ *
+ * Two paths. When no batch starts or closes (all but ~1 % of switches) the
+ * order of lookup and flush test makes no difference, so ccswap_log() runs
+ * that case straight through, with no branch that depends on the data:
+ *
+ *   hit = 16-lane compare of TidTable with the old TID (SSE2 or plain C)
+ *   idx = first hit, else the first free slot (16: table full)
+ *   Offset == 0 | Offset > 0x3F8 | tick age > 500 | delta > 2^30 | stop |
+ *   idx == 16 ? log_slow(): the steps above one by one, in the kernel's order
+ *   slot idx = (TID, absent ? its base priority : what it holds)
+ *   ccswap_rec_encode(): every form's bits computed, the right ones kept
+ *
+ * The TidTable and ThreadBasePriority live natively in the block and are
+ * written to the wire bytes only when a batch is emitted; a batch is read
+ * by nobody else before.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "producer/ccswap.h"
-#include "producer/etw_encode.h"
+#include "producer/ccswap_internal.h"
 #include "writer/etl_wire.h"
 
 /* Offsets of the PERFINFO_CCSWAP_BUFFER inside the block (after the 0x10 header room). */
@@ -35,16 +50,14 @@
 #define CCSWAP_TICK_LIMIT  500u
 #define CCSWAP_DELTA_LIMIT 0x40000000
 #define CCSWAP_WORST_REC   8u
+/* Offset - 1 above this: not started (0) or no room for the worst-case record. */
+#define CCSWAP_OFF_MAX_M1 (ETW_BATCH_CAP - CCSWAP_WORST_REC - 1u)
+
+static_assert(ETW_CCSWAP_MAX_TID == 16, "the lane masks are 16 bits wide");
 
 void ccswap_block_init(struct ccswap_block *b)
 {
 	memset(b, 0, sizeof(*b));
-}
-
-static void clear_tids(struct ccswap_block *b)
-{
-	memset(b->tids, 0, sizeof(b->tids));
-	memset(b->bytes + BLK_TID_TABLE, 0, 4 * ETW_CCSWAP_MAX_TID);
 }
 
 static void start(struct ccswap_block *b, uint64_t ts, uint32_t tick, bool clear_base_pri)
@@ -54,82 +67,66 @@ static void start(struct ccswap_block *b, uint64_t ts, uint32_t tick, bool clear
 	b->last_ts = ts;
 	b->records = 0;
 	put_le64(b->bytes + BLK_FIRST_TS, ts);
-	clear_tids(b);
+	memset(b->tids, 0, sizeof(b->tids));
+	b->ntids = 0;
 	if (clear_base_pri) {
-		memset(b->bytes + BLK_BASE_PRI, 0, ETW_CCSWAP_MAX_TID);
+		memset(b->base_pri, 0, sizeof(b->base_pri));
 	}
 }
 
-static void set_slot(struct ccswap_block *b, unsigned i, uint32_t tid)
+/* Write the native tables to the wire: the batch is about to be read. */
+static void sync_tables(struct ccswap_block *b)
 {
-	b->tids[i] = tid;
-	put_le32(b->bytes + BLK_TID_TABLE + 4 * i, tid);
+	for (unsigned i = 0; i < ETW_CCSWAP_MAX_TID; i++) {
+		put_le32(b->bytes + BLK_TID_TABLE + 4 * i, b->tids[i]);
+		b->bytes[BLK_BASE_PRI + i] = (uint8_t)b->base_pri[i];
+	}
 }
 
-/* Index of @tid, inserting it at the first empty slot; 16 if full and absent. */
+/* Index of @tid (!= 0), inserting it at the first empty slot; 16 if full and absent. */
 static unsigned lookup_insert(struct ccswap_block *b, uint32_t tid, int8_t base_pri)
 {
-	for (unsigned i = 0; i < ETW_CCSWAP_MAX_TID; i++) {
-		if (b->tids[i] == tid) {
-			return i;
-		}
-		if (b->tids[i] == 0) {
-			set_slot(b, i, tid);
-			b->bytes[BLK_BASE_PRI + i] = (uint8_t)base_pri;
-			return i;
-		}
+	uint32_t hit = ccswap_tid_match(b->tids, tid);
+
+	if (hit) {
+		return ccswap_ctz(hit);
 	}
-	return ETW_CCSWAP_MAX_TID;
+	if (b->ntids == ETW_CCSWAP_MAX_TID) {
+		return ETW_CCSWAP_MAX_TID;
+	}
+	b->tids[b->ntids] = tid;
+	b->base_pri[b->ntids] = base_pri;
+	return b->ntids++;
 }
 
-/* Would @tid overflow the table? (lookup without insert, for quirks off) */
-static bool table_full_for(const struct ccswap_block *b, uint32_t tid)
+static void put_record(struct ccswap_block *b, const struct ccswap_params *prm,
+		       const struct sim_cswitch *cs, unsigned idx, int64_t delta)
 {
-	for (unsigned i = 0; i < ETW_CCSWAP_MAX_TID; i++) {
-		if (b->tids[i] == tid || b->tids[i] == 0) {
-			return false;
-		}
-	}
-	return true;
+	struct ccswap_rec_in in = {
+		.delta = delta,
+		.old_tid = cs->old_tid,
+		.new_tid = cs->new_tid,
+		.wait = cs->new_wait_ticks,
+		.old_pri = cs->old_pri,
+		.base = b->base_pri[idx],
+		.state = cs->old_state,
+		.wait_reason = cs->old_wait_reason,
+		.idx = idx,
+		.max_wait_reason = prm->max_wait_reason,
+	};
+
+	/* The flush test guarantees 8 bytes of room. */
+	b->offset += ccswap_rec_encode(b->bytes + b->offset, &in);
+	b->records++;
 }
 
-static void encode_record(struct ccswap_block *b, const struct ccswap_params *prm,
-			  const struct sim_cswitch *cs, unsigned idx, int64_t delta)
-{
-	struct etw_ccswap_rec r = {0};
-
-	r.delta = (uint32_t)delta; /* 30/17/14-bit fields wrap as the kernel's do */
-	if (cs->old_tid == 0) {
-		r.type = delta < 0x4000 ? ETW_CCSWAP_IDLE_SHORT : ETW_CCSWAP_IDLE;
-	} else {
-		uint32_t wait = cs->new_tid != 0 ? cs->new_wait_ticks : 0;
-		int8_t base = (int8_t)b->bytes[BLK_BASE_PRI + idx];
-		/* compared unsigned: a priority below the recorded base is never LITE */
-		uint32_t inc = (uint32_t)((int32_t)cs->old_pri - (int32_t)base);
-
-		r.tid_index = (uint8_t)idx;
-		r.state_wr = etw_ccswap_state_wr(cs->old_state, cs->old_wait_reason,
-						 prm->max_wait_reason);
-		if (wait <= 1 && delta < 0x20000 && inc <= 7) {
-			r.type = ETW_CCSWAP_LITE;
-			r.pri_inc = (uint8_t)inc;
-		} else {
-			r.type = ETW_CCSWAP_FULL;
-			r.priority = (uint8_t)cs->old_pri;
-			r.wait_time = wait > ETW_CCSWAP_WAIT_SAT ? ETW_CCSWAP_WAIT_SAT : wait;
-		}
-	}
-	int n = etw_encode_ccswap_rec(b->bytes + b->offset, ETW_BATCH_CAP - b->offset, &r,
-				      ETW_ENC_WRAP);
-	/* The flush test guarantees 8 bytes of room; the encoder cannot fail here. */
-	if (n > 0) {
-		b->offset += (uint32_t)n;
-		b->records++;
-	}
-}
-
-int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
-	       const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit, void *ctx)
+/*
+ * The kernel's steps one by one, for a switch that starts or closes a batch
+ * (or finds the table full).
+ */
+static CCSWAP_NOINLINE int log_slow(struct ccswap_block *b, const struct ccswap_params *prm,
+				    const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit,
+				    void *ctx)
 {
 	int64_t delta = 0;
 	unsigned idx = 0;
@@ -155,7 +152,8 @@ int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
 		}
 		full = idx == ETW_CCSWAP_MAX_TID;
 	} else {
-		full = cs->old_tid != 0 && table_full_for(b, cs->old_tid);
+		full = cs->old_tid != 0 && ccswap_tid_match(b->tids, cs->old_tid) == 0 &&
+		       b->ntids == ETW_CCSWAP_MAX_TID;
 	}
 
 	enum producer_flush_reason why = PRODUCER_FLUSH_REASONS;
@@ -172,7 +170,10 @@ int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
 	}
 
 	if (why != PRODUCER_FLUSH_REASONS) {
-		int rc = emit(ctx, b, why);
+		int rc;
+
+		sync_tables(b);
+		rc = emit(ctx, b, why);
 		if (rc < 0) {
 			return rc;
 		}
@@ -182,15 +183,76 @@ int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
 		idx = 0;
 		if (prm->quirks) {
 			/* TidTable[0] = old TID; ThreadBasePriority[0] is not rewritten. */
-			set_slot(b, 0, cs->old_tid);
+			b->tids[0] = cs->old_tid;
+			b->ntids = cs->old_tid != 0;
 		}
 	}
 	if (!prm->quirks && cs->old_tid != 0) {
 		idx = lookup_insert(b, cs->old_tid, cs->old_base_pri);
 	}
 
-	encode_record(b, prm, cs, idx, delta);
+	put_record(b, prm, cs, idx, delta);
 	b->last_ts = ts;
+	return 0;
+}
+
+int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
+	       const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit, void *ctx)
+{
+	uint32_t off = b->offset;
+	uint32_t n = b->ntids;
+	uint32_t tid = cs->old_tid;
+	int64_t delta = (int64_t)(ts - b->last_ts);
+	uint32_t hit = ccswap_tid_match(b->tids, tid);
+	/*
+	 * The first hit, else the first free slot (16: table full). For TID 0
+	 * the hit mask marks the empty slots, so idx = n: harmless, idle
+	 * records carry no index.
+	 */
+	uint32_t idx = ccswap_ctz(hit | 1u << n);
+
+	/*
+	 * Each test is a well-predicted branch. idx == 16 also sends an idle
+	 * switch into a full table the slow way: rare, and log_slow() gets it
+	 * right.
+	 */
+	if (CCSWAP_UNLIKELY(off - 1u > CCSWAP_OFF_MAX_M1) ||
+	    CCSWAP_UNLIKELY((uint32_t)(cs->tick - b->start_tick) > CCSWAP_TICK_LIMIT) ||
+	    CCSWAP_UNLIKELY(delta > CCSWAP_DELTA_LIMIT) || CCSWAP_UNLIKELY(b->stop) ||
+	    CCSWAP_UNLIKELY(idx == ETW_CCSWAP_MAX_TID)) {
+		return log_slow(b, prm, cs, ts, emit, ctx);
+	}
+
+	/*
+	 * No batch starts or closes, so lookup-before-test (quirks) and
+	 * test-before-lookup (clean) agree. Slot idx is written whatever
+	 * happened, without a branch: an absent TID is inserted there (idx = n),
+	 * a present one (or TID 0 into the empty slot n) rewrites what is there.
+	 */
+	uint32_t absent = (uint32_t)(hit == 0) & (uint32_t)(tid != 0);
+	int8_t base =
+		(int8_t)ccswap_sel(absent, (uint8_t)cs->old_base_pri, (uint8_t)b->base_pri[idx]);
+
+	b->tids[idx] = tid;
+	b->base_pri[idx] = base;
+	b->ntids = n + absent;
+	b->last_ts = ts;
+
+	struct ccswap_rec_in in = {
+		.delta = delta,
+		.old_tid = tid,
+		.new_tid = cs->new_tid,
+		.wait = cs->new_wait_ticks,
+		.old_pri = cs->old_pri,
+		.base = base,
+		.state = cs->old_state,
+		.wait_reason = cs->old_wait_reason,
+		.idx = idx,
+		.max_wait_reason = prm->max_wait_reason,
+	};
+
+	b->offset = off + ccswap_rec_encode(b->bytes + off, &in);
+	b->records++;
 	return 0;
 }
 
@@ -199,6 +261,7 @@ int ccswap_finish(struct ccswap_block *b, ccswap_emit_fn emit, void *ctx)
 	int rc = 0;
 
 	if (b->offset != 0) {
+		sync_tables(b);
 		rc = emit(ctx, b, PRODUCER_FLUSH_END);
 	}
 	b->offset = 0;

@@ -7,6 +7,7 @@
 #ifndef PRODUCER_CCSWAP_H
 #define PRODUCER_CCSWAP_H
 
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -18,22 +19,30 @@
  * @bytes holds the event exactly as it will be emitted from offset 0x10 on:
  * [0x00, 0x10) room for the trace header (written by the emitter),
  * [0x10, 0x68) PERFINFO_CCSWAP_BUFFER, [0x68, @offset) packed records.
+ * The TidTable and ThreadBasePriority in @bytes are written from @tids and
+ * @base_pri when the batch is emitted (the only time anyone reads them);
+ * FirstTimeStamp and the records are written in place.
  * @offset:     bytes used from the block start; 0 = not started. Equals the
  *              event Size (without PMC items), so the 0x400 cap includes
  *              the trace header
+ * @records:    records in the pending batch
  * @start_tick: TickCount when the batch started
+ * @ntids:      TidTable slots in use: they are always a prefix (0..16)
  * @last_ts:    clock value of the previous record
  * @stop:       EtwpCCSwapStop was called: flush at the next switch
- * @tids:       native copy of TidTable (for the lookup)
- * @records:    records in the pending batch
+ * @tids:       native TidTable (0 = empty), 16-byte aligned for the
+ *              16-lane lookup
+ * @base_pri:   native ThreadBasePriority, stale slots included (quirk)
  */
 struct ccswap_block {
 	uint32_t offset;
+	uint32_t records;
 	uint32_t start_tick;
+	uint32_t ntids;
 	uint64_t last_ts;
 	bool stop;
-	uint32_t records;
-	uint32_t tids[ETW_CCSWAP_MAX_TID];
+	alignas(16) uint32_t tids[ETW_CCSWAP_MAX_TID];
+	int8_t base_pri[ETW_CCSWAP_MAX_TID];
 	uint8_t bytes[ETW_BATCH_CAP];
 };
 

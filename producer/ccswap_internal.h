@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * producer/ccswap_internal.h - the batching engine's hot-path pieces, kept
+ * in a header so the tests can hold each fast path against its reference:
+ * the 16-lane TidTable match (SSE2 and portable) against a serial scan, the
+ * trailing-zero count (builtin and portable), and the branch-free record
+ * encoder against etw_encode_ccswap_rec() with ETW_ENC_WRAP.
+ */
+#ifndef PRODUCER_CCSWAP_INTERNAL_H
+#define PRODUCER_CCSWAP_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "producer/etw_layout.h"
+#include "writer/etl_wire.h"
+
+/*
+ * CCSWAP_NO_SIMD / CCSWAP_NO_BUILTINS select the portable code on any host:
+ * the tests build the engine a second time with both, so the fallbacks run
+ * on x86-64 too.
+ */
+#if defined(__SSE2__) && !defined(CCSWAP_NO_SIMD)
+#define CCSWAP_SSE2 1
+#include <emmintrin.h>
+#endif
+#if defined(__GNUC__) && !defined(CCSWAP_NO_BUILTINS)
+#define CCSWAP_GNUC 1
+#endif
+
+#if defined(CCSWAP_GNUC)
+#define CCSWAP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CCSWAP_NOINLINE	   __attribute__((noinline))
+#define CCSWAP_INLINE	   inline __attribute__((always_inline))
+#else
+#define CCSWAP_UNLIKELY(x) (x)
+#define CCSWAP_NOINLINE
+#define CCSWAP_INLINE inline
+#endif
+
+/* Field shifts, pinned to the masks of etw_layout.h. */
+static_assert(FIELD_LSB(ETW_CCL_TID_INDEX) == 1u << 2 && FIELD_LSB(ETW_CCL_PRI_INC) == 1u << 6 &&
+		      FIELD_LSB(ETW_CCL_STATE_WR) == 1u << 9 &&
+		      FIELD_LSB(ETW_CCL_DELTA) == 1u << 15,
+	      "LITE field shifts");
+static_assert(FIELD_LSB(ETW_CCF_DELTA) == 1u << 2 && FIELD_LSB(ETW_CCI_DELTA) == 1u << 2 &&
+		      FIELD_LSB(ETW_CCIS_DELTA) == 1u << 2,
+	      "FULL, IDLE and IDLE_SHORT keep TimeDelta at bit 2");
+static_assert(FIELD_LSB(ETW_CCF_TID_INDEX) == 1u && FIELD_LSB(ETW_CCF_STATE_WR) == 1u << 4 &&
+		      FIELD_LSB(ETW_CCF_PRIORITY) == 1u << 10 &&
+		      FIELD_LSB(ETW_CCF_WAIT_TIME) == 1u << 15,
+	      "FULL dword1 field shifts");
+
+/*
+ * @c ? @a : @b for @c in {0, 1}, for data-dependent @c: both compilers
+ * like to turn a plain ?: into a branch (clang even to skip a load), which
+ * mispredicts on every other switch here. clang gets the hint it knows,
+ * gcc (which ignores __builtin_expect_with_probability for this) the
+ * arithmetic form, which it keeps.
+ */
+#if defined(__has_builtin) && !defined(CCSWAP_NO_BUILTINS)
+#if __has_builtin(__builtin_unpredictable)
+#define CCSWAP_HAVE_UNPREDICTABLE 1
+#endif
+#endif
+
+static inline uint32_t ccswap_sel(uint32_t c, uint32_t a, uint32_t b)
+{
+#if defined(CCSWAP_HAVE_UNPREDICTABLE)
+	return __builtin_unpredictable(c) ? a : b;
+#else
+	return b ^ ((a ^ b) & (0u - c));
+#endif
+}
+
+/*
+ * put_le64() as one store: the explicit shifts are the portable form, but
+ * not every compiler merges them (clang 14 stores byte by byte here).
+ */
+static inline void ccswap_put_le64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&                                 \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, sizeof(v));
+#else
+	put_le64(p, v);
+#endif
+}
+
+/* Bit i set when @tids[i] == @tid, i < 16: the plain C version. */
+static inline uint32_t ccswap_tid_match_portable(const uint32_t *tids, uint32_t tid)
+{
+	uint32_t m = 0;
+
+	for (unsigned i = 0; i < ETW_CCSWAP_MAX_TID; i++) {
+		m |= (uint32_t)(tids[i] == tid) << i;
+	}
+	return m;
+}
+
+#if defined(CCSWAP_SSE2)
+/*
+ * The same with four 4-lane compares, packed down to one byte per lane.
+ * Unaligned loads: struct ccswap_block aligns @tids to 16, but a block in
+ * memory from an allocator that gives less must still work.
+ */
+static inline uint32_t ccswap_tid_match_sse2(const uint32_t *tids, uint32_t tid)
+{
+	__m128i k = _mm_set1_epi32((int)tid);
+	__m128i a = _mm_cmpeq_epi32(_mm_loadu_si128((const void *)tids), k);
+	__m128i b = _mm_cmpeq_epi32(_mm_loadu_si128((const void *)(tids + 4)), k);
+	__m128i c = _mm_cmpeq_epi32(_mm_loadu_si128((const void *)(tids + 8)), k);
+	__m128i d = _mm_cmpeq_epi32(_mm_loadu_si128((const void *)(tids + 12)), k);
+
+	/* signed saturation keeps 0 and -1, and the lane order */
+	return (uint32_t)_mm_movemask_epi8(
+		_mm_packs_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
+}
+#endif
+
+static inline uint32_t ccswap_tid_match(const uint32_t *tids, uint32_t tid)
+{
+#if defined(CCSWAP_SSE2)
+	return ccswap_tid_match_sse2(tids, tid);
+#else
+	return ccswap_tid_match_portable(tids, tid);
+#endif
+}
+
+/* Trailing zeros of @x != 0, branch-free (de Bruijn multiply). */
+static inline unsigned ccswap_ctz_portable(uint32_t x)
+{
+	static const uint8_t pos[32] = {0,  1,	28, 2,	29, 14, 24, 3,	30, 22, 20,
+					15, 25, 17, 4,	8,  31, 27, 13, 23, 21, 19,
+					16, 7,	26, 12, 18, 6,	11, 5,	10, 9};
+
+	return pos[(uint32_t)((x & (0u - x)) * 0x077CB531u) >> 27];
+}
+
+static inline unsigned ccswap_ctz(uint32_t x)
+{
+#if defined(CCSWAP_GNUC)
+	return (unsigned)__builtin_ctz(x);
+#else
+	return ccswap_ctz_portable(x);
+#endif
+}
+
+/**
+ * struct ccswap_rec_in - what one record is made of.
+ * @delta:    ts - LastTimestamp (signed; the fields keep its low bits)
+ * @old_tid:  0 for the idle thread
+ * @new_tid:  0 for the idle thread (no wait time then)
+ * @wait:     TickCount - new thread's WaitTime, unclamped
+ * @old_pri:  old thread's Priority
+ * @base:     ThreadBasePriority[@idx] as the block holds it
+ * @state:    old thread's KTHREAD_STATE
+ * @wait_reason: old thread's KWAIT_REASON
+ * @idx:      OldThreadIdIndex, < 16
+ * @max_wait_reason: the target's OldThreadStateWr bias
+ */
+struct ccswap_rec_in {
+	int64_t delta;
+	uint32_t old_tid;
+	uint32_t new_tid;
+	uint32_t wait;
+	int8_t old_pri;
+	int8_t base;
+	uint8_t state;
+	uint8_t wait_reason;
+	uint32_t idx;
+	uint8_t max_wait_reason;
+};
+
+/*
+ * One record form: its type, where TimeDelta starts in the first dword,
+ * whether the LITE fields are kept, and the record size.
+ */
+struct ccswap_form {
+	uint8_t type;
+	uint8_t delta_shift;
+	uint8_t len;
+	uint32_t lite_mask;
+};
+
+/*
+ * ccswap_rec_encode - choose the form and store the record at @dst without
+ * a branch: the bits of every form are computed and the right ones kept.
+ * Always stores 8 bytes (little-endian); only the returned length (2, 4 or
+ * 8) belongs to the record, the rest is scratch the next record
+ * overwrites. The caller guarantees 8 bytes of room.
+ */
+static CCSWAP_INLINE uint32_t ccswap_rec_encode(uint8_t *dst, const struct ccswap_rec_in *in)
+{
+	/*
+	 * The form by (busy, delta >= 0x4000, LITE conditions met): idle
+	 * switches are IDLE_SHORT or IDLE, the others LITE or FULL (KERNEL_FACTS
+	 * 5.3). A table, because compilers turn ?: chains on such flags into
+	 * branches.
+	 */
+	static const struct ccswap_form forms[8] = {
+		/* idle: IDLE_SHORT below 0x4000, else IDLE; the LITE flag is ignored */
+		{ETW_CCSWAP_IDLE_SHORT, 2, 2, 0},
+		{ETW_CCSWAP_IDLE_SHORT, 2, 2, 0},
+		{ETW_CCSWAP_IDLE, 2, 4, 0},
+		{ETW_CCSWAP_IDLE, 2, 4, 0},
+		/* busy: LITE when its conditions are met, else FULL */
+		{ETW_CCSWAP_FULL, 2, 8, 0},
+		{ETW_CCSWAP_LITE, 15, 4, ~0u},
+		{ETW_CCSWAP_FULL, 2, 8, 0},
+		{ETW_CCSWAP_LITE, 15, 4, ~0u},
+	};
+	uint32_t d = (uint32_t)in->delta; /* 30/17/14-bit fields wrap as the kernel's do */
+	uint32_t wait = in->wait & (0u - (uint32_t)(in->new_tid != 0));
+	/* compared unsigned: a priority below the recorded base is never LITE */
+	uint32_t inc = (uint32_t)((int32_t)in->old_pri - (int32_t)in->base);
+	uint32_t swr = (in->state == ETW_THREAD_STATE_WAITING
+				? in->wait_reason
+				: (uint32_t)in->state + in->max_wait_reason) &
+		       FIELD_MAX(ETW_CCF_STATE_WR);
+	uint32_t lite =
+		(uint32_t)(wait <= 1) & (uint32_t)(in->delta < 0x20000) & (uint32_t)(inc <= 7);
+	const struct ccswap_form *f = &forms[(uint32_t)(in->old_tid != 0) << 2 |
+					     (uint32_t)(in->delta >= 0x4000) << 1 | lite];
+	/*
+	 * The LITE fields by plain shifts: they are kept only when inc <= 7,
+	 * and idx < 16, swr < 64 need no mask. IDLE_SHORT, IDLE and FULL's
+	 * dword0 keep TimeDelta at bit 2, LITE at bit 15; the 32-bit shift
+	 * drops what does not fit.
+	 */
+	uint32_t lo = d << f->delta_shift | ((swr << 9 | inc << 6 | in->idx << 2) & f->lite_mask) |
+		      f->type;
+	uint32_t hi = (wait > ETW_CCSWAP_WAIT_SAT ? ETW_CCSWAP_WAIT_SAT : wait) << 15 |
+		      FIELD_PREP(ETW_CCF_PRIORITY, (uint8_t)in->old_pri) | swr << 4 | in->idx;
+
+	ccswap_put_le64(dst, (uint64_t)hi << 32 | lo);
+	return f->len;
+}
+
+#endif /* PRODUCER_CCSWAP_INTERNAL_H */
