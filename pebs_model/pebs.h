@@ -45,7 +45,6 @@
 #define PEBS_SAMPLE_AFTER 1000003u
 #define PEBS_COUNTER_BITS 48u /* general-purpose counter width (CPUID 0AH) */
 
-
 /**
  * struct pebs_cfg - the hardware.
  * @cpus:      1..1024

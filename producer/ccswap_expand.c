@@ -13,7 +13,7 @@
 #include "producer/ccswap_expand.h"
 
 int etw_ccswap_expand_begin(struct etw_ccswap_iter *it, const uint8_t *payload, size_t len,
-		     uint8_t max_wait_reason)
+			    uint8_t max_wait_reason)
 {
 	memset(it, 0, sizeof(*it));
 	if (etw_decode_ccswap_buffer(payload, len, &it->hdr) < 0) {
@@ -28,7 +28,7 @@ int etw_ccswap_expand_begin(struct etw_ccswap_iter *it, const uint8_t *payload, 
 }
 
 int etw_ccswap_expand_next(struct etw_ccswap_iter *it, struct etw_cswitch_compact *out,
-		    size_t *bad_offset)
+			   size_t *bad_offset)
 {
 	struct etw_ccswap_rec r;
 	int n;

@@ -64,7 +64,7 @@ struct etw_ccswap_iter {
  * Return: 0, or -EINVAL if @len < 0x58.
  */
 int etw_ccswap_expand_begin(struct etw_ccswap_iter *it, const uint8_t *payload, size_t len,
-		     uint8_t max_wait_reason);
+			    uint8_t max_wait_reason);
 
 /**
  * etw_ccswap_expand_next - the next switch of the batch.
@@ -73,7 +73,7 @@ int etw_ccswap_expand_begin(struct etw_ccswap_iter *it, const uint8_t *payload, 
  * inside the payload).
  */
 int etw_ccswap_expand_next(struct etw_ccswap_iter *it, struct etw_cswitch_compact *out,
-		    size_t *bad_offset);
+			   size_t *bad_offset);
 
 /** etw_ccswap_form_name - "idle_short", "idle", "lite", "full". */
 const char *etw_ccswap_form_name(enum etw_ccswap_type t);

@@ -28,9 +28,9 @@
 enum sim_activity {
 	SIM_ACT_IDLE = 0, /* the idle loop: mostly halted in a C-state */
 	SIM_ACT_COMPUTE,  /* tight loops: high IPC, few misses */
-	SIM_ACT_MEMORY,   /* I/O paths, copies: low IPC, many LLC misses */
+	SIM_ACT_MEMORY,	  /* I/O paths, copies: low IPC, many LLC misses */
 	SIM_ACT_BRANCHY,  /* UI and message handling: many mispredicts */
-	SIM_ACT_MEDIA,    /* DSP-like periodic work: SIMD, streaming */
+	SIM_ACT_MEDIA,	  /* DSP-like periodic work: SIMD, streaming */
 	SIM_ACTIVITIES,
 };
 

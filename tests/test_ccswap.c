@@ -100,12 +100,14 @@ static uint64_t reason_count(struct rig *r, enum producer_flush_reason why)
 }
 
 /* Offsets inside an emitted batch event (typed from the spec, not the encoder's enums). */
+/* clang-format off */
 #define EV_SIZE     0x04
 #define EV_TS       0x08
 #define EV_FIRST_TS 0x10
 #define EV_TID(i)   (0x18 + 4 * (i))
 #define EV_BPRI(i)  (0x58 + (i))
 #define EV_RECS     0x68
+/* clang-format on */
 
 Test(ccswap_golden, three_switch_batch_matches_hand_computed_bytes)
 {
@@ -122,6 +124,7 @@ Test(ccswap_golden, three_switch_batch_matches_hand_computed_bytes)
 	 *     dword1 1 | 41<<4 (0x290) | 12<<10 (0x3000) | 0<<15 = 0x00003291
 	 *  end at ts 1400000 (0x155CC0): Size 0x68 + 2 + 4 + 8 = 0x76
 	 */
+	/* clang-format off */
 	static const uint8_t want[0x76] = {
 		0x02, 0x00, 0x11, 0xC0, 0x76, 0x00, 0x25, 0x05, /* marker, Size, HookId */
 		0xC0, 0x5C, 0x15, 0x00, 0x00, 0x00, 0x00, 0x00, /* TS 1400000 */
@@ -136,6 +139,7 @@ Test(ccswap_golden, three_switch_batch_matches_hand_computed_bytes)
 		0x82, 0x0C, 0x32, 0x00,                         /* LITE */
 		0x53, 0x47, 0x4F, 0x00, 0x91, 0x32, 0x00, 0x00, /* FULL */
 	};
+	/* clang-format on */
 
 	rig_init(&r, 1, NULL, true, 40, ETL_ARCH_X64);
 	log_sw(&r, sw(0, 10, 1000, 0, 0, 0, 2, 0, 100, 0));
@@ -258,7 +262,8 @@ Test(ccswap_flush, exactly_eight_bytes_left_takes_the_record)
 	cr_assert_eq(fake_n(&fb[0]), 1, "0x400 + 8 > 0x400: flush");
 	cr_assert_eq(reason_count(&r, PRODUCER_FLUSH_SIZE), 1);
 	cr_assert_eq(fake_ev(&fb[0])[0].size, 0x400);
-	cr_assert_eq(get_le16(fake_ev(&fb[0])[0].bytes + EV_SIZE), 0x400, "the cap includes the header");
+	cr_assert_eq(get_le16(fake_ev(&fb[0])[0].bytes + EV_SIZE), 0x400,
+		     "the cap includes the header");
 	rig_fini(&r);
 }
 
@@ -449,7 +454,7 @@ Test(ccswap_form, state_wr_uses_each_targets_bias)
 /* Tick flush with a new TID: which tables does each mode leave? */
 static void tick_flush_with_new_thread(struct rig *r)
 {
-	log_sw(r, sw(0, 100, 10, 7, 8, 6, 5, 0, 9, 0));  /* 7 (base 6) -> slot 0 */
+	log_sw(r, sw(0, 100, 10, 7, 8, 6, 5, 0, 9, 0));	  /* 7 (base 6) -> slot 0 */
 	log_sw(r, sw(0, 700, 20, 9, 11, 11, 5, 0, 7, 0)); /* 9 (base 11): tick flush */
 	end_at(r, 701, 30);
 }
@@ -521,9 +526,9 @@ Test(ccswap_sessions, three_clocks_batch_differently)
 	for (unsigned i = 0; i < 10; i++) {
 		struct sim_cswitch c = sw(0, 1, 0, 7 + (i & 1) * 2, 8, 8, 5, 0, 9 - (i & 1) * 2, 0);
 
-		c.ts[SIM_CLOCK_QPC] = 1000ull * i;            /* small deltas */
-		c.ts[SIM_CLOCK_SYSTIME] = 0x30000ull * i;     /* FULL-sized deltas */
-		c.ts[SIM_CLOCK_CYCLES] = 0x40000001ull * i;   /* every delta flushes */
+		c.ts[SIM_CLOCK_QPC] = 1000ull * i;	    /* small deltas */
+		c.ts[SIM_CLOCK_SYSTIME] = 0x30000ull * i;   /* FULL-sized deltas */
+		c.ts[SIM_CLOCK_CYCLES] = 0x40000001ull * i; /* every delta flushes */
 		log_sw(&r, c);
 	}
 	cr_assert_eq(fake_n(&fb[0]), 0);
@@ -547,7 +552,9 @@ Test(ccswap_sessions, two_sessions_on_one_clock_get_identical_batches)
 	cr_assert_eq(fake_n(&fb[1]), 2);
 	for (unsigned i = 0; i < 2; i++) {
 		cr_assert_eq(fake_ev(&fb[0])[i].size, fake_ev(&fb[1])[i].size);
-		cr_assert_eq(memcmp(fake_ev(&fb[0])[i].bytes, fake_ev(&fb[1])[i].bytes, fake_ev(&fb[0])[i].size), 0);
+		cr_assert_eq(memcmp(fake_ev(&fb[0])[i].bytes, fake_ev(&fb[1])[i].bytes,
+				    fake_ev(&fb[0])[i].size),
+			     0);
 	}
 	rig_fini(&r);
 }
@@ -597,7 +604,8 @@ Test(ccswap_pmc, batch_items_carry_the_flushing_switch_counters)
 	cr_assert_eq(get_le64(b + 0x18), 0x1111);
 	cr_assert_eq(get_le64(b + 0x20), 10, "then the CCSWAP_BUFFER: FirstTimeStamp");
 	end_at(&r, 701, 30);
-	cr_assert_eq(get_le64(fake_ev(&fb[0])[1].bytes + 0x10), 0, "end of trace: zero-filled items");
+	cr_assert_eq(get_le64(fake_ev(&fb[0])[1].bytes + 0x10), 0,
+		     "end of trace: zero-filled items");
 	rig_fini(&r);
 }
 
@@ -654,6 +662,7 @@ Test(cswitch_plain, v4_with_pmc_matches_hand_bytes)
 	 * flags byte: WaitMode 1 | old QoS 2<<1 | new QoS 5<<4 = 0x55.
 	 * 0x0A is OldThreadRank (old thread is not idle) = 7.
 	 */
+	/* clang-format off */
 	static const uint8_t want[0x30] = {
 		0x04, 0x01, 0x11, 0xC0, 0x30, 0x00, 0x24, 0x05,
 		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
@@ -662,6 +671,7 @@ Test(cswitch_plain, v4_with_pmc_matches_hand_bytes)
 		0x0A, 0x09, 0x07, 0xFE, 0x06, 0x55, 0x05, 0x03, /* pri, pri, rank, decr, wr, flags, state, ideal */
 		0x03, 0x00, 0x00, 0x00, 0xFD, 0xFF, 0xFF, 0xFF, /* wait 3, quantum -3 */
 	};
+	/* clang-format on */
 	struct sim_cswitch c = plain_switch();
 
 	plain_rig(&r, 4, false, false);

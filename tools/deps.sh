@@ -5,7 +5,7 @@
 set -euo pipefail
 etwforge_deps() {
 	local pkgs=(meson ninja-build pkg-config gcc clang libxxhash-dev libcriterion-dev
-		libyaml-dev libjansson-dev python3)
+		libyaml-dev libjansson-dev python3 clang-format)
 	local missing=()
 	for p in "${pkgs[@]}"; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tests/test_layers.sh SOURCE - the layers of STYLE.md B1 and README "Layers",
+# checked on every #include "..." of the repository:
+#   writer/           includes writer/ only (framing, both ways, at the bottom)
+#   producer/         writer/, producer/
+#   scheduler_model/  writer/, producer/, scheduler_model/ (the core)
+#   pebs_model/, spinlock_model/
+#                     the above and their own folder: a model reaches the
+#                     core, never another model
+#   tools/lib/        anything below, its own folder, the public header; never the CLI
+#   tools/*.c, *.h    the CLI: the public header and its own headers only
+set -eu
+cd "$1"
+bad=0
+check() { # DIR ALLOWED-REGEX
+	for f in "$1"/*.c "$1"/*.h; do
+		[ -f "$f" ] || continue
+		grep -n '^#include "' "$f" | while IFS= read -r line; do
+			inc=$(printf '%s\n' "$line" | sed 's/^[0-9]*:#include "\([^"]*\)".*/\1/')
+			if ! printf '%s\n' "$inc" | grep -Eq "$2"; then
+				echo "$f:${line%%:*}: includes \"$inc\", above its layer"
+			fi
+		done
+	done
+}
+out=$(
+	check writer '^writer/'
+	check producer '^(writer|producer)/'
+	check scheduler_model '^(writer|producer|scheduler_model)/'
+	check pebs_model '^(writer|producer|scheduler_model|pebs_model)/'
+	check spinlock_model '^(writer|producer|scheduler_model|spinlock_model)/'
+	check tools/lib '^(writer|producer|scheduler_model|pebs_model|spinlock_model|tools/lib)/|^etwforge/etwforge\.h$'
+	check tools '^etwforge/etwforge\.h$|^[a-z_]+\.h$'
+)
+if [ -n "$out" ]; then
+	printf '%s\n' "$out"
+	exit 1
+fi
+echo "every include respects the layers"
