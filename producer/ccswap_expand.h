@@ -5,7 +5,7 @@
  * compact form cannot carry (new thread's priority, ideal processor, wait
  * mode, quantum, C-state...) is left out, never invented; the new thread of
  * a switch is the old thread of the next switch on that CPU, which the
- * caller pairs up (dec_cswitch_stream in tools/event_stream.h does).
+ * caller pairs up (tools/lib/event_stream.h does).
  */
 #ifndef PRODUCER_CCSWAP_EXPAND_H
 #define PRODUCER_CCSWAP_EXPAND_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/test_scenario.c - scenarios (tools/scenario.h): the built-in
+ * tests/test_scenario.c - scenarios (tools/lib/scenario.h): the built-in
  * defaults, every key of every section read from YAML and from JSON, --set
  * on scalars, maps, lists, list items and wait-reason keys (and refusing
  * to create what does not exist), print -> load round trips, a table of bad

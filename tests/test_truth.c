@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/test_truth.c - the truth / replay stream (tools/truth.h): exact
+ * tests/test_truth.c - the truth / replay stream (tools/lib/truth.h): exact
  * text of meta and record lines (hand-typed from DESIGN.md's field names
  * and order), write -> read round trips of every record kind and field,
  * defaults of a hand-written stream, and a table of bad lines with the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/fuzz/fuzz_events.c - libFuzzer target for the per-CPU event streams
- * (tools/event_stream.c, tools/ccswap_decode.c): open any byte string as an
+ * (tools/lib/event_stream.c, producer/ccswap_expand.c): open any byte string as an
  * ETL file and walk every CPU's CSwitch, compact-batch and SpinLock events,
  * expanding batches (TidTable indices, running deltas, the new thread from
  * the next switch across batches). Must end cleanly, never crash, read out

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/fuzz/fuzz_scenario.c - libFuzzer target for the scenario loader
- * (tools/scenario.c, tools/yaml_tree.c): any byte string as a YAML/JSON
+ * (tools/lib/schema.c, scenario.c, yaml_tree.c): any byte string as a YAML/JSON
  * scenario over the defaults, then scenario_finish() and scenario_print().
  * Every refusal must be one `file:line:col: ...` line; nothing may crash,
  * read out of bounds or hang. Seed it with tools/scenarios/.

@@ -330,8 +330,8 @@ static void put_table(FILE *f, const struct scenario *sc, const struct sk_desc *
 
 void scenario_print(FILE *f, const struct scenario *sc)
 {
-	fputs("# etwforge scenario: the effective configuration, every key (see "
-	      "tools/scenario.h)\n",
+	fputs("# etwforge scenario: the effective configuration, every key (README: "
+	      "Scenario format)\n",
 	      f);
 	put_table(f, sc, scenario_schema.keys, sc, 0, 0, false);
 }
