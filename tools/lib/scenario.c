@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "tools/lib/scenario.h"
+#include "tools/lib/truth_schema.h"
 #include "tools/lib/scenario_internal.h"
 #include "tools/lib/schema.h"
 #include "tools/lib/yaml_tree.h"
@@ -71,8 +72,6 @@ const char *scenario_wait_reason_name(unsigned r)
 static const char *const clock_names[] = {NULL, "qpc", "systime", "cycles"};
 static const char *const arch_names[] = {"x64", "x86"};
 static const char *const behaviour_names[] = {"cpu_bound", "io_bound", "interactive", "periodic"};
-static const char *const flag_names[] = {"cswitch", "compact_cswitch", "spinlock"};
-static const unsigned flag_bits[] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT, PRODUCER_F_SPINLOCK};
 
 static_assert(ETL_ARCH_X64 == 0 && ETL_ARCH_X86 == 1, "arch_names order");
 static_assert(SCHED_CPU_BOUND == 0 && SCHED_PERIODIC == 3, "behaviour_names order");
@@ -199,9 +198,9 @@ static int apply_flags(struct sk_walk *w, const struct sk_desc *d, void *base,
 		unsigned k;
 		size_t old = sk_push_index(w, (unsigned)i);
 
-		rc = sk_get_enum(w, n->kids[i], flag_names, ARRAY_SIZE(flag_names), false, &k);
+		rc = sk_get_enum(w, n->kids[i], truth_flag_names, TRUTH_NFLAGS, false, &k);
 		if (rc == 0) {
-			flags |= flag_bits[k];
+			flags |= truth_flag_bits[k];
 			sk_pop(w, old);
 		}
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tools/lib/scenario.h"
+#include "tools/lib/truth_schema.h"
 #include "tools/lib/scenario_internal.h"
 
 /* A YAML double-quoted string: every byte survives the round trip. */
@@ -109,14 +110,6 @@ void scenario_print_quantum(FILE *f, const void *root, const struct sk_desc *d, 
 void scenario_print_flags(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			  unsigned item)
 {
-	static const struct {
-		unsigned bit;
-		const char *name;
-	} flags[] = {
-		{PRODUCER_F_CSWITCH, "cswitch"},
-		{PRODUCER_F_COMPACT, "compact_cswitch"},
-		{PRODUCER_F_SPINLOCK, "spinlock"},
-	};
 	const struct trace_session_cfg *s = base;
 	bool first = true;
 
@@ -124,9 +117,9 @@ void scenario_print_flags(FILE *f, const void *root, const struct sk_desc *d, co
 	(void)d;
 	(void)item;
 	fputc('[', f);
-	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
-		if (s->flags & flags[k].bit) {
-			fprintf(f, "%s%s", first ? "" : ", ", flags[k].name);
+	for (unsigned k = 0; k < TRUTH_NFLAGS; k++) {
+		if (s->flags & truth_flag_bits[k]) {
+			fprintf(f, "%s%s", first ? "" : ", ", truth_flag_names[k]);
 			first = false;
 		}
 	}
