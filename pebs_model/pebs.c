@@ -277,6 +277,16 @@ static void hook_cswitch(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_acti
 	pebs_read(p, cpu, cs->pmc, &cs->pebs_index);
 }
 
+/* The core's hook for other records (spin-lock releases): the counters now. */
+static void hook_counters(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_activity ran,
+			  uint64_t pmc[SIM_MAX_COUNTERS])
+{
+	struct pebs *p = ctx;
+
+	(void)pebs_advance(p, cpu, now_ns, ran);
+	pebs_read(p, cpu, pmc, NULL);
+}
+
 static void hook_destroy(void *ctx)
 {
 	pebs_destroy(ctx);
@@ -284,6 +294,7 @@ static void hook_destroy(void *ctx)
 
 static const struct sim_hook_ops pebs_hook_ops = {
 	.cswitch = hook_cswitch,
+	.counters = hook_counters,
 	.destroy = hook_destroy,
 };
 
@@ -310,6 +321,7 @@ int pebs_attach(struct sched *s)
 	rc = sched_attach(s, &pebs_hook_ops, p);
 	if (rc < 0) {
 		pebs_destroy(p);
+		return rc;
 	}
-	return rc;
+	return 0;
 }

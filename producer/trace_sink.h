@@ -66,7 +66,14 @@ enum sim_spin_why {
 	SIM_SPIN_ACQUIRE_SAMPLE,
 };
 
-/** struct sim_spinlock - one spin-lock release (logged or not). */
+/**
+ * struct sim_spinlock - one spin-lock release (logged or not).
+ * @acquire_count/@contention_count: the CPU's PRCB counters at the release
+ *                 (what the sampling predicate read)
+ * @untracked:     acquired past the 8-deep stack: the kernel logs nothing
+ * @guarded:       released inside the logger (re-entrancy guard): not logged
+ * @name:          the lock family's name (NULL: unknown)
+ */
 struct sim_spinlock {
 	uint32_t cpu;
 	uint32_t tick;
@@ -86,6 +93,11 @@ struct sim_spinlock {
 	bool isr;
 	bool logged;
 	enum sim_spin_why why;
+	uint32_t acquire_count;
+	uint32_t contention_count;
+	bool untracked;
+	bool guarded;
+	const char *name;
 	uint64_t pmc[SIM_MAX_COUNTERS];
 };
 

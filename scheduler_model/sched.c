@@ -260,8 +260,8 @@ static void ev_thread(struct sched *s, uint32_t i, uint64_t t)
 
 /*
  * The next event, in (time, id) order over ids CPUs < thread slots <
- * the balancer: the earliest of the three queues' heads, ties to the
- * lower id range. Return: false if nothing is queued.
+ * the balancer < the models: the earliest of the queues' heads, ties to
+ * the lower id range. Return: false if nothing is queued.
  */
 static bool ev_next(const struct sched *s, uint64_t *t, uint32_t *id)
 {
@@ -278,6 +278,11 @@ static bool ev_next(const struct sched *s, uint64_t *t, uint32_t *id)
 	if (s->balance_at != SCHED_NEVER && (!any || s->balance_at < *t)) {
 		*t = s->balance_at;
 		*id = s->ncpu + s->nthr;
+		any = true;
+	}
+	if (s->model_at != SCHED_NEVER && (!any || s->model_at < *t)) {
+		*t = s->model_at;
+		*id = s->ncpu + s->nthr + 1u + s->model_h;
 		any = true;
 	}
 	return any;
@@ -890,7 +895,9 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 		enum sim_activity ran = activity_of(s, old);
 
 		for (unsigned h = 0; h < s->nhooks; h++) {
-			s->hooks[h].ops->cswitch(s->hooks[h].ctx, c, s->now, ran, cs);
+			if (s->hooks[h].ops->cswitch) {
+				s->hooks[h].ops->cswitch(s->hooks[h].ctx, c, s->now, ran, cs);
+			}
 		}
 	}
 
@@ -1003,6 +1010,17 @@ static void decay(struct sched_thread *t)
 	t->pri_dec = (int8_t)(t->pri - t->base);
 }
 
+/* Does a model hold @c above PASSIVE_LEVEL (so its thread may not leave)? */
+static bool cpu_busy(struct sched *s, unsigned c)
+{
+	for (unsigned h = 0; h < s->nhooks; h++) {
+		if (s->hooks[h].ops->busy && s->hooks[h].ops->busy(s->hooks[h].ctx, c)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static int cpu_event(struct sched *s, unsigned c)
 {
 	struct sched_cpu *cpu = &s->cpu[c];
@@ -1010,6 +1028,11 @@ static int cpu_event(struct sched *s, unsigned c)
 	struct sched_thread *t;
 	bool exit_due;
 
+	if (s->nbusy && cpu_busy(s, c)) {
+		/* not re-armed: step() takes the event out until sched_cpu_release() */
+		cpu->deferred = true;
+		return 0;
+	}
 	if (r == SCHED_NONE) {
 		/* idle: the only event is the standby thread's arrival */
 		return cpu->standby != SCHED_NONE ? switch_cpu(s, c, cpu->standby, 0, false) : 0;
@@ -1139,9 +1162,17 @@ static int step(struct sched *s, uint64_t t, uint32_t id)
 	} else if (id < s->ncpu + s->nthr) {
 		sched_evq_pop(&s->thq); /* it is the earliest of the slots' events */
 		thread_event(s, id - s->ncpu);
-	} else {
+	} else if (id == s->ncpu + s->nthr) {
 		s->balance_at = SCHED_NEVER;
 		balance_event(s);
+	} else {
+		unsigned h = id - (s->ncpu + s->nthr + 1u);
+
+		sched_model_arm(s, (int)h, SCHED_NEVER);
+		rc = s->hooks[h].ops->event(s->hooks[h].ctx, t);
+		if (rc == 0 && s->err) {
+			rc = s->err; /* a record it fired failed */
+		}
 	}
 	if (rc < 0) {
 		s->err = rc;
@@ -1213,8 +1244,97 @@ int sched_attach(struct sched *s, const struct sim_hook_ops *ops, void *ctx)
 	}
 	s->hooks[s->nhooks].ops = ops;
 	s->hooks[s->nhooks].ctx = ctx;
-	s->nhooks++;
-	return 0;
+	s->hooks[s->nhooks].at = SCHED_NEVER;
+	s->nbusy += ops->busy != NULL;
+	return (int)s->nhooks++;
+}
+
+void sched_model_arm(struct sched *s, int handle, uint64_t t_ns)
+{
+	unsigned h = (unsigned)handle;
+
+	if (h >= s->nhooks) {
+		return;
+	}
+	if (t_ns != SCHED_NEVER && t_ns < s->now) {
+		t_ns = s->now;
+	}
+	s->hooks[h].at = t_ns;
+	/* a handful of hooks: a scan finds the earliest (ties to the first attached) */
+	s->model_at = SCHED_NEVER;
+	s->model_h = 0;
+	for (unsigned k = 0; k < s->nhooks; k++) {
+		if (s->hooks[k].at < s->model_at) {
+			s->model_at = s->hooks[k].at;
+			s->model_h = k;
+		}
+	}
+}
+
+void sched_cpu_release(struct sched *s, unsigned cpu)
+{
+	if (cpu < s->ncpu && s->cpu[cpu].deferred) {
+		s->cpu[cpu].deferred = false;
+		cpu_resched(s, cpu);
+	}
+}
+
+void sched_cpu_view(const struct sched *s, unsigned cpu, struct sched_cpu_view *v)
+{
+	uint32_t r = s->cpu[cpu].running;
+
+	if (r == SCHED_NONE) {
+		v->tid = 0;
+		v->group = -1;
+		v->act = SIM_ACT_IDLE;
+	} else {
+		v->tid = s->thr[r].tid;
+		v->group = s->thr[r].group;
+		v->act = s->grp[s->thr[r].group].act;
+	}
+}
+
+uint64_t sched_now(const struct sched *s)
+{
+	return s->now;
+}
+
+uint64_t sched_now_cycles(struct sched *s)
+{
+	return cycles_now(s);
+}
+
+uint64_t sched_ticks_now(const struct sched *s)
+{
+	return s->tick_k;
+}
+
+int sched_fire_spinlock(struct sched *s, struct sim_spinlock *sl, bool counters)
+{
+	int rc;
+
+	if (s->err) {
+		return s->err;
+	}
+	sl->tick = tick_now(s);
+	clocks_now(s, sl->ts);
+	if (counters) {
+		enum sim_activity ran = activity_of(s, s->cpu[sl->cpu].running);
+
+		for (unsigned h = 0; h < s->nhooks; h++) {
+			if (s->hooks[h].ops->counters) {
+				s->hooks[h].ops->counters(s->hooks[h].ctx, sl->cpu, s->now, ran,
+							  sl->pmc);
+			}
+		}
+	} else {
+		memset(sl->pmc, 0, sizeof(sl->pmc));
+	}
+	rc = s->sink.ops->spinlock(s->sink.ctx, sl);
+	if (rc < 0) {
+		s->err = rc;
+	}
+	return rc;
 }
 
 const struct sched_cfg *sched_get_cfg(const struct sched *s)
@@ -1418,6 +1538,7 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	s->thr = calloc(s->nthr, sizeof(*s->thr));
 	s->ev_cur = SCHED_NONE;
 	s->balance_at = SCHED_NEVER;
+	s->model_at = SCHED_NEVER;
 	if (!s->cpu || !s->thr || sched_tree_init(&s->cpuq, s->ncpu) < 0 ||
 	    sched_evq_init(&s->thq, s->nthr) < 0) {
 		goto err_s;

@@ -175,11 +175,59 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink);
 int sched_run_until(struct sched *s, uint64_t t_ns);
 
 /**
- * sched_attach - attach a model: @ops are called at every context switch
- * (and @ops->destroy with @ctx by sched_destroy()). Attach before running.
- * Return: 0, or -ENOSPC past SIM_MAX_HOOKS models.
+ * sched_attach - attach a model: @ops are called as scheduler_model/sim.h
+ * says (and @ops->destroy with @ctx by sched_destroy()). Attach before
+ * running.
+ * Return: the model's handle (>= 0) for sched_model_arm(), or -ENOSPC past
+ * SIM_MAX_HOOKS models.
  */
 int sched_attach(struct sched *s, const struct sim_hook_ops *ops, void *ctx);
+
+/**
+ * sched_model_arm - the model @handle wants its ops->event at @t_ns (not
+ * before now; SCHED_NEVER_NS: not at all). Replaces its previous arming.
+ */
+void sched_model_arm(struct sched *s, int handle, uint64_t t_ns);
+#define SCHED_NEVER_NS UINT64_MAX
+
+/**
+ * sched_cpu_release - a CPU a model said was busy may let its thread go: a
+ * decision it postponed (a wait, a quantum end, a preemption) is taken now.
+ */
+void sched_cpu_release(struct sched *s, unsigned cpu);
+
+/**
+ * struct sched_cpu_view - what runs on a CPU now, for a model.
+ * @tid:   the running thread's TID (0: the idle thread)
+ * @group: its index into cfg.groups, or -1 for the idle thread
+ * @act:   the kind of code it runs
+ */
+struct sched_cpu_view {
+	uint32_t tid;
+	int group;
+	enum sim_activity act;
+};
+
+/** sched_cpu_view - who runs on @cpu now. */
+void sched_cpu_view(const struct sched *s, unsigned cpu, struct sched_cpu_view *v);
+
+/** sched_now - the simulation time (ns). */
+uint64_t sched_now(const struct sched *s);
+
+/** sched_now_cycles - the cycle clock now (the value records carry as "cycles"). */
+uint64_t sched_now_cycles(struct sched *s);
+
+/** sched_ticks_now - the interrupt ticks since boot, now (not cut to 32 bits). */
+uint64_t sched_ticks_now(const struct sched *s);
+
+/**
+ * sched_fire_spinlock - send a spin-lock release on @sl->cpu to the sink,
+ * now: fills @sl->tick and @sl->ts, and @sl->pmc from the models' counters
+ * when @counters (zeros otherwise).
+ * Return: 0 or the sink's negative error (also returned by every later
+ * sched_run_until()).
+ */
+int sched_fire_spinlock(struct sched *s, struct sim_spinlock *sl, bool counters);
 
 /** sched_get_cfg - the machine the core simulates (for models that attach). */
 const struct sched_cfg *sched_get_cfg(const struct sched *s);

@@ -57,6 +57,7 @@ struct sched_cpu {
 	uint64_t standby_at; /* when the standby thread gets the CPU */
 	uint64_t idle_since; /* when the idle thread last started */
 	uint8_t cstate;	     /* idle: the C-state it was woken from */
+	bool deferred;	     /* a decision waits for a model (sched_cpu_release) */
 	uint32_t qmask;	     /* bit p: ready queue p non-empty */
 	uint32_t qcount;     /* threads in its ready queues */
 	uint32_t qhead[SCHED_PRIORITIES];
@@ -118,7 +119,11 @@ struct sched {
 	struct {
 		const struct sim_hook_ops *ops;
 		void *ctx;
+		uint64_t at; /* its armed event (SCHED_NEVER: none) */
 	} hooks[SIM_MAX_HOOKS];
+	unsigned nbusy;	   /* hooks with a busy() */
+	uint64_t model_at; /* the earliest armed model event */
+	unsigned model_h;  /* whose */
 	unsigned ncpu;
 	uint32_t nthr;
 	struct sched_cpu *cpu;
@@ -152,7 +157,10 @@ struct sched {
 	uint32_t next_tid;
 	bool tids_exhausted; /* SCHED_LAST_TID was handed out */
 	struct sim_rng rng;  /* thread creation */
-	/* events in (time, id) order; ids: CPUs, then thread slots, then the balancer */
+	/*
+	 * events in (time, id) order; ids: CPUs, then thread slots, then the
+	 * balancer, then the models (in the order attached)
+	 */
 	uint32_t nev;
 	struct sched_tree cpuq; /* CPU c's next decision */
 	struct sched_evq thq;	/* slot i's wake-up or replacement */

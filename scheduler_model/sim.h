@@ -10,11 +10,20 @@
  *     attached, ops->cswitch(ctx, cpu, now, what ran since the last switch
  *     there, the record) -- the model fills its part of the record (PMC
  *     values, PebsIndex) before it reaches the sink
+ *     a model's own event, armed with sched_model_arm(): ops->event(ctx,
+ *     now), in (time, id) order with the core's events (after them at the
+ *     same time); it may fire records with sched_fire_spinlock(), which
+ *     asks every hook's ops->counters for the record's PMC values
+ *     before a CPU's thread would leave it: ops->busy(ctx, cpu) of every
+ *     hook; while one says busy (the CPU is at DISPATCH_LEVEL or above in
+ *     the model's code) the decision waits, until the model calls
+ *     sched_cpu_release()
  *   sched_destroy(): ops->destroy(ctx) for each hook
  */
 #ifndef SCHEDULER_MODEL_SIM_H
 #define SCHEDULER_MODEL_SIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "producer/trace_sink.h"
@@ -35,15 +44,27 @@ enum sim_activity {
 };
 
 /**
- * struct sim_hook_ops - a model attached to the core.
- * @cswitch: a context switch on @cpu at simulation time @now_ns is about to
- *           be logged; the interval since the previous switch on @cpu ran
- *           code of kind @ran. Fill the model's fields of @cs (may be NULL).
- * @destroy: the core is destroyed: free the model (may be NULL).
+ * struct sim_hook_ops - a model attached to the core. Every member may be
+ * NULL.
+ * @cswitch:  a context switch on @cpu at simulation time @now_ns is about to
+ *            be logged; the interval since the previous switch on @cpu ran
+ *            code of kind @ran. Fill the model's fields of @cs.
+ * @counters: another record (a spin-lock release) on @cpu at @now_ns: fill
+ *            @pmc with the counters' values, as @cswitch does for a switch.
+ * @event:    the time the model armed with sched_model_arm() has come (the
+ *            arming is used up). Return: 0 or a sink's negative error,
+ *            which stops the run.
+ * @busy:     may the thread running on @cpu not leave it now? True while
+ *            the model's code holds the CPU above PASSIVE_LEVEL.
+ * @destroy:  the core is destroyed: free the model.
  */
 struct sim_hook_ops {
 	void (*cswitch)(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_activity ran,
 			struct sim_cswitch *cs);
+	void (*counters)(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_activity ran,
+			 uint64_t pmc[SIM_MAX_COUNTERS]);
+	int (*event)(void *ctx, uint64_t now_ns);
+	bool (*busy)(void *ctx, unsigned cpu);
 	void (*destroy)(void *ctx);
 };
 
