@@ -44,7 +44,8 @@ enum sim_spin_why spin_sample(const struct spin_sampling *p, const struct spin_p
 		return SIM_SPIN_CONTENDED;
 	}
 	if (spin_count == 0 &&
-	    (uint32_t)(prcb->acquire_count - prcb->contention_count) % p->acquire_sample_rate == 0) {
+	    (uint32_t)(prcb->acquire_count - prcb->contention_count) % p->acquire_sample_rate ==
+		    0) {
 		return SIM_SPIN_ACQUIRE_SAMPLE;
 	}
 	return SIM_SPIN_NONE;

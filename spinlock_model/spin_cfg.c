@@ -167,8 +167,9 @@ int spin_cfg_check(const struct spin_cfg *cfg, unsigned ngroups, const char **wh
 
 		if (rc < 0) {
 			*lock = (int)i;
-			*why = rc == -ELOOP ? "nested makes a cycle: a lock would be taken inside itself"
-					    : "nested chains are at most 12 locks deep";
+			*why = rc == -ELOOP
+				       ? "nested makes a cycle: a lock would be taken inside itself"
+				       : "nested chains are at most 12 locks deep";
 			return -EINVAL;
 		}
 	}

@@ -25,6 +25,7 @@
  * model arms the core with the earliest.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,7 +149,8 @@ uint64_t spin_hist_quantile(const uint32_t hist[SPIN_HIST_BUCKETS], unsigned per
 			}
 			e = b / 16u + 3u;
 			/* the bucket's largest value */
-			return ((UINT64_C(16) + (b & 15u)) << (e - 4u)) + ((UINT64_C(1) << (e - 4u)) - 1u);
+			return ((UINT64_C(16) + (b & 15u)) << (e - 4u)) +
+			       ((UINT64_C(1) << (e - 4u)) - 1u);
 		}
 	}
 	return 0;
@@ -224,7 +226,7 @@ static uint64_t draw_hold(struct spin *sp, struct cpu *cpu, const struct spin_lo
 	uint64_t h;
 
 	if (l->hold_tail_pct && sim_rng_below(&cpu->rng, 100) < l->hold_tail_pct) {
-		uint64_t hi = l->hold_tail_max_ns ? l->hold_tail_max_ns : l->hold_ns * 1000u;
+		uint64_t hi = l->hold_tail_max_ns ? l->hold_tail_max_ns : l->hold_ns * 100u;
 		uint64_t ratio, span, e;
 		unsigned whole;
 
@@ -242,7 +244,7 @@ static uint64_t draw_hold(struct spin *sp, struct cpu *cpu, const struct spin_lo
 			h = hi;
 		}
 	} else {
-		h = sim_rng_exp(&cpu->rng, l->hold_ns);
+		h = sim_rng_exp_precise(&cpu->rng, l->hold_ns);
 	}
 	(void)sp;
 	return h ? h : 1u;
@@ -419,8 +421,7 @@ static void try_acquire(struct spin *sp, unsigned c)
 }
 
 /* Push a section of family @lock at @level and start its acquisition (the query). */
-static void start_section(struct spin *sp, unsigned c, unsigned lock, enum level lv,
-			  enum site site)
+static void start_section(struct spin *sp, unsigned c, unsigned lock, enum level lv, enum site site)
 {
 	struct cpu *cpu = &sp->cpu[c];
 	struct frame *f;
@@ -482,8 +483,11 @@ static void acquired(struct spin *sp, unsigned c)
 	set_timer(sp, c, now + hold / 2u);
 }
 
-/* Release the top frame's lock now: the record, the sampling, the handover. */
-static int release(struct spin *sp, unsigned c)
+/*
+ * Release the top frame's lock now: the record, the sampling, the handover.
+ * *@logging: the logger's frame was pushed (it runs next).
+ */
+static int release(struct spin *sp, unsigned c, bool *logging)
 {
 	struct cpu *cpu = &sp->cpu[c];
 	struct frame *f = top(cpu);
@@ -554,7 +558,8 @@ static int release(struct spin *sp, unsigned c)
 
 	cpu->nfr--;
 	set_timer(sp, c, NEVER);
-	if (sl.logged && sp->cfg.instrumented) {
+	*logging = sl.logged && sp->cfg.instrumented;
+	if (*logging) {
 		/* the logger runs with the guard up; an ISR may come in meanwhile */
 		struct frame *lg = &cpu->fr[cpu->nfr++];
 
@@ -654,14 +659,17 @@ static int timer_event(struct spin *sp, unsigned c)
 		f->phase = PH_NESTED;
 		resume(sp, c);
 		break;
-	case PH_HOLD2:
-		rc = release(sp, c);
-		if (!top(cpu) || top(cpu)->kind != FR_LOG) {
-			resume(sp, c);
+	case PH_HOLD2: {
+		bool logging;
+
+		rc = release(sp, c, &logging);
+		if (logging) {
+			run_pending(sp, c); /* an ISR may come in over the logger */
 		} else {
-			run_pending(sp, c);
+			resume(sp, c);
 		}
 		break;
+	}
 	case PH_LOG:
 		cpu->nfr--;
 		resume(sp, c);
@@ -683,7 +691,7 @@ static void next_arrival(struct spin *sp, unsigned c)
 		sched_evq_set(&sp->q, sp->ncpu + c, NEVER);
 		return;
 	}
-	g16 = sim_rng_exp(&cpu->rng, sp->gap16) + cpu->gap_carry;
+	g16 = sim_rng_exp_precise(&cpu->rng, sp->gap16) + cpu->gap_carry;
 	cpu->gap_carry = (uint32_t)(g16 & 15u);
 	sched_evq_set(&sp->q, sp->ncpu + c, sched_now(sp->s) + (g16 >> 4));
 }
@@ -776,6 +784,18 @@ static void spin_destroy(struct spin *sp)
 {
 	if (!sp) {
 		return;
+	}
+	if (getenv("SPIN_DEBUG")) {
+		for (unsigned i = 0; i < sp->cfg.nlocks; i++) {
+			struct spin_lock_stats *t = &sp->st[i];
+			fprintf(stderr,
+				"%s acq %lu cont %lu rel %lu untracked %lu guarded %lu dropped "
+				"%lu\n",
+				sp->cfg.locks[i].name, (unsigned long)t->acquisitions,
+				(unsigned long)t->contended, (unsigned long)t->releases,
+				(unsigned long)t->untracked, (unsigned long)t->guarded,
+				(unsigned long)t->dropped);
+		}
 	}
 	sched_evq_finish(&sp->q);
 	free(sp->st);

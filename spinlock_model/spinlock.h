@@ -50,13 +50,13 @@ enum spin_mode {
 };
 
 /* What the model assumes where the kernel does not say (README "Spin locks"). */
-#define SPIN_CYCLES_PER_SPIN	140u  /* one spin: PAUSE and a test of the lock word */
-#define SPIN_ACQUIRE_CYCLES_MIN 20u   /* an uncontended acquisition costs 20..60 cycles */
+#define SPIN_CYCLES_PER_SPIN	140u /* one spin: PAUSE and a test of the lock word */
+#define SPIN_ACQUIRE_CYCLES_MIN 20u  /* an uncontended acquisition costs 20..60 cycles */
 #define SPIN_ACQUIRE_CYCLES_MAX 60u
 #define SPIN_HANDOFF_CYCLES	150u  /* the lock's cache line moving to the next owner */
 #define SPIN_LOG_CYCLES		1000u /* logging one 0x0529 (the re-entrancy guard is up) */
 #define SPIN_DISPATCH_LEVEL	2u
-#define SPIN_DEVICE_IRQL	8u /* ISRs, and locks taken in them: a device IRQL */
+#define SPIN_DEVICE_IRQL	8u  /* ISRs, and locks taken in them: a device IRQL */
 #define SPIN_DPC_QUEUE		64u /* DPCs waiting on one CPU; more are dropped */
 #define SPIN_ISR_PENDING	8u  /* interrupts pending on one CPU; more are dropped */
 
@@ -69,7 +69,7 @@ enum spin_mode {
  * @groups:        bit g: thread group g takes it
  * @hold_ns:       mean of the exponential body of the hold time (own work)
  * @hold_tail_pct: percent of holds drawn from the long tail instead
- * @hold_tail_max_ns: the tail is log-uniform in [@hold_ns, this]
+ * @hold_tail_max_ns: the tail is log-uniform in [@hold_ns, this] (0: 100 x @hold_ns)
  * @mode_weight:   relative weights of the acquire modes (enum spin_mode)
  * @nested:        families taken once each, in order, inside every hold
  */

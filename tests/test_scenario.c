@@ -69,9 +69,10 @@ static void assert_same_config(const struct scenario *a, const struct scenario *
 			     0, "group %u differs", i);
 	}
 	cr_assert_eq(memcmp(&a->sched, &b->sched, sizeof(a->sched)), 0, "sched differs");
-	cr_assert_eq(memcmp(&a->spin, &b->spin, sizeof(a->spin)), 0, "spin differs");
 	cr_assert_eq(a->nlocks, b->nlocks);
 	cr_assert_eq(memcmp(a->locks, b->locks, sizeof(a->locks)), 0, "locks differ");
+	cr_assert_eq(memcmp(&a->lock_model, &b->lock_model, sizeof(a->lock_model)), 0,
+		     "lock model differs");
 	cr_assert_eq(memcmp(a->sess_x, b->sess_x, sizeof(a->sess_x)), 0, "sessions differ");
 }
 
@@ -158,10 +159,10 @@ Test(scenario, defaults_are_the_documented_desktop)
 	cr_assert_eq(sc->sched.pebs, false);
 	cr_assert_eq(sc->sched.ncounters, 0);
 	cr_assert_eq(sc->nlocks, 0);
-	cr_assert_eq(sc->spin.spin_threshold, 1);
-	cr_assert_eq(sc->spin.acquire_sample_rate, 1000);
-	cr_assert_eq(sc->spin.contention_sample_rate, 1);
-	cr_assert_eq(sc->spin.hold_threshold, 1000000);
+	cr_assert_eq(sc->trace.spin.spin_threshold, 1);
+	cr_assert_eq(sc->trace.spin.acquire_sample_rate, 1000);
+	cr_assert_eq(sc->trace.spin.contention_sample_rate, 1);
+	cr_assert_eq(sc->trace.spin.hold_threshold, 1000000);
 	cr_assert_geq(sc->sched.ngroups, 3);
 	for (unsigned i = 0; i < sc->sched.ngroups; i++) {
 		const struct sched_group *g = &sc->sched.groups[i];
@@ -257,9 +258,17 @@ static const char every_key_yaml[] = "seed: 12345678901234\n"
 				     "locks:\n"
 				     "  - name: L\n"
 				     "    count: 3\n"
+				     "    per_cpu: true\n"
+				     "    taken_by: [dpc, g1]\n"
 				     "    rate: 123456\n"
 				     "    hold: 750ns\n"
-				     "    contention: 42\n";
+				     "    hold_tail: 7\n"
+				     "    hold_tail_max: 2ms\n"
+				     "    modes: {queued: 2, shared: 3}\n"
+				     "    nested: [M]\n"
+				     "  - name: M\n"
+				     "    taken_by: [isr]\n"
+				     "    rate: 0\n";
 
 static void check_every_key(const struct scenario *sc)
 {
@@ -285,10 +294,10 @@ static void check_every_key(const struct scenario *sc)
 	cr_assert_eq(t->quirks, false);
 	cr_assert_eq(t->flush_at_end, false);
 	cr_assert_eq(t->pebs_and_pmc, true);
-	cr_assert_eq(sc->spin.spin_threshold, 5);
-	cr_assert_eq(sc->spin.acquire_sample_rate, 2000);
-	cr_assert_eq(sc->spin.contention_sample_rate, 3);
-	cr_assert_eq(sc->spin.hold_threshold, 2000000);
+	cr_assert_eq(sc->trace.spin.spin_threshold, 5);
+	cr_assert_eq(sc->trace.spin.acquire_sample_rate, 2000);
+	cr_assert_eq(sc->trace.spin.contention_sample_rate, 3);
+	cr_assert_eq(sc->trace.spin.hold_threshold, 2000000);
 
 	cr_assert_eq(t->nsessions, 2);
 	cr_assert_str_eq(s0->name, "First");
@@ -351,12 +360,31 @@ static void check_every_key(const struct scenario *sc)
 	cr_assert_eq(g1->lifetime_ns, 0);
 	cr_assert_eq(cpu_count(g1), 0);
 
-	cr_assert_eq(sc->nlocks, 1);
-	cr_assert_str_eq(sc->locks[0].name, "L");
-	cr_assert_eq(sc->locks[0].count, 3);
-	cr_assert_eq(sc->locks[0].rate, 123456);
-	cr_assert_eq(sc->locks[0].hold_ns, 750);
-	cr_assert_eq(sc->locks[0].contention_pct, 42);
+	cr_assert_eq(sc->nlocks, 2);
+	cr_assert_str_eq(sc->locks[0].cfg.name, "L");
+	cr_assert_eq(sc->locks[0].cfg.count, 3);
+	cr_assert_eq(sc->locks[0].cfg.per_cpu, true);
+	cr_assert_eq(sc->locks[0].cfg.rate, 123456);
+	cr_assert_eq(sc->locks[0].cfg.hold_ns, 750);
+	cr_assert_eq(sc->locks[0].cfg.hold_tail_pct, 7);
+	cr_assert_eq(sc->locks[0].cfg.hold_tail_max_ns, 2000000ull);
+	cr_assert_eq(sc->locks[0].cfg.mode_weight[SPIN_MODE_ORDINARY], 0);
+	cr_assert_eq(sc->locks[0].cfg.mode_weight[SPIN_MODE_QUEUED], 2);
+	cr_assert_eq(sc->locks[0].cfg.mode_weight[SPIN_MODE_SHARED], 3);
+	/* resolved for the model: takers and nesting by index */
+	cr_assert_eq(sc->lock_model.nlocks, 2);
+	cr_assert_eq(sc->lock_model.locks[0].by_dpc, true);
+	cr_assert_eq(sc->lock_model.locks[0].by_isr, false);
+	cr_assert_eq(sc->lock_model.locks[0].groups, 0x2, "g1 is group 1");
+	cr_assert_eq(sc->lock_model.locks[0].nnested, 1);
+	cr_assert_eq(sc->lock_model.locks[0].nested[0], 1);
+	cr_assert_eq(sc->lock_model.locks[1].by_isr, true);
+	cr_assert_eq(sc->lock_model.locks[1].groups, 0);
+	cr_assert_eq(sc->lock_model.locks[1].rate, 0);
+	cr_assert_eq(sc->lock_model.locks[1].mode_weight[SPIN_MODE_ORDINARY], 1, "the default");
+	cr_assert_eq(sc->lock_model.instrumented, true, "First logs spin locks");
+	cr_assert_eq(sc->lock_model.x86, true);
+	cr_assert_eq(sc->lock_model.sampling.spin_threshold, 5);
 
 	/* derived for the model */
 	cr_assert_eq(sc->sched.cpus, 12);
@@ -407,8 +435,11 @@ Test(scenario, every_key_from_json_is_the_same_config)
 		"\"wait_reasons\":{\"WrRcu\":2,\"6\":5,\"Executive\":1},"
 		"\"user_wait\":33,\"affinity\":[1,\"4-6\",11],\"lifetime\":\"50ms\"},"
 		"{\"name\":\"g1\",\"behaviour\":\"io_bound\"}],\n"
-		"\"locks\":[{\"name\":\"L\",\"count\":3,\"rate\":123456,\"hold\":750,"
-		"\"contention\":42}]}\n";
+		"\"locks\":[{\"name\":\"L\",\"count\":3,\"per_cpu\":true,\"taken_by\":[\"dpc\","
+		"\"g1\"],"
+		"\"rate\":123456,\"hold\":750,\"hold_tail\":7,\"hold_tail_max\":\"2ms\","
+		"\"modes\":{\"queued\":2,\"shared\":3},\"nested\":[\"M\"]},"
+		"{\"name\":\"M\",\"taken_by\":[\"isr\"],\"rate\":0}]}\n";
 	struct scenario *j = new_scenario();
 	struct scenario *y = new_scenario();
 
@@ -608,8 +639,8 @@ Test(scenario, set_maps_merge)
 	cr_assert_eq(sc->trace.sessions[1].buffer_size, 4096);
 	cr_assert_str_eq(sc->trace.sessions[1].name, "etwforge CSwitch");
 	cr_assert_eq(sc->trace.sessions[1].flags, PRODUCER_F_CSWITCH);
-	cr_assert_eq(sc->spin.hold_threshold, 0);
-	cr_assert_eq(sc->spin.acquire_sample_rate, 1000);
+	cr_assert_eq(sc->trace.spin.hold_threshold, 0);
+	cr_assert_eq(sc->trace.spin.acquire_sample_rate, 1000);
 	free(sc);
 }
 
@@ -988,8 +1019,10 @@ static const struct bad_case bad_cases[] = {
 	 "x.yaml:1:10: machine: duration_ns overflows the system time"},
 	{"x.yaml", "duration: 2s\nduration: 3s\n", false,
 	 "x.yaml:2:1: duration: duplicate key (first at 1:1)"},
-	{"x.yaml", "locks: [{name: L, contention: 101}]\n", false,
-	 "x.yaml:1:31: locks.0.contention: 101 is out of range (0..100)"},
+	{"x.yaml", "locks: [{name: L, contention: 10}]\n", false,
+	 "x.yaml:1:31: locks.0.contention: is no longer a setting: contention emerges from rate, "
+	 "hold, taken_by and the CPUs, and gen reports it per lock; remove the key (README: Spin "
+	 "locks)"},
 	{"x.yaml", "locks: [{hold: 0}]\n", false,
 	 "x.yaml:1:16: locks.0.hold: 0 is out of range (1ns..1s)"},
 	{"x.yaml", "? [a, b]\n: 1\n", false,

@@ -22,6 +22,7 @@
 
 #include "pebs_model/pebs.h"
 #include "scheduler_model/sched.h"
+#include "spinlock_model/spinlock.h"
 #include "tools/lib/api.h"
 #include "tools/lib/truth.h"
 #include "writer/out_file.h"
@@ -139,6 +140,7 @@ struct gen_run {
 	struct session_run run;
 	bool planned;
 	struct sched *sched;
+	struct spin *spin; /* the spin-lock subsystem (freed with the machine), or NULL */
 	struct truth_writer tw;
 	struct gen_tee tee;
 	FILE *truth_f;
@@ -308,6 +310,16 @@ int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_o
 		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "cannot give the machine its PMU: %s",
 			      strerror(-rc));
 		goto out;
+	}
+	rc = spin_attach(g.sched, &g.sc->lock_model, &g.spin);
+	if (rc < 0) {
+		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA,
+			      "cannot give the machine its spin locks: %s", strerror(-rc));
+		goto out;
+	}
+	if (g.sc->lock_model.instrumented && !g.sc->lock_model.nlocks && o->notes) {
+		fprintf(o->notes, "etwforge gen: a session logs spin locks but locks: [] names "
+				  "none, so it gets no 0x0529 events\n");
 	}
 	rc = simulate(&g, o, t0, err);
 	if (rc < 0) {

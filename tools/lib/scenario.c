@@ -157,7 +157,7 @@ static int apply_hold_threshold(struct sk_walk *w, const struct sk_desc *d, void
 			       v);
 	}
 	if (rc == 0) {
-		scenario_of(w)->spin.hold_threshold = (uint32_t)v;
+		scenario_of(w)->trace.spin.hold_threshold = (uint32_t)v;
 	}
 	return rc;
 }
@@ -497,6 +497,143 @@ static int apply_affinity(struct sk_walk *w, const struct sk_desc *d, void *base
 	return rc;
 }
 
+/* A list of at most SCENARIO_LOCK_NAMES names into @dst (checked by scenario_finish). */
+static int apply_names(struct sk_walk *w, const struct yt_node *n, const char *what,
+		       char dst[SCENARIO_LOCK_NAMES][SCENARIO_NAME_MAX], unsigned *count)
+{
+	char names[SCENARIO_LOCK_NAMES][SCENARIO_NAME_MAX];
+	size_t cnt;
+	int rc = sk_need_list(w, n, what, SCENARIO_LOCK_NAMES, &cnt);
+
+	memset(names, 0, sizeof(names));
+	for (size_t i = 0; rc == 0 && i < cnt; i++) {
+		size_t old = sk_push_index(w, (unsigned)i);
+		const char *v;
+
+		rc = sk_get_str(w, n->kids[i], 1, SCENARIO_NAME_MAX, &v);
+		for (size_t j = 0; rc == 0 && j < i; j++) {
+			if (!strcmp(names[j], v)) {
+				rc = sk_fail(w, n->kids[i], "\"%s\" is listed twice", v);
+			}
+		}
+		if (rc == 0) {
+			sk_copy_str(names[i], sizeof(names[i]), v);
+			sk_where_put(w, w->path, n->kids[i]->line, n->kids[i]->col);
+			sk_pop(w, old);
+		}
+	}
+	if (rc == 0) {
+		memcpy(dst, names, sizeof(names));
+		*count = (unsigned)cnt;
+	}
+	return rc;
+}
+
+static int apply_taken_by(struct sk_walk *w, const struct sk_desc *d, void *base,
+			  const struct yt_node *n)
+{
+	struct scenario_lock *l = base;
+
+	(void)d;
+	return apply_names(w, n, "takers (dpc, isr, thread group names)", l->taken_by,
+			   &l->ntaken_by);
+}
+
+static int apply_nested(struct sk_walk *w, const struct sk_desc *d, void *base,
+			const struct yt_node *n)
+{
+	struct scenario_lock *l = base;
+
+	(void)d;
+	return apply_names(w, n, "lock names", l->nested, &l->nnested);
+}
+
+static const char *const mode_names[SPIN_MODES] = {"ordinary", "queued", "shared", "exclusive",
+						   "converted"};
+
+/* One modes entry: @key a mode name, @v its weight. */
+static int set_mode(struct sk_walk *w, uint32_t weights[SPIN_MODES], const char *key, uint32_t line,
+		    uint32_t col, const struct yt_node *v)
+{
+	unsigned m = 0;
+	uint64_t x;
+	size_t old;
+	int rc;
+
+	while (m < SPIN_MODES && strcmp(key, mode_names[m])) {
+		m++;
+	}
+	old = sk_push(w, key);
+	if (m == SPIN_MODES) {
+		const char *near = sk_suggest(key, mode_names, SPIN_MODES);
+
+		if (near) {
+			return sk_fail_at(w, line, col,
+					  "unknown acquire mode (did you mean \"%s\"?)", near);
+		}
+		return sk_fail_at(w, line, col,
+				  "unknown acquire mode (ordinary, queued, shared, exclusive, "
+				  "converted)");
+	}
+	rc = sk_get_uint(w, v, 0, 1000000, &x);
+	if (rc == 0) {
+		weights[m] = (uint32_t)x;
+		sk_where_put(w, w->path, line, col);
+		sk_pop(w, old);
+	}
+	return rc;
+}
+
+static int apply_modes(struct sk_walk *w, const struct sk_desc *d, void *base,
+		       const struct yt_node *n)
+{
+	struct scenario_lock *l = base;
+	uint32_t weights[SPIN_MODES] = {0};
+
+	(void)d;
+	if (!yt_is_null(n) && n->kind != YT_MAP) {
+		return sk_fail(w, n, "must be a map of acquire mode: weight, not %s",
+			       yt_kind_name(n));
+	}
+	/* a mix replaces the whole mix, as wait_reasons does */
+	sk_where_drop_under(w->log, w->path);
+	for (size_t i = 0; !yt_is_null(n) && i < n->n; i++) {
+		const struct yt_node *k = n->kids[2 * i];
+		int rc;
+
+		if (k->kind != YT_SCALAR || yt_is_null(k)) {
+			return sk_fail(w, k, "a key must be an acquire mode, not %s",
+				       yt_kind_name(k));
+		}
+		rc = set_mode(w, weights, k->str, k->line, k->col, n->kids[2 * i + 1]);
+		if (rc) {
+			return rc;
+		}
+	}
+	memcpy(l->cfg.mode_weight, weights, sizeof(weights));
+	return 0;
+}
+
+static int set_mode_key(struct sk_walk *w, const struct sk_desc *d, void *base, const char *key,
+			uint32_t col, const struct yt_node *v)
+{
+	struct scenario_lock *l = base;
+
+	(void)d;
+	return set_mode(w, l->cfg.mode_weight, key, 1, col, v);
+}
+
+static int apply_contention(struct sk_walk *w, const struct sk_desc *d, void *base,
+			    const struct yt_node *n)
+{
+	(void)d;
+	(void)base;
+	return sk_fail(
+		w, n,
+		"is no longer a setting: contention emerges from rate, hold, taken_by and "
+		"the CPUs, and gen reports it per lock; remove the key (README: Spin locks)");
+}
+
 /* ------------------------------------------------------------------------ */
 /* the schema */
 
@@ -563,12 +700,12 @@ static const struct sk_desc machine_keys[] = {
 };
 
 static const struct sk_desc spinlock_keys[] = {
-	K_UINT("spin_threshold", SC, spin.spin_threshold, 1, UINT32_MAX),
-	K_UINT("acquire_sample_rate", SC, spin.acquire_sample_rate, 1000, UINT32_MAX),
-	K_UINT("contention_sample_rate", SC, spin.contention_sample_rate, 1, UINT32_MAX),
+	K_UINT("spin_threshold", SC, trace.spin.spin_threshold, 1, UINT32_MAX),
+	K_UINT("acquire_sample_rate", SC, trace.spin.acquire_sample_rate, 1000, UINT32_MAX),
+	K_UINT("contention_sample_rate", SC, trace.spin.contention_sample_rate, 1, UINT32_MAX),
 	K_CUSTOM_X("hold_threshold", apply_hold_threshold, scenario_print_uint,
-		   .off = offsetof(SC, spin.hold_threshold),
-		   .size = FSIZE(SC, spin.hold_threshold)),
+		   .off = offsetof(SC, trace.spin.hold_threshold),
+		   .size = FSIZE(SC, trace.spin.hold_threshold)),
 	K_END,
 };
 
@@ -616,11 +753,18 @@ static const struct sk_desc group_keys[] = {
 };
 
 static const struct sk_desc lock_keys[] = {
-	K_STR("name", LCK, name, 1),
-	K_UINT("count", LCK, count, 1, 4096),
-	K_UINT("rate", LCK, rate, 1, 1000000000),
-	K_DUR("hold", LCK, hold_ns, 1, NS_PER_S),
-	K_UINT("contention", LCK, contention_pct, 0, 100),
+	K_STR("name", LCK, cfg.name, 1),
+	K_UINT("count", LCK, cfg.count, 1, SPIN_MAX_COUNT),
+	K_BOOL("per_cpu", LCK, cfg.per_cpu),
+	K_CUSTOM("taken_by", apply_taken_by, scenario_print_taken_by),
+	K_UINT("rate", LCK, cfg.rate, 0, 1000000000),
+	K_DUR("hold", LCK, cfg.hold_ns, 1, NS_PER_S),
+	K_UINT("hold_tail", LCK, cfg.hold_tail_pct, 0, 100),
+	K_DUR("hold_tail_max", LCK, cfg.hold_tail_max_ns, 0, NS_PER_S),
+	K_CUSTOM_X("modes", apply_modes, scenario_print_modes, .set_key = set_mode_key),
+	K_CUSTOM("nested", apply_nested, scenario_print_nested),
+	/* refused with a pointer to what replaced it; never printed */
+	K_CUSTOM("contention", apply_contention, NULL),
 	K_END,
 };
 
@@ -751,11 +895,12 @@ static void lock_init(void *root, unsigned i)
 	struct scenario_lock *l = &sc->locks[i];
 
 	memset(l, 0, sizeof(*l));
-	snprintf(l->name, sizeof(l->name), "lock%u", i);
-	l->count = 1;
-	l->rate = 10000;
-	l->hold_ns = 1 * NS_PER_US;
-	l->contention_pct = 5;
+	snprintf(l->cfg.name, sizeof(l->cfg.name), "lock%u", i);
+	l->cfg.count = 1;
+	l->cfg.rate = 10000;
+	l->cfg.hold_ns = 1 * NS_PER_US;
+	l->cfg.hold_tail_pct = 1;
+	l->cfg.mode_weight[SPIN_MODE_ORDINARY] = 1;
 }
 
 /* clang-format off */
@@ -826,10 +971,6 @@ void scenario_default(struct scenario *sc)
 				default_groups[i].waits[k].weight;
 		}
 	}
-	sc->spin.spin_threshold = 1;
-	sc->spin.acquire_sample_rate = 1000;
-	sc->spin.contention_sample_rate = 1;
-	sc->spin.hold_threshold = 1000000;
 	sc->nlocks = 0;
 	sk_copy_str(sc->source, sizeof(sc->source), "(default)");
 }
@@ -1047,6 +1188,215 @@ static int finish_groups(struct scenario *sc, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The locks of a session that logs spin locks when the scenario names none:
+ * kernel, cache manager, network and storage locks of a desktop, with a
+ * nested pair, DPC and ISR takers and an executive lock (README "Spin locks").
+ */
+static const struct {
+	const char *name;
+	unsigned count;
+	bool per_cpu;
+	const char *taker; /* NULL: every thread group */
+	uint64_t rate;
+	uint64_t hold_ns;
+	uint32_t modes[SPIN_MODES];
+	const char *nested;
+} default_locks[] = {
+	{"nt!PfnLock", 1, false, NULL, 20000, 800, {0, 1, 0, 0, 0}, NULL},
+	{"nt!CcMasterSpinLock", 1, false, NULL, 5000, 1500, {0, 1, 0, 0, 0}, "nt!CcVacbSpinLock"},
+	{"nt!CcVacbSpinLock", 1, false, NULL, 0, 300, {0, 1, 0, 0, 0}, NULL},
+	{"ndis!MiniportLock", 4, true, "dpc", 40000, 600, {1, 0, 0, 0, 0}, NULL},
+	{"fltmgr!InstanceListLock", 1, false, NULL, 10000, 500, {0, 0, 80, 15, 5}, NULL},
+	{"storport!InterruptLock", 2, false, "isr", 8000, 400, {1, 0, 0, 0, 0}, NULL},
+};
+
+static void install_default_locks(struct scenario *sc)
+{
+	sc->nlocks = ARRAY_SIZE(default_locks);
+	for (unsigned i = 0; i < sc->nlocks; i++) {
+		struct scenario_lock *l = &sc->locks[i];
+
+		lock_init(sc, i);
+		sk_copy_str(l->cfg.name, sizeof(l->cfg.name), default_locks[i].name);
+		l->cfg.count = default_locks[i].count;
+		l->cfg.per_cpu = default_locks[i].per_cpu;
+		l->cfg.rate = default_locks[i].rate;
+		l->cfg.hold_ns = default_locks[i].hold_ns;
+		memcpy(l->cfg.mode_weight, default_locks[i].modes, sizeof(l->cfg.mode_weight));
+		if (default_locks[i].taker) {
+			l->ntaken_by = 1;
+			sk_copy_str(l->taken_by[0], sizeof(l->taken_by[0]), default_locks[i].taker);
+		}
+		if (default_locks[i].nested) {
+			l->nnested = 1;
+			sk_copy_str(l->nested[0], sizeof(l->nested[0]), default_locks[i].nested);
+		}
+	}
+}
+
+/* "a, b, c" of the thread groups' names (for messages) */
+static void group_names(const struct sched_cfg *s, char *buf, size_t len)
+{
+	const char *names[SCHED_MAX_GROUPS];
+
+	for (unsigned g = 0; g < s->ngroups; g++) {
+		names[g] = s->groups[g].name;
+	}
+	sk_join(buf, len, names, s->ngroups);
+}
+
+/* Resolve lock @i's takers into @m->locks[@i]. */
+static int finish_takers(struct scenario *sc, unsigned i, char *err, size_t errlen)
+{
+	const struct scenario_lock *l = &sc->locks[i];
+	struct spin_lock_cfg *c = &sc->lock_model.locks[i];
+	const struct sched_cfg *s = &sc->sched;
+	char path[SK_PATH_MAX];
+
+	if (l->ntaken_by == 0) {
+		c->groups = s->ngroups >= 64 ? UINT64_MAX : (UINT64_C(1) << s->ngroups) - 1u;
+		return 0;
+	}
+	for (unsigned j = 0; j < l->ntaken_by; j++) {
+		const char *name = l->taken_by[j];
+		const char *cands[SCHED_MAX_GROUPS + 2];
+		uint64_t bits = 0;
+		const char *near;
+		char list[512];
+
+		if (!strcmp(name, "dpc")) {
+			c->by_dpc = true;
+			continue;
+		}
+		if (!strcmp(name, "isr")) {
+			c->by_isr = true;
+			continue;
+		}
+		for (unsigned g = 0; g < s->ngroups; g++) {
+			if (!strcmp(s->groups[g].name, name)) {
+				bits |= UINT64_C(1) << g;
+			}
+		}
+		if (bits) {
+			c->groups |= bits;
+			continue;
+		}
+		cands[0] = "dpc";
+		cands[1] = "isr";
+		for (unsigned g = 0; g < s->ngroups; g++) {
+			cands[g + 2] = s->groups[g].name;
+		}
+		near = sk_suggest(name, cands, s->ngroups + 2u);
+		group_names(s, list, sizeof(list));
+		snprintf(path, sizeof(path), "locks.%u.taken_by.%u", i, j);
+		if (near) {
+			return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+					   "unknown taker \"%s\" (did you mean \"%s\"?)", name,
+					   near);
+		}
+		return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+				   "unknown taker \"%s\": dpc, isr, or a thread group (%s)", name,
+				   list);
+	}
+	return 0;
+}
+
+/* Resolve lock @i's nested names into @m->locks[@i]. */
+static int finish_nested(struct scenario *sc, unsigned i, char *err, size_t errlen)
+{
+	const struct scenario_lock *l = &sc->locks[i];
+	struct spin_lock_cfg *c = &sc->lock_model.locks[i];
+	char path[SK_PATH_MAX];
+
+	for (unsigned j = 0; j < l->nnested; j++) {
+		const char *cands[SCENARIO_MAX_LOCKS];
+		const char *near;
+		unsigned k = 0;
+
+		while (k < sc->nlocks && strcmp(sc->locks[k].cfg.name, l->nested[j])) {
+			k++;
+		}
+		if (k < sc->nlocks) {
+			c->nested[c->nnested++] = (uint16_t)k;
+			continue;
+		}
+		for (unsigned x = 0; x < sc->nlocks; x++) {
+			cands[x] = sc->locks[x].cfg.name;
+		}
+		near = sk_suggest(l->nested[j], cands, sc->nlocks);
+		snprintf(path, sizeof(path), "locks.%u.nested.%u", i, j);
+		return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+				   "no lock is named \"%s\"%s%s%s", l->nested[j],
+				   near ? " (did you mean \"" : "", near ? near : "",
+				   near ? "\"?)" : "");
+	}
+	return 0;
+}
+
+/*
+ * The spin-lock subsystem: a default set of locks for a session that logs
+ * them when the scenario names none, names resolved, the model's checks.
+ */
+static int finish_locks(struct scenario *sc, char *err, size_t errlen)
+{
+	const struct trace_config *t = &sc->trace;
+	struct spin_cfg *m = &sc->lock_model;
+	char path[SK_PATH_MAX];
+	const char *why;
+	int lock, rc;
+
+	memset(m, 0, sizeof(*m));
+	for (unsigned i = 0; i < t->nsessions; i++) {
+		const struct trace_session_cfg *s = &t->sessions[i];
+
+		if (s->flags & PRODUCER_F_SPINLOCK) {
+			m->instrumented = true;
+			m->counters =
+				m->counters ||
+				(s->pmc_count &&
+				 producer_stamps(s->flags, s->pebs, s->pmc_events,
+						 s->pmc_event_count, t->pebs_and_pmc, 0x0529));
+		}
+	}
+	if (sc->nlocks == 0 && m->instrumented && !sk_where_has(&sc->where, "locks")) {
+		install_default_locks(sc);
+	}
+	m->nlocks = sc->nlocks;
+	m->sampling = t->spin;
+	m->x86 = t->arch == ETL_ARCH_X86;
+	for (unsigned i = 0; i < sc->nlocks; i++) {
+		for (unsigned k = 0; k < i; k++) {
+			if (!strcmp(sc->locks[k].cfg.name, sc->locks[i].cfg.name)) {
+				snprintf(path, sizeof(path), "locks.%u.name", i);
+				return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+						   "\"%s\" is also the name of locks.%u",
+						   sc->locks[i].cfg.name, k);
+			}
+		}
+		m->locks[i] = sc->locks[i].cfg;
+		m->locks[i].nnested = 0;
+		m->locks[i].groups = 0;
+		m->locks[i].by_dpc = m->locks[i].by_isr = false;
+		rc = finish_takers(sc, i, err, errlen);
+		if (rc == 0) {
+			rc = finish_nested(sc, i, err, errlen);
+		}
+		if (rc) {
+			return rc;
+		}
+	}
+	if (spin_cfg_check(m, sc->sched.ngroups, &why, &lock) < 0) {
+		if (lock < 0) {
+			return sk_fail_key(&sc->where, sc->source, err, errlen, "kernel.spinlock",
+					   "%s", why);
+		}
+		snprintf(path, sizeof(path), "locks.%d", lock);
+		return sk_fail_key(&sc->where, sc->source, err, errlen, path, "%s", why);
+	}
+	return 0;
+}
+
 int scenario_finish(struct scenario *sc, char *err, size_t errlen)
 {
 	struct trace_config *t = &sc->trace;
@@ -1065,6 +1415,9 @@ int scenario_finish(struct scenario *sc, char *err, size_t errlen)
 	rc = finish_sessions(sc, err, errlen);
 	if (rc == 0) {
 		rc = finish_groups(sc, err, errlen);
+	}
+	if (rc == 0) {
+		rc = finish_locks(sc, err, errlen);
 	}
 	if (rc) {
 		return rc;

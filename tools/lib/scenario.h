@@ -58,12 +58,26 @@
  *       user_wait: 90            percent of waits in UserMode
  *       affinity: [0, "2-3"]     CPUs or "a-b" ranges; [] = any CPU
  *       lifetime: 0              0 = whole run, else 10us..86400s lifetime
- *   locks:                       0..256 spin locks (for the spinlock model)
- *     - name: "ndis!RxQueueLock"
- *       count: 1                 instances, 1..4096
- *       rate: 20000              acquisitions per second, machine-wide
- *       hold: 2us                mean hold time
- *       contention: 10           percent of acquisitions that must spin
+ *   locks:                       0..256 spin-lock families (spinlock_model/);
+ *                                none given and a session with spinlock:
+ *                                a default set (README "Spin locks")
+ *     - name: "ndis!RxQueueLock" module!name; the module places its addresses
+ *       count: 1                 instances (distinct addresses), 1..4096
+ *       per_cpu: false           CPU c takes instance c % count, else any
+ *       taken_by: []             dpc, isr and/or thread group names;
+ *                                [] = every thread group
+ *       rate: 10000              arrivals per second over the machine,
+ *                                split evenly between dpc, isr and threads;
+ *                                0..10^9 (0: only taken nested)
+ *       hold: 1us                mean hold (own work), 1ns..1s
+ *       hold_tail: 1             percent of holds from the long tail, 0..100
+ *       hold_tail_max: 0         the tail's end (log-uniform from hold);
+ *                                0 = 100 x hold, at most 1s
+ *       modes: {ordinary: 1}     AcquireMode weights: ordinary, queued,
+ *                                shared, exclusive, converted
+ *       nested: []               lock names taken once each inside the hold
+ *                                (no cycles, chains <= 12)
+ *     (contention is measured, not set: the key is refused)
  *
  * A thread group item given in a file gets the defaults of its behaviour
  * for period and user_wait when it does not name them (an item edited by
@@ -85,6 +99,7 @@
 #include <stdio.h>
 
 #include "scheduler_model/sched.h"
+#include "spinlock_model/spinlock.h"
 #include "tools/lib/schema.h"
 #include "tools/lib/trace_config.h"
 
@@ -93,32 +108,22 @@
 #define SCENARIO_PATH_MAX  SK_PATH_MAX	/* a key path such as "threads.12.wait_reasons.WrQueue" */
 #define SCENARIO_MAX_WHERE SK_WHERE_MAX /* remembered key positions (for scenario_finish) */
 
-/**
- * struct scenario_lock - one spin lock (or a family of @count alike).
- * Nothing simulates these yet: the spinlock model will.
- * @name:           for messages and the truth stream
- * @count:          instances (distinct lock addresses)
- * @rate:           acquisitions per second over the whole machine
- * @hold_ns:        mean time held
- * @contention_pct: percent of acquisitions that find it held and spin
- */
-struct scenario_lock {
-	char name[SCENARIO_NAME_MAX];
-	unsigned count;
-	uint64_t rate;
-	uint64_t hold_ns;
-	unsigned contention_pct;
-};
+#define SCENARIO_LOCK_NAMES 8 /* taken_by and nested entries */
 
 /**
- * struct scenario_spinlock_cfg - kernel.spinlock: the sampling parameters
- * of EVENT_TRACE_SPINLOCK_INFORMATION, with the kernel's set-time rules.
+ * struct scenario_lock - one family of spin locks, as the scenario names
+ * it; scenario_finish() resolves the names into @cfg.
+ * @cfg:      everything but the names' indices (name, count, per_cpu,
+ *            rate, hold, hold_tail, hold_tail_max, modes)
+ * @taken_by: "dpc", "isr" or thread group names
+ * @nested:   lock family names
  */
-struct scenario_spinlock_cfg {
-	uint32_t spin_threshold;
-	uint32_t acquire_sample_rate;
-	uint32_t contention_sample_rate;
-	uint32_t hold_threshold;
+struct scenario_lock {
+	struct spin_lock_cfg cfg;
+	unsigned ntaken_by;
+	char taken_by[SCENARIO_LOCK_NAMES][SCENARIO_NAME_MAX];
+	unsigned nnested;
+	char nested[SCENARIO_LOCK_NAMES][SCENARIO_NAME_MAX];
 };
 
 /**
@@ -139,8 +144,8 @@ struct scenario_session_x {
  *                 scenario_finish() complete and checked
  * @sched:         the scheduler model's machine and thread groups; its
  *                 machine fields are copied from @trace by scenario_finish()
- * @spin:          kernel.spinlock
- * @nlocks/@locks: the locks list
+ * @nlocks/@locks: the locks list (kernel.spinlock is @trace.spin)
+ * @lock_model:    the spin-lock subsystem, resolved by scenario_finish()
  * @sess_x:        per-session extras (parallel to @trace.sessions)
  * @boot_time_set: machine.boot_time was given (else start_time - 1 hour)
  * @quantum_set:   machine.quantum was given (else 2 clock ticks)
@@ -150,9 +155,9 @@ struct scenario_session_x {
 struct scenario {
 	struct trace_config trace;
 	struct sched_cfg sched;
-	struct scenario_spinlock_cfg spin;
 	unsigned nlocks;
 	struct scenario_lock locks[SCENARIO_MAX_LOCKS];
+	struct spin_cfg lock_model;
 	struct scenario_session_x sess_x[SIM_MAX_SESSIONS];
 	bool boot_time_set;
 	bool quantum_set;

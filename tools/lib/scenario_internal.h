@@ -35,6 +35,12 @@ void scenario_print_target(FILE *f, const void *root, const struct sk_desc *d, c
 			   unsigned item);
 void scenario_print_flags(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			  unsigned item);
+void scenario_print_taken_by(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item);
+void scenario_print_nested(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item);
+void scenario_print_modes(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			  unsigned item);
 void scenario_print_counters(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			     unsigned item);
 void scenario_print_events(FILE *f, const void *root, const struct sk_desc *d, const void *base,

@@ -166,6 +166,58 @@ void scenario_print_flush_latency(FILE *f, const void *root, const struct sk_des
 	put_duration(f, sc->sess_x[item].flush_latency_ns);
 }
 
+static void put_names(FILE *f, const char names[][SCENARIO_NAME_MAX], unsigned n)
+{
+	fputc('[', f);
+	for (unsigned j = 0; j < n; j++) {
+		fputs(j ? ", " : "", f);
+		put_str(f, names[j]);
+	}
+	fputc(']', f);
+}
+
+void scenario_print_taken_by(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item)
+{
+	const struct scenario_lock *l = base;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	put_names(f, l->taken_by, l->ntaken_by);
+}
+
+void scenario_print_nested(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item)
+{
+	const struct scenario_lock *l = base;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	put_names(f, l->nested, l->nnested);
+}
+
+void scenario_print_modes(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			  unsigned item)
+{
+	const struct scenario_lock *l = base;
+	bool first = true;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	fputc('{', f);
+	for (unsigned m = 0; m < SPIN_MODES; m++) {
+		if (l->cfg.mode_weight[m]) {
+			fprintf(f, "%s%s: %" PRIu32, first ? "" : ", ", spin_mode_name(m),
+				l->cfg.mode_weight[m]);
+			first = false;
+		}
+	}
+	fputc('}', f);
+}
+
 void scenario_print_wait(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			 unsigned item)
 {
@@ -292,6 +344,9 @@ static void put_table(FILE *f, const struct scenario *sc, const struct sk_desc *
 		      const void *base, unsigned item, unsigned ind, bool dash)
 {
 	for (const struct sk_desc *d = table; d->key; d++) {
+		if (d->kind == SK_CUSTOM && !d->print) {
+			continue; /* a refused key (its apply says what replaced it) */
+		}
 		if (dash && d == table) {
 			indent(f, ind - 2);
 			fputs("- ", f);

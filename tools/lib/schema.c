@@ -165,6 +165,11 @@ void sk_where_put(struct sk_walk *w, const char *path, uint32_t line, uint32_t c
 	e->col = col;
 }
 
+bool sk_where_has(const struct sk_where_log *log, const char *path)
+{
+	return where_index(log, path) >= 0;
+}
+
 void sk_where_drop_under(struct sk_where_log *log, const char *path)
 {
 	size_t len = strlen(path);

@@ -246,6 +246,8 @@ int sk_fail_key(const struct sk_where_log *log, const char *source, char *err, s
 
 /** sk_where_put - remember that @path got its value at @line:@col (from w->src). */
 void sk_where_put(struct sk_walk *w, const char *path, uint32_t line, uint32_t col);
+/** sk_where_has - did something (the document or a --set) give @path a value? */
+bool sk_where_has(const struct sk_where_log *log, const char *path);
 /** sk_where_drop_under - forget the positions below @path (a list or mix replaced). */
 void sk_where_drop_under(struct sk_where_log *log, const char *path);
 

@@ -55,6 +55,7 @@ void trace_config_defaults(struct trace_config *cfg)
 	cfg->boot_time = DEFAULT_START_TIME - DEFAULT_UPTIME_100NS;
 	cfg->quirks = true;
 	cfg->flush_at_end = true;
+	spin_sampling_defaults(&cfg->spin);
 	cfg->seed = 1;
 }
 
@@ -90,6 +91,8 @@ int trace_config_check(const struct trace_config *cfg, const char **why)
 		w = "max_wait_reason must be 1..63";
 	} else if (cfg->nsessions == 0 || cfg->nsessions > SIM_MAX_SESSIONS) {
 		w = "there must be 1..8 sessions (system loggers)";
+	} else {
+		(void)spin_sampling_check(&cfg->spin, &w);
 	}
 	for (unsigned i = 0; !w && i < cfg->nsessions; i++) {
 		const struct trace_session_cfg *s = &cfg->sessions[i];

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "producer/producer.h"
+#include "producer/spin_sample.h"
 #include "producer/targets.h"
 #include "writer/writer.h"
 
@@ -47,6 +48,8 @@ struct trace_session_cfg {
  * @start_ts:     clock values at session start (extension "start_ts"); when
  *                @have_start_ts is false, replay uses each clock's first value
  * @boot_time:    FILETIME of boot (extension; default start_time - 1 hour)
+ * @spin:         the spin-lock sampling parameters (extension "spinlock",
+ *                written when a session logs spin locks; kernel defaults)
  */
 struct trace_config {
 	const struct etw_target *target;
@@ -61,6 +64,7 @@ struct trace_config {
 	bool quirks;
 	bool flush_at_end;
 	bool pebs_and_pmc;
+	struct spin_sampling spin;
 	uint64_t seed;
 	uint64_t start_ts[SIM_CLOCK_SLOTS];
 	bool have_start_ts;
