@@ -233,6 +233,30 @@ int etw_decode_spinlock(const uint8_t *buf, size_t len, enum etl_arch arch, stru
 	return (int)l->len;
 }
 
+int etw_encode_spinlock_config(uint8_t *buf, size_t cap, const struct etw_spinlock_config *c)
+{
+	if (cap < ETW_SPINCFG_LEN) {
+		return -EINVAL;
+	}
+	put_le32(buf + ETW_SPINCFG_SPIN_THRESHOLD, c->spin_threshold);
+	put_le32(buf + ETW_SPINCFG_CONTENTION_RATE, c->contention_sample_rate);
+	put_le32(buf + ETW_SPINCFG_ACQUIRE_RATE, c->acquire_sample_rate);
+	put_le32(buf + ETW_SPINCFG_HOLD_THRESHOLD, c->hold_threshold);
+	return ETW_SPINCFG_LEN;
+}
+
+int etw_decode_spinlock_config(const uint8_t *buf, size_t len, struct etw_spinlock_config *c)
+{
+	if (len < ETW_SPINCFG_LEN) {
+		return -EINVAL;
+	}
+	c->spin_threshold = get_le32(buf + ETW_SPINCFG_SPIN_THRESHOLD);
+	c->contention_sample_rate = get_le32(buf + ETW_SPINCFG_CONTENTION_RATE);
+	c->acquire_sample_rate = get_le32(buf + ETW_SPINCFG_ACQUIRE_RATE);
+	c->hold_threshold = get_le32(buf + ETW_SPINCFG_HOLD_THRESHOLD);
+	return ETW_SPINCFG_LEN;
+}
+
 size_t etw_ccswap_rec_len(enum etw_ccswap_type type)
 {
 	switch (type) {
@@ -447,6 +471,14 @@ void etw_decode_payload(uint16_t hook, uint8_t version, enum etl_arch arch, cons
 			out->tids += out->u.cb.tid_table[i] != 0;
 		}
 		out->batch_bytes = len - ETW_CCB_LEN;
+		return;
+	case ETW_HOOK_SPINLOCK_DC_START:
+	case ETW_HOOK_SPINLOCK_DC_END:
+		out->name = hook == ETW_HOOK_SPINLOCK_DC_START ? "SpinLockConfig DCStart"
+							       : "SpinLockConfig DCEnd";
+		out->kind = etw_decode_spinlock_config(p, len, &out->u.sc) < 0
+				    ? ETW_PAYLOAD_SHORT
+				    : ETW_PAYLOAD_SPINLOCK_CONFIG;
 		return;
 	default:
 		return;

@@ -80,6 +80,22 @@ struct etw_spinlock {
 	bool execute_isr;
 };
 
+/**
+ * struct etw_spinlock_config - PERFINFO_SPINLOCK_CONFIG (KERNEL_FACTS 6.3),
+ * the payload of the configuration rundown 0x0F4B / 0x0F4C.
+ */
+struct etw_spinlock_config {
+	uint32_t spin_threshold;
+	uint32_t contention_sample_rate;
+	uint32_t acquire_sample_rate;
+	uint32_t hold_threshold;
+};
+
+/** etw_encode_spinlock_config - 0x10 bytes. Return: 0x10, or -EINVAL (@cap too small). */
+int etw_encode_spinlock_config(uint8_t *buf, size_t cap, const struct etw_spinlock_config *c);
+/** etw_decode_spinlock_config - Return: 0x10 or -EINVAL (short). */
+int etw_decode_spinlock_config(const uint8_t *buf, size_t len, struct etw_spinlock_config *c);
+
 /** etw_spinlock_len - 0x38 on x64, 0x30 on x86. */
 size_t etw_spinlock_len(enum etl_arch arch);
 /**
@@ -156,11 +172,12 @@ void etw_ccswap_state_wr_split(uint8_t state_wr, uint8_t max_wait_reason, uint8_
 
 /** enum etw_payload_kind - what etw_decode_payload() found. */
 enum etw_payload_kind {
-	ETW_PAYLOAD_NONE = 0, /* not a hook (or version) decoded here */
-	ETW_PAYLOAD_CSWITCH,  /* 0x0524 version 2, 3 or 4 */
-	ETW_PAYLOAD_SPINLOCK, /* 0x0529 */
-	ETW_PAYLOAD_BATCH,    /* 0x0525: its PERFINFO_CCSWAP_BUFFER */
-	ETW_PAYLOAD_SHORT,    /* a hook decoded here, with a payload too short */
+	ETW_PAYLOAD_NONE = 0,	     /* not a hook (or version) decoded here */
+	ETW_PAYLOAD_CSWITCH,	     /* 0x0524 version 2, 3 or 4 */
+	ETW_PAYLOAD_SPINLOCK,	     /* 0x0529 */
+	ETW_PAYLOAD_BATCH,	     /* 0x0525: its PERFINFO_CCSWAP_BUFFER */
+	ETW_PAYLOAD_SPINLOCK_CONFIG, /* 0x0F4B / 0x0F4C */
+	ETW_PAYLOAD_SHORT,	     /* a hook decoded here, with a payload too short */
 };
 
 /**
@@ -176,6 +193,7 @@ struct etw_payload {
 		struct etw_cswitch cs;
 		struct etw_spinlock sl;
 		struct etw_ccswap_buffer cb;
+		struct etw_spinlock_config sc;
 	} u;
 	unsigned tids;
 	size_t batch_bytes;

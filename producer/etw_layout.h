@@ -19,13 +19,16 @@
 #include "writer/etl_layout.h"
 
 /* ---- Hook ids of the payloads (KERNEL_FACTS 4.1), HookId = Group << 8 | Type */
-#define ETW_HOOK_CSWITCH       0x0524u
-#define ETW_HOOK_CSWITCH_BATCH 0x0525u
-#define ETW_HOOK_SPINLOCK      0x0529u
+#define ETW_HOOK_CSWITCH	   0x0524u
+#define ETW_HOOK_CSWITCH_BATCH	   0x0525u
+#define ETW_HOOK_SPINLOCK	   0x0529u
+#define ETW_HOOK_SPINLOCK_DC_START 0x0F4Bu /* spin-lock configuration rundown, start */
+#define ETW_HOOK_SPINLOCK_DC_END   0x0F4Cu /* ... and end (SYSTEM header, version 3) */
 
 /* Event versions (KERNEL_FACTS 4.2). */
-#define ETW_VERSION_BATCH    2
-#define ETW_VERSION_SPINLOCK 2
+#define ETW_VERSION_BATCH	    2
+#define ETW_VERSION_SPINLOCK	    2
+#define ETW_VERSION_SPINLOCK_CONFIG 3
 
 /* ---- WMI_CONTEXTSWAP, 0x18 bytes on x86 and x64 (seed 001, KF 5.2) ------- */
 enum {
@@ -49,6 +52,20 @@ static_assert(ETW_CS_OLD_REMAINING_QUANTUM + 4 == ETW_CS_LEN, "CSwitch payload 0
 #define ETW_CS4_OLD_QOS	  0x0Eu
 #define ETW_CS4_NEW_QOS	  0x70u
 #define ETW_CS4_RESERVED  0x80u
+
+/*
+ * ---- PERFINFO_SPINLOCK_CONFIG, the payload of 0x0F4B/0x0F4C (KERNEL_FACTS
+ * 6.3): the sampling parameters in the order Spin, Contention, Acquire, Hold
+ * (not EVENT_TRACE_SPINLOCK_INFORMATION's order). The same on x86 and x64.
+ */
+enum {
+	ETW_SPINCFG_SPIN_THRESHOLD = 0x00,
+	ETW_SPINCFG_CONTENTION_RATE = 0x04,
+	ETW_SPINCFG_ACQUIRE_RATE = 0x08,
+	ETW_SPINCFG_HOLD_THRESHOLD = 0x0C,
+	ETW_SPINCFG_LEN = 0x10,
+};
+static_assert(ETW_SPINCFG_HOLD_THRESHOLD + 4 == ETW_SPINCFG_LEN, "PERFINFO_SPINLOCK_CONFIG 0x10");
 
 /* ---- WMI_SPINLOCK (seed 003, KERNEL_FACTS 6.1) --------------------------- */
 enum {

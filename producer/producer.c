@@ -10,6 +10,8 @@
  *                        goes to every COMPACT session of that clock, into
  *                        that CPU's buffer, TS = the flushing switch's time
  *   sim_spinlock ----> if logged: every SPINLOCK session, one 0x0529 event
+ *   start, end ------> every SPINLOCK session: the configuration rundown
+ *                      0x0F4B / 0x0F4C on CPU 0 (after the end's batches)
  *
  * Each event is written in place into the session's buffer of its CPU,
  * borrowed per buffer through writer/backend.h: an indirect call only when
@@ -26,6 +28,7 @@
 
 #include "producer/ccswap.h"
 #include "producer/producer.h"
+#include "writer/etl_trace_header.h"
 #include "writer/etl_wire.h"
 
 /*
@@ -530,6 +533,54 @@ int producer_ccswap_stop(struct producer *p, const struct sim_ccswap_stop *st)
 	return 0;
 }
 
+/*
+ * EtwpSpinLockConfigRunDown: PERFINFO_SPINLOCK_CONFIG (KERNEL_FACTS 6.3)
+ * with a SYSTEM header, version 3, into every spin-lock session's CPU 0
+ * buffer at @ts (its clock). ThreadId/ProcessId are the starting context's,
+ * 0/0 as in the header event; Kernel/UserTime 0.
+ */
+static int spinlock_rundown(struct producer *p, uint16_t hook, const uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	const struct etw_spinlock_config c = {
+		.spin_threshold = p->cfg.spin.spin_threshold,
+		.contention_sample_rate = p->cfg.spin.contention_sample_rate,
+		.acquire_sample_rate = p->cfg.spin.acquire_sample_rate,
+		.hold_threshold = p->cfg.spin.hold_threshold,
+	};
+	const uint32_t size = ETL_SH_LEN + ETW_SPINCFG_LEN;
+
+	for (unsigned k = 0; k < p->nspin; k++) {
+		struct psess *s = &p->sess[p->spin[k]];
+		struct etl_system_header h = {
+			.arch = p->cfg.arch,
+			.version = ETW_VERSION_SPINLOCK_CONFIG,
+			.size = (uint16_t)size,
+			.hook_id = hook,
+			.ts = ts[s->clock],
+		};
+		uint8_t *out;
+		int rc;
+
+		out = place(p, s, 0, size, h.ts, &rc);
+		if (!out) {
+			if (rc < 0) {
+				return rc;
+			}
+			continue;
+		}
+		(void)etl_encode_system_header(out, ETL_SH_LEN, &h);
+		(void)etw_encode_spinlock_config(out + ETL_SH_LEN, ETW_SPINCFG_LEN, &c);
+		commit(s, 0, size);
+		p->st.spinlock_config_events++;
+	}
+	return 0;
+}
+
+int producer_start(struct producer *p, const uint64_t start_ts[SIM_CLOCK_SLOTS])
+{
+	return spinlock_rundown(p, ETW_HOOK_SPINLOCK_DC_START, start_ts);
+}
+
 int producer_end(struct producer *p, const struct sim_end *end)
 {
 	p->cur_pmc = NULL;
@@ -552,7 +603,7 @@ int producer_end(struct producer *p, const struct sim_end *end)
 			}
 		}
 	}
-	return 0;
+	return spinlock_rundown(p, ETW_HOOK_SPINLOCK_DC_END, end->ts);
 }
 
 void producer_get_stats(const struct producer *p, struct producer_stats *st)

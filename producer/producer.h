@@ -16,6 +16,7 @@
 
 #include "writer/backend.h"
 #include "producer/etw_encode.h"
+#include "producer/spin_sample.h"
 #include "producer/trace_sink.h"
 
 /* Session flags (the group-mask bits that matter here, KERNEL_FACTS 5.1, 6). */
@@ -86,6 +87,8 @@ struct producer_session {
  *                   a session has both; the kernel emits only PEBS (fuzzing aid)
  * @flush_at_end:    write pending batches at the end of tracing with TS = end
  *                   (default true); false drops them, as a restart would
+ * @spin:            the spin-lock sampling parameters, for the configuration
+ *                   rundown of spin-lock sessions (producer_start, _end)
  */
 struct producer_cfg {
 	enum etl_arch arch;
@@ -95,6 +98,7 @@ struct producer_cfg {
 	bool quirks;
 	bool pebs_and_pmc;
 	bool flush_at_end;
+	struct spin_sampling spin;
 	unsigned nsessions;
 	struct producer_session sessions[SIM_MAX_SESSIONS];
 };
@@ -102,12 +106,13 @@ struct producer_cfg {
 /** struct producer_stats - what was logged; lost events are counted, never hidden. */
 struct producer_stats {
 	uint64_t switches;
-	uint64_t spinlocks;	  /* releases seen */
-	uint64_t cswitch_events;  /* 0x0524 events offered to backends */
-	uint64_t spinlock_events; /* 0x0529 events offered */
-	uint64_t batches;	  /* 0x0525 batches closed (per CPU x clock) */
-	uint64_t batch_events;	  /* 0x0525 events offered (x sessions) */
-	uint64_t batch_records;	  /* compact records in closed batches */
+	uint64_t spinlocks;		 /* releases seen */
+	uint64_t cswitch_events;	 /* 0x0524 events offered to backends */
+	uint64_t spinlock_events;	 /* 0x0529 events offered */
+	uint64_t spinlock_config_events; /* 0x0F4B / 0x0F4C events written */
+	uint64_t batches;		 /* 0x0525 batches closed (per CPU x clock) */
+	uint64_t batch_events;		 /* 0x0525 events offered (x sessions) */
+	uint64_t batch_records;		 /* compact records in closed batches */
 	uint64_t batches_by_reason[PRODUCER_FLUSH_REASONS];
 	uint64_t batches_dropped; /* pending at end with flush_at_end false */
 	uint64_t events_lost;	  /* backend said -ENOBUFS */
@@ -139,8 +144,16 @@ int producer_spinlock(struct producer *p, const struct sim_spinlock *sl);
 int producer_ccswap_stop(struct producer *p, const struct sim_ccswap_stop *st);
 
 /**
+ * producer_start - tracing starts at @start_ts (each clock's value): the
+ * spin-lock configuration rundown (0x0F4B) of every spin-lock session.
+ * Call once, before the first record. Return: as producer_cswitch.
+ */
+int producer_start(struct producer *p, const uint64_t start_ts[SIM_CLOCK_SLOTS]);
+
+/**
  * producer_end - end of tracing: flush (or drop, see flush_at_end) every
- * pending batch, header TS = @end->ts of its clock. Return: as producer_cswitch.
+ * pending batch, header TS = @end->ts of its clock, then the spin-lock
+ * configuration rundown (0x0F4C). Return: as producer_cswitch.
  */
 int producer_end(struct producer *p, const struct sim_end *end);
 

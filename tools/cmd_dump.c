@@ -297,11 +297,22 @@ static void print_payload(const struct etwforge_record *r)
 		printf(" | CSwitch batch first_ts %" PRId64 " tids %u records_bytes %zu",
 		       r->u.batch.first_ts, r->u.batch.tids, r->u.batch.record_bytes);
 		break;
+	case ETWFORGE_PAYLOAD_SPINLOCK_CONFIG: {
+		const struct etwforge_spinlock_config *c = &r->u.spinlock_config;
+
+		printf(" | SpinLockConfig %s spin_threshold %" PRIu32
+		       " contention_sample_rate %" PRIu32 " acquire_sample_rate %" PRIu32
+		       " hold_threshold %" PRIu32,
+		       r->hook == 0x0F4B ? "DCStart" : "DCEnd", c->spin_threshold,
+		       c->contention_sample_rate, c->acquire_sample_rate, c->hold_threshold);
+		break;
+	}
 	case ETWFORGE_PAYLOAD_SHORT:
 		printf(" | %s payload too short (%zu bytes)",
 		       r->hook == 0x0524   ? "CSwitch"
 		       : r->hook == 0x0529 ? "SpinLock"
-					   : "CSwitch batch",
+		       : r->hook == 0x0525 ? "CSwitch batch"
+					   : "SpinLockConfig",
 		       r->payload_len);
 		break;
 	case ETWFORGE_PAYLOAD_NONE:

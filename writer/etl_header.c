@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "writer/etl_layout.h"
+#include "writer/etl_trace_header.h"
 #include "writer/etl_wire.h"
 #include "writer/writer_internal.h"
 
@@ -83,16 +84,17 @@ static size_t put_utf16z(uint8_t *p, const char *s)
 /* SYSTEM_TRACE_HEADER (KF 3.3) of a header-buffer record; Kernel/UserTime 0. */
 static void put_system_header(uint8_t *p, const struct writer_opts *o, size_t size, uint16_t hook)
 {
-	uint32_t marker = o->arch == ETL_ARCH_X86 ? ETL_SYSTEM_MARKER32 : ETL_SYSTEM_MARKER64;
+	const struct etl_system_header h = {
+		.arch = o->arch,
+		.version = ETL_VERSION_SYSTEM,
+		.size = (uint16_t)size,
+		.hook_id = hook,
+		.thread_id = o->thread_id,
+		.process_id = o->process_id,
+		.ts = o->start_ts,
+	};
 
-	put_le32(p + ETL_SH_MARKER, marker | ETL_VERSION_SYSTEM);
-	put_le16(p + ETL_SH_SIZE, (uint16_t)size);
-	put_le16(p + ETL_SH_HOOK_ID, hook);
-	put_le32(p + ETL_SH_THREAD_ID, o->thread_id);
-	put_le32(p + ETL_SH_PROCESS_ID, o->process_id);
-	put_le64(p + ETL_SH_SYSTEM_TIME, o->start_ts);
-	put_le32(p + ETL_SH_KERNEL_TIME, 0);
-	put_le32(p + ETL_SH_USER_TIME, 0);
+	(void)etl_encode_system_header(p, ETL_SH_LEN, &h);
 }
 
 /* TRACE_LOGFILE_HEADER (KF 8.2) without the totals; @lf was zeroed by the caller. */

@@ -126,3 +126,46 @@ int etl_decode_perfinfo_header(const uint8_t *buf, size_t len, struct etl_perfin
 	*h = out;
 	return (int)need;
 }
+
+int etl_encode_system_header(uint8_t *buf, size_t cap, const struct etl_system_header *h)
+{
+	uint32_t marker = h->arch == ETL_ARCH_X86 ? ETL_SYSTEM_MARKER32 : ETL_SYSTEM_MARKER64;
+
+	if (cap < ETL_SH_LEN) {
+		return -EINVAL;
+	}
+	put_le32(buf + ETL_SH_MARKER, marker | h->version);
+	put_le16(buf + ETL_SH_SIZE, h->size);
+	put_le16(buf + ETL_SH_HOOK_ID, h->hook_id);
+	put_le32(buf + ETL_SH_THREAD_ID, h->thread_id);
+	put_le32(buf + ETL_SH_PROCESS_ID, h->process_id);
+	put_le64(buf + ETL_SH_SYSTEM_TIME, h->ts);
+	put_le32(buf + ETL_SH_KERNEL_TIME, h->kernel_time);
+	put_le32(buf + ETL_SH_USER_TIME, h->user_time);
+	return ETL_SH_LEN;
+}
+
+int etl_decode_system_header(const uint8_t *buf, size_t len, struct etl_system_header *h)
+{
+	uint32_t marker;
+	unsigned type;
+
+	if (len < ETL_SH_LEN) {
+		return -EINVAL;
+	}
+	marker = get_le32(buf + ETL_SH_MARKER);
+	type = (marker >> 16) & 0xFFu;
+	if ((marker >> 24) != 0xC0u || (type != ETL_HT_SYSTEM32 && type != ETL_HT_SYSTEM64)) {
+		return -EINVAL;
+	}
+	h->arch = type == ETL_HT_SYSTEM32 ? ETL_ARCH_X86 : ETL_ARCH_X64;
+	h->version = (uint8_t)marker;
+	h->size = get_le16(buf + ETL_SH_SIZE);
+	h->hook_id = get_le16(buf + ETL_SH_HOOK_ID);
+	h->thread_id = get_le32(buf + ETL_SH_THREAD_ID);
+	h->process_id = get_le32(buf + ETL_SH_PROCESS_ID);
+	h->ts = get_le64(buf + ETL_SH_SYSTEM_TIME);
+	h->kernel_time = get_le32(buf + ETL_SH_KERNEL_TIME);
+	h->user_time = get_le32(buf + ETL_SH_USER_TIME);
+	return ETL_SH_LEN;
+}

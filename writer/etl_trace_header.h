@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer/etl_trace_header.h - the PERFINFO_TRACE_HEADER every kernel event
- * record starts with, and its PEBS/PMC extended items (KERNEL_FACTS 3.2):
- * framing, both ways, for the producer that writes records and the reader
- * that walks them. Pure functions over caller memory.
+ * writer/etl_trace_header.h - the trace headers kernel event records start
+ * with: PERFINFO_TRACE_HEADER with its PEBS/PMC extended items (KERNEL_FACTS
+ * 3.2) and SYSTEM_TRACE_HEADER (3.3): framing, both ways, for the producer
+ * that writes records, the header buffer, and the reader that walks them.
+ * Pure functions over caller memory.
  */
 #ifndef WRITER_ETL_TRACE_HEADER_H
 #define WRITER_ETL_TRACE_HEADER_H
@@ -54,5 +55,33 @@ int etl_encode_perfinfo_header(uint8_t *buf, size_t cap, const struct etl_perfin
  * header type is not PERFINFO, or Size is smaller than header + items.
  */
 int etl_decode_perfinfo_header(const uint8_t *buf, size_t len, struct etl_perfinfo_header *h);
+
+/**
+ * struct etl_system_header - SYSTEM_TRACE_HEADER (0x20 bytes on x86 and x64).
+ * @arch:    x64 -> HeaderType SYSTEM64 (2), x86 -> SYSTEM32 (1)
+ * @version: event version (Marker low byte)
+ * @size:    whole event size incl. the header (unaligned)
+ * @ts:      SystemTime: a timestamp in the session clock's units
+ */
+struct etl_system_header {
+	enum etl_arch arch;
+	uint8_t version;
+	uint16_t size;
+	uint16_t hook_id;
+	uint32_t thread_id;
+	uint32_t process_id;
+	uint64_t ts;
+	uint32_t kernel_time;
+	uint32_t user_time;
+};
+
+/** etl_encode_system_header - write 0x20 bytes. Return: 0x20, or -EINVAL (@cap too small). */
+int etl_encode_system_header(uint8_t *buf, size_t cap, const struct etl_system_header *h);
+
+/**
+ * etl_decode_system_header - read one (SYSTEM32/64 HeaderType and flags 0xC0).
+ * Return: 0x20, or -EINVAL (short, or not a full SYSTEM header).
+ */
+int etl_decode_system_header(const uint8_t *buf, size_t len, struct etl_system_header *h);
 
 #endif /* WRITER_ETL_TRACE_HEADER_H */

@@ -161,6 +161,11 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  * @progress_ms: 0 = 200
  * @notes:       where notes and warnings go (a discarded session, switches
  *               that do not chain); NULL = nowhere
+ * @truth_logged_spinlocks: gen only: the truth has a line for the logged
+ *               spin-lock releases only (they can outnumber switches by far),
+ *               not for every release; verify then checks that each logged
+ *               one satisfies the sampling predicate, not that the set is
+ *               complete (README "Spin locks")
  */
 struct etwforge_run_opts {
 	const char *output;
@@ -170,6 +175,7 @@ struct etwforge_run_opts {
 	void *progress_ctx;
 	unsigned progress_ms;
 	FILE *notes;
+	bool truth_logged_spinlocks;
 };
 
 #define ETWFORGE_MAX_SESSIONS  8
@@ -403,10 +409,11 @@ struct etwforge_buffer {
 /* What the payload of a record is, decoded. */
 enum etwforge_payload {
 	ETWFORGE_PAYLOAD_NONE = 0,
-	ETWFORGE_PAYLOAD_CSWITCH,  /* 0x0524 */
-	ETWFORGE_PAYLOAD_SPINLOCK, /* 0x0529 */
-	ETWFORGE_PAYLOAD_BATCH,	   /* 0x0525 */
-	ETWFORGE_PAYLOAD_SHORT,	   /* a known hook whose payload is too short */
+	ETWFORGE_PAYLOAD_CSWITCH,	  /* 0x0524 */
+	ETWFORGE_PAYLOAD_SPINLOCK,	  /* 0x0529 */
+	ETWFORGE_PAYLOAD_BATCH,		  /* 0x0525 */
+	ETWFORGE_PAYLOAD_SHORT,		  /* a known hook whose payload is too short */
+	ETWFORGE_PAYLOAD_SPINLOCK_CONFIG, /* 0x0F4B / 0x0F4C (SYSTEM header) */
 };
 
 /** struct etwforge_cswitch - WMI_CONTEXTSWAP (KERNEL_FACTS 5.2). */
@@ -443,6 +450,18 @@ struct etwforge_spinlock {
 	uint8_t mode;
 	bool dpc;
 	bool isr;
+};
+
+/**
+ * struct etwforge_spinlock_config - PERFINFO_SPINLOCK_CONFIG, the spin-lock
+ * configuration rundown at the start (0x0F4B) and end (0x0F4C) of a session
+ * that logs spin locks (KERNEL_FACTS 6.3).
+ */
+struct etwforge_spinlock_config {
+	uint32_t spin_threshold;
+	uint32_t contention_sample_rate;
+	uint32_t acquire_sample_rate;
+	uint32_t hold_threshold;
 };
 
 /** struct etwforge_batch - the PERFINFO_CCSWAP_BUFFER of a 0x0525 record. */
@@ -501,6 +520,7 @@ struct etwforge_record {
 		struct etwforge_cswitch cswitch;
 		struct etwforge_spinlock spinlock;
 		struct etwforge_batch batch;
+		struct etwforge_spinlock_config spinlock_config;
 	} u;
 };
 

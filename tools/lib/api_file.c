@@ -316,7 +316,7 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct etwf
 	o->data = r->data;
 	o->payload = r->payload;
 	o->payload_len = r->payload_len;
-	if (r->kind == ETL_KIND_PERFINFO) {
+	if (r->kind == ETL_KIND_PERFINFO || r->kind == ETL_KIND_SYSTEM) {
 		struct etw_payload pl;
 
 		etw_decode_payload(r->hook_id, r->version, r->is64 ? ETL_ARCH_X64 : ETL_ARCH_X86,
@@ -338,6 +338,14 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct etwf
 			memcpy(o->u.batch.base_pri, pl.u.cb.base_pri, sizeof(o->u.batch.base_pri));
 			o->u.batch.tids = pl.tids;
 			o->u.batch.record_bytes = pl.batch_bytes;
+			break;
+		case ETW_PAYLOAD_SPINLOCK_CONFIG:
+			o->decoded = ETWFORGE_PAYLOAD_SPINLOCK_CONFIG;
+			o->u.spinlock_config.spin_threshold = pl.u.sc.spin_threshold;
+			o->u.spinlock_config.contention_sample_rate =
+				pl.u.sc.contention_sample_rate;
+			o->u.spinlock_config.acquire_sample_rate = pl.u.sc.acquire_sample_rate;
+			o->u.spinlock_config.hold_threshold = pl.u.sc.hold_threshold;
 			break;
 		case ETW_PAYLOAD_SHORT:
 			o->decoded = ETWFORGE_PAYLOAD_SHORT;

@@ -93,13 +93,23 @@ static void payload(struct jout *j, const struct etwforge_record *r)
 		jout_ku64(j, "tids", r->u.batch.tids);
 		jout_ku64(j, "records_bytes", r->u.batch.record_bytes);
 		break;
+	case ETWFORGE_PAYLOAD_SPINLOCK_CONFIG: {
+		const struct etwforge_spinlock_config *c = &r->u.spinlock_config;
+
+		jout_ku64(j, "spin_threshold", c->spin_threshold);
+		jout_ku64(j, "contention_sample_rate", c->contention_sample_rate);
+		jout_ku64(j, "acquire_sample_rate", c->acquire_sample_rate);
+		jout_ku64(j, "hold_threshold", c->hold_threshold);
+		break;
+	}
 	case ETWFORGE_PAYLOAD_SHORT: {
 		char what[64];
 
 		snprintf(what, sizeof(what), "%s payload too short",
 			 r->hook == 0x0524   ? "CSwitch"
 			 : r->hook == 0x0529 ? "SpinLock"
-					     : "CSwitch batch");
+			 : r->hook == 0x0525 ? "CSwitch batch"
+					     : "SpinLockConfig");
 		jout_kstr(j, "decode_error", what);
 		break;
 	}

@@ -33,6 +33,7 @@
 struct gen_tee {
 	struct trace_sink truth;
 	bool have_truth;
+	bool logged_spinlocks_only; /* the truth gets the logged releases only */
 	struct trace_sink prod;
 	struct sim_end end;
 	bool ended;
@@ -54,7 +55,8 @@ static int tee_spinlock(void *ctx, const struct sim_spinlock *sl)
 	struct gen_tee *t = ctx;
 	int rc;
 
-	if (t->have_truth && (rc = t->truth.ops->spinlock(t->truth.ctx, sl)) < 0) {
+	if (t->have_truth && (sl->logged || !t->logged_spinlocks_only) &&
+	    (rc = t->truth.ops->spinlock(t->truth.ctx, sl)) < 0) {
 		return rc;
 	}
 	return t->prod.ops->spinlock(t->prod.ctx, sl);
@@ -212,6 +214,9 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 				"%s", msg);
 	}
 	if (g->truth_i >= 0) {
+		tc->spin_rows =
+			o->truth_logged_spinlocks ? TRACE_SPIN_ROWS_LOGGED : TRACE_SPIN_ROWS_ALL;
+		g->tee.logged_spinlocks_only = o->truth_logged_spinlocks;
 		g->truth_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->truth_i));
 		if (!g->truth_f || truth_write_meta(g->truth_f, tc) < 0) {
 			return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed",

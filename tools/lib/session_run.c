@@ -76,6 +76,11 @@ int session_run_open(struct session_run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot set up the producer: %s", strerror(e));
 		return -e;
 	}
+	rc = producer_start(r->prod, cfg->start_ts);
+	if (rc < 0) {
+		session_run_error(r, rc, err, errlen);
+		return rc;
+	}
 	return 0;
 }
 

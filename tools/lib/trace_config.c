@@ -132,6 +132,7 @@ void trace_config_producer(const struct trace_config *cfg, struct producer_cfg *
 	pc->quirks = cfg->quirks;
 	pc->pebs_and_pmc = cfg->pebs_and_pmc;
 	pc->flush_at_end = cfg->flush_at_end;
+	pc->spin = cfg->spin;
 	pc->nsessions = cfg->nsessions;
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
 		const struct trace_session_cfg *s = &cfg->sessions[i];

@@ -41,6 +41,17 @@ struct trace_session_cfg {
 	char file[TRACE_PATH_MAX];
 };
 
+/*
+ * Which spin-lock releases the truth has a line for (meta "spinlock"."rows"):
+ * unknown (a stream without the key: verify checks the logged ones' fields
+ * only), every one, or only the logged ones.
+ */
+enum trace_spin_rows {
+	TRACE_SPIN_ROWS_UNKNOWN = 0,
+	TRACE_SPIN_ROWS_ALL,
+	TRACE_SPIN_ROWS_LOGGED,
+};
+
 /**
  * struct trace_config - the meta line.
  * @counters:     names of the machine's PMC sources (union over sessions, in
@@ -65,6 +76,7 @@ struct trace_config {
 	bool flush_at_end;
 	bool pebs_and_pmc;
 	struct spin_sampling spin;
+	enum trace_spin_rows spin_rows;
 	uint64_t seed;
 	uint64_t start_ts[SIM_CLOCK_SLOTS];
 	bool have_start_ts;

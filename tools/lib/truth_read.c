@@ -73,6 +73,7 @@ struct truth_reader {
 	struct high_mark max_tick;
 	struct high_mark max_ts[SIM_CLOCK_SLOTS];
 	struct cpu_hist *hist; /* [cfg.cpus] */
+	char name[64];	       /* the last spinlock line's "name" (sl->name points here) */
 };
 
 /* Where the line being decoded came from, and where its error goes. */
@@ -587,6 +588,35 @@ static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 	    (rc = get_bool(d, o, "", "pebs_and_pmc", false, &cfg->pebs_and_pmc)) < 0) {
 		return rc;
 	}
+	/* extension: the spin-lock sampling parameters (absent: the kernel's defaults) */
+	v = json_object_get(o, "spinlock");
+	if (v) {
+		struct spin_sampling *sp = &cfg->spin;
+
+		if (!json_is_object(v)) {
+			return fail(d, "spinlock: must be an object");
+		}
+		str = NULL;
+		if ((rc = get_u32(d, v, "spinlock.", "spin_threshold", false, 0, UINT32_MAX,
+				  &sp->spin_threshold)) < 0 ||
+		    (rc = get_u32(d, v, "spinlock.", "acquire_sample_rate", false, 0, UINT32_MAX,
+				  &sp->acquire_sample_rate)) < 0 ||
+		    (rc = get_u32(d, v, "spinlock.", "contention_sample_rate", false, 0, UINT32_MAX,
+				  &sp->contention_sample_rate)) < 0 ||
+		    (rc = get_u32(d, v, "spinlock.", "hold_threshold", false, 0, UINT32_MAX,
+				  &sp->hold_threshold)) < 0 ||
+		    (rc = get_str(d, v, "spinlock.", "rows", false, &str)) < 0) {
+			return rc;
+		}
+		if (str && !strcmp(str, "all")) {
+			cfg->spin_rows = TRACE_SPIN_ROWS_ALL;
+		} else if (str && !strcmp(str, "logged")) {
+			cfg->spin_rows = TRACE_SPIN_ROWS_LOGGED;
+		} else if (str) {
+			return fail(d, "spinlock.rows: \"%s\" is neither \"all\" nor \"logged\"",
+				    str);
+		}
+	}
 	v = json_object_get(o, "sessions");
 	if (v) {
 		size_t i;
@@ -799,7 +829,7 @@ static int parse_spinlock(const struct rd *d, struct truth_reader *r, json_t *o,
 {
 	bool x86 = r->cfg.arch == ETL_ARCH_X86;
 	uint64_t amax = x86 ? UINT32_MAX : UINT64_MAX;
-	const char *why = NULL;
+	const char *why = NULL, *name = NULL;
 	int rc;
 
 	memset(sl, 0, sizeof(*sl));
@@ -827,6 +857,19 @@ static int parse_spinlock(const struct rd *d, struct truth_reader *r, json_t *o,
 	    (rc = get_bool(d, o, "", "logged", true, &sl->logged)) < 0 ||
 	    (rc = get_str(d, o, "", "why", false, &why)) < 0) {
 		return rc;
+	}
+	if ((rc = get_u32(d, o, "", "acquire_count", false, 0, UINT32_MAX, &sl->acquire_count)) <
+		    0 ||
+	    (rc = get_u32(d, o, "", "contention_count", false, 0, UINT32_MAX,
+			  &sl->contention_count)) < 0 ||
+	    (rc = get_bool(d, o, "", "untracked", false, &sl->untracked)) < 0 ||
+	    (rc = get_bool(d, o, "", "guarded", false, &sl->guarded)) < 0 ||
+	    (rc = get_str(d, o, "", "name", false, &name)) < 0) {
+		return rc;
+	}
+	if (name) {
+		snprintf(r->name, sizeof(r->name), "%s", name);
+		sl->name = r->name;
 	}
 	if (why) {
 		unsigned k = 0;

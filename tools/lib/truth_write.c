@@ -194,6 +194,16 @@ static void put_session(FILE *f, const struct trace_config *cfg, const struct tr
 		s->flush_latency);
 }
 
+static bool any_spinlock(const struct trace_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
+		if (cfg->sessions[i].flags & PRODUCER_F_SPINLOCK) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int truth_write_meta(FILE *f, const struct trace_config *cfg)
 {
 	assert(cfg->target);
@@ -216,8 +226,20 @@ int truth_write_meta(FILE *f, const struct trace_config *cfg)
 	if (cfg->have_start_ts) {
 		put_ts(f, cfg, "start_ts", cfg->start_ts);
 	}
-	fprintf(f, ",\"flush_at_end\":%s,\"pebs_and_pmc\":%s}", json_bool(cfg->flush_at_end),
+	fprintf(f, ",\"flush_at_end\":%s,\"pebs_and_pmc\":%s", json_bool(cfg->flush_at_end),
 		json_bool(cfg->pebs_and_pmc));
+	/* gen's extension: the sampling parameters, and which releases have a line */
+	if (any_spinlock(cfg) && cfg->spin_rows != TRACE_SPIN_ROWS_UNKNOWN) {
+		fprintf(f,
+			",\"spinlock\":{\"spin_threshold\":%" PRIu32
+			",\"acquire_sample_rate\":%" PRIu32 ",\"contention_sample_rate\":%" PRIu32
+			",\"hold_threshold\":%" PRIu32,
+			cfg->spin.spin_threshold, cfg->spin.acquire_sample_rate,
+			cfg->spin.contention_sample_rate, cfg->spin.hold_threshold);
+		fprintf(f, ",\"rows\":\"%s\"}",
+			cfg->spin_rows == TRACE_SPIN_ROWS_ALL ? "all" : "logged");
+	}
+	fputc('}', f);
 	return end_line(f);
 }
 
@@ -273,6 +295,21 @@ int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct s
 		sl->spin_count, sl->tid, sl->interrupt_count, (unsigned)sl->irql,
 		(unsigned)sl->depth, (unsigned)sl->mode, json_bool(sl->dpc), json_bool(sl->isr),
 		json_bool(sl->logged), why < TRUTH_NWHY ? truth_why_names[why] : "none");
+	/* extensions: the lock's name, the PRCB counters the predicate read, and why not logged */
+	if (sl->name) {
+		fputs(",\"name\":", f);
+		put_str(f, sl->name);
+	}
+	if (cfg->spin_rows != TRACE_SPIN_ROWS_UNKNOWN) {
+		fprintf(f, ",\"acquire_count\":%" PRIu32 ",\"contention_count\":%" PRIu32,
+			sl->acquire_count, sl->contention_count);
+	}
+	if (sl->untracked) {
+		fputs(",\"untracked\":true", f);
+	}
+	if (sl->guarded) {
+		fputs(",\"guarded\":true", f);
+	}
 	put_pmc(f, cfg, true, sl->pmc);
 	fputc('}', f);
 	return end_line(f);

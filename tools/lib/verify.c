@@ -26,6 +26,8 @@
 #include "tools/lib/api.h"
 #include "tools/lib/event_stream.h"
 #include "tools/lib/truth.h"
+#include "tools/lib/truth_schema.h"
+#include "producer/spin_sample.h"
 
 struct cpu_state {
 	struct dec_cursor sw;	/* CSwitch or compact events */
@@ -48,6 +50,8 @@ struct verify {
 	uint64_t n_plain, n_compact, n_spin, n_batches;
 	unsigned long line; /* current truth line */
 	struct etwforge_error *err;
+	uint64_t end_ts[SIM_CLOCK_SLOTS]; /* the "end" line's */
+	uint64_t n_rundown;		  /* spin-lock configuration rundown events */
 };
 
 static int mismatch(struct verify *v, uint64_t off, const char *fmt, ...)
@@ -312,10 +316,54 @@ static int on_cswitch(struct verify *v, const struct sim_cswitch *cs)
 	return check_plain(v, cs, &ev);
 }
 
+/*
+ * A truth from gen (meta "spinlock"."rows") carries the PRCB counters of
+ * every release: the kernel's predicate must say what the line says. With
+ * "all" every release is checked (so the logged set is exactly the
+ * predicate's), with "logged" each logged one.
+ */
+static int check_sampling(struct verify *v, const struct sim_spinlock *sl)
+{
+	const struct spin_prcb prcb = {sl->acquire_count, sl->contention_count};
+	enum sim_spin_why want;
+
+	if (v->cfg->spin_rows == TRACE_SPIN_ROWS_UNKNOWN) {
+		return 0;
+	}
+	if (sl->untracked || sl->guarded) {
+		if (!sl->logged) {
+			return 0;
+		}
+		api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+			    "%s:%lu: spinlock: logged, but the kernel logs no release %s",
+			    v->truth_path, v->line,
+			    sl->untracked ? "acquired past its 8-deep stack"
+					  : "made inside its own logger (re-entrancy guard)");
+		return -1;
+	}
+	want = spin_sample(&v->cfg->spin, &prcb, sl->acquire_time, sl->release_time,
+			   sl->spin_count);
+	if ((want != SIM_SPIN_NONE) == sl->logged && (!sl->logged || want == sl->why)) {
+		return 0;
+	}
+	api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+		    "%s:%lu: spinlock: the sampling predicate says %s (held %" PRIu32
+		    " cycles, spin_count %" PRIu32 ", acquire_count %" PRIu32
+		    ", contention_count %" PRIu32 "), the line says %s",
+		    v->truth_path, v->line, truth_why_names[want],
+		    (uint32_t)(sl->release_time - sl->acquire_time), sl->spin_count,
+		    sl->acquire_count, sl->contention_count,
+		    sl->logged ? truth_why_names[sl->why] : "not logged");
+	return -1;
+}
+
 static int on_spinlock(struct verify *v, const struct sim_spinlock *sl)
 {
 	struct dec_event ev;
 
+	if (check_sampling(v, sl) < 0) {
+		return -1;
+	}
 	if (!(v->s->flags & PRODUCER_F_SPINLOCK) || !sl->logged) {
 		return 0;
 	}
@@ -328,6 +376,7 @@ static int on_spinlock(struct verify *v, const struct sim_spinlock *sl)
 
 static int on_end(struct verify *v, const struct sim_end *end)
 {
+	memcpy(v->end_ts, end->ts, sizeof(v->end_ts));
 	for (unsigned cpu = 0; cpu < v->cfg->cpus; cpu++) {
 		struct cpu_state *st = &v->cpus[cpu];
 		struct dec_event ev;
@@ -415,6 +464,101 @@ static int check_machine(struct verify *v, const struct etl_logfile *lf)
 			v->file, lf->events_lost);
 	}
 	return 0;
+}
+
+/* One rundown record @rec (hook 0x0F4B or 0x0F4C): its header and payload. */
+static int check_rundown_record(struct verify *v, const struct etl_record *rec, uint64_t want_ts)
+{
+	struct etw_spinlock_config c;
+	const char *what = rec->hook_id == ETW_HOOK_SPINLOCK_DC_START ? "0x0F4B" : "0x0F4C";
+
+	if (rec->kind != ETL_KIND_SYSTEM || rec->version != ETW_VERSION_SPINLOCK_CONFIG) {
+		return mismatch(v, rec->file_offset,
+				"%s: the configuration rundown has a SYSTEM header, version 3",
+				what);
+	}
+	if (etw_decode_spinlock_config(rec->payload, rec->payload_len, &c) < 0) {
+		return mismatch(v, rec->file_offset, "%s: payload shorter than 0x10 bytes", what);
+	}
+	CHECK(v, rec->file_offset + ETL_SH_SYSTEM_TIME, "the rundown's timestamp", rec->ts,
+	      want_ts);
+	CHECK(v, rec->file_offset, "SpinLockSpinThreshold", c.spin_threshold,
+	      v->cfg->spin.spin_threshold);
+	CHECK(v, rec->file_offset, "SpinLockContentionSampleRate", c.contention_sample_rate,
+	      v->cfg->spin.contention_sample_rate);
+	CHECK(v, rec->file_offset, "SpinLockAcquireSampleRate", c.acquire_sample_rate,
+	      v->cfg->spin.acquire_sample_rate);
+	CHECK(v, rec->file_offset, "SpinLockHoldThreshold", c.hold_threshold,
+	      v->cfg->spin.hold_threshold);
+	v->n_rundown++;
+	return 0;
+}
+
+/*
+ * The spin-lock configuration rundown: a session that logs spin locks has
+ * 0x0F4B as CPU 0's first record (at the start) and 0x0F4C as its last (at
+ * the end), each once, with the truth's parameters; any other session none.
+ */
+static int check_rundown(struct verify *v)
+{
+	bool spin = (v->s->flags & PRODUCER_F_SPINLOCK) != 0;
+	unsigned n, start = 0, end = 0;
+	const unsigned *order = etl_reader_cpu_order(v->d, &n);
+	struct etl_record first = {0}, last = {0};
+	bool any = false;
+
+	v->line = 1; /* the parameters are the meta line's */
+	for (unsigned i = 0; i < n; i++) {
+		const struct etl_buffer *b = etl_reader_buffer(v->d, order[i]);
+		struct etl_record rec;
+		struct etl_error err;
+		size_t pos = 0;
+		int r;
+
+		while ((r = etl_buffer_next(v->d, b, &pos, &rec, &err)) > 0) {
+			bool rd = rec.hook_id == ETW_HOOK_SPINLOCK_DC_START ||
+				  rec.hook_id == ETW_HOOK_SPINLOCK_DC_END;
+
+			if (rd && (rec.kind == ETL_KIND_SYSTEM || rec.kind == ETL_KIND_PERFINFO)) {
+				if (!spin || rec.cpu != 0) {
+					return mismatch(
+						v, rec.file_offset,
+						"a spin-lock configuration rundown %s",
+						spin ? "on a CPU other than 0"
+						     : "in a session that logs no spin locks");
+				}
+				start += rec.hook_id == ETW_HOOK_SPINLOCK_DC_START;
+				end += rec.hook_id == ETW_HOOK_SPINLOCK_DC_END;
+			}
+			if (rec.cpu == 0) {
+				if (!any) {
+					first = rec;
+				}
+				last = rec;
+				any = true;
+			}
+		}
+		if (r < 0) {
+			return api_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", err.msg);
+		}
+	}
+	if (!spin) {
+		return 0;
+	}
+	if (start != 1 || end != 1 || first.hook_id != ETW_HOOK_SPINLOCK_DC_START ||
+	    last.hook_id != ETW_HOOK_SPINLOCK_DC_END) {
+		api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+			    "%s: session '%s' logs spin locks: CPU 0 must start with one 0x0F4B "
+			    "and end with one 0x0F4C (configuration rundown); found %u and %u",
+			    v->file, v->s->name, start, end);
+		return -1;
+	}
+	if (check_rundown_record(v, &first,
+				 v->cfg->have_start_ts ? v->cfg->start_ts[v->s->clock] : first.ts) <
+	    0) {
+		return -1;
+	}
+	return check_rundown_record(v, &last, v->end_ts[v->s->clock]);
 }
 
 /* Walk the truth, checking the file's events as they come. */
@@ -509,6 +653,10 @@ int etwforge_verify(const char *etl, const char *truth, const char *session,
 	}
 	rc = walk(&v, tr);
 	if (rc < 0) {
+		goto out;
+	}
+	if (check_rundown(&v) < 0) {
+		rc = v.err->code ? v.err->code : -EBADMSG;
 		goto out;
 	}
 	if (res) {
