@@ -124,7 +124,8 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg);
  * their sources, PEBS and seed taken from sched_get_cfg()) attached to the core, which fills
  * every context switch's pmc[] and pebs_index and frees the model with
  * itself. A machine without either is left alone.
- * Return: 0, -ENOMEM, or -ENOSPC (no hook left).
+ * Return: 0, -EINVAL (a counter's source is unknown), -ENOMEM, or -ENOSPC
+ * (no hook left).
  */
 int pebs_attach(struct sched *s);
 
