@@ -6,7 +6,11 @@
  *     cycles   = elapsed core cycles (exact; 1/64 of them in the idle loop,
  *                which is mostly halted)
  *     instr    = cycles * IPC(act) * noise(7/8..9/8)
- *     other k  = instr * rate(k, act) * noise(3/4..5/4)
+ *     counter k, by the kind of its source (pmc_sources.h):
+ *       TIME       = now / 100 ns         CYCLES = + cycles
+ *       REF_CYCLES = + cycles * 0.9        INSTR  = + instr
+ *       RATE       = + instr * rate(source, act) * noise(3/4..5/4)
+ *       ZERO       = 0
  *     samples  = instr_total / PEBS_SAMPLE_AFTER
  *     PebsIndex = base + (samples mod threshold_records) * 0xC0
  *
@@ -14,9 +18,15 @@
  *   |rec|rec|rec| ... |rec|       |  (PMI: drain to base)  |
  *   ^-- PebsIndex moves right by 0xC0 per sample, back to base at the threshold
  *
- * All counters draw their noise whatever cfg->ncounters says, so enabling
- * more counters does not change the values of the others (nor PebsIndex);
- * the ones past ncounters, never read, only make their draws.
+ * The draw rule, which keeps every counter's values independent of which
+ * other counters exist (and the bytes of traces made before counters
+ * carried a source): each advance draws one instruction noise, then one
+ * noise per RATE counter in counter-id order. The first NOISE_MAIN (13) RATE
+ * counters draw from the CPU's stream, and draws not made (fewer RATE
+ * counters) are skipped, so the stream always moves by 1 + 13 draws. The
+ * 14th to 16th RATE counters draw from a second per-CPU stream, which moves
+ * by 3 draws per advance when the machine has any of them. (13 = the rate
+ * counters of the fixed id table the model had: ids 2..15 but 11.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,64 +36,44 @@
 #include "scheduler_model/sim_rng.h"
 #include "writer/etl_wire.h"
 
-/* What each counter id counts. */
-enum counter_kind {
-	K_CYCLES = 0,  /* unhalted core cycles */
-	K_INSTR = 1,   /* instructions retired */
-	K_RATE = 2,    /* kinds >= 2 are per-instruction rates */
-	K_REFCYC = 11, /* unhalted reference cycles: derived from cycles */
-};
-
-static const char *const counter_names[PEBS_MAX_COUNTERS] = {
-	"TotalCycles",		"InstructionRetired", "LLCMisses",
-	"BranchMispredictions", "BranchInstructions", "LLCReference",
-	"DcacheAccesses",	"DcacheMisses",	      "IcacheMisses",
-	"LoadInstructions",	"StoreInstructions",  "UnhaltedReferenceCycles",
-	"TotalIssues",		"FpInstructions",     "IntegerInstructions",
-	"MemoryBarrierCycles",
-};
-
-/* Instructions per cycle x 1024, by activity. */
+/* Instructions per cycle x 1024, by activity: 0.4, 2.6, 0.6, 1.2, 2.1. */
 static const uint32_t ipc_x1024[SIM_ACTIVITIES] = {410, 2662, 614, 1229, 2150};
 
-/*
- * Events per 65536 instructions, by counter id (>= 2) and activity (idle,
- * compute, memory, branchy, media); from typical per-kilo-instruction
- * figures, e.g. LLC misses 0.3 (compute) to 6 (memory) per 1000.
- */
-static const uint32_t rate_x65536[PEBS_MAX_COUNTERS][SIM_ACTIVITIES] = {
-	[2] = {66, 20, 393, 98, 52},
-	[3] = {131, 52, 197, 655, 98},
-	[4] = {11796, 9175, 11141, 14418, 5898},
-	[5] = {262, 98, 1311, 393, 262},
-	[6] = {19661, 22938, 27525, 20972, 29491},
-	[7] = {524, 197, 2621, 786, 655},
-	[8] = {197, 33, 262, 590, 66},
-	[9] = {16384, 18350, 21627, 17695, 22938},
-	[10] = {6554, 7864, 10486, 7209, 9175},
-	[12] = {72090, 75366, 85197, 78643, 68813},
-	[13] = {328, 1966, 131, 328, 26214},
-	[14] = {39322, 42598, 32768, 39322, 19661},
-	[15] = {66, 13, 197, 66, 33},
-};
+/* reference cycles per core cycle x 65536: turbo runs the core ~1.11x nominal */
+#define REF_CYCLES_X65536 58982u
+
+/* RATE noise: x (768..1280) / 1024; draws per advance from each stream */
+#define NOISE_LO    768u
+#define NOISE_HI    1280u
+#define NOISE_MAIN  13u
+#define NOISE_EXTRA (PEBS_MAX_COUNTERS - NOISE_MAIN)
 
 struct pebs_cpu {
-	uint64_t last_ns;   /* simulation time of the last advance */
-	uint32_t cyc_carry; /* ns * MHz remainder (in 1/1000 cycles) */
+	uint64_t last_ns;     /* simulation time of the last advance */
+	uint32_t cyc_carry;   /* ns * MHz remainder (in 1/1000 cycles) */
+	uint64_t instr_total; /* instructions retired (PEBS samples them) */
 	uint64_t ctr[PEBS_MAX_COUNTERS];
 	struct pebs_ds_save_area ds;
 	struct pebs_cpu_stats st;
-	struct sim_rng rng;
+	struct sim_rng rng;	  /* instruction noise, the first 13 RATE counters */
+	struct sim_rng rng_extra; /* the 14th..16th RATE counters */
 };
 
 struct pebs {
 	struct pebs_cfg cfg;
+	const struct pmc_source *src[PEBS_MAX_COUNTERS]; /* of counters 0..ncounters-1 */
 	struct pebs_cpu *cpu;
 };
 
-const char *pebs_counter_name(unsigned id)
+/* The source counter @k counts under @cfg (its default when unset). */
+static unsigned source_of(const struct pebs_cfg *cfg, unsigned k)
 {
-	return id < PEBS_MAX_COUNTERS ? counter_names[id] : "?";
+	return cfg->source[k] != PMC_SOURCE_DEFAULT ? cfg->source[k] : pmc_source_default(k);
+}
+
+unsigned pebs_counter_source(const struct pebs *p, unsigned id)
+{
+	return id < p->cfg.ncounters ? source_of(&p->cfg, id) : 0;
 }
 
 int pebs_cfg_check(const struct pebs_cfg *cfg)
@@ -91,6 +81,11 @@ int pebs_cfg_check(const struct pebs_cfg *cfg)
 	if (!cfg || cfg->cpus == 0 || cfg->cpus > PEBS_MAX_CPUS || cfg->cpu_mhz == 0 ||
 	    cfg->ncounters > PEBS_MAX_COUNTERS) {
 		return -EINVAL;
+	}
+	for (unsigned k = 0; k < cfg->ncounters; k++) {
+		if (!pmc_source_get(source_of(cfg, k))) {
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -108,6 +103,9 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg)
 		goto err;
 	}
 	p->cfg = *cfg;
+	for (unsigned k = 0; k < cfg->ncounters; k++) {
+		p->src[k] = pmc_source_get(source_of(cfg, k));
+	}
 	p->cpu = calloc(cfg->cpus, sizeof(*p->cpu));
 	if (!p->cpu) {
 		goto err_p;
@@ -116,6 +114,8 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg)
 		struct pebs_cpu *pc = &p->cpu[c];
 
 		sim_rng_init(&pc->rng, cfg->seed, SIM_RNG_PEBS_CPU, c);
+		/* index past every CPU's: a stream of its own */
+		sim_rng_init(&pc->rng_extra, cfg->seed, SIM_RNG_PEBS_CPU, PEBS_MAX_CPUS + c);
 		if (cfg->pebs) {
 			uint64_t base = PEBS_BUFFER_VA + PEBS_BUFFER_STRIDE * c;
 
@@ -166,17 +166,24 @@ static uint64_t cycles_of(struct pebs_cpu *pc, uint64_t dt, uint32_t mhz)
 	return sec * mhz * 1000000u + milli / 1000u;
 }
 
+/* One interval's growth of RATE counter @k: instructions x rate x noise. */
+static uint64_t rate_step(const struct pmc_source *src, enum sim_activity act, uint64_t instr,
+			  struct sim_rng *rng)
+{
+	return mul_frac(mul_frac(instr, src->rate[act], 16), sim_rng_range(rng, NOISE_LO, NOISE_HI),
+			10);
+}
+
 int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activity act)
 {
 	struct pebs_cpu *pc;
 	uint64_t cyc, run, instr;
-	unsigned nc, skip;
+	unsigned nrate = 0;
 
 	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= SIM_ACTIVITIES) {
 		return -EINVAL;
 	}
 	pc = &p->cpu[cpu];
-	nc = p->cfg.ncounters;
 	if (now_ns < pc->last_ns) {
 		return -EINVAL;
 	}
@@ -185,32 +192,42 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activit
 	run = act == SIM_ACT_IDLE ? cyc / 64u : cyc;
 	instr = mul_frac(run, ipc_x1024[act], 10);
 	instr = mul_frac(instr, sim_rng_range(&pc->rng, 896, 1152), 10);
+	pc->instr_total += instr;
 
-	pc->ctr[K_CYCLES] += run;
-	pc->ctr[K_INSTR] += instr;
-	/*
-	 * Counters past ncounters are never read: only their draws are made
-	 * (they come after the ones computed, as in id order), so the stream
-	 * stays where computing them would have left it.
-	 */
-	if (K_REFCYC < nc) {
-		pc->ctr[K_REFCYC] +=
-			mul_frac(run, 58982, 16); /* turbo: core clock ~1.11x nominal */
-	}
-	for (unsigned k = K_RATE; k < nc; k++) {
-		if (k == K_REFCYC) {
-			continue;
+	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
+		const struct pmc_source *src = p->src[k];
+
+		switch (src->kind) {
+		case PMC_KIND_TIME:
+			pc->ctr[k] = now_ns / 100u;
+			break;
+		case PMC_KIND_CYCLES:
+			pc->ctr[k] += run;
+			break;
+		case PMC_KIND_REF_CYCLES:
+			pc->ctr[k] += mul_frac(run, REF_CYCLES_X65536, 16);
+			break;
+		case PMC_KIND_INSTR:
+			pc->ctr[k] += instr;
+			break;
+		case PMC_KIND_RATE:
+			pc->ctr[k] += rate_step(src, act, instr,
+						nrate < NOISE_MAIN ? &pc->rng : &pc->rng_extra);
+			nrate++;
+			break;
+		case PMC_KIND_ZERO:
+			break;
 		}
-		pc->ctr[k] += mul_frac(mul_frac(instr, rate_x65536[k][act], 16),
-				       sim_rng_range(&pc->rng, 768, 1280), 10);
 	}
-	skip = PEBS_MAX_COUNTERS - K_RATE - 1u; /* the noisy counters: 2..15 but 11 */
-	if (nc > K_RATE) {
-		skip -= nc - K_RATE - (nc > K_REFCYC);
+	/* the draws of RATE counters the machine does not have (see the top) */
+	sim_rng_skip_below_n(&pc->rng, NOISE_HI - NOISE_LO + 1u,
+			     nrate < NOISE_MAIN ? NOISE_MAIN - nrate : 0u);
+	if (nrate > NOISE_MAIN) {
+		sim_rng_skip_below_n(&pc->rng_extra, NOISE_HI - NOISE_LO + 1u,
+				     NOISE_EXTRA - (nrate - NOISE_MAIN));
 	}
-	sim_rng_skip_below_n(&pc->rng, 1280 - 768 + 1, skip);
 	if (p->cfg.pebs) {
-		uint64_t samples = pc->ctr[K_INSTR] / PEBS_SAMPLE_AFTER;
+		uint64_t samples = pc->instr_total / PEBS_SAMPLE_AFTER;
 
 		pc->st.samples = samples;
 		pc->st.interrupts = samples / PEBS_THRESHOLD_RECORDS;
@@ -311,6 +328,8 @@ int pebs_attach(struct sched *s)
 	struct pebs *p;
 	int rc;
 
+	static_assert(sizeof(pc.source) == sizeof(c->counter_source), "one source per counter");
+	memcpy(pc.source, c->counter_source, sizeof(pc.source));
 	if (!c->ncounters && !c->pebs) {
 		return 0;
 	}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pebs_model/pebs.h - the simulated performance-monitoring hardware of each
- * CPU: up to 16 free-running PMC counters whose values grow with simulated
- * run time and with what the running thread does, and, when PEBS is on, the
+ * CPU: up to 16 free-running PMC counters, each counting one PMC source
+ * (pmc_sources.h), whose values grow with simulated run time and with what
+ * the running thread does, and, when PEBS is on, the
  * processor's Debug Store save area (PROCESSOR_PROFILE_CONTROL_AREA, seed
  * 004) whose PebsIndex the kernel stamps into CSwitch events.
  *
@@ -19,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pebs_model/pmc_sources.h"
 #include "scheduler_model/sched.h"
 #include "scheduler_model/sim.h"
 
@@ -48,8 +50,10 @@
 /**
  * struct pebs_cfg - the hardware.
  * @cpus:      1..1024
- * @cpu_mhz:   core clock (counter 0 counts it while not halted)
- * @ncounters: counters reported (0..16); all 16 draw their noise regardless
+ * @cpu_mhz:   core clock (the cycle counters count it while not halted)
+ * @ncounters: counters (ids 0..ncounters-1, 0..16)
+ * @source:    what counter id k counts: a source id of pmc_sources.h, or
+ *             PMC_SOURCE_DEFAULT (0) for pmc_source_default(k)
  * @pebs:      maintain the DS save area and PebsIndex
  * @seed:      the run's seed (per-CPU streams are derived from it)
  */
@@ -57,6 +61,7 @@ struct pebs_cfg {
 	unsigned cpus;
 	uint32_t cpu_mhz;
 	unsigned ncounters;
+	uint8_t source[PEBS_MAX_COUNTERS];
 	bool pebs;
 	uint64_t seed;
 };
@@ -101,8 +106,8 @@ struct pebs_cpu_stats {
 struct pebs;
 
 /**
- * pebs_cfg_check - ranges (cpus 1..1024, cpu_mhz > 0, ncounters <= 16).
- * Return: 0 or -EINVAL.
+ * pebs_cfg_check - ranges (cpus 1..1024, cpu_mhz > 0, ncounters <= 16,
+ * known sources). Return: 0 or -EINVAL.
  */
 int pebs_cfg_check(const struct pebs_cfg *cfg);
 
@@ -115,11 +120,12 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg);
 
 /**
  * pebs_attach - give the machine of @s its PMU: when its configuration has
- * PMC counters or PEBS, a model of them (cpus, core clock, counters, PEBS
- * and seed taken from sched_get_cfg()) attached to the core, which fills
+ * PMC counters or PEBS, a model of them (cpus, core clock, counters and
+ * their sources, PEBS and seed taken from sched_get_cfg()) attached to the core, which fills
  * every context switch's pmc[] and pebs_index and frees the model with
  * itself. A machine without either is left alone.
- * Return: 0, -ENOMEM, or -ENOSPC (no hook left).
+ * Return: 0, -EINVAL (a counter's source is unknown), -ENOMEM, or -ENOSPC
+ * (no hook left).
  */
 int pebs_attach(struct sched *s);
 
@@ -154,10 +160,9 @@ void pebs_ds_save_area_encode(const struct pebs_ds_save_area *ds,
 void pebs_get_cpu_stats(const struct pebs *p, unsigned cpu, struct pebs_cpu_stats *st);
 
 /**
- * pebs_counter_name - the profile source counter @id models, in the
- * KPROFILE_SOURCE / WPR spelling ("TotalCycles", "InstructionRetired", ...);
- * "?" past the last.
+ * pebs_counter_source - the source counter @id of @p counts (its configured
+ * source, or the id's default); 0 past ncounters.
  */
-const char *pebs_counter_name(unsigned id);
+unsigned pebs_counter_source(const struct pebs *p, unsigned id);
 
 #endif /* PEBS_MODEL_PEBS_H */

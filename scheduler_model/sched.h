@@ -111,6 +111,8 @@ struct sched_group {
  *                    enum sim_clock; the others stay 0)
  * @ncounters:        the machine's PMC counters (0..16): read by the PMU
  *                    model attached to the core (pebs_model/pebs_attach())
+ * @counter_source:   what each of them counts, for that model: a source id
+ *                    of pebs_model/pmc_sources.h (0 = the id's default)
  * @pebs:             the machine's PMU keeps a PebsIndex per CPU (the same)
  */
 struct sched_cfg {
@@ -126,6 +128,7 @@ struct sched_cfg {
 	uint64_t quantum_ns;
 	bool clocks[SIM_CLOCK_SLOTS];
 	unsigned ncounters;
+	uint8_t counter_source[SIM_MAX_COUNTERS];
 	bool pebs;
 	unsigned ngroups;
 	struct sched_group groups[SCHED_MAX_GROUPS];

@@ -545,10 +545,18 @@ Test(pebs, index_advances_by_record_size_stays_in_bounds_and_wraps)
 	pebs_destroy(p);
 }
 
-Test(pebs, counter_names)
+Test(pebs, counters_without_a_source_count_their_ids_default)
 {
-	cr_assert(eq(str, (char *)pebs_counter_name(0), "TotalCycles"));
-	cr_assert(eq(str, (char *)pebs_counter_name(1), "InstructionRetired"));
-	cr_assert(eq(str, (char *)pebs_counter_name(2), "LLCMisses"));
-	cr_assert(eq(str, (char *)pebs_counter_name(16), "?"));
+	struct pebs *p = make(1, 16, false, 1);
+
+	cr_assert(eq(str, (char *)pmc_source_name(pebs_counter_source(p, 0)), "TotalCycles"));
+	cr_assert(
+		eq(str, (char *)pmc_source_name(pebs_counter_source(p, 1)), "InstructionRetired"));
+	cr_assert(eq(str, (char *)pmc_source_name(pebs_counter_source(p, 2)), "LLCMisses"));
+	cr_assert(eq(str, (char *)pmc_source_name(pebs_counter_source(p, 11)),
+		     "UnhaltedReferenceCycles"));
+	cr_assert(eq(str, (char *)pmc_source_name(pebs_counter_source(p, 15)),
+		     "MemoryBarrierCycles"));
+	cr_assert(eq(u32, pebs_counter_source(p, 16), 0));
+	pebs_destroy(p);
 }

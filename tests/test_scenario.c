@@ -564,7 +564,7 @@ Test(scenario, set_lists_replace)
 
 	set_ok(sc, "sessions.0.flags=[cswitch]");
 	set_ok(sc, "threads.2.affinity=[0, \"2-3\"]");
-	set_ok(sc, "sessions.1.pmc.counters=[A, B]");
+	set_ok(sc, "sessions.1.pmc.counters=[TotalCycles, LLCMisses]");
 	set_ok(sc, "sessions.1.pmc.events=[\"0x0524\"]");
 	cr_assert_eq(sc->trace.sessions[0].flags, PRODUCER_F_CSWITCH);
 	g = &sc->sched.groups[2];
@@ -995,16 +995,37 @@ static const struct bad_case bad_cases[] = {
 	 "x.yaml:1:27: sessions.0.pmc.events: 5 hook ids, at most 4"},
 	{"x.yaml", "sessions: [{pmc: {counters: [a, b, c, d, e, f, g, h]}}]\n", false,
 	 "x.yaml:1:29: sessions.0.pmc.counters: 8 PMC counter names, at most 7"},
-	{"x.yaml", "sessions: [{pmc: {counters: [a, a]}}]\n", false,
-	 "x.yaml:1:33: sessions.0.pmc.counters.1: \"a\" is listed twice"},
+	{"x.yaml", "sessions: [{pmc: {counters: [TotalCycles, totalcycles]}}]\n", false,
+	 "x.yaml:1:43: sessions.0.pmc.counters.1: \"TotalCycles\" is listed twice"},
+	{"x.yaml", "sessions: [{pmc: {counters: [TotalCycles, Bogus]}}]\n", false,
+	 "x.yaml:1:43: sessions.0.pmc.counters.1: unknown PMC source \"Bogus\" (the names are in "
+	 "README.md, \"PMC sources\")"},
+	{"x.yaml", "sessions: [{pmc: {counters: [TotalCycle]}}]\n", false,
+	 "x.yaml:1:30: sessions.0.pmc.counters.0: unknown PMC source \"TotalCycle\" (did you mean "
+	 "\"TotalCycles\"?)"},
+	{"x.yaml", "sessions: [{pmc: {counters: [InstructionRetired, llcmiss]}}]\n", false,
+	 "x.yaml:1:50: sessions.0.pmc.counters.1: unknown PMC source \"llcmiss\" (did you mean "
+	 "\"LLCMisses\"?)"},
+	{"x.yaml", "sessions: [{pmc: {counters: [7]}}]\n", false,
+	 "x.yaml:1:30: sessions.0.pmc.counters.0: unknown PMC source \"7\" (the names are in "
+	 "README.md, \"PMC sources\")"},
+	{"x.yaml",
+	 "machine: {target: win10-1607}\n"
+	 "sessions: [{pmc: {counters: [TotalCycles, LLCMisses, LLCReference, ProfileTime, "
+	 "CacheMisses]}}]\n",
+	 true,
+	 "x.yaml:2:29: sessions.0.pmc.counters: 5 PMC counters, but win10-1607 (build 14393) "
+	 "allows at most 4 per session (7 from Windows 10 1703, build 15063)"},
 	{"x.yaml",
 	 "sessions:\n"
-	 "  - {name: A, pmc: {counters: [c0, c1, c2, c3, c4, c5, c6]}}\n"
-	 "  - {name: B, pmc: {counters: [c7, c8, c9, c10, c11, c12, c13]}}\n"
-	 "  - {name: C, pmc: {counters: [c14, c15, c16]}}\n",
+	 "  - {name: A, pmc: {counters: [ProfileTime, AlignmentFixup, TotalIssues, PipelineDry,\n"
+	 "      LoadInstructions, PipelineFrozen, BranchInstructions]}}\n"
+	 "  - {name: B, pmc: {counters: [TotalNonissues, DcacheMisses, IcacheMisses, CacheMisses,\n"
+	 "      BranchMispredictions, StoreInstructions, FpInstructions]}}\n"
+	 "  - {name: C, pmc: {counters: [IntegerInstructions, Profile2Issue, Profile3Issue]}}\n",
 	 true,
-	 "x.yaml:4:31: sessions.2.pmc.counters: \"c16\" is one more than the 16 distinct PMC "
-	 "counters the machine has"},
+	 "x.yaml:6:31: sessions.2.pmc.counters: \"Profile3Issue\" is one more than the 16 "
+	 "distinct PMC counters the machine has"},
 	{"x.yaml", "sessions: [{name: \"\"}]\n", false,
 	 "x.yaml:1:19: sessions.0.name: must not be empty"},
 	{"x.yaml", "machine: {arch: x65}\n", false,

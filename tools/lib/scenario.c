@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebs_model/pmc_sources.h"
 #include "tools/lib/scenario.h"
 #include "tools/lib/truth_schema.h"
 #include "tools/lib/scenario_internal.h"
@@ -210,6 +211,37 @@ static int apply_flags(struct sk_walk *w, const struct sk_desc *d, void *base,
 	return rc;
 }
 
+/* A PMC source by name, any case (pebs_model/pmc_sources.h); @out: its canonical name. */
+static int get_pmc_source(struct sk_walk *w, const struct yt_node *n, const char **out)
+{
+	const char *names[PMC_SOURCES];
+	const char *near;
+	const char *name;
+	unsigned id;
+	int rc = sk_get_str(w, n, 1, TRACE_COUNTER_NAME_MAX, &name);
+
+	*out = NULL; /* written on every path */
+	if (rc) {
+		return rc;
+	}
+	id = pmc_source_find(name);
+	if (id) {
+		*out = pmc_source_name(id);
+		return 0;
+	}
+	for (unsigned i = 0; i < PMC_SOURCES; i++) {
+		names[i] = pmc_source_name(i + 1);
+	}
+	near = sk_suggest(name, names, PMC_SOURCES);
+	if (near) {
+		return sk_fail(w, n, "unknown PMC source \"%s\" (did you mean \"%s\"?)", name,
+			       near);
+	}
+	return sk_fail(w, n,
+		       "unknown PMC source \"%s\" (the names are in README.md, \"PMC sources\")",
+		       name);
+}
+
 static int apply_counters(struct sk_walk *w, const struct sk_desc *d, void *base,
 			  const struct yt_node *n)
 {
@@ -224,7 +256,7 @@ static int apply_counters(struct sk_walk *w, const struct sk_desc *d, void *base
 		const char *name;
 		size_t old = sk_push_index(w, (unsigned)i);
 
-		rc = sk_get_str(w, n->kids[i], 1, TRACE_COUNTER_NAME_MAX, &name);
+		rc = get_pmc_source(w, n->kids[i], &name);
 		for (size_t j = 0; rc == 0 && j < i; j++) {
 			if (!strcmp(names[j], name)) {
 				rc = sk_fail(w, n->kids[i], "\"%s\" is listed twice", name);
@@ -1128,6 +1160,16 @@ static int finish_sessions(struct scenario *sc, char *err, size_t errlen)
 						   s->file, j);
 			}
 		}
+		if (s->pmc_count > pmc_max_per_session(t->target->build)) {
+			snprintf(path, sizeof(path), "sessions.%u.pmc.counters", i);
+			return sk_fail_key(
+				&sc->where, sc->source, err, errlen, path,
+				"%u PMC counters, but %s (build %u) allows at most %u per "
+				"session (%u from Windows 10 1703, build %u)",
+				s->pmc_count, t->target->name, t->target->build,
+				pmc_max_per_session(t->target->build),
+				pmc_max_per_session(PMC_WIDE_BUILD), PMC_WIDE_BUILD);
+		}
 		for (unsigned j = 0; j < s->pmc_count; j++) {
 			int id = trace_config_counter_id(t, x->counters[j]);
 
@@ -1438,6 +1480,15 @@ int scenario_finish(struct scenario *sc, char *err, size_t errlen)
 		s->pebs = s->pebs || t->sessions[i].pebs;
 	}
 	s->ncounters = t->ncounters;
+	memset(s->counter_source, 0, sizeof(s->counter_source));
+	for (unsigned k = 0; k < t->ncounters; k++) {
+		/* checked at load already; 0 would silently count the id's default */
+		s->counter_source[k] = (uint8_t)pmc_source_find(t->counters[k]);
+		if (!s->counter_source[k]) {
+			return sk_fail_key(&sc->where, sc->source, err, errlen, "sessions",
+					   "unknown PMC source \"%s\"", t->counters[k]);
+		}
+	}
 	if (trace_config_check(t, &why)) {
 		return sk_fail_key(&sc->where, sc->source, err, errlen, "sessions", "%s", why);
 	}

@@ -129,8 +129,9 @@ struct scenario_lock {
 /**
  * struct scenario_session_x - what a session says in scenario terms, kept
  * until scenario_finish() maps it onto struct trace_session_cfg.
- * @counters:         PMC counter names in this session's order (the
- *                    machine's counter table is built from them)
+ * @counters:         PMC source names in this session's order, in their
+ *                    canonical spelling (pebs_model/pmc_sources.h); the
+ *                    machine's counter table is built from them
  * @flush_latency_ns: converted to the session clock's units
  */
 struct scenario_session_x {
@@ -208,11 +209,13 @@ int scenario_set(struct scenario *sc, const char *assignment, char *err, size_t 
 /**
  * scenario_finish - rules across keys and derived fields, once all layers
  * are applied: duplicate session names or files, compact_cswitch without
- * cswitch, more than 16 distinct PMC counters, affinity CPUs >= cpus, wait
- * reasons >= the target's MaximumWaitReason, boot after start, then
- * trace_config_check() and sched_cfg_check(). Fills trace.max_wait_reason,
- * trace.seed, the PMC counter table, flush latencies in clock units, and
- * sched's machine fields, clocks, ncounters and pebs. Idempotent.
+ * cswitch, more PMC counters in a session than the target allows (4 before
+ * build 15063, else 7), more than 16 distinct PMC counters, affinity CPUs
+ * >= cpus, wait reasons >= the target's MaximumWaitReason, boot after
+ * start, then trace_config_check() and sched_cfg_check(). Fills
+ * trace.max_wait_reason, trace.seed, the PMC counter table, flush latencies
+ * in clock units, and sched's machine fields, clocks, ncounters, counter
+ * sources and pebs. Idempotent.
  * Return: 0 or -EINVAL with @err.
  */
 int scenario_finish(struct scenario *sc, char *err, size_t errlen);

@@ -389,6 +389,8 @@ static int parse_session_pmc(const struct rd *d, json_t *pmc, const char *pfx,
 				return fail(d, "%s: a counter name is 1..%d bytes", where,
 					    TRACE_COUNTER_NAME_MAX - 1);
 			}
+			/* any name: a label of recorded values (replay does not
+			 * simulate; scenarios check names against the PMC sources) */
 			id = trace_config_counter_id(cfg, name);
 			if (id < 0) {
 				return fail(d,
