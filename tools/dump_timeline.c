@@ -617,7 +617,7 @@ static void put_mark(FILE *f, unsigned k, unsigned x, unsigned y, unsigned s)
 		fprintf(f, "M%u %uh%uv%uh-%uz", x - s / 2, y, s, s, s);
 		break;
 	default:
-		fprintf(f, "M%u %ul%u %ul-%u %uz", x - s / 2, y + s / 2, s / 2, s / 2, s / 2,
+		fprintf(f, "M%u %ul%u %ul-%u %ul-%u -%uz", x, y, s / 2, s / 2, s / 2, s / 2, s / 2,
 			s / 2);
 		break;
 	}
@@ -625,7 +625,7 @@ static void put_mark(FILE *f, unsigned k, unsigned x, unsigned y, unsigned s)
 
 static void write_spins(const struct timeline *tl, const struct layout *ly, FILE *f)
 {
-	unsigned s = ly->spin_h >= 3 ? ly->spin_h : 3;
+	unsigned s = ly->spin_h > 10 ? 10 : ly->spin_h >= 3 ? ly->spin_h : 3;
 
 	if (!ly->spin_h) {
 		return;
