@@ -105,7 +105,7 @@ struct chrome *chrome_new(const struct sched_frame *fr, const struct thread_name
 		",\"time_origin\":\"session start (ts %" PRIu64 ")\"},\"traceEvents\":[",
 		fr->info->cpus, fr->info->clock_type, fr->hz, fr->info->start_ts);
 	snprintf(label, sizeof(label), "%s: %s", fr->info->name, fr->info->logger_name);
-	metadata(c, "process_name", 1, "name", label, 0);
+	metadata(c, "process_name", fr->nlanes ? fr->lane_cpu[0] + 1 : 1, "name", label, 0);
 	for (unsigned l = 0; l < fr->nlanes; l++) {
 		char name[32];
 
