@@ -5,7 +5,8 @@
 # tools/examples/ with `pkg-config --cflags --libs etwforge` against the
 # installed files only, run them, and check what count_switches counts
 # against `etwforge dump --stats` (the installed tool) of the same file.
-# Also: the installed library exports etwforge_ symbols only.
+# Also: the installed library exports etwforge_ symbols only; the manuals and
+# the bash completion are installed.
 set -eu
 build=$1
 src=$2
@@ -61,4 +62,16 @@ for f in "$tmp/t.etl" "$tmp/d.etl" "$tmp/d-2.etl"; do
 	[ "$total" = "$sum" ] || fail "$f: per-CPU counts $total, per-form counts $sum"
 	[ "$total" -gt 0 ] || fail "$f: no switch counted"
 done
+# the manuals (when scdoc built them) and the bash completion
+if [ -f "$build/doc/etwforge.1" ]; then
+	for page in man1/etwforge.1 man5/etwforge-scenario.5 man5/etwforge-truth.5; do
+		m=$(find "$tmp/root" -path "*/man/$page" | head -n 1)
+		[ -n "$m" ] || fail "$page not installed"
+		if command -v man >/dev/null 2>&1; then
+			MANWIDTH=80 man -l "$m" 2>/dev/null | grep -q '^NAME' || fail "man -l $page shows no NAME"
+		fi
+	done
+fi
+[ -n "$(find "$tmp/root" -path '*/bash-completion/completions/etwforge')" ] ||
+	fail "no bash completion installed"
 echo "test_install: ok"

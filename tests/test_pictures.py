@@ -13,6 +13,7 @@ import collections
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -180,6 +181,16 @@ def case_timeline(tmp):
             check(p.get("fill") == colours[t.text], f"{t.text}: {p.get('fill')} vs {colours[t.text]}")
             same += 1
     check(same > 0, "no thread in common between the two pictures")
+    # librsvg renders it (tools/deps.sh installs rsvg-convert; skipped without it)
+    if shutil.which("rsvg-convert"):
+        png = os.path.join(tmp, "demo.png")
+        p = subprocess.run(["rsvg-convert", svg, "-o", png], capture_output=True, text=True)
+        check(p.returncode == 0, f"rsvg-convert: {p.stderr}")
+        with open(png, "rb") as f:
+            head = f.read(24)
+        check(head[:8] == b"\x89PNG\r\n\x1a\n", "rsvg-convert wrote no PNG")
+        width = int.from_bytes(head[16:20], "big")
+        check(width == int(root.get("width")), f"PNG width {width}")
 
 
 def case_bounded(tmp):
