@@ -130,14 +130,16 @@ def case_completion():
     for c in COMMANDS:
         got = set(complete(["etwforge", c, "-"]))
         want = help_options(etwforge(c, "--help"))
-        check(got == want, f"{c}: completion {sorted(got - want)} extra, {sorted(want - got)} missing")
+        check(got == want,
+              f"{c}: completion {sorted(got - want)} extra, {sorted(want - got)} missing")
     check(set(complete(["etwforge", "dump", "x.etl", "--t"])) == {"--timeline", "--to"}, "dump --t")
     with tempfile.TemporaryDirectory() as tmp:
         for n in ("a.etl", "b.svg"):
             open(os.path.join(tmp, n), "w").close()
         got = complete(["etwforge", "dump", os.path.join(tmp, "")])
         check(os.path.join(tmp, "a.etl") in got, f"file names: {got}")
-        check(complete(["etwforge", "dump", "x.etl", "--from", ""]) == [], "--from takes a duration")
+        check(complete(["etwforge", "dump", "x.etl", "--from", ""]) == [],
+              "--from takes a duration, not a file")
 
 
 def keys_of_config(text):

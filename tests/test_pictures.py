@@ -162,7 +162,8 @@ def case_timeline(tmp):
     for reason, label in LEGEND.items():
         want = s["batches_by_reason"].get(reason, 0)
         check(got.get(label) == want, f"legend {label}: {got.get(label)}, gen says {want}")
-    check(any(p.get("fill", "").startswith("#") for p in root.iter(SVG + "path")), "no thread drawn")
+    fills = [p.get("fill", "") for p in root.iter(SVG + "path")]
+    check(any(f.startswith("#") for f in fills), "no thread drawn")
     # the same thread has the same colour in another picture of another trace
     colours = {}
     for name in ("demo",):
@@ -178,7 +179,8 @@ def case_timeline(tmp):
     for p in root2.iter(SVG + "path"):
         t = p.find(SVG + "title")
         if t is not None and t.text in colours and p.get("fill-opacity") is None:
-            check(p.get("fill") == colours[t.text], f"{t.text}: {p.get('fill')} vs {colours[t.text]}")
+            check(p.get("fill") == colours[t.text],
+                  f"{t.text}: {p.get('fill')} here, {colours[t.text]} in the demo")
             same += 1
     check(same > 0, "no thread in common between the two pictures")
     # librsvg renders it (tools/deps.sh installs rsvg-convert; skipped without it)
@@ -233,7 +235,8 @@ def case_chrome(tmp):
         check(names == sorted(f"CPU {c}" for c in range(8)), f"tracks: {names}")
         fl = flush_counts(ev)
         if etl == "demo.etl":
-            check(dict(fl) == summary_reasons(s), f"flushes {dict(fl)}, gen {s['batches_by_reason']}")
+            check(dict(fl) == summary_reasons(s),
+                  f"flushes {dict(fl)}, gen {s['batches_by_reason']}")
         else:
             check(not fl, "a plain CSwitch file has no batches")
 
@@ -307,7 +310,8 @@ def case_spin(tmp):
     svg, js = os.path.join(tmp, "spin.svg"), os.path.join(tmp, "spin.json")
     run("dump", etl, "--timeline", svg, "--chrome-trace", js)
     ev = chrome_of(js)
-    got = collections.Counter(e["args"]["kind"] for e in ev if e["ph"] == "i" and e["cat"] == "spinlock")
+    got = collections.Counter(e["args"]["kind"] for e in ev
+                              if e["ph"] == "i" and e["cat"] == "spinlock")
     want = {"hold": why["hold"], "contended": why["contended"], "sampled": why["acquire_sample"]}
     check(dict(got) == want, f"inferred {dict(got)}, the stream says {want}")
     root, _ = svg_of(svg)

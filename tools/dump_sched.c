@@ -328,7 +328,7 @@ static void finish(struct walk *w)
 				.delta = since_ts(cw->header_ts, cw->last_ts),
 				.span_ns = since(t, sched_ns(fr, cw->first_ts)),
 				.tick_ns = fr->tick_ns,
-				/* no switch flushed it: the end of tracing did, if it is at the end */
+				/* no switch flushed it: the end of tracing did, if at the end */
 				.at_end = fr->end_ns <= 0 || t + END_TOLERANCE_NS >= fr->end_ns,
 			};
 			emit_flush(w, c, t, infer_flush(&e));
