@@ -36,6 +36,11 @@ others=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^etwforge_' |
 # build the examples against the installed files only (no source tree include path)
 export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
 flags=$(pkg-config --cflags --libs etwforge) || fail "pkg-config --cflags --libs etwforge failed"
+# a library built with -Db_sanitize=address,undefined (clang: -Db_lundef=false) needs its
+# runtime in the program: link the examples the same way
+if nm -D "$lib" | grep -q ' U __asan_'; then
+	flags="-fsanitize=address,undefined $flags"
+fi
 for ex in gen_trace count_switches; do
 	${CC:-cc} -std=c11 -Wall -Werror "$src/tools/examples/$ex.c" $flags -o "$tmp/$ex" ||
 		fail "$ex does not build against the installed library"

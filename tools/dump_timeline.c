@@ -810,7 +810,9 @@ int timeline_write(struct timeline *tl, const struct sched_totals *tot, FILE *ou
 	if (tl->nomem) {
 		return -ENOMEM;
 	}
-	qsort(tl->spans, tl->nspans, sizeof(*tl->spans), span_cmp);
+	if (tl->nspans) { /* qsort(NULL, 0, ...) is undefined */
+		qsort(tl->spans, tl->nspans, sizeof(*tl->spans), span_cmp);
+	}
 	plan(tl, &ly);
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
