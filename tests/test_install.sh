@@ -5,7 +5,8 @@
 # tools/examples/ with `pkg-config --cflags --libs etwforge` against the
 # installed files only, run them, and check what count_switches counts
 # against `etwforge dump --stats` (the installed tool) of the same file.
-# Also: the installed library exports etwforge_ symbols only.
+# Also: the installed library exports etwforge_ symbols only; the manuals and
+# the bash completion are installed.
 set -eu
 build=$1
 src=$2
@@ -35,6 +36,11 @@ others=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^etwforge_' |
 # build the examples against the installed files only (no source tree include path)
 export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
 flags=$(pkg-config --cflags --libs etwforge) || fail "pkg-config --cflags --libs etwforge failed"
+# a library built with -Db_sanitize=address,undefined (clang: -Db_lundef=false) needs its
+# runtime in the program: link the examples the same way
+if nm -D "$lib" | grep -q ' U __asan_'; then
+	flags="-fsanitize=address,undefined $flags"
+fi
 for ex in gen_trace count_switches; do
 	${CC:-cc} -std=c11 -Wall -Werror ${EXAMPLE_CFLAGS:-} "$src/tools/examples/$ex.c" $flags -o "$tmp/$ex" ||
 		fail "$ex does not build against the installed library"
@@ -61,4 +67,16 @@ for f in "$tmp/t.etl" "$tmp/d.etl" "$tmp/d-2.etl"; do
 	[ "$total" = "$sum" ] || fail "$f: per-CPU counts $total, per-form counts $sum"
 	[ "$total" -gt 0 ] || fail "$f: no switch counted"
 done
+# the manuals (when scdoc built them) and the bash completion
+if [ -f "$build/doc/etwforge.1" ]; then
+	for page in man1/etwforge.1 man5/etwforge-scenario.5 man5/etwforge-truth.5; do
+		m=$(find "$tmp/root" -path "*/man/$page" | head -n 1)
+		[ -n "$m" ] || fail "$page not installed"
+		if command -v man >/dev/null 2>&1; then
+			MANWIDTH=80 man -l "$m" 2>/dev/null | grep -q '^NAME' || fail "man -l $page shows no NAME"
+		fi
+	done
+fi
+[ -n "$(find "$tmp/root" -path '*/bash-completion/completions/etwforge')" ] ||
+	fail "no bash completion installed"
 echo "test_install: ok"

@@ -2,8 +2,11 @@
 /*
  * tools/cli.c - small command-line helpers shared by the subcommands.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -31,4 +34,69 @@ int cli_error(const char *cmd, const struct etwforge_error *err)
 		fprintf(stderr, "etwforge %s: %s\n", cmd, err->msg);
 	}
 	return err->status ? err->status : EXIT_DATA;
+}
+
+/* A decimal number at *@p, advanced past it. Return: false if none or too big. */
+static bool cpu_number(const char **p, unsigned long *v)
+{
+	const char *s = *p;
+
+	*v = 0;
+	if (*s < '0' || *s > '9') {
+		return false;
+	}
+	for (; *s >= '0' && *s <= '9'; s++) {
+		*v = *v * 10 + (unsigned long)(*s - '0');
+		if (*v > 0xFFFFFFFFul) {
+			return false;
+		}
+	}
+	*p = s;
+	return true;
+}
+
+int cli_parse_cpu_list(const char *s, uint8_t *mask, unsigned max, const char **why)
+{
+	const char *p = s;
+
+	memset(mask, 0, max / 8);
+	if (!*p) {
+		*why = "an empty list";
+		return -EINVAL;
+	}
+	for (;;) {
+		unsigned long a, b;
+
+		if (!cpu_number(&p, &a)) {
+			*why = "expected a CPU number";
+			return -EINVAL;
+		}
+		b = a;
+		if (*p == '-') {
+			p++;
+			if (!cpu_number(&p, &b)) {
+				*why = "expected the CPU number that ends a range";
+				return -EINVAL;
+			}
+			if (b < a) {
+				*why = "a range that goes down";
+				return -EINVAL;
+			}
+		}
+		if (b >= max) {
+			*why = "a CPU number too large";
+			return -ERANGE;
+		}
+		for (unsigned long c = a; c <= b; c++) {
+			mask[c / 8] |= (uint8_t)(1u << (c % 8));
+		}
+		if (*p == '\0') {
+			return 0;
+		}
+		if (*p != ',') {
+			*why = "expected ',' between CPUs";
+			return -EINVAL;
+		}
+		p++;
+	}
 }

@@ -30,4 +30,12 @@ int cli_option_error(const char *cmd, int c, char *const *argv);
  */
 int cli_error(const char *cmd, const struct etwforge_error *err);
 
+/**
+ * cli_parse_cpu_list - a CPU list such as "0-3,8" (numbers and ranges
+ * a-b, comma-separated) into @mask: bit c of byte c / 8 for CPU c, CPUs
+ * below @max (a multiple of 8; @mask holds @max / 8 bytes, cleared first).
+ * Return: 0; -EINVAL not a list (@why says what); -ERANGE a CPU >= @max.
+ */
+int cli_parse_cpu_list(const char *s, uint8_t *mask, unsigned max, const char **why);
+
 #endif /* TOOLS_CLI_H */

@@ -4,7 +4,8 @@
  * print any ETL file (etwforge's or Windows') as the library reads it -
  * logfile header, buffers, records with their PERFINFO extended items and,
  * for CSwitch / SpinLock / compact batches, the decoded payload - or count
- * it (--stats, printed by dump_stats.c).
+ * it (--stats, printed by dump_stats.c), or draw its schedule (--timeline,
+ * --chrome-trace: dump_draw.c).
  *
  * Order: the text listing follows the file, so it can be read next to a hex
  * dump; --jsonl follows buffer 0, then (ProcessorIndex, SequenceNumber), the
@@ -12,6 +13,7 @@
  * want. Damage: everything before it is printed, then one error line
  * (exit 1); --keep-going skips the rest of a damaged buffer and goes on.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,9 +26,11 @@
 #include "dump.h"
 
 #define PROG		    "etwforge dump"
+#define SCHED_CPU_BITS	    65536		 /* ProcessorIndex is 16 bits */
 #define FILETIME_UNIX_EPOCH 116444736000000000LL /* 1970-01-01 in 100 ns since 1601 */
 
 struct dump_opts {
+	struct draw_opts draw;
 	bool stats;
 	bool jsonl;
 	bool raw;
@@ -39,6 +43,8 @@ static void help(FILE *f)
 {
 	fprintf(f,
 		"usage: etwforge dump FILE.etl [--stats] [--jsonl] [--raw] [--keep-going]\n"
+		"       etwforge dump FILE.etl [--timeline OUT.svg] [--chrome-trace OUT.json]\n"
+		"                     [--from T] [--to T] [--cpus LIST] [--keep-going]\n"
 		"\n"
 		"Read any ETL file (etwforge's or Windows') buffer by buffer and print it: the\n"
 		"logfile header, one line per buffer and one line per record (kind, hook id,\n"
@@ -70,7 +76,34 @@ static void help(FILE *f)
 		"  --max-wait-reason N  the producer's MaximumWaitReason, which splits a compact\n"
 		"             record's OldThreadStateWr into state / wait reason (default: from\n"
 		"             the ProviderVersion: 39 before 1709, 40, 43 from 22H2)\n"
-		"  -h, --help this text\n"
+		"  --timeline OUT.svg  draw the schedule instead of the listing: one lane per\n"
+		"             CPU, a colour per thread (a fixed hash of its TID, the same in\n"
+		"             every picture), idle blank, batch flushes as ticks under the\n"
+		"             lanes coloured by their inferred reason, logged spin-lock releases\n"
+		"             as marks above them (contended, hold, sampled), time in ms since\n"
+		"             the session start; where slices are narrower than 2 pixels each\n"
+		"             pixel column shows its dominant thread, shaded by utilisation\n"
+		"  --chrome-trace OUT.json  write the schedule as Chrome trace-event JSON (for\n"
+		"             Perfetto's UI or chrome://tracing): a track per CPU, a complete\n"
+		"             event per thread slice a switch opened (idle left out), instant\n"
+		"             events for batch flushes and spin-lock events\n"
+		"  --from T   draw from T after the session start (a duration: 250us, 1.5s)\n"
+		"  --to T     draw up to T after the session start (default: the end)\n"
+		"  --cpus LIST  the CPUs to draw, e.g. 0-3,8 (default: all)\n"
+		"  -h, --help this text\n");
+	fprintf(f, "\n"
+		   "Pictures: --timeline and --chrome-trace may be given together (one pass over\n"
+		   "the file; two names for one file are refused) and follow the output rules:\n"
+		   "written under a temporary name, renamed when complete, '-' is stdout. Flush\n"
+		   "reasons are inferred, as the file does not store them: TID table full (16\n"
+		   "TIDs and the next batch starts with a thread not among them), ticks (the\n"
+		   "batch spans more than 500 ticks of TimerResolution), size (records + 0x70 >\n"
+		   "0x400), delta (more than 0x40000000 clock units since the previous switch),\n"
+		   "end (the header time is the end of tracing), else unknown (the stop flag,\n"
+		   "lost events). Spin-lock kinds use the default thresholds: hold when held\n"
+		   "more than 1000000 cycles, contended when SpinCount >= 1, else sampled.\n"
+		   "A damaged file is not drawn unless --keep-going (then exit status 1).\n");
+	fprintf(f,
 		"\n"
 		"Order: the text listing follows the file (buffers in file order), to be read\n"
 		"next to a hex dump. --jsonl gives buffer 0 first, then each CPU's buffers in\n"
@@ -583,18 +616,71 @@ static int dump_jsonl(struct etwforge_file *f, const struct dump_opts *o)
 	return walk(f, ETWFORGE_ORDER_CPU, o, print_json);
 }
 
+/* Set when value_of() met its option without a value. */
+static bool missing;
+
+/*
+ * The value of option @name at argv[*@i], as "--name VALUE" (then *@i moves
+ * past it) or "--name=VALUE". Return: the value, or NULL when argv[*@i] is
+ * another option or the value is missing (then `missing` is set).
+ */
+static const char *value_of(int argc, char **argv, int *i, const char *name)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n) != 0) {
+		return NULL;
+	}
+	if (a[n] == '=') {
+		return a + n + 1;
+	}
+	if (a[n] != '\0') {
+		return NULL;
+	}
+	if (*i + 1 >= argc) {
+		missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+/* A --from/--to duration in ns. Return: 0, or -EINVAL after saying why. */
+static int parse_time(const char *opt, const char *s, int64_t *ns)
+{
+	uint64_t v;
+	int rc = etwforge_parse_duration(s, &v);
+
+	if (rc == 0 && v > (uint64_t)INT64_MAX) {
+		rc = -ERANGE;
+	}
+	if (rc < 0) {
+		fprintf(stderr,
+			PROG
+			": %s: '%s' is not a duration (integer ns, or a number and ns, us, ms, s, "
+			"min, h: 250us, 1.5s) (try '" PROG " --help')\n",
+			opt, s);
+		return -EINVAL;
+	}
+	*ns = (int64_t)v;
+	return 0;
+}
+
 int cmd_dump(int argc, char **argv)
 {
+	static uint8_t cpu_mask[SCHED_CPU_BITS / 8];
 	struct dump_opts o = {.max_wait_reason = -1};
 	struct etwforge_error err;
 	struct etwforge_file *f;
-	bool options_done = false;
+	bool options_done = false, drawing;
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		const char *v;
 
 		if (!options_done && a[0] == '-' && a[1] != '\0') {
+			missing = false;
 			if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 				help(stdout);
 				return EXIT_OK;
@@ -606,15 +692,42 @@ int cmd_dump(int argc, char **argv)
 				o.raw = true;
 			} else if (!strcmp(a, "--keep-going")) {
 				o.keep_going = true;
+			} else if ((v = value_of(argc, argv, &i, "--timeline")) != NULL) {
+				o.draw.timeline = v;
+			} else if ((v = value_of(argc, argv, &i, "--chrome-trace")) != NULL) {
+				o.draw.chrome = v;
+			} else if ((v = value_of(argc, argv, &i, "--from")) != NULL) {
+				if (parse_time("--from", v, &o.draw.from_ns) < 0) {
+					return EXIT_USAGE;
+				}
+				o.draw.have_from = true;
+			} else if ((v = value_of(argc, argv, &i, "--to")) != NULL) {
+				if (parse_time("--to", v, &o.draw.to_ns) < 0) {
+					return EXIT_USAGE;
+				}
+				o.draw.have_to = true;
+			} else if ((v = value_of(argc, argv, &i, "--cpus")) != NULL) {
+				const char *why = "";
+
+				if (cli_parse_cpu_list(v, cpu_mask, SCHED_CPU_BITS, &why) < 0) {
+					fprintf(stderr,
+						PROG ": --cpus: '%s': %s (a list such as 0-3,8; "
+						     "try '" PROG " --help')\n",
+						v, why);
+					return EXIT_USAGE;
+				}
+				o.draw.cpu_mask = cpu_mask;
+			} else if (missing) {
+				return usage_error("option needs a value", a);
 			} else if (!strcmp(a, "--max-wait-reason")) {
 				char *end = NULL;
-				long v = i + 1 < argc ? strtol(argv[i + 1], &end, 0) : -1;
+				long mw = i + 1 < argc ? strtol(argv[i + 1], &end, 0) : -1;
 
-				if (!end || *end || v < 1 || v > 63) {
+				if (!end || *end || mw < 1 || mw > 63) {
 					return usage_error("--max-wait-reason needs a number 1..63",
 							   i + 1 < argc ? argv[i + 1] : NULL);
 				}
-				o.max_wait_reason = (int)v;
+				o.max_wait_reason = (int)mw;
 				i++;
 			} else if (!strcmp(a, "--")) {
 				options_done = true;
@@ -633,6 +746,23 @@ int cmd_dump(int argc, char **argv)
 	if (o.stats && o.raw) {
 		return usage_error("--raw does not combine with --stats", NULL);
 	}
+	drawing = o.draw.timeline || o.draw.chrome;
+	if (drawing && (o.stats || o.jsonl || o.raw)) {
+		return usage_error(o.draw.timeline
+					   ? "--timeline does not combine with --stats, --jsonl "
+					     "or --raw"
+					   : "--chrome-trace does not combine with --stats, "
+					     "--jsonl or --raw",
+				   NULL);
+	}
+	if (!drawing && (o.draw.have_from || o.draw.have_to || o.draw.cpu_mask)) {
+		return usage_error("--from, --to and --cpus need --timeline or --chrome-trace",
+				   NULL);
+	}
+	if (o.draw.have_from && o.draw.have_to && o.draw.to_ns <= o.draw.from_ns) {
+		return usage_error("--to must be after --from", NULL);
+	}
+	o.draw.keep_going = o.keep_going;
 	f = etwforge_file_open(
 		o.path, ETWFORGE_OPEN_SALVAGE | (o.keep_going ? ETWFORGE_OPEN_KEEP_GOING : 0u),
 		&err);
@@ -642,7 +772,9 @@ int cmd_dump(int argc, char **argv)
 	if (o.max_wait_reason > 0) {
 		etwforge_file_set_max_wait_reason(f, (unsigned)o.max_wait_reason);
 	}
-	if (o.stats) {
+	if (drawing) {
+		rc = dump_draw(f, &o.draw);
+	} else if (o.stats) {
 		rc = dump_stats(f, o.jsonl);
 		if (report_damage(f, o.keep_going) != EXIT_OK) {
 			rc = EXIT_DATA;

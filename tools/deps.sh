@@ -4,8 +4,11 @@
 # (so a second run is fast). Sourced by check.sh and quickstart.sh.
 set -euo pipefail
 etwforge_deps() {
+	# scdoc builds the manuals, librsvg2-bin (rsvg-convert) renders the timeline in
+	# a test, bash-completion tells meson where completions go, clang-format checks the
+	# layout (the test format)
 	local pkgs=(meson ninja-build pkg-config gcc clang libxxhash-dev libcriterion-dev
-		libyaml-dev libjansson-dev python3 clang-format)
+		libyaml-dev libjansson-dev python3 clang-format scdoc librsvg2-bin bash-completion)
 	local missing=()
 	for p in "${pkgs[@]}"; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -18,7 +18,7 @@ struct command {
 static const struct command commands[] = {
 	{"gen", cmd_gen, "simulate a machine (YAML scenario) and write one ETL file per session"},
 	{"replay", cmd_replay, "encode a switch/spinlock stream (truth schema) into ETL files"},
-	{"dump", cmd_dump, "read any ETL file (ours or Windows') and print it"},
+	{"dump", cmd_dump, "read any ETL file (ours or Windows') and print or draw it"},
 	{"verify", cmd_verify, "check an ETL file against its truth stream"},
 };
 
@@ -32,8 +32,13 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	}
-	fprintf(f, "\n`etwforge help <command>` or `etwforge <command> --help` describes a "
-		   "command.\n"
+	fprintf(f, "  %-8s %s\n", "help", "the same text as `etwforge <command> --help`");
+	fprintf(f, "\noptions:\n"
+		   "  -h, --help  this text\n"
+		   "  --version   the version of etwforge\n"
+		   "\n`etwforge help <command>` or `etwforge <command> --help` describes a "
+		   "command;\nthe manuals are etwforge(1), etwforge-scenario(5) and "
+		   "etwforge-truth(5).\n"
 		   "Exit status: 0 success, 1 bad data, failed check or write error, 2 bad usage,\n"
 		   "128+N ended by signal N.\n");
 }

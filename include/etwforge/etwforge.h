@@ -75,6 +75,83 @@ struct etwforge_error {
 	char msg[1024];
 };
 
+/**
+ * etwforge_parse_duration - a duration as scenarios and options write it:
+ * an integer is nanoseconds, otherwise a decimal number and a unit (ns, us,
+ * ms, s, min, h), computed exactly ("1.5s" is 1500000000 ns; "1.5ns" is
+ * refused).
+ * Return: 0 with *@ns; -EINVAL not a duration, -EDOM not a whole number of
+ * nanoseconds, -ERANGE above 2^64 - 1 ns.
+ */
+ETWFORGE_API int etwforge_parse_duration(const char *s, uint64_t *ns);
+
+/* ---- output files (README "Output rules") ---------------------------------- */
+
+/*
+ * The outputs of one run, written the way every etwforge output is: a
+ * regular file (or a new path) under a temporary name beside it, renamed
+ * into place at commit, all of them at once; a symbolic link followed; a
+ * device or FIFO written in place; "-" standard output. Two outputs that
+ * are one file are refused when the second is added, before anything is
+ * created. Freeing a set that was not committed removes its temporary files
+ * (so do the signals of etwforge_signals_install()).
+ *
+ *	struct etwforge_output *o = etwforge_output_new();
+ *	int i = etwforge_output_add(o, "out.svg", "--timeline", &err);
+ *	etwforge_output_open(o, &err);
+ *	fputs("<svg/>", etwforge_output_stream(o, i));
+ *	etwforge_output_commit(o, &err);
+ *	etwforge_output_free(o);
+ */
+struct etwforge_output;
+
+/**
+ * etwforge_output_new - an empty set of outputs.
+ * Return: the set, or NULL with errno ENOMEM.
+ */
+ETWFORGE_API struct etwforge_output *etwforge_output_new(void);
+
+/**
+ * etwforge_output_add - add @path ("-" = standard output) to @o; @label
+ * names what asked for it in messages ("--timeline"). Creates nothing.
+ * Return: the output's index (>= 0); -EEXIST it is the same file as an
+ * output added before (@err: "LABEL PATH and LABEL2 PATH2 are the same
+ * file"), -EISDIR, -ENOENT (empty name), -ELOOP, -ENOSPC (32 outputs
+ * already), -EINVAL (@o is open), -ENOMEM; all with exit status 2.
+ */
+ETWFORGE_API int etwforge_output_add(struct etwforge_output *o, const char *path, const char *label,
+				     struct etwforge_error *err);
+
+/**
+ * etwforge_output_open - create every temporary file and open every device.
+ * Call once, after the last etwforge_output_add().
+ * Return: 0, or a negative errno (@err: "PATH: cannot create: why", exit
+ * status 1); then nothing is left behind.
+ */
+ETWFORGE_API int etwforge_output_open(struct etwforge_output *o, struct etwforge_error *err);
+
+/**
+ * etwforge_output_stream - the stream to write output @i to, once @o is
+ * open. It belongs to @o: do not fclose() it.
+ * Return: the stream, or NULL with errno (EINVAL: no such output or @o is
+ * not open).
+ */
+ETWFORGE_API FILE *etwforge_output_stream(struct etwforge_output *o, unsigned i);
+
+/**
+ * etwforge_output_commit - flush and sync every output and rename each
+ * temporary file into place, all or none.
+ * Return: 0; or a negative errno (@err: "PATH: write failed: why", exit
+ * status 1), and then every target is as it was and no temporary is left.
+ */
+ETWFORGE_API int etwforge_output_commit(struct etwforge_output *o, struct etwforge_error *err);
+
+/**
+ * etwforge_output_free - free @o; when it was not committed, remove its
+ * temporary files first (every target stays as it was). NULL is a no-op.
+ */
+ETWFORGE_API void etwforge_output_free(struct etwforge_output *o);
+
 /* ---- scenarios (YAML or JSON; see etwforge-scenario(5)) ------------------ */
 
 struct etwforge_scenario;

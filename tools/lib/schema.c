@@ -391,13 +391,7 @@ static bool is_negative_number(const char *s)
 	return s[0] == '-' && s[1] != '+' && sk_parse_u64(s + 1, &v) != -EINVAL;
 }
 
-/*
- * Durations: an integer is nanoseconds; otherwise a decimal number and a
- * unit (ns, us, ms, s), computed exactly: "1.5s" is 1500000000 and "1.5ns"
- * is refused. Return: 0, -EINVAL (not a duration), -EDOM (not a whole ns),
- * -ERANGE (above 2^64 - 1 ns).
- */
-static int parse_duration(const char *s, uint64_t *out)
+int sk_parse_duration(const char *s, uint64_t *out)
 {
 	static const struct {
 		const char *name;
@@ -578,11 +572,11 @@ int sk_get_duration(struct sk_walk *w, const struct yt_node *n, uint64_t min, ui
 	if (rc) {
 		return rc;
 	}
-	rc = parse_duration(n->str, &v);
+	rc = sk_parse_duration(n->str, &v);
 	if (rc == -EDOM) {
 		return sk_fail(w, n, "\"%s\" is not a whole number of nanoseconds", n->str);
 	}
-	if (rc == -EINVAL && !(n->str[0] == '-' && parse_duration(n->str + 1, &v) != -EINVAL)) {
+	if (rc == -EINVAL && !(n->str[0] == '-' && sk_parse_duration(n->str + 1, &v) != -EINVAL)) {
 		return sk_fail(w, n,
 			       "\"%s\" is not a duration (integer nanoseconds, or a number and "
 			       "ns, us, ms, s, min or h, e.g. \"1.5s\")",

@@ -267,6 +267,15 @@ void sk_join(char *buf, size_t len, const char *const *names, unsigned n);
  * Return: 0, -EINVAL (not a number) or -ERANGE (above 2^64 - 1).
  */
 int sk_parse_u64(const char *s, uint64_t *out);
+
+/**
+ * sk_parse_duration - an integer is nanoseconds; otherwise a decimal number
+ * and a unit (ns, us, ms, s, min, h), computed exactly: "1.5s" is
+ * 1500000000 and "1.5ns" is refused.
+ * Return: 0, -EINVAL (not a duration), -EDOM (not a whole ns), -ERANGE
+ * (above 2^64 - 1 ns).
+ */
+int sk_parse_duration(const char *s, uint64_t *out);
 /** sk_format_duration - "2s", "500ms", "31250us", "7ns" or "0". */
 void sk_format_duration(char *buf, size_t len, uint64_t ns);
 /** sk_copy_str - @src into char[@size] @dst, cut to fit, zero-filled. */

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: MIT
+# doc/etwforge.bash - bash completion for etwforge(1): subcommands, each
+# subcommand's options (the ones its --help lists; tests/test_manual.py
+# checks), and file names for the arguments that take files. Installed as
+# etwforge in bash-completion's completions folder.
+
+_etwforge_options() {
+	case $1 in
+	gen)
+		echo "-o --output -t --truth --seed --duration --cpus -s --set --print-config --json -q --quiet -h --help"
+		;;
+	replay)
+		echo "-o --output --json -q --quiet -h --help"
+		;;
+	dump)
+		echo "--stats --jsonl --raw --keep-going --max-wait-reason --timeline --chrome-trace --from --to --cpus -h --help"
+		;;
+	verify)
+		echo "-t --truth -s --session -q --quiet -h --help"
+		;;
+	esac
+}
+
+_etwforge() {
+	local cur prev cmd i
+	local commands="gen replay dump verify help"
+
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	cmd=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-*) ;;
+		*)
+			cmd=${COMP_WORDS[i]}
+			break
+			;;
+		esac
+	done
+
+	if [[ -z $cmd ]]; then
+		if [[ $cur == -* ]]; then
+			mapfile -t COMPREPLY < <(compgen -W "-h --help --version" -- "$cur")
+		else
+			mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur")
+		fi
+		return
+	fi
+
+	# values of the option just typed
+	case $cmd:$prev in
+	gen:-o | gen:--output | replay:-o | replay:--output)
+		_etwforge_files '@(etl)'
+		return
+		;;
+	gen:-t | gen:--truth | verify:-t | verify:--truth)
+		_etwforge_files '@(jsonl|json)'
+		return
+		;;
+	dump:--timeline)
+		_etwforge_files '@(svg)'
+		return
+		;;
+	dump:--chrome-trace)
+		_etwforge_files '@(json)'
+		return
+		;;
+	gen:--seed | gen:--duration | gen:--cpus | gen:-s | gen:--set | verify:-s | verify:--session | \
+		dump:--max-wait-reason | dump:--from | dump:--to | dump:--cpus)
+		return # a value to type, not a file
+		;;
+	esac
+
+	if [[ $cmd == help ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "gen replay dump verify" -- "$cur")
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(_etwforge_options "$cmd")" -- "$cur")
+		return
+	fi
+	case $cmd in
+	gen) _etwforge_files '@(yaml|yml|json)' ;;
+	replay) _etwforge_files '@(jsonl|json)' ;;
+	dump | verify) _etwforge_files '@(etl)' ;;
+	esac
+}
+
+# File names ending in the extglob pattern $1, and folders; plain file names
+# when bash-completion's _filedir is not loaded.
+_etwforge_files() {
+	if declare -F _filedir >/dev/null; then
+		_filedir "$1"
+	else
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+	fi
+}
+
+complete -F _etwforge etwforge

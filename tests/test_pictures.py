@@ -1,0 +1,449 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""tests/test_pictures.py CASE - `etwforge dump --timeline / --chrome-trace`
+from the outside: the SVG parses and stays bounded, the Chrome trace is
+valid trace-event JSON whose slices are the switches, and the inferred
+flush reasons and spin-lock kinds agree with what gen or the stream say.
+
+The binary is $ETWFORGE_BIN; fixtures are in tests/data/see/ (argv[2]).
+Each case is one meson test; exit status 0 passes, anything else fails
+with the reason on stderr.
+"""
+import collections
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+BIN = os.environ["ETWFORGE_BIN"]
+DATA = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "data", "see")
+SVG = "{http://www.w3.org/2000/svg}"
+REASONS = ["tid_full", "ticks", "size", "delta", "end", "unknown"]
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def run(*args, status=0, stdout=None):
+    """Run etwforge with ARGS; check its exit status; return (stdout, stderr)."""
+    p = subprocess.run([BIN, *args], stdout=stdout or subprocess.PIPE, stderr=subprocess.PIPE)
+    out = p.stdout.decode(errors="replace") if p.stdout is not None else ""
+    err = p.stderr.decode(errors="replace")
+    check(p.returncode == status,
+          f"etwforge {' '.join(args)}: exit {p.returncode}, wanted {status}; stderr: {err.strip()}")
+    return out, err
+
+
+def gen(tmp, name, *args):
+    """gen into TMP/NAME.etl; return gen's --json summary."""
+    out, _ = run("gen", *args, "-o", os.path.join(tmp, name + ".etl"), "--json", "-q")
+    return json.loads(out)
+
+
+def svg_of(path):
+    """Parse an SVG; return (root, number of elements)."""
+    root = ET.parse(path).getroot()
+    check(root.tag == SVG + "svg", f"{path}: the root is {root.tag}, not svg")
+    return root, sum(1 for _ in root.iter())
+
+
+def legend_counts(root):
+    """The legend's 'LABEL: N' texts as a dict."""
+    counts = {}
+    for t in root.iter(SVG + "text"):
+        if t.text and ": " in t.text and t.text.rsplit(": ", 1)[1].isdigit():
+            label, n = t.text.rsplit(": ", 1)
+            counts[label] = int(n)
+    return counts
+
+
+LEGEND = {"tid_full": "TID table full", "ticks": "> 500 ticks", "size": "size (0x400)",
+          "delta": "delta > 2^30", "end": "end of trace", "unknown": "unknown (stop, loss)"}
+
+
+def cpu_labels(root):
+    return [t.text for t in root.iter(SVG + "text") if t.text and t.text.startswith("CPU ")]
+
+
+def chrome_of(path):
+    """Parse a Chrome trace and check every event's schema. Return the events."""
+    with open(path) as f:
+        doc = json.load(f)
+    check(isinstance(doc, dict), "the trace is not a JSON object")
+    check(doc.get("displayTimeUnit") in ("ms", "ns"), "displayTimeUnit is missing")
+    ev = doc.get("traceEvents")
+    check(isinstance(ev, list), "traceEvents is not a list")
+    num = (int, float)
+    for e in ev:
+        check(isinstance(e.get("name"), str) and e["name"], f"event without a name: {e}")
+        check(e.get("pid") == 1, f"pid is not 1: {e}")
+        check(isinstance(e.get("tid"), int) and e["tid"] >= 1, f"bad tid: {e}")
+        ph = e.get("ph")
+        if ph == "M":
+            check(e["name"] in ("process_name", "thread_name", "thread_sort_index"), f"{e}")
+            check(isinstance(e.get("args"), dict) and e["args"], f"metadata without args: {e}")
+        elif ph == "X":
+            check(isinstance(e.get("ts"), num) and isinstance(e.get("dur"), num), f"{e}")
+            check(e["dur"] >= 0, f"negative duration: {e}")
+            check(e.get("cat") == "thread", f"{e}")
+            check(isinstance(e["args"].get("tid"), int) and e["args"]["tid"] != 0, f"{e}")
+            check(e["args"].get("cpu") == e["tid"] - 1, f"track and cpu disagree: {e}")
+        elif ph == "i":
+            check(e.get("s") == "t" and isinstance(e.get("ts"), num), f"{e}")
+            check(e.get("cat") in ("batch", "spinlock"), f"{e}")
+            if e["cat"] == "batch":
+                check(e["name"] == "flush: " + e["args"]["reason"], f"{e}")
+                check(e["args"]["reason"] in REASONS, f"{e}")
+            else:
+                check(e["name"] == "spinlock: " + e["args"]["kind"], f"{e}")
+        else:
+            raise Fail(f"unexpected phase {ph}: {e}")
+    return ev
+
+
+def switches_with_next(etl):
+    """Switches of ETL whose new thread is known and not idle, from dump --jsonl."""
+    n = total = 0
+    out, _ = run("dump", "--jsonl", etl)
+    for line in out.splitlines():
+        o = json.loads(line)
+        if o.get("kind") == "CSWITCH_COMPACT" or o.get("hook") == "0x0524":
+            total += 1
+            if o.get("new_tid") not in (None, 0):
+                n += 1
+    return n, total
+
+
+def flush_counts(events):
+    return collections.Counter(e["args"]["reason"] for e in events
+                               if e["ph"] == "i" and e["cat"] == "batch")
+
+
+def summary_reasons(summary):
+    r = dict(summary["batches_by_reason"])
+    check(r.pop("stop") == 0, "gen flushed on the stop flag: this test does not expect it")
+    return {k: v for k, v in r.items() if v}
+
+
+def check_slices_chain(events):
+    """Per CPU track, slices do not overlap."""
+    by = collections.defaultdict(list)
+    for e in events:
+        if e["ph"] == "X":
+            by[e["tid"]].append((e["ts"], e["ts"] + e["dur"]))
+    for tid, s in by.items():
+        s.sort()
+        for (a0, a1), (b0, _) in zip(s, s[1:]):
+            check(a1 <= b0 + 1e-9, f"track {tid}: slice {a0}..{a1} overlaps one at {b0}")
+
+
+# ---- cases ---------------------------------------------------------------------------------
+
+
+def case_timeline(tmp):
+    """The demo's timeline: parses, 8 lanes, legend counts = gen's batches by reason."""
+    s = gen(tmp, "demo")
+    svg = os.path.join(tmp, "demo.svg")
+    run("dump", os.path.join(tmp, "demo.etl"), "--timeline", svg)
+    root, n = svg_of(svg)
+    check(cpu_labels(root) == [f"CPU {c}" for c in range(8)], f"lanes: {cpu_labels(root)}")
+    check(n < 3000, f"{n} elements for a 2 s, 8-CPU trace")
+    got = legend_counts(root)
+    for reason, label in LEGEND.items():
+        want = s["batches_by_reason"].get(reason, 0)
+        check(got.get(label) == want, f"legend {label}: {got.get(label)}, gen says {want}")
+    fills = [p.get("fill", "") for p in root.iter(SVG + "path")]
+    check(any(f.startswith("#") for f in fills), "no thread drawn")
+    # the same thread has the same colour in another picture of another trace
+    colours = {}
+    for name in ("demo",):
+        for p in root.iter(SVG + "path"):
+            t = p.find(SVG + "title")
+            if t is not None and t.text.startswith("TID ") and p.get("fill-opacity") is None:
+                colours[t.text] = p.get("fill")
+    gen(tmp, "other", "--seed", "9", "--duration", "300ms")
+    svg2 = os.path.join(tmp, "other.svg")
+    run("dump", os.path.join(tmp, "other.etl"), "--timeline", svg2)
+    root2, _ = svg_of(svg2)
+    same = 0
+    for p in root2.iter(SVG + "path"):
+        t = p.find(SVG + "title")
+        if t is not None and t.text in colours and p.get("fill-opacity") is None:
+            check(p.get("fill") == colours[t.text],
+                  f"{t.text}: {p.get('fill')} here, {colours[t.text]} in the demo")
+            same += 1
+    check(same > 0, "no thread in common between the two pictures")
+    # librsvg renders it (tools/deps.sh installs rsvg-convert; skipped without it)
+    if shutil.which("rsvg-convert"):
+        png = os.path.join(tmp, "demo.png")
+        p = subprocess.run(["rsvg-convert", svg, "-o", png], capture_output=True, text=True)
+        check(p.returncode == 0, f"rsvg-convert: {p.stderr}")
+        with open(png, "rb") as f:
+            head = f.read(24)
+        check(head[:8] == b"\x89PNG\r\n\x1a\n", "rsvg-convert wrote no PNG")
+        width = int.from_bytes(head[16:20], "big")
+        check(width == int(root.get("width")), f"PNG width {width}")
+
+
+def case_bounded(tmp):
+    """A minute of 64 busy CPUs: the SVG stays small, and so does the memory."""
+    s = gen(tmp, "long", os.path.join(DATA, "long64.yaml"))
+    check(s["cpus"] == 64 and s["switches"] > 1_000_000, f"the trace is too small: {s['switches']}")
+    svg = os.path.join(tmp, "long.svg")
+    p = subprocess.Popen([BIN, "dump", os.path.join(tmp, "long.etl"), "--timeline", svg])
+    _, status, usage = os.wait4(p.pid, 0)
+    check(os.waitstatus_to_exitcode(status) == 0, "dump --timeline failed")
+    root, n = svg_of(svg)
+    size = os.path.getsize(svg)
+    check(n < 20000, f"{n} elements")
+    check(size < 4 * 1024 * 1024, f"{size} bytes")
+    check(len(cpu_labels(root)) == 64, "not 64 lanes")
+    # memory grows with lanes x pixel columns, not with switches (the ETL is mapped: count it)
+    etl_kb = os.path.getsize(os.path.join(tmp, "long.etl")) // 1024
+    slack_kb = (192 if "ASAN_OPTIONS" in os.environ else 48) * 1024
+    check(usage.ru_maxrss < etl_kb + slack_kb, f"dump used {usage.ru_maxrss} kB")
+    got = legend_counts(root)
+    for reason, label in LEGEND.items():
+        want = s["batches_by_reason"].get(reason, 0)
+        check(got.get(label) == want, f"legend {label}: {got.get(label)}, gen says {want}")
+
+
+def case_chrome(tmp):
+    """Chrome trace: schema, slices = switches with a known, non-idle new thread."""
+    s = gen(tmp, "demo")
+    for etl in ("demo.etl", "demo-2.etl"):  # compact batches, then plain CSwitch events
+        path = os.path.join(tmp, etl)
+        out = os.path.join(tmp, etl + ".json")
+        run("dump", path, "--chrome-trace", out)
+        ev = chrome_of(out)
+        slices = sum(1 for e in ev if e["ph"] == "X")
+        want, total = switches_with_next(path)
+        check(total == s["switches"], f"{etl}: dump lists {total} switches, gen {s['switches']}")
+        check(slices == want, f"{etl}: {slices} slices, {want} switches with a known new thread")
+        check_slices_chain(ev)
+        names = sorted(e["args"]["name"] for e in ev if e["name"] == "thread_name")
+        check(names == sorted(f"CPU {c}" for c in range(8)), f"tracks: {names}")
+        fl = flush_counts(ev)
+        if etl == "demo.etl":
+            check(dict(fl) == summary_reasons(s),
+                  f"flushes {dict(fl)}, gen {s['batches_by_reason']}")
+        else:
+            check(not fl, "a plain CSwitch file has no batches")
+
+
+def case_reasons(tmp):
+    """Ticks and delta flushes (a quiet machine on the cycle clock) are told apart."""
+    s = gen(tmp, "quiet", os.path.join(DATA, "quiet.yaml"))
+    want = summary_reasons(s)
+    check(want.get("ticks", 0) > 0 and want.get("delta", 0) > 0, f"the scenario did not: {want}")
+    out = os.path.join(tmp, "quiet.json")
+    run("dump", os.path.join(tmp, "quiet.etl"), "--chrome-trace", out)
+    got = dict(flush_counts(chrome_of(out)))
+    check(got == want, f"inferred {got}, gen says {want}")
+
+
+def spin_stream(path):
+    """A seeded stream of switches and spin-lock releases; return the count of each 'why'."""
+    r = random.Random(7)
+    cpus, end = 4, 2_000_000
+    events, why = [], collections.Counter()
+    for c in range(cpus):
+        t, cur = 100, 0
+        while True:
+            t += r.randint(200, 9000)
+            if t >= end - 1000:
+                break
+            new = r.choice([0, 0, 4096 + 4 * r.randint(0, 40)])
+            if new == cur:
+                continue
+            ev = {"kind": "cswitch", "cpu": c, "tick": t // 156250, "ts": {"qpc": t},
+                  "old_tid": cur, "new_tid": new}
+            if cur:
+                ev.update({"old_pri": 9, "old_base_pri": 8, "old_state": 5, "old_wait_reason": 6})
+            events.append((t, c, 0, ev))
+            cur = new
+        t = 100
+        while True:
+            t += r.randint(1000, 40000)
+            if t >= end - 1000:
+                break
+            kind = r.choice(["hold", "contended", "acquire_sample"])
+            acq = t * 300
+            spin = r.randint(1, 500) if kind == "contended" else 0
+            # a hold just over the threshold, or one that wraps 32 bits to a short one
+            hold = {"hold": r.randint(1_000_001, 3_000_000),
+                    "contended": r.randint(100, 5000),
+                    "acquire_sample": r.choice([r.randint(100, 5000), (1 << 32) + 7])}[kind]
+            why[kind] += 1
+            events.append((t, c, 1, {"kind": "spinlock", "cpu": c, "ts": {"qpc": t},
+                "lock": "0xfffff8031a2b3c40", "caller": "0xfffff8031a000123",
+                "acquire_time": acq, "release_time": acq + hold, "wait_cycles": spin * 40,
+                "spin_count": spin, "tid": 4096, "interrupt_count": 0, "irql": 2, "depth": 1,
+                "mode": 0, "dpc": False, "isr": False, "logged": True, "why": kind}))
+    with open(path, "w") as f:
+        f.write(json.dumps({"kind": "meta", "format": "etwforge-truth", "version": 1,
+                            "cpus": cpus, "sessions": [{"name": "NT Kernel Logger",
+                            "clock": "qpc", "flags": ["cswitch", "compact_cswitch",
+                                                      "spinlock"]}]}) + "\n")
+        for _, _, _, ev in sorted(events, key=lambda e: (e[0], e[1], e[2])):
+            f.write(json.dumps(ev, separators=(",", ":")) + "\n")
+        f.write(json.dumps({"kind": "end", "tick": end // 156250 + 1, "ts": {"qpc": end}}) + "\n")
+    return why
+
+
+def case_spin(tmp):
+    """Spin-lock kinds inferred from SpinCount and the hold time = the stream's 'why'."""
+    stream = os.path.join(tmp, "spin.jsonl")
+    why = spin_stream(stream)
+    etl = os.path.join(tmp, "spin.etl")
+    run("replay", stream, "-o", etl, "-q")
+    svg, js = os.path.join(tmp, "spin.svg"), os.path.join(tmp, "spin.json")
+    run("dump", etl, "--timeline", svg, "--chrome-trace", js)
+    ev = chrome_of(js)
+    got = collections.Counter(e["args"]["kind"] for e in ev
+                              if e["ph"] == "i" and e["cat"] == "spinlock")
+    want = {"hold": why["hold"], "contended": why["contended"], "sampled": why["acquire_sample"]}
+    check(dict(got) == want, f"inferred {dict(got)}, the stream says {want}")
+    root, _ = svg_of(svg)
+    titles = {p.find(SVG + "title").text for p in root.iter(SVG + "path")
+              if p.find(SVG + "title") is not None}
+    for k in ("hold", "contended", "sampled"):
+        check(f"spin lock: {k}" in titles, f"no '{k}' marks in the timeline")
+    counts = legend_counts(root)
+    check(counts.get("hold") == want["hold"], f"legend: {counts}")
+
+
+def case_window(tmp):
+    """--from/--to/--cpus: only those CPUs, only that time."""
+    gen(tmp, "demo", "--duration", "500ms")
+    etl = os.path.join(tmp, "demo.etl")
+    svg, js = os.path.join(tmp, "w.svg"), os.path.join(tmp, "w.json")
+    run("dump", etl, "--timeline", svg, "--chrome-trace", js, "--from", "100ms", "--to=0.3s",
+        "--cpus", "1-2,5")
+    root, _ = svg_of(svg)
+    check(cpu_labels(root) == ["CPU 1", "CPU 2", "CPU 5"], f"lanes {cpu_labels(root)}")
+    axis = [t.text for g in root.iter(SVG + "g") if g.get("text-anchor") == "middle"
+            for t in g.iter(SVG + "text")]
+    check(axis and float(axis[0]) >= 100 and float(axis[-1]) <= 300, f"axis {axis}")
+    ev = chrome_of(js)
+    tracks = {e["tid"] for e in ev}
+    check(tracks == {2, 3, 6}, f"tracks {tracks}")
+    for e in ev:
+        if e["ph"] in ("X", "i"):
+            check(100000 <= e["ts"] <= 300000, f"outside the window: {e}")
+            check(e["ph"] != "X" or e["ts"] + e["dur"] <= 300000 + 1e-6, f"runs past --to: {e}")
+    check(sum(1 for e in ev if e["ph"] == "X") > 0, "no slice in the window")
+
+
+def case_outputs(tmp):
+    """The output rules: one set, collisions refused, '-', devices, damage."""
+    gen(tmp, "demo", "--duration", "300ms")
+    etl = os.path.join(tmp, "demo.etl")
+    same = os.path.join(tmp, "same.out")
+    _, err = run("dump", etl, "--timeline", same, "--chrome-trace", same, status=2)
+    check("same file" in err and len(err.strip().splitlines()) == 1, f"stderr: {err}")
+    check(not os.path.exists(same), "a refused run made its output")
+    os.symlink("target.svg", os.path.join(tmp, "link.svg"))
+    _, err = run("dump", etl, "--timeline", os.path.join(tmp, "target.svg"), "--chrome-trace",
+                 os.path.join(tmp, "link.svg"), status=2)
+    check("same file" in err, f"a symlink to the other output: {err}")
+    # standard output
+    out, _ = run("dump", etl, "--timeline", "-")
+    check(ET.fromstring(out).tag == SVG + "svg", "--timeline - is not an SVG")
+    out, _ = run("dump", etl, "--chrome-trace", "-")
+    check("traceEvents" in json.loads(out), "--chrome-trace - is not a trace")
+    _, err = run("dump", etl, "--timeline", "-", "--chrome-trace", "-", status=2)
+    # a device is written in place; a full one is a write error
+    run("dump", etl, "--timeline", "/dev/null", "--chrome-trace", "/dev/null")
+    if os.path.exists("/dev/full"):
+        _, err = run("dump", etl, "--chrome-trace", "/dev/full", status=1)
+        check("write failed" in err or "No space" in err, f"/dev/full: {err}")
+    # a damaged file: nothing written (an old target stays), unless --keep-going
+    cut = os.path.join(tmp, "cut.etl")
+    with open(etl, "rb") as f, open(cut, "wb") as g:
+        g.write(f.read()[:200000])
+    old = os.path.join(tmp, "old.svg")
+    with open(old, "w") as f:
+        f.write("old")
+    _, err = run("dump", cut, "--timeline", old, status=1)
+    check(open(old).read() == "old", "a failed run replaced its target")
+    check(err.strip().startswith(cut + ": offset 0x"), f"damage: {err}")
+    _, err = run("dump", cut, "--timeline", old, "--keep-going", status=1)
+    svg_of(old)
+    left = [n for n in os.listdir(tmp) if n.startswith(".")]
+    check(not left, f"temporary files left: {left}")
+
+
+def case_usage(tmp):
+    """Bad options: one line, exit 2, nothing made."""
+    gen(tmp, "demo", "--duration", "100ms")
+    etl = os.path.join(tmp, "demo.etl")
+    svg = os.path.join(tmp, "x.svg")
+    bad = [
+        (["--timeline", svg, "--cpus", "3-1"], "--cpus"),
+        (["--timeline", svg, "--cpus", "1,,2"], "--cpus"),
+        (["--timeline", svg, "--cpus", "8"], "CPU 8 is not in"),
+        (["--timeline", svg, "--cpus", "70000"], "--cpus"),
+        (["--timeline", svg, "--from", "1.5x"], "not a duration"),
+        (["--timeline", svg, "--from", "1.5ns"], "not a duration"),
+        (["--timeline", svg, "--from", "200ms", "--to", "100ms"], "--to must be after --from"),
+        (["--timeline", svg, "--from", "1h"], "ends before --from"),
+        (["--from", "1ms"], "need --timeline or --chrome-trace"),
+        (["--cpus", "0"], "need --timeline or --chrome-trace"),
+        (["--timeline", svg, "--stats"], "does not combine"),
+        (["--chrome-trace", svg, "--jsonl"], "does not combine"),
+        (["--timeline"], "needs a value"),
+        (["--timeline", ""], "empty file name"),
+        (["--timeline", tmp], "is a directory"),
+    ]
+    for args, what in bad:
+        _, err = run("dump", etl, *args, status=2)
+        check(what in err, f"{args}: wanted '{what}' in: {err}")
+        check(len(err.strip().splitlines()) == 1, f"{args}: not one line: {err}")
+        check(not os.path.exists(svg), f"{args}: made {svg}")
+    out, _ = run("dump", "--help")
+    for opt in ("--timeline", "--chrome-trace", "--from", "--to", "--cpus"):
+        check(opt in out, f"--help does not list {opt}")
+
+
+def case_samples(tmp):
+    """The real Windows files draw (they hold no switches): valid, empty pictures."""
+    samples = os.environ.get("ETWFORGE_SAMPLES", "")
+    files = sorted(f for f in os.listdir(samples) if f.endswith(".etl")) if samples else []
+    check(files, "no samples")
+    for f in files:
+        svg, js = os.path.join(tmp, f + ".svg"), os.path.join(tmp, f + ".json")
+        run("dump", os.path.join(samples, f), "--timeline", svg, "--chrome-trace", js)
+        svg_of(svg)
+        chrome_of(js)
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in CASES:
+        print(f"usage: {sys.argv[0]} {{{','.join(CASES)}}} [DATA]", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="etwforge-pictures-") as tmp:
+        try:
+            CASES[sys.argv[1]](tmp)
+        except Fail as e:
+            print(f"test_pictures {sys.argv[1]}: {e}", file=sys.stderr)
+            return 1
+    print(f"test_pictures {sys.argv[1]}: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

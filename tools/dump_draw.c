@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/dump_draw.c - `dump --timeline OUT.svg` and `--chrome-trace
+ * OUT.json`: both outputs in one set (README "Output rules": two that are
+ * one file are refused before anything is made; both appear only when the
+ * whole run succeeded), one walk of the file feeding both pictures.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dump.h"
+#include "dump_draw.h"
+
+#define PROG "etwforge dump"
+
+/* The damage a salvaging open found (dump's report, in short). Return: damaged places. */
+static unsigned say_damage(struct etwforge_file *f, bool keep_going)
+{
+	const struct etwforge_damage *dmg;
+	unsigned n = etwforge_file_damage(f, &dmg);
+
+	for (unsigned i = 0; i < n; i++) {
+		fprintf(stderr, "%s%s\n", dmg[i].msg, keep_going ? " (skipped)" : "");
+		if (!keep_going) {
+			break;
+		}
+	}
+	return n;
+}
+
+int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
+{
+	struct etwforge_output *out = etwforge_output_new();
+	struct sched_frame fr;
+	struct sched_consumer cons[2];
+	struct sched_totals tot;
+	struct etwforge_error err;
+	struct timeline *tl = NULL;
+	struct chrome *ch = NULL;
+	int tl_i = -1, ch_i = -1, rc, status = EXIT_DATA;
+	unsigned ncons = 0, bad_cpu = 0, ndamage;
+	int64_t to;
+
+	if (!out) {
+		perror(PROG);
+		return EXIT_DATA;
+	}
+	if (o->timeline && (tl_i = etwforge_output_add(out, o->timeline, "--timeline", &err)) < 0) {
+		status = cli_error("dump", &err);
+		goto out;
+	}
+	if (o->chrome && (ch_i = etwforge_output_add(out, o->chrome, "--chrome-trace", &err)) < 0) {
+		status = cli_error("dump", &err);
+		goto out;
+	}
+	rc = sched_frame_init(&fr, f, o->have_from ? o->from_ns : INT64_MIN,
+			      o->have_to ? o->to_ns : INT64_MAX, o->cpu_mask, &bad_cpu);
+	if (rc == -ERANGE) {
+		fprintf(stderr,
+			PROG ": --cpus: CPU %u is not in %s (%u CPUs) (try '" PROG " --help')\n",
+			bad_cpu, etwforge_file_info(f)->name, etwforge_file_info(f)->cpus);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (rc < 0) {
+		fprintf(stderr, PROG ": %s\n", strerror(-rc));
+		goto out;
+	}
+	to = o->have_to ? o->to_ns : fr.end_ns;
+	if (!o->have_to && to <= (o->have_from ? o->from_ns : 0)) {
+		fprintf(stderr, PROG ": %s: the trace ends before --from (at %.3f ms)\n",
+			etwforge_file_info(f)->name, (double)fr.end_ns / 1e6);
+		status = EXIT_USAGE;
+		goto frame;
+	}
+	if (etwforge_output_open(out, &err) < 0) {
+		status = cli_error("dump", &err);
+		goto frame;
+	}
+	if (o->timeline) {
+		tl = timeline_new(&fr, NULL, o->have_from ? o->from_ns : 0, to);
+		if (!tl) {
+			goto nomem;
+		}
+		cons[ncons++] = (struct sched_consumer){&timeline_ops, tl};
+	}
+	if (o->chrome) {
+		ch = chrome_new(&fr, NULL, etwforge_output_stream(out, (unsigned)ch_i));
+		if (!ch) {
+			goto nomem;
+		}
+		cons[ncons++] = (struct sched_consumer){&chrome_ops, ch};
+	}
+	rc = sched_walk(f, &fr, cons, ncons, o->keep_going, &tot, &err);
+	if (rc == -ENOMEM) {
+		goto nomem;
+	}
+	if (rc < 0) {
+		status = cli_error("dump", &err);
+		goto pictures;
+	}
+	ndamage = say_damage(f, o->keep_going);
+	if (ndamage && !o->keep_going) {
+		goto pictures; /* nothing is written from a damaged file without --keep-going */
+	}
+	if ((tl &&
+	     timeline_write(tl, &tot, etwforge_output_stream(out, (unsigned)tl_i)) == -ENOMEM) ||
+	    (ch && chrome_finish(ch) == -ENOMEM)) {
+		goto nomem;
+	}
+	if (etwforge_output_commit(out, &err) < 0) {
+		status = cli_error("dump", &err);
+		goto pictures;
+	}
+	status = tot.damaged || ndamage ? EXIT_DATA : EXIT_OK;
+	if (tot.damaged) {
+		fprintf(stderr, PROG ": %s: %llu damaged batch%s skipped\n",
+			etwforge_file_info(f)->name, (unsigned long long)tot.damaged,
+			tot.damaged == 1 ? "" : "es");
+	}
+	goto pictures;
+nomem:
+	fprintf(stderr, PROG ": out of memory\n");
+pictures:
+	timeline_free(tl);
+	chrome_free(ch);
+frame:
+	sched_frame_finish(&fr);
+out:
+	etwforge_output_free(out); /* removes the temporaries unless committed */
+	return status;
+}
