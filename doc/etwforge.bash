@@ -7,7 +7,7 @@
 _etwforge_options() {
 	case $1 in
 	gen)
-		echo "-o --output -t --truth --seed --duration --cpus -s --set --print-config --json -q --quiet -h --help"
+		echo "-o --output -t --truth --truth-spinlocks --seed --duration --cpus -s --set --print-config --json -q --quiet -h --help"
 		;;
 	replay)
 		echo "-o --output --json -q --quiet -h --help"
@@ -56,6 +56,10 @@ _etwforge() {
 		;;
 	gen:-t | gen:--truth | verify:-t | verify:--truth)
 		_etwforge_files '@(jsonl|json)'
+		return
+		;;
+	gen:--truth-spinlocks)
+		mapfile -t COMPREPLY < <(compgen -W "all logged" -- "$cur")
 		return
 		;;
 	dump:--timeline)

@@ -28,6 +28,10 @@ static void usage(FILE *f)
 		"                        (when FILE is not a regular file, such as /dev/null,\n"
 		"                        a session without a file of its own is discarded)\n"
 		"  -t, --truth FILE      also write the ground truth (JSON Lines, DESIGN.md)\n"
+		"      --truth-spinlocks all|logged\n"
+		"                        spin-lock releases in the truth: every one (default;\n"
+		"                        verify checks the logged set is the kernel's), or\n"
+		"                        only the logged ones (a much smaller truth)\n"
 		"      --seed N          same as --set seed=N\n"
 		"      --duration D      same as --set duration=D (e.g. 2s, 500ms)\n"
 		"      --cpus N          same as --set machine.cpus=N\n"
@@ -65,6 +69,7 @@ int cmd_gen(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"truth", required_argument, NULL, 't'},
+		{"truth-spinlocks", required_argument, NULL, 'L'},
 		{"seed", required_argument, NULL, 'S'},
 		{"duration", required_argument, NULL, 'D'},
 		{"cpus", required_argument, NULL, 'C'},
@@ -95,6 +100,17 @@ int cmd_gen(int argc, char **argv)
 			break;
 		case 't':
 			o.truth = optarg;
+			break;
+		case 'L':
+			if (strcmp(optarg, "all") && strcmp(optarg, "logged")) {
+				fprintf(stderr,
+					"etwforge gen: --truth-spinlocks: \"%s\" is neither all "
+					"nor "
+					"logged\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o.truth_logged_spinlocks = !strcmp(optarg, "logged");
 			break;
 		case 'S':
 			fmt = "seed=%s";
