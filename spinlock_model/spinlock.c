@@ -25,7 +25,6 @@
  * model arms the core with the earliest.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -784,18 +783,6 @@ static void spin_destroy(struct spin *sp)
 {
 	if (!sp) {
 		return;
-	}
-	if (getenv("SPIN_DEBUG")) {
-		for (unsigned i = 0; i < sp->cfg.nlocks; i++) {
-			struct spin_lock_stats *t = &sp->st[i];
-			fprintf(stderr,
-				"%s acq %lu cont %lu rel %lu untracked %lu guarded %lu dropped "
-				"%lu\n",
-				sp->cfg.locks[i].name, (unsigned long)t->acquisitions,
-				(unsigned long)t->contended, (unsigned long)t->releases,
-				(unsigned long)t->untracked, (unsigned long)t->guarded,
-				(unsigned long)t->dropped);
-		}
 	}
 	sched_evq_finish(&sp->q);
 	free(sp->st);

@@ -270,9 +270,43 @@ struct etwforge_session_summary {
 	uint64_t xxh3;		 /* XXH3-64 of the whole file */
 };
 
+#define ETWFORGE_MAX_LOCKS 256
+
+/**
+ * struct etwforge_lock_summary - one spin-lock family of a gen run (the
+ * cycles are CPU cycles; the 99th percentiles are the upper bound of a
+ * histogram bucket, within 1/16 of a power of two).
+ * @acquisitions:  acquired
+ * @contended:     of them, found the lock held and spun
+ * @spin_mean/@spin_p99: WaitTimeInCycles of the contended acquisitions
+ * @hold_mean/@hold_p99: ReleaseTime - AcquireTime of every release
+ * @logged_hold/@logged_contended/@logged_acquire_sample: releases logged,
+ *                 by the first test of the sampling predicate that held
+ * @untracked:     acquisitions past the CPU's 8-deep stack (never logged)
+ * @guarded:       releases inside the logger (re-entrancy guard, not logged)
+ * @dropped:       arrivals that found no taker running, the CPU busy or its
+ *                 DPC/interrupt queue full
+ */
+struct etwforge_lock_summary {
+	char name[64];
+	uint64_t acquisitions;
+	uint64_t contended;
+	uint64_t spin_mean;
+	uint64_t spin_p99;
+	uint64_t hold_mean;
+	uint64_t hold_p99;
+	uint64_t logged_hold;
+	uint64_t logged_contended;
+	uint64_t logged_acquire_sample;
+	uint64_t untracked;
+	uint64_t guarded;
+	uint64_t dropped;
+};
+
 /**
  * struct etwforge_summary - what a run did.
  * @batches_by_reason: indexed like etwforge_flush_reason_name()
+ * @nlocks/@locks:     gen: the spin-lock families, as the scenario lists them
  */
 struct etwforge_summary {
 	uint64_t seed;
@@ -289,6 +323,8 @@ struct etwforge_summary {
 	uint64_t events_lost;
 	unsigned nsessions;
 	struct etwforge_session_summary sessions[ETWFORGE_MAX_SESSIONS];
+	unsigned nlocks;
+	struct etwforge_lock_summary locks[ETWFORGE_MAX_LOCKS];
 };
 
 /** etwforge_flush_reason_name - "tid_full", "ticks", "size", "delta", "stop", "end". */

@@ -237,6 +237,38 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	return 0;
 }
 
+/* The spin-lock families' figures, from the model. */
+static void locks_fill(struct etwforge_summary *sum, const struct gen_run *g)
+{
+	const struct spin_cfg *m = &g->sc->lock_model;
+
+	sum->nlocks = g->spin ? m->nlocks : 0;
+	for (unsigned i = 0; i < sum->nlocks; i++) {
+		struct etwforge_lock_summary *l = &sum->locks[i];
+		struct spin_lock_stats *st = malloc(sizeof(*st));
+
+		if (!st) {
+			sum->nlocks = i;
+			return;
+		}
+		spin_get_stats(g->spin, i, st);
+		snprintf(l->name, sizeof(l->name), "%s", m->locks[i].name);
+		l->acquisitions = st->acquisitions;
+		l->contended = st->contended;
+		l->spin_mean = st->contended ? st->spin_cycles / st->contended : 0;
+		l->spin_p99 = spin_hist_quantile(st->spin_hist, 990);
+		l->hold_mean = st->releases ? st->hold_cycles / st->releases : 0;
+		l->hold_p99 = spin_hist_quantile(st->hold_hist, 990);
+		l->logged_hold = st->logged[SIM_SPIN_HOLD];
+		l->logged_contended = st->logged[SIM_SPIN_CONTENDED];
+		l->logged_acquire_sample = st->logged[SIM_SPIN_ACQUIRE_SAMPLE];
+		l->untracked = st->untracked;
+		l->guarded = st->guarded;
+		l->dropped = st->dropped;
+		free(st);
+	}
+}
+
 /* Run the machine to its end, reporting progress between slices. */
 static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double t0,
 		    struct etwforge_error *err)
@@ -337,6 +369,7 @@ int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_o
 	}
 	api_summary_fill(sum ? sum : &local, &g.sc->trace, &g.run, &g.tee.end,
 			 api_wall_seconds() - t0);
+	locks_fill(sum ? sum : &local, &g);
 	if (g.json_f) {
 		etwforge_summary_print(g.json_f, sum ? sum : &local, true);
 	}

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/lib/api.h"
@@ -82,6 +83,7 @@ size_t api_summary_json(const struct etwforge_summary *sum, char *buf, size_t ca
 	jout_double(&j, sum->wall_seconds, 3);
 	jout_ku64(&j, "switches", sum->switches);
 	jout_ku64(&j, "spinlock_releases", sum->spinlock_releases);
+	jout_ku64(&j, "spinlock_events", sum->spinlock_events);
 	jout_ku64(&j, "batches", sum->batches);
 	jout_ku64(&j, "batch_records", sum->batch_records);
 	jout_key(&j, "batches_by_reason");
@@ -112,6 +114,39 @@ size_t api_summary_json(const struct etwforge_summary *sum, char *buf, size_t ca
 		jout_close(&j, '}');
 	}
 	jout_close(&j, ']');
+	if (sum->nlocks) {
+		jout_key(&j, "locks");
+		jout_open(&j, '[');
+		for (unsigned i = 0; i < sum->nlocks && i < ETWFORGE_MAX_LOCKS; i++) {
+			const struct etwforge_lock_summary *l = &sum->locks[i];
+
+			jout_sep(&j);
+			jout_open(&j, '{');
+			jout_kstr(&j, "name", l->name);
+			jout_ku64(&j, "acquisitions", l->acquisitions);
+			jout_ku64(&j, "contended", l->contended);
+			jout_key(&j, "contended_fraction");
+			jout_double(&j,
+				    l->acquisitions ? (double)l->contended / (double)l->acquisitions
+						    : 0.0,
+				    4);
+			jout_ku64(&j, "spin_mean_cycles", l->spin_mean);
+			jout_ku64(&j, "spin_p99_cycles", l->spin_p99);
+			jout_ku64(&j, "hold_mean_cycles", l->hold_mean);
+			jout_ku64(&j, "hold_p99_cycles", l->hold_p99);
+			jout_key(&j, "logged");
+			jout_open(&j, '{');
+			jout_ku64(&j, "hold", l->logged_hold);
+			jout_ku64(&j, "contended", l->logged_contended);
+			jout_ku64(&j, "acquire_sample", l->logged_acquire_sample);
+			jout_close(&j, '}');
+			jout_ku64(&j, "untracked", l->untracked);
+			jout_ku64(&j, "guarded", l->guarded);
+			jout_ku64(&j, "dropped", l->dropped);
+			jout_close(&j, '}');
+		}
+		jout_close(&j, ']');
+	}
 	jout_close(&j, '}');
 	jout_raw(&j, "\n", 1);
 	return jout_finish(&j);
@@ -139,6 +174,31 @@ static void print_text(FILE *f, const struct etwforge_summary *sum)
 			fprintf(f, "  dropped at end    %" PRIu64 "\n", sum->batches_dropped);
 		}
 	}
+	if (sum->nlocks) {
+		fprintf(f, "spin locks          %-24s %10s %7s %17s %17s %23s %9s %9s\n", "",
+			"acquired", "spun", "spin mean/p99", "hold mean/p99",
+			"logged hold/cont/sample", "untracked", "dropped");
+		for (unsigned i = 0; i < sum->nlocks && i < ETWFORGE_MAX_LOCKS; i++) {
+			const struct etwforge_lock_summary *l = &sum->locks[i];
+			char spin[40], hold[40], logged[48];
+
+			snprintf(spin, sizeof(spin), "%" PRIu64 "/%" PRIu64, l->spin_mean,
+				 l->spin_p99);
+			snprintf(hold, sizeof(hold), "%" PRIu64 "/%" PRIu64, l->hold_mean,
+				 l->hold_p99);
+			snprintf(logged, sizeof(logged), "%" PRIu64 "/%" PRIu64 "/%" PRIu64,
+				 l->logged_hold, l->logged_contended, l->logged_acquire_sample);
+			fprintf(f,
+				"  %-42s %10" PRIu64 " %6.2f%% %17s %17s %23s %9" PRIu64
+				" %9" PRIu64 "\n",
+				l->name, l->acquisitions,
+				l->acquisitions
+					? 100.0 * (double)l->contended / (double)l->acquisitions
+					: 0.0,
+				spin, hold, logged, l->untracked, l->dropped);
+		}
+		fprintf(f, "  (cycles; spin over the acquisitions that spun)\n");
+	}
 	fprintf(f, "events lost         %" PRIu64 "\n", sum->events_lost);
 	for (unsigned i = 0; i < sum->nsessions; i++) {
 		const struct etwforge_session_summary *s = &sum->sessions[i];
@@ -153,10 +213,16 @@ static void print_text(FILE *f, const struct etwforge_summary *sum)
 int etwforge_summary_print(FILE *f, const struct etwforge_summary *sum, bool json)
 {
 	if (json) {
-		char buf[4096 + ETWFORGE_MAX_SESSIONS * 4400];
-		size_t n = api_summary_json(sum, buf, sizeof(buf));
+		size_t cap = 4096 + ETWFORGE_MAX_SESSIONS * 4400 + (size_t)sum->nlocks * 640;
+		char *buf = malloc(cap);
+		size_t n;
 
-		fwrite(buf, 1, n < sizeof(buf) ? n : sizeof(buf) - 1, f);
+		if (!buf) {
+			return -ENOMEM;
+		}
+		n = api_summary_json(sum, buf, cap);
+		fwrite(buf, 1, n < cap ? n : cap - 1, f);
+		free(buf);
 	} else {
 		print_text(f, sum);
 	}
