@@ -83,9 +83,10 @@ Test(gen, every_clock_target_and_arch_verifies)
 
 Test(gen, example_scenarios_generate_and_verify)
 {
-	static const char *const names[] = {"desktop", "server64", "lock_driver", "multi_clock"};
+	static const char *const names[] = {"desktop", "server64", "lock_driver", "multi_clock",
+					    "lock_contention"};
 
-	for (unsigned i = 0; i < 4; i++) {
+	for (unsigned i = 0; i < 5; i++) {
 		char sets[512];
 
 		/* shortened: the full durations run in the quickstart and by hand */
@@ -215,6 +216,38 @@ Test(gen, print_config_round_trips)
 		0);
 	cr_assert_eq(test_run("cd '%s' && grep -q 'cpus: 3' p.yaml && grep -q 'seed: 9' p.yaml",
 			      test_dir),
+		     0);
+}
+
+Test(gen, spin_locks_replay_byte_for_byte_and_the_predicate_is_checked)
+{
+	uint64_t g1, g2;
+
+	/* two sessions: the plain one, and one with PEBS and PMC items on 0x0529 */
+	cr_assert_eq(test_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl "
+			      "'%s/../tools/scenarios/lock_driver.yaml' --duration 100ms",
+			      test_dir, test_bin(), SOURCE_DIR),
+		     0);
+	g1 = hash_of("a.etl");
+	g2 = hash_of("a-2.etl");
+	cr_assert_eq(test_run("cd '%s' && mkdir r && cd r && '%s' replay -q ../a.jsonl -o a.etl",
+			      test_dir, test_bin()),
+		     0);
+	cr_assert_eq(hash_of("r/a.etl"), g1);
+	cr_assert_eq(hash_of("r/a-2.etl"), g2);
+	cr_assert_eq(
+		test_run("cd '%s' && '%s' verify -q a-2.etl --truth a.jsonl", test_dir, test_bin()),
+		0);
+	/* an unlogged release turned "logged": the predicate disagrees, exit 1 */
+	cr_assert_eq(
+		test_run("cd '%s' && sed '0,/\"logged\":false,\"why\":\"none\"/"
+			 "s//\"logged\":true,\"why\":\"acquire_sample\"/' a.jsonl > b.jsonl && "
+			 "! cmp -s a.jsonl b.jsonl",
+			 test_dir),
+		0);
+	cr_assert_eq(test_run("cd '%s' && '%s' verify a.etl --truth b.jsonl 2> err.txt; "
+			      "test $? -eq 1 && grep -q 'the sampling predicate says none' err.txt",
+			      test_dir, test_bin()),
 		     0);
 }
 

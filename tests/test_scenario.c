@@ -1040,6 +1040,28 @@ static const struct bad_case bad_cases[] = {
 	 "x.yaml:1:10: machine: duration_ns overflows the system time"},
 	{"x.yaml", "duration: 2s\nduration: 3s\n", false,
 	 "x.yaml:2:1: duration: duplicate key (first at 1:1)"},
+	{"x.yaml", "threads: [{name: ui}]\nlocks: [{name: L, taken_by: [iu]}]\n", true,
+	 "x.yaml:2:30: locks.0.taken_by.0: unknown taker \"iu\": dpc, isr, or a thread group (ui)"},
+	{"x.yaml", "threads: [{name: rx_worker}]\nlocks: [{name: L, taken_by: [rx_wroker]}]\n",
+	 true,
+	 "x.yaml:2:30: locks.0.taken_by.0: unknown taker \"rx_wroker\" (did you mean "
+	 "\"rx_worker\"?)"},
+	{"x.yaml", "locks: [{name: A, nested: [B]}]\n", true,
+	 "x.yaml:1:28: locks.0.nested.0: no lock is named \"B\""},
+	{"x.yaml", "locks: [{name: A, nested: [B]}, {name: B, nested: [A]}]\n", true,
+	 "x.yaml:1:27: locks.0.nested: makes a cycle: a lock would be taken inside itself"},
+	{"x.yaml", "locks: [{name: A, modes: {queud: 1}}]\n", false,
+	 "x.yaml:1:27: locks.0.modes.queud: unknown acquire mode (did you mean \"queued\"?)"},
+	{"x.yaml", "locks: [{name: A, modes: {ordinary: 0}}]\n", true,
+	 "x.yaml:1:26: locks.0.modes: needs a weight above 0"},
+	{"x.yaml", "locks: [{name: A, hold: 2us, hold_tail_max: 1us}]\n", true,
+	 "x.yaml:1:45: locks.0.hold_tail_max: must be at least hold"},
+	{"x.yaml", "locks: [{name: A}, {name: A}]\n", true,
+	 "x.yaml:1:27: locks.1.name: \"A\" is also the name of locks.0"},
+	{"x.yaml", "locks: [{name: A, taken_by: [dpc, dpc]}]\n", false,
+	 "x.yaml:1:35: locks.0.taken_by.1: \"dpc\" is listed twice"},
+	{"x.yaml", "locks: [{name: A, rate: 1000000001}]\n", false,
+	 "x.yaml:1:25: locks.0.rate: 1000000001 is out of range (0..1000000000)"},
 	{"x.yaml", "locks: [{name: L, contention: 10}]\n", false,
 	 "x.yaml:1:31: locks.0.contention: is no longer a setting: contention emerges from rate, "
 	 "hold, taken_by and the CPUs, and gen reports it per lock; remove the key (README: Spin "
@@ -1210,7 +1232,7 @@ Test(scenario, every_example_loads_finishes_and_round_trips)
 		n++;
 	}
 	closedir(d);
-	cr_assert_geq(n, 4, "desktop, server64, lock_driver, multi_clock");
+	cr_assert_geq(n, 5, "desktop, server64, lock_driver, multi_clock, lock_contention");
 }
 
 Test(scenario, examples_say_what_their_names_say)
@@ -1232,6 +1254,15 @@ Test(scenario, examples_say_what_their_names_say)
 	sc = load_example("lock_driver.yaml");
 	cr_assert_gt(sc->nlocks, 0);
 	cr_assert(sc->trace.sessions[0].flags & PRODUCER_F_SPINLOCK);
+	cr_assert(sc->trace.sessions[1].pebs && sc->trace.sessions[1].pmc_count == 3,
+		  "a session with PEBS and PMC items on 0x0529");
+	cr_assert(sc->lock_model.counters);
+	free(sc);
+
+	sc = load_example("lock_contention.yaml");
+	cr_assert_eq(sc->trace.cpus, 2);
+	cr_assert_eq(sc->nlocks, 1);
+	cr_assert_eq(sc->lock_model.locks[0].groups, 0x3, "both groups take it");
 	free(sc);
 
 	sc = load_example("multi_clock.yaml");

@@ -1364,7 +1364,7 @@ static int finish_nested(struct scenario *sc, unsigned i, char *err, size_t errl
 			continue;
 		}
 		for (unsigned x = 0; x < sc->nlocks; x++) {
-			cands[x] = sc->locks[x].cfg.name;
+			cands[x] = x == i ? NULL : sc->locks[x].cfg.name; /* not itself */
 		}
 		near = sk_suggest(l->nested[j], cands, sc->nlocks);
 		snprintf(path, sizeof(path), "locks.%u.nested.%u", i, j);
@@ -1433,7 +1433,23 @@ static int finish_locks(struct scenario *sc, char *err, size_t errlen)
 			return sk_fail_key(&sc->where, sc->source, err, errlen, "kernel.spinlock",
 					   "%s", why);
 		}
-		snprintf(path, sizeof(path), "locks.%d", lock);
+		/* the messages start with the key they are about: point there */
+		static const char *const keys[] = {"count", "rate",  "hold_tail_max", "hold_tail",
+						   "hold",  "modes", "taken_by",      "nested"};
+		size_t klen = strcspn(why, " ");
+		const char *key = NULL;
+
+		for (unsigned k = 0; k < ARRAY_SIZE(keys); k++) {
+			if (strlen(keys[k]) == klen && !strncmp(why, keys[k], klen)) {
+				key = keys[k];
+			}
+		}
+		if (key) {
+			snprintf(path, sizeof(path), "locks.%d.%s", lock, key);
+			why += klen + 1; /* the path names the key */
+		} else {
+			snprintf(path, sizeof(path), "locks.%d", lock);
+		}
 		return sk_fail_key(&sc->where, sc->source, err, errlen, path, "%s", why);
 	}
 	return 0;
