@@ -1537,3 +1537,106 @@ Test(truth, backwards_across_cpus_is_fine)
 	cr_expect_eq(rec.u.end.ts[SIM_CLOCK_QPC], 900);
 	truth_close(r);
 }
+
+/* ---- gen's spin-lock extensions ------------------------------------------- */
+
+Test(truth, spinlock_extensions_are_written_as_typed_and_read_back)
+{
+	struct trace_config cfg, back;
+	struct sim_spinlock sl;
+	struct truth_reader *r;
+	struct truth_record rec;
+	struct mem m;
+	FILE *f;
+	char *got;
+
+	design_cfg(&cfg);
+	cfg.sessions[0].flags |= PRODUCER_F_SPINLOCK;
+	cfg.spin = (struct spin_sampling){4, 2000, 3, 0};
+	cfg.spin_rows = TRACE_SPIN_ROWS_ALL;
+	memset(&sl, 0, sizeof(sl));
+	sl.cpu = 2;
+	sl.tick = 7;
+	sl.ts[SIM_CLOCK_QPC] = 900;
+	sl.lock = 0xfffff80300400040;
+	sl.caller = 0xfffff80300001234;
+	sl.depth = 9;
+	sl.name = "nt!PfnLock";
+	sl.acquire_count = 4000000000u;
+	sl.contention_count = 12;
+	sl.untracked = true;
+	f = mem_open(&m);
+	cr_assert_eq(truth_write_meta(f, &cfg), 0);
+	cr_assert_eq(truth_write_spinlock(f, &cfg, &sl), 0);
+	got = mem_close(&m);
+	cr_assert(strstr(got,
+			 ",\"spinlock\":{\"spin_threshold\":4,\"acquire_sample_rate\":2000,"
+			 "\"contention_sample_rate\":3,\"hold_threshold\":0,\"rows\":\"all\"}}\n"),
+		  "%s", got);
+	cr_assert(strstr(got, "\"logged\":false,\"why\":\"none\",\"name\":\"nt!PfnLock\","
+			      "\"acquire_count\":4000000000,\"contention_count\":12,"
+			      "\"untracked\":true}\n"),
+		  "%s", got);
+	cr_assert_null(strstr(got, "guarded"), "false flags are not written");
+	r = open_text(got, &back);
+	cr_assert_eq(back.spin.spin_threshold, 4);
+	cr_assert_eq(back.spin.acquire_sample_rate, 2000);
+	cr_assert_eq(back.spin.contention_sample_rate, 3);
+	cr_assert_eq(back.spin.hold_threshold, 0);
+	cr_assert_eq(back.spin_rows, TRACE_SPIN_ROWS_ALL);
+	next_ok(r, &rec, TRUTH_SPINLOCK);
+	cr_assert_str_eq(rec.u.sl.name, "nt!PfnLock");
+	cr_assert_eq(rec.u.sl.acquire_count, 4000000000u);
+	cr_assert_eq(rec.u.sl.contention_count, 12);
+	cr_assert(rec.u.sl.untracked);
+	cr_assert_not(rec.u.sl.guarded);
+	truth_close(r);
+	free(got);
+}
+
+Test(truth, without_rows_the_spinlock_extensions_are_not_written)
+{
+	struct trace_config cfg;
+	struct sim_spinlock sl;
+	struct mem m;
+	FILE *f;
+	char *got;
+
+	design_cfg(&cfg);
+	cfg.sessions[0].flags |= PRODUCER_F_SPINLOCK;
+	memset(&sl, 0, sizeof(sl));
+	sl.depth = 1;
+	f = mem_open(&m);
+	cr_assert_eq(truth_write_meta(f, &cfg), 0);
+	cr_assert_eq(truth_write_spinlock(f, &cfg, &sl), 0);
+	got = mem_close(&m);
+	cr_assert_null(strstr(got, "\"spinlock\":{"), "%s", got);
+	cr_assert_null(strstr(got, "acquire_count"), "%s", got);
+	free(got);
+}
+
+Test(truth, bad_spinlock_meta_is_refused)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+	} bad[] = {
+		{"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,"
+		 "\"spinlock\":{\"rows\":\"some\"}}\n",
+		 ":1: spinlock.rows: \"some\" is neither \"all\" nor \"logged\""},
+		{"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,"
+		 "\"spinlock\":{\"acquire_sample_rate\":999}}\n",
+		 ":1: acquire_sample_rate must be at least 1000"},
+		{"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"spinlock\":[]}"
+		 "\n",
+		 ":1: spinlock: must be an object"},
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct trace_config cfg;
+		char err[512] = "";
+
+		cr_assert_null(truth_open(put_file(bad[i].text), &cfg, err, sizeof(err)));
+		cr_assert(strstr(err, bad[i].want), "got %s, want %s", err, bad[i].want);
+	}
+}
