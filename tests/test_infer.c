@@ -113,20 +113,39 @@ static struct etwforge_spinlock lock(uint64_t acquire, uint64_t release, uint32_
 		.acquire_time = acquire, .release_time = release, .spin_count = spins};
 }
 
+static const struct etwforge_spinlock_config defaults = {1, 1, 1000, 1000000};
+
 Test(infer, spin_kind_follows_the_sampling_predicate)
 {
 	struct etwforge_spinlock l;
 
 	l = lock(5000, 5000 + 1000001, 0);
-	cr_expect_eq(infer_spin(&l), SPIN_HOLD, "held over HoldThreshold");
+	cr_expect_eq(infer_spin(&l, &defaults), SPIN_HOLD, "held over HoldThreshold");
 	l = lock(5000, 5000 + 1000001, 7);
-	cr_expect_eq(infer_spin(&l), SPIN_HOLD, "the hold test comes first");
+	cr_expect_eq(infer_spin(&l, &defaults), SPIN_HOLD, "the hold test comes first");
 	l = lock(5000, 5000 + 1000000, 7);
-	cr_expect_eq(infer_spin(&l), SPIN_CONTENDED, "1000000 cycles is not over the threshold");
+	cr_expect_eq(infer_spin(&l, &defaults), SPIN_CONTENDED,
+		     "1000000 cycles is not over the threshold");
 	l = lock(5000, 5100, 1);
-	cr_expect_eq(infer_spin(&l), SPIN_CONTENDED, "SpinCount >= SpinThreshold (1)");
+	cr_expect_eq(infer_spin(&l, &defaults), SPIN_CONTENDED, "SpinCount >= SpinThreshold (1)");
 	l = lock(5000, 5100, 0);
-	cr_expect_eq(infer_spin(&l), SPIN_SAMPLED, "no spin, short hold: an acquire sample");
+	cr_expect_eq(infer_spin(&l, &defaults), SPIN_SAMPLED,
+		     "no spin, short hold: an acquire sample");
 	l = lock(5000, 5000 + (UINT64_C(1) << 32) + 7, 0);
-	cr_expect_eq(infer_spin(&l), SPIN_SAMPLED, "the hold time is compared in 32 bits");
+	cr_expect_eq(infer_spin(&l, &defaults), SPIN_SAMPLED,
+		     "the hold time is compared in 32 bits");
+}
+
+Test(infer, spin_kind_uses_the_files_own_parameters)
+{
+	/* a rundown saying SpinThreshold 4, HoldThreshold 0 (off) */
+	static const struct etwforge_spinlock_config cfg = {4, 1, 1000, 0};
+	struct etwforge_spinlock l;
+
+	l = lock(5000, 5000 + 3000000, 0);
+	cr_expect_eq(infer_spin(&l, &cfg), SPIN_SAMPLED, "the hold test is off");
+	l = lock(5000, 5100, 4);
+	cr_expect_eq(infer_spin(&l, &cfg), SPIN_CONTENDED, "4 spins >= 4");
+	l = lock(5000, 5100, 3);
+	cr_expect_eq(infer_spin(&l, &cfg), SPIN_SAMPLED, "3 spins < 4: not a contention sample");
 }

@@ -87,14 +87,15 @@ const char *flush_reason_label(enum flush_reason r)
 	return r < FLUSH_REASONS ? labels[r] : labels[FLUSH_UNKNOWN];
 }
 
-enum spin_kind infer_spin(const struct etwforge_spinlock *l)
+enum spin_kind infer_spin(const struct etwforge_spinlock *l,
+			  const struct etwforge_spinlock_config *cfg)
 {
 	uint32_t held = (uint32_t)(l->release_time - l->acquire_time);
 
-	if (held > INFER_HOLD_THRESHOLD) {
+	if (cfg->hold_threshold != 0 && held > cfg->hold_threshold) {
 		return SPIN_HOLD;
 	}
-	if (l->spin_count >= INFER_SPIN_THRESHOLD) {
+	if (l->spin_count >= cfg->spin_threshold) {
 		return SPIN_CONTENDED;
 	}
 	return SPIN_SAMPLED;

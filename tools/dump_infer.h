@@ -78,17 +78,22 @@ enum spin_kind {
 	SPIN_KINDS,
 };
 
-/* The sampling parameters' defaults (KERNEL_FACTS 6.3), which the file does not store. */
+/*
+ * The sampling parameters' defaults (KERNEL_FACTS 6.3), for a file without
+ * the configuration rundown (0x0F4B) that says what they were.
+ */
 #define INFER_SPIN_THRESHOLD 1u
 #define INFER_HOLD_THRESHOLD 1000000u /* cycles */
 
 /**
  * infer_spin - the first clause of the sampling predicate that @l meets,
- * with the default thresholds: hold when (u32)(ReleaseTime - AcquireTime)
- * > 1000000, contended when SpinCount >= 1, else sampled.
+ * with the thresholds of @cfg (the file's rundown, or the defaults): hold
+ * when HoldThreshold != 0 and (u32)(ReleaseTime - AcquireTime) >
+ * HoldThreshold, contended when SpinCount >= SpinThreshold, else sampled.
  * Return: the kind.
  */
-enum spin_kind infer_spin(const struct etwforge_spinlock *l);
+enum spin_kind infer_spin(const struct etwforge_spinlock *l,
+			  const struct etwforge_spinlock_config *cfg);
 
 /** spin_kind_name - "hold", "contended", "sampled". */
 const char *spin_kind_name(enum spin_kind k);

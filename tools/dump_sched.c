@@ -90,6 +90,28 @@ static int64_t last_buffer_ns(struct etwforge_file *f, const struct sched_frame 
 	return end;
 }
 
+/*
+ * The sampling parameters the spin locks were logged with: the file's
+ * configuration rundown (0x0F4B, CPU 0's first record) when it has one,
+ * else the kernel's defaults.
+ */
+static void spin_params(struct etwforge_file *f, struct etwforge_spinlock_config *c)
+{
+	struct etwforge_iter *it =
+		etwforge_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_RECORD, NULL);
+	struct etwforge_event ev;
+
+	c->spin_threshold = INFER_SPIN_THRESHOLD;
+	c->contention_sample_rate = 1;
+	c->acquire_sample_rate = 1000;
+	c->hold_threshold = INFER_HOLD_THRESHOLD;
+	if (it && etwforge_iter_next(it, &ev, NULL) == 1 &&
+	    ev.rec.decoded == ETWFORGE_PAYLOAD_SPINLOCK_CONFIG) {
+		*c = ev.rec.u.spinlock_config;
+	}
+	etwforge_iter_free(it);
+}
+
 int sched_frame_init(struct sched_frame *fr, struct etwforge_file *f, int64_t from_ns,
 		     int64_t to_ns, const uint8_t *cpu_mask, unsigned *bad_cpu)
 {
@@ -113,6 +135,7 @@ int sched_frame_init(struct sched_frame *fr, struct etwforge_file *f, int64_t fr
 		fr->hz = NS_PER_S / FILETIME_NS;
 	}
 	fr->tick_ns = (uint64_t)in->timer_resolution * FILETIME_NS;
+	spin_params(f, &fr->spin);
 	fr->from_ns = from_ns;
 	fr->to_ns = to_ns;
 	if (in->end_time > in->start_time) {
@@ -224,7 +247,7 @@ static void on_spin(struct walk *w, const struct etwforge_event *ev, int64_t t)
 		.lane = (unsigned)w->fr->cpu_lane[ev->cpu],
 		.cpu = ev->cpu,
 		.t = t,
-		.kind = infer_spin(&ev->u.spinlock),
+		.kind = infer_spin(&ev->u.spinlock, &w->fr->spin),
 		.lock = &ev->u.spinlock,
 	};
 

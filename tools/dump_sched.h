@@ -40,6 +40,7 @@ struct sched_frame {
 	unsigned nlanes;
 	unsigned *lane_cpu;
 	int *cpu_lane;
+	struct etwforge_spinlock_config spin; /* the file's 0x0F4B, else the defaults */
 };
 
 /**
