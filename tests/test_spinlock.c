@@ -58,8 +58,8 @@ Test(spin_sample, contended_needs_spin_threshold_and_the_contention_rate)
 {
 	struct spin_sampling p = {3, 1000, 4, 1000000};
 
-	cr_assert_eq(sample(&p, 9, 8, 10, 3), SIM_SPIN_CONTENDED, "3 spins, 8 % 4 == 0");
-	cr_assert_eq(sample(&p, 9, 9, 10, 3), SIM_SPIN_NONE, "9 % 4 != 0");
+	cr_assert_eq(sample(&p, 9, 8, 10, 3), SIM_SPIN_CONTENDED, "3 spins, 8 mod 4 == 0");
+	cr_assert_eq(sample(&p, 9, 9, 10, 3), SIM_SPIN_NONE, "9 mod 4 != 0");
 	cr_assert_eq(sample(&p, 9, 12, 10, 4), SIM_SPIN_CONTENDED);
 	/* 0 < SpinCount < SpinThreshold: neither contended nor an uncontended sample */
 	cr_assert_eq(sample(&p, 1000, 8, 10, 2), SIM_SPIN_NONE, "2 spins < 3");
