@@ -13,7 +13,7 @@ _etwforge_options() {
 		echo "-o --output --json -q --quiet -h --help"
 		;;
 	dump)
-		echo "--stats --jsonl --raw --keep-going --max-wait-reason --timeline --chrome-trace --from --to --cpus -h --help"
+		echo "--stats --jsonl --raw --keep-going --max-wait-reason --timeline --chrome-trace --truth --from --to --cpus -h --help"
 		;;
 	verify)
 		echo "-t --truth -s --session -q --quiet -h --help"
@@ -54,7 +54,7 @@ _etwforge() {
 		_etwforge_files '@(etl)'
 		return
 		;;
-	gen:-t | gen:--truth | verify:-t | verify:--truth)
+	gen:-t | gen:--truth | verify:-t | verify:--truth | dump:--truth)
 		_etwforge_files '@(jsonl|json)'
 		return
 		;;

@@ -858,10 +858,26 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 }
 
 /* The running thread @i exits; its replacement comes a little later. */
+/* Tell the lifecycle listener (if any) that @i started or ended now. */
+static void thread_note(struct sched *s, uint32_t i, bool exit)
+{
+	if (s->thread_fn) {
+		const struct sched_thread_event e = {
+			.tid = s->thr[i].tid,
+			.group = s->thr[i].group,
+			.exit = exit,
+			.t_ns = s->now,
+		};
+
+		s->thread_fn(s->thread_ctx, &e);
+	}
+}
+
 static void terminate(struct sched *s, uint32_t i, struct sim_rng *rng)
 {
 	struct sched_thread *t = &s->thr[i];
 
+	thread_note(s, i, true);
 	t->state = SCHED_TS_TERMINATED;
 	s->st.threads_terminated++;
 	ev_thread(s, i, s->now + sim_rng_range(rng, CREATE_MIN_NS, CREATE_MAX_NS));
@@ -1080,6 +1096,7 @@ static void thread_event(struct sched *s, uint32_t i)
 			return; /* the slot stays empty */
 		}
 		create_thread(s, i, t->group);
+		thread_note(s, i, false);
 		ready_thread(s, i, 0);
 		return;
 	}
@@ -1340,6 +1357,25 @@ int sched_fire_spinlock(struct sched *s, struct sim_spinlock *sl, bool counters)
 const struct sched_cfg *sched_get_cfg(const struct sched *s)
 {
 	return &s->cfg;
+}
+
+void sched_set_thread_listener(struct sched *s,
+			       void (*fn)(void *ctx, const struct sched_thread_event *e), void *ctx)
+{
+	s->thread_fn = fn;
+	s->thread_ctx = ctx;
+}
+
+void sched_initial_tids(const struct sched *s, unsigned group, uint32_t *first, unsigned *count)
+{
+	uint32_t slot = 0;
+
+	for (unsigned g = 0; g < group && g < s->cfg.ngroups; g++) {
+		slot += s->cfg.groups[g].count;
+	}
+	*count = group < s->cfg.ngroups ? s->cfg.groups[group].count : 0;
+	/* initial_threads() created them in group order, so their TIDs run on */
+	*first = *count ? SCHED_FIRST_TID + 4u * slot : 0;
 }
 
 void sched_get_stats(const struct sched *s, struct sched_stats *st)

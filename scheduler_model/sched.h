@@ -235,6 +235,32 @@ int sched_fire_spinlock(struct sched *s, struct sim_spinlock *sl, bool counters)
 /** sched_get_cfg - the machine the core simulates (for models that attach). */
 const struct sched_cfg *sched_get_cfg(const struct sched *s);
 
+/**
+ * struct sched_thread_event - a thread started (replacing one that ended)
+ * or terminated during the run, at simulation time @t_ns.
+ */
+struct sched_thread_event {
+	uint32_t tid;
+	unsigned group;
+	bool exit;
+	uint64_t t_ns;
+};
+
+/**
+ * sched_set_thread_listener - @fn(@ctx, event) for every thread created
+ * after time 0 and every thread that terminates (NULL: none). The threads
+ * that exist at time 0 are sched_initial_tids()'.
+ */
+void sched_set_thread_listener(struct sched *s,
+			       void (*fn)(void *ctx, const struct sched_thread_event *e),
+			       void *ctx);
+
+/**
+ * sched_initial_tids - group @group's threads at time 0: TIDs @first,
+ * @first + 4, ... (@count of them; TIDs go to the groups in order).
+ */
+void sched_initial_tids(const struct sched *s, unsigned group, uint32_t *first, unsigned *count);
+
 /** sched_get_stats - counters so far. */
 void sched_get_stats(const struct sched *s, struct sched_stats *st);
 

@@ -115,6 +115,8 @@ struct sched {
 	struct sched_cfg cfg;
 	struct trace_sink sink;
 	struct sched_observer obs;
+	void (*thread_fn)(void *ctx, const struct sched_thread_event *e); /* lifecycle listener */
+	void *thread_ctx;
 	unsigned nhooks; /* models attached (sched_attach) */
 	struct {
 		const struct sim_hook_ops *ops;

@@ -132,7 +132,7 @@ def case_completion():
         want = help_options(etwforge(c, "--help"))
         check(got == want,
               f"{c}: completion {sorted(got - want)} extra, {sorted(want - got)} missing")
-    check(set(complete(["etwforge", "dump", "x.etl", "--t"])) == {"--timeline", "--to"}, "dump --t")
+    check(set(complete(["etwforge", "dump", "x.etl", "--t"])) == {"--timeline", "--truth", "--to"}, "dump --t")
     with tempfile.TemporaryDirectory() as tmp:
         for n in ("a.etl", "b.svg"):
             open(os.path.join(tmp, n), "w").close()

@@ -241,6 +241,44 @@ def case_chrome(tmp):
             check(not fl, "a plain CSwitch file has no batches")
 
 
+def case_names(tmp):
+    """--truth names the threads by scenario group, in the SVG and the Chrome trace."""
+    truth = os.path.join(tmp, "demo.jsonl")
+    run("gen", "--duration", "500ms", "-o", os.path.join(tmp, "demo.etl"), "--truth", truth, "-q")
+    meta = json.loads(open(truth).readline())
+    group_of = {tid: g["name"] for g in meta["groups"] for tid in g["tids"]}
+    started = 0
+    for line in open(truth):
+        if line.startswith('{"kind":"thread"'):
+            t = json.loads(line)
+            if t["event"] == "start":
+                group_of[t["tid"]] = t["group"]
+                started += 1
+    check(started > 0, "the default scenario's pool threads come and go: thread lines")
+    out = os.path.join(tmp, "demo.json")
+    svg = os.path.join(tmp, "demo.svg")
+    run("dump", os.path.join(tmp, "demo.etl"), "--truth", truth, "--chrome-trace", out,
+        "--timeline", svg)
+    named = 0
+    for e in chrome_of(out):
+        if e["ph"] == "X":
+            group, tid = e["name"].rsplit(" ", 1)
+            check(group_of.get(int(tid)) == group, f"{e['name']}: the truth says {group_of.get(int(tid))}")
+            named += 1
+    check(named > 0, "no slices")
+    root, _ = svg_of(svg)
+    texts = [t.text for t in root.iter(SVG + "text") if t.text]
+    check(any(t.split(" ")[0] in {g["name"] for g in meta["groups"]} for t in texts),
+          "the timeline's labels carry group names")
+    # not a truth stream: one line, exit 2
+    bad = os.path.join(tmp, "bad.jsonl")
+    open(bad, "w").write('{"kind":"cswitch"}\n')
+    _, err = run("dump", os.path.join(tmp, "demo.etl"), "--truth", bad, "--timeline", svg, status=2)
+    check(err.count("\n") == 1 and "not a truth stream" in err, f"stderr: {err!r}")
+    _, err = run("dump", os.path.join(tmp, "demo.etl"), "--truth", truth, status=2)
+    check("need --timeline or --chrome-trace" in err, f"stderr: {err!r}")
+
+
 def case_reasons(tmp):
     """Ticks and delta flushes (a quiet machine on the cycle clock) are told apart."""
     s = gen(tmp, "quiet", os.path.join(DATA, "quiet.yaml"))

@@ -1844,3 +1844,61 @@ Test(sched_speed, eight_cpus_two_seconds_and_64_cpus_ten_seconds)
 	measure(8, 2000000000ull, 1);
 	measure(64, 10000000000ull, 8);
 }
+
+/* ---- thread lifecycle, for the truth's thread names ----------------------- */
+
+struct lifecycle {
+	unsigned starts, exits;
+	uint64_t last_t;
+	bool ordered;
+};
+
+static void on_thread(void *ctx, const struct sched_thread_event *e)
+{
+	struct lifecycle *l = ctx;
+
+	l->ordered = l->ordered && e->t_ns >= l->last_t;
+	l->last_t = e->t_ns;
+	if (e->exit) {
+		l->exits++;
+	} else {
+		l->starts++;
+		cr_assert_eq(e->tid % 4, 0);
+	}
+}
+
+Test(sched, initial_tids_and_the_lifecycle_listener)
+{
+	struct sched_cfg cfg;
+	struct fake_sink fs;
+	struct sched *s;
+	struct sched_stats st;
+	struct lifecycle l = {0, 0, 0, true};
+	uint32_t slot = 0;
+
+	sched_cfg_defaults(&cfg);
+	cfg.duration_ns = 1500000000ull; /* the services group lives 400 ms */
+	cr_assert_eq(fake_sink_init(&fs, 0), 0);
+	s = sched_create(&cfg, fake_sink(&fs));
+	cr_assert_not_null(s);
+	for (unsigned g = 0; g < cfg.ngroups; g++) {
+		uint32_t first;
+		unsigned count;
+
+		sched_initial_tids(s, g, &first, &count);
+		cr_assert_eq(count, cfg.groups[g].count);
+		for (unsigned k = 0; k < count; k++, slot++) {
+			cr_assert_eq(s->thr[slot].tid, first + 4u * k, "group %u thread %u", g, k);
+			cr_assert_eq(s->thr[slot].group, g);
+		}
+	}
+	sched_set_thread_listener(s, on_thread, &l);
+	cr_assert_eq(sched_run_until(s, UINT64_MAX), 1);
+	sched_get_stats(s, &st);
+	cr_assert_gt(l.exits, 0);
+	cr_assert_eq(l.exits, st.threads_terminated, "every termination is told");
+	cr_assert_eq(l.starts, st.threads_created - slot, "every later creation is told");
+	cr_assert(l.ordered, "in time order");
+	sched_destroy(s);
+	fake_sink_finish(&fs);
+}

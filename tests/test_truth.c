@@ -1239,7 +1239,7 @@ static const struct bad bad_streams[] = {
 	{"record not an object", META4 "42\n", 2, false, "not a JSON object"},
 	{"no kind", META4 "{'cpu':0}\n", 2, false, "kind: missing"},
 	{"unknown kind", META4 "{'kind':'cswap'}\n", 2, false,
-	 "kind: unknown \"cswap\" (cswitch, spinlock, ccswap_stop or end)"},
+	 "kind: unknown \"cswap\" (cswitch, spinlock, ccswap_stop, end or thread)"},
 	{"second meta", META4 META4, 2, false, "kind: unknown \"meta\""},
 	{"missing cpu",
 	 META4 "{'kind':'cswitch','tick':1,'ts':{'qpc':1},'old_tid':1,'new_tid':2}\n", 2, false,

@@ -87,6 +87,8 @@ static void help(FILE *f)
 		"             Perfetto's UI or chrome://tracing): a track per CPU, a complete\n"
 		"             event per thread slice a switch opened (idle left out), instant\n"
 		"             events for batch flushes and spin-lock events\n"
+		"  --truth T.jsonl  name the threads in the pictures by their scenario group\n"
+		"             (\"ui 4100\"), from the truth gen wrote with the file\n"
 		"  --from T   draw from T after the session start (a duration: 250us, 1.5s)\n"
 		"  --to T     draw up to T after the session start (default: the end)\n"
 		"  --cpus LIST  the CPUs to draw, e.g. 0-3,8 (default: all)\n"
@@ -696,6 +698,8 @@ int cmd_dump(int argc, char **argv)
 				o.draw.timeline = v;
 			} else if ((v = value_of(argc, argv, &i, "--chrome-trace")) != NULL) {
 				o.draw.chrome = v;
+			} else if ((v = value_of(argc, argv, &i, "--truth")) != NULL) {
+				o.draw.truth = v;
 			} else if ((v = value_of(argc, argv, &i, "--from")) != NULL) {
 				if (parse_time("--from", v, &o.draw.from_ns) < 0) {
 					return EXIT_USAGE;
@@ -755,8 +759,9 @@ int cmd_dump(int argc, char **argv)
 					     "--jsonl or --raw",
 				   NULL);
 	}
-	if (!drawing && (o.draw.have_from || o.draw.have_to || o.draw.cpu_mask)) {
-		return usage_error("--from, --to and --cpus need --timeline or --chrome-trace",
+	if (!drawing && (o.draw.have_from || o.draw.have_to || o.draw.cpu_mask || o.draw.truth)) {
+		return usage_error("--from, --to, --cpus and --truth need --timeline or "
+				   "--chrome-trace",
 				   NULL);
 	}
 	if (o.draw.have_from && o.draw.have_to && o.draw.to_ns <= o.draw.from_ns) {

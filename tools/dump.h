@@ -24,10 +24,12 @@ int dump_stats(struct etwforge_file *f, bool json);
  * @from_ns/@to_ns: the window, ns since the session start, if @have_from/@have_to
  * @cpu_mask:   bit c of byte c / 8 set for each CPU to show (NULL: all)
  * @keep_going: draw what is readable of a damaged file (exit status 1)
+ * @truth:      the truth stream whose thread groups name the threads (NULL: none)
  */
 struct draw_opts {
 	const char *timeline;
 	const char *chrome;
+	const char *truth;
 	bool have_from;
 	bool have_to;
 	int64_t from_ns;

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "dump.h"
 #include "dump_draw.h"
+#include "thread_names.h"
 
 #define PROG "etwforge dump"
 
@@ -39,6 +40,7 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	struct etwforge_error err;
 	struct timeline *tl = NULL;
 	struct chrome *ch = NULL;
+	struct thread_names names = {NULL};
 	int tl_i = -1, ch_i = -1, rc, status = EXIT_DATA;
 	unsigned ncons = 0, bad_cpu = 0, ndamage;
 	int64_t to;
@@ -46,6 +48,10 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	if (!out) {
 		perror(PROG);
 		return EXIT_DATA;
+	}
+	if (o->truth && !(names.groups = etwforge_names_load(o->truth, &err))) {
+		status = cli_error("dump", &err);
+		goto out;
 	}
 	if (o->timeline && (tl_i = etwforge_output_add(out, o->timeline, "--timeline", &err)) < 0) {
 		status = cli_error("dump", &err);
@@ -80,14 +86,14 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		goto frame;
 	}
 	if (o->timeline) {
-		tl = timeline_new(&fr, NULL, o->have_from ? o->from_ns : 0, to);
+		tl = timeline_new(&fr, &names, o->have_from ? o->from_ns : 0, to);
 		if (!tl) {
 			goto nomem;
 		}
 		cons[ncons++] = (struct sched_consumer){&timeline_ops, tl};
 	}
 	if (o->chrome) {
-		ch = chrome_new(&fr, NULL, etwforge_output_stream(out, (unsigned)ch_i));
+		ch = chrome_new(&fr, &names, etwforge_output_stream(out, (unsigned)ch_i));
 		if (!ch) {
 			goto nomem;
 		}
@@ -130,5 +136,6 @@ frame:
 	sched_frame_finish(&fr);
 out:
 	etwforge_output_free(out); /* removes the temporaries unless committed */
+	etwforge_names_free(names.groups);
 	return status;
 }

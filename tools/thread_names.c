@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/thread_names.c - thread names for the pictures (see thread_names.h:
- * the hook a truth's thread groups will fill).
+ * tools/thread_names.c - thread names for the pictures (see thread_names.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,9 +9,12 @@
 
 const char *thread_name(const struct thread_names *names, uint32_t tid, char *buf, size_t cap)
 {
-	(void)names; /* no source of names yet: the truth's thread groups will be one */
+	const char *group = names ? etwforge_names_group(names->groups, tid) : NULL;
+
 	if (tid == 0) {
 		snprintf(buf, cap, "Idle");
+	} else if (group) {
+		snprintf(buf, cap, "%s %" PRIu32, group, tid);
 	} else {
 		snprintf(buf, cap, "TID %" PRIu32, tid);
 	}

@@ -356,6 +356,26 @@ ETWFORGE_API int etwforge_replay(const char *stream, const struct etwforge_run_o
  */
 ETWFORGE_API int etwforge_summary_print(FILE *f, const struct etwforge_summary *sum, bool json);
 
+/* ---- thread names ---------------------------------------------------------- */
+
+struct etwforge_names;
+
+/**
+ * etwforge_names_load - the thread group of every TID a truth stream from
+ * gen names: its meta line's "groups" (the threads at the start) and its
+ * "thread" lines (threads started later). @truth may be "-" (standard input).
+ * Return: the table, or NULL with @err set (-ENOENT and the like: the file
+ * cannot be read; -EINVAL: not a truth stream; both exit status 2).
+ */
+ETWFORGE_API struct etwforge_names *etwforge_names_load(const char *truth,
+							struct etwforge_error *err);
+
+/** etwforge_names_group - @tid's group name, or NULL (unknown, or the idle thread). */
+ETWFORGE_API const char *etwforge_names_group(const struct etwforge_names *n, uint32_t tid);
+
+/** etwforge_names_free - NULL is a no-op. */
+ETWFORGE_API void etwforge_names_free(struct etwforge_names *n);
+
 /* ---- verify --------------------------------------------------------------- */
 
 /**

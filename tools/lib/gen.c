@@ -218,7 +218,7 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 			o->truth_logged_spinlocks ? TRACE_SPIN_ROWS_LOGGED : TRACE_SPIN_ROWS_ALL;
 		g->tee.logged_spinlocks_only = o->truth_logged_spinlocks;
 		g->truth_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->truth_i));
-		if (!g->truth_f || truth_write_meta(g->truth_f, tc) < 0) {
+		if (!g->truth_f) {
 			return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed",
 					o->truth);
 		}
@@ -234,6 +234,48 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 					strerror(errno));
 		}
 	}
+	return 0;
+}
+
+/* A thread started or ended during the run: a "thread" line of the truth. */
+static void on_thread(void *ctx, const struct sched_thread_event *e)
+{
+	struct gen_run *g = ctx;
+	const struct sched_cfg *sc = &g->sc->sched;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+	uint32_t tick;
+
+	sched_clocks_at(sc, e->t_ns, ts, &tick);
+	for (unsigned k = 1; k < SIM_CLOCK_SLOTS; k++) {
+		ts[k] = sc->clocks[k] ? ts[k] : 0;
+	}
+	(void)truth_write_thread(g->truth_f, &g->sc->trace, e->tid, e->group, e->exit, tick, ts);
+}
+
+/*
+ * The truth's meta line, once the machine exists: it names the thread
+ * groups and the TIDs they start with; later threads get "thread" lines.
+ */
+static int truth_begin(struct gen_run *g, const struct etwforge_run_opts *o,
+		       struct etwforge_error *err)
+{
+	struct trace_config *tc = &g->sc->trace;
+
+	if (!g->truth_f) {
+		return 0;
+	}
+	tc->ngroups =
+		g->sc->sched.ngroups < TRACE_MAX_GROUPS ? g->sc->sched.ngroups : TRACE_MAX_GROUPS;
+	for (unsigned i = 0; i < tc->ngroups; i++) {
+		struct trace_group *tg = &tc->groups[i];
+
+		snprintf(tg->name, sizeof(tg->name), "%s", g->sc->sched.groups[i].name);
+		sched_initial_tids(g->sched, i, &tg->first_tid, &tg->count);
+	}
+	if (truth_write_meta(g->truth_f, tc) < 0) {
+		return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed", o->truth);
+	}
+	sched_set_thread_listener(g->sched, on_thread, g);
 	return 0;
 }
 
@@ -352,6 +394,10 @@ int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_o
 	if (rc < 0) {
 		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA,
 			      "cannot give the machine its spin locks: %s", strerror(-rc));
+		goto out;
+	}
+	rc = truth_begin(&g, o, err);
+	if (rc < 0) {
 		goto out;
 	}
 	if (g.sc->lock_model.instrumented && !g.sc->lock_model.nlocks && o->notes) {

@@ -37,6 +37,8 @@ static const uint64_t *record_ts(const struct truth_record *rec)
 		return rec->u.sl.ts;
 	case TRUTH_CCSWAP_STOP:
 		return rec->u.stop.ts;
+	case TRUTH_THREAD:
+		return rec->u.thread.ts;
 	default:
 		return rec->u.end.ts;
 	}

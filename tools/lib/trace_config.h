@@ -41,6 +41,19 @@ struct trace_session_cfg {
 	char file[TRACE_PATH_MAX];
 };
 
+#define TRACE_MAX_GROUPS 64
+
+/**
+ * struct trace_group - a thread group of the scenario and its threads at
+ * the start: TIDs @first_tid, @first_tid + 4, ... (@count of them). Later
+ * threads are the truth's "thread" lines.
+ */
+struct trace_group {
+	char name[64];
+	uint32_t first_tid;
+	unsigned count;
+};
+
 /*
  * Which spin-lock releases the truth has a line for (meta "spinlock"."rows"):
  * unknown (a stream without the key: verify checks the logged ones' fields
@@ -84,6 +97,8 @@ struct trace_config {
 	char counters[SIM_MAX_COUNTERS][TRACE_COUNTER_NAME_MAX];
 	unsigned nsessions;
 	struct trace_session_cfg sessions[SIM_MAX_SESSIONS];
+	unsigned ngroups; /* gen: the thread groups (meta "groups"); 0 otherwise */
+	struct trace_group groups[TRACE_MAX_GROUPS];
 };
 
 /** sim_clock_name - "qpc", "systime", "cycles". */

@@ -37,6 +37,13 @@ int truth_write_meta(FILE *f, const struct trace_config *cfg);
 int truth_write_cswitch(FILE *f, const struct trace_config *cfg, const struct sim_cswitch *cs);
 /** truth_write_spinlock - one "spinlock" line (addresses as "0x..." strings). */
 int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct sim_spinlock *sl);
+/**
+ * truth_write_thread - extension line {"kind":"thread","tid","group","event":
+ * "start"|"exit","tick","ts"}: a thread of group @group (an index into
+ * @cfg->groups) started or ended during the run.
+ */
+int truth_write_thread(FILE *f, const struct trace_config *cfg, uint32_t tid, unsigned group,
+		       bool exit, uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS]);
 /** truth_write_ccswap_stop - extension line {"kind":"ccswap_stop","tick","ts","clock"}. */
 int truth_write_ccswap_stop(FILE *f, const struct trace_config *cfg,
 			    const struct sim_ccswap_stop *st);
@@ -61,6 +68,15 @@ enum truth_kind {
 	TRUTH_SPINLOCK,
 	TRUTH_CCSWAP_STOP,
 	TRUTH_END,
+	TRUTH_THREAD,
+};
+
+/** struct truth_thread - a "thread" line (gen's extension): a thread started or ended. */
+struct truth_thread {
+	uint32_t tid;
+	bool exit;
+	uint32_t tick;
+	uint64_t ts[SIM_CLOCK_SLOTS];
 };
 
 /** struct truth_record - one decoded line; @line is its 1-based number. */
@@ -72,6 +88,7 @@ struct truth_record {
 		struct sim_spinlock sl;
 		struct sim_ccswap_stop stop;
 		struct sim_end end;
+		struct truth_thread thread;
 	} u;
 };
 

@@ -900,6 +900,29 @@ static void high_marks(const struct truth_reader *r, uint32_t *tick, uint64_t ts
 	}
 }
 
+/* A "thread" line: which thread started or ended, and when (no CPU). */
+static int parse_thread(const struct rd *d, struct truth_reader *r, json_t *o,
+			struct truth_thread *th)
+{
+	const char *event, *group;
+	int rc;
+
+	memset(th, 0, sizeof(*th));
+	high_marks(r, &th->tick, th->ts);
+	if ((rc = get_u32(d, o, "", "tid", true, 0, UINT32_MAX, &th->tid)) < 0 ||
+	    (rc = get_str(d, o, "", "group", true, &group)) < 0 ||
+	    (rc = get_str(d, o, "", "event", true, &event)) < 0 ||
+	    (rc = get_u32(d, o, "", "tick", false, 0, UINT32_MAX, &th->tick)) < 0 ||
+	    (rc = get_ts(d, r->used, o, "ts", false, th->ts)) < 0) {
+		return rc;
+	}
+	if (strcmp(event, "start") && strcmp(event, "exit")) {
+		return fail(d, "event: \"%s\" is neither \"start\" nor \"exit\"", event);
+	}
+	th->exit = !strcmp(event, "exit");
+	return 0;
+}
+
 static int parse_stop(const struct rd *d, struct truth_reader *r, json_t *o,
 		      struct sim_ccswap_stop *st)
 {
@@ -1139,8 +1162,13 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size
 	} else if (!strcmp(kind, "end")) {
 		rc = parse_end(&d, r, o, &rec->u.end);
 		rec->kind = TRUTH_END;
+	} else if (!strcmp(kind, "thread")) {
+		rc = parse_thread(&d, r, o, &rec->u.thread);
+		rec->kind = TRUTH_THREAD;
 	} else {
-		rc = fail(&d, "kind: unknown \"%s\" (cswitch, spinlock, ccswap_stop or end)", kind);
+		rc = fail(&d,
+			  "kind: unknown \"%s\" (cswitch, spinlock, ccswap_stop, end or thread)",
+			  kind);
 	}
 	json_decref(o);
 	return rc < 0 ? rc : (int)rec->kind;

@@ -228,6 +228,21 @@ int truth_write_meta(FILE *f, const struct trace_config *cfg)
 	}
 	fprintf(f, ",\"flush_at_end\":%s,\"pebs_and_pmc\":%s", json_bool(cfg->flush_at_end),
 		json_bool(cfg->pebs_and_pmc));
+	/* gen's extension: the thread groups and their TIDs at the start */
+	if (cfg->ngroups) {
+		fputs(",\"groups\":[", f);
+		for (unsigned g = 0; g < cfg->ngroups && g < TRACE_MAX_GROUPS; g++) {
+			fputs(g ? ",{\"name\":" : "{\"name\":", f);
+			put_str(f, cfg->groups[g].name);
+			fputs(",\"tids\":[", f);
+			for (unsigned k = 0; k < cfg->groups[g].count; k++) {
+				fprintf(f, "%s%" PRIu32, k ? "," : "",
+					cfg->groups[g].first_tid + 4u * k);
+			}
+			fputs("]}", f);
+		}
+		fputc(']', f);
+	}
 	/* gen's extension: the sampling parameters, and which releases have a line */
 	if (any_spinlock(cfg) && cfg->spin_rows != TRACE_SPIN_ROWS_UNKNOWN) {
 		fprintf(f,
@@ -311,6 +326,17 @@ int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct s
 		fputs(",\"guarded\":true", f);
 	}
 	put_pmc(f, cfg, true, sl->pmc);
+	fputc('}', f);
+	return end_line(f);
+}
+
+int truth_write_thread(FILE *f, const struct trace_config *cfg, uint32_t tid, unsigned group,
+		       bool exit, uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	fprintf(f, "{\"kind\":\"thread\",\"tid\":%" PRIu32 ",\"group\":", tid);
+	put_str(f, group < cfg->ngroups ? cfg->groups[group].name : "");
+	fprintf(f, ",\"event\":\"%s\",\"tick\":%" PRIu32, exit ? "exit" : "start", tick);
+	put_ts(f, cfg, "ts", ts);
 	fputc('}', f);
 	return end_line(f);
 }

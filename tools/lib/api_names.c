@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/api_names.c - etwforge_names_*(): which thread group each TID
+ * belongs to, from a truth stream gen wrote: the meta line's "groups" (the
+ * threads at the start) and the "thread" lines (threads started later).
+ * Only those lines are parsed; the others are skipped by their first bytes,
+ * so a truth of hundreds of MB loads in about the time it takes to read.
+ * A table of TID -> group, open addressing (TIDs are multiples of 4).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/lib/api.h"
+
+#define NAMES_MAX_GROUPS 64
+
+struct etwforge_names {
+	unsigned ngroups;
+	char group[NAMES_MAX_GROUPS][64];
+	uint32_t *tid; /* 0: empty slot */
+	uint8_t *grp;
+	size_t cap; /* a power of two */
+	size_t n;
+};
+
+static size_t slot_of(const struct etwforge_names *nm, uint32_t tid)
+{
+	size_t i = (size_t)(tid >> 2) * 2654435761u & (nm->cap - 1u);
+
+	while (nm->tid[i] && nm->tid[i] != tid) {
+		i = (i + 1u) & (nm->cap - 1u);
+	}
+	return i;
+}
+
+static int put(struct etwforge_names *nm, uint32_t tid, unsigned g)
+{
+	size_t i;
+
+	if (tid == 0) {
+		return 0; /* the idle thread has its own name */
+	}
+	if (2u * (nm->n + 1u) > nm->cap) {
+		struct etwforge_names old = *nm;
+
+		nm->cap = old.cap ? 2u * old.cap : 1024u;
+		nm->tid = calloc(nm->cap, sizeof(*nm->tid));
+		nm->grp = calloc(nm->cap, sizeof(*nm->grp));
+		if (!nm->tid || !nm->grp) {
+			free(nm->tid);
+			free(nm->grp);
+			*nm = old;
+			return -ENOMEM;
+		}
+		nm->n = 0;
+		for (size_t k = 0; k < old.cap; k++) {
+			if (old.tid[k]) {
+				size_t j = slot_of(nm, old.tid[k]);
+
+				nm->tid[j] = old.tid[k];
+				nm->grp[j] = old.grp[k];
+				nm->n++;
+			}
+		}
+		free(old.tid);
+		free(old.grp);
+	}
+	i = slot_of(nm, tid);
+	nm->n += nm->tid[i] == 0;
+	nm->tid[i] = tid;
+	nm->grp[i] = (uint8_t)g;
+	return 0;
+}
+
+static int group_index(struct etwforge_names *nm, const char *name)
+{
+	for (unsigned g = 0; g < nm->ngroups; g++) {
+		if (!strcmp(nm->group[g], name)) {
+			return (int)g;
+		}
+	}
+	if (nm->ngroups == NAMES_MAX_GROUPS) {
+		return -1;
+	}
+	snprintf(nm->group[nm->ngroups], sizeof(nm->group[0]), "%s", name);
+	return (int)nm->ngroups++;
+}
+
+/* The meta line's "groups": [{"name": ..., "tids": [...]}, ...]. */
+static int load_meta(struct etwforge_names *nm, const char *line, const char *path,
+		     struct etwforge_error *err)
+{
+	json_error_t je;
+	json_t *o = json_loads(line, 0, &je), *groups, *g;
+	size_t i;
+	int rc = 0;
+
+	if (!o || !json_is_object(o) || !json_is_string(json_object_get(o, "kind")) ||
+	    strcmp(json_string_value(json_object_get(o, "kind")), "meta")) {
+		json_decref(o);
+		return api_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				   "%s:1: not a truth stream (its first line is not the meta line)",
+				   path);
+	}
+	groups = json_object_get(o, "groups");
+	json_array_foreach(groups, i, g)
+	{
+		json_t *name = json_object_get(g, "name"), *tids = json_object_get(g, "tids"), *t;
+		size_t k;
+		int gi;
+
+		if (!json_is_string(name) || !json_is_array(tids)) {
+			rc = api_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+					 "%s:1: groups.%zu: needs a \"name\" and a \"tids\" list",
+					 path, i);
+			break;
+		}
+		gi = group_index(nm, json_string_value(name));
+		json_array_foreach(tids, k, t)
+		{
+			if (gi >= 0 && json_is_integer(t) && json_integer_value(t) > 0 &&
+			    json_integer_value(t) <= UINT32_MAX &&
+			    put(nm, (uint32_t)json_integer_value(t), (unsigned)gi) < 0) {
+				rc = api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+				break;
+			}
+		}
+		if (rc < 0) {
+			break;
+		}
+	}
+	json_decref(o);
+	return rc;
+}
+
+/* A "thread" line that starts a thread: its TID joins its group. */
+static int load_thread(struct etwforge_names *nm, const char *line)
+{
+	json_t *o = json_loads(line, 0, NULL);
+	json_t *tid = json_object_get(o, "tid"), *group = json_object_get(o, "group");
+	json_t *event = json_object_get(o, "event");
+	int rc = 0;
+
+	if (json_is_integer(tid) && json_is_string(group) && json_is_string(event) &&
+	    !strcmp(json_string_value(event), "start") && json_integer_value(tid) > 0 &&
+	    json_integer_value(tid) <= UINT32_MAX) {
+		int gi = group_index(nm, json_string_value(group));
+
+		if (gi >= 0) {
+			rc = put(nm, (uint32_t)json_integer_value(tid), (unsigned)gi);
+		}
+	}
+	json_decref(o);
+	return rc;
+}
+
+struct etwforge_names *etwforge_names_load(const char *truth, struct etwforge_error *err)
+{
+	static const char thread_kind[] = "{\"kind\":\"thread\"";
+	bool std = !strcmp(truth, "-");
+	FILE *f = std ? stdin : fopen(truth, "r");
+	struct etwforge_names *nm;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long n = 0;
+
+	api_ok(err);
+	if (!f) {
+		api_fail_at(err, -errno, ETWFORGE_EXIT_USAGE, "%s: %s", truth, strerror(errno));
+		return NULL;
+	}
+	nm = calloc(1, sizeof(*nm));
+	if (!nm) {
+		api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		goto fail;
+	}
+	while ((len = getline(&line, &cap, f)) > 0) {
+		n++;
+		if (n == 1) {
+			if (load_meta(nm, line, std ? "<stdin>" : truth, err) < 0) {
+				goto fail;
+			}
+		} else if ((size_t)len > sizeof(thread_kind) &&
+			   !memcmp(line, thread_kind, sizeof(thread_kind) - 1u) &&
+			   load_thread(nm, line) < 0) {
+			api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+			goto fail;
+		}
+	}
+	if (ferror(f) || n == 0) {
+		api_fail_at(err, -EIO, ETWFORGE_EXIT_USAGE, "%s: %s", std ? "<stdin>" : truth,
+			    n ? "read error" : "empty: not a truth stream");
+		goto fail;
+	}
+	free(line);
+	if (!std) {
+		fclose(f);
+	}
+	return nm;
+
+fail:
+	free(line);
+	if (!std) {
+		fclose(f);
+	}
+	etwforge_names_free(nm);
+	return NULL;
+}
+
+const char *etwforge_names_group(const struct etwforge_names *nm, uint32_t tid)
+{
+	size_t i;
+
+	if (!nm || !nm->cap || tid == 0) {
+		return NULL;
+	}
+	i = slot_of(nm, tid);
+	return nm->tid[i] == tid ? nm->group[nm->grp[i]] : NULL;
+}
+
+void etwforge_names_free(struct etwforge_names *nm)
+{
+	if (!nm) {
+		return;
+	}
+	free(nm->tid);
+	free(nm->grp);
+	free(nm);
+}
