@@ -15,6 +15,12 @@
  *     tmpfile() spool (already unlinked)  [ buf 1 ][ buf 2 ] ...
  *     complete: write the header, then copy the spool after it
  *
+ * A data buffer is written up to its end of data (SavedOffset); its zero
+ * tail is left as a hole of the new file (the next buffer's write, or the
+ * final ftruncate, extends the file over it), so a mostly empty buffer
+ * costs no copy: a compact session's 1 MiB buffers are a few KB of events.
+ * The hash reads back the data and counts the tail's zeros without reading.
+ *
  * Every write loops over short writes and EINTR; a write that makes no
  * progress is -EIO. Errors are negative errno values; the writer keeps the
  * first one (sticky).
@@ -25,6 +31,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "writer/etl_layout.h"
+#include "writer/etl_wire.h"
 #include "writer/writer_internal.h"
 
 static int write_all(int fd, const uint8_t *p, size_t len)
@@ -139,7 +147,7 @@ int etl_out_open(struct etl_output *out, struct out_file *of, const char *path,
 	return 0;
 }
 
-int etl_out_write_data(struct etl_output *out, const uint8_t *buf)
+int etl_out_write_data(struct etl_output *out, const uint8_t *buf, uint32_t used)
 {
 	uint64_t index = out->data_buffers + (out->of->kind == OUT_RENAME ? 1u : 0u);
 	off_t off;
@@ -148,11 +156,64 @@ int etl_out_write_data(struct etl_output *out, const uint8_t *buf)
 	if (ret) {
 		return ret;
 	}
-	ret = pwrite_all(out->data_fd, buf, out->buffer_size, off);
+	if (used < ETL_BH_LEN || used > out->buffer_size) {
+		used = out->buffer_size;
+	}
+	/* the tail [used, BufferSize) stays a hole: zeros, not written */
+	ret = pwrite_all(out->data_fd, buf, used, off);
 	if (ret) {
 		return ret;
 	}
 	out->data_buffers++;
+	return 0;
+}
+
+/* Extend @fd over the holes to @buffers whole buffers. */
+static int extend(int fd, uint64_t buffers, uint32_t buffer_size)
+{
+	off_t end;
+	int ret = buffer_offset(buffers, buffer_size, &end);
+
+	if (!ret && ftruncate(fd, end) < 0) {
+		ret = -errno;
+	}
+	return ret;
+}
+
+static const uint8_t zeros[4096];
+
+/*
+ * Hash buffer @index of @fd into @h: its data, read back (SavedOffset says
+ * where it ends), then its zero tail, counted without reading it.
+ */
+static int hash_buffer(int fd, uint64_t index, uint32_t buffer_size, uint8_t *scratch,
+		       XXH3_state_t *h)
+{
+	uint32_t used;
+	off_t off;
+	int ret = buffer_offset(index, buffer_size, &off);
+
+	if (!ret) {
+		ret = pread_all(fd, scratch, ETL_BH_LEN, off);
+	}
+	if (ret) {
+		return ret;
+	}
+	used = get_le32(scratch + ETL_BH_SAVED_OFFSET);
+	if (used < ETL_BH_LEN || used > buffer_size) {
+		used = buffer_size;
+	}
+	ret = pread_all(fd, scratch + ETL_BH_LEN, used - ETL_BH_LEN, off + ETL_BH_LEN);
+	if (ret) {
+		return ret;
+	}
+	XXH3_64bits_update(h, scratch, used);
+	for (uint32_t left = buffer_size - used; left;) {
+		uint32_t n = left < sizeof(zeros) ? left : (uint32_t)sizeof(zeros);
+
+		XXH3_64bits_update(h, zeros, n);
+		left -= n;
+	}
 	return 0;
 }
 
@@ -162,17 +223,12 @@ static int complete_rename(struct etl_output *out, const uint8_t *hdr, uint8_t *
 {
 	int ret = pwrite_all(out->of->fd, hdr, out->buffer_size, 0);
 
+	if (!ret) {
+		ret = extend(out->of->fd, out->data_buffers + 1u, out->buffer_size);
+	}
 	XXH3_64bits_update(h, hdr, out->buffer_size);
 	for (uint64_t i = 1; !ret && i <= out->data_buffers; i++) {
-		off_t off;
-
-		ret = buffer_offset(i, out->buffer_size, &off);
-		if (!ret) {
-			ret = pread_all(out->of->fd, scratch, out->buffer_size, off);
-		}
-		if (!ret) {
-			XXH3_64bits_update(h, scratch, out->buffer_size);
-		}
+		ret = hash_buffer(out->of->fd, i, out->buffer_size, scratch, h);
 	}
 	return ret;
 }
@@ -186,7 +242,10 @@ static int complete_stream(struct etl_output *out, const uint8_t *hdr, uint8_t *
 	if (out->of->kind == OUT_STDOUT) {
 		fflush(stdout); /* keep whatever stdio already buffered ahead of us */
 	}
-	ret = write_all(out->of->fd, hdr, out->buffer_size);
+	ret = extend(out->data_fd, out->data_buffers, out->buffer_size);
+	if (!ret) {
+		ret = write_all(out->of->fd, hdr, out->buffer_size);
+	}
 	XXH3_64bits_update(h, hdr, out->buffer_size);
 	for (uint64_t i = 0; !ret && i < out->data_buffers; i++) {
 		off_t off;

@@ -315,10 +315,13 @@ static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 		w->err = -EFBIG;
 		return w->err;
 	}
-	/* The tail may hold bytes of an abandoned reservation or an older use. */
-	memset(b->base + b->pos, 0, bs - b->pos);
+	/*
+	 * The tail may hold bytes of an abandoned reservation or an older use:
+	 * it is not written (the file has zeros there, a hole), so it needs no
+	 * clearing.
+	 */
 	etl_put_buffer_header(b->base, &bi);
-	ret = etl_out_write_data(&w->out, b->base);
+	ret = etl_out_write_data(&w->out, b->base, b->pos);
 
 	w->st.events_written += b->events;
 	w->st.event_bytes += b->event_bytes;

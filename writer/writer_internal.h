@@ -117,10 +117,12 @@ int etl_out_open(struct etl_output *out, struct out_file *of, const char *path,
 		 uint32_t buffer_size);
 
 /**
- * etl_out_write_data - append one flushed data buffer (@out->buffer_size bytes).
+ * etl_out_write_data - append one flushed data buffer (@out->buffer_size
+ * bytes, of which the first @used are data and the rest zeros: not written,
+ * left as a hole).
  * Return: 0 or a negative errno (-EFBIG past the largest file offset).
  */
-int etl_out_write_data(struct etl_output *out, const uint8_t *buf);
+int etl_out_write_data(struct etl_output *out, const uint8_t *buf, uint32_t used);
 
 /**
  * etl_out_complete - write the header buffer @hdr first in the file and,
