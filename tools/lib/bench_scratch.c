@@ -86,9 +86,14 @@ struct bench_scratch *bench_scratch_create(const char *tmpdir, struct etwforge_e
 		base = "/tmp";
 	}
 	if ((size_t)snprintf(s->dir, sizeof(s->dir), "%s/etwforge-bench-XXXXXX", base) >=
-		    sizeof(s->dir) - 32 ||
-	    !mkdtemp(s->dir)) {
-		int e = errno ? errno : ENAMETOOLONG;
+	    sizeof(s->dir) - 32) {
+		api_fail(err, -ENAMETOOLONG, ETWFORGE_EXIT_DATA,
+			 "%s: cannot create a scratch folder: %s", base, strerror(ENAMETOOLONG));
+		free(s);
+		return NULL;
+	}
+	if (!mkdtemp(s->dir)) {
+		int e = errno;
 
 		api_fail(err, -e, ETWFORGE_EXIT_DATA, "%s: cannot create a scratch folder: %s",
 			 base, strerror(e));
