@@ -172,7 +172,7 @@ int bench_cswitch(struct etwforge_bench *b, const struct bench_size *sz, struct 
 	}
 	for (unsigned r = 0; r < sz->runs && rc == 0; r++) {
 		for (unsigned v = 0; v < NVARIANTS && rc == 0; v++) {
-			struct pass t;
+			struct pass t = {0};
 
 			rc = run_pass(bb, &bk, (enum variant)v, o.switches, lap_ns, false, &t);
 			if (rc == 0 && (t.events != check[v].events || t.bytes != check[v].bytes)) {

@@ -188,7 +188,7 @@ int bench_spinlock(struct etwforge_bench *b, const struct bench_size *sz,
 		describe(b, &st, events, &check);
 	}
 	for (unsigned r = 0; r < sz->runs && rc == 0; r++) {
-		struct pass t;
+		struct pass t = {0};
 
 		rc = run_pass(&st, &bk, events, lap_ns, false, &t);
 		if (rc == 0 && (t.events != check.events || t.bytes != check.bytes)) {
