@@ -50,8 +50,19 @@ FORMS = ["idle_short", "idle", "lite", "full"]
 REASONS = ["tid_full", "ticks", "size", "delta", "stop", "end"]
 
 
-# memory rather than a disk where there is one: gen writes and syncs its files
-SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+def scratch_dir():
+    """Memory rather than a disk where there is room (gen writes and syncs
+    ~100 MB per server64 run; a container's /dev/shm may hold 64 MB)."""
+    try:
+        st = os.statvfs("/dev/shm")
+        if os.access("/dev/shm", os.W_OK) and st.f_bavail * st.f_frsize >= 1 << 30:
+            return "/dev/shm"
+    except OSError:
+        pass
+    return None
+
+
+SCRATCH = scratch_dir()
 
 
 class Fail(Exception):
