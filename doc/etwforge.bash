@@ -18,12 +18,15 @@ _etwforge_options() {
 	verify)
 		echo "-t --truth -s --session -q --quiet -h --help"
 		;;
+	bench)
+		echo "--json --quick --only -h --help"
+		;;
 	esac
 }
 
 _etwforge() {
 	local cur prev cmd i
-	local commands="gen replay dump verify help"
+	local commands="gen replay dump verify bench help"
 
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
@@ -62,6 +65,11 @@ _etwforge() {
 		mapfile -t COMPREPLY < <(compgen -W "all logged" -- "$cur")
 		return
 		;;
+	bench:--only)
+		local paths="ccswap cswitch spinlock gen decode replay_verify"
+		mapfile -t COMPREPLY < <(compgen -P "${cur%"${cur##*,}"}" -W "$paths" -- "${cur##*,}")
+		return
+		;;
 	dump:--timeline)
 		_etwforge_files '@(svg)'
 		return
@@ -77,7 +85,7 @@ _etwforge() {
 	esac
 
 	if [[ $cmd == help ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "gen replay dump verify" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "gen replay dump verify bench" -- "$cur")
 		return
 	fi
 	if [[ $cur == -* ]]; then
@@ -88,6 +96,7 @@ _etwforge() {
 	gen) _etwforge_files '@(yaml|yml|json)' ;;
 	replay) _etwforge_files '@(jsonl|json)' ;;
 	dump | verify) _etwforge_files '@(etl)' ;;
+	bench) ;; # no arguments
 	esac
 }
 

@@ -40,6 +40,7 @@
 
 static const char *volatile temps[MAX_TEMPS];
 static volatile sig_atomic_t installed;
+static void (*volatile at_signal)(int sig); /* out_signals_at_exit() */
 
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -82,6 +83,8 @@ static void temp_unregister(const char *name)
 
 static void on_signal(int sig)
 {
+	void (*fn)(int) = at_signal;
+
 	for (unsigned i = 0; i < MAX_TEMPS; i++) {
 		const char *t = temps[i];
 
@@ -89,7 +92,15 @@ static void on_signal(int sig)
 			unlink(t);
 		}
 	}
+	if (fn) {
+		fn(sig);
+	}
 	_exit(128 + sig);
+}
+
+void out_signals_at_exit(void (*fn)(int sig))
+{
+	at_signal = fn;
 }
 
 void out_signals_install(void)

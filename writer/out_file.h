@@ -18,8 +18,9 @@
  *     removes them all, so a failed or interrupted run leaves every target
  *     as it was.
  *   - out_signals_install(): SIGINT, SIGTERM and SIGHUP remove every
- *     temporary file of the process and exit with 128 + the signal number;
- *     SIGPIPE is ignored so a closed pipe is a write error (EPIPE, exit 1).
+ *     temporary file of the process (then run the out_signals_at_exit()
+ *     hook) and exit with 128 + the signal number; SIGPIPE is ignored so a
+ *     closed pipe is a write error (EPIPE, exit 1).
  */
 #ifndef WRITER_OUT_FILE_H
 #define WRITER_OUT_FILE_H
@@ -132,6 +133,14 @@ void out_set_free(struct out_set *s);
  * ignored, so a closed pipe is a write error (EPIPE).
  */
 void out_signals_install(void);
+
+/**
+ * out_signals_at_exit - @fn (NULL: none) runs in that handler after the
+ * temporary files are removed, just before _exit(): for files and folders
+ * of the caller's own that a signal must not leave behind (`etwforge
+ * bench`'s scratch folder). It must be async-signal-safe.
+ */
+void out_signals_at_exit(void (*fn)(int sig));
 
 /**
  * out_is_regular_target - would @path be written through a temporary file

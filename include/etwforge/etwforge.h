@@ -799,6 +799,138 @@ ETWFORGE_API int etwforge_file_stats(struct etwforge_file *f, struct etwforge_st
 ETWFORGE_API size_t etwforge_stats_json(const struct etwforge_file *f,
 					const struct etwforge_stats *st, char *buf, size_t cap);
 
+/* ---- benchmarks (`etwforge bench`) ---------------------------------------- */
+
+/*
+ * Measure the hot paths and the commands on this machine. Each figure is
+ * the median of several runs, with their min and max, beside the machine
+ * it was measured on and the work it measured: the seeds and the mix of
+ * the streams (record forms, flush reasons) and the digest of what each
+ * path wrote, so two runs provably measure the same work. A run that
+ * writes other bytes than the first fails the benchmark. The hot paths (a
+ * to c) are timed by the wall clock in laps of 4096 events, a lap the
+ * thread was preempted in counted as the median lap; the commands (d to f)
+ * in CPU time (user + system), which a shared machine's waits do not
+ * inflate. Files go in a scratch folder that is removed at the end, on
+ * failure, and (with etwforge_signals_install()) on SIGINT, SIGTERM and
+ * SIGHUP. The gen path forks a child process per run.
+ *
+ *	struct etwforge_bench *b;
+ *	if (etwforge_bench_run(NULL, &b, &err) == 0)
+ *		etwforge_bench_print(stdout, b, false);
+ *	etwforge_bench_free(b);
+ */
+
+/* The paths (etwforge_bench_opts.groups, a mask). */
+enum etwforge_bench_group {
+	ETWFORGE_BENCH_CCSWAP = 0x01,	     /* (a) the compact batching engine alone */
+	ETWFORGE_BENCH_CSWITCH = 0x02,	     /* (b) the plain CSwitch path, PMC, PEBS */
+	ETWFORGE_BENCH_SPINLOCK = 0x04,	     /* (c) SpinLock 0x0529 events */
+	ETWFORGE_BENCH_GEN = 0x08,	     /* (d) gen end to end, truth off and on */
+	ETWFORGE_BENCH_DECODE = 0x10,	     /* (e) reading a generated file */
+	ETWFORGE_BENCH_REPLAY_VERIFY = 0x20, /* (f) replay and verify of a truth */
+};
+#define ETWFORGE_BENCH_ALL 0x3Fu
+
+/**
+ * etwforge_bench_group_name - "ccswap", "cswitch", "spinlock", "gen",
+ * "decode" or "replay_verify" for one ETWFORGE_BENCH_* bit.
+ * Return: the name, or NULL for anything else.
+ */
+ETWFORGE_API const char *etwforge_bench_group_name(unsigned group);
+
+/* How much work (etwforge_bench_opts.size). */
+enum etwforge_bench_size {
+	ETWFORGE_BENCH_FULL = 0, /* the figures: 16 M switches, a ~1 M-switch truth, 5 runs */
+	ETWFORGE_BENCH_QUICK,	 /* a smoke test: about 1/10 of the work, 3 runs */
+	ETWFORGE_BENCH_TINY,	 /* the test suite's: seconds, even under sanitizers */
+};
+
+/**
+ * struct etwforge_bench_opts - what to measure; zero fields take the default.
+ * @groups:   a mask of ETWFORGE_BENCH_* (0 = all)
+ * @size:     ETWFORGE_BENCH_FULL, _QUICK or _TINY
+ * @runs:     timed runs per figure (0 = 5 for FULL, 3 otherwise; at most 99)
+ * @tmpdir:   where the scratch folder goes (NULL = $TMPDIR, else /tmp)
+ * @progress: called with what is measured next (NULL = never)
+ */
+struct etwforge_bench_opts {
+	unsigned groups;
+	enum etwforge_bench_size size;
+	unsigned runs;
+	const char *tmpdir;
+	void (*progress)(void *ctx, const char *what);
+	void *progress_ctx;
+};
+
+/**
+ * struct etwforge_bench_figure - one figure over its runs.
+ * @name:  "ccswap.ns_per_switch": path, variant, quantity (stable: scripts
+ *         may key on it)
+ * @label: what it is, for people
+ * @unit:  "ns/switch", "ns/event", "switches/s", "MB/s" (10^6 bytes),
+ *         "MiB", "bytes/switch" or "x" (a ratio measured within each run)
+ */
+struct etwforge_bench_figure {
+	const char *name;
+	const char *label;
+	const char *unit;
+	unsigned runs;
+	double median;
+	double min;
+	double max;
+};
+
+/**
+ * struct etwforge_bench_machine - where the figures were measured.
+ * @cpu:      the model name of /proc/cpuinfo
+ * @cores:    online
+ * @compiler: the compiler that built the library (__VERSION__)
+ * @build:    meson's build type and flags, "release (-O3 -DNDEBUG)"
+ * @kernel:   uname: system, release, machine
+ * @version:  etwforge_version()
+ */
+struct etwforge_bench_machine {
+	char cpu[256];
+	unsigned cores;
+	char compiler[128];
+	char build[512];
+	char kernel[256];
+	char version[32];
+};
+
+struct etwforge_bench;
+
+/**
+ * etwforge_bench_run - measure what @opts asks (NULL = everything, full
+ * size): about two minutes in full, seconds when tiny.
+ * Return: 0 with *@out (free it with etwforge_bench_free()); -EINVAL bad
+ * options (status 2); -EIO a path failed or wrote other bytes than in its
+ * first run, -ENOMEM, or the error of a file operation (status 1, @err
+ * says which). On failure *@out is NULL and the scratch folder is gone.
+ */
+ETWFORGE_API int etwforge_bench_run(const struct etwforge_bench_opts *opts,
+				    struct etwforge_bench **out, struct etwforge_error *err);
+
+/** etwforge_bench_figures - the figures of @b, in order. Return: how many. */
+ETWFORGE_API unsigned etwforge_bench_figures(const struct etwforge_bench *b,
+					     const struct etwforge_bench_figure **out);
+
+/** etwforge_bench_machine - the machine @b was measured on. */
+ETWFORGE_API const struct etwforge_bench_machine *
+etwforge_bench_machine(const struct etwforge_bench *b);
+
+/**
+ * etwforge_bench_print - @b as an aligned table with the machine and the
+ * work of each path, for people; or (@json) as one JSON object with every
+ * figure (median, min, max, unit), the machine and the work.
+ * Return: 0, -EIO (a write error on @f) or -ENOMEM.
+ */
+ETWFORGE_API int etwforge_bench_print(FILE *f, const struct etwforge_bench *b, bool json);
+
+/** etwforge_bench_free - NULL is a no-op. */
+ETWFORGE_API void etwforge_bench_free(struct etwforge_bench *b);
+
 #ifdef __cplusplus
 }
 #endif

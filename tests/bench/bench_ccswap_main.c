@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/bench/ccswap_bench.h"
+#include "tools/lib/bench_ccswap.h"
 
 #define MAX_RUNS 101
 

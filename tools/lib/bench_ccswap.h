@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/bench/ccswap_bench.h - a repeatable benchmark of the compact CSwitch
- * batching engine alone (ccswap_log() into in-memory blocks), reusable by
- * `etwforge bench`.
+ * tools/lib/bench_ccswap.h - a repeatable benchmark of the compact CSwitch
+ * batching engine alone (ccswap_log() into in-memory blocks), shared by
+ * `etwforge bench` (bench_compact.c, bench_cswitch.c) and the meson
+ * benchmark tests/bench/bench_ccswap.
  *
  * The stream is pre-generated from a seed with the models' RNG: 8 CPUs,
  * ~20 % idle switches, all four record forms and every flush reason (TID
@@ -13,8 +14,8 @@
  * the branch predictor learn it). Same options, same work: the mix and the
  * xxh3 of the emitted batches printed by the check pass prove it.
  */
-#ifndef TESTS_BENCH_CCSWAP_BENCH_H
-#define TESTS_BENCH_CCSWAP_BENCH_H
+#ifndef TOOLS_LIB_BENCH_CCSWAP_H
+#define TOOLS_LIB_BENCH_CCSWAP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -115,4 +116,17 @@ int ccswap_bench_time(struct ccswap_bench *bb, struct ccswap_bench_time *t);
 /** ccswap_bench_print_mix - the mix as a few text lines. */
 void ccswap_bench_print_mix(FILE *f, const struct ccswap_bench_mix *mix);
 
-#endif /* TESTS_BENCH_CCSWAP_BENCH_H */
+/**
+ * ccswap_bench_stream_reset - back to the start of @bb's stream (its seed),
+ * for a benchmark that feeds the same switches to another path.
+ */
+void ccswap_bench_stream_reset(struct ccswap_bench *bb);
+
+/**
+ * ccswap_bench_stream_next - the next @n switches of the stream (1..window)
+ * in @bb's window, valid (and the caller's to change) until the next call.
+ * The blocks are not touched.
+ */
+struct sim_cswitch *ccswap_bench_stream_next(struct ccswap_bench *bb, unsigned n);
+
+#endif /* TOOLS_LIB_BENCH_CCSWAP_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/bench/ccswap_bench.c - the compact-batching benchmark core (see
- * ccswap_bench.h).
+ * tools/lib/bench_ccswap.c - the compact-batching benchmark core (see
+ * bench_ccswap.h).
  *
  *   pass:   reset the generator to the seed (per CPU a profile: working
  *           set, step sizes)
@@ -22,6 +22,7 @@
  * steps of ~0.1 s and takes only 1 switch in 32 (500-tick age). Every CPU
  * also sleeps past 2^30 cycles about once in 1000 switches (delta limit).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@
 
 #include "scheduler_model/sim_rng.h"
 #include "writer/etl_wire.h"
-#include "tests/bench/ccswap_bench.h"
+#include "tools/lib/bench_ccswap.h"
 
 #define BENCH_CLOCK	  SIM_CLOCK_CYCLES
 #define TICK_CYCLES	  46875000ull /* 15.625 ms at 3 GHz */
@@ -224,6 +225,18 @@ static void gen_window(struct ccswap_bench *bb, unsigned n)
 		}
 		cs->new_wait_ticks = cs->new_tid != 0 ? wait_ticks(r) : 0;
 	}
+}
+
+void ccswap_bench_stream_reset(struct ccswap_bench *bb)
+{
+	gen_reset(bb);
+}
+
+struct sim_cswitch *ccswap_bench_stream_next(struct ccswap_bench *bb, unsigned n)
+{
+	assert(n >= 1 && n <= bb->o.window);
+	gen_window(bb, n);
+	return bb->win;
 }
 
 struct ccswap_bench *ccswap_bench_create(const struct ccswap_bench_opts *opts)

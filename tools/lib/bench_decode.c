@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/bench_decode.c - (e) of `etwforge bench`: reading a generated
+ * file, the compact session's file of the source trace (bench_scratch.c),
+ * two ways:
+ *   stats  etwforge_file_open() + etwforge_file_stats(): what `dump
+ *          --stats` runs, batches expanded and counted by form
+ *   iter   etwforge_file_open() + etwforge_iter_next() over every event
+ *          (buffers, records, switches expanded from their batches) in
+ *          file order: what a consumer of the public API pays
+ * Each run reads the file `decode_repeats` times and is timed in CPU time;
+ * both must count every switch of the source.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tools/lib/api.h"
+#include "tools/lib/bench.h"
+
+/* One read with etwforge_file_stats(). Return: switches, or a negative errno. */
+static int64_t read_stats(const char *path, struct etwforge_stats *st, uint64_t *buffers,
+			  struct etwforge_error *err)
+{
+	struct etwforge_file *f = etwforge_file_open(path, 0, err);
+	int64_t n;
+
+	if (!f) {
+		return err->code ? err->code : -EIO;
+	}
+	n = etwforge_file_stats(f, st, err);
+	etwforge_file_close(f);
+	if (n < 0) {
+		return n;
+	}
+	*buffers = st->buffers;
+	return (int64_t)(st->compact[0] + st->compact[1] + st->compact[2] + st->compact[3] +
+			 st->hooks[2][1][0x0524] + st->hooks[2][0][0x0524]);
+}
+
+/* One read with the iterator. Return: switches, or a negative errno. */
+static int64_t read_iter(const char *path, uint64_t *events, struct etwforge_error *err)
+{
+	struct etwforge_file *f = etwforge_file_open(path, 0, err);
+	struct etwforge_iter *it;
+	struct etwforge_event ev;
+	int64_t n = 0;
+	int rc;
+
+	if (!f) {
+		return err->code ? err->code : -EIO;
+	}
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_FILE, ETWFORGE_EV_ALL, err);
+	if (!it) {
+		etwforge_file_close(f);
+		return -ENOMEM;
+	}
+	*events = 0;
+	while ((rc = etwforge_iter_next(it, &ev, err)) > 0) {
+		(*events)++;
+		n += (ev.kind & ETWFORGE_EV_SWITCHES) != 0;
+	}
+	etwforge_iter_free(it);
+	etwforge_file_close(f);
+	return rc < 0 ? rc : n;
+}
+
+int bench_decode(struct etwforge_bench *b, const struct bench_size *sz, struct bench_scratch *s,
+		 struct etwforge_error *err)
+{
+	double smb[BENCH_MAX_RUNS], ssw[BENCH_MAX_RUNS], imb[BENCH_MAX_RUNS], isw[BENCH_MAX_RUNS];
+	const char *path = bench_scratch_path(s, BENCH_F_SRC);
+	uint64_t switches, buffers = 0, events = 0;
+	struct bench_source src;
+	struct etwforge_stats *st;
+	struct bench_work *w;
+	struct stat fs;
+	double bytes;
+	int rc;
+
+	bench_progress(b, "decode: the source trace (generating it first)");
+	rc = bench_scratch_source(s, sz->source_ns, &src, err);
+	if (rc < 0) {
+		return rc;
+	}
+	switches = src.switches;
+	if (stat(path, &fs) < 0) {
+		return api_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", path, strerror(errno));
+	}
+	bytes = (double)fs.st_size * sz->decode_repeats;
+	st = malloc(sizeof(*st));
+	if (!st) {
+		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+	}
+	bench_progress(b, "decode: reading it");
+	for (unsigned r = 0; r < sz->runs && rc == 0; r++) {
+		double t0 = bench_cpu_s(), t;
+		int64_t n = 0;
+
+		for (unsigned k = 0; k < sz->decode_repeats && n >= 0; k++) {
+			n = read_stats(path, st, &buffers, err);
+		}
+		t = bench_cpu_s() - t0;
+		if (n >= 0 && (uint64_t)n != switches) {
+			n = api_fail(err, -EIO, ETWFORGE_EXIT_DATA,
+				     "decode: %s: %lld switches counted, %llu generated", path,
+				     (long long)n, (unsigned long long)switches);
+		}
+		smb[r] = bytes / t * 1e-6;
+		ssw[r] = (double)switches * sz->decode_repeats / t;
+		t0 = bench_cpu_s();
+		for (unsigned k = 0; k < sz->decode_repeats && n >= 0; k++) {
+			n = read_iter(path, &events, err);
+		}
+		t = bench_cpu_s() - t0;
+		if (n >= 0 && (uint64_t)n != switches) {
+			n = api_fail(err, -EIO, ETWFORGE_EXIT_DATA,
+				     "decode: %s: %lld switches iterated, %llu generated", path,
+				     (long long)n, (unsigned long long)switches);
+		}
+		imb[r] = bytes / t * 1e-6;
+		isw[r] = (double)switches * sz->decode_repeats / t;
+		rc = n < 0 ? (int)n : 0;
+	}
+	free(st);
+	if (rc < 0) {
+		return rc;
+	}
+	bench_figure(b, "decode.stats.mb_per_s", "dump --stats (etwforge_file_stats)", "MB/s", smb,
+		     sz->runs);
+	bench_figure(b, "decode.stats.switches_per_s", "dump --stats (etwforge_file_stats)",
+		     "switches/s", ssw, sz->runs);
+	bench_figure(b, "decode.iter.mb_per_s", "every event by etwforge_iter_next", "MB/s", imb,
+		     sz->runs);
+	bench_figure(b, "decode.iter.switches_per_s", "every event by etwforge_iter_next",
+		     "switches/s", isw, sz->runs);
+	w = bench_work_add(b, "decode",
+			   "the compact session's file of the default scenario run for %.3f s "
+			   "simulated, read %u time%s per run",
+			   (double)sz->source_ns * 1e-9, sz->decode_repeats,
+			   sz->decode_repeats == 1 ? "" : "s");
+	bench_kv_u64(w, "bytes", (uint64_t)fs.st_size, 0);
+	bench_kv_u64(w, "buffers", buffers, 0);
+	bench_kv_u64(w, "events", events, 0);
+	bench_kv_u64(w, "switches", switches, 0);
+	bench_kv_hex(w, "xxh3", src.xxh3);
+	return 0;
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/bench_gen.c - (d) of `etwforge bench`: gen end to end, the
+ * built-in default scenario and tools/scenarios/server64.yaml (built into
+ * the library: an installed tool has no source tree), truth off and on.
+ *
+ *   per run, per scenario, truth off then on:
+ *     bench_child_run() ---------------> child: etwforge_generate() into
+ *       |  <-- switches, bytes, xxh3 ---  the scratch folder (gen.etl ...)
+ *     the child's rusage: CPU time (user + system), ru_maxrss
+ *     remove the child's files
+ *
+ * A child per run because ru_maxrss only grows: each run's peak RSS is its
+ * own. A forked child starts with the pages of the parent it maps, so the
+ * peak of an empty child forked at the same point is reported beside
+ * (fork_baseline_kib). Rates are per CPU second of the child, which a
+ * shared machine's waits do not inflate; the wall-clock rate (I/O waits,
+ * the fsync of each output, included) is a figure of its own. The ETL
+ * bytes must be the same in every run, truth on or off.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/lib/api.h"
+#include "tools/lib/bench.h"
+#include "tools/lib/bench_build.h"
+
+static const char server64_yaml[] = BENCH_SERVER64_YAML;
+
+enum { DEFAULT = 0, SERVER64, NCASES };
+enum { RATE = 0, MBPS, RSS, WALL, NFIG };
+
+struct gen_case {
+	const char *name;
+	const char *what;
+	const char *file; /* scenario name in messages; NULL = the default scenario */
+	const char *yaml;
+	const char *fig[2][NFIG]; /* [truth][figure] */
+	const char *label[2];
+	const char *cost;
+};
+
+static const struct gen_case cases[NCASES] = {
+	{"default",
+	 "the built-in default scenario",
+	 NULL,
+	 NULL,
+	 {{"gen.default.switches_per_s", "gen.default.mb_per_s", "gen.default.peak_rss_mib",
+	   "gen.default.wall_switches_per_s"},
+	  {"gen.default_truth.switches_per_s", "gen.default_truth.mb_per_s",
+	   "gen.default_truth.peak_rss_mib", "gen.default_truth.wall_switches_per_s"}},
+	 {"gen default scenario", "gen default scenario, --truth"},
+	 "gen.default.truth_cost"},
+	{"server64",
+	 "tools/scenarios/server64.yaml",
+	 "server64.yaml",
+	 server64_yaml,
+	 {{"gen.server64.switches_per_s", "gen.server64.mb_per_s", "gen.server64.peak_rss_mib",
+	   "gen.server64.wall_switches_per_s"},
+	  {"gen.server64_truth.switches_per_s", "gen.server64_truth.mb_per_s",
+	   "gen.server64_truth.peak_rss_mib", "gen.server64_truth.wall_switches_per_s"}},
+	 {"gen server64.yaml", "gen server64.yaml, --truth"},
+	 "gen.server64.truth_cost"},
+};
+
+/* What a child tells its parent. */
+struct report {
+	uint64_t seed;
+	unsigned cpus;
+	uint64_t duration_ns;
+	uint64_t switches;
+	uint64_t etl_bytes;
+	uint64_t truth_bytes;
+	unsigned nsessions;
+	uint64_t xxh3[2];
+};
+
+struct job {
+	const struct gen_case *gc;
+	uint64_t sim_ns;
+	bool truth;
+};
+
+/* One run, in the child (in the scratch folder). */
+static int gen_child(void *ctx, void *out, struct etwforge_error *err)
+{
+	const struct job *job = ctx;
+	struct etwforge_summary *sum = malloc(sizeof(*sum));
+	struct etwforge_scenario *sc = etwforge_scenario_new();
+	struct etwforge_run_opts o = {0};
+	struct report *rep = out;
+	struct stat st;
+	char set[64];
+	int rc = sum && sc ? 0 : api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+
+	if (rc == 0 && job->gc->yaml) {
+		rc = etwforge_scenario_load_string(sc, job->gc->file, job->gc->yaml, err);
+	}
+	snprintf(set, sizeof(set), "duration=%llu", (unsigned long long)job->sim_ns);
+	if (rc == 0) {
+		rc = etwforge_scenario_set(sc, set, err);
+	}
+	o.output = bench_scratch_name(BENCH_F_GEN);
+	o.truth = job->truth ? bench_scratch_name(BENCH_F_GEN_TRUTH) : NULL;
+	if (rc == 0) {
+		rc = etwforge_generate(sc, &o, sum, err);
+	}
+	if (rc < 0) {
+		return rc; /* the process ends: nothing to free */
+	}
+	rep->seed = sum->seed;
+	rep->cpus = sum->cpus;
+	rep->duration_ns = sum->duration_ns;
+	rep->switches = sum->switches;
+	rep->nsessions = sum->nsessions;
+	for (unsigned i = 0; i < sum->nsessions; i++) {
+		rep->etl_bytes += sum->sessions[i].bytes;
+		if (i < 2) {
+			rep->xxh3[i] = sum->sessions[i].xxh3;
+		}
+	}
+	if (job->truth && stat(o.truth, &st) == 0) {
+		rep->truth_bytes = (uint64_t)st.st_size;
+	}
+	return 0;
+}
+
+static void remove_outputs(const struct bench_scratch *s)
+{
+	unlink(bench_scratch_path(s, BENCH_F_GEN));
+	unlink(bench_scratch_path(s, BENCH_F_GEN2));
+	unlink(bench_scratch_path(s, BENCH_F_GEN_TRUTH));
+}
+
+static void describe(struct etwforge_bench *b, const struct gen_case *gc, uint64_t sim_ns,
+		     const struct report *off, const struct report *on, long baseline_kib)
+{
+	struct bench_work *w;
+	char name[32];
+
+	snprintf(name, sizeof(name), "gen.%s", gc->name);
+	w = bench_work_add(b, name,
+			   "etwforge_generate() of %s for %.3f s simulated, the ETL files (and "
+			   "the truth) in the scratch folder, a child process per run",
+			   gc->what, (double)sim_ns * 1e-9);
+	bench_kv_u64(w, "seed", off->seed, 0);
+	bench_kv_u64(w, "cpus", off->cpus, 0);
+	bench_kv_u64(w, "duration_ns", off->duration_ns, 0);
+	bench_kv_u64(w, "switches", off->switches, 0);
+	bench_kv_u64(w, "sessions", off->nsessions, 0);
+	bench_kv_u64(w, "etl_bytes", off->etl_bytes, 0);
+	bench_kv_u64(w, "truth_bytes", on->truth_bytes, 0);
+	bench_kv_hex(w, "xxh3", off->xxh3[0]);
+	if (off->nsessions > 1) {
+		bench_kv_hex(w, "xxh3_2", off->xxh3[1]);
+	}
+	bench_kv_u64(w, "fork_baseline_kib", (uint64_t)baseline_kib, 0);
+}
+
+int bench_gen(struct etwforge_bench *b, const struct bench_size *sz, struct bench_scratch *s,
+	      struct etwforge_error *err)
+{
+	double fig[NCASES][2][NFIG][BENCH_MAX_RUNS], cost[NCASES][BENCH_MAX_RUNS];
+	const uint64_t sim_ns[NCASES] = {sz->gen_default_ns, sz->gen_server_ns};
+	struct report first[NCASES][2], rep;
+	struct rusage ru;
+	double wall;
+	long baseline;
+	int rc;
+
+	bench_progress(b, "gen: end to end, in child processes");
+	rc = bench_child_run(s, "gen", NULL, NULL, NULL, 0, &ru, &wall, err);
+	if (rc < 0) {
+		return rc;
+	}
+	baseline = ru.ru_maxrss;
+	for (unsigned r = 0; r < sz->runs; r++) {
+		for (unsigned c = 0; c < NCASES; c++) {
+			double cpu[2];
+
+			for (unsigned t = 0; t < 2; t++) {
+				struct job job = {&cases[c], sim_ns[c], t == 1};
+				char what[64];
+
+				snprintf(what, sizeof(what), "gen %s%s, run %u of %u",
+					 cases[c].name, t ? " --truth" : "", r + 1, sz->runs);
+				bench_progress(b, what);
+				memset(&rep, 0, sizeof(rep));
+				snprintf(what, sizeof(what), "gen %s", cases[c].name);
+				rc = bench_child_run(s, what, gen_child, &job, &rep, sizeof(rep),
+						     &ru, &wall, err);
+				remove_outputs(s);
+				if (rc < 0) {
+					return rc;
+				}
+				if (r == 0 && t == 0) {
+					first[c][0] = rep;
+				} else if (rep.switches != first[c][0].switches ||
+					   rep.xxh3[0] != first[c][0].xxh3[0] ||
+					   rep.xxh3[1] != first[c][0].xxh3[1]) {
+					return api_fail(err, -EIO, ETWFORGE_EXIT_DATA,
+							"gen: %s: run %u%s wrote other files than "
+							"the first (xxh3 %016llx, was %016llx)",
+							cases[c].name, r + 1,
+							t ? " with --truth" : "",
+							(unsigned long long)rep.xxh3[0],
+							(unsigned long long)first[c][0].xxh3[0]);
+				}
+				if (r == 0 && t == 1) {
+					first[c][1] = rep;
+				}
+				cpu[t] = bench_rusage_cpu_s(&ru);
+				fig[c][t][RATE][r] = (double)rep.switches / cpu[t];
+				fig[c][t][MBPS][r] = (double)rep.etl_bytes / cpu[t] * 1e-6;
+				fig[c][t][RSS][r] = (double)ru.ru_maxrss / 1024.0;
+				fig[c][t][WALL][r] = (double)rep.switches / wall;
+			}
+			cost[c][r] = cpu[1] / cpu[0];
+		}
+	}
+	for (unsigned c = 0; c < NCASES; c++) {
+		static const char *const unit[NFIG] = {"switches/s", "MB/s", "MiB", "switches/s"};
+
+		for (unsigned t = 0; t < 2; t++) {
+			for (unsigned k = 0; k < NFIG; k++) {
+				bench_figure(b, cases[c].fig[t][k], cases[c].label[t], unit[k],
+					     fig[c][t][k], sz->runs);
+			}
+		}
+		bench_figure(b, cases[c].cost, "gen CPU time, truth on / off", "x", cost[c],
+			     sz->runs);
+		describe(b, &cases[c], sim_ns[c], &first[c][0], &first[c][1], baseline);
+	}
+	return 0;
+}
