@@ -258,14 +258,15 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 		return -EINVAL;
 	}
 	s = classify(marker, d->lf.is64);
-	kind_label(label, sizeof(label), s.kind, s.is64);
 	if (end - p < (size_t)s.size_off + 2) {
+		kind_label(label, sizeof(label), s.kind, s.is64);
 		set_err(err, d->name, at, "%s record header runs past the data end 0x%x", label,
 			b->data_end);
 		return -EINVAL;
 	}
 	size = get_le16(base + p + s.size_off);
 	if (size == 0) {
+		kind_label(label, sizeof(label), s.kind, s.is64);
 		set_err(err, d->name, at, "%s record Size 0", label);
 		return -EINVAL;
 	}
@@ -275,6 +276,7 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 	}
 	need = s.hdr_len + items * ETL_EXT_ITEM_LEN;
 	if (size < need) {
+		kind_label(label, sizeof(label), s.kind, s.is64);
 		if (items) {
 			set_err(err, d->name, at,
 				"%s record Size %u smaller than its 0x%x-byte header and %u "
@@ -288,6 +290,7 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 		return -EINVAL;
 	}
 	if ((size_t)size > end - p) {
+		kind_label(label, sizeof(label), s.kind, s.is64);
 		set_err(err, d->name, at,
 			"%s record Size %u runs past the data end (buffer offset 0x%zx + %u > "
 			"0x%x)",
