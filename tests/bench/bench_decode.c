@@ -6,14 +6,16 @@
  * into switches (time order, as verify and `dump --timeline` read; file
  * order with every record, as `dump --jsonl` reads).
  *
- *   bench_decode [FILE.etl] [RUNS]
+ *   bench_decode [FILE.etl|-] [RUNS] [stats|time|file]
  *
- * Without FILE it generates the built-in scenario (8 CPUs, a compact QPC
+ * Without FILE (or with "-") it generates the built-in scenario (8 CPUs, a compact QPC
  * session) for 600 simulated seconds into a temporary directory (seed 1:
  * always the same file, about 18 MB and 4.9 M switches). Each figure is the
  * median of RUNS (default 5) timed runs after one untimed run, with min and
  * max; CPU time is the process's, wall time includes waiting for a core on
- * a shared machine. Prints figures, asserts none.
+ * a shared machine. The third argument measures one pass only. Files are
+ * opened as `etwforge dump` opens them (ETWFORGE_OPEN_SALVAGE). Prints
+ * figures, asserts none.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -58,7 +60,8 @@ static int pass_stats(const char *path, uint64_t *switches)
 	struct etwforge_file *f;
 	int rc = -1;
 
-	f = s ? etwforge_file_open(path, 0, &err) : NULL;
+	/* as `etwforge dump` opens every file: salvage, which walks every record at open */
+	f = s ? etwforge_file_open(path, ETWFORGE_OPEN_SALVAGE, &err) : NULL;
 	if (f && etwforge_file_stats(f, s, &err) == 0) {
 		*switches = s->compact[0] + s->compact[1] + s->compact[2] + s->compact[3];
 		rc = 0;
@@ -74,7 +77,7 @@ static int pass_iter(const char *path, enum etwforge_order order, unsigned kinds
 		     uint64_t *switches)
 {
 	struct etwforge_error err;
-	struct etwforge_file *f = etwforge_file_open(path, 0, &err);
+	struct etwforge_file *f = etwforge_file_open(path, ETWFORGE_OPEN_SALVAGE, &err);
 	struct etwforge_iter *it = f ? etwforge_iter_new(f, order, kinds, &err) : NULL;
 	struct etwforge_event ev;
 	uint64_t n = 0;
@@ -163,14 +166,24 @@ static int generate(const char *dir, char *path, size_t cap)
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/bench_decode.XXXXXX", path[256], other[256];
-	const char *file = argc > 1 ? argv[1] : NULL;
+	static const struct {
+		const char *name, *label;
+		pass_fn fn;
+	} passes[] = {
+		{"stats", "dump --stats", pass_stats},
+		{"time", "iter time order, compact", pass_time},
+		{"file", "iter file order, all", pass_file},
+	};
+	const char *file = argc > 1 && strcmp(argv[1], "-") ? argv[1] : NULL;
 	unsigned runs = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 5;
+	const char *only = argc > 3 ? argv[3] : NULL;
 	bool made = false;
 	struct stat st;
 	int rc = 0;
 
 	if (runs < 1 || runs > RUNS_MAX) {
-		fprintf(stderr, "usage: bench_decode [FILE.etl] [RUNS 1..%d]\n", RUNS_MAX);
+		fprintf(stderr, "usage: bench_decode [FILE.etl|-] [RUNS 1..%d] [stats|time|file]\n",
+			RUNS_MAX);
 		return 2;
 	}
 	if (!file) {
@@ -185,11 +198,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("file %s, %.1f MB, %u runs\n", file, (double)st.st_size * 1e-6, runs);
-	if (measure("dump --stats", pass_stats, file, (double)st.st_size * 1e-6, runs) < 0 ||
-	    measure("iter time order, compact", pass_time, file, (double)st.st_size * 1e-6, runs) <
-		    0 ||
-	    measure("iter file order, all", pass_file, file, (double)st.st_size * 1e-6, runs) < 0) {
-		rc = 1;
+	for (unsigned i = 0; i < sizeof(passes) / sizeof(passes[0]); i++) {
+		if ((!only || !strcmp(only, passes[i].name)) &&
+		    measure(passes[i].label, passes[i].fn, file, (double)st.st_size * 1e-6, runs) <
+			    0) {
+			rc = 1;
+		}
 	}
 	if (made) {
 		snprintf(other, sizeof(other), "%s/d-2.etl", dir);
