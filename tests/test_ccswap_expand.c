@@ -185,12 +185,50 @@ Test(ccswap_count, random_payloads_agree, .timeout = 30.)
 	srand(20251123);
 	for (unsigned round = 0; round < 4000; round++) {
 		size_t len = ETW_CCB_LEN + (size_t)rand() % (PAYLOAD_MAX - ETW_CCB_LEN + 1);
-		unsigned empty = round % 3 == 0 ? 0u : (unsigned)rand() & 0xFFFFu;
+		unsigned used = (unsigned)rand() % 17;
+		unsigned empty = round % 3 == 0	  ? 0u
+				 : round % 3 == 1 ? (0xFFFFu << used) & 0xFFFFu /* slots in order */
+						  : (unsigned)rand() & 0xFFFFu;
 
 		header(p, round % 7 == 0 ? 0u : empty);
 		for (size_t i = ETW_CCB_LEN; i < len; i++) {
 			p[i] = (uint8_t)rand();
 		}
 		agree(p, len);
+	}
+}
+
+/*
+ * Well-formed batches of random forms over the first @used slots, some with
+ * one record naming an unused slot, some cut anywhere: the step loop's
+ * lane-wise counts and checks against one switch at a time.
+ */
+Test(ccswap_count, random_batches_agree, .timeout = 30.)
+{
+	uint8_t p[PAYLOAD_MAX];
+
+	srand(1123);
+	for (unsigned round = 0; round < 6000; round++) {
+		unsigned used = 1 + (unsigned)rand() % 16;
+		size_t at = header(p, (0xFFFFu << used) & 0xFFFFu), cap = PAYLOAD_MAX - 8;
+		unsigned n = (unsigned)rand() % 400,
+			 bad_at = round % 4 ? ~0u : (unsigned)rand() % 400;
+		unsigned mix = (unsigned)rand() % 4; /* 0: all forms alike, 1..3: mostly one form */
+
+		for (unsigned i = 0; i < n && at < cap; i++) {
+			unsigned form = mix && rand() % 4 ? mix : (unsigned)rand() % 4;
+			unsigned idx = i == bad_at ? used + (unsigned)rand() % (17 - used)
+						   : (unsigned)rand() % used;
+
+			idx &= 15u; /* used 16: no slot is unused, the record stays good */
+			at = form == 0	 ? idle_short(p, at)
+			     : form == 1 ? idle(p, at)
+			     : form == 2 ? lite(p, at, idx)
+					 : full(p, at, idx);
+		}
+		agree(p, at);
+		if (at > ETW_CCB_LEN) {
+			agree(p, at - 1 - (size_t)rand() % (at - ETW_CCB_LEN));
+		}
 	}
 }
