@@ -98,50 +98,65 @@ int etw_ccswap_expand_begin(struct etw_ccswap_iter *it, const uint8_t *payload, 
 	return 0;
 }
 
+/*
+ * The record is decoded here rather than by etw_decode_ccswap_rec(): the
+ * same masks (etw_layout.h), without the call and the struct in between,
+ * since every switch of every batch a listing or verify reads comes here.
+ */
 int etw_ccswap_expand_next(struct etw_ccswap_iter *it, struct etw_cswitch_compact *out,
 			   size_t *bad_offset)
 {
-	struct etw_ccswap_rec r;
-	int n;
+	const uint8_t *p = it->payload + it->pos;
+	unsigned t;
+	uint32_t w0, w1;
 
 	if (it->pos >= it->len) {
 		return 0;
 	}
-	n = etw_decode_ccswap_rec(it->payload + it->pos, it->len - it->pos, &r);
-	if (n < 0) {
+	t = p[0] & ETW_CCSWAP_TYPE_MASK;
+	if (CCSWAP_REC_LEN(t) > it->len - it->pos) {
 		*bad_offset = it->pos;
 		return -EINVAL;
 	}
 	memset(out, 0, sizeof(*out));
 	out->rec_offset = it->pos;
-	out->form = r.type;
-	out->delta = r.delta;
-	/* the first record's delta is 0 by construction; add it anyway */
-	it->ts += r.delta;
-	out->ts = it->ts;
+	out->form = (enum etw_ccswap_type)t;
 	out->index = it->index;
-	if (r.type == ETW_CCSWAP_LITE || r.type == ETW_CCSWAP_FULL) {
-		uint32_t tid = it->hdr.tid_table[r.tid_index];
+	w0 = t == ETW_CCSWAP_IDLE_SHORT ? get_le16(p) : get_le32(p);
+	w1 = t == ETW_CCSWAP_FULL ? get_le32(p + 4) : 0;
+	out->delta = t == ETW_CCSWAP_IDLE_SHORT ? FIELD_GET(ETW_CCIS_DELTA, w0)
+		     : t == ETW_CCSWAP_IDLE	? FIELD_GET(ETW_CCI_DELTA, w0)
+		     : t == ETW_CCSWAP_LITE	? FIELD_GET(ETW_CCL_DELTA, w0)
+						: FIELD_GET(ETW_CCF_DELTA, w0);
+	/* the first record's delta is 0 by construction; add it anyway */
+	it->ts += out->delta;
+	out->ts = it->ts;
+	if (t == ETW_CCSWAP_LITE || t == ETW_CCSWAP_FULL) {
+		uint8_t idx = t == ETW_CCSWAP_LITE ? (uint8_t)FIELD_GET(ETW_CCL_TID_INDEX, w0)
+						   : (uint8_t)FIELD_GET(ETW_CCF_TID_INDEX, w1);
+		uint32_t tid = it->hdr.tid_table[idx];
 
 		if (tid == 0) {
 			*bad_offset = it->pos;
 			return -EINVAL;
 		}
 		out->old_tid = tid;
-		out->tid_index = r.tid_index;
-		out->state_wr = r.state_wr;
-		etw_ccswap_state_wr_split(r.state_wr, it->max_wait_reason, &out->old_state,
-					  &out->old_wait_reason);
-		if (r.type == ETW_CCSWAP_LITE) {
-			out->old_pri = (int8_t)(it->hdr.base_pri[r.tid_index] + r.pri_inc);
+		out->tid_index = idx;
+		if (t == ETW_CCSWAP_LITE) {
+			out->state_wr = (uint8_t)FIELD_GET(ETW_CCL_STATE_WR, w0);
+			out->old_pri = (int8_t)(it->hdr.base_pri[idx] +
+						(uint8_t)FIELD_GET(ETW_CCL_PRI_INC, w0));
 			out->wait_time = 1;
 			out->wait_le1 = true;
 		} else {
-			out->old_pri = (int8_t)r.priority;
-			out->wait_time = r.wait_time;
+			out->state_wr = (uint8_t)FIELD_GET(ETW_CCF_STATE_WR, w1);
+			out->old_pri = (int8_t)FIELD_GET(ETW_CCF_PRIORITY, w1);
+			out->wait_time = FIELD_GET(ETW_CCF_WAIT_TIME, w1);
 		}
+		etw_ccswap_state_wr_split(out->state_wr, it->max_wait_reason, &out->old_state,
+					  &out->old_wait_reason);
 	}
-	it->pos += (size_t)n;
+	it->pos += CCSWAP_REC_LEN(t);
 	it->index++;
 	return 1;
 }

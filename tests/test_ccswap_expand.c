@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "producer/ccswap_expand.h"
+#include "producer/etw_encode.h"
 #include "producer/etw_layout.h"
 #include "writer/etl_wire.h"
 
@@ -230,5 +231,64 @@ Test(ccswap_count, random_batches_agree, .timeout = 30.)
 		if (at > ETW_CCB_LEN) {
 			agree(p, at - 1 - (size_t)rand() % (at - ETW_CCB_LEN));
 		}
+	}
+}
+
+/* Every field of every expanded switch is what etw_decode_ccswap_rec() reads there. */
+Test(ccswap_expand, fields_as_the_record_decoder_reads_them)
+{
+	uint8_t p[PAYLOAD_MAX];
+
+	srand(77);
+	for (unsigned round = 0; round < 500; round++) {
+		struct etw_ccswap_iter it;
+		struct etw_cswitch_compact c;
+		uint64_t ts = 1000;
+		size_t bad, len = ETW_CCB_LEN + (size_t)rand() % (PAYLOAD_MAX - ETW_CCB_LEN);
+		unsigned n = 0;
+		int rc;
+
+		header(p, 0);
+		for (unsigned i = 0; i < ETW_CCSWAP_MAX_TID; i++) {
+			p[ETW_CCB_BASE_PRI + i] = (uint8_t)rand();
+		}
+		for (size_t i = ETW_CCB_LEN; i < len; i++) {
+			p[i] = (uint8_t)rand();
+		}
+		cr_assert_eq(etw_ccswap_expand_begin(&it, p, len, (uint8_t)(1 + round % 63)), 0);
+		while ((rc = etw_ccswap_expand_next(&it, &c, &bad)) > 0) {
+			struct etw_ccswap_rec r;
+			uint8_t state, reason;
+
+			cr_assert_eq(
+				etw_decode_ccswap_rec(p + c.rec_offset, len - c.rec_offset, &r),
+				(int)etw_ccswap_rec_len(r.type));
+			ts += r.delta;
+			cr_assert_eq(c.form, r.type);
+			cr_assert_eq(c.delta, r.delta);
+			cr_assert_eq(c.ts, ts);
+			cr_assert_eq(c.index, n++);
+			if (r.type == ETW_CCSWAP_LITE || r.type == ETW_CCSWAP_FULL) {
+				etw_ccswap_state_wr_split(r.state_wr, (uint8_t)(1 + round % 63),
+							  &state, &reason);
+				cr_assert_eq(c.old_tid, 100u + r.tid_index);
+				cr_assert_eq(c.tid_index, r.tid_index);
+				cr_assert_eq(c.state_wr, r.state_wr);
+				cr_assert_eq(c.old_state, state);
+				cr_assert_eq(c.old_wait_reason, reason);
+				cr_assert_eq(c.old_pri,
+					     r.type == ETW_CCSWAP_FULL
+						     ? (int8_t)r.priority
+						     : (int8_t)(p[ETW_CCB_BASE_PRI + r.tid_index] +
+								r.pri_inc));
+				cr_assert_eq(c.wait_time,
+					     r.type == ETW_CCSWAP_FULL ? r.wait_time : 1u);
+				cr_assert_eq(c.wait_le1, r.type == ETW_CCSWAP_LITE);
+			} else {
+				cr_assert_eq(c.old_tid, 0);
+				cr_assert_eq(c.wait_time, 0);
+			}
+		}
+		cr_assert(rc == 0 || bad == it.pos, "only a cut last record is bad");
 	}
 }

@@ -11,6 +11,7 @@
  * `dump --stats` path), which must agree with its expansion: the same
  * counts, the same first bad offset.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static void counts_agree(const struct etl_record *r)
 	size_t want_bad = 0, got_bad = 0;
 	struct etw_ccswap_iter it;
 	struct etw_cswitch_compact c;
-	int want_rc = -1, got_rc;
+	int want_rc = -EINVAL, got_rc; /* a payload shorter than its header */
 
 	if (etw_ccswap_expand_begin(&it, r->payload, r->payload_len, 40) == 0) {
 		while ((want_rc = etw_ccswap_expand_next(&it, &c, &want_bad)) > 0) {
