@@ -24,9 +24,9 @@
  *    TID index:      LITE: bits 5:2 of b(2j); FULL: bits 3:0 of b(2j+4)
  *
  * The checks: a LITE/FULL record must name a used TidTable slot. The kernel
- * fills the slots in order, so the used ones are slots 0..n-1 and the check
- * is index < n (lane-wise: index + 16 - n has bit 4 clear). A table with
- * holes is checked a record at a time. A batch whose checks fail is walked
+ * inserts a TID at the first empty slot (KERNEL_FACTS 1.2 step 3), so the
+ * used ones are slots 0..n-1 and the check is index < n (lane-wise: index +
+ * 16 - n has bit 4 clear). A table with holes is checked a record at a time. A batch whose checks fail is walked
  * again carefully to find the first bad record, so errors say what they said.
  */
 #include <errno.h>
