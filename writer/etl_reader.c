@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/etl_reader.c - the bounds-checked ETL reader declared in
+ * writer/etl_reader.c - the bounds-checked ETL reader declared in
  * writer/etl_reader.h: buffer headers, the TRACE_LOGFILE_HEADER record of
  * buffer 0 and record framing inside a buffer, for our files and Windows'.
  *
