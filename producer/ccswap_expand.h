@@ -75,6 +75,19 @@ int etw_ccswap_expand_begin(struct etw_ccswap_iter *it, const uint8_t *payload, 
 int etw_ccswap_expand_next(struct etw_ccswap_iter *it, struct etw_cswitch_compact *out,
 			   size_t *bad_offset);
 
+/**
+ * etw_ccswap_count_forms - count the switches of a 0x0525 payload (after any
+ * PMC items) by record form, without expanding them: what `dump --stats`
+ * needs. Checks what etw_ccswap_expand_next() checks, in one pass.
+ * @counts: added to, indexed by enum etw_ccswap_type
+ * Return: 0; -EINVAL if @len < 0x58 (nothing counted, *@bad_offset = 0), or
+ * when a record runs past the payload or names an empty TidTable slot
+ * (*@bad_offset = its offset inside the payload; the records before it are
+ * counted).
+ */
+int etw_ccswap_count_forms(const uint8_t *payload, size_t len, uint64_t counts[4],
+			   size_t *bad_offset);
+
 /** etw_ccswap_form_name - "idle_short", "idle", "lite", "full". */
 const char *etw_ccswap_form_name(enum etw_ccswap_type t);
 

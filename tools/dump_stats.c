@@ -92,7 +92,8 @@ static int print_json(struct etwforge_file *f, const struct etwforge_stats *s)
 
 int dump_stats(struct etwforge_file *f, bool json)
 {
-	struct etwforge_stats *s = malloc(sizeof(*s));
+	/* calloc: etwforge_file_stats() then leaves the pages of zero counts untouched */
+	struct etwforge_stats *s = calloc(1, sizeof(*s));
 	struct etwforge_error err;
 	int rc;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/etl_reader.c - the bounds-checked ETL reader declared in
+ * writer/etl_reader.c - the bounds-checked ETL reader declared in
  * writer/etl_reader.h: buffer headers, the TRACE_LOGFILE_HEADER record of
  * buffer 0 and record framing inside a buffer, for our files and Windows'.
  *
@@ -81,6 +81,7 @@ struct etl_reader {
 	unsigned flags;	   /* ETL_OPEN_* */
 	struct etl_damage *damage;
 	unsigned ndamage;
+	uint8_t streamed; /* what stream_in() read, kept so its loads stay */
 };
 
 static const char *const kind_names[ETL_KIND_COUNT] = {
@@ -258,14 +259,15 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 		return -EINVAL;
 	}
 	s = classify(marker, d->lf.is64);
-	kind_label(label, sizeof(label), s.kind, s.is64);
 	if (end - p < (size_t)s.size_off + 2) {
+		kind_label(label, sizeof(label), s.kind, s.is64);
 		set_err(err, d->name, at, "%s record header runs past the data end 0x%x", label,
 			b->data_end);
 		return -EINVAL;
 	}
 	size = get_le16(base + p + s.size_off);
 	if (size == 0) {
+		kind_label(label, sizeof(label), s.kind, s.is64);
 		set_err(err, d->name, at, "%s record Size 0", label);
 		return -EINVAL;
 	}
@@ -275,6 +277,7 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 	}
 	need = s.hdr_len + items * ETL_EXT_ITEM_LEN;
 	if (size < need) {
+		kind_label(label, sizeof(label), s.kind, s.is64);
 		if (items) {
 			set_err(err, d->name, at,
 				"%s record Size %u smaller than its 0x%x-byte header and %u "
@@ -288,6 +291,7 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 		return -EINVAL;
 	}
 	if ((size_t)size > end - p) {
+		kind_label(label, sizeof(label), s.kind, s.is64);
 		set_err(err, d->name, at,
 			"%s record Size %u runs past the data end (buffer offset 0x%zx + %u > "
 			"0x%x)",
@@ -720,6 +724,26 @@ static bool cut_buffer(struct etl_reader *d, unsigned i, size_t pos, struct etl_
 }
 
 /*
+ * stream_in - read the first @len bytes at @p in address order, one byte of
+ * each 64-byte line. A walk of the records hops from header to header by
+ * each record's Size, so every hop waits for the line it lands on: one
+ * cache miss per record, about 100 ns on a file not read lately (a third of
+ * `dump --stats` on a file of 1 MB buffers holding 1 KB batches). These
+ * loads do not depend on each other: many misses are in flight at once and
+ * the prefetchers stream, so the walk that follows finds its lines cached.
+ * Return: the bytes xor-ed, for the caller to keep (so the loads stay).
+ */
+static uint8_t stream_in(const uint8_t *p, size_t len)
+{
+	uint8_t x = 0;
+
+	for (size_t i = 0; i < len; i += 64) {
+		x ^= p[i];
+	}
+	return x;
+}
+
+/*
  * salvage_records - walk every record of every buffer; at the first one that
  * breaks the framing, cut the buffer there and record the damage (and,
  * without KEEP_GOING, drop every later buffer).
@@ -733,6 +757,9 @@ static int salvage_records(struct etl_reader *d)
 		size_t pos = 0;
 		int rc;
 
+		if (!b->compressed) { /* decompressed ones were just written: cached */
+			d->streamed ^= stream_in(d->data + b->file_offset, b->data_end);
+		}
 		while ((rc = etl_buffer_next(d, b, &pos, &rec, &err)) > 0) {
 		}
 		if (rc == 0) {

@@ -7,16 +7,58 @@
  * the next switch across batches). Must end cleanly, never crash, read out
  * of bounds or hang. Seed it with files from `etwforge replay` / `gen`
  * (small buffers, x86 and x64), whose batches reach the expansion code.
+ * Every batch is also counted by form (etw_ccswap_count_forms, the
+ * `dump --stats` path), which must agree with its expansion: the same
+ * counts, the same first bad offset.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "producer/etw_layout.h"
 #include "tools/lib/event_stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile uint64_t sink;
+
+/* Count the batch @r both ways; trap when they disagree. */
+static void counts_agree(const struct etl_record *r)
+{
+	uint64_t want[4] = {0}, got[4] = {0};
+	size_t want_bad = 0, got_bad = 0;
+	struct etw_ccswap_iter it;
+	struct etw_cswitch_compact c;
+	int want_rc = -EINVAL, got_rc; /* a payload shorter than its header */
+
+	if (etw_ccswap_expand_begin(&it, r->payload, r->payload_len, 40) == 0) {
+		while ((want_rc = etw_ccswap_expand_next(&it, &c, &want_bad)) > 0) {
+			want[c.form]++;
+		}
+	}
+	got_rc = etw_ccswap_count_forms(r->payload, r->payload_len, got, &got_bad);
+	if (got_rc != want_rc || memcmp(got, want, sizeof(got)) != 0 ||
+	    (got_rc < 0 && got_bad != want_bad)) {
+		__builtin_trap();
+	}
+}
+
+static void count_every_batch(const struct etl_reader *d)
+{
+	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
+		const struct etl_buffer *b = etl_reader_buffer(d, i);
+		struct etl_record r;
+		struct etl_error err;
+		size_t pos = 0;
+
+		while (etl_buffer_next(d, b, &pos, &r, &err) > 0) {
+			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH) {
+				counts_agree(&r);
+			}
+		}
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,6 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!d) {
 		return 0;
 	}
+	count_every_batch(d);
 	ncpu = etl_reader_logfile(d)->number_of_processors;
 	if (ncpu > 64) {
 		ncpu = 64; /* the cursors of CPUs without buffers are empty anyway */

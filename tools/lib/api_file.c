@@ -356,7 +356,18 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct etwf
 	}
 }
 
-static void conv_compact(const struct dec_event *ev, struct etwforge_event *o)
+/*
+ * struct rec_cache - the batch record of the last compact switch converted:
+ * every switch of a batch carries its record, decoded once per batch
+ * instead of once per switch. @data (NULL: empty) names the record, since
+ * the reader hands out each record's bytes at one place for its lifetime.
+ */
+struct rec_cache {
+	const uint8_t *data;
+	struct etwforge_record rec;
+};
+
+static void conv_compact(const struct dec_event *ev, struct rec_cache *rc, struct etwforge_event *o)
 {
 	const struct etw_cswitch_compact *c = &ev->u.cc;
 	struct etwforge_compact *cc = &o->u.compact;
@@ -365,7 +376,11 @@ static void conv_compact(const struct dec_event *ev, struct etwforge_event *o)
 	o->cpu = ev->cpu;
 	o->ts = c->ts;
 	o->file_offset = ev->file_offset;
-	conv_record(&ev->rec, 0, &o->rec);
+	if (rc->data != ev->rec.data) {
+		conv_record(&ev->rec, 0, &rc->rec);
+		rc->data = ev->rec.data;
+	}
+	o->rec = rc->rec;
 	memset(cc, 0, sizeof(*cc));
 	cc->ts = c->ts;
 	cc->form = etw_ccswap_form_name(c->form);
@@ -422,6 +437,7 @@ struct merge_cpu {
 	struct dec_cursor cur;
 	struct dec_event next;
 	bool have;
+	struct rec_cache batch; /* the batch record of this CPU's switches */
 };
 
 struct etwforge_iter {
@@ -439,6 +455,7 @@ struct etwforge_iter {
 	unsigned qhead, qlen;
 	struct etl_error qerr; /* a batch that did not expand: said after its record */
 	bool have_qerr;
+	struct rec_cache batch; /* the batch record of the queued switches */
 	/* TIME order */
 	struct merge_cpu *cpu;
 	unsigned ncpu;
@@ -451,7 +468,7 @@ static void queue_compact(void *ctx, const struct dec_event *ev)
 	struct etwforge_iter *it = ctx;
 
 	if (it->qlen < QUEUE_MAX) {
-		conv_compact(ev, &it->queue[(it->qhead + it->qlen++) % QUEUE_MAX]);
+		conv_compact(ev, &it->batch, &it->queue[(it->qhead + it->qlen++) % QUEUE_MAX]);
 	}
 }
 
@@ -533,13 +550,16 @@ static int time_fetch(struct etwforge_iter *it, unsigned c, struct etl_error *er
 	return 0;
 }
 
-static void conv_dec_event(const struct dec_event *ev, struct etwforge_event *o)
+static void conv_dec_event(const struct dec_event *ev, struct rec_cache *rc,
+			   struct etwforge_event *o)
 {
-	memset(o, 0, sizeof(*o));
 	if (ev->kind == DEC_EV_COMPACT) {
-		conv_compact(ev, o);
+		/* every field but the union is written: clear only that */
+		memset(&o->u, 0, sizeof(o->u));
+		conv_compact(ev, rc, o);
 		return;
 	}
+	memset(o, 0, sizeof(*o));
 	o->cpu = ev->cpu;
 	o->ts = ev->rec.ts;
 	o->file_offset = ev->file_offset;
@@ -571,7 +591,7 @@ static int time_next(struct etwforge_iter *it, struct etwforge_event *ev,
 		return 0;
 	}
 	c = it->heap[0];
-	conv_dec_event(&it->cpu[c].next, ev);
+	conv_dec_event(&it->cpu[c].next, &it->cpu[c].batch, ev);
 	it->heap[0] = it->heap[--it->hn];
 	heap_down(it, 0);
 	if (time_fetch(it, c, &e) < 0) {

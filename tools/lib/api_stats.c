@@ -33,18 +33,12 @@ static unsigned hooked_index(enum etl_kind k)
 static int count_compact(const struct etl_reader *d, const struct etl_record *r,
 			 struct etwforge_stats *s, struct etwforge_error *err)
 {
-	struct etw_ccswap_iter it;
-	struct etw_cswitch_compact c;
 	size_t bad = 0;
-	int rc;
 
-	if (etw_ccswap_expand_begin(&it, r->payload, r->payload_len, 40) < 0) {
+	if (r->payload_len < ETW_CCB_LEN) {
 		return 0; /* a short payload: the listing says so; nothing to count */
 	}
-	while ((rc = etw_ccswap_expand_next(&it, &c, &bad)) > 0) {
-		s->compact[c.form]++;
-	}
-	if (rc < 0) {
+	if (etw_ccswap_count_forms(r->payload, r->payload_len, s->compact, &bad) < 0) {
 		return api_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA,
 				   "%s: offset 0x%" PRIx64
 				   ": compact CSwitch record runs past the batch "
@@ -55,6 +49,32 @@ static int count_compact(const struct etl_reader *d, const struct etl_record *r,
 	return 0;
 }
 
+/*
+ * zero_stats - clear @s, writing only the parts that are not zero already.
+ * Most of its 3 MiB (the per-hook counts) stays zero, and a caller's calloc()
+ * gives pages the kernel has not backed yet: writing zeros over them all
+ * would make it allocate and clear every page (measured: a quarter of
+ * `dump --stats` on an 18 MB file), reading them costs next to nothing.
+ */
+static void zero_stats(struct etwforge_stats *s)
+{
+	enum { CHUNK = 4096 };
+	unsigned char *p = (unsigned char *)s;
+	size_t n = sizeof(*s);
+
+	for (size_t at = 0; at < n; at += CHUNK) {
+		size_t len = n - at < CHUNK ? n - at : CHUNK;
+		unsigned char any = 0;
+
+		for (size_t i = 0; i < len; i++) {
+			any |= p[at + i];
+		}
+		if (any) {
+			memset(p + at, 0, len);
+		}
+	}
+}
+
 int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *s,
 			struct etwforge_error *err)
 {
@@ -62,7 +82,7 @@ int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *s,
 	struct etl_error e;
 	struct etl_record r;
 
-	memset(s, 0, sizeof(*s));
+	zero_stats(s);
 	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
 		const struct etl_buffer *b = etl_reader_buffer(d, i);
 		size_t pos = 0;

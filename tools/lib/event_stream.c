@@ -44,31 +44,37 @@ static uint64_t payload_offset(const struct etl_record *rec)
 	return rec->file_offset + (uint64_t)(rec->payload - rec->data);
 }
 
-/* Deliver a compact switch: the pending one gets its successor's TID. */
+/*
+ * Deliver a compact switch: the pending one goes out with its successor's
+ * TID, and @cc becomes the pending one, built in place (the batch record it
+ * carries is copied only when the batch changed).
+ */
 static int push_compact(struct dec_cursor *c, const struct etw_cswitch_compact *cc,
 			struct dec_event *out)
 {
-	struct dec_event ev;
+	struct dec_event *ev = &c->pending;
+	int ready = c->have_pending;
 
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = DEC_EV_COMPACT;
-	ev.cpu = c->cpu;
-	ev.rec = c->batch_rec;
-	ev.u.cc = *cc;
-	ev.file_offset = payload_offset(&c->batch_rec) + cc->rec_offset;
-	ev.batch = c->batch_no - 1;
-	ev.batch_first = c->batch_first;
-	c->batch_first = false;
-	if (!c->have_pending) {
-		c->pending = ev;
-		c->have_pending = true;
-		return 0;
+	if (ready) {
+		*out = c->pending;
+		out->new_tid_known = true;
+		out->new_tid = cc->old_tid;
 	}
-	*out = c->pending;
-	out->new_tid_known = true;
-	out->new_tid = cc->old_tid;
-	c->pending = ev;
-	return 1;
+	if (!c->have_pending || ev->rec.data != c->batch_rec.data) {
+		ev->rec = c->batch_rec;
+	}
+	ev->kind = DEC_EV_COMPACT;
+	ev->cpu = c->cpu;
+	memset(&ev->u, 0, sizeof(ev->u));
+	ev->u.cc = *cc;
+	ev->file_offset = payload_offset(&c->batch_rec) + cc->rec_offset;
+	ev->batch = c->batch_no - 1;
+	ev->batch_first = c->batch_first;
+	ev->new_tid_known = false;
+	ev->new_tid = 0;
+	c->batch_first = false;
+	c->have_pending = true;
+	return ready;
 }
 
 int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err)
