@@ -19,14 +19,13 @@
  *   ^-- PebsIndex moves right by 0xC0 per sample, back to base at the threshold
  *
  * The draw rule, which keeps every counter's values independent of which
- * other counters exist (and the bytes of traces made before counters
- * carried a source): each advance draws one instruction noise, then one
- * noise per RATE counter in counter-id order. The first NOISE_MAIN (13) RATE
- * counters draw from the CPU's stream, and draws not made (fewer RATE
- * counters) are skipped, so the stream always moves by 1 + 13 draws. The
- * 14th to 16th RATE counters draw from a second per-CPU stream, which moves
- * by 3 draws per advance when the machine has any of them. (13 = the rate
- * counters of the fixed id table the model had: ids 2..15 but 11.)
+ * other counters exist: each advance makes exactly one draw u from the
+ * CPU's stream, whatever the counters. The instruction noise is the top 16
+ * bits of u scaled by multiply-shift; the noise of counter id k (a RATE
+ * counter) is 16-bit lane k mod 4 of mix(u + (k / 4 + 1) * golden), a
+ * bijective mixer, so a counter's values depend on its id, source, the seed
+ * and the load, never on the other counters. (Before, each advance drew
+ * 1 + 13 (+ 3) numbers by rejection: most of the model's cost.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,11 +41,12 @@ static const uint32_t ipc_x1024[SIM_ACTIVITIES] = {410, 2662, 614, 1229, 2150};
 /* reference cycles per core cycle x 65536: turbo runs the core ~1.11x nominal */
 #define REF_CYCLES_X65536 58982u
 
-/* RATE noise: x (768..1280) / 1024; draws per advance from each stream */
-#define NOISE_LO    768u
-#define NOISE_HI    1280u
-#define NOISE_MAIN  13u
-#define NOISE_EXTRA (PEBS_MAX_COUNTERS - NOISE_MAIN)
+/* instruction noise: x (896..1152) / 1024; RATE noise: x (768..1280) / 1024 */
+#define INSTR_NOISE_LO 896u
+#define INSTR_NOISE_N  257u
+#define RATE_NOISE_LO  768u
+#define RATE_NOISE_N   513u
+#define GOLDEN	       UINT64_C(0x9E3779B97F4A7C15)
 
 struct pebs_cpu {
 	uint64_t last_ns;     /* simulation time of the last advance */
@@ -55,8 +55,7 @@ struct pebs_cpu {
 	uint64_t ctr[PEBS_MAX_COUNTERS];
 	struct pebs_ds_save_area ds;
 	struct pebs_cpu_stats st;
-	struct sim_rng rng;	  /* instruction noise, the first 13 RATE counters */
-	struct sim_rng rng_extra; /* the 14th..16th RATE counters */
+	struct sim_rng rng; /* one draw per advance: every noise of the interval */
 };
 
 struct pebs {
@@ -114,8 +113,6 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg)
 		struct pebs_cpu *pc = &p->cpu[c];
 
 		sim_rng_init(&pc->rng, cfg->seed, SIM_RNG_PEBS_CPU, c);
-		/* index past every CPU's: a stream of its own */
-		sim_rng_init(&pc->rng_extra, cfg->seed, SIM_RNG_PEBS_CPU, PEBS_MAX_CPUS + c);
 		if (cfg->pebs) {
 			uint64_t base = PEBS_BUFFER_VA + PEBS_BUFFER_STRIDE * c;
 
@@ -166,19 +163,39 @@ static uint64_t cycles_of(struct pebs_cpu *pc, uint64_t dt, uint32_t mhz)
 	return sec * mhz * 1000000u + milli / 1000u;
 }
 
+/* splitmix64's finalizer: a bijection whose output bits all depend on every input bit */
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* 16 random bits scaled to lo..lo+n-1 by multiply-shift (no division, no rejection) */
+static uint64_t noise_of(uint64_t bits16, uint32_t lo, uint32_t n)
+{
+	return lo + ((bits16 * n) >> 16);
+}
+
+/* The noise of counter id @k in the interval whose draw is @u (see the top). */
+static uint64_t rate_noise(uint64_t u, unsigned k)
+{
+	uint64_t m = mix64(u + (uint64_t)(k / 4u + 1u) * GOLDEN);
+
+	return noise_of((m >> (16u * (k % 4u))) & 0xFFFFu, RATE_NOISE_LO, RATE_NOISE_N);
+}
+
 /* One interval's growth of RATE counter @k: instructions x rate x noise. */
 static uint64_t rate_step(const struct pmc_source *src, enum sim_activity act, uint64_t instr,
-			  struct sim_rng *rng)
+			  uint64_t u, unsigned k)
 {
-	return mul_frac(mul_frac(instr, src->rate[act], 16), sim_rng_range(rng, NOISE_LO, NOISE_HI),
-			10);
+	return mul_frac(mul_frac(instr, src->rate[act], 16), rate_noise(u, k), 10);
 }
 
 int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activity act)
 {
 	struct pebs_cpu *pc;
-	uint64_t cyc, run, instr;
-	unsigned nrate = 0;
+	uint64_t cyc, run, instr, u;
 
 	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= SIM_ACTIVITIES) {
 		return -EINVAL;
@@ -190,8 +207,9 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activit
 	cyc = cycles_of(pc, now_ns - pc->last_ns, p->cfg.cpu_mhz);
 	pc->last_ns = now_ns;
 	run = act == SIM_ACT_IDLE ? cyc / 64u : cyc;
+	u = sim_rng_next(&pc->rng);
 	instr = mul_frac(run, ipc_x1024[act], 10);
-	instr = mul_frac(instr, sim_rng_range(&pc->rng, 896, 1152), 10);
+	instr = mul_frac(instr, noise_of(u >> 48, INSTR_NOISE_LO, INSTR_NOISE_N), 10);
 	pc->instr_total += instr;
 
 	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
@@ -211,20 +229,11 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activit
 			pc->ctr[k] += instr;
 			break;
 		case PMC_KIND_RATE:
-			pc->ctr[k] += rate_step(src, act, instr,
-						nrate < NOISE_MAIN ? &pc->rng : &pc->rng_extra);
-			nrate++;
+			pc->ctr[k] += rate_step(src, act, instr, u, k);
 			break;
 		case PMC_KIND_ZERO:
 			break;
 		}
-	}
-	/* the draws of RATE counters the machine does not have (see the top) */
-	sim_rng_skip_below_n(&pc->rng, NOISE_HI - NOISE_LO + 1u,
-			     nrate < NOISE_MAIN ? NOISE_MAIN - nrate : 0u);
-	if (nrate > NOISE_MAIN) {
-		sim_rng_skip_below_n(&pc->rng_extra, NOISE_HI - NOISE_LO + 1u,
-				     NOISE_EXTRA - (nrate - NOISE_MAIN));
 	}
 	if (p->cfg.pebs) {
 		uint64_t samples = pc->instr_total / PEBS_SAMPLE_AFTER;
@@ -289,9 +298,12 @@ static void hook_cswitch(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_acti
 			 struct sim_cswitch *cs)
 {
 	struct pebs *p = ctx;
+	const struct pebs_cpu *pc = &p->cpu[cpu];
 
 	(void)pebs_advance(p, cpu, now_ns, ran);
-	pebs_read(p, cpu, cs->pmc, &cs->pebs_index);
+	/* the record's counters past ncounters stay as the core zeroed them */
+	memcpy(cs->pmc, pc->ctr, p->cfg.ncounters * sizeof(cs->pmc[0]));
+	cs->pebs_index = p->cfg.pebs ? pc->ds.pebs_index : 0;
 }
 
 /* The core's hook for other records (spin-lock releases): the counters now. */
