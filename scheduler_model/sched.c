@@ -263,17 +263,21 @@ static void ev_thread(struct sched *s, uint32_t i, uint64_t t)
  * the balancer < the models: the earliest of the queues' heads, ties to
  * the lower id range. Return: false if nothing is queued.
  */
-static bool ev_next(const struct sched *s, uint64_t *t, uint32_t *id)
+static bool ev_next(struct sched *s, uint64_t *t, uint32_t *id)
 {
-	const struct sched_ev *c = sched_tree_top(&s->cpuq);
-	bool any = c->t != SCHED_NEVER;
+	const struct sched_ev c = sched_tree_top(&s->cpuq);
+	bool any = c.t != SCHED_NEVER;
 
-	*t = c->t;
-	*id = c->id;
-	if (s->thq.n && (!any || sched_evq_top(&s->thq)->t < *t)) {
-		*t = sched_evq_top(&s->thq)->t;
-		*id = s->ncpu + sched_evq_top(&s->thq)->id;
-		any = true;
+	*t = c.t;
+	*id = c.id;
+	if (s->thq.n) {
+		const struct sched_ev e = sched_evq_top(&s->thq);
+
+		if (!any || e.t < *t) {
+			*t = e.t;
+			*id = s->ncpu + e.id;
+			any = true;
+		}
 	}
 	if (s->balance_at != SCHED_NEVER && (!any || s->balance_at < *t)) {
 		*t = s->balance_at;
@@ -1844,13 +1848,13 @@ static const char *validate_heap(const struct sched *s)
 	if (s->ev_cur != SCHED_NONE) {
 		return "an event is still being handled";
 	}
-	for (uint32_t i = 0; i < s->thq.n; i++) {
-		if (s->thq.h[i].t < s->now) {
+	for (uint32_t i = 0; i < s->nthr; i++) {
+		if (sched_evq_queued(&s->thq, i) && s->thq.t[i] < s->now) {
 			return "an event is in the past";
 		}
 	}
 	for (unsigned c = 0; c < s->ncpu; c++) {
-		if (sched_tree_queued(&s->cpuq, c) && s->cpuq.w[s->cpuq.nleaf + c].t < s->now) {
+		if (sched_tree_queued(&s->cpuq, c) && s->cpuq.t[c] < s->now) {
 			return "a CPU's event is in the past";
 		}
 	}

@@ -1207,8 +1207,8 @@ static void evq_against_reference(uint32_t nids, uint64_t spread, unsigned ops, 
 				cr_assert(eq(u32, q.n, 0));
 				continue;
 			}
-			cr_assert(eq(u32, sched_evq_top(&q)->id, want), "op %u", op);
-			cr_assert(eq(u64, sched_evq_top(&q)->t, key[want]));
+			cr_assert(eq(u32, sched_evq_top(&q).id, want), "op %u", op);
+			cr_assert(eq(u64, sched_evq_top(&q).t, key[want]));
 			now = key[want];
 			key[want] = UINT64_MAX;
 			if (op & 1u) {
@@ -1229,7 +1229,7 @@ static void evq_against_reference(uint32_t nids, uint64_t spread, unsigned ops, 
 	while (q.n) {
 		uint32_t want = ref_first(key, nids);
 
-		cr_assert(eq(u32, sched_evq_top(&q)->id, want));
+		cr_assert(eq(u32, sched_evq_top(&q).id, want));
 		key[want] = UINT64_MAX;
 		sched_evq_pop(&q);
 		why = sched_evq_check(&q);
@@ -1261,11 +1261,11 @@ Test(sched_evq, set_to_the_same_time_and_cancel_of_an_absent_id_change_nothing)
 	sched_evq_set(&q, 1, 70);
 	sched_evq_set(&q, 3, 50);
 	cr_assert(eq(u32, q.n, 3));
-	cr_assert(eq(u32, sched_evq_top(&q)->id, 3), "the lower id wins a tie");
+	cr_assert(eq(u32, sched_evq_top(&q).id, 3), "the lower id wins a tie");
 	sched_evq_set(&q, 3, 60);
-	cr_assert(eq(u32, sched_evq_top(&q)->id, 5));
+	cr_assert(eq(u32, sched_evq_top(&q).id, 5));
 	sched_evq_set(&q, 1, 10);
-	cr_assert(eq(u32, sched_evq_top(&q)->id, 1));
+	cr_assert(eq(u32, sched_evq_top(&q).id, 1));
 	cr_assert_null(sched_evq_check(&q));
 	cr_assert(eq(u64, (uintptr_t)&q.h[1] % 64u, 0), "siblings share a cache line");
 	sched_evq_finish(&q);
@@ -1285,7 +1285,7 @@ static void tree_against_reference(uint32_t nids, uint64_t spread, unsigned ops,
 	for (uint32_t id = 0; id < nids; id++) {
 		key[id] = UINT64_MAX;
 	}
-	cr_assert(eq(u64, sched_tree_top(&q)->t, SCHED_EVQ_NEVER), "empty at first");
+	cr_assert(eq(u64, sched_tree_top(&q).t, SCHED_EVQ_NEVER), "empty at first");
 	for (unsigned op = 0; op < ops; op++) {
 		uint32_t id = (uint32_t)sim_rng_below(&r, nids), want;
 		uint64_t dice = sim_rng_below(&r, 10);
@@ -1299,10 +1299,10 @@ static void tree_against_reference(uint32_t nids, uint64_t spread, unsigned ops,
 		cr_assert(eq(int, sched_tree_queued(&q, id), key[id] != UINT64_MAX));
 		want = ref_first(key, nids);
 		if (want == UINT32_MAX) {
-			cr_assert(eq(u64, sched_tree_top(&q)->t, SCHED_EVQ_NEVER), "op %u", op);
+			cr_assert(eq(u64, sched_tree_top(&q).t, SCHED_EVQ_NEVER), "op %u", op);
 		} else {
-			cr_assert(eq(u32, sched_tree_top(&q)->id, want), "op %u", op);
-			cr_assert(eq(u64, sched_tree_top(&q)->t, key[want]));
+			cr_assert(eq(u32, sched_tree_top(&q).id, want), "op %u", op);
+			cr_assert(eq(u64, sched_tree_top(&q).t, key[want]));
 			if (dice == 9) {
 				now = key[want]; /* time moves on, as the scheduler's does */
 			}
