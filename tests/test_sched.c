@@ -1175,12 +1175,13 @@ static uint32_t ref_first(const uint64_t *key, uint32_t nids)
 	return best;
 }
 
-static void evq_against_reference(uint32_t nids, uint64_t spread, unsigned ops, uint64_t seed)
+/* Return: the key base at the end (it moved if times went past the keys' range). */
+static uint64_t evq_against_reference(uint32_t nids, uint64_t spread, unsigned ops, uint64_t seed)
 {
 	struct sched_evq q;
 	struct sim_rng r;
 	uint64_t *key = malloc(nids * sizeof(*key)), now = 0;
-	uint64_t pops = 0;
+	uint64_t pops = 0, base;
 	const char *why;
 
 	cr_assert_not_null(key);
@@ -1236,8 +1237,10 @@ static void evq_against_reference(uint32_t nids, uint64_t spread, unsigned ops, 
 		cr_assert_null(why, "draining: %s", why);
 	}
 	cr_assert(eq(u32, ref_first(key, nids), UINT32_MAX));
+	base = q.k.base;
 	sched_evq_finish(&q);
 	free(key);
+	return base;
 }
 
 Test(sched_evq, pops_in_time_then_id_order_like_a_sorted_array)
@@ -1272,11 +1275,11 @@ Test(sched_evq, set_to_the_same_time_and_cancel_of_an_absent_id_change_nothing)
 	sched_evq_finish(&q); /* a finished queue is zeroed: finish again is harmless */
 }
 
-static void tree_against_reference(uint32_t nids, uint64_t spread, unsigned ops, uint64_t seed)
+static uint64_t tree_against_reference(uint32_t nids, uint64_t spread, unsigned ops, uint64_t seed)
 {
 	struct sched_tree q;
 	struct sim_rng r;
-	uint64_t *key = malloc(nids * sizeof(*key)), now = 0;
+	uint64_t *key = malloc(nids * sizeof(*key)), now = 0, base;
 	const char *why;
 
 	cr_assert_not_null(key);
@@ -1312,8 +1315,10 @@ static void tree_against_reference(uint32_t nids, uint64_t spread, unsigned ops,
 			cr_assert_null(why, "op %u: %s", op, why);
 		}
 	}
+	base = q.k.base;
 	sched_tree_finish(&q);
 	free(key);
+	return base;
 }
 
 Test(sched_evq, winner_tree_gives_the_earliest_like_a_linear_scan)
@@ -1324,6 +1329,24 @@ Test(sched_evq, winner_tree_gives_the_earliest_like_a_linear_scan)
 	tree_against_reference(64, 3, 50000, 14); /* many ties: the id decides */
 	tree_against_reference(513, 1000000, 100000, 15);
 	tree_against_reference(1024, 50, 100000, 16);
+}
+
+/*
+ * Keys hold min(t - base, sat) << idbits | id: with 5 ids (3 bits) the
+ * time part saturates 2^61 ns past base. Times spread over 2^56 ns per
+ * step run past that: the top rebases up, a time before the new base
+ * rebases down, and the order stays exact.
+ */
+Test(sched_evq, times_past_the_keys_range_rebase_and_stay_exact, .timeout = 10.)
+{
+	uint64_t moved = 0;
+
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		moved += evq_against_reference(5, UINT64_C(1) << 56, 1500, seed) != 0;
+		moved += tree_against_reference(5, UINT64_C(1) << 56, 1500, seed) != 0;
+	}
+	cr_assert(gt(u64, moved, 8), "the base moved in %llu runs of 16",
+		  (unsigned long long)moved);
 }
 
 /* TIDs are never reused: when the last multiple of 4 is gone, no thread is created */
