@@ -48,19 +48,26 @@ static const uint32_t ipc_x1024[SIM_ACTIVITIES] = {410, 2662, 614, 1229, 2150};
 #define RATE_NOISE_N   513u
 #define GOLDEN	       UINT64_C(0x9E3779B97F4A7C15)
 
+/* what the event path touches first, together; the DS save area after */
 struct pebs_cpu {
+	struct sim_rng rng;   /* one draw per advance: every noise of the interval */
 	uint64_t last_ns;     /* simulation time of the last advance */
-	uint32_t cyc_carry;   /* ns * MHz remainder (in 1/1000 cycles) */
 	uint64_t instr_total; /* instructions retired (PEBS samples them) */
+	uint32_t cyc_carry;   /* ns * MHz remainder (in 1/1000 cycles) */
 	uint64_t ctr[PEBS_MAX_COUNTERS];
-	struct pebs_ds_save_area ds;
-	struct pebs_cpu_stats st;
-	struct sim_rng rng; /* one draw per advance: every noise of the interval */
+	struct pebs_ds_save_area ds; /* pebs_index is derived from instr_total when read */
+};
+
+/* counter ids by kind, so an advance runs no switch per counter */
+struct pebs_kinds {
+	uint8_t n[PMC_KIND_ZERO + 1];
+	uint8_t id[PMC_KIND_ZERO + 1][PEBS_MAX_COUNTERS];
 };
 
 struct pebs {
 	struct pebs_cfg cfg;
 	const struct pmc_source *src[PEBS_MAX_COUNTERS]; /* of counters 0..ncounters-1 */
+	struct pebs_kinds kinds;
 	struct pebs_cpu *cpu;
 };
 
@@ -103,7 +110,11 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg)
 	}
 	p->cfg = *cfg;
 	for (unsigned k = 0; k < cfg->ncounters; k++) {
+		enum pmc_kind kind;
+
 		p->src[k] = pmc_source_get(source_of(cfg, k));
+		kind = p->src[k]->kind;
+		p->kinds.id[kind][p->kinds.n[kind]++] = (uint8_t)k;
 	}
 	p->cpu = calloc(cfg->cpus, sizeof(*p->cpu));
 	if (!p->cpu) {
@@ -156,8 +167,13 @@ static uint64_t mul_frac(uint64_t v, uint64_t num, unsigned shift)
 /* Elapsed core cycles of @dt ns at @mhz, carrying the fraction. */
 static uint64_t cycles_of(struct pebs_cpu *pc, uint64_t dt, uint32_t mhz)
 {
-	uint64_t sec = dt / 1000000000u, rem = dt % 1000000000u;
-	uint64_t milli = rem * mhz + pc->cyc_carry; /* < 1e9 * 2^32 */
+	uint64_t sec = 0, rem = dt, milli;
+
+	if (dt >= 1000000000u) { /* an interval under a second needs no split */
+		sec = dt / 1000000000u;
+		rem = dt % 1000000000u;
+	}
+	milli = rem * mhz + pc->cyc_carry; /* < 1e9 * 2^32 */
 
 	pc->cyc_carry = (uint32_t)(milli % 1000u);
 	return sec * mhz * 1000000u + milli / 1000u;
@@ -212,38 +228,34 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activit
 	instr = mul_frac(instr, noise_of(u >> 48, INSTR_NOISE_LO, INSTR_NOISE_N), 10);
 	pc->instr_total += instr;
 
-	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
-		const struct pmc_source *src = p->src[k];
-
-		switch (src->kind) {
-		case PMC_KIND_TIME:
-			pc->ctr[k] = now_ns / 100u;
-			break;
-		case PMC_KIND_CYCLES:
-			pc->ctr[k] += run;
-			break;
-		case PMC_KIND_REF_CYCLES:
-			pc->ctr[k] += mul_frac(run, REF_CYCLES_X65536, 16);
-			break;
-		case PMC_KIND_INSTR:
-			pc->ctr[k] += instr;
-			break;
-		case PMC_KIND_RATE:
-			pc->ctr[k] += rate_step(src, act, instr, u, k);
-			break;
-		case PMC_KIND_ZERO:
-			break;
-		}
+	/* by kind (pebs_create sorted the ids): no switch per counter */
+	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_CYCLES]; j++) {
+		pc->ctr[p->kinds.id[PMC_KIND_CYCLES][j]] += run;
 	}
-	if (p->cfg.pebs) {
-		uint64_t samples = pc->instr_total / PEBS_SAMPLE_AFTER;
+	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_INSTR]; j++) {
+		pc->ctr[p->kinds.id[PMC_KIND_INSTR][j]] += instr;
+	}
+	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_RATE]; j++) {
+		unsigned k = p->kinds.id[PMC_KIND_RATE][j];
 
-		pc->st.samples = samples;
-		pc->st.interrupts = samples / PEBS_THRESHOLD_RECORDS;
-		pc->ds.pebs_index = pc->ds.pebs_buffer_base +
-				    (samples % PEBS_THRESHOLD_RECORDS) * PEBS_RECORD_SIZE;
+		pc->ctr[k] += rate_step(p->src[k], act, instr, u, k);
+	}
+	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_REF_CYCLES]; j++) {
+		pc->ctr[p->kinds.id[PMC_KIND_REF_CYCLES][j]] +=
+			mul_frac(run, REF_CYCLES_X65536, 16);
+	}
+	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_TIME]; j++) {
+		pc->ctr[p->kinds.id[PMC_KIND_TIME][j]] = now_ns / 100u;
 	}
 	return 0;
+}
+
+/* PebsIndex of @pc: base + (samples mod threshold records) * record size. */
+static uint64_t pebs_index_of(const struct pebs_cpu *pc)
+{
+	uint64_t samples = pc->instr_total / PEBS_SAMPLE_AFTER;
+
+	return pc->ds.pebs_buffer_base + (samples % PEBS_THRESHOLD_RECORDS) * PEBS_RECORD_SIZE;
 }
 
 void pebs_read(const struct pebs *p, unsigned cpu, uint64_t pmc[PEBS_MAX_COUNTERS],
@@ -258,13 +270,16 @@ void pebs_read(const struct pebs *p, unsigned cpu, uint64_t pmc[PEBS_MAX_COUNTER
 		memset(pmc + nc, 0, (PEBS_MAX_COUNTERS - nc) * sizeof(pmc[0]));
 	}
 	if (pebs_index) {
-		*pebs_index = p->cfg.pebs ? pc->ds.pebs_index : 0;
+		*pebs_index = p->cfg.pebs ? pebs_index_of(pc) : 0;
 	}
 }
 
 void pebs_ds_save_area(const struct pebs *p, unsigned cpu, struct pebs_ds_save_area *out)
 {
 	*out = p->cpu[cpu].ds;
+	if (p->cfg.pebs) {
+		out->pebs_index = pebs_index_of(&p->cpu[cpu]);
+	}
 }
 
 void pebs_ds_save_area_encode(const struct pebs_ds_save_area *ds,
@@ -290,7 +305,10 @@ void pebs_ds_save_area_encode(const struct pebs_ds_save_area *ds,
 
 void pebs_get_cpu_stats(const struct pebs *p, unsigned cpu, struct pebs_cpu_stats *st)
 {
-	*st = p->cpu[cpu].st;
+	uint64_t samples = p->cfg.pebs ? p->cpu[cpu].instr_total / PEBS_SAMPLE_AFTER : 0;
+
+	st->samples = samples;
+	st->interrupts = samples / PEBS_THRESHOLD_RECORDS;
 }
 
 /* The core's hook: the interval since the last switch on @cpu ran @ran's code. */
@@ -302,8 +320,10 @@ static void hook_cswitch(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_acti
 
 	(void)pebs_advance(p, cpu, now_ns, ran);
 	/* the record's counters past ncounters stay as the core zeroed them */
-	memcpy(cs->pmc, pc->ctr, p->cfg.ncounters * sizeof(cs->pmc[0]));
-	cs->pebs_index = p->cfg.pebs ? pc->ds.pebs_index : 0;
+	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
+		cs->pmc[k] = pc->ctr[k];
+	}
+	cs->pebs_index = p->cfg.pebs ? pebs_index_of(pc) : 0;
 }
 
 /* The core's hook for other records (spin-lock releases): the counters now. */
