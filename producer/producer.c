@@ -285,7 +285,9 @@ static void commit(struct psess *s, unsigned cpu, uint32_t size)
 	struct etl_buf *b = s->cur[cpu];
 	uint32_t a = (uint32_t)etl_align8(size);
 
-	memset(b->base + b->pos + size, 0, a - size); /* the alignment padding is zero */
+	if (a != size) {
+		memset(b->base + b->pos + size, 0, a - size); /* the alignment padding is zero */
+	}
 	b->pos += a;
 	b->events++;
 	b->event_bytes += size;
