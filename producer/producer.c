@@ -238,49 +238,60 @@ void producer_destroy(struct producer *p)
 	free(p);
 }
 
+/* place()'s way at a buffer boundary: write the full buffer, borrow the next. */
+static uint8_t *place_slow(struct producer *p, struct psess *s, unsigned cpu, uint32_t size,
+			   uint64_t ts, int *rc)
+{
+	struct etl_buf *b = s->cur[cpu];
+
+	if (size > s->max_event) {
+		*rc = -E2BIG;
+		return NULL;
+	}
+	if (b) {
+		s->cur[cpu] = NULL;
+		*rc = s->be->buffer_put(s->ctx, b, ts);
+		if (*rc < 0) {
+			return NULL;
+		}
+	}
+	*rc = s->be->buffer_get(s->ctx, cpu, s->clock_max, &b);
+	if (*rc == -ENOBUFS) {
+		p->st.events_lost++;
+		*rc = 0;
+		return NULL;
+	}
+	if (*rc < 0) {
+		return NULL;
+	}
+	s->cur[cpu] = b;
+	*rc = 0;
+	return b->base + b->pos;
+}
+
 /*
  * Room for one event of @size bytes at @ts in session @s's buffer of @cpu,
  * taking the CPU's buffer (and writing a full one) only at buffer
  * boundaries. Return: where to write, or NULL with *@rc = 0 (no free
  * buffer: the event is lost and counted) or a negative errno.
  */
-static uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, uint32_t size, uint64_t ts,
-		      int *rc)
+static inline uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, uint32_t size,
+			     uint64_t ts, int *rc)
 {
 	struct etl_buf *b = s->cur[cpu];
 
 	if (ts > s->clock_max) {
 		s->clock_max = ts;
 	}
-	if (!b || b->pos + size > b->size) {
-		if (size > s->max_event) {
-			*rc = -E2BIG;
-			return NULL;
-		}
-		if (b) {
-			s->cur[cpu] = NULL;
-			*rc = s->be->buffer_put(s->ctx, b, ts);
-			if (*rc < 0) {
-				return NULL;
-			}
-		}
-		*rc = s->be->buffer_get(s->ctx, cpu, s->clock_max, &b);
-		if (*rc == -ENOBUFS) {
-			p->st.events_lost++;
-			*rc = 0;
-			return NULL;
-		}
-		if (*rc < 0) {
-			return NULL;
-		}
-		s->cur[cpu] = b;
+	if (b && b->pos + size <= b->size) {
+		*rc = 0;
+		return b->base + b->pos;
 	}
-	*rc = 0;
-	return b->base + b->pos;
+	return place_slow(p, s, cpu, size, ts, rc);
 }
 
 /* The event of @size bytes placed last in @cpu's buffer is complete: pad it to 8. */
-static void commit(struct psess *s, unsigned cpu, uint32_t size)
+static inline void commit(struct psess *s, unsigned cpu, uint32_t size)
 {
 	struct etl_buf *b = s->cur[cpu];
 	uint32_t a = (uint32_t)etl_align8(size);

@@ -145,10 +145,19 @@ static bool bit_test(const uint64_t *m, unsigned c)
  */
 static void set_now(struct sched *s, uint64_t t)
 {
-	uint64_t d = s->uptime_ns + t - s->tick_b;
+	uint64_t d = s->uptime_ns + t - s->tick_b, ds = s->uptime_ns + t - s->sec_b;
 
 	s->now = t;
 	s->now_cyc_ok = false;
+	if (ds >= NS_PER_SEC) {
+		if (ds < 2u * (uint64_t)NS_PER_SEC) {
+			s->sec_k++;
+			s->sec_b += NS_PER_SEC;
+		} else {
+			s->sec_k = (s->uptime_ns + t) / NS_PER_SEC;
+			s->sec_b = s->sec_k * NS_PER_SEC;
+		}
+	}
 	if (d >= s->tick_ns) {
 		if (d < 2u * s->tick_ns) {
 			s->tick_k++;
@@ -166,18 +175,17 @@ static uint32_t tick_now(const struct sched *s)
 	return (uint32_t)s->tick_k;
 }
 
-/* The CPU cycle clock at simulation time @t (the same value records carry). */
-static uint64_t cycles_at(const struct sched *s, uint64_t t)
-{
-	uint64_t b = s->uptime_ns + t;
-
-	return b / NS_PER_SEC * s->cfg.cpu_mhz * 1000000u + b % NS_PER_SEC * s->cfg.cpu_mhz / 1000u;
-}
-
+/*
+ * The CPU cycle clock at now (the same value records carry): boot to now is
+ * sec_k whole seconds and rem ns, (uptime + now) / 1e9 and % 1e9 without
+ * dividing.
+ */
 static uint64_t cycles_now(struct sched *s)
 {
 	if (!s->now_cyc_ok) {
-		s->now_cyc = cycles_at(s, s->now);
+		uint64_t rem = s->uptime_ns + s->now - s->sec_b;
+
+		s->now_cyc = s->sec_k * s->cfg.cpu_mhz * 1000000u + rem * s->cfg.cpu_mhz / 1000u;
 		s->now_cyc_ok = true;
 	}
 	return s->now_cyc;
@@ -194,9 +202,9 @@ static void clocks_now(struct sched *s, uint64_t ts[SIM_CLOCK_SLOTS])
 	ts[0] = 0;
 	ts[SIM_CLOCK_QPC] = 0;
 	if (cfg->clocks[SIM_CLOCK_QPC]) {
-		uint64_t b = s->uptime_ns + s->now, sec = b / NS_PER_SEC, rem = b % NS_PER_SEC;
+		uint64_t rem = s->uptime_ns + s->now - s->sec_b;
 
-		ts[SIM_CLOCK_QPC] = sec * cfg->perf_freq + rem * cfg->perf_freq / NS_PER_SEC;
+		ts[SIM_CLOCK_QPC] = s->sec_k * cfg->perf_freq + rem * cfg->perf_freq / NS_PER_SEC;
 	}
 	ts[SIM_CLOCK_SYSTIME] =
 		cfg->clocks[SIM_CLOCK_SYSTIME] ? (uint64_t)cfg->start_time + s->now / 100u : 0;
@@ -1587,6 +1595,8 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	s->tick_ns = (uint64_t)cfg->timer_resolution * 100u;
 	s->tick_k = s->uptime_ns / s->tick_ns;
 	s->tick_b = s->tick_k * s->tick_ns;
+	s->sec_k = s->uptime_ns / NS_PER_SEC;
+	s->sec_b = s->sec_k * NS_PER_SEC;
 	s->quantum_cycles = s->cfg.quantum_ns / NS_PER_SEC * cfg->cpu_mhz * 1000000u +
 			    s->cfg.quantum_ns % NS_PER_SEC * cfg->cpu_mhz / 1000u;
 	s->starve_ticks = (uint32_t)(STARVE_NS / s->tick_ns ? STARVE_NS / s->tick_ns : 1u);

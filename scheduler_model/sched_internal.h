@@ -151,6 +151,8 @@ struct sched {
 	uint64_t tick_ns;
 	uint64_t tick_k;  /* the tick count at now: (uptime_ns + now) / tick_ns */
 	uint64_t tick_b;  /* tick_k * tick_ns: where that tick began (from boot) */
+	uint64_t sec_k;	  /* whole seconds since boot at now: (uptime_ns + now) / 1e9 */
+	uint64_t sec_b;	  /* sec_k * 1e9 */
 	uint64_t now_cyc; /* the cycle clock at now, if now_cyc_ok */
 	bool now_cyc_ok;
 	uint64_t quantum_cycles;
