@@ -273,31 +273,28 @@ static void ev_thread(struct sched *s, uint32_t i, uint64_t t)
  */
 static bool ev_next(struct sched *s, uint64_t *t, uint32_t *id)
 {
-	const struct sched_ev c = sched_tree_top(&s->cpuq);
-	bool any = c.t != SCHED_NEVER;
+	struct sched_ev c = sched_tree_top(&s->cpuq);
 
-	*t = c.t;
-	*id = c.id;
+	/* SCHED_NEVER is above every real time: no "any yet" test needed */
 	if (s->thq.n) {
 		const struct sched_ev e = sched_evq_top(&s->thq);
 
-		if (!any || e.t < *t) {
-			*t = e.t;
-			*id = s->ncpu + e.id;
-			any = true;
+		if (e.t < c.t) {
+			c.t = e.t;
+			c.id = s->ncpu + e.id;
 		}
 	}
-	if (s->balance_at != SCHED_NEVER && (!any || s->balance_at < *t)) {
-		*t = s->balance_at;
-		*id = s->ncpu + s->nthr;
-		any = true;
+	if (s->balance_at < c.t) {
+		c.t = s->balance_at;
+		c.id = s->ncpu + s->nthr;
 	}
-	if (s->model_at != SCHED_NEVER && (!any || s->model_at < *t)) {
-		*t = s->model_at;
-		*id = s->ncpu + s->nthr + 1u + s->model_h;
-		any = true;
+	if (s->model_at < c.t) {
+		c.t = s->model_at;
+		c.id = s->ncpu + s->nthr + 1u + s->model_h;
 	}
-	return any;
+	*t = c.t;
+	*id = c.id;
+	return c.t != SCHED_NEVER;
 }
 
 /* ---- ready queues -------------------------------------------------------- */

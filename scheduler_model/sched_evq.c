@@ -24,6 +24,7 @@ static void evkey_init(struct sched_evkey *k, uint32_t nids)
 	k->shift = shift;
 	k->idm = (UINT64_C(1) << shift) - 1u;
 	k->sat = (UINT64_MAX >> shift) - 1u;
+	k->satkey = k->sat << shift;
 }
 
 int sched_evq_init(struct sched_evq *q, uint32_t nids)

@@ -44,10 +44,11 @@ struct sched_ev {
 
 /** struct sched_evkey - how times and ids make keys (shared by both queues). */
 struct sched_evkey {
-	uint64_t base;	/* keys count time from here */
-	uint64_t sat;	/* the largest time part: (UINT64_MAX >> shift) - 1 */
-	uint64_t idm;	/* (1 << shift) - 1 */
-	unsigned shift; /* bits of the largest id */
+	uint64_t base;	 /* keys count time from here */
+	uint64_t sat;	 /* the largest time part: (UINT64_MAX >> shift) - 1 */
+	uint64_t idm;	 /* (1 << shift) - 1 */
+	uint64_t satkey; /* sat << shift: the smallest saturated key */
+	unsigned shift;	 /* bits of the largest id */
 };
 
 /** struct sched_evq - the heap; ids are 0..nids-1. */
@@ -245,7 +246,7 @@ static inline struct sched_ev sched_evq_top(struct sched_evq *q)
 {
 	struct sched_ev e;
 
-	if ((q->h[0] >> q->k.shift) >= q->k.sat) {
+	if (q->h[0] >= q->k.satkey) {
 		sched_evq_settle(q);
 	}
 	e.id = (uint32_t)(q->h[0] & q->k.idm);
@@ -330,13 +331,13 @@ static inline struct sched_ev sched_tree_top(struct sched_tree *q)
 {
 	struct sched_ev e;
 
-	if (q->w[1] != SCHED_EVQ_NOKEY && (q->w[1] >> q->k.shift) >= q->k.sat) {
+	if (q->w[1] >= q->k.satkey) {
+		if (q->w[1] == SCHED_EVQ_NOKEY) {
+			e.t = SCHED_EVQ_NEVER;
+			e.id = 0;
+			return e;
+		}
 		sched_tree_settle(q);
-	}
-	if (q->w[1] == SCHED_EVQ_NOKEY) {
-		e.t = SCHED_EVQ_NEVER;
-		e.id = 0;
-		return e;
 	}
 	e.id = (uint32_t)(q->w[1] & q->k.idm);
 	e.t = q->t[e.id];
