@@ -263,7 +263,7 @@ static void ev_cpu(struct sched *s, unsigned c, uint64_t t)
 /* Slot @i's wake-up (or replacement) at @t. */
 static void ev_thread(struct sched *s, uint32_t i, uint64_t t)
 {
-	sched_evq_set(&s->thq, i, t);
+	sched_pq_push(&s->thq, i, t); /* a slot has one event: queued only when absent */
 }
 
 /*
@@ -277,7 +277,7 @@ static bool ev_next(struct sched *s, uint64_t *t, uint32_t *id)
 
 	/* SCHED_NEVER is above every real time: no "any yet" test needed */
 	if (s->thq.n) {
-		const struct sched_ev e = sched_evq_top(&s->thq);
+		const struct sched_ev e = sched_pq_top(&s->thq);
 
 		if (e.t < c.t) {
 			c.t = e.t;
@@ -1186,7 +1186,7 @@ static int step(struct sched *s, uint64_t t, uint32_t id)
 			sched_tree_set(&s->cpuq, id, SCHED_NEVER);
 		}
 	} else if (id < s->ncpu + s->nthr) {
-		sched_evq_pop(&s->thq); /* it is the earliest of the slots' events */
+		sched_pq_pop(&s->thq); /* it is the earliest of the slots' events */
 		thread_event(s, id - s->ncpu);
 	} else if (id == s->ncpu + s->nthr) {
 		s->balance_at = SCHED_NEVER;
@@ -1585,7 +1585,7 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	s->balance_at = SCHED_NEVER;
 	s->model_at = SCHED_NEVER;
 	if (!s->cpu || !s->thr || sched_tree_init(&s->cpuq, s->ncpu) < 0 ||
-	    sched_evq_init(&s->thq, s->nthr) < 0) {
+	    sched_pq_init(&s->thq, s->nthr) < 0) {
 		goto err_s;
 	}
 	s->uptime_ns = ((uint64_t)cfg->start_time - (uint64_t)cfg->boot_time) * 100u;
@@ -1641,7 +1641,7 @@ void sched_destroy(struct sched *s)
 	free(s->pcmask);
 	free(s->qcls);
 	free(s->cls_ok);
-	sched_evq_finish(&s->thq);
+	sched_pq_finish(&s->thq);
 	sched_tree_finish(&s->cpuq);
 	free(s->thr);
 	free(s->cpu);
@@ -1797,12 +1797,12 @@ static const char *validate_threads(const struct sched *s, uint32_t queued)
 			if (t->wait_reason >= s->cfg.max_wait_reason) {
 				return "a wait reason is >= max_wait_reason";
 			}
-			if (!sched_evq_queued(&s->thq, i)) {
+			if (!sched_pq_queued(&s->thq, i)) {
 				return "a Waiting thread has no wake-up";
 			}
 			break;
 		case SCHED_TS_TERMINATED:
-			if (!sched_evq_queued(&s->thq, i) && !s->tids_exhausted) {
+			if (!sched_pq_queued(&s->thq, i) && !s->tids_exhausted) {
 				return "a terminated slot has no replacement coming";
 			}
 			break;
@@ -1844,7 +1844,7 @@ static const char *validate_idle(const struct sched *s)
 
 static const char *validate_heap(const struct sched *s)
 {
-	const char *w = sched_evq_check(&s->thq);
+	const char *w = sched_pq_check(&s->thq);
 
 	if (!w) {
 		w = sched_tree_check(&s->cpuq);
@@ -1856,7 +1856,7 @@ static const char *validate_heap(const struct sched *s)
 		return "an event is still being handled";
 	}
 	for (uint32_t i = 0; i < s->nthr; i++) {
-		if (sched_evq_queued(&s->thq, i) && s->thq.t[i] < s->now) {
+		if (sched_pq_queued(&s->thq, i) && s->thq.t[i] < s->now) {
 			return "an event is in the past";
 		}
 	}

@@ -118,6 +118,110 @@ const char *sched_evq_check(const struct sched_evq *q)
 	return queued == q->n ? NULL : "an id is indexed but not queued";
 }
 
+int sched_pq_init(struct sched_pq *q, uint32_t nids)
+{
+	size_t bytes = ((size_t)nids + HPAD) * sizeof(uint64_t);
+
+	memset(q, 0, sizeof(*q));
+	bytes = (bytes + LINE - 1u) / LINE * LINE;
+	q->mem = aligned_alloc(LINE, bytes);
+	q->t = malloc(((size_t)nids + 1u) * sizeof(*q->t));
+	if (!q->mem || !q->t) {
+		sched_pq_finish(q);
+		return -ENOMEM;
+	}
+	memset(q->mem, 0, bytes);
+	q->h = (uint64_t *)q->mem + HPAD;
+	q->nids = nids;
+	evkey_init(&q->k, nids);
+	for (uint32_t id = 0; id < nids; id++) {
+		q->t[id] = SCHED_EVQ_NEVER;
+	}
+	return 0;
+}
+
+void sched_pq_finish(struct sched_pq *q)
+{
+	free(q->mem);
+	free(q->t);
+	memset(q, 0, sizeof(*q));
+}
+
+/* Sift @key down from hole @i of the @n keys at @h. */
+static void pq_down(uint64_t *h, uint32_t n, uint32_t i, uint64_t key)
+{
+	for (;;) {
+		uint32_t c = 4u * i + 1u, best = c;
+
+		if (c >= n) {
+			break;
+		}
+		for (uint32_t k = c + 1u; k < n && k < c + 4u; k++) {
+			best = h[k] < h[best] ? k : best;
+		}
+		if (h[best] >= key) {
+			break;
+		}
+		h[i] = h[best];
+		i = best;
+	}
+	h[i] = key;
+}
+
+void sched_pq_rebase(struct sched_pq *q, uint64_t base)
+{
+	q->k.base = base;
+	for (uint32_t i = 0; i < q->n; i++) {
+		uint32_t id = (uint32_t)(q->h[i] & q->k.idm);
+
+		q->h[i] = sched_evkey_of(&q->k, q->t[id], id);
+	}
+	for (uint32_t i = q->n / 4u + 1u; i-- > 0;) {
+		if (i < q->n) {
+			pq_down(q->h, q->n, i, q->h[i]);
+		}
+	}
+}
+
+void sched_pq_settle(struct sched_pq *q)
+{
+	uint64_t min = SCHED_EVQ_NEVER;
+
+	for (uint32_t i = 0; i < q->n; i++) {
+		uint64_t t = q->t[q->h[i] & q->k.idm];
+
+		min = t < min ? t : min;
+	}
+	sched_pq_rebase(q, min);
+}
+
+const char *sched_pq_check(const struct sched_pq *q)
+{
+	uint32_t queued = 0, seen = 0;
+
+	if (q->n > q->nids) {
+		return "more events than ids";
+	}
+	for (uint32_t i = 0; i < q->n; i++) {
+		uint64_t key = q->h[i];
+		uint32_t id = (uint32_t)(key & q->k.idm);
+
+		if (id >= q->nids || q->t[id] == SCHED_EVQ_NEVER || q->t[id] < q->k.base ||
+		    key != sched_evkey_of(&q->k, q->t[id], id)) {
+			return "a key is not its event's";
+		}
+		if (i && key < q->h[(i - 1u) / 4u]) {
+			return "the heap is out of order";
+		}
+		seen++;
+	}
+	for (uint32_t id = 0; id < q->nids; id++) {
+		queued += q->t[id] != SCHED_EVQ_NEVER;
+	}
+	/* keys are unique (the id is in them), so n keys with times = n ids queued */
+	return queued == seen ? NULL : "an id has a time but no key";
+}
+
 int sched_tree_init(struct sched_tree *q, uint32_t nids)
 {
 	uint32_t n = 1;

@@ -28,6 +28,7 @@
 #ifndef SCHEDULER_MODEL_SCHED_EVQ_H
 #define SCHEDULER_MODEL_SCHED_EVQ_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -248,6 +249,115 @@ static inline struct sched_ev sched_evq_top(struct sched_evq *q)
 
 	if (q->h[0] >= q->k.satkey) {
 		sched_evq_settle(q);
+	}
+	e.id = (uint32_t)(q->h[0] & q->k.idm);
+	e.t = q->t[e.id];
+	return e;
+}
+
+/*
+ * struct sched_pq - the same heap without the position index, for ids that
+ * are only ever queued when absent and leave only as the earliest (the
+ * thread slots: a wake-up or a replacement, taken when due). A sift moves
+ * keys only, with no index to keep: no store to a random place per level.
+ */
+struct sched_pq {
+	uint64_t *h; /* keys; h[0] is the earliest */
+	uint32_t n;  /* queued */
+	uint32_t nids;
+	uint64_t *t; /* id -> exact time (SCHED_EVQ_NEVER: not queued) */
+	struct sched_evkey k;
+	void *mem; /* the aligned block h lives in */
+};
+
+/**
+ * sched_pq_init - an empty queue for ids 0..@nids-1.
+ * Return: 0 or -ENOMEM.
+ */
+int sched_pq_init(struct sched_pq *q, uint32_t nids);
+
+/** sched_pq_finish - free what init allocated (a zeroed queue is fine). */
+void sched_pq_finish(struct sched_pq *q);
+
+/** sched_pq_check - heap order, keys and times agree. Return: NULL or a message. */
+const char *sched_pq_check(const struct sched_pq *q);
+
+/** sched_pq_rebase - keys count from @base (<= every queued time): O(n). */
+void sched_pq_rebase(struct sched_pq *q, uint64_t base);
+
+/* Rebase on the earliest queued time (the top's key is saturated). */
+void sched_pq_settle(struct sched_pq *q);
+
+/* Move @key up from hole @i to its place. */
+static inline void sched_pq_up(uint64_t *h, uint32_t i, uint64_t key)
+{
+	while (i > 0) {
+		uint32_t parent = (i - 1u) / 4u;
+
+		if (key >= h[parent]) {
+			break;
+		}
+		h[i] = h[parent];
+		i = parent;
+	}
+	h[i] = key;
+}
+
+/** sched_pq_queued - is @id queued? */
+static inline bool sched_pq_queued(const struct sched_pq *q, uint32_t id)
+{
+	return q->t[id] != SCHED_EVQ_NEVER;
+}
+
+/** sched_pq_push - queue @id (not queued) at @t (not SCHED_EVQ_NEVER). */
+static inline void sched_pq_push(struct sched_pq *q, uint32_t id, uint64_t t)
+{
+	assert(!sched_pq_queued(q, id) && t != SCHED_EVQ_NEVER);
+	if (t < q->k.base) {
+		sched_pq_rebase(q, t); /* rare: see the top */
+	}
+	q->t[id] = t;
+	sched_pq_up(q->h, q->n++, sched_evkey_of(&q->k, t, id));
+}
+
+/** sched_pq_pop - take out the earliest event (q->n > 0), as sched_evq_pop(). */
+static inline void sched_pq_pop(struct sched_pq *q)
+{
+	uint64_t *h = q->h, last;
+	uint32_t i = 0, n;
+
+	q->t[h[0] & q->k.idm] = SCHED_EVQ_NEVER;
+	n = --q->n;
+	if (n == 0) {
+		return;
+	}
+	last = h[n];
+	for (;;) {
+		uint32_t c = 4u * i + 1u, best;
+
+		if (c + 4u <= n) {
+			best = sched_evq_min4(h, c);
+		} else if (c < n) {
+			best = c;
+			for (uint32_t k = c + 1u; k < n; k++) {
+				best = h[k] < h[best] ? k : best;
+			}
+		} else {
+			break;
+		}
+		h[i] = h[best];
+		i = best;
+	}
+	sched_pq_up(h, i, last);
+}
+
+/** sched_pq_top - the earliest event (only when q->n > 0). */
+static inline struct sched_ev sched_pq_top(struct sched_pq *q)
+{
+	struct sched_ev e;
+
+	if (q->h[0] >= q->k.satkey) {
+		sched_pq_settle(q);
 	}
 	e.id = (uint32_t)(q->h[0] & q->k.idm);
 	e.t = q->t[e.id];

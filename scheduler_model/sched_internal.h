@@ -167,7 +167,7 @@ struct sched {
 	 */
 	uint32_t nev;
 	struct sched_tree cpuq; /* CPU c's next decision */
-	struct sched_evq thq;	/* slot i's wake-up or replacement */
+	struct sched_pq thq;	/* slot i's wake-up or replacement */
 	uint64_t balance_at;	/* the balance set manager's next pass */
 	uint32_t ev_cur;	/* the CPU event being handled, until it is re-armed */
 	struct sched_stats st;

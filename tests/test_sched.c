@@ -1243,6 +1243,79 @@ static uint64_t evq_against_reference(uint32_t nids, uint64_t spread, unsigned o
 	return base;
 }
 
+/* sched_pq: ids pushed only when absent, taken out only as the earliest. */
+static uint64_t pq_against_reference(uint32_t nids, uint64_t spread, unsigned ops, uint64_t seed)
+{
+	struct sched_pq q;
+	struct sim_rng r;
+	uint64_t *key = malloc(nids * sizeof(*key)), now = 0, pops = 0, base;
+	const char *why;
+
+	cr_assert_not_null(key);
+	cr_assert(eq(int, sched_pq_init(&q, nids), 0));
+	sim_rng_init(&r, seed, SIM_RNG_SCHED_GLOBAL, nids + 7u);
+	for (uint32_t id = 0; id < nids; id++) {
+		key[id] = UINT64_MAX;
+	}
+	for (unsigned op = 0; op < ops; op++) {
+		uint32_t id = (uint32_t)sim_rng_below(&r, nids), want;
+
+		if (sim_rng_below(&r, 10) < 6) {
+			if (key[id] == UINT64_MAX) {
+				key[id] = now + sim_rng_below(&r, spread);
+				sched_pq_push(&q, id, key[id]);
+			}
+		} else {
+			want = ref_first(key, nids);
+			if (want == UINT32_MAX) {
+				cr_assert(eq(u32, q.n, 0));
+				continue;
+			}
+			cr_assert(eq(u32, sched_pq_top(&q).id, want), "op %u", op);
+			cr_assert(eq(u64, sched_pq_top(&q).t, key[want]));
+			now = key[want];
+			key[want] = UINT64_MAX;
+			sched_pq_pop(&q);
+			pops++;
+		}
+		cr_assert(eq(int, sched_pq_queued(&q, id), key[id] != UINT64_MAX));
+		if (op % 7 == 0 || nids < 64) {
+			why = sched_pq_check(&q);
+			cr_assert_null(why, "op %u: %s", op, why);
+		}
+	}
+	cr_assert(gt(u64, pops, ops / 10));
+	while (q.n) {
+		uint32_t want = ref_first(key, nids);
+
+		cr_assert(eq(u32, sched_pq_top(&q).id, want));
+		key[want] = UINT64_MAX;
+		sched_pq_pop(&q);
+		why = sched_pq_check(&q);
+		cr_assert_null(why, "draining: %s", why);
+	}
+	base = q.k.base;
+	sched_pq_finish(&q);
+	free(key);
+	return base;
+}
+
+Test(sched_evq, insert_only_heap_pops_like_a_sorted_array)
+{
+	uint64_t moved = 0;
+
+	pq_against_reference(1, 3, 2000, 1);
+	pq_against_reference(5, 3, 20000, 2);
+	pq_against_reference(17, 1000, 20000, 3);
+	pq_against_reference(300, 4, 100000, 4); /* many ties: the id decides */
+	pq_against_reference(3000, 1000000, 200000, 5);
+	/* 5 ids: keys saturate 2^61 ns past base, as in the test below */
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		moved += pq_against_reference(5, UINT64_C(1) << 56, 1500, seed) != 0;
+	}
+	cr_assert(gt(u64, moved, 4), "the base moved in %llu runs of 8", (unsigned long long)moved);
+}
+
 Test(sched_evq, pops_in_time_then_id_order_like_a_sorted_array)
 {
 	evq_against_reference(1, 3, 2000, 1);
