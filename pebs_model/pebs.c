@@ -208,18 +208,12 @@ static uint64_t rate_step(const struct pmc_source *src, enum sim_activity act, u
 	return mul_frac(mul_frac(instr, src->rate[act], 16), rate_noise(u, k), 10);
 }
 
-int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activity act)
+/* pebs_advance() on checked arguments: the core's hook calls it directly. */
+static inline void advance(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns,
+			   enum sim_activity act)
 {
-	struct pebs_cpu *pc;
 	uint64_t cyc, run, instr, u;
 
-	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= SIM_ACTIVITIES) {
-		return -EINVAL;
-	}
-	pc = &p->cpu[cpu];
-	if (now_ns < pc->last_ns) {
-		return -EINVAL;
-	}
 	cyc = cycles_of(pc, now_ns - pc->last_ns, p->cfg.cpu_mhz);
 	pc->last_ns = now_ns;
 	run = act == SIM_ACT_IDLE ? cyc / 64u : cyc;
@@ -247,6 +241,15 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activit
 	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_TIME]; j++) {
 		pc->ctr[p->kinds.id[PMC_KIND_TIME][j]] = now_ns / 100u;
 	}
+}
+
+int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activity act)
+{
+	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= SIM_ACTIVITIES ||
+	    now_ns < p->cpu[cpu].last_ns) {
+		return -EINVAL;
+	}
+	advance(p, &p->cpu[cpu], now_ns, act);
 	return 0;
 }
 
@@ -316,9 +319,12 @@ static void hook_cswitch(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_acti
 			 struct sim_cswitch *cs)
 {
 	struct pebs *p = ctx;
-	const struct pebs_cpu *pc = &p->cpu[cpu];
+	struct pebs_cpu *pc = &p->cpu[cpu];
 
-	(void)pebs_advance(p, cpu, now_ns, ran);
+	/* the core passes its own CPU and activity; its time never goes back */
+	if (now_ns >= pc->last_ns) {
+		advance(p, pc, now_ns, ran);
+	}
 	/* the record's counters past ncounters stay as the core zeroed them */
 	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
 		cs->pmc[k] = pc->ctr[k];
