@@ -19,14 +19,13 @@
  *   ^-- PebsIndex moves right by 0xC0 per sample, back to base at the threshold
  *
  * The draw rule, which keeps every counter's values independent of which
- * other counters exist (and the bytes of traces made before counters
- * carried a source): each advance draws one instruction noise, then one
- * noise per RATE counter in counter-id order. The first NOISE_MAIN (13) RATE
- * counters draw from the CPU's stream, and draws not made (fewer RATE
- * counters) are skipped, so the stream always moves by 1 + 13 draws. The
- * 14th to 16th RATE counters draw from a second per-CPU stream, which moves
- * by 3 draws per advance when the machine has any of them. (13 = the rate
- * counters of the fixed id table the model had: ids 2..15 but 11.)
+ * other counters exist: each advance makes exactly one draw u from the
+ * CPU's stream, whatever the counters. The instruction noise is the top 16
+ * bits of u scaled by multiply-shift; the noise of counter id k (a RATE
+ * counter) is 16-bit lane k mod 4 of mix(u + (k / 4 + 1) * golden), a
+ * bijective mixer, so a counter's values depend on its id, source, the seed
+ * and the load, never on the other counters. (Before, each advance drew
+ * 1 + 13 (+ 3) numbers by rejection: most of the model's cost.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,26 +41,33 @@ static const uint32_t ipc_x1024[SIM_ACTIVITIES] = {410, 2662, 614, 1229, 2150};
 /* reference cycles per core cycle x 65536: turbo runs the core ~1.11x nominal */
 #define REF_CYCLES_X65536 58982u
 
-/* RATE noise: x (768..1280) / 1024; draws per advance from each stream */
-#define NOISE_LO    768u
-#define NOISE_HI    1280u
-#define NOISE_MAIN  13u
-#define NOISE_EXTRA (PEBS_MAX_COUNTERS - NOISE_MAIN)
+/* instruction noise: x (896..1152) / 1024; RATE noise: x (768..1280) / 1024 */
+#define INSTR_NOISE_LO 896u
+#define INSTR_NOISE_N  257u
+#define RATE_NOISE_LO  768u
+#define RATE_NOISE_N   513u
+#define GOLDEN	       UINT64_C(0x9E3779B97F4A7C15)
 
+/* what the event path touches first, together; the DS save area after */
 struct pebs_cpu {
+	struct sim_rng rng;   /* one draw per advance: every noise of the interval */
 	uint64_t last_ns;     /* simulation time of the last advance */
-	uint32_t cyc_carry;   /* ns * MHz remainder (in 1/1000 cycles) */
 	uint64_t instr_total; /* instructions retired (PEBS samples them) */
+	uint32_t cyc_carry;   /* ns * MHz remainder (in 1/1000 cycles) */
 	uint64_t ctr[PEBS_MAX_COUNTERS];
-	struct pebs_ds_save_area ds;
-	struct pebs_cpu_stats st;
-	struct sim_rng rng;	  /* instruction noise, the first 13 RATE counters */
-	struct sim_rng rng_extra; /* the 14th..16th RATE counters */
+	struct pebs_ds_save_area ds; /* pebs_index is derived from instr_total when read */
+};
+
+/* counter ids by kind, so an advance runs no switch per counter */
+struct pebs_kinds {
+	uint8_t n[PMC_KIND_ZERO + 1];
+	uint8_t id[PMC_KIND_ZERO + 1][PEBS_MAX_COUNTERS];
 };
 
 struct pebs {
 	struct pebs_cfg cfg;
 	const struct pmc_source *src[PEBS_MAX_COUNTERS]; /* of counters 0..ncounters-1 */
+	struct pebs_kinds kinds;
 	struct pebs_cpu *cpu;
 };
 
@@ -104,7 +110,11 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg)
 	}
 	p->cfg = *cfg;
 	for (unsigned k = 0; k < cfg->ncounters; k++) {
+		enum pmc_kind kind;
+
 		p->src[k] = pmc_source_get(source_of(cfg, k));
+		kind = p->src[k]->kind;
+		p->kinds.id[kind][p->kinds.n[kind]++] = (uint8_t)k;
 	}
 	p->cpu = calloc(cfg->cpus, sizeof(*p->cpu));
 	if (!p->cpu) {
@@ -114,8 +124,6 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg)
 		struct pebs_cpu *pc = &p->cpu[c];
 
 		sim_rng_init(&pc->rng, cfg->seed, SIM_RNG_PEBS_CPU, c);
-		/* index past every CPU's: a stream of its own */
-		sim_rng_init(&pc->rng_extra, cfg->seed, SIM_RNG_PEBS_CPU, PEBS_MAX_CPUS + c);
 		if (cfg->pebs) {
 			uint64_t base = PEBS_BUFFER_VA + PEBS_BUFFER_STRIDE * c;
 
@@ -159,82 +167,98 @@ static uint64_t mul_frac(uint64_t v, uint64_t num, unsigned shift)
 /* Elapsed core cycles of @dt ns at @mhz, carrying the fraction. */
 static uint64_t cycles_of(struct pebs_cpu *pc, uint64_t dt, uint32_t mhz)
 {
-	uint64_t sec = dt / 1000000000u, rem = dt % 1000000000u;
-	uint64_t milli = rem * mhz + pc->cyc_carry; /* < 1e9 * 2^32 */
+	uint64_t sec = 0, rem = dt, milli;
+
+	if (dt >= 1000000000u) { /* an interval under a second needs no split */
+		sec = dt / 1000000000u;
+		rem = dt % 1000000000u;
+	}
+	milli = rem * mhz + pc->cyc_carry; /* < 1e9 * 2^32 */
 
 	pc->cyc_carry = (uint32_t)(milli % 1000u);
 	return sec * mhz * 1000000u + milli / 1000u;
 }
 
+/* splitmix64's finalizer: a bijection whose output bits all depend on every input bit */
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* 16 random bits scaled to lo..lo+n-1 by multiply-shift (no division, no rejection) */
+static uint64_t noise_of(uint64_t bits16, uint32_t lo, uint32_t n)
+{
+	return lo + ((bits16 * n) >> 16);
+}
+
+/* The noise of counter id @k in the interval whose draw is @u (see the top). */
+static uint64_t rate_noise(uint64_t u, unsigned k)
+{
+	uint64_t m = mix64(u + (uint64_t)(k / 4u + 1u) * GOLDEN);
+
+	return noise_of((m >> (16u * (k % 4u))) & 0xFFFFu, RATE_NOISE_LO, RATE_NOISE_N);
+}
+
 /* One interval's growth of RATE counter @k: instructions x rate x noise. */
 static uint64_t rate_step(const struct pmc_source *src, enum sim_activity act, uint64_t instr,
-			  struct sim_rng *rng)
+			  uint64_t u, unsigned k)
 {
-	return mul_frac(mul_frac(instr, src->rate[act], 16), sim_rng_range(rng, NOISE_LO, NOISE_HI),
-			10);
+	return mul_frac(mul_frac(instr, src->rate[act], 16), rate_noise(u, k), 10);
+}
+
+/* pebs_advance() on checked arguments: the core's hook calls it directly. */
+static inline void advance(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns,
+			   enum sim_activity act)
+{
+	uint64_t cyc, run, instr, u;
+
+	cyc = cycles_of(pc, now_ns - pc->last_ns, p->cfg.cpu_mhz);
+	pc->last_ns = now_ns;
+	run = act == SIM_ACT_IDLE ? cyc / 64u : cyc;
+	u = sim_rng_next(&pc->rng);
+	instr = mul_frac(run, ipc_x1024[act], 10);
+	instr = mul_frac(instr, noise_of(u >> 48, INSTR_NOISE_LO, INSTR_NOISE_N), 10);
+	pc->instr_total += instr;
+
+	/* by kind (pebs_create sorted the ids): no switch per counter */
+	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_CYCLES]; j++) {
+		pc->ctr[p->kinds.id[PMC_KIND_CYCLES][j]] += run;
+	}
+	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_INSTR]; j++) {
+		pc->ctr[p->kinds.id[PMC_KIND_INSTR][j]] += instr;
+	}
+	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_RATE]; j++) {
+		unsigned k = p->kinds.id[PMC_KIND_RATE][j];
+
+		pc->ctr[k] += rate_step(p->src[k], act, instr, u, k);
+	}
+	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_REF_CYCLES]; j++) {
+		pc->ctr[p->kinds.id[PMC_KIND_REF_CYCLES][j]] +=
+			mul_frac(run, REF_CYCLES_X65536, 16);
+	}
+	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_TIME]; j++) {
+		pc->ctr[p->kinds.id[PMC_KIND_TIME][j]] = now_ns / 100u;
+	}
 }
 
 int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activity act)
 {
-	struct pebs_cpu *pc;
-	uint64_t cyc, run, instr;
-	unsigned nrate = 0;
-
-	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= SIM_ACTIVITIES) {
+	if (!p || cpu >= p->cfg.cpus || (unsigned)act >= SIM_ACTIVITIES ||
+	    now_ns < p->cpu[cpu].last_ns) {
 		return -EINVAL;
 	}
-	pc = &p->cpu[cpu];
-	if (now_ns < pc->last_ns) {
-		return -EINVAL;
-	}
-	cyc = cycles_of(pc, now_ns - pc->last_ns, p->cfg.cpu_mhz);
-	pc->last_ns = now_ns;
-	run = act == SIM_ACT_IDLE ? cyc / 64u : cyc;
-	instr = mul_frac(run, ipc_x1024[act], 10);
-	instr = mul_frac(instr, sim_rng_range(&pc->rng, 896, 1152), 10);
-	pc->instr_total += instr;
-
-	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
-		const struct pmc_source *src = p->src[k];
-
-		switch (src->kind) {
-		case PMC_KIND_TIME:
-			pc->ctr[k] = now_ns / 100u;
-			break;
-		case PMC_KIND_CYCLES:
-			pc->ctr[k] += run;
-			break;
-		case PMC_KIND_REF_CYCLES:
-			pc->ctr[k] += mul_frac(run, REF_CYCLES_X65536, 16);
-			break;
-		case PMC_KIND_INSTR:
-			pc->ctr[k] += instr;
-			break;
-		case PMC_KIND_RATE:
-			pc->ctr[k] += rate_step(src, act, instr,
-						nrate < NOISE_MAIN ? &pc->rng : &pc->rng_extra);
-			nrate++;
-			break;
-		case PMC_KIND_ZERO:
-			break;
-		}
-	}
-	/* the draws of RATE counters the machine does not have (see the top) */
-	sim_rng_skip_below_n(&pc->rng, NOISE_HI - NOISE_LO + 1u,
-			     nrate < NOISE_MAIN ? NOISE_MAIN - nrate : 0u);
-	if (nrate > NOISE_MAIN) {
-		sim_rng_skip_below_n(&pc->rng_extra, NOISE_HI - NOISE_LO + 1u,
-				     NOISE_EXTRA - (nrate - NOISE_MAIN));
-	}
-	if (p->cfg.pebs) {
-		uint64_t samples = pc->instr_total / PEBS_SAMPLE_AFTER;
-
-		pc->st.samples = samples;
-		pc->st.interrupts = samples / PEBS_THRESHOLD_RECORDS;
-		pc->ds.pebs_index = pc->ds.pebs_buffer_base +
-				    (samples % PEBS_THRESHOLD_RECORDS) * PEBS_RECORD_SIZE;
-	}
+	advance(p, &p->cpu[cpu], now_ns, act);
 	return 0;
+}
+
+/* PebsIndex of @pc: base + (samples mod threshold records) * record size. */
+static uint64_t pebs_index_of(const struct pebs_cpu *pc)
+{
+	uint64_t samples = pc->instr_total / PEBS_SAMPLE_AFTER;
+
+	return pc->ds.pebs_buffer_base + (samples % PEBS_THRESHOLD_RECORDS) * PEBS_RECORD_SIZE;
 }
 
 void pebs_read(const struct pebs *p, unsigned cpu, uint64_t pmc[PEBS_MAX_COUNTERS],
@@ -249,13 +273,16 @@ void pebs_read(const struct pebs *p, unsigned cpu, uint64_t pmc[PEBS_MAX_COUNTER
 		memset(pmc + nc, 0, (PEBS_MAX_COUNTERS - nc) * sizeof(pmc[0]));
 	}
 	if (pebs_index) {
-		*pebs_index = p->cfg.pebs ? pc->ds.pebs_index : 0;
+		*pebs_index = p->cfg.pebs ? pebs_index_of(pc) : 0;
 	}
 }
 
 void pebs_ds_save_area(const struct pebs *p, unsigned cpu, struct pebs_ds_save_area *out)
 {
 	*out = p->cpu[cpu].ds;
+	if (p->cfg.pebs) {
+		out->pebs_index = pebs_index_of(&p->cpu[cpu]);
+	}
 }
 
 void pebs_ds_save_area_encode(const struct pebs_ds_save_area *ds,
@@ -281,7 +308,10 @@ void pebs_ds_save_area_encode(const struct pebs_ds_save_area *ds,
 
 void pebs_get_cpu_stats(const struct pebs *p, unsigned cpu, struct pebs_cpu_stats *st)
 {
-	*st = p->cpu[cpu].st;
+	uint64_t samples = p->cfg.pebs ? p->cpu[cpu].instr_total / PEBS_SAMPLE_AFTER : 0;
+
+	st->samples = samples;
+	st->interrupts = samples / PEBS_THRESHOLD_RECORDS;
 }
 
 /* The core's hook: the interval since the last switch on @cpu ran @ran's code. */
@@ -289,9 +319,17 @@ static void hook_cswitch(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_acti
 			 struct sim_cswitch *cs)
 {
 	struct pebs *p = ctx;
+	struct pebs_cpu *pc = &p->cpu[cpu];
 
-	(void)pebs_advance(p, cpu, now_ns, ran);
-	pebs_read(p, cpu, cs->pmc, &cs->pebs_index);
+	/* the core passes its own CPU and activity; its time never goes back */
+	if (now_ns >= pc->last_ns) {
+		advance(p, pc, now_ns, ran);
+	}
+	/* the record's counters past ncounters stay as the core zeroed them */
+	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
+		cs->pmc[k] = pc->ctr[k];
+	}
+	cs->pebs_index = p->cfg.pebs ? pebs_index_of(pc) : 0;
 }
 
 /* The core's hook for other records (spin-lock releases): the counters now. */

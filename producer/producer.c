@@ -48,6 +48,8 @@ struct psess {
 	bool pmc_spinlock; /* ... on 0x0529 */
 	unsigned pmc_count;
 	uint8_t pmc_ids[SIM_MAX_PMC];
+	uint32_t cs_marker; /* 0x0524's header marker (version, PEBS flag, item count) */
+	uint32_t cs_size;   /* 0x0524's Size with its items */
 	uint64_t clock_max;
 	struct etl_buf **cur;
 };
@@ -163,6 +165,15 @@ static int setup_session(struct producer *p, unsigned i)
 					p->cfg.pebs_and_pmc, ETW_HOOK_CSWITCH_BATCH);
 	ps->pmc_spinlock = producer_stamps(s->flags, s->pebs, s->pmc_events, s->pmc_event_count,
 					   p->cfg.pebs_and_pmc, ETW_HOOK_SPINLOCK);
+	{
+		unsigned items = (s->pebs ? 1u : 0u) + (ps->pmc_cswitch ? s->pmc_count : 0u);
+
+		ps->cs_size = ETL_TH_LEN + items * ETL_EXT_ITEM_LEN + ETW_CS_LEN;
+		ps->cs_marker =
+			p->arch_marker | p->cfg.cswitch_version |
+			(s->pebs ? ETL_MARKER_PEBS_FLAG : 0u) |
+			FIELD_PREP(ETL_MARKER_PMC_MASK, ps->pmc_cswitch ? s->pmc_count : 0u);
+	}
 	ps->cur = calloc(p->cfg.cpus, sizeof(*ps->cur));
 	if (!ps->cur) {
 		return -ENOMEM;
@@ -238,54 +249,67 @@ void producer_destroy(struct producer *p)
 	free(p);
 }
 
+/* place()'s way at a buffer boundary: write the full buffer, borrow the next. */
+static uint8_t *place_slow(struct producer *p, struct psess *s, unsigned cpu, uint32_t size,
+			   uint64_t ts, int *rc)
+{
+	struct etl_buf *b = s->cur[cpu];
+
+	if (size > s->max_event) {
+		*rc = -E2BIG;
+		return NULL;
+	}
+	if (b) {
+		s->cur[cpu] = NULL;
+		*rc = s->be->buffer_put(s->ctx, b, ts);
+		if (*rc < 0) {
+			return NULL;
+		}
+	}
+	*rc = s->be->buffer_get(s->ctx, cpu, s->clock_max, &b);
+	if (*rc == -ENOBUFS) {
+		p->st.events_lost++;
+		*rc = 0;
+		return NULL;
+	}
+	if (*rc < 0) {
+		return NULL;
+	}
+	s->cur[cpu] = b;
+	*rc = 0;
+	return b->base + b->pos;
+}
+
 /*
  * Room for one event of @size bytes at @ts in session @s's buffer of @cpu,
  * taking the CPU's buffer (and writing a full one) only at buffer
  * boundaries. Return: where to write, or NULL with *@rc = 0 (no free
  * buffer: the event is lost and counted) or a negative errno.
  */
-static uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, uint32_t size, uint64_t ts,
-		      int *rc)
+static inline uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, uint32_t size,
+			     uint64_t ts, int *rc)
 {
 	struct etl_buf *b = s->cur[cpu];
 
 	if (ts > s->clock_max) {
 		s->clock_max = ts;
 	}
-	if (!b || b->pos + size > b->size) {
-		if (size > s->max_event) {
-			*rc = -E2BIG;
-			return NULL;
-		}
-		if (b) {
-			s->cur[cpu] = NULL;
-			*rc = s->be->buffer_put(s->ctx, b, ts);
-			if (*rc < 0) {
-				return NULL;
-			}
-		}
-		*rc = s->be->buffer_get(s->ctx, cpu, s->clock_max, &b);
-		if (*rc == -ENOBUFS) {
-			p->st.events_lost++;
-			*rc = 0;
-			return NULL;
-		}
-		if (*rc < 0) {
-			return NULL;
-		}
-		s->cur[cpu] = b;
+	if (b && b->pos + size <= b->size) {
+		*rc = 0;
+		return b->base + b->pos;
 	}
-	*rc = 0;
-	return b->base + b->pos;
+	return place_slow(p, s, cpu, size, ts, rc);
 }
 
 /* The event of @size bytes placed last in @cpu's buffer is complete: pad it to 8. */
-static void commit(struct psess *s, unsigned cpu, uint32_t size)
+static inline void commit(struct psess *s, unsigned cpu, uint32_t size)
 {
 	struct etl_buf *b = s->cur[cpu];
 	uint32_t a = (uint32_t)etl_align8(size);
 
-	memset(b->base + b->pos + size, 0, a - size); /* the alignment padding is zero */
+	if (a != size) {
+		memset(b->base + b->pos + size, 0, a - size); /* the alignment padding is zero */
+	}
 	b->pos += a;
 	b->events++;
 	b->event_bytes += size;
@@ -304,11 +328,14 @@ static uint8_t *put_header(uint8_t *out, uint32_t marker, uint32_t size, uint16_
 /* The session's PMC items (its counters' values, zero without @pmc). */
 static uint8_t *put_pmc(uint8_t *q, const struct psess *s, const uint64_t *pmc)
 {
-	for (unsigned j = 0; j < s->pmc_count; j++) {
-		put_le64(q, pmc ? pmc[s->pmc_ids[j]] : 0);
-		q += ETL_EXT_ITEM_LEN;
+	if (!pmc) {
+		memset(q, 0, s->pmc_count * ETL_EXT_ITEM_LEN);
+		return q + s->pmc_count * ETL_EXT_ITEM_LEN;
 	}
-	return q;
+	for (unsigned j = 0; j < s->pmc_count; j++) {
+		put_le64(q + j * ETL_EXT_ITEM_LEN, pmc[s->pmc_ids[j]]);
+	}
+	return q + s->pmc_count * ETL_EXT_ITEM_LEN;
 }
 
 static int emit_batch(void *ctx, const struct ccswap_block *b, enum producer_flush_reason why)
@@ -389,9 +416,7 @@ static int log_plain(struct producer *p, const struct sim_cswitch *cs)
 
 	for (unsigned k = 0; k < p->nplain; k++) {
 		struct psess *s = &p->sess[p->plain[k]];
-		bool pmc = s->pmc_cswitch;
-		unsigned items = (s->pebs ? 1u : 0u) + (pmc ? s->pmc_count : 0u);
-		uint32_t size = ETL_TH_LEN + items * ETL_EXT_ITEM_LEN + ETW_CS_LEN;
+		uint32_t size = s->cs_size;
 		uint64_t ts = cs->ts[s->clock];
 		uint8_t *out, *q;
 		int rc;
@@ -404,16 +429,12 @@ static int log_plain(struct producer *p, const struct sim_cswitch *cs)
 			}
 			continue;
 		}
-		q = put_header(out,
-			       p->arch_marker | p->cfg.cswitch_version |
-				       (s->pebs ? ETL_MARKER_PEBS_FLAG : 0u) |
-				       FIELD_PREP(ETL_MARKER_PMC_MASK, pmc ? s->pmc_count : 0u),
-			       size, ETW_HOOK_CSWITCH, ts);
+		q = put_header(out, s->cs_marker, size, ETW_HOOK_CSWITCH, ts);
 		if (s->pebs) {
 			put_le64(q, cs->pebs_index);
 			q += ETL_EXT_ITEM_LEN;
 		}
-		if (pmc) {
+		if (s->pmc_cswitch) {
 			q = put_pmc(q, s, cs->pmc);
 		}
 		if (payload) {

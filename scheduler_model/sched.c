@@ -145,10 +145,19 @@ static bool bit_test(const uint64_t *m, unsigned c)
  */
 static void set_now(struct sched *s, uint64_t t)
 {
-	uint64_t d = s->uptime_ns + t - s->tick_b;
+	uint64_t d = s->uptime_ns + t - s->tick_b, ds = s->uptime_ns + t - s->sec_b;
 
 	s->now = t;
 	s->now_cyc_ok = false;
+	if (ds >= NS_PER_SEC) {
+		if (ds < 2u * (uint64_t)NS_PER_SEC) {
+			s->sec_k++;
+			s->sec_b += NS_PER_SEC;
+		} else {
+			s->sec_k = (s->uptime_ns + t) / NS_PER_SEC;
+			s->sec_b = s->sec_k * NS_PER_SEC;
+		}
+	}
 	if (d >= s->tick_ns) {
 		if (d < 2u * s->tick_ns) {
 			s->tick_k++;
@@ -166,18 +175,17 @@ static uint32_t tick_now(const struct sched *s)
 	return (uint32_t)s->tick_k;
 }
 
-/* The CPU cycle clock at simulation time @t (the same value records carry). */
-static uint64_t cycles_at(const struct sched *s, uint64_t t)
-{
-	uint64_t b = s->uptime_ns + t;
-
-	return b / NS_PER_SEC * s->cfg.cpu_mhz * 1000000u + b % NS_PER_SEC * s->cfg.cpu_mhz / 1000u;
-}
-
+/*
+ * The CPU cycle clock at now (the same value records carry): boot to now is
+ * sec_k whole seconds and rem ns, (uptime + now) / 1e9 and % 1e9 without
+ * dividing.
+ */
 static uint64_t cycles_now(struct sched *s)
 {
 	if (!s->now_cyc_ok) {
-		s->now_cyc = cycles_at(s, s->now);
+		uint64_t rem = s->uptime_ns + s->now - s->sec_b;
+
+		s->now_cyc = s->sec_k * s->cfg.cpu_mhz * 1000000u + rem * s->cfg.cpu_mhz / 1000u;
 		s->now_cyc_ok = true;
 	}
 	return s->now_cyc;
@@ -194,9 +202,9 @@ static void clocks_now(struct sched *s, uint64_t ts[SIM_CLOCK_SLOTS])
 	ts[0] = 0;
 	ts[SIM_CLOCK_QPC] = 0;
 	if (cfg->clocks[SIM_CLOCK_QPC]) {
-		uint64_t b = s->uptime_ns + s->now, sec = b / NS_PER_SEC, rem = b % NS_PER_SEC;
+		uint64_t rem = s->uptime_ns + s->now - s->sec_b;
 
-		ts[SIM_CLOCK_QPC] = sec * cfg->perf_freq + rem * cfg->perf_freq / NS_PER_SEC;
+		ts[SIM_CLOCK_QPC] = s->sec_k * cfg->perf_freq + rem * cfg->perf_freq / NS_PER_SEC;
 	}
 	ts[SIM_CLOCK_SYSTIME] =
 		cfg->clocks[SIM_CLOCK_SYSTIME] ? (uint64_t)cfg->start_time + s->now / 100u : 0;
@@ -255,7 +263,7 @@ static void ev_cpu(struct sched *s, unsigned c, uint64_t t)
 /* Slot @i's wake-up (or replacement) at @t. */
 static void ev_thread(struct sched *s, uint32_t i, uint64_t t)
 {
-	sched_evq_set(&s->thq, i, t);
+	sched_pq_push(&s->thq, i, t); /* a slot has one event: queued only when absent */
 }
 
 /*
@@ -263,29 +271,30 @@ static void ev_thread(struct sched *s, uint32_t i, uint64_t t)
  * the balancer < the models: the earliest of the queues' heads, ties to
  * the lower id range. Return: false if nothing is queued.
  */
-static bool ev_next(const struct sched *s, uint64_t *t, uint32_t *id)
+static bool ev_next(struct sched *s, uint64_t *t, uint32_t *id)
 {
-	const struct sched_ev *c = sched_tree_top(&s->cpuq);
-	bool any = c->t != SCHED_NEVER;
+	struct sched_ev c = sched_tree_top(&s->cpuq);
 
-	*t = c->t;
-	*id = c->id;
-	if (s->thq.n && (!any || sched_evq_top(&s->thq)->t < *t)) {
-		*t = sched_evq_top(&s->thq)->t;
-		*id = s->ncpu + sched_evq_top(&s->thq)->id;
-		any = true;
+	/* SCHED_NEVER is above every real time: no "any yet" test needed */
+	if (s->thq.n) {
+		const struct sched_ev e = sched_pq_top(&s->thq);
+
+		if (e.t < c.t) {
+			c.t = e.t;
+			c.id = s->ncpu + e.id;
+		}
 	}
-	if (s->balance_at != SCHED_NEVER && (!any || s->balance_at < *t)) {
-		*t = s->balance_at;
-		*id = s->ncpu + s->nthr;
-		any = true;
+	if (s->balance_at < c.t) {
+		c.t = s->balance_at;
+		c.id = s->ncpu + s->nthr;
 	}
-	if (s->model_at != SCHED_NEVER && (!any || s->model_at < *t)) {
-		*t = s->model_at;
-		*id = s->ncpu + s->nthr + 1u + s->model_h;
-		any = true;
+	if (s->model_at < c.t) {
+		c.t = s->model_at;
+		c.id = s->ncpu + s->nthr + 1u + s->model_h;
 	}
-	return any;
+	*t = c.t;
+	*id = c.id;
+	return c.t != SCHED_NEVER;
 }
 
 /* ---- ready queues -------------------------------------------------------- */
@@ -1177,7 +1186,7 @@ static int step(struct sched *s, uint64_t t, uint32_t id)
 			sched_tree_set(&s->cpuq, id, SCHED_NEVER);
 		}
 	} else if (id < s->ncpu + s->nthr) {
-		sched_evq_pop(&s->thq); /* it is the earliest of the slots' events */
+		sched_pq_pop(&s->thq); /* it is the earliest of the slots' events */
 		thread_event(s, id - s->ncpu);
 	} else if (id == s->ncpu + s->nthr) {
 		s->balance_at = SCHED_NEVER;
@@ -1576,13 +1585,15 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	s->balance_at = SCHED_NEVER;
 	s->model_at = SCHED_NEVER;
 	if (!s->cpu || !s->thr || sched_tree_init(&s->cpuq, s->ncpu) < 0 ||
-	    sched_evq_init(&s->thq, s->nthr) < 0) {
+	    sched_pq_init(&s->thq, s->nthr) < 0) {
 		goto err_s;
 	}
 	s->uptime_ns = ((uint64_t)cfg->start_time - (uint64_t)cfg->boot_time) * 100u;
 	s->tick_ns = (uint64_t)cfg->timer_resolution * 100u;
 	s->tick_k = s->uptime_ns / s->tick_ns;
 	s->tick_b = s->tick_k * s->tick_ns;
+	s->sec_k = s->uptime_ns / NS_PER_SEC;
+	s->sec_b = s->sec_k * NS_PER_SEC;
 	s->quantum_cycles = s->cfg.quantum_ns / NS_PER_SEC * cfg->cpu_mhz * 1000000u +
 			    s->cfg.quantum_ns % NS_PER_SEC * cfg->cpu_mhz / 1000u;
 	s->starve_ticks = (uint32_t)(STARVE_NS / s->tick_ns ? STARVE_NS / s->tick_ns : 1u);
@@ -1630,7 +1641,7 @@ void sched_destroy(struct sched *s)
 	free(s->pcmask);
 	free(s->qcls);
 	free(s->cls_ok);
-	sched_evq_finish(&s->thq);
+	sched_pq_finish(&s->thq);
 	sched_tree_finish(&s->cpuq);
 	free(s->thr);
 	free(s->cpu);
@@ -1786,12 +1797,12 @@ static const char *validate_threads(const struct sched *s, uint32_t queued)
 			if (t->wait_reason >= s->cfg.max_wait_reason) {
 				return "a wait reason is >= max_wait_reason";
 			}
-			if (!sched_evq_queued(&s->thq, i)) {
+			if (!sched_pq_queued(&s->thq, i)) {
 				return "a Waiting thread has no wake-up";
 			}
 			break;
 		case SCHED_TS_TERMINATED:
-			if (!sched_evq_queued(&s->thq, i) && !s->tids_exhausted) {
+			if (!sched_pq_queued(&s->thq, i) && !s->tids_exhausted) {
 				return "a terminated slot has no replacement coming";
 			}
 			break;
@@ -1833,7 +1844,7 @@ static const char *validate_idle(const struct sched *s)
 
 static const char *validate_heap(const struct sched *s)
 {
-	const char *w = sched_evq_check(&s->thq);
+	const char *w = sched_pq_check(&s->thq);
 
 	if (!w) {
 		w = sched_tree_check(&s->cpuq);
@@ -1844,13 +1855,13 @@ static const char *validate_heap(const struct sched *s)
 	if (s->ev_cur != SCHED_NONE) {
 		return "an event is still being handled";
 	}
-	for (uint32_t i = 0; i < s->thq.n; i++) {
-		if (s->thq.h[i].t < s->now) {
+	for (uint32_t i = 0; i < s->nthr; i++) {
+		if (sched_pq_queued(&s->thq, i) && s->thq.t[i] < s->now) {
 			return "an event is in the past";
 		}
 	}
 	for (unsigned c = 0; c < s->ncpu; c++) {
-		if (sched_tree_queued(&s->cpuq, c) && s->cpuq.w[s->cpuq.nleaf + c].t < s->now) {
+		if (sched_tree_queued(&s->cpuq, c) && s->cpuq.t[c] < s->now) {
 			return "a CPU's event is in the past";
 		}
 	}

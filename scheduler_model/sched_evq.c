@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * scheduler_model/sched_evq.c - set-up and checking of the event queue
- * (the operations themselves are inline in sched_evq.h).
+ * scheduler_model/sched_evq.c - set-up, rebasing and checking of the event
+ * queues (the operations themselves are inline in sched_evq.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,26 +9,44 @@
 
 #include "scheduler_model/sched_evq.h"
 
-#define LINE 64u /* four entries */
+#define LINE 64u /* eight keys */
+#define HPAD 7u	 /* keys before h[0]: h[1] starts a line */
+
+/* Keys for ids 0..@nids-1, counting time from 0. */
+static void evkey_init(struct sched_evkey *k, uint32_t nids)
+{
+	unsigned shift = 0;
+
+	while (shift < 32u && (UINT64_C(1) << shift) < nids) {
+		shift++;
+	}
+	k->base = 0;
+	k->shift = shift;
+	k->idm = (UINT64_C(1) << shift) - 1u;
+	k->sat = (UINT64_MAX >> shift) - 1u;
+	k->satkey = k->sat << shift;
+}
 
 int sched_evq_init(struct sched_evq *q, uint32_t nids)
 {
-	/* 3 entries of padding put siblings 4i+1..4i+4 on one cache line */
-	size_t bytes = ((size_t)nids + 3u) * sizeof(struct sched_ev);
+	size_t bytes = ((size_t)nids + HPAD) * sizeof(uint64_t);
 
 	memset(q, 0, sizeof(*q));
 	bytes = (bytes + LINE - 1u) / LINE * LINE;
 	q->mem = aligned_alloc(LINE, bytes);
 	q->pos = malloc(((size_t)nids + 1u) * sizeof(*q->pos));
-	if (!q->mem || !q->pos) {
+	q->t = malloc(((size_t)nids + 1u) * sizeof(*q->t));
+	if (!q->mem || !q->pos || !q->t) {
 		sched_evq_finish(q);
 		return -ENOMEM;
 	}
 	memset(q->mem, 0, bytes);
-	q->h = (struct sched_ev *)q->mem + 3;
+	q->h = (uint64_t *)q->mem + HPAD;
 	q->nids = nids;
+	evkey_init(&q->k, nids);
 	for (uint32_t id = 0; id < nids; id++) {
 		q->pos[id] = SCHED_EVQ_NONE;
+		q->t[id] = SCHED_EVQ_NEVER;
 	}
 	return 0;
 }
@@ -37,7 +55,36 @@ void sched_evq_finish(struct sched_evq *q)
 {
 	free(q->mem);
 	free(q->pos);
+	free(q->t);
 	memset(q, 0, sizeof(*q));
+}
+
+void sched_evq_rebase(struct sched_evq *q, uint64_t base)
+{
+	q->k.base = base;
+	for (uint32_t i = 0; i < q->n; i++) {
+		uint32_t id = (uint32_t)(q->h[i] & q->k.idm);
+
+		q->h[i] = sched_evkey_of(&q->k, q->t[id], id);
+	}
+	/* keys that were saturated alike may now differ: heapify (Floyd) */
+	for (uint32_t i = q->n / 4u + 1u; i-- > 0;) {
+		if (i < q->n) {
+			sched_evq_down(q, i, q->h[i]);
+		}
+	}
+}
+
+void sched_evq_settle(struct sched_evq *q)
+{
+	uint64_t min = SCHED_EVQ_NEVER;
+
+	for (uint32_t i = 0; i < q->n; i++) {
+		uint64_t t = q->t[q->h[i] & q->k.idm];
+
+		min = t < min ? t : min;
+	}
+	sched_evq_rebase(q, min);
 }
 
 const char *sched_evq_check(const struct sched_evq *q)
@@ -48,19 +95,131 @@ const char *sched_evq_check(const struct sched_evq *q)
 		return "more events than ids";
 	}
 	for (uint32_t i = 0; i < q->n; i++) {
-		const struct sched_ev *e = &q->h[i];
+		uint64_t key = q->h[i];
+		uint32_t id = (uint32_t)(key & q->k.idm);
 
-		if (e->id >= q->nids || q->pos[e->id] != i) {
+		if (id >= q->nids || q->pos[id] != i) {
 			return "heap positions are stale";
 		}
-		if (i && sched_ev_before(e, &q->h[(i - 1u) / 4u])) {
+		if (q->t[id] == SCHED_EVQ_NEVER || q->t[id] < q->k.base ||
+		    key != sched_evkey_of(&q->k, q->t[id], id)) {
+			return "a key is not its event's";
+		}
+		if (i && key < q->h[(i - 1u) / 4u]) {
 			return "the heap is out of order";
 		}
 	}
 	for (uint32_t id = 0; id < q->nids; id++) {
 		queued += q->pos[id] != SCHED_EVQ_NONE;
+		if ((q->pos[id] != SCHED_EVQ_NONE) != (q->t[id] != SCHED_EVQ_NEVER)) {
+			return "an id's time and position disagree";
+		}
 	}
 	return queued == q->n ? NULL : "an id is indexed but not queued";
+}
+
+int sched_pq_init(struct sched_pq *q, uint32_t nids)
+{
+	size_t bytes = ((size_t)nids + HPAD) * sizeof(uint64_t);
+
+	memset(q, 0, sizeof(*q));
+	bytes = (bytes + LINE - 1u) / LINE * LINE;
+	q->mem = aligned_alloc(LINE, bytes);
+	q->t = malloc(((size_t)nids + 1u) * sizeof(*q->t));
+	if (!q->mem || !q->t) {
+		sched_pq_finish(q);
+		return -ENOMEM;
+	}
+	memset(q->mem, 0, bytes);
+	q->h = (uint64_t *)q->mem + HPAD;
+	q->nids = nids;
+	evkey_init(&q->k, nids);
+	for (uint32_t id = 0; id < nids; id++) {
+		q->t[id] = SCHED_EVQ_NEVER;
+	}
+	return 0;
+}
+
+void sched_pq_finish(struct sched_pq *q)
+{
+	free(q->mem);
+	free(q->t);
+	memset(q, 0, sizeof(*q));
+}
+
+/* Sift @key down from hole @i of the @n keys at @h. */
+static void pq_down(uint64_t *h, uint32_t n, uint32_t i, uint64_t key)
+{
+	for (;;) {
+		uint32_t c = 4u * i + 1u, best = c;
+
+		if (c >= n) {
+			break;
+		}
+		for (uint32_t k = c + 1u; k < n && k < c + 4u; k++) {
+			best = h[k] < h[best] ? k : best;
+		}
+		if (h[best] >= key) {
+			break;
+		}
+		h[i] = h[best];
+		i = best;
+	}
+	h[i] = key;
+}
+
+void sched_pq_rebase(struct sched_pq *q, uint64_t base)
+{
+	q->k.base = base;
+	for (uint32_t i = 0; i < q->n; i++) {
+		uint32_t id = (uint32_t)(q->h[i] & q->k.idm);
+
+		q->h[i] = sched_evkey_of(&q->k, q->t[id], id);
+	}
+	for (uint32_t i = q->n / 4u + 1u; i-- > 0;) {
+		if (i < q->n) {
+			pq_down(q->h, q->n, i, q->h[i]);
+		}
+	}
+}
+
+void sched_pq_settle(struct sched_pq *q)
+{
+	uint64_t min = SCHED_EVQ_NEVER;
+
+	for (uint32_t i = 0; i < q->n; i++) {
+		uint64_t t = q->t[q->h[i] & q->k.idm];
+
+		min = t < min ? t : min;
+	}
+	sched_pq_rebase(q, min);
+}
+
+const char *sched_pq_check(const struct sched_pq *q)
+{
+	uint32_t queued = 0, seen = 0;
+
+	if (q->n > q->nids) {
+		return "more events than ids";
+	}
+	for (uint32_t i = 0; i < q->n; i++) {
+		uint64_t key = q->h[i];
+		uint32_t id = (uint32_t)(key & q->k.idm);
+
+		if (id >= q->nids || q->t[id] == SCHED_EVQ_NEVER || q->t[id] < q->k.base ||
+		    key != sched_evkey_of(&q->k, q->t[id], id)) {
+			return "a key is not its event's";
+		}
+		if (i && key < q->h[(i - 1u) / 4u]) {
+			return "the heap is out of order";
+		}
+		seen++;
+	}
+	for (uint32_t id = 0; id < q->nids; id++) {
+		queued += q->t[id] != SCHED_EVQ_NEVER;
+	}
+	/* keys are unique (the id is in them), so n keys with times = n ids queued */
+	return queued == seen ? NULL : "an id has a time but no key";
 }
 
 int sched_tree_init(struct sched_tree *q, uint32_t nids)
@@ -72,53 +231,77 @@ int sched_tree_init(struct sched_tree *q, uint32_t nids)
 	while (n < nids) {
 		n *= 2u;
 	}
-	bytes = ((size_t)2u * n * sizeof(struct sched_ev) + LINE - 1u) / LINE * LINE;
+	bytes = ((size_t)2u * n * sizeof(uint64_t) + LINE - 1u) / LINE * LINE;
 	q->mem = aligned_alloc(LINE, bytes);
-	if (!q->mem) {
+	q->t = malloc((size_t)n * sizeof(*q->t));
+	if (!q->mem || !q->t) {
+		sched_tree_finish(q);
 		return -ENOMEM;
 	}
 	q->w = q->mem;
 	q->nleaf = n;
 	q->nids = nids;
-	/* every leaf empty; an empty leaf still has its id, so ties are ordered */
+	evkey_init(&q->k, nids);
+	for (uint32_t i = 0; i < 2u * n; i++) {
+		q->w[i] = SCHED_EVQ_NOKEY; /* w[0] is unused */
+	}
 	for (uint32_t i = 0; i < n; i++) {
-		q->w[n + i].t = SCHED_EVQ_NEVER;
-		q->w[n + i].id = i;
-		q->w[n + i].pad = 0;
+		q->t[i] = SCHED_EVQ_NEVER;
 	}
-	for (uint32_t i = n - 1u; i >= 1u; i--) {
-		const struct sched_ev *l = &q->w[2u * i], *r = &q->w[2u * i + 1u];
-
-		q->w[i] = sched_ev_before(r, l) ? *r : *l;
-	}
-	q->w[0].t = SCHED_EVQ_NEVER; /* unused */
-	q->w[0].id = 0;
-	q->w[0].pad = 0;
 	return 0;
 }
 
 void sched_tree_finish(struct sched_tree *q)
 {
 	free(q->mem);
+	free(q->t);
 	memset(q, 0, sizeof(*q));
+}
+
+void sched_tree_rebase(struct sched_tree *q, uint64_t base)
+{
+	q->k.base = base;
+	for (uint32_t id = 0; id < q->nids; id++) {
+		uint64_t t = q->t[id];
+
+		q->w[q->nleaf + id] =
+			t == SCHED_EVQ_NEVER ? SCHED_EVQ_NOKEY : sched_evkey_of(&q->k, t, id);
+	}
+	for (uint32_t i = q->nleaf - 1u; i >= 1u; i--) {
+		uint64_t l = q->w[2u * i], r = q->w[2u * i + 1u];
+
+		q->w[i] = r < l ? r : l;
+	}
+}
+
+void sched_tree_settle(struct sched_tree *q)
+{
+	uint64_t min = SCHED_EVQ_NEVER;
+
+	for (uint32_t id = 0; id < q->nids; id++) {
+		min = q->t[id] < min ? q->t[id] : min;
+	}
+	sched_tree_rebase(q, min);
 }
 
 const char *sched_tree_check(const struct sched_tree *q)
 {
-	for (uint32_t i = 0; i < q->nleaf; i++) {
-		if (q->w[q->nleaf + i].id != i) {
-			return "a leaf lost its id";
-		}
-		if (i >= q->nids && q->w[q->nleaf + i].t != SCHED_EVQ_NEVER) {
+	for (uint32_t id = 0; id < q->nleaf; id++) {
+		uint64_t t = q->t[id], key = q->w[q->nleaf + id];
+
+		if (id >= q->nids && (t != SCHED_EVQ_NEVER || key != SCHED_EVQ_NOKEY)) {
 			return "a leaf past the ids has an event";
+		}
+		if (t == SCHED_EVQ_NEVER ? key != SCHED_EVQ_NOKEY
+					 : t < q->k.base || key != sched_evkey_of(&q->k, t, id)) {
+			return "a leaf's key is not its event's";
 		}
 	}
 	for (uint32_t i = q->nleaf - 1u; i >= 1u; i--) {
-		const struct sched_ev *l = &q->w[2u * i], *r = &q->w[2u * i + 1u];
-		const struct sched_ev *e = sched_ev_before(r, l) ? r : l;
+		uint64_t l = q->w[2u * i], r = q->w[2u * i + 1u];
 
-		if (q->w[i].t != e->t || q->w[i].id != e->id) {
-			return "a node is not the earlier of its children";
+		if (q->w[i] != (r < l ? r : l)) {
+			return "a node is not the smaller of its children";
 		}
 	}
 	return NULL;

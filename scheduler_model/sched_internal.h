@@ -151,6 +151,8 @@ struct sched {
 	uint64_t tick_ns;
 	uint64_t tick_k;  /* the tick count at now: (uptime_ns + now) / tick_ns */
 	uint64_t tick_b;  /* tick_k * tick_ns: where that tick began (from boot) */
+	uint64_t sec_k;	  /* whole seconds since boot at now: (uptime_ns + now) / 1e9 */
+	uint64_t sec_b;	  /* sec_k * 1e9 */
 	uint64_t now_cyc; /* the cycle clock at now, if now_cyc_ok */
 	bool now_cyc_ok;
 	uint64_t quantum_cycles;
@@ -165,7 +167,7 @@ struct sched {
 	 */
 	uint32_t nev;
 	struct sched_tree cpuq; /* CPU c's next decision */
-	struct sched_evq thq;	/* slot i's wake-up or replacement */
+	struct sched_pq thq;	/* slot i's wake-up or replacement */
 	uint64_t balance_at;	/* the balance set manager's next pass */
 	uint32_t ev_cur;	/* the CPU event being handled, until it is re-armed */
 	struct sched_stats st;

@@ -199,7 +199,7 @@ static void set_timer(struct spin *sp, unsigned c, uint64_t t)
 
 static void rearm(struct spin *sp)
 {
-	sched_model_arm(sp->s, sp->handle, sp->q.n ? sched_evq_top(&sp->q)->t : SCHED_NEVER_NS);
+	sched_model_arm(sp->s, sp->handle, sp->q.n ? sched_evq_top(&sp->q).t : SCHED_NEVER_NS);
 }
 
 /* PRCB InterruptCount now: every tick, plus the DPC and ISR arrivals. */
@@ -757,8 +757,8 @@ static void arrival(struct spin *sp, unsigned c)
 static int hook_event(void *ctx, uint64_t now_ns)
 {
 	struct spin *sp = ctx;
-	const struct sched_ev *e = sched_evq_top(&sp->q);
-	uint32_t id = e->id;
+	const struct sched_ev e = sched_evq_top(&sp->q);
+	uint32_t id = e.id;
 	int rc = 0;
 
 	(void)now_ns;

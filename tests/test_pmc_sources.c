@@ -455,7 +455,7 @@ Test(pmc_sources, adding_a_counter_changes_no_other)
 		"PipelineFrozen", "BranchInstructions", "TotalNonissues",      "IcacheMisses",
 		"AlignmentFixup", "FpInstructions",	"IntegerInstructions", "Profile2Issue",
 	};
-	/* 16 RATE counters: the 14th to 16th draw from the second stream */
+	/* 16 RATE counters: every lane of all four mixes of the draw (pebs.c) */
 	static const char *const rates[16] = {
 		"CacheMisses",	       "BranchMispredictions", "BranchInstructions",
 		"LLCReference",	       "DcacheAccesses",       "DcacheMisses",
