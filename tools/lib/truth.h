@@ -50,14 +50,39 @@ int truth_write_ccswap_stop(FILE *f, const struct trace_config *cfg,
 /** truth_write_end - the "end" line. */
 int truth_write_end(FILE *f, const struct trace_config *cfg, const struct sim_end *end);
 
+struct truth_wbuf;
+
 /**
  * struct truth_writer - a trace_sink that writes every record as truth, for
  * `gen --truth` (tee it in front of the producer).
+ * @f:   the stream
+ * @cfg: the configuration the lines follow (read at each line; what decides
+ *       "pmc", "pebs_index" and the spin-lock counters is read once, at the
+ *       first switch or spin lock, when @wb is set)
+ * @wb:  truth_writer_init's buffer; NULL (the writer set by hand): every
+ *       line goes to @f as it is made
  */
 struct truth_writer {
 	FILE *f;
 	const struct trace_config *cfg;
+	struct truth_wbuf *wb;
 };
+
+/**
+ * truth_writer_init - a writer that gathers lines in a 1 MiB buffer and
+ * hands them to @f in blocks: at the "end" record and truth_writer_flush().
+ * Lines written straight to @f (the meta line) must come before the first
+ * buffered one, or after a flush. Free it with truth_writer_finish().
+ * Return: 0 or -ENOMEM.
+ */
+int truth_writer_init(struct truth_writer *w, FILE *f, const struct trace_config *cfg);
+/** truth_writer_thread - truth_write_thread() through @w's buffer. Return: 0, -EIO or -ENOMEM. */
+int truth_writer_thread(struct truth_writer *w, uint32_t tid, unsigned group, bool exit,
+			uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS]);
+/** truth_writer_flush - hand the buffered lines to @f (not fflush). Return: 0 or -EIO. */
+int truth_writer_flush(struct truth_writer *w);
+/** truth_writer_finish - free the buffer (unflushed lines are dropped); NULL is a no-op. */
+void truth_writer_finish(struct truth_writer *w);
 struct trace_sink truth_sink(struct truth_writer *w);
 
 /* ---- reading ------------------------------------------------------------ */
