@@ -57,4 +57,11 @@ void truth_fast_init(struct truth_fast *fx, const struct trace_config *cfg);
 int truth_fast_line(const struct truth_fast *fx, const char *s, size_t n, struct truth_record *rec,
 		    struct truth_fast_opt *opt);
 
+/**
+ * truth_reader_fast - use the fast path (@on, the default) or read every
+ * line with jansson: for the tests and the fuzz target that check the two
+ * agree on every line.
+ */
+void truth_reader_fast(struct truth_reader *r, bool on);
+
 #endif /* TOOLS_LIB_TRUTH_FAST_H */

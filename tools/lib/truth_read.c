@@ -76,6 +76,7 @@ struct truth_reader {
 	bool eof;      /* the stream has no more bytes */
 	bool read_err; /* the stream failed (errno in read_errno) */
 	int read_errno;
+	bool no_fast; /* every line with jansson (truth_reader_fast) */
 	struct truth_fast fast;
 	unsigned long line;	  /* lines read so far */
 	unsigned long blank_line; /* first of a run of blank lines, 0 if none */
@@ -1122,6 +1123,11 @@ static int load_object(struct rd *d, const char *s, size_t n, json_t **out)
 	return 1;
 }
 
+void truth_reader_fast(struct truth_reader *r, bool on)
+{
+	r->no_fast = !on;
+}
+
 void truth_close(struct truth_reader *r)
 {
 	if (!r) {
@@ -1302,7 +1308,7 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size
 		return TRUTH_END;
 	}
 	rec->line = d.line;
-	if (!r->end_line && (rc = next_fast(r, &d, s, n, rec)) != 0) {
+	if (!r->end_line && !r->no_fast && (rc = next_fast(r, &d, s, n, rec)) != 0) {
 		return rc;
 	}
 	memset(&rec->u, 0, sizeof(rec->u));
