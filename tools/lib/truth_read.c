@@ -1034,7 +1034,7 @@ static int read_line(struct truth_reader *r, char **s, size_t *n)
 		r->len -= r->pos;
 		r->pos = 0;
 		if (r->cap - r->len < READ_BLOCK / 2) {
-			size_t cap = r->cap ? r->cap * 2 : READ_BLOCK;
+			size_t cap = r->cap * 2;
 			char *nb = realloc(r->buf, cap + 1);
 
 			if (!nb) {
@@ -1152,11 +1152,13 @@ struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char
 	size_t n;
 	int rc, e;
 
-	if (!r || !(r->path = strdup(strcmp(path, "-") ? path : "<stdin>"))) {
+	if (!r || !(r->path = strdup(strcmp(path, "-") ? path : "<stdin>")) ||
+	    !(r->buf = malloc(READ_BLOCK + 1))) {
 		e = ENOMEM;
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		goto fail;
 	}
+	r->cap = READ_BLOCK;
 	d.path = r->path;
 	if (!strcmp(path, "-")) {
 		r->f = stdin;
