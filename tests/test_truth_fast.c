@@ -396,6 +396,7 @@ static int fast(const char *line, struct truth_record *rec, struct truth_fast_op
 	size_t n = strlen(line);
 
 	cr_assert(n < sizeof(buf));
+	memset(rec, 0, sizeof(*rec)); /* as truth_next does */
 	for (size_t i = 0; i <= n; i++) {
 		buf[i] = line[i] == '\'' ? '"' : line[i];
 	}
