@@ -596,3 +596,87 @@ Test(truth_fast, longest_names_of_escapes_fit_their_lines)
 	free(got);
 	free(name);
 }
+
+Test(truth_fast, the_buffered_writer_writes_what_the_functions_write)
+{
+	static struct trace_config cfg;
+	static const uint64_t ts[SIM_CLOCK_SLOTS] = {0, 77, 0, 0};
+	struct sim_cswitch cs = {.cpu = 1, .tick = 2, .old_tid = 3, .new_tid = 4, .pmc = {5, 6}};
+	struct sim_spinlock sl = {.cpu = 2, .lock = 0x10, .caller = 0x20, .depth = 1, .name = "x"};
+	struct sim_ccswap_stop st = {.tick = 3, .clock = SIM_CLOCK_QPC};
+	struct sim_end end = {.tick = 4};
+	struct truth_writer w;
+	struct trace_sink sink;
+	char *a = NULL, *b = NULL;
+	size_t la = 0, lb = 0;
+	FILE *fa = open_memstream(&a, &la), *fb = open_memstream(&b, &lb);
+
+	cr_assert(fa && fb);
+	trace_config_defaults(&cfg);
+	cfg.nsessions = 1;
+	cfg.sessions[0].clock = SIM_CLOCK_QPC;
+	cfg.sessions[0].flags = PRODUCER_F_CSWITCH | PRODUCER_F_SPINLOCK;
+	cfg.sessions[0].pebs = true;
+	cfg.sessions[0].pmc_count = 2;
+	cfg.sessions[0].pmc_counters[1] = 1;
+	cfg.sessions[0].pmc_events[0] = 0x0524;
+	cfg.sessions[0].pmc_event_count = 1;
+	cfg.ngroups = 1;
+	strcpy(cfg.groups[0].name, "pool");
+	cfg.spin_rows = TRACE_SPIN_ROWS_ALL;
+	/* the writer: 3000 of each, across its 1 MiB buffer */
+	cr_assert_eq(truth_writer_init(&w, fa, &cfg), 0);
+	sink = truth_writer_sink(&w);
+	for (unsigned i = 0; i < 3000; i++) {
+		cs.ts[SIM_CLOCK_QPC] = i;
+		cr_assert_eq(sink.ops->cswitch(sink.ctx, &cs), 0);
+		cr_assert_eq(truth_writer_thread(&w, 4096 + i, 0, i & 1, i, ts), 0);
+		cr_assert_eq(sink.ops->spinlock(sink.ctx, &sl), 0);
+		cr_assert_eq(sink.ops->ccswap_stop(sink.ctx, &st), 0);
+	}
+	cr_assert_eq(sink.ops->end(sink.ctx, &end), 0);
+	truth_writer_finish(&w);
+	truth_writer_finish(&w);
+	/* the functions, line by line */
+	for (unsigned i = 0; i < 3000; i++) {
+		cs.ts[SIM_CLOCK_QPC] = i;
+		cr_assert_eq(truth_write_cswitch(fb, &cfg, &cs), 0);
+		cr_assert_eq(truth_write_thread(fb, &cfg, 4096 + i, 0, i & 1, i, ts), 0);
+		cr_assert_eq(truth_write_spinlock(fb, &cfg, &sl), 0);
+		cr_assert_eq(truth_write_ccswap_stop(fb, &cfg, &st), 0);
+	}
+	cr_assert_eq(truth_write_end(fb, &cfg, &end), 0);
+	cr_assert_eq(fclose(fa), 0);
+	cr_assert_eq(fclose(fb), 0);
+	cr_assert_eq(la, lb);
+	cr_assert(!memcmp(a, b, la));
+	cr_assert_not_null(strstr(a, ",\"pmc\":[5,6],\"pebs_index\":\"0x0\"}\n"));
+	free(a);
+	free(b);
+}
+
+Test(truth_fast, the_buffered_writer_reports_a_write_error)
+{
+	static struct trace_config cfg;
+	struct sim_cswitch cs = {.new_tid = 1};
+	struct sim_end end = {.tick = 1};
+	struct truth_writer w;
+	struct trace_sink sink;
+	FILE *f = fopen("/dev/full", "w");
+	int rc = 0;
+
+	cr_assert_not_null(f);
+	trace_config_defaults(&cfg);
+	cr_assert_eq(truth_writer_init(&w, f, &cfg), 0);
+	sink = truth_writer_sink(&w);
+	/* a full buffer goes to the stream: its error comes back there or at the end */
+	for (unsigned i = 0; i < 10000 && rc == 0; i++) {
+		rc = sink.ops->cswitch(sink.ctx, &cs);
+	}
+	if (rc == 0) {
+		rc = sink.ops->end(sink.ctx, &end);
+	}
+	cr_expect_eq(rc, -EIO);
+	truth_writer_finish(&w);
+	fclose(f);
+}

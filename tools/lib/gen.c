@@ -226,7 +226,7 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 		if (truth_writer_init(&g->tw, g->truth_f, tc) < 0) {
 			return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 		}
-		g->tee.truth = truth_sink(&g->tw);
+		g->tee.truth = truth_writer_sink(&g->tw);
 		g->tee.have_truth = true;
 	}
 	if (g->json_i >= 0) {

@@ -1019,7 +1019,7 @@ void truth_writer_finish(struct truth_writer *w)
 
 int truth_writer_flush(struct truth_writer *w)
 {
-	return w->wb ? wbuf_drain(w->wb, w->f) : (ferror(w->f) ? -EIO : 0);
+	return wbuf_drain(w->wb, w->f);
 }
 
 /* The line built at the end of @w's buffer is whole: keep it. */
@@ -1046,66 +1046,37 @@ int truth_writer_thread(struct truth_writer *w, uint32_t tid, unsigned group, bo
 {
 	struct line l;
 
-	if (!w->wb) {
-		return truth_write_thread(w->f, w->cfg, tid, group, exit, tick, ts);
-	}
 	line_init_wbuf(&l, w->wb, w->f);
 	return keep(w, &l, fmt_thread(&l, w->cfg, tid, group, exit, tick, ts));
 }
 
+/* truth_sink(): every line straight to the stream. */
 static int sink_cswitch(void *ctx, const struct sim_cswitch *cs)
 {
 	struct truth_writer *w = ctx;
-	const struct shape *sh;
-	struct line l;
 
-	if (!w->wb) {
-		return truth_write_cswitch(w->f, w->cfg, cs);
-	}
-	sh = writer_shape(w);
-	line_init_wbuf(&l, w->wb, w->f);
-	return keep(w, &l, fmt_cswitch(&l, w->cfg, sh, cs));
+	return truth_write_cswitch(w->f, w->cfg, cs);
 }
 
 static int sink_spinlock(void *ctx, const struct sim_spinlock *sl)
 {
 	struct truth_writer *w = ctx;
-	const struct shape *sh;
-	struct line l;
 
-	if (!w->wb) {
-		return truth_write_spinlock(w->f, w->cfg, sl);
-	}
-	sh = writer_shape(w);
-	line_init_wbuf(&l, w->wb, w->f);
-	return keep(w, &l, fmt_spinlock(&l, w->cfg, sh, sl));
+	return truth_write_spinlock(w->f, w->cfg, sl);
 }
 
 static int sink_stop(void *ctx, const struct sim_ccswap_stop *st)
 {
 	struct truth_writer *w = ctx;
-	struct line l;
 
-	if (!w->wb) {
-		return truth_write_ccswap_stop(w->f, w->cfg, st);
-	}
-	line_init_wbuf(&l, w->wb, w->f);
-	return keep(w, &l, fmt_stop(&l, writer_shape(w)->used, st));
+	return truth_write_ccswap_stop(w->f, w->cfg, st);
 }
 
-/* The end of tracing: the last line, and every buffered line goes to the stream. */
 static int sink_end(void *ctx, const struct sim_end *end)
 {
 	struct truth_writer *w = ctx;
-	struct line l;
-	int rc;
 
-	if (!w->wb) {
-		return truth_write_end(w->f, w->cfg, end);
-	}
-	line_init_wbuf(&l, w->wb, w->f);
-	rc = keep(w, &l, fmt_end(&l, writer_shape(w)->used, end));
-	return rc < 0 ? rc : truth_writer_flush(w);
+	return truth_write_end(w->f, w->cfg, end);
 }
 
 static const struct trace_sink_ops truth_sink_ops = {
@@ -1118,6 +1089,62 @@ static const struct trace_sink_ops truth_sink_ops = {
 struct trace_sink truth_sink(struct truth_writer *w)
 {
 	struct trace_sink s = {&truth_sink_ops, w};
+
+	return s;
+}
+
+/* truth_writer_sink(): lines through the writer's buffer. */
+static int wsink_cswitch(void *ctx, const struct sim_cswitch *cs)
+{
+	struct truth_writer *w = ctx;
+	const struct shape *sh = writer_shape(w);
+	struct line l;
+
+	line_init_wbuf(&l, w->wb, w->f);
+	return keep(w, &l, fmt_cswitch(&l, w->cfg, sh, cs));
+}
+
+static int wsink_spinlock(void *ctx, const struct sim_spinlock *sl)
+{
+	struct truth_writer *w = ctx;
+	const struct shape *sh = writer_shape(w);
+	struct line l;
+
+	line_init_wbuf(&l, w->wb, w->f);
+	return keep(w, &l, fmt_spinlock(&l, w->cfg, sh, sl));
+}
+
+static int wsink_stop(void *ctx, const struct sim_ccswap_stop *st)
+{
+	struct truth_writer *w = ctx;
+	struct line l;
+
+	line_init_wbuf(&l, w->wb, w->f);
+	return keep(w, &l, fmt_stop(&l, writer_shape(w)->used, st));
+}
+
+/* The end of tracing: the last line, and every buffered line goes to the stream. */
+static int wsink_end(void *ctx, const struct sim_end *end)
+{
+	struct truth_writer *w = ctx;
+	struct line l;
+	int rc;
+
+	line_init_wbuf(&l, w->wb, w->f);
+	rc = keep(w, &l, fmt_end(&l, writer_shape(w)->used, end));
+	return rc < 0 ? rc : truth_writer_flush(w);
+}
+
+static const struct trace_sink_ops truth_writer_ops = {
+	.cswitch = wsink_cswitch,
+	.spinlock = wsink_spinlock,
+	.ccswap_stop = wsink_stop,
+	.end = wsink_end,
+};
+
+struct trace_sink truth_writer_sink(struct truth_writer *w)
+{
+	struct trace_sink s = {&truth_writer_ops, w};
 
 	return s;
 }
