@@ -25,7 +25,9 @@
  *  - "pmc" is read for the sessions that stamp the event, by the same rule
  *    the writer uses (truth_schema.c); other entries are ignored.
  *  - jansson integers are signed 64-bit: unsigned fields read back only up
- *    to 2^63-1.
+ *    to 2^63-1. The fast path keeps that limit (it could read 2^64-1, but
+ *    the error for a value above 2^63-1, with its column, and the ranges
+ *    in the messages, "0..9223372036854775807", would change).
  */
 #include "tools/lib/truth.h"
 

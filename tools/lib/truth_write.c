@@ -75,9 +75,8 @@ struct truth_wbuf {
 	struct shape sh;
 };
 
-#define WBUF_SIZE      (1u << 20) /* fewer system calls past this gain nothing */
-#define U64_MAX_CHARS  20u	  /* 18446744073709551615, or -9223372036854775808 */
-#define ADDR_MAX_CHARS 20u	  /* "0xffffffffffffffff" with its quotes */
+#define WBUF_SIZE     (1u << 20) /* fewer system calls past this gain nothing */
+#define U64_MAX_CHARS 20u	 /* 18446744073709551615, or -9223372036854775808 */
 
 static void line_init(struct line *l)
 {
