@@ -157,6 +157,7 @@ static void gen_free(struct gen_run *g)
 	if (g->planned) {
 		session_run_close(&g->run);
 	}
+	truth_writer_finish(&g->tw);
 	free(g->sc);
 }
 
@@ -222,9 +223,10 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 			return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed",
 					o->truth);
 		}
-		g->tw.f = g->truth_f;
-		g->tw.cfg = tc;
-		g->tee.truth = truth_sink(&g->tw);
+		if (truth_writer_init(&g->tw, g->truth_f, tc) < 0) {
+			return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		}
+		g->tee.truth = truth_writer_sink(&g->tw);
 		g->tee.have_truth = true;
 	}
 	if (g->json_i >= 0) {
@@ -249,7 +251,7 @@ static void on_thread(void *ctx, const struct sched_thread_event *e)
 	for (unsigned k = 1; k < SIM_CLOCK_SLOTS; k++) {
 		ts[k] = sc->clocks[k] ? ts[k] : 0;
 	}
-	(void)truth_write_thread(g->truth_f, &g->sc->trace, e->tid, e->group, e->exit, tick, ts);
+	(void)truth_writer_thread(&g->tw, e->tid, e->group, e->exit, tick, ts);
 }
 
 /*

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/lib/json_out.h - the one JSON writer of the library: objects built
- * into a caller's buffer with a hand-rolled integer formatter and string
- * escaping (no stdio, no allocation), for the truth stream, dump's JSON
- * Lines and the run summary. Appending never overflows: past the buffer's
- * end it only counts, so the length needed is known (snprintf style).
+ * tools/lib/json_out.h - the library's JSON writer for objects of any
+ * shape: built into a caller's buffer with a hand-rolled integer formatter
+ * and string escaping (no stdio, no allocation), for dump's JSON Lines and
+ * the run summary. (The truth stream, whose lines have fixed keys and a
+ * known bound, has its own in truth_write.c, with the escapes it always
+ * wrote: \n and \t where this writes \u000a and \u0009.) Appending never
+ * overflows: past the buffer's end it only counts, so the length needed is
+ * known (snprintf style).
  */
 #ifndef TOOLS_LIB_JSON_OUT_H
 #define TOOLS_LIB_JSON_OUT_H

@@ -50,15 +50,50 @@ int truth_write_ccswap_stop(FILE *f, const struct trace_config *cfg,
 /** truth_write_end - the "end" line. */
 int truth_write_end(FILE *f, const struct trace_config *cfg, const struct sim_end *end);
 
+struct truth_wbuf;
+
 /**
- * struct truth_writer - a trace_sink that writes every record as truth, for
- * `gen --truth` (tee it in front of the producer).
+ * struct truth_writer - writes every record as truth, for `gen --truth`
+ * (tee its sink in front of the producer).
+ * @f:   the stream
+ * @cfg: the configuration the lines follow
+ * @wb:  truth_writer_init's buffer (only truth_writer_* and
+ *       truth_writer_sink() use it; truth_sink() needs @f and @cfg alone)
  */
 struct truth_writer {
 	FILE *f;
 	const struct trace_config *cfg;
+	struct truth_wbuf *wb;
 };
+
+/**
+ * truth_sink - a sink that writes each record line to @w->f as it comes
+ * (@w->f and @w->cfg set by hand are enough).
+ */
 struct trace_sink truth_sink(struct truth_writer *w);
+
+/**
+ * truth_writer_init - a writer that gathers lines in a 1 MiB buffer and
+ * hands them to @f in blocks, at the "end" record and truth_writer_flush().
+ * What decides "pmc", "pebs_index" and the spin-lock counters is read from
+ * @cfg once, at the first switch or spin lock. Lines written straight to
+ * @f (the meta line) must come before the first buffered one, or after a
+ * flush. Free it with truth_writer_finish().
+ * Return: 0 or -ENOMEM.
+ */
+int truth_writer_init(struct truth_writer *w, FILE *f, const struct trace_config *cfg);
+/** truth_writer_sink - the sink of a writer from truth_writer_init(): lines through its buffer. */
+struct trace_sink truth_writer_sink(struct truth_writer *w);
+/** truth_writer_thread - truth_write_thread() through @w's buffer. Return: 0, -EIO or -ENOMEM. */
+int truth_writer_thread(struct truth_writer *w, uint32_t tid, unsigned group, bool exit,
+			uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS]);
+/** truth_writer_flush - hand the buffered lines to @f (not fflush). Return: 0 or -EIO. */
+int truth_writer_flush(struct truth_writer *w);
+/**
+ * truth_writer_finish - free the buffer (unflushed lines are dropped); a
+ * writer that was zeroed and never initialized, or NULL, is a no-op.
+ */
+void truth_writer_finish(struct truth_writer *w);
 
 /* ---- reading ------------------------------------------------------------ */
 

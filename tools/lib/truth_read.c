@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/lib/truth_read.c - reading the truth / replay stream declared in
- * tools/lib/truth.h (truth_write.c writes it) one line at a time with
- * getline + jansson, so memory stays bounded by the longest line.
+ * tools/lib/truth.h (truth_write.c writes it) one line at a time, from a
+ * buffer filled in large blocks, so memory stays bounded by the buffer
+ * and the longest line.
+ *
+ * Two parsers: a record line goes first to the fast path (truth_fast.c, a
+ * single pass made for the schema), which accepts what it can read with
+ * certainty; everything else - the meta line, and any record line it
+ * declines, a bad one included - is read with jansson below, so every
+ * error keeps its message. Both end in the same history checks.
  *
  *   truth_open:  line 1 -> trace_config (defaults, then the line's keys,
  *                then trace_config_check)
@@ -18,7 +25,9 @@
  *  - "pmc" is read for the sessions that stamp the event, by the same rule
  *    the writer uses (truth_schema.c); other entries are ignored.
  *  - jansson integers are signed 64-bit: unsigned fields read back only up
- *    to 2^63-1.
+ *    to 2^63-1. The fast path keeps that limit (it could read 2^64-1, but
+ *    the error for a value above 2^63-1, with its column, and the ranges
+ *    in the messages, "0..9223372036854775807", would change).
  */
 #include "tools/lib/truth.h"
 
@@ -30,11 +39,13 @@
 
 #include <jansson.h>
 
+#include "tools/lib/truth_fast.h"
 #include "tools/lib/truth_schema.h"
 
-#define KTHREAD_STATE_MAX 10 /* MaximumThreadState (KERNEL_FACTS 5.3, KTHREAD_STATE) */
-#define KTHREAD_WAITING	  5  /* Waiting: OldThreadStateWr holds the wait reason */
-#define WAIT_REASON_MAX	  63 /* OldThreadStateWr is 6 bits */
+#define READ_BLOCK	  (1u << 20) /* bytes asked of the stream at a time */
+#define KTHREAD_STATE_MAX 10	     /* MaximumThreadState (KERNEL_FACTS 5.3, KTHREAD_STATE) */
+#define KTHREAD_WAITING	  5	     /* Waiting: OldThreadStateWr holds the wait reason */
+#define WAIT_REASON_MAX	  63	     /* OldThreadStateWr is 6 bits */
 #define PRIORITY_MAX	  31
 #define QOS_MAX		  7
 #define IRQL_MAX	  31
@@ -60,8 +71,15 @@ struct truth_reader {
 	FILE *f;
 	bool own_f;
 	char *path;
-	char *buf;
+	char *buf; /* [cap + 1]: bytes read, a NUL after the line being parsed */
 	size_t cap;
+	size_t pos; /* the unparsed bytes are buf[pos..len) */
+	size_t len;
+	bool eof;      /* the stream has no more bytes */
+	bool read_err; /* the stream failed (errno in read_errno) */
+	int read_errno;
+	bool no_fast; /* every line with jansson (truth_reader_fast) */
+	struct truth_fast fast;
 	unsigned long line;	  /* lines read so far */
 	unsigned long blank_line; /* first of a run of blank lines, 0 if none */
 	unsigned long end_line;	  /* the "end" record's line, 0 if none yet */
@@ -944,6 +962,8 @@ static int parse_stop(const struct rd *d, struct truth_reader *r, json_t *o,
 	return 0;
 }
 
+static int check_end(const struct rd *d, struct truth_reader *r, const struct sim_end *end);
+
 static int parse_end(const struct rd *d, struct truth_reader *r, json_t *o, struct sim_end *end)
 {
 	int rc;
@@ -954,6 +974,12 @@ static int parse_end(const struct rd *d, struct truth_reader *r, json_t *o, stru
 	    (rc = get_ts(d, r->used, o, "ts", false, end->ts)) < 0) {
 		return rc;
 	}
+	return check_end(d, r, end);
+}
+
+/* The end may not be before any CPU's last record; then nothing may follow. */
+static int check_end(const struct rd *d, struct truth_reader *r, const struct sim_end *end)
+{
 	if (r->max_tick.line && end->tick < r->max_tick.v) {
 		return fail(d,
 			    "end: tick %" PRIu32 " is before cpu %u's last %" PRIu64 " (line %lu)",
@@ -985,32 +1011,78 @@ static bool is_blank(const char *s, size_t n)
 }
 
 /*
- * The next non-blank line, parsed. Return: 1 with *@out (caller decrefs),
- * 0 at EOF, -EINVAL (a JSON error, a read error, a blank line inside).
+ * The next line of the stream, its terminator included: *@s, *@n. It
+ * stays valid until the next call, and buf[pos..] after it may be
+ * changed (the caller puts a NUL after what it parses). Return: 1, 0 at
+ * the end of the stream, -1 on a read error (r->read_errno).
  */
-static int next_object(struct truth_reader *r, struct rd *d, json_t **out)
+static int read_line(struct truth_reader *r, char **s, size_t *n)
 {
-	json_error_t je;
-	ssize_t n;
-	char *s;
-
 	for (;;) {
-		errno = 0;
-		n = getline(&r->buf, &r->cap, r->f);
-		if (n < 0) {
-			if (ferror(r->f)) {
-				d->line = r->line + 1;
-				return fail(d, "read error: %s", strerror(errno ? errno : EIO));
+		char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+		size_t got;
+
+		if (nl || (r->eof && r->pos < r->len)) {
+			*s = r->buf + r->pos;
+			*n = nl ? (size_t)(nl + 1 - *s) : r->len - r->pos;
+			r->pos += *n;
+			return 1;
+		}
+		if (r->eof) {
+			return r->read_err ? -1 : 0;
+		}
+		/* the start of a line: to the front, and more room if it fills the buffer */
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+		if (r->cap - r->len < READ_BLOCK / 2) {
+			size_t cap = r->cap * 2;
+			char *nb = realloc(r->buf, cap + 1);
+
+			if (!nb) {
+				r->read_errno = ENOMEM;
+				r->read_err = r->eof = true;
+				continue;
 			}
+			r->buf = nb;
+			r->cap = cap;
+		}
+		errno = 0;
+		got = fread(r->buf + r->len, 1, r->cap - r->len, r->f);
+		r->len += got;
+		if (got == 0) {
+			r->eof = true;
+			if (ferror(r->f)) {
+				r->read_err = true;
+				r->read_errno = errno ? errno : EIO;
+			}
+		}
+	}
+}
+
+/*
+ * The next non-blank line, its terminators removed, with a NUL after it:
+ * *@s, *@n. Return: 1, 0 at EOF, -EINVAL (a read error, a blank line
+ * inside).
+ */
+static int next_line(struct truth_reader *r, struct rd *d, char **s, size_t *n)
+{
+	for (;;) {
+		int rc = read_line(r, s, n);
+
+		if (rc < 0) {
+			d->line = r->line + 1;
+			return fail(d, "read error: %s", strerror(r->read_errno));
+		}
+		if (rc == 0) {
 			return 0;
 		}
 		d->line = ++r->line;
-		s = r->buf;
-		if (r->line == 1 && n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
-			s += 3;
-			n -= 3;
+		if (r->line == 1 && *n >= 3 && !memcmp(*s, "\xEF\xBB\xBF", 3)) {
+			*s += 3;
+			*n -= 3;
 		}
-		if (is_blank(s, (size_t)n)) {
+		if (is_blank(*s, *n)) {
 			if (r->line == 1) {
 				return fail(d, "expected the meta line, found a blank line");
 			}
@@ -1024,24 +1096,38 @@ static int next_object(struct truth_reader *r, struct rd *d, json_t **out)
 			return fail(d, "blank line (only allowed at the end of the stream)");
 		}
 		/* without its terminator, an error at the end still has a column */
-		while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r')) {
-			n--;
+		while (*n > 0 && ((*s)[*n - 1] == '\n' || (*s)[*n - 1] == '\r')) {
+			(*n)--;
 		}
-		*out = json_loadb(s, (size_t)n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-		if (!*out) {
-			if (je.column > 0 && d->err && d->errlen) {
-				snprintf(d->err, d->errlen, "%s:%lu:%d: %s", d->path, d->line,
-					 je.column, je.text);
-				return -EINVAL;
-			}
-			return fail(d, "%s", je.text);
-		}
-		if (!json_is_object(*out)) {
-			json_decref(*out);
-			return fail(d, "not a JSON object");
-		}
+		(*s)[*n] = '\0'; /* buf has a byte past its capacity for the last line */
 		return 1;
 	}
+}
+
+/* Line @s (@n bytes) with jansson. Return: 1 with *@out (caller decrefs), or -EINVAL. */
+static int load_object(struct rd *d, const char *s, size_t n, json_t **out)
+{
+	json_error_t je;
+
+	*out = json_loadb(s, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+	if (!*out) {
+		if (je.column > 0 && d->err && d->errlen) {
+			snprintf(d->err, d->errlen, "%s:%lu:%d: %s", d->path, d->line, je.column,
+				 je.text);
+			return -EINVAL;
+		}
+		return fail(d, "%s", je.text);
+	}
+	if (!json_is_object(*out)) {
+		json_decref(*out);
+		return fail(d, "not a JSON object");
+	}
+	return 1;
+}
+
+void truth_reader_fast(struct truth_reader *r, bool on)
+{
+	r->no_fast = !on;
 }
 
 void truth_close(struct truth_reader *r)
@@ -1064,13 +1150,17 @@ struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char
 	struct truth_reader *r = calloc(1, sizeof(*r));
 	struct rd d = {path, 1, err, errlen};
 	json_t *o = NULL;
+	char *line;
+	size_t n;
 	int rc, e;
 
-	if (!r || !(r->path = strdup(strcmp(path, "-") ? path : "<stdin>"))) {
+	if (!r || !(r->path = strdup(strcmp(path, "-") ? path : "<stdin>")) ||
+	    !(r->buf = malloc(READ_BLOCK + 1))) {
 		e = ENOMEM;
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		goto fail;
 	}
+	r->cap = READ_BLOCK;
 	d.path = r->path;
 	if (!strcmp(path, "-")) {
 		r->f = stdin;
@@ -1084,9 +1174,12 @@ struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char
 			goto fail;
 		}
 	}
-	rc = next_object(r, &d, &o);
+	rc = next_line(r, &d, &line, &n);
 	if (rc == 0) {
 		fail(&d, "empty stream: expected the meta line");
+	}
+	if (rc > 0) {
+		rc = load_object(&d, line, n, &o);
 	}
 	if (rc <= 0) {
 		e = EINVAL;
@@ -1104,6 +1197,7 @@ struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char
 	}
 	r->ncs = truth_stamping_sessions(cfg, false, r->cs_sess);
 	r->nsl = truth_stamping_sessions(cfg, true, r->sl_sess);
+	truth_fast_init(&r->fast, &r->cfg);
 	r->hist = calloc(cfg->cpus, sizeof(*r->hist));
 	if (!r->hist) {
 		e = ENOMEM;
@@ -1118,11 +1212,83 @@ fail:
 	return NULL;
 }
 
+/*
+ * Line @s (@n bytes) by the fast path: 0 when it declines, else what
+ * truth_next returns, after the defaults that depend on the history and
+ * the same checks as the jansson path.
+ */
+static int next_fast(struct truth_reader *r, const struct rd *d, const char *s, size_t n,
+		     struct truth_record *rec)
+{
+	struct truth_fast_opt opt;
+	int kind = truth_fast_line(&r->fast, s, n, rec, &opt);
+	uint32_t tick;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+	uint64_t *rts = NULL;
+	int rc = 0;
+
+	switch (kind) {
+	case TRUTH_CSWITCH:
+		rc = check_cpu_time(d, r, rec->u.cs.cpu, rec->u.cs.tick, rec->u.cs.ts);
+		break;
+	case TRUTH_SPINLOCK:
+		if (!opt.tick) {
+			rec->u.sl.tick = r->hist[rec->u.sl.cpu].tick;
+		}
+		if (opt.name) {
+			size_t len = opt.name_len < sizeof(r->name) - 1 ? opt.name_len
+									: sizeof(r->name) - 1;
+
+			memcpy(r->name, opt.name, len);
+			r->name[len] = '\0';
+			rec->u.sl.name = r->name;
+		}
+		rc = check_cpu_time(d, r, rec->u.sl.cpu, rec->u.sl.tick, rec->u.sl.ts);
+		break;
+	case TRUTH_THREAD:
+		rts = rec->u.thread.ts;
+		if (!opt.tick) {
+			high_marks(r, &rec->u.thread.tick, ts);
+		}
+		break;
+	case TRUTH_CCSWAP_STOP:
+		rts = rec->u.stop.ts;
+		if (!opt.tick) {
+			high_marks(r, &rec->u.stop.tick, ts);
+		}
+		break;
+	case TRUTH_END:
+		rts = rec->u.end.ts;
+		if (!opt.tick) {
+			high_marks(r, &rec->u.end.tick, ts);
+		}
+		break;
+	default:
+		return 0;
+	}
+	if (rts) {
+		/* absent clocks are the largest seen so far */
+		high_marks(r, &tick, ts);
+		for (unsigned c = 0; c < SIM_CLOCK_SLOTS; c++) {
+			if (!(opt.ts & 1u << c)) {
+				rts[c] = ts[c];
+			}
+		}
+		if (kind == TRUTH_END) {
+			rc = check_end(d, r, &rec->u.end);
+		}
+	}
+	rec->kind = (enum truth_kind)kind;
+	return rc < 0 ? rc : kind;
+}
+
 int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size_t errlen)
 {
 	struct rd d = {r->path, r->line, err, errlen};
 	const char *kind;
 	json_t *o;
+	char *s;
+	size_t n;
 	int rc;
 
 	memset(rec, 0, sizeof(*rec));
@@ -1130,7 +1296,7 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size
 		rec->line = r->line + 1;
 		return TRUTH_EOF;
 	}
-	rc = next_object(r, &d, &o);
+	rc = next_line(r, &d, &s, &n);
 	if (rc < 0) {
 		return rc;
 	}
@@ -1146,6 +1312,14 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size
 		return TRUTH_END;
 	}
 	rec->line = d.line;
+	if (!r->end_line && !r->no_fast && (rc = next_fast(r, &d, s, n, rec)) != 0) {
+		return rc;
+	}
+	memset(&rec->u, 0, sizeof(rec->u));
+	rec->kind = TRUTH_EOF;
+	if ((rc = load_object(&d, s, n, &o)) < 0) {
+		return rc;
+	}
 	if (r->end_line) {
 		rc = fail(&d, "a record after the end line (line %lu)", r->end_line);
 	} else if ((rc = get_str(&d, o, "", "kind", true, &kind)) < 0) {
