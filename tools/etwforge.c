@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{"replay", cmd_replay, "encode a switch/spinlock stream (truth schema) into ETL files"},
 	{"dump", cmd_dump, "read any ETL file (ours or Windows') and print or draw it"},
 	{"verify", cmd_verify, "check an ETL file against its truth stream"},
+	{"corpus", cmd_corpus, "write a fuzzing corpus: edge cases, broken files, dictionary"},
 };
 
 static void usage(FILE *f)

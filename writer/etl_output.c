@@ -5,7 +5,10 @@
  *
  * The header buffer must come first in the file but is only complete at the
  * end (BuffersWritten, EndTime, EventsLost). Data buffers are written as
- * they are flushed, so memory stays bounded whatever the trace length:
+ * they are flushed, so memory stays bounded whatever the trace length. A
+ * data buffer takes BufferSize bytes, or fewer when it is compressed (its
+ * on-disk BufferSize is then its compressed length), so they are placed by
+ * a running offset:
  *
  *   OUT_RENAME (the temporary file beside a regular or new target):
  *     [ hole: BufferSize ][ buf 1 ][ buf 2 ] ...
@@ -14,6 +17,10 @@
  *   OUT_STDOUT / OUT_IN_PLACE (a device or FIFO, never replaced):
  *     tmpfile() spool (already unlinked)  [ buf 1 ][ buf 2 ] ...
  *     complete: write the header, then copy the spool after it
+ *
+ *   memory (writer_opts.mem: the corpus, the mutator, tests):
+ *     [ hole: BufferSize ][ buf 1 ][ buf 2 ] ... grown with realloc
+ *     complete: copy the header to 0, hash the image
  *
  * Every write loops over short writes and EINTR; a write that makes no
  * progress is -EIO. Errors are negative errno values; the writer keeps the
@@ -89,20 +96,20 @@ static int pread_all(int fd, uint8_t *p, size_t len, off_t off)
 	return 0;
 }
 
-/* Byte offset of buffer @index, or -EFBIG when off_t cannot hold it. */
-static int buffer_offset(uint64_t index, uint32_t buffer_size, off_t *off)
+/* @base + @at as an off_t, or -EFBIG when off_t cannot hold it. */
+static int data_offset(uint64_t base, uint64_t at, off_t *off)
 {
 	uint64_t max = ((uint64_t)1 << (sizeof(off_t) * 8 - 1)) - 1;
 
-	if (index > (max - buffer_size) / buffer_size) {
+	if (at > max - base) {
 		return -EFBIG;
 	}
-	*off = (off_t)(index * buffer_size);
+	*off = (off_t)(base + at);
 	return 0;
 }
 
-int etl_out_open(struct etl_output *out, struct out_file *of, const char *path,
-		 uint32_t buffer_size)
+int etl_out_open(struct etl_output *out, struct out_file *of, struct writer_mem *mem,
+		 const char *path, uint32_t buffer_size)
 {
 	char err[64];
 	int rc;
@@ -110,6 +117,17 @@ int etl_out_open(struct etl_output *out, struct out_file *of, const char *path,
 	memset(out, 0, sizeof(*out));
 	out->data_fd = -1;
 	out->buffer_size = buffer_size;
+	if (mem) {
+		/* the header buffer's place first, filled at the end */
+		mem->data = calloc(1, (size_t)buffer_size * 2);
+		if (!mem->data) {
+			return -ENOMEM;
+		}
+		mem->len = buffer_size;
+		out->mem = mem;
+		out->mem_cap = (size_t)buffer_size * 2;
+		return 0;
+	}
 	if (!of) {
 		out_set_init(&out->own);
 		out->owns_set = true;
@@ -139,21 +157,75 @@ int etl_out_open(struct etl_output *out, struct out_file *of, const char *path,
 	return 0;
 }
 
-int etl_out_write_data(struct etl_output *out, const uint8_t *buf)
+/* Append @len bytes to the memory image. */
+static int mem_append(struct etl_output *out, const uint8_t *buf, size_t len)
 {
-	uint64_t index = out->data_buffers + (out->of->kind == OUT_RENAME ? 1u : 0u);
-	off_t off;
-	int ret = buffer_offset(index, out->buffer_size, &off);
+	struct writer_mem *m = out->mem;
 
-	if (ret) {
-		return ret;
+	if (len > SIZE_MAX / 2 - m->len) {
+		return -EFBIG;
 	}
-	ret = pwrite_all(out->data_fd, buf, out->buffer_size, off);
+	if (m->len + len > out->mem_cap) {
+		size_t cap = out->mem_cap * 2 > m->len + len ? out->mem_cap * 2 : m->len + len;
+		uint8_t *n = realloc(m->data, cap);
+
+		if (!n) {
+			return -ENOMEM;
+		}
+		m->data = n;
+		out->mem_cap = cap;
+	}
+	memcpy(m->data + m->len, buf, len);
+	m->len += len;
+	return 0;
+}
+
+int etl_out_write_data(struct etl_output *out, const uint8_t *buf, size_t len)
+{
+	uint64_t base = out->mem || out->of->kind == OUT_RENAME ? out->buffer_size : 0u;
+	off_t off;
+	int ret;
+
+	if (out->mem) {
+		ret = mem_append(out, buf, len);
+	} else {
+		ret = data_offset(base, out->data_bytes, &off);
+		if (!ret) {
+			ret = pwrite_all(out->data_fd, buf, len, off);
+		}
+	}
 	if (ret) {
 		return ret;
 	}
 	out->data_buffers++;
+	out->data_bytes += len;
 	return 0;
+}
+
+/* The bytes of the data buffers, read back from @fd at @base in chunks of BufferSize. */
+static int hash_data(struct etl_output *out, int fd, uint64_t base, uint8_t *scratch,
+		     XXH3_state_t *h, int copy_fd)
+{
+	int ret = 0;
+
+	for (uint64_t at = 0; !ret && at < out->data_bytes;) {
+		uint64_t left = out->data_bytes - at;
+		size_t n = left < out->buffer_size ? (size_t)left : out->buffer_size;
+		off_t off;
+
+		ret = data_offset(base, at, &off);
+		if (!ret) {
+			ret = pread_all(fd, scratch, n, off);
+		}
+		if (!ret) {
+			XXH3_64bits_update(h, scratch, n);
+			if (copy_fd >= 0) {
+				ret = write_all(copy_fd, scratch, n);
+			}
+		}
+		at += n;
+	}
+	return ret;
 }
 
 /* The temporary file: header at 0, then hash the file as it now is. */
@@ -163,16 +235,8 @@ static int complete_rename(struct etl_output *out, const uint8_t *hdr, uint8_t *
 	int ret = pwrite_all(out->of->fd, hdr, out->buffer_size, 0);
 
 	XXH3_64bits_update(h, hdr, out->buffer_size);
-	for (uint64_t i = 1; !ret && i <= out->data_buffers; i++) {
-		off_t off;
-
-		ret = buffer_offset(i, out->buffer_size, &off);
-		if (!ret) {
-			ret = pread_all(out->of->fd, scratch, out->buffer_size, off);
-		}
-		if (!ret) {
-			XXH3_64bits_update(h, scratch, out->buffer_size);
-		}
+	if (!ret) {
+		ret = hash_data(out, out->of->fd, out->buffer_size, scratch, h, -1);
 	}
 	return ret;
 }
@@ -188,17 +252,8 @@ static int complete_stream(struct etl_output *out, const uint8_t *hdr, uint8_t *
 	}
 	ret = write_all(out->of->fd, hdr, out->buffer_size);
 	XXH3_64bits_update(h, hdr, out->buffer_size);
-	for (uint64_t i = 0; !ret && i < out->data_buffers; i++) {
-		off_t off;
-
-		ret = buffer_offset(i, out->buffer_size, &off);
-		if (!ret) {
-			ret = pread_all(out->data_fd, scratch, out->buffer_size, off);
-		}
-		if (!ret) {
-			XXH3_64bits_update(h, scratch, out->buffer_size);
-			ret = write_all(out->of->fd, scratch, out->buffer_size);
-		}
+	if (!ret) {
+		ret = hash_data(out, out->data_fd, 0, scratch, h, out->of->fd);
 	}
 	return ret;
 }
@@ -214,7 +269,11 @@ int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratc
 		return -ENOMEM;
 	}
 	XXH3_64bits_reset(h);
-	if (out->of->kind == OUT_RENAME) {
+	if (out->mem) {
+		memcpy(out->mem->data, hdr, out->buffer_size);
+		XXH3_64bits_update(h, out->mem->data, out->mem->len);
+		ret = 0;
+	} else if (out->of->kind == OUT_RENAME) {
 		ret = complete_rename(out, hdr, scratch, h);
 	} else {
 		ret = complete_stream(out, hdr, scratch, h);
@@ -241,6 +300,7 @@ int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratc
 
 void etl_out_abort(struct etl_output *out)
 {
+	out->mem = NULL; /* the image stays the caller's to free */
 	if (out->spool) {
 		fclose(out->spool);
 		out->spool = NULL;

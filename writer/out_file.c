@@ -34,7 +34,7 @@
 #include "writer/out_file.h"
 
 #define MAX_LINK_HOPS 40
-#define MAX_TEMPS     256
+#define MAX_TEMPS     (2 * OUT_SET_MAX) /* every temporary and its backup at commit */
 
 /* ---- the process-wide table of temporary files (for the signal handler) -- */
 
@@ -246,9 +246,6 @@ bool out_is_regular_target(const char *path)
 void out_set_init(struct out_set *s)
 {
 	memset(s, 0, sizeof(*s));
-	for (unsigned i = 0; i < OUT_SET_MAX; i++) {
-		s->files[i].fd = -1;
-	}
 }
 
 struct out_file *out_set_file(struct out_set *s, unsigned i)
@@ -317,6 +314,16 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 	}
 	if (!path || !path[0]) {
 		return fail(err, errlen, -ENOENT, label, "empty file name");
+	}
+	if (s->n == s->cap) {
+		unsigned cap = s->cap ? 2 * s->cap : 8;
+		struct out_file *n = realloc(s->files, cap * sizeof(*n));
+
+		if (!n) {
+			return fail(err, errlen, -ENOMEM, path, "out of memory");
+		}
+		s->files = n;
+		s->cap = cap;
 	}
 	f = &s->files[s->n];
 	memset(f, 0, sizeof(*f));
@@ -513,6 +520,11 @@ static int finish_one(struct out_file *f)
 	return rc;
 }
 
+int out_file_close(struct out_file *f)
+{
+	return finish_one(f);
+}
+
 static bool cleanup_signal_pending(void)
 {
 	sigset_t pend;
@@ -677,5 +689,8 @@ void out_set_free(struct out_set *s)
 		free(f->backup);
 		f->path = f->label = f->target = f->backup = NULL;
 	}
+	free(s->files);
+	s->files = NULL;
 	s->n = 0;
+	s->cap = 0;
 }

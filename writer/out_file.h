@@ -37,7 +37,7 @@ enum out_kind {
 	OUT_STDOUT,	/* "-": standard output, never closed */
 };
 
-#define OUT_SET_MAX 32 /* outputs of one run */
+#define OUT_SET_MAX 2048 /* outputs of one run (a corpus has a few hundred) */
 
 /**
  * struct out_file - one output of a run. Fields are read-only for users.
@@ -67,11 +67,16 @@ struct out_file {
 	bool renamed;
 };
 
-/** struct out_set - the outputs of one run. Zero-initialise, or out_set_init(). */
+/**
+ * struct out_set - the outputs of one run. Zero-initialise, or out_set_init().
+ * @files: @n entries (@cap allocated), grown by out_set_add(); pointers to
+ *         them stay valid once the set is open (no add after that)
+ */
 struct out_set {
 	unsigned n;
+	unsigned cap;
 	bool open;
-	struct out_file files[OUT_SET_MAX];
+	struct out_file *files;
 };
 
 /** out_set_init - an empty set. */
@@ -105,6 +110,15 @@ struct out_file *out_set_file(struct out_set *s, unsigned i);
  * Return: the stream, or NULL with errno set.
  */
 FILE *out_file_stream(struct out_file *f);
+
+/**
+ * out_file_close - finish @f early: flush its stream, sync and close its
+ * descriptor, so a run with many outputs holds few open at once. The
+ * temporary file stays and is renamed into place by out_set_commit() (or
+ * removed by out_set_abort()). Standard output is only flushed.
+ * Return: 0, or a negative errno (a write error: the run should abort).
+ */
+int out_file_close(struct out_file *f);
 
 /**
  * out_set_commit - flush every stream, sync and close every temporary file,

@@ -190,8 +190,13 @@ static void put_session(FILE *f, const struct trace_config *cfg, const struct tr
 	}
 	fprintf(f, "]},\"buffer_size\":%" PRIu32 ",\"file\":", s->buffer_size);
 	put_str(f, s->file);
-	fprintf(f, ",\"pool_buffers\":%" PRIu32 ",\"flush_latency\":%" PRIu64 "}", s->pool_buffers,
+	fprintf(f, ",\"pool_buffers\":%" PRIu32 ",\"flush_latency\":%" PRIu64, s->pool_buffers,
 		s->flush_latency);
+	if (s->compress) {
+		fputs(",\"compressed\":true",
+		      f); /* only when set: older streams stay as they were */
+	}
+	fputc('}', f);
 }
 
 static bool any_spinlock(const struct trace_config *cfg)
