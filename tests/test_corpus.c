@@ -388,6 +388,15 @@ Test(corpus, output_rules)
 	cr_assert_eq(test_run("'%s' corpus --out x --seed -3 2> /dev/null", test_bin()), 2);
 	cr_assert_eq(test_run("'%s' corpus --out x extra 2> /dev/null", test_bin()), 2);
 	cr_assert_eq(test_run("'%s' help corpus > /dev/null", test_bin()), 0);
+	/* a signal while an output blocks (a FIFO nobody reads): exit 128+15, no temporary left */
+	cr_assert_eq(mkdir(test_path("s"), 0777), 0);
+	cr_assert_eq(
+		test_run("mkfifo '%s/etl.dict' && ('%s' corpus -q --out '%s' & pid=$!; sleep 1; "
+			 "kill -TERM $pid; wait $pid; [ $? = 143 ])",
+			 test_path("s"), test_bin(), test_path("s")),
+		0);
+	cr_assert_eq(test_run("[ \"$(ls -A '%s')\" = etl.dict ]", test_path("s")), 0,
+		     "temporary files left behind");
 	/* over an earlier corpus: replaced in place */
 	make_corpus("c", "");
 	make_corpus("c", "");

@@ -58,15 +58,17 @@ export LD_LIBRARY_PATH="$(dirname "$lib")"
 
 # the fuzz harness of the README: a plain build reads a corpus file; with
 # clang's libFuzzer, a short run with the installed mutator linked in
-${CC:-cc} -std=c11 -Wall -Werror "$src/tools/examples/etl_harness.c" -o "$tmp/harness" ||
+${CC:-cc} -std=c11 -Wall -Werror ${EXAMPLE_CFLAGS:-} "$src/tools/examples/etl_harness.c" $flags \
+	-o "$tmp/harness" ||
 	fail "etl_harness does not build"
 "$bin" corpus -q --out "$tmp/seeds" || fail "corpus failed"
 "$tmp/harness" "$tmp/seeds/ccswap-tid-table-17th-thread.etl" | grep -q ' records$' ||
 	fail "etl_harness did not read a corpus file"
 if command -v clang >/dev/null && echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' |
 	clang -fsanitize=fuzzer -x c - -o "$tmp/lf-probe" 2>/dev/null; then
-	clang -O1 -g -fsanitize=fuzzer -DETL_LIBFUZZER "$src/tools/examples/etl_harness.c" \
-		$flags -letwforge_mutator -o "$tmp/harness_lf" || fail "the libFuzzer harness does not build"
+	clang -O1 -g -fsanitize=fuzzer ${EXAMPLE_CFLAGS:-} -DETL_LIBFUZZER \
+		"$src/tools/examples/etl_harness.c" $flags -letwforge_mutator -o "$tmp/harness_lf" ||
+		fail "the libFuzzer harness does not build"
 	"$tmp/harness_lf" -runs=300 -seed=1 "$tmp/seeds" >"$tmp/lf.log" 2>&1 ||
 		fail "the libFuzzer harness failed: $(tail -n 5 "$tmp/lf.log")"
 fi

@@ -26,6 +26,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +42,10 @@
 
 static const char *volatile temps[MAX_TEMPS];
 static volatile sig_atomic_t installed;
+
+/* Folders made for the outputs of a run (out_dir_make), removed with it if it fails. */
+#define MAX_DIRS 4
+static const char *volatile dirs[MAX_DIRS];
 
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -89,6 +95,13 @@ static void on_signal(int sig)
 			unlink(t);
 		}
 	}
+	for (unsigned i = 0; i < MAX_DIRS; i++) {
+		const char *d = dirs[i];
+
+		if (d) {
+			rmdir(d); /* only when empty: made for this run and nothing committed */
+		}
+	}
 	_exit(128 + sig);
 }
 
@@ -117,6 +130,66 @@ void out_signals_install(void)
 	}
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* ---- folders ------------------------------------------------------------------ */
+
+int out_dir_make(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	sigset_t old;
+	char *copy;
+	int e;
+
+	if (stat(path, &st) == 0) {
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s: not a directory", path);
+			return -ENOTDIR;
+		}
+		return 0;
+	}
+	copy = strdup(path);
+	if (!copy) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	block_signals(&old);
+	if (mkdir(path, 0777) != 0) {
+		e = errno;
+		restore_signals(&old);
+		free(copy);
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		return -e;
+	}
+	for (unsigned i = 0; i < MAX_DIRS; i++) {
+		if (!dirs[i]) {
+			dirs[i] = copy;
+			copy = NULL;
+			break;
+		}
+	}
+	restore_signals(&old);
+	free(copy); /* the table is full: it is still made, only not removed on a signal */
+	return 1;
+}
+
+void out_dir_done(const char *path, bool keep)
+{
+	sigset_t old;
+
+	block_signals(&old);
+	for (unsigned i = 0; i < MAX_DIRS; i++) {
+		const char *d = dirs[i];
+
+		if (d && !strcmp(d, path)) {
+			dirs[i] = NULL;
+			if (!keep) {
+				rmdir(d);
+			}
+			free((char *)(uintptr_t)d);
+		}
+	}
+	restore_signals(&old);
 }
 
 /* ---- names ---------------------------------------------------------------- */

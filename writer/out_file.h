@@ -148,6 +148,23 @@ void out_set_free(struct out_set *s);
 void out_signals_install(void);
 
 /**
+ * out_dir_make - make the folder @path for a run's outputs when it is not
+ * there (as `corpus --out DIR` does). A folder made here is removed again
+ * by the handler of out_signals_install() (when still empty) and by
+ * out_dir_done(@path, false), so a failed or interrupted run leaves
+ * nothing behind.
+ * Return: 1 made, 0 already there, or a negative errno with @err
+ * (-ENOTDIR: something else is at @path).
+ */
+int out_dir_make(const char *path, char *err, size_t errlen);
+
+/**
+ * out_dir_done - the run that made @path with out_dir_make() is over: keep
+ * the folder (@keep, after out_set_commit()) or remove it (when empty).
+ */
+void out_dir_done(const char *path, bool keep);
+
+/**
  * out_is_regular_target - would @path be written through a temporary file
  * (a regular file or a new path, after following symbolic links)? False
  * for "-", devices and FIFOs: derived file names are never made from those.

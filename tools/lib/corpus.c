@@ -22,8 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "tools/lib/api.h"
 #include "tools/lib/corpus.h"
@@ -567,6 +565,7 @@ struct output {
 	size_t len;
 	char *owned; /* freed with the output (made for it) */
 	int index;   /* in the out_set */
+	bool zip;    /* asked for by --zip */
 };
 
 struct outputs {
@@ -602,6 +601,7 @@ static int output_add(struct outputs *o, const char *dir, const char *name, cons
 	e->len = len;
 	e->owned = owned;
 	e->index = -1;
+	e->zip = false;
 	o->n++;
 	return 0;
 }
@@ -655,11 +655,13 @@ static int plan(struct outputs *o, const struct corpus *c, const char *dir, bool
 		if (!d || (rc = output_add(o, dir, name, d, len, d)) < 0) {
 			return -ENOMEM;
 		}
+		o->v[o->n - 1].zip = true;
 		t = zip_text(c, &len);
 		snprintf(name, sizeof(name), "%s_seed_corpus.zip", zip);
 		if (!t || (rc = output_add(o, dir, name, t, len, t)) < 0) {
 			return -ENOMEM;
 		}
+		o->v[o->n - 1].zip = true;
 	}
 	return 0;
 }
@@ -688,45 +690,27 @@ static int write_one(struct out_set *s, const struct output *o, char *err, size_
 	return rc;
 }
 
-/* Make @dir if it is not there. Return: 1 made, 0 was there, or a negative errno. */
-static int make_dir(const char *dir, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (stat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "%s: not a directory", dir);
-			return -ENOTDIR;
-		}
-		return 0;
-	}
-	if (mkdir(dir, 0777) != 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(e));
-		return -e;
-	}
-	return 1;
-}
-
 /* A zip name must be a plain file name (it becomes NAME_seed_corpus.zip in DIR). */
 static bool good_zip_name(const char *z)
 {
 	return z[0] && !strchr(z, '/') && strcmp(z, ".") && strcmp(z, "..") && strlen(z) < 128;
 }
 
+/*
+ * Every output in one set: added (collisions refused before anything is
+ * made), then @dir made if missing, then opened, written and committed
+ * together. A folder made here goes again when the run fails.
+ */
 static int write_all_outputs(struct outputs *o, const char *dir, char *msg, size_t msglen,
 			     int *status)
 {
 	struct out_set s;
-	int rc = 0;
+	int rc = 0, made = 0;
 
 	out_set_init(&s);
 	for (unsigned i = 0; i < o->n && rc >= 0; i++) {
-		char label[64];
-
-		snprintf(label, sizeof(label), "corpus file %u", i + 1);
-		rc = o->v[i].index = out_set_add(&s, o->v[i].path, label, msg, msglen);
+		rc = o->v[i].index =
+			out_set_add(&s, o->v[i].path, o->v[i].zip ? "--zip" : "--out", msg, msglen);
 	}
 	if (rc < 0) {
 		*status = rc == -EEXIST ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA;
@@ -734,7 +718,10 @@ static int write_all_outputs(struct outputs *o, const char *dir, char *msg, size
 		return rc;
 	}
 	*status = ETWFORGE_EXIT_DATA;
-	rc = out_set_open(&s, msg, msglen);
+	rc = made = out_dir_make(dir, msg, msglen);
+	if (rc >= 0) {
+		rc = out_set_open(&s, msg, msglen);
+	}
 	for (unsigned i = 0; i < o->n && rc >= 0; i++) {
 		rc = write_one(&s, &o->v[i], msg, msglen);
 	}
@@ -742,7 +729,9 @@ static int write_all_outputs(struct outputs *o, const char *dir, char *msg, size
 		rc = out_set_commit(&s, msg, msglen);
 	}
 	out_set_free(&s); /* aborts what was not committed */
-	(void)dir;
+	if (made == 1) {
+		out_dir_done(dir, rc >= 0);
+	}
 	return rc < 0 ? rc : 0;
 }
 
@@ -754,7 +743,7 @@ int etwforge_corpus_write(const char *dir, const struct etwforge_corpus_opts *op
 	struct corpus c = {0};
 	struct outputs outs = {0};
 	char msg[1024];
-	int rc, made = 0, status = ETWFORGE_EXIT_DATA;
+	int rc, status = ETWFORGE_EXIT_DATA;
 
 	if (!dir || !dir[0]) {
 		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
@@ -779,16 +768,8 @@ int etwforge_corpus_write(const char *dir, const struct etwforge_corpus_opts *op
 		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "out of memory");
 		goto out;
 	}
-	made = make_dir(dir, msg, sizeof(msg));
-	if (made < 0) {
-		rc = api_fail(err, made, ETWFORGE_EXIT_DATA, "%s", msg);
-		goto out;
-	}
 	rc = write_all_outputs(&outs, dir, msg, sizeof(msg), &status);
 	if (rc < 0) {
-		if (made == 1) {
-			rmdir(dir); /* made for this run: leave nothing behind */
-		}
 		rc = api_fail(err, rc, status, "%s", msg);
 		goto out;
 	}

@@ -914,7 +914,7 @@ static const struct mangle_rule rules[] = {
 	 "Offset (0x30) 8 bytes past the data, into the zero tail", r_offset_past_data},
 	{"mangle-buffer-size-0", "header-clock-qpc", "a data buffer's BufferSize 0",
 	 r_buffer_size_zero},
-	{"mangle-buffer-size-not-multiple", "cpus-64",
+	{"mangle-buffer-size-not-multiple", "lost-events-pool",
 	 "BufferSize 4095: not the logfile's, the next header read a byte early",
 	 r_buffer_size_odd},
 	{"mangle-buffer-size-past-file", "buffer-filled-exactly",
