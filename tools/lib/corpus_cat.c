@@ -30,6 +30,7 @@
 
 #include "scheduler_model/sim_rng.h"
 #include "producer/producer.h"
+#include "producer/spin_sample.h"
 #include "producer/targets.h"
 #include "tools/lib/corpus.h"
 #include "tools/lib/replay_mem.h"
@@ -59,7 +60,7 @@ struct sb_cpu {
 	uint64_t nspin;			/* logged spin locks so far */
 	uint64_t pmc[SIM_MAX_COUNTERS]; /* running counter values */
 	uint64_t pebs;			/* PebsIndex */
-	uint64_t acquires, contentions; /* PRCB spin-lock counters */
+	uint32_t acquires, contentions; /* PRCB SpinLockAcquireCount, ContentionCount */
 };
 
 struct sb_thread {
@@ -258,6 +259,7 @@ static void sb_start(struct sb *b)
 	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
 		b->cfg.start_ts[c] = clock_start(&b->cfg, (enum sim_clock)c);
 	}
+	b->cfg.spin_rows = TRACE_SPIN_ROWS_ALL; /* a line for every release, logged or not */
 	b->start_tick = (uint32_t)(36000000000ull / b->cfg.timer_resolution);
 	for (unsigned cpu = 0; cpu < SB_MAX_CPUS; cpu++) {
 		struct sb_cpu *p = &b->cpu[cpu];
@@ -432,15 +434,17 @@ static void sb_sw(struct sb *b, unsigned cpu, uint64_t delta, uint32_t new_tid)
 
 /*
  * One spin-lock acquire and release on @cpu by the thread on it. Whether
- * the release is logged follows the kernel's sampling predicate with the
- * default settings (KERNEL_FACTS 6.2, 6.3), counting the CPU's acquires
- * and contentions from the start of the trace.
+ * the release is logged is the kernel's sampling predicate (spin_sample(),
+ * the one verify applies too) with the stream's parameters, over the CPU's
+ * PRCB counters counted from the start of the trace; the truth carries the
+ * counters (meta "spinlock"."rows" is "all": every release has its line).
  */
 static void sb_spinlock(struct sb *b, unsigned cpu, const struct sb_spin *s)
 {
 	struct sb_cpu *p = &b->cpu[cpu];
 	bool x86 = b->cfg.arch == ETL_ARCH_X86;
 	struct sim_spinlock sl;
+	struct spin_prcb prcb;
 
 	if (b->err || !b->started) {
 		sb_fail(b, -EINVAL);
@@ -467,17 +471,17 @@ static void sb_spinlock(struct sb *b, unsigned cpu, const struct sb_spin *s)
 	sl.mode = s->mode;
 	sl.dpc = s->dpc;
 	sl.isr = s->isr;
-	if (!s->untracked) {
-		p->acquires++;
-		p->contentions += s->spins ? 1u : 0u;
-		if ((uint32_t)s->hold > HOLD_THRESHOLD) {
-			sl.why = SIM_SPIN_HOLD;
-		} else if (s->spins >= SPIN_THRESHOLD && p->contentions % CONTENTION_SAMPLE == 0) {
-			sl.why = SIM_SPIN_CONTENDED;
-		} else if (s->spins == 0 && (p->acquires - p->contentions) % ACQUIRE_SAMPLE == 0) {
-			sl.why = SIM_SPIN_ACQUIRE_SAMPLE;
-		}
-	}
+	/* every acquisition counts at its query, a contended one once acquired */
+	p->acquires++;
+	p->contentions += s->spins ? 1u : 0u;
+	prcb.acquire_count = p->acquires;
+	prcb.contention_count = p->contentions;
+	sl.acquire_count = prcb.acquire_count;
+	sl.contention_count = prcb.contention_count;
+	sl.untracked = s->untracked; /* past the 8-deep stack: never logged */
+	sl.why = s->untracked ? SIM_SPIN_NONE
+			      : spin_sample(&b->cfg.spin, &prcb, sl.acquire_time, sl.release_time,
+					    sl.spin_count);
 	sl.logged = sl.why != SIM_SPIN_NONE;
 	for (unsigned j = 0; j < b->cfg.ncounters; j++) {
 		sl.pmc[j] = p->pmc[j];
@@ -1088,12 +1092,21 @@ static void e_spin(struct sb *b, const struct edge *e)
 	if (e->arg == 5) {
 		b->cfg.arch = ETL_ARCH_X86;
 	}
+	if (e->arg == 6) {
+		/* EVENT_TRACE_SPINLOCK_INFORMATION set away from every default */
+		b->cfg.spin.spin_threshold = 4;
+		b->cfg.spin.acquire_sample_rate = 2000;
+		b->cfg.spin.contention_sample_rate = 3;
+		b->cfg.spin.hold_threshold = 5000000;
+	} else if (e->arg == 7) {
+		b->cfg.spin.hold_threshold = 0;
+	}
 	sb_start(b);
 	sb_sw(b, 0, 0, sb_new_tid(b));
 	switch (e->arg) {
 	case 0: { /* hold time at and just above HoldThreshold */
-		struct sb_spin at = {.hold = HOLD_THRESHOLD};
-		struct sb_spin above = {.hold = HOLD_THRESHOLD + 1,
+		struct sb_spin at = {.hold = SPIN_DEFAULT_HOLD_THRESHOLD};
+		struct sb_spin above = {.hold = SPIN_DEFAULT_HOLD_THRESHOLD + 1,
 					.mark = "held HoldThreshold + 1 cycles: logged (hold)"};
 		struct sb_spin wrap = {.hold = 0x100000000ull + 5, .mark = NULL};
 
@@ -1118,12 +1131,13 @@ static void e_spin(struct sb *b, const struct edge *e)
 		break;
 	}
 	case 2: /* the 1000th uncontended acquire is sampled */
-		for (unsigned i = 1; i <= ACQUIRE_SAMPLE + 1; i++) {
+		for (unsigned i = 1; i <= SPIN_DEFAULT_ACQUIRE_SAMPLE_RATE + 1; i++) {
 			struct sb_spin s = {.hold = 60, .delta = 3};
 
-			s.mark = i == ACQUIRE_SAMPLE ? "the 1000th uncontended acquire: logged "
-						       "(acquire_sample)"
-						     : NULL;
+			s.mark = i == SPIN_DEFAULT_ACQUIRE_SAMPLE_RATE
+					 ? "the 1000th uncontended acquire: logged "
+					   "(acquire_sample)"
+					 : NULL;
 			sb_spinlock(b, 0, &s);
 		}
 		break;
@@ -1153,6 +1167,31 @@ static void e_spin(struct sb *b, const struct edge *e)
 			}
 		}
 		break;
+	case 6: /* set parameters: every threshold moved, releases on each side of each */
+		for (unsigned i = 0; i < 12; i++) {
+			static const uint32_t spins[] = {3, 4, 5, 4, 4, 4, 0, 0, 0, 0, 0, 0};
+			struct sb_spin s = {.hold = i == 10   ? 5000000u
+						    : i == 11 ? 5000001u
+							      : 200,
+					    .spins = spins[i]};
+
+			s.mark = i == 2	   ? "the 3rd contention, a multiple of 3: logged"
+				 : i == 5  ? "the 6th contention: logged"
+				 : i == 11 ? "held 5000001 cycles > HoldThreshold 5000000: logged"
+					   : NULL;
+			sb_spinlock(b, 0, &s);
+		}
+		break;
+	case 7: /* HoldThreshold 0: the hold test is off, however long a lock is held */
+		for (unsigned i = 0; i < 3; i++) {
+			struct sb_spin s = {.hold = 0xFFFFFFFFu, .spins = i == 2 ? 1u : 0u};
+
+			s.mark = i == 2 ? "held 0xFFFFFFFF cycles, hold test off: logged as "
+					  "contended"
+					: NULL;
+			sb_spinlock(b, 0, &s);
+		}
+		break;
 	default: { /* x86 */
 		struct sb_spin s = {
 			.hold = 400, .spins = 2, .mark = "x86 WMI_SPINLOCK, 0x30 bytes"};
@@ -1165,8 +1204,9 @@ static void e_spin(struct sb *b, const struct edge *e)
 }
 
 /*
- * A 4 KiB buffer filled to its last byte: 0x48 + 97 x 0x28 (CSwitch) + 2 x
- * 0x48 (SpinLock) = 4096; the next event opens a second buffer.
+ * A 4 KiB buffer filled to its last byte: 0x48 + the configuration rundown
+ * 0x0F4B (0x30) + 94 x 0x28 (CSwitch) + 3 x 0x48 (SpinLock) = 4096; the
+ * next event opens a second buffer.
  */
 static void e_buffer_full(struct sb *b, const struct edge *e)
 {
@@ -1177,14 +1217,14 @@ static void e_buffer_full(struct sb *b, const struct edge *e)
 	sb_start(b);
 	a = sb_new_tid(b);
 	c = sb_new_tid(b);
-	for (unsigned i = 0; i < 98; i++) {
+	for (unsigned i = 0; i < 95; i++) {
 		struct sb_sw s = {.new_tid = i % 2 ? c : a};
 
-		s.mark = i == 96   ? "the last CSwitch: the buffer ends exactly at 4096"
-			 : i == 97 ? "the next CSwitch opens a new buffer"
+		s.mark = i == 93   ? "the last CSwitch: the buffer ends exactly at 4096"
+			 : i == 94 ? "the next CSwitch opens a new buffer"
 				   : NULL;
 		sb_switch(b, 0, &s);
-		if (i == 10 || i == 50) {
+		if (i == 10 || i == 50 || i == 70) {
 			struct sb_spin sp = {.hold = 100, .spins = 1};
 
 			sb_spinlock(b, 0, &sp);
@@ -1475,8 +1515,15 @@ static const struct edge catalogue[] = {
 	{"spinlock-depth-8", "nested acquires: depth 8 logged, a 9th never", e_spin, 3, 0, NULL},
 	{"spinlock-modes-dpc-isr", "AcquireMode 0..4 with ExecuteDpc and ExecuteIsr", e_spin, 4, 0,
 	 NULL},
+	{"spinlock-config-rundown",
+	 "the configuration rundown 0x0F4B/0x0F4C with parameters 4, 3, 2000, 5000000 (Spin, "
+	 "Contention, Acquire, Hold) and releases on each side of them",
+	 e_spin, 6, 0, NULL},
+	{"spinlock-config-hold-off", "HoldThreshold 0 in the rundown: the hold test is off", e_spin,
+	 7, 0, NULL},
 	/* buffers */
-	{"buffer-filled-exactly", "a 4 KiB buffer filled to its last byte, then a second",
+	{"buffer-filled-exactly",
+	 "a 4 KiB buffer filled to its last byte (rundown, 94 CSwitch, 3 SpinLock), then a second",
 	 e_buffer_full, 0, 0, NULL},
 	{"lost-events-pool", "a 1-buffer pool with a slow flush: EventsLost, BuffersLost", e_lost,
 	 0, 0, NULL},
@@ -1497,9 +1544,6 @@ static const struct edge catalogue[] = {
 
 /* Entries of the catalogue that cannot be made yet. */
 static const struct corpus_pending pending[] = {
-	{"spinlock-config-rundown",
-	 "the spin-lock configuration rundown events 0x0F4B/0x0F4C: not encoded by the engine yet "
-	 "(the spin-lock subsystem is being built)"},
 	{"pmc-cswitch-8",
 	 "8 PMC counters (allowed since 1703): the Marker's 3-bit count cannot carry 8; the "
 	 "engine refuses more than 7"},

@@ -13,6 +13,7 @@ int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg, char *
 {
 	struct producer_cfg pc;
 	char names[SIM_MAX_SESSIONS][TRACE_NAME_MAX + 8];
+	int rc;
 
 	memset(e, 0, sizeof(*e));
 	e->cfg = cfg;
@@ -34,7 +35,7 @@ int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg, char *
 		}
 		e->writers[i] = writer_create(&wo);
 		if (!e->writers[i]) {
-			int rc = -errno;
+			rc = -errno;
 
 			snprintf(err, errlen, "%s: cannot create: %s", wo.path, strerror(-rc));
 			return rc;
@@ -44,9 +45,16 @@ int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg, char *
 	}
 	e->prod = producer_create(&pc);
 	if (!e->prod) {
-		int rc = -errno;
+		rc = -errno;
 
 		snprintf(err, errlen, "cannot set up the producer: %s", strerror(-rc));
+		return rc;
+	}
+	/* tracing starts: the spin-lock configuration rundown, as session_run_open() */
+	rc = producer_start(e->prod, cfg->start_ts);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s",
+			 rc == -E2BIG ? "an event is larger than a buffer" : strerror(-rc));
 		return rc;
 	}
 	return 0;

@@ -30,6 +30,7 @@
 
 #include "scheduler_model/sim_rng.h"
 #include "producer/ccswap_expand.h"
+#include "producer/spin_sample.h"
 #include "producer/targets.h"
 #include "tools/lib/api.h"
 #include "tools/lib/corpus.h"
@@ -198,6 +199,35 @@ static uint32_t tick_at(const struct model *m, uint64_t t)
 	return m->start_tick + (uint32_t)(to_100ns(m, t > s ? t - s : 0) / m->cfg.timer_resolution);
 }
 
+/* The sampling parameters of the first spin-lock configuration rundown (0x0F4B) of @d. */
+static void spin_config_from(struct model *m, const struct etl_reader *d)
+{
+	for (unsigned i = 1; i < etl_reader_buffer_count(d); i++) {
+		const struct etl_buffer *b = etl_reader_buffer(d, i);
+		struct etw_spinlock_config sc;
+		struct spin_sampling p;
+		struct etl_record r;
+		struct etl_error e;
+		const char *why;
+		size_t pos = 0;
+
+		while (etl_buffer_next(d, b, &pos, &r, &e) > 0) {
+			if (r.kind != ETL_KIND_SYSTEM || r.hook_id != ETW_HOOK_SPINLOCK_DC_START ||
+			    etw_decode_spinlock_config(r.payload, r.payload_len, &sc) < 0) {
+				continue;
+			}
+			p.spin_threshold = sc.spin_threshold;
+			p.acquire_sample_rate = sc.acquire_sample_rate;
+			p.contention_sample_rate = sc.contention_sample_rate;
+			p.hold_threshold = sc.hold_threshold;
+			if (spin_sampling_check(&p, &why) == 0) {
+				m->cfg.spin = p;
+			}
+			return;
+		}
+	}
+}
+
 /* The session set-up of the file @d. */
 static void config_from(struct model *m, const struct etl_reader *d)
 {
@@ -230,6 +260,7 @@ static void config_from(struct model *m, const struct etl_reader *d)
 		m->cfg.start_ts[s->clock] = lf->header_system_time;
 	}
 	m->start_tick = (uint32_t)(36000000000ull / m->cfg.timer_resolution);
+	spin_config_from(m, d);
 }
 
 /* One CPU's events of @d as model records (appended), and what they say of the session. */
@@ -690,7 +721,7 @@ static void op_session(struct etwforge_mutator *x, struct model *m)
 					      "win10-1903", "win11-22h2"};
 	static const uint16_t hooks[] = {0x0524, 0x0525, 0x0529};
 
-	switch (rnd(x, 11)) {
+	switch (rnd(x, 12)) {
 	case 0:
 		s->flags ^= PRODUCER_F_COMPACT;
 		s->flags |= PRODUCER_F_CSWITCH;
@@ -742,6 +773,19 @@ static void op_session(struct etwforge_mutator *x, struct model *m)
 		s->flush_latency = rnd(x, 100000);
 		note(x, "pool");
 		break;
+	case 10: {
+		static const uint32_t spin[] = {1, 2, 4, 1000};
+		static const uint32_t rates[] = {1000, 1001, 5000, 65536};
+		static const uint32_t holds[] = {0, 1000000, 1000001, 0xFFFFFFFFu};
+
+		m->cfg.spin.spin_threshold = spin[rnd(x, 4)];
+		m->cfg.spin.acquire_sample_rate = rates[rnd(x, 4)];
+		m->cfg.spin.contention_sample_rate = (uint32_t)(1 + rnd(x, 4));
+		m->cfg.spin.hold_threshold = holds[rnd(x, 4)];
+		s->flags |= PRODUCER_F_SPINLOCK;
+		note(x, "spin-config");
+		break;
+	}
 	default: {
 		static const unsigned cpus[] = {1, 2, 3, 4, 64};
 
