@@ -116,7 +116,7 @@ ETWFORGE_API struct etwforge_output *etwforge_output_new(void);
  * names what asked for it in messages ("--timeline"). Creates nothing.
  * Return: the output's index (>= 0); -EEXIST it is the same file as an
  * output added before (@err: "LABEL PATH and LABEL2 PATH2 are the same
- * file"), -EISDIR, -ENOENT (empty name), -ELOOP, -ENOSPC (32 outputs
+ * file"), -EISDIR, -ENOENT (empty name), -ELOOP, -ENOSPC (2048 outputs
  * already), -EINVAL (@o is open), -ENOMEM; all with exit status 2.
  */
 ETWFORGE_API int etwforge_output_add(struct etwforge_output *o, const char *path, const char *label,
