@@ -10,7 +10,7 @@
 # failed` (a target fails when it left a crash, leak, timeout or OOM).
 #
 # tools/fuzz.sh --afl SECONDS - AFL++ against `etwforge dump --jsonl`
-# (built with afl-clang-fast in build-afl), SECONDS with the structure-aware
+# (built with afl-clang-fast, ASan and UBSan in build-afl), SECONDS with the structure-aware
 # mutator (libetwforge_mutator.so) and then SECONDS plain, on the same seeds;
 # prints executions, edges found and findings of both, and the edges of
 # each queue replayed by afl-showmap.
@@ -77,17 +77,19 @@ libfuzzer() {
 	[ "$failed" = 0 ]
 }
 
-# edges_found of an AFL++ run, and afl-showmap's count over its queue
+# an AFL++ run's figures: executions, edges_found, queue, findings (fuzzer_stats),
+# and the edges afl-showmap sees replaying its whole queue (SHOWMAP: the map file)
 afl_report() {
-	local name=$1 dir=$2 bin=$3
-	local stats="$dir/default/fuzzer_stats" tuples
-	tuples=$(afl-showmap -q -C -i "$dir/default/queue" -o /dev/null -- "$bin" dump --jsonl @@ 2>&1 |
-		sed -n 's/.*Captured \([0-9]*\) tuples.*/\1/p' | tail -n 1)
-	printf '%-8s execs %-10s edges %-6s (%s) queue %-5s crashes %s hangs %s showmap %s\n' "$name" \
-		"$(sed -n 's/^execs_done *: //p' "$stats")" "$(sed -n 's/^edges_found *: //p' "$stats")" \
-		"$(sed -n 's/^bitmap_cvg *: //p' "$stats")" "$(sed -n 's/^corpus_count *: //p' "$stats")" \
+	local name=$1 dir=$2 bin=$3 stats="$2/default/fuzzer_stats"
+	afl-showmap -C -e -t 5000 -i "$dir/default/queue" -o "$dir/showmap.txt" -- "$bin" dump --jsonl @@ \
+		>/dev/null 2>&1
+	printf '%-7s execs %-9s edges %-5s (%s)  queue %-5s crashes %s  hangs %s  showmap %s edges\n' \
+		"$name" "$(sed -n 's/^execs_done *: //p' "$stats")" \
+		"$(sed -n 's/^edges_found *: //p' "$stats")" "$(sed -n 's/^bitmap_cvg *: //p' "$stats")" \
+		"$(sed -n 's/^corpus_count *: //p' "$stats")" \
 		"$(sed -n 's/^saved_crashes *: //p;s/^unique_crashes *: //p' "$stats" | head -n 1)" \
-		"$(sed -n 's/^saved_hangs *: //p;s/^unique_hangs *: //p' "$stats" | head -n 1)" "${tuples:-?}"
+		"$(sed -n 's/^saved_hangs *: //p;s/^unique_hangs *: //p' "$stats" | head -n 1)" \
+		"$(wc -l <"$dir/showmap.txt" 2>/dev/null || echo '?')"
 }
 
 afl() {
@@ -96,8 +98,11 @@ afl() {
 		echo "tools/fuzz.sh: afl-fuzz not found (Debian: apt-get install afl++)" >&2
 		exit 2
 	}
+	# instrumented, with AddressSanitizer and UBSan (afl-cc adds them at build time)
+	export AFL_USE_ASAN=1 AFL_USE_UBSAN=1
 	if [ ! -f "$build/build.ninja" ]; then
-		CC=afl-clang-fast meson setup "$build" "$top" -Dstrict_warnings=disabled >/dev/null || exit 1
+		CC=afl-clang-fast meson setup "$build" "$top" -Dstrict_warnings=disabled \
+			-Db_lundef=false >/dev/null || exit 1
 	fi
 	ninja -C "$build" tools/etwforge tools/mutator/libetwforge_mutator.so >/dev/null || exit 1
 	make_seeds "$build/tools/etwforge"
@@ -105,8 +110,11 @@ afl() {
 	rm -rf "$out/afl-seeds"
 	mkdir -p "$out/afl-seeds"
 	find "$out/seeds/etl" -name '*.etl' -size -64k -exec cp {} "$out/afl-seeds/" \;
+	unset AFL_USE_ASAN AFL_USE_UBSAN
 	export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1
 	export AFL_NO_AFFINITY=1
+	export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0
+	export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:symbolize=0
 	for run in custom plain; do
 		rel="$out/afl-$run"
 		rm -rf "$rel"
@@ -123,6 +131,11 @@ afl() {
 	done
 	afl_report custom "$out/afl-custom" "$build/tools/etwforge"
 	afl_report plain "$out/afl-plain" "$build/tools/etwforge"
+	# edges one run reached and the other did not (showmap lines are "edge:count")
+	cut -d: -f1 "$out/afl-custom/showmap.txt" | sort >"$out/afl-custom/edges"
+	cut -d: -f1 "$out/afl-plain/showmap.txt" | sort >"$out/afl-plain/edges"
+	echo "edges only with the mutator: $(comm -23 "$out/afl-custom/edges" "$out/afl-plain/edges" | wc -l)," \
+		"only plain: $(comm -13 "$out/afl-custom/edges" "$out/afl-plain/edges" | wc -l)"
 }
 
 [ $# -ge 1 ] || usage
