@@ -21,12 +21,15 @@ _etwforge_options() {
 	bench)
 		echo "--json --quick --only -h --help"
 		;;
+	corpus)
+		echo "-o --out -s --seed -m --mangle -z --zip -q --quiet -h --help"
+		;;
 	esac
 }
 
 _etwforge() {
 	local cur prev cmd i
-	local commands="gen replay dump verify bench help"
+	local commands="gen replay dump verify bench corpus help"
 
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
@@ -78,14 +81,23 @@ _etwforge() {
 		_etwforge_files '@(json)'
 		return
 		;;
+	corpus:-o | corpus:--out)
+		if declare -F _filedir >/dev/null; then
+			_filedir -d
+		else
+			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		fi
+		return
+		;;
 	gen:--seed | gen:--duration | gen:--cpus | gen:-s | gen:--set | verify:-s | verify:--session | \
-		dump:--max-wait-reason | dump:--from | dump:--to | dump:--cpus)
+		dump:--max-wait-reason | dump:--from | dump:--to | dump:--cpus | corpus:-s | \
+		corpus:--seed | corpus:-z | corpus:--zip)
 		return # a value to type, not a file
 		;;
 	esac
 
 	if [[ $cmd == help ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "gen replay dump verify bench" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "gen replay dump verify bench corpus" -- "$cur")
 		return
 	fi
 	if [[ $cur == -* ]]; then

@@ -28,6 +28,8 @@ enum sim_rng_domain {
 	SIM_RNG_SCHED_CPU = 2,	  /* per-CPU scheduler decisions */
 	SIM_RNG_PEBS_CPU = 3,	  /* per-CPU counter noise */
 	SIM_RNG_SPIN = 4,	  /* reserved for the spin-lock model */
+	SIM_RNG_CORPUS = 5,	  /* etwforge corpus: what an edge case leaves free */
+	SIM_RNG_MUTATOR = 6,	  /* the structure-aware mutator's choices */
 };
 
 /**

@@ -6,7 +6,9 @@
 # installed files only, run them, and check what count_switches counts
 # against `etwforge dump --stats` (the installed tool) of the same file.
 # Also: the installed library exports etwforge_ symbols only; the manuals and
-# the bash completion are installed.
+# the bash completion are installed; the mutator plug-in
+# (libetwforge_mutator.so) exports its entry points only, and the fuzz
+# harness example builds and runs against it (libFuzzer when clang has it).
 set -eu
 build=$1
 src=$2
@@ -33,6 +35,13 @@ bin=$(find "$tmp/root" -path '*/bin/etwforge' | head -n 1)
 others=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^etwforge_' || true)
 [ -z "$others" ] || fail "exported symbols that are not etwforge_: $others"
 
+# the mutator plug-in: installed beside the library, the fuzzer entry points only
+mut=$(find "$tmp/root" -name 'libetwforge_mutator.so' | head -n 1)
+[ -n "$mut" ] || fail "no libetwforge_mutator.so installed"
+mexp=$(nm -D --defined-only "$mut" | awk '{print $3}' | sort | tr '\n' ' ')
+[ "$mexp" = "LLVMFuzzerCustomCrossOver LLVMFuzzerCustomMutator afl_custom_deinit afl_custom_describe afl_custom_fuzz afl_custom_init " ] ||
+	fail "libetwforge_mutator.so exports: $mexp"
+
 # build the examples against the installed files only (no source tree include path)
 export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
 flags=$(pkg-config --cflags --libs etwforge) || fail "pkg-config --cflags --libs etwforge failed"
@@ -46,6 +55,23 @@ for ex in gen_trace count_switches; do
 		fail "$ex does not build against the installed library"
 done
 export LD_LIBRARY_PATH="$(dirname "$lib")"
+
+# the fuzz harness of the README: a plain build reads a corpus file; with
+# clang's libFuzzer, a short run with the installed mutator linked in
+${CC:-cc} -std=c11 -Wall -Werror ${EXAMPLE_CFLAGS:-} "$src/tools/examples/etl_harness.c" $flags \
+	-o "$tmp/harness" ||
+	fail "etl_harness does not build"
+"$bin" corpus -q --out "$tmp/seeds" || fail "corpus failed"
+"$tmp/harness" "$tmp/seeds/ccswap-tid-table-17th-thread.etl" | grep -q ' records$' ||
+	fail "etl_harness did not read a corpus file"
+if command -v clang >/dev/null && echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' |
+	clang -fsanitize=fuzzer -x c - -o "$tmp/lf-probe" 2>/dev/null; then
+	clang -O1 -g -fsanitize=fuzzer ${EXAMPLE_CFLAGS:-} -DETL_LIBFUZZER \
+		"$src/tools/examples/etl_harness.c" $flags -letwforge_mutator -o "$tmp/harness_lf" ||
+		fail "the libFuzzer harness does not build"
+	"$tmp/harness_lf" -runs=300 -seed=1 "$tmp/seeds" >"$tmp/lf.log" 2>&1 ||
+		fail "the libFuzzer harness failed: $(tail -n 5 "$tmp/lf.log")"
+fi
 
 "$tmp/gen_trace" "$tmp/t.etl" >"$tmp/gen.out" || fail "gen_trace failed"
 grep -q ' switches in ' "$tmp/gen.out" || fail "gen_trace said: $(cat "$tmp/gen.out")"

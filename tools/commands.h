@@ -13,5 +13,6 @@ int cmd_dump(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_corpus(int argc, char **argv);
 
 #endif /* TOOLS_COMMANDS_H */

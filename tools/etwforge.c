@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{"dump", cmd_dump, "read any ETL file (ours or Windows') and print or draw it"},
 	{"verify", cmd_verify, "check an ETL file against its truth stream"},
 	{"bench", cmd_bench, "measure the hot paths and the commands on this machine"},
+	{"corpus", cmd_corpus, "write a fuzzing corpus: edge cases, broken files, dictionary"},
 };
 
 static void usage(FILE *f)

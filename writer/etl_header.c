@@ -61,6 +61,11 @@ void etl_put_buffer_header(uint8_t *buf, const struct etl_buffer_info *bi)
 	put_le64(buf + ETL_BH_CLOCK_UNION, 0);
 	put_le16(buf + ETL_BH_PROCESSOR_INDEX, bi->cpu);
 	put_le16(buf + ETL_BH_LOGGER_ID, bi->logger_id);
+	/*
+	 * State 3 (Flush) everywhere; in a compressed file the low 16 bits of the
+	 * header buffer's State name the format, and 3 is XPRESS too (ETL_READERS 2.7).
+	 */
+	static_assert(ETL_BUFFER_STATE_FLUSH == 3u, "Flush state = COMPRESSION_FORMAT_XPRESS");
 	put_le32(buf + ETL_BH_STATE, ETL_BUFFER_STATE_FLUSH);
 	put_le32(buf + ETL_BH_OFFSET, bi->end);
 	put_le16(buf + ETL_BH_BUFFER_FLAG, bi->flags);
@@ -107,8 +112,9 @@ static void put_logfile_header(uint8_t *lf, const struct writer_opts *o)
 	/* Version {Major, Minor, SubVersion, SubMinorVersion}: Windows 10 -> 0x0501000A. */
 	put_u8(lf + ETL_LF_VERSION + 0, o->os_major);
 	put_u8(lf + ETL_LF_VERSION + 1, o->os_minor);
-	put_u8(lf + ETL_LF_VERSION + 2, ETL_LAYOUT_VERSION_MAJOR);
-	put_u8(lf + ETL_LF_VERSION + 3, ETL_LAYOUT_VERSION_MINOR);
+	/* a compressed file is layout 2.0 (KERNEL_FACTS 8.2; the relogged samples) */
+	put_u8(lf + ETL_LF_VERSION + 2, o->compress ? 2u : ETL_LAYOUT_VERSION_MAJOR);
+	put_u8(lf + ETL_LF_VERSION + 3, o->compress ? 0u : ETL_LAYOUT_VERSION_MINOR);
 	put_le32(lf + ETL_LF_PROVIDER_VERSION, o->provider_version);
 	put_le32(lf + ETL_LF_NUMBER_OF_PROCESSORS, o->cpus);
 	put_le32(lf + ETL_LF_TIMER_RESOLUTION, o->timer_resolution);

@@ -5,7 +5,10 @@
  *
  * The header buffer must come first in the file but is only complete at the
  * end (BuffersWritten, EndTime, EventsLost). Data buffers are written as
- * they are flushed, so memory stays bounded whatever the trace length:
+ * they are flushed, so memory stays bounded whatever the trace length. A
+ * data buffer takes BufferSize bytes, or fewer when it is compressed (its
+ * on-disk BufferSize is then its compressed length), so they are placed by
+ * a running offset:
  *
  *   OUT_RENAME (the temporary file beside a regular or new target):
  *     [ hole: BufferSize ][ buf 1 ][ buf 2 ] ...
@@ -15,24 +18,29 @@
  *     tmpfile() spool (already unlinked)  [ buf 1 ][ buf 2 ] ...
  *     complete: write the header, then copy the spool after it
  *
+ *   memory (writer_opts.mem: the corpus, the mutator, tests):
+ *     [ hole: BufferSize ][ buf 1 ][ buf 2 ] ... grown with realloc
+ *     complete: copy the header to 0, hash the image
+ *
  * A data buffer is written up to its end of data (SavedOffset); its zero
- * tail is left as a hole of the new file (the next buffer's write, or the
- * final ftruncate, extends the file over it), so a mostly empty buffer
- * costs no copy: a compact session's 1 MiB buffers are a few KB of events.
- * The hash reads back the data and counts the tail's zeros without reading.
+ * tail is left as a hole of the file (the next buffer's write, or the final
+ * ftruncate, extends the file over it), so a mostly empty buffer costs no
+ * copy: a compact session's 1 MiB buffers are a few KB of events. Reading
+ * the file back for the hash, SEEK_DATA/SEEK_HOLE find the holes, whose
+ * zeros are counted without being read (a file system without holes
+ * simply reads them).
  *
  * Every write loops over short writes and EINTR; a write that makes no
  * progress is -EIO. Errors are negative errno values; the writer keeps the
  * first one (sticky).
  */
+#define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE (Linux, the BSDs, Solaris) */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "writer/etl_layout.h"
-#include "writer/etl_wire.h"
 #include "writer/writer_internal.h"
 
 static int write_all(int fd, const uint8_t *p, size_t len)
@@ -97,20 +105,20 @@ static int pread_all(int fd, uint8_t *p, size_t len, off_t off)
 	return 0;
 }
 
-/* Byte offset of buffer @index, or -EFBIG when off_t cannot hold it. */
-static int buffer_offset(uint64_t index, uint32_t buffer_size, off_t *off)
+/* @base + @at as an off_t, or -EFBIG when off_t cannot hold it. */
+static int data_offset(uint64_t base, uint64_t at, off_t *off)
 {
 	uint64_t max = ((uint64_t)1 << (sizeof(off_t) * 8 - 1)) - 1;
 
-	if (index > (max - buffer_size) / buffer_size) {
+	if (at > max - base) {
 		return -EFBIG;
 	}
-	*off = (off_t)(index * buffer_size);
+	*off = (off_t)(base + at);
 	return 0;
 }
 
-int etl_out_open(struct etl_output *out, struct out_file *of, const char *path,
-		 uint32_t buffer_size)
+int etl_out_open(struct etl_output *out, struct out_file *of, struct writer_mem *mem,
+		 const char *path, uint32_t buffer_size)
 {
 	char err[64];
 	int rc;
@@ -118,6 +126,17 @@ int etl_out_open(struct etl_output *out, struct out_file *of, const char *path,
 	memset(out, 0, sizeof(*out));
 	out->data_fd = -1;
 	out->buffer_size = buffer_size;
+	if (mem) {
+		/* the header buffer's place first, filled at the end */
+		mem->data = calloc(1, (size_t)buffer_size * 2);
+		if (!mem->data) {
+			return -ENOMEM;
+		}
+		mem->len = buffer_size;
+		out->mem = mem;
+		out->mem_cap = (size_t)buffer_size * 2;
+		return 0;
+	}
 	if (!of) {
 		out_set_init(&out->own);
 		out->owns_set = true;
@@ -147,32 +166,61 @@ int etl_out_open(struct etl_output *out, struct out_file *of, const char *path,
 	return 0;
 }
 
-int etl_out_write_data(struct etl_output *out, const uint8_t *buf, uint32_t used)
+/* Append @len bytes to the memory image: the first @used from @buf, then zeros. */
+static int mem_append(struct etl_output *out, const uint8_t *buf, size_t used, size_t len)
 {
-	uint64_t index = out->data_buffers + (out->of->kind == OUT_RENAME ? 1u : 0u);
-	off_t off;
-	int ret = buffer_offset(index, out->buffer_size, &off);
+	struct writer_mem *m = out->mem;
 
-	if (ret) {
-		return ret;
+	if (len > SIZE_MAX / 2 - m->len) {
+		return -EFBIG;
 	}
-	if (used < ETL_BH_LEN || used > out->buffer_size) {
-		used = out->buffer_size;
+	if (m->len + len > out->mem_cap) {
+		size_t cap = out->mem_cap * 2 > m->len + len ? out->mem_cap * 2 : m->len + len;
+		uint8_t *n = realloc(m->data, cap);
+
+		if (!n) {
+			return -ENOMEM;
+		}
+		m->data = n;
+		out->mem_cap = cap;
 	}
-	/* the tail [used, BufferSize) stays a hole: zeros, not written */
-	ret = pwrite_all(out->data_fd, buf, used, off);
+	memcpy(m->data + m->len, buf, used);
+	memset(m->data + m->len + used, 0, len - used);
+	m->len += len;
+	return 0;
+}
+
+int etl_out_write_data(struct etl_output *out, const uint8_t *buf, uint32_t used, uint32_t len)
+{
+	uint64_t base = out->mem || out->of->kind == OUT_RENAME ? out->buffer_size : 0u;
+	off_t off;
+	int ret;
+
+	if (used > len) {
+		used = len;
+	}
+	if (out->mem) {
+		ret = mem_append(out, buf, used, len);
+	} else {
+		/* the tail [used, len) stays a hole: zeros, not written */
+		ret = data_offset(base, out->data_bytes, &off);
+		if (!ret) {
+			ret = pwrite_all(out->data_fd, buf, used, off);
+		}
+	}
 	if (ret) {
 		return ret;
 	}
 	out->data_buffers++;
+	out->data_bytes += len;
 	return 0;
 }
 
-/* Extend @fd over the holes to @buffers whole buffers. */
-static int extend(int fd, uint64_t buffers, uint32_t buffer_size)
+/* Extend @fd over a trailing hole to @base + the data bytes. */
+static int extend(struct etl_output *out, int fd, uint64_t base)
 {
 	off_t end;
-	int ret = buffer_offset(buffers, buffer_size, &end);
+	int ret = data_offset(base, out->data_bytes, &end);
 
 	if (!ret && ftruncate(fd, end) < 0) {
 		ret = -errno;
@@ -182,39 +230,86 @@ static int extend(int fd, uint64_t buffers, uint32_t buffer_size)
 
 static const uint8_t zeros[4096];
 
-/*
- * Hash buffer @index of @fd into @h: its data, read back (SavedOffset says
- * where it ends), then its zero tail, counted without reading it.
- */
-static int hash_buffer(int fd, uint64_t index, uint32_t buffer_size, uint8_t *scratch,
-		       XXH3_state_t *h)
+/* @len zeros into @h (and to @copy_fd when it is >= 0). */
+static int hash_zeros(uint64_t len, XXH3_state_t *h, int copy_fd)
 {
-	uint32_t used;
-	off_t off;
-	int ret = buffer_offset(index, buffer_size, &off);
+	int ret = 0;
 
-	if (!ret) {
-		ret = pread_all(fd, scratch, ETL_BH_LEN, off);
-	}
-	if (ret) {
-		return ret;
-	}
-	used = get_le32(scratch + ETL_BH_SAVED_OFFSET);
-	if (used < ETL_BH_LEN || used > buffer_size) {
-		used = buffer_size;
-	}
-	ret = pread_all(fd, scratch + ETL_BH_LEN, used - ETL_BH_LEN, off + ETL_BH_LEN);
-	if (ret) {
-		return ret;
-	}
-	XXH3_64bits_update(h, scratch, used);
-	for (uint32_t left = buffer_size - used; left;) {
-		uint32_t n = left < sizeof(zeros) ? left : (uint32_t)sizeof(zeros);
+	while (!ret && len) {
+		size_t n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
 
 		XXH3_64bits_update(h, zeros, n);
-		left -= n;
+		if (copy_fd >= 0) {
+			ret = write_all(copy_fd, zeros, n);
+		}
+		len -= n;
 	}
-	return 0;
+	return ret;
+}
+
+/*
+ * Where the data at or after @pos of @fd starts (@end when none before
+ * it), and where it ends. Without SEEK_DATA/SEEK_HOLE (or on any error)
+ * everything is data: correct, just read.
+ */
+static void next_data(int fd, off_t pos, off_t end, off_t *data, off_t *hole)
+{
+#ifdef SEEK_DATA
+	off_t d = lseek(fd, pos, SEEK_DATA);
+	off_t e;
+
+	if (d < 0) {
+		*data = errno == ENXIO ? end : pos;
+		*hole = end;
+		return;
+	}
+	*data = d < end ? d : end;
+	e = lseek(fd, *data, SEEK_HOLE);
+	*hole = e < 0 || e > end ? end : e;
+	if (*hole <= *data) {
+		*hole = end;
+	}
+#else
+	(void)fd;
+	*data = pos;
+	*hole = end;
+#endif
+}
+
+/*
+ * The bytes of the data buffers, read back from @fd at @base in chunks of
+ * BufferSize (@scratch), holes counted as zeros; copied to @copy_fd when
+ * it is >= 0.
+ */
+static int hash_data(struct etl_output *out, int fd, uint64_t base, uint8_t *scratch,
+		     XXH3_state_t *h, int copy_fd)
+{
+	off_t pos, end;
+	int ret = data_offset(base, 0, &pos);
+
+	if (!ret) {
+		ret = data_offset(base, out->data_bytes, &end);
+	}
+	while (!ret && pos < end) {
+		off_t data, hole;
+
+		next_data(fd, pos, end, &data, &hole);
+		ret = hash_zeros((uint64_t)(data - pos), h, copy_fd);
+		for (pos = data; !ret && pos < hole;) {
+			size_t n = hole - pos < (off_t)out->buffer_size ? (size_t)(hole - pos)
+									: out->buffer_size;
+
+			ret = pread_all(fd, scratch, n, pos);
+			if (!ret) {
+				XXH3_64bits_update(h, scratch, n);
+				if (copy_fd >= 0) {
+					ret = write_all(copy_fd, scratch, n);
+				}
+			}
+			pos += (off_t)n;
+		}
+	}
+	return ret;
 }
 
 /* The temporary file: header at 0, then hash the file as it now is. */
@@ -224,11 +319,11 @@ static int complete_rename(struct etl_output *out, const uint8_t *hdr, uint8_t *
 	int ret = pwrite_all(out->of->fd, hdr, out->buffer_size, 0);
 
 	if (!ret) {
-		ret = extend(out->of->fd, out->data_buffers + 1u, out->buffer_size);
+		ret = extend(out, out->of->fd, out->buffer_size);
 	}
 	XXH3_64bits_update(h, hdr, out->buffer_size);
-	for (uint64_t i = 1; !ret && i <= out->data_buffers; i++) {
-		ret = hash_buffer(out->of->fd, i, out->buffer_size, scratch, h);
+	if (!ret) {
+		ret = hash_data(out, out->of->fd, out->buffer_size, scratch, h, -1);
 	}
 	return ret;
 }
@@ -242,22 +337,13 @@ static int complete_stream(struct etl_output *out, const uint8_t *hdr, uint8_t *
 	if (out->of->kind == OUT_STDOUT) {
 		fflush(stdout); /* keep whatever stdio already buffered ahead of us */
 	}
-	ret = extend(out->data_fd, out->data_buffers, out->buffer_size);
+	ret = extend(out, out->data_fd, 0);
 	if (!ret) {
 		ret = write_all(out->of->fd, hdr, out->buffer_size);
 	}
 	XXH3_64bits_update(h, hdr, out->buffer_size);
-	for (uint64_t i = 0; !ret && i < out->data_buffers; i++) {
-		off_t off;
-
-		ret = buffer_offset(i, out->buffer_size, &off);
-		if (!ret) {
-			ret = pread_all(out->data_fd, scratch, out->buffer_size, off);
-		}
-		if (!ret) {
-			XXH3_64bits_update(h, scratch, out->buffer_size);
-			ret = write_all(out->of->fd, scratch, out->buffer_size);
-		}
+	if (!ret) {
+		ret = hash_data(out, out->data_fd, 0, scratch, h, out->of->fd);
 	}
 	return ret;
 }
@@ -273,7 +359,11 @@ int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratc
 		return -ENOMEM;
 	}
 	XXH3_64bits_reset(h);
-	if (out->of->kind == OUT_RENAME) {
+	if (out->mem) {
+		memcpy(out->mem->data, hdr, out->buffer_size);
+		XXH3_64bits_update(h, out->mem->data, out->mem->len);
+		ret = 0;
+	} else if (out->of->kind == OUT_RENAME) {
 		ret = complete_rename(out, hdr, scratch, h);
 	} else {
 		ret = complete_stream(out, hdr, scratch, h);
@@ -300,6 +390,7 @@ int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratc
 
 void etl_out_abort(struct etl_output *out)
 {
+	out->mem = NULL; /* the image stays the caller's to free */
 	if (out->spool) {
 		fclose(out->spool);
 		out->spool = NULL;

@@ -26,6 +26,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,13 +36,17 @@
 #include "writer/out_file.h"
 
 #define MAX_LINK_HOPS 40
-#define MAX_TEMPS     256
+#define MAX_TEMPS     (2 * OUT_SET_MAX) /* every temporary and its backup at commit */
 
 /* ---- the process-wide table of temporary files (for the signal handler) -- */
 
 static const char *volatile temps[MAX_TEMPS];
 static volatile sig_atomic_t installed;
 static void (*volatile at_signal)(int sig); /* out_signals_at_exit() */
+
+/* Folders made for the outputs of a run (out_dir_make), removed with it if it fails. */
+#define MAX_DIRS 4
+static const char *volatile dirs[MAX_DIRS];
 
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -92,6 +98,13 @@ static void on_signal(int sig)
 			unlink(t);
 		}
 	}
+	for (unsigned i = 0; i < MAX_DIRS; i++) {
+		const char *d = dirs[i];
+
+		if (d) {
+			rmdir(d); /* only when empty: made for this run and nothing committed */
+		}
+	}
 	if (fn) {
 		fn(sig);
 	}
@@ -128,6 +141,66 @@ void out_signals_install(void)
 	}
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* ---- folders ------------------------------------------------------------------ */
+
+int out_dir_make(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	sigset_t old;
+	char *copy;
+	int e;
+
+	if (stat(path, &st) == 0) {
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s: not a directory", path);
+			return -ENOTDIR;
+		}
+		return 0;
+	}
+	copy = strdup(path);
+	if (!copy) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	block_signals(&old);
+	if (mkdir(path, 0777) != 0) {
+		e = errno;
+		restore_signals(&old);
+		free(copy);
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		return -e;
+	}
+	for (unsigned i = 0; i < MAX_DIRS; i++) {
+		if (!dirs[i]) {
+			dirs[i] = copy;
+			copy = NULL;
+			break;
+		}
+	}
+	restore_signals(&old);
+	free(copy); /* the table is full: it is still made, only not removed on a signal */
+	return 1;
+}
+
+void out_dir_done(const char *path, bool keep)
+{
+	sigset_t old;
+
+	block_signals(&old);
+	for (unsigned i = 0; i < MAX_DIRS; i++) {
+		const char *d = dirs[i];
+
+		if (d && !strcmp(d, path)) {
+			dirs[i] = NULL;
+			if (!keep) {
+				rmdir(d);
+			}
+			free((char *)(uintptr_t)d);
+		}
+	}
+	restore_signals(&old);
 }
 
 /* ---- names ---------------------------------------------------------------- */
@@ -257,9 +330,6 @@ bool out_is_regular_target(const char *path)
 void out_set_init(struct out_set *s)
 {
 	memset(s, 0, sizeof(*s));
-	for (unsigned i = 0; i < OUT_SET_MAX; i++) {
-		s->files[i].fd = -1;
-	}
 }
 
 struct out_file *out_set_file(struct out_set *s, unsigned i)
@@ -328,6 +398,16 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 	}
 	if (!path || !path[0]) {
 		return fail(err, errlen, -ENOENT, label, "empty file name");
+	}
+	if (s->n == s->cap) {
+		unsigned cap = s->cap ? 2 * s->cap : 8;
+		struct out_file *n = realloc(s->files, cap * sizeof(*n));
+
+		if (!n) {
+			return fail(err, errlen, -ENOMEM, path, "out of memory");
+		}
+		s->files = n;
+		s->cap = cap;
 	}
 	f = &s->files[s->n];
 	memset(f, 0, sizeof(*f));
@@ -524,6 +604,11 @@ static int finish_one(struct out_file *f)
 	return rc;
 }
 
+int out_file_close(struct out_file *f)
+{
+	return finish_one(f);
+}
+
 static bool cleanup_signal_pending(void)
 {
 	sigset_t pend;
@@ -688,5 +773,8 @@ void out_set_free(struct out_set *s)
 		free(f->backup);
 		f->path = f->label = f->target = f->backup = NULL;
 	}
+	free(s->files);
+	s->files = NULL;
 	s->n = 0;
+	s->cap = 0;
 }

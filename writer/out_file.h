@@ -38,7 +38,7 @@ enum out_kind {
 	OUT_STDOUT,	/* "-": standard output, never closed */
 };
 
-#define OUT_SET_MAX 32 /* outputs of one run */
+#define OUT_SET_MAX 2048 /* outputs of one run (a corpus has a few hundred) */
 
 /**
  * struct out_file - one output of a run. Fields are read-only for users.
@@ -68,11 +68,16 @@ struct out_file {
 	bool renamed;
 };
 
-/** struct out_set - the outputs of one run. Zero-initialise, or out_set_init(). */
+/**
+ * struct out_set - the outputs of one run. Zero-initialise, or out_set_init().
+ * @files: @n entries (@cap allocated), grown by out_set_add(); pointers to
+ *         them stay valid once the set is open (no add after that)
+ */
 struct out_set {
 	unsigned n;
+	unsigned cap;
 	bool open;
-	struct out_file files[OUT_SET_MAX];
+	struct out_file *files;
 };
 
 /** out_set_init - an empty set. */
@@ -108,6 +113,15 @@ struct out_file *out_set_file(struct out_set *s, unsigned i);
 FILE *out_file_stream(struct out_file *f);
 
 /**
+ * out_file_close - finish @f early: flush its stream, sync and close its
+ * descriptor, so a run with many outputs holds few open at once. The
+ * temporary file stays and is renamed into place by out_set_commit() (or
+ * removed by out_set_abort()). Standard output is only flushed.
+ * Return: 0, or a negative errno (a write error: the run should abort).
+ */
+int out_file_close(struct out_file *f);
+
+/**
  * out_set_commit - flush every stream, sync and close every temporary file,
  * then rename each into place with the signals of out_signals_install()
  * blocked. A rename that fails puts back the targets already replaced. A
@@ -141,6 +155,23 @@ void out_signals_install(void);
  * bench`'s scratch folder). It must be async-signal-safe.
  */
 void out_signals_at_exit(void (*fn)(int sig));
+
+/**
+ * out_dir_make - make the folder @path for a run's outputs when it is not
+ * there (as `corpus --out DIR` does). A folder made here is removed again
+ * by the handler of out_signals_install() (when still empty) and by
+ * out_dir_done(@path, false), so a failed or interrupted run leaves
+ * nothing behind.
+ * Return: 1 made, 0 already there, or a negative errno with @err
+ * (-ENOTDIR: something else is at @path).
+ */
+int out_dir_make(const char *path, char *err, size_t errlen);
+
+/**
+ * out_dir_done - the run that made @path with out_dir_make() is over: keep
+ * the folder (@keep, after out_set_commit()) or remove it (when empty).
+ */
+void out_dir_done(const char *path, bool keep);
 
 /**
  * out_is_regular_target - would @path be written through a temporary file

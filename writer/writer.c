@@ -54,6 +54,7 @@
 
 #include "writer/etl_layout.h"
 #include "writer/etl_wire.h"
+#include "writer/etl_xpress.h"
 #include "writer/writer_internal.h"
 
 /* ProcessorIndex is 11 bits (ETW_PROCESSOR_INDEX_MASK), so at most 2048 CPUs. */
@@ -120,8 +121,11 @@ static int resolve_opts(const struct writer_opts *in, struct writer_opts *o, con
 	}
 	o->log_file_mode = o->log_file_mode ? o->log_file_mode : ETL_DEFAULT_LOG_FILE_MODE;
 	if (o->log_file_mode & ETL_MODE_COMPRESSED) {
-		*why = "log_file_mode: compressed mode (0x04000000) is not written";
+		*why = "log_file_mode: compressed mode (0x04000000) comes from the compress option";
 		return -EINVAL;
+	}
+	if (o->compress) {
+		o->log_file_mode |= ETL_MODE_COMPRESSED;
 	}
 	o->logger_name = o->logger_name ? o->logger_name : ETL_DEFAULT_LOGGER_NAME;
 	o->logfile_name = o->logfile_name ? o->logfile_name : o->path;
@@ -177,6 +181,7 @@ static void free_writer(struct etl_writer *w)
 	}
 	free(w->cpu);
 	free(w->hdr);
+	free(w->zbuf);
 	free(w->inflight);
 	free(w);
 }
@@ -215,6 +220,12 @@ struct etl_writer *writer_create(const struct writer_opts *opts)
 	if (!w->hdr) {
 		goto err_free;
 	}
+	if (w->o.compress) {
+		w->zbuf = malloc(w->o.buffer_size);
+		if (!w->zbuf) {
+			goto err_free;
+		}
+	}
 	if (w->o.pool_buffers) {
 		w->inflight = calloc(w->o.pool_buffers, sizeof(*w->inflight));
 		if (!w->inflight) {
@@ -228,8 +239,9 @@ struct etl_writer *writer_create(const struct writer_opts *opts)
 	w->o.logger_name = NULL;
 	w->o.logfile_name = NULL;
 	w->next_seq = 1;
-	ret = etl_out_open(&w->out, w->o.out, path, w->o.buffer_size);
+	ret = etl_out_open(&w->out, w->o.out, w->o.mem, path, w->o.buffer_size);
 	w->o.out = NULL;
+	w->o.mem = NULL;
 	if (ret) {
 		goto err_free;
 	}
@@ -291,6 +303,29 @@ static void pool_retire(struct etl_writer *w, uint64_t ts)
 
 /* ---- buffers ------------------------------------------------------------ */
 
+/*
+ * Compressed mode: the 0x48-byte header stays plain, the records up to the
+ * data end become one XPRESS stream, and the on-disk BufferSize is the
+ * header plus that stream. A buffer that would not shrink is written plain
+ * (uncompressed buffers may sit in a compressed file, as in relogged ones).
+ */
+static int write_compressed(struct etl_writer *w, const struct etl_buf *b,
+			    const struct etl_buffer_info *plain)
+{
+	uint32_t bs = w->o.buffer_size;
+	struct etl_buffer_info bi = *plain;
+	long n = etl_xpress_compress(b->base + ETL_BH_LEN, b->pos - ETL_BH_LEN,
+				     w->zbuf + ETL_BH_LEN, bs - ETL_BH_LEN);
+
+	if (n < 0 || (uint64_t)n >= bs - ETL_BH_LEN) {
+		return etl_out_write_data(&w->out, b->base, b->pos, bs);
+	}
+	bi.buffer_size = ETL_BH_LEN + (uint32_t)n;
+	bi.flags |= ETL_BUFFER_FLAG_COMPRESSED;
+	etl_put_buffer_header(w->zbuf, &bi);
+	return etl_out_write_data(&w->out, w->zbuf, bi.buffer_size, bi.buffer_size);
+}
+
 /* Write @cpu's buffer with TimeStamp @ts and give it back to the pool. */
 static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 {
@@ -308,6 +343,7 @@ static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 				    (c->lost_pending ? ETL_BUFFER_FLAG_EVENTS_LOST : 0u)),
 		.type = ETL_BUFFER_TYPE_GENERIC,
 	};
+	uint64_t before = w->out.data_bytes;
 	int ret;
 
 	/* BuffersWritten (incl. the header buffer) is a ULONG. */
@@ -321,7 +357,8 @@ static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 	 * clearing.
 	 */
 	etl_put_buffer_header(b->base, &bi);
-	ret = etl_out_write_data(&w->out, b->base, b->pos);
+	ret = w->o.compress ? write_compressed(w, b, &bi)
+			    : etl_out_write_data(&w->out, b->base, b->pos, bs);
 
 	w->st.events_written += b->events;
 	w->st.event_bytes += b->event_bytes;
@@ -343,7 +380,7 @@ static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 	c->lost_pending = false;
 	w->next_seq++;
 	w->st.buffers_written++;
-	w->st.bytes_written += bs;
+	w->st.bytes_written += w->out.data_bytes - before;
 	return 0;
 }
 

@@ -55,10 +55,28 @@
  *                    stored where 6.1+ keeps them (LoggerName/LogFileName
  *                    pointer slots) [9 Apic / 6 ProcessorCounter]
  * @thread_id/@process_id: the starting context of the header event [0/0]
+ * @mem:              write the file into memory instead (corpus, mutator,
+ *                    tests): @path only names it (the LogFileName default),
+ *                    @out is ignored; after writer_finish() @mem->data holds
+ *                    the @mem->len bytes of the file. The image is malloc'd
+ *                    and the caller's to free, after success or failure.
+ * @compress:         XPRESS-compress every data buffer (plain LZ77, MS-XCA),
+ *                    as a relogged file has them: LogFileMode
+ *                    COMPRESSED_MODE, file layout version 2.0, BufferFlag
+ *                    0x40, the on-disk BufferSize the compressed length,
+ *                    SavedOffset/Offset the uncompressed end (ETL_READERS
+ *                    2.7). A buffer that would not shrink is stored plain.
  */
+struct writer_mem {
+	uint8_t *data;
+	size_t len;
+};
+
 struct writer_opts {
 	const char *path;
 	struct out_file *out;
+	struct writer_mem *mem;
+	bool compress;
 	const char *logger_name;
 	const char *logfile_name;
 	enum etl_arch arch;

@@ -97,32 +97,37 @@ void etl_header_set_totals(uint8_t *buf, enum etl_arch arch, const struct etl_to
  * unlinked spool file and are copied after the header buffer at the end.
  * @of:    the output (borrowed from the caller's set, or @own's)
  * @own:   a private one-file set when the writer was given only a path
+ * @mem:   the caller's memory image instead of a file (writer_opts.mem)
  */
 struct etl_output {
 	struct out_file *of;
+	struct writer_mem *mem;
+	size_t mem_cap;
 	struct out_set own;
 	bool owns_set;
 	int data_fd; /* of->fd (OUT_RENAME) or the spool's descriptor */
 	FILE *spool; /* tmpfile() for the stream kinds, else NULL */
 	uint32_t buffer_size;
 	uint64_t data_buffers; /* data buffers written so far */
+	uint64_t data_bytes;   /* their bytes (a compressed buffer is shorter) */
 };
 
 /**
- * etl_out_open - use @of (an open output of the caller's set), or, when it
- * is NULL, a private set holding @path alone.
+ * etl_out_open - write into @mem when it is set, else use @of (an open
+ * output of the caller's set), or, when it is NULL, a private set holding
+ * @path alone.
  * Return: 0 or a negative errno (nothing is left behind on failure).
  */
-int etl_out_open(struct etl_output *out, struct out_file *of, const char *path,
-		 uint32_t buffer_size);
+int etl_out_open(struct etl_output *out, struct out_file *of, struct writer_mem *mem,
+		 const char *path, uint32_t buffer_size);
 
 /**
- * etl_out_write_data - append one flushed data buffer (@out->buffer_size
- * bytes, of which the first @used are data and the rest zeros: not written,
- * left as a hole).
+ * etl_out_write_data - append one flushed data buffer that takes @len
+ * bytes of the file (@out->buffer_size, or less when compressed), of which
+ * the first @used are written and the rest are zeros (a hole, not written).
  * Return: 0 or a negative errno (-EFBIG past the largest file offset).
  */
-int etl_out_write_data(struct etl_output *out, const uint8_t *buf, uint32_t used);
+int etl_out_write_data(struct etl_output *out, const uint8_t *buf, uint32_t used, uint32_t len);
 
 /**
  * etl_out_complete - write the header buffer @hdr first in the file and,
@@ -160,6 +165,7 @@ struct etl_writer {
 	struct writer_opts o;
 	struct cpu_state *cpu;
 	uint8_t *hdr;
+	uint8_t *zbuf; /* compress: one buffer's compressed image */
 	struct etl_output out;
 	uint64_t *inflight;
 	uint32_t n_inflight;

@@ -116,7 +116,7 @@ ETWFORGE_API struct etwforge_output *etwforge_output_new(void);
  * names what asked for it in messages ("--timeline"). Creates nothing.
  * Return: the output's index (>= 0); -EEXIST it is the same file as an
  * output added before (@err: "LABEL PATH and LABEL2 PATH2 are the same
- * file"), -EISDIR, -ENOENT (empty name), -ELOOP, -ENOSPC (32 outputs
+ * file"), -EISDIR, -ENOENT (empty name), -ELOOP, -ENOSPC (2048 outputs
  * already), -EINVAL (@o is open), -ENOMEM; all with exit status 2.
  */
 ETWFORGE_API int etwforge_output_add(struct etwforge_output *o, const char *path, const char *label,
@@ -930,6 +930,110 @@ ETWFORGE_API int etwforge_bench_print(FILE *f, const struct etwforge_bench *b, b
 
 /** etwforge_bench_free - NULL is a no-op. */
 ETWFORGE_API void etwforge_bench_free(struct etwforge_bench *b);
+
+/* ---- the fuzzing corpus (`etwforge corpus`) ------------------------------- */
+
+/**
+ * struct etwforge_corpus_opts - what etwforge_corpus_write() makes.
+ * @seed:     what the edge cases leave free (thread ids, priorities, PMC
+ *            values, addresses) comes from it; 0 = 1. The same seed and
+ *            version give the same bytes (the xxh3 values of the manifest).
+ * @mangle:   write the broken-file set instead of the valid catalogue: each
+ *            file a valid one with exactly one invariant broken, with the
+ *            error class `etwforge dump` reports for it in the manifest
+ * @zip_name: also NAME_seed_corpus.zip (the .etl files) and NAME.dict, the
+ *            OSS-Fuzz layout; NULL = not
+ */
+struct etwforge_corpus_opts {
+	uint64_t seed;
+	bool mangle;
+	const char *zip_name;
+};
+
+/**
+ * struct etwforge_corpus_summary - what was written.
+ * @files:   ETL files
+ * @pending: catalogue entries that cannot be made yet (listed in the manifest)
+ * @bytes:   bytes of ETL files
+ * @outputs: files written in all (ETL, expected decodes, streams, manifest, ...)
+ */
+struct etwforge_corpus_summary {
+	unsigned files;
+	unsigned pending;
+	uint64_t bytes;
+	unsigned outputs;
+};
+
+/**
+ * etwforge_corpus_write - write the fuzzing corpus into the folder @dir
+ * (made if missing): one small ETL file per named edge case of the
+ * producer, built by replaying a truth stream through the engine (ID.etl,
+ * its stream ID.truth.jsonl), or with @opts->mangle the broken-file set;
+ * for each file ID.expected.jsonl, what `etwforge dump --jsonl ID.etl`
+ * prints when run in @dir; MANIFEST.jsonl (one JSON object per file: id,
+ * description, seed, tool version, xxh3-64, offsets of the records that
+ * matter or the expected error); etl.dict (AFL++/libFuzzer dictionary).
+ * Every file follows the output rules (README "Output rules"): nothing is
+ * in place before all is written, and a failure leaves @dir as it was.
+ * Return: 0 with *@sum filled (may be NULL); -EINVAL bad options, -EEXIST
+ * two outputs are one file (status 2); -EIO, -ENOSPC... a write error
+ * (status 1).
+ */
+ETWFORGE_API int etwforge_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
+				       struct etwforge_corpus_summary *sum,
+				       struct etwforge_error *err);
+
+/* ---- the structure-aware mutator (AFL++, libFuzzer) ----------------------- */
+
+struct etwforge_mutator;
+
+/**
+ * struct etwforge_mutator_opts - how a mutator behaves.
+ * @seed:           its random choices (the same seed and inputs give the
+ *                  same mutants)
+ * @mangle_percent: 0..100: how often a mutant also gets one rule of the
+ *                  `corpus --mangle` set (then it is broken on purpose)
+ */
+struct etwforge_mutator_opts {
+	uint64_t seed;
+	unsigned mangle_percent;
+};
+
+/**
+ * etwforge_mutator_new - a mutator that reads an ETL file back into the
+ * switch and spin-lock stream that makes it (session set-up included),
+ * changes that stream (threads, deltas at the record-form and flush
+ * boundaries, ticks, states, priorities, waits, batch fill, spin-lock
+ * nesting and flags, PMC counts, PEBS, clocks, buffer sizes, CPUs,
+ * compression) and encodes it again through the engine: every mutant is a
+ * valid file (unless mangled on purpose). An input that is not an ETL file
+ * seeds a small made-up stream.
+ * Return: the mutator, or NULL with errno ENOMEM.
+ */
+ETWFORGE_API struct etwforge_mutator *
+etwforge_mutator_new(const struct etwforge_mutator_opts *opts);
+
+/** etwforge_mutator_reseed - start the random choices again from @seed (libFuzzer's Seed). */
+ETWFORGE_API void etwforge_mutator_reseed(struct etwforge_mutator *m, uint64_t seed);
+
+/**
+ * etwforge_mutator_mutate - one mutant of the @len bytes at @in; @other
+ * (may be NULL) lends records for a crossover.
+ * @max:  the largest mutant wanted (0 = no limit): the stream is cut until
+ *        the file fits
+ * @out:  set to the mutant, owned by @m and valid until the next call (or
+ *        to @in when nothing that fits could be made)
+ * Return: the mutant's length (0 when nothing fits in @max).
+ */
+ETWFORGE_API size_t etwforge_mutator_mutate(struct etwforge_mutator *m, const uint8_t *in,
+					    size_t len, const uint8_t *other, size_t other_len,
+					    size_t max, const uint8_t **out);
+
+/** etwforge_mutator_describe - what the last mutation did ("delta+threads"). */
+ETWFORGE_API const char *etwforge_mutator_describe(const struct etwforge_mutator *m);
+
+/** etwforge_mutator_free - NULL is a no-op. */
+ETWFORGE_API void etwforge_mutator_free(struct etwforge_mutator *m);
 
 #ifdef __cplusplus
 }

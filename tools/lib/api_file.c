@@ -27,6 +27,7 @@
 #include "tools/lib/api.h"
 #include "tools/lib/dump_compact.h"
 #include "tools/lib/event_stream.h"
+#include "writer/etl_layout.h"
 #include "writer/etl_reader.h"
 #include "writer/etl_wire.h"
 
@@ -522,7 +523,12 @@ static int time_init(struct etwforge_iter *it)
 	mask |= it->kinds & ETWFORGE_EV_CSWITCH ? DEC_EV_CSWITCH : 0u;
 	mask |= it->kinds & ETWFORGE_EV_COMPACT ? DEC_EV_COMPACT : 0u;
 	mask |= it->kinds & ETWFORGE_EV_SPINLOCK ? DEC_EV_SPINLOCK : 0u;
-	it->ncpu = it->f->info.cpus;
+	/*
+	 * NumberOfProcessors comes from the file (any u32); a buffer's CPU is at
+	 * most 0x7FF (ProcessorIndex is 11 bits), so no more cursors are needed.
+	 */
+	it->ncpu = it->f->info.cpus < ETL_PROCESSOR_INDEX_MASK + 1u ? it->f->info.cpus
+								    : ETL_PROCESSOR_INDEX_MASK + 1u;
 	it->cpu = calloc(it->ncpu ? it->ncpu : 1, sizeof(*it->cpu));
 	it->heap = calloc(it->ncpu ? it->ncpu : 1, sizeof(*it->heap));
 	if (!it->cpu || !it->heap) {

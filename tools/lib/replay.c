@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "tools/lib/api.h"
+#include "tools/lib/engine_mem.h"
+#include "tools/lib/replay_mem.h"
 #include "tools/lib/truth.h"
 #include "writer/out_file.h"
 
@@ -221,4 +223,68 @@ int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 out:
 	replay_free(&r);
 	return rc;
+}
+
+int replay_mem(const char *name, const char *text, size_t len, struct trace_config *cfg,
+	       uint8_t *data[SIM_MAX_SESSIONS], size_t lens[SIM_MAX_SESSIONS], char *err,
+	       size_t errlen)
+{
+	struct engine_mem e;
+	struct truth_reader *tr;
+	struct truth_record rec, end;
+	struct trace_sink sink;
+	bool have_end = false, open = false;
+	int rc, kind;
+
+	tr = truth_open_mem(name, text, len, cfg, err, errlen);
+	if (!tr) {
+		return -EINVAL;
+	}
+	kind = truth_next(tr, &rec, err, errlen);
+	if (kind < 0) {
+		rc = kind;
+		goto out;
+	}
+	if (!cfg->have_start_ts && kind != TRUTH_EOF) {
+		memcpy(cfg->start_ts, record_ts(&rec), sizeof(cfg->start_ts));
+		cfg->have_start_ts = true;
+	}
+	rc = engine_mem_open(&e, cfg, err, errlen);
+	open = true;
+	if (rc < 0) {
+		goto out;
+	}
+	sink = engine_mem_sink(&e);
+	while (kind != TRUTH_EOF) {
+		if (kind == TRUTH_END) {
+			end = rec;
+			have_end = true;
+		} else if ((rc = feed(&sink, &rec)) < 0) {
+			snprintf(err, errlen, "%s:%lu: %s", name, rec.line,
+				 rc == -E2BIG ? "an event is larger than a buffer" : strerror(-rc));
+			goto out;
+		}
+		kind = truth_next(tr, &rec, err, errlen);
+		if (kind < 0) {
+			rc = kind;
+			goto out;
+		}
+	}
+	if (!have_end) {
+		memset(&end, 0, sizeof(end));
+		memcpy(end.u.end.ts, cfg->start_ts, sizeof(end.u.end.ts));
+	}
+	rc = engine_mem_finish(&e, &end.u.end, err, errlen);
+	if (rc < 0) {
+		goto out;
+	}
+	for (unsigned i = 0; i < cfg->nsessions; i++) {
+		engine_mem_take(&e, i, &data[i], &lens[i]);
+	}
+out:
+	if (open) {
+		engine_mem_close(&e);
+	}
+	truth_close(tr);
+	return rc < 0 ? rc : 0;
 }

@@ -168,6 +168,7 @@ void trace_config_writer(const struct trace_config *cfg, unsigned i, struct writ
 	wo->buffer_size = s->buffer_size;
 	wo->pool_buffers = s->pool_buffers;
 	wo->flush_latency = s->flush_latency;
+	wo->compress = s->compress;
 	wo->clock = (enum etl_clock)s->clock;
 	wo->os_major = cfg->target->os_major;
 	wo->os_minor = cfg->target->os_minor;

@@ -38,6 +38,7 @@ struct trace_session_cfg {
 	uint32_t buffer_size;
 	uint32_t pool_buffers;	/* extension: 0 = unlimited */
 	uint64_t flush_latency; /* extension: clock units */
+	bool compress;		/* extension "compressed": XPRESS data buffers */
 	char file[TRACE_PATH_MAX];
 };
 

@@ -147,6 +147,13 @@ struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char
 				size_t errlen);
 
 /**
+ * truth_open_mem - truth_open() over the @len bytes of @text (borrowed until
+ * truth_close()), named @name in messages.
+ */
+struct truth_reader *truth_open_mem(const char *name, const char *text, size_t len,
+				    struct trace_config *cfg, char *err, size_t errlen);
+
+/**
  * truth_next - the next record. Validates field presence, types and ranges
  * (cpu < cpus, priorities 0..31, state 0..10, wait reason below the target's
  * MaximumWaitReason when Waiting, wait mode 0/1, QoS 0..7, a ts for every

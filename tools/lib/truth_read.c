@@ -514,6 +514,7 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 	if ((rc = get_u32(d, o, pfx, "buffer_size", false, 0, UINT32_MAX, &s->buffer_size)) < 0 ||
 	    (rc = get_u32(d, o, pfx, "pool_buffers", false, 0, UINT32_MAX, &s->pool_buffers)) < 0 ||
 	    (rc = get_u64(d, o, pfx, "flush_latency", false, &s->flush_latency)) < 0 ||
+	    (rc = get_bool(d, o, pfx, "compressed", false, &s->compress)) < 0 ||
 	    (rc = get_name(d, o, pfx, "file", s->file, sizeof(s->file))) < 0) {
 		return rc;
 	}
@@ -1144,36 +1145,22 @@ void truth_close(struct truth_reader *r)
 	free(r);
 }
 
-struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char *err,
-				size_t errlen)
+/* Read the meta line of @r (its stream is open) into @cfg and get ready. */
+static struct truth_reader *truth_start(struct truth_reader *r, struct trace_config *cfg, char *err,
+					size_t errlen)
 {
-	struct truth_reader *r = calloc(1, sizeof(*r));
-	struct rd d = {path, 1, err, errlen};
+	struct rd d = {r->path, 1, err, errlen};
 	json_t *o = NULL;
 	char *line;
 	size_t n;
 	int rc, e;
 
-	if (!r || !(r->path = strdup(strcmp(path, "-") ? path : "<stdin>")) ||
-	    !(r->buf = malloc(READ_BLOCK + 1))) {
+	if (!(r->buf = malloc(READ_BLOCK + 1))) {
 		e = ENOMEM;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		snprintf(err, errlen, "%s: %s", r->path, strerror(e));
 		goto fail;
 	}
 	r->cap = READ_BLOCK;
-	d.path = r->path;
-	if (!strcmp(path, "-")) {
-		r->f = stdin;
-	} else {
-		r->f = fopen(path, "r");
-		r->own_f = true;
-		if (!r->f) {
-			e = errno;
-			r->own_f = false;
-			snprintf(err, errlen, "%s: %s", path, strerror(e));
-			goto fail;
-		}
-	}
 	rc = next_line(r, &d, &line, &n);
 	if (rc == 0) {
 		fail(&d, "empty stream: expected the meta line");
@@ -1201,10 +1188,68 @@ struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char
 	r->hist = calloc(cfg->cpus, sizeof(*r->hist));
 	if (!r->hist) {
 		e = ENOMEM;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		snprintf(err, errlen, "%s: %s", r->path, strerror(e));
 		goto fail;
 	}
 	return r;
+
+fail:
+	truth_close(r);
+	errno = e;
+	return NULL;
+}
+
+struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char *err,
+				size_t errlen)
+{
+	struct truth_reader *r = calloc(1, sizeof(*r));
+	int e;
+
+	if (!r || !(r->path = strdup(strcmp(path, "-") ? path : "<stdin>"))) {
+		e = ENOMEM;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		goto fail;
+	}
+	if (!strcmp(path, "-")) {
+		r->f = stdin;
+	} else {
+		r->f = fopen(path, "r");
+		r->own_f = true;
+		if (!r->f) {
+			e = errno;
+			r->own_f = false;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			goto fail;
+		}
+	}
+	return truth_start(r, cfg, err, errlen);
+
+fail:
+	truth_close(r);
+	errno = e;
+	return NULL;
+}
+
+struct truth_reader *truth_open_mem(const char *name, const char *text, size_t len,
+				    struct trace_config *cfg, char *err, size_t errlen)
+{
+	struct truth_reader *r = calloc(1, sizeof(*r));
+	int e;
+
+	if (!r || !(r->path = strdup(name))) {
+		e = ENOMEM;
+		snprintf(err, errlen, "%s: %s", name, strerror(e));
+		goto fail;
+	}
+	/* fmemopen wants a writable pointer; "r" never writes through it */
+	r->f = fmemopen((void *)(uintptr_t)text, len, "r");
+	if (!r->f) {
+		e = errno;
+		snprintf(err, errlen, "%s: %s", name, strerror(e));
+		goto fail;
+	}
+	r->own_f = true;
+	return truth_start(r, cfg, err, errlen);
 
 fail:
 	truth_close(r);

@@ -779,13 +779,17 @@ static bool fmt_session(struct line *l, const struct trace_config *cfg,
 	LIT(l, "]},\"buffer_size\":");
 	put_u64(l, s->buffer_size);
 	LIT(l, ",\"file\":");
-	if (!put_str_room(l, s->file) || !room(l, 64)) {
+	if (!put_str_room(l, s->file) || !room(l, 128)) {
 		return false;
 	}
 	LIT(l, ",\"pool_buffers\":");
 	put_u64(l, s->pool_buffers);
 	LIT(l, ",\"flush_latency\":");
 	put_u64(l, s->flush_latency);
+	if (s->compress) {
+		/* only when set: older streams stay as they were */
+		LIT(l, ",\"compressed\":true");
+	}
 	put_c(l, '}');
 	return true;
 }

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tools/fuzz.sh SECONDS [TARGET...] - run every libFuzzer target (or the ones
+# named) for SECONDS each, one at a time (nice), seeded with the corpus
+# (`etwforge corpus`), the mangled set (`corpus --mangle`), the small real
+# samples and the dictionary. Builds with clang in build-fuzz (BUILD=dir).
+# Working corpora and findings accumulate in fuzz-out/ (FUZZ_OUT=dir), so
+# repeated runs add up. Prints per target: executions, coverage (cov =
+# edges, ft = features), corpus size, findings; last line `N passed, N
+# failed` (a target fails when it left a crash, leak, timeout or OOM).
+#
+# tools/fuzz.sh --afl SECONDS - AFL++ against `etwforge dump --jsonl`
+# (built with afl-clang-fast, ASan and UBSan in build-afl), SECONDS with the structure-aware
+# mutator (libetwforge_mutator.so) and then SECONDS plain, on the same seeds;
+# prints executions, edges found and findings of both, and the edges of
+# each queue replayed by afl-showmap.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${FUZZ_OUT:-$top/fuzz-out}
+targets_all=(fuzz_reader fuzz_events fuzz_dump fuzz_mutator fuzz_scenario fuzz_truth)
+
+usage() {
+	echo "usage: tools/fuzz.sh SECONDS [TARGET...] | tools/fuzz.sh --afl SECONDS" >&2
+	exit 2
+}
+
+# the seeds: valid corpus, mangled set, small real samples, all as .etl files
+make_seeds() {
+	local etwforge=$1
+	rm -rf "$out/seeds"
+	mkdir -p "$out/seeds/etl"
+	"$etwforge" corpus -q --out "$out/seeds/corpus" || exit 1
+	"$etwforge" corpus -q --mangle --out "$out/seeds/mangled" || exit 1
+	cp "$out/seeds/corpus/"*.etl "$out/seeds/mangled/"*.etl "$out/seeds/etl/"
+	find "$top/tests/data/samples" -name '*.etl' -size -400k -exec cp {} "$out/seeds/etl/" \;
+	cp "$out/seeds/corpus/etl.dict" "$out/seeds/etl.dict"
+	# fuzz_truth: a byte choosing its meta line, then record lines of the corpus streams
+	mkdir -p "$out/seeds/truth"
+	local f i=0
+	for f in "$out/seeds/corpus/"*.truth.jsonl; do
+		{ printf '%s' "$i"; tail -n +2 "$f" | head -n 64; } >"$out/seeds/truth/$(basename "$f")"
+		i=$(((i + 1) % 3))
+	done
+}
+
+libfuzzer() {
+	local secs=$1
+	shift
+	local targets=("$@")
+	local build=${BUILD:-$top/build-fuzz} passed=0 failed=0
+	[ ${#targets[@]} -gt 0 ] || targets=("${targets_all[@]}")
+	if [ ! -f "$build/build.ninja" ]; then
+		CC=clang meson setup "$build" "$top" >/dev/null || exit 1
+	fi
+	ninja -C "$build" tools/etwforge $(printf 'tests/fuzz/%s ' "${targets[@]}") >/dev/null ||
+		exit 1
+	make_seeds "$build/tools/etwforge"
+	for t in "${targets[@]}"; do
+		local corpus="$out/corpus/$t" art="$out/findings/$t" log="$out/logs/$t.log"
+		local seeds=("$out/seeds/etl") dict=(-dict="$out/seeds/etl.dict") before after
+		mkdir -p "$corpus" "$art" "$out/logs"
+		if [ "$t" = fuzz_scenario ]; then
+			seeds=("$top/tools/scenarios")
+			dict=()
+		elif [ "$t" = fuzz_truth ]; then
+			seeds=("$out/seeds/truth")
+			dict=()
+		fi
+		before=$(ls "$art" | wc -l)
+		nice -n 10 "$build/tests/fuzz/$t" -max_total_time="$secs" -timeout=20 \
+			-rss_limit_mb=2048 -max_len=400000 -print_final_stats=1 "${dict[@]}" \
+			-artifact_prefix="$art/" "$corpus" "${seeds[@]}" >"$log" 2>&1
+		after=$(ls "$art" | wc -l)
+		local execs cov
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+		cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[^ ]+')
+		printf '%-14s %6ss  execs %-10s %s  findings %d\n' "$t" "$secs" "${execs:-?}" \
+			"${cov:-?}" "$((after - before))"
+		if [ "$after" -gt "$before" ]; then
+			failed=$((failed + 1))
+			ls "$art" | sed 's/^/    /'
+		else
+			passed=$((passed + 1))
+		fi
+	done
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ]
+}
+
+# an AFL++ run's figures: executions, edges_found, queue, findings (fuzzer_stats),
+# and the edges afl-showmap sees replaying its whole queue (SHOWMAP: the map file)
+afl_report() {
+	local name=$1 dir=$2 bin=$3 stats="$2/default/fuzzer_stats"
+	afl-showmap -C -e -t 5000 -i "$dir/default/queue" -o "$dir/showmap.txt" -- "$bin" dump --jsonl @@ \
+		>/dev/null 2>&1
+	printf '%-7s execs %-9s edges %-5s (%s)  queue %-5s crashes %s  hangs %s  showmap %s edges\n' \
+		"$name" "$(sed -n 's/^execs_done *: //p' "$stats")" \
+		"$(sed -n 's/^edges_found *: //p' "$stats")" "$(sed -n 's/^bitmap_cvg *: //p' "$stats")" \
+		"$(sed -n 's/^corpus_count *: //p' "$stats")" \
+		"$(sed -n 's/^saved_crashes *: //p;s/^unique_crashes *: //p' "$stats" | head -n 1)" \
+		"$(sed -n 's/^saved_hangs *: //p;s/^unique_hangs *: //p' "$stats" | head -n 1)" \
+		"$(wc -l <"$dir/showmap.txt" 2>/dev/null || echo '?')"
+}
+
+afl() {
+	local secs=$1 build=${BUILD:-$top/build-afl} rel
+	command -v afl-fuzz >/dev/null || {
+		echo "tools/fuzz.sh: afl-fuzz not found (Debian: apt-get install afl++)" >&2
+		exit 2
+	}
+	# instrumented, with AddressSanitizer and UBSan (afl-cc adds them at build time)
+	export AFL_USE_ASAN=1 AFL_USE_UBSAN=1
+	if [ ! -f "$build/build.ninja" ]; then
+		CC=afl-clang-fast meson setup "$build" "$top" -Dstrict_warnings=disabled \
+			-Db_lundef=false >/dev/null || exit 1
+	fi
+	ninja -C "$build" tools/etwforge tools/mutator/libetwforge_mutator.so >/dev/null || exit 1
+	make_seeds "$build/tools/etwforge"
+	# AFL++ wants small seeds: the catalogue and the mangled set (no 64-CPU file)
+	rm -rf "$out/afl-seeds"
+	mkdir -p "$out/afl-seeds"
+	find "$out/seeds/etl" -name '*.etl' -size -64k -exec cp {} "$out/afl-seeds/" \;
+	unset AFL_USE_ASAN AFL_USE_UBSAN
+	export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1
+	export AFL_NO_AFFINITY=1
+	export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0
+	export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:symbolize=0
+	for run in custom plain; do
+		rel="$out/afl-$run"
+		rm -rf "$rel"
+		if [ $run = custom ]; then
+			AFL_CUSTOM_MUTATOR_LIBRARY="$build/tools/mutator/libetwforge_mutator.so" \
+				nice -n 10 afl-fuzz -V "$secs" -i "$out/afl-seeds" -o "$rel" \
+				-x "$out/seeds/etl.dict" -t 2000 -- "$build/tools/etwforge" dump --jsonl @@ \
+				>"$out/logs/afl-$run.log" 2>&1
+		else
+			nice -n 10 afl-fuzz -V "$secs" -i "$out/afl-seeds" -o "$rel" \
+				-x "$out/seeds/etl.dict" -t 2000 -- "$build/tools/etwforge" dump --jsonl @@ \
+				>"$out/logs/afl-$run.log" 2>&1
+		fi
+	done
+	afl_report custom "$out/afl-custom" "$build/tools/etwforge"
+	afl_report plain "$out/afl-plain" "$build/tools/etwforge"
+	# edges one run reached and the other did not (showmap lines are "edge:count")
+	cut -d: -f1 "$out/afl-custom/showmap.txt" | sort >"$out/afl-custom/edges"
+	cut -d: -f1 "$out/afl-plain/showmap.txt" | sort >"$out/afl-plain/edges"
+	echo "edges only with the mutator: $(comm -23 "$out/afl-custom/edges" "$out/afl-plain/edges" | wc -l)," \
+		"only plain: $(comm -13 "$out/afl-custom/edges" "$out/afl-plain/edges" | wc -l)"
+}
+
+[ $# -ge 1 ] || usage
+mkdir -p "$out/logs"
+if [ "$1" = --afl ]; then
+	[ $# = 2 ] || usage
+	afl "$2"
+else
+	[[ $1 =~ ^[0-9]+$ ]] || usage
+	libfuzzer "$@"
+fi
