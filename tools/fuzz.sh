@@ -11,7 +11,8 @@
 #
 # tools/fuzz.sh --afl SECONDS - AFL++ against `etwforge dump --jsonl`
 # (built with afl-clang-fast, ASan and UBSan in build-afl), SECONDS with the structure-aware
-# mutator (libetwforge_mutator.so) and then SECONDS plain, on the same seeds;
+# mutator (libetwforge_mutator.so, from a plain release build in build-mutator:
+# it runs inside afl-fuzz) and then SECONDS plain, on the same seeds;
 # prints executions, edges found and findings of both, and the edges of
 # each queue replayed by afl-showmap.
 set -uo pipefail
@@ -103,7 +104,7 @@ afl_report() {
 }
 
 afl() {
-	local secs=$1 build=${BUILD:-$top/build-afl} rel
+	local secs=$1 build=${BUILD:-$top/build-afl} mbuild=${MUTATOR_BUILD:-$top/build-mutator} rel
 	command -v afl-fuzz >/dev/null || {
 		echo "tools/fuzz.sh: afl-fuzz not found (Debian: apt-get install afl++)" >&2
 		exit 2
@@ -114,7 +115,13 @@ afl() {
 		CC=afl-clang-fast meson setup "$build" "$top" -Dstrict_warnings=disabled \
 			-Db_lundef=false >/dev/null || exit 1
 	fi
-	ninja -C "$build" tools/etwforge tools/mutator/libetwforge_mutator.so >/dev/null || exit 1
+	ninja -C "$build" tools/etwforge >/dev/null || exit 1
+	# the plug-in runs inside afl-fuzz, which has no coverage map: built without
+	# afl-cc's instrumentation (else: undefined symbol __afl_area_ptr)
+	if [ ! -f "$mbuild/build.ninja" ]; then
+		meson setup "$mbuild" "$top" --buildtype=release >/dev/null || exit 1
+	fi
+	ninja -C "$mbuild" tools/mutator/libetwforge_mutator.so >/dev/null || exit 1
 	make_seeds "$build/tools/etwforge"
 	# AFL++ wants small seeds: the catalogue and the mangled set (no 64-CPU file)
 	rm -rf "$out/afl-seeds"
@@ -129,7 +136,7 @@ afl() {
 		rel="$out/afl-$run"
 		rm -rf "$rel"
 		if [ $run = custom ]; then
-			AFL_CUSTOM_MUTATOR_LIBRARY="$build/tools/mutator/libetwforge_mutator.so" \
+			AFL_CUSTOM_MUTATOR_LIBRARY="$mbuild/tools/mutator/libetwforge_mutator.so" \
 				nice -n 10 afl-fuzz -V "$secs" -i "$out/afl-seeds" -o "$rel" \
 				-x "$out/seeds/etl.dict" -t 2000 -- "$build/tools/etwforge" dump --jsonl @@ \
 				>"$out/logs/afl-$run.log" 2>&1
