@@ -366,11 +366,16 @@ Test(corpus, output_rules)
 {
 	struct stat st;
 
-	/* a zip name that is the dictionary's: refused before anything is made */
-	cr_assert_eq(test_run("'%s' corpus -q --out '%s' --zip etl 2> /dev/null", test_bin(),
-			      test_path("n")),
+	/* a zip name that is the dictionary's (README's example): etl.dict is written once */
+	cr_assert_eq(test_run("'%s' corpus -q --out '%s' --zip etl", test_bin(), test_path("n")), 0);
+	cr_assert_eq(stat(test_path("n/etl_seed_corpus.zip"), &st), 0);
+	cr_assert_eq(stat(test_path("n/etl.dict"), &st), 0);
+	cr_assert_gt(st.st_size, 1000);
+	/* an option without its value: a usage error, and no folder made */
+	cr_assert_eq(test_run("'%s' corpus -q --out '%s' --zip 2> /dev/null", test_bin(),
+			      test_path("n2")),
 		     2);
-	cr_assert_neq(stat(test_path("n"), &st), 0, "the folder was made");
+	cr_assert_neq(stat(test_path("n2"), &st), 0, "the folder was made");
 	/* a file where the folder should be */
 	test_write("f", "x", 1);
 	cr_assert_eq(test_run("'%s' corpus -q --out '%s' 2> /dev/null", test_bin(), test_path("f")),

@@ -648,7 +648,8 @@ static int plan(struct outputs *o, const struct corpus *c, const char *dir, bool
 	if (!t || (rc = output_add(o, dir, "etl.dict", t, len, t)) < 0) {
 		return -ENOMEM;
 	}
-	if (zip) {
+	if (zip && strcmp(zip, "etl") != 0) {
+		/* (with --zip etl, NAME.dict is etl.dict itself: written once) */
 		char *d = dict_text(&len);
 
 		snprintf(name, sizeof(name), "%s.dict", zip);
@@ -656,6 +657,8 @@ static int plan(struct outputs *o, const struct corpus *c, const char *dir, bool
 			return -ENOMEM;
 		}
 		o->v[o->n - 1].zip = true;
+	}
+	if (zip) {
 		t = zip_text(c, &len);
 		snprintf(name, sizeof(name), "%s_seed_corpus.zip", zip);
 		if (!t || (rc = output_add(o, dir, name, t, len, t)) < 0) {
