@@ -367,7 +367,8 @@ Test(corpus, output_rules)
 	struct stat st;
 
 	/* a zip name that is the dictionary's (README's example): etl.dict is written once */
-	cr_assert_eq(test_run("'%s' corpus -q --out '%s' --zip etl", test_bin(), test_path("n")), 0);
+	cr_assert_eq(test_run("'%s' corpus -q --out '%s' --zip etl", test_bin(), test_path("n")),
+		     0);
 	cr_assert_eq(stat(test_path("n/etl_seed_corpus.zip"), &st), 0);
 	cr_assert_eq(stat(test_path("n/etl.dict"), &st), 0);
 	cr_assert_gt(st.st_size, 1000);
