@@ -97,12 +97,18 @@ static inline void cswitch_words(struct cswitch_words *out, const struct sim_csw
 	uint8_t cstate = cs->prev_cstate;
 	uint8_t rank_byte = etw_cswitch_rank_byte(cs->old_rank);
 	uint8_t rank = cs->old_tid == 0 ? cstate : rank_byte;
-	uint8_t flags = cs->old_wait_mode;
+	/*
+	 * Byte 0x0D: the raw WaitMode before v4, the flags byte in v4. The QoS
+	 * go in at their bits unmasked (etw_cswitch_v4_flags_pack() without
+	 * its masks): values that do not fit make the switch @bad, unwritten.
+	 */
+	unsigned flags = cs->old_wait_mode;
 
 	out->bad = false;
 	if (v4) {
 		out->bad = !etw_cswitch_v4_flags_fit(cs->old_wait_mode, cs->old_qos, cs->new_qos);
-		flags = etw_cswitch_v4_flags_pack(cs->old_wait_mode, cs->old_qos, cs->new_qos);
+		flags |= (unsigned)cs->old_qos * FIELD_LSB(ETW_CS4_OLD_QOS) |
+			 (unsigned)cs->new_qos * FIELD_LSB(ETW_CS4_NEW_QOS);
 	}
 	out->w[0] = (uint64_t)cs->new_tid | (uint64_t)cs->old_tid << 32;
 	out->w[1] = CSWITCH_BYTE(ETW_CS_NEW_PRI, cs->new_pri) |
@@ -110,7 +116,7 @@ static inline void cswitch_words(struct cswitch_words *out, const struct sim_csw
 		    CSWITCH_BYTE(ETW_CS_PREV_CSTATE, rank) |
 		    CSWITCH_BYTE(ETW_CS_NEW_PRI_DECR, cs->new_pri_decrement) |
 		    CSWITCH_BYTE(ETW_CS_OLD_WAIT_REASON, cs->old_wait_reason) |
-		    CSWITCH_BYTE(ETW_CS_OLD_WAIT_MODE, flags) |
+		    (uint64_t)flags << (8u * (ETW_CS_OLD_WAIT_MODE - ETW_CS_NEW_PRI)) |
 		    CSWITCH_BYTE(ETW_CS_OLD_STATE, cs->old_state) |
 		    /* IdealProcessor truncated to its low byte, as the kernel's */
 		    CSWITCH_BYTE(ETW_CS_OLD_IDEAL_CPU, cs->old_ideal_cpu);

@@ -16,9 +16,10 @@
  * Each event is written in place into the session's buffer of its CPU,
  * borrowed per buffer through writer/backend.h: an indirect call only when
  * a buffer is full (buffer_put, buffer_get), never per event, no
- * intermediate copy. A plain CSwitch or SpinLock payload is encoded once and
- * copied to the next sessions; what each session needs (its flags, clock,
- * stamped hooks) is worked out in producer_create(). Blocks and per-CPU
+ * intermediate copy. A plain CSwitch payload is worked out once as three
+ * quadwords (cswitch_words.h) and stored in each session, a SpinLock
+ * payload encoded once and copied to the next sessions; what each session
+ * needs (its flags, clock, stamped hooks) is worked out in producer_create(). Blocks and per-CPU
  * buffer slots are allocated there too; nothing on these paths allocates.
  * Events for which no buffer is free (-ENOBUFS) are counted as lost.
  */
