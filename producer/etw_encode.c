@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "producer/cswitch_words.h"
 #include "producer/etw_encode.h"
 #include "writer/etl_wire.h"
 
@@ -47,13 +48,10 @@ static_assert(ETW_CCF_STATE_WR / 0x10u == ETW_CCL_STATE_WR / 0x200u, "StateWr wi
 
 int etw_cswitch_v4_flags(unsigned wait_mode, unsigned old_qos, unsigned new_qos, uint8_t *out)
 {
-	if (!FIELD_FITS(ETW_CS4_WAIT_MODE, wait_mode) || !FIELD_FITS(ETW_CS4_OLD_QOS, old_qos) ||
-	    !FIELD_FITS(ETW_CS4_NEW_QOS, new_qos)) {
+	if (!etw_cswitch_v4_flags_fit(wait_mode, old_qos, new_qos)) {
 		return -EOVERFLOW;
 	}
-	*out = (uint8_t)(FIELD_PREP(ETW_CS4_WAIT_MODE, wait_mode) |
-			 FIELD_PREP(ETW_CS4_OLD_QOS, old_qos) |
-			 FIELD_PREP(ETW_CS4_NEW_QOS, new_qos));
+	*out = etw_cswitch_v4_flags_pack(wait_mode, old_qos, new_qos);
 	return 0;
 }
 

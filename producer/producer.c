@@ -16,9 +16,10 @@
  * Each event is written in place into the session's buffer of its CPU,
  * borrowed per buffer through writer/backend.h: an indirect call only when
  * a buffer is full (buffer_put, buffer_get), never per event, no
- * intermediate copy. A plain CSwitch or SpinLock payload is encoded once and
- * copied to the next sessions; what each session needs (its flags, clock,
- * stamped hooks) is worked out in producer_create(). Blocks and per-CPU
+ * intermediate copy. A plain CSwitch payload is worked out once as three
+ * quadwords (cswitch_words.h) and stored in each session, a SpinLock
+ * payload encoded once and copied to the next sessions; what each session
+ * needs (its flags, clock, stamped hooks) is worked out in producer_create(). Blocks and per-CPU
  * buffer slots are allocated there too; nothing on these paths allocates.
  * Events for which no buffer is free (-ENOBUFS) are counted as lost.
  */
@@ -27,9 +28,20 @@
 #include <string.h>
 
 #include "producer/ccswap.h"
+#include "producer/cswitch_words.h"
 #include "producer/producer.h"
 #include "writer/etl_trace_header.h"
 #include "writer/etl_wire.h"
+
+/*
+ * producer_cswitch()'s fast path needs no saved registers only if the
+ * general path is a real call, not inlined into it (as ccswap.c, GNU C only).
+ */
+#if defined(__GNUC__)
+#define PRODUCER_NOINLINE __attribute__((noinline))
+#else
+#define PRODUCER_NOINLINE
+#endif
 
 /*
  * struct psess - one session as the event path sees it, everything a scan
@@ -48,8 +60,9 @@ struct psess {
 	bool pmc_spinlock; /* ... on 0x0529 */
 	unsigned pmc_count;
 	uint8_t pmc_ids[SIM_MAX_PMC];
-	uint32_t cs_marker; /* 0x0524's header marker (version, PEBS flag, item count) */
-	uint32_t cs_size;   /* 0x0524's Size with its items */
+	uint32_t cs_size; /* 0x0524's Size with its items (a multiple of 8) */
+	uint64_t cs_head; /* its Marker, Size and HookId: the header's first quadword */
+	unsigned cs_npmc; /* PMC items on 0x0524: pmc_count if pmc_cswitch, else 0 */
 	uint64_t clock_max;
 	struct etl_buf **cur;
 };
@@ -64,6 +77,8 @@ struct producer {
 	struct ccswap_block *blocks; /* [cpu * nclocks + clock index] */
 	struct psess sess[SIM_MAX_SESSIONS];
 	unsigned nplain, nspin;
+	bool cs_v4;		 /* 0x0524 byte 0x0D is the v4 flags byte (version >= 4) */
+	struct psess *one_plain; /* the only session if it is plain (no batches), else NULL */
 	uint8_t plain[SIM_MAX_SESSIONS];		    /* sessions logging 0x0524 */
 	uint8_t spin[SIM_MAX_SESSIONS];			    /* sessions logging 0x0529 */
 	uint8_t ncompact[SIM_CLOCK_SLOTS];		    /* per clock index */
@@ -169,10 +184,11 @@ static int setup_session(struct producer *p, unsigned i)
 		unsigned items = (s->pebs ? 1u : 0u) + (ps->pmc_cswitch ? s->pmc_count : 0u);
 
 		ps->cs_size = ETL_TH_LEN + items * ETL_EXT_ITEM_LEN + ETW_CS_LEN;
-		ps->cs_marker =
-			p->arch_marker | p->cfg.cswitch_version |
-			(s->pebs ? ETL_MARKER_PEBS_FLAG : 0u) |
-			FIELD_PREP(ETL_MARKER_PMC_MASK, ps->pmc_cswitch ? s->pmc_count : 0u);
+		ps->cs_npmc = ps->pmc_cswitch ? s->pmc_count : 0u;
+		ps->cs_head = cswitch_head(p->arch_marker | p->cfg.cswitch_version |
+						   (s->pebs ? ETL_MARKER_PEBS_FLAG : 0u) |
+						   FIELD_PREP(ETL_MARKER_PMC_MASK, ps->cs_npmc),
+					   ps->cs_size);
 	}
 	ps->cur = calloc(p->cfg.cpus, sizeof(*ps->cur));
 	if (!ps->cur) {
@@ -215,11 +231,13 @@ struct producer *producer_create(const struct producer_cfg *cfg)
 	p->prm.quirks = cfg->quirks;
 	p->arch_marker = cfg->arch == ETL_ARCH_X86 ? ETL_PERFINFO_MARKER32 : ETL_PERFINFO_MARKER64;
 	p->spin_len = etw_spinlock_len(cfg->arch);
+	p->cs_v4 = cfg->cswitch_version >= 4;
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
 		if (setup_session(p, i) < 0) {
 			goto enomem;
 		}
 	}
+	p->one_plain = p->nplain == 1 && p->nclocks == 0 ? &p->sess[p->plain[0]] : NULL;
 	if (p->nclocks) {
 		p->blocks = calloc((size_t)cfg->cpus * p->nclocks, sizeof(*p->blocks));
 		if (!p->blocks) {
@@ -283,11 +301,11 @@ static uint8_t *place_slow(struct producer *p, struct psess *s, unsigned cpu, ui
 /*
  * Room for one event of @size bytes at @ts in session @s's buffer of @cpu,
  * taking the CPU's buffer (and writing a full one) only at buffer
- * boundaries. Return: where to write, or NULL with *@rc = 0 (no free
- * buffer: the event is lost and counted) or a negative errno.
+ * boundaries. Return: the buffer to write at its pos, or NULL with *@rc = 0
+ * (no free buffer: the event is lost and counted) or a negative errno.
  */
-static inline uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, uint32_t size,
-			     uint64_t ts, int *rc)
+static inline struct etl_buf *reserve(struct producer *p, struct psess *s, unsigned cpu,
+				      uint32_t size, uint64_t ts, int *rc)
 {
 	struct etl_buf *b = s->cur[cpu];
 
@@ -296,9 +314,18 @@ static inline uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, 
 	}
 	if (b && b->pos + size <= b->size) {
 		*rc = 0;
-		return b->base + b->pos;
+		return b;
 	}
-	return place_slow(p, s, cpu, size, ts, rc);
+	return place_slow(p, s, cpu, size, ts, rc) ? s->cur[cpu] : NULL;
+}
+
+/* reserve(), returning where to write. */
+static inline uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, uint32_t size,
+			     uint64_t ts, int *rc)
+{
+	struct etl_buf *b = reserve(p, s, cpu, size, ts, rc);
+
+	return b ? b->base + b->pos : NULL;
 }
 
 /* The event of @size bytes placed last in @cpu's buffer is complete: pad it to 8. */
@@ -376,82 +403,84 @@ static int emit_batch(void *ctx, const struct ccswap_block *b, enum producer_flu
 	return 0;
 }
 
-/* WMI_CONTEXTSWAP of @cs (KERNEL_FACTS 5.2) at @out. */
-static int encode_cswitch(const struct producer *p, const struct sim_cswitch *cs, uint8_t *out)
+/* The PMC items of a 0x0524 event: @n counters of the switch, picked by id. */
+static inline uint8_t *put_cswitch_pmc(uint8_t *q, const uint8_t *ids, unsigned n,
+				       const uint64_t *pmc)
 {
-	uint8_t fl;
-
-	put_le32(out + ETW_CS_NEW_TID, cs->new_tid);
-	put_le32(out + ETW_CS_OLD_TID, cs->old_tid);
-	out[ETW_CS_NEW_PRI] = (uint8_t)cs->new_pri;
-	out[ETW_CS_OLD_PRI] = (uint8_t)cs->old_pri;
-	/* PreviousCState when the old thread is the idle thread, else its rank (0xFF above 255) */
-	out[ETW_CS_PREV_CSTATE] =
-		cs->old_tid == 0 ? cs->prev_cstate : etw_cswitch_rank_byte(cs->old_rank);
-	out[ETW_CS_NEW_PRI_DECR] = (uint8_t)cs->new_pri_decrement;
-	out[ETW_CS_OLD_WAIT_REASON] = cs->old_wait_reason;
-	if (p->cfg.cswitch_version >= 4) {
-		if (etw_cswitch_v4_flags(cs->old_wait_mode, cs->old_qos, cs->new_qos, &fl) < 0) {
-			return -EINVAL;
-		}
-	} else {
-		fl = cs->old_wait_mode;
+	for (unsigned j = 0; j < n; j++) {
+		put_le64(q + j * ETL_EXT_ITEM_LEN, pmc[ids[j]]);
 	}
-	out[ETW_CS_OLD_WAIT_MODE] = fl;
-	out[ETW_CS_OLD_STATE] = cs->old_state;
-	out[ETW_CS_OLD_IDEAL_CPU] = (uint8_t)cs->old_ideal_cpu; /* truncated, as the kernel's */
-	put_le32(out + ETW_CS_NEW_WAIT_TIME, cs->new_wait_ticks);
-	/* the kernel's 64-bit difference stored in a LONG: its low 32 bits */
-	put_le32(out + ETW_CS_OLD_REMAINING_QUANTUM, (uint32_t)(uint64_t)cs->old_remaining_quantum);
+	return q + n * ETL_EXT_ITEM_LEN;
+}
+
+/*
+ * One 0x0524 event of @cs (its payload words @cw) into session @s. The
+ * event is counted and its room taken first; then, if placed, the buffer is
+ * advanced and the bytes stored (no padding: sizes are multiples of 8).
+ * Everything is read into locals before the first store, as stores through
+ * the buffer may alias any of it. Return: 0 (also when the event is lost)
+ * or a negative errno; -EINVAL for v4 flags out of range, as soon as an
+ * event is placed (nothing is committed then).
+ */
+static inline int log_plain_event(struct producer *p, struct psess *s, const struct sim_cswitch *cs,
+				  const struct cswitch_words *cw)
+{
+	uint32_t size = s->cs_size;
+	uint64_t head = s->cs_head;
+	uint64_t ts = cs->ts[s->clock];
+	unsigned npmc = s->cs_npmc;
+	bool pebs = s->pebs;
+	struct etl_buf *b;
+	uint8_t *out, *q;
+	int rc;
+
+	p->st.cswitch_events++;
+	b = reserve(p, s, cs->cpu, size, ts, &rc);
+	if (!b) {
+		return rc;
+	}
+	if (cw->bad) {
+		return -EINVAL;
+	}
+	out = b->base + b->pos;
+	b->pos += size;
+	b->events++;
+	b->event_bytes += size;
+	put_le64(out + ETL_TH_MARKER, head);
+	put_le64(out + ETL_TH_TS, ts);
+	q = out + ETL_TH_LEN;
+	if (pebs) {
+		put_le64(q, cs->pebs_index);
+		q += ETL_EXT_ITEM_LEN;
+	}
+	if (npmc) {
+		q = put_cswitch_pmc(q, s->pmc_ids, npmc, cs->pmc);
+	}
+	cswitch_put_payload(q, cw);
 	return 0;
 }
 
 /*
  * One 0x0524 event per plain session: the header and items per session, the
- * payload encoded once (into the first session's buffer) and copied.
+ * payload worked out once as three quadwords and stored in each.
  */
 static int log_plain(struct producer *p, const struct sim_cswitch *cs)
 {
-	const uint8_t *payload = NULL;
+	struct cswitch_words cw;
 
+	cswitch_words(&cw, cs, p->cs_v4);
 	for (unsigned k = 0; k < p->nplain; k++) {
-		struct psess *s = &p->sess[p->plain[k]];
-		uint32_t size = s->cs_size;
-		uint64_t ts = cs->ts[s->clock];
-		uint8_t *out, *q;
-		int rc;
+		int rc = log_plain_event(p, &p->sess[p->plain[k]], cs, &cw);
 
-		p->st.cswitch_events++;
-		out = place(p, s, cs->cpu, size, ts, &rc);
-		if (!out) {
-			if (rc < 0) {
-				return rc;
-			}
-			continue;
+		if (rc < 0) {
+			return rc;
 		}
-		q = put_header(out, s->cs_marker, size, ETW_HOOK_CSWITCH, ts);
-		if (s->pebs) {
-			put_le64(q, cs->pebs_index);
-			q += ETL_EXT_ITEM_LEN;
-		}
-		if (s->pmc_cswitch) {
-			q = put_pmc(q, s, cs->pmc);
-		}
-		if (payload) {
-			memcpy(q, payload, ETW_CS_LEN);
-		} else {
-			rc = encode_cswitch(p, cs, q);
-			if (rc < 0) {
-				return rc;
-			}
-			payload = q;
-		}
-		commit(s, cs->cpu, size);
 	}
 	return 0;
 }
 
-int producer_cswitch(struct producer *p, const struct sim_cswitch *cs)
+/* producer_cswitch() in general: every plain session, then every clock's batch block. */
+static PRODUCER_NOINLINE int cswitch_all(struct producer *p, const struct sim_cswitch *cs)
 {
 	int rc;
 
@@ -477,6 +506,30 @@ int producer_cswitch(struct producer *p, const struct sim_cswitch *cs)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The fast path, for the common machine of one plain session: the event fits
+ * the CPU's buffer, so what cswitch_all() would do is log_plain_event()
+ * without a buffer change. Anything else (no buffer held, a full one, a bad
+ * CPU, other sessions) goes the general way, with nothing done here yet.
+ */
+int producer_cswitch(struct producer *p, const struct sim_cswitch *cs)
+{
+	struct psess *s = p->one_plain;
+
+	if (s && cs->cpu < p->cfg.cpus) {
+		const struct etl_buf *b = s->cur[cs->cpu];
+
+		if (b && b->pos + s->cs_size <= b->size) {
+			struct cswitch_words cw;
+
+			p->st.switches++;
+			cswitch_words(&cw, cs, p->cs_v4);
+			return log_plain_event(p, s, cs, &cw);
+		}
+	}
+	return cswitch_all(p, cs);
 }
 
 int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
