@@ -30,6 +30,9 @@
  * zeros are counted without being read (a file system without holes
  * simply reads them).
  *
+ * Where libxxhash ships its x86 dispatcher, the hash runs on the widest
+ * vector unit the CPU has (AVX2, AVX-512) instead of SSE2: same digest.
+ *
  * Every write loops over short writes and EINTR; a write that makes no
  * progress is -EIO. Errors are negative errno values; the writer keeps the
  * first one (sticky).
@@ -40,6 +43,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <xxhash.h>
+#if defined(ETWFORGE_XXH_DISPATCH) && ETWFORGE_XXH_DISPATCH
+#include <xxh_x86dispatch.h> /* XXH3_64bits_update: the run-time widest SIMD, same digest */
+#endif
 
 #include "writer/writer_internal.h"
 
