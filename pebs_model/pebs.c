@@ -58,16 +58,26 @@ struct pebs_cpu {
 	struct pebs_ds_save_area ds; /* pebs_index is derived from instr_total when read */
 };
 
-/* counter ids by kind, so an advance runs no switch per counter */
-struct pebs_kinds {
-	uint8_t n[PMC_KIND_ZERO + 1];
-	uint8_t id[PMC_KIND_ZERO + 1][PEBS_MAX_COUNTERS];
+/*
+ * What an advance does to counter k, worked out by pebs_create: its value
+ * becomes (value & keep) + the interval's growth of its kind (TIME keeps
+ * nothing: it is set), and a RATE counter's growth is its own. One pass
+ * over the counters, which also hands each value to the switch record.
+ */
+struct pebs_plan {
+	uint64_t keep;		       /* all ones, or 0 for TIME */
+	uint64_t salt;		       /* RATE: (k / 4 + 1) * golden, its mixer's input offset */
+	uint32_t rate[SIM_ACTIVITIES]; /* RATE: events per 65536 instructions */
+	uint8_t kind;		       /* enum pmc_kind */
+	uint8_t lane;		       /* RATE: 16 * (k % 4), its noise lane's shift */
 };
 
 struct pebs {
 	struct pebs_cfg cfg;
 	const struct pmc_source *src[PEBS_MAX_COUNTERS]; /* of counters 0..ncounters-1 */
-	struct pebs_kinds kinds;
+	struct pebs_plan plan[PEBS_MAX_COUNTERS];
+	bool any_ref;  /* some counter is REF_CYCLES */
+	bool any_time; /* some counter is TIME */
 	struct pebs_cpu *cpu;
 };
 
@@ -110,11 +120,18 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg)
 	}
 	p->cfg = *cfg;
 	for (unsigned k = 0; k < cfg->ncounters; k++) {
+		struct pebs_plan *pl = &p->plan[k];
 		enum pmc_kind kind;
 
 		p->src[k] = pmc_source_get(source_of(cfg, k));
 		kind = p->src[k]->kind;
-		p->kinds.id[kind][p->kinds.n[kind]++] = (uint8_t)k;
+		pl->kind = (uint8_t)kind;
+		pl->keep = kind == PMC_KIND_TIME ? 0 : UINT64_MAX;
+		pl->salt = (uint64_t)(k / 4u + 1u) * GOLDEN;
+		pl->lane = (uint8_t)(16u * (k % 4u));
+		memcpy(pl->rate, p->src[k]->rate, sizeof(pl->rate));
+		p->any_ref |= kind == PMC_KIND_REF_CYCLES;
+		p->any_time |= kind == PMC_KIND_TIME;
 	}
 	p->cpu = calloc(cfg->cpus, sizeof(*p->cpu));
 	if (!p->cpu) {
@@ -193,26 +210,29 @@ static uint64_t noise_of(uint64_t bits16, uint32_t lo, uint32_t n)
 	return lo + ((bits16 * n) >> 16);
 }
 
-/* The noise of counter id @k in the interval whose draw is @u (see the top). */
-static uint64_t rate_noise(uint64_t u, unsigned k)
+/* The noise of the RATE counter planned as @pl in the interval whose draw is @u (see the top). */
+static uint64_t rate_noise(uint64_t u, const struct pebs_plan *pl)
 {
-	uint64_t m = mix64(u + (uint64_t)(k / 4u + 1u) * GOLDEN);
+	uint64_t m = mix64(u + pl->salt);
 
-	return noise_of((m >> (16u * (k % 4u))) & 0xFFFFu, RATE_NOISE_LO, RATE_NOISE_N);
+	return noise_of((m >> pl->lane) & 0xFFFFu, RATE_NOISE_LO, RATE_NOISE_N);
 }
 
-/* One interval's growth of RATE counter @k: instructions x rate x noise. */
-static uint64_t rate_step(const struct pmc_source *src, enum sim_activity act, uint64_t instr,
-			  uint64_t u, unsigned k)
+/* One interval's growth of the RATE counter @pl: instructions x rate x noise. */
+static uint64_t rate_step(const struct pebs_plan *pl, enum sim_activity act, uint64_t instr,
+			  uint64_t u)
 {
-	return mul_frac(mul_frac(instr, src->rate[act], 16), rate_noise(u, k), 10);
+	return mul_frac(mul_frac(instr, pl->rate[act], 16), rate_noise(u, pl), 10);
 }
 
-/* pebs_advance() on checked arguments: the core's hook calls it directly. */
+/*
+ * pebs_advance() on checked arguments: the core's hook calls it directly,
+ * with @out (the record's counters) to receive every value as it is made.
+ */
 static inline void advance(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns,
-			   enum sim_activity act)
+			   enum sim_activity act, uint64_t *out)
 {
-	uint64_t cyc, run, instr, u;
+	uint64_t cyc, run, instr, u, grow[PMC_KIND_ZERO + 1];
 
 	cyc = cycles_of(pc, now_ns - pc->last_ns, p->cfg.cpu_mhz);
 	pc->last_ns = now_ns;
@@ -222,24 +242,22 @@ static inline void advance(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns,
 	instr = mul_frac(instr, noise_of(u >> 48, INSTR_NOISE_LO, INSTR_NOISE_N), 10);
 	pc->instr_total += instr;
 
-	/* by kind (pebs_create sorted the ids): no switch per counter */
-	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_CYCLES]; j++) {
-		pc->ctr[p->kinds.id[PMC_KIND_CYCLES][j]] += run;
-	}
-	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_INSTR]; j++) {
-		pc->ctr[p->kinds.id[PMC_KIND_INSTR][j]] += instr;
-	}
-	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_RATE]; j++) {
-		unsigned k = p->kinds.id[PMC_KIND_RATE][j];
+	/* each kind's growth once; a RATE counter's is its own, made in the pass */
+	grow[PMC_KIND_TIME] = p->any_time ? now_ns / 100u : 0;
+	grow[PMC_KIND_CYCLES] = run;
+	grow[PMC_KIND_REF_CYCLES] = p->any_ref ? mul_frac(run, REF_CYCLES_X65536, 16) : 0;
+	grow[PMC_KIND_INSTR] = instr;
+	grow[PMC_KIND_RATE] = 0;
+	grow[PMC_KIND_ZERO] = 0;
+	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
+		const struct pebs_plan *pl = &p->plan[k];
+		uint64_t g =
+			pl->kind == PMC_KIND_RATE ? rate_step(pl, act, instr, u) : grow[pl->kind];
 
-		pc->ctr[k] += rate_step(p->src[k], act, instr, u, k);
-	}
-	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_REF_CYCLES]; j++) {
-		pc->ctr[p->kinds.id[PMC_KIND_REF_CYCLES][j]] +=
-			mul_frac(run, REF_CYCLES_X65536, 16);
-	}
-	for (unsigned j = 0; j < p->kinds.n[PMC_KIND_TIME]; j++) {
-		pc->ctr[p->kinds.id[PMC_KIND_TIME][j]] = now_ns / 100u;
+		pc->ctr[k] = (pc->ctr[k] & pl->keep) + g;
+		if (out) {
+			out[k] = pc->ctr[k];
+		}
 	}
 }
 
@@ -249,7 +267,7 @@ int pebs_advance(struct pebs *p, unsigned cpu, uint64_t now_ns, enum sim_activit
 	    now_ns < p->cpu[cpu].last_ns) {
 		return -EINVAL;
 	}
-	advance(p, &p->cpu[cpu], now_ns, act);
+	advance(p, &p->cpu[cpu], now_ns, act, NULL);
 	return 0;
 }
 
@@ -321,13 +339,14 @@ static void hook_cswitch(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_acti
 	struct pebs *p = ctx;
 	struct pebs_cpu *pc = &p->cpu[cpu];
 
-	/* the core passes its own CPU and activity; its time never goes back */
+	/*
+	 * The core passes its own CPU and activity; its time never goes back.
+	 * The record's counters past ncounters stay as the core zeroed them.
+	 */
 	if (now_ns >= pc->last_ns) {
-		advance(p, pc, now_ns, ran);
-	}
-	/* the record's counters past ncounters stay as the core zeroed them */
-	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
-		cs->pmc[k] = pc->ctr[k];
+		advance(p, pc, now_ns, ran, cs->pmc);
+	} else {
+		memcpy(cs->pmc, pc->ctr, p->cfg.ncounters * sizeof(cs->pmc[0]));
 	}
 	cs->pebs_index = p->cfg.pebs ? pebs_index_of(pc) : 0;
 }

@@ -915,14 +915,12 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 	cs->cpu = c;
 	cs->tick = tick;
 	clocks_now(s, cs->ts);
-	if (s->nhooks) {
+	if (s->ncs) {
 		/* the models attached fill their fields; the interval ran @old's code */
 		enum sim_activity ran = activity_of(s, old);
 
-		for (unsigned h = 0; h < s->nhooks; h++) {
-			if (s->hooks[h].ops->cswitch) {
-				s->hooks[h].ops->cswitch(s->hooks[h].ctx, c, s->now, ran, cs);
-			}
+		for (unsigned h = 0; h < s->ncs; h++) {
+			s->cs_hooks[h].fn(s->cs_hooks[h].ctx, c, s->now, ran, cs);
 		}
 	}
 
@@ -1272,6 +1270,11 @@ int sched_attach(struct sched *s, const struct sim_hook_ops *ops, void *ctx)
 	s->hooks[s->nhooks].ctx = ctx;
 	s->hooks[s->nhooks].at = SCHED_NEVER;
 	s->nbusy += ops->busy != NULL;
+	if (ops->cswitch) {
+		s->cs_hooks[s->ncs].fn = ops->cswitch;
+		s->cs_hooks[s->ncs].ctx = ctx;
+		s->ncs++;
+	}
 	return (int)s->nhooks++;
 }
 

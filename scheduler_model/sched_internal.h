@@ -123,9 +123,15 @@ struct sched {
 		void *ctx;
 		uint64_t at; /* its armed event (SCHED_NEVER: none) */
 	} hooks[SIM_MAX_HOOKS];
-	unsigned nbusy;	   /* hooks with a busy() */
-	uint64_t model_at; /* the earliest armed model event */
-	unsigned model_h;  /* whose */
+	unsigned ncs; /* hooks with a cswitch(), in the order attached */
+	struct {
+		void (*fn)(void *ctx, unsigned cpu, uint64_t now_ns, enum sim_activity ran,
+			   struct sim_cswitch *cs);
+		void *ctx;
+	} cs_hooks[SIM_MAX_HOOKS]; /* what switch_cpu() calls: no test per hook */
+	unsigned nbusy;		   /* hooks with a busy() */
+	uint64_t model_at;	   /* the earliest armed model event */
+	unsigned model_h;	   /* whose */
 	unsigned ncpu;
 	uint32_t nthr;
 	struct sched_cpu *cpu;
