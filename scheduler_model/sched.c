@@ -195,7 +195,7 @@ static uint64_t cycles_now(struct sched *s)
  * The record's clocks at now, as sched_clocks_at() computes them (the
  * divisions here are by constants); clocks not in use are 0.
  */
-static void clocks_now(struct sched *s, uint64_t ts[SIM_CLOCK_SLOTS])
+static inline void clocks_now(struct sched *s, uint64_t ts[SIM_CLOCK_SLOTS])
 {
 	const struct sched_cfg *cfg = &s->cfg;
 
