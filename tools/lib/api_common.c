@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "tools/lib/api.h"
+#include "tools/lib/one_line.h"
 #include "writer/out_file.h"
 
 static int vfail(struct etwforge_error *err, int code, int status, bool located, const char *fmt,
@@ -20,6 +21,7 @@ static int vfail(struct etwforge_error *err, int code, int status, bool located,
 		err->status = status;
 		err->located = located;
 		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		one_line(err->msg, sizeof(err->msg));
 	}
 	return code;
 }

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/lib/one_line.h"
 #include "tools/lib/schema.h"
 #include "tools/lib/yaml_tree.h"
 
@@ -60,31 +61,6 @@ void sk_pop(struct sk_walk *w, size_t old)
 {
 	w->plen = old;
 	w->path[old] = '\0';
-}
-
-/*
- * Keep an error on one line: a value echoed into the message may hold line
- * breaks (a multi-line YAML scalar), which become "\n"-style escapes.
- */
-static void one_line(char *err, size_t errlen)
-{
-	char tmp[2048];
-	size_t o = 0;
-
-	for (const char *p = err; *p && o + 5 < sizeof(tmp); p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c == '\n' || c == '\r' || c == '\t') {
-			tmp[o++] = '\\';
-			tmp[o++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
-		} else if (c < 0x20 || c == 0x7F) {
-			o += (size_t)snprintf(tmp + o, sizeof(tmp) - o, "\\x%02x", c);
-		} else {
-			tmp[o++] = (char)c;
-		}
-	}
-	tmp[o] = '\0';
-	snprintf(err, errlen, "%s", tmp);
 }
 
 /* @what: the key path, or the document's name for an error at the top */

@@ -39,6 +39,7 @@
 
 #include <jansson.h>
 
+#include "tools/lib/one_line.h"
 #include "tools/lib/truth_fast.h"
 #include "tools/lib/truth_schema.h"
 
@@ -123,6 +124,7 @@ static int fail(const struct rd *d, const char *fmt, ...)
 		vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
+	one_line(d->err, d->errlen);
 	return -EINVAL;
 }
 
