@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/truth_step.h"
 #include "tools/lib/truth.h"
 #include "tools/lib/truth_fast.h"
 
@@ -63,24 +64,6 @@ static void put_file(const char *text)
 	free(t);
 }
 
-/* One reader's outcome of one truth_next call. */
-struct step {
-	int rc;
-	char err[512];
-	struct truth_record rec;
-	char name[64];
-};
-
-static void next_step(struct truth_reader *r, struct step *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->rc = truth_next(r, &s->rec, s->err, sizeof(s->err));
-	if (s->rc == TRUTH_SPINLOCK && s->rec.u.sl.name) {
-		snprintf(s->name, sizeof(s->name), "%s", s->rec.u.sl.name);
-		s->rec.u.sl.name = NULL; /* each reader has its own copy */
-	}
-}
-
 /*
  * Read the case file with and without the fast path; they must agree
  * record by record, error by error. Return: the records read before EOF
@@ -102,10 +85,10 @@ static unsigned read_both(const char *what, int *last)
 	}
 	truth_reader_fast(slow, false);
 	for (;;) {
-		static struct step a, b;
+		static struct truth_step a, b;
 
-		next_step(fast, &a);
-		next_step(slow, &b);
+		truth_step_next(fast, &a);
+		truth_step_next(slow, &b);
 		cr_assert_eq(a.rc, b.rc, "%s: record %u: fast %d (%s), jansson %d (%s)", what, n,
 			     a.rc, a.err, b.rc, b.err);
 		if (a.rc < 0) {

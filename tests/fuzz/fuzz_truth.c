@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/truth_step.h"
 #include "tools/lib/truth.h"
 #include "tools/lib/truth_fast.h"
 
@@ -31,27 +32,10 @@ static const char *const metas[] = {
 	"\"sessions\":[{\"flags\":[\"spinlock\"]}]}\n",
 };
 
-struct step {
-	int rc;
-	char err[512];
-	struct truth_record rec;
-	char name[64];
-};
-
-static void next_step(struct truth_reader *r, struct step *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->rc = truth_next(r, &s->rec, s->err, sizeof(s->err));
-	if (s->rc == TRUTH_SPINLOCK && s->rec.u.sl.name) {
-		snprintf(s->name, sizeof(s->name), "%s", s->rec.u.sl.name);
-		s->rec.u.sl.name = NULL;
-	}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char path[64];
-	static struct step a, b;
+	static struct truth_step a, b;
 	struct trace_config ca, cb;
 	struct truth_reader *fast, *slow;
 	char err[512];
@@ -77,8 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	truth_reader_fast(slow, false);
 	for (unsigned i = 0; i < 100000; i++) {
-		next_step(fast, &a);
-		next_step(slow, &b);
+		truth_step_next(fast, &a);
+		truth_step_next(slow, &b);
 		/* the record is compared when there is one (after an error it is not defined) */
 		if (a.rc != b.rc || strcmp(a.err, b.err) || strchr(a.err, '\n') ||
 		    (a.rc >= 0 &&

@@ -1201,62 +1201,55 @@ fail:
 	return NULL;
 }
 
+/* A reader named @name on the open stream @f (closed with it when @own), its meta line read. */
+static struct truth_reader *reader_on(const char *name, FILE *f, bool own, struct trace_config *cfg,
+				      char *err, size_t errlen)
+{
+	struct truth_reader *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->path = strdup(name))) {
+		if (own) {
+			fclose(f);
+		}
+		free(r);
+		snprintf(err, errlen, "%s: %s", name, strerror(ENOMEM));
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->f = f;
+	r->own_f = own;
+	return truth_start(r, cfg, err, errlen);
+}
+
+/* What the stream of @name could not be opened for: errno, said in @err. */
+static struct truth_reader *open_failed(const char *name, char *err, size_t errlen)
+{
+	int e = errno;
+
+	snprintf(err, errlen, "%s: %s", name, strerror(e));
+	errno = e;
+	return NULL;
+}
+
 struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char *err,
 				size_t errlen)
 {
-	struct truth_reader *r = calloc(1, sizeof(*r));
-	int e;
+	FILE *f;
 
-	if (!r || !(r->path = strdup(strcmp(path, "-") ? path : "<stdin>"))) {
-		e = ENOMEM;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		goto fail;
-	}
 	if (!strcmp(path, "-")) {
-		r->f = stdin;
-	} else {
-		r->f = fopen(path, "r");
-		r->own_f = true;
-		if (!r->f) {
-			e = errno;
-			r->own_f = false;
-			snprintf(err, errlen, "%s: %s", path, strerror(e));
-			goto fail;
-		}
+		return reader_on("<stdin>", stdin, false, cfg, err, errlen);
 	}
-	return truth_start(r, cfg, err, errlen);
-
-fail:
-	truth_close(r);
-	errno = e;
-	return NULL;
+	f = fopen(path, "r");
+	return f ? reader_on(path, f, true, cfg, err, errlen) : open_failed(path, err, errlen);
 }
 
 struct truth_reader *truth_open_mem(const char *name, const char *text, size_t len,
 				    struct trace_config *cfg, char *err, size_t errlen)
 {
-	struct truth_reader *r = calloc(1, sizeof(*r));
-	int e;
-
-	if (!r || !(r->path = strdup(name))) {
-		e = ENOMEM;
-		snprintf(err, errlen, "%s: %s", name, strerror(e));
-		goto fail;
-	}
 	/* fmemopen wants a writable pointer; "r" never writes through it */
-	r->f = fmemopen((void *)(uintptr_t)text, len, "r");
-	if (!r->f) {
-		e = errno;
-		snprintf(err, errlen, "%s: %s", name, strerror(e));
-		goto fail;
-	}
-	r->own_f = true;
-	return truth_start(r, cfg, err, errlen);
+	FILE *f = fmemopen((void *)(uintptr_t)text, len, "r");
 
-fail:
-	truth_close(r);
-	errno = e;
-	return NULL;
+	return f ? reader_on(name, f, true, cfg, err, errlen) : open_failed(name, err, errlen);
 }
 
 /*
@@ -1272,6 +1265,7 @@ static int next_fast(struct truth_reader *r, const struct rd *d, const char *s, 
 	uint32_t tick;
 	uint64_t ts[SIM_CLOCK_SLOTS];
 	uint64_t *rts = NULL;
+	uint32_t *rtick = NULL;
 	int rc = 0;
 
 	switch (kind) {
@@ -1294,28 +1288,25 @@ static int next_fast(struct truth_reader *r, const struct rd *d, const char *s, 
 		break;
 	case TRUTH_THREAD:
 		rts = rec->u.thread.ts;
-		if (!opt.tick) {
-			high_marks(r, &rec->u.thread.tick, ts);
-		}
+		rtick = &rec->u.thread.tick;
 		break;
 	case TRUTH_CCSWAP_STOP:
 		rts = rec->u.stop.ts;
-		if (!opt.tick) {
-			high_marks(r, &rec->u.stop.tick, ts);
-		}
+		rtick = &rec->u.stop.tick;
 		break;
 	case TRUTH_END:
 		rts = rec->u.end.ts;
-		if (!opt.tick) {
-			high_marks(r, &rec->u.end.tick, ts);
-		}
+		rtick = &rec->u.end.tick;
 		break;
 	default:
 		return 0;
 	}
 	if (rts) {
-		/* absent clocks are the largest seen so far */
+		/* an absent tick and absent clocks are the largest seen so far */
 		high_marks(r, &tick, ts);
+		if (!opt.tick) {
+			*rtick = tick;
+		}
 		for (unsigned c = 0; c < SIM_CLOCK_SLOTS; c++) {
 			if (!(opt.ts & 1u << c)) {
 				rts[c] = ts[c];
