@@ -222,6 +222,8 @@ int corpus_decode(struct corpus_file *f, const struct corpus_mark *marks, unsign
 
 /* ---- the dictionary ------------------------------------------------------------ */
 
+#define DICT_NAME "etl.dict"
+
 /*
  * Tokens as they sit in a file (little-endian): markers, hook ids, flag
  * bits, header constants. AFL++ and libFuzzer read the same format:
@@ -645,20 +647,20 @@ static int plan(struct outputs *o, const struct corpus *c, const char *dir, bool
 		return -ENOMEM;
 	}
 	t = dict_text(&len);
-	if (!t || (rc = output_add(o, dir, "etl.dict", t, len, t)) < 0) {
+	if (!t || (rc = output_add(o, dir, DICT_NAME, t, len, t)) < 0) {
 		return -ENOMEM;
 	}
-	if (zip && strcmp(zip, "etl") != 0) {
-		/* (with --zip etl, NAME.dict is etl.dict itself: written once) */
-		char *d = dict_text(&len);
-
-		snprintf(name, sizeof(name), "%s.dict", zip);
-		if (!d || (rc = output_add(o, dir, name, d, len, d)) < 0) {
-			return -ENOMEM;
-		}
-		o->v[o->n - 1].zip = true;
-	}
 	if (zip) {
+		snprintf(name, sizeof(name), "%s.dict", zip);
+		/* with --zip etl, NAME.dict is the dictionary itself: written once */
+		if (strcmp(name, DICT_NAME) != 0) {
+			char *d = dict_text(&len);
+
+			if (!d || (rc = output_add(o, dir, name, d, len, d)) < 0) {
+				return -ENOMEM;
+			}
+			o->v[o->n - 1].zip = true;
+		}
 		t = zip_text(c, &len);
 		snprintf(name, sizeof(name), "%s_seed_corpus.zip", zip);
 		if (!t || (rc = output_add(o, dir, name, t, len, t)) < 0) {
