@@ -189,6 +189,89 @@ Test(outputs, two_outputs_naming_one_file_are_refused_before_anything_is_made)
 	}
 }
 
+/*
+ * An output that is a file the run reads (the scenario, the stream, the ETL
+ * drawn, the names' truth) is refused before anything is made: renaming it
+ * into place would destroy the input. Hand-typed messages.
+ */
+Test(outputs, an_output_that_is_an_input_is_refused)
+{
+	static const struct {
+		const char *cmd; /* %1$s: the binary, %2$s: the scratch folder */
+		const char *want;
+	} cases[] = {
+		{"%1$s gen -q %2$s/s.yaml -o %2$s/s.yaml",
+		 "the scenario %2$s/s.yaml and -o %2$s/s.yaml"},
+		{"%1$s gen -q %2$s/s.yaml -o %2$s/a.etl --truth %2$s/s.yaml",
+		 "the scenario %2$s/s.yaml and --truth %2$s/s.yaml"},
+		{"%1$s gen -q %2$s/s.yaml -o %2$s/a.etl --json=%2$s/s.yaml",
+		 "the scenario %2$s/s.yaml and --json %2$s/s.yaml"},
+		{"%1$s gen -q %2$s/s.yaml -o %2$s/a.etl --set sessions.1.file=%2$s/s.yaml",
+		 "the scenario %2$s/s.yaml and sessions.1.file %2$s/s.yaml"},
+		{"%1$s gen -q %2$s/hard.yaml -o %2$s/s.yaml",
+		 "the scenario %2$s/hard.yaml and -o %2$s/s.yaml"},
+		{"%1$s gen -q %2$s/s.yaml -o %2$s/ln.yaml",
+		 "the scenario %2$s/s.yaml and -o %2$s/ln.yaml"},
+		{"%1$s gen -q - -o %2$s/s.yaml < %2$s/s.yaml",
+		 "the scenario (standard input) and -o %2$s/s.yaml"},
+		{"%1$s gen -q %2$s/s.yaml -o - >> %2$s/s.yaml",
+		 "the scenario %2$s/s.yaml and -o -"},
+		{"%1$s replay -q %2$s/t.jsonl -o %2$s/t.jsonl",
+		 "the stream %2$s/t.jsonl and -o %2$s/t.jsonl"},
+		{"%1$s replay -q %2$s/t.jsonl -o %2$s/a.etl --json=%2$s/t.jsonl",
+		 "the stream %2$s/t.jsonl and --json %2$s/t.jsonl"},
+		{"%1$s dump %2$s/x.etl --timeline %2$s/x.etl",
+		 "the input %2$s/x.etl and --timeline %2$s/x.etl"},
+		{"%1$s dump %2$s/x.etl --chrome-trace %2$s/x.etl",
+		 "the input %2$s/x.etl and --chrome-trace %2$s/x.etl"},
+		{"%1$s dump %2$s/x.etl --timeline %2$s/y.svg --truth %2$s/t.jsonl --chrome-trace "
+		 "%2$s/t.jsonl",
+		 "--truth %2$s/t.jsonl and --chrome-trace %2$s/t.jsonl"},
+		{"%1$s dump - --timeline %2$s/x.etl < %2$s/x.etl",
+		 "the input (standard input) and --timeline %2$s/x.etl"},
+	};
+	static const char *const files[] = {"s.yaml", "t.jsonl", "x.etl"};
+	struct stat before[3], now;
+	char cmd[2048], want[1024];
+
+	put_text("s.yaml", "seed: 9\nduration: 20ms\nmachine: {cpus: 2}\n");
+	cr_assert_eq(link(test_path("s.yaml"), test_path("hard.yaml")), 0);
+	cr_assert_eq(symlink("s.yaml", test_path("ln.yaml")), 0);
+	cr_assert_eq(
+		test_run("'%s' gen -q '%s' -o '%s' --set sessions.1.file=/dev/null --truth '%s'",
+			 test_bin(), test_path("s.yaml"), test_path("x.etl"), test_path("t.jsonl")),
+		0);
+	for (unsigned k = 0; k < 3; k++) {
+		cr_assert_eq(stat(test_path(files[k]), &before[k]), 0);
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(cmd, sizeof(cmd), cases[i].cmd, test_bin(), test_dir);
+		snprintf(want, sizeof(want), cases[i].want, test_bin(), test_dir);
+		cr_assert_eq(test_run("%s 2>'%s'", cmd, test_path("err.txt")), 2, "%s", cmd);
+		cr_assert_neq(strstr(slurp("err.txt"), want), NULL, "%s\n got: %s", cmd,
+			      slurp("err.txt"));
+		cr_assert_neq(strstr(slurp("err.txt"), "are the same file"), NULL, "%s", cmd);
+		cr_assert_eq(lines_of(slurp("err.txt")), 1, "%s", slurp("err.txt"));
+		cr_assert_str_eq(listing(), "hard.yaml\nln.yaml\ns.yaml\nt.jsonl\nx.etl\n",
+				 "%s: nothing was created", cmd);
+		for (unsigned k = 0; k < 3; k++) {
+			cr_assert_eq(stat(test_path(files[k]), &now), 0);
+			cr_assert(now.st_ino == before[k].st_ino &&
+					  now.st_size == before[k].st_size &&
+					  now.st_mtim.tv_sec == before[k].st_mtim.tv_sec &&
+					  now.st_mtim.tv_nsec == before[k].st_mtim.tv_nsec,
+				  "%s: %s untouched", cmd, files[k]);
+		}
+	}
+	/* the same files as inputs only, with other outputs: no refusal */
+	cr_assert_eq(test_run("'%s' dump '%s' --timeline '%s' --truth '%s'", test_bin(),
+			      test_path("x.etl"), test_path("y.svg"), test_path("t.jsonl")),
+		     0);
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s' --json='%s' >/dev/null", test_bin(),
+			      test_path("t.jsonl"), test_path("r.etl"), test_path("r.json")),
+		     0);
+}
+
 /* Run gen in a child with default signal dispositions; signal it mid-run. */
 static int interrupted_gen(int sig)
 {

@@ -95,15 +95,16 @@ static void help(FILE *f)
 		"  -h, --help this text\n");
 	fprintf(f, "\n"
 		   "Pictures: --timeline and --chrome-trace may be given together (one pass over\n"
-		   "the file; two names for one file are refused) and follow the output rules:\n"
-		   "written under a temporary name, renamed when complete, '-' is stdout. Flush\n"
-		   "reasons are inferred, as the file does not store them: TID table full (16\n"
-		   "TIDs and the next batch starts with a thread not among them), ticks (the\n"
-		   "batch spans more than 500 ticks of TimerResolution), size (records + 0x70 >\n"
-		   "0x400), delta (more than 0x40000000 clock units since the previous switch),\n"
-		   "end (the header time is the end of tracing), else unknown (the stop flag,\n"
-		   "lost events). Spin-lock kinds use the default thresholds: hold when held\n"
-		   "more than 1000000 cycles, contended when SpinCount >= 1, else sampled.\n"
+		   "the file; two names for one file, or the input, are refused) and follow the\n"
+		   "output rules: written under a temporary name, renamed when complete, '-' is\n"
+		   "stdout. Flush reasons are inferred, as the file does not store them: TID\n"
+		   "table full (16 TIDs and the next batch starts with a thread not among them),\n"
+		   "ticks (the batch spans more than 500 ticks of TimerResolution), size\n"
+		   "(records + 0x70 > 0x400), delta (more than 0x40000000 clock units since the\n"
+		   "previous switch), end (the header time is the end of tracing), else unknown\n"
+		   "(the stop flag, lost events). Spin-lock kinds use the default thresholds:\n"
+		   "hold when held more than 1000000 cycles, contended when SpinCount >= 1, else\n"
+		   "sampled.\n"
 		   "A damaged file is not drawn unless --keep-going (then exit status 1).\n");
 	fprintf(f,
 		"\n"
@@ -768,6 +769,7 @@ int cmd_dump(int argc, char **argv)
 		return usage_error("--to must be after --from", NULL);
 	}
 	o.draw.keep_going = o.keep_going;
+	o.draw.input = o.path;
 	f = etwforge_file_open(
 		o.path, ETWFORGE_OPEN_SALVAGE | (o.keep_going ? ETWFORGE_OPEN_KEEP_GOING : 0u),
 		&err);

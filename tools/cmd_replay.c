@@ -30,7 +30,8 @@ static void usage(FILE *f)
 		"`STREAM:LINE: what is wrong` and nothing is written. Switches on a CPU that do\n"
 		"not chain (the new thread of one is not the old thread of the next) are\n"
 		"written as given, with one warning: the compact format cannot carry them, so\n"
-		"`verify` will disagree.\n"
+		"`verify` will disagree. An output naming the stream (or two naming one file)\n"
+		"is refused before anything is written.\n"
 		"Exit status: 0 written, 1 write error, 2 bad usage or bad stream, 128+N ended\n"
 		"by signal N (every target left as it was).\n");
 }

@@ -19,6 +19,8 @@ int dump_stats(struct etwforge_file *f, bool json);
 
 /**
  * struct draw_opts - what `dump --timeline / --chrome-trace` was asked.
+ * @input:      the ETL file drawn, as given ("-" = standard input): no
+ *              output may be it
  * @timeline:   the SVG file (NULL: none)
  * @chrome:     the Chrome trace-event JSON file (NULL: none)
  * @from_ns/@to_ns: the window, ns since the session start, if @have_from/@have_to
@@ -27,6 +29,7 @@ int dump_stats(struct etwforge_file *f, bool json);
  * @truth:      the truth stream whose thread groups name the threads (NULL: none)
  */
 struct draw_opts {
+	const char *input;
 	const char *timeline;
 	const char *chrome;
 	const char *truth;

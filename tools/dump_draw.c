@@ -53,6 +53,11 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		status = cli_error("dump", &err);
 		goto out;
 	}
+	if (etwforge_output_input(out, o->input, "the input", &err) < 0 ||
+	    (o->truth && etwforge_output_input(out, o->truth, "--truth", &err) < 0)) {
+		status = cli_error("dump", &err);
+		goto out;
+	}
 	if (o->timeline && (tl_i = etwforge_output_add(out, o->timeline, "--timeline", &err)) < 0) {
 		status = cli_error("dump", &err);
 		goto out;

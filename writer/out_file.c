@@ -3,8 +3,9 @@
  * writer/out_file.c - the outputs of one run, written so that nothing is
  * destroyed (see out_file.h for the rules).
  *
+ *   out_set_input()   note each regular file the run reads
  *   out_set_add()     classify each target, refuse two that are one file
- *        |            (nothing created yet)
+ *        |            or one that is an input (nothing created yet)
  *   out_set_open()    OUT_RENAME:   mkstemp("DIR/.NAME.XXXXXX") beside the
  *        |                          target (symlinks followed to the real file)
  *        |            OUT_IN_PLACE: open the device or FIFO itself
@@ -382,6 +383,52 @@ static bool same_file(const struct out_file *a, const struct out_file *b)
 	return a->target && b->target && same_new_target(a, b);
 }
 
+/* Would writing @f replace the regular file @in the run reads? */
+static bool is_input(const struct out_input *in, const struct out_file *f)
+{
+	return f->exists && S_ISREG(f->mode) && f->dev == in->dev && f->ino == in->ino;
+}
+
+int out_set_input(struct out_set *s, const char *path, const char *label, char *err, size_t errlen)
+{
+	struct out_input *in, *grown;
+	struct stat st;
+
+	if (!path || !path[0] ||
+	    (strcmp(path, "-") ? stat(path, &st) : fstat(STDIN_FILENO, &st)) != 0 ||
+	    !S_ISREG(st.st_mode)) {
+		return 0; /* nothing an output could replace */
+	}
+	grown = realloc(s->inputs, (s->ninputs + 1) * sizeof(*grown));
+	if (!grown) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	s->inputs = grown;
+	in = &s->inputs[s->ninputs];
+	in->path = dup_str(strcmp(path, "-") ? path : "(standard input)");
+	in->label = dup_str(label ? label : "the input");
+	in->dev = st.st_dev;
+	in->ino = st.st_ino;
+	if (!in->path || !in->label) {
+		free(in->path);
+		free(in->label);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		if (is_input(in, &s->files[i])) {
+			snprintf(err, errlen, "%s %s and %s %s are the same file", in->label,
+				 in->path, s->files[i].label, s->files[i].path);
+			free(in->path);
+			free(in->label);
+			return -EEXIST;
+		}
+	}
+	s->ninputs++;
+	return 0;
+}
+
 static int fail(char *err, size_t errlen, int rc, const char *path, const char *what)
 {
 	snprintf(err, errlen, "%s: %s", path, what);
@@ -423,6 +470,7 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 			f->exists = true;
 			f->dev = st.st_dev;
 			f->ino = st.st_ino;
+			f->mode = st.st_mode;
 			f->is_chr = S_ISCHR(st.st_mode);
 		}
 	} else {
@@ -463,6 +511,16 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 		if (same_file(o, f)) {
 			snprintf(err, errlen, "%s %s and %s %s are the same file", o->label,
 				 o->path, f->label, f->path);
+			free(f->path);
+			free(f->label);
+			free(f->target);
+			return -EEXIST;
+		}
+	}
+	for (unsigned i = 0; i < s->ninputs; i++) {
+		if (is_input(&s->inputs[i], f)) {
+			snprintf(err, errlen, "%s %s and %s %s are the same file",
+				 s->inputs[i].label, s->inputs[i].path, f->label, f->path);
 			free(f->path);
 			free(f->label);
 			free(f->target);
@@ -777,4 +835,11 @@ void out_set_free(struct out_set *s)
 	s->files = NULL;
 	s->n = 0;
 	s->cap = 0;
+	for (unsigned i = 0; i < s->ninputs; i++) {
+		free(s->inputs[i].path);
+		free(s->inputs[i].label);
+	}
+	free(s->inputs);
+	s->inputs = NULL;
+	s->ninputs = 0;
 }

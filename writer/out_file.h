@@ -13,7 +13,8 @@
  *     /dev/null or /dev/full, a FIFO) is opened and written in place,
  *     never replaced.
  *   - The outputs of one run form a set: two that are the same file are
- *     refused before anything is created; the set commits all its
+ *     refused before anything is created, and so is an output that is a
+ *     file the run reads (out_set_input(): a scenario, a stream, an ETL); the set commits all its
  *     temporary files at once (a failed rename rolls the others back) or
  *     removes them all, so a failed or interrupted run leaves every target
  *     as it was.
@@ -68,16 +69,27 @@ struct out_file {
 	bool renamed;
 };
 
+/** struct out_input - a regular file the run reads (see out_set_input()). */
+struct out_input {
+	char *path;
+	char *label;
+	dev_t dev;
+	ino_t ino;
+};
+
 /**
  * struct out_set - the outputs of one run. Zero-initialise, or out_set_init().
- * @files: @n entries (@cap allocated), grown by out_set_add(); pointers to
- *         them stay valid once the set is open (no add after that)
+ * @files:  @n entries (@cap allocated), grown by out_set_add(); pointers to
+ *          them stay valid once the set is open (no add after that)
+ * @inputs: @ninputs files the run reads, that no output may be
  */
 struct out_set {
 	unsigned n;
 	unsigned cap;
 	bool open;
 	struct out_file *files;
+	unsigned ninputs;
+	struct out_input *inputs;
 };
 
 /** out_set_init - an empty set. */
@@ -93,6 +105,18 @@ void out_set_init(struct out_set *s);
  * Character devices may be named more than once (e.g. /dev/null).
  */
 int out_set_add(struct out_set *s, const char *path, const char *label, char *err, size_t errlen);
+
+/**
+ * out_set_input - @path ("-" = standard input) is read by the run, as
+ * @label ("the scenario", "the stream", ...): an output that is the same
+ * file, before or after, is refused, since renaming it into place would
+ * destroy what the run reads. Only an existing regular file is recorded
+ * (a device or FIFO read and written is what was asked; standard input
+ * counts when it is a regular file).
+ * Return: 0; -EEXIST when an output already added is that file (@err:
+ * "LABEL PATH and LABEL2 PATH2 are the same file"); -ENOMEM.
+ */
+int out_set_input(struct out_set *s, const char *path, const char *label, char *err, size_t errlen);
 
 /**
  * out_set_open - create every temporary file and open every in-place

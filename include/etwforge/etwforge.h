@@ -115,12 +115,25 @@ ETWFORGE_API struct etwforge_output *etwforge_output_new(void);
  * etwforge_output_add - add @path ("-" = standard output) to @o; @label
  * names what asked for it in messages ("--timeline"). Creates nothing.
  * Return: the output's index (>= 0); -EEXIST it is the same file as an
- * output added before (@err: "LABEL PATH and LABEL2 PATH2 are the same
- * file"), -EISDIR, -ENOENT (empty name), -ELOOP, -ENOSPC (2048 outputs
+ * output added before or an input (etwforge_output_input()) (@err: "LABEL
+ * PATH and LABEL2 PATH2 are the same file"), -EISDIR, -ENOENT (empty name), -ELOOP, -ENOSPC (2048 outputs
  * already), -EINVAL (@o is open), -ENOMEM; all with exit status 2.
  */
 ETWFORGE_API int etwforge_output_add(struct etwforge_output *o, const char *path, const char *label,
 				     struct etwforge_error *err);
+
+/**
+ * etwforge_output_input - @path ("-" = standard input) is a file the
+ * program reads, named @label in messages ("the input"): an output of @o
+ * that is the same file, added before or after, is refused, as replacing
+ * it would destroy what is being read. Only an existing regular file
+ * counts (a device or FIFO may be read and written).
+ * Return: 0; -EEXIST an output added before is that file (@err: "LABEL
+ * PATH and LABEL2 PATH2 are the same file", exit status 2); -EINVAL (@o
+ * is open), -ENOMEM.
+ */
+ETWFORGE_API int etwforge_output_input(struct etwforge_output *o, const char *path,
+				       const char *label, struct etwforge_error *err);
 
 /**
  * etwforge_output_open - create every temporary file and open every device.

@@ -48,6 +48,24 @@ int etwforge_output_add(struct etwforge_output *o, const char *path, const char 
 	return rc;
 }
 
+int etwforge_output_input(struct etwforge_output *o, const char *path, const char *label,
+			  struct etwforge_error *err)
+{
+	char msg[1024];
+	int rc;
+
+	if (!o || !path || o->set.open || o->committed) {
+		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				"an input is added to a set that is open");
+	}
+	rc = out_set_input(&o->set, path, label, msg, sizeof(msg));
+	if (rc < 0) {
+		return api_fail(err, rc, rc == -EEXIST ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+				"%s", msg);
+	}
+	return api_ok(err);
+}
+
 int etwforge_output_open(struct etwforge_output *o, struct etwforge_error *err)
 {
 	char msg[1024];

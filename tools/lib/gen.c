@@ -186,6 +186,7 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 {
 	struct trace_config *tc = &g->sc->trace;
 	const char *labels[SIM_MAX_SESSIONS] = {NULL};
+	struct run_input inputs[SCENARIO_MAX_FILES];
 	const char *why = NULL;
 	char msg[1024];
 	int rc;
@@ -198,7 +199,10 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	if (trace_config_check(tc, &why) < 0) {
 		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", why);
 	}
-	rc = session_run_plan(&g->run, tc, labels, msg, sizeof(msg));
+	for (unsigned i = 0; i < g->sc->nfiles; i++) {
+		inputs[i] = (struct run_input){g->sc->files[i], "the scenario"};
+	}
+	rc = session_run_plan(&g->run, tc, labels, inputs, g->sc->nfiles, msg, sizeof(msg));
 	g->planned = true;
 	if (rc >= 0 && o->truth) {
 		rc = g->truth_i = out_set_add(&g->run.outs, o->truth, "--truth", msg, sizeof(msg));

@@ -86,9 +86,10 @@ static void replay_free(struct replay_run *r)
 }
 
 /* Make every output and the producer, checked against each other first. */
-static int open_outputs(struct replay_run *r, const struct etwforge_run_opts *o, FILE **json_f,
-			struct etwforge_error *err)
+static int open_outputs(struct replay_run *r, const char *stream, const struct etwforge_run_opts *o,
+			FILE **json_f, struct etwforge_error *err)
 {
+	const struct run_input input = {stream, "the stream"};
 	const char *labels[SIM_MAX_SESSIONS] = {NULL};
 	char msg[1024];
 	int rc, json_i = -1;
@@ -98,7 +99,7 @@ static int open_outputs(struct replay_run *r, const struct etwforge_run_opts *o,
 			 o->output);
 		labels[0] = "-o";
 	}
-	rc = session_run_plan(&r->run, r->cfg, labels, msg, sizeof(msg));
+	rc = session_run_plan(&r->run, r->cfg, labels, &input, 1, msg, sizeof(msg));
 	r->planned = true;
 	if (rc >= 0 && o->json) {
 		rc = json_i = out_set_add(&r->run.outs, o->json, "--json", msg, sizeof(msg));
@@ -166,7 +167,7 @@ int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 		memcpy(r.cfg->start_ts, record_ts(&rec), sizeof(r.cfg->start_ts));
 		r.cfg->have_start_ts = true;
 	}
-	rc = open_outputs(&r, o, &json_f, err);
+	rc = open_outputs(&r, stream, o, &json_f, err);
 	if (rc < 0) {
 		goto out;
 	}

@@ -1100,6 +1100,9 @@ int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t 
 	buf[len] = '\0';
 	rc = load_text(sc, in ? "<stdin>" : path, buf, len, err, errlen);
 	free(buf);
+	if (rc == 0 && sc->nfiles < SCENARIO_MAX_FILES) {
+		sk_copy_str(sc->files[sc->nfiles++], sizeof(sc->files[0]), path);
+	}
 	return rc;
 }
 

@@ -105,6 +105,7 @@
 
 #define SCENARIO_MAX_LOCKS 256
 #define SCENARIO_NAME_MAX  64
+#define SCENARIO_MAX_FILES 8		/* scenario files whose names a run keeps (inputs) */
 #define SCENARIO_PATH_MAX  SK_PATH_MAX	/* a key path such as "threads.12.wait_reasons.WrQueue" */
 #define SCENARIO_MAX_WHERE SK_WHERE_MAX /* remembered key positions (for scenario_finish) */
 
@@ -151,6 +152,8 @@ struct scenario_session_x {
  * @boot_time_set: machine.boot_time was given (else start_time - 1 hour)
  * @quantum_set:   machine.quantum was given (else 2 clock ticks)
  * @source:        name of the file loaded (for messages)
+ * @files:         the files loaded, as given ("-" = standard input), the
+ *                 first SCENARIO_MAX_FILES: no output of the run may be one
  * @where:         where each key got its value (for scenario_finish errors)
  */
 struct scenario {
@@ -163,6 +166,8 @@ struct scenario {
 	bool boot_time_set;
 	bool quantum_set;
 	char source[TRACE_PATH_MAX];
+	unsigned nfiles;
+	char files[SCENARIO_MAX_FILES][TRACE_PATH_MAX];
 	struct sk_where_log where;
 };
 

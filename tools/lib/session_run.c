@@ -10,11 +10,19 @@
 #include "tools/lib/session_run.h"
 
 int session_run_plan(struct session_run *r, const struct trace_config *cfg,
-		     const char *const labels[SIM_MAX_SESSIONS], char *err, size_t errlen)
+		     const char *const labels[SIM_MAX_SESSIONS], const struct run_input *inputs,
+		     unsigned ninputs, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
 	out_set_init(&r->outs);
+	for (unsigned i = 0; i < ninputs; i++) {
+		int rc = out_set_input(&r->outs, inputs[i].path, inputs[i].label, err, errlen);
+
+		if (rc < 0) {
+			return rc;
+		}
+	}
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
 		struct writer_opts wo;
 		const char *why = NULL;

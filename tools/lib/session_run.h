@@ -34,15 +34,24 @@ struct session_run {
 	struct producer_stats pstats;
 };
 
+/** struct run_input - a file the run reads ("the scenario", "the stream"). */
+struct run_input {
+	const char *path;
+	const char *label;
+};
+
 /**
- * session_run_plan - start a run of @cfg: add the file of every session to
+ * session_run_plan - start a run of @cfg: note the @ninputs files it reads
+ * (no output may be one of them), add the file of every session to
  * @r->outs, labelled by @labels[i] (NULL = "sessions.I.file"), checking
  * each writer's options. The caller may add more outputs to @r->outs.
  * Return: 0, or a negative errno with @err = one line (-EEXIST: two
- * outputs are the same file; -EINVAL: a bad option or a missing file).
+ * outputs, or an output and an input, are the same file; -EINVAL: a bad
+ * option or a missing file).
  */
 int session_run_plan(struct session_run *r, const struct trace_config *cfg,
-		     const char *const labels[SIM_MAX_SESSIONS], char *err, size_t errlen);
+		     const char *const labels[SIM_MAX_SESSIONS], const struct run_input *inputs,
+		     unsigned ninputs, char *err, size_t errlen);
 
 /**
  * session_run_open - create every output of @r->outs, the writers and the
