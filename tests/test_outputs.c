@@ -333,6 +333,9 @@ Test(outputs, a_write_error_anywhere_leaves_every_target_as_it_was)
 	cr_assert_eq(test_run(GEN " -o '%s' --json > /dev/full 2>'%s'", test_bin(),
 			      test_path("a.etl"), test_path("err.txt")),
 		     1);
+	cr_assert_str_eq(slurp("err.txt"),
+			 "etwforge gen: standard output: write failed: No space left on device\n",
+			 "one line, naming standard output");
 	cr_assert_str_eq(slurp("a.etl"), "old a");
 	cr_assert_str_eq(listing(), "a.etl\nt.jsonl\n");
 	unlink(test_path("t.jsonl"));
@@ -345,6 +348,52 @@ Test(outputs, a_write_error_anywhere_leaves_every_target_as_it_was)
 		     0);
 	cr_assert_str_eq(slurp("rc"), "1\n");
 	cr_assert_neq(strstr(slurp("err.txt"), "Broken pipe"), NULL, "%s", slurp("err.txt"));
+}
+
+/*
+ * replay -o NEW: a session whose file in the stream is the name gen derived
+ * (OUT-2.etl) follows -o (NEW-2.etl); gen's own files are never touched.
+ * Without -o the stream's names are used (gen's run reproduced).
+ */
+Test(outputs, replay_derives_names_from_its_own_o)
+{
+	struct stat before, after;
+
+	cr_assert_eq(test_run(GEN " -o '%s' --truth '%s'", test_bin(), test_path("g.etl"),
+			      test_path("g.jsonl")),
+		     0);
+	cr_assert_eq(stat(test_path("g-2.etl"), &before), 0);
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s'", test_bin(), test_path("g.jsonl"),
+			      test_path("r.etl")),
+		     0);
+	cr_assert_str_eq(listing(), "g-2.etl\ng.etl\ng.jsonl\nr-2.etl\nr.etl\n");
+	cr_assert_eq(stat(test_path("g-2.etl"), &after), 0);
+	cr_assert_eq(before.st_ino, after.st_ino, "gen's second file untouched");
+	cr_assert_eq(test_run("cmp -s '%s' '%s'", test_path("g-2.etl"), test_path("r-2.etl")), 1,
+		     "r-2.etl names itself in its header, so it differs from g-2.etl");
+	/* standard output as -o: the derived session is discarded with a note */
+	cr_assert_eq(test_run("'%s' replay '%s' -o - > /dev/null 2>'%s'", test_bin(),
+			      test_path("g.jsonl"), test_path("err.txt")),
+		     0);
+	cr_assert_neq(strstr(slurp("err.txt"), "etwforge replay: session 'etwforge CSwitch' has no "
+					       "file of its own and -o - is not a regular file: "
+					       "discarded"),
+		      NULL, "%s", slurp("err.txt"));
+	/* a full standard output: exit 1, one line */
+	cr_assert_eq(test_run("'%s' replay -q '%s' -o '%s' --json > /dev/full 2>'%s'", test_bin(),
+			      test_path("g.jsonl"), test_path("r.etl"), test_path("err.txt")),
+		     1);
+	cr_assert_str_eq(
+		slurp("err.txt"),
+		"etwforge replay: standard output: write failed: No space left on device\n");
+	cr_assert_str_eq(listing(), "g-2.etl\ng.etl\ng.jsonl\nr-2.etl\nr.etl\n");
+	/* without -o: the stream's own names */
+	cr_assert_eq(test_run("cd '%s' && mkdir again && cd again && '%s' gen -q --duration 20ms "
+			      "-o h.etl --truth ../h.jsonl && rm h.etl h-2.etl && '%s' replay -q "
+			      "../h.jsonl && ls > ../again.txt",
+			      test_dir, test_bin(), test_bin()),
+		     0);
+	cr_assert_str_eq(slurp("again.txt"), "h-2.etl\nh.etl\n");
 }
 
 Test(outputs, every_command_checks_its_standard_output)

@@ -12,6 +12,12 @@ enum {
 	EXIT_OK = ETWFORGE_EXIT_OK,
 	EXIT_DATA = ETWFORGE_EXIT_DATA,
 	EXIT_USAGE = ETWFORGE_EXIT_USAGE,
+	/*
+	 * A command stopped because standard output failed and said nothing:
+	 * main() says why on one line and exits EXIT_DATA. A command that
+	 * failed otherwise has said why itself, and main() adds nothing.
+	 */
+	EXIT_STDOUT_FAILED = -1,
 };
 
 /**

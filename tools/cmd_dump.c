@@ -542,7 +542,7 @@ static int walk(struct etwforge_file *f, enum etwforge_order order, const struct
 		print(&ev, o);
 		if (ferror(stdout)) {
 			etwforge_iter_free(it);
-			return EXIT_DATA; /* main() says why */
+			return EXIT_STDOUT_FAILED;
 		}
 	}
 	etwforge_iter_free(it);

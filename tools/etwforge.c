@@ -3,6 +3,7 @@
  * tools/etwforge.c - main(): git-style dispatch to the subcommands.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,15 +56,20 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-/* Standard output is an output too: a write error there is exit 1, not 0. */
+/*
+ * Standard output is an output too: a write error there is exit 1, not 0.
+ * A command that failed otherwise has said why in its one line already
+ * (see EXIT_STDOUT_FAILED).
+ */
 static int check_stdout(const char *cmd, int status)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		int e = errno ? errno : EIO;
+	bool failed = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno ? errno : EIO;
 
+	if (status == EXIT_STDOUT_FAILED || (status == EXIT_OK && failed)) {
 		fprintf(stderr, "etwforge%s%s: standard output: write failed: %s\n", cmd ? " " : "",
 			cmd ? cmd : "", strerror(e));
-		return status == EXIT_OK ? EXIT_DATA : status;
+		return EXIT_DATA;
 	}
 	return status;
 }

@@ -747,7 +747,9 @@ int out_set_commit(struct out_set *s, char *err, size_t errlen)
 	for (i = 0; i < s->n; i++) {
 		rc = finish_one(&s->files[i]);
 		if (rc < 0) {
-			snprintf(err, errlen, "%s: write failed: %s", s->files[i].path,
+			snprintf(err, errlen, "%s: write failed: %s",
+				 s->files[i].kind == OUT_STDOUT ? "standard output"
+								: s->files[i].path,
 				 strerror(-rc));
 			out_set_abort(s);
 			return rc;

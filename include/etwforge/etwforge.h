@@ -242,7 +242,10 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  * every output goes in place only when the whole run succeeded, and two
  * outputs that are one file are refused before anything is made).
  * @output:      the first session's ETL file ("-" = standard output); NULL
- *               = the scenario's (or stream's) own
+ *               = the scenario's (or stream's) own. A later session without
+ *               a file of its own, or (replay) with the name gen derived
+ *               from the stream's first file, gets OUTPUT-N.etl beside it
+ *               (discarded when @output is not a regular file)
  * @truth:       gen only: the ground truth as JSON Lines; NULL = none
  * @json:        the summary as one JSON object: NULL = none, "-" = standard
  *               output, else a file

@@ -195,6 +195,7 @@ enum bench_file {
 	BENCH_F_SRC2,	   /* src-2.etl */
 	BENCH_F_SRC_TRUTH, /* src.truth.jsonl */
 	BENCH_F_REPLAY,	   /* replay.etl */
+	BENCH_F_REPLAY2,   /* replay-2.etl */
 	BENCH_F_COUNT,
 };
 

@@ -83,6 +83,7 @@ int bench_replay_verify(struct etwforge_bench *b, const struct bench_size *sz,
 		rc = bench_child_run(s, "replay", replay_child, NULL, &out, sizeof(out), &ru, &wall,
 				     err);
 		unlink(bench_scratch_path(s, BENCH_F_REPLAY));
+		unlink(bench_scratch_path(s, BENCH_F_REPLAY2));
 		if (rc < 0) {
 			return rc;
 		}

@@ -32,7 +32,7 @@
 
 static const char *const file_names[BENCH_F_COUNT] = {
 	"gen.etl",   "gen-2.etl",	"gen.truth.jsonl", "src.etl",
-	"src-2.etl", "src.truth.jsonl", "replay.etl",
+	"src-2.etl", "src.truth.jsonl", "replay.etl",	   "replay-2.etl",
 };
 
 struct bench_scratch {

@@ -93,49 +93,6 @@ static const struct trace_sink_ops tee_ops = {
 	.end = tee_end,
 };
 
-/*
- * Output names: @output for the first session; a session without a file of
- * its own gets OUT-N.etl when the first file is a regular file (or a new
- * path), and is discarded (/dev/null) when it is standard output, a device
- * or a FIFO: a name is never derived from those.
- */
-static void name_outputs(struct trace_config *tc, const char *output, const char **labels,
-			 FILE *notes)
-{
-	const char *first;
-	size_t len;
-
-	if (output) {
-		snprintf(tc->sessions[0].file, sizeof(tc->sessions[0].file), "%s", output);
-		labels[0] = "-o";
-	}
-	first = tc->sessions[0].file;
-	len = strlen(first);
-	if (len > 4 && !strcmp(first + len - 4, ".etl")) {
-		len -= 4;
-	}
-	for (unsigned i = 1; i < tc->nsessions; i++) {
-		if (tc->sessions[i].file[0]) {
-			continue;
-		}
-		if (out_is_regular_target(first)) {
-			snprintf(tc->sessions[i].file, sizeof(tc->sessions[i].file), "%.*s-%u.etl",
-				 (int)len, first, i + 1);
-			labels[i] = "the derived name";
-			continue;
-		}
-		snprintf(tc->sessions[i].file, sizeof(tc->sessions[i].file), "/dev/null");
-		labels[i] = "the discarded session";
-		if (notes) {
-			fprintf(notes,
-				"etwforge gen: session '%s' has no file of its own and -o %s is "
-				"not a "
-				"regular file: discarded (name it with sessions.%u.file)\n",
-				tc->sessions[i].name, first, i);
-		}
-	}
-}
-
 /* Everything one generate call holds, freed in one place. */
 struct gen_run {
 	struct scenario *sc; /* a copy: names are filled in for this run only */
@@ -195,7 +152,7 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
 				"no output: give -o OUT.etl (or sessions.0.file)");
 	}
-	name_outputs(tc, o->output, labels, o->notes);
+	session_run_name(tc, o->output, false, labels, "gen", o->notes);
 	if (trace_config_check(tc, &why) < 0) {
 		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", why);
 	}

@@ -94,11 +94,7 @@ static int open_outputs(struct replay_run *r, const char *stream, const struct e
 	char msg[1024];
 	int rc, json_i = -1;
 
-	if (o->output) {
-		snprintf(r->cfg->sessions[0].file, sizeof(r->cfg->sessions[0].file), "%s",
-			 o->output);
-		labels[0] = "-o";
-	}
+	session_run_name(r->cfg, o->output, true, labels, "replay", o->notes);
 	rc = session_run_plan(&r->run, r->cfg, labels, &input, 1, msg, sizeof(msg));
 	r->planned = true;
 	if (rc >= 0 && o->json) {

@@ -9,6 +9,63 @@
 
 #include "tools/lib/session_run.h"
 
+/* @out = the name derived from @first for session @i: "STEM-(i+1).etl". */
+static void derived_name(char *out, size_t cap, const char *first, unsigned i)
+{
+	size_t len = strlen(first);
+
+	if (len > 4 && !strcmp(first + len - 4, ".etl")) {
+		len -= 4;
+	}
+	snprintf(out, cap, "%.*s-%u.etl", (int)len, first, i + 1);
+}
+
+void session_run_name(struct trace_config *tc, const char *output, bool rederive,
+		      const char *labels[SIM_MAX_SESSIONS], const char *prog, FILE *notes)
+{
+	char old_first[TRACE_PATH_MAX], name[TRACE_PATH_MAX];
+	const char *first = tc->sessions[0].file;
+
+	snprintf(old_first, sizeof(old_first), "%s", first);
+	if (output) {
+		snprintf(tc->sessions[0].file, sizeof(tc->sessions[0].file), "%s", output);
+		labels[0] = "-o";
+	}
+	for (unsigned i = 1; i < tc->nsessions; i++) {
+		char *file = tc->sessions[i].file;
+
+		if (rederive && output && old_first[0]) {
+			derived_name(name, sizeof(name), old_first, i);
+			if (!strcmp(file, name)) {
+				file[0] = '\0'; /* gen derived it: derive it again from -o */
+			}
+		}
+		if (file[0]) {
+			continue;
+		}
+		if (out_is_regular_target(first)) {
+			derived_name(file, sizeof(tc->sessions[i].file), first, i);
+			labels[i] = "the derived name";
+			continue;
+		}
+		snprintf(file, sizeof(tc->sessions[i].file), "/dev/null");
+		labels[i] = "the discarded session";
+		if (notes && rederive) {
+			fprintf(notes,
+				"etwforge %s: session '%s' has no file of its own and -o %s is not "
+				"a "
+				"regular file: discarded (name it in the stream's meta line)\n",
+				prog, tc->sessions[i].name, first);
+		} else if (notes) {
+			fprintf(notes,
+				"etwforge %s: session '%s' has no file of its own and -o %s is not "
+				"a "
+				"regular file: discarded (name it with sessions.%u.file)\n",
+				prog, tc->sessions[i].name, first, i);
+		}
+	}
+}
+
 int session_run_plan(struct session_run *r, const struct trace_config *cfg,
 		     const char *const labels[SIM_MAX_SESSIONS], const struct run_input *inputs,
 		     unsigned ninputs, char *err, size_t errlen)

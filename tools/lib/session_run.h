@@ -5,6 +5,7 @@
  * run in one struct out_set (writer/out_file.h). Shared by `gen` and
  * `replay`:
  *
+ *   session_run_name()    name each session's file from -o (OUT-2.etl, ...)
  *   session_run_plan()    add each session's file to the set (collisions
  *                         refused before anything is created)
  *   out_set_add(&r->outs) the caller's other outputs (truth, JSON report)
@@ -17,7 +18,9 @@
 #ifndef TOOLS_LIB_SESSION_RUN_H
 #define TOOLS_LIB_SESSION_RUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "producer/producer.h"
 #include "tools/lib/trace_config.h"
@@ -33,6 +36,21 @@ struct session_run {
 	struct writer_stats wstats[SIM_MAX_SESSIONS];
 	struct producer_stats pstats;
 };
+
+/**
+ * session_run_name - name the files of @tc's sessions for a run: @output
+ * (NULL: keep the configured one) names the first; a later session
+ * without a file of its own gets OUT-N.etl beside it (".etl" taken off
+ * OUT first), its label in @labels "the derived name"; when the first is
+ * not a regular file ("-", a device, a FIFO) it is discarded instead
+ * (/dev/null, "the discarded session") with a note on @notes (NULL: none)
+ * naming @prog. With @rederive (replay: the files come from a stream gen
+ * wrote), a session whose file is the name derived from the stream's
+ * first file follows the new @output too, so `replay t.jsonl -o r.etl`
+ * writes r-2.etl, never gen's own OUT-2.etl.
+ */
+void session_run_name(struct trace_config *tc, const char *output, bool rederive,
+		      const char *labels[SIM_MAX_SESSIONS], const char *prog, FILE *notes);
 
 /** struct run_input - a file the run reads ("the scenario", "the stream"). */
 struct run_input {
