@@ -13,6 +13,7 @@ import collections
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -359,6 +360,50 @@ def case_spin(tmp):
         check(f"spin lock: {k}" in titles, f"no '{k}' marks in the timeline")
     counts = legend_counts(root)
     check(counts.get("hold") == want["hold"], f"legend: {counts}")
+    check(not any(t.startswith("spin lock: ") and "too many" in t for t in titles),
+          f"a sparse stream is drawn as marks, not bars: {titles}")
+    spin_dense(tmp)
+
+
+SCENARIOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "scenarios")
+
+
+def spin_dense(tmp):
+    """Contended releases in most 3-px bins of every lane (lock_driver, 16 CPUs): drawn as
+    bars whose height grows with the count (log2), bottoms on one line per lane, the tallest
+    the strip's full height; the rare kinds stay marks on top; the legend says so."""
+    etl, svg = os.path.join(tmp, "dense.etl"), os.path.join(tmp, "dense.svg")
+    run("gen", os.path.join(SCENARIOS, "lock_driver.yaml"), "--duration", "200ms", "-o", etl,
+        "-q")
+    run("dump", etl, "--timeline", svg)
+    root, _ = svg_of(svg)
+    bars, marks = None, set()
+    for p in root.iter(SVG + "path"):
+        t = p.find(SVG + "title")
+        if t is None or not t.text.startswith("spin lock: "):
+            continue
+        if t.text.startswith("spin lock: contended, too many to mark: a bar per 3 px"):
+            check(bars is None, "one path of contended bars")
+            bars = p.get("d")
+        else:
+            marks.add(t.text)
+    check(bars is not None, "no contended bars in a 16-CPU lock_driver picture")
+    got = [tuple(map(int, m)) for m in re.findall(r"M(\d+) (\d+)h(\d+)v(\d+)h-(\d+)z", bars)]
+    check(len(got) == bars.count("M"), f"bars are M x y h2 v H h-2 z: {bars[:200]}")
+    bins = (1400 - 76 - 24 + 2) // 3
+    check(16 * bins // 4 < len(got) <= 16 * bins, f"{len(got)} bars for 16 lanes of {bins} bins")
+    bottoms, heights = set(), set()
+    for x, y, w, h, w2 in got:
+        check(w == 2 and w2 == 2 and 76 <= x < 1376, f"bar at x {x} width {w}")
+        bottoms.add(y + h)
+        heights.add(h)
+    check(len(bottoms) == 16, f"bars of 16 lanes stand on 16 lines: {sorted(bottoms)}")
+    # 16 lanes: 896 / 16 = 56 px a lane, its spin strip 56 * 3 / 16 = 10 px
+    check(min(heights) >= 1 and len(heights) > 1 and max(heights) == 10,
+          f"heights {sorted(heights)}: from 1 to the strip's 10 px")
+    check({"spin lock: hold", "spin lock: sampled"} <= marks, f"rare kinds as marks: {marks}")
+    legend = [t.text for t in root.iter(SVG + "text") if t.text]
+    check("where too many to mark: bars, log2 of the count" in legend, f"legend: {legend}")
 
 
 def case_window(tmp):

@@ -16,7 +16,10 @@
  * colour of the thread that ran longest in it, its opacity the share of
  * the column that any thread ran (utilisation, SHADES steps). Batch ticks
  * and spin marks are kept per bin of a few pixels (one mark per kind and
- * bin). So memory and the SVG grow with lanes x columns, never with the
+ * bin; spin locks are counted per bin, and a kind that marks more than a
+ * quarter of a lane's bins is drawn there as a band of bars instead, each
+ * as high as the log2 of its count, so a busy lock reads as a density
+ * rather than a solid row of marks). So memory and the SVG grow with lanes x columns, never with the
  * number of switches; everything is written at the end, spans of one
  * colour and shade merged into one <path>.
  */
@@ -38,9 +41,10 @@
 #define SPIN_BIN_PX  3
 #define TICK_BINS    ((PLOT_W + TICK_BIN_PX - 1) / TICK_BIN_PX)
 #define SPIN_BINS    ((PLOT_W + SPIN_BIN_PX - 1) / SPIN_BIN_PX)
-#define CANDIDATES   16 /* threads tracked in one pixel column */
-#define SHADES	     4	/* utilisation steps: 25 %, 50 %, 75 %, 100 % opacity */
-#define TENTHS	     10 /* span ends are kept in tenths of a pixel */
+#define SPIN_DENSE   (SPIN_BINS / 4) /* more bins marked than this: a band of bars */
+#define CANDIDATES   16		     /* threads tracked in one pixel column */
+#define SHADES	     4		     /* utilisation steps: 25 %, 50 %, 75 %, 100 % opacity */
+#define TENTHS	     10		     /* span ends are kept in tenths of a pixel */
 #define FONT	     "sans-serif"
 #define TID_UNKNOWN  UINT32_MAX /* a span of a thread the file does not name */
 #define LABEL_GAP_PX 200	/* a thread's label at most once in this many pixels */
@@ -75,7 +79,7 @@ struct timeline {
 	uint32_t *cell_tid;  /* [lane][PLOT_W]: the dominant thread */
 	uint8_t *cell_shade; /* [lane][PLOT_W]: 0 = nothing ran */
 	uint8_t *ticks;	     /* [lane][TICK_BINS]: bit r = a flush of reason r */
-	uint8_t *spins;	     /* [lane][SPIN_BINS]: bit k = a spin lock of kind k */
+	uint16_t *spins;     /* [lane][SPIN_BINS][SPIN_KINDS]: spin locks (saturating) */
 	struct span *spans;
 	size_t nspans, cap;
 	bool aggregated;
@@ -176,7 +180,7 @@ struct timeline *timeline_new(const struct sched_frame *fr, const struct thread_
 	tl->cell_tid = calloc(n * PLOT_W, sizeof(*tl->cell_tid));
 	tl->cell_shade = calloc(n * PLOT_W, 1);
 	tl->ticks = calloc(n * TICK_BINS, 1);
-	tl->spins = calloc(n * SPIN_BINS, 1);
+	tl->spins = calloc(n * SPIN_BINS * SPIN_KINDS, sizeof(*tl->spins));
 	if (!tl->open || !tl->cell_tid || !tl->cell_shade || !tl->ticks || !tl->spins) {
 		timeline_free(tl);
 		return NULL;
@@ -345,8 +349,11 @@ static void tl_spin(void *ctx, const struct sched_spin *sp)
 	if (x >= 0 && x <= PLOT_W) {
 		unsigned bin = (unsigned)x / SPIN_BIN_PX;
 
+		uint16_t *c;
+
 		bin = bin < SPIN_BINS ? bin : SPIN_BINS - 1;
-		tl->spins[(size_t)sp->lane * SPIN_BINS + bin] |= (uint8_t)(1u << sp->kind);
+		c = &tl->spins[((size_t)sp->lane * SPIN_BINS + bin) * SPIN_KINDS + sp->kind];
+		*c = (uint16_t)(*c + (*c < UINT16_MAX));
 	}
 }
 
@@ -367,9 +374,43 @@ struct layout {
 	unsigned height;      /* of the whole picture */
 	unsigned label_every; /* CPU label on every n-th lane */
 	unsigned label_font;
+	bool spin_bars; /* some lane draws a spin-lock kind as bars (write_spins) */
 };
 
 static bool any_bit(const uint8_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i]) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Bins of @lane holding a spin lock of kind @k. */
+static unsigned spin_bins_used(const struct timeline *tl, unsigned lane, unsigned k)
+{
+	const uint16_t *m = tl->spins + (size_t)lane * SPIN_BINS * SPIN_KINDS;
+	unsigned used = 0;
+
+	for (unsigned b = 0; b < SPIN_BINS; b++) {
+		used += m[b * SPIN_KINDS + k] != 0;
+	}
+	return used;
+}
+
+/* Bits of @v: 1 for 1, 2 for 2-3, ... 16 (the bar scale, integers only). */
+static unsigned bit_len(unsigned v)
+{
+	unsigned n = 0;
+
+	for (; v; v >>= 1) {
+		n++;
+	}
+	return n;
+}
+
+static bool any_count(const uint16_t *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (v[i]) {
@@ -395,8 +436,15 @@ static void plan(const struct timeline *tl, struct layout *ly)
 	p = p < min ? min : p > 64 ? 64 : p;
 	gap = p / 16 ? p / 16 : 1;
 	ly->pitch = p;
-	ly->spin_h = any_bit(tl->spins, (size_t)tl->nlanes * SPIN_BINS) ? strip(p) : 0;
+	ly->spin_h =
+		any_count(tl->spins, (size_t)tl->nlanes * SPIN_BINS * SPIN_KINDS) ? strip(p) : 0;
 	ly->tick_h = any_bit(tl->ticks, (size_t)tl->nlanes * TICK_BINS) ? strip(p) : 0;
+	ly->spin_bars = false;
+	for (unsigned lane = 0; ly->spin_h && lane < tl->nlanes; lane++) {
+		for (unsigned k = 0; k < SPIN_KINDS; k++) {
+			ly->spin_bars |= spin_bins_used(tl, lane, k) > SPIN_DENSE;
+		}
+	}
 	if (ly->spin_h + ly->tick_h + gap + 2 > p) { /* tiny lanes: bar first */
 		ly->spin_h = ly->spin_h ? 1 : 0;
 		ly->tick_h = ly->tick_h ? 1 : 0;
@@ -623,34 +671,77 @@ static void put_mark(FILE *f, unsigned k, unsigned x, unsigned y, unsigned s)
 	}
 }
 
+/*
+ * The spin-lock strip of every lane: one mark per kind and bin, except
+ * where a kind marks more than SPIN_DENSE bins of a lane: there each bin is
+ * a bar rising from the strip's bottom, bit_len(count) / bit_len(largest
+ * count of that kind) of the strip high. Bars first, marks on top.
+ */
 static void write_spins(const struct timeline *tl, const struct layout *ly, FILE *f)
 {
 	unsigned s = ly->spin_h > 10 ? 10 : ly->spin_h >= 3 ? ly->spin_h : 3;
+	unsigned top_bits[SPIN_KINDS] = {0};
 
 	if (!ly->spin_h) {
 		return;
 	}
-	for (unsigned k = 0; k < SPIN_KINDS; k++) {
-		bool any = false;
+	for (size_t i = 0; i < (size_t)tl->nlanes * SPIN_BINS; i++) {
+		for (unsigned k = 0; k < SPIN_KINDS; k++) {
+			unsigned b = bit_len(tl->spins[i * SPIN_KINDS + k]);
 
-		for (unsigned lane = 0; lane < tl->nlanes; lane++) {
-			const uint8_t *m = tl->spins + (size_t)lane * SPIN_BINS;
+			top_bits[k] = b > top_bits[k] ? b : top_bits[k];
+		}
+	}
+	for (unsigned pass = 0; pass < 2; pass++) { /* 0: bars, 1: marks */
+		for (unsigned k = 0; k < SPIN_KINDS; k++) {
+			bool any = false;
 
-			for (unsigned b = 0; b < SPIN_BINS; b++) {
-				if (!(m[b] & (1u << k))) {
+			for (unsigned lane = 0; lane < tl->nlanes; lane++) {
+				const uint16_t *m =
+					tl->spins + (size_t)lane * SPIN_BINS * SPIN_KINDS;
+				bool bars = spin_bins_used(tl, lane, k) > SPIN_DENSE;
+
+				if (bars != (pass == 0)) {
 					continue;
 				}
-				if (!any) {
-					fprintf(f, "<path fill=\"%s\" d=\"", spin_colour[k]);
-					any = true;
+				for (unsigned b = 0; b < SPIN_BINS; b++) {
+					unsigned c = m[b * SPIN_KINDS + k], x, h, y;
+
+					if (!c) {
+						continue;
+					}
+					if (!any) {
+						fprintf(f, "<path fill=\"%s\" d=\"",
+							spin_colour[k]);
+						any = true;
+					}
+					x = MARGIN_L + b * SPIN_BIN_PX;
+					y = lane_top(ly, lane);
+					if (!bars) {
+						put_mark(f, k, x + 1, y, s);
+						continue;
+					}
+					h = s * bit_len(c) / top_bits[k];
+					h = h ? h : 1;
+					fprintf(f, "M%u %uh%uv%uh-%uz", x, y + s - h,
+						SPIN_BIN_PX - 1, h, SPIN_BIN_PX - 1);
 				}
-				put_mark(f, k, MARGIN_L + b * SPIN_BIN_PX + 1, lane_top(ly, lane),
-					 s);
 			}
-		}
-		if (any) {
-			fprintf(f, "\"><title>spin lock: %s</title></path>\n",
-				spin_kind_name((enum spin_kind)k));
+			if (!any) {
+				continue;
+			}
+			if (pass == 0) {
+				fprintf(f,
+					"\"><title>spin lock: %s, too many to mark: a bar per %u "
+					"px, "
+					"its height log2 of the count (tallest: %u or "
+					"more)</title></path>\n",
+					spin_kind_name((enum spin_kind)k), SPIN_BIN_PX,
+					1u << (top_bits[k] - 1));
+			} else {
+				fprintf(f, "\"><title>spin lock: %s</title></path>\n",
+					spin_kind_name((enum spin_kind)k));
+			}
 		}
 	}
 }
@@ -723,7 +814,8 @@ static void put_hz(FILE *f, uint64_t hz)
 }
 
 /* Title, what was drawn, and the legend with its counts. */
-static void write_head(const struct timeline *tl, const struct sched_totals *tot, FILE *f)
+static void write_head(const struct timeline *tl, const struct layout *ly,
+		       const struct sched_totals *tot, FILE *f)
 {
 	const struct etwforge_file_info *in = tl->fr->info;
 	uint64_t batches = 0, spins = 0;
@@ -796,6 +888,14 @@ static void write_head(const struct timeline *tl, const struct sched_totals *tot
 			tot->spins[k]);
 		x += 12 + (unsigned)((double)strlen(name) * 6.2) + 64;
 	}
+	if (ly->spin_bars) {
+		fprintf(f,
+			"<path fill=\"%s\" d=\"M%u 111h2v5h-2zM%u 108h2v8h-2zM%u 113h2v3h-2z\"/>"
+			"<text x=\"%u\" y=\"116\">where too many to mark: bars, log2 of the "
+			"count</text>\n",
+			spin_colour[SPIN_CONTENDED], x, x + 3, x + 6, x + 12);
+		x += 12 + 270;
+	}
 	fprintf(f,
 		"<text x=\"%u\" y=\"116\" fill=\"#666\">flush reasons and spin-lock kinds are "
 		"inferred from the file: see etwforge(1), dump --timeline</text>\n</g>\n",
@@ -826,7 +926,7 @@ int timeline_write(struct timeline *tl, const struct sched_totals *tot, FILE *ou
 		"<rect width=\"2\" height=\"6\" fill=\"#bdbdbd\"/></pattern></defs>\n"
 		"<rect width=\"%d\" height=\"%u\" fill=\"#fff\"/>\n",
 		SVG_WIDTH, ly.height, SVG_WIDTH, ly.height, SVG_WIDTH, ly.height);
-	write_head(tl, tot, out);
+	write_head(tl, &ly, tot, out);
 	write_lanes(tl, &ly, out);
 	write_axis(tl, &ly, out);
 	write_spans(tl, &ly, out);
