@@ -272,6 +272,30 @@ Test(outputs, an_output_that_is_an_input_is_refused)
 		     0);
 }
 
+Test(outputs, an_empty_output_name_is_one_line_naming_the_option)
+{
+	static const struct {
+		const char *cmd; /* %1$s: the binary, %2$s: the scratch folder */
+		const char *want;
+	} cases[] = {
+		{"%1$s gen -q -o ''", "etwforge gen: -o: empty file name\n"},
+		{"%1$s gen -q -o %2$s/a.etl --truth ''",
+		 "etwforge gen: --truth: empty file name\n"},
+		{"%1$s replay %2$s/t.jsonl -o ''", "etwforge replay: -o: empty file name\n"},
+	};
+	char cmd[2048];
+
+	cr_assert_eq(test_run(GEN " -o '%s' --truth '%s'", test_bin(), test_path("x.etl"),
+			      test_path("t.jsonl")),
+		     0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(cmd, sizeof(cmd), cases[i].cmd, test_bin(), test_dir);
+		cr_assert_eq(test_run("%s 2>'%s'", cmd, test_path("err.txt")), 2, "%s", cmd);
+		cr_assert_str_eq(slurp("err.txt"), cases[i].want, "%s", cmd);
+		cr_assert_str_eq(listing(), "t.jsonl\nx-2.etl\nx.etl\n", "%s", cmd);
+	}
+}
+
 /* Run gen in a child with default signal dispositions; signal it mid-run. */
 static int interrupted_gen(int sig)
 {

@@ -30,6 +30,9 @@ void session_run_name(struct trace_config *tc, const char *output, bool rederive
 	if (output) {
 		snprintf(tc->sessions[0].file, sizeof(tc->sessions[0].file), "%s", output);
 		labels[0] = "-o";
+		if (!output[0]) {
+			return; /* session_run_plan() refuses the empty name */
+		}
 	}
 	for (unsigned i = 1; i < tc->nsessions; i++) {
 		char *file = tc->sessions[i].file;
@@ -86,6 +89,10 @@ int session_run_plan(struct session_run *r, const struct trace_config *cfg,
 		char label[48];
 		int rc;
 
+		if (!cfg->sessions[i].file[0] && labels && labels[i]) {
+			snprintf(err, errlen, "%s: empty file name", labels[i]);
+			return -EINVAL;
+		}
 		if (!cfg->sessions[i].file[0]) {
 			snprintf(err, errlen,
 				 "session '%s': no output file (name it in the stream's meta line, "
