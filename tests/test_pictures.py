@@ -511,6 +511,34 @@ def case_samples(tmp):
         chrome_of(js)
 
 
+def case_damaged(tmp):
+    """The fuzzers' findings against the pictures (tests/data/fuzz/fuzz_pictures/: times near
+    INT64_MAX, an EndTime far after StartTime) draw or are refused through the command, never
+    overflow: exit 0 or 1, no sanitizer report, one line without --keep-going; with it, both
+    pictures are valid."""
+    folder = os.path.join(DATA, "..", "fuzz", "fuzz_pictures")
+    files = sorted(f for f in os.listdir(folder) if f.endswith(".etl"))
+    check(len(files) >= 4, f"damaged files: {files}")
+    for f in files:
+        for keep in ([], ["--keep-going"]):
+            svg, js = os.path.join(tmp, f + ".svg"), os.path.join(tmp, f + ".json")
+            p = subprocess.run([BIN, "dump", os.path.join(folder, f), *keep, "--timeline", svg,
+                                "--chrome-trace", js], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+            err = p.stderr.decode(errors="replace")
+            what = f"{f} {' '.join(keep)}: exit {p.returncode}, stderr: {err.strip()[:600]}"
+            check(p.returncode in (0, 1), what)
+            check("runtime error" not in err and "Sanitizer" not in err, what)
+            if not keep:
+                check(err.count("\n") <= 1, what)
+            if keep or p.returncode == 0:
+                svg_of(svg)
+                chrome_of(js)
+            for out in (svg, js):
+                if os.path.exists(out):
+                    os.unlink(out)
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 

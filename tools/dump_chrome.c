@@ -56,11 +56,14 @@ static void put_json_string(FILE *f, const char *s)
 }
 
 /* ns as microseconds with three decimals, exactly. */
+static void put_abs_us(FILE *f, const char *sign, uint64_t a)
+{
+	fprintf(f, "%s%" PRIu64 ".%03u", sign, a / 1000, (unsigned)(a % 1000));
+}
+
 static void put_us(FILE *f, int64_t ns)
 {
-	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-
-	fprintf(f, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+	put_abs_us(f, ns < 0 ? "-" : "", ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns);
 }
 
 static void begin_event(struct chrome *c)
@@ -131,7 +134,8 @@ static void on_slice(void *ctx, const struct sched_slice *s)
 	fputs(",\"cat\":\"thread\",\"ph\":\"X\",\"ts\":", c->f);
 	put_us(c->f, s->t0);
 	fputs(",\"dur\":", c->f);
-	put_us(c->f, s->t1 - s->t0);
+	/* t1 >= t0; the difference of two int64 is exact in uint64 (a damaged file's times) */
+	put_abs_us(c->f, "", (uint64_t)s->t1 - (uint64_t)s->t0);
 	fprintf(c->f, ",\"pid\":%d,\"tid\":%u,\"args\":{\"tid\":%" PRIu32 ",\"cpu\":%u}}",
 		CHROME_PID, s->cpu + 1, s->tid, s->cpu);
 }

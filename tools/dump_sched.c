@@ -61,9 +61,14 @@ int64_t sched_ns(const struct sched_frame *fr, uint64_t ts)
 	uint64_t start = fr->info->start_ts;
 	uint64_t d = ts >= start ? ts - start : start - ts;
 	uint64_t q = d / fr->hz, r = d % fr->hz;
-	/* q * 10^9 + r * 10^9 / hz, exact while it fits; r < hz <= 10^10 */
-	uint64_t ns = q > (uint64_t)INT64_MAX / NS_PER_S ? (uint64_t)INT64_MAX
-							 : q * NS_PER_S + r * NS_PER_S / fr->hz;
+	/*
+	 * q * 10^9 + r * 10^9 / hz, exact while r * 10^9 fits (hz below 1.8e10,
+	 * every real clock); a damaged file's faster clock is rounded down
+	 */
+	uint64_t r_ns =
+		r <= UINT64_MAX / NS_PER_S ? r * NS_PER_S / fr->hz : r / (fr->hz / NS_PER_S);
+	uint64_t ns =
+		q > (uint64_t)INT64_MAX / NS_PER_S ? (uint64_t)INT64_MAX : q * NS_PER_S + r_ns;
 
 	if (ns > (uint64_t)INT64_MAX) {
 		ns = (uint64_t)INT64_MAX;
@@ -139,7 +144,11 @@ int sched_frame_init(struct sched_frame *fr, struct etwforge_file *f, int64_t fr
 	fr->from_ns = from_ns;
 	fr->to_ns = to_ns;
 	if (in->end_time > in->start_time) {
-		fr->end_ns = (in->end_time - in->start_time) * FILETIME_NS;
+		/* the difference of two int64 is exact in uint64; saturate, as sched_ns() */
+		uint64_t d = (uint64_t)in->end_time - (uint64_t)in->start_time;
+
+		fr->end_ns = d > (uint64_t)INT64_MAX / FILETIME_NS ? INT64_MAX
+								   : (int64_t)(d * FILETIME_NS);
 	} else {
 		fr->end_ns = last_buffer_ns(f, fr);
 	}
@@ -352,7 +361,7 @@ static void finish(struct walk *w)
 				.span_ns = since(t, sched_ns(fr, cw->first_ts)),
 				.tick_ns = fr->tick_ns,
 				/* no switch flushed it: the end of tracing did, if at the end */
-				.at_end = fr->end_ns <= 0 || t + END_TOLERANCE_NS >= fr->end_ns,
+				.at_end = fr->end_ns <= 0 || t >= fr->end_ns - END_TOLERANCE_NS,
 			};
 			emit_flush(w, c, t, infer_flush(&e));
 		}

@@ -18,7 +18,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${FUZZ_OUT:-$top/fuzz-out}
-targets_all=(fuzz_reader fuzz_events fuzz_dump fuzz_mutator fuzz_scenario fuzz_truth)
+targets_all=(fuzz_reader fuzz_events fuzz_dump fuzz_pictures fuzz_mutator fuzz_scenario fuzz_truth)
 
 usage() {
 	echo "usage: tools/fuzz.sh SECONDS [TARGET...] | tools/fuzz.sh --afl SECONDS" >&2
