@@ -185,8 +185,13 @@ Test(gen, bad_input_exits_2_with_one_line_and_no_file)
 	refused("nonexistent.yaml -o out.etl", 2, "nonexistent.yaml");
 	refused("--set sessions.0.clock=7 -o out.etl", 2, "sessions.0.clock");
 	refused("--set sessions.0.buffer_size=5000 -o out.etl", 2, "multiple of 4096");
-	refused("--duration 0 -o out.etl", 2, "duration");
-	refused("--cpus 0 -o out.etl", 2, "machine.cpus");
+	/* the shorthand options are named as typed, not as the --set underneath */
+	refused("--duration 0 -o out.etl", 2,
+		"etwforge gen: --duration: 0 is out of range (1ns..86400s)\n");
+	refused("--cpus 0 -o out.etl", 2, "etwforge gen: --cpus: 0 is out of range (1..1024)\n");
+	refused("--seed x -o out.etl", 2, "etwforge gen: --seed: \"x\" is not an integer\n");
+	refused("--set duration=0 -o out.etl", 2,
+		"--set:1:10: duration: 0 is out of range (1ns..86400s)\n");
 	refused("--set machine.target=win95 -o out.etl", 2, "win95");
 	write_scenario("sessions:\n"
 		       "  - {name: a}\n  - {name: b}\n  - {name: c}\n  - {name: d}\n  - {name: e}\n"

@@ -65,6 +65,23 @@ static void progress(void *ctx, const struct etwforge_progress *p)
 
 #define MAX_SETS 256
 
+/*
+ * An error of `--seed N`, `--duration D` or `--cpus N` (a `--set` underneath:
+ * "--set:1:COL: KEY: what") names the option the user typed: "--duration: what".
+ */
+static void shorthand_error(struct etwforge_error *err, const char *opt)
+{
+	const char *what = strstr(err->msg, ": ");
+
+	if (strncmp(err->msg, "--set:", 6) != 0 || !what || !(what = strstr(what + 2, ": "))) {
+		return;
+	}
+	memmove(err->msg + strlen(opt) + 2, what + 2, strlen(what + 2) + 1);
+	memcpy(err->msg, opt, strlen(opt));
+	memcpy(err->msg + strlen(opt), ": ", 2);
+	err->located = false; /* "etwforge gen: --duration: ..." */
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -82,6 +99,7 @@ int cmd_gen(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	static char sets[MAX_SETS][512];
+	static const char *set_opt[MAX_SETS]; /* "--seed", ...; NULL: --set itself */
 	struct etwforge_run_opts o = {0};
 	struct etwforge_scenario *sc;
 	struct etwforge_summary sum;
@@ -93,7 +111,7 @@ int cmd_gen(int argc, char **argv)
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
 	while ((c = getopt_long(argc, argv, ":o:t:s:qh", longopts, NULL)) != -1) {
-		const char *fmt = NULL;
+		const char *fmt = NULL, *opt = NULL;
 
 		switch (c) {
 		case 'o':
@@ -115,12 +133,15 @@ int cmd_gen(int argc, char **argv)
 			break;
 		case 'S':
 			fmt = "seed=%s";
+			opt = "--seed";
 			break;
 		case 'D':
 			fmt = "duration=%s";
+			opt = "--duration";
 			break;
 		case 'C':
 			fmt = "machine.cpus=%s";
+			opt = "--cpus";
 			break;
 		case 's':
 			fmt = "%s";
@@ -146,6 +167,7 @@ int cmd_gen(int argc, char **argv)
 				fprintf(stderr, "etwforge gen: too many --set options\n");
 				return EXIT_USAGE;
 			}
+			set_opt[nsets] = opt;
 			snprintf(sets[nsets++], sizeof(sets[0]), fmt, optarg);
 		}
 	}
@@ -161,6 +183,9 @@ int cmd_gen(int argc, char **argv)
 	rc = optind < argc ? etwforge_scenario_load_file(sc, argv[optind], &err) : 0;
 	for (unsigned i = 0; rc == 0 && i < nsets; i++) {
 		rc = etwforge_scenario_set(sc, sets[i], &err);
+		if (rc < 0 && set_opt[i]) {
+			shorthand_error(&err, set_opt[i]);
+		}
 	}
 	if (rc == 0 && print_config) {
 		rc = etwforge_scenario_print(sc, stdout, &err);
