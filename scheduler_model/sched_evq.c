@@ -27,21 +27,83 @@ static void evkey_init(struct sched_evkey *k, uint32_t nids)
 	k->satkey = k->sat << shift;
 }
 
-int sched_evq_init(struct sched_evq *q, uint32_t nids)
+/*
+ * The two 4-ary heaps (sched_evq, sched_pq) share their key array's layout
+ * and these helpers; they differ in sched_evq's id -> position index.
+ */
+
+/* A zeroed, line-aligned block for the keys of @nids ids; *@h: where h[0] goes. */
+static void *heap_alloc(uint32_t nids, uint64_t **h)
 {
 	size_t bytes = ((size_t)nids + HPAD) * sizeof(uint64_t);
+	void *mem;
 
-	memset(q, 0, sizeof(*q));
 	bytes = (bytes + LINE - 1u) / LINE * LINE;
-	q->mem = aligned_alloc(LINE, bytes);
+	mem = aligned_alloc(LINE, bytes);
+	if (mem) {
+		memset(mem, 0, bytes);
+		*h = (uint64_t *)mem + HPAD;
+	}
+	return mem;
+}
+
+/* Rewrite the @n keys at @h from their ids' exact times @t after @k changed base. */
+static void heap_rekey(uint64_t *h, uint32_t n, const uint64_t *t, const struct sched_evkey *k)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = (uint32_t)(h[i] & k->idm);
+
+		h[i] = sched_evkey_of(k, t[id], id);
+	}
+}
+
+/* The earliest exact time of the @n keys at @h (SCHED_EVQ_NEVER: none). */
+static uint64_t heap_earliest(const uint64_t *h, uint32_t n, const uint64_t *t, uint64_t idm)
+{
+	uint64_t min = SCHED_EVQ_NEVER;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t ti = t[h[i] & idm];
+
+		min = ti < min ? ti : min;
+	}
+	return min;
+}
+
+/*
+ * What sched_evq_check() and sched_pq_check() both ask of the @n keys at
+ * @h: each is its id's key and no key is before its parent's.
+ */
+static const char *heap_check(const uint64_t *h, uint32_t n, uint32_t nids, const uint64_t *t,
+			      const struct sched_evkey *k)
+{
+	if (n > nids) {
+		return "more events than ids";
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = (uint32_t)(h[i] & k->idm);
+
+		if (id >= nids || t[id] == SCHED_EVQ_NEVER || t[id] < k->base ||
+		    h[i] != sched_evkey_of(k, t[id], id)) {
+			return "a key is not its event's";
+		}
+		if (i && h[i] < h[(i - 1u) / 4u]) {
+			return "the heap is out of order";
+		}
+	}
+	return NULL;
+}
+
+int sched_evq_init(struct sched_evq *q, uint32_t nids)
+{
+	memset(q, 0, sizeof(*q));
+	q->mem = heap_alloc(nids, &q->h);
 	q->pos = malloc(((size_t)nids + 1u) * sizeof(*q->pos));
 	q->t = malloc(((size_t)nids + 1u) * sizeof(*q->t));
 	if (!q->mem || !q->pos || !q->t) {
 		sched_evq_finish(q);
 		return -ENOMEM;
 	}
-	memset(q->mem, 0, bytes);
-	q->h = (uint64_t *)q->mem + HPAD;
 	q->nids = nids;
 	evkey_init(&q->k, nids);
 	for (uint32_t id = 0; id < nids; id++) {
@@ -62,11 +124,7 @@ void sched_evq_finish(struct sched_evq *q)
 void sched_evq_rebase(struct sched_evq *q, uint64_t base)
 {
 	q->k.base = base;
-	for (uint32_t i = 0; i < q->n; i++) {
-		uint32_t id = (uint32_t)(q->h[i] & q->k.idm);
-
-		q->h[i] = sched_evkey_of(&q->k, q->t[id], id);
-	}
+	heap_rekey(q->h, q->n, q->t, &q->k);
 	/* keys that were saturated alike may now differ: heapify (Floyd) */
 	for (uint32_t i = q->n / 4u + 1u; i-- > 0;) {
 		if (i < q->n) {
@@ -77,36 +135,20 @@ void sched_evq_rebase(struct sched_evq *q, uint64_t base)
 
 void sched_evq_settle(struct sched_evq *q)
 {
-	uint64_t min = SCHED_EVQ_NEVER;
-
-	for (uint32_t i = 0; i < q->n; i++) {
-		uint64_t t = q->t[q->h[i] & q->k.idm];
-
-		min = t < min ? t : min;
-	}
-	sched_evq_rebase(q, min);
+	sched_evq_rebase(q, heap_earliest(q->h, q->n, q->t, q->k.idm));
 }
 
 const char *sched_evq_check(const struct sched_evq *q)
 {
+	const char *why = heap_check(q->h, q->n, q->nids, q->t, &q->k);
 	uint32_t queued = 0;
 
-	if (q->n > q->nids) {
-		return "more events than ids";
+	if (why) {
+		return why;
 	}
 	for (uint32_t i = 0; i < q->n; i++) {
-		uint64_t key = q->h[i];
-		uint32_t id = (uint32_t)(key & q->k.idm);
-
-		if (id >= q->nids || q->pos[id] != i) {
+		if (q->pos[q->h[i] & q->k.idm] != i) {
 			return "heap positions are stale";
-		}
-		if (q->t[id] == SCHED_EVQ_NEVER || q->t[id] < q->k.base ||
-		    key != sched_evkey_of(&q->k, q->t[id], id)) {
-			return "a key is not its event's";
-		}
-		if (i && key < q->h[(i - 1u) / 4u]) {
-			return "the heap is out of order";
 		}
 	}
 	for (uint32_t id = 0; id < q->nids; id++) {
@@ -120,18 +162,13 @@ const char *sched_evq_check(const struct sched_evq *q)
 
 int sched_pq_init(struct sched_pq *q, uint32_t nids)
 {
-	size_t bytes = ((size_t)nids + HPAD) * sizeof(uint64_t);
-
 	memset(q, 0, sizeof(*q));
-	bytes = (bytes + LINE - 1u) / LINE * LINE;
-	q->mem = aligned_alloc(LINE, bytes);
+	q->mem = heap_alloc(nids, &q->h);
 	q->t = malloc(((size_t)nids + 1u) * sizeof(*q->t));
 	if (!q->mem || !q->t) {
 		sched_pq_finish(q);
 		return -ENOMEM;
 	}
-	memset(q->mem, 0, bytes);
-	q->h = (uint64_t *)q->mem + HPAD;
 	q->nids = nids;
 	evkey_init(&q->k, nids);
 	for (uint32_t id = 0; id < nids; id++) {
@@ -171,11 +208,7 @@ static void pq_down(uint64_t *h, uint32_t n, uint32_t i, uint64_t key)
 void sched_pq_rebase(struct sched_pq *q, uint64_t base)
 {
 	q->k.base = base;
-	for (uint32_t i = 0; i < q->n; i++) {
-		uint32_t id = (uint32_t)(q->h[i] & q->k.idm);
-
-		q->h[i] = sched_evkey_of(&q->k, q->t[id], id);
-	}
+	heap_rekey(q->h, q->n, q->t, &q->k);
 	for (uint32_t i = q->n / 4u + 1u; i-- > 0;) {
 		if (i < q->n) {
 			pq_down(q->h, q->n, i, q->h[i]);
@@ -185,41 +218,22 @@ void sched_pq_rebase(struct sched_pq *q, uint64_t base)
 
 void sched_pq_settle(struct sched_pq *q)
 {
-	uint64_t min = SCHED_EVQ_NEVER;
-
-	for (uint32_t i = 0; i < q->n; i++) {
-		uint64_t t = q->t[q->h[i] & q->k.idm];
-
-		min = t < min ? t : min;
-	}
-	sched_pq_rebase(q, min);
+	sched_pq_rebase(q, heap_earliest(q->h, q->n, q->t, q->k.idm));
 }
 
 const char *sched_pq_check(const struct sched_pq *q)
 {
-	uint32_t queued = 0, seen = 0;
+	const char *why = heap_check(q->h, q->n, q->nids, q->t, &q->k);
+	uint32_t queued = 0;
 
-	if (q->n > q->nids) {
-		return "more events than ids";
-	}
-	for (uint32_t i = 0; i < q->n; i++) {
-		uint64_t key = q->h[i];
-		uint32_t id = (uint32_t)(key & q->k.idm);
-
-		if (id >= q->nids || q->t[id] == SCHED_EVQ_NEVER || q->t[id] < q->k.base ||
-		    key != sched_evkey_of(&q->k, q->t[id], id)) {
-			return "a key is not its event's";
-		}
-		if (i && key < q->h[(i - 1u) / 4u]) {
-			return "the heap is out of order";
-		}
-		seen++;
+	if (why) {
+		return why;
 	}
 	for (uint32_t id = 0; id < q->nids; id++) {
 		queued += q->t[id] != SCHED_EVQ_NEVER;
 	}
 	/* keys are unique (the id is in them), so n keys with times = n ids queued */
-	return queued == seen ? NULL : "an id has a time but no key";
+	return queued == q->n ? NULL : "an id has a time but no key";
 }
 
 int sched_tree_init(struct sched_tree *q, uint32_t nids)
