@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "producer/producer.h"
+#include "tools/lib/bench.h"
 #include "tools/lib/bench_backend.h"
 #include "writer/etl_layout.h"
 #include "writer/etl_wire.h"
@@ -130,4 +132,51 @@ uint64_t bench_backend_end(struct bench_backend *bk)
 		bk->hash = NULL;
 	}
 	return h;
+}
+
+void bench_backend_producer_cfg(struct producer_cfg *cfg, struct bench_backend *bk, unsigned cpus,
+				uint32_t flags)
+{
+	struct producer_session *s = &cfg->sessions[0];
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->arch = ETL_ARCH_X64;
+	cfg->cpus = cpus;
+	cfg->cswitch_version = 4;
+	cfg->max_wait_reason = 40;
+	cfg->quirks = true;
+	cfg->flush_at_end = true;
+	cfg->nsessions = 1;
+	s->name = "etwforge bench";
+	s->clock = SIM_CLOCK_CYCLES;
+	s->flags = flags;
+	s->backend = &bench_backend_ops;
+	s->backend_ctx = bk;
+}
+
+struct producer *bench_backend_pass_begin(struct bench_backend *bk, const struct producer_cfg *cfg,
+					  bool hash)
+{
+	int rc = bench_backend_begin(bk, hash);
+
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
+	return producer_create(cfg);
+}
+
+int bench_backend_pass_end(struct bench_backend *bk, struct producer *p, int bad,
+			   const float *lap_ns, uint64_t nlaps, uint64_t count, unsigned window,
+			   struct bench_pass *out)
+{
+	producer_destroy(p);
+	out->xxh3 = bench_backend_end(bk);
+	out->events = bk->events;
+	out->bytes = bk->event_bytes;
+	if (bad < 0) {
+		return bad;
+	}
+	out->ns = bench_laps_ns(lap_ns, nlaps, count, window);
+	return out->ns < 0 ? -ENOMEM : 0;
 }

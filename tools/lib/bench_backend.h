@@ -55,4 +55,49 @@ int bench_backend_begin(struct bench_backend *bk, bool hash);
  */
 uint64_t bench_backend_end(struct bench_backend *bk);
 
+struct producer;
+struct producer_cfg;
+
+/**
+ * bench_backend_producer_cfg - the producer the producer paths time: x64,
+ * @cpus CPUs, CSwitch v4, quirks on, one session "etwforge bench" on the
+ * cycle clock logging @flags (PRODUCER_F_*) into @bk's buffers.
+ */
+void bench_backend_producer_cfg(struct producer_cfg *cfg, struct bench_backend *bk, unsigned cpus,
+				uint32_t flags);
+
+/**
+ * bench_backend_pass_begin - a new pass (bench_backend_begin(), hashing when
+ * @hash) and the producer of @cfg writing into it.
+ * Return: the producer (returned, not stored through a pointer, so the
+ * timed loop keeps it in a register), or NULL with errno set.
+ */
+struct producer *bench_backend_pass_begin(struct bench_backend *bk, const struct producer_cfg *cfg,
+					  bool hash);
+
+/**
+ * struct bench_pass - what one pass of a producer path gave.
+ * @events: events in the buffers
+ * @bytes:  their unaligned Size, summed
+ * @xxh3:   the pass's hash (0 unless hashed)
+ * @ns:     the pass's time, preempted laps taken out (bench_laps_ns())
+ */
+struct bench_pass {
+	uint64_t events;
+	uint64_t bytes;
+	uint64_t xxh3;
+	double ns;
+};
+
+/**
+ * bench_backend_pass_end - the end of a producer pass, after its timed laps:
+ * destroy @p (its pending batches reach the buffers), bench_backend_end(),
+ * and the pass's figures in @out. @bad: the producer calls' returns OR-ed
+ * together; @lap_ns: @nlaps laps of @window events, @count events in all.
+ * Return: 0, @bad when it is negative, or -ENOMEM.
+ */
+int bench_backend_pass_end(struct bench_backend *bk, struct producer *p, int bad,
+			   const float *lap_ns, uint64_t nlaps, uint64_t count, unsigned window,
+			   struct bench_pass *out);
+
 #endif /* TOOLS_LIB_BENCH_BACKEND_H */

@@ -30,30 +30,11 @@ enum variant {
 	NVARIANTS,
 };
 
-struct pass {
-	uint64_t events;
-	uint64_t bytes;
-	uint64_t xxh3;
-	double ns; /* the pass's time, preempted laps taken out */
-};
-
 static void variant_cfg(struct producer_cfg *cfg, enum variant v, struct bench_backend *bk)
 {
 	struct producer_session *s = &cfg->sessions[0];
 
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->arch = ETL_ARCH_X64;
-	cfg->cpus = CCSWAP_BENCH_CPUS;
-	cfg->cswitch_version = 4;
-	cfg->max_wait_reason = 40;
-	cfg->quirks = true;
-	cfg->flush_at_end = true;
-	cfg->nsessions = 1;
-	s->name = "etwforge bench";
-	s->clock = SIM_CLOCK_CYCLES;
-	s->flags = PRODUCER_F_CSWITCH;
-	s->backend = &bench_backend_ops;
-	s->backend_ctx = bk;
+	bench_backend_producer_cfg(cfg, bk, CCSWAP_BENCH_CPUS, PRODUCER_F_CSWITCH);
 	if (v == PMC) {
 		s->pmc_count = 3;
 		s->pmc_ids[0] = 0;
@@ -79,19 +60,15 @@ static void stamp(struct sim_cswitch *w, unsigned n, uint64_t *seq)
 }
 
 static int run_pass(struct ccswap_bench *bb, struct bench_backend *bk, enum variant v,
-		    uint64_t switches, float *lap_ns, bool check, struct pass *out)
+		    uint64_t switches, float *lap_ns, bool check, struct bench_pass *out)
 {
 	struct producer_cfg cfg;
 	struct producer *p;
 	uint64_t left = switches, seq = 0, nlaps = 0;
-	int rc, bad = 0;
+	int bad = 0;
 
 	variant_cfg(&cfg, v, bk);
-	rc = bench_backend_begin(bk, check);
-	if (rc < 0) {
-		return rc;
-	}
-	p = producer_create(&cfg);
+	p = bench_backend_pass_begin(bk, &cfg, check);
 	if (!p) {
 		return -errno;
 	}
@@ -111,18 +88,10 @@ static int run_pass(struct ccswap_bench *bb, struct bench_backend *bk, enum vari
 		lap_ns[nlaps++] = (float)((t1 - t0) / n);
 		left -= n;
 	}
-	producer_destroy(p);
-	out->xxh3 = bench_backend_end(bk);
-	out->events = bk->events;
-	out->bytes = bk->event_bytes;
-	if (bad < 0) {
-		return bad;
-	}
-	out->ns = bench_laps_ns(lap_ns, nlaps, switches, WINDOW);
-	return out->ns < 0 ? -ENOMEM : 0;
+	return bench_backend_pass_end(bk, p, bad, lap_ns, nlaps, switches, WINDOW, out);
 }
 
-static void describe(struct etwforge_bench *b, uint64_t switches, const struct pass *check)
+static void describe(struct etwforge_bench *b, uint64_t switches, const struct bench_pass *check)
 {
 	static const char *const bytes_key[NVARIANTS] = {"plain_bytes", "pmc_bytes", "pebs_bytes"};
 	static const char *const xxh3_key[NVARIANTS] = {"plain_xxh3", "pmc_xxh3", "pebs_xxh3"};
@@ -150,7 +119,7 @@ int bench_cswitch(struct etwforge_bench *b, const struct bench_size *sz, struct 
 	struct ccswap_bench_opts o = {
 		.switches = sz->cswitch_switches, .seed = 1, .window = WINDOW};
 	double ns[NVARIANTS][BENCH_MAX_RUNS];
-	struct pass check[NVARIANTS];
+	struct bench_pass check[NVARIANTS];
 	struct bench_backend bk;
 	struct ccswap_bench *bb;
 	float *lap_ns;
@@ -172,7 +141,7 @@ int bench_cswitch(struct etwforge_bench *b, const struct bench_size *sz, struct 
 	}
 	for (unsigned r = 0; r < sz->runs && rc == 0; r++) {
 		for (unsigned v = 0; v < NVARIANTS && rc == 0; v++) {
-			struct pass t = {0};
+			struct bench_pass t = {0};
 
 			rc = run_pass(bb, &bk, (enum variant)v, o.switches, lap_ns, false, &t);
 			if (rc == 0 && (t.events != check[v].events || t.bytes != check[v].bytes)) {

@@ -79,39 +79,16 @@ static void stream_next(struct spin_stream *s, unsigned n)
 	}
 }
 
-struct pass {
-	uint64_t events;
-	uint64_t bytes;
-	uint64_t xxh3;
-	double ns;
-};
-
 static int run_pass(struct spin_stream *st, struct bench_backend *bk, uint64_t events,
-		    float *lap_ns, bool check, struct pass *out)
+		    float *lap_ns, bool check, struct bench_pass *out)
 {
-	struct producer_cfg cfg = {0};
-	struct producer_session *s = &cfg.sessions[0];
+	struct producer_cfg cfg;
 	struct producer *p;
 	uint64_t left = events, nlaps = 0;
-	int rc, bad = 0;
+	int bad = 0;
 
-	cfg.arch = ETL_ARCH_X64;
-	cfg.cpus = CPUS;
-	cfg.cswitch_version = 4;
-	cfg.max_wait_reason = 40;
-	cfg.quirks = true;
-	cfg.flush_at_end = true;
-	cfg.nsessions = 1;
-	s->name = "etwforge bench";
-	s->clock = SIM_CLOCK_CYCLES;
-	s->flags = PRODUCER_F_SPINLOCK;
-	s->backend = &bench_backend_ops;
-	s->backend_ctx = bk;
-	rc = bench_backend_begin(bk, check);
-	if (rc < 0) {
-		return rc;
-	}
-	p = producer_create(&cfg);
+	bench_backend_producer_cfg(&cfg, bk, CPUS, PRODUCER_F_SPINLOCK);
+	p = bench_backend_pass_begin(bk, &cfg, check);
 	if (!p) {
 		return -errno;
 	}
@@ -129,19 +106,11 @@ static int run_pass(struct spin_stream *st, struct bench_backend *bk, uint64_t e
 		lap_ns[nlaps++] = (float)((t1 - t0) / n);
 		left -= n;
 	}
-	producer_destroy(p);
-	out->xxh3 = bench_backend_end(bk);
-	out->events = bk->events;
-	out->bytes = bk->event_bytes;
-	if (bad < 0) {
-		return bad;
-	}
-	out->ns = bench_laps_ns(lap_ns, nlaps, events, WINDOW);
-	return out->ns < 0 ? -ENOMEM : 0;
+	return bench_backend_pass_end(bk, p, bad, lap_ns, nlaps, events, WINDOW, out);
 }
 
 static void describe(struct etwforge_bench *b, const struct spin_stream *st, uint64_t events,
-		     const struct pass *check)
+		     const struct bench_pass *check)
 {
 	static const char *const mode_key[5] = {"ordinary", "queued", "shared", "exclusive",
 						"converted"};
@@ -168,7 +137,7 @@ int bench_spinlock(struct etwforge_bench *b, const struct bench_size *sz,
 	double ns[BENCH_MAX_RUNS];
 	struct spin_stream st = {0};
 	struct bench_backend bk;
-	struct pass check;
+	struct bench_pass check;
 	float *lap_ns;
 	int rc;
 
@@ -188,7 +157,7 @@ int bench_spinlock(struct etwforge_bench *b, const struct bench_size *sz,
 		describe(b, &st, events, &check);
 	}
 	for (unsigned r = 0; r < sz->runs && rc == 0; r++) {
-		struct pass t = {0};
+		struct bench_pass t = {0};
 
 		rc = run_pass(&st, &bk, events, lap_ns, false, &t);
 		if (rc == 0 && (t.events != check.events || t.bytes != check.bytes)) {
