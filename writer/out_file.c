@@ -383,6 +383,14 @@ static bool same_file(const struct out_file *a, const struct out_file *b)
 	return a->target && b->target && same_new_target(a, b);
 }
 
+/* The one line for two things that are one file. Return: -EEXIST. */
+static int same_file_error(char *err, size_t errlen, const char *label1, const char *path1,
+			   const char *label2, const char *path2)
+{
+	snprintf(err, errlen, "%s %s and %s %s are the same file", label1, path1, label2, path2);
+	return -EEXIST;
+}
+
 /* Would writing @f replace the regular file @in the run reads? */
 static bool is_input(const struct out_input *in, const struct out_file *f)
 {
@@ -418,11 +426,12 @@ int out_set_input(struct out_set *s, const char *path, const char *label, char *
 	}
 	for (unsigned i = 0; i < s->n; i++) {
 		if (is_input(in, &s->files[i])) {
-			snprintf(err, errlen, "%s %s and %s %s are the same file", in->label,
-				 in->path, s->files[i].label, s->files[i].path);
+			int rc = same_file_error(err, errlen, in->label, in->path,
+						 s->files[i].label, s->files[i].path);
+
 			free(in->path);
 			free(in->label);
-			return -EEXIST;
+			return rc;
 		}
 	}
 	s->ninputs++;
@@ -439,6 +448,7 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 {
 	struct out_file *f;
 	struct stat st;
+	int rc = 0;
 
 	if (s->open || s->n == OUT_SET_MAX) {
 		return fail(err, errlen, -ENOSPC, path, "too many outputs");
@@ -505,27 +515,24 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 			f->kind = OUT_RENAME;
 		}
 	}
-	for (unsigned i = 0; i < s->n; i++) {
-		const struct out_file *o = &s->files[i];
-
-		if (same_file(o, f)) {
-			snprintf(err, errlen, "%s %s and %s %s are the same file", o->label,
-				 o->path, f->label, f->path);
-			free(f->path);
-			free(f->label);
-			free(f->target);
-			return -EEXIST;
+	/* the first output, else the first input, that @f is */
+	for (unsigned i = 0; rc == 0 && i < s->n; i++) {
+		if (same_file(&s->files[i], f)) {
+			rc = same_file_error(err, errlen, s->files[i].label, s->files[i].path,
+					     f->label, f->path);
 		}
 	}
-	for (unsigned i = 0; i < s->ninputs; i++) {
+	for (unsigned i = 0; rc == 0 && i < s->ninputs; i++) {
 		if (is_input(&s->inputs[i], f)) {
-			snprintf(err, errlen, "%s %s and %s %s are the same file",
-				 s->inputs[i].label, s->inputs[i].path, f->label, f->path);
-			free(f->path);
-			free(f->label);
-			free(f->target);
-			return -EEXIST;
+			rc = same_file_error(err, errlen, s->inputs[i].label, s->inputs[i].path,
+					     f->label, f->path);
 		}
+	}
+	if (rc < 0) {
+		free(f->path);
+		free(f->label);
+		free(f->target);
+		return rc;
 	}
 	return (int)s->n++;
 
