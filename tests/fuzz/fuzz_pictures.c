@@ -56,22 +56,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		etwforge_file_close(f);
 		return 0;
 	}
-	if (size % 3 == 1 && fr.end_ns > 4) { /* --from END/4 --to END/2 */
-		from = fr.end_ns / 4;
-		to = fr.end_ns / 2;
-		sched_frame_finish(&fr);
-		if (sched_frame_init(&fr, f, from, to, NULL, &bad_cpu) < 0) {
-			etwforge_file_close(f);
-			return 0;
-		}
-	} else if (size % 3 == 2) { /* --cpus 0,2,4,... of those the file has */
-		unsigned cpus = etwforge_file_info(f)->cpus;
+	if ((size % 3 == 1 && fr.end_ns > 4) || size % 3 == 2) {
+		const uint8_t *mask = NULL;
 
-		for (unsigned c = cpus; c < SCHED_MAX_CPUS; c++) {
-			even_cpus[c / 8] &= (uint8_t) ~(1u << (c % 8));
+		if (size % 3 == 1) { /* --from END/4 --to END/2 */
+			from = fr.end_ns / 4;
+			to = fr.end_ns / 2;
+		} else { /* --cpus 0,2,4,... of those the file has */
+			for (unsigned c = etwforge_file_info(f)->cpus; c < SCHED_MAX_CPUS; c++) {
+				even_cpus[c / 8] &= (uint8_t) ~(1u << (c % 8));
+			}
+			mask = even_cpus;
 		}
 		sched_frame_finish(&fr);
-		if (sched_frame_init(&fr, f, INT64_MIN, INT64_MAX, even_cpus, &bad_cpu) < 0) {
+		if (sched_frame_init(&fr, f, from, to, mask, &bad_cpu) < 0) {
 			etwforge_file_close(f);
 			return 0;
 		}
