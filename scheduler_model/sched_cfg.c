@@ -233,7 +233,12 @@ static const char *check_group(const struct sched_cfg *cfg, const struct sched_g
 	return NULL;
 }
 
-/* The clock products of sched_clocks_at() stay below 2^64 for the whole run. */
+/*
+ * Every clock of sched_clocks_at() stays at or below 2^63 - 1 for the whole
+ * run: the largest integer a truth stream carries (a JSON reader takes
+ * signed 64-bit numbers), so a run can always be read back. The messages
+ * start with the field they blame, for the scenario to point there.
+ */
 static const char *check_time_range(const struct sched_cfg *cfg)
 {
 	uint64_t up100, up, secs;
@@ -242,22 +247,23 @@ static const char *check_time_range(const struct sched_cfg *cfg)
 		return "boot_time must be 0..start_time";
 	}
 	up100 = (uint64_t)cfg->start_time - (uint64_t)cfg->boot_time;
-	if (up100 > UINT64_MAX / 100u) {
-		return "start_time - boot_time is too large";
+	up = up100 * 100u; /* wraps when up100 is too large, which is checked first */
+	if (up100 > (uint64_t)INT64_MAX / 100u) {
+		return "boot_time: the uptime at the end of the run passes 2^63-1 ns";
 	}
-	up = up100 * 100u;
-	if (cfg->duration_ns > UINT64_MAX - up) {
-		return "duration_ns plus the uptime overflows";
+	if (cfg->duration_ns > (uint64_t)INT64_MAX - up) {
+		return "duration_ns: the uptime at the end of the run passes 2^63-1 ns";
 	}
 	if (cfg->duration_ns / 100u > (uint64_t)(INT64_MAX - cfg->start_time)) {
-		return "duration_ns overflows the system time";
+		return "start_time: the system time at the end of the run passes 2^63-1";
 	}
+	/* value(t) < (secs + 1) * f at any t of the run, with secs rounded up */
 	secs = (up + cfg->duration_ns) / NS_PER_SEC + 1u;
-	if (secs > UINT64_MAX / cfg->perf_freq) {
-		return "perf_freq is too high for this uptime and duration";
+	if (secs > (uint64_t)INT64_MAX / cfg->perf_freq) {
+		return "perf_freq: the QPC clock at the end of the run passes 2^63-1";
 	}
-	if (secs > UINT64_MAX / ((uint64_t)cfg->cpu_mhz * 1000000u)) {
-		return "cpu_mhz is too high for this uptime and duration";
+	if (secs > (uint64_t)INT64_MAX / ((uint64_t)cfg->cpu_mhz * 1000000u)) {
+		return "cpu_mhz: the cycle counter at the end of the run passes 2^63-1";
 	}
 	return NULL;
 }

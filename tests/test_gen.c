@@ -200,6 +200,26 @@ Test(gen, bad_input_exits_2_with_one_line_and_no_file)
 	refused("--bogus -o out.etl", 2, "etwforge gen");
 }
 
+/* What gen accepts, its truth carries: verify and replay read the largest seed and a
+ * system time that ends at 2^63-1 back; one more is refused at the scenario. */
+Test(gen, the_largest_seed_and_clock_read_back)
+{
+	/* 9223372036834775807 + 2 s / 100 ns = 9223372036854775807 at the end */
+	cr_assert_eq(
+		test_run("cd '%s' && '%s' gen -q -o a.etl --truth a.jsonl --duration 2s "
+			 "--seed 9223372036854775807 --set machine.start_time=9223372036834775807"
+			 " && '%s' verify -q a.etl --truth a.jsonl && mkdir r && cd r && "
+			 "'%s' replay -q ../a.jsonl -o a.etl && cmp ../a.etl a.etl",
+			 test_dir, test_bin(), test_bin(), test_bin()),
+		0);
+	refused("--seed 9223372036854775808 -o out.etl", 2,
+		"etwforge gen: --seed: 9223372036854775808 is out of range "
+		"(0..9223372036854775807)");
+	refused("--duration 2s --set machine.start_time=9223372036834775808 -o out.etl", 2,
+		"--set:1:20: machine.start_time: the system time at the end of the run passes "
+		"2^63-1");
+}
+
 Test(gen, write_errors_exit_1_and_leave_nothing)
 {
 	refused("-o /dev/full", 1, "/dev/full");

@@ -13,16 +13,10 @@
 set -eu
 cd "$1"
 bad=0
-check() { # DIR ALLOWED-REGEX
-	for f in "$1"/*.c "$1"/*.h; do
-		[ -f "$f" ] || continue
-		grep -n '^#include "' "$f" | while IFS= read -r line; do
-			inc=$(printf '%s\n' "$line" | sed 's/^[0-9]*:#include "\([^"]*\)".*/\1/')
-			if ! printf '%s\n' "$inc" | grep -Eq "$2"; then
-				echo "$f:${line%%:*}: includes \"$inc\", above its layer"
-			fi
-		done
-	done
+check() { # DIR ALLOWED-REGEX: one grep and one awk per folder (a loop of seds timed out)
+	grep -Hn '^#include "' "$1"/*.c "$1"/*.h 2>/dev/null |
+		sed 's/^\([^:]*\):\([0-9]*\):#include "\([^"]*\)".*/\1:\2 \3/' |
+		awk -v re="$2" '$2 !~ re { printf "%s: includes \"%s\", above its layer\n", $1, $2 }'
 }
 out=$(
 	check writer '^writer/'

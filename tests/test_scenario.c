@@ -1036,8 +1036,27 @@ static const struct bad_case bad_cases[] = {
 	 "x.yaml:1:29: machine.timer_resolution: 100 is out of range (5000..156250)"},
 	{"x.yaml", "machine: {quantum: 10us}\n", false,
 	 "x.yaml:1:20: machine.quantum: 10us is out of range (100us..10s)"},
+	/* every clock stays within what a truth carries (2^63-1), blamed on the key typed */
 	{"x.yaml", "machine: {start_time: 9223372036854775807}\n", true,
-	 "x.yaml:1:10: machine: duration_ns overflows the system time"},
+	 "x.yaml:1:23: machine.start_time: the system time at the end of the run passes 2^63-1, "
+	 "the largest integer a truth stream carries"},
+	{"x.yaml", "machine: {boot_time: 0}\n", true,
+	 "x.yaml:1:22: machine.boot_time: the uptime at the end of the run passes 2^63-1 ns, the "
+	 "largest integer a truth stream carries"},
+	{"x.yaml",
+	 "machine: {perf_freq: 10000000000, start_time: 10000000000000000, boot_time: 0}\n", true,
+	 "x.yaml:1:22: machine.perf_freq: the QPC clock at the end of the run passes 2^63-1, the "
+	 "largest integer a truth stream carries"},
+	/* 9e9 s of uptime: 9e16 QPC ticks fit, 2.7e19 cycles at 3000 MHz do not; cpu_mhz was
+	 * not typed, so the first typed key that moves the clock is blamed */
+	{"x.yaml", "machine: {start_time: 100000000000000000, boot_time: 10000000000000000}\n",
+	 true,
+	 "x.yaml:1:54: machine.boot_time: the cycle counter at the end of the run passes 2^63-1"},
+	{"x.yaml", "machine: {cpu_mhz: 100000, start_time: 1000000000000000, boot_time: 0}\n", true,
+	 "x.yaml:1:20: machine.cpu_mhz: the cycle counter at the end of the run passes 2^63-1, the "
+	 "largest integer a truth stream carries"},
+	{"x.yaml", "seed: 9223372036854775808\n", false,
+	 "x.yaml:1:7: seed: 9223372036854775808 is out of range (0..9223372036854775807)"},
 	{"x.yaml", "duration: 2s\nduration: 3s\n", false,
 	 "x.yaml:2:1: duration: duplicate key (first at 1:1)"},
 	{"x.yaml", "threads: [{name: ui}]\nlocks: [{name: L, taken_by: [iu]}]\n", true,

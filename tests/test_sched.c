@@ -1544,19 +1544,26 @@ Test(sched_clock, long_uptime_does_not_overflow_and_the_tick_truncates)
 	uint32_t tick;
 	const char *why;
 
-	/* booted at FILETIME 0: 1.33e17 * 100 ns = 1.33e19 ns = 13,300,000,000 s of uptime;
-	 * b * freq would need 2^107, the split needs no more than 2^64 */
+	/* started at FILETIME 9e16, booted at 0: 9e18 ns = 9,000,000,000 s of uptime, just
+	 * below the 2^63-1 (9.22e18) every clock must stay within; b * freq would need 2^96,
+	 * the split needs no more than 2^63 */
 	sched_cfg_defaults(&cfg);
+	cfg.start_time = 90000000000000000;
 	cfg.boot_time = 0;
-	cr_assert(eq(int, sched_cfg_check(&cfg, &why), -EINVAL), "3 GHz cycles overflow");
+	cr_assert(eq(int, sched_cfg_check(&cfg, &why), -EINVAL), "3 GHz: 2.7e19 cycles");
+	cr_assert_not_null(strstr(why, "cpu_mhz"), "%s", why);
 	cfg.cpu_mhz = 1000;
 	cr_assert(eq(int, sched_cfg_check(&cfg, &why), 0), "%s", why);
 	sched_clocks_at(&cfg, 0, ts, &tick);
-	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 133000000000000000ull));	   /* 1.33e10 s * 1e7 */
-	cr_assert(eq(u64, ts[SIM_CLOCK_CYCLES], 13300000000000000000ull)); /* 1.33e10 s * 1e9 */
-	/* 1.33e19 / 15625000 = 851,200,000,000 ticks; mod 2^32:
-	 * 851200000000 - 198 * 4294967296 = 796,475,392 */
-	cr_assert(eq(u32, tick, 796475392u));
+	cr_assert(eq(u64, ts[SIM_CLOCK_QPC], 90000000000000000ull));	  /* 9e9 s * 1e7 */
+	cr_assert(eq(u64, ts[SIM_CLOCK_CYCLES], 9000000000000000000ull)); /* 9e9 s * 1e9 */
+	/* 9e18 / 15625000 = 576,000,000,000 ticks; mod 2^32:
+	 * 576000000000 - 134 * 4294967296 = 474,382,336 */
+	cr_assert(eq(u32, tick, 474382336u));
+	/* a FILETIME-0 boot at the default start: 1.33e19 ns of uptime, past 2^63-1 */
+	cfg.start_time = 133000000000000000;
+	cr_assert(eq(int, sched_cfg_check(&cfg, &why), -EINVAL));
+	cr_assert_not_null(strstr(why, "boot_time"), "%s", why);
 }
 
 /* ---- configuration rules ----------------------------------------------------------- */

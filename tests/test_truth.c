@@ -917,8 +917,8 @@ Test(truth, minimal_meta_takes_the_defaults)
 
 	trace_config_defaults(&def);
 	r = open_text("{'kind':'meta','format':'etwforge-truth','version':1,"
-		      "'target':'win11-22h2','cpus':2,'comment':'extra keys are ignored',"
-		      "'sessions':[{},{'clock':'cycles','flags':['spinlock'],'x':1}]}\n",
+		      "'target':'win11-22h2','cpus':2,'x_comment':'skipped',"
+		      "'sessions':[{},{'clock':'cycles','flags':['spinlock'],'x_1':1}]}\n",
 		      &cfg);
 	cr_expect_str_eq(cfg.target->name, "win11-22h2");
 	cr_expect_eq(cfg.max_wait_reason, 43, "the target's MaximumWaitReason");
@@ -995,7 +995,7 @@ Test(truth, minimal_records_take_the_defaults)
 
 	r = open_text(META4
 		      "{'kind':'cswitch','cpu':1,'tick':9,'ts':{'qpc':70},'old_tid':3,"
-		      "'new_tid':4,'note':'ignored','ts_extra':{}}\n"
+		      "'new_tid':4,'x_note':'skipped','x_ts_extra':{}}\n"
 		      "{'ts':{'qpc':71},'kind':'spinlock','cpu':1,'lock':'0xABCdef','caller':'0x1',"
 		      "'logged':false}\n"
 		      "{'kind':'spinlock','cpu':2,'ts':{'qpc':1},'lock':'0x0','caller':'0x0',"
@@ -1241,6 +1241,38 @@ static const struct bad bad_streams[] = {
 	{"unknown kind", META4 "{'kind':'cswap'}\n", 2, false,
 	 "kind: unknown \"cswap\" (cswitch, spinlock, ccswap_stop, end or thread)"},
 	{"second meta", META4 META4, 2, false, "kind: unknown \"meta\""},
+	{"misspelt kind", META4 "{'kind':'cswich'}\n", 2, false,
+	 "kind: unknown \"cswich\" (did you mean 'cswitch'?)"},
+	/* a typo is an error, not a default; a writer's own fields start with x_ */
+	{"misspelt meta field",
+	 "{'kind':'meta','format':'etwforge-truth','version':1,'sesions':[]}\n", 1, false,
+	 "sesions: unknown field of the meta line (did you mean 'sessions'?)"},
+	{"misspelt session field",
+	 "{'kind':'meta','format':'etwforge-truth','version':1,'sessions':[{'clok':'qpc'}]}\n", 1,
+	 false, "sessions[0].clok: unknown field of a session (did you mean 'clock'?)"},
+	{"misspelt session pmc field",
+	 "{'kind':'meta','format':'etwforge-truth','version':1,'sessions':[{'pmc':{'event':[]}}]}"
+	 "\n",
+	 1, false,
+	 "sessions[0].pmc.event: unknown field of a session's pmc (did you mean 'events'?)"},
+	{"misspelt spinlock sampling field",
+	 "{'kind':'meta','format':'etwforge-truth','version':1,'spinlock':{'row':'all'}}\n", 1,
+	 false, "spinlock.row: unknown field of the spin-lock sampling (did you mean 'rows'?)"},
+	{"misspelt group field",
+	 "{'kind':'meta','format':'etwforge-truth','version':1,'groups':[{'name':'a','tid':[]}]}\n",
+	 1, false, "groups[0].tid: unknown field of a group (did you mean 'tids'?)"},
+	{"misspelt cswitch field", META4 CS0 ",'old_wiat_reason':3}\n", 2, false,
+	 "old_wiat_reason: unknown field of a cswitch line (did you mean 'old_wait_reason'?)"},
+	{"a spinlock field on a cswitch line", META4 CS0 ",'lock':'0x1'}\n", 2, false,
+	 "lock: unknown field of a cswitch line (a writer's own fields start with x_)"},
+	{"misspelt spinlock field", META4 SL0 ",'wait_cycle':5}\n", 2, false,
+	 "wait_cycle: unknown field of a spinlock line (did you mean 'wait_cycles'?)"},
+	{"misspelt thread field", META4 "{'kind':'thread','tid':4,'group':'a','evnt':'start'}\n", 2,
+	 false, "evnt: unknown field of a thread line (did you mean 'event'?)"},
+	{"misspelt stop field", META4 "{'kind':'ccswap_stop','clock':'qpc','tik':1}\n", 2, false,
+	 "tik: unknown field of a ccswap_stop line (did you mean 'tick'?)"},
+	{"misspelt end field", META4 "{'kind':'end','tss':{}}\n", 2, false,
+	 "tss: unknown field of an end line (did you mean 'ts'?)"},
 	{"missing cpu",
 	 META4 "{'kind':'cswitch','tick':1,'ts':{'qpc':1},'old_tid':1,'new_tid':2}\n", 2, false,
 	 "cpu: missing"},
@@ -1387,8 +1419,10 @@ static const struct bad bad_streams[] = {
 	 "pmc: 1 value, but session \"q\" has 2 counters"},
 	{"pmc object list too long", METAPMC CS0 ",'pmc':{'q':[1,2],'p':[2,2,3]}}\n", 2, false,
 	 "pmc.p: 3 values, but session \"p\" has 2 counters"},
-	{"pmc object without a stamping session", METAPMC CS0 ",'pmc':{'x':[1,2],'p':[1,2]}}\n", 2,
-	 false, "pmc.q: missing: session \"q\" puts PMC counters on 0x0524/0x0525 events"},
+	{"pmc object without a stamping session", METAPMC CS0 ",'pmc':{'x_q':[1,2],'p':[1,2]}}\n",
+	 2, false, "pmc.q: missing: session \"q\" puts PMC counters on 0x0524/0x0525 events"},
+	{"pmc object naming no session", METAPMC CS0 ",'pmc':{'q':[1,2],'pp':[1,2]}}\n", 2, false,
+	 "pmc.pp: no session has that name (did you mean 'p'?)"},
 	{"pmc object with a wrong-length entry", METAPMC CS0 ",'pmc':{'q':[1,2],'p':[2]}}\n", 2,
 	 false, "pmc.p: 1 value, but session \"p\" has 2 counters"},
 	{"pmc object disagrees on a shared counter", METAPMC CS0 ",'pmc':{'q':[1,2],'p':[3,4]}}\n",
@@ -1459,7 +1493,7 @@ Test(truth, pmc_forms_fill_counters_by_machine_id)
 
 	/* q lists A, B (ids 0, 1); p lists B, C (ids 1, 2) */
 	r = open_text(METAPMC CS0 ",'pmc':[5,6]}\n" CS0
-				  ",'pmc':{'p':[6,8],'q':[3,6],'x':[9]}}\n" CS0
+				  ",'pmc':{'p':[6,8],'q':[3,6],'x_mine':[9]}}\n" CS0
 				  ",'pmc':{'p':[2,4],'q':[1,2]}}\n",
 		      &cfg);
 	next_ok(r, &rec, TRUTH_CSWITCH);
@@ -1467,7 +1501,7 @@ Test(truth, pmc_forms_fill_counters_by_machine_id)
 	cr_expect_eq(rec.u.cs.pmc[1], 6);
 	cr_expect_eq(rec.u.cs.pmc[2], 0);
 	next_ok(r, &rec, TRUTH_CSWITCH);
-	cr_expect_eq(rec.u.cs.pmc[0], 3, "an entry for a session that stamps nothing is ignored");
+	cr_expect_eq(rec.u.cs.pmc[0], 3, "a writer's own entry (x_) is skipped");
 	cr_expect_eq(rec.u.cs.pmc[1], 6);
 	cr_expect_eq(rec.u.cs.pmc[2], 8);
 	next_ok(r, &rec, TRUTH_CSWITCH);

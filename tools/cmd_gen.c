@@ -190,6 +190,9 @@ int cmd_gen(int argc, char **argv)
 	if (rc == 0 && print_config) {
 		rc = etwforge_scenario_print(sc, stdout, &err);
 		etwforge_scenario_free(sc);
+		if (rc < 0 && err.status == ETWFORGE_EXIT_DATA) {
+			return EXIT_STDOUT_FAILED; /* said once, as for every command */
+		}
 		return rc < 0 ? cli_error("gen", &err) : EXIT_OK;
 	}
 	if (rc < 0) {

@@ -5,7 +5,9 @@
  * line `file:line:col: key.path: what` the API promises.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tools/lib/api.h"
 
@@ -74,9 +76,13 @@ int etwforge_scenario_print(struct etwforge_scenario *sc, FILE *f, struct etwfor
 	if (rc < 0) {
 		return rc;
 	}
+	errno = 0;
 	scenario_print(f, &sc->sc);
-	if (ferror(f)) {
-		return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "write failed");
+	/* buffered: a full device says so only when the buffer goes out */
+	if (fflush(f) == EOF || ferror(f)) {
+		int e = errno ? errno : EIO;
+
+		return api_fail(err, -e, ETWFORGE_EXIT_DATA, "write failed: %s", strerror(e));
 	}
 	return 0;
 }

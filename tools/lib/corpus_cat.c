@@ -1626,8 +1626,19 @@ static int build_edge(struct corpus *c, const struct edge *e, char *err, size_t 
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-		snprintf(f->file, sizeof(f->file), "%s", cfg->sessions[i].file);
-		snprintf(f->id, sizeof(f->id), "%.*s", (int)(n > 4 ? n - 4 : n), f->file);
+		if (n >= sizeof(f->file)) {
+			/* the catalogue names its files: a long one is our mistake, said */
+			rc = -ENAMETOOLONG;
+			snprintf(err, errlen, "corpus: %s: session file name too long", e->id);
+			goto out;
+		}
+		memcpy(f->file, cfg->sessions[i].file, n + 1);
+		n = n > 4 ? n - 4 : n; /* the id is the name without ".etl" */
+		if (n >= sizeof(f->id)) {
+			n = sizeof(f->id) - 1;
+		}
+		memcpy(f->id, f->file, n);
+		f->id[n] = '\0';
 		snprintf(f->desc, sizeof(f->desc), "%s", e->desc);
 		snprintf(f->session, sizeof(f->session), "%s", cfg->sessions[i].name);
 		f->stream = si;

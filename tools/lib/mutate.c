@@ -164,7 +164,7 @@ static void set_counters(struct model *m, unsigned n)
 	}
 	m->cfg.ncounters = 0;
 	for (unsigned j = 0; j < n; j++) {
-		char name[8];
+		char name[16]; /* "C" and any unsigned: no truncation for gcc to suspect */
 
 		snprintf(name, sizeof(name), "C%u", j);
 		s->pmc_counters[j] = (uint8_t)trace_config_counter_id(&m->cfg, name);

@@ -840,7 +840,7 @@ static const struct sk_list locks_list = {
 };
 
 static const struct sk_desc scenario_keys[] = {
-	K_UINT("seed", SC, sched.seed, 0, UINT64_MAX),
+	K_UINT("seed", SC, sched.seed, 0, INT64_MAX), /* what a truth carries */
 	K_DUR("duration", SC, sched.duration_ns, 1, 86400 * NS_PER_S),
 	{.key = "machine", .kind = SK_MAP, .sub = machine_keys},
 	{.key = "kernel", .kind = SK_MAP, .sub = kernel_keys},
@@ -1458,6 +1458,48 @@ static int finish_locks(struct scenario *sc, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The core's check failed: point at the key to blame. The clock range
+ * messages start with the field they are about; the end of the run depends
+ * on several keys, so the first of them the scenario set is blamed (what
+ * the user typed), else the first. Group fields are "groups[]...".
+ */
+static int fail_sched_check(const struct scenario *sc, const char *why, char *err, size_t errlen)
+{
+	static const struct {
+		const char *field;   /* as the core's message starts */
+		const char *keys[4]; /* the scenario keys that move it, most direct first */
+	} range[] = {
+		{"boot_time", {"machine.boot_time", "machine.start_time", "duration"}},
+		{"start_time", {"machine.start_time", "duration"}},
+		{"duration_ns", {"duration", "machine.boot_time", "machine.start_time"}},
+		{"perf_freq",
+		 {"machine.perf_freq", "machine.boot_time", "machine.start_time", "duration"}},
+		{"cpu_mhz",
+		 {"machine.cpu_mhz", "machine.boot_time", "machine.start_time", "duration"}},
+	};
+	size_t flen = strcspn(why, ":");
+
+	for (unsigned i = 0; i < ARRAY_SIZE(range); i++) {
+		const char *key = range[i].keys[0];
+
+		if (why[flen] != ':' || strlen(range[i].field) != flen ||
+		    strncmp(why, range[i].field, flen)) {
+			continue;
+		}
+		for (unsigned k = ARRAY_SIZE(range[i].keys); k-- > 0;) {
+			if (range[i].keys[k] && sk_where_has(&sc->where, range[i].keys[k])) {
+				key = range[i].keys[k];
+			}
+		}
+		return sk_fail_key(&sc->where, sc->source, err, errlen, key,
+				   "%s, the largest integer a truth stream carries",
+				   why + flen + 2);
+	}
+	return sk_fail_key(&sc->where, sc->source, err, errlen,
+			   strncmp(why, "groups", 6) ? "machine" : "threads", "%s", why);
+}
+
 int scenario_finish(struct scenario *sc, char *err, size_t errlen)
 {
 	struct trace_config *t = &sc->trace;
@@ -1512,9 +1554,7 @@ int scenario_finish(struct scenario *sc, char *err, size_t errlen)
 		return sk_fail_key(&sc->where, sc->source, err, errlen, "sessions", "%s", why);
 	}
 	if (sched_cfg_check(s, &why)) {
-		/* the model names group fields "groups[]...", the rest are machine's */
-		return sk_fail_key(&sc->where, sc->source, err, errlen,
-				   strncmp(why, "groups", 6) ? "machine" : "threads", "%s", why);
+		return fail_sched_check(sc, why, err, errlen);
 	}
 	return 0;
 }

@@ -14,7 +14,9 @@
  * not plain JSON of the schema - a syntax error, a duplicate key (jansson
  * rejects them at any depth), a string with an escape, a control byte or
  * a byte above 0x7F, a real number, an integer outside signed 64 bits,
- * nesting past MAX_DEPTH, more than MAX_KEYS unknown keys in an object -
+ * nesting past MAX_DEPTH, a key the line's kind does not have (a typo:
+ * the jansson path names it) but a writer's own "x_...", more than
+ * MAX_KEYS of those in an object -
  * and every value the jansson path refuses (a missing key, a wrong type,
  * a value out of range). Declining costs speed, never correctness: every
  * error message comes from the jansson path.
@@ -543,6 +545,9 @@ static const char *lookup_key(struct rd *r, const char *p, unsigned *k)
 			return p;
 		}
 	}
+	if (n < 2 || memcmp(s, "x_", 2)) {
+		return NULL; /* no field of any kind, and not a writer's own: an error */
+	}
 	if (r->nunknown == MAX_KEYS || repeats(r->unknown, r->unknown_len, r->nunknown, s, n)) {
 		return NULL;
 	}
@@ -572,6 +577,17 @@ static const unsigned char *order_of(const struct tok *kind)
 		}
 	}
 	return order_start;
+}
+
+/* The keys a kind's line may have: the bits of its order. */
+static uint64_t fields_of(const unsigned char *order)
+{
+	uint64_t m = 0;
+
+	while (*order != END_OF_ORDER) {
+		m |= (uint64_t)1 << *order++;
+	}
+	return m;
 }
 
 /* Pass 1: the whole object into @r. Return: false to decline. */
@@ -846,6 +862,8 @@ static bool get_pmc(const struct truth_fast *fx, const struct rd *r, const unsig
 		const char *s;
 		size_t n;
 
+		bool known = false;
+
 		p = scan_key(p + 1, &s, &n);
 		for (unsigned i = 0; p && i < nsess; i++) {
 			if (fx->name_len[sess[i]] == n &&
@@ -853,8 +871,13 @@ static bool get_pmc(const struct truth_fast *fx, const struct rd *r, const unsig
 				at[i] = p;
 			}
 		}
-		if (!p || !(p = scan_value(p, r->e, &skip, 1))) {
-			return false;
+		for (unsigned i = 0; p && i < fx->cfg->nsessions; i++) {
+			known = known ||
+				(fx->name_len[i] == n && !memcmp(fx->cfg->sessions[i].name, s, n));
+		}
+		if (!p || !(known || (n >= 2 && !memcmp(s, "x_", 2))) ||
+		    !(p = scan_value(p, r->e, &skip, 1))) {
+			return false; /* a name that is no session's: an error */
 		}
 		p = ws(p);
 		p = *p == ',' ? ws(p + 1) : p;
@@ -1373,6 +1396,9 @@ int truth_fast_line(const struct truth_fast *fx, const char *s, size_t n, struct
 		return 0;
 	}
 	kind = tok(&r, K_KIND);
+	if (r.seen & ~fields_of(order_of(kind))) {
+		return 0; /* a field of another kind: an error */
+	}
 	if (str_is(kind, "cswitch")) {
 		return get_cswitch(fx, &r, &rec->u.cs, opt) ? TRUTH_CSWITCH : 0;
 	}

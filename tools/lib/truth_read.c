@@ -23,7 +23,11 @@
  *    at the blank line. A UTF-8 byte order mark before the meta line and a
  *    CR before each LF are accepted.
  *  - "pmc" is read for the sessions that stamp the event, by the same rule
- *    the writer uses (truth_schema.c); other entries are ignored.
+ *    the writer uses (truth_schema.c); entries of other sessions are
+ *    ignored, a name that is no session's is an error.
+ *  - A field the line's kind does not have is an error with a did-you-mean
+ *    (a typo must not turn into a default); a writer's own fields start
+ *    with "x_" and are skipped, at any level.
  *  - jansson integers are signed 64-bit: unsigned fields read back only up
  *    to 2^63-1. The fast path keeps that limit (it could read 2^64-1, but
  *    the error for a value above 2^63-1, with its column, and the ranges
@@ -40,6 +44,7 @@
 #include <jansson.h>
 
 #include "tools/lib/one_line.h"
+#include "tools/lib/schema.h"
 #include "tools/lib/truth_fast.h"
 #include "tools/lib/truth_schema.h"
 
@@ -126,6 +131,99 @@ static int fail(const struct rd *d, const char *fmt, ...)
 	}
 	one_line(d->err, d->errlen);
 	return -EINVAL;
+}
+
+#define NFIELDS(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
+
+/* The fields each object of the stream may have (besides "x_..."). */
+static const char *const meta_fields[] = {
+	"kind",	    "format",	 "version",	     "target",		"arch",	      "cpus",
+	"cpu_mhz",  "perf_freq", "timer_resolution", "max_wait_reason", "start_time", "boot_time",
+	"quirks",   "seed",	 "flush_at_end",     "pebs_and_pmc",	"spinlock",   "sessions",
+	"start_ts", "groups",
+};
+static const char *const session_fields[] = {
+	"name",	       "clock",	       "flags",		"pebs",	      "pmc",
+	"buffer_size", "pool_buffers", "flush_latency", "compressed", "file",
+};
+static const char *const session_pmc_fields[] = {"counters", "events"};
+static const char *const spinlock_cfg_fields[] = {
+	"spin_threshold", "acquire_sample_rate", "contention_sample_rate", "hold_threshold", "rows",
+};
+static const char *const group_fields[] = {"name", "tids"};
+static const char *const cswitch_fields[] = {
+	"kind",
+	"cpu",
+	"tick",
+	"ts",
+	"old_tid",
+	"old_pri",
+	"old_base_pri",
+	"old_state",
+	"old_wait_reason",
+	"old_wait_mode",
+	"old_ideal_cpu",
+	"old_remaining_quantum",
+	"old_qos",
+	"prev_cstate",
+	"old_rank",
+	"new_tid",
+	"new_pri",
+	"new_pri_decrement",
+	"new_wait_ticks",
+	"new_qos",
+	"pmc",
+	"pebs_index",
+};
+static const char *const spinlock_fields[] = {
+	"kind",		 "cpu",
+	"tick",		 "ts",
+	"lock",		 "caller",
+	"acquire_time",	 "release_time",
+	"wait_cycles",	 "spin_count",
+	"tid",		 "interrupt_count",
+	"irql",		 "depth",
+	"mode",		 "dpc",
+	"isr",		 "logged",
+	"why",		 "name",
+	"acquire_count", "contention_count",
+	"untracked",	 "guarded",
+	"pmc",
+};
+static const char *const thread_fields[] = {"kind", "tid", "group", "event", "tick", "ts"};
+static const char *const stop_fields[] = {"kind", "clock", "tick", "ts"};
+static const char *const end_fields[] = {"kind", "tick", "ts"};
+
+/*
+ * Every field of object @o (@pfx: where it is, @what: what it is) is one of
+ * @fields or a writer's own "x_..." one; else the first that is not is an
+ * error naming the closest field. Return: 0 or -EINVAL.
+ */
+static int check_fields(const struct rd *d, json_t *o, const char *pfx, const char *what,
+			const char *const *fields, unsigned n)
+{
+	const char *key, *near;
+	json_t *v;
+
+	json_object_foreach(o, key, v)
+	{
+		unsigned i = 0;
+
+		while (i < n && strcmp(key, fields[i])) {
+			i++;
+		}
+		if (i < n || !strncmp(key, "x_", 2)) {
+			continue;
+		}
+		near = sk_suggest(key, fields, n);
+		if (near) {
+			return fail(d, "%s%s: unknown field of %s (did you mean '%s'?)", pfx, key,
+				    what, near);
+		}
+		return fail(d, "%s%s: unknown field of %s (a writer's own fields start with x_)",
+			    pfx, key, what);
+	}
+	return 0;
 }
 
 /*
@@ -387,6 +485,11 @@ static int parse_session_pmc(const struct rd *d, json_t *pmc, const char *pfx,
 	if (!json_is_object(pmc)) {
 		return fail(d, "%spmc: must be an object {\"counters\":[..],\"events\":[..]}", pfx);
 	}
+	snprintf(where, sizeof(where), "%spmc.", pfx);
+	if (check_fields(d, pmc, where, "a session's pmc", session_pmc_fields,
+			 NFIELDS(session_pmc_fields)) < 0) {
+		return -EINVAL;
+	}
 	a = json_object_get(pmc, "counters");
 	if (a) {
 		if (!json_is_array(a)) {
@@ -459,6 +562,9 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 	if (!json_is_object(o)) {
 		return fail(d, "sessions[%u]: must be an object", i);
 	}
+	if (check_fields(d, o, pfx, "a session", session_fields, NFIELDS(session_fields)) < 0) {
+		return -EINVAL;
+	}
 	memset(s, 0, sizeof(*s));
 	if (i == 0) {
 		snprintf(s->name, sizeof(s->name), "NT Kernel Logger");
@@ -523,6 +629,33 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 	return 0;
 }
 
+/* "groups" (read by the names reader): a list of {"name":..,"tids":[..]}, spelled right. */
+static int check_groups(const struct rd *d, json_t *groups)
+{
+	char pfx[32];
+	size_t i;
+	json_t *g;
+
+	if (!groups) {
+		return 0;
+	}
+	if (!json_is_array(groups)) {
+		return fail(d, "groups: must be a list of {\"name\":..,\"tids\":[..]}");
+	}
+	json_array_foreach(groups, i, g)
+	{
+		snprintf(pfx, sizeof(pfx), "groups[%zu].", i);
+		if (!json_is_object(g)) {
+			return fail(d, "groups[%zu]: must be an object {\"name\":..,\"tids\":[..]}",
+				    i);
+		}
+		if (check_fields(d, g, pfx, "a group", group_fields, NFIELDS(group_fields)) < 0) {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 {
 	bool used[SIM_CLOCK_SLOTS] = {false};
@@ -540,6 +673,9 @@ static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 	}
 	if (strcmp(str, "meta")) {
 		return fail(d, "kind: the first line must be the \"meta\" line, not \"%s\"", str);
+	}
+	if (check_fields(d, o, "", "the meta line", meta_fields, NFIELDS(meta_fields)) < 0) {
+		return -EINVAL;
 	}
 	if ((rc = get_str(d, o, "", "format", true, &str)) < 0) {
 		return rc;
@@ -619,6 +755,10 @@ static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 		if (!json_is_object(v)) {
 			return fail(d, "spinlock: must be an object");
 		}
+		if (check_fields(d, v, "spinlock.", "the spin-lock sampling", spinlock_cfg_fields,
+				 NFIELDS(spinlock_cfg_fields)) < 0) {
+			return -EINVAL;
+		}
 		str = NULL;
 		if ((rc = get_u32(d, v, "spinlock.", "spin_threshold", false, 0, UINT32_MAX,
 				  &sp->spin_threshold)) < 0 ||
@@ -639,6 +779,9 @@ static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 			return fail(d, "spinlock.rows: \"%s\" is neither \"all\" nor \"logged\"",
 				    str);
 		}
+	}
+	if ((rc = check_groups(d, json_object_get(o, "groups"))) < 0) {
+		return rc;
 	}
 	v = json_object_get(o, "sessions");
 	if (v) {
@@ -706,6 +849,34 @@ static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o
 	if (!json_is_array(v) && !json_is_object(v)) {
 		return fail(d, "pmc: must be a list of counter values or an object keyed by "
 			       "session name");
+	}
+	if (json_is_object(v)) {
+		const char *names[SIM_MAX_SESSIONS];
+		const char *key;
+		json_t *x;
+
+		for (unsigned i = 0; i < r->cfg.nsessions && i < SIM_MAX_SESSIONS; i++) {
+			names[i] = r->cfg.sessions[i].name;
+		}
+		json_object_foreach(v, key, x)
+		{
+			unsigned i = 0;
+			const char *near;
+
+			while (i < r->cfg.nsessions && strcmp(key, names[i])) {
+				i++;
+			}
+			if (i < r->cfg.nsessions || !strncmp(key, "x_", 2)) {
+				continue;
+			}
+			near = sk_suggest(key, names, r->cfg.nsessions);
+			if (near) {
+				return fail(d,
+					    "pmc.%s: no session has that name (did you mean '%s'?)",
+					    key, near);
+			}
+			return fail(d, "pmc.%s: no session has that name", key);
+		}
 	}
 	for (unsigned i = 0; i < nsess; i++) {
 		const struct trace_session_cfg *s = &r->cfg.sessions[sess[i]];
@@ -808,6 +979,9 @@ static int parse_cswitch(const struct rd *d, struct truth_reader *r, json_t *o,
 	int rc;
 
 	memset(cs, 0, sizeof(*cs));
+	if (check_fields(d, o, "", "a cswitch line", cswitch_fields, NFIELDS(cswitch_fields)) < 0) {
+		return -EINVAL;
+	}
 	if ((rc = get_cpu(d, r, o, &cs->cpu)) < 0 ||
 	    (rc = get_u32(d, o, "", "tick", true, 0, UINT32_MAX, &cs->tick)) < 0 ||
 	    (rc = get_ts(d, r->used, o, "ts", true, cs->ts)) < 0 ||
@@ -857,6 +1031,10 @@ static int parse_spinlock(const struct rd *d, struct truth_reader *r, json_t *o,
 
 	memset(sl, 0, sizeof(*sl));
 	sl->depth = 1;
+	if (check_fields(d, o, "", "a spinlock line", spinlock_fields, NFIELDS(spinlock_fields)) <
+	    0) {
+		return -EINVAL;
+	}
 	if ((rc = get_cpu(d, r, o, &sl->cpu)) < 0) {
 		return rc;
 	}
@@ -930,6 +1108,9 @@ static int parse_thread(const struct rd *d, struct truth_reader *r, json_t *o,
 
 	memset(th, 0, sizeof(*th));
 	high_marks(r, &th->tick, th->ts);
+	if (check_fields(d, o, "", "a thread line", thread_fields, NFIELDS(thread_fields)) < 0) {
+		return -EINVAL;
+	}
 	if ((rc = get_u32(d, o, "", "tid", true, 0, UINT32_MAX, &th->tid)) < 0 ||
 	    (rc = get_str(d, o, "", "group", true, &group)) < 0 ||
 	    (rc = get_str(d, o, "", "event", true, &event)) < 0 ||
@@ -952,6 +1133,9 @@ static int parse_stop(const struct rd *d, struct truth_reader *r, json_t *o,
 
 	memset(st, 0, sizeof(*st));
 	high_marks(r, &st->tick, st->ts);
+	if (check_fields(d, o, "", "a ccswap_stop line", stop_fields, NFIELDS(stop_fields)) < 0) {
+		return -EINVAL;
+	}
 	if ((rc = get_str(d, o, "", "clock", true, &clock)) < 0) {
 		return rc;
 	}
@@ -973,6 +1157,9 @@ static int parse_end(const struct rd *d, struct truth_reader *r, json_t *o, stru
 
 	memset(end, 0, sizeof(*end));
 	high_marks(r, &end->tick, end->ts);
+	if (check_fields(d, o, "", "an end line", end_fields, NFIELDS(end_fields)) < 0) {
+		return -EINVAL;
+	}
 	if ((rc = get_u32(d, o, "", "tick", false, 0, UINT32_MAX, &end->tick)) < 0 ||
 	    (rc = get_ts(d, r->used, o, "ts", false, end->ts)) < 0) {
 		return rc;
@@ -1378,9 +1565,18 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size
 		rc = parse_thread(&d, r, o, &rec->u.thread);
 		rec->kind = TRUTH_THREAD;
 	} else {
-		rc = fail(&d,
-			  "kind: unknown \"%s\" (cswitch, spinlock, ccswap_stop, end or thread)",
-			  kind);
+		static const char *const kinds[] = {"cswitch", "spinlock", "ccswap_stop", "end",
+						    "thread"};
+		const char *near = sk_suggest(kind, kinds, NFIELDS(kinds));
+
+		if (near) {
+			rc = fail(&d, "kind: unknown \"%s\" (did you mean '%s'?)", kind, near);
+		} else {
+			rc = fail(&d,
+				  "kind: unknown \"%s\" (cswitch, spinlock, ccswap_stop, end or "
+				  "thread)",
+				  kind);
+		}
 	}
 	json_decref(o);
 	return rc < 0 ? rc : (int)rec->kind;

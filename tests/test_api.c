@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_api.c - the installed library's calls seen from a program that
+ * uses them (include/etwforge/etwforge.h only): what each says when it
+ * cannot do what it was asked, so that no failure passes as a success.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "etwforge/etwforge.h"
+
+TestSuite(api, .timeout = 60.);
+
+/* A full device takes the buffered text without a word; the flush must tell. */
+Test(api, scenario_print_to_a_full_device_fails)
+{
+	struct etwforge_scenario *sc = etwforge_scenario_new();
+	struct etwforge_error err = {0};
+	FILE *f = fopen("/dev/full", "w");
+
+	cr_assert_not_null(sc);
+	cr_assert_not_null(f, "/dev/full: %s", strerror(errno));
+	cr_assert_eq(etwforge_scenario_print(sc, f, &err), -ENOSPC, "%s", err.msg);
+	cr_assert_eq(err.status, ETWFORGE_EXIT_DATA);
+	cr_assert_not_null(strstr(err.msg, "No space left on device"), "%s", err.msg);
+	fclose(f);
+	f = fopen("/dev/null", "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(etwforge_scenario_print(sc, f, &err), 0, "%s", err.msg);
+	fclose(f);
+	etwforge_scenario_free(sc);
+}
