@@ -52,3 +52,39 @@ Test(cli, cpu_list_refuses_cpus_past_the_limit)
 	cr_expect_eq(cli_parse_cpu_list("99999999999", m, MAX, &why), -EINVAL);
 	cr_expect_eq(cli_parse_cpu_list("63", m, MAX, &why), 0);
 }
+
+Test(cli, a_duration_on_the_command_line_needs_its_unit)
+{
+	static const struct {
+		const char *s;
+		int rc;
+		int64_t ns;
+	} cases[] = {
+		{"0", 0, 0},
+		{"000", 0, 0},
+		{"5s", 0, 5000000000},
+		{"1.5ms", 0, 1500000},
+		{"250us", 0, 250000},
+		{"7ns", 0, 7},
+		{"2min", 0, 120000000000},
+		{"5", -ENOMSG, 0},
+		{"1000000", -ENOMSG, 0},
+		{"", -EINVAL, 0},
+		{"5x", -EINVAL, 0},
+		{"-1s", -EINVAL, 0},
+		{"200000000000000000000ns", -EINVAL, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t ns = -1;
+		const char *why = NULL;
+		int rc = cli_parse_duration(cases[i].s, &ns, &why);
+
+		cr_expect_eq(rc, cases[i].rc, "'%s': %d", cases[i].s, rc);
+		if (rc == 0) {
+			cr_expect_eq(ns, cases[i].ns, "'%s'", cases[i].s);
+		} else {
+			cr_expect_not_null(why, "'%s'", cases[i].s);
+		}
+	}
+}

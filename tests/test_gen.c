@@ -192,12 +192,45 @@ Test(gen, bad_input_exits_2_with_one_line_and_no_file)
 	refused("--seed x -o out.etl", 2, "etwforge gen: --seed: \"x\" is not an integer\n");
 	refused("--set duration=0 -o out.etl", 2,
 		"--set:1:10: duration: 0 is out of range (1ns..86400s)\n");
+	/* a bare number on the command line is a unit forgotten, not nanoseconds */
+	refused("--duration 5 -o out.etl", 2,
+		"etwforge gen: --duration: 5 needs a unit (5s, 5ms, 5us or 5ns): only a scenario "
+		"file reads a bare number as nanoseconds\n");
+	refused("--set threads.0.period=20 -o out.etl", 2,
+		"--set:1:18: threads.0.period: 20 needs a unit");
 	refused("--set machine.target=win95 -o out.etl", 2, "win95");
 	write_scenario("sessions:\n"
 		       "  - {name: a}\n  - {name: b}\n  - {name: c}\n  - {name: d}\n  - {name: e}\n"
 		       "  - {name: f}\n  - {name: g}\n  - {name: h}\n  - {name: i}\n");
 	refused("s.yaml -o out.etl", 2, "s.yaml:");
 	refused("--bogus -o out.etl", 2, "etwforge gen");
+}
+
+/* A run that logged nothing says so (and still writes its files: they are valid). */
+Test(gen, an_empty_run_says_so)
+{
+	char path[256];
+	FILE *f;
+	char msg[1024] = "";
+	size_t n;
+
+	cr_assert_eq(test_run("cd '%s' && '%s' gen --duration 1us -o a.etl 2>err.txt", test_dir,
+			      test_bin()),
+		     0);
+	snprintf(path, sizeof(path), "%s/err.txt", test_dir);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	n = fread(msg, 1, sizeof(msg) - 1, f);
+	msg[n] = '\0';
+	fclose(f);
+	cr_assert_neq(strstr(msg, "etwforge gen: note: no context switch or spin lock in 1us of "
+				  "simulated time: the files hold their headers only\n"),
+		      NULL, "%s", msg);
+	cr_assert(exists("a.etl") && exists("a-2.etl"));
+	cr_assert_eq(test_run("cd '%s' && '%s' gen --duration 20ms -o b.etl 2>err.txt && ! grep -q "
+			      "'no context switch' err.txt",
+			      test_dir, test_bin()),
+		     0);
 }
 
 /* What gen accepts, its truth carries: verify and replay read the largest seed and a

@@ -479,6 +479,8 @@ def case_usage(tmp):
         (["--timeline", svg, "--cpus", "70000"], "--cpus"),
         (["--timeline", svg, "--from", "1.5x"], "not a duration"),
         (["--timeline", svg, "--from", "1.5ns"], "not a duration"),
+        (["--timeline", svg, "--from", "1"], "--from: 1 needs a unit (1s, 1ms, 1us or 1ns)"),
+        (["--timeline", svg, "--from", "0", "--to", "2"], "--to: 2 needs a unit"),
         (["--timeline", svg, "--from", "200ms", "--to", "100ms"], "--to must be after --from"),
         (["--timeline", svg, "--from", "1h"], "ends before --from"),
         (["--from", "1ms"], "need --timeline or --chrome-trace"),
@@ -537,6 +539,35 @@ def case_damaged(tmp):
             for out in (svg, js):
                 if os.path.exists(out):
                     os.unlink(out)
+
+
+def case_empty(tmp):
+    """Nothing to draw is drawn and said: an empty and a 1 ns trace give pictures (exit 0)
+    with a note on stderr; a window without a switch says so; --from past the end of a
+    damaged file says the damage (exit 1), not the window (exit 2)."""
+    for span in ("1ns", "1us"):
+        gen(tmp, "e" + span, "--duration", span)
+        etl = os.path.join(tmp, "e" + span + ".etl")
+        svg, js = os.path.join(tmp, span + ".svg"), os.path.join(tmp, span + ".json")
+        _, err = run("dump", etl, "--timeline", svg, "--chrome-trace", js)
+        check("note:" in err and "no context switch between" in err, f"{span}: stderr: {err}")
+        check(len(err.strip().splitlines()) == 1, f"{span}: not one line: {err}")
+        svg_of(svg)
+        chrome_of(js)
+    gen(tmp, "demo", "--duration", "100ms")
+    etl = os.path.join(tmp, "demo.etl")
+    svg = os.path.join(tmp, "w.svg")
+    _, err = run("dump", etl, "--timeline", svg, "--from", "1ns", "--to", "2ns")
+    check("no context switch between 0.000001 ms and 0.000002 ms" in err, f"stderr: {err}")
+    _, err = run("dump", etl, "--timeline", svg, "--from", "30ms", "--to", "40ms")
+    check("no context switch" not in err, f"a window with switches: {err}")
+    size = os.path.getsize(etl)
+    cut = os.path.join(tmp, "cut.etl")
+    with open(etl, "rb") as src, open(cut, "wb") as dst:
+        dst.write(src.read(size - 1000))
+    _, err = run("dump", cut, "--timeline", svg, "--from", "1h", status=1)
+    check("truncated" in err and "ends before" not in err, f"damage hidden: {err}")
+    check(len(err.strip().splitlines()) == 1, f"not one line: {err}")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

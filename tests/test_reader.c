@@ -1521,6 +1521,63 @@ Test(dump, exit_codes, .init = test_dir_make, .fini = test_dir_remove)
 	free(err);
 }
 
+/* One damaged file is one line, the first damage in file order, whatever the mode; with
+ * --keep-going every damaged place, in file order. Here buffer 1 (at 0x1000) is cut short
+ * (the open finds it) and, before the cut, holds a record of Size 0 at 0x1070 (a reader
+ * meets it later). */
+Test(dump, a_damaged_file_is_said_once_in_file_order, .init = test_dir_make,
+     .fini = test_dir_remove)
+{
+	static const char *const modes[] = {"",
+					    "--jsonl",
+					    "--stats",
+					    "--stats --jsonl",
+					    "--timeline x.svg",
+					    "--chrome-trace x.json"};
+	static uint8_t f[SMALL_LEN];
+	char args[1200], want[1200], *err;
+	char *bad;
+
+	make_small(f);
+	put_le16(f + 0x1074, 0);
+	bad = tmp_file("cut.etl", f, SMALL_LEN - 16);
+	snprintf(want, sizeof(want),
+		 "%s: offset 0x1000: buffer 1 truncated: BufferSize 4096 but 4080 bytes left in "
+		 "the file\n",
+		 bad);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(args, sizeof(args), "dump %s '%s'", modes[i], bad);
+		cr_assert_eq(run(args, NULL, &err), 1, "%s", modes[i]);
+		cr_assert_str_eq(err, want, "%s", modes[i]);
+		free(err);
+	}
+	/* --keep-going: a compact batch that does not expand (met while reading) is said after
+	 * the cut of its buffer (found at open), as they lie in the file */
+	cr_assert_eq(test_run("cd '%s' && '%s' corpus -q --mangle --out c && head -c $(( $(stat -c "
+			      "%%s c/mangle-tid-index-past-table.etl) - 100 )) "
+			      "c/mangle-tid-index-past-table.etl > two.etl",
+			      test_dir, test_bin()),
+		     0);
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const keep[] = {"--stats", "--jsonl", ""};
+		char *nl;
+
+		snprintf(args, sizeof(args), "dump %s --keep-going '%s/two.etl'", keep[i],
+			 test_dir);
+		cr_assert_eq(run(args, NULL, &err), 1, "%s", keep[i]);
+		nl = strchr(err, '\n');
+		cr_assert_not_null(nl, "%s", err);
+		cr_assert_not_null(strstr(err, "two.etl: offset 0x1000: buffer 1 truncated"), "%s",
+				   err);
+		cr_assert_lt(strstr(err, "truncated"), nl, "the cut first: %s", err);
+		cr_assert_not_null(strstr(nl, "compact CSwitch record runs past the batch or names "
+					      "an empty TidTable slot (batch skipped)\n"),
+				   "%s: %s", keep[i], err);
+		cr_assert_eq(count_lines(err), 3, "%s", err);
+		free(err);
+	}
+}
+
 Test(dump, every_sample_dumps_cleanly, .init = test_dir_make, .fini = test_dir_remove)
 {
 	static const char *const files[] = {

@@ -746,7 +746,7 @@ Test(scenario, durations_are_exact)
 		{"2s", 2000000000ull},	    {"500ms", 500000000ull},
 		{"250us", 250000ull},	    {"100ns", 100ull},
 		{"1.5s", 1500000000ull},    {"1.000000001s", 1000000001ull},
-		{"0.5ms", 500000ull},	    {"7", 7ull},
+		{"0.5ms", 500000ull},	    {"7ns", 7ull},
 		{"\"3s\"", 3000000000ull},  {"1.25 ms", 1250000ull},
 		{"1.50us", 1500ull},	    {"86400s", 86400000000000ull},
 		{"2min", 120000000000ull},  {"1.5min", 90000000000ull},
@@ -768,8 +768,17 @@ Test(scenario, durations_are_exact)
 		{"0", "0 is out of range (1ns..86400s)"},
 		{"86400.000000001s", "is out of range (1ns..86400s)"},
 		{"99999999999999999999", "is out of range"},
+		/* a bare number in an assignment is a unit forgotten, not nanoseconds */
+		{"7", "7 needs a unit (7s, 7ms, 7us or 7ns): only a scenario file reads a bare "
+		      "number as nanoseconds"},
+		{"500000000", "500000000 needs a unit"},
 	};
+	struct scenario *file = new_scenario();
 
+	/* ... while a scenario file keeps integers as nanoseconds */
+	load_ok(file, "duration: 7\n");
+	cr_assert_eq(file->sched.duration_ns, 7ull);
+	free(file);
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		struct scenario *sc = new_scenario();
 		char a[64];

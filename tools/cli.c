@@ -100,3 +100,25 @@ int cli_parse_cpu_list(const char *s, uint8_t *mask, unsigned max, const char **
 		p++;
 	}
 }
+
+int cli_parse_duration(const char *s, int64_t *ns, const char **why)
+{
+	uint64_t v;
+	int rc;
+
+	if (s[0] && strspn(s, "0123456789") == strlen(s) && strspn(s, "0") != strlen(s)) {
+		*why = "needs a unit";
+		return -ENOMSG;
+	}
+	rc = etwforge_parse_duration(s, &v);
+	if (rc < 0) {
+		*why = "is not a duration";
+		return -EINVAL;
+	}
+	if (v > (uint64_t)INT64_MAX) {
+		*why = "is too long";
+		return -ERANGE;
+	}
+	*ns = (int64_t)v;
+	return 0;
+}

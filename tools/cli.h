@@ -44,4 +44,15 @@ int cli_error(const char *cmd, const struct etwforge_error *err);
  */
 int cli_parse_cpu_list(const char *s, uint8_t *mask, unsigned max, const char **why);
 
+/**
+ * cli_parse_duration - a duration option's value: a number and its unit
+ * (ns, us, ms, s, min, h: "250us", "1.5s"), or "0". A bare number other
+ * than 0 is refused: in a scenario file it means nanoseconds, but typed on
+ * the command line it is more often seconds or milliseconds without their
+ * unit, and a run of 5 ns is not what anyone meant.
+ * Return: 0 with *@ns; -EINVAL not a duration, -ENOMSG a bare number
+ * (what @why says either way), -ERANGE above 2^63-1 ns.
+ */
+int cli_parse_duration(const char *s, int64_t *ns, const char **why);
+
 #endif /* TOOLS_CLI_H */

@@ -483,36 +483,6 @@ static void print_buffer(const struct etwforge_buffer *b)
 }
 
 /*
- * The damage the salvaging open found, after what could be read: the first
- * one, or with --keep-going one line per damaged buffer and a count.
- * Return: EXIT_OK for an undamaged file, else EXIT_DATA.
- */
-static int report_damage(struct etwforge_file *f, bool keep_going)
-{
-	const struct etwforge_damage *dmg;
-	unsigned n = etwforge_file_damage(f, &dmg), buffers = 0;
-
-	fflush(stdout);
-	for (unsigned i = 0; i < n; i++) {
-		if (!keep_going) {
-			fprintf(stderr, "%s\n", dmg[i].msg);
-			break;
-		}
-		if (i > 0 && dmg[i].buffer == dmg[i - 1].buffer) {
-			continue; /* one line per buffer */
-		}
-		fprintf(stderr, "%s (buffer %u: the rest of it skipped)\n", dmg[i].msg,
-			dmg[i].buffer);
-		buffers++;
-	}
-	if (buffers) {
-		fprintf(stderr, PROG ": %s: %u damaged buffer%s skipped\n",
-			etwforge_file_info(f)->name, buffers, buffers == 1 ? "" : "s");
-	}
-	return n ? EXIT_DATA : EXIT_OK;
-}
-
-/*
  * Walk every event of @f in @order and print each with @print; a batch that
  * does not expand stops the listing (its error is the last line), or with
  * --keep-going is said and skipped. Return: the exit status.
@@ -522,7 +492,7 @@ static int walk(struct etwforge_file *f, enum etwforge_order order, const struct
 {
 	struct etwforge_error err;
 	struct etwforge_event ev;
-	bool damaged = false;
+	struct damage_log dl = {0};
 	struct etwforge_iter *it = etwforge_iter_new(
 		f, order, ETWFORGE_EV_BUFFER | ETWFORGE_EV_RECORD | ETWFORGE_EV_COMPACT, &err);
 	int rc;
@@ -532,9 +502,7 @@ static int walk(struct etwforge_file *f, enum etwforge_order order, const struct
 	}
 	while ((rc = etwforge_iter_next(it, &ev, &err)) != 0) {
 		if (rc < 0) {
-			damaged = true;
-			fflush(stdout);
-			fprintf(stderr, "%s%s\n", err.msg, o->keep_going ? " (batch skipped)" : "");
+			damage_add(&dl, err.msg, o->keep_going ? " (batch skipped)" : NULL);
 			if (!o->keep_going) {
 				break;
 			}
@@ -543,14 +511,14 @@ static int walk(struct etwforge_file *f, enum etwforge_order order, const struct
 		print(&ev, o);
 		if (ferror(stdout)) {
 			etwforge_iter_free(it);
+			damage_print(&dl, etwforge_file_info(f)->name, false);
 			return EXIT_STDOUT_FAILED;
 		}
 	}
 	etwforge_iter_free(it);
-	if (damaged && !o->keep_going) {
-		return EXIT_DATA;
-	}
-	return report_damage(f, o->keep_going) == EXIT_OK && !damaged ? EXIT_OK : EXIT_DATA;
+	/* the open's damage too, in file order with what the walk met */
+	damage_add_file(&dl, f, o->keep_going);
+	return damage_print(&dl, etwforge_file_info(f)->name, o->keep_going) ? EXIT_DATA : EXIT_OK;
 }
 
 static void print_text(const struct etwforge_event *ev, const struct dump_opts *o)
@@ -652,21 +620,21 @@ static const char *value_of(int argc, char **argv, int *i, const char *name)
 /* A --from/--to duration in ns. Return: 0, or -EINVAL after saying why. */
 static int parse_time(const char *opt, const char *s, int64_t *ns)
 {
-	uint64_t v;
-	int rc = etwforge_parse_duration(s, &v);
+	const char *why;
+	int rc = cli_parse_duration(s, ns, &why);
 
-	if (rc == 0 && v > (uint64_t)INT64_MAX) {
-		rc = -ERANGE;
+	if (rc == -ENOMSG) {
+		fprintf(stderr, PROG ": %s: %s needs a unit (%ss, %sms, %sus or %sns)\n", opt, s, s,
+			s, s, s);
+		return -EINVAL;
 	}
 	if (rc < 0) {
 		fprintf(stderr,
-			PROG
-			": %s: '%s' is not a duration (integer ns, or a number and ns, us, ms, s, "
-			"min, h: 250us, 1.5s) (try '" PROG " --help')\n",
-			opt, s);
+			PROG ": %s: '%s' %s (a number and ns, us, ms, s, min or h: 250us, 1.5s) "
+			     "(try '" PROG " --help')\n",
+			opt, s, why);
 		return -EINVAL;
 	}
-	*ns = (int64_t)v;
 	return 0;
 }
 
@@ -783,10 +751,7 @@ int cmd_dump(int argc, char **argv)
 	if (drawing) {
 		rc = dump_draw(f, &o.draw);
 	} else if (o.stats) {
-		rc = dump_stats(f, o.jsonl);
-		if (report_damage(f, o.keep_going) != EXIT_OK) {
-			rc = EXIT_DATA;
-		}
+		rc = dump_stats(f, o.jsonl, o.keep_going);
 	} else if (o.jsonl) {
 		rc = dump_jsonl(f, &o);
 	} else {

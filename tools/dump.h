@@ -12,10 +12,11 @@
 
 /**
  * dump_stats - `dump --stats`: count @f (etwforge_file_stats()) and print
- * the counts as text, or (@json) as one JSON object.
+ * the counts as text, or (@json) as one JSON object; a damaged file as
+ * dump_damage.c says (@keep_going: counted past its damage).
  * Return: the exit status.
  */
-int dump_stats(struct etwforge_file *f, bool json);
+int dump_stats(struct etwforge_file *f, bool json, bool keep_going);
 
 /**
  * struct draw_opts - what `dump --timeline / --chrome-trace` was asked.
@@ -46,5 +47,31 @@ struct draw_opts {
  * Return: the exit status.
  */
 int dump_draw(struct etwforge_file *f, const struct draw_opts *o);
+
+/**
+ * struct damage_log - the damage of one file, gathered to be said in file
+ * order (dump_damage.c): a batch that does not expand is found while
+ * reading, after the damage the open found further on may have been; they
+ * are sorted by offset before anything is printed. Zero-initialise.
+ */
+struct damage_log {
+	struct damage_line *v;
+	size_t n, cap;
+	size_t total;	  /* lines added, kept or not */
+	unsigned buffers; /* damaged buffers among them */
+};
+
+/** damage_add - a reader message `FILE: offset 0x...: what`, and @suffix (NULL: none). */
+void damage_add(struct damage_log *l, const char *msg, const char *suffix);
+
+/** damage_add_file - the damage the salvaging open of @f found: one line per buffer. */
+void damage_add_file(struct damage_log *l, struct etwforge_file *f, bool keep_going);
+
+/**
+ * damage_print - the first line in file order, or (@keep_going) every line
+ * and the count of damaged buffers; then empty @l.
+ * Return: how many damaged places there were (0: the file is sound).
+ */
+size_t damage_print(struct damage_log *l, const char *name, bool keep_going);
 
 #endif /* TOOLS_DUMP_H */

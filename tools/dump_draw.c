@@ -16,21 +16,6 @@
 
 #define PROG "etwforge dump"
 
-/* The damage a salvaging open found (dump's report, in short). Return: damaged places. */
-static unsigned say_damage(struct etwforge_file *f, bool keep_going)
-{
-	const struct etwforge_damage *dmg;
-	unsigned n = etwforge_file_damage(f, &dmg);
-
-	for (unsigned i = 0; i < n; i++) {
-		fprintf(stderr, "%s%s\n", dmg[i].msg, keep_going ? " (skipped)" : "");
-		if (!keep_going) {
-			break;
-		}
-	}
-	return n;
-}
-
 int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 {
 	struct etwforge_output *out = etwforge_output_new();
@@ -42,8 +27,11 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	struct chrome *ch = NULL;
 	struct thread_names names = {NULL};
 	int tl_i = -1, ch_i = -1, rc, status = EXIT_DATA;
-	unsigned ncons = 0, bad_cpu = 0, ndamage;
-	int64_t to;
+	struct damage_log dl = {0};
+	unsigned ncons = 0, bad_cpu = 0;
+	size_t ndamage;
+	bool past_end = false;
+	int64_t from, to;
 
 	if (!out) {
 		perror(PROG);
@@ -79,19 +67,20 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		fprintf(stderr, PROG ": %s\n", strerror(-rc));
 		goto out;
 	}
+	from = o->have_from ? o->from_ns : 0;
 	to = o->have_to ? o->to_ns : fr.end_ns;
-	if (!o->have_to && to <= (o->have_from ? o->from_ns : 0)) {
-		fprintf(stderr, PROG ": %s: the trace ends before --from (at %.3f ms)\n",
-			etwforge_file_info(f)->name, (double)fr.end_ns / 1e6);
-		status = EXIT_USAGE;
-		goto frame;
+	if (!o->have_to && to <= from) {
+		/* an empty or 1 ns trace is drawn as 1 ns; a --from past the end is refused, but
+		 * only once the walk has shown the file is sound (its damage comes first) */
+		past_end = o->have_from;
+		to = from + 1;
 	}
 	if (etwforge_output_open(out, &err) < 0) {
 		status = cli_error("dump", &err);
 		goto frame;
 	}
 	if (o->timeline) {
-		tl = timeline_new(&fr, &names, o->have_from ? o->from_ns : 0, to);
+		tl = timeline_new(&fr, &names, from, to);
 		if (!tl) {
 			goto nomem;
 		}
@@ -109,12 +98,18 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		goto nomem;
 	}
 	if (rc < 0) {
-		status = cli_error("dump", &err);
-		goto pictures;
+		damage_add(&dl, err.msg, NULL); /* the walk stopped there */
 	}
-	ndamage = say_damage(f, o->keep_going);
+	damage_add_file(&dl, f, o->keep_going);
+	ndamage = damage_print(&dl, etwforge_file_info(f)->name, o->keep_going);
 	if (ndamage && !o->keep_going) {
 		goto pictures; /* nothing is written from a damaged file without --keep-going */
+	}
+	if (past_end) {
+		fprintf(stderr, PROG ": %s: the trace ends before --from (at %.3f ms)\n",
+			etwforge_file_info(f)->name, (double)fr.end_ns / 1e6);
+		status = EXIT_USAGE;
+		goto pictures;
 	}
 	if ((tl &&
 	     timeline_write(tl, &tot, etwforge_output_stream(out, (unsigned)tl_i)) == -ENOMEM) ||
@@ -126,6 +121,15 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		goto pictures;
 	}
 	status = tot.damaged || ndamage ? EXIT_DATA : EXIT_OK;
+	if (tot.switches == 0) {
+		/* a picture of nothing is a result nobody wants to find out by looking */
+		fprintf(stderr,
+			PROG ": note: %s: no context switch %s %.6f ms and %.6f ms (the trace "
+			     "ends at %.6f ms)\n",
+			etwforge_file_info(f)->name,
+			o->cpu_mask ? "of those CPUs between" : "between", (double)from / 1e6,
+			(double)to / 1e6, (double)fr.end_ns / 1e6);
+	}
 	if (tot.damaged) {
 		fprintf(stderr, PROG ": %s: %llu damaged batch%s skipped\n",
 			etwforge_file_info(f)->name, (unsigned long long)tot.damaged,

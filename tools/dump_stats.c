@@ -90,21 +90,29 @@ static int print_json(struct etwforge_file *f, const struct etwforge_stats *s)
 	return EXIT_OK;
 }
 
-int dump_stats(struct etwforge_file *f, bool json)
+int dump_stats(struct etwforge_file *f, bool json, bool keep_going)
 {
 	/* calloc: etwforge_file_stats() then leaves the pages of zero counts untouched */
 	struct etwforge_stats *s = calloc(1, sizeof(*s));
+	struct damage_log dl = {0};
 	struct etwforge_error err;
-	int rc;
+	int rc = EXIT_OK;
 
 	if (!s) {
 		fprintf(stderr, "etwforge dump: out of memory\n");
 		return EXIT_DATA;
 	}
 	if (etwforge_file_stats(f, s, &err) < 0) {
-		rc = cli_error("dump", &err);
-	} else {
+		/* counts up to the damage are not the file's: printed only with --keep-going,
+		 * where they cover everything but the damaged places */
+		damage_add(&dl, err.msg, keep_going ? " (batch skipped)" : NULL);
+	}
+	if (dl.total == 0 || keep_going) {
 		rc = json ? print_json(f, s) : (print_text(f, s), EXIT_OK);
+	}
+	damage_add_file(&dl, f, keep_going);
+	if (damage_print(&dl, etwforge_file_info(f)->name, keep_going) && rc == EXIT_OK) {
+		rc = EXIT_DATA;
 	}
 	free(s);
 	return rc;

@@ -198,7 +198,9 @@ ETWFORGE_API int etwforge_scenario_load_string(struct etwforge_scenario *sc, con
 /**
  * etwforge_scenario_set - one `key.path=value` override ("machine.cpus=4",
  * "sessions.1.clock=cycles", "sessions.0.flags=[cswitch]"); errors say
- * `--set:1:COL:`. Return: 0, -EINVAL or -ENOMEM.
+ * `--set:1:COL:`. A duration needs its unit here ("duration=5s",
+ * "duration=7ns", or 0): a bare number is nanoseconds only in a scenario
+ * file. Return: 0, -EINVAL or -ENOMEM.
  */
 ETWFORGE_API int etwforge_scenario_set(struct etwforge_scenario *sc, const char *assignment,
 				       struct etwforge_error *err);
@@ -803,7 +805,10 @@ ETWFORGE_API const char *etwforge_stats_kind_name(unsigned k);
 /**
  * etwforge_file_stats - count every buffer and record of @f, expanding
  * compact batches. @st is large (about 3 MiB): allocate it.
- * Return: 0, or -EINVAL at damage (@err), with the counts up to there.
+ * Return: 0, or -EINVAL at damage (@err), with the counts up to there; for
+ * a file opened with ETWFORGE_OPEN_KEEP_GOING, a batch that does not expand
+ * (or the rest of a buffer that does not frame) is skipped and the counts
+ * cover the rest of the file, @err saying the first damage.
  */
 ETWFORGE_API int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *st,
 				     struct etwforge_error *err);

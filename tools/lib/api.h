@@ -32,6 +32,8 @@ int api_ok(struct etwforge_error *err);
 
 /** api_file_reader - the reader behind a file handle. */
 struct etl_reader *api_file_reader(const struct etwforge_file *f);
+/** api_file_keep_going - was @f opened with ETWFORGE_OPEN_KEEP_GOING? */
+bool api_file_keep_going(const struct etwforge_file *f);
 
 /** api_wall_seconds - a monotonic clock, in seconds. */
 double api_wall_seconds(void);
@@ -48,5 +50,14 @@ void api_summary_fill(struct etwforge_summary *sum, const struct trace_config *c
  * Return: as etwforge_event_json().
  */
 size_t api_summary_json(const struct etwforge_summary *sum, char *buf, size_t cap);
+
+/**
+ * api_note_empty - say on @notes that a run wrote no event at all (no
+ * switch, no spin lock), so that an empty trace is never taken for a
+ * result: "etwforge @prog: note: no context switch in @span of simulated
+ * time ..." (@span NULL: "in the stream"). Nothing when there were events.
+ */
+void api_note_empty(FILE *notes, const char *prog, const struct etwforge_summary *sum,
+		    const char *span);
 
 #endif /* TOOLS_LIB_API_H */

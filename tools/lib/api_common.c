@@ -74,3 +74,22 @@ void etwforge_signals_install(void)
 {
 	out_signals_install();
 }
+
+void api_note_empty(FILE *notes, const char *prog, const struct etwforge_summary *sum,
+		    const char *span)
+{
+	if (sum->switches || sum->spinlock_releases) {
+		return;
+	}
+	if (span) {
+		fprintf(notes,
+			"etwforge %s: note: no context switch or spin lock in %s of simulated "
+			"time: the files hold their headers only\n",
+			prog, span);
+	} else {
+		fprintf(notes,
+			"etwforge %s: note: the stream has no context switch or spin lock: the "
+			"files hold their headers only\n",
+			prog);
+	}
+}

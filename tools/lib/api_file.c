@@ -38,12 +38,18 @@ struct etwforge_file {
 	struct etwforge_file_info info;
 	struct etwforge_damage *damage;
 	unsigned ndamage;
+	bool keep_going; /* opened with ETWFORGE_OPEN_KEEP_GOING */
 };
 
 /* The reader behind a file handle (for the other API files). */
 struct etl_reader *api_file_reader(const struct etwforge_file *f)
 {
 	return f->d;
+}
+
+bool api_file_keep_going(const struct etwforge_file *f)
+{
+	return f->keep_going;
 }
 
 static int reader_fail(struct etwforge_error *err, const struct etl_error *e, int code)
@@ -86,7 +92,7 @@ static void fill_info(struct etwforge_file *f)
 	in->max_wait_reason = etw_target_max_wait_reason(lf->provider_version);
 }
 
-static struct etwforge_file *wrap(struct etl_reader *d, struct etwforge_error *err)
+static struct etwforge_file *wrap(struct etl_reader *d, unsigned flags, struct etwforge_error *err)
 {
 	struct etwforge_file *f = calloc(1, sizeof(*f));
 	const struct etl_damage *dm;
@@ -94,6 +100,7 @@ static struct etwforge_file *wrap(struct etl_reader *d, struct etwforge_error *e
 
 	if (f) {
 		f->d = d;
+		f->keep_going = flags & ETWFORGE_OPEN_KEEP_GOING;
 		dm = etl_reader_damage(d, &n);
 		f->damage = n ? calloc(n, sizeof(*f->damage)) : NULL;
 	}
@@ -134,7 +141,7 @@ struct etwforge_file *etwforge_file_open(const char *path, unsigned flags,
 		errno = code;
 		return NULL;
 	}
-	return wrap(d, err);
+	return wrap(d, flags, err);
 }
 
 struct etwforge_file *etwforge_file_open_mem(const void *data, size_t len, const char *name,
@@ -150,7 +157,7 @@ struct etwforge_file *etwforge_file_open_mem(const void *data, size_t len, const
 		errno = code;
 		return NULL;
 	}
-	return wrap(d, err);
+	return wrap(d, flags, err);
 }
 
 void etwforge_file_close(struct etwforge_file *f)

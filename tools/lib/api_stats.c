@@ -79,8 +79,10 @@ int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *s,
 			struct etwforge_error *err)
 {
 	const struct etl_reader *d = api_file_reader(f);
+	bool keep_going = api_file_keep_going(f);
 	struct etl_error e;
 	struct etl_record r;
+	int first = 0; /* with keep_going: the first damage, said in @err */
 
 	zero_stats(s);
 	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
@@ -102,15 +104,23 @@ int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *s,
 				s->hooks[hooked_index(r.kind)][r.is64][r.hook_id]++;
 			}
 			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
-			    count_compact(d, &r, s, err) < 0) {
-				return -EINVAL;
+			    count_compact(d, &r, s, first ? NULL : err) < 0) {
+				if (!keep_going) {
+					return -EINVAL;
+				}
+				first = -EINVAL; /* the batch is skipped, the count goes on */
 			}
 		}
 		if (rc < 0) {
-			return api_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", e.msg);
+			if (!keep_going) {
+				return api_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", e.msg);
+			}
+			if (!first) {
+				first = api_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", e.msg);
+			}
 		}
 	}
-	return api_ok(err);
+	return first ? first : api_ok(err);
 }
 
 /* "SYSTEM64", "MESSAGE": the kind, with its width where it has one. */

@@ -100,7 +100,7 @@ static int gen_child(void *ctx, void *out, struct etwforge_error *err)
 	if (rc == 0 && job->gc->yaml) {
 		rc = etwforge_scenario_load_string(sc, job->gc->file, job->gc->yaml, err);
 	}
-	snprintf(set, sizeof(set), "duration=%llu", (unsigned long long)job->sim_ns);
+	snprintf(set, sizeof(set), "duration=%lluns", (unsigned long long)job->sim_ns);
 	if (rc == 0) {
 		rc = etwforge_scenario_set(sc, set, err);
 	}

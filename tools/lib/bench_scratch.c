@@ -161,7 +161,7 @@ static int source_child(void *ctx, void *out, struct etwforge_error *err)
 	if (!sc || !sum) {
 		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
 	}
-	snprintf(set, sizeof(set), "duration=%llu", (unsigned long long)*sim_ns);
+	snprintf(set, sizeof(set), "duration=%lluns", (unsigned long long)*sim_ns);
 	o.output = file_names[BENCH_F_SRC];
 	o.truth = file_names[BENCH_F_SRC_TRUTH];
 	rc = etwforge_scenario_set(sc, set, err);

@@ -24,6 +24,7 @@
 #include "scheduler_model/sched.h"
 #include "spinlock_model/spinlock.h"
 #include "tools/lib/api.h"
+#include "tools/lib/schema.h"
 #include "tools/lib/truth.h"
 #include "writer/out_file.h"
 
@@ -386,6 +387,12 @@ int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_o
 	if (rc < 0) {
 		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 		goto out;
+	}
+	if (o->notes) {
+		char span[64];
+
+		sk_format_duration(span, sizeof(span), g.sc->sched.duration_ns);
+		api_note_empty(o->notes, "gen", sum ? sum : &local, span);
 	}
 	rc = api_ok(err);
 out:

@@ -216,6 +216,9 @@ int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 		goto out;
 	}
+	if (o->notes) {
+		api_note_empty(o->notes, "replay", sum ? sum : &local, NULL);
+	}
 	rc = api_ok(err);
 out:
 	replay_free(&r);

@@ -549,6 +549,15 @@ int sk_get_duration(struct sk_walk *w, const struct yt_node *n, uint64_t min, ui
 		return rc;
 	}
 	rc = sk_parse_duration(n->str, &v);
+	if (rc == 0 && w->src == SK_SRC_SET && v != 0 &&
+	    strspn(n->str, "0123456789") == strlen(n->str)) {
+		/* typed in a --set, "5" is seconds or ms without its unit more often than
+		 * 5 ns: a file keeps integers as ns, an assignment wants the unit */
+		return sk_fail(w, n,
+			       "%s needs a unit (%ss, %sms, %sus or %sns): only a scenario file "
+			       "reads a bare number as nanoseconds",
+			       n->str, n->str, n->str, n->str, n->str);
+	}
 	if (rc == -EDOM) {
 		return sk_fail(w, n, "\"%s\" is not a whole number of nanoseconds", n->str);
 	}
