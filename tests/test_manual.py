@@ -11,10 +11,19 @@ say what the tool does:
   scenario    every key of `etwforge gen --print-config` has its entry in
               etwforge-scenario(5)
   truth       every field a `gen --truth` stream has is in etwforge-truth(5)
+  public      what a user reads (README, the manuals, the completion, the
+              installed header, the examples and scenarios, every --help)
+              cites nothing outside the repository: no design notes, spec
+              sections, style rules, issue numbers or commit hashes
+  pmc         every PMC source of pebs_model/pmc_sources.c is in
+              etwforge-scenario(5), PMC SOURCES, with its KPROFILE_SOURCE
+              number, and nothing else is; an unknown name's error points
+              there
 
 The binary is $ETWFORGE_BIN. Exit status 0 passes; otherwise the reason is
 on stderr.
 """
+import glob
 import json
 import os
 import re
@@ -24,6 +33,7 @@ import tempfile
 
 BIN = os.environ["ETWFORGE_BIN"]
 DOC = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "doc")
+SRC = os.path.join(DOC, "..")
 COMMANDS = ["gen", "replay", "dump", "verify", "bench", "corpus"]
 OPT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
 
@@ -203,6 +213,63 @@ def case_truth():
         check(f'"{k}"' in man or f"*{k}*" in man, f"etwforge-truth(5) lacks the {k} line")
     for f in sorted(fields):
         check(f"*{f}*" in man, f"etwforge-truth(5) has no entry *{f}*")
+
+
+# What only the project's own notes hold: the design notes and specs beside
+# the repository, the style rules, section signs, issue numbers, and words
+# that look like commit hashes (7 to 40 lowercase hex digits with a letter
+# and a digit, not after 0x).
+INTERNAL = [
+    re.compile(r"DESIGN\.md|\.\./shared|\bshared/(spec|seeds|style)|KERNEL_FACTS|ETL_READERS|\bSTYLE\b|§"),
+    re.compile(r"\bissues? ?#?[0-9]+", re.I),
+    re.compile(r"(?<![0-9A-Za-z_])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z_])"),
+]
+
+
+def internal_refs(where, text):
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        for pat in INTERNAL:
+            out += [f"{where}:{n}: {m.group(0)!r}" for m in pat.finditer(line)]
+    return out
+
+
+def case_public():
+    files = ["README.md", "doc/etwforge.bash", "include/etwforge/etwforge.h"]
+    for g in ("doc/*.scd", "tools/examples/*.c", "tools/scenarios/*.yaml"):
+        files += sorted(os.path.relpath(f, SRC) for f in glob.glob(os.path.join(SRC, g)))
+    check(len(files) > 10, f"too few files: {files}")
+    found = []
+    for f in files:
+        with open(os.path.join(SRC, f)) as fh:
+            found += internal_refs(f, fh.read())
+    found += internal_refs("etwforge --help", etwforge("--help"))
+    for c in COMMANDS:
+        found += internal_refs(f"etwforge {c} --help", etwforge(c, "--help"))
+    check(not found, "references a user cannot follow:\n  " + "\n  ".join(found))
+
+
+def case_pmc():
+    with open(os.path.join(SRC, "pebs_model", "pmc_sources.c")) as f:
+        code = f.read()
+    sources = re.findall(r'^\s*\{"(\w+)", (-?\d+), (?:R|PMC_KIND_\w+),', code, re.M)
+    with open(os.path.join(SRC, "pebs_model", "pmc_sources.h")) as f:
+        count = int(re.search(r"#define PMC_SOURCES\s+(\d+)", f.read()).group(1))
+    check(len(sources) == count, f"{len(sources)} sources read from pmc_sources.c, not {count}")
+    man = read("etwforge-scenario.5.scd")
+    sec = man_sections(man, "#")
+    check("PMC SOURCES" in sec, "etwforge-scenario(5) has no section PMC SOURCES")
+    body = sec["PMC SOURCES"]
+    listed = re.findall(r"^\*(\w+)\* \((?:KPROFILE_SOURCE (\d+)|architectural)\)$", body, re.M)
+    want = [(n, "" if int(k) < 0 else k) for n, k in sources]
+    check(listed == want, f"PMC SOURCES lists {listed}, pmc_sources.c has {want}")
+    for n, _ in sources:  # and the names are what gen takes
+        etwforge("gen", "--set", f"sessions.0.pmc.counters=[{n}]", "--print-config")
+    p = subprocess.run([BIN, "gen", "-q", "-o", "/dev/null", "--set",
+                        "sessions.0.pmc.counters=[Bogus]"], capture_output=True, text=True)
+    check(p.returncode == 2, f"an unknown PMC source: exit {p.returncode}")
+    check("etwforge-scenario(5), PMC SOURCES" in p.stderr,
+          f"the error does not point to the manual: {p.stderr.strip()}")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -640,8 +640,8 @@ Test(pmc_cli, an_unknown_source_exits_2_with_one_line)
 	cr_assert_not_null(test_write("s.yaml", yaml, strlen(yaml)));
 	cr_assert(eq(int, gen("s.yaml -o out.etl", msg, sizeof(msg)), 2));
 	cr_assert(eq(str, msg,
-		     "s.yaml:4:31: sessions.0.pmc.counters.1: unknown PMC source \"Bogus\" (the "
-		     "names are in README.md, \"PMC sources\")\n"));
+		     "s.yaml:4:31: sessions.0.pmc.counters.1: unknown PMC source \"Bogus\" (see "
+		     "etwforge-scenario(5), PMC SOURCES)\n"));
 	cr_assert(eq(int, test_run("test ! -e '%s'", test_path("out.etl")), 0));
 
 	cr_assert(

@@ -1007,8 +1007,8 @@ static const struct bad_case bad_cases[] = {
 	{"x.yaml", "sessions: [{pmc: {counters: [TotalCycles, totalcycles]}}]\n", false,
 	 "x.yaml:1:43: sessions.0.pmc.counters.1: \"TotalCycles\" is listed twice"},
 	{"x.yaml", "sessions: [{pmc: {counters: [TotalCycles, Bogus]}}]\n", false,
-	 "x.yaml:1:43: sessions.0.pmc.counters.1: unknown PMC source \"Bogus\" (the names are in "
-	 "README.md, \"PMC sources\")"},
+	 "x.yaml:1:43: sessions.0.pmc.counters.1: unknown PMC source \"Bogus\" (see "
+	 "etwforge-scenario(5), PMC SOURCES)"},
 	{"x.yaml", "sessions: [{pmc: {counters: [TotalCycle]}}]\n", false,
 	 "x.yaml:1:30: sessions.0.pmc.counters.0: unknown PMC source \"TotalCycle\" (did you mean "
 	 "\"TotalCycles\"?)"},
@@ -1016,8 +1016,8 @@ static const struct bad_case bad_cases[] = {
 	 "x.yaml:1:50: sessions.0.pmc.counters.1: unknown PMC source \"llcmiss\" (did you mean "
 	 "\"LLCMisses\"?)"},
 	{"x.yaml", "sessions: [{pmc: {counters: [7]}}]\n", false,
-	 "x.yaml:1:30: sessions.0.pmc.counters.0: unknown PMC source \"7\" (the names are in "
-	 "README.md, \"PMC sources\")"},
+	 "x.yaml:1:30: sessions.0.pmc.counters.0: unknown PMC source \"7\" (see "
+	 "etwforge-scenario(5), PMC SOURCES)"},
 	{"x.yaml",
 	 "machine: {target: win10-1607}\n"
 	 "sessions: [{pmc: {counters: [TotalCycles, LLCMisses, LLCReference, ProfileTime, "

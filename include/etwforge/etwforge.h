@@ -7,7 +7,7 @@
  * exactly, read any ETL file back as a stream of decoded events, and
  * verify a file against its truth.
  *
- * Conventions (STYLE B2, B3): every name is etwforge_-prefixed; handles are
+ * Conventions: every name is etwforge_-prefixed; handles are
  * opaque; a function that can fail returns 0 (or a count) or a negative
  * errno, and fills the struct etwforge_error it is given (NULL is allowed)
  * with one line saying where and what, and the exit status a command-line
@@ -85,7 +85,7 @@ struct etwforge_error {
  */
 ETWFORGE_API int etwforge_parse_duration(const char *s, uint64_t *ns);
 
-/* ---- output files (README "Output rules") ---------------------------------- */
+/* ---- output files (etwforge(1), OUTPUT FILES) ------------------------------ */
 
 /*
  * The outputs of one run, written the way every etwforge output is: a
@@ -240,7 +240,7 @@ struct etwforge_progress {
 typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *p);
 
 /**
- * struct etwforge_run_opts - where a run writes (see README "Output rules":
+ * struct etwforge_run_opts - where a run writes (see etwforge(1), OUTPUT FILES:
  * every output goes in place only when the whole run succeeded, and two
  * outputs that are one file are refused before anything is made).
  * @output:      the first session's ETL file ("-" = standard output); NULL
@@ -260,7 +260,7 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  *               spin-lock releases only (they can outnumber switches by far),
  *               not for every release; verify then checks that each logged
  *               one satisfies the sampling predicate, not that the set is
- *               complete (README "Spin locks")
+ *               complete (etwforge-truth(5), SPINLOCK LINES)
  */
 struct etwforge_run_opts {
 	const char *output;
@@ -567,7 +567,7 @@ enum etwforge_payload {
 	ETWFORGE_PAYLOAD_SPINLOCK_CONFIG, /* 0x0F4B / 0x0F4C (SYSTEM header) */
 };
 
-/** struct etwforge_cswitch - WMI_CONTEXTSWAP (KERNEL_FACTS 5.2). */
+/** struct etwforge_cswitch - WMI_CONTEXTSWAP, the payload of a 0x0524 event. */
 struct etwforge_cswitch {
 	uint32_t new_tid;
 	uint32_t old_tid;
@@ -586,7 +586,7 @@ struct etwforge_cswitch {
 	int32_t old_remaining_quantum;
 };
 
-/** struct etwforge_spinlock - WMI_SPINLOCK (KERNEL_FACTS 6.1). */
+/** struct etwforge_spinlock - WMI_SPINLOCK, the payload of a 0x0529 event. */
 struct etwforge_spinlock {
 	uint64_t lock;
 	uint64_t caller;
@@ -606,7 +606,7 @@ struct etwforge_spinlock {
 /**
  * struct etwforge_spinlock_config - PERFINFO_SPINLOCK_CONFIG, the spin-lock
  * configuration rundown at the start (0x0F4B) and end (0x0F4C) of a session
- * that logs spin locks (KERNEL_FACTS 6.3).
+ * that logs spin locks, in this order on the wire.
  */
 struct etwforge_spinlock_config {
 	uint32_t spin_threshold;
@@ -994,7 +994,7 @@ struct etwforge_corpus_summary {
  * prints when run in @dir; MANIFEST.jsonl (one JSON object per file: id,
  * description, seed, tool version, xxh3-64, offsets of the records that
  * matter or the expected error); etl.dict (AFL++/libFuzzer dictionary).
- * Every file follows the output rules (README "Output rules"): nothing is
+ * Every file follows the output rules (etwforge(1), OUTPUT FILES): nothing is
  * in place before all is written, and a failure leaves @dir as it was.
  * Return: 0 with *@sum filled (may be NULL); -EINVAL bad options, -EEXIST
  * two outputs are one file (status 2); -EIO, -ENOSPC... a write error

@@ -6,15 +6,17 @@
  * buffers, records and compact CSwitch batches, bounds-checked); replace it
  * with a call into yours.
  *
+ * Seeds and dictionary (README, "Fuzzing your parser"):
+ *   etwforge corpus --out corpus --zip etl && etwforge corpus --mangle --out broken
+ *   then copy the .etl files of corpus/ and broken/ into a folder seeds/
  * AFL++ (reads the file named on the command line):
  *   afl-clang-fast -O1 -o harness etl_harness.c
- *   AFL_CUSTOM_MUTATOR_LIBRARY=/usr/local/lib/x86_64-linux-gnu/libetwforge_mutator.so \
- *     afl-fuzz -i seeds -o findings -x seeds/etl.dict -- ./harness @@
+ *   AFL_CUSTOM_MUTATOR_LIBRARY=$(pkg-config --variable=libdir etwforge)/libetwforge_mutator.so \
+ *     afl-fuzz -i seeds -o findings -x corpus/etl.dict -- ./harness @@
  * libFuzzer (the mutator linked in replaces libFuzzer's own mutations):
  *   clang -O1 -g -fsanitize=fuzzer,address -DETL_LIBFUZZER etl_harness.c \
  *     $(pkg-config --libs etwforge) -letwforge_mutator -o harness_lf
- *   ./harness_lf -dict=seeds/etl.dict seeds
- * Seeds: `etwforge corpus --out seeds` (and `--mangle --out broken`).
+ *   mkdir -p findings_lf && ./harness_lf -dict=corpus/etl.dict findings_lf seeds
  */
 #include <stddef.h>
 #include <stdint.h>

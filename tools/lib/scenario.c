@@ -237,8 +237,7 @@ static int get_pmc_source(struct sk_walk *w, const struct yt_node *n, const char
 		return sk_fail(w, n, "unknown PMC source \"%s\" (did you mean \"%s\"?)", name,
 			       near);
 	}
-	return sk_fail(w, n,
-		       "unknown PMC source \"%s\" (the names are in README.md, \"PMC sources\")",
+	return sk_fail(w, n, "unknown PMC source \"%s\" (see etwforge-scenario(5), PMC SOURCES)",
 		       name);
 }
 
