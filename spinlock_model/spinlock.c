@@ -23,14 +23,26 @@
  * Events, in the model's own queue (sched_evq: ids 0..ncpu-1 the CPUs'
  * frame timers, ncpu..2ncpu-1 their next arrivals), one per core step: the
  * model arms the core with the earliest.
+ *
+ * The stall guard: only a frame timer (a hold or an acquisition running
+ * out) can ever release a lock, so a CPU that spins while no CPU has a
+ * timer armed spins for ever, and a lock left free with CPUs in its queue
+ * is never handed over (hand_over() runs at releases only). Either is a
+ * fault of the model, not a trace: the event that causes it ends the run
+ * with -EDEADLK and spin_stall_describe() says what was stuck. A count of
+ * the CPUs spinning, the size of the event queue and an O(1) test where a
+ * lock changes hands keep it off the cost of an event.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scheduler_model/sched_evq.h"
 #include "scheduler_model/sim_rng.h"
 #include "spinlock_model/spinlock.h"
+#include "spinlock_model/spinlock_internal.h"
 
 #define NONE	   UINT32_MAX
 #define NEVER	   UINT64_MAX
@@ -104,6 +116,12 @@ struct spin {
 	uint64_t acq_min_ns, acq_max_ns;
 	struct spin_lock_stats *st;
 	struct sched_evq q;
+	uint32_t nspin;	   /* CPUs in some lock's queue */
+	uint32_t narr;	   /* arrivals queued between events: ncpu, or 0 without a rate */
+	uint32_t lost;	   /* an instance left free with CPUs in its queue, or NONE */
+	bool stalled;	   /* the run was stopped: stall_* say why */
+	uint32_t stall_in; /* the instance the first stuck CPU spins on */
+	uint64_t stall_t;  /* when */
 };
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -273,6 +291,22 @@ static void wait_push(struct spin *sp, struct inst *in, unsigned c, bool excl)
 	in->tail = c;
 	in->nwait++;
 	in->nexcl += excl;
+	sp->nspin++;
+}
+
+/* Take waiting CPU @w, which follows @prev (NONE: it is the head), off @in's queue. */
+static void unlink_waiter(struct spin *sp, struct inst *in, uint32_t prev, uint32_t w)
+{
+	if (prev == NONE) {
+		in->head = sp->cpu[w].wait_next;
+	} else {
+		sp->cpu[prev].wait_next = sp->cpu[w].wait_next;
+	}
+	if (in->tail == w) {
+		in->tail = prev;
+	}
+	in->nwait--;
+	sp->nspin--;
 }
 
 static void wait_remove(struct spin *sp, struct inst *in, unsigned c, bool excl)
@@ -280,20 +314,11 @@ static void wait_remove(struct spin *sp, struct inst *in, unsigned c, bool excl)
 	uint32_t prev = NONE;
 
 	for (uint32_t w = in->head; w != NONE; prev = w, w = sp->cpu[w].wait_next) {
-		if (w != c) {
-			continue;
+		if (w == c) {
+			unlink_waiter(sp, in, prev, w);
+			in->nexcl -= excl;
+			return;
 		}
-		if (prev == NONE) {
-			in->head = sp->cpu[w].wait_next;
-		} else {
-			sp->cpu[prev].wait_next = sp->cpu[w].wait_next;
-		}
-		if (in->tail == c) {
-			in->tail = prev;
-		}
-		in->nwait--;
-		in->nexcl -= excl;
-		return;
 	}
 }
 
@@ -313,11 +338,41 @@ static void grant(struct spin *sp, uint32_t w)
 }
 
 /*
+ * Stall guard: a free instance with CPUs in its queue stays so for ever
+ * (it is handed over at releases only). Called where that could arise: at
+ * the end of a hand-over and when a CPU joins a queue. O(1).
+ */
+static void check_handed_over(struct spin *sp, const struct inst *in)
+{
+	if (in->owner == NONE && in->shared == 0 && in->nwait && sp->lost == NONE) {
+		sp->lost = (uint32_t)(in - sp->inst);
+	}
+}
+
+/* Give @in shared to waiting CPU @w. */
+static void grant_shared(struct spin *sp, struct inst *in, uint32_t w)
+{
+	wait_remove(sp, in, w, false);
+	in->shared++;
+	grant(sp, w);
+}
+
+/*
  * @in was released (or lost a shared holder): give it to whoever may have
  * it now: when it is free, the next waiter (at random among them for an
  * ordinary spin lock, which is unfair; in arrival order for queued and
  * executive ones) if it wants it exclusively; else, as long as no one owns
  * it exclusively, every shared waiter at the head of the queue.
+ *
+ * A random pick can land on a shared waiter behind an exclusive head. An
+ * ordinary lock is a race: when it comes free every spinner's next test
+ * competes and one wins. A shared winner leaves the lock word saying
+ * "shared, no exclusive owner", which the next poll of every other shared
+ * spinner accepts: they get in with it (in queue order, each after its
+ * own hand-off), while the exclusive ones spin on until the last sharer
+ * leaves, as they do behind any shared holder. Granting the winner alone
+ * would keep sharers spinning on a lock they may share; granting nobody
+ * (as the model once did) left the lock free with its queue spinning.
  */
 static void hand_over(struct spin *sp, struct inst *in)
 {
@@ -342,14 +397,27 @@ static void hand_over(struct spin *sp, struct inst *in)
 			grant(sp, w);
 			return;
 		}
+		if (w != in->head) {
+			/* a shared waiter won the race: every shared waiter gets in */
+			uint32_t prev = NONE, next;
+
+			for (w = in->head; w != NONE; w = next) {
+				next = sp->cpu[w].wait_next;
+				if (wants_exclusive(waiter_frame(sp, w)->mode)) {
+					prev = w;
+					continue;
+				}
+				unlink_waiter(sp, in, prev, w);
+				in->shared++;
+				grant(sp, w);
+			}
+			return;
+		}
 	}
 	while (in->nwait && !wants_exclusive(waiter_frame(sp, in->head)->mode)) {
-		uint32_t w = in->head;
-
-		wait_remove(sp, in, w, false);
-		in->shared++;
-		grant(sp, w);
+		grant_shared(sp, in, in->head);
 	}
+	check_handed_over(sp, in);
 }
 
 /* ---- sections --------------------------------------------------------------------- */
@@ -417,6 +485,7 @@ static void try_acquire(struct spin *sp, unsigned c)
 	f->phase = PH_SPIN;
 	f->contended = true;
 	set_timer(sp, c, NEVER);
+	check_handed_over(sp, in);
 }
 
 /* Push a section of family @lock at @level and start its acquisition (the query). */
@@ -752,6 +821,127 @@ static void arrival(struct spin *sp, unsigned c)
 	}
 }
 
+/* ---- the stall guard ---------------------------------------------------------------------- */
+
+/*
+ * Frame timers armed now (between events). Each CPU's next arrival is
+ * always queued when there is a rate (arrival() draws the next one first),
+ * so the queue's other entries are the timers: nothing to count.
+ */
+static uint32_t timers_armed(const struct spin *sp)
+{
+	return sp->q.n - sp->narr;
+}
+
+/*
+ * The run cannot go on (see the top of this file): keep what was stuck
+ * for spin_stall_describe() and stop it. The lock named is the one left
+ * free, else the one the lowest spinning CPU waits on.
+ */
+static int stall(struct spin *sp)
+{
+	uint32_t in = sp->lost;
+
+	for (unsigned c = 0; in == NONE && c < sp->ncpu; c++) {
+		const struct frame *f = top(&sp->cpu[c]);
+
+		if (f && f->kind == FR_LOCK && f->phase == PH_SPIN) {
+			in = f->inst;
+		}
+	}
+	sp->stalled = true;
+	sp->stall_in = in;
+	sp->stall_t = sched_now(sp->s);
+	return -EDEADLK; /* the core keeps it: no later event runs */
+}
+
+/* The family instance @in belongs to. */
+static unsigned family_of(const struct spin *sp, uint32_t in)
+{
+	unsigned i = 0;
+
+	while (i + 1u < sp->cfg.nlocks && sp->inst0[i + 1u] <= in) {
+		i++;
+	}
+	return i;
+}
+
+int spin_stall_describe(const struct spin *sp, char *buf, size_t len)
+{
+	const struct inst *in;
+	unsigned lock, k;
+	char where[96] = "";
+	int n;
+
+	if (!sp || !sp->stalled || sp->stall_in == NONE) {
+		return 0;
+	}
+	in = &sp->inst[sp->stall_in];
+	lock = family_of(sp, sp->stall_in);
+	k = sp->stall_in - sp->inst0[lock];
+	if (sp->cfg.locks[lock].count > 1u) {
+		snprintf(where, sizeof(where), " (instance %u of %u)", k,
+			 sp->cfg.locks[lock].count);
+	}
+	n = snprintf(buf, len,
+		     "internal error: the spin-lock model stalled at %" PRIu64 ".%09" PRIu64
+		     " s (simulated): lock %s%s ",
+		     sp->stall_t / UINT64_C(1000000000), sp->stall_t % UINT64_C(1000000000),
+		     sp->cfg.locks[lock].name, where);
+	if (n < 0 || (size_t)n >= len) {
+		return n;
+	}
+	if (in->owner == NONE && in->shared == 0) {
+		n += snprintf(buf + n, len - (size_t)n, "is free");
+	} else if (in->owner != NONE && in->owner < sp->ncpu) {
+		n += snprintf(buf + n, len - (size_t)n, "is held by CPU %" PRIu32, in->owner);
+	} else if (in->owner != NONE) {
+		n += snprintf(buf + n, len - (size_t)n, "is held by no CPU of the machine");
+	} else {
+		n += snprintf(buf + n, len - (size_t)n, "is held shared by %" PRIu32 " CPU%s",
+			      in->shared, in->shared == 1u ? "" : "s");
+	}
+	if ((size_t)n >= len) {
+		return n;
+	}
+	n += snprintf(
+		buf + n, len - (size_t)n,
+		" while %" PRIu32 " CPU%s on it, CPU %" PRIu32 " first in its queue%s", in->nwait,
+		in->nwait == 1u ? " spins" : "s spin", in->head,
+		timers_armed(sp) ? "" : ", and no CPU has lock work pending that could release it");
+	return n;
+}
+
+int spin_test_seize(struct spin *sp, unsigned lock, unsigned k, bool held)
+{
+	struct inst *in;
+
+	if (!sp || lock >= sp->cfg.nlocks || k >= sp->cfg.locks[lock].count) {
+		return -EINVAL;
+	}
+	in = &sp->inst[sp->inst0[lock] + k];
+	if (held) {
+		if (in->owner != NONE || in->shared) {
+			return -EBUSY;
+		}
+		in->owner = sp->ncpu; /* no CPU: nothing will ever release it */
+	} else {
+		if (in->owner != sp->ncpu) {
+			return -EINVAL;
+		}
+		in->owner = NONE; /* gone, and nobody told the queue */
+	}
+	return 0;
+}
+
+uint32_t spin_test_waiting(const struct spin *sp, unsigned lock, unsigned k)
+{
+	if (!sp || lock >= sp->cfg.nlocks || k >= sp->cfg.locks[lock].count) {
+		return 0;
+	}
+	return sp->inst[sp->inst0[lock] + k].nwait;
+}
+
 /* ---- the core's hooks ------------------------------------------------------------------ */
 
 static int hook_event(void *ctx, uint64_t now_ns)
@@ -767,6 +957,10 @@ static int hook_event(void *ctx, uint64_t now_ns)
 		rc = timer_event(sp, id);
 	} else {
 		arrival(sp, id - sp->ncpu);
+	}
+	/* a lost hand-over leaves CPUs spinning: one test when none spins */
+	if (sp->nspin && (sp->lost != NONE || !timers_armed(sp))) {
+		return stall(sp);
 	}
 	rearm(sp);
 	return rc;
@@ -825,6 +1019,8 @@ int spin_attach(struct sched *s, const struct spin_cfg *cfg, struct spin **out)
 	}
 	sp->cfg = *cfg;
 	sp->s = s;
+	sp->lost = NONE;
+	sp->stall_in = NONE;
 	sp->ncpu = sc->cpus;
 	sp->mhz = sc->cpu_mhz;
 	for (unsigned i = 0; i < cfg->nlocks; i++) {
@@ -854,6 +1050,7 @@ int spin_attach(struct sched *s, const struct spin_cfg *cfg, struct spin **out)
 		sp->gap16 = (uint64_t)sp->ncpu * UINT64_C(16000000000) / sp->rate_total;
 		sp->gap16 = sp->gap16 ? sp->gap16 : 1u;
 	}
+	sp->narr = sp->rate_total ? sp->ncpu : 0u;
 	rc = sched_attach(s, &spin_hook_ops, sp);
 	if (rc < 0) {
 		spin_destroy(sp);

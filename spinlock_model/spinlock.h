@@ -27,6 +27,7 @@
 #define SPINLOCK_MODEL_SPINLOCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "producer/spin_sample.h"
@@ -171,5 +172,18 @@ int spin_attach(struct sched *s, const struct spin_cfg *cfg, struct spin **out);
 
 /** spin_get_stats - family @i's statistics so far. */
 void spin_get_stats(const struct spin *sp, unsigned i, struct spin_lock_stats *st);
+
+/**
+ * spin_stall_describe - why the model stopped the run, in one line. The
+ * model stops it (its event returns -EDEADLK, which sched_run_until()
+ * returns from then on) when CPUs would spin for ever: a lock is free
+ * while CPUs wait in its queue, or CPUs spin and no CPU has lock work
+ * pending that could release anything. That is a fault of the model, not
+ * of the scenario. The line names the lock, the simulated time and what
+ * was stuck.
+ * @buf: the line (no newline), cut to @len bytes as snprintf() does
+ * Return: its length (as snprintf()), 0 when the model did not stop a run.
+ */
+int spin_stall_describe(const struct spin *sp, char *buf, size_t len);
 
 #endif /* SPINLOCK_MODEL_SPINLOCK_H */

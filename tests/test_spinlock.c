@@ -15,7 +15,9 @@
 
 #include "producer/producer.h"
 #include "producer/spin_sample.h"
+#include "scheduler_model/sched_internal.h"
 #include "spinlock_model/spinlock.h"
+#include "spinlock_model/spinlock_internal.h"
 #include "tests/fake_backend.h"
 #include "tools/lib/scenario.h"
 
@@ -276,30 +278,52 @@ static int cap_end(void *ctx, const struct sim_end *end)
 
 static const struct trace_sink_ops cap_ops = {cap_cswitch, cap_spinlock, cap_stop, cap_end};
 
+/* A machine built from scenario text, its spin-lock model attached. */
+struct machine {
+	struct scenario *sc;
+	struct sched *s;
+	struct spin *sp;
+};
+
+static void machine_build(struct machine *m, const char *text, struct capture *c)
+{
+	char err[512];
+
+	m->sc = malloc(sizeof(*m->sc));
+	cr_assert_not_null(m->sc);
+	memset(c, 0, sizeof(*c));
+	scenario_default(m->sc);
+	cr_assert_eq(scenario_load_string(m->sc, "t.yaml", text, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(scenario_finish(m->sc, err, sizeof(err)), 0, "%s", err);
+	m->s = sched_create(&m->sc->sched, (struct trace_sink){&cap_ops, c});
+	cr_assert_not_null(m->s);
+	m->sp = NULL;
+	cr_assert_eq(spin_attach(m->s, &m->sc->lock_model, &m->sp), 0);
+	cr_assert_not_null(m->sp);
+}
+
+static void machine_free(struct machine *m)
+{
+	sched_destroy(m->s);
+	free(m->sc);
+}
+
 /* Build the machine of scenario @text (over the built-in one), run it, keep every release. */
 static void run_scenario(const char *text, struct capture *c, struct spin_lock_stats *st,
 			 unsigned nst)
 {
-	struct scenario *sc = malloc(sizeof(*sc));
-	char err[512];
-	struct sched *s;
-	struct spin *sp = NULL;
+	struct machine m;
+	char why[512] = "";
+	int rc;
 
-	cr_assert_not_null(sc);
-	memset(c, 0, sizeof(*c));
-	scenario_default(sc);
-	cr_assert_eq(scenario_load_string(sc, "t.yaml", text, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(scenario_finish(sc, err, sizeof(err)), 0, "%s", err);
-	s = sched_create(&sc->sched, (struct trace_sink){&cap_ops, c});
-	cr_assert_not_null(s);
-	cr_assert_eq(spin_attach(s, &sc->lock_model, &sp), 0);
-	cr_assert_not_null(sp);
-	cr_assert_eq(sched_run_until(s, UINT64_MAX), 1);
+	machine_build(&m, text, c);
+	rc = sched_run_until(m.s, UINT64_MAX);
+	spin_stall_describe(m.sp, why, sizeof(why));
+	cr_assert_eq(rc, 1, "the run failed (%d): %s", rc, why);
 	for (unsigned i = 0; i < nst; i++) {
-		spin_get_stats(sp, i, &st[i]);
+		spin_get_stats(m.sp, i, &st[i]);
 	}
-	sched_destroy(s);
-	free(sc);
+	machine_free(&m);
 }
 
 static bool named(const struct sim_spinlock *sl, const char *name)
@@ -574,4 +598,184 @@ Test(spin_model, addresses_are_canonical_kernel_addresses_stable_per_lock)
 		}
 		free(c.v);
 	}
+}
+
+/* ---- every mix of modes makes progress, and the stall guard ------------------------ */
+
+/*
+ * One lock on 4 CPUs, taken by DPCs and by 8 I/O-bound threads, 100000
+ * arrivals a second, holds of 2 us, in the modes of @mask (bit m: enum
+ * spin_mode m, weight 1 each; 0: no lock at all).
+ */
+static void mix_yaml(char *buf, size_t len, unsigned mask)
+{
+	static const char *const names[SPIN_MODES] = {"ordinary", "queued", "shared", "exclusive",
+						      "converted"};
+	size_t o = (size_t)snprintf(
+		buf, len,
+		"seed: 7\nduration: 500ms\nmachine: {cpus: 4}\n" ONE_SPIN_SESSION "threads:\n"
+		"  - {name: workers, count: 8, behaviour: io_bound, period: 100us}\n");
+
+	if (!mask) {
+		return; /* no lock: the machine alone */
+	}
+	o += (size_t)snprintf(buf + o, len - o,
+			      "locks:\n  - {name: M, taken_by: [dpc, workers], rate: 100000, "
+			      "hold: 2us, modes: {");
+	for (unsigned m = 0, first = 1; m < SPIN_MODES; m++) {
+		if (mask >> m & 1u) {
+			o += (size_t)snprintf(buf + o, len - o, "%s%s: 1", first ? "" : ", ",
+					      names[m]);
+			first = 0;
+		}
+	}
+	snprintf(buf + o, len - o, "}}\n");
+}
+
+Test(spin_model, every_mix_of_two_modes_and_all_five_makes_progress, .timeout = 120)
+{
+	static const unsigned arrivals = 100000 / 2; /* rate x 500 ms */
+	struct spin_lock_stats st[1];
+	struct capture c;
+	char yaml[1024];
+	uint64_t alone;
+	unsigned masks[11], n = 0;
+
+	for (unsigned a = 0; a < SPIN_MODES; a++) {
+		for (unsigned b = a + 1; b < SPIN_MODES; b++) {
+			masks[n++] = 1u << a | 1u << b;
+		}
+	}
+	masks[n++] = (1u << SPIN_MODES) - 1u;
+	mix_yaml(yaml, sizeof(yaml), 0);
+	run_scenario(yaml, &c, st, 0);
+	alone = c.switches;
+	free(c.v);
+	cr_assert_gt(alone, 2000, "the machine alone switches (%lu)", (unsigned long)alone);
+	for (unsigned i = 0; i < n; i++) {
+		mix_yaml(yaml, sizeof(yaml), masks[i]);
+		run_scenario(yaml, &c, st, 1);
+		free(c.v);
+		cr_log_info("modes 0x%x: %lu acquisitions, %lu switches (%lu alone)", masks[i],
+			    (unsigned long)st[0].acquisitions, (unsigned long)c.switches,
+			    (unsigned long)alone);
+		/*
+		 * Half the arrivals are DPCs, which queue and all acquire; the
+		 * threads' half is dropped when no worker runs on the CPU
+		 * (most of it: they mostly wait). So about 0.53 of them here,
+		 * 0.4 to 1.1 allowed; a lock that stalls acquires a few dozen.
+		 */
+		cr_assert(st[0].acquisitions > arrivals * 2 / 5 &&
+				  st[0].acquisitions < arrivals * 11 / 10,
+			  "modes 0x%x: %lu acquisitions for %u arrivals", masks[i],
+			  (unsigned long)st[0].acquisitions, arrivals);
+		/* held at the end: one lock per CPU at most */
+		cr_assert(st[0].acquisitions - st[0].releases <= 4, "modes 0x%x", masks[i]);
+		/* the lock takes a tenth of the machine's time: switches barely move */
+		cr_assert(c.switches > alone / 2 && c.switches < alone * 2,
+			  "modes 0x%x: %lu switches, %lu without the lock", masks[i],
+			  (unsigned long)c.switches, (unsigned long)alone);
+	}
+}
+
+Test(spin_guard, a_clean_run_has_no_stall_to_describe)
+{
+	struct machine m;
+	struct capture c;
+	char yaml[1024], why[256] = "x";
+
+	mix_yaml(yaml, sizeof(yaml), 1u << SPIN_MODE_ORDINARY | 1u << SPIN_MODE_SHARED);
+	machine_build(&m, yaml, &c);
+	cr_assert_eq(sched_run_until(m.s, UINT64_MAX), 1);
+	cr_assert_eq(spin_stall_describe(m.sp, why, sizeof(why)), 0);
+	machine_free(&m);
+	free(c.v);
+}
+
+/* The run's failure, its stall line, and the simulated time it stopped at (" S.NNNNNNNNN s "). */
+static int run_to_stall(struct machine *m, char *why, size_t len, char *when, size_t wlen)
+{
+	struct sched_stats ss;
+	int rc = sched_run_until(m->s, UINT64_MAX);
+
+	sched_get_stats(m->s, &ss);
+	snprintf(when, wlen, " %lu.%09lu s ", (unsigned long)(ss.now_ns / 1000000000u),
+		 (unsigned long)(ss.now_ns % 1000000000u));
+	cr_assert_gt(spin_stall_describe(m->sp, why, len), 0, "rc %d", rc);
+	cr_assert_null(strchr(why, '\n'), "one line: %s", why);
+	return rc;
+}
+
+Test(spin_guard, a_lock_nobody_releases_stops_the_run)
+{
+	static const char yaml[] = "duration: 1s\nmachine: {cpus: 4}\n" ONE_SPIN_SESSION "locks:\n"
+				   "  - {name: \"drv!Stuck\", taken_by: [dpc], rate: 100000, "
+				   "count: 2}\n";
+	struct machine m;
+	struct capture c;
+	char why[512], when[64], spin[64];
+	struct sched_stats ss;
+	uint32_t n;
+
+	machine_build(&m, yaml, &c);
+	cr_assert_eq(spin_test_seize(m.sp, 0, 2, true), -EINVAL, "no instance 2");
+	cr_assert_eq(spin_test_seize(m.sp, 0, 1, false), -EINVAL, "not seized");
+	cr_assert_eq(spin_test_seize(m.sp, 0, 1, true), 0);
+	cr_assert_eq(spin_test_seize(m.sp, 0, 1, true), -EBUSY);
+	cr_assert_eq(run_to_stall(&m, why, sizeof(why), when, sizeof(when)), -EDEADLK, "%s", why);
+	cr_assert_eq(sched_run_until(m.s, UINT64_MAX), -EDEADLK, "the failure stays");
+	sched_get_stats(m.s, &ss);
+	/*
+	 * Stopped as soon as a CPU spun on it while no other CPU had lock
+	 * work that would end: within microseconds, not at the end.
+	 */
+	cr_assert_lt(ss.now_ns, 1000000u, "%s", why);
+	n = spin_test_waiting(m.sp, 0, 1);
+	cr_assert_geq(n, 1);
+	snprintf(spin, sizeof(spin), "while %u CPU%s on it", n, n == 1 ? " spins" : "s spin");
+	cr_assert_not_null(strstr(why, "internal error: the spin-lock model stalled at"), "%s",
+			   why);
+	cr_assert_not_null(strstr(why, when), "the time, %s: %s", when, why);
+	cr_assert_not_null(strstr(why, "lock drv!Stuck (instance 1 of 2) is held by no CPU"), "%s",
+			   why);
+	cr_assert_not_null(strstr(why, spin), "%s: %s", spin, why);
+	cr_assert_not_null(strstr(why, "no CPU has lock work pending"), "%s", why);
+	machine_free(&m);
+	free(c.v);
+}
+
+Test(spin_guard, a_lost_hand_over_stops_the_run_soon_after)
+{
+	/* B keeps other CPUs holding a lock much of the time: the spinner is not alone */
+	static const char yaml[] = "duration: 1s\nmachine: {cpus: 4}\n" ONE_SPIN_SESSION "locks:\n"
+				   "  - {name: \"drv!Lost\", taken_by: [dpc], rate: 20000}\n"
+				   "  - {name: B, taken_by: [dpc], rate: 20000, hold: 100us, "
+				   "count: 4, per_cpu: true}\n";
+	struct machine m;
+	struct capture c;
+	char why[512], when[64];
+	struct sched_stats ss;
+	uint64_t lost_at;
+	int rc = 1;
+
+	machine_build(&m, yaml, &c);
+	cr_assert_eq(sched_run_until(m.s, 1000000u), 0, "a millisecond of B first");
+	cr_assert_eq(spin_test_seize(m.sp, 0, 0, true), 0);
+	while (spin_test_waiting(m.sp, 0, 0) == 0 && rc == 1) {
+		rc = sched_step(m.s);
+	}
+	spin_stall_describe(m.sp, why, sizeof(why));
+	cr_assert_eq(rc, 1, "a CPU came to spin on it first (%d: %s)", rc, why);
+	/* its owner goes without handing it over: the queue would spin for ever */
+	cr_assert_eq(spin_test_seize(m.sp, 0, 0, false), 0);
+	sched_get_stats(m.s, &ss);
+	lost_at = ss.now_ns;
+	cr_assert_eq(run_to_stall(&m, why, sizeof(why), when, sizeof(when)), -EDEADLK, "%s", why);
+	sched_get_stats(m.s, &ss);
+	/* the next CPU to queue on it, or the end of the last hold elsewhere, finds it */
+	cr_assert_lt(ss.now_ns - lost_at, 1000000u, "%s", why);
+	cr_assert_not_null(strstr(why, when), "the time, %s: %s", when, why);
+	cr_assert_not_null(strstr(why, "lock drv!Lost is free while "), "%s", why);
+	machine_free(&m);
+	free(c.v);
 }

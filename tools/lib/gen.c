@@ -288,6 +288,10 @@ static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double
 		t += SLICE_NS;
 		rc = sched_run_until(g->sched, t);
 		if (rc < 0) {
+			if (rc == -EDEADLK && spin_stall_describe(g->spin, msg, sizeof(msg)) > 0) {
+				/* a fault of the model: what it wrote so far is not a trace */
+				return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+			}
 			if (rc == -EIO && g->truth_f && ferror(g->truth_f)) {
 				return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s: write failed: %s",
 						o->truth, strerror(errno ? errno : EIO));
