@@ -183,7 +183,7 @@ ETWFORGE_API void etwforge_scenario_free(struct etwforge_scenario *sc);
  * etwforge_scenario_load_file - apply the YAML or JSON file @path ("-" =
  * standard input) over @sc: maps merge key by key, lists replace.
  * Return: 0; -EINVAL bad scenario (@err: `file:line:col: key: what`), -EIO
- * unreadable, -EFBIG over 16 MiB, -ENOMEM. On failure discard @sc.
+ * unreadable, -EFBIG over 1 MiB, -ENOMEM. On failure discard @sc.
  */
 ETWFORGE_API int etwforge_scenario_load_file(struct etwforge_scenario *sc, const char *path,
 					     struct etwforge_error *err);

@@ -41,7 +41,8 @@
 #define NS_PER_MS SK_NS_PER_MS
 #define NS_PER_S  SK_NS_PER_S
 
-#define SCENARIO_MAX_FILE (16u * 1024 * 1024)
+/* a scenario is a few KiB; libyaml's time grows faster than its text (see yaml_tree.c) */
+#define SCENARIO_MAX_FILE (1024u * 1024)
 
 static_assert(sizeof(enum sim_clock) == sizeof(int), "enums are stored as int");
 static_assert(sizeof(enum etl_arch) == sizeof(int), "enums are stored as int");
@@ -1028,6 +1029,11 @@ uint64_t scenario_effective_quantum(const struct scenario *sc)
 static int load_text(struct scenario *sc, const char *name, const char *text, size_t len, char *err,
 		     size_t errlen)
 {
+	if (len > SCENARIO_MAX_FILE) {
+		snprintf(err, errlen, "%s: larger than %u MiB: not a scenario", name,
+			 SCENARIO_MAX_FILE >> 20);
+		return -EFBIG;
+	}
 	sk_copy_str(sc->source, sizeof(sc->source), name);
 	return sk_load(&scenario_schema, sc, &sc->where, name, text, len, err, errlen);
 }

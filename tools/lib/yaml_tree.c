@@ -162,6 +162,52 @@ static int convert(struct yt_doc *doc, yaml_document_t *yd, unsigned col0)
 	return 0;
 }
 
+/*
+ * The nesting of the text, by libyaml's events, up to YT_MAX_DEPTH. libyaml
+ * rescans every open flow level at each token, so a deeply nested text
+ * takes quadratic time (80 KB of '[': 11 s); this pass stops at the first
+ * node too deep, after a few dozen tokens. Return: 0 (other errors are left
+ * to the loader, which says them), or -EINVAL with @err.
+ */
+static int check_depth(const char *name, const char *text, size_t len, unsigned col0, char *err,
+		       size_t errlen)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	unsigned depth = 0;
+	int rc = 0;
+
+	if (!yaml_parser_initialize(&p)) {
+		return 0; /* the loader says "out of memory" */
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	while (rc == 0 && yaml_parser_parse(&p, &ev)) {
+		yaml_event_type_t t = ev.type;
+
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > YT_MAX_DEPTH) {
+				uint32_t line, col;
+
+				mark_pos(&ev.start_mark, col0, &line, &col);
+				snprintf(err, errlen,
+					 "%s:%u:%u: yaml: nested more than %u levels deep; a "
+					 "scenario "
+					 "needs a handful",
+					 name, line, col, YT_MAX_DEPTH);
+				rc = -EINVAL;
+			}
+		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&ev);
+		if (t == YAML_STREAM_END_EVENT) {
+			break;
+		}
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
 int yt_parse(struct yt_doc *doc, const char *name, const char *text, size_t len, unsigned col0,
 	     char *err, size_t errlen)
 {
@@ -171,6 +217,10 @@ int yt_parse(struct yt_doc *doc, const char *name, const char *text, size_t len,
 	int rc = 0;
 
 	memset(doc, 0, sizeof(*doc));
+	rc = check_depth(name, text, len, col0, err, errlen);
+	if (rc) {
+		return rc;
+	}
 	if (!yaml_parser_initialize(&p)) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;

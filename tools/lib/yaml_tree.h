@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Sequences and mappings nested deeper than this are refused (yt_parse). */
+#define YT_MAX_DEPTH 16u
+
 /** enum yt_kind - what a node is. */
 enum yt_kind {
 	YT_SCALAR = 0,
