@@ -377,10 +377,10 @@ Test(corpus, output_rules)
 			      test_path("n2")),
 		     2);
 	cr_assert_neq(stat(test_path("n2"), &st), 0, "the folder was made");
-	/* a file where the folder should be */
+	/* a file where the folder should be: a usage error, like any output that is no folder */
 	test_write("f", "x", 1);
 	cr_assert_eq(test_run("'%s' corpus -q --out '%s' 2> /dev/null", test_bin(), test_path("f")),
-		     1);
+		     2);
 	/* a read-only folder: exit 1 and nothing left in it */
 	cr_assert_eq(mkdir(test_path("ro"), 0555), 0);
 	if (access(test_path("ro"), W_OK) != 0) {

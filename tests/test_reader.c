@@ -1120,15 +1120,20 @@ Test(reader_file, open_file_errors, .init = test_dir_make, .fini = test_dir_remo
 	cr_assert_str_eq(err.msg, want);
 	cr_assert_eq(errno, EINVAL);
 
+	cr_assert(!err.unopened, "an empty file opens: its content is bad");
+
+	/* a path that names nothing readable: the one wording of every command's inputs */
 	cr_assert_null(etl_reader_open_file(test_dir, &err));
-	snprintf(want, sizeof(want), "%s: offset 0x0: not an ETL file: a directory", test_dir);
+	snprintf(want, sizeof(want), "%s: cannot open: Is a directory", test_dir);
 	cr_assert_str_eq(err.msg, want);
+	cr_assert(err.unopened);
 
 	snprintf(want, sizeof(want), "%s/missing.etl", test_dir);
 	cr_assert_null(etl_reader_open_file(want, &err));
 	cr_assert_eq(errno, ENOENT);
-	cr_assert_not_null(strstr(err.msg, "missing.etl: offset 0x0: cannot open: "), "%s",
-			   err.msg);
+	cr_assert(err.unopened);
+	cr_assert_not_null(strstr(err.msg, "missing.etl: cannot open: No such file or directory"),
+			   "%s", err.msg);
 
 	put_le16(f + 0x1074, 0); /* record errors surface while reading, not at open */
 	char *bad = tmp_file("bad.etl", f, sizeof(f));
@@ -1506,14 +1511,19 @@ Test(dump, exit_codes, .init = test_dir_make, .fini = test_dir_remove)
 		free(out);
 		free(err);
 	}
-	/* 1: unreadable - missing, directory, empty. */
+	/* 2: a path that names nothing readable (missing, a directory), as for every input */
 	snprintf(args, sizeof(args), "dump '%s/missing.etl'", test_dir);
-	cr_assert_eq(run(args, NULL, &err), 1);
-	cr_assert_eq(count_lines(err), 1);
+	cr_assert_eq(run(args, NULL, &err), 2);
+	snprintf(want, sizeof(want), "%s/missing.etl: cannot open: No such file or directory\n",
+		 test_dir);
+	cr_assert_str_eq(err, want);
 	free(err);
 	snprintf(args, sizeof(args), "dump '%s'", test_dir);
-	cr_assert_eq(run(args, NULL, &err), 1);
+	cr_assert_eq(run(args, NULL, &err), 2);
+	snprintf(want, sizeof(want), "%s: cannot open: Is a directory\n", test_dir);
+	cr_assert_str_eq(err, want);
 	free(err);
+	/* 1: a file that opens, with nothing of ETL in it */
 	snprintf(args, sizeof(args), "dump '%s'", tmp_file("empty.etl", f, 0));
 	cr_assert_eq(run(args, NULL, &err), 1);
 	cr_assert_not_null(

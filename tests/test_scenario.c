@@ -1196,10 +1196,10 @@ Test(scenario, unreadable_files)
 	FILE *f;
 
 	cr_assert_eq(scenario_load_file(sc, "/nonexistent/busy.yaml", err, sizeof(err)), -EIO);
-	cr_assert_str_eq(err, "/nonexistent/busy.yaml: cannot read: No such file or directory");
+	cr_assert_str_eq(err, "/nonexistent/busy.yaml: cannot open: No such file or directory");
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_eq(scenario_load_file(sc, dir, err, sizeof(err)), -EIO);
-	cr_assert(strstr(err, ": cannot read: Is a directory"), "%s", err);
+	cr_assert(strstr(err, ": cannot open: Is a directory"), "%s", err);
 	/* 2 MiB (sparse): over the 1 MiB limit */
 	snprintf(big, sizeof(big), "%s/big.yaml", dir);
 	f = fopen(big, "w");

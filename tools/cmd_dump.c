@@ -119,10 +119,10 @@ static void help(FILE *f)
 		"\n"
 		"FILE '-' reads standard input.\n"
 		"\n"
-		"exit status: 0 the file is valid, 1 it is malformed or unreadable: everything\n"
-		"before the damage is printed, then one line on stderr, FILE: offset 0x...:\n"
-		"what is wrong (\"not an ETL file\" with the reason when its header buffer\n"
-		"cannot be read); 2 bad usage.\n");
+		"exit status: 0 the file is valid, 1 it is malformed: everything before the\n"
+		"damage is printed, then one line on stderr, FILE: offset 0x...: what is wrong\n"
+		"(\"not an ETL file\" with the reason when its header buffer cannot be read);\n"
+		"2 bad usage, or FILE cannot be opened (FILE: cannot open: REASON).\n");
 }
 
 /** usage_error - the one-line usage complaint: @what, then '@arg' if given. */

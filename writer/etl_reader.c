@@ -115,6 +115,7 @@ static void set_err(struct etl_error *err, const char *name, uint64_t off, const
 		return;
 	}
 	err->offset = off;
+	err->unopened = false;
 	n = snprintf(err->msg, sizeof(err->msg), "%s: offset 0x%" PRIx64 ": ", name, off);
 	if (n < 0 || (size_t)n >= sizeof(err->msg)) {
 		return;
@@ -122,6 +123,16 @@ static void set_err(struct etl_error *err, const char *name, uint64_t off, const
 	va_start(ap, fmt);
 	vsnprintf(err->msg + n, sizeof(err->msg) - (size_t)n, fmt, ap);
 	va_end(ap);
+}
+
+/* A path that names nothing readable: said as every command says an input it cannot open. */
+static void set_unopened(struct etl_error *err, const char *path, int e)
+{
+	if (err) {
+		err->offset = 0;
+		err->unopened = true;
+		snprintf(err->msg, sizeof(err->msg), "%s: cannot open: %s", path, strerror(e));
+	}
 }
 
 /**
@@ -1062,7 +1073,7 @@ struct etl_reader *etl_reader_open_file_flags(const char *path, unsigned flags,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
-		set_err(err, path, 0, "cannot open: %s", strerror(e));
+		set_unopened(err, path, e);
 		errno = e;
 		return NULL;
 	}
@@ -1074,7 +1085,7 @@ struct etl_reader *etl_reader_open_file_flags(const char *path, unsigned flags,
 		return NULL;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		set_err(err, path, 0, "not an ETL file: a directory");
+		set_unopened(err, path, EISDIR);
 		close(fd);
 		errno = EISDIR;
 		return NULL;

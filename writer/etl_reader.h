@@ -20,6 +20,7 @@
 struct etl_error {
 	uint64_t offset;
 	char msg[256];
+	bool unopened; /* the path named nothing readable: `PATH: cannot open: REASON` */
 };
 
 /** enum etl_kind - record family from the Marker's header type. */

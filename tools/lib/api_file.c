@@ -54,7 +54,10 @@ bool api_file_keep_going(const struct etwforge_file *f)
 
 static int reader_fail(struct etwforge_error *err, const struct etl_error *e, int code)
 {
-	return api_fail_at(err, code, ETWFORGE_EXIT_DATA, "%s", e->msg);
+	/* a path that names nothing readable is a mistake of the command line, as for every
+	 * other input; what is in a file that opens is data */
+	return api_fail_at(err, code, e->unopened ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA, "%s",
+			   e->msg);
 }
 
 static void fill_info(struct etwforge_file *f)

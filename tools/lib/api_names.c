@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/lib/input_file.h"
 #include "tools/lib/api.h"
 
 #define NAMES_MAX_GROUPS 64
@@ -161,7 +162,8 @@ struct etwforge_names *etwforge_names_load(const char *truth, struct etwforge_er
 {
 	static const char thread_kind[] = "{\"kind\":\"thread\"";
 	bool std = !strcmp(truth, "-");
-	FILE *f = std ? stdin : fopen(truth, "r");
+	char msg[512];
+	FILE *f = std ? stdin : input_open(truth, msg, sizeof(msg));
 	struct etwforge_names *nm;
 	char *line = NULL;
 	size_t cap = 0;
@@ -170,7 +172,7 @@ struct etwforge_names *etwforge_names_load(const char *truth, struct etwforge_er
 
 	api_ok(err);
 	if (!f) {
-		api_fail_at(err, -errno, ETWFORGE_EXIT_USAGE, "%s: %s", truth, strerror(errno));
+		api_fail_at(err, -errno, ETWFORGE_EXIT_USAGE, "%s", msg);
 		return NULL;
 	}
 	nm = calloc(1, sizeof(*nm));

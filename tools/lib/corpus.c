@@ -724,6 +724,12 @@ static int write_all_outputs(struct outputs *o, const char *dir, char *msg, size
 	}
 	*status = ETWFORGE_EXIT_DATA;
 	rc = made = out_dir_make(dir, msg, msglen);
+	if (rc == -ENOTDIR) {
+		/* --out names a file: the command line's mistake, as an output that is a
+		 * folder is for the commands that write files */
+		snprintf(msg, msglen, "--out %s: not a directory", dir);
+		*status = ETWFORGE_EXIT_USAGE;
+	}
 	if (rc >= 0) {
 		rc = out_set_open(&s, msg, msglen);
 	}

@@ -34,6 +34,7 @@ void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned 
 static int fail(struct etl_error *err, const struct dec_cursor *c, uint64_t off, const char *what)
 {
 	err->offset = off;
+	err->unopened = false;
 	snprintf(err->msg, sizeof(err->msg), "%s: offset 0x%llx: %s", etl_reader_name(c->d),
 		 (unsigned long long)off, what);
 	return -EINVAL;

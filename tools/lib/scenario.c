@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "pebs_model/pmc_sources.h"
+#include "tools/lib/input_file.h"
 #include "tools/lib/scenario.h"
 #include "tools/lib/truth_schema.h"
 #include "tools/lib/scenario_internal.h"
@@ -1047,14 +1048,13 @@ int scenario_load_string(struct scenario *sc, const char *name, const char *text
 int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t errlen)
 {
 	bool in = !strcmp(path, "-");
-	FILE *f = in ? stdin : fopen(path, "rb");
+	FILE *f = in ? stdin : input_open(path, err, errlen);
 	char *buf = NULL;
 	size_t len = 0;
 	size_t cap = 0;
 	int rc;
 
 	if (!f) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		return -EIO;
 	}
 	for (;;) {

@@ -43,6 +43,7 @@
 
 #include <jansson.h>
 
+#include "tools/lib/input_file.h"
 #include "tools/lib/one_line.h"
 #include "tools/lib/schema.h"
 #include "tools/lib/truth_fast.h"
@@ -84,7 +85,9 @@ struct truth_reader {
 	bool eof;      /* the stream has no more bytes */
 	bool read_err; /* the stream failed (errno in read_errno) */
 	int read_errno;
-	bool no_fast; /* every line with jansson (truth_reader_fast) */
+	uint64_t base;	 /* the stream offset of buf[0] */
+	uint64_t nul_at; /* a NUL byte's stream offset + 1 (0: none seen): binary data */
+	bool no_fast;	 /* every line with jansson (truth_reader_fast) */
 	struct truth_fast fast;
 	unsigned long line;	  /* lines read so far */
 	unsigned long blank_line; /* first of a run of blank lines, 0 if none */
@@ -1210,8 +1213,13 @@ static int read_line(struct truth_reader *r, char **s, size_t *n)
 {
 	for (;;) {
 		char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+		size_t end = nl ? (size_t)(nl + 1 - r->buf) : r->len; /* this line's, so far */
+		const char *nul;
 		size_t got;
 
+		if (r->nul_at && r->nul_at - 1 < r->base + end) {
+			return -2; /* a NUL in this line: not text, however long it would run */
+		}
 		if (nl || (r->eof && r->pos < r->len)) {
 			*s = r->buf + r->pos;
 			*n = nl ? (size_t)(nl + 1 - *s) : r->len - r->pos;
@@ -1224,6 +1232,7 @@ static int read_line(struct truth_reader *r, char **s, size_t *n)
 		/* the start of a line: to the front, and more room if it fills the buffer */
 		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
 		r->len -= r->pos;
+		r->base += r->pos;
 		r->pos = 0;
 		if (r->cap - r->len < READ_BLOCK / 2) {
 			size_t cap = r->cap * 2;
@@ -1239,6 +1248,12 @@ static int read_line(struct truth_reader *r, char **s, size_t *n)
 		}
 		errno = 0;
 		got = fread(r->buf + r->len, 1, r->cap - r->len, r->f);
+		/* JSON text never holds a NUL: an ETL file (or any binary) is said at once, rather
+		 * than read whole as one line in search of a newline */
+		nul = memchr(r->buf + r->len, '\0', got);
+		if (nul) {
+			r->nul_at = r->base + (uint64_t)(nul - r->buf) + 1;
+		}
 		r->len += got;
 		if (got == 0) {
 			r->eof = true;
@@ -1260,6 +1275,13 @@ static int next_line(struct truth_reader *r, struct rd *d, char **s, size_t *n)
 	for (;;) {
 		int rc = read_line(r, s, n);
 
+		if (rc == -2) {
+			d->line = r->line + 1;
+			return fail(d,
+				    "not a JSON Lines stream: binary data (a NUL byte at offset "
+				    "0x%" PRIx64 ")",
+				    r->nul_at - 1);
+		}
 		if (rc < 0) {
 			d->line = r->line + 1;
 			return fail(d, "read error: %s", strerror(r->read_errno));
@@ -1408,16 +1430,6 @@ static struct truth_reader *reader_on(const char *name, FILE *f, bool own, struc
 	return truth_start(r, cfg, err, errlen);
 }
 
-/* What the stream of @name could not be opened for: errno, said in @err. */
-static struct truth_reader *open_failed(const char *name, char *err, size_t errlen)
-{
-	int e = errno;
-
-	snprintf(err, errlen, "%s: %s", name, strerror(e));
-	errno = e;
-	return NULL;
-}
-
 struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char *err,
 				size_t errlen)
 {
@@ -1426,8 +1438,8 @@ struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char
 	if (!strcmp(path, "-")) {
 		return reader_on("<stdin>", stdin, false, cfg, err, errlen);
 	}
-	f = fopen(path, "r");
-	return f ? reader_on(path, f, true, cfg, err, errlen) : open_failed(path, err, errlen);
+	f = input_open(path, err, errlen);
+	return f ? reader_on(path, f, true, cfg, err, errlen) : NULL;
 }
 
 struct truth_reader *truth_open_mem(const char *name, const char *text, size_t len,
@@ -1436,7 +1448,14 @@ struct truth_reader *truth_open_mem(const char *name, const char *text, size_t l
 	/* fmemopen wants a writable pointer; "r" never writes through it */
 	FILE *f = fmemopen((void *)(uintptr_t)text, len, "r");
 
-	return f ? reader_on(name, f, true, cfg, err, errlen) : open_failed(name, err, errlen);
+	if (!f) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", name, strerror(e));
+		errno = e;
+		return NULL;
+	}
+	return reader_on(name, f, true, cfg, err, errlen);
 }
 
 /*

@@ -622,7 +622,8 @@ int etwforge_verify(const char *etl, const char *truth, const char *session,
 	}
 	d = etl_reader_open_file_flags(etl, 0, &derr);
 	if (!d) {
-		rc = api_fail_at(err, -(errno ? errno : EINVAL), ETWFORGE_EXIT_DATA, "%s",
+		rc = api_fail_at(err, -(errno ? errno : EINVAL),
+				 derr.unopened ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA, "%s",
 				 derr.msg);
 		goto out;
 	}
