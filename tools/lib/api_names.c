@@ -161,14 +161,19 @@ struct etwforge_names *etwforge_names_load(const char *truth, struct etwforge_er
 {
 	static const char thread_kind[] = "{\"kind\":\"thread\"";
 	bool std = !strcmp(truth, "-");
-	FILE *f = std ? stdin : fopen(truth, "r");
+	FILE *f;
 	struct etwforge_names *nm;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long n = 0;
 
+	if (api_stdin_closed(truth, err) < 0) {
+		errno = EBADF;
+		return NULL;
+	}
 	api_ok(err);
+	f = std ? stdin : fopen(truth, "r");
 	if (!f) {
 		api_fail_at(err, -errno, ETWFORGE_EXIT_USAGE, "%s: %s", truth, strerror(errno));
 		return NULL;
