@@ -679,6 +679,12 @@ Test(outputs, a_spool_that_fails_is_one_line_naming_tmpdir)
 	cr_assert_str_eq(slurp("err.txt"), want);
 	cr_assert_str_eq(listing(), "keep.json\nnotdir\nrc\ns.yaml\n");
 	cr_assert_str_eq(slurp("keep.json"), "old");
+	/* and --help says where the spool goes */
+	cr_assert_eq(test_run("'%s' gen --help | tr '\\n' ' ' | grep -q 'spooled until the end in "
+			      "$TMPDIR (else /tmp)' && '%s' replay --help | tr '\\n' ' ' | grep -q "
+			      "'spooled until the end in $TMPDIR (else /tmp)'",
+			      test_bin(), test_bin()),
+		     0);
 }
 
 /* The summary of a session whose file is the null device: counted, not written, no digest. */

@@ -41,8 +41,8 @@
 /** enum out_kind - how a target is written, decided when it is added. */
 enum out_kind {
 	OUT_RENAME = 0, /* regular file or new path: temporary beside it, renamed at commit */
-	OUT_IN_PLACE,	/* existing device or FIFO: opened and written directly */
-	OUT_STDOUT,	/* "-": standard output, never closed */
+	OUT_IN_PLACE, /* existing device, FIFO, pipe or socket: opened by its name, written directly */
+	OUT_STDOUT, /* "-": standard output, never closed */
 };
 
 #define OUT_SET_MAX 2048 /* outputs of one run (a corpus has a few hundred) */
