@@ -445,12 +445,12 @@ Test(outputs, every_command_checks_its_standard_output)
 		     1);
 }
 
-/* The scenario tests run with: a short default run. */
+/* A small scenario: 2 CPUs, 20 ms, so each run takes a few ms. */
 #define REF_YAML "seed: 9\nduration: 20ms\nmachine: {cpus: 2}\n"
 
 /*
- * A closed standard descriptor is never an output (item: gen -o - >&-
- * used to write the ETL into the --truth file that took descriptor 1).
+ * A closed standard descriptor is never an output (gen -o - >&- used to
+ * write the ETL into the --truth file that took descriptor 1, exit 0).
  * A run that needs the closed stream fails with one line, exit 1, making
  * nothing; a run that does not goes on, its files as with the stream open.
  */
