@@ -961,16 +961,23 @@ Test(writer, dev_full_fails_at_finish_in_place)
 	closedir(d);
 }
 
+/* The null device takes nothing (no spool, no write): counted, no digest. */
 Test(writer, dev_null_written_in_place)
 {
 	struct writer_opts o = small_opts("/dev/null", 1);
 	struct etl_writer *w = writer_create(&o);
+	struct writer_stats ws;
 	struct stat st;
 
 	cr_assert(w != NULL);
 	put_event(w, 0, 1, 3000, 1);
 	put_event(w, 0, 2, 3000, 1);
 	cr_assert(eq(int, writer_finish(w, 3, 0), 0));
+	writer_get_stats(w, &ws);
+	cr_assert(is_true(ws.discarded));
+	cr_assert(eq(u64, ws.xxh3, 0));
+	cr_assert(eq(u64, ws.events_written, 2));
+	cr_assert(eq(u64, ws.buffers_written, 3)); /* the header and two of 3000-byte events */
 	writer_destroy(w);
 	cr_assert(eq(int, stat("/dev/null", &st), 0));
 	cr_assert(is_true(S_ISCHR(st.st_mode)));

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/cli.c - small command-line helpers shared by the subcommands.
+ * tools/cli.c - small command-line helpers shared by the subcommands:
+ * option and library errors on one line, a CPU list, and the end by
+ * SIGPIPE when standard output's reader has gone.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -25,8 +30,35 @@ int cli_option_error(const char *cmd, int c, char *const *argv)
 	return EXIT_USAGE;
 }
 
+bool cli_stdout_gone(void)
+{
+	struct pollfd p = {.fd = STDOUT_FILENO, .events = 0};
+
+	/* a pipe without readers polls POLLERR; a socket whose peer left, POLLHUP */
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+_Noreturn void cli_exit_sigpipe(void)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(SIGPIPE);
+	_exit(128 + SIGPIPE); /* not reached */
+}
+
 int cli_error(const char *cmd, const struct etwforge_error *err)
 {
+	if (err->code == -EPIPE && cli_stdout_gone()) {
+		cli_exit_sigpipe(); /* the reader of standard output stopped: not an error */
+	}
 	fflush(stdout);
 	if (err->located) {
 		fprintf(stderr, "%s\n", err->msg);

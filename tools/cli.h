@@ -32,9 +32,25 @@ int cli_option_error(const char *cmd, int c, char *const *argv);
 /**
  * cli_error - print @err on one line (a message that says its own place as
  * it is, others after "etwforge @cmd: ").
- * Return: the exit status it calls for.
+ * Return: the exit status it calls for. A closed pipe (EPIPE) when
+ * standard output's reader has gone is no error to report: the process
+ * ends by SIGPIPE, silently (cli_exit_sigpipe()).
  */
 int cli_error(const char *cmd, const struct etwforge_error *err);
+
+/**
+ * cli_stdout_gone - standard output is a pipe or socket whose reader has
+ * gone (`etwforge dump x.etl | head`): a write there fails with EPIPE.
+ */
+bool cli_stdout_gone(void);
+
+/**
+ * cli_exit_sigpipe - end as GNU tools do when their reader stops
+ * reading: killed by SIGPIPE (the shell says 141), no message. Call it
+ * once the library has removed the run's temporary files (it has when a
+ * call has returned).
+ */
+_Noreturn void cli_exit_sigpipe(void);
 
 /**
  * cli_parse_cpu_list - a CPU list such as "0-3,8" (numbers and ranges

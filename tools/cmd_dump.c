@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -736,6 +737,10 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (o.draw.have_from && o.draw.have_to && o.draw.to_ns <= o.draw.from_ns) {
 		return usage_error("--to must be after --from", NULL);
+	}
+	if (!drawing && etwforge_stdio_closed(STDOUT_FILENO)) {
+		fprintf(stderr, PROG ": standard output is closed\n"); /* where it prints */
+		return EXIT_DATA;
 	}
 	o.draw.keep_going = o.keep_going;
 	o.draw.input = o.path;

@@ -47,9 +47,11 @@ static void usage(FILE *f)
 		"The summary gives switches, batches by flush reason, bytes per switch, events\n"
 		"lost and the xxh3-64 of each output file. Same scenario and seed, same bytes.\n"
 		"Outputs appear only when the whole run succeeded; two outputs naming the same\n"
-		"file, or an output naming the scenario, are refused. Exit status: 0 written,\n"
-		"1 write error, 2 bad usage or bad scenario, 128+N ended by signal N (every\n"
-		"target left as it was).\n");
+		"file, or an output naming the scenario, are refused. An ETL file written in\n"
+		"place ('-', a FIFO, a pipe, a device) is spooled until the end in $TMPDIR\n"
+		"(else /tmp), as large as the file; /dev/null takes nothing (counted, not\n"
+		"written). Exit status: 0 written, 1 write error, 2 bad usage or bad scenario,\n"
+		"128+N ended by signal N (every target left as it was).\n");
 }
 
 /* The progress line on stderr (a terminal only): simulated time, switches, MB, ETA. */

@@ -34,7 +34,9 @@ static void usage(FILE *f)
 		"not chain (the new thread of one is not the old thread of the next) are\n"
 		"written as given, with one warning: the compact format cannot carry them, so\n"
 		"`verify` will disagree. An output naming the stream (or two naming one file)\n"
-		"is refused before anything is written.\n"
+		"is refused before anything is written. An ETL file written in place ('-', a\n"
+		"FIFO, a pipe, a device) is spooled until the end in $TMPDIR (else /tmp), as\n"
+		"large as the file; /dev/null takes nothing (counted, not written).\n"
 		"Exit status: 0 written, 1 write error, 2 bad usage or bad stream, 128+N ended\n"
 		"by signal N (every target left as it was).\n");
 }

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -74,6 +75,10 @@ int cmd_verify(int argc, char **argv)
 		fprintf(stderr, "etwforge verify: expected FILE.etl and --truth T.jsonl "
 				"(try --help)\n");
 		return EXIT_USAGE;
+	}
+	if (!quiet && etwforge_stdio_closed(STDOUT_FILENO)) {
+		fprintf(stderr, "etwforge verify: standard output is closed (-q says nothing)\n");
+		return EXIT_DATA;
 	}
 	if (etwforge_verify(argv[optind], truth, session, &res, &err) < 0) {
 		return cli_error("verify", &err);

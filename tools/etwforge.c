@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -59,7 +60,10 @@ static const struct command *find_command(const char *name)
 /*
  * Standard output is an output too: a write error there is exit 1, not 0.
  * A command that failed otherwise has said why in its one line already
- * (see EXIT_STDOUT_FAILED).
+ * (see EXIT_STDOUT_FAILED). Two failures are not errors of ours: the
+ * reader of a pipe stopped reading (`dump x.etl | head`: the end by
+ * SIGPIPE, as GNU tools), and standard output was closed from the start
+ * (said as such, not as a bad descriptor).
  */
 static int check_stdout(const char *cmd, int status)
 {
@@ -67,8 +71,16 @@ static int check_stdout(const char *cmd, int status)
 	int e = errno ? errno : EIO;
 
 	if (status == EXIT_STDOUT_FAILED || (status == EXIT_OK && failed)) {
-		fprintf(stderr, "etwforge%s%s: standard output: write failed: %s\n", cmd ? " " : "",
-			cmd ? cmd : "", strerror(e));
+		if (cli_stdout_gone()) {
+			cli_exit_sigpipe();
+		}
+		if (etwforge_stdio_closed(STDOUT_FILENO)) {
+			fprintf(stderr, "etwforge%s%s: standard output is closed\n", cmd ? " " : "",
+				cmd ? cmd : "");
+		} else {
+			fprintf(stderr, "etwforge%s%s: standard output: write failed: %s\n",
+				cmd ? " " : "", cmd ? cmd : "", strerror(e));
+		}
 		return EXIT_DATA;
 	}
 	return status;
@@ -120,6 +132,8 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* first: a closed descriptor 0, 1 or 2 must not be taken by an output */
+	etwforge_stdio_guard();
 	etwforge_signals_install();
 	return run(argc, argv);
 }

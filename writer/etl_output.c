@@ -14,9 +14,15 @@
  *     [ hole: BufferSize ][ buf 1 ][ buf 2 ] ...
  *     complete: pwrite the header at 0, hash the file back
  *
- *   OUT_STDOUT / OUT_IN_PLACE (a device or FIFO, never replaced):
- *     tmpfile() spool (already unlinked)  [ buf 1 ][ buf 2 ] ...
+ *   OUT_STDOUT / OUT_IN_PLACE (a device, FIFO or pipe, never replaced):
+ *     the out_file's spool (unlinked, in $TMPDIR)  [ buf 1 ][ buf 2 ] ...
  *     complete: write the header, then copy the spool after it
+ *     (readers walk a file by the header's counts, so the header cannot
+ *     come last; the spool is the price of a target that cannot seek)
+ *
+ *   the null device (out_file.is_null: /dev/null, or standard output
+ *   sent there): the bytes would be thrown away, so they are only
+ *   counted - no spool, no write, no digest (xxh3 0)
  *
  *   memory (writer_opts.mem: the corpus, the mutator, tests):
  *     [ hole: BufferSize ][ buf 1 ][ buf 2 ] ... grown with realloc
@@ -148,6 +154,7 @@ int etl_out_open(struct etl_output *out, struct out_file *of, struct writer_mem 
 		out->owns_set = true;
 		rc = out_set_add(&out->own, path, "output", err, sizeof(err));
 		if (rc >= 0) {
+			out_file_want_spool(out_set_file(&out->own, 0));
 			rc = out_set_open(&out->own, err, sizeof(err));
 		}
 		if (rc < 0) {
@@ -162,13 +169,15 @@ int etl_out_open(struct etl_output *out, struct out_file *of, struct writer_mem 
 		out->data_fd = of->fd;
 		return 0;
 	}
-	out->spool = tmpfile();
-	if (!out->spool) {
-		rc = errno ? -errno : -EIO;
-		etl_out_abort(out);
-		return rc;
+	if (of->is_null) {
+		out->discard = true;
+		return 0;
 	}
-	out->data_fd = fileno(out->spool);
+	out->data_fd = of->spool_fd;
+	if (out->data_fd < 0) {
+		etl_out_abort(out); /* the caller's set was opened without out_file_want_spool() */
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -207,12 +216,15 @@ int etl_out_write_data(struct etl_output *out, const uint8_t *buf, uint32_t used
 	}
 	if (out->mem) {
 		ret = mem_append(out, buf, used, len);
+	} else if (out->discard) {
+		ret = 0;
 	} else {
 		/* the tail [used, len) stays a hole: zeros, not written */
 		ret = data_offset(base, out->data_bytes, &off);
 		if (!ret) {
 			ret = pwrite_all(out->data_fd, buf, used, off);
 		}
+		out->spool_err = ret && out->of->kind != OUT_RENAME;
 	}
 	if (ret) {
 		return ret;
@@ -306,7 +318,9 @@ static int hash_data(struct etl_output *out, int fd, uint64_t base, uint8_t *scr
 									: out->buffer_size;
 
 			ret = pread_all(fd, scratch, n, pos);
-			if (!ret) {
+			if (ret) {
+				out->spool_err = copy_fd >= 0; /* reading the spool back */
+			} else {
 				XXH3_64bits_update(h, scratch, n);
 				if (copy_fd >= 0) {
 					ret = write_all(copy_fd, scratch, n);
@@ -344,6 +358,7 @@ static int complete_stream(struct etl_output *out, const uint8_t *hdr, uint8_t *
 		fflush(stdout); /* keep whatever stdio already buffered ahead of us */
 	}
 	ret = extend(out, out->data_fd, 0);
+	out->spool_err = ret != 0;
 	if (!ret) {
 		ret = write_all(out->of->fd, hdr, out->buffer_size);
 	}
@@ -369,16 +384,17 @@ int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratc
 		memcpy(out->mem->data, hdr, out->buffer_size);
 		XXH3_64bits_update(h, out->mem->data, out->mem->len);
 		ret = 0;
+	} else if (out->discard) {
+		ret = 0;
 	} else if (out->of->kind == OUT_RENAME) {
 		ret = complete_rename(out, hdr, scratch, h);
 	} else {
 		ret = complete_stream(out, hdr, scratch, h);
 	}
-	*xxh3 = XXH3_64bits_digest(h);
+	*xxh3 = out->discard ? 0 : XXH3_64bits_digest(h);
 	XXH3_freeState(h);
-	if (out->spool) {
-		fclose(out->spool);
-		out->spool = NULL;
+	if (out->of && out->of->kind != OUT_RENAME) {
+		out_file_spool_close(out->of); /* copied: its space is free again */
 	}
 	if (!ret && out->owns_set) {
 		ret = out_set_commit(&out->own, err, sizeof(err));
@@ -397,9 +413,8 @@ int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratc
 void etl_out_abort(struct etl_output *out)
 {
 	out->mem = NULL; /* the image stays the caller's to free */
-	if (out->spool) {
-		fclose(out->spool);
-		out->spool = NULL;
+	if (out->of && out->of->kind != OUT_RENAME) {
+		out_file_spool_close(out->of);
 	}
 	if (out->owns_set) {
 		out_set_free(&out->own);

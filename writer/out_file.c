@@ -8,8 +8,11 @@
  *        |            or one that is an input (nothing created yet)
  *   out_set_open()    OUT_RENAME:   mkstemp("DIR/.NAME.XXXXXX") beside the
  *        |                          target (symlinks followed to the real file)
- *        |            OUT_IN_PLACE: open the device or FIFO itself
+ *        |            OUT_IN_PLACE: open the device, FIFO, pipe or socket by
+ *        |                          the name given
  *        |            OUT_STDOUT:   descriptor 1
+ *        |            and, for an ETL file written in place, its spool:
+ *        |            mkstemp("$TMPDIR/etwforge-spool.XXXXXX"), unlinked at once
  *   ... the run writes through out_file.fd or out_file_stream() ...
  *   out_set_commit()  flush, fsync, close; then, signals blocked:
  *        |              for each temporary: link the old target to a backup
@@ -21,7 +24,9 @@
  * The temporary names live in a process-wide table that the signal handler
  * of out_signals_install() walks with unlink() (async-signal-safe) before
  * _exit(128 + signal). The table is changed only with those signals
- * blocked, so the handler never sees half an update.
+ * blocked, so the handler never sees half an update. A spool file has no
+ * name once it is made (it is made and unlinked with the signals blocked),
+ * so nothing can leave it behind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -142,6 +147,46 @@ void out_signals_install(void)
 	}
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* ---- closed standard descriptors ---------------------------------------------- */
+
+static unsigned std_closed; /* bit N: descriptor N was closed at out_std_guard() */
+static bool std_guarded;
+
+unsigned out_std_guard(void)
+{
+	if (std_guarded) {
+		return std_closed;
+	}
+	std_guarded = true;
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		int got;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) {
+			continue;
+		}
+		/*
+		 * The lowest free descriptor is @fd (those below are open by now).
+		 * The wrong direction on purpose: a stray read of standard input or
+		 * write to standard output fails (EBADF) rather than seeming to work.
+		 * Without /dev/null (a bare chroot), the root folder holds the place.
+		 */
+		got = open("/dev/null", (fd == STDIN_FILENO ? O_WRONLY : O_RDONLY) | O_NOCTTY);
+		if (got < 0) {
+			got = open("/", O_RDONLY);
+		}
+		if (got >= 0 && got != fd) {
+			close(got);
+		}
+		std_closed |= 1u << fd;
+	}
+	return std_closed;
+}
+
+bool out_std_closed(int fd)
+{
+	return fd >= STDIN_FILENO && fd <= STDERR_FILENO && (std_closed >> fd & 1u);
 }
 
 /* ---- folders ------------------------------------------------------------------ */
@@ -308,6 +353,33 @@ static char *resolve_links(const char *path)
 	return NULL;
 }
 
+/*
+ * The descriptor @path names: /dev/fd/N, /proc/self/fd/N, /dev/stdout,
+ * /dev/stderr; -1 for any other path.
+ */
+static int fd_of_path(const char *path)
+{
+	static const char *const fd_dirs[] = {"/dev/fd/", "/proc/self/fd/"};
+	char *end;
+	long n;
+
+	if (!strcmp(path, "/dev/stdout")) {
+		return STDOUT_FILENO;
+	}
+	if (!strcmp(path, "/dev/stderr")) {
+		return STDERR_FILENO;
+	}
+	for (size_t i = 0; i < sizeof(fd_dirs) / sizeof(fd_dirs[0]); i++) {
+		size_t len = strlen(fd_dirs[i]);
+
+		if (!strncmp(path, fd_dirs[i], len) && path[len] >= '0' && path[len] <= '9') {
+			n = strtol(path + len, &end, 10);
+			return *end || n > INT_MAX ? -1 : (int)n;
+		}
+	}
+	return -1;
+}
+
 bool out_is_regular_target(const char *path)
 {
 	struct stat st;
@@ -317,6 +389,9 @@ bool out_is_regular_target(const char *path)
 	if (!path || !path[0] || !strcmp(path, "-")) {
 		return false;
 	}
+	if (fd_of_path(path) >= 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+		return false; /* /dev/stdout, /dev/fd/N: a descriptor, whatever it holds */
+	}
 	t = resolve_links(path);
 	if (!t) {
 		return false;
@@ -324,6 +399,23 @@ bool out_is_regular_target(const char *path)
 	reg = stat(t, &st) != 0 || S_ISREG(st.st_mode);
 	free(t);
 	return reg;
+}
+
+/* Is @st the null device? (A twin made with mknod counts: the same driver.) */
+static bool is_null_device(const struct stat *st)
+{
+	static dev_t null_rdev;
+	static int known; /* 0 not looked up, 1 found, -1 no /dev/null */
+	struct stat ns;
+
+	if (!S_ISCHR(st->st_mode)) {
+		return false;
+	}
+	if (!known) {
+		known = stat("/dev/null", &ns) == 0 && S_ISCHR(ns.st_mode) ? 1 : -1;
+		null_rdev = ns.st_rdev;
+	}
+	return known > 0 && st->st_rdev == null_rdev;
 }
 
 /* ---- the set ---------------------------------------------------------------- */
@@ -447,7 +539,7 @@ static int fail(char *err, size_t errlen, int rc, const char *path, const char *
 int out_set_add(struct out_set *s, const char *path, const char *label, char *err, size_t errlen)
 {
 	struct out_file *f;
-	struct stat st;
+	struct stat st, named;
 	int rc = 0;
 
 	if (s->open || s->n == OUT_SET_MAX) {
@@ -469,12 +561,20 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 	f = &s->files[s->n];
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
+	f->spool_fd = -1;
 	f->path = dup_str(path);
 	f->label = dup_str(label ? label : "output");
 	if (!f->path || !f->label) {
 		goto enomem;
 	}
 	if (!strcmp(path, "-")) {
+		if (out_std_closed(STDOUT_FILENO)) {
+			/* descriptor 1 is our /dev/null stand-in: writing there would lose it all */
+			snprintf(err, errlen, "%s -: standard output is closed", f->label);
+			free(f->path);
+			free(f->label);
+			return -EBADF;
+		}
 		f->kind = OUT_STDOUT;
 		if (fstat(STDOUT_FILENO, &st) == 0) {
 			f->exists = true;
@@ -482,8 +582,28 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 			f->ino = st.st_ino;
 			f->mode = st.st_mode;
 			f->is_chr = S_ISCHR(st.st_mode);
+			f->is_null = is_null_device(&st);
 		}
+	} else if (stat(path, &named) == 0 && !S_ISREG(named.st_mode) && !S_ISDIR(named.st_mode)) {
+		/*
+		 * A device, FIFO, pipe or socket, written in place: opened by the name
+		 * given. Following the links ourselves would fail for /dev/stdout or
+		 * /dev/fd/N of a pipe, whose link text ("pipe:[1234]") is no path.
+		 */
+		f->target = dup_str(path);
+		if (!f->target) {
+			goto enomem;
+		}
+		f->kind = OUT_IN_PLACE;
+		f->exists = true;
+		f->dev = named.st_dev;
+		f->ino = named.st_ino;
+		f->mode = named.st_mode;
+		f->is_chr = S_ISCHR(named.st_mode);
+		f->is_null = is_null_device(&named);
 	} else {
+		bool was_named = stat(path, &named) == 0;
+
 		f->target = resolve_links(path);
 		if (!f->target) {
 			int e = errno;
@@ -499,20 +619,29 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 			f->dev = st.st_dev;
 			f->ino = st.st_ino;
 			f->mode = st.st_mode;
-			if (S_ISDIR(st.st_mode)) {
-				free(f->path);
-				free(f->label);
-				free(f->target);
-				return fail(err, errlen, -EISDIR, path, "is a directory");
-			}
-			if (S_ISREG(st.st_mode)) {
-				f->kind = OUT_RENAME;
-			} else {
-				f->kind = OUT_IN_PLACE;
-				f->is_chr = S_ISCHR(st.st_mode);
-			}
+		}
+		if (f->exists && S_ISDIR(st.st_mode)) {
+			rc = fail(err, errlen, -EISDIR, path, "is a directory");
+		} else if (was_named && !S_ISDIR(named.st_mode) &&
+			   (!f->exists || st.st_dev != named.st_dev || st.st_ino != named.st_ino)) {
+			/*
+			 * An existing file that its links do not lead to (/dev/fd/N of a
+			 * deleted file or a memfd): it has no name to rename onto.
+			 */
+			rc = fail(err, errlen, -ENOENT, path,
+				  "cannot be replaced: the file it names has no path (deleted?)");
+		} else if (f->exists && !S_ISREG(st.st_mode)) {
+			f->kind = OUT_IN_PLACE; /* it changed since the stat above */
+			f->is_chr = S_ISCHR(st.st_mode);
+			f->is_null = is_null_device(&st);
 		} else {
 			f->kind = OUT_RENAME;
+		}
+		if (rc < 0) {
+			free(f->path);
+			free(f->label);
+			free(f->target);
+			return rc;
 		}
 	}
 	/* the first output, else the first input, that @f is */
@@ -542,6 +671,79 @@ enomem:
 	return fail(err, errlen, -ENOMEM, path, "out of memory");
 }
 
+void out_file_want_spool(struct out_file *f)
+{
+	f->want_spool = true;
+}
+
+void out_file_spool_close(struct out_file *f)
+{
+	if (f->spool_fd >= 0) {
+		close(f->spool_fd);
+		f->spool_fd = -1;
+	}
+}
+
+const char *out_spool_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	return d && d[0] ? d : "/tmp";
+}
+
+/*
+ * @f's spool: a file in out_spool_dir() that has no name from the start
+ * (made and unlinked with the cleanup signals blocked), so neither a
+ * failure nor a signal can leave it behind.
+ */
+static int open_spool(struct out_file *f, char *err, size_t errlen)
+{
+	const char *dir = out_spool_dir();
+	size_t n = strlen(dir) + sizeof("/etwforge-spool.XXXXXX");
+	char *name = malloc(n);
+	sigset_t old;
+	int e = 0;
+
+	if (!name) {
+		return fail(err, errlen, -ENOMEM, f->path, "out of memory");
+	}
+	snprintf(name, n, "%s/etwforge-spool.XXXXXX", dir);
+	block_signals(&old);
+	f->spool_fd = mkstemp(name);
+	if (f->spool_fd < 0) {
+		e = errno;
+	} else {
+		unlink(name);
+		(void)fcntl(f->spool_fd, F_SETFD, FD_CLOEXEC);
+	}
+	restore_signals(&old);
+	free(name);
+	if (e) {
+		snprintf(err, errlen, "%s: cannot spool in %s (TMPDIR): %s", f->path, dir,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* Open the device, FIFO, pipe or socket @f names, for writing in place. */
+static int open_in_place(struct out_file *f, char *err, size_t errlen)
+{
+	int e, n;
+
+	f->fd = open(f->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (f->fd < 0 && errno == ENXIO && (n = fd_of_path(f->target)) >= 0) {
+		/* a socket cannot be opened by its /dev/fd name: share the descriptor */
+		f->fd = fcntl(n, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	}
+	if (f->fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "%s: cannot open: %s", f->path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
 static int open_one(struct out_file *f, char *err, size_t errlen)
 {
 	sigset_t old;
@@ -550,15 +752,11 @@ static int open_one(struct out_file *f, char *err, size_t errlen)
 	switch (f->kind) {
 	case OUT_STDOUT:
 		f->fd = STDOUT_FILENO;
-		return 0;
+		return f->want_spool && !f->is_null ? open_spool(f, err, errlen) : 0;
 	case OUT_IN_PLACE:
-		f->fd = open(f->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-		if (f->fd < 0) {
-			e = errno;
-			snprintf(err, errlen, "%s: cannot open: %s", f->path, strerror(e));
-			return -e;
-		}
-		return 0;
+		/* the spool first: a FIFO's open waits for its reader */
+		e = f->want_spool && !f->is_null ? open_spool(f, err, errlen) : 0;
+		return e < 0 ? e : open_in_place(f, err, errlen);
 	case OUT_RENAME:
 		break;
 	}
@@ -642,6 +840,8 @@ static int sync_fd(int fd)
 static int finish_one(struct out_file *f)
 {
 	int rc = 0;
+
+	out_file_spool_close(f);
 
 	if (f->stream) {
 		if (fflush(f->stream) != 0 || ferror(f->stream)) {
@@ -817,6 +1017,7 @@ void out_set_abort(struct out_set *s)
 			close(f->fd);
 		}
 		f->fd = -1;
+		out_file_spool_close(f);
 		if (f->tmp) {
 			unlink(f->tmp);
 			temp_unregister(f->tmp);

@@ -10,8 +10,12 @@
  *     A symbolic link is followed: the file it points to is replaced, never
  *     the link itself.
  *   - An existing target that is not a regular file (a device such as
- *     /dev/null or /dev/full, a FIFO) is opened and written in place,
- *     never replaced.
+ *     /dev/null or /dev/full, a FIFO, a pipe or socket named /dev/stdout
+ *     or /dev/fd/N) is opened by the name given and written in place,
+ *     never replaced. The null device is marked (out_file.is_null): what
+ *     goes there may be skipped. An ETL file written in place needs a
+ *     spool for its body until the end (out_file_want_spool()): an
+ *     unlinked file in $TMPDIR, else /tmp (out_spool_dir()).
  *   - The outputs of one run form a set: two that are the same file are
  *     refused before anything is created, and so is an output that is a
  *     file the run reads (out_set_input(): a scenario, a stream, an ETL); the set commits all its
@@ -21,7 +25,9 @@
  *   - out_signals_install(): SIGINT, SIGTERM and SIGHUP remove every
  *     temporary file of the process (then run the out_signals_at_exit()
  *     hook) and exit with 128 + the signal number; SIGPIPE is ignored so a
- *     closed pipe is a write error (EPIPE, exit 1).
+ *     closed pipe is a write error (EPIPE) the caller decides about.
+ *   - out_std_guard(): descriptors 0, 1 and 2 closed at start are taken by
+ *     /dev/null so no output lands there; "-" then refuses them.
  */
 #ifndef WRITER_OUT_FILE_H
 #define WRITER_OUT_FILE_H
@@ -35,8 +41,8 @@
 /** enum out_kind - how a target is written, decided when it is added. */
 enum out_kind {
 	OUT_RENAME = 0, /* regular file or new path: temporary beside it, renamed at commit */
-	OUT_IN_PLACE,	/* existing device or FIFO: opened and written directly */
-	OUT_STDOUT,	/* "-": standard output, never closed */
+	OUT_IN_PLACE, /* existing device, FIFO, pipe or socket: opened by its name, written directly */
+	OUT_STDOUT, /* "-": standard output, never closed */
 };
 
 #define OUT_SET_MAX 2048 /* outputs of one run (a corpus has a few hundred) */
@@ -48,8 +54,14 @@ enum out_kind {
  * @kind:   see enum out_kind
  * @fd:     the descriptor to write once the set is open: the temporary
  *          file (OUT_RENAME, seekable), the target, or STDOUT_FILENO
- * @target: OUT_RENAME: the file the temporary replaces (symlinks resolved)
+ * @target: OUT_RENAME: the file the temporary replaces (symlinks resolved);
+ *          OUT_IN_PLACE: the name opened
  * @tmp:    OUT_RENAME: the temporary file's name
+ * @is_null: the target is the null device (/dev/null, or standard output
+ *          sent there): its bytes are thrown away
+ * @spool_fd: after out_set_open(), for an output that asked for one with
+ *          out_file_want_spool() and is written in place (not the null
+ *          device): an unlinked, seekable file in out_spool_dir(); else -1
  */
 struct out_file {
 	char *path;
@@ -58,7 +70,10 @@ struct out_file {
 	int fd;
 	char *target;
 	char *tmp;
+	bool is_null;
+	int spool_fd;
 	/* private */
+	bool want_spool;
 	FILE *stream;
 	char *backup;
 	bool exists;
@@ -101,7 +116,9 @@ void out_set_init(struct out_set *s);
  * Return: the index of the new output (>= 0); -EEXIST when it is the same
  * file as an earlier output (@err: "LABEL PATH and LABEL2 PATH2 are the
  * same file"); -EISDIR, -ENOENT (empty path), -ELOOP (symlink loop),
- * -ENOSPC (the set is full), -ENOMEM, with @err filled.
+ * -ENOSPC (the set is full), -ENOMEM, -EBADF ("-" while standard output
+ * was closed at out_std_guard(): "LABEL -: standard output is closed"),
+ * with @err filled.
  * Character devices may be named more than once (e.g. /dev/null).
  */
 int out_set_add(struct out_set *s, const char *path, const char *label, char *err, size_t errlen);
@@ -119,10 +136,31 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 int out_set_input(struct out_set *s, const char *path, const char *label, char *err, size_t errlen);
 
 /**
- * out_set_open - create every temporary file and open every in-place
- * target. Call once, after the last out_set_add().
- * Return: 0, or a negative errno with @err = "PATH: cannot create: why";
- * then nothing is left behind (the set is aborted).
+ * out_file_want_spool - @f is an ETL file, whose first buffer is complete
+ * only at the end: when it is written in place, out_set_open() gives it a
+ * spool file (@f->spool_fd) for the rest meanwhile. Not needed for a
+ * regular file (its temporary is seekable) nor for the null device.
+ */
+void out_file_want_spool(struct out_file *f);
+
+/**
+ * out_file_spool_close - close @f's spool early (its bytes were copied),
+ * giving its space back. Idempotent.
+ */
+void out_file_spool_close(struct out_file *f);
+
+/**
+ * out_spool_dir - the folder spool files go in: $TMPDIR when set and not
+ * empty, else "/tmp" (for messages: where the space ran out).
+ */
+const char *out_spool_dir(void);
+
+/**
+ * out_set_open - create every temporary file and spool file, and open
+ * every in-place target. Call once, after the last out_set_add().
+ * Return: 0, or a negative errno with @err = "PATH: cannot create: why"
+ * (or "PATH: cannot spool in DIR (TMPDIR): why"); then nothing is left
+ * behind (the set is aborted).
  */
 int out_set_open(struct out_set *s, char *err, size_t errlen);
 
@@ -173,6 +211,19 @@ void out_set_free(struct out_set *s);
 void out_signals_install(void);
 
 /**
+ * out_std_guard - once per process, before anything is opened (gnulib's
+ * stdopen): each of descriptors 0, 1, 2 that is closed gets /dev/null,
+ * opened the other way round (standard input for writing, the others for
+ * reading) so a stray use fails instead of reading or writing nothing,
+ * and above all so that no file opened later becomes standard output.
+ * Return: bit N set when descriptor N was closed (also later calls).
+ */
+unsigned out_std_guard(void);
+
+/** out_std_closed - was descriptor @fd (0..2) closed at out_std_guard()? */
+bool out_std_closed(int fd);
+
+/**
  * out_signals_at_exit - @fn (NULL: none) runs in that handler after the
  * temporary files are removed, just before _exit(): for files and folders
  * of the caller's own that a signal must not leave behind (`etwforge
@@ -200,7 +251,8 @@ void out_dir_done(const char *path, bool keep);
 /**
  * out_is_regular_target - would @path be written through a temporary file
  * (a regular file or a new path, after following symbolic links)? False
- * for "-", devices and FIFOs: derived file names are never made from those.
+ * for "-", devices, FIFOs, pipes and sockets: derived file names are never
+ * made from those.
  */
 bool out_is_regular_target(const char *path);
 

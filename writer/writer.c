@@ -574,6 +574,7 @@ int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time)
 void writer_get_stats(const struct etl_writer *w, struct writer_stats *st)
 {
 	*st = w->st;
+	st->discarded = w->out.discard;
 	/* events in the buffers still held count as written (they will be) */
 	for (unsigned i = 0; i < w->o.cpus; i++) {
 		if (w->cpu[i].has_buffer) {
@@ -586,6 +587,11 @@ void writer_get_stats(const struct etl_writer *w, struct writer_stats *st)
 int writer_get_error(const struct etl_writer *w)
 {
 	return w->err;
+}
+
+bool writer_error_in_spool(const struct etl_writer *w)
+{
+	return w->err && w->out.spool_err;
 }
 
 void writer_destroy(struct etl_writer *w)

@@ -24,12 +24,15 @@
  * struct writer_opts - what goes into the file. A zero field takes the
  * default in brackets.
  * @path:             output path; "-" is standard output; a non-regular
- *                    existing target (device, FIFO) is written in place;
- *                    with @out set, only the default of @logfile_name
+ *                    existing target (device, FIFO) is written in place
+ *                    (through a spool in $TMPDIR; the null device takes
+ *                    nothing); with @out set, only the default of
+ *                    @logfile_name
  * @out:              an open output of the caller's struct out_set
- *                    (writer/out_file.h), which commits it; NULL = the
- *                    writer opens @path itself and renames it into place
- *                    when writer_finish() succeeds
+ *                    (writer/out_file.h), which commits it; asked for a
+ *                    spool with out_file_want_spool() before the set was
+ *                    opened; NULL = the writer opens @path itself and
+ *                    renames it into place when writer_finish() succeeds
  * @logger_name:      LoggerName string ["NT Kernel Logger"]
  * @logfile_name:     LogFileName string [@path]
  * @arch:             x64 or x86 (pointer size, SYSTEM32/64 and PERFINFO32/64)
@@ -113,6 +116,7 @@ struct writer_stats {
 	uint64_t bytes_written;
 	uint64_t event_bytes; /* sum of unaligned Size of written events */
 	uint64_t xxh3;	      /* XXH3-64 of the whole file (after writer_finish()) */
+	bool discarded;	      /* the output is the null device: counted, not written, xxh3 0 */
 };
 
 struct etl_writer;
@@ -164,6 +168,13 @@ void writer_get_stats(const struct etl_writer *w, struct writer_stats *st);
 
 /** writer_get_error - the first output error (a negative errno, sticky), or 0. */
 int writer_get_error(const struct etl_writer *w);
+
+/**
+ * writer_error_in_spool - writer_get_error() happened on the spool file
+ * of an output written in place (out_spool_dir(): the temporary folder
+ * ran out of room, say), not on the output itself.
+ */
+bool writer_error_in_spool(const struct etl_writer *w);
 
 /** writer_destroy - free; removes the temporary file if not finished. NULL is a no-op. */
 void writer_destroy(struct etl_writer *w);

@@ -93,11 +93,15 @@ void etl_header_set_totals(uint8_t *buf, enum etl_arch arch, const struct etl_to
  * decides the kind). Data buffers are written as they are flushed: into a
  * temporary file (OUT_RENAME) they go at their final offsets, the first
  * BufferSize bytes being kept for the header buffer, written last with
- * pwrite; for a stream (standard output, a device, a FIFO) they go to an
- * unlinked spool file and are copied after the header buffer at the end.
+ * pwrite; for a stream (standard output, a device, a FIFO) they go to the
+ * output's spool file (out_file.spool_fd) and are copied after the header
+ * buffer at the end; for the null device they are only counted.
  * @of:    the output (borrowed from the caller's set, or @own's)
  * @own:   a private one-file set when the writer was given only a path
  * @mem:   the caller's memory image instead of a file (writer_opts.mem)
+ * @discard:   @of is the null device: nothing is written, no digest
+ * @spool_err: the error returned was the spool's (its folder is
+ *             out_spool_dir()), not the output's
  */
 struct etl_output {
 	struct out_file *of;
@@ -105,8 +109,9 @@ struct etl_output {
 	size_t mem_cap;
 	struct out_set own;
 	bool owns_set;
-	int data_fd; /* of->fd (OUT_RENAME) or the spool's descriptor */
-	FILE *spool; /* tmpfile() for the stream kinds, else NULL */
+	bool discard;
+	bool spool_err;
+	int data_fd; /* of->fd (OUT_RENAME) or of->spool_fd */
 	uint32_t buffer_size;
 	uint64_t data_buffers; /* data buffers written so far */
 	uint64_t data_bytes;   /* their bytes (a compressed buffer is shorter) */

@@ -50,6 +50,21 @@ ETWFORGE_API const char *etwforge_version(void);
  */
 ETWFORGE_API void etwforge_signals_install(void);
 
+/**
+ * etwforge_stdio_guard - once per process, for tools, first thing in
+ * main() (gnulib's stdopen): each of descriptors 0, 1 and 2 that is closed
+ * gets /dev/null, so that no file opened later becomes standard output
+ * (an ETL written into the truth file, say), and is remembered: an output
+ * "-" is then refused ("-o -: standard output is closed", exit status 1),
+ * and so is reading "-" when standard input is closed. A run that does not
+ * use the closed stream goes on as usual.
+ * Return: bit N set when descriptor N was closed (the same on later calls).
+ */
+ETWFORGE_API unsigned etwforge_stdio_guard(void);
+
+/** etwforge_stdio_closed - was descriptor @fd (0, 1 or 2) closed at etwforge_stdio_guard()? */
+ETWFORGE_API bool etwforge_stdio_closed(int fd);
+
 /* ---- errors ------------------------------------------------------------- */
 
 /* Exit statuses, the same in the library's answers and in the `etwforge` tool. */
@@ -117,7 +132,8 @@ ETWFORGE_API struct etwforge_output *etwforge_output_new(void);
  * Return: the output's index (>= 0); -EEXIST it is the same file as an
  * output added before or an input (etwforge_output_input()) (@err: "LABEL
  * PATH and LABEL2 PATH2 are the same file"), -EISDIR, -ENOENT (empty name), -ELOOP, -ENOSPC (2048 outputs
- * already), -EINVAL (@o is open), -ENOMEM; all with exit status 2.
+ * already), -EINVAL (@o is open), -ENOMEM; all with exit status 2; -EBADF
+ * (exit status 1): "-" while standard output is closed (etwforge_stdio_guard()).
  */
 ETWFORGE_API int etwforge_output_add(struct etwforge_output *o, const char *path, const char *label,
 				     struct etwforge_error *err);
@@ -286,6 +302,7 @@ struct etwforge_session_summary {
 	uint64_t bytes;
 	double bytes_per_switch; /* event bytes per switch */
 	uint64_t xxh3;		 /* XXH3-64 of the whole file */
+	bool discarded;		 /* @file is the null device: counted, not written, no xxh3 (0) */
 };
 
 #define ETWFORGE_MAX_LOCKS 256

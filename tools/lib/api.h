@@ -39,6 +39,14 @@ bool api_file_keep_going(const struct etwforge_file *f);
 double api_wall_seconds(void);
 
 /**
+ * api_stdin_closed - @path is "-" and standard input was closed at
+ * etwforge_stdio_guard(): reading it would read nothing, or what took
+ * its place. Return: -EBADF with @err ("standard input is closed", exit
+ * status 1), else 0.
+ */
+int api_stdin_closed(const char *path, struct etwforge_error *err);
+
+/**
  * api_summary_fill - @sum from a finished run of @cfg that ended at @end
  * and took @wall seconds.
  */

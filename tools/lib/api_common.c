@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * tools/lib/api_common.c - the small things every public entry point
- * needs: filling struct etwforge_error, the version, a wall clock.
+ * needs: filling struct etwforge_error, the version, a wall clock, the
+ * signals and the closed standard descriptors.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tools/lib/api.h"
 #include "tools/lib/one_line.h"
@@ -92,4 +94,22 @@ void api_note_empty(FILE *notes, const char *prog, const struct etwforge_summary
 			"files hold their headers only\n",
 			prog);
 	}
+}
+
+unsigned etwforge_stdio_guard(void)
+{
+	return out_std_guard();
+}
+
+bool etwforge_stdio_closed(int fd)
+{
+	return out_std_closed(fd);
+}
+
+int api_stdin_closed(const char *path, struct etwforge_error *err)
+{
+	if (path && !strcmp(path, "-") && out_std_closed(STDIN_FILENO)) {
+		return api_fail(err, -EBADF, ETWFORGE_EXIT_DATA, "standard input is closed");
+	}
+	return 0;
 }

@@ -135,8 +135,13 @@ struct etwforge_file *etwforge_file_open(const char *path, unsigned flags,
 					 struct etwforge_error *err)
 {
 	struct etl_error e;
-	struct etl_reader *d = etl_reader_open_file_flags(path, reader_flags(flags), &e);
+	struct etl_reader *d;
 
+	if (api_stdin_closed(path, err) < 0) {
+		errno = EBADF;
+		return NULL;
+	}
+	d = etl_reader_open_file_flags(path, reader_flags(flags), &e);
 	if (!d) {
 		int code = errno ? errno : EINVAL;
 

@@ -163,14 +163,19 @@ struct etwforge_names *etwforge_names_load(const char *truth, struct etwforge_er
 	static const char thread_kind[] = "{\"kind\":\"thread\"";
 	bool std = !strcmp(truth, "-");
 	char msg[512];
-	FILE *f = std ? stdin : input_open(truth, msg, sizeof(msg));
+	FILE *f;
 	struct etwforge_names *nm;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long n = 0;
 
+	if (api_stdin_closed(truth, err) < 0) {
+		errno = EBADF;
+		return NULL;
+	}
 	api_ok(err);
+	f = std ? stdin : input_open(truth, msg, sizeof(msg));
 	if (!f) {
 		api_fail_at(err, -errno, ETWFORGE_EXIT_USAGE, "%s", msg);
 		return NULL;

@@ -42,7 +42,9 @@ int etwforge_output_add(struct etwforge_output *o, const char *path, const char 
 	}
 	rc = out_set_add(&o->set, path, label, msg, sizeof(msg));
 	if (rc < 0) {
-		return api_fail(err, rc, ETWFORGE_EXIT_USAGE, "%s", msg);
+		/* -EBADF: standard output is closed, no mistake of the command line */
+		return api_fail(err, rc, rc == -EBADF ? ETWFORGE_EXIT_DATA : ETWFORGE_EXIT_USAGE,
+				"%s", msg);
 	}
 	api_ok(err);
 	return rc;

@@ -42,6 +42,9 @@ int etwforge_scenario_load_file(struct etwforge_scenario *sc, const char *path,
 {
 	char msg[1024];
 
+	if (api_stdin_closed(path, err) < 0) {
+		return -EBADF;
+	}
 	return scenario_result(scenario_load_file(&sc->sc, path, msg, sizeof(msg)), msg, err);
 }
 

@@ -98,6 +98,7 @@ static const struct trace_sink_ops tee_ops = {
 struct gen_run {
 	struct scenario *sc; /* a copy: names are filled in for this run only */
 	struct session_run run;
+	const char *labels[SIM_MAX_SESSIONS]; /* each session's file, as named for messages */
 	bool planned;
 	struct sched *sched;
 	struct spin *spin; /* the spin-lock subsystem (freed with the machine), or NULL */
@@ -143,7 +144,6 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 			struct etwforge_error *err)
 {
 	struct trace_config *tc = &g->sc->trace;
-	const char *labels[SIM_MAX_SESSIONS] = {NULL};
 	struct run_input inputs[SCENARIO_MAX_FILES];
 	const char *why = NULL;
 	char msg[1024];
@@ -153,14 +153,14 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
 				"no output: give -o OUT.etl (or sessions.0.file)");
 	}
-	session_run_name(tc, o->output, false, labels, "gen", o->notes);
+	session_run_name(tc, o->output, false, g->labels);
 	if (trace_config_check(tc, &why) < 0) {
 		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", why);
 	}
 	for (unsigned i = 0; i < g->sc->nfiles; i++) {
 		inputs[i] = (struct run_input){g->sc->files[i], "the scenario"};
 	}
-	rc = session_run_plan(&g->run, tc, labels, inputs, g->sc->nfiles, msg, sizeof(msg));
+	rc = session_run_plan(&g->run, tc, g->labels, inputs, g->sc->nfiles, msg, sizeof(msg));
 	g->planned = true;
 	if (rc >= 0 && o->truth) {
 		rc = g->truth_i = out_set_add(&g->run.outs, o->truth, "--truth", msg, sizeof(msg));
@@ -169,7 +169,9 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 		rc = g->json_i = out_set_add(&g->run.outs, o->json, "--json", msg, sizeof(msg));
 	}
 	if (rc < 0) {
-		return api_fail(err, rc, ETWFORGE_EXIT_USAGE, "%s", msg);
+		/* a closed standard output is no mistake of the command line */
+		return api_fail(err, rc, rc == -EBADF ? ETWFORGE_EXIT_DATA : ETWFORGE_EXIT_USAGE,
+				"%s", msg);
 	}
 	rc = session_run_open(&g->run, msg, sizeof(msg));
 	if (rc < 0) {
@@ -293,8 +295,11 @@ static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double
 				return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 			}
 			if (rc == -EIO && g->truth_f && ferror(g->truth_f)) {
-				return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s: write failed: %s",
-						o->truth, strerror(errno ? errno : EIO));
+				int e = errno ? errno
+					      : EIO; /* the stream's: EPIPE for a closed pipe */
+
+				return api_fail(err, -e, ETWFORGE_EXIT_DATA, "%s: write failed: %s",
+						o->truth, strerror(e));
 			}
 			session_run_error(&g->run, rc, msg, sizeof(msg));
 			return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
@@ -392,6 +397,7 @@ int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_o
 		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 		goto out;
 	}
+	session_run_notes(&g.sc->trace, g.labels, false, "gen", o->notes);
 	if (o->notes) {
 		char span[64];
 

@@ -70,6 +70,7 @@ struct replay_run {
 	struct trace_config *cfg;
 	struct truth_reader *tr;
 	struct session_run run;
+	const char *labels[SIM_MAX_SESSIONS]; /* each session's file, as named for messages */
 	bool planned;
 	struct chain_check ch;
 };
@@ -90,12 +91,11 @@ static int open_outputs(struct replay_run *r, const char *stream, const struct e
 			FILE **json_f, struct etwforge_error *err)
 {
 	const struct run_input input = {stream, "the stream"};
-	const char *labels[SIM_MAX_SESSIONS] = {NULL};
 	char msg[1024];
 	int rc, json_i = -1;
 
-	session_run_name(r->cfg, o->output, true, labels, "replay", o->notes);
-	rc = session_run_plan(&r->run, r->cfg, labels, &input, 1, msg, sizeof(msg));
+	session_run_name(r->cfg, o->output, true, r->labels);
+	rc = session_run_plan(&r->run, r->cfg, r->labels, &input, 1, msg, sizeof(msg));
 	r->planned = true;
 	if (rc >= 0 && o->json) {
 		rc = json_i = out_set_add(&r->run.outs, o->json, "--json", msg, sizeof(msg));
@@ -104,6 +104,7 @@ static int open_outputs(struct replay_run *r, const char *stream, const struct e
 		rc = session_run_open(&r->run, msg, sizeof(msg));
 	}
 	if (rc < 0) {
+		/* -EBADF, a closed standard output, is no mistake of the command line */
 		return api_fail(err, rc,
 				rc == -EINVAL || rc == -EEXIST ? ETWFORGE_EXIT_USAGE
 							       : ETWFORGE_EXIT_DATA,
@@ -134,6 +135,9 @@ int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 	char msg[1024];
 	int rc, kind;
 
+	if (api_stdin_closed(stream, err) < 0) {
+		return -EBADF;
+	}
 	r.cfg = calloc(1, sizeof(*r.cfg));
 	if (!r.cfg) {
 		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
@@ -216,6 +220,7 @@ int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 		goto out;
 	}
+	session_run_notes(r.cfg, r.labels, true, "replay", o->notes);
 	if (o->notes) {
 		api_note_empty(o->notes, "replay", sum ? sum : &local, NULL);
 	}

@@ -21,7 +21,7 @@ static void derived_name(char *out, size_t cap, const char *first, unsigned i)
 }
 
 void session_run_name(struct trace_config *tc, const char *output, bool rederive,
-		      const char *labels[SIM_MAX_SESSIONS], const char *prog, FILE *notes)
+		      const char *labels[SIM_MAX_SESSIONS])
 {
 	char old_first[TRACE_PATH_MAX], name[TRACE_PATH_MAX];
 	const char *first = tc->sessions[0].file;
@@ -52,19 +52,25 @@ void session_run_name(struct trace_config *tc, const char *output, bool rederive
 			continue;
 		}
 		snprintf(file, sizeof(tc->sessions[i].file), "/dev/null");
-		labels[i] = "the discarded session";
-		if (notes && rederive) {
-			fprintf(notes,
-				"etwforge %s: session '%s' has no file of its own and -o %s is not "
-				"a "
-				"regular file: discarded (name it in the stream's meta line)\n",
-				prog, tc->sessions[i].name, first);
-		} else if (notes) {
-			fprintf(notes,
-				"etwforge %s: session '%s' has no file of its own and -o %s is not "
-				"a "
-				"regular file: discarded (name it with sessions.%u.file)\n",
-				prog, tc->sessions[i].name, first, i);
+		labels[i] = SESSION_RUN_DISCARDED;
+	}
+}
+
+void session_run_notes(const struct trace_config *tc, const char *const labels[SIM_MAX_SESSIONS],
+		       bool rederive, const char *prog, FILE *notes)
+{
+	for (unsigned i = 1; notes && i < tc->nsessions; i++) {
+		if (!labels[i] || strcmp(labels[i], SESSION_RUN_DISCARDED) != 0) {
+			continue;
+		}
+		fprintf(notes,
+			"etwforge %s: session '%s' has no file of its own and -o %s is not a "
+			"regular file: discarded (name it ",
+			prog, tc->sessions[i].name, tc->sessions[0].file);
+		if (rederive) {
+			fprintf(notes, "in the stream's meta line)\n");
+		} else {
+			fprintf(notes, "with sessions.%u.file)\n", i);
 		}
 	}
 }
@@ -109,9 +115,10 @@ int session_run_plan(struct session_run *r, const struct trace_config *cfg,
 		rc = out_set_add(&r->outs, cfg->sessions[i].file,
 				 labels && labels[i] ? labels[i] : label, err, errlen);
 		if (rc < 0) {
-			return rc == -EEXIST ? -EEXIST : -EINVAL;
+			return rc == -EEXIST || rc == -EBADF ? rc : -EINVAL;
 		}
 		r->out_index[i] = rc;
+		out_file_want_spool(out_set_file(&r->outs, (unsigned)rc));
 	}
 	return 0;
 }
@@ -161,21 +168,37 @@ struct trace_sink session_run_sink(struct session_run *r)
 	return producer_sink(r->prod);
 }
 
+/* Session @i's write error @rc: its file's, or its spool's (where the temporary space ran out). */
+static void write_error(const struct session_run *r, unsigned i, int rc, char *err, size_t errlen)
+{
+	const char *file = r->cfg->sessions[i].file;
+
+	if (r->writers[i] && writer_error_in_spool(r->writers[i])) {
+		snprintf(err, errlen, "%s: cannot spool in %s (TMPDIR): %s", file, out_spool_dir(),
+			 strerror(-rc));
+	} else {
+		snprintf(err, errlen, "%s: write failed: %s", file, strerror(-rc));
+	}
+}
+
 void session_run_error(struct session_run *r, int rc, char *err, size_t errlen)
 {
-	const char *file = r->cfg->nsessions ? r->cfg->sessions[0].file : "?";
+	unsigned i = 0;
 
 	/* a writer's error is sticky: name the session whose writer has one */
-	for (unsigned i = 0; i < r->cfg->nsessions; i++) {
-		if (r->writers[i] && writer_get_error(r->writers[i])) {
-			file = r->cfg->sessions[i].file;
+	for (unsigned k = 0; k < r->cfg->nsessions; k++) {
+		if (r->writers[k] && writer_get_error(r->writers[k])) {
+			i = k;
 			break;
 		}
 	}
-	if (rc == -E2BIG) {
-		snprintf(err, errlen, "%s: an event is larger than a buffer", file);
+	if (!r->cfg->nsessions) {
+		snprintf(err, errlen, "?: write failed: %s", strerror(-rc));
+	} else if (rc == -E2BIG) {
+		snprintf(err, errlen, "%s: an event is larger than a buffer",
+			 r->cfg->sessions[i].file);
 	} else {
-		snprintf(err, errlen, "%s: write failed: %s", file, strerror(-rc));
+		write_error(r, i, rc, err, errlen);
 	}
 }
 
@@ -195,7 +218,7 @@ int session_run_finish(struct session_run *r, const struct sim_end *end, char *e
 		rc = writer_finish(r->writers[i], end_ts,
 				   trace_config_filetime(r->cfg, s->clock, end_ts));
 		if (rc < 0) {
-			snprintf(err, errlen, "%s: write failed: %s", s->file, strerror(-rc));
+			write_error(r, i, rc, err, errlen);
 			return rc;
 		}
 		writer_get_stats(r->writers[i], &r->wstats[i]);

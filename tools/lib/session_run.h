@@ -13,6 +13,7 @@
  *   ... feed records through session_run_sink() ...
  *   session_run_finish()  end of tracing: every ETL complete, not yet in place
  *   session_run_commit()  every output renamed into place at once
+ *   session_run_notes()   say which sessions were discarded
  *   session_run_close()   free; whatever was not committed is removed
  */
 #ifndef TOOLS_LIB_SESSION_RUN_H
@@ -37,20 +38,31 @@ struct session_run {
 	struct producer_stats pstats;
 };
 
+/* The label of a session discarded by session_run_name(). */
+#define SESSION_RUN_DISCARDED "the discarded session"
+
 /**
  * session_run_name - name the files of @tc's sessions for a run: @output
  * (NULL: keep the configured one) names the first; a later session
  * without a file of its own gets OUT-N.etl beside it (".etl" taken off
  * OUT first), its label in @labels "the derived name"; when the first is
- * not a regular file ("-", a device, a FIFO) it is discarded instead
- * (/dev/null, "the discarded session") with a note on @notes (NULL: none)
- * naming @prog. With @rederive (replay: the files come from a stream gen
- * wrote), a session whose file is the name derived from the stream's
- * first file follows the new @output too, so `replay t.jsonl -o r.etl`
- * writes r-2.etl, never gen's own OUT-2.etl.
+ * not a regular file ("-", a device, a FIFO) it is discarded instead: its
+ * file is /dev/null, which takes nothing (counted, not written), its
+ * label SESSION_RUN_DISCARDED. With @rederive (replay: the files come
+ * from a stream gen wrote), a session whose file is the name derived from
+ * the stream's first file follows the new @output too, so `replay t.jsonl
+ * -o r.etl` writes r-2.etl, never gen's own OUT-2.etl.
  */
 void session_run_name(struct trace_config *tc, const char *output, bool rederive,
-		      const char *labels[SIM_MAX_SESSIONS], const char *prog, FILE *notes);
+		      const char *labels[SIM_MAX_SESSIONS]);
+
+/**
+ * session_run_notes - one note on @notes (NULL: none) per session that
+ * session_run_name() discarded, naming @prog and how to give it a file.
+ * Said once the run has succeeded, so a failed run's one line stays one.
+ */
+void session_run_notes(const struct trace_config *tc, const char *const labels[SIM_MAX_SESSIONS],
+		       bool rederive, const char *prog, FILE *notes);
 
 /** struct run_input - a file the run reads ("the scenario", "the stream"). */
 struct run_input {
@@ -64,8 +76,9 @@ struct run_input {
  * @r->outs, labelled by @labels[i] (NULL = "sessions.I.file"), checking
  * each writer's options. The caller may add more outputs to @r->outs.
  * Return: 0, or a negative errno with @err = one line (-EEXIST: two
- * outputs, or an output and an input, are the same file; -EINVAL: a bad
- * option or a missing file).
+ * outputs, or an output and an input, are the same file; -EBADF: "-"
+ * while standard output is closed; -EINVAL: a bad option or a missing
+ * file).
  */
 int session_run_plan(struct session_run *r, const struct trace_config *cfg,
 		     const char *const labels[SIM_MAX_SESSIONS], const struct run_input *inputs,

@@ -65,6 +65,7 @@ void api_summary_fill(struct etwforge_summary *sum, const struct trace_config *c
 		s->bytes_per_switch =
 			ps->switches ? (double)w->event_bytes / (double)ps->switches : 0.0;
 		s->xxh3 = w->xxh3;
+		s->discarded = w->discarded;
 		sum->events_lost += w->events_lost;
 	}
 }
@@ -109,8 +110,15 @@ size_t api_summary_json(const struct etwforge_summary *sum, char *buf, size_t ca
 		jout_ku64(&j, "bytes", s->bytes);
 		jout_key(&j, "bytes_per_switch");
 		jout_double(&j, s->bytes_per_switch, 3);
-		snprintf(hex, sizeof(hex), "%016" PRIx64, s->xxh3);
-		jout_kstr(&j, "xxh3", hex);
+		if (s->discarded) {
+			/* the bytes were thrown away unwritten: there is no file to hash */
+			jout_key(&j, "xxh3");
+			jout_raw(&j, "null", 4);
+			jout_kbool(&j, "discarded", true);
+		} else {
+			snprintf(hex, sizeof(hex), "%016" PRIx64, s->xxh3);
+			jout_kstr(&j, "xxh3", hex);
+		}
 		jout_close(&j, '}');
 	}
 	jout_close(&j, ']');
@@ -205,8 +213,13 @@ static void print_text(FILE *f, const struct etwforge_summary *sum)
 
 		fprintf(f,
 			"%s: %" PRIu64 " events, %" PRIu64 " buffers, %" PRIu64
-			" bytes, %.2f bytes/switch, xxh3 %016" PRIx64 "\n",
-			s->file, s->events, s->buffers, s->bytes, s->bytes_per_switch, s->xxh3);
+			" bytes, %.2f bytes/switch, ",
+			s->file, s->events, s->buffers, s->bytes, s->bytes_per_switch);
+		if (s->discarded) {
+			fprintf(f, "discarded (not written, no xxh3)\n");
+		} else {
+			fprintf(f, "xxh3 %016" PRIx64 "\n", s->xxh3);
+		}
 	}
 }
 

@@ -609,6 +609,9 @@ int etwforge_verify(const char *etl, const char *truth, const char *session,
 		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
 				"FILE.etl and --truth cannot both be '-' (standard input)");
 	}
+	if (api_stdin_closed(etl, err) < 0 || api_stdin_closed(truth, err) < 0) {
+		return -EBADF;
+	}
 	v.file = etl;
 	v.truth_path = truth;
 	cfg = calloc(1, sizeof(*cfg));
