@@ -570,6 +570,40 @@ def case_empty(tmp):
     check(len(err.strip().splitlines()) == 1, f"not one line: {err}")
 
 
+def case_foreign(tmp):
+    """A truth names the threads of its own file only: another run's (another machine, the same
+    machine with another seed or thread list) is refused by dump --truth and verify, exit 1,
+    one line, nothing drawn; the file's own truth draws with a name for every thread."""
+    def gen_t(name, *args):
+        run("gen", "-q", "--duration", "100ms", "-o", os.path.join(tmp, name + ".etl"),
+            "--truth", os.path.join(tmp, name + ".jsonl"), *args)
+
+    gen_t("own")
+    gen_t("seed", "--seed", "5")
+    gen_t("threads", "--set", "threads.0.count=9")
+    gen_t("cpus", "--cpus", "4")
+    gen_t("start", "--set", "machine.start_time=133000000000000001")
+    etl = os.path.join(tmp, "own.etl")
+    svg = os.path.join(tmp, "x.svg")
+    own = os.path.join(tmp, "own.svg")
+    _, err = run("dump", etl, "--timeline", own, "--truth", os.path.join(tmp, "own.jsonl"))
+    check(err == "" and os.path.exists(own), f"own truth: {err}")
+    for other, what in [("seed", "its switch on line"), ("threads", "its switch on line"),
+                        ("cpus", "its cpus is 4, the file's NumberOfProcessors is 8"),
+                        ("start", "its start_time is 133000000000000001, the file's StartTime "
+                                  "is 133000000000000000")]:
+        truth = os.path.join(tmp, other + ".jsonl")
+        _, err = run("dump", etl, "--timeline", svg, "--truth", truth, status=1)
+        check(f"{truth} is not the truth of {etl}: " in err and what in err,
+              f"dump --truth {other}: {err}")
+        check(len(err.strip().splitlines()) == 1, f"not one line: {err}")
+        check(not os.path.exists(svg), f"dump --truth {other}: drew {svg}")
+    for other in ("cpus", "start"):
+        _, err = run("verify", etl, "--truth", os.path.join(tmp, other + ".jsonl"), status=1)
+        check("is not the truth of" in err and len(err.strip().splitlines()) == 1,
+              f"verify --truth {other}: {err}")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 

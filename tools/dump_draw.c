@@ -25,7 +25,8 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	struct etwforge_error err;
 	struct timeline *tl = NULL;
 	struct chrome *ch = NULL;
-	struct thread_names names = {NULL};
+	struct thread_names names = {NULL, NULL};
+	unsigned long unnamed = 0;
 	int tl_i = -1, ch_i = -1, rc, status = EXIT_DATA;
 	struct damage_log dl = {0};
 	unsigned ncons = 0, bad_cpu = 0;
@@ -37,10 +38,12 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		perror(PROG);
 		return EXIT_DATA;
 	}
-	if (o->truth && !(names.groups = etwforge_names_load(o->truth, &err))) {
+	if (o->truth && (!(names.groups = etwforge_names_load(o->truth, &err)) ||
+			 etwforge_names_check(names.groups, f, &err) < 0)) {
 		status = cli_error("dump", &err);
 		goto out;
 	}
+	names.unnamed = &unnamed;
 	if (etwforge_output_input(out, o->input, "the input", &err) < 0 ||
 	    (o->truth && etwforge_output_input(out, o->truth, "--truth", &err) < 0)) {
 		status = cli_error("dump", &err);
@@ -121,6 +124,12 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		goto pictures;
 	}
 	status = tot.damaged || ndamage ? EXIT_DATA : EXIT_OK;
+	if (unnamed) {
+		fprintf(stderr,
+			PROG ": note: %s names no thread group for %lu of the threads drawn (shown "
+			     "as \"TID n\"); the truth gen writes names every thread of its file\n",
+			o->truth, unnamed);
+	}
 	if (tot.switches == 0) {
 		/* a picture of nothing is a result nobody wants to find out by looking */
 		fprintf(stderr,

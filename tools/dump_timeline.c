@@ -591,7 +591,7 @@ static void write_labels(const struct timeline *tl, const struct layout *ly, FIL
 		const struct span *s = &tl->spans[i];
 		double w = (double)(s->x1 - s->x0) / TENTHS - 4;
 		char name[64], num[16];
-		const char *text = thread_name(tl->names, s->tid, name, sizeof(name));
+		const char *text;
 
 		/* spans are sorted by thread, shade, lane, x: the last label is just before */
 		if (i == 0 || s->tid != tl->spans[i - 1].tid || s->lane != tl->spans[i - 1].lane ||
@@ -602,6 +602,7 @@ static void write_labels(const struct timeline *tl, const struct layout *ly, FIL
 		    (double)s->x0 / TENTHS < last + LABEL_GAP_PX) {
 			continue;
 		}
+		text = thread_name(tl->names, s->tid, name, sizeof(name));
 		if ((double)strlen(text) * char_w > w) {
 			snprintf(num, sizeof(num), "%" PRIu32, s->tid);
 			text = num;

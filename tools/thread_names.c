@@ -16,6 +16,9 @@ const char *thread_name(const struct thread_names *names, uint32_t tid, char *bu
 	} else if (group) {
 		snprintf(buf, cap, "%s %" PRIu32, group, tid);
 	} else {
+		if (names && names->groups && names->unnamed) {
+			++*names->unnamed;
+		}
 		snprintf(buf, cap, "TID %" PRIu32, tid);
 	}
 	return buf;

@@ -16,10 +16,14 @@
 
 /**
  * struct thread_names - where names come from.
- * @groups: TID -> scenario group, from a truth stream (NULL: none)
+ * @groups:  TID -> scenario group, from a truth stream (NULL: none)
+ * @unnamed: counts the threads (other than idle) @groups did not name, each
+ *           time one is named; NULL: not counted. A truth gen wrote names
+ *           every thread of its file: a miss says it may be another's.
  */
 struct thread_names {
 	struct etwforge_names *groups;
+	unsigned long *unnamed;
 };
 
 /**

@@ -394,6 +394,7 @@ ETWFORGE_API int etwforge_summary_print(FILE *f, const struct etwforge_summary *
 /* ---- thread names ---------------------------------------------------------- */
 
 struct etwforge_names;
+struct etwforge_file;
 
 /**
  * etwforge_names_load - the thread group of every TID a truth stream from
@@ -404,6 +405,18 @@ struct etwforge_names;
  */
 ETWFORGE_API struct etwforge_names *etwforge_names_load(const char *truth,
 							struct etwforge_error *err);
+
+/**
+ * etwforge_names_check - is the truth @n was loaded from the one of @f? Its
+ * meta line against the file's logfile header: the machine (processors,
+ * pointer size, build, clock tick, CPU MHz, QPC frequency, start and boot
+ * time) and the session named by the file's LoggerName (clock, buffer
+ * size). Names from another run's truth would name the wrong threads.
+ * Return: 0, or -EBADMSG with @err (`T is not the truth of F: ...`, exit
+ * status 1).
+ */
+ETWFORGE_API int etwforge_names_check(const struct etwforge_names *n, struct etwforge_file *f,
+				      struct etwforge_error *err);
 
 /** etwforge_names_group - @tid's group name, or NULL (unknown, or the idle thread). */
 ETWFORGE_API const char *etwforge_names_group(const struct etwforge_names *n, uint32_t tid);

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t even_cpus[SCHED_MAX_CPUS / 8];
 	unsigned flags = ETWFORGE_OPEN_SALVAGE | (size & 1 ? ETWFORGE_OPEN_KEEP_GOING : 0);
-	struct thread_names names = {NULL};
+	struct thread_names names = {NULL, NULL};
 	struct sched_consumer cons[2];
 	struct sched_totals tot;
 	struct etwforge_error err;

@@ -8,17 +8,29 @@
  * A table of TID -> group, open addressing (TIDs are multiples of 4).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/lib/input_file.h"
 #include "tools/lib/api.h"
+#include "tools/lib/input_file.h"
+#include "tools/lib/truth.h"
+#include "tools/lib/truth_match.h"
 
 #define NAMES_MAX_GROUPS 64
+#define NAMES_PROBE	 32 /* first switches kept to hold against the file's */
 
 struct etwforge_names {
+	char *path;		  /* the truth, as messages name it */
+	struct trace_config *cfg; /* its meta line, for etwforge_names_check() */
+	unsigned nprobe;	  /* its first switches (gen's key order) */
+	struct {
+		unsigned cpu;
+		uint32_t old_tid;
+		unsigned long line;
+	} probe[NAMES_PROBE];
 	unsigned ngroups;
 	char group[NAMES_MAX_GROUPS][64];
 	uint32_t *tid; /* 0: empty slot */
@@ -99,6 +111,9 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 	size_t i;
 	int rc = 0;
 
+	char msg[1024];
+	struct truth_reader *tr;
+
 	if (!o || !json_is_object(o) || !json_is_string(json_object_get(o, "kind")) ||
 	    strcmp(json_string_value(json_object_get(o, "kind")), "meta")) {
 		json_decref(o);
@@ -106,6 +121,19 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 				   "%s:1: not a truth stream (its first line is not the meta line)",
 				   path);
 	}
+	/* the machine and sessions, read as replay and verify read them */
+	nm->cfg = malloc(sizeof(*nm->cfg));
+	nm->path = strdup(path);
+	if (!nm->cfg || !nm->path) {
+		json_decref(o);
+		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+	}
+	tr = truth_open_mem(path, line, strlen(line), nm->cfg, msg, sizeof(msg));
+	if (!tr) {
+		json_decref(o);
+		return api_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
+	}
+	truth_close(tr);
 	groups = json_object_get(o, "groups");
 	json_array_foreach(groups, i, g)
 	{
@@ -137,6 +165,23 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 	return rc;
 }
 
+/* One of the first "cswitch" lines: which thread its CPU left, for etwforge_names_check(). */
+static void load_switch(struct etwforge_names *nm, const char *line, unsigned long n)
+{
+	json_t *o = json_loads(line, 0, NULL);
+	json_t *cpu = json_object_get(o, "cpu"), *old = json_object_get(o, "old_tid");
+
+	if (json_is_integer(cpu) && json_is_integer(old) && json_integer_value(cpu) >= 0 &&
+	    json_integer_value(cpu) < 4096 && json_integer_value(old) >= 0 &&
+	    json_integer_value(old) <= UINT32_MAX) {
+		nm->probe[nm->nprobe].cpu = (unsigned)json_integer_value(cpu);
+		nm->probe[nm->nprobe].old_tid = (uint32_t)json_integer_value(old);
+		nm->probe[nm->nprobe].line = n;
+		nm->nprobe++;
+	}
+	json_decref(o);
+}
+
 /* A "thread" line that starts a thread: its TID joins its group. */
 static int load_thread(struct etwforge_names *nm, const char *line)
 {
@@ -161,6 +206,7 @@ static int load_thread(struct etwforge_names *nm, const char *line)
 struct etwforge_names *etwforge_names_load(const char *truth, struct etwforge_error *err)
 {
 	static const char thread_kind[] = "{\"kind\":\"thread\"";
+	static const char cswitch_kind[] = "{\"kind\":\"cswitch\"";
 	bool std = !strcmp(truth, "-");
 	char msg[512];
 	FILE *f;
@@ -196,6 +242,9 @@ struct etwforge_names *etwforge_names_load(const char *truth, struct etwforge_er
 			   load_thread(nm, line) < 0) {
 			api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 			goto fail;
+		} else if (nm->nprobe < NAMES_PROBE && (size_t)len > sizeof(cswitch_kind) &&
+			   !memcmp(line, cswitch_kind, sizeof(cswitch_kind) - 1u)) {
+			load_switch(nm, line, n);
 		}
 	}
 	if (ferror(f) || n == 0) {
@@ -229,11 +278,80 @@ const char *etwforge_names_group(const struct etwforge_names *nm, uint32_t tid)
 	return nm->tid[i] == tid ? nm->group[nm->grp[i]] : NULL;
 }
 
+/*
+ * The threads the truth's first switches left, CPU by CPU, against the
+ * file's: two runs of one machine (another seed, another thread list) have
+ * the same header but not the same first switches. The file's are read in
+ * time order until each probed CPU has as many; a file that cannot be read
+ * that far (damage, an end before) is held only as far as it goes.
+ */
+static int check_switches(const struct etwforge_names *nm, struct etwforge_file *f,
+			  struct etwforge_error *err)
+{
+	unsigned want = nm->nprobe;
+	bool held[NAMES_PROBE] = {false};
+	struct etwforge_event ev;
+	struct etwforge_error ierr;
+	struct etwforge_iter *it;
+	unsigned long events = 0;
+
+	if (!nm->nprobe || etwforge_file_info(f)->events_lost) {
+		return 0;
+	}
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_TIME, ETWFORGE_EV_SWITCHES, &ierr);
+	if (!it) {
+		return 0;
+	}
+	while (want && ++events < 1000000 && etwforge_iter_next(it, &ev, &ierr) > 0) {
+		uint32_t old = ev.kind == ETWFORGE_EV_COMPACT ? ev.u.compact.old_tid
+							      : ev.u.cswitch.old_tid;
+		unsigned i = 0;
+
+		/* this CPU's first switch of the truth not held against the file yet */
+		while (i < nm->nprobe && (nm->probe[i].cpu != ev.cpu || held[i])) {
+			i++;
+		}
+		if (i == nm->nprobe) {
+			continue;
+		}
+		held[i] = true;
+		want--;
+		if (nm->probe[i].old_tid != old) {
+			etwforge_iter_free(it);
+			return api_fail_at(
+				err, -EBADMSG, ETWFORGE_EXIT_DATA,
+				"%s is not the truth of %s: its switch on line %lu leaves "
+				"thread %" PRIu32 " on CPU %u, the file's leaves %" PRIu32,
+				nm->path, etwforge_file_info(f)->name, nm->probe[i].line,
+				nm->probe[i].old_tid, ev.cpu, old);
+		}
+	}
+	etwforge_iter_free(it);
+	return 0;
+}
+
+int etwforge_names_check(const struct etwforge_names *nm, struct etwforge_file *f,
+			 struct etwforge_error *err)
+{
+	char msg[512];
+
+	if (truth_match(nm->cfg, -1, etl_reader_logfile(api_file_reader(f)), nm->path,
+			etwforge_file_info(f)->name, msg, sizeof(msg)) < 0) {
+		return api_fail_at(err, -EBADMSG, ETWFORGE_EXIT_DATA, "%s", msg);
+	}
+	if (check_switches(nm, f, err) < 0) {
+		return -EBADMSG;
+	}
+	return api_ok(err);
+}
+
 void etwforge_names_free(struct etwforge_names *nm)
 {
 	if (!nm) {
 		return;
 	}
+	free(nm->cfg);
+	free(nm->path);
 	free(nm->tid);
 	free(nm->grp);
 	free(nm);

@@ -26,6 +26,7 @@
 #include "tools/lib/api.h"
 #include "tools/lib/event_stream.h"
 #include "tools/lib/truth.h"
+#include "tools/lib/truth_match.h"
 #include "tools/lib/truth_schema.h"
 #include "producer/spin_sample.h"
 
@@ -435,26 +436,14 @@ static int find_session(const struct trace_config *cfg, const char *file, const 
 	return !name && n_logger == 1 ? by_logger : -1;
 }
 
-/* The truth's and the file's machine must be the same one. */
+/* The truth's and the file's machine must be the same one (truth_match.c). */
 static int check_machine(struct verify *v, const struct etl_logfile *lf)
 {
-	const struct trace_config *cfg = v->cfg;
+	char msg[512];
 
-	if (lf->reserved_flags != (uint32_t)v->s->clock) {
-		return api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-				   "%s: clock type %u, but session '%s' uses %s (%d)", v->file,
-				   lf->reserved_flags, v->s->name, sim_clock_name(v->s->clock),
-				   v->s->clock);
-	}
-	if (lf->number_of_processors != cfg->cpus) {
-		return api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-				   "%s: %u processors, the truth has %u", v->file,
-				   lf->number_of_processors, cfg->cpus);
-	}
-	if (lf->pointer_size != (cfg->arch == ETL_ARCH_X86 ? 4u : 8u)) {
-		return api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-				   "%s: pointer size %u does not match arch %s", v->file,
-				   lf->pointer_size, cfg->arch == ETL_ARCH_X86 ? "x86" : "x64");
+	if (truth_match(v->cfg, (int)(v->s - v->cfg->sessions), lf, v->truth_path, v->file, msg,
+			sizeof(msg)) < 0) {
+		return api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA, "%s", msg);
 	}
 	if (lf->events_lost) {
 		return api_fail_at(
