@@ -29,7 +29,8 @@
 #endif
 #endif
 #ifdef HEAP_BY_ASAN
-#include <sanitizer/allocator_interface.h>
+/* ASan's public interface (sanitizer/allocator_interface.h), which gcc does not install */
+size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
 TestSuite(gen, .init = test_dir_make, .fini = test_dir_remove);

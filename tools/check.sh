@@ -27,7 +27,13 @@ if [ ! -f "$build/build.ninja" ]; then
 else
 	meson configure "$build" "${opts[@]}" >/dev/null
 fi
-ninja -C "$build" >/dev/null
+# the build's own words only when it fails (CI prints this script's last lines)
+if ! ninja -C "$build" >"$build/check-build.log" 2>&1; then
+	tail -n 60 "$build/check-build.log"
+	echo "the build failed (the whole log: $build/check-build.log)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 status=0
 meson test -C "$build" --print-errorlogs --num-processes 2 || status=$?
 python3 - "$build/meson-logs/testlog.json" <<'PY'

@@ -46,11 +46,21 @@
  *     is written (at finish), so they equal BuffersWritten/file size then.
  *
  * Single-threaded: one writer is driven by one thread (the simulation).
+ *
+ * Memory: each CPU's buffer is allocated and touched when the session
+ * starts, as the kernel allocates a logger's buffers then (buf_alloc). A
+ * buffer that takes a minute to fill would otherwise join the resident set
+ * page by page, so a run's memory grew with its duration up to CPUs x
+ * buffer size; now it is that from the first switch, and a short trial run
+ * shows what a day-long one will take.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE */
 #include <assert.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "writer/etl_layout.h"
 #include "writer/etl_wire.h"
@@ -172,11 +182,45 @@ int writer_validate_opts(const struct writer_opts *o, const char **why)
 	return ret;
 }
 
+/*
+ * A CPU's buffer, zero-filled and resident (see Memory atop): one mapping
+ * faulted in by the kernel in one call (MAP_POPULATE: about 50 ms for
+ * 80 MiB, against about 10 times that for a write per page); where that is
+ * missing, a write per page.
+ */
+static uint8_t *buf_alloc(size_t size)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+	void *p;
+
+#ifdef MAP_POPULATE
+	flags |= MAP_POPULATE;
+#endif
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (p == MAP_FAILED) {
+		errno = ENOMEM;
+		return NULL;
+	}
+#ifndef MAP_POPULATE
+	for (size_t i = 0; i < size; i += 4096) {
+		((volatile uint8_t *)p)[i] = 0;
+	}
+#endif
+	return p;
+}
+
+static void buf_free(uint8_t *p, size_t size)
+{
+	if (p) {
+		munmap(p, size);
+	}
+}
+
 static void free_writer(struct etl_writer *w)
 {
 	if (w->cpu) {
 		for (unsigned i = 0; i < w->o.cpus; i++) {
-			free(w->cpu[i].buf.base);
+			buf_free(w->cpu[i].buf.base, w->o.buffer_size);
 		}
 	}
 	free(w->cpu);
@@ -208,7 +252,7 @@ struct etl_writer *writer_create(const struct writer_opts *opts)
 	for (unsigned i = 0; i < w->o.cpus; i++) {
 		struct etl_buf *b = &w->cpu[i].buf;
 
-		b->base = calloc(1, w->o.buffer_size);
+		b->base = buf_alloc(w->o.buffer_size);
 		if (!b->base) {
 			goto err_free;
 		}
