@@ -52,7 +52,9 @@
  * buffer that takes a minute to fill would otherwise join the resident set
  * page by page, so a run's memory grew with its duration up to CPUs x
  * buffer size; now it is that from the first switch, and a short trial run
- * shows what a day-long one will take.
+ * shows what a day-long one will take. Up to WRITER_RESIDENT_MAX a writer:
+ * the scenario allows 1024 CPUs of 16 MiB (16 GiB), which only a run that
+ * fills them should take; past it, buffers fill in as they are written.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE */
 #include <assert.h>
@@ -182,19 +184,21 @@ int writer_validate_opts(const struct writer_opts *o, const char **why)
 	return ret;
 }
 
+#define WRITER_RESIDENT_MAX ((size_t)512 << 20) /* buffers faulted in at the start */
+
 /*
- * A CPU's buffer, zero-filled and resident (see Memory atop): one mapping
- * faulted in by the kernel in one call (MAP_POPULATE: about 50 ms for
- * 80 MiB, against about 10 times that for a write per page); where that is
- * missing, a write per page.
+ * A CPU's buffer, zero-filled and (@resident) faulted in: see Memory atop.
+ * One mapping faulted in by the kernel in one call (MAP_POPULATE: about
+ * 50 ms for 80 MiB, against about 10 times that for a write per page);
+ * where that is missing, a write per page.
  */
-static uint8_t *buf_alloc(size_t size)
+static uint8_t *buf_alloc(size_t size, bool resident)
 {
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
 	void *p;
 
 #ifdef MAP_POPULATE
-	flags |= MAP_POPULATE;
+	flags |= resident ? MAP_POPULATE : 0;
 #endif
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (p == MAP_FAILED) {
@@ -202,7 +206,7 @@ static uint8_t *buf_alloc(size_t size)
 		return NULL;
 	}
 #ifndef MAP_POPULATE
-	for (size_t i = 0; i < size; i += 4096) {
+	for (size_t i = 0; resident && i < size; i += 4096) {
 		((volatile uint8_t *)p)[i] = 0;
 	}
 #endif
@@ -252,7 +256,8 @@ struct etl_writer *writer_create(const struct writer_opts *opts)
 	for (unsigned i = 0; i < w->o.cpus; i++) {
 		struct etl_buf *b = &w->cpu[i].buf;
 
-		b->base = buf_alloc(w->o.buffer_size);
+		b->base = buf_alloc(w->o.buffer_size,
+				    (size_t)(i + 1u) * w->o.buffer_size <= WRITER_RESIDENT_MAX);
 		if (!b->base) {
 			goto err_free;
 		}
