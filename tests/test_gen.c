@@ -236,19 +236,11 @@ Test(gen, thread_churn_holds_no_memory, .timeout = 120)
 
 static void refused(const char *args, int want_status, const char *want_msg)
 {
-	char errfile[128];
 	char msg[1024] = "";
-	FILE *f;
 
-	snprintf(errfile, sizeof(errfile), "%s/err.txt", test_dir);
-	cr_assert_eq(
-		test_run("cd '%s' && '%s' gen -q %s 2>'%s'", test_dir, test_bin(), args, errfile),
-		want_status, "%s", args);
-	f = fopen(errfile, "r");
-	cr_assert_not_null(f);
-	size_t n = fread(msg, 1, sizeof(msg) - 1, f);
-	msg[n] = 0;
-	fclose(f);
+	cr_assert_eq(test_run("cd '%s' && '%s' gen -q %s 2>err.txt", test_dir, test_bin(), args),
+		     want_status, "%s", args);
+	test_read("err.txt", msg, sizeof(msg));
 	cr_assert_neq(strstr(msg, want_msg), NULL, "%s: stderr was: %s", args, msg);
 	cr_assert_eq(strchr(msg, '\n'), msg + strlen(msg) - 1, "one line: %s", msg);
 	cr_assert(!exists("out.etl"), "%s left out.etl", args);
@@ -304,20 +296,12 @@ Test(gen, bad_input_exits_2_with_one_line_and_no_file)
 /* A run that logged nothing says so (and still writes its files: they are valid). */
 Test(gen, an_empty_run_says_so)
 {
-	char path[256];
-	FILE *f;
 	char msg[1024] = "";
-	size_t n;
 
 	cr_assert_eq(test_run("cd '%s' && '%s' gen --duration 1us -o a.etl 2>err.txt", test_dir,
 			      test_bin()),
 		     0);
-	snprintf(path, sizeof(path), "%s/err.txt", test_dir);
-	f = fopen(path, "r");
-	cr_assert_not_null(f);
-	n = fread(msg, 1, sizeof(msg) - 1, f);
-	msg[n] = '\0';
-	fclose(f);
+	test_read("err.txt", msg, sizeof(msg));
 	cr_assert_neq(strstr(msg, "etwforge gen: note: no context switch or spin lock in 1us of "
 				  "simulated time: the files hold their headers only\n"),
 		      NULL, "%s", msg);

@@ -16,21 +16,6 @@
 
 TestSuite(inputs, .init = test_dir_make, .fini = test_dir_remove, .timeout = 60.);
 
-/* Run `etwforge ARGS` in the scratch folder; its stderr into @err. Return: the exit status. */
-static int run_err(const char *args, char *err, size_t errlen)
-{
-	FILE *f;
-	size_t n;
-	int st = test_run("cd '%s' && '%s' %s 2>err.txt >/dev/null", test_dir, test_bin(), args);
-
-	f = fopen(test_path("err.txt"), "r");
-	cr_assert_not_null(f);
-	n = fread(err, 1, errlen - 1, f);
-	err[n] = '\0';
-	fclose(f);
-	return st;
-}
-
 Test(inputs, an_input_that_cannot_be_opened_is_one_line_and_exit_2_everywhere)
 {
 	static const struct {
@@ -60,7 +45,8 @@ Test(inputs, an_input_that_cannot_be_opened_is_one_line_and_exit_2_everywhere)
 			      test_dir, test_bin()),
 		     0);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cr_expect_eq(run_err(cases[i].args, err, sizeof(err)), 2, "%s", cases[i].args);
+		cr_expect_eq(test_etwforge(cases[i].args, err, sizeof(err)), 2, "%s",
+			     cases[i].args);
 		cr_expect_str_eq(err, cases[i].want, "%s", cases[i].args);
 	}
 	cr_assert_eq(test_run("cd '%s' && test ! -e out.etl && test ! -e x.svg", test_dir), 0);
@@ -73,10 +59,10 @@ Test(inputs, a_binary_file_given_as_a_stream_says_it_is_not_json_lines)
 	cr_assert_eq(test_run("cd '%s' && '%s' gen -q --duration 20ms -o a.etl --truth a.jsonl",
 			      test_dir, test_bin()),
 		     0);
-	cr_assert_eq(run_err("replay a.etl -o out.etl", err, sizeof(err)), 2);
+	cr_assert_eq(test_etwforge("replay a.etl -o out.etl", err, sizeof(err)), 2);
 	cr_assert_str_eq(
 		err, "a.etl:1: not a JSON Lines stream: binary data (a NUL byte at offset 0x0)\n");
-	cr_assert_eq(run_err("verify a.etl --truth a.etl", err, sizeof(err)), 2);
+	cr_assert_eq(test_etwforge("verify a.etl --truth a.etl", err, sizeof(err)), 2);
 	cr_assert_str_eq(
 		err, "a.etl:1: not a JSON Lines stream: binary data (a NUL byte at offset 0x0)\n");
 	/* a NUL after good lines: said on its own line, at its own offset */
@@ -84,7 +70,7 @@ Test(inputs, a_binary_file_given_as_a_stream_says_it_is_not_json_lines)
 			      "n.jsonl && stat -c %%s n.jsonl > size.txt",
 			      test_dir),
 		     0);
-	cr_assert_eq(run_err("replay n.jsonl -o out.etl", err, sizeof(err)), 2);
+	cr_assert_eq(test_etwforge("replay n.jsonl -o out.etl", err, sizeof(err)), 2);
 	cr_assert_not_null(strstr(err, "n.jsonl:3: not a JSON Lines stream: binary data"), "%s",
 			   err);
 	cr_assert_eq(test_run("cd '%s' && test ! -e out.etl", test_dir), 0);
@@ -95,6 +81,6 @@ Test(inputs, an_output_folder_that_is_a_file_is_a_usage_error)
 	char err[1024];
 
 	cr_assert_eq(test_run("cd '%s' && touch f.etl", test_dir), 0);
-	cr_assert_eq(run_err("corpus -q --out f.etl", err, sizeof(err)), 2);
+	cr_assert_eq(test_etwforge("corpus -q --out f.etl", err, sizeof(err)), 2);
 	cr_assert_str_eq(err, "etwforge corpus: --out f.etl: not a directory\n");
 }

@@ -615,19 +615,10 @@ TestSuite(pmc_cli, .init = test_dir_make, .fini = test_dir_remove, .timeout = 30
 /* gen with @args; Return: its exit status, stderr in @msg */
 static int gen(const char *args, char *msg, size_t len)
 {
-	char path[128];
-	FILE *f;
-	size_t n;
-	int rc;
+	char cmd[1024];
 
-	rc = test_run("cd '%s' && '%s' gen -q %s 2>err.txt", test_dir, test_bin(), args);
-	snprintf(path, sizeof(path), "%s/err.txt", test_dir);
-	f = fopen(path, "r");
-	cr_assert_not_null(f);
-	n = fread(msg, 1, len - 1, f);
-	msg[n] = '\0';
-	fclose(f);
-	return rc;
+	snprintf(cmd, sizeof(cmd), "gen -q %s", args);
+	return test_etwforge(cmd, msg, len);
 }
 
 Test(pmc_cli, an_unknown_source_exits_2_with_one_line)

@@ -39,6 +39,27 @@ const char *test_path(const char *name)
 	return buf[k];
 }
 
+int test_etwforge(const char *args, char *err, size_t cap)
+{
+	int st = test_run("cd '%s' && '%s' %s 2>err.txt", test_dir, test_bin(), args);
+
+	test_read("err.txt", err, cap);
+	return st;
+}
+
+char *test_read(const char *name, char *buf, size_t cap)
+{
+	const char *p = test_path(name);
+	FILE *f = fopen(p, "rb");
+	size_t n;
+
+	cr_assert_not_null(f, "%s", p);
+	n = fread(buf, 1, cap - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
 const char *test_write(const char *name, const void *data, size_t len)
 {
 	const char *p = test_path(name);

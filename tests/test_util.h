@@ -25,6 +25,15 @@ const char *test_path(const char *name);
 /** test_write - write @len bytes of @data to SCRATCH/@name. Return: its path (test_path()). */
 const char *test_write(const char *name, const void *data, size_t len);
 
+/**
+ * test_etwforge - run `etwforge @args` (shell words) in the scratch folder, its
+ * standard error into @err (@cap bytes, NUL-terminated). Return: its exit status.
+ */
+int test_etwforge(const char *args, char *err, size_t cap);
+
+/** test_read - SCRATCH/@name into @buf (@cap bytes, NUL-terminated, cut to fit). Return: @buf. */
+char *test_read(const char *name, char *buf, size_t cap);
+
 /** test_run - run a shell command built printf-style. Return: its exit status, -1 if killed. */
 int test_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

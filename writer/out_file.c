@@ -418,6 +418,17 @@ static bool is_null_device(const struct stat *st)
 	return known > 0 && st->st_rdev == null_rdev;
 }
 
+/* What @st says of an output that exists: its identity and, when not a regular file, its kind. */
+static void out_file_stat(struct out_file *f, const struct stat *st)
+{
+	f->exists = true;
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->mode = st->st_mode;
+	f->is_chr = S_ISCHR(st->st_mode);
+	f->is_null = is_null_device(st);
+}
+
 /* ---- the set ---------------------------------------------------------------- */
 
 void out_set_init(struct out_set *s)
@@ -577,12 +588,7 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 		}
 		f->kind = OUT_STDOUT;
 		if (fstat(STDOUT_FILENO, &st) == 0) {
-			f->exists = true;
-			f->dev = st.st_dev;
-			f->ino = st.st_ino;
-			f->mode = st.st_mode;
-			f->is_chr = S_ISCHR(st.st_mode);
-			f->is_null = is_null_device(&st);
+			out_file_stat(f, &st);
 		}
 	} else if (stat(path, &named) == 0 && !S_ISREG(named.st_mode) && !S_ISDIR(named.st_mode)) {
 		/*
@@ -595,12 +601,7 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 			goto enomem;
 		}
 		f->kind = OUT_IN_PLACE;
-		f->exists = true;
-		f->dev = named.st_dev;
-		f->ino = named.st_ino;
-		f->mode = named.st_mode;
-		f->is_chr = S_ISCHR(named.st_mode);
-		f->is_null = is_null_device(&named);
+		out_file_stat(f, &named);
 	} else {
 		bool was_named = stat(path, &named) == 0;
 
@@ -615,10 +616,7 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 					       : "out of memory");
 		}
 		if (stat(f->target, &st) == 0) {
-			f->exists = true;
-			f->dev = st.st_dev;
-			f->ino = st.st_ino;
-			f->mode = st.st_mode;
+			out_file_stat(f, &st);
 		}
 		if (f->exists && S_ISDIR(st.st_mode)) {
 			rc = fail(err, errlen, -EISDIR, path, "is a directory");
@@ -632,8 +630,6 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 				  "cannot be replaced: the file it names has no path (deleted?)");
 		} else if (f->exists && !S_ISREG(st.st_mode)) {
 			f->kind = OUT_IN_PLACE; /* it changed since the stat above */
-			f->is_chr = S_ISCHR(st.st_mode);
-			f->is_null = is_null_device(&st);
 		} else {
 			f->kind = OUT_RENAME;
 		}
