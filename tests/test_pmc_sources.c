@@ -18,7 +18,7 @@
 #include "pebs_model/pebs.h"
 #include "pebs_model/pmc_sources.h"
 #include "tests/test_util.h"
-#include "tools/lib/scenario.h"
+#include "tools/lib/scenario/scenario.h"
 
 #define NNAMES 31
 

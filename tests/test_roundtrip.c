@@ -16,7 +16,7 @@
 
 #include "tests/test_util.h"
 #include "tests/stream_gen.h"
-#include "tools/lib/truth.h"
+#include "tools/lib/truth/truth.h"
 
 TestSuite(roundtrip, .init = test_dir_make, .fini = test_dir_remove);
 

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/lib/scenario.h"
+#include "tools/lib/scenario/scenario.h"
 
 TestSuite(scenario, .timeout = 20.);
 

@@ -19,7 +19,7 @@
 #include "spinlock_model/spinlock.h"
 #include "spinlock_model/spinlock_internal.h"
 #include "tests/fake_backend.h"
-#include "tools/lib/scenario.h"
+#include "tools/lib/scenario/scenario.h"
 
 /* ---- the predicate -------------------------------------------------------- */
 

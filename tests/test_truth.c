@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/lib/truth.h"
+#include "tools/lib/truth/truth.h"
 
 static char dir[64];
 static char path[128];

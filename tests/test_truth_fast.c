@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "tests/truth_step.h"
-#include "tools/lib/truth.h"
-#include "tools/lib/truth_fast.h"
+#include "tools/lib/truth/truth.h"
+#include "tools/lib/truth/truth_fast.h"
 
 static char dir[64];
 static char path[128];

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/lib/truth.h"
+#include "tools/lib/truth/truth.h"
 
 struct truth_step {
 	int rc;

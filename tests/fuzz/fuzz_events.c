@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "producer/etw_layout.h"
-#include "tools/lib/event_stream.h"
+#include "tools/lib/read/event_stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

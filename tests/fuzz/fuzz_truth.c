@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "tests/truth_step.h"
-#include "tools/lib/truth.h"
-#include "tools/lib/truth_fast.h"
+#include "tools/lib/truth/truth.h"
+#include "tools/lib/truth/truth_fast.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

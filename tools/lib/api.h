@@ -8,8 +8,8 @@
 #define TOOLS_LIB_API_H
 
 #include "etwforge/etwforge.h"
-#include "tools/lib/scenario.h"
-#include "tools/lib/session_run.h"
+#include "tools/lib/scenario/scenario.h"
+#include "tools/lib/run/session_run.h"
 
 /** struct etwforge_scenario - a scenario being built (handle of the API). */
 struct etwforge_scenario {

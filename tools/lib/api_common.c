@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "tools/lib/api.h"
-#include "tools/lib/one_line.h"
+#include "tools/lib/common/one_line.h"
 #include "writer/out_file.h"
 
 static int vfail(struct etwforge_error *err, int code, int status, bool located, const char *fmt,

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tools/lib/api.h"
-#include "tools/lib/json_out.h"
+#include "tools/lib/common/json_out.h"
 
 static void kfmt(struct jout *j, const char *key, const char *fmt, uint64_t v)
 {

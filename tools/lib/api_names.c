@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "tools/lib/api.h"
-#include "tools/lib/input_file.h"
-#include "tools/lib/truth.h"
-#include "tools/lib/truth_match.h"
+#include "tools/lib/common/input_file.h"
+#include "tools/lib/truth/truth.h"
+#include "tools/lib/run/truth_match.h"
 
 #define NAMES_MAX_GROUPS 64
 #define NAMES_PROBE	 32 /* first switches kept to hold against the file's */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "tools/lib/api.h"
-#include "tools/lib/schema.h"
+#include "tools/lib/scenario/schema.h"
 #include "writer/out_file.h"
 
 /** struct etwforge_output - the handle: one out_set. */

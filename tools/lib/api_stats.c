@@ -13,7 +13,7 @@
 #include "producer/ccswap_expand.h"
 #include "producer/etw_layout.h"
 #include "tools/lib/api.h"
-#include "tools/lib/json_out.h"
+#include "tools/lib/common/json_out.h"
 #include "writer/etl_reader.h"
 
 struct etwforge_file;

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "tools/lib/bench.h"
-#include "tools/lib/json_out.h"
+#include "tools/lib/common/json_out.h"
 
 static const char *const size_names[] = {"full", "quick", "tiny"};
 

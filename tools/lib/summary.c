@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "tools/lib/api.h"
-#include "tools/lib/json_out.h"
+#include "tools/lib/common/json_out.h"
 
 const char *etwforge_flush_reason_name(unsigned reason)
 {

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/common/input_file.c - see input_file.h.
+ */
+#include "tools/lib/common/input_file.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+FILE *input_open(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	int e;
+
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
+	if (!f) {
+		e = errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
+		errno = e;
+	}
+	return f;
+}

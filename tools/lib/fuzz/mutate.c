@@ -1,0 +1,1143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/fuzz/mutate.c - the structure-aware mutator behind
+ * etwforge_mutator_*(): it reads an ETL file back into the stream that
+ * would make it (the session set-up from the logfile header, every switch
+ * and spin lock of every CPU, in time order), mutates that stream, and
+ * encodes it again through the engine (producer + writer into memory). So
+ * a mutant is a valid file whatever was changed, and the changes are the
+ * ones that move a parser into deep states: thread churn that fills the
+ * TidTable, deltas at the record-form and flush boundaries, tick jumps,
+ * batch fill, thread states and priorities, spin-lock nesting and flags,
+ * PMC counts, clocks, buffer sizes, CPU counts, compression.
+ *
+ *   input ETL ──reader──► model: trace_config + records (+ ticks made up
+ *       │                 from time; what a compact batch does not carry
+ *       │                 is left at 0)
+ *       │ (not an ETL file: a small stream made from its bytes)
+ *       ▼
+ *   1..4 operators ──► repair (ranges, per-CPU time order, switches chain)
+ *       ──► engine_mem ──► output ETL (shrunk until it fits max_size)
+ *       ──► optionally one mangle rule (mangle.c): then it is broken on purpose
+ *
+ * Deterministic: the same seed and inputs give the same output.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "scheduler_model/sim_rng.h"
+#include "producer/ccswap_expand.h"
+#include "producer/spin_sample.h"
+#include "producer/targets.h"
+#include "tools/lib/api.h"
+#include "tools/lib/fuzz/corpus.h"
+#include "tools/lib/run/engine_mem.h"
+#include "tools/lib/read/event_stream.h"
+#include "tools/lib/truth/truth.h"
+#include "writer/etl_layout.h"
+
+#define MUT_MAX_RECORDS 2048 /* what a model keeps of an input */
+#define MUT_MAX_CPUS	64
+#define MUT_MAX_BUFFER	65536u
+
+/* One record of the model: a switch, a spin-lock release or a stop. */
+struct mrec {
+	enum truth_kind kind;
+	uint64_t t;    /* in the session clock's units */
+	uint32_t jump; /* ticks added before it (op_ticks) */
+	union {
+		struct sim_cswitch cs;
+		struct sim_spinlock sl;
+		struct sim_ccswap_stop stop;
+	} u;
+};
+
+/* The stream of one file: its set-up and its records in time order. */
+struct model {
+	struct trace_config cfg;
+	struct mrec *r;
+	unsigned n, cap;
+	uint32_t start_tick;
+};
+
+struct etwforge_mutator {
+	struct sim_rng rng;
+	unsigned mangle_percent;
+	struct model m, other;
+	uint8_t *out;
+	size_t out_len;
+	char what[256];
+};
+
+/* ---- the model ------------------------------------------------------------------ */
+
+static struct mrec *model_add(struct model *m)
+{
+	if (m->n == m->cap) {
+		unsigned cap = m->cap ? 2 * m->cap : 256;
+		struct mrec *r;
+
+		if (m->n >= MUT_MAX_RECORDS * 2) {
+			return NULL;
+		}
+		r = realloc(m->r, cap * sizeof(*r));
+		if (!r) {
+			return NULL;
+		}
+		m->r = r;
+		m->cap = cap;
+	}
+	memset(&m->r[m->n], 0, sizeof(m->r[0]));
+	return &m->r[m->n++];
+}
+
+/* Insert @k zeroed records at @at. Return: the first, or NULL. */
+static struct mrec *model_insert(struct model *m, unsigned at, unsigned k)
+{
+	if (at > m->n) {
+		at = m->n;
+	}
+	for (unsigned i = 0; i < k; i++) {
+		if (!model_add(m)) {
+			return NULL;
+		}
+	}
+	memmove(&m->r[at + k], &m->r[at], (m->n - k - at) * sizeof(m->r[0]));
+	memset(&m->r[at], 0, k * sizeof(m->r[0]));
+	return &m->r[at];
+}
+
+static void model_delete(struct model *m, unsigned at, unsigned k)
+{
+	if (at >= m->n) {
+		return;
+	}
+	if (k > m->n - at) {
+		k = m->n - at;
+	}
+	memmove(&m->r[at], &m->r[at + k], (m->n - at - k) * sizeof(m->r[0]));
+	m->n -= k;
+}
+
+static struct trace_session_cfg *sess(struct model *m)
+{
+	return &m->cfg.sessions[0];
+}
+
+static enum sim_clock clk(const struct model *m)
+{
+	return m->cfg.sessions[0].clock;
+}
+
+/* A machine and one session with etwforge's defaults, 4 KiB buffers. */
+static void model_defaults(struct model *m)
+{
+	struct trace_session_cfg *s;
+
+	m->n = 0;
+	trace_config_defaults(&m->cfg);
+	m->cfg.cpus = 1;
+	m->cfg.nsessions = 1;
+	s = sess(m);
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "NT Kernel Logger");
+	snprintf(s->file, sizeof(s->file), "mutant.etl");
+	s->clock = SIM_CLOCK_QPC;
+	s->flags = PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT;
+	s->buffer_size = 4096;
+	m->cfg.have_start_ts = true;
+	for (unsigned c = 1; c < SIM_CLOCK_SLOTS; c++) {
+		m->cfg.start_ts[c] = 36000000000ull;
+	}
+}
+
+/* The session's PMC counters: @n machine counters named C0.. in order. */
+static void set_counters(struct model *m, unsigned n)
+{
+	struct trace_session_cfg *s = sess(m);
+
+	if (n > SIM_MAX_PMC) {
+		n = SIM_MAX_PMC;
+	}
+	m->cfg.ncounters = 0;
+	for (unsigned j = 0; j < n; j++) {
+		char name[16]; /* "C" and any unsigned: no truncation for gcc to suspect */
+
+		snprintf(name, sizeof(name), "C%u", j);
+		s->pmc_counters[j] = (uint8_t)trace_config_counter_id(&m->cfg, name);
+	}
+	s->pmc_count = n;
+}
+
+static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi, uint64_t dflt)
+{
+	return v < lo || v > hi ? dflt : v;
+}
+
+/* 100 ns units of @d clock units (rounded down), for ticks. */
+static uint64_t to_100ns(const struct model *m, uint64_t d)
+{
+	const struct trace_config *c = &m->cfg;
+
+	switch (clk(m)) {
+	case SIM_CLOCK_QPC:
+		return d / c->perf_freq * 10000000u + d % c->perf_freq * 10000000u / c->perf_freq;
+	case SIM_CLOCK_CYCLES:
+		return d / c->cpu_mhz * 10u + d % c->cpu_mhz * 10u / c->cpu_mhz;
+	default:
+		return d;
+	}
+}
+
+static uint32_t tick_at(const struct model *m, uint64_t t)
+{
+	uint64_t s = m->cfg.start_ts[clk(m)];
+
+	return m->start_tick + (uint32_t)(to_100ns(m, t > s ? t - s : 0) / m->cfg.timer_resolution);
+}
+
+/* The sampling parameters of the first spin-lock configuration rundown (0x0F4B) of @d. */
+static void spin_config_from(struct model *m, const struct etl_reader *d)
+{
+	for (unsigned i = 1; i < etl_reader_buffer_count(d); i++) {
+		const struct etl_buffer *b = etl_reader_buffer(d, i);
+		struct etw_spinlock_config sc;
+		struct spin_sampling p;
+		struct etl_record r;
+		struct etl_error e;
+		const char *why;
+		size_t pos = 0;
+
+		while (etl_buffer_next(d, b, &pos, &r, &e) > 0) {
+			if (r.kind != ETL_KIND_SYSTEM || r.hook_id != ETW_HOOK_SPINLOCK_DC_START ||
+			    etw_decode_spinlock_config(r.payload, r.payload_len, &sc) < 0) {
+				continue;
+			}
+			p.spin_threshold = sc.spin_threshold;
+			p.acquire_sample_rate = sc.acquire_sample_rate;
+			p.contention_sample_rate = sc.contention_sample_rate;
+			p.hold_threshold = sc.hold_threshold;
+			if (spin_sampling_check(&p, &why) == 0) {
+				m->cfg.spin = p;
+			}
+			return;
+		}
+	}
+}
+
+/* The session set-up of the file @d. */
+static void config_from(struct model *m, const struct etl_reader *d)
+{
+	const struct etl_logfile *lf = etl_reader_logfile(d);
+	const struct etw_target *t = etw_target_by_build(lf->provider_version);
+	struct trace_session_cfg *s = sess(m);
+	uint32_t bs = lf->buffer_size / 4096u * 4096u;
+
+	m->cfg.arch = lf->is64 ? ETL_ARCH_X64 : ETL_ARCH_X86;
+	m->cfg.cpus = (unsigned)clamp_u64(lf->number_of_processors, 1, MUT_MAX_CPUS, 1);
+	if (t) {
+		m->cfg.target = t;
+		m->cfg.max_wait_reason = t->max_wait_reason;
+	}
+	m->cfg.cpu_mhz = (uint32_t)clamp_u64(lf->cpu_speed_mhz, 1, 100000, 3000);
+	m->cfg.perf_freq = clamp_u64((uint64_t)lf->perf_freq, 1, 10000000000ull, 10000000);
+	m->cfg.timer_resolution = (uint32_t)clamp_u64(lf->timer_resolution, 5000, 156250, 156250);
+	if (lf->start_time > 0 && lf->start_time < (int64_t)1 << 61) {
+		m->cfg.start_time = lf->start_time;
+		m->cfg.boot_time = lf->boot_time > 0 && lf->boot_time <= lf->start_time
+					   ? lf->boot_time
+					   : lf->start_time - 36000000000ll;
+	}
+	s->clock = lf->reserved_flags >= 1 && lf->reserved_flags <= 3
+			   ? (enum sim_clock)lf->reserved_flags
+			   : SIM_CLOCK_QPC;
+	s->buffer_size = (uint32_t)clamp_u64(bs, 4096, MUT_MAX_BUFFER, 4096);
+	s->compress = (lf->log_file_mode & ETL_MODE_COMPRESSED) != 0;
+	if (lf->header_system_time < (uint64_t)1 << 62) {
+		m->cfg.start_ts[s->clock] = lf->header_system_time;
+	}
+	m->start_tick = (uint32_t)(36000000000ull / m->cfg.timer_resolution);
+	spin_config_from(m, d);
+}
+
+/* One CPU's events of @d as model records (appended), and what they say of the session. */
+static void events_from(struct model *m, const struct etl_reader *d, unsigned cpu, unsigned *flags,
+			unsigned *pmc, bool *pebs, uint16_t *pmc_hooks)
+{
+	struct dec_cursor c;
+	struct dec_event ev;
+	struct etl_error e;
+	const struct trace_config *cfg = &m->cfg;
+
+	dec_cursor_init(&c, d, cpu, DEC_EV_CSWITCH | DEC_EV_COMPACT | DEC_EV_SPINLOCK,
+			cfg->max_wait_reason);
+	while (m->n < MUT_MAX_RECORDS) {
+		int r = dec_cursor_next(&c, &ev, &e);
+		struct mrec *x;
+
+		if (r == 0) {
+			break;
+		}
+		if (r < 0) {
+			continue; /* a damaged batch: the cursor goes on after it */
+		}
+		x = model_add(m);
+		if (!x) {
+			return;
+		}
+		for (unsigned j = 0; j < ev.rec.pmc_count && j < SIM_MAX_PMC; j++) {
+			x->u.cs.pmc[j] = ev.rec.pmc[j];
+		}
+		if (ev.rec.pmc_count > *pmc) {
+			*pmc = ev.rec.pmc_count;
+		}
+		if (ev.rec.pmc_count) {
+			*pmc_hooks |= ev.kind == DEC_EV_SPINLOCK  ? 4u
+				      : ev.kind == DEC_EV_COMPACT ? 2u
+								  : 1u;
+		}
+		*pebs = *pebs || ev.rec.has_pebs;
+		if (ev.kind == DEC_EV_SPINLOCK) {
+			struct sim_spinlock *sl = &x->u.sl;
+			uint64_t pmcv[SIM_MAX_COUNTERS];
+
+			memcpy(pmcv, x->u.cs.pmc, sizeof(pmcv));
+			memset(sl, 0, sizeof(*sl));
+			memcpy(sl->pmc, pmcv, sizeof(sl->pmc));
+			x->kind = TRUTH_SPINLOCK;
+			x->t = ev.rec.ts;
+			sl->cpu = cpu;
+			sl->lock = ev.u.sl.lock_address;
+			sl->caller = ev.u.sl.caller_address;
+			sl->acquire_time = ev.u.sl.acquire_time;
+			sl->release_time = ev.u.sl.release_time;
+			sl->wait_cycles = ev.u.sl.wait_cycles;
+			sl->spin_count = ev.u.sl.spin_count;
+			sl->tid = ev.u.sl.tid;
+			sl->interrupt_count = ev.u.sl.interrupt_count;
+			sl->irql = ev.u.sl.irql;
+			sl->depth = ev.u.sl.depth;
+			sl->mode = ev.u.sl.acquire_mode;
+			sl->dpc = ev.u.sl.execute_dpc;
+			sl->isr = ev.u.sl.execute_isr;
+			sl->logged = true;
+			sl->why = SIM_SPIN_CONTENDED;
+			*flags |= PRODUCER_F_SPINLOCK;
+			continue;
+		}
+		x->kind = TRUTH_CSWITCH;
+		x->u.cs.cpu = cpu;
+		x->u.cs.pebs_index = ev.rec.pebs_index;
+		if (ev.kind == DEC_EV_CSWITCH) {
+			const struct etw_cswitch *w = &ev.u.cs;
+			struct sim_cswitch *cs = &x->u.cs;
+
+			x->t = ev.rec.ts;
+			cs->new_tid = w->new_tid;
+			cs->old_tid = w->old_tid;
+			cs->new_pri = w->new_pri;
+			cs->old_pri = w->old_pri;
+			cs->old_base_pri = w->old_pri;
+			cs->prev_cstate = w->prev_cstate;
+			cs->new_pri_decrement = w->new_pri_decrement;
+			cs->old_wait_reason = w->old_wait_reason;
+			cs->old_wait_mode = (uint8_t)(w->wait_mode_or_flags & 1u);
+			cs->old_state = w->old_state;
+			cs->old_ideal_cpu = w->old_ideal_cpu;
+			cs->new_wait_ticks = w->new_wait_time;
+			cs->old_remaining_quantum = w->old_remaining_quantum;
+			*flags |= PRODUCER_F_CSWITCH;
+		} else {
+			const struct etw_cswitch_compact *cc = &ev.u.cc;
+			struct sim_cswitch *cs = &x->u.cs;
+			struct etw_ccswap_buffer hdr;
+
+			x->t = cc->ts;
+			cs->old_tid = cc->old_tid;
+			cs->new_tid = ev.new_tid_known ? ev.new_tid : 0;
+			cs->old_pri = cc->old_pri;
+			cs->old_base_pri = cc->old_pri;
+			if (cc->form == ETW_CCSWAP_LITE &&
+			    etw_decode_ccswap_buffer(ev.rec.payload, ev.rec.payload_len, &hdr) >
+				    0) {
+				cs->old_base_pri = hdr.base_pri[cc->tid_index & 15u];
+			}
+			cs->old_state = cc->old_state;
+			cs->old_wait_reason = cc->old_wait_reason;
+			cs->new_wait_ticks = cc->wait_le1 ? 0 : cc->wait_time;
+			*flags |= PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT;
+		}
+	}
+}
+
+/* Merge the per-CPU runs [starts[c], starts[c+1]) of @m->r by time (stable). */
+static int merge_by_time(struct model *m, const unsigned *starts, unsigned ncpu)
+{
+	struct mrec *out = malloc((m->n ? m->n : 1) * sizeof(*out));
+	unsigned pos[MUT_MAX_CPUS + 1];
+
+	if (!out) {
+		return -ENOMEM;
+	}
+	memcpy(pos, starts, (ncpu + 1) * sizeof(pos[0]));
+	for (unsigned k = 0; k < m->n; k++) {
+		unsigned best = ncpu;
+
+		for (unsigned c = 0; c < ncpu; c++) {
+			if (pos[c] < starts[c + 1] &&
+			    (best == ncpu || m->r[pos[c]].t < m->r[pos[best]].t)) {
+				best = c;
+			}
+		}
+		out[k] = m->r[pos[best]++];
+	}
+	memcpy(m->r, out, m->n * sizeof(*out));
+	free(out);
+	return 0;
+}
+
+/* Read @data as an ETL file into @m. Return: 0, or -EINVAL when nothing usable is in it. */
+static int model_from_etl(struct model *m, const uint8_t *data, size_t len)
+{
+	struct etl_error e;
+	struct etl_reader *d;
+	unsigned starts[MUT_MAX_CPUS + 1], flags = 0, pmc = 0;
+	uint16_t pmc_hooks = 0;
+	bool pebs = false;
+	struct trace_session_cfg *s;
+
+	model_defaults(m);
+	d = etl_reader_open_mem_flags(data, len, "input", ETL_OPEN_SALVAGE | ETL_OPEN_KEEP_GOING,
+				      &e);
+	if (!d) {
+		return -EINVAL;
+	}
+	config_from(m, d);
+	for (unsigned cpu = 0; cpu < m->cfg.cpus; cpu++) {
+		starts[cpu] = m->n;
+		events_from(m, d, cpu, &flags, &pmc, &pebs, &pmc_hooks);
+	}
+	starts[m->cfg.cpus] = m->n;
+	etl_reader_close(d);
+	if (m->n == 0 || merge_by_time(m, starts, m->cfg.cpus) < 0) {
+		return -EINVAL;
+	}
+	s = sess(m);
+	s->flags = flags & PRODUCER_F_COMPACT ? flags | PRODUCER_F_CSWITCH : flags;
+	if (!(s->flags & (PRODUCER_F_CSWITCH | PRODUCER_F_SPINLOCK))) {
+		s->flags = PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT;
+	}
+	s->pebs = pebs;
+	set_counters(m, pmc);
+	s->pmc_event_count = 0;
+	if (pmc) {
+		static const uint16_t hooks[] = {0x0524, 0x0525, 0x0529};
+
+		for (unsigned j = 0; j < 3; j++) {
+			if (pmc_hooks & (1u << j)) {
+				s->pmc_events[s->pmc_event_count++] = hooks[j];
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- random helpers --------------------------------------------------------------- */
+
+static uint64_t rnd(struct etwforge_mutator *x, uint64_t n)
+{
+	return sim_rng_below(&x->rng, n);
+}
+
+static void note(struct etwforge_mutator *x, const char *what)
+{
+	size_t n = strlen(x->what);
+
+	snprintf(x->what + n, sizeof(x->what) - n, "%s%s", n ? "+" : "", what);
+}
+
+/* A thread id (multiple of 4), new to @m most of the time. */
+static uint32_t some_tid(struct etwforge_mutator *x, const struct model *m)
+{
+	if (m->n && rnd(x, 4) == 0) {
+		const struct mrec *r = &m->r[rnd(x, m->n)];
+
+		if (r->kind == TRUTH_CSWITCH && r->u.cs.new_tid) {
+			return r->u.cs.new_tid;
+		}
+	}
+	return 4u * (uint32_t)(16 + rnd(x, 1u << 14));
+}
+
+/* The index of a random switch, or @m->n when there is none. */
+static unsigned some_switch(struct etwforge_mutator *x, const struct model *m)
+{
+	for (int tries = 0; tries < 8 && m->n; tries++) {
+		unsigned i = (unsigned)rnd(x, m->n);
+
+		if (m->r[i].kind == TRUTH_CSWITCH) {
+			return i;
+		}
+	}
+	return m->n;
+}
+
+static uint32_t rec_cpu(const struct mrec *r)
+{
+	return r->kind == TRUTH_SPINLOCK ? r->u.sl.cpu : r->u.cs.cpu;
+}
+
+/* The previous record on @cpu before @i (or @i itself when none). */
+static unsigned prev_on_cpu(const struct model *m, unsigned i, uint32_t cpu)
+{
+	for (unsigned k = i; k-- > 0;) {
+		if (m->r[k].kind != TRUTH_CCSWAP_STOP && rec_cpu(&m->r[k]) == cpu) {
+			return k;
+		}
+	}
+	return i;
+}
+
+/* Shift the time of every record of @cpu from @i on by @d (repair keeps the order). */
+static void shift_cpu(struct model *m, unsigned i, uint32_t cpu, uint64_t d)
+{
+	for (unsigned k = i; k < m->n; k++) {
+		if (m->r[k].kind == TRUTH_CCSWAP_STOP || rec_cpu(&m->r[k]) == cpu) {
+			m->r[k].t += d;
+		}
+	}
+}
+
+/* ---- operators -------------------------------------------------------------------- */
+
+static const uint64_t deltas[] = {0,	   1,	       0x3FFF,	   0x4000,     0x1FFFF,
+				  0x20000, 0x3FFFFFFF, 0x40000000, 0x40000001, 0xFFFFFFFFull,
+				  7,	   0x8000};
+
+/* A switch's delta from the previous record on its CPU set to a boundary value. */
+static void op_delta(struct etwforge_mutator *x, struct model *m)
+{
+	unsigned i = some_switch(x, m), p;
+	uint64_t want, have;
+
+	if (i == m->n) {
+		return;
+	}
+	p = prev_on_cpu(m, i, m->r[i].u.cs.cpu);
+	want = deltas[rnd(x, sizeof(deltas) / sizeof(deltas[0]))];
+	have = p == i ? 0 : m->r[i].t - m->r[p].t;
+	if (p == i || m->r[i].t < m->r[p].t) {
+		return;
+	}
+	if (want > have) {
+		shift_cpu(m, i, m->r[i].u.cs.cpu, want - have);
+	} else {
+		for (unsigned k = i; k < m->n; k++) {
+			if (m->r[k].kind != TRUTH_CCSWAP_STOP &&
+			    rec_cpu(&m->r[k]) == m->r[i].u.cs.cpu) {
+				m->r[k].t -= have - want;
+			}
+		}
+	}
+	note(x, "delta");
+}
+
+/* A tick jump of 499, 500, 501 or more before a record (kept by repair). */
+static void op_ticks(struct etwforge_mutator *x, struct model *m)
+{
+	static const uint32_t jumps[] = {499, 500, 501, 502, 1000, 65536};
+
+	if (m->n == 0) {
+		return;
+	}
+	m->r[rnd(x, m->n)].jump = jumps[rnd(x, sizeof(jumps) / sizeof(jumps[0]))];
+	note(x, "ticks");
+}
+
+/* Insert @k switches on one CPU, each to a new thread (or alternating with idle). */
+static void insert_run(struct etwforge_mutator *x, struct model *m, unsigned k, bool idle_pairs,
+		       uint64_t gap)
+{
+	unsigned at = m->n ? (unsigned)rnd(x, m->n + 1) : 0;
+	uint32_t cpu = (uint32_t)rnd(x, m->cfg.cpus);
+	uint32_t t = some_tid(x, m);
+	uint64_t base =
+		at < m->n ? m->r[at].t : (m->n ? m->r[m->n - 1].t : m->cfg.start_ts[clk(m)]);
+	struct mrec *r;
+
+	if (m->n + k > MUT_MAX_RECORDS) {
+		return;
+	}
+	r = model_insert(m, at, k);
+	if (!r) {
+		return;
+	}
+	for (unsigned j = 0; j < k; j++) {
+		struct sim_cswitch *cs = &r[j].u.cs;
+
+		r[j].kind = TRUTH_CSWITCH;
+		r[j].t = base + gap * j;
+		cs->cpu = cpu;
+		cs->new_tid = idle_pairs ? (j % 2 ? 0 : t) : some_tid(x, m);
+		cs->old_pri = cs->old_base_pri = (int8_t)(1 + rnd(x, 15));
+		cs->new_pri = (int8_t)(1 + rnd(x, 15));
+		cs->old_state = 5;
+		cs->old_wait_reason = 6;
+	}
+	shift_cpu(m, at + k, cpu, gap * k);
+}
+
+static void op_threads(struct etwforge_mutator *x, struct model *m)
+{
+	static const unsigned runs[] = {15, 16, 17, 18, 33};
+
+	insert_run(x, m, runs[rnd(x, 5)], false, 1 + rnd(x, 64));
+	note(x, "threads");
+}
+
+static void op_fill(struct etwforge_mutator *x, struct model *m)
+{
+	insert_run(x, m, 140 + (unsigned)rnd(x, 200), true, 1 + rnd(x, 16));
+	note(x, "fill");
+}
+
+/* A switch's old thread state, wait reason, priority and the new thread's wait. */
+static void op_switch_fields(struct etwforge_mutator *x, struct model *m)
+{
+	static const int incs[] = {-1, 0, 1, 7, 8, 15, -8};
+	static const uint32_t waits[] = {0, 1, 2, 0x1FFFF, 0x20000, 0xFFFFFFFFu, 3};
+	unsigned i = some_switch(x, m);
+	struct sim_cswitch *cs;
+
+	if (i == m->n) {
+		return;
+	}
+	cs = &m->r[i].u.cs;
+	switch (rnd(x, 4)) {
+	case 0:
+		cs->old_state = (uint8_t)rnd(x, 11);
+		cs->old_wait_reason = (uint8_t)rnd(x, m->cfg.max_wait_reason);
+		break;
+	case 1:
+		cs->old_base_pri = (int8_t)rnd(x, 32);
+		cs->old_pri = (int8_t)(cs->old_base_pri + incs[rnd(x, 7)]);
+		break;
+	case 2:
+		cs->new_wait_ticks = waits[rnd(x, 7)];
+		break;
+	default:
+		cs->new_tid = rnd(x, 3) ? some_tid(x, m) : 0;
+		break;
+	}
+	note(x, "fields");
+}
+
+/* Delete, duplicate or swap a run of records. */
+static void op_splice(struct etwforge_mutator *x, struct model *m)
+{
+	unsigned at, k;
+
+	if (m->n < 2) {
+		return;
+	}
+	at = (unsigned)rnd(x, m->n);
+	k = 1 + (unsigned)rnd(x, m->n - at < 32 ? m->n - at : 32);
+	if (rnd(x, 2) || m->n + k > MUT_MAX_RECORDS) {
+		model_delete(m, at, k);
+		note(x, "delete");
+	} else {
+		struct mrec *r = model_insert(m, at + k, k);
+
+		if (r) {
+			memcpy(r, &m->r[at], k * sizeof(*r));
+			note(x, "duplicate");
+		}
+	}
+}
+
+/* Spin-lock releases: nested up to 9 deep, modes, DPC/ISR, spin counts, holds. */
+static void op_spinlocks(struct etwforge_mutator *x, struct model *m)
+{
+	unsigned depth = 1 + (unsigned)rnd(x, 9);
+	unsigned at = m->n ? (unsigned)rnd(x, m->n + 1) : 0;
+	uint32_t cpu = (uint32_t)rnd(x, m->cfg.cpus);
+	uint64_t base =
+		at < m->n ? m->r[at].t : (m->n ? m->r[m->n - 1].t : m->cfg.start_ts[clk(m)]);
+	bool x86 = m->cfg.arch == ETL_ARCH_X86;
+	struct mrec *r;
+
+	if (m->n + depth > MUT_MAX_RECORDS || !(r = model_insert(m, at, depth))) {
+		return;
+	}
+	sess(m)->flags |= PRODUCER_F_SPINLOCK;
+	for (unsigned j = 0; j < depth; j++) {
+		struct sim_spinlock *sl = &r[j].u.sl;
+		static const uint32_t spins[] = {0, 1, 2, 1000, 0xFFFFFFFFu};
+
+		r[j].kind = TRUTH_SPINLOCK;
+		r[j].t = base + j;
+		sl->cpu = cpu;
+		sl->lock = (x86 ? 0x82000000u : 0xFFFFF80312000000ull) + 8u * rnd(x, 4096);
+		sl->caller = (x86 ? 0x81000000u : 0xFFFFF80310000000ull) + rnd(x, 1u << 20);
+		sl->release_time = 1000000000ull + base + j;
+		sl->acquire_time = sl->release_time - (rnd(x, 2) ? 1000001 : rnd(x, 5000));
+		sl->wait_cycles = rnd(x, 3) ? rnd(x, 4000) : 0x100000005ull;
+		sl->spin_count = spins[rnd(x, 5)];
+		sl->tid = some_tid(x, m);
+		sl->interrupt_count = (uint32_t)rnd(x, 3);
+		sl->irql = (uint8_t)(rnd(x, 2) ? 2 : rnd(x, 32));
+		sl->depth = (uint8_t)(depth - j);
+		sl->mode = (uint8_t)rnd(x, 5);
+		sl->dpc = rnd(x, 3) == 0;
+		sl->isr = rnd(x, 3) == 0;
+		sl->logged = depth - j <= 8;
+		sl->why = sl->logged ? SIM_SPIN_CONTENDED : SIM_SPIN_NONE;
+	}
+	shift_cpu(m, at + depth, cpu, depth);
+	note(x, "spinlocks");
+}
+
+static void op_stop(struct etwforge_mutator *x, struct model *m)
+{
+	unsigned at = m->n ? (unsigned)rnd(x, m->n + 1) : 0;
+	struct mrec *r = m->n < MUT_MAX_RECORDS ? model_insert(m, at, 1) : NULL;
+
+	if (r) {
+		r->kind = TRUTH_CCSWAP_STOP;
+		r->t = at > 0 ? m->r[at - 1].t : m->cfg.start_ts[clk(m)];
+		note(x, "stop");
+	}
+}
+
+/* The session set-up: flags, clock, PEBS, PMC, buffer size, arch, target, quirks... */
+static void op_session(struct etwforge_mutator *x, struct model *m)
+{
+	struct trace_session_cfg *s = sess(m);
+	static const uint32_t sizes[] = {4096, 8192, 12288, 65536};
+	static const char *const targets[] = {"win10-1507", "win10-1607", "win10-1709",
+					      "win10-1903", "win11-22h2"};
+	static const uint16_t hooks[] = {0x0524, 0x0525, 0x0529};
+
+	switch (rnd(x, 12)) {
+	case 0:
+		s->flags ^= PRODUCER_F_COMPACT;
+		s->flags |= PRODUCER_F_CSWITCH;
+		note(x, "compact");
+		break;
+	case 1:
+		s->clock = (enum sim_clock)(1 + rnd(x, 3));
+		note(x, "clock");
+		break;
+	case 2:
+		s->pebs = !s->pebs;
+		m->cfg.pebs_and_pmc = rnd(x, 2);
+		note(x, "pebs");
+		break;
+	case 3:
+		set_counters(m, (unsigned)rnd(x, 8));
+		s->pmc_event_count = 0;
+		for (unsigned j = 0; j < 3; j++) {
+			if (rnd(x, 2)) {
+				s->pmc_events[s->pmc_event_count++] = hooks[j];
+			}
+		}
+		note(x, "pmc");
+		break;
+	case 4:
+		s->buffer_size = sizes[rnd(x, 4)];
+		note(x, "buffer");
+		break;
+	case 5:
+		m->cfg.arch = m->cfg.arch == ETL_ARCH_X86 ? ETL_ARCH_X64 : ETL_ARCH_X86;
+		note(x, "arch");
+		break;
+	case 6:
+		m->cfg.target = etw_target_find(targets[rnd(x, 5)]);
+		m->cfg.max_wait_reason = m->cfg.target->max_wait_reason;
+		note(x, "target");
+		break;
+	case 7:
+		m->cfg.quirks = !m->cfg.quirks;
+		m->cfg.flush_at_end = rnd(x, 4) != 0;
+		note(x, "quirks");
+		break;
+	case 8:
+		s->compress = !s->compress;
+		note(x, "compress");
+		break;
+	case 9:
+		s->pool_buffers = s->pool_buffers ? 0 : (uint32_t)(1 + rnd(x, 3));
+		s->flush_latency = rnd(x, 100000);
+		note(x, "pool");
+		break;
+	case 10: {
+		static const uint32_t spin[] = {1, 2, 4, 1000};
+		static const uint32_t rates[] = {1000, 1001, 5000, 65536};
+		static const uint32_t holds[] = {0, 1000000, 1000001, 0xFFFFFFFFu};
+
+		m->cfg.spin.spin_threshold = spin[rnd(x, 4)];
+		m->cfg.spin.acquire_sample_rate = rates[rnd(x, 4)];
+		m->cfg.spin.contention_sample_rate = (uint32_t)(1 + rnd(x, 4));
+		m->cfg.spin.hold_threshold = holds[rnd(x, 4)];
+		s->flags |= PRODUCER_F_SPINLOCK;
+		note(x, "spin-config");
+		break;
+	}
+	default: {
+		static const unsigned cpus[] = {1, 2, 3, 4, 64};
+
+		m->cfg.cpus = cpus[rnd(x, 5)];
+		note(x, "cpus");
+		break;
+	}
+	}
+}
+
+/* A run of records from the other input, spliced in. */
+static void op_crossover(struct etwforge_mutator *x, struct model *m, const struct model *o)
+{
+	unsigned from, k, at;
+	struct mrec *r;
+
+	if (!o->n) {
+		return;
+	}
+	from = (unsigned)rnd(x, o->n);
+	k = 1 + (unsigned)rnd(x, o->n - from < 64 ? o->n - from : 64);
+	at = m->n ? (unsigned)rnd(x, m->n + 1) : 0;
+	if (m->n + k > MUT_MAX_RECORDS || !(r = model_insert(m, at, k))) {
+		return;
+	}
+	memcpy(r, &o->r[from], k * sizeof(*r));
+	note(x, "crossover");
+}
+
+/* A small stream made up from the seed: what a non-ETL input becomes. */
+static void synth(struct etwforge_mutator *x, struct model *m)
+{
+	unsigned n = 8 + (unsigned)rnd(x, 60);
+
+	model_defaults(m);
+	m->cfg.cpus = 1 + (unsigned)rnd(x, 2);
+	m->start_tick = (uint32_t)(36000000000ull / m->cfg.timer_resolution);
+	insert_run(x, m, n, rnd(x, 2), 1 + rnd(x, 0x3000));
+	note(x, "synth");
+}
+
+/* ---- repair and encode ------------------------------------------------------------- */
+
+static int8_t pri(int v)
+{
+	return (int8_t)(v < 0 ? 0 : v > 31 ? 31 : v);
+}
+
+/*
+ * What the truth reader would demand: values in range, each CPU's time and
+ * ticks in order, switches that chain (the compact format needs it), a
+ * consistent session.
+ */
+static void repair(struct model *m)
+{
+	struct trace_session_cfg *s = sess(m);
+	uint64_t last_t[MUT_MAX_CPUS] = {0};
+	uint32_t last_tick[MUT_MAX_CPUS] = {0}, extra[MUT_MAX_CPUS] = {0};
+	uint32_t cur[MUT_MAX_CPUS] = {0};
+	bool seen[MUT_MAX_CPUS] = {false};
+	bool x86 = m->cfg.arch == ETL_ARCH_X86;
+	uint64_t start = m->cfg.start_ts[clk(m)];
+
+	if (s->flags & PRODUCER_F_COMPACT) {
+		s->flags |= PRODUCER_F_CSWITCH;
+	}
+	if (!(s->flags & (PRODUCER_F_CSWITCH | PRODUCER_F_SPINLOCK))) {
+		s->flags = PRODUCER_F_CSWITCH;
+	}
+	if (m->cfg.cpus == 0 || m->cfg.cpus > MUT_MAX_CPUS) {
+		m->cfg.cpus = 1;
+	}
+	if (s->pmc_count > SIM_MAX_PMC) {
+		set_counters(m, SIM_MAX_PMC);
+	}
+	m->cfg.have_start_ts = true;
+	for (unsigned c = 1; c < SIM_CLOCK_SLOTS; c++) {
+		m->cfg.start_ts[c] = start;
+	}
+	for (unsigned i = 0; i < m->n; i++) {
+		struct mrec *r = &m->r[i];
+		uint32_t cpu, jump;
+
+		if (r->kind == TRUTH_CCSWAP_STOP) {
+			r->u.stop.clock = clk(m);
+			continue;
+		}
+		cpu = rec_cpu(r) % m->cfg.cpus;
+		/* time and ticks in order on the CPU, with the jumps op_ticks put in */
+		jump = r->jump;
+		if (extra[cpu] + jump < extra[cpu]) {
+			jump = 0;
+		}
+		extra[cpu] += jump;
+		if (seen[cpu] && r->t < last_t[cpu]) {
+			r->t = last_t[cpu];
+		}
+		if (r->t > (uint64_t)1 << 62) {
+			r->t = (uint64_t)1 << 62;
+		}
+		last_t[cpu] = r->t;
+		{
+			uint32_t tick = tick_at(m, r->t) + extra[cpu];
+
+			if (seen[cpu] && tick < last_tick[cpu]) {
+				tick = last_tick[cpu];
+			}
+			last_tick[cpu] = tick;
+			if (r->kind == TRUTH_SPINLOCK) {
+				r->u.sl.tick = tick;
+			} else {
+				r->u.cs.tick = tick;
+			}
+		}
+		if (r->kind == TRUTH_SPINLOCK) {
+			struct sim_spinlock *sl = &r->u.sl;
+
+			sl->cpu = cpu;
+			sl->depth = sl->depth ? sl->depth : 1;
+			sl->mode &= 0x3F;
+			sl->irql &= 31;
+			if (x86) {
+				sl->lock &= 0xFFFFFFFFu;
+				sl->caller &= 0xFFFFFFFFu;
+			}
+			sl->why = sl->logged ? (sl->why ? sl->why : SIM_SPIN_CONTENDED)
+					     : SIM_SPIN_NONE;
+			sl->acquire_time &= INT64_MAX;
+			sl->release_time &= INT64_MAX;
+			sl->wait_cycles &= INT64_MAX;
+			seen[cpu] = true;
+			continue;
+		}
+		{
+			struct sim_cswitch *cs = &r->u.cs;
+
+			cs->cpu = cpu;
+			if (seen[cpu]) {
+				cs->old_tid = cur[cpu]; /* switches chain on a CPU */
+			}
+			cur[cpu] = cs->new_tid;
+			cs->old_pri = pri(cs->old_pri);
+			cs->old_base_pri = pri(cs->old_base_pri);
+			cs->new_pri = pri(cs->new_pri);
+			if (cs->old_tid == 0) {
+				cs->old_pri = cs->old_base_pri = 0;
+			}
+			if (cs->old_state > 10) {
+				cs->old_state = 1;
+			}
+			cs->old_wait_reason &= 63;
+			if (cs->old_state == 5 && cs->old_wait_reason >= m->cfg.max_wait_reason) {
+				cs->old_wait_reason = (uint8_t)(m->cfg.max_wait_reason - 1);
+			}
+			cs->old_wait_mode &= 1;
+			cs->old_qos &= 7;
+			cs->new_qos &= 7;
+			for (unsigned j = 0; j < SIM_MAX_COUNTERS; j++) {
+				cs->pmc[j] &= INT64_MAX;
+			}
+			seen[cpu] = true;
+		}
+	}
+}
+
+/* Encode @m; on success the image is in @x->out. Return: 0 or a negative errno. */
+static int encode(struct etwforge_mutator *x, struct model *m)
+{
+	struct engine_mem e;
+	struct trace_sink sink;
+	struct sim_end end;
+	char err[256];
+	const char *why;
+	int rc;
+	enum sim_clock c = clk(m);
+
+	repair(m);
+	if (trace_config_check(&m->cfg, &why) < 0) {
+		return -EINVAL;
+	}
+	rc = engine_mem_open(&e, &m->cfg, err, sizeof(err));
+	sink = engine_mem_sink(&e);
+	memset(&end, 0, sizeof(end));
+	for (unsigned i = 0; rc >= 0 && i < m->n; i++) {
+		struct mrec *r = &m->r[i];
+
+		switch (r->kind) {
+		case TRUTH_CSWITCH:
+			r->u.cs.ts[c] = r->t;
+			rc = sink.ops->cswitch(sink.ctx, &r->u.cs);
+			end.tick = r->u.cs.tick > end.tick ? r->u.cs.tick : end.tick;
+			break;
+		case TRUTH_SPINLOCK:
+			r->u.sl.ts[c] = r->t;
+			rc = sink.ops->spinlock(sink.ctx, &r->u.sl);
+			end.tick = r->u.sl.tick > end.tick ? r->u.sl.tick : end.tick;
+			break;
+		case TRUTH_CCSWAP_STOP:
+			r->u.stop.ts[c] = r->t;
+			rc = sink.ops->ccswap_stop(sink.ctx, &r->u.stop);
+			break;
+		default:
+			break;
+		}
+		if (r->t > end.ts[c]) {
+			end.ts[c] = r->t;
+		}
+	}
+	if (end.ts[c] < m->cfg.start_ts[c]) {
+		end.ts[c] = m->cfg.start_ts[c];
+	}
+	end.ts[c] += 1;
+	if (rc >= 0) {
+		rc = engine_mem_finish(&e, &end, err, sizeof(err));
+	}
+	if (rc >= 0) {
+		free(x->out);
+		engine_mem_take(&e, 0, &x->out, &x->out_len);
+	}
+	engine_mem_close(&e);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- the public API ------------------------------------------------------------------ */
+
+struct etwforge_mutator *etwforge_mutator_new(const struct etwforge_mutator_opts *opts)
+{
+	struct etwforge_mutator *x = calloc(1, sizeof(*x));
+
+	if (!x) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	sim_rng_init(&x->rng, opts ? opts->seed : 0, SIM_RNG_MUTATOR, 0);
+	x->mangle_percent = opts && opts->mangle_percent <= 100 ? opts->mangle_percent : 0;
+	return x;
+}
+
+void etwforge_mutator_reseed(struct etwforge_mutator *x, uint64_t seed)
+{
+	sim_rng_init(&x->rng, seed, SIM_RNG_MUTATOR, 0);
+}
+
+const char *etwforge_mutator_describe(const struct etwforge_mutator *x)
+{
+	return x->what[0] ? x->what : "none";
+}
+
+void etwforge_mutator_free(struct etwforge_mutator *x)
+{
+	if (!x) {
+		return;
+	}
+	free(x->m.r);
+	free(x->other.r);
+	free(x->out);
+	free(x);
+}
+
+/* Keep only the first half of the records (to fit a size limit). */
+static void halve(struct model *m)
+{
+	m->n /= 2;
+}
+
+size_t etwforge_mutator_mutate(struct etwforge_mutator *x, const uint8_t *in, size_t len,
+			       const uint8_t *other, size_t other_len, size_t max,
+			       const uint8_t **out)
+{
+	struct model *m = &x->m;
+	unsigned nops;
+
+	x->what[0] = '\0';
+	if (!in || model_from_etl(m, in, len) < 0) {
+		sim_rng_init(&x->rng, XXH3_64bits_withSeed(in, in ? len : 0, x->rng.s[0]),
+			     SIM_RNG_MUTATOR, 1);
+		synth(x, m);
+	}
+	if (other && other_len && model_from_etl(&x->other, other, other_len) < 0) {
+		x->other.n = 0;
+	}
+	nops = 1 + (unsigned)rnd(x, 4);
+	for (unsigned k = 0; k < nops; k++) {
+		switch (rnd(x, 10)) {
+		case 0:
+		case 1:
+			op_delta(x, m);
+			break;
+		case 2:
+			op_ticks(x, m);
+			break;
+		case 3:
+			op_threads(x, m);
+			break;
+		case 4:
+			op_fill(x, m);
+			break;
+		case 5:
+			op_switch_fields(x, m);
+			break;
+		case 6:
+			op_splice(x, m);
+			break;
+		case 7:
+			op_spinlocks(x, m);
+			break;
+		case 8:
+			op_stop(x, m);
+			break;
+		default:
+			if (other && x->other.n && rnd(x, 2)) {
+				op_crossover(x, m, &x->other);
+			} else {
+				op_session(x, m);
+			}
+			break;
+		}
+	}
+	for (int tries = 0; tries < 6; tries++) {
+		if (encode(x, m) == 0 && (!max || x->out_len <= max)) {
+			break;
+		}
+		free(x->out);
+		x->out = NULL;
+		x->out_len = 0;
+		if (m->n == 0) {
+			sess(m)->buffer_size = 4096;
+			m->cfg.cpus = 1;
+		}
+		halve(m);
+		if (tries >= 2) {
+			sess(m)->buffer_size = 4096;
+			sess(m)->compress = false;
+			m->cfg.cpus = 1;
+		}
+	}
+	if (!x->out) {
+		/* nothing fits: give the input back unchanged (when it fits) */
+		*out = in;
+		return in && (!max || len <= max) ? len : 0;
+	}
+	if (x->mangle_percent && rnd(x, 100) < x->mangle_percent) {
+		struct corpus_expect exp;
+		uint64_t at;
+		size_t n = x->out_len;
+		unsigned rule = (unsigned)rnd(x, mangle_rule_count());
+
+		if (mangle_apply(rule, x->out, &n, rnd(x, 64), &at, &exp) == 0) {
+			x->out_len = n;
+			note(x, mangle_rule_id(rule));
+		}
+	}
+	*out = x->out;
+	return x->out_len;
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/read/event_stream.c - per-CPU logical event cursor (see event_stream.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/lib/read/event_stream.h"
+
+void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned cpu, unsigned kinds,
+		     uint8_t max_wait_reason)
+{
+	unsigned n;
+	const unsigned *order = etl_reader_cpu_order(d, &n);
+
+	memset(c, 0, sizeof(*c));
+	c->d = d;
+	c->cpu = cpu;
+	c->kinds = kinds;
+	c->max_wait_reason = max_wait_reason;
+	/* the CPU's buffers are one run of the (cpu, sequence) order */
+	unsigned i = 0;
+	while (i < n && etl_reader_buffer(d, order[i])->processor_index != cpu) {
+		i++;
+	}
+	c->order = order + i;
+	while (i < n && etl_reader_buffer(d, order[i])->processor_index == cpu) {
+		i++;
+		c->norder++;
+	}
+}
+
+static int fail(struct etl_error *err, const struct dec_cursor *c, uint64_t off, const char *what)
+{
+	err->offset = off;
+	err->unopened = false;
+	snprintf(err->msg, sizeof(err->msg), "%s: offset 0x%llx: %s", etl_reader_name(c->d),
+		 (unsigned long long)off, what);
+	return -EINVAL;
+}
+
+static uint64_t payload_offset(const struct etl_record *rec)
+{
+	return rec->file_offset + (uint64_t)(rec->payload - rec->data);
+}
+
+/*
+ * Deliver a compact switch: the pending one goes out with its successor's
+ * TID, and @cc becomes the pending one, built in place (the batch record it
+ * carries is copied only when the batch changed).
+ */
+static int push_compact(struct dec_cursor *c, const struct etw_cswitch_compact *cc,
+			struct dec_event *out)
+{
+	struct dec_event *ev = &c->pending;
+	int ready = c->have_pending;
+
+	if (ready) {
+		*out = c->pending;
+		out->new_tid_known = true;
+		out->new_tid = cc->old_tid;
+	}
+	if (!c->have_pending || ev->rec.data != c->batch_rec.data) {
+		ev->rec = c->batch_rec;
+	}
+	ev->kind = DEC_EV_COMPACT;
+	ev->cpu = c->cpu;
+	memset(&ev->u, 0, sizeof(ev->u));
+	ev->u.cc = *cc;
+	ev->file_offset = payload_offset(&c->batch_rec) + cc->rec_offset;
+	ev->batch = c->batch_no - 1;
+	ev->batch_first = c->batch_first;
+	ev->new_tid_known = false;
+	ev->new_tid = 0;
+	c->batch_first = false;
+	c->have_pending = true;
+	return ready;
+}
+
+int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err)
+{
+	if (c->have_deferred) {
+		c->have_deferred = false;
+		*err = c->deferred;
+		return -EINVAL;
+	}
+	for (;;) {
+		if (c->in_batch) {
+			struct etw_cswitch_compact cc;
+			size_t bad = 0;
+			int r = etw_ccswap_expand_next(&c->it, &cc, &bad);
+
+			if (r < 0) {
+				c->in_batch = false; /* the rest of the batch is skipped */
+				fail(err, c, payload_offset(&c->batch_rec) + bad,
+				     "compact CSwitch record runs past the batch or names an empty "
+				     "TidTable slot");
+				if (c->have_pending) {
+					/* the switch before the damage first, its new thread unknown */
+					c->deferred = *err;
+					c->have_deferred = true;
+					*ev = c->pending;
+					c->have_pending = false;
+					return 1;
+				}
+				return -EINVAL;
+			}
+			if (r == 0) {
+				c->in_batch = false;
+				continue;
+			}
+			if (push_compact(c, &cc, ev)) {
+				return 1;
+			}
+			continue;
+		}
+		if (c->oi >= c->norder) {
+			if (c->have_pending) {
+				*ev = c->pending;
+				c->have_pending = false;
+				return 1;
+			}
+			return 0;
+		}
+
+		const struct etl_buffer *b = etl_reader_buffer(c->d, c->order[c->oi]);
+		struct etl_record rec;
+		int r = etl_buffer_next(c->d, b, &c->pos, &rec, err);
+
+		if (r < 0) {
+			return r;
+		}
+		if (r == 0) {
+			c->oi++;
+			c->pos = 0;
+			continue;
+		}
+		if (rec.kind != ETL_KIND_PERFINFO) {
+			continue;
+		}
+		if ((rec.hook_id == ETW_HOOK_CSWITCH && (c->kinds & DEC_EV_CSWITCH)) ||
+		    (rec.hook_id == ETW_HOOK_SPINLOCK && (c->kinds & DEC_EV_SPINLOCK))) {
+			struct etw_payload pl;
+
+			etw_decode_payload(rec.hook_id, rec.version,
+					   rec.is64 ? ETL_ARCH_X64 : ETL_ARCH_X86, rec.payload,
+					   rec.payload_len, &pl);
+			if (pl.kind == ETW_PAYLOAD_NONE) {
+				continue; /* a CSwitch version without this layout */
+			}
+			if (pl.kind == ETW_PAYLOAD_SHORT) {
+				return fail(err, c, rec.file_offset,
+					    rec.hook_id == ETW_HOOK_CSWITCH
+						    ? "CSwitch payload shorter than 0x18 bytes"
+						    : "SpinLock payload too short");
+			}
+			memset(ev, 0, sizeof(*ev));
+			if (pl.kind == ETW_PAYLOAD_CSWITCH) {
+				ev->kind = DEC_EV_CSWITCH;
+				ev->u.cs = pl.u.cs;
+			} else {
+				ev->kind = DEC_EV_SPINLOCK;
+				ev->u.sl = pl.u.sl;
+			}
+			ev->cpu = c->cpu;
+			ev->rec = rec;
+			ev->file_offset = rec.file_offset;
+			return 1;
+		}
+		if (rec.hook_id == ETW_HOOK_CSWITCH_BATCH && (c->kinds & DEC_EV_COMPACT)) {
+			if (etw_ccswap_expand_begin(&c->it, rec.payload, rec.payload_len,
+						    c->max_wait_reason) < 0) {
+				return fail(
+					err, c, rec.file_offset,
+					"compact CSwitch batch shorter than its 0x58-byte header");
+			}
+			c->in_batch = true;
+			c->batch_rec = rec;
+			c->batch_no++;
+			c->batch_first = true;
+		}
+	}
+}

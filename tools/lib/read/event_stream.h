@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/read/event_stream.h - one CPU's logical events from an ETL file, in the
+ * order that CPU logged them: plain CSwitch (0x0524), the switches expanded
+ * from compact batches (0x0525), SpinLock (0x0529). Buffers are walked in
+ * SequenceNumber order; a compact switch is delivered once the next one on
+ * the CPU is known, so that its new thread (= the next old thread) can be
+ * filled in. Used by `dump --jsonl` and `verify`.
+ */
+#ifndef TOOLS_LIB_EVENT_STREAM_H
+#define TOOLS_LIB_EVENT_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "producer/etw_encode.h"
+#include "producer/ccswap_expand.h"
+#include "writer/etl_reader.h"
+
+enum dec_ev_kind {
+	DEC_EV_CSWITCH = 0x1,
+	DEC_EV_COMPACT = 0x2,
+	DEC_EV_SPINLOCK = 0x4,
+};
+
+/**
+ * struct dec_event - one logical event.
+ * @rec:           the ETW record it came from (the batch, for compact ones)
+ * @file_offset:   where it is: the record, or the compact record inside it
+ * @batch:         compact: batch number on this CPU (0-based)
+ * @batch_first:   compact: first switch of its batch
+ * @new_tid_known: compact: false for the CPU's last switch
+ */
+struct dec_event {
+	enum dec_ev_kind kind;
+	unsigned cpu;
+	uint64_t file_offset;
+	struct etl_record rec;
+	union {
+		struct etw_cswitch cs;
+		struct etw_cswitch_compact cc;
+		struct etw_spinlock sl;
+	} u;
+	uint64_t batch;
+	bool batch_first;
+	bool new_tid_known;
+	uint32_t new_tid;
+};
+
+/** struct dec_cursor - iteration state; treat as opaque. */
+struct dec_cursor {
+	const struct etl_reader *d;
+	unsigned cpu;
+	unsigned kinds;
+	uint8_t max_wait_reason;
+	const unsigned *order;
+	unsigned norder;
+	unsigned oi; /* index into order */
+	size_t pos;  /* inside the current buffer */
+	bool in_batch;
+	struct etw_ccswap_iter it;
+	struct etl_record batch_rec;
+	uint64_t batch_no;
+	bool batch_first;
+	bool have_pending;
+	struct dec_event pending; /* compact switch waiting for its successor */
+	bool have_deferred;
+	struct etl_error deferred; /* a batch error, given after the pending switch */
+};
+
+/**
+ * dec_cursor_init - events of @kinds (DEC_EV_* mask) on @cpu.
+ * @max_wait_reason splits OldThreadStateWr.
+ */
+void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned cpu, unsigned kinds,
+		     uint8_t max_wait_reason);
+
+/**
+ * dec_cursor_next - the next event.
+ * A compact batch that does not decode is an error once the switches before
+ * it are out (the last of them without its new thread); the next call goes
+ * on after that batch.
+ * Return: 1 with *@ev, 0 at the end, -EINVAL malformed (@err filled).
+ */
+int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err);
+
+#endif /* TOOLS_LIB_EVENT_STREAM_H */

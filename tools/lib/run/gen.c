@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/run/gen.c - etwforge_generate(): a scenario becomes a machine, the
+ * machine runs, its records become ETL files (and the truth).
+ *
+ *   struct scenario (finished) --> sched_create() the simulated machine
+ *        |                                 | struct sim_cswitch / sim_end ...
+ *   session_run_plan() + truth + json      v
+ *        |  (every output checked     gen_tee --> truth writer (--truth)
+ *        |   against the others)            \--> producer -> writers -> .etl
+ *   session_run_open()
+ *   sched_run_until() in 10 ms slices of simulated time (memory stays
+ *        |            bounded; progress between slices)
+ *   session_run_finish() -> summary -> JSON -> session_run_commit()
+ *
+ * Nothing is in place until the commit: a failure anywhere leaves every
+ * target as it was.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pebs_model/pebs.h"
+#include "scheduler_model/sched.h"
+#include "spinlock_model/spinlock.h"
+#include "tools/lib/api.h"
+#include "tools/lib/scenario/schema.h"
+#include "tools/lib/truth/truth.h"
+#include "writer/out_file.h"
+
+#define SLICE_NS 10000000u /* 10 ms of simulated time per step */
+
+/* Feeds the truth writer (if any) and the producer; holds the end record back. */
+struct gen_tee {
+	struct trace_sink truth;
+	bool have_truth;
+	bool logged_spinlocks_only; /* the truth gets the logged releases only */
+	struct trace_sink prod;
+	struct sim_end end;
+	bool ended;
+};
+
+static int tee_cswitch(void *ctx, const struct sim_cswitch *cs)
+{
+	struct gen_tee *t = ctx;
+	int rc;
+
+	if (t->have_truth && (rc = t->truth.ops->cswitch(t->truth.ctx, cs)) < 0) {
+		return rc;
+	}
+	return t->prod.ops->cswitch(t->prod.ctx, cs);
+}
+
+static int tee_spinlock(void *ctx, const struct sim_spinlock *sl)
+{
+	struct gen_tee *t = ctx;
+	int rc;
+
+	if (t->have_truth && (sl->logged || !t->logged_spinlocks_only) &&
+	    (rc = t->truth.ops->spinlock(t->truth.ctx, sl)) < 0) {
+		return rc;
+	}
+	return t->prod.ops->spinlock(t->prod.ctx, sl);
+}
+
+static int tee_stop(void *ctx, const struct sim_ccswap_stop *st)
+{
+	struct gen_tee *t = ctx;
+	int rc;
+
+	if (t->have_truth && (rc = t->truth.ops->ccswap_stop(t->truth.ctx, st)) < 0) {
+		return rc;
+	}
+	return t->prod.ops->ccswap_stop(t->prod.ctx, st);
+}
+
+/* The end goes to session_run_finish(), which flushes and completes the files. */
+static int tee_end(void *ctx, const struct sim_end *end)
+{
+	struct gen_tee *t = ctx;
+
+	t->end = *end;
+	t->ended = true;
+	if (t->have_truth) {
+		return t->truth.ops->end(t->truth.ctx, end);
+	}
+	return 0;
+}
+
+static const struct trace_sink_ops tee_ops = {
+	.cswitch = tee_cswitch,
+	.spinlock = tee_spinlock,
+	.ccswap_stop = tee_stop,
+	.end = tee_end,
+};
+
+/* Everything one generate call holds, freed in one place. */
+struct gen_run {
+	struct scenario *sc; /* a copy: names are filled in for this run only */
+	struct session_run run;
+	const char *labels[SIM_MAX_SESSIONS]; /* each session's file, as named for messages */
+	bool planned;
+	struct sched *sched;
+	struct spin *spin; /* the spin-lock subsystem (freed with the machine), or NULL */
+	struct truth_writer tw;
+	struct gen_tee tee;
+	FILE *truth_f;
+	FILE *json_f;
+	int truth_i;
+	int json_i;
+};
+
+static void gen_free(struct gen_run *g)
+{
+	sched_destroy(g->sched);
+	if (g->planned) {
+		session_run_close(&g->run);
+	}
+	truth_writer_finish(&g->tw);
+	free(g->sc);
+}
+
+static void report_progress(const struct gen_run *g, const struct etwforge_run_opts *o, double t0)
+{
+	struct etwforge_progress p = {0};
+	struct sched_stats st;
+
+	sched_get_stats(g->sched, &st);
+	p.sim_ns = st.now_ns;
+	p.duration_ns = g->sc->sched.duration_ns;
+	p.switches = st.switches;
+	p.wall_seconds = api_wall_seconds() - t0;
+	for (unsigned i = 0; i < g->sc->trace.nsessions; i++) {
+		struct writer_stats ws;
+
+		writer_get_stats(g->run.writers[i], &ws);
+		p.bytes += ws.bytes_written;
+	}
+	o->progress(o->progress_ctx, &p);
+}
+
+/* Plan and open every output; set up the truth and JSON streams. */
+static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
+			struct etwforge_error *err)
+{
+	struct trace_config *tc = &g->sc->trace;
+	struct run_input inputs[SCENARIO_MAX_FILES];
+	const char *why = NULL;
+	char msg[1024];
+	int rc;
+
+	if (!o->output && !tc->sessions[0].file[0]) {
+		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				"no output: give -o OUT.etl (or sessions.0.file)");
+	}
+	session_run_name(tc, o->output, false, g->labels);
+	if (trace_config_check(tc, &why) < 0) {
+		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", why);
+	}
+	for (unsigned i = 0; i < g->sc->nfiles; i++) {
+		inputs[i] = (struct run_input){g->sc->files[i], "the scenario"};
+	}
+	rc = session_run_plan(&g->run, tc, g->labels, inputs, g->sc->nfiles, msg, sizeof(msg));
+	g->planned = true;
+	if (rc >= 0 && o->truth) {
+		rc = g->truth_i = out_set_add(&g->run.outs, o->truth, "--truth", msg, sizeof(msg));
+	}
+	if (rc >= 0 && o->json) {
+		rc = g->json_i = out_set_add(&g->run.outs, o->json, "--json", msg, sizeof(msg));
+	}
+	if (rc < 0) {
+		/* a closed standard output is no mistake of the command line */
+		return api_fail(err, rc, rc == -EBADF ? ETWFORGE_EXIT_DATA : ETWFORGE_EXIT_USAGE,
+				"%s", msg);
+	}
+	rc = session_run_open(&g->run, msg, sizeof(msg));
+	if (rc < 0) {
+		return api_fail(err, rc, rc == -EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+				"%s", msg);
+	}
+	if (g->truth_i >= 0) {
+		tc->spin_rows =
+			o->truth_logged_spinlocks ? TRACE_SPIN_ROWS_LOGGED : TRACE_SPIN_ROWS_ALL;
+		g->tee.logged_spinlocks_only = o->truth_logged_spinlocks;
+		g->truth_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->truth_i));
+		if (!g->truth_f) {
+			return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed",
+					o->truth);
+		}
+		if (truth_writer_init(&g->tw, g->truth_f, tc) < 0) {
+			return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		}
+		g->tee.truth = truth_writer_sink(&g->tw);
+		g->tee.have_truth = true;
+	}
+	if (g->json_i >= 0) {
+		g->json_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->json_i));
+		if (!g->json_f) {
+			return api_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", o->json,
+					strerror(errno));
+		}
+	}
+	return 0;
+}
+
+/* A thread started or ended during the run: a "thread" line of the truth. */
+static void on_thread(void *ctx, const struct sched_thread_event *e)
+{
+	struct gen_run *g = ctx;
+	const struct sched_cfg *sc = &g->sc->sched;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+	uint32_t tick;
+
+	sched_clocks_at(sc, e->t_ns, ts, &tick);
+	for (unsigned k = 1; k < SIM_CLOCK_SLOTS; k++) {
+		ts[k] = sc->clocks[k] ? ts[k] : 0;
+	}
+	(void)truth_writer_thread(&g->tw, e->tid, e->group, e->exit, tick, ts);
+}
+
+/*
+ * The truth's meta line, once the machine exists: it names the thread
+ * groups and the TIDs they start with; later threads get "thread" lines.
+ */
+static int truth_begin(struct gen_run *g, const struct etwforge_run_opts *o,
+		       struct etwforge_error *err)
+{
+	struct trace_config *tc = &g->sc->trace;
+
+	if (!g->truth_f) {
+		return 0;
+	}
+	tc->ngroups =
+		g->sc->sched.ngroups < TRACE_MAX_GROUPS ? g->sc->sched.ngroups : TRACE_MAX_GROUPS;
+	for (unsigned i = 0; i < tc->ngroups; i++) {
+		struct trace_group *tg = &tc->groups[i];
+
+		snprintf(tg->name, sizeof(tg->name), "%s", g->sc->sched.groups[i].name);
+		sched_initial_tids(g->sched, i, &tg->first_tid, &tg->count);
+	}
+	if (truth_write_meta(g->truth_f, tc) < 0) {
+		return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed", o->truth);
+	}
+	sched_set_thread_listener(g->sched, on_thread, g);
+	return 0;
+}
+
+/* The spin-lock families' figures, from the model. */
+static void locks_fill(struct etwforge_summary *sum, const struct gen_run *g)
+{
+	const struct spin_cfg *m = &g->sc->lock_model;
+
+	sum->nlocks = g->spin ? m->nlocks : 0;
+	for (unsigned i = 0; i < sum->nlocks; i++) {
+		struct etwforge_lock_summary *l = &sum->locks[i];
+		struct spin_lock_stats *st = malloc(sizeof(*st));
+
+		if (!st) {
+			sum->nlocks = i;
+			return;
+		}
+		spin_get_stats(g->spin, i, st);
+		snprintf(l->name, sizeof(l->name), "%s", m->locks[i].name);
+		l->acquisitions = st->acquisitions;
+		l->contended = st->contended;
+		l->spin_mean = st->contended ? st->spin_cycles / st->contended : 0;
+		l->spin_p99 = spin_hist_quantile(st->spin_hist, 990);
+		l->hold_mean = st->releases ? st->hold_cycles / st->releases : 0;
+		l->hold_p99 = spin_hist_quantile(st->hold_hist, 990);
+		l->logged_hold = st->logged[SIM_SPIN_HOLD];
+		l->logged_contended = st->logged[SIM_SPIN_CONTENDED];
+		l->logged_acquire_sample = st->logged[SIM_SPIN_ACQUIRE_SAMPLE];
+		l->untracked = st->untracked;
+		l->guarded = st->guarded;
+		l->dropped = st->dropped;
+		free(st);
+	}
+}
+
+/* Run the machine to its end, reporting progress between slices. */
+static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double t0,
+		    struct etwforge_error *err)
+{
+	double every = (o->progress_ms ? o->progress_ms : 200) / 1000.0, last = t0;
+	uint64_t t = 0;
+	char msg[1024];
+	int rc;
+
+	for (;;) {
+		t += SLICE_NS;
+		rc = sched_run_until(g->sched, t);
+		if (rc < 0) {
+			if (rc == -EDEADLK && spin_stall_describe(g->spin, msg, sizeof(msg)) > 0) {
+				/* a fault of the model: what it wrote so far is not a trace */
+				return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+			}
+			if (rc == -EIO && g->truth_f && ferror(g->truth_f)) {
+				int e = errno ? errno
+					      : EIO; /* the stream's: EPIPE for a closed pipe */
+
+				return api_fail(err, -e, ETWFORGE_EXIT_DATA, "%s: write failed: %s",
+						o->truth, strerror(e));
+			}
+			session_run_error(&g->run, rc, msg, sizeof(msg));
+			return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		}
+		if (o->progress && api_wall_seconds() - last >= every) {
+			last = api_wall_seconds();
+			report_progress(g, o, t0);
+		}
+		if (rc == 1) {
+			break;
+		}
+	}
+	if (o->progress) {
+		report_progress(g, o, t0);
+	}
+	if (!g->tee.ended) {
+		return api_fail(err, -EPROTO, ETWFORGE_EXIT_DATA,
+				"the simulation ended without an end record");
+	}
+	return 0;
+}
+
+int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_opts *opts,
+		      struct etwforge_summary *sum, struct etwforge_error *err)
+{
+	static const struct etwforge_run_opts no_opts;
+	const struct etwforge_run_opts *o = opts ? opts : &no_opts;
+	struct gen_run g = {.truth_i = -1, .json_i = -1};
+	struct etwforge_summary local;
+	double t0 = api_wall_seconds();
+	char msg[1024];
+	uint32_t tick0;
+	int rc;
+
+	rc = etwforge_scenario_finish(esc, err);
+	if (rc < 0) {
+		return rc;
+	}
+	g.sc = malloc(sizeof(*g.sc));
+	if (!g.sc) {
+		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+	}
+	*g.sc = esc->sc;
+	sched_clocks_at(&g.sc->sched, 0, g.sc->trace.start_ts, &tick0);
+	g.sc->trace.have_start_ts = true;
+	rc = open_outputs(&g, o, err);
+	if (rc < 0) {
+		goto out;
+	}
+	g.tee.prod = session_run_sink(&g.run);
+	g.sched = sched_create(&g.sc->sched, (struct trace_sink){&tee_ops, &g.tee});
+	if (!g.sched) {
+		rc = api_fail(err, -errno,
+			      errno == EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+			      "cannot build the machine: %s", strerror(errno));
+		goto out;
+	}
+	rc = pebs_attach(g.sched);
+	if (rc < 0) {
+		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "cannot give the machine its PMU: %s",
+			      strerror(-rc));
+		goto out;
+	}
+	rc = spin_attach(g.sched, &g.sc->lock_model, &g.spin);
+	if (rc < 0) {
+		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA,
+			      "cannot give the machine its spin locks: %s", strerror(-rc));
+		goto out;
+	}
+	rc = truth_begin(&g, o, err);
+	if (rc < 0) {
+		goto out;
+	}
+	if (g.sc->lock_model.instrumented && !g.sc->lock_model.nlocks && o->notes) {
+		fprintf(o->notes, "etwforge gen: a session logs spin locks but locks: [] names "
+				  "none, so it gets no 0x0529 events\n");
+	}
+	rc = simulate(&g, o, t0, err);
+	if (rc < 0) {
+		goto out;
+	}
+	rc = session_run_finish(&g.run, &g.tee.end, msg, sizeof(msg));
+	if (rc < 0) {
+		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		goto out;
+	}
+	api_summary_fill(sum ? sum : &local, &g.sc->trace, &g.run, &g.tee.end,
+			 api_wall_seconds() - t0);
+	locks_fill(sum ? sum : &local, &g);
+	if (g.json_f) {
+		etwforge_summary_print(g.json_f, sum ? sum : &local, true);
+	}
+	rc = session_run_commit(&g.run, msg, sizeof(msg));
+	if (rc < 0) {
+		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		goto out;
+	}
+	session_run_notes(&g.sc->trace, g.labels, false, "gen", o->notes);
+	if (o->notes) {
+		char span[64];
+
+		sk_format_duration(span, sizeof(span), g.sc->sched.duration_ns);
+		api_note_empty(o->notes, "gen", sum ? sum : &local, span);
+	}
+	rc = api_ok(err);
+out:
+	gen_free(&g);
+	return rc;
+}

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/run/replay.c - etwforge_replay(): a switch / spin-lock stream in the
+ * truth schema, encoded exactly through the same producer and writers as
+ * a simulated run. The precise way to build a hand-made edge case. A bad
+ * line stops everything (`stream:line: what`), and nothing is written.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/lib/api.h"
+#include "tools/lib/run/engine_mem.h"
+#include "tools/lib/run/replay_mem.h"
+#include "tools/lib/truth/truth.h"
+#include "writer/out_file.h"
+
+static int feed(const struct trace_sink *sink, const struct truth_record *rec)
+{
+	switch (rec->kind) {
+	case TRUTH_CSWITCH:
+		return sink->ops->cswitch(sink->ctx, &rec->u.cs);
+	case TRUTH_SPINLOCK:
+		return sink->ops->spinlock(sink->ctx, &rec->u.sl);
+	case TRUTH_CCSWAP_STOP:
+		return sink->ops->ccswap_stop(sink->ctx, &rec->u.stop);
+	default:
+		return 0;
+	}
+}
+
+/* Clock values of a record, to stand for the session start when the meta line has none. */
+static const uint64_t *record_ts(const struct truth_record *rec)
+{
+	switch (rec->kind) {
+	case TRUTH_CSWITCH:
+		return rec->u.cs.ts;
+	case TRUTH_SPINLOCK:
+		return rec->u.sl.ts;
+	case TRUTH_CCSWAP_STOP:
+		return rec->u.stop.ts;
+	case TRUTH_THREAD:
+		return rec->u.thread.ts;
+	default:
+		return rec->u.end.ts;
+	}
+}
+
+/* Per CPU, the thread the previous switch put on it: a stream should chain. */
+struct chain_check {
+	uint32_t *next_old; /* [cpu]: expected old_tid of the next switch */
+	bool *seen;
+	unsigned long first_line;
+	unsigned long count;
+};
+
+static void chain_note(struct chain_check *ch, const struct truth_record *rec)
+{
+	const struct sim_cswitch *cs = &rec->u.cs;
+
+	if (ch->seen[cs->cpu] && ch->next_old[cs->cpu] != cs->old_tid && !ch->count++) {
+		ch->first_line = rec->line;
+	}
+	ch->seen[cs->cpu] = true;
+	ch->next_old[cs->cpu] = cs->new_tid;
+}
+
+/* Everything one replay holds, freed in one place. */
+struct replay_run {
+	struct trace_config *cfg;
+	struct truth_reader *tr;
+	struct session_run run;
+	const char *labels[SIM_MAX_SESSIONS]; /* each session's file, as named for messages */
+	bool planned;
+	struct chain_check ch;
+};
+
+static void replay_free(struct replay_run *r)
+{
+	if (r->planned) {
+		session_run_close(&r->run);
+	}
+	truth_close(r->tr);
+	free(r->ch.next_old);
+	free(r->ch.seen);
+	free(r->cfg);
+}
+
+/* Make every output and the producer, checked against each other first. */
+static int open_outputs(struct replay_run *r, const char *stream, const struct etwforge_run_opts *o,
+			FILE **json_f, struct etwforge_error *err)
+{
+	const struct run_input input = {stream, "the stream"};
+	char msg[1024];
+	int rc, json_i = -1;
+
+	session_run_name(r->cfg, o->output, true, r->labels);
+	rc = session_run_plan(&r->run, r->cfg, r->labels, &input, 1, msg, sizeof(msg));
+	r->planned = true;
+	if (rc >= 0 && o->json) {
+		rc = json_i = out_set_add(&r->run.outs, o->json, "--json", msg, sizeof(msg));
+	}
+	if (rc >= 0) {
+		rc = session_run_open(&r->run, msg, sizeof(msg));
+	}
+	if (rc < 0) {
+		/* -EBADF, a closed standard output, is no mistake of the command line */
+		return api_fail(err, rc,
+				rc == -EINVAL || rc == -EEXIST ? ETWFORGE_EXIT_USAGE
+							       : ETWFORGE_EXIT_DATA,
+				"%s", msg);
+	}
+	if (json_i >= 0) {
+		*json_f = out_file_stream(out_set_file(&r->run.outs, (unsigned)json_i));
+		if (!*json_f) {
+			return api_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", o->json,
+					strerror(errno));
+		}
+	}
+	return 0;
+}
+
+int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
+		    struct etwforge_summary *sum, struct etwforge_error *err)
+{
+	static const struct etwforge_run_opts no_opts;
+	const struct etwforge_run_opts *o = opts ? opts : &no_opts;
+	struct replay_run r = {0};
+	struct truth_record rec, end;
+	struct etwforge_summary local;
+	struct trace_sink sink;
+	double t0 = api_wall_seconds();
+	bool have_end = false;
+	FILE *json_f = NULL;
+	char msg[1024];
+	int rc, kind;
+
+	if (api_stdin_closed(stream, err) < 0) {
+		return -EBADF;
+	}
+	r.cfg = calloc(1, sizeof(*r.cfg));
+	if (!r.cfg) {
+		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+	}
+	r.tr = truth_open(stream, r.cfg, msg, sizeof(msg));
+	if (!r.tr) {
+		rc = api_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
+		goto out;
+	}
+	if (!o->output && !r.cfg->sessions[0].file[0]) {
+		rc = api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "no output: give -o OUT.etl");
+		goto out;
+	}
+	r.ch.next_old = calloc(r.cfg->cpus, sizeof(*r.ch.next_old));
+	r.ch.seen = calloc(r.cfg->cpus, sizeof(*r.ch.seen));
+	if (!r.ch.next_old || !r.ch.seen) {
+		rc = api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		goto out;
+	}
+	/* the first record gives the start clock values when the meta line has none */
+	kind = truth_next(r.tr, &rec, msg, sizeof(msg));
+	if (kind < 0) {
+		rc = api_fail_at(err, kind, ETWFORGE_EXIT_USAGE, "%s", msg);
+		goto out;
+	}
+	if (!r.cfg->have_start_ts && kind != TRUTH_EOF) {
+		memcpy(r.cfg->start_ts, record_ts(&rec), sizeof(r.cfg->start_ts));
+		r.cfg->have_start_ts = true;
+	}
+	rc = open_outputs(&r, stream, o, &json_f, err);
+	if (rc < 0) {
+		goto out;
+	}
+	sink = session_run_sink(&r.run);
+	while (kind != TRUTH_EOF) {
+		if (kind == TRUTH_END) {
+			end = rec;
+			have_end = true;
+		} else {
+			if (kind == TRUTH_CSWITCH) {
+				chain_note(&r.ch, &rec);
+			}
+			rc = feed(&sink, &rec);
+			if (rc < 0) {
+				session_run_error(&r.run, rc, msg, sizeof(msg));
+				rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+				goto out;
+			}
+		}
+		kind = truth_next(r.tr, &rec, msg, sizeof(msg));
+		if (kind < 0) {
+			rc = api_fail_at(err, kind, ETWFORGE_EXIT_USAGE, "%s", msg);
+			goto out;
+		}
+	}
+	if (!have_end) {
+		/* truth_next synthesizes an end line; this only guards an empty stream */
+		memset(&end, 0, sizeof(end));
+		memcpy(end.u.end.ts, r.cfg->start_ts, sizeof(end.u.end.ts));
+	}
+	if (r.ch.count && o->notes) {
+		fprintf(o->notes,
+			"etwforge replay: warning: %s:%lu: %lu switch%s do not chain on their CPU "
+			"(the new thread of one is not the old thread of the next); written as "
+			"given, but the compact format cannot carry this and verify will "
+			"disagree\n",
+			stream, r.ch.first_line, r.ch.count, r.ch.count == 1 ? "" : "es");
+	}
+	rc = session_run_finish(&r.run, &end.u.end, msg, sizeof(msg));
+	if (rc < 0) {
+		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		goto out;
+	}
+	api_summary_fill(sum ? sum : &local, r.cfg, &r.run, &end.u.end, api_wall_seconds() - t0);
+	if (json_f) {
+		etwforge_summary_print(json_f, sum ? sum : &local, true);
+	}
+	rc = session_run_commit(&r.run, msg, sizeof(msg));
+	if (rc < 0) {
+		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		goto out;
+	}
+	session_run_notes(r.cfg, r.labels, true, "replay", o->notes);
+	if (o->notes) {
+		api_note_empty(o->notes, "replay", sum ? sum : &local, NULL);
+	}
+	rc = api_ok(err);
+out:
+	replay_free(&r);
+	return rc;
+}
+
+int replay_mem(const char *name, const char *text, size_t len, struct trace_config *cfg,
+	       uint8_t *data[SIM_MAX_SESSIONS], size_t lens[SIM_MAX_SESSIONS], char *err,
+	       size_t errlen)
+{
+	struct engine_mem e;
+	struct truth_reader *tr;
+	struct truth_record rec, end;
+	struct trace_sink sink;
+	bool have_end = false, open = false;
+	int rc, kind;
+
+	tr = truth_open_mem(name, text, len, cfg, err, errlen);
+	if (!tr) {
+		return -EINVAL;
+	}
+	kind = truth_next(tr, &rec, err, errlen);
+	if (kind < 0) {
+		rc = kind;
+		goto out;
+	}
+	if (!cfg->have_start_ts && kind != TRUTH_EOF) {
+		memcpy(cfg->start_ts, record_ts(&rec), sizeof(cfg->start_ts));
+		cfg->have_start_ts = true;
+	}
+	rc = engine_mem_open(&e, cfg, err, errlen);
+	open = true;
+	if (rc < 0) {
+		goto out;
+	}
+	sink = engine_mem_sink(&e);
+	while (kind != TRUTH_EOF) {
+		if (kind == TRUTH_END) {
+			end = rec;
+			have_end = true;
+		} else if ((rc = feed(&sink, &rec)) < 0) {
+			snprintf(err, errlen, "%s:%lu: %s", name, rec.line,
+				 rc == -E2BIG ? "an event is larger than a buffer" : strerror(-rc));
+			goto out;
+		}
+		kind = truth_next(tr, &rec, err, errlen);
+		if (kind < 0) {
+			rc = kind;
+			goto out;
+		}
+	}
+	if (!have_end) {
+		memset(&end, 0, sizeof(end));
+		memcpy(end.u.end.ts, cfg->start_ts, sizeof(end.u.end.ts));
+	}
+	rc = engine_mem_finish(&e, &end.u.end, err, errlen);
+	if (rc < 0) {
+		goto out;
+	}
+	for (unsigned i = 0; i < cfg->nsessions; i++) {
+		engine_mem_take(&e, i, &data[i], &lens[i]);
+	}
+out:
+	if (open) {
+		engine_mem_close(&e);
+	}
+	truth_close(tr);
+	return rc < 0 ? rc : 0;
+}

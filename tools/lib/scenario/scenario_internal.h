@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/scenario/scenario_internal.h - the scenario's private header: its schema
+ * (the key tables, bound by the generic tools/lib/schema.c) and what the
+ * loader (scenario.c) and the printer (scenario_print.c) share. The loader
+ * walks YAML nodes against the tables, the printer walks the structs with
+ * them. One table for both is what makes print -> load a round trip: a key
+ * cannot be loaded but not printed, or printed differently.
+ */
+#ifndef TOOLS_LIB_SCENARIO_INTERNAL_H
+#define TOOLS_LIB_SCENARIO_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/lib/scenario/scenario.h"
+#include "tools/lib/scenario/schema.h"
+
+/* the document type: the top-level keys, the root being a struct scenario */
+extern const struct sk_schema scenario_schema;
+
+/* KWAIT_REASON names 0..42 (KERNEL_FACTS 7) */
+#define SCENARIO_WAIT_NAMES 43
+
+/* 1 hour in 100 ns units: the default uptime before start_time */
+#define SCENARIO_DEFAULT_UPTIME (3600LL * 10000000LL)
+
+/** scenario_effective_boot_time - boot_time, or its default from start_time. */
+int64_t scenario_effective_boot_time(const struct scenario *sc);
+/** scenario_effective_quantum - quantum_ns, or its default (2 ticks). */
+uint64_t scenario_effective_quantum(const struct scenario *sc);
+
+/* printers of the custom keys (scenario_print.c); @root is the struct scenario */
+void scenario_print_target(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item);
+void scenario_print_flags(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			  unsigned item);
+void scenario_print_taken_by(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item);
+void scenario_print_nested(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item);
+void scenario_print_modes(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			  unsigned item);
+void scenario_print_counters(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item);
+void scenario_print_events(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item);
+void scenario_print_flush_latency(FILE *f, const void *root, const struct sk_desc *d,
+				  const void *base, unsigned item);
+void scenario_print_wait(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			 unsigned item);
+void scenario_print_lifetime(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item);
+void scenario_print_affinity(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item);
+void scenario_print_boot_time(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			      unsigned item);
+void scenario_print_quantum(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			    unsigned item);
+void scenario_print_uint(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			 unsigned item);
+
+#endif /* TOOLS_LIB_SCENARIO_INTERNAL_H */

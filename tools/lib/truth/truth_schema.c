@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/truth/truth_schema.c - the vocabulary and the PMC-stamping rule that
+ * the truth writer and reader share (see truth_schema.h): a session
+ * "stamps" an event when it logs it with a hook its pmc.events lists and
+ * has counters, which is when the producer adds a PMC item to it.
+ */
+#include "tools/lib/truth/truth_schema.h"
+
+#include <assert.h>
+
+#include "producer/etw_layout.h"
+
+static_assert(SIM_SPIN_ACQUIRE_SAMPLE == TRUTH_NWHY - 1, "truth_why_names covers the enum");
+
+const char *const truth_why_names[TRUTH_NWHY] = {
+	[SIM_SPIN_NONE] = "none",
+	[SIM_SPIN_HOLD] = "hold",
+	[SIM_SPIN_CONTENDED] = "contended",
+	[SIM_SPIN_ACQUIRE_SAMPLE] = "acquire_sample",
+};
+
+const char *const truth_flag_names[TRUTH_NFLAGS] = {"cswitch", "compact_cswitch", "spinlock"};
+const unsigned truth_flag_bits[TRUTH_NFLAGS] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT,
+						PRODUCER_F_SPINLOCK};
+
+/*
+ * Does @s read PMC values for the switches (or, @spin, the spin locks) it
+ * logs? The producer's policy, PEBS aside: the truth carries the counters
+ * whenever the session's ProfileEventList names the hook, also when the
+ * PEBS item wins on 0x0524 (DESIGN.md's sample line has both).
+ */
+static bool stamps(const struct trace_config *cfg, const struct trace_session_cfg *s, bool spin)
+{
+	uint16_t hook = spin				  ? ETW_HOOK_SPINLOCK
+			: (s->flags & PRODUCER_F_COMPACT) ? ETW_HOOK_CSWITCH_BATCH
+							  : ETW_HOOK_CSWITCH;
+
+	return s->pmc_count != 0 && producer_stamps(s->flags, false, s->pmc_events,
+						    s->pmc_event_count, cfg->pebs_and_pmc, hook);
+}
+
+/* Indices of the sessions that stamp (@spin: spin locks, else switches). */
+unsigned truth_stamping_sessions(const struct trace_config *cfg, bool spin,
+				 unsigned idx[SIM_MAX_SESSIONS])
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
+		const struct trace_session_cfg *s = &cfg->sessions[i];
+
+		if (stamps(cfg, s, spin)) {
+			idx[n++] = i;
+		}
+	}
+	return n;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/truth/truth_schema.h - what writing (truth_write.c) and reading
+ * (truth_read.c) the truth stream both need, private to them: the names the
+ * stream gives session flags and spin-lock sampling reasons, and which
+ * sessions stamp PMC values on an event, which decides whether a line has a
+ * "pmc" and its shape. One definition for both directions, so what is
+ * written is what is read back.
+ */
+#ifndef TOOLS_LIB_TRUTH_SCHEMA_H
+#define TOOLS_LIB_TRUTH_SCHEMA_H
+
+#include <stdbool.h>
+
+#include "tools/lib/config/trace_config.h"
+
+/* a session's "flags": truth_flag_names[k] is the bit truth_flag_bits[k] */
+#define TRUTH_NFLAGS 3u
+extern const char *const truth_flag_names[TRUTH_NFLAGS];
+extern const unsigned truth_flag_bits[TRUTH_NFLAGS];
+
+/* a spinlock line's "why", indexed by enum sim_spin_why */
+#define TRUTH_NWHY 4u
+extern const char *const truth_why_names[TRUTH_NWHY];
+
+/**
+ * truth_stamping_sessions - the sessions that put PMC values on an event.
+ * A session stamps switches when its pmc.events lists the hook it logs them
+ * with (0x0525 for a compact session, else 0x0524 with the cswitch flag),
+ * and spin locks with the spinlock flag and 0x0529; one without counters
+ * stamps nothing (producer.c follows the same rule).
+ * @cfg:  the trace configuration (its sessions)
+ * @spin: true for spin-lock events, false for context switches
+ * @idx:  filled with the stamping sessions' indices, in session order
+ * Return: how many sessions stamp (0..SIM_MAX_SESSIONS).
+ */
+unsigned truth_stamping_sessions(const struct trace_config *cfg, bool spin,
+				 unsigned idx[SIM_MAX_SESSIONS]);
+
+#endif /* TOOLS_LIB_TRUTH_SCHEMA_H */

@@ -1,0 +1,1153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/truth/truth_write.c - writing the truth / replay stream declared in
+ * tools/lib/truth.h: one JSON object per line (DESIGN.md "Truth / replay
+ * stream") in a fixed key order, so a line is byte-for-byte the same for
+ * the same record. truth_sink() tees the engine's records into it for
+ * `gen --truth`; truth_read.c reads it back.
+ *
+ * Speed: a line is formatted into memory with a hand-rolled integer
+ * formatter (two digits per step) and literal keys copied as constants,
+ * after one check that the line's worst case fits, and leaves in one
+ * fwrite; the sink's lines gather in a large buffer of the writer first.
+ * printf's format parsing cost more than the simulation that made the
+ * records.
+ *
+ * Choices where DESIGN.md is silent (documented in tools/lib/truth.h):
+ *  - "pmc" holds the values of the sessions that stamp the event (the rule
+ *    is in truth_schema.c): a list when they all list the same counters,
+ *    an object keyed by session name otherwise, absent when none stamps.
+ *  - Strings are written with JSON escapes; bytes that are not UTF-8 are
+ *    written as U+FFFD so that the line stays readable JSON.
+ */
+#include "tools/lib/truth/truth.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/lib/truth/truth_schema.h"
+
+/* ---- formatting into memory ------------------------------------------------ */
+
+/*
+ * Derived once per line from the configuration (or once per run by the
+ * sink): the clocks in use, and who stamps PMC values on each kind.
+ */
+struct shape {
+	bool used[SIM_CLOCK_SLOTS];
+	bool pebs; /* a session has PEBS: switches carry "pebs_index" */
+	bool rows; /* spin_rows known: spin locks carry the PRCB counters */
+	unsigned ncs, cs[SIM_MAX_SESSIONS];
+	unsigned nsl, sl[SIM_MAX_SESSIONS];
+	bool cs_same, sl_same;	   /* the stamping sessions list the same counters: a list */
+	size_t cs_bound, sl_bound; /* room their "pmc" takes at most */
+};
+
+/*
+ * A line being built: @p is the cursor. Writers that know a bound call
+ * room() once and then append unchecked; the meta line, whose length has
+ * no bound, calls room() before each piece. A line is built on the stack
+ * (then on the heap if it outgrows it), or at the end of a writer's
+ * buffer (@wb), which room() empties into its stream when full.
+ */
+struct line {
+	char *p;
+	char *end;
+	char *base;
+	char *heap; /* when the line outgrew @stack */
+	struct truth_wbuf *wb;
+	FILE *f; /* @wb's stream */
+	int err; /* why room() failed: -ENOMEM or -EIO */
+	char stack[1024];
+};
+
+/*
+ * struct truth_wbuf - truth_writer_init's buffer: whole lines, handed to
+ * the stream in large blocks, and what the lines need of the configuration.
+ */
+struct truth_wbuf {
+	char *buf;
+	size_t len; /* bytes of whole lines in @buf */
+	size_t cap;
+	bool shaped; /* @sh is set (at the first record line) */
+	struct shape sh;
+};
+
+#define WBUF_SIZE     (1u << 20) /* fewer system calls past this gain nothing */
+#define U64_MAX_CHARS 20u	 /* 18446744073709551615, or -9223372036854775808 */
+
+static void line_init(struct line *l)
+{
+	l->base = l->p = l->stack;
+	l->end = l->stack + sizeof(l->stack);
+	l->heap = NULL;
+	l->wb = NULL;
+	l->f = NULL;
+	l->err = 0;
+}
+
+/* A line at the end of @wb's whole lines. */
+static void line_init_wbuf(struct line *l, struct truth_wbuf *wb, FILE *f)
+{
+	l->base = l->p = wb->buf + wb->len;
+	l->end = wb->buf + wb->cap;
+	l->heap = NULL;
+	l->wb = wb;
+	l->f = f;
+	l->err = 0;
+}
+
+static void line_free(struct line *l)
+{
+	free(l->heap);
+}
+
+/* Hand @wb's whole lines to @f. Return: 0 or -EIO (sticky in the stream). */
+static int wbuf_drain(struct truth_wbuf *wb, FILE *f)
+{
+	size_t n = wb->len;
+
+	wb->len = 0;
+	if (n && fwrite(wb->buf, 1, n, f) != n) {
+		return -EIO;
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* Room in a writer's buffer: drain the whole lines before this one, grow if still short. */
+static bool room_wbuf(struct line *l, size_t n)
+{
+	struct truth_wbuf *wb = l->wb;
+	size_t part = (size_t)(l->p - l->base);
+	int rc = wbuf_drain(wb, l->f);
+
+	if (rc < 0) {
+		l->err = rc;
+		return false;
+	}
+	memmove(wb->buf, l->base, part);
+	if (wb->cap - part < n) {
+		size_t cap = wb->cap;
+		char *nb;
+
+		while (cap - part < n) {
+			cap *= 2;
+		}
+		nb = realloc(wb->buf, cap);
+		if (!nb) {
+			l->err = -ENOMEM;
+			return false;
+		}
+		wb->buf = nb;
+		wb->cap = cap;
+	}
+	l->base = wb->buf;
+	l->p = wb->buf + part;
+	l->end = wb->buf + wb->cap;
+	return true;
+}
+
+/* Make room for @n more bytes; false (and @l->err) when that fails. */
+static bool room(struct line *l, size_t n)
+{
+	size_t used = (size_t)(l->p - l->base), cap = (size_t)(l->end - l->base);
+	char *nb;
+
+	if (n <= (size_t)(l->end - l->p)) {
+		return true;
+	}
+	if (l->wb) {
+		return room_wbuf(l, n);
+	}
+	while (cap - used < n) {
+		cap *= 2;
+	}
+	nb = realloc(l->heap, cap);
+	if (!nb) {
+		l->err = -ENOMEM;
+		return false;
+	}
+	if (!l->heap) {
+		memcpy(nb, l->stack, used);
+	}
+	l->heap = l->base = nb;
+	l->p = nb + used;
+	l->end = nb + cap;
+	return true;
+}
+
+/* Append a string literal (its length is a constant: the copy is inlined). */
+#define LIT(l, s) lit((l), (s), sizeof(s) - 1)
+
+static inline void lit(struct line *l, const char *s, size_t n)
+{
+	memcpy(l->p, s, n);
+	l->p += n;
+}
+
+static inline void put_c(struct line *l, char c)
+{
+	*l->p++ = c;
+}
+
+static const char digits2[201] = "00010203040506070809101112131415161718192021222324"
+				 "25262728293031323334353637383940414243444546474849"
+				 "50515253545556575859606162636465666768697071727374"
+				 "75767778798081828384858687888990919293949596979899";
+
+static inline unsigned ndigits(uint32_t v)
+{
+	unsigned n = 1;
+
+	for (;;) {
+		if (v < 10) {
+			return n;
+		}
+		if (v < 100) {
+			return n + 1;
+		}
+		if (v < 1000) {
+			return n + 2;
+		}
+		if (v < 10000) {
+			return n + 3;
+		}
+		v /= 10000;
+		n += 4;
+	}
+}
+
+/* The last @n digits of @v (< 10^@n), @n even, ending at @e. */
+static inline void digits_at(char *e, uint32_t v, unsigned n)
+{
+	for (; n; n -= 2) {
+		uint32_t r = v % 100;
+
+		v /= 100;
+		e -= 2;
+		memcpy(e, digits2 + 2 * r, 2);
+	}
+}
+
+/* @v < 2^32 in decimal (32-bit arithmetic: cheaper than 64-bit). */
+static inline void put_u32(struct line *l, uint32_t v)
+{
+	char *e;
+
+	if (v < 10) {
+		*l->p++ = (char)('0' + v);
+		return;
+	}
+	e = l->p + ndigits(v);
+	l->p = e;
+	while (v >= 100) {
+		uint32_t r = v % 100;
+
+		v /= 100;
+		e -= 2;
+		memcpy(e, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		memcpy(e - 2, digits2 + 2 * v, 2);
+	} else {
+		e[-1] = (char)('0' + v);
+	}
+}
+
+/* @v in decimal, as printf's %llu writes it: 8 digits at a time in 32 bits. */
+static inline void put_u64(struct line *l, uint64_t v)
+{
+	uint32_t lo, mid;
+
+	if (v <= UINT32_MAX) {
+		put_u32(l, (uint32_t)v);
+		return;
+	}
+	lo = (uint32_t)(v % 100000000);
+	v /= 100000000;
+	if (v <= UINT32_MAX) {
+		put_u32(l, (uint32_t)v);
+	} else {
+		mid = (uint32_t)(v % 100000000);
+		put_u32(l, (uint32_t)(v / 100000000));
+		digits_at(l->p + 8, mid, 8);
+		l->p += 8;
+	}
+	digits_at(l->p + 8, lo, 8);
+	l->p += 8;
+}
+
+static inline void put_i64(struct line *l, int64_t v)
+{
+	if (v < 0) {
+		put_c(l, '-');
+		put_u64(l, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u64(l, (uint64_t)v);
+	}
+}
+
+/* "0x" and @v in lower-case hex, quoted (%" PRIx64 "). */
+static void put_addr(struct line *l, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned n = 1;
+	char *e;
+
+	while (n < 16 && v >> (4 * n)) {
+		n++;
+	}
+	LIT(l, "\"0x");
+	e = l->p + n;
+	l->p = e + 1;
+	*e = '"';
+	do {
+		*--e = hex[v & 15];
+		v >>= 4;
+	} while (v);
+}
+
+static inline void put_bool(struct line *l, bool b)
+{
+	if (b) {
+		LIT(l, "true");
+	} else {
+		LIT(l, "false");
+	}
+}
+
+/* Length of the valid UTF-8 sequence at @s, 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (s[0] < 0x80) {
+		return 1;
+	} else if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+		n = 2;
+		cp = s[0] & 0x1Fu;
+	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+		n = 3;
+		cp = s[0] & 0x0Fu;
+	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+		n = 4;
+		cp = s[0] & 0x07u;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0u) != 0x80u) {
+			return 0;
+		}
+		cp = cp << 6 | (s[i] & 0x3Fu);
+	}
+	/* overlong forms, surrogates and values past U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+	    (cp >= 0xD800 && cp <= 0xDFFF)) {
+		return 0;
+	}
+	return n;
+}
+
+/* The most a string of @len bytes takes as JSON: every byte "\u00XX", and the quotes. */
+static size_t str_bound(size_t len)
+{
+	return 6 * len + 2;
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped (room: str_bound). */
+static void put_str(struct line *l, const char *str)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+
+	put_c(l, '"');
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (n == 0) {
+			LIT(l, "\\ufffd");
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			put_c(l, '\\');
+			put_c(l, (char)*s++);
+		} else if (*s == '\n') {
+			LIT(l, "\\n");
+			s++;
+		} else if (*s == '\t') {
+			LIT(l, "\\t");
+			s++;
+		} else if (*s < 0x20 || *s == 0x7F) {
+			LIT(l, "\\u00");
+			put_c(l, hex[*s >> 4]);
+			put_c(l, hex[*s & 15]);
+			s++;
+		} else {
+			lit(l, (const char *)s, n);
+			s += n;
+		}
+	}
+	put_c(l, '"');
+}
+
+/* put_str with its own room() call; false when out of memory. */
+static bool put_str_room(struct line *l, const char *s)
+{
+	if (!room(l, str_bound(strlen(s)))) {
+		return false;
+	}
+	put_str(l, s);
+	return true;
+}
+
+/* Room for ,"ts":{..} (or ,"start_ts":{..}): the key, three clocks, the braces. */
+#define TS_BOUND (16u + 3 * (10 + U64_MAX_CHARS))
+
+/* ,"ts":{"qpc":..,"systime":..,"cycles":..} - the clocks in use, in that order. */
+static void put_ts(struct line *l, const bool used[SIM_CLOCK_SLOTS], bool start,
+		   const uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	bool first = true;
+
+	if (start) {
+		LIT(l, ",\"start_ts\":{");
+	} else {
+		LIT(l, ",\"ts\":{");
+	}
+	if (used[SIM_CLOCK_QPC]) {
+		LIT(l, "\"qpc\":");
+		put_u64(l, ts[SIM_CLOCK_QPC]);
+		first = false;
+	}
+	if (used[SIM_CLOCK_SYSTIME]) {
+		if (!first) {
+			put_c(l, ',');
+		}
+		LIT(l, "\"systime\":");
+		put_u64(l, ts[SIM_CLOCK_SYSTIME]);
+		first = false;
+	}
+	if (used[SIM_CLOCK_CYCLES]) {
+		if (!first) {
+			put_c(l, ',');
+		}
+		LIT(l, "\"cycles\":");
+		put_u64(l, ts[SIM_CLOCK_CYCLES]);
+	}
+	put_c(l, '}');
+}
+
+static void clocks_used(const struct trace_config *cfg, bool used[SIM_CLOCK_SLOTS])
+{
+	used[0] = false;
+	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
+		used[c] = trace_config_clock_used(cfg, (enum sim_clock)c);
+	}
+}
+
+/* ---- what a record line needs of the configuration ------------------------- */
+
+static bool same_counters(const struct trace_session_cfg *a, const struct trace_session_cfg *b)
+{
+	return a->pmc_count == b->pmc_count &&
+	       !memcmp(a->pmc_counters, b->pmc_counters, a->pmc_count);
+}
+
+static bool all_same(const struct trace_config *cfg, const unsigned *idx, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++) {
+		if (!same_counters(&cfg->sessions[idx[0]], &cfg->sessions[idx[i]])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Room for ,"pmc":.. of these stamping sessions. */
+static size_t pmc_bound(const struct trace_config *cfg, const unsigned *idx, unsigned n)
+{
+	size_t b = 16;
+
+	for (unsigned i = 0; i < n; i++) {
+		b += str_bound(strlen(cfg->sessions[idx[i]].name)) + 4 +
+		     SIM_MAX_PMC * (U64_MAX_CHARS + 1);
+	}
+	return b;
+}
+
+static void shape_init(struct shape *sh, const struct trace_config *cfg)
+{
+	clocks_used(cfg, sh->used);
+	sh->pebs = false;
+	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
+		sh->pebs = sh->pebs || cfg->sessions[i].pebs;
+	}
+	sh->rows = cfg->spin_rows != TRACE_SPIN_ROWS_UNKNOWN;
+	sh->ncs = truth_stamping_sessions(cfg, false, sh->cs);
+	sh->nsl = truth_stamping_sessions(cfg, true, sh->sl);
+	sh->cs_same = all_same(cfg, sh->cs, sh->ncs);
+	sh->sl_same = all_same(cfg, sh->sl, sh->nsl);
+	sh->cs_bound = pmc_bound(cfg, sh->cs, sh->ncs);
+	sh->sl_bound = pmc_bound(cfg, sh->sl, sh->nsl);
+}
+
+static void put_values(struct line *l, const struct trace_session_cfg *s,
+		       const uint64_t pmc[SIM_MAX_COUNTERS])
+{
+	put_c(l, '[');
+	for (unsigned j = 0; j < s->pmc_count && j < SIM_MAX_PMC; j++) {
+		if (j) {
+			put_c(l, ',');
+		}
+		put_u64(l, pmc[s->pmc_counters[j] % SIM_MAX_COUNTERS]);
+	}
+	put_c(l, ']');
+}
+
+/* ,"pmc":[..] or ,"pmc":{"name":[..],..}, nothing when no session stamps. */
+static void put_pmc(struct line *l, const struct trace_config *cfg, const unsigned *idx, unsigned n,
+		    bool same, const uint64_t pmc[SIM_MAX_COUNTERS])
+{
+	if (n == 0) {
+		return;
+	}
+	LIT(l, ",\"pmc\":");
+	if (same) {
+		put_values(l, &cfg->sessions[idx[0]], pmc);
+		return;
+	}
+	put_c(l, '{');
+	for (unsigned i = 0; i < n; i++) {
+		if (i) {
+			put_c(l, ',');
+		}
+		put_str(l, cfg->sessions[idx[i]].name);
+		put_c(l, ':');
+		put_values(l, &cfg->sessions[idx[i]], pmc);
+	}
+	put_c(l, '}');
+}
+
+/* ---- the lines ---------------------------------------------------------------- */
+
+/* Every key and value of a switch but "pmc": well below this. */
+#define CSWITCH_BOUND (640u + TS_BOUND)
+
+static bool fmt_cswitch(struct line *l, const struct trace_config *cfg, const struct shape *sh,
+			const struct sim_cswitch *cs)
+{
+	if (!room(l, CSWITCH_BOUND + sh->cs_bound)) {
+		return false;
+	}
+	LIT(l, "{\"kind\":\"cswitch\",\"cpu\":");
+	put_u64(l, cs->cpu);
+	LIT(l, ",\"tick\":");
+	put_u64(l, cs->tick);
+	put_ts(l, sh->used, false, cs->ts);
+	LIT(l, ",\"old_tid\":");
+	put_u64(l, cs->old_tid);
+	LIT(l, ",\"old_pri\":");
+	put_i64(l, cs->old_pri);
+	LIT(l, ",\"old_base_pri\":");
+	put_i64(l, cs->old_base_pri);
+	LIT(l, ",\"old_state\":");
+	put_u64(l, cs->old_state);
+	LIT(l, ",\"old_wait_reason\":");
+	put_u64(l, cs->old_wait_reason);
+	LIT(l, ",\"old_wait_mode\":");
+	put_u64(l, cs->old_wait_mode);
+	LIT(l, ",\"old_ideal_cpu\":");
+	put_u64(l, cs->old_ideal_cpu);
+	LIT(l, ",\"old_remaining_quantum\":");
+	put_i64(l, cs->old_remaining_quantum);
+	LIT(l, ",\"old_qos\":");
+	put_u64(l, cs->old_qos);
+	LIT(l, ",\"prev_cstate\":");
+	put_u64(l, cs->prev_cstate);
+	LIT(l, ",\"old_rank\":");
+	put_u64(l, cs->old_rank);
+	LIT(l, ",\"new_tid\":");
+	put_u64(l, cs->new_tid);
+	LIT(l, ",\"new_pri\":");
+	put_i64(l, cs->new_pri);
+	LIT(l, ",\"new_pri_decrement\":");
+	put_i64(l, cs->new_pri_decrement);
+	LIT(l, ",\"new_wait_ticks\":");
+	put_u64(l, cs->new_wait_ticks);
+	LIT(l, ",\"new_qos\":");
+	put_u64(l, cs->new_qos);
+	put_pmc(l, cfg, sh->cs, sh->ncs, sh->cs_same, cs->pmc);
+	if (sh->pebs) {
+		/* PebsIndex is a linear address into the DS buffer: a hex string */
+		LIT(l, ",\"pebs_index\":");
+		put_addr(l, cs->pebs_index);
+	}
+	LIT(l, "}\n");
+	return true;
+}
+
+/* Every key and value of a spin lock but "name" and "pmc": well below this. */
+#define SPINLOCK_BOUND (640u + TS_BOUND)
+
+static bool fmt_spinlock(struct line *l, const struct trace_config *cfg, const struct shape *sh,
+			 const struct sim_spinlock *sl)
+{
+	unsigned why = (unsigned)sl->why;
+
+	if (!room(l,
+		  SPINLOCK_BOUND + (sl->name ? str_bound(strlen(sl->name)) : 0) + sh->sl_bound)) {
+		return false;
+	}
+	LIT(l, "{\"kind\":\"spinlock\",\"cpu\":");
+	put_u64(l, sl->cpu);
+	LIT(l, ",\"tick\":");
+	put_u64(l, sl->tick);
+	put_ts(l, sh->used, false, sl->ts);
+	LIT(l, ",\"lock\":");
+	put_addr(l, sl->lock);
+	LIT(l, ",\"caller\":");
+	put_addr(l, sl->caller);
+	LIT(l, ",\"acquire_time\":");
+	put_u64(l, sl->acquire_time);
+	LIT(l, ",\"release_time\":");
+	put_u64(l, sl->release_time);
+	LIT(l, ",\"wait_cycles\":");
+	put_u64(l, sl->wait_cycles);
+	LIT(l, ",\"spin_count\":");
+	put_u64(l, sl->spin_count);
+	LIT(l, ",\"tid\":");
+	put_u64(l, sl->tid);
+	LIT(l, ",\"interrupt_count\":");
+	put_u64(l, sl->interrupt_count);
+	LIT(l, ",\"irql\":");
+	put_u64(l, sl->irql);
+	LIT(l, ",\"depth\":");
+	put_u64(l, sl->depth);
+	LIT(l, ",\"mode\":");
+	put_u64(l, sl->mode);
+	LIT(l, ",\"dpc\":");
+	put_bool(l, sl->dpc);
+	LIT(l, ",\"isr\":");
+	put_bool(l, sl->isr);
+	LIT(l, ",\"logged\":");
+	put_bool(l, sl->logged);
+	LIT(l, ",\"why\":\"");
+	if (why < TRUTH_NWHY) {
+		lit(l, truth_why_names[why], strlen(truth_why_names[why]));
+	} else {
+		LIT(l, "none");
+	}
+	put_c(l, '"');
+	/* extensions: the lock's name, the PRCB counters the predicate read, and why not logged */
+	if (sl->name) {
+		LIT(l, ",\"name\":");
+		put_str(l, sl->name);
+	}
+	if (sh->rows) {
+		LIT(l, ",\"acquire_count\":");
+		put_u64(l, sl->acquire_count);
+		LIT(l, ",\"contention_count\":");
+		put_u64(l, sl->contention_count);
+	}
+	if (sl->untracked) {
+		LIT(l, ",\"untracked\":true");
+	}
+	if (sl->guarded) {
+		LIT(l, ",\"guarded\":true");
+	}
+	put_pmc(l, cfg, sh->sl, sh->nsl, sh->sl_same, sl->pmc);
+	LIT(l, "}\n");
+	return true;
+}
+
+static bool fmt_thread(struct line *l, const struct trace_config *cfg, uint32_t tid, unsigned group,
+		       bool exit, uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	const char *name = group < cfg->ngroups ? cfg->groups[group].name : "";
+	bool used[SIM_CLOCK_SLOTS];
+
+	if (!room(l, 96 + str_bound(strlen(name)) + TS_BOUND)) {
+		return false;
+	}
+	clocks_used(cfg, used);
+	LIT(l, "{\"kind\":\"thread\",\"tid\":");
+	put_u64(l, tid);
+	LIT(l, ",\"group\":");
+	put_str(l, name);
+	if (exit) {
+		LIT(l, ",\"event\":\"exit\",\"tick\":");
+	} else {
+		LIT(l, ",\"event\":\"start\",\"tick\":");
+	}
+	put_u64(l, tick);
+	put_ts(l, used, false, ts);
+	LIT(l, "}\n");
+	return true;
+}
+
+static bool fmt_stop(struct line *l, const bool used[SIM_CLOCK_SLOTS],
+		     const struct sim_ccswap_stop *st)
+{
+	const char *clock = sim_clock_name(st->clock);
+
+	if (!room(l, 96 + TS_BOUND + strlen(clock))) {
+		return false;
+	}
+	LIT(l, "{\"kind\":\"ccswap_stop\",\"tick\":");
+	put_u64(l, st->tick);
+	put_ts(l, used, false, st->ts);
+	LIT(l, ",\"clock\":\"");
+	lit(l, clock, strlen(clock));
+	LIT(l, "\"}\n");
+	return true;
+}
+
+static bool fmt_end(struct line *l, const bool used[SIM_CLOCK_SLOTS], const struct sim_end *end)
+{
+	if (!room(l, 64 + TS_BOUND)) {
+		return false;
+	}
+	LIT(l, "{\"kind\":\"end\",\"tick\":");
+	put_u64(l, end->tick);
+	put_ts(l, used, false, end->ts);
+	LIT(l, "}\n");
+	return true;
+}
+
+/* One "sessions" entry: DESIGN.md's keys, then the extensions. */
+static bool fmt_session(struct line *l, const struct trace_config *cfg,
+			const struct trace_session_cfg *s)
+{
+	bool first = true;
+
+	if (!room(l, 16)) {
+		return false;
+	}
+	LIT(l, "{\"name\":");
+	if (!put_str_room(l, s->name) || !room(l, 200)) {
+		return false;
+	}
+	LIT(l, ",\"clock\":\"");
+	lit(l, sim_clock_name(s->clock), strlen(sim_clock_name(s->clock)));
+	LIT(l, "\",\"flags\":[");
+	for (unsigned k = 0; k < TRUTH_NFLAGS; k++) {
+		if (s->flags & truth_flag_bits[k]) {
+			if (!first) {
+				put_c(l, ',');
+			}
+			put_c(l, '"');
+			lit(l, truth_flag_names[k], strlen(truth_flag_names[k]));
+			put_c(l, '"');
+			first = false;
+		}
+	}
+	LIT(l, "],\"pebs\":");
+	put_bool(l, s->pebs);
+	LIT(l, ",\"pmc\":{\"counters\":[");
+	for (unsigned j = 0; j < s->pmc_count && j < SIM_MAX_PMC; j++) {
+		if (!room(l, 1)) {
+			return false;
+		}
+		if (j) {
+			put_c(l, ',');
+		}
+		if (!put_str_room(l, cfg->counters[s->pmc_counters[j] % SIM_MAX_COUNTERS])) {
+			return false;
+		}
+	}
+	if (!room(l, 128)) {
+		return false;
+	}
+	LIT(l, "],\"events\":[");
+	for (unsigned j = 0; j < s->pmc_event_count && j < 4; j++) {
+		static const char hex[] = "0123456789abcdef";
+		unsigned h = s->pmc_events[j];
+
+		if (j) {
+			put_c(l, ',');
+		}
+		LIT(l, "\"0x");
+		put_c(l, hex[h >> 12 & 15]);
+		put_c(l, hex[h >> 8 & 15]);
+		put_c(l, hex[h >> 4 & 15]);
+		put_c(l, hex[h & 15]);
+		put_c(l, '"');
+	}
+	LIT(l, "]},\"buffer_size\":");
+	put_u64(l, s->buffer_size);
+	LIT(l, ",\"file\":");
+	if (!put_str_room(l, s->file) || !room(l, 128)) {
+		return false;
+	}
+	LIT(l, ",\"pool_buffers\":");
+	put_u64(l, s->pool_buffers);
+	LIT(l, ",\"flush_latency\":");
+	put_u64(l, s->flush_latency);
+	if (s->compress) {
+		/* only when set: older streams stay as they were */
+		LIT(l, ",\"compressed\":true");
+	}
+	put_c(l, '}');
+	return true;
+}
+
+static bool any_spinlock(const struct trace_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
+		if (cfg->sessions[i].flags & PRODUCER_F_SPINLOCK) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool fmt_meta(struct line *l, const struct trace_config *cfg)
+{
+	bool used[SIM_CLOCK_SLOTS];
+
+	assert(cfg->target);
+	clocks_used(cfg, used);
+	if (!room(l, 80)) {
+		return false;
+	}
+	LIT(l, "{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"target\":");
+	if (!put_str_room(l, cfg->target->name) || !room(l, 400)) {
+		return false;
+	}
+	LIT(l, ",\"arch\":\"");
+	if (cfg->arch == ETL_ARCH_X86) {
+		LIT(l, "x86");
+	} else {
+		LIT(l, "x64");
+	}
+	LIT(l, "\",\"cpus\":");
+	put_u64(l, cfg->cpus);
+	LIT(l, ",\"cpu_mhz\":");
+	put_u64(l, cfg->cpu_mhz);
+	LIT(l, ",\"perf_freq\":");
+	put_u64(l, cfg->perf_freq);
+	LIT(l, ",\"timer_resolution\":");
+	put_u64(l, cfg->timer_resolution);
+	LIT(l, ",\"max_wait_reason\":");
+	put_u64(l, cfg->max_wait_reason);
+	LIT(l, ",\"start_time\":");
+	put_i64(l, cfg->start_time);
+	LIT(l, ",\"quirks\":");
+	put_bool(l, cfg->quirks);
+	LIT(l, ",\"seed\":");
+	put_u64(l, cfg->seed);
+	LIT(l, ",\"sessions\":[");
+	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
+		if (!room(l, 1)) {
+			return false;
+		}
+		if (i) {
+			put_c(l, ',');
+		}
+		if (!fmt_session(l, cfg, &cfg->sessions[i])) {
+			return false;
+		}
+	}
+	if (!room(l, 96 + TS_BOUND)) {
+		return false;
+	}
+	LIT(l, "],\"boot_time\":");
+	put_i64(l, cfg->boot_time);
+	if (cfg->have_start_ts) {
+		put_ts(l, used, true, cfg->start_ts);
+	}
+	LIT(l, ",\"flush_at_end\":");
+	put_bool(l, cfg->flush_at_end);
+	LIT(l, ",\"pebs_and_pmc\":");
+	put_bool(l, cfg->pebs_and_pmc);
+	/* gen's extension: the thread groups and their TIDs at the start */
+	if (cfg->ngroups) {
+		LIT(l, ",\"groups\":[");
+		for (unsigned g = 0; g < cfg->ngroups && g < TRACE_MAX_GROUPS; g++) {
+			if (!room(l, 16)) {
+				return false;
+			}
+			if (g) {
+				put_c(l, ',');
+			}
+			LIT(l, "{\"name\":");
+			if (!put_str_room(l, cfg->groups[g].name) || !room(l, 16)) {
+				return false;
+			}
+			LIT(l, ",\"tids\":[");
+			for (unsigned k = 0; k < cfg->groups[g].count; k++) {
+				if (!room(l, 1 + U64_MAX_CHARS)) {
+					return false;
+				}
+				if (k) {
+					put_c(l, ',');
+				}
+				put_u64(l, cfg->groups[g].first_tid + 4u * k);
+			}
+			if (!room(l, 8)) {
+				return false;
+			}
+			LIT(l, "]}");
+		}
+		put_c(l, ']');
+	}
+	if (!room(l, 160 + 4 * U64_MAX_CHARS)) {
+		return false;
+	}
+	/* gen's extension: the sampling parameters, and which releases have a line */
+	if (any_spinlock(cfg) && cfg->spin_rows != TRACE_SPIN_ROWS_UNKNOWN) {
+		LIT(l, ",\"spinlock\":{\"spin_threshold\":");
+		put_u64(l, cfg->spin.spin_threshold);
+		LIT(l, ",\"acquire_sample_rate\":");
+		put_u64(l, cfg->spin.acquire_sample_rate);
+		LIT(l, ",\"contention_sample_rate\":");
+		put_u64(l, cfg->spin.contention_sample_rate);
+		LIT(l, ",\"hold_threshold\":");
+		put_u64(l, cfg->spin.hold_threshold);
+		if (cfg->spin_rows == TRACE_SPIN_ROWS_ALL) {
+			LIT(l, ",\"rows\":\"all\"}");
+		} else {
+			LIT(l, ",\"rows\":\"logged\"}");
+		}
+	}
+	LIT(l, "}\n");
+	return true;
+}
+
+/* ---- onto the stream ------------------------------------------------------- */
+
+/*
+ * Write the line (when it was built: @ok) and free it. Every write error
+ * so far (sticky in the stream) is -EIO; out of memory is -ENOMEM.
+ */
+static int emit(FILE *f, struct line *l, bool ok)
+{
+	size_t n = (size_t)(l->p - l->base);
+	int rc = 0;
+
+	if (!ok) {
+		rc = l->err;
+	} else if (fwrite(l->base, 1, n, f) != n || ferror(f)) {
+		rc = -EIO;
+	}
+	line_free(l);
+	return rc;
+}
+
+int truth_write_meta(FILE *f, const struct trace_config *cfg)
+{
+	struct line l;
+
+	line_init(&l);
+	return emit(f, &l, fmt_meta(&l, cfg));
+}
+
+int truth_write_cswitch(FILE *f, const struct trace_config *cfg, const struct sim_cswitch *cs)
+{
+	struct shape sh;
+	struct line l;
+
+	shape_init(&sh, cfg);
+	line_init(&l);
+	return emit(f, &l, fmt_cswitch(&l, cfg, &sh, cs));
+}
+
+int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct sim_spinlock *sl)
+{
+	struct shape sh;
+	struct line l;
+
+	shape_init(&sh, cfg);
+	line_init(&l);
+	return emit(f, &l, fmt_spinlock(&l, cfg, &sh, sl));
+}
+
+int truth_write_thread(FILE *f, const struct trace_config *cfg, uint32_t tid, unsigned group,
+		       bool exit, uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	struct line l;
+
+	line_init(&l);
+	return emit(f, &l, fmt_thread(&l, cfg, tid, group, exit, tick, ts));
+}
+
+int truth_write_ccswap_stop(FILE *f, const struct trace_config *cfg,
+			    const struct sim_ccswap_stop *st)
+{
+	bool used[SIM_CLOCK_SLOTS];
+	struct line l;
+
+	clocks_used(cfg, used);
+	line_init(&l);
+	return emit(f, &l, fmt_stop(&l, used, st));
+}
+
+int truth_write_end(FILE *f, const struct trace_config *cfg, const struct sim_end *end)
+{
+	bool used[SIM_CLOCK_SLOTS];
+	struct line l;
+
+	clocks_used(cfg, used);
+	line_init(&l);
+	return emit(f, &l, fmt_end(&l, used, end));
+}
+
+/* ---- the writer and its sink ------------------------------------------------ */
+
+int truth_writer_init(struct truth_writer *w, FILE *f, const struct trace_config *cfg)
+{
+	w->f = f;
+	w->cfg = cfg;
+	w->wb = calloc(1, sizeof(*w->wb));
+	if (!w->wb || !(w->wb->buf = malloc(WBUF_SIZE))) {
+		free(w->wb);
+		w->wb = NULL;
+		return -ENOMEM;
+	}
+	w->wb->cap = WBUF_SIZE;
+	return 0;
+}
+
+void truth_writer_finish(struct truth_writer *w)
+{
+	if (w && w->wb) {
+		free(w->wb->buf);
+		free(w->wb);
+		w->wb = NULL;
+	}
+}
+
+int truth_writer_flush(struct truth_writer *w)
+{
+	return wbuf_drain(w->wb, w->f);
+}
+
+/* The line built at the end of @w's buffer is whole: keep it. */
+static int keep(struct truth_writer *w, struct line *l, bool ok)
+{
+	if (!ok) {
+		return l->err;
+	}
+	w->wb->len = (size_t)(l->p - w->wb->buf);
+	return 0;
+}
+
+static const struct shape *writer_shape(struct truth_writer *w)
+{
+	if (!w->wb->shaped) {
+		shape_init(&w->wb->sh, w->cfg);
+		w->wb->shaped = true;
+	}
+	return &w->wb->sh;
+}
+
+int truth_writer_thread(struct truth_writer *w, uint32_t tid, unsigned group, bool exit,
+			uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	struct line l;
+
+	line_init_wbuf(&l, w->wb, w->f);
+	return keep(w, &l, fmt_thread(&l, w->cfg, tid, group, exit, tick, ts));
+}
+
+/* truth_sink(): every line straight to the stream. */
+static int sink_cswitch(void *ctx, const struct sim_cswitch *cs)
+{
+	struct truth_writer *w = ctx;
+
+	return truth_write_cswitch(w->f, w->cfg, cs);
+}
+
+static int sink_spinlock(void *ctx, const struct sim_spinlock *sl)
+{
+	struct truth_writer *w = ctx;
+
+	return truth_write_spinlock(w->f, w->cfg, sl);
+}
+
+static int sink_stop(void *ctx, const struct sim_ccswap_stop *st)
+{
+	struct truth_writer *w = ctx;
+
+	return truth_write_ccswap_stop(w->f, w->cfg, st);
+}
+
+static int sink_end(void *ctx, const struct sim_end *end)
+{
+	struct truth_writer *w = ctx;
+
+	return truth_write_end(w->f, w->cfg, end);
+}
+
+static const struct trace_sink_ops truth_sink_ops = {
+	.cswitch = sink_cswitch,
+	.spinlock = sink_spinlock,
+	.ccswap_stop = sink_stop,
+	.end = sink_end,
+};
+
+struct trace_sink truth_sink(struct truth_writer *w)
+{
+	struct trace_sink s = {&truth_sink_ops, w};
+
+	return s;
+}
+
+/* truth_writer_sink(): lines through the writer's buffer. */
+static int wsink_cswitch(void *ctx, const struct sim_cswitch *cs)
+{
+	struct truth_writer *w = ctx;
+	const struct shape *sh = writer_shape(w);
+	struct line l;
+
+	line_init_wbuf(&l, w->wb, w->f);
+	return keep(w, &l, fmt_cswitch(&l, w->cfg, sh, cs));
+}
+
+static int wsink_spinlock(void *ctx, const struct sim_spinlock *sl)
+{
+	struct truth_writer *w = ctx;
+	const struct shape *sh = writer_shape(w);
+	struct line l;
+
+	line_init_wbuf(&l, w->wb, w->f);
+	return keep(w, &l, fmt_spinlock(&l, w->cfg, sh, sl));
+}
+
+static int wsink_stop(void *ctx, const struct sim_ccswap_stop *st)
+{
+	struct truth_writer *w = ctx;
+	struct line l;
+
+	line_init_wbuf(&l, w->wb, w->f);
+	return keep(w, &l, fmt_stop(&l, writer_shape(w)->used, st));
+}
+
+/* The end of tracing: the last line, and every buffered line goes to the stream. */
+static int wsink_end(void *ctx, const struct sim_end *end)
+{
+	struct truth_writer *w = ctx;
+	struct line l;
+	int rc;
+
+	line_init_wbuf(&l, w->wb, w->f);
+	rc = keep(w, &l, fmt_end(&l, writer_shape(w)->used, end));
+	return rc < 0 ? rc : truth_writer_flush(w);
+}
+
+static const struct trace_sink_ops truth_writer_ops = {
+	.cswitch = wsink_cswitch,
+	.spinlock = wsink_spinlock,
+	.ccswap_stop = wsink_stop,
+	.end = wsink_end,
+};
+
+struct trace_sink truth_writer_sink(struct truth_writer *w)
+{
+	struct trace_sink s = {&truth_writer_ops, w};
+
+	return s;
+}
