@@ -61,13 +61,13 @@ int etwforge_bench_run(const struct etwforge_bench_opts *opts, struct etwforge_b
 	}
 	if ((groups & ~ETWFORGE_BENCH_ALL) || (unsigned)o->size > ETWFORGE_BENCH_TINY ||
 	    o->runs > BENCH_MAX_RUNS) {
-		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-				"bad options (groups 0x%x, size %u, runs %u: at most %u)", groups,
-				(unsigned)o->size, o->runs, BENCH_MAX_RUNS);
+		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				  "bad options (groups 0x%x, size %u, runs %u: at most %u)", groups,
+				  (unsigned)o->size, o->runs, BENCH_MAX_RUNS);
 	}
 	b = calloc(1, sizeof(*b));
 	if (!b) {
-		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
 	}
 	sz = sizes[o->size];
 	sz.runs = o->runs ? o->runs : sz.runs;
@@ -108,7 +108,7 @@ int etwforge_bench_run(const struct etwforge_bench_opts *opts, struct etwforge_b
 		return rc;
 	}
 	*out = b;
-	return api_ok(err);
+	return error_ok(err);
 }
 
 unsigned etwforge_bench_figures(const struct etwforge_bench *b,

@@ -37,16 +37,16 @@ int etwforge_output_add(struct etwforge_output *o, const char *path, const char 
 	int rc;
 
 	if (!o || !path || o->set.open || o->committed) {
-		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-				"an output is added to a set that is open");
+		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				  "an output is added to a set that is open");
 	}
 	rc = out_set_add(&o->set, path, label, msg, sizeof(msg));
 	if (rc < 0) {
 		/* -EBADF: standard output is closed, no mistake of the command line */
-		return api_fail(err, rc, rc == -EBADF ? ETWFORGE_EXIT_DATA : ETWFORGE_EXIT_USAGE,
-				"%s", msg);
+		return error_fail(err, rc, rc == -EBADF ? ETWFORGE_EXIT_DATA : ETWFORGE_EXIT_USAGE,
+				  "%s", msg);
 	}
-	api_ok(err);
+	error_ok(err);
 	return rc;
 }
 
@@ -57,15 +57,15 @@ int etwforge_output_input(struct etwforge_output *o, const char *path, const cha
 	int rc;
 
 	if (!o || !path || o->set.open || o->committed) {
-		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-				"an input is added to a set that is open");
+		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				  "an input is added to a set that is open");
 	}
 	rc = out_set_input(&o->set, path, label, msg, sizeof(msg));
 	if (rc < 0) {
-		return api_fail(err, rc, rc == -EEXIST ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
-				"%s", msg);
+		return error_fail(err, rc, rc == -EEXIST ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+				  "%s", msg);
 	}
-	return api_ok(err);
+	return error_ok(err);
 }
 
 int etwforge_output_open(struct etwforge_output *o, struct etwforge_error *err)
@@ -74,14 +74,14 @@ int etwforge_output_open(struct etwforge_output *o, struct etwforge_error *err)
 	int rc;
 
 	if (!o || o->set.open || o->committed) {
-		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-				"the output set is open already");
+		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				  "the output set is open already");
 	}
 	rc = out_set_open(&o->set, msg, sizeof(msg));
 	if (rc < 0) {
-		return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 	}
-	return api_ok(err);
+	return error_ok(err);
 }
 
 FILE *etwforge_output_stream(struct etwforge_output *o, unsigned i)
@@ -101,14 +101,14 @@ int etwforge_output_commit(struct etwforge_output *o, struct etwforge_error *err
 	int rc;
 
 	if (!o || !o->set.open) {
-		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "the output set is not open");
+		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "the output set is not open");
 	}
 	rc = out_set_commit(&o->set, msg, sizeof(msg));
 	if (rc < 0) {
-		return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 	}
 	o->committed = true;
-	return api_ok(err);
+	return error_ok(err);
 }
 
 void etwforge_output_free(struct etwforge_output *o)

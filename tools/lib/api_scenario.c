@@ -32,9 +32,9 @@ void etwforge_scenario_free(struct etwforge_scenario *sc)
 static int scenario_result(int rc, const char *msg, struct etwforge_error *err)
 {
 	if (rc < 0) {
-		return api_fail_at(err, rc, ETWFORGE_EXIT_USAGE, "%s", msg);
+		return error_fail_at(err, rc, ETWFORGE_EXIT_USAGE, "%s", msg);
 	}
-	return api_ok(err);
+	return error_ok(err);
 }
 
 int etwforge_scenario_load_file(struct etwforge_scenario *sc, const char *path,
@@ -42,7 +42,7 @@ int etwforge_scenario_load_file(struct etwforge_scenario *sc, const char *path,
 {
 	char msg[1024];
 
-	if (api_stdin_closed(path, err) < 0) {
+	if (run_stdin_closed(path, err) < 0) {
 		return -EBADF;
 	}
 	return scenario_result(scenario_load_file(&sc->sc, path, msg, sizeof(msg)), msg, err);
@@ -85,7 +85,7 @@ int etwforge_scenario_print(struct etwforge_scenario *sc, FILE *f, struct etwfor
 	if (fflush(f) == EOF || ferror(f)) {
 		int e = errno ? errno : EIO;
 
-		return api_fail(err, -e, ETWFORGE_EXIT_DATA, "write failed: %s", strerror(e));
+		return error_fail(err, -e, ETWFORGE_EXIT_DATA, "write failed: %s", strerror(e));
 	}
 	return 0;
 }

@@ -55,13 +55,13 @@ int bench_compact(struct etwforge_bench *b, const struct bench_size *sz, struct 
 	bb = ccswap_bench_create(&o);
 	if (!bb) {
 		rc = -errno;
-		return api_fail(err, rc, ETWFORGE_EXIT_DATA, "ccswap: %s", strerror(-rc));
+		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "ccswap: %s", strerror(-rc));
 	}
 	rc = ccswap_bench_check(bb, &mix);
 	if (rc < 0) {
 		ccswap_bench_destroy(bb);
-		return api_fail(err, rc, ETWFORGE_EXIT_DATA, "ccswap: check pass: %s",
-				strerror(-rc));
+		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "ccswap: check pass: %s",
+				  strerror(-rc));
 	}
 	for (unsigned r = 0; r < sz->runs; r++) {
 		struct ccswap_bench_time t;
@@ -69,9 +69,9 @@ int bench_compact(struct etwforge_bench *b, const struct bench_size *sz, struct 
 		rc = ccswap_bench_time(bb, &t);
 		if (rc < 0) {
 			ccswap_bench_destroy(bb);
-			return api_fail(err, rc, ETWFORGE_EXIT_DATA, "ccswap: timed pass %u: %s%s",
-					r + 1, strerror(-rc),
-					rc == -EIO ? " (other bytes than the check pass)" : "");
+			return error_fail(err, rc, ETWFORGE_EXIT_DATA,
+					  "ccswap: timed pass %u: %s%s", r + 1, strerror(-rc),
+					  rc == -EIO ? " (other bytes than the check pass)" : "");
 		}
 		ns[r] = t.ns_per_switch;
 		rate[r] = 1e9 / t.ns_per_switch;

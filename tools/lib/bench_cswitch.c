@@ -131,7 +131,8 @@ int bench_cswitch(struct etwforge_bench *b, const struct bench_size *sz, struct 
 	if (!bb || !lap_ns || bench_backend_init(&bk, CCSWAP_BENCH_CPUS, BUFFER_SIZE) < 0) {
 		ccswap_bench_destroy(bb);
 		free(lap_ns);
-		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "cswitch: %s", strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "cswitch: %s",
+				  strerror(ENOMEM));
 	}
 	for (unsigned v = 0; v < NVARIANTS && rc == 0; v++) {
 		rc = run_pass(bb, &bk, (enum variant)v, o.switches, lap_ns, true, &check[v]);
@@ -154,9 +155,9 @@ int bench_cswitch(struct etwforge_bench *b, const struct bench_size *sz, struct 
 	ccswap_bench_destroy(bb);
 	free(lap_ns);
 	if (rc < 0) {
-		return api_fail(err, rc, ETWFORGE_EXIT_DATA, "cswitch: %s%s", strerror(-rc),
-				rc == -EIO ? " (a pass wrote other events than the check pass)"
-					   : "");
+		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "cswitch: %s%s", strerror(-rc),
+				  rc == -EIO ? " (a pass wrote other events than the check pass)"
+					     : "");
 	}
 	for (unsigned v = 0; v < NVARIANTS; v++) {
 		bench_figure(b, fig_name[v], fig_label[v], "ns/switch", ns[v], sz->runs);

@@ -86,12 +86,12 @@ int bench_decode(struct etwforge_bench *b, const struct bench_size *sz, struct b
 	}
 	switches = src.switches;
 	if (stat(path, &fs) < 0) {
-		return api_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", path, strerror(errno));
+		return error_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", path, strerror(errno));
 	}
 	bytes = (double)fs.st_size * sz->decode_repeats;
 	st = malloc(sizeof(*st));
 	if (!st) {
-		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
 	}
 	bench_progress(b, "decode: reading it");
 	for (unsigned r = 0; r < sz->runs && rc == 0; r++) {
@@ -103,9 +103,9 @@ int bench_decode(struct etwforge_bench *b, const struct bench_size *sz, struct b
 		}
 		t = bench_cpu_s() - t0;
 		if (n >= 0 && (uint64_t)n != switches) {
-			n = api_fail(err, -EIO, ETWFORGE_EXIT_DATA,
-				     "decode: %s: %lld switches counted, %llu generated", path,
-				     (long long)n, (unsigned long long)switches);
+			n = error_fail(err, -EIO, ETWFORGE_EXIT_DATA,
+				       "decode: %s: %lld switches counted, %llu generated", path,
+				       (long long)n, (unsigned long long)switches);
 		}
 		smb[r] = bytes / t * 1e-6;
 		ssw[r] = (double)switches * sz->decode_repeats / t;
@@ -115,9 +115,9 @@ int bench_decode(struct etwforge_bench *b, const struct bench_size *sz, struct b
 		}
 		t = bench_cpu_s() - t0;
 		if (n >= 0 && (uint64_t)n != switches) {
-			n = api_fail(err, -EIO, ETWFORGE_EXIT_DATA,
-				     "decode: %s: %lld switches iterated, %llu generated", path,
-				     (long long)n, (unsigned long long)switches);
+			n = error_fail(err, -EIO, ETWFORGE_EXIT_DATA,
+				       "decode: %s: %lld switches iterated, %llu generated", path,
+				       (long long)n, (unsigned long long)switches);
 		}
 		imb[r] = bytes / t * 1e-6;
 		isw[r] = (double)switches * sz->decode_repeats / t;

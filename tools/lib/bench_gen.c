@@ -95,7 +95,7 @@ static int gen_child(void *ctx, void *out, struct etwforge_error *err)
 	struct report *rep = out;
 	struct stat st;
 	char set[64];
-	int rc = sum && sc ? 0 : api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+	int rc = sum && sc ? 0 : error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 
 	if (rc == 0 && job->gc->yaml) {
 		rc = etwforge_scenario_load_string(sc, job->gc->file, job->gc->yaml, err);
@@ -202,13 +202,13 @@ int bench_gen(struct etwforge_bench *b, const struct bench_size *sz, struct benc
 				} else if (rep.switches != first[c][0].switches ||
 					   rep.xxh3[0] != first[c][0].xxh3[0] ||
 					   rep.xxh3[1] != first[c][0].xxh3[1]) {
-					return api_fail(err, -EIO, ETWFORGE_EXIT_DATA,
-							"gen: %s: run %u%s wrote other files than "
-							"the first (xxh3 %016llx, was %016llx)",
-							cases[c].name, r + 1,
-							t ? " with --truth" : "",
-							(unsigned long long)rep.xxh3[0],
-							(unsigned long long)first[c][0].xxh3[0]);
+					return error_fail(
+						err, -EIO, ETWFORGE_EXIT_DATA,
+						"gen: %s: run %u%s wrote other files than "
+						"the first (xxh3 %016llx, was %016llx)",
+						cases[c].name, r + 1, t ? " with --truth" : "",
+						(unsigned long long)rep.xxh3[0],
+						(unsigned long long)first[c][0].xxh3[0]);
 				}
 				if (r == 0 && t == 1) {
 					first[c][1] = rep;

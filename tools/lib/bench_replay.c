@@ -33,7 +33,7 @@ static int replay_child(void *ctx, void *out, struct etwforge_error *err)
 
 	(void)ctx;
 	if (!sum) {
-		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
 	}
 	rc = etwforge_replay(bench_scratch_name(BENCH_F_SRC_TRUTH), &o, sum, err);
 	if (rc == 0) {
@@ -69,7 +69,8 @@ int bench_replay_verify(struct etwforge_bench *b, const struct bench_size *sz,
 		return rc;
 	}
 	if (stat(truth, &ts) < 0) {
-		return api_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", truth, strerror(errno));
+		return error_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", truth,
+				  strerror(errno));
 	}
 	for (unsigned r = 0; r < sz->runs; r++) {
 		struct etwforge_verify_result res;
@@ -88,7 +89,7 @@ int bench_replay_verify(struct etwforge_bench *b, const struct bench_size *sz,
 			return rc;
 		}
 		if (out.switches != src.switches || out.events != src.events) {
-			return api_fail(
+			return error_fail(
 				err, -EIO, ETWFORGE_EXIT_DATA,
 				"replay: %s: %llu switches in %llu events replayed, %llu in "
 				"%llu generated",
@@ -104,11 +105,11 @@ int bench_replay_verify(struct etwforge_bench *b, const struct bench_size *sz,
 			return rc;
 		}
 		if (res.switches != src.switches) {
-			return api_fail(err, -EIO, ETWFORGE_EXIT_DATA,
-					"verify: %s: %llu switches verified, %llu generated",
-					bench_scratch_path(s, BENCH_F_SRC),
-					(unsigned long long)res.switches,
-					(unsigned long long)src.switches);
+			return error_fail(err, -EIO, ETWFORGE_EXIT_DATA,
+					  "verify: %s: %llu switches verified, %llu generated",
+					  bench_scratch_path(s, BENCH_F_SRC),
+					  (unsigned long long)res.switches,
+					  (unsigned long long)src.switches);
 		}
 		ver[r] = (double)src.switches / bench_rusage_cpu_s(&ru);
 	}

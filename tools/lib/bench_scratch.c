@@ -76,7 +76,7 @@ struct bench_scratch *bench_scratch_create(const char *tmpdir, struct etwforge_e
 	const char *base = tmpdir;
 
 	if (!s) {
-		api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+		error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
 		return NULL;
 	}
 	if (!base || !*base) {
@@ -87,16 +87,16 @@ struct bench_scratch *bench_scratch_create(const char *tmpdir, struct etwforge_e
 	}
 	if ((size_t)snprintf(s->dir, sizeof(s->dir), "%s/etwforge-bench-XXXXXX", base) >=
 	    sizeof(s->dir) - 32) {
-		api_fail(err, -ENAMETOOLONG, ETWFORGE_EXIT_DATA,
-			 "%s: cannot create a scratch folder: %s", base, strerror(ENAMETOOLONG));
+		error_fail(err, -ENAMETOOLONG, ETWFORGE_EXIT_DATA,
+			   "%s: cannot create a scratch folder: %s", base, strerror(ENAMETOOLONG));
 		free(s);
 		return NULL;
 	}
 	if (!mkdtemp(s->dir)) {
 		int e = errno;
 
-		api_fail(err, -e, ETWFORGE_EXIT_DATA, "%s: cannot create a scratch folder: %s",
-			 base, strerror(e));
+		error_fail(err, -e, ETWFORGE_EXIT_DATA, "%s: cannot create a scratch folder: %s",
+			   base, strerror(e));
 		free(s);
 		return NULL;
 	}
@@ -159,7 +159,7 @@ static int source_child(void *ctx, void *out, struct etwforge_error *err)
 	int rc;
 
 	if (!sc || !sum) {
-		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
 	}
 	snprintf(set, sizeof(set), "duration=%lluns", (unsigned long long)*sim_ns);
 	o.output = file_names[BENCH_F_SRC];

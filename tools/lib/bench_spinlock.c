@@ -147,7 +147,8 @@ int bench_spinlock(struct etwforge_bench *b, const struct bench_size *sz,
 	if (!st.win || !lap_ns || bench_backend_init(&bk, CPUS, BUFFER_SIZE) < 0) {
 		free(st.win);
 		free(lap_ns);
-		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "spinlock: %s", strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "spinlock: %s",
+				  strerror(ENOMEM));
 	}
 	rc = run_pass(&st, &bk, events, lap_ns, true, &check);
 	if (rc == 0 && check.events != events) {
@@ -169,9 +170,9 @@ int bench_spinlock(struct etwforge_bench *b, const struct bench_size *sz,
 	free(st.win);
 	free(lap_ns);
 	if (rc < 0) {
-		return api_fail(err, rc, ETWFORGE_EXIT_DATA, "spinlock: %s%s", strerror(-rc),
-				rc == -EIO ? " (a pass wrote other events than the check pass)"
-					   : "");
+		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "spinlock: %s%s", strerror(-rc),
+				  rc == -EIO ? " (a pass wrote other events than the check pass)"
+					     : "");
 	}
 	bench_figure(b, "spinlock.ns_per_event", "SpinLock 0x0529 through the producer", "ns/event",
 		     ns, sz->runs);

@@ -8,6 +8,10 @@
 
 #include "tools/lib/config/trace_config.h"
 
+const char *const trace_flag_names[TRACE_NFLAGS] = {"cswitch", "compact_cswitch", "spinlock"};
+const unsigned trace_flag_bits[TRACE_NFLAGS] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT,
+						PRODUCER_F_SPINLOCK};
+
 static const char *const clock_names[SIM_CLOCK_SLOTS] = {NULL, "qpc", "systime", "cycles"};
 
 const char *sim_clock_name(enum sim_clock c)

@@ -102,6 +102,12 @@ struct trace_config {
 	struct trace_group groups[TRACE_MAX_GROUPS];
 };
 
+/* a session's flags by name, as scenarios and truths spell them: trace_flag_names[k] is the
+ * producer bit trace_flag_bits[k] */
+#define TRACE_NFLAGS 3u
+extern const char *const trace_flag_names[TRACE_NFLAGS];
+extern const unsigned trace_flag_bits[TRACE_NFLAGS];
+
 /** sim_clock_name - "qpc", "systime", "cycles". */
 const char *sim_clock_name(enum sim_clock c);
 /** sim_clock_parse - by name; Return: 0 or -EINVAL. */

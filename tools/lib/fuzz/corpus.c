@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/fuzz/corpus.c - etwforge_corpus_write(): the catalogue (corpus_cat.c)
+ * tools/lib/fuzz/corpus.c - fuzz_corpus_write(): the catalogue (corpus_cat.c)
  * or the mangled set (mangle.c) built in memory, then every output of the
  * run in one struct out_set (writer/out_file.h): added first (collisions
  * refused before anything is made), opened, written, committed together.
@@ -12,10 +12,7 @@
  *   DIR/etl.dict            AFL++ / libFuzzer dictionary
  *   DIR/NAME_seed_corpus.zip, DIR/NAME.dict   with a zip name (OSS-Fuzz)
  *
- * The expected decode is produced here through the public reading API
- * (etwforge_file_open_mem, iteration in CPU order, etwforge_event_json), the
- * same calls `dump --jsonl` makes; tests/test_corpus.c runs the real command
- * and compares.
+ * The corpus in memory and its expected decodes are corpus_set.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,202 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/lib/api.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/read/read.h"
 #include "tools/lib/fuzz/corpus.h"
+#include "tools/lib/fuzz/corpus_cat.h"
+#include "tools/lib/fuzz/corpus_set.h"
+#include "tools/lib/fuzz/mangle.h"
 #include "tools/lib/common/json_out.h"
 #include "writer/etl_wire.h"
 #include "writer/out_file.h"
-
-struct corpus_file *corpus_add_file(struct corpus *c)
-{
-	if (c->n == c->cap) {
-		unsigned cap = c->cap ? 2 * c->cap : 64;
-		struct corpus_file *n = realloc(c->files, cap * sizeof(*n));
-
-		if (!n) {
-			return NULL;
-		}
-		c->files = n;
-		c->cap = cap;
-	}
-	memset(&c->files[c->n], 0, sizeof(c->files[0]));
-	c->files[c->n].stream = -1;
-	return &c->files[c->n++];
-}
-
-struct corpus_file *corpus_find(struct corpus *c, const char *id)
-{
-	for (unsigned i = 0; i < c->n; i++) {
-		if (!strcmp(c->files[i].id, id)) {
-			return &c->files[i];
-		}
-	}
-	return NULL;
-}
-
-void corpus_free(struct corpus *c)
-{
-	for (unsigned i = 0; i < c->n; i++) {
-		free(c->files[i].data);
-		free(c->files[i].expected);
-	}
-	for (unsigned i = 0; i < c->nstreams; i++) {
-		free(c->streams[i].text);
-	}
-	free(c->files);
-	free(c->streams);
-	memset(c, 0, sizeof(*c));
-}
-
-/* ---- the expected decode and the offsets of the marks ------------------------ */
-
-/* A growing text. */
-struct text {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void text_add(struct text *t, const char *s, size_t n)
-{
-	if (t->oom) {
-		return;
-	}
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 4096;
-		char *p;
-
-		while (cap < t->len + n + 1) {
-			cap *= 2;
-		}
-		p = realloc(t->p, cap);
-		if (!p) {
-			t->oom = true;
-			return;
-		}
-		t->p = p;
-		t->cap = cap;
-	}
-	memcpy(t->p + t->len, s, n);
-	t->len += n;
-	t->p[t->len] = '\0';
-}
-
-/* One JSON line from @fn (an etwforge_*_json function), the buffer grown to fit. */
-static void add_json_line(struct text *t,
-			  size_t (*ev_fn)(const struct etwforge_event *, unsigned, char *, size_t),
-			  const struct etwforge_event *ev, const struct etwforge_file *f)
-{
-	char small[8192];
-	char *buf = small;
-	size_t n = ev ? ev_fn(ev, 0, small, sizeof(small))
-		      : etwforge_file_json(f, small, sizeof(small));
-
-	if (n >= sizeof(small)) {
-		buf = malloc(n + 1);
-		if (!buf) {
-			t->oom = true;
-			return;
-		}
-		n = ev ? ev_fn(ev, 0, buf, n + 1) : etwforge_file_json(f, buf, n + 1);
-	}
-	text_add(t, buf, n);
-	text_add(t, "\n", 1);
-	if (buf != small) {
-		free(buf);
-	}
-}
-
-/* What `dump --jsonl` prints on standard output for @fi (it stops at damage). */
-static int expected_decode(struct corpus_file *fi)
-{
-	struct etwforge_error err;
-	struct etwforge_event ev;
-	struct etwforge_iter *it;
-	struct etwforge_file *f;
-	struct text t = {0};
-	int rc;
-
-	text_add(&t, "", 0);
-	f = etwforge_file_open_mem(fi->data, fi->len, fi->file, ETWFORGE_OPEN_SALVAGE, &err);
-	if (!f) {
-		goto done; /* dump prints only the error line */
-	}
-	add_json_line(&t, NULL, NULL, f);
-	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU,
-			       ETWFORGE_EV_BUFFER | ETWFORGE_EV_RECORD | ETWFORGE_EV_COMPACT, &err);
-	while (it && (rc = etwforge_iter_next(it, &ev, &err)) > 0) {
-		if (ev.kind != ETWFORGE_EV_BUFFER) {
-			add_json_line(&t, etwforge_event_json, &ev, f);
-		}
-	}
-	etwforge_iter_free(it);
-	etwforge_file_close(f);
-done:
-	if (t.oom) {
-		free(t.p);
-		return -ENOMEM;
-	}
-	fi->expected = t.p;
-	fi->expected_len = t.len;
-	return 0;
-}
-
-/* Where each mark's record is: a CPU's switches and spin locks, counted in order. */
-static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, unsigned nmarks)
-{
-	struct etwforge_error err;
-	struct etwforge_event ev;
-	struct etwforge_iter *it;
-	struct etwforge_file *f;
-	uint64_t nsw[64] = {0}, nspin[64] = {0};
-
-	fi->noffs = nmarks < CORPUS_MARKS_MAX ? nmarks : CORPUS_MARKS_MAX;
-	for (unsigned k = 0; k < fi->noffs; k++) {
-		snprintf(fi->offs[k].what, sizeof(fi->offs[k].what), "%s", marks[k].what);
-	}
-	f = etwforge_file_open_mem(fi->data, fi->len, fi->file, 0, &err);
-	if (!f) {
-		return;
-	}
-	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU,
-			       ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT | ETWFORGE_EV_SPINLOCK,
-			       &err);
-	while (it && etwforge_iter_next(it, &ev, &err) > 0) {
-		bool spin = ev.kind == ETWFORGE_EV_SPINLOCK;
-		uint64_t *count = spin ? nspin : nsw;
-
-		if (ev.cpu >= 64) {
-			continue;
-		}
-		for (unsigned k = 0; k < fi->noffs; k++) {
-			struct corpus_offset *o = &fi->offs[k];
-
-			if (marks[k].cpu != ev.cpu || marks[k].index != count[ev.cpu] ||
-			    (marks[k].kind == CORPUS_MARK_SPIN) != spin) {
-				continue;
-			}
-			o->found = true;
-			o->record = ev.file_offset;
-			if (ev.kind == ETWFORGE_EV_COMPACT) {
-				o->in_batch = true;
-				o->batch = ev.u.compact.batch_offset;
-				o->form = ev.u.compact.form;
-			}
-		}
-		count[ev.cpu]++;
-	}
-	etwforge_iter_free(it);
-	etwforge_file_close(f);
-}
-
-int corpus_decode(struct corpus_file *f, const struct corpus_mark *marks, unsigned nmarks)
-{
-	if (marks) {
-		find_marks(f, marks, nmarks);
-	}
-	return expected_decode(f);
-}
 
 /* ---- the dictionary ------------------------------------------------------------ */
 
@@ -479,7 +289,7 @@ static void manifest_line(struct text *t, const struct corpus *c, const struct c
 	jout_kstr(&j, "file", f->file);
 	jout_kstr(&j, "description", f->desc);
 	jout_ku64(&j, "seed", c->seed);
-	jout_kstr(&j, "tool_version", etwforge_version());
+	jout_kstr(&j, "tool_version", ETWFORGE_VERSION);
 	jout_khex(&j, "xxh3", f->xxh3);
 	jout_ku64(&j, "size", f->len);
 	snprintf(name, sizeof(name), "%s.expected.jsonl", f->id);
@@ -746,8 +556,8 @@ static int write_all_outputs(struct outputs *o, const char *dir, char *msg, size
 	return rc < 0 ? rc : 0;
 }
 
-int etwforge_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
-			  struct etwforge_corpus_summary *sum, struct etwforge_error *err)
+int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
+		      struct etwforge_corpus_summary *sum, struct etwforge_error *err)
 {
 	static const struct etwforge_corpus_opts defaults;
 	const struct etwforge_corpus_opts *o = opts ? opts : &defaults;
@@ -757,31 +567,31 @@ int etwforge_corpus_write(const char *dir, const struct etwforge_corpus_opts *op
 	int rc, status = ETWFORGE_EXIT_DATA;
 
 	if (!dir || !dir[0]) {
-		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-				"no output folder: give --out DIR");
+		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				  "no output folder: give --out DIR");
 	}
 	if (o->zip_name && !good_zip_name(o->zip_name)) {
-		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-				"--zip %s: a plain file name is needed (NAME_seed_corpus.zip is "
-				"written in the output folder)",
-				o->zip_name);
+		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				  "--zip %s: a plain file name is needed (NAME_seed_corpus.zip is "
+				  "written in the output folder)",
+				  o->zip_name);
 	}
 	rc = corpus_build_valid(&c, o->seed ? o->seed : 1, msg, sizeof(msg));
 	if (rc == 0 && o->mangle) {
 		rc = corpus_build_mangled(&c, msg, sizeof(msg));
 	}
 	if (rc < 0) {
-		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 		goto out;
 	}
 	rc = plan(&outs, &c, dir, o->mangle, o->zip_name);
 	if (rc < 0) {
-		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "out of memory");
+		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "out of memory");
 		goto out;
 	}
 	rc = write_all_outputs(&outs, dir, msg, sizeof(msg), &status);
 	if (rc < 0) {
-		rc = api_fail(err, rc, status, "%s", msg);
+		rc = error_fail(err, rc, status, "%s", msg);
 		goto out;
 	}
 	if (sum) {
@@ -796,7 +606,7 @@ int etwforge_corpus_write(const char *dir, const struct etwforge_corpus_opts *op
 		}
 		sum->outputs = outs.n;
 	}
-	rc = api_ok(err);
+	rc = error_ok(err);
 out:
 	outputs_free(&outs);
 	corpus_free(&c);

@@ -32,7 +32,7 @@
 #include "producer/producer.h"
 #include "producer/spin_sample.h"
 #include "producer/targets.h"
-#include "tools/lib/fuzz/corpus.h"
+#include "tools/lib/fuzz/corpus_cat.h"
 #include "tools/lib/run/replay_mem.h"
 #include "tools/lib/truth/truth.h"
 

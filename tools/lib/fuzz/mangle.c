@@ -25,7 +25,7 @@
 
 #include "producer/etw_encode.h"
 #include "producer/etw_layout.h"
-#include "tools/lib/fuzz/corpus.h"
+#include "tools/lib/fuzz/mangle.h"
 #include "writer/etl_layout.h"
 #include "writer/etl_reader.h"
 #include "writer/etl_wire.h"

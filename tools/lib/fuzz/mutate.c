@@ -32,8 +32,10 @@
 #include "producer/ccswap_expand.h"
 #include "producer/spin_sample.h"
 #include "producer/targets.h"
-#include "tools/lib/api.h"
-#include "tools/lib/fuzz/corpus.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/read/read.h"
+#include "tools/lib/fuzz/mangle.h"
+#include "tools/lib/fuzz/mutate.h"
 #include "tools/lib/run/engine_mem.h"
 #include "tools/lib/read/event_stream.h"
 #include "tools/lib/truth/truth.h"
@@ -1011,7 +1013,7 @@ static int encode(struct etwforge_mutator *x, struct model *m)
 
 /* ---- the public API ------------------------------------------------------------------ */
 
-struct etwforge_mutator *etwforge_mutator_new(const struct etwforge_mutator_opts *opts)
+struct etwforge_mutator *fuzz_mutator_new(const struct etwforge_mutator_opts *opts)
 {
 	struct etwforge_mutator *x = calloc(1, sizeof(*x));
 
@@ -1024,17 +1026,17 @@ struct etwforge_mutator *etwforge_mutator_new(const struct etwforge_mutator_opts
 	return x;
 }
 
-void etwforge_mutator_reseed(struct etwforge_mutator *x, uint64_t seed)
+void fuzz_mutator_reseed(struct etwforge_mutator *x, uint64_t seed)
 {
 	sim_rng_init(&x->rng, seed, SIM_RNG_MUTATOR, 0);
 }
 
-const char *etwforge_mutator_describe(const struct etwforge_mutator *x)
+const char *fuzz_mutator_describe(const struct etwforge_mutator *x)
 {
 	return x->what[0] ? x->what : "none";
 }
 
-void etwforge_mutator_free(struct etwforge_mutator *x)
+void fuzz_mutator_free(struct etwforge_mutator *x)
 {
 	if (!x) {
 		return;
@@ -1051,9 +1053,8 @@ static void halve(struct model *m)
 	m->n /= 2;
 }
 
-size_t etwforge_mutator_mutate(struct etwforge_mutator *x, const uint8_t *in, size_t len,
-			       const uint8_t *other, size_t other_len, size_t max,
-			       const uint8_t **out)
+size_t fuzz_mutator_mutate(struct etwforge_mutator *x, const uint8_t *in, size_t len,
+			   const uint8_t *other, size_t other_len, size_t max, const uint8_t **out)
 {
 	struct model *m = &x->m;
 	unsigned nops;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/run/gen.c - etwforge_generate(): a scenario becomes a machine, the
+ * tools/lib/run/gen.c - run_generate(): a scenario becomes a machine, the
  * machine runs, its records become ETL files (and the truth).
  *
  *   struct scenario (finished) --> sched_create() the simulated machine
@@ -23,7 +23,10 @@
 #include "pebs_model/pebs.h"
 #include "scheduler_model/sched.h"
 #include "spinlock_model/spinlock.h"
-#include "tools/lib/api.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/lib/run/run.h"
+#include "tools/lib/run/summary.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/truth/truth.h"
 #include "writer/out_file.h"
@@ -129,7 +132,7 @@ static void report_progress(const struct gen_run *g, const struct etwforge_run_o
 	p.sim_ns = st.now_ns;
 	p.duration_ns = g->sc->sched.duration_ns;
 	p.switches = st.switches;
-	p.wall_seconds = api_wall_seconds() - t0;
+	p.wall_seconds = wall_seconds() - t0;
 	for (unsigned i = 0; i < g->sc->trace.nsessions; i++) {
 		struct writer_stats ws;
 
@@ -150,12 +153,12 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	int rc;
 
 	if (!o->output && !tc->sessions[0].file[0]) {
-		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-				"no output: give -o OUT.etl (or sessions.0.file)");
+		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				  "no output: give -o OUT.etl (or sessions.0.file)");
 	}
 	session_run_name(tc, o->output, false, g->labels);
 	if (trace_config_check(tc, &why) < 0) {
-		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", why);
+		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", why);
 	}
 	for (unsigned i = 0; i < g->sc->nfiles; i++) {
 		inputs[i] = (struct run_input){g->sc->files[i], "the scenario"};
@@ -170,13 +173,13 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	}
 	if (rc < 0) {
 		/* a closed standard output is no mistake of the command line */
-		return api_fail(err, rc, rc == -EBADF ? ETWFORGE_EXIT_DATA : ETWFORGE_EXIT_USAGE,
-				"%s", msg);
+		return error_fail(err, rc, rc == -EBADF ? ETWFORGE_EXIT_DATA : ETWFORGE_EXIT_USAGE,
+				  "%s", msg);
 	}
 	rc = session_run_open(&g->run, msg, sizeof(msg));
 	if (rc < 0) {
-		return api_fail(err, rc, rc == -EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
-				"%s", msg);
+		return error_fail(err, rc, rc == -EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+				  "%s", msg);
 	}
 	if (g->truth_i >= 0) {
 		tc->spin_rows =
@@ -184,11 +187,11 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 		g->tee.logged_spinlocks_only = o->truth_logged_spinlocks;
 		g->truth_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->truth_i));
 		if (!g->truth_f) {
-			return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed",
-					o->truth);
+			return error_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed",
+					  o->truth);
 		}
 		if (truth_writer_init(&g->tw, g->truth_f, tc) < 0) {
-			return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+			return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 		}
 		g->tee.truth = truth_writer_sink(&g->tw);
 		g->tee.have_truth = true;
@@ -196,8 +199,8 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	if (g->json_i >= 0) {
 		g->json_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->json_i));
 		if (!g->json_f) {
-			return api_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", o->json,
-					strerror(errno));
+			return error_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", o->json,
+					  strerror(errno));
 		}
 	}
 	return 0;
@@ -239,7 +242,7 @@ static int truth_begin(struct gen_run *g, const struct etwforge_run_opts *o,
 		sched_initial_tids(g->sched, i, &tg->first_tid, &tg->count);
 	}
 	if (truth_write_meta(g->truth_f, tc) < 0) {
-		return api_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed", o->truth);
+		return error_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed", o->truth);
 	}
 	sched_set_thread_listener(g->sched, on_thread, g);
 	return 0;
@@ -292,20 +295,20 @@ static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double
 		if (rc < 0) {
 			if (rc == -EDEADLK && spin_stall_describe(g->spin, msg, sizeof(msg)) > 0) {
 				/* a fault of the model: what it wrote so far is not a trace */
-				return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+				return error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 			}
 			if (rc == -EIO && g->truth_f && ferror(g->truth_f)) {
 				int e = errno ? errno
 					      : EIO; /* the stream's: EPIPE for a closed pipe */
 
-				return api_fail(err, -e, ETWFORGE_EXIT_DATA, "%s: write failed: %s",
-						o->truth, strerror(e));
+				return error_fail(err, -e, ETWFORGE_EXIT_DATA,
+						  "%s: write failed: %s", o->truth, strerror(e));
 			}
 			session_run_error(&g->run, rc, msg, sizeof(msg));
-			return api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+			return error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 		}
-		if (o->progress && api_wall_seconds() - last >= every) {
-			last = api_wall_seconds();
+		if (o->progress && wall_seconds() - last >= every) {
+			last = wall_seconds();
 			report_progress(g, o, t0);
 		}
 		if (rc == 1) {
@@ -316,33 +319,29 @@ static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double
 		report_progress(g, o, t0);
 	}
 	if (!g->tee.ended) {
-		return api_fail(err, -EPROTO, ETWFORGE_EXIT_DATA,
-				"the simulation ended without an end record");
+		return error_fail(err, -EPROTO, ETWFORGE_EXIT_DATA,
+				  "the simulation ended without an end record");
 	}
 	return 0;
 }
 
-int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_opts *opts,
-		      struct etwforge_summary *sum, struct etwforge_error *err)
+int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts,
+		 struct etwforge_summary *sum, struct etwforge_error *err)
 {
 	static const struct etwforge_run_opts no_opts;
 	const struct etwforge_run_opts *o = opts ? opts : &no_opts;
 	struct gen_run g = {.truth_i = -1, .json_i = -1};
 	struct etwforge_summary local;
-	double t0 = api_wall_seconds();
+	double t0 = wall_seconds();
 	char msg[1024];
 	uint32_t tick0;
 	int rc;
 
-	rc = etwforge_scenario_finish(esc, err);
-	if (rc < 0) {
-		return rc;
-	}
 	g.sc = malloc(sizeof(*g.sc));
 	if (!g.sc) {
-		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 	}
-	*g.sc = esc->sc;
+	*g.sc = *sc;
 	sched_clocks_at(&g.sc->sched, 0, g.sc->trace.start_ts, &tick0);
 	g.sc->trace.have_start_ts = true;
 	rc = open_outputs(&g, o, err);
@@ -352,21 +351,21 @@ int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_o
 	g.tee.prod = session_run_sink(&g.run);
 	g.sched = sched_create(&g.sc->sched, (struct trace_sink){&tee_ops, &g.tee});
 	if (!g.sched) {
-		rc = api_fail(err, -errno,
-			      errno == EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
-			      "cannot build the machine: %s", strerror(errno));
+		rc = error_fail(err, -errno,
+				errno == EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+				"cannot build the machine: %s", strerror(errno));
 		goto out;
 	}
 	rc = pebs_attach(g.sched);
 	if (rc < 0) {
-		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "cannot give the machine its PMU: %s",
-			      strerror(-rc));
+		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "cannot give the machine its PMU: %s",
+				strerror(-rc));
 		goto out;
 	}
 	rc = spin_attach(g.sched, &g.sc->lock_model, &g.spin);
 	if (rc < 0) {
-		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA,
-			      "cannot give the machine its spin locks: %s", strerror(-rc));
+		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA,
+				"cannot give the machine its spin locks: %s", strerror(-rc));
 		goto out;
 	}
 	rc = truth_begin(&g, o, err);
@@ -383,18 +382,17 @@ int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_o
 	}
 	rc = session_run_finish(&g.run, &g.tee.end, msg, sizeof(msg));
 	if (rc < 0) {
-		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 		goto out;
 	}
-	api_summary_fill(sum ? sum : &local, &g.sc->trace, &g.run, &g.tee.end,
-			 api_wall_seconds() - t0);
+	summary_fill(sum ? sum : &local, &g.sc->trace, &g.run, &g.tee.end, wall_seconds() - t0);
 	locks_fill(sum ? sum : &local, &g);
 	if (g.json_f) {
 		etwforge_summary_print(g.json_f, sum ? sum : &local, true);
 	}
 	rc = session_run_commit(&g.run, msg, sizeof(msg));
 	if (rc < 0) {
-		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 		goto out;
 	}
 	session_run_notes(&g.sc->trace, g.labels, false, "gen", o->notes);
@@ -402,9 +400,9 @@ int etwforge_generate(struct etwforge_scenario *esc, const struct etwforge_run_o
 		char span[64];
 
 		sk_format_duration(span, sizeof(span), g.sc->sched.duration_ns);
-		api_note_empty(o->notes, "gen", sum ? sum : &local, span);
+		summary_note_empty(o->notes, "gen", sum ? sum : &local, span);
 	}
-	rc = api_ok(err);
+	rc = error_ok(err);
 out:
 	gen_free(&g);
 	return rc;

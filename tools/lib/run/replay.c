@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/run/replay.c - etwforge_replay(): a switch / spin-lock stream in the
+ * tools/lib/run/replay.c - run_replay(): a switch / spin-lock stream in the
  * truth schema, encoded exactly through the same producer and writers as
  * a simulated run. The precise way to build a hand-made edge case. A bad
  * line stops everything (`stream:line: what`), and nothing is written.
@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/lib/api.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/lib/run/input_check.h"
+#include "tools/lib/run/run.h"
+#include "tools/lib/run/summary.h"
 #include "tools/lib/run/engine_mem.h"
 #include "tools/lib/run/replay_mem.h"
 #include "tools/lib/truth/truth.h"
@@ -105,23 +109,23 @@ static int open_outputs(struct replay_run *r, const char *stream, const struct e
 	}
 	if (rc < 0) {
 		/* -EBADF, a closed standard output, is no mistake of the command line */
-		return api_fail(err, rc,
-				rc == -EINVAL || rc == -EEXIST ? ETWFORGE_EXIT_USAGE
-							       : ETWFORGE_EXIT_DATA,
-				"%s", msg);
+		return error_fail(err, rc,
+				  rc == -EINVAL || rc == -EEXIST ? ETWFORGE_EXIT_USAGE
+								 : ETWFORGE_EXIT_DATA,
+				  "%s", msg);
 	}
 	if (json_i >= 0) {
 		*json_f = out_file_stream(out_set_file(&r->run.outs, (unsigned)json_i));
 		if (!*json_f) {
-			return api_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", o->json,
-					strerror(errno));
+			return error_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", o->json,
+					  strerror(errno));
 		}
 	}
 	return 0;
 }
 
-int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
-		    struct etwforge_summary *sum, struct etwforge_error *err)
+int run_replay(const char *stream, const struct etwforge_run_opts *opts,
+	       struct etwforge_summary *sum, struct etwforge_error *err)
 {
 	static const struct etwforge_run_opts no_opts;
 	const struct etwforge_run_opts *o = opts ? opts : &no_opts;
@@ -129,38 +133,38 @@ int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 	struct truth_record rec, end;
 	struct etwforge_summary local;
 	struct trace_sink sink;
-	double t0 = api_wall_seconds();
+	double t0 = wall_seconds();
 	bool have_end = false;
 	FILE *json_f = NULL;
 	char msg[1024];
 	int rc, kind;
 
-	if (api_stdin_closed(stream, err) < 0) {
+	if (run_stdin_closed(stream, err) < 0) {
 		return -EBADF;
 	}
 	r.cfg = calloc(1, sizeof(*r.cfg));
 	if (!r.cfg) {
-		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 	}
 	r.tr = truth_open(stream, r.cfg, msg, sizeof(msg));
 	if (!r.tr) {
-		rc = api_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
+		rc = error_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
 		goto out;
 	}
 	if (!o->output && !r.cfg->sessions[0].file[0]) {
-		rc = api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "no output: give -o OUT.etl");
+		rc = error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "no output: give -o OUT.etl");
 		goto out;
 	}
 	r.ch.next_old = calloc(r.cfg->cpus, sizeof(*r.ch.next_old));
 	r.ch.seen = calloc(r.cfg->cpus, sizeof(*r.ch.seen));
 	if (!r.ch.next_old || !r.ch.seen) {
-		rc = api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		rc = error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 		goto out;
 	}
 	/* the first record gives the start clock values when the meta line has none */
 	kind = truth_next(r.tr, &rec, msg, sizeof(msg));
 	if (kind < 0) {
-		rc = api_fail_at(err, kind, ETWFORGE_EXIT_USAGE, "%s", msg);
+		rc = error_fail_at(err, kind, ETWFORGE_EXIT_USAGE, "%s", msg);
 		goto out;
 	}
 	if (!r.cfg->have_start_ts && kind != TRUTH_EOF) {
@@ -183,13 +187,13 @@ int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 			rc = feed(&sink, &rec);
 			if (rc < 0) {
 				session_run_error(&r.run, rc, msg, sizeof(msg));
-				rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+				rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 				goto out;
 			}
 		}
 		kind = truth_next(r.tr, &rec, msg, sizeof(msg));
 		if (kind < 0) {
-			rc = api_fail_at(err, kind, ETWFORGE_EXIT_USAGE, "%s", msg);
+			rc = error_fail_at(err, kind, ETWFORGE_EXIT_USAGE, "%s", msg);
 			goto out;
 		}
 	}
@@ -208,23 +212,23 @@ int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 	}
 	rc = session_run_finish(&r.run, &end.u.end, msg, sizeof(msg));
 	if (rc < 0) {
-		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 		goto out;
 	}
-	api_summary_fill(sum ? sum : &local, r.cfg, &r.run, &end.u.end, api_wall_seconds() - t0);
+	summary_fill(sum ? sum : &local, r.cfg, &r.run, &end.u.end, wall_seconds() - t0);
 	if (json_f) {
 		etwforge_summary_print(json_f, sum ? sum : &local, true);
 	}
 	rc = session_run_commit(&r.run, msg, sizeof(msg));
 	if (rc < 0) {
-		rc = api_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
 		goto out;
 	}
 	session_run_notes(r.cfg, r.labels, true, "replay", o->notes);
 	if (o->notes) {
-		api_note_empty(o->notes, "replay", sum ? sum : &local, NULL);
+		summary_note_empty(o->notes, "replay", sum ? sum : &local, NULL);
 	}
-	rc = api_ok(err);
+	rc = error_ok(err);
 out:
 	replay_free(&r);
 	return rc;

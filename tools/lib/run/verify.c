@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/run/verify.c - etwforge_verify(): check every recoverable field of
+ * tools/lib/run/verify.c - run_verify(): check every recoverable field of
  * every logged event of one session against the truth stream, CPU by CPU,
  * and report the first mismatch with its byte offset.
  *
@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/lib/api.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/run/input_check.h"
+#include "tools/lib/run/run.h"
 #include "tools/lib/read/event_stream.h"
 #include "tools/lib/truth/truth.h"
 #include "tools/lib/run/truth_match.h"
@@ -67,9 +69,9 @@ static int mismatch(struct verify *v, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-		    "%s: offset 0x%" PRIx64 ": %s (truth %s:%lu)", v->file, off, what,
-		    v->truth_path, v->line);
+	error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+		      "%s: offset 0x%" PRIx64 ": %s (truth %s:%lu)", v->file, off, what,
+		      v->truth_path, v->line);
 	return -1;
 }
 
@@ -117,17 +119,17 @@ static int next_event(struct verify *v, struct dec_cursor *c, struct dec_event *
 	int r = dec_cursor_next(c, ev, &err);
 
 	if (r < 0) {
-		api_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", err.msg);
+		error_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", err.msg);
 		return -1;
 	}
 	if (r == 0 && may_end) {
 		return 1;
 	}
 	if (r == 0) {
-		api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-			    "%s: cpu %u: the file has no more %s events, the truth has one more "
-			    "(truth %s:%lu)",
-			    v->file, cpu, what, v->truth_path, v->line);
+		error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+			      "%s: cpu %u: the file has no more %s events, the truth has one more "
+			      "(truth %s:%lu)",
+			      v->file, cpu, what, v->truth_path, v->line);
 		return -1;
 	}
 	return 0;
@@ -335,11 +337,11 @@ static int check_sampling(struct verify *v, const struct sim_spinlock *sl)
 		if (!sl->logged) {
 			return 0;
 		}
-		api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-			    "%s:%lu: spinlock: logged, but the kernel logs no release %s",
-			    v->truth_path, v->line,
-			    sl->untracked ? "acquired past its 8-deep stack"
-					  : "made inside its own logger (re-entrancy guard)");
+		error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+			      "%s:%lu: spinlock: logged, but the kernel logs no release %s",
+			      v->truth_path, v->line,
+			      sl->untracked ? "acquired past its 8-deep stack"
+					    : "made inside its own logger (re-entrancy guard)");
 		return -1;
 	}
 	want = spin_sample(&v->cfg->spin, &prcb, sl->acquire_time, sl->release_time,
@@ -347,14 +349,14 @@ static int check_sampling(struct verify *v, const struct sim_spinlock *sl)
 	if ((want != SIM_SPIN_NONE) == sl->logged && (!sl->logged || want == sl->why)) {
 		return 0;
 	}
-	api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-		    "%s:%lu: spinlock: the sampling predicate says %s (held %" PRIu32
-		    " cycles, spin_count %" PRIu32 ", acquire_count %" PRIu32
-		    ", contention_count %" PRIu32 "), the line says %s",
-		    v->truth_path, v->line, truth_why_names[want],
-		    (uint32_t)(sl->release_time - sl->acquire_time), sl->spin_count,
-		    sl->acquire_count, sl->contention_count,
-		    sl->logged ? truth_why_names[sl->why] : "not logged");
+	error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+		      "%s:%lu: spinlock: the sampling predicate says %s (held %" PRIu32
+		      " cycles, spin_count %" PRIu32 ", acquire_count %" PRIu32
+		      ", contention_count %" PRIu32 "), the line says %s",
+		      v->truth_path, v->line, truth_why_names[want],
+		      (uint32_t)(sl->release_time - sl->acquire_time), sl->spin_count,
+		      sl->acquire_count, sl->contention_count,
+		      sl->logged ? truth_why_names[sl->why] : "not logged");
 	return -1;
 }
 
@@ -395,7 +397,7 @@ static int on_end(struct verify *v, const struct sim_end *end)
 		for (unsigned k = 0; k < 2; k++) {
 			r = dec_cursor_next(cur[k], &ev, &err);
 			if (r < 0) {
-				api_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", err.msg);
+				error_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", err.msg);
 				return -1;
 			}
 			if (r > 0) {
@@ -443,10 +445,10 @@ static int check_machine(struct verify *v, const struct etl_logfile *lf)
 
 	if (truth_match(v->cfg, (int)(v->s - v->cfg->sessions), lf, v->truth_path, v->file, msg,
 			sizeof(msg)) < 0) {
-		return api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA, "%s", msg);
+		return error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA, "%s", msg);
 	}
 	if (lf->events_lost) {
-		return api_fail_at(
+		return error_fail_at(
 			v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
 			"%s: %u events were lost (EventsLost): the file cannot match the "
 			"truth event for event",
@@ -528,7 +530,7 @@ static int check_rundown(struct verify *v)
 			}
 		}
 		if (r < 0) {
-			return api_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", err.msg);
+			return error_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", err.msg);
 		}
 	}
 	if (!spin) {
@@ -536,10 +538,10 @@ static int check_rundown(struct verify *v)
 	}
 	if (start != 1 || end != 1 || first.hook_id != ETW_HOOK_SPINLOCK_DC_START ||
 	    last.hook_id != ETW_HOOK_SPINLOCK_DC_END) {
-		api_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-			    "%s: session '%s' logs spin locks: CPU 0 must start with one 0x0F4B "
-			    "and end with one 0x0F4C (configuration rundown); found %u and %u",
-			    v->file, v->s->name, start, end);
+		error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+			      "%s: session '%s' logs spin locks: CPU 0 must start with one 0x0F4B "
+			      "and end with one 0x0F4C (configuration rundown); found %u and %u",
+			      v->file, v->s->name, start, end);
 		return -1;
 	}
 	if (check_rundown_record(v, &first,
@@ -560,7 +562,7 @@ static int walk(struct verify *v, struct truth_reader *tr)
 	for (;;) {
 		kind = truth_next(tr, &rec, msg, sizeof(msg));
 		if (kind < 0) {
-			return api_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
+			return error_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
 		}
 		if (kind == TRUTH_EOF) {
 			return 0;
@@ -580,8 +582,8 @@ static int walk(struct verify *v, struct truth_reader *tr)
 	}
 }
 
-int etwforge_verify(const char *etl, const char *truth, const char *session,
-		    struct etwforge_verify_result *res, struct etwforge_error *err)
+int run_verify(const char *etl, const char *truth, const char *session,
+	       struct etwforge_verify_result *res, struct etwforge_error *err)
 {
 	struct etwforge_error local;
 	struct verify v = {0};
@@ -593,37 +595,37 @@ int etwforge_verify(const char *etl, const char *truth, const char *session,
 	int idx, rc;
 
 	v.err = err ? err : &local;
-	api_ok(v.err);
+	error_ok(v.err);
 	if (!strcmp(etl, "-") && !strcmp(truth, "-")) {
-		return api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-				"FILE.etl and --truth cannot both be '-' (standard input)");
+		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				  "FILE.etl and --truth cannot both be '-' (standard input)");
 	}
-	if (api_stdin_closed(etl, err) < 0 || api_stdin_closed(truth, err) < 0) {
+	if (run_stdin_closed(etl, err) < 0 || run_stdin_closed(truth, err) < 0) {
 		return -EBADF;
 	}
 	v.file = etl;
 	v.truth_path = truth;
 	cfg = calloc(1, sizeof(*cfg));
 	if (!cfg) {
-		return api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 	}
 	tr = truth_open(truth, cfg, msg, sizeof(msg));
 	if (!tr) {
-		rc = api_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
+		rc = error_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
 		goto out;
 	}
 	d = etl_reader_open_file_flags(etl, 0, &derr);
 	if (!d) {
-		rc = api_fail_at(err, -(errno ? errno : EINVAL),
-				 derr.unopened ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA, "%s",
-				 derr.msg);
+		rc = error_fail_at(err, -(errno ? errno : EINVAL),
+				   derr.unopened ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA, "%s",
+				   derr.msg);
 		goto out;
 	}
 	idx = find_session(cfg, etl, session, etl_reader_logfile(d)->logger_name);
 	if (idx < 0) {
-		rc = api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-			      "%s: no session of %s %s (use --session NAME)", etl, truth,
-			      session ? "has that name" : "wrote a file of that name");
+		rc = error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+				"%s: no session of %s %s (use --session NAME)", etl, truth,
+				session ? "has that name" : "wrote a file of that name");
 		goto out;
 	}
 	v.cfg = cfg;
@@ -635,7 +637,7 @@ int etwforge_verify(const char *etl, const char *truth, const char *session,
 	}
 	v.cpus = calloc(cfg->cpus, sizeof(*v.cpus));
 	if (!v.cpus) {
-		rc = api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		rc = error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 		goto out;
 	}
 	for (unsigned cpu = 0; cpu < cfg->cpus; cpu++) {
@@ -661,7 +663,7 @@ int etwforge_verify(const char *etl, const char *truth, const char *session,
 		res->batches = v.n_batches;
 		res->spinlocks = v.n_spin;
 	}
-	rc = api_ok(err);
+	rc = error_ok(err);
 out:
 	free(v.cpus);
 	etl_reader_close(d);

@@ -29,7 +29,6 @@
 #include "pebs_model/pmc_sources.h"
 #include "tools/lib/common/input_file.h"
 #include "tools/lib/scenario/scenario.h"
-#include "tools/lib/truth/truth_schema.h"
 #include "tools/lib/scenario/scenario_internal.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/scenario/yaml_tree.h"
@@ -109,7 +108,7 @@ static int apply_target(struct sk_walk *w, const struct sk_desc *d, void *base,
 			names[nn] = etw_target_at(nn)->name;
 			nn++;
 		}
-		sk_join(known, sizeof(known), names, nn);
+		join_names(known, sizeof(known), names, nn);
 		return sk_fail(w, n, "unknown target \"%s\" (known: %s)", n->str, known);
 	}
 	scenario_of(w)->trace.target = t;
@@ -201,9 +200,9 @@ static int apply_flags(struct sk_walk *w, const struct sk_desc *d, void *base,
 		unsigned k;
 		size_t old = sk_push_index(w, (unsigned)i);
 
-		rc = sk_get_enum(w, n->kids[i], truth_flag_names, TRUTH_NFLAGS, false, &k);
+		rc = sk_get_enum(w, n->kids[i], trace_flag_names, TRACE_NFLAGS, false, &k);
 		if (rc == 0) {
-			flags |= truth_flag_bits[k];
+			flags |= trace_flag_bits[k];
 			sk_pop(w, old);
 		}
 	}
@@ -234,7 +233,7 @@ static int get_pmc_source(struct sk_walk *w, const struct yt_node *n, const char
 	for (unsigned i = 0; i < PMC_SOURCES; i++) {
 		names[i] = pmc_source_name(i + 1);
 	}
-	near = sk_suggest(name, names, PMC_SOURCES);
+	near = suggest_name(name, names, PMC_SOURCES);
 	if (near) {
 		return sk_fail(w, n, "unknown PMC source \"%s\" (did you mean \"%s\"?)", name,
 			       near);
@@ -362,7 +361,7 @@ static int get_wait_reason(struct sk_walk *w, const char *key, uint32_t line, ui
 		*out = (unsigned)v;
 		return 0;
 	}
-	s = sk_suggest(key, wait_names, SCENARIO_WAIT_NAMES);
+	s = suggest_name(key, wait_names, SCENARIO_WAIT_NAMES);
 	if (s) {
 		return sk_fail_at(w, line, col, "unknown wait reason (did you mean '%s'?)", s);
 	}
@@ -598,7 +597,7 @@ static int set_mode(struct sk_walk *w, uint32_t weights[SPIN_MODES], const char 
 	}
 	old = sk_push(w, key);
 	if (m == SPIN_MODES) {
-		const char *near = sk_suggest(key, mode_names, SPIN_MODES);
+		const char *near = suggest_name(key, mode_names, SPIN_MODES);
 
 		if (near) {
 			return sk_fail_at(w, line, col,
@@ -1293,7 +1292,7 @@ static void group_names(const struct sched_cfg *s, char *buf, size_t len)
 	for (unsigned g = 0; g < s->ngroups; g++) {
 		names[g] = s->groups[g].name;
 	}
-	sk_join(buf, len, names, s->ngroups);
+	join_names(buf, len, names, s->ngroups);
 }
 
 /* Resolve lock @i's takers into @m->locks[@i]. */
@@ -1337,7 +1336,7 @@ static int finish_takers(struct scenario *sc, unsigned i, char *err, size_t errl
 		for (unsigned g = 0; g < s->ngroups; g++) {
 			cands[g + 2] = s->groups[g].name;
 		}
-		near = sk_suggest(name, cands, s->ngroups + 2u);
+		near = suggest_name(name, cands, s->ngroups + 2u);
 		group_names(s, list, sizeof(list));
 		snprintf(path, sizeof(path), "locks.%u.taken_by.%u", i, j);
 		if (near) {
@@ -1374,7 +1373,7 @@ static int finish_nested(struct scenario *sc, unsigned i, char *err, size_t errl
 		for (unsigned x = 0; x < sc->nlocks; x++) {
 			cands[x] = x == i ? NULL : sc->locks[x].cfg.name; /* not itself */
 		}
-		near = sk_suggest(l->nested[j], cands, sc->nlocks);
+		near = suggest_name(l->nested[j], cands, sc->nlocks);
 		snprintf(path, sizeof(path), "locks.%u.nested.%u", i, j);
 		return sk_fail_key(&sc->where, sc->source, err, errlen, path,
 				   "no lock is named \"%s\"%s%s%s", l->nested[j],

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "tools/lib/scenario/scenario.h"
-#include "tools/lib/truth/truth_schema.h"
 #include "tools/lib/scenario/scenario_internal.h"
 
 /* A YAML double-quoted string: every byte survives the round trip. */
@@ -117,9 +116,9 @@ void scenario_print_flags(FILE *f, const void *root, const struct sk_desc *d, co
 	(void)d;
 	(void)item;
 	fputc('[', f);
-	for (unsigned k = 0; k < TRUTH_NFLAGS; k++) {
-		if (s->flags & truth_flag_bits[k]) {
-			fprintf(f, "%s%s", first ? "" : ", ", truth_flag_names[k]);
+	for (unsigned k = 0; k < TRACE_NFLAGS; k++) {
+		if (s->flags & trace_flag_bits[k]) {
+			fprintf(f, "%s%s", first ? "" : ", ", trace_flag_names[k]);
 			first = false;
 		}
 	}

@@ -196,88 +196,6 @@ int sk_fail_key(const struct sk_where_log *log, const char *source, char *err, s
 }
 
 /* ------------------------------------------------------------------------ */
-/* did you mean: the closest name by edit distance, ignoring case */
-
-static int lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static unsigned edit_distance(const char *a, const char *b)
-{
-	unsigned row[65];
-	size_t la = strlen(a);
-	size_t lb = strlen(b);
-
-	if (la > 64 || lb > 64) {
-		return 1000;
-	}
-	for (size_t j = 0; j <= lb; j++) {
-		row[j] = (unsigned)j;
-	}
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j];
-			unsigned best = diag + (lower(a[i - 1]) != lower(b[j - 1]));
-
-			if (up + 1 < best) {
-				best = up + 1;
-			}
-			if (row[j - 1] + 1 < best) {
-				best = row[j - 1] + 1;
-			}
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
-const char *sk_suggest(const char *s, const char *const *cands, unsigned n)
-{
-	const char *best = NULL;
-	unsigned bd = 1000;
-
-	for (unsigned i = 0; i < n; i++) {
-		unsigned d;
-		unsigned limit;
-
-		if (!cands[i]) {
-			continue;
-		}
-		d = edit_distance(s, cands[i]);
-		limit = strlen(cands[i]) >= 6 ? 2 : 1;
-		if (d <= limit && d < bd) {
-			best = cands[i];
-			bd = d;
-		}
-	}
-	return best;
-}
-
-/* "a, b, c" into @buf. */
-void sk_join(char *buf, size_t len, const char *const *names, unsigned n)
-{
-	size_t at = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < n; i++) {
-		int k;
-
-		if (!names[i]) {
-			continue;
-		}
-		k = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", names[i]);
-		if (k < 0 || (size_t)k >= len - at) {
-			break;
-		}
-		at += (size_t)k;
-	}
-}
-
 static unsigned table_keys(const struct sk_desc *table, const char **keys, unsigned max)
 {
 	unsigned n = 0;
@@ -304,13 +222,13 @@ static int fail_unknown_key(struct sk_walk *w, const struct sk_desc *table, cons
 {
 	const char *keys[32];
 	unsigned n = table_keys(table, keys, 32);
-	const char *s = sk_suggest(key, keys, n);
+	const char *s = suggest_name(key, keys, n);
 	char known[400];
 
 	if (s) {
 		return sk_fail_at(w, line, col, "unknown key (did you mean '%s'?)", s);
 	}
-	sk_join(known, sizeof(known), keys, n);
+	join_names(known, sizeof(known), keys, n);
 	return sk_fail_at(w, line, col, "unknown key (known: %s)", known);
 }
 
@@ -318,6 +236,12 @@ static int fail_unknown_key(struct sk_walk *w, const struct sk_desc *table, cons
 /* values */
 
 /* Decimal or 0x hex, optional '+'. Return: 0, -EINVAL (not a number), -ERANGE. */
+/* ASCII lower case (no locale: scenario names are ASCII). */
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
 int sk_parse_u64(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -650,7 +574,7 @@ int sk_get_enum(struct sk_walk *w, const struct yt_node *n, const char *const *n
 			return 0;
 		}
 	}
-	sk_join(list, sizeof(list), names, nnames);
+	join_names(list, sizeof(list), names, nnames);
 	if (numeric && n->plain &&
 	    (sk_parse_u64(n->str, &v) != -EINVAL || is_negative_number(n->str))) {
 		unsigned lo = 0;
@@ -666,7 +590,7 @@ int sk_get_enum(struct sk_walk *w, const struct yt_node *n, const char *const *n
 		return sk_fail(w, n, "%s is out of range (%u..%u: %s)", n->str, lo, hi, list);
 	}
 	{
-		const char *s = sk_suggest(n->str, names, nnames);
+		const char *s = suggest_name(n->str, names, nnames);
 
 		if (s) {
 			return sk_fail(w, n, "\"%s\" is not one of %s (did you mean '%s'?)", n->str,

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tools/lib/common/suggest.h"
 #include "tools/lib/scenario/yaml_tree.h"
 
 #if defined(__GNUC__)
@@ -250,15 +251,6 @@ void sk_where_put(struct sk_walk *w, const char *path, uint32_t line, uint32_t c
 bool sk_where_has(const struct sk_where_log *log, const char *path);
 /** sk_where_drop_under - forget the positions below @path (a list or mix replaced). */
 void sk_where_drop_under(struct sk_where_log *log, const char *path);
-
-/**
- * sk_suggest - the name in @cands (NULLs skipped) closest to @s ignoring
- * case, within an edit distance of 1 (2 for names of 6 bytes or more).
- * Return: that name, or NULL if none is close.
- */
-const char *sk_suggest(const char *s, const char *const *cands, unsigned n);
-/** sk_join - "a, b, c" of @names (NULLs skipped) into @buf, cut at @len. */
-void sk_join(char *buf, size_t len, const char *const *names, unsigned n);
 
 /* ---- values ------------------------------------------------------------------ */
 

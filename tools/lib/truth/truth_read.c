@@ -45,7 +45,7 @@
 
 #include "tools/lib/common/input_file.h"
 #include "tools/lib/common/one_line.h"
-#include "tools/lib/scenario/schema.h"
+#include "tools/lib/common/suggest.h"
 #include "tools/lib/truth/truth_fast.h"
 #include "tools/lib/truth/truth_schema.h"
 
@@ -218,7 +218,7 @@ static int check_fields(const struct rd *d, json_t *o, const char *pfx, const ch
 		if (i < n || !strncmp(key, "x_", 2)) {
 			continue;
 		}
-		near = sk_suggest(key, fields, n);
+		near = suggest_name(key, fields, n);
 		if (near) {
 			return fail(d, "%s%s: unknown field of %s (did you mean '%s'?)", pfx, key,
 				    what, near);
@@ -603,16 +603,16 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 			const char *fl = json_string_value(e);
 			size_t k = 0;
 
-			while (fl && k < TRUTH_NFLAGS && strcmp(fl, truth_flag_names[k])) {
+			while (fl && k < TRACE_NFLAGS && strcmp(fl, trace_flag_names[k])) {
 				k++;
 			}
-			if (!fl || k == TRUTH_NFLAGS) {
+			if (!fl || k == TRACE_NFLAGS) {
 				return fail(d,
 					    "%sflags[%zu]: must be \"cswitch\", "
 					    "\"compact_cswitch\" or \"spinlock\"",
 					    pfx, j);
 			}
-			s->flags |= truth_flag_bits[k];
+			s->flags |= trace_flag_bits[k];
 		}
 	}
 	if ((rc = get_bool(d, o, pfx, "pebs", false, &s->pebs)) < 0) {
@@ -872,7 +872,7 @@ static int parse_pmc(const struct rd *d, const struct truth_reader *r, json_t *o
 			if (i < r->cfg.nsessions || !strncmp(key, "x_", 2)) {
 				continue;
 			}
-			near = sk_suggest(key, names, r->cfg.nsessions);
+			near = suggest_name(key, names, r->cfg.nsessions);
 			if (near) {
 				return fail(d,
 					    "pmc.%s: no session has that name (did you mean '%s'?)",
@@ -1586,7 +1586,7 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size
 	} else {
 		static const char *const kinds[] = {"cswitch", "spinlock", "ccswap_stop", "end",
 						    "thread"};
-		const char *near = sk_suggest(kind, kinds, NFIELDS(kinds));
+		const char *near = suggest_name(kind, kinds, NFIELDS(kinds));
 
 		if (near) {
 			rc = fail(&d, "kind: unknown \"%s\" (did you mean '%s'?)", kind, near);

@@ -20,10 +20,6 @@ const char *const truth_why_names[TRUTH_NWHY] = {
 	[SIM_SPIN_ACQUIRE_SAMPLE] = "acquire_sample",
 };
 
-const char *const truth_flag_names[TRUTH_NFLAGS] = {"cswitch", "compact_cswitch", "spinlock"};
-const unsigned truth_flag_bits[TRUTH_NFLAGS] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT,
-						PRODUCER_F_SPINLOCK};
-
 /*
  * Does @s read PMC values for the switches (or, @spin, the spin locks) it
  * logs? The producer's policy, PEBS aside: the truth carries the counters

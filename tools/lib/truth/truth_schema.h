@@ -14,11 +14,6 @@
 
 #include "tools/lib/config/trace_config.h"
 
-/* a session's "flags": truth_flag_names[k] is the bit truth_flag_bits[k] */
-#define TRUTH_NFLAGS 3u
-extern const char *const truth_flag_names[TRUTH_NFLAGS];
-extern const unsigned truth_flag_bits[TRUTH_NFLAGS];
-
 /* a spinlock line's "why", indexed by enum sim_spin_why */
 #define TRUTH_NWHY 4u
 extern const char *const truth_why_names[TRUTH_NWHY];

@@ -733,13 +733,13 @@ static bool fmt_session(struct line *l, const struct trace_config *cfg,
 	LIT(l, ",\"clock\":\"");
 	lit(l, sim_clock_name(s->clock), strlen(sim_clock_name(s->clock)));
 	LIT(l, "\",\"flags\":[");
-	for (unsigned k = 0; k < TRUTH_NFLAGS; k++) {
-		if (s->flags & truth_flag_bits[k]) {
+	for (unsigned k = 0; k < TRACE_NFLAGS; k++) {
+		if (s->flags & trace_flag_bits[k]) {
 			if (!first) {
 				put_c(l, ',');
 			}
 			put_c(l, '"');
-			lit(l, truth_flag_names[k], strlen(truth_flag_names[k]));
+			lit(l, trace_flag_names[k], strlen(trace_flag_names[k]));
 			put_c(l, '"');
 			first = false;
 		}

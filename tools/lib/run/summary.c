@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/summary.c - the end of a run in numbers (struct etwforge_summary):
- * filled from the producer's and writers' counters, printed as text for
- * people or as the one JSON object `gen --json` and `replay --json` write.
+ * tools/lib/run/summary.c - the end of a run in numbers (struct
+ * etwforge_summary): filled from the producer's and writers' counters, the
+ * one JSON object `gen --json` and `replay --json` write, and the note a
+ * run that logged nothing leaves.
  */
+#include "tools/lib/run/summary.h"
+
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -11,13 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/lib/api.h"
 #include "tools/lib/common/json_out.h"
-
-const char *etwforge_flush_reason_name(unsigned reason)
-{
-	return producer_flush_reason_name((enum producer_flush_reason)reason);
-}
 
 /* Simulated (or streamed) time from session start to @end, in ns. */
 static uint64_t duration_ns(const struct trace_config *cfg, const struct sim_end *end)
@@ -32,8 +29,8 @@ static uint64_t duration_ns(const struct trace_config *cfg, const struct sim_end
 	return 0;
 }
 
-void api_summary_fill(struct etwforge_summary *sum, const struct trace_config *cfg,
-		      const struct session_run *run, const struct sim_end *end, double wall)
+void summary_fill(struct etwforge_summary *sum, const struct trace_config *cfg,
+		  const struct session_run *run, const struct sim_end *end, double wall)
 {
 	const struct producer_stats *ps = &run->pstats;
 
@@ -70,7 +67,7 @@ void api_summary_fill(struct etwforge_summary *sum, const struct trace_config *c
 	}
 }
 
-size_t api_summary_json(const struct etwforge_summary *sum, char *buf, size_t cap)
+size_t summary_json(const struct etwforge_summary *sum, char *buf, size_t cap)
 {
 	struct jout j;
 	char hex[17];
@@ -160,84 +157,21 @@ size_t api_summary_json(const struct etwforge_summary *sum, char *buf, size_t ca
 	return jout_finish(&j);
 }
 
-static void print_text(FILE *f, const struct etwforge_summary *sum)
+void summary_note_empty(FILE *notes, const char *prog, const struct etwforge_summary *sum,
+			const char *span)
 {
-	fprintf(f, "switches            %" PRIu64 "\n", sum->switches);
-	if (sum->spinlock_releases) {
-		fprintf(f, "spinlock releases   %" PRIu64 " (%" PRIu64 " events)\n",
-			sum->spinlock_releases, sum->spinlock_events);
+	if (sum->switches || sum->spinlock_releases) {
+		return;
 	}
-	if (sum->batches || sum->batches_dropped) {
-		fprintf(f,
-			"compact batches     %" PRIu64 " (%" PRIu64 " records, %.1f per batch)\n",
-			sum->batches, sum->batch_records,
-			sum->batches ? (double)sum->batch_records / (double)sum->batches : 0.0);
-		fprintf(f, "  flushed by       ");
-		for (unsigned r = 0; r < ETWFORGE_FLUSH_REASONS; r++) {
-			fprintf(f, " %s %" PRIu64, etwforge_flush_reason_name(r),
-				sum->batches_by_reason[r]);
-		}
-		fprintf(f, "\n");
-		if (sum->batches_dropped) {
-			fprintf(f, "  dropped at end    %" PRIu64 "\n", sum->batches_dropped);
-		}
-	}
-	if (sum->nlocks) {
-		fprintf(f, "spin locks          %-24s %10s %7s %17s %17s %23s %9s %9s\n", "",
-			"acquired", "spun", "spin mean/p99", "hold mean/p99",
-			"logged hold/cont/sample", "untracked", "dropped");
-		for (unsigned i = 0; i < sum->nlocks && i < ETWFORGE_MAX_LOCKS; i++) {
-			const struct etwforge_lock_summary *l = &sum->locks[i];
-			char spin[40], hold[40], logged[48];
-
-			snprintf(spin, sizeof(spin), "%" PRIu64 "/%" PRIu64, l->spin_mean,
-				 l->spin_p99);
-			snprintf(hold, sizeof(hold), "%" PRIu64 "/%" PRIu64, l->hold_mean,
-				 l->hold_p99);
-			snprintf(logged, sizeof(logged), "%" PRIu64 "/%" PRIu64 "/%" PRIu64,
-				 l->logged_hold, l->logged_contended, l->logged_acquire_sample);
-			fprintf(f,
-				"  %-42s %10" PRIu64 " %6.2f%% %17s %17s %23s %9" PRIu64
-				" %9" PRIu64 "\n",
-				l->name, l->acquisitions,
-				l->acquisitions
-					? 100.0 * (double)l->contended / (double)l->acquisitions
-					: 0.0,
-				spin, hold, logged, l->untracked, l->dropped);
-		}
-		fprintf(f, "  (cycles; spin over the acquisitions that spun)\n");
-	}
-	fprintf(f, "events lost         %" PRIu64 "\n", sum->events_lost);
-	for (unsigned i = 0; i < sum->nsessions; i++) {
-		const struct etwforge_session_summary *s = &sum->sessions[i];
-
-		fprintf(f,
-			"%s: %" PRIu64 " events, %" PRIu64 " buffers, %" PRIu64
-			" bytes, %.2f bytes/switch, ",
-			s->file, s->events, s->buffers, s->bytes, s->bytes_per_switch);
-		if (s->discarded) {
-			fprintf(f, "discarded (not written, no xxh3)\n");
-		} else {
-			fprintf(f, "xxh3 %016" PRIx64 "\n", s->xxh3);
-		}
-	}
-}
-
-int etwforge_summary_print(FILE *f, const struct etwforge_summary *sum, bool json)
-{
-	if (json) {
-		size_t cap = 4096 + ETWFORGE_MAX_SESSIONS * 4400 + (size_t)sum->nlocks * 640;
-		char *buf = malloc(cap);
-		size_t n;
-
-		if (!buf) {
-			return -ENOMEM;
-		}
-		n = api_summary_json(sum, buf, cap);
-		fwrite(buf, 1, n < cap ? n : cap - 1, f);
-		free(buf);
+	if (span) {
+		fprintf(notes,
+			"etwforge %s: note: no context switch or spin lock in %s of simulated "
+			"time: the files hold their headers only\n",
+			prog, span);
 	} else {
-		print_text(f, sum);
+		fprintf(notes,
+			"etwforge %s: note: the stream has no context switch or spin lock: the "
+			"files hold their headers only\n",
+			prog);
 	}
-	return ferror(f) ? -EIO : 0;
 }

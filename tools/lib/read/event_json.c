@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/api_json.c - events and files as the JSON objects `etwforge
+ * tools/lib/read/event_json.c - events and files as the JSON objects `etwforge
  * dump --jsonl` prints, one per line: the file first, then each record with
  * its decoded payload, each switch of a compact batch after its batch.
  * Written with the library's one JSON writer (json_out.c).
@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/lib/api.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/read/read.h"
 #include "tools/lib/common/json_out.h"
 
 static void kfmt(struct jout *j, const char *key, const char *fmt, uint64_t v)
@@ -219,7 +220,7 @@ static void buffer(struct jout *j, const struct etwforge_buffer *b)
 	jout_kbool(j, "damaged", b->damaged);
 }
 
-size_t etwforge_event_json(const struct etwforge_event *ev, unsigned flags, char *buf, size_t cap)
+size_t read_event_json(const struct etwforge_event *ev, unsigned flags, char *buf, size_t cap)
 {
 	struct jout j;
 
@@ -254,9 +255,9 @@ static const char *clock_key(uint32_t c)
 	}
 }
 
-size_t etwforge_file_json(const struct etwforge_file *f, char *buf, size_t cap)
+size_t read_file_json(const struct etwforge_file *f, char *buf, size_t cap)
 {
-	const struct etwforge_file_info *in = etwforge_file_info(f);
+	const struct etwforge_file_info *in = read_file_info(f);
 	struct jout j;
 
 	jout_init(&j, buf, cap);

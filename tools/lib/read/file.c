@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/api_file.c - reading ETL files through the public API: open
+ * tools/lib/read/file.c - reading ETL files (read.h): open
  * (writer/etl_reader.c does the framing), iterate decoded events in file,
  * CPU or time order, and count a whole file.
  *
@@ -24,7 +24,8 @@
 
 #include "producer/ccswap_expand.h"
 #include "producer/etw_encode.h"
-#include "tools/lib/api.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/read/read.h"
 #include "tools/lib/read/dump_compact.h"
 #include "tools/lib/read/event_stream.h"
 #include "writer/etl_layout.h"
@@ -42,12 +43,12 @@ struct etwforge_file {
 };
 
 /* The reader behind a file handle (for the other API files). */
-struct etl_reader *api_file_reader(const struct etwforge_file *f)
+struct etl_reader *read_file_reader(const struct etwforge_file *f)
 {
 	return f->d;
 }
 
-bool api_file_keep_going(const struct etwforge_file *f)
+bool read_file_keep_going(const struct etwforge_file *f)
 {
 	return f->keep_going;
 }
@@ -56,8 +57,8 @@ static int reader_fail(struct etwforge_error *err, const struct etl_error *e, in
 {
 	/* a path that names nothing readable is a mistake of the command line, as for every
 	 * other input; what is in a file that opens is data */
-	return api_fail_at(err, code, e->unopened ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA, "%s",
-			   e->msg);
+	return error_fail_at(err, code, e->unopened ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+			     "%s", e->msg);
 }
 
 static void fill_info(struct etwforge_file *f)
@@ -110,7 +111,7 @@ static struct etwforge_file *wrap(struct etl_reader *d, unsigned flags, struct e
 	if (!f || (n && !f->damage)) {
 		free(f);
 		etl_reader_close(d);
-		api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -121,7 +122,7 @@ static struct etwforge_file *wrap(struct etl_reader *d, unsigned flags, struct e
 	}
 	f->ndamage = n;
 	fill_info(f);
-	api_ok(err);
+	error_ok(err);
 	return f;
 }
 
@@ -131,16 +132,11 @@ static unsigned reader_flags(unsigned flags)
 	       (flags & ETWFORGE_OPEN_KEEP_GOING ? ETL_OPEN_KEEP_GOING : 0u);
 }
 
-struct etwforge_file *etwforge_file_open(const char *path, unsigned flags,
-					 struct etwforge_error *err)
+struct etwforge_file *read_file_open(const char *path, unsigned flags, struct etwforge_error *err)
 {
 	struct etl_error e;
 	struct etl_reader *d;
 
-	if (api_stdin_closed(path, err) < 0) {
-		errno = EBADF;
-		return NULL;
-	}
 	d = etl_reader_open_file_flags(path, reader_flags(flags), &e);
 	if (!d) {
 		int code = errno ? errno : EINVAL;
@@ -152,8 +148,8 @@ struct etwforge_file *etwforge_file_open(const char *path, unsigned flags,
 	return wrap(d, flags, err);
 }
 
-struct etwforge_file *etwforge_file_open_mem(const void *data, size_t len, const char *name,
-					     unsigned flags, struct etwforge_error *err)
+struct etwforge_file *read_file_open_mem(const void *data, size_t len, const char *name,
+					 unsigned flags, struct etwforge_error *err)
 {
 	struct etl_error e;
 	struct etl_reader *d = etl_reader_open_mem_flags(data, len, name, reader_flags(flags), &e);
@@ -168,7 +164,7 @@ struct etwforge_file *etwforge_file_open_mem(const void *data, size_t len, const
 	return wrap(d, flags, err);
 }
 
-void etwforge_file_close(struct etwforge_file *f)
+void read_file_close(struct etwforge_file *f)
 {
 	if (!f) {
 		return;
@@ -178,12 +174,12 @@ void etwforge_file_close(struct etwforge_file *f)
 	free(f);
 }
 
-const struct etwforge_file_info *etwforge_file_info(const struct etwforge_file *f)
+const struct etwforge_file_info *read_file_info(const struct etwforge_file *f)
 {
 	return &f->info;
 }
 
-int etwforge_file_set_max_wait_reason(struct etwforge_file *f, unsigned v)
+int read_file_set_max_wait_reason(struct etwforge_file *f, unsigned v)
 {
 	if (v < 1 || v > 63) {
 		return -EINVAL;
@@ -192,7 +188,7 @@ int etwforge_file_set_max_wait_reason(struct etwforge_file *f, unsigned v)
 	return 0;
 }
 
-unsigned etwforge_file_damage(const struct etwforge_file *f, const struct etwforge_damage **out)
+unsigned read_file_damage(const struct etwforge_file *f, const struct etwforge_damage **out)
 {
 	*out = f->damage;
 	return f->ndamage;
@@ -732,21 +728,21 @@ static int list_next(struct etwforge_iter *it, struct etwforge_event *ev,
 	}
 }
 
-struct etwforge_iter *etwforge_iter_new(struct etwforge_file *f, enum etwforge_order order,
-					unsigned kinds, struct etwforge_error *err)
+struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order order,
+				    unsigned kinds, struct etwforge_error *err)
 {
 	struct etwforge_iter *it;
 	int rc;
 
 	if (!f || order > ETWFORGE_ORDER_TIME || !kinds || (kinds & ~ETWFORGE_EV_ALL)) {
-		api_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-			 "etwforge_iter_new: bad order or kinds");
+		error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+			   "etwforge_iter_new: bad order or kinds");
 		errno = EINVAL;
 		return NULL;
 	}
 	it = calloc(1, sizeof(*it));
 	if (!it) {
-		api_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -755,17 +751,16 @@ struct etwforge_iter *etwforge_iter_new(struct etwforge_file *f, enum etwforge_o
 	it->kinds = kinds;
 	rc = order == ETWFORGE_ORDER_TIME ? time_init(it) : list_init(it);
 	if (rc < 0) {
-		etwforge_iter_free(it);
-		api_fail(err, rc, ETWFORGE_EXIT_DATA, "out of memory");
+		read_iter_free(it);
+		error_fail(err, rc, ETWFORGE_EXIT_DATA, "out of memory");
 		errno = -rc;
 		return NULL;
 	}
-	api_ok(err);
+	error_ok(err);
 	return it;
 }
 
-int etwforge_iter_next(struct etwforge_iter *it, struct etwforge_event *ev,
-		       struct etwforge_error *err)
+int read_iter_next(struct etwforge_iter *it, struct etwforge_event *ev, struct etwforge_error *err)
 {
 	if (it->order == ETWFORGE_ORDER_TIME) {
 		return time_next(it, ev, err);
@@ -773,7 +768,7 @@ int etwforge_iter_next(struct etwforge_iter *it, struct etwforge_event *ev,
 	return list_next(it, ev, err);
 }
 
-void etwforge_iter_free(struct etwforge_iter *it)
+void read_iter_free(struct etwforge_iter *it)
 {
 	if (!it) {
 		return;

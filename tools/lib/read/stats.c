@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/api_stats.c - etwforge_file_stats(): count every buffer and
+ * tools/lib/read/stats.c - read_file_stats(): count every buffer and
  * record of a file (by kind, hook id and CPU, with PEBS/PMC items) and the
  * switches of its compact batches by record form, without building an
  * event per switch: this is `dump --stats`, and it has to be fast.
@@ -12,14 +12,15 @@
 
 #include "producer/ccswap_expand.h"
 #include "producer/etw_layout.h"
-#include "tools/lib/api.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/read/read.h"
 #include "tools/lib/common/json_out.h"
 #include "writer/etl_reader.h"
 
 struct etwforge_file;
 static_assert(ETL_KIND_COUNT == 8, "records_by_kind has 8 kinds");
 
-const char *etwforge_stats_kind_name(unsigned k)
+const char *read_stats_kind_name(unsigned k)
 {
 	return k < ETL_KIND_COUNT ? etl_kind_name((enum etl_kind)k) : "?";
 }
@@ -39,12 +40,12 @@ static int count_compact(const struct etl_reader *d, const struct etl_record *r,
 		return 0; /* a short payload: the listing says so; nothing to count */
 	}
 	if (etw_ccswap_count_forms(r->payload, r->payload_len, s->compact, &bad) < 0) {
-		return api_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA,
-				   "%s: offset 0x%" PRIx64
-				   ": compact CSwitch record runs past the batch "
-				   "or names an empty TidTable slot",
-				   etl_reader_name(d),
-				   r->file_offset + (uint64_t)(r->payload - r->data) + bad);
+		return error_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA,
+				     "%s: offset 0x%" PRIx64
+				     ": compact CSwitch record runs past the batch "
+				     "or names an empty TidTable slot",
+				     etl_reader_name(d),
+				     r->file_offset + (uint64_t)(r->payload - r->data) + bad);
 	}
 	return 0;
 }
@@ -75,11 +76,10 @@ static void zero_stats(struct etwforge_stats *s)
 	}
 }
 
-int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *s,
-			struct etwforge_error *err)
+int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct etwforge_error *err)
 {
-	const struct etl_reader *d = api_file_reader(f);
-	bool keep_going = api_file_keep_going(f);
+	const struct etl_reader *d = read_file_reader(f);
+	bool keep_going = read_file_keep_going(f);
 	struct etl_error e;
 	struct etl_record r;
 	int first = 0; /* with keep_going: the first damage, said in @err */
@@ -113,23 +113,24 @@ int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *s,
 		}
 		if (rc < 0) {
 			if (!keep_going) {
-				return api_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", e.msg);
+				return error_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", e.msg);
 			}
 			if (!first) {
-				first = api_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", e.msg);
+				first = error_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA, "%s",
+						      e.msg);
 			}
 		}
 	}
-	return first ? first : api_ok(err);
+	return first ? first : error_ok(err);
 }
 
 /* "SYSTEM64", "MESSAGE": the kind, with its width where it has one. */
 static void kind_label(char *out, size_t cap, unsigned k, unsigned is64)
 {
 	if (k == ETL_KIND_MESSAGE || k == ETL_KIND_OTHER) {
-		snprintf(out, cap, "%s", etwforge_stats_kind_name(k));
+		snprintf(out, cap, "%s", read_stats_kind_name(k));
 	} else {
-		snprintf(out, cap, "%s%s", etwforge_stats_kind_name(k), is64 ? "64" : "32");
+		snprintf(out, cap, "%s%s", read_stats_kind_name(k), is64 ? "64" : "32");
 	}
 }
 
@@ -147,15 +148,15 @@ static void cpu_map(struct jout *j, const uint64_t *v)
 	jout_close(j, '}');
 }
 
-size_t etwforge_stats_json(const struct etwforge_file *f, const struct etwforge_stats *s, char *buf,
-			   size_t cap)
+size_t read_stats_json(const struct etwforge_file *f, const struct etwforge_stats *s, char *buf,
+		       size_t cap)
 {
 	struct jout j;
 	char label[24], hook[8];
 
 	jout_init(&j, buf, cap);
 	jout_open(&j, '{');
-	jout_kstr(&j, "file", etwforge_file_info(f)->name);
+	jout_kstr(&j, "file", read_file_info(f)->name);
 	jout_key(&j, "buffers");
 	jout_open(&j, '{');
 	jout_ku64(&j, "total", s->buffers);
@@ -209,7 +210,7 @@ size_t etwforge_stats_json(const struct etwforge_file *f, const struct etwforge_
 	jout_close(&j, '}');
 	jout_ku64(&j, "with_pebs", s->pebs);
 	jout_ku64(&j, "with_pmc", s->pmc);
-	jout_ku64(&j, "trailing_bytes", etwforge_file_info(f)->trailing_bytes);
+	jout_ku64(&j, "trailing_bytes", read_file_info(f)->trailing_bytes);
 	jout_close(&j, '}');
 	return jout_finish(&j);
 }

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/read/read.h - reading any ETL file: a file handle over the
+ * framing reader (file.c), its events one by one in file, CPU or time order
+ * with compact batches expanded (file.c, event_stream.c, dump_compact.c),
+ * each event and the file as JSON (event_json.c), the counts of --stats
+ * (stats.c). The types are the public ones (include/etwforge/etwforge.h);
+ * each function is the etwforge_ one of the same name, which api_file.c,
+ * api_json.c and api_stats.c hand through. Nothing here knows scenarios or
+ * runs.
+ */
+#ifndef ETWFORGE_TOOLS_LIB_READ_READ_H
+#define ETWFORGE_TOOLS_LIB_READ_READ_H
+
+#include <stdbool.h>
+
+#include "etwforge/etwforge.h"
+#include "writer/etl_reader.h"
+
+struct etwforge_file *read_file_open(const char *path, unsigned flags, struct etwforge_error *err);
+struct etwforge_file *read_file_open_mem(const void *data, size_t len, const char *name,
+					 unsigned flags, struct etwforge_error *err);
+void read_file_close(struct etwforge_file *f);
+const struct etwforge_file_info *read_file_info(const struct etwforge_file *f);
+int read_file_set_max_wait_reason(struct etwforge_file *f, unsigned v);
+unsigned read_file_damage(const struct etwforge_file *f, const struct etwforge_damage **out);
+/** read_file_reader - the framing reader behind @f. */
+struct etl_reader *read_file_reader(const struct etwforge_file *f);
+/** read_file_keep_going - was @f opened with ETWFORGE_OPEN_KEEP_GOING? */
+bool read_file_keep_going(const struct etwforge_file *f);
+
+struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order order,
+				    unsigned kinds, struct etwforge_error *err);
+int read_iter_next(struct etwforge_iter *it, struct etwforge_event *ev, struct etwforge_error *err);
+void read_iter_free(struct etwforge_iter *it);
+
+size_t read_event_json(const struct etwforge_event *ev, unsigned flags, char *buf, size_t cap);
+size_t read_file_json(const struct etwforge_file *f, char *buf, size_t cap);
+
+const char *read_stats_kind_name(unsigned k);
+int read_file_stats(struct etwforge_file *f, struct etwforge_stats *st, struct etwforge_error *err);
+size_t read_stats_json(const struct etwforge_file *f, const struct etwforge_stats *st, char *buf,
+		       size_t cap);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/run/run.h - the three runs of the library: a scenario simulated
+ * into ETL files (gen.c), a stream encoded into them (replay.c), a file
+ * checked against its truth (verify.c). The options, summary and result
+ * are the public ones (include/etwforge/etwforge.h); api_run.c hands them
+ * through.
+ */
+#ifndef ETWFORGE_TOOLS_LIB_RUN_RUN_H
+#define ETWFORGE_TOOLS_LIB_RUN_RUN_H
+
+#include "etwforge/etwforge.h"
+#include "tools/lib/scenario/scenario.h"
+
+/** run_generate - etwforge_generate() of a finished scenario @sc. */
+int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts,
+		 struct etwforge_summary *sum, struct etwforge_error *err);
+
+/** run_replay - etwforge_replay(). */
+int run_replay(const char *stream, const struct etwforge_run_opts *opts,
+	       struct etwforge_summary *sum, struct etwforge_error *err);
+
+/** run_verify - etwforge_verify(). */
+int run_verify(const char *etl, const char *truth, const char *session,
+	       struct etwforge_verify_result *res, struct etwforge_error *err);
+
+#endif
