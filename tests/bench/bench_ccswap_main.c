@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/lib/bench_ccswap.h"
+#include "tools/bench/bench_ccswap.h"
 
 #define MAX_RUNS 101
 

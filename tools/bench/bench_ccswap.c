@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_ccswap.c - the compact-batching benchmark core (see
+ * tools/bench/bench_ccswap.c - the compact-batching benchmark core (see
  * bench_ccswap.h).
  *
  *   pass:   reset the generator to the seed (per CPU a profile: working
@@ -31,7 +31,7 @@
 
 #include "scheduler_model/sim_rng.h"
 #include "writer/etl_wire.h"
-#include "tools/lib/bench_ccswap.h"
+#include "tools/bench/bench_ccswap.h"
 
 #define BENCH_CLOCK	  SIM_CLOCK_CYCLES
 #define TICK_CYCLES	  46875000ull /* 15.625 ms at 3 GHz */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_spinlock.c - (c) of `etwforge bench`: SpinLock 0x0529
+ * tools/bench/bench_spinlock.c - (c) of `etwforge bench`: SpinLock 0x0529
  * events through the producer. Pre-built releases (struct sim_spinlock, all
  * logged) of a seeded stream - 8 CPUs, 64 locks, 15 % contended, every
  * acquire mode, DPCs and ISRs - go through producer_spinlock() into the
@@ -13,9 +13,10 @@
 
 #include "producer/producer.h"
 #include "scheduler_model/sim_rng.h"
-#include "tools/lib/api.h"
-#include "tools/lib/bench.h"
-#include "tools/lib/bench_backend.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/bench/bench.h"
+#include "tools/bench/bench_backend.h"
 
 #define CPUS	    8u
 #define LOCKS	    64u
@@ -109,7 +110,7 @@ static int run_pass(struct spin_stream *st, struct bench_backend *bk, uint64_t e
 	return bench_backend_pass_end(bk, p, bad, lap_ns, nlaps, events, WINDOW, out);
 }
 
-static void describe(struct etwforge_bench *b, const struct spin_stream *st, uint64_t events,
+static void describe(struct bench *b, const struct spin_stream *st, uint64_t events,
 		     const struct bench_pass *check)
 {
 	static const char *const mode_key[5] = {"ordinary", "queued", "shared", "exclusive",
@@ -130,8 +131,7 @@ static void describe(struct etwforge_bench *b, const struct spin_stream *st, uin
 	bench_kv_hex(w, "xxh3", check->xxh3);
 }
 
-int bench_spinlock(struct etwforge_bench *b, const struct bench_size *sz,
-		   struct etwforge_error *err)
+int bench_spinlock(struct bench *b, const struct bench_size *sz, struct etwforge_error *err)
 {
 	uint64_t events = sz->spinlock_events;
 	double ns[BENCH_MAX_RUNS];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_child.c - a function of `etwforge bench` run in a child
+ * tools/bench/bench_child.c - a function of `etwforge bench` run in a child
  * process, in the scratch folder:
  *
  *   parent                                 child
@@ -24,8 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tools/lib/api.h"
-#include "tools/lib/bench.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/bench/bench.h"
 
 struct child_head {
 	int rc;

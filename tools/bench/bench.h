@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/lib/bench.h - what the files of `etwforge bench` share (private to
+ * tools/bench/bench.h - what the files of `etwforge bench` share (private to
  * the library): the results being built (the handle behind struct
  * etwforge_bench), the sizes of each kind of run, the clocks, and one entry
  * point per measured path.
  *
- *   etwforge_bench_run()              api_bench.c: sizes, scratch, order
+ *   bench_run()              api_bench.c: sizes, scratch, order
  *     bench_machine_fill()            bench_machine.c
  *     bench_compact()     (a)         bench_compact.c, on bench_ccswap.c
  *     bench_cswitch()     (b)         bench_cswitch.c  \  bench_backend.c:
@@ -14,7 +14,7 @@
  *                                     (bench_child.c)
  *     bench_decode()      (e)         bench_decode.c   \  on the source trace
  *     bench_replay_verify() (f)       bench_replay.c   /  of bench_scratch.c
- *   etwforge_bench_print()            bench_print.c: text or JSON
+ *   bench_print()            bench_print.c: text or JSON
  *
  * A figure is the median, min and max of its runs. Every path also records
  * its work (struct bench_work: the stream's seed and mix, the digest of
@@ -30,6 +30,7 @@
 #include <sys/resource.h>
 
 #include "etwforge/etwforge.h"
+#include "tools/bench/bench_api.h"
 
 #define BENCH_MAX_RUNS	  99
 #define BENCH_MAX_FIGURES 64
@@ -95,14 +96,14 @@ struct bench_work {
 	struct bench_kv kv[BENCH_MAX_KV];
 };
 
-/** struct etwforge_bench - the results of etwforge_bench_run(). */
-struct etwforge_bench {
-	enum etwforge_bench_size size;
+/** struct bench - the results of bench_run(). */
+struct bench {
+	enum bench_scale size;
 	unsigned groups;
 	unsigned runs;
-	struct etwforge_bench_machine machine;
+	struct bench_machine machine;
 	unsigned nfig;
-	struct etwforge_bench_figure fig[BENCH_MAX_FIGURES];
+	struct bench_figure fig[BENCH_MAX_FIGURES];
 	unsigned nwork;
 	struct bench_work work[BENCH_MAX_WORK];
 	/* the progress callback of the options */
@@ -123,7 +124,7 @@ double bench_cpu_s(void);
  * @v (one per run): median, min, max. @name, @label and @unit must be
  * string literals (they are kept).
  */
-void bench_figure(struct etwforge_bench *b, const char *name, const char *label, const char *unit,
+void bench_figure(struct bench *b, const char *name, const char *label, const char *unit,
 		  const double *v, unsigned n);
 
 /**
@@ -138,10 +139,10 @@ void bench_figure(struct etwforge_bench *b, const char *name, const char *label,
 double bench_laps_ns(const float *lap_ns, uint64_t nlaps, uint64_t events, unsigned window);
 
 /** bench_progress - tell the caller what is measured now. */
-void bench_progress(struct etwforge_bench *b, const char *what);
+void bench_progress(struct bench *b, const char *what);
 
 /** bench_work_add - a new work description @name ("what" formatted). NULL when full. */
-struct bench_work *bench_work_add(struct etwforge_bench *b, const char *name, const char *fmt, ...)
+struct bench_work *bench_work_add(struct bench *b, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Work items; @key must be a string literal. */
@@ -153,19 +154,16 @@ void bench_kv_hex(struct bench_work *w, const char *key, uint64_t v);
 /* ---- the paths: each returns 0 or a negative errno with @err filled ------ */
 
 /** bench_machine_fill - the machine line (CPU, cores, compiler, build, kernel, version). */
-void bench_machine_fill(struct etwforge_bench_machine *m);
+void bench_machine_fill(struct bench_machine *m);
 
 /** bench_compact - (a) the compact batching engine alone, and a memset of its output. */
-int bench_compact(struct etwforge_bench *b, const struct bench_size *sz,
-		  struct etwforge_error *err);
+int bench_compact(struct bench *b, const struct bench_size *sz, struct etwforge_error *err);
 
 /** bench_cswitch - (b) the plain CSwitch path: no items, 3 PMC counters, PEBS. */
-int bench_cswitch(struct etwforge_bench *b, const struct bench_size *sz,
-		  struct etwforge_error *err);
+int bench_cswitch(struct bench *b, const struct bench_size *sz, struct etwforge_error *err);
 
 /** bench_spinlock - (c) SpinLock 0x0529 events through the producer. */
-int bench_spinlock(struct etwforge_bench *b, const struct bench_size *sz,
-		   struct etwforge_error *err);
+int bench_spinlock(struct bench *b, const struct bench_size *sz, struct etwforge_error *err);
 
 struct bench_scratch;
 
@@ -173,16 +171,16 @@ struct bench_scratch;
  * bench_gen - (d) gen of the default scenario and server64.yaml, truth off
  * and on, each run in a child process (peak RSS from wait4()).
  */
-int bench_gen(struct etwforge_bench *b, const struct bench_size *sz, struct bench_scratch *s,
+int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
 	      struct etwforge_error *err);
 
 /** bench_decode - (e) reading the source trace: etwforge_file_stats() and the iterator. */
-int bench_decode(struct etwforge_bench *b, const struct bench_size *sz, struct bench_scratch *s,
+int bench_decode(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
 		 struct etwforge_error *err);
 
 /** bench_replay_verify - (f) replay of the source truth, and verify of the source trace. */
-int bench_replay_verify(struct etwforge_bench *b, const struct bench_size *sz,
-			struct bench_scratch *s, struct etwforge_error *err);
+int bench_replay_verify(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
+			struct etwforge_error *err);
 
 /* ---- bench_scratch.c: the scratch folder ----------------------------------- */
 

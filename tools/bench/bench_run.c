@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/api_bench.c - etwforge_bench_run() and its results: the sizes
+ * tools/bench/bench_run.c - bench_run() and its results: the sizes
  * of each kind of run, the scratch folder, and the paths in order:
  *
  *   size   (a) ccswap (b) cswitch (c) spinlock (d) gen default, server64 (e, f) source
@@ -16,24 +16,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/lib/api.h"
-#include "tools/lib/bench.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/bench/bench.h"
 
 #define SEC 1000000000ull
 
 /* clang-format off */
 static const struct bench_size sizes[] = {
 	/* runs, ccswap, cswitch, spinlock, gen default, gen server64, source, decode repeats */
-	[ETWFORGE_BENCH_FULL]  = {5, 1u << 24, 1u << 22, 1u << 22, 60 * SEC, 2 * SEC, 120 * SEC, 8},
-	[ETWFORGE_BENCH_QUICK] = {3, 1u << 20, 1u << 19, 1u << 19, 6 * SEC, SEC / 5, 12 * SEC, 2},
-	[ETWFORGE_BENCH_TINY]  = {3, 1u << 16, 1u << 15, 1u << 15, SEC / 2, SEC / 50, SEC, 1},
+	[BENCH_FULL]  = {5, 1u << 24, 1u << 22, 1u << 22, 60 * SEC, 2 * SEC, 120 * SEC, 8},
+	[BENCH_QUICK] = {3, 1u << 20, 1u << 19, 1u << 19, 6 * SEC, SEC / 5, 12 * SEC, 2},
+	[BENCH_TINY]  = {3, 1u << 16, 1u << 15, 1u << 15, SEC / 2, SEC / 50, SEC, 1},
 };
 /* clang-format on */
 
 static const char *const group_names[] = {"ccswap", "cswitch", "spinlock",
 					  "gen",    "decode",  "replay_verify"};
 
-const char *etwforge_bench_group_name(unsigned group)
+const char *bench_group_name(unsigned group)
 {
 	for (unsigned i = 0; i < sizeof(group_names) / sizeof(group_names[0]); i++) {
 		if (group == 1u << i) {
@@ -43,15 +44,14 @@ const char *etwforge_bench_group_name(unsigned group)
 	return NULL;
 }
 
-int etwforge_bench_run(const struct etwforge_bench_opts *opts, struct etwforge_bench **out,
-		       struct etwforge_error *err)
+int bench_run(const struct bench_opts *opts, struct bench **out, struct etwforge_error *err)
 {
-	static const struct etwforge_bench_opts defaults = {0};
-	const struct etwforge_bench_opts *o = opts ? opts : &defaults;
+	static const struct bench_opts defaults = {0};
+	const struct bench_opts *o = opts ? opts : &defaults;
 	struct bench_scratch *scratch = NULL;
-	struct etwforge_bench *b;
+	struct bench *b;
 	struct bench_size sz;
-	unsigned groups = o->groups ? o->groups : ETWFORGE_BENCH_ALL;
+	unsigned groups = o->groups ? o->groups : BENCH_ALL;
 	struct etwforge_error local;
 	int rc = 0;
 
@@ -59,8 +59,7 @@ int etwforge_bench_run(const struct etwforge_bench_opts *opts, struct etwforge_b
 	if (!err) {
 		err = &local; /* the paths read err->code */
 	}
-	if ((groups & ~ETWFORGE_BENCH_ALL) || (unsigned)o->size > ETWFORGE_BENCH_TINY ||
-	    o->runs > BENCH_MAX_RUNS) {
+	if ((groups & ~BENCH_ALL) || (unsigned)o->size > BENCH_TINY || o->runs > BENCH_MAX_RUNS) {
 		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
 				  "bad options (groups 0x%x, size %u, runs %u: at most %u)", groups,
 				  (unsigned)o->size, o->runs, BENCH_MAX_RUNS);
@@ -77,29 +76,29 @@ int etwforge_bench_run(const struct etwforge_bench_opts *opts, struct etwforge_b
 	b->progress = o->progress;
 	b->progress_ctx = o->progress_ctx;
 	bench_machine_fill(&b->machine);
-	if (groups & (ETWFORGE_BENCH_GEN | ETWFORGE_BENCH_DECODE | ETWFORGE_BENCH_REPLAY_VERIFY)) {
+	if (groups & (BENCH_GEN | BENCH_DECODE | BENCH_REPLAY_VERIFY)) {
 		scratch = bench_scratch_create(o->tmpdir, err);
 		if (!scratch) {
 			free(b);
 			return err->code;
 		}
 	}
-	if (groups & ETWFORGE_BENCH_CCSWAP) {
+	if (groups & BENCH_CCSWAP) {
 		rc = bench_compact(b, &sz, err);
 	}
-	if (rc == 0 && (groups & ETWFORGE_BENCH_CSWITCH)) {
+	if (rc == 0 && (groups & BENCH_CSWITCH)) {
 		rc = bench_cswitch(b, &sz, err);
 	}
-	if (rc == 0 && (groups & ETWFORGE_BENCH_SPINLOCK)) {
+	if (rc == 0 && (groups & BENCH_SPINLOCK)) {
 		rc = bench_spinlock(b, &sz, err);
 	}
-	if (rc == 0 && (groups & ETWFORGE_BENCH_GEN)) {
+	if (rc == 0 && (groups & BENCH_GEN)) {
 		rc = bench_gen(b, &sz, scratch, err);
 	}
-	if (rc == 0 && (groups & ETWFORGE_BENCH_DECODE)) {
+	if (rc == 0 && (groups & BENCH_DECODE)) {
 		rc = bench_decode(b, &sz, scratch, err);
 	}
-	if (rc == 0 && (groups & ETWFORGE_BENCH_REPLAY_VERIFY)) {
+	if (rc == 0 && (groups & BENCH_REPLAY_VERIFY)) {
 		rc = bench_replay_verify(b, &sz, scratch, err);
 	}
 	bench_scratch_destroy(scratch);
@@ -111,19 +110,18 @@ int etwforge_bench_run(const struct etwforge_bench_opts *opts, struct etwforge_b
 	return error_ok(err);
 }
 
-unsigned etwforge_bench_figures(const struct etwforge_bench *b,
-				const struct etwforge_bench_figure **out)
+unsigned bench_figures(const struct bench *b, const struct bench_figure **out)
 {
 	*out = b->fig;
 	return b->nfig;
 }
 
-const struct etwforge_bench_machine *etwforge_bench_machine(const struct etwforge_bench *b)
+const struct bench_machine *bench_machine_of(const struct bench *b)
 {
 	return &b->machine;
 }
 
-void etwforge_bench_free(struct etwforge_bench *b)
+void bench_free(struct bench *b)
 {
 	free(b);
 }

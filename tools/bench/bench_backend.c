@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_backend.c - in-memory buffers for `etwforge bench` (see
+ * tools/bench/bench_backend.c - in-memory buffers for `etwforge bench` (see
  * bench_backend.h).
  */
 #include <errno.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "producer/producer.h"
-#include "tools/lib/bench.h"
-#include "tools/lib/bench_backend.h"
+#include "tools/bench/bench.h"
+#include "tools/bench/bench_backend.h"
 #include "writer/etl_layout.h"
 #include "writer/etl_wire.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/lib/bench_backend.h - in-memory buffers for the producer paths of
+ * tools/bench/bench_backend.h - in-memory buffers for the producer paths of
  * `etwforge bench` (the per-buffer contract of writer/backend.h): one
  * buffer per CPU, lent again as soon as it is put back. Nothing is copied
  * or zeroed, so what is timed is the producer alone; in a check pass every

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_print.c - the results of `etwforge bench`, as an aligned
+ * tools/bench/bench_print.c - the results of `etwforge bench`, as an aligned
  * table for people or as one JSON object (`--json`):
  *
  *   {"format":"etwforge-bench","version":1,"size":"full","quick":false,"runs":5,
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/lib/bench.h"
+#include "tools/bench/bench.h"
 #include "tools/lib/common/json_out.h"
 
 static const char *const size_names[] = {"full", "quick", "tiny"};
@@ -40,15 +40,15 @@ static void jdouble(struct jout *j, double v)
 	}
 }
 
-static void build_json(struct jout *j, const struct etwforge_bench *b)
+static void build_json(struct jout *j, const struct bench *b)
 {
-	const struct etwforge_bench_machine *m = &b->machine;
+	const struct bench_machine *m = &b->machine;
 
 	jout_open(j, '{');
 	jout_kstr(j, "format", "etwforge-bench");
 	jout_ku64(j, "version", 1);
 	jout_kstr(j, "size", size_names[b->size]);
-	jout_kbool(j, "quick", b->size != ETWFORGE_BENCH_FULL);
+	jout_kbool(j, "quick", b->size != BENCH_FULL);
 	jout_ku64(j, "runs", b->runs);
 	jout_key(j, "machine");
 	jout_open(j, '{');
@@ -62,7 +62,7 @@ static void build_json(struct jout *j, const struct etwforge_bench *b)
 	jout_key(j, "figures");
 	jout_open(j, '{');
 	for (unsigned i = 0; i < b->nfig; i++) {
-		const struct etwforge_bench_figure *f = &b->fig[i];
+		const struct bench_figure *f = &b->fig[i];
 
 		jout_key(j, f->name);
 		jout_open(j, '{');
@@ -111,7 +111,7 @@ static void build_json(struct jout *j, const struct etwforge_bench *b)
 	jout_close(j, '}');
 }
 
-static int print_json(FILE *f, const struct etwforge_bench *b)
+static int print_json(FILE *f, const struct bench *b)
 {
 	struct jout j;
 	size_t n;
@@ -134,7 +134,7 @@ static int print_json(FILE *f, const struct etwforge_bench *b)
 }
 
 /* @v in the table's unit: rates in millions. */
-static double shown(const struct etwforge_bench_figure *fig, double v, const char **unit)
+static double shown(const struct bench_figure *fig, double v, const char **unit)
 {
 	if (!strcmp(fig->unit, "switches/s")) {
 		*unit = "M switches/s";
@@ -219,23 +219,23 @@ static void print_work(FILE *f, const struct bench_work *w)
 	fputc('\n', f);
 }
 
-static void print_text(FILE *f, const struct etwforge_bench *b)
+static void print_text(FILE *f, const struct bench *b)
 {
-	const struct etwforge_bench_machine *m = &b->machine;
+	const struct bench_machine *m = &b->machine;
 
 	fprintf(f, "etwforge bench %s: the median of %u runs, with the min and max\n", m->version,
 		b->runs);
-	if (b->size == ETWFORGE_BENCH_QUICK) {
+	if (b->size == BENCH_QUICK) {
 		fprintf(f, "QUICK figures (--quick: fewer and smaller runs): a smoke test, not "
 			   "figures to compare\n");
-	} else if (b->size == ETWFORGE_BENCH_TINY) {
+	} else if (b->size == BENCH_TINY) {
 		fprintf(f, "TINY figures (the test suite's size): they only show that it runs\n");
 	}
 	fprintf(f, "machine  %s, %u cores, %s\n", m->cpu, m->cores, m->kernel);
 	fprintf(f, "build    %s, %s\n\n", m->compiler, m->build);
 	fprintf(f, "%-40s  %10s  %10s  %10s  %s\n", "figure", "median", "min", "max", "unit");
 	for (unsigned i = 0; i < b->nfig; i++) {
-		const struct etwforge_bench_figure *fig = &b->fig[i];
+		const struct bench_figure *fig = &b->fig[i];
 		const char *unit;
 
 		fprintf(f, "%-40s", fig->name);
@@ -253,7 +253,7 @@ static void print_text(FILE *f, const struct etwforge_bench *b)
 	}
 }
 
-int etwforge_bench_print(FILE *f, const struct etwforge_bench *b, bool json)
+int bench_print(FILE *f, const struct bench *b, bool json)
 {
 	if (json) {
 		int rc = print_json(f, b);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/lib/bench_ccswap.h - a repeatable benchmark of the compact CSwitch
+ * tools/bench/bench_ccswap.h - a repeatable benchmark of the compact CSwitch
  * batching engine alone (ccswap_log() into in-memory blocks), shared by
  * `etwforge bench` (bench_compact.c, bench_cswitch.c) and the meson
  * benchmark tests/bench/bench_ccswap.

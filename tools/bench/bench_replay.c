@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_replay.c - (f) of `etwforge bench`: replay and verify of
+ * tools/bench/bench_replay.c - (f) of `etwforge bench`: replay and verify of
  * the source truth (bench_scratch.c: the default scenario's, about 1 M
  * switches in the full benchmark). Each run replays the truth into the
  * scratch folder (etwforge_replay(), which must give as many switches and
@@ -15,8 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/lib/api.h"
-#include "tools/lib/bench.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/bench/bench.h"
 
 struct replay_out {
 	uint64_t switches;
@@ -53,8 +54,8 @@ static int verify_child(void *ctx, void *out, struct etwforge_error *err)
 			       bench_scratch_name(BENCH_F_SRC_TRUTH), NULL, res, err);
 }
 
-int bench_replay_verify(struct etwforge_bench *b, const struct bench_size *sz,
-			struct bench_scratch *s, struct etwforge_error *err)
+int bench_replay_verify(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
+			struct etwforge_error *err)
 {
 	const char *truth = bench_scratch_path(s, BENCH_F_SRC_TRUTH);
 	double rep[BENCH_MAX_RUNS], ver[BENCH_MAX_RUNS];

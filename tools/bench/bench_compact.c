@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_compact.c - (a) of `etwforge bench`: the compact batching
+ * tools/bench/bench_compact.c - (a) of `etwforge bench`: the compact batching
  * engine alone (ccswap_log() into in-memory blocks) on the seeded stream of
  * bench_ccswap.c, and a memset of the same output bytes in the same run.
  *
@@ -13,13 +13,14 @@
 #include <errno.h>
 #include <string.h>
 
-#include "tools/lib/api.h"
-#include "tools/lib/bench.h"
-#include "tools/lib/bench_ccswap.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/bench/bench.h"
+#include "tools/bench/bench_ccswap.h"
 
 static const char *const form_names[4] = {"idle_short", "idle", "lite", "full"};
 
-static void describe(struct etwforge_bench *b, const struct ccswap_bench_opts *o,
+static void describe(struct bench *b, const struct ccswap_bench_opts *o,
 		     const struct ccswap_bench_mix *mix)
 {
 	struct bench_work *w = bench_work_add(
@@ -42,7 +43,7 @@ static void describe(struct etwforge_bench *b, const struct ccswap_bench_opts *o
 	bench_kv_hex(w, "xxh3", mix->xxh3);
 }
 
-int bench_compact(struct etwforge_bench *b, const struct bench_size *sz, struct etwforge_error *err)
+int bench_compact(struct bench *b, const struct bench_size *sz, struct etwforge_error *err)
 {
 	struct ccswap_bench_opts o = {.switches = sz->ccswap_switches, .seed = 1};
 	double ns[BENCH_MAX_RUNS], rate[BENCH_MAX_RUNS], bytes[BENCH_MAX_RUNS];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_util.c - the small things every path of `etwforge bench`
+ * tools/bench/bench_util.c - the small things every path of `etwforge bench`
  * needs: clocks, a figure from its runs (median, min, max), preempted laps
  * taken out, and the work descriptions.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tools/lib/bench.h"
+#include "tools/bench/bench.h"
 
 double bench_wall_ns(void)
 {
@@ -35,10 +35,10 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void bench_figure(struct etwforge_bench *b, const char *name, const char *label, const char *unit,
+void bench_figure(struct bench *b, const char *name, const char *label, const char *unit,
 		  const double *v, unsigned n)
 {
-	struct etwforge_bench_figure *f;
+	struct bench_figure *f;
 	double s[BENCH_MAX_RUNS];
 
 	if (b->nfig == BENCH_MAX_FIGURES || n == 0 || n > BENCH_MAX_RUNS) {
@@ -89,14 +89,14 @@ double bench_laps_ns(const float *lap_ns, uint64_t nlaps, uint64_t events, unsig
 	return total;
 }
 
-void bench_progress(struct etwforge_bench *b, const char *what)
+void bench_progress(struct bench *b, const char *what)
 {
 	if (b->progress) {
 		b->progress(b->progress_ctx, what);
 	}
 }
 
-struct bench_work *bench_work_add(struct etwforge_bench *b, const char *name, const char *fmt, ...)
+struct bench_work *bench_work_add(struct bench *b, const char *name, const char *fmt, ...)
 {
 	struct bench_work *w;
 	va_list ap;

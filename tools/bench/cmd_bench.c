@@ -2,7 +2,7 @@
 /*
  * tools/cmd_bench.c - `etwforge bench [--json] [--quick] [--only PATHS]`:
  * the options, a progress line on a terminal, and the results printed; the
- * measuring is the library's etwforge_bench_run().
+ * measuring is the library's bench_run().
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "tools/bench/bench_api.h"
 
 static void usage(FILE *f)
 {
@@ -46,7 +47,7 @@ static void usage(FILE *f)
 		"bytes than in its first run, 2 bad usage, 128+N ended by signal N.\n");
 }
 
-/* "ccswap,gen" into a mask of ETWFORGE_BENCH_*. Return: 0, or -1 after a one-line error. */
+/* "ccswap,gen" into a mask of BENCH_*. Return: 0, or -1 after a one-line error. */
 static int parse_paths(const char *list, unsigned *mask)
 {
 	const char *p = list;
@@ -56,8 +57,8 @@ static int parse_paths(const char *list, unsigned *mask)
 		size_t n = strcspn(p, ",");
 		unsigned bit = 0;
 
-		for (unsigned g = 1; g <= ETWFORGE_BENCH_ALL; g <<= 1) {
-			const char *name = etwforge_bench_group_name(g);
+		for (unsigned g = 1; g <= BENCH_ALL; g <<= 1) {
+			const char *name = bench_group_name(g);
 
 			if (name && strlen(name) == n && !strncmp(p, name, n)) {
 				bit = g;
@@ -95,8 +96,8 @@ int cmd_bench(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct etwforge_bench_opts o = {0};
-	struct etwforge_bench *b;
+	struct bench_opts o = {0};
+	struct bench *b;
 	struct etwforge_error err;
 	const char *tiny = getenv("ETWFORGE_BENCH_TINY");
 	bool json = false, quick = false, tty;
@@ -131,20 +132,20 @@ int cmd_bench(int argc, char **argv)
 	}
 	/* the test suite's size: --quick with ETWFORGE_BENCH_TINY set (etwforge(1)) */
 	if (quick && tiny && *tiny && strcmp(tiny, "0")) {
-		o.size = ETWFORGE_BENCH_TINY;
+		o.size = BENCH_TINY;
 	} else if (quick) {
-		o.size = ETWFORGE_BENCH_QUICK;
+		o.size = BENCH_QUICK;
 	}
 	tty = isatty(STDERR_FILENO);
 	o.progress = tty ? progress : NULL;
-	rc = etwforge_bench_run(&o, &b, &err);
+	rc = bench_run(&o, &b, &err);
 	if (tty) {
 		fputs("\r\033[K", stderr);
 	}
 	if (rc < 0) {
 		return cli_error("bench", &err);
 	}
-	rc = etwforge_bench_print(stdout, b, json);
-	etwforge_bench_free(b);
+	rc = bench_print(stdout, b, json);
+	bench_free(b);
 	return rc < 0 ? EXIT_DATA : EXIT_OK;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_decode.c - (e) of `etwforge bench`: reading a generated
+ * tools/bench/bench_decode.c - (e) of `etwforge bench`: reading a generated
  * file, the compact session's file of the source trace (bench_scratch.c),
  * two ways:
  *   stats  etwforge_file_open() + etwforge_file_stats(): what `dump
@@ -16,8 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tools/lib/api.h"
-#include "tools/lib/bench.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/bench/bench.h"
 
 /* One read with etwforge_file_stats(). Return: switches, or a negative errno. */
 static int64_t read_stats(const char *path, struct etwforge_stats *st, uint64_t *buffers,
@@ -66,7 +67,7 @@ static int64_t read_iter(const char *path, uint64_t *events, struct etwforge_err
 	return rc < 0 ? rc : n;
 }
 
-int bench_decode(struct etwforge_bench *b, const struct bench_size *sz, struct bench_scratch *s,
+int bench_decode(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
 		 struct etwforge_error *err)
 {
 	double smb[BENCH_MAX_RUNS], ssw[BENCH_MAX_RUNS], imb[BENCH_MAX_RUNS], isw[BENCH_MAX_RUNS];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_scratch.c - the scratch folder of `etwforge bench`: the
+ * tools/bench/bench_scratch.c - the scratch folder of `etwforge bench`: the
  * files (d), (e) and (f) write, and the source trace (e) and (f) read.
  *
  *   bench_scratch_create()   mkdtemp("$TMPDIR/etwforge-bench-XXXXXX"); the
@@ -26,8 +26,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tools/lib/api.h"
-#include "tools/lib/bench.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/bench/bench.h"
 #include "writer/out_file.h"
 
 static const char *const file_names[BENCH_F_COUNT] = {

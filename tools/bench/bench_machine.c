@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_machine.c - the machine line of `etwforge bench`: the CPU
+ * tools/bench/bench_machine.c - the machine line of `etwforge bench`: the CPU
  * model (/proc/cpuinfo), the online cores, the compiler that built the
  * library (__VERSION__), the build type and flags as meson configured them
- * (tools/lib/bench_build.h, generated), the kernel and etwforge's version.
+ * (tools/bench/bench_build.h, generated), the kernel and etwforge's version.
  */
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "tools/lib/bench.h"
-#include "tools/lib/bench_build.h"
+#include "tools/bench/bench.h"
+#include "tools/bench/bench_build.h"
 
 #if defined(__clang__)
 #define COMPILER __VERSION__
@@ -51,7 +51,7 @@ static bool cpuinfo(const char *key, char *out, size_t cap)
 	return found;
 }
 
-void bench_machine_fill(struct etwforge_bench_machine *m)
+void bench_machine_fill(struct bench_machine *m)
 {
 	static const char *const keys[] = {"model name", "Processor", "cpu model", "Hardware"};
 	struct utsname u;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_cswitch.c - (b) of `etwforge bench`: the plain CSwitch
+ * tools/bench/bench_cswitch.c - (b) of `etwforge bench`: the plain CSwitch
  * path alone. A producer with one plain session (x64, 0x0524 version 4,
  * cycle clock) writes into the in-memory buffers of bench_backend.c; it is
  * fed the same seeded stream as (a), in laps of a window generated outside
@@ -15,10 +15,11 @@
 #include <string.h>
 
 #include "producer/producer.h"
-#include "tools/lib/api.h"
-#include "tools/lib/bench.h"
-#include "tools/lib/bench_backend.h"
-#include "tools/lib/bench_ccswap.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/bench/bench.h"
+#include "tools/bench/bench_backend.h"
+#include "tools/bench/bench_ccswap.h"
 
 #define WINDOW	    4096u
 #define BUFFER_SIZE 65536u
@@ -91,7 +92,7 @@ static int run_pass(struct ccswap_bench *bb, struct bench_backend *bk, enum vari
 	return bench_backend_pass_end(bk, p, bad, lap_ns, nlaps, switches, WINDOW, out);
 }
 
-static void describe(struct etwforge_bench *b, uint64_t switches, const struct bench_pass *check)
+static void describe(struct bench *b, uint64_t switches, const struct bench_pass *check)
 {
 	static const char *const bytes_key[NVARIANTS] = {"plain_bytes", "pmc_bytes", "pebs_bytes"};
 	static const char *const xxh3_key[NVARIANTS] = {"plain_xxh3", "pmc_xxh3", "pebs_xxh3"};
@@ -109,7 +110,7 @@ static void describe(struct etwforge_bench *b, uint64_t switches, const struct b
 	}
 }
 
-int bench_cswitch(struct etwforge_bench *b, const struct bench_size *sz, struct etwforge_error *err)
+int bench_cswitch(struct bench *b, const struct bench_size *sz, struct etwforge_error *err)
 {
 	static const char *const fig_name[NVARIANTS] = {"cswitch.plain.ns_per_switch",
 							"cswitch.pmc.ns_per_switch",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/bench_gen.c - (d) of `etwforge bench`: gen end to end, the
+ * tools/bench/bench_gen.c - (d) of `etwforge bench`: gen end to end, the
  * built-in default scenario and tools/scenarios/server64.yaml (built into
  * the library: an installed tool has no source tree), truth off and on.
  *
@@ -25,9 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/lib/api.h"
-#include "tools/lib/bench.h"
-#include "tools/lib/bench_build.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/wall_clock.h"
+#include "tools/bench/bench.h"
+#include "tools/bench/bench_build.h"
 
 static const char server64_yaml[] = BENCH_SERVER64_YAML;
 
@@ -136,7 +137,7 @@ static void remove_outputs(const struct bench_scratch *s)
 	unlink(bench_scratch_path(s, BENCH_F_GEN_TRUTH));
 }
 
-static void describe(struct etwforge_bench *b, const struct gen_case *gc, uint64_t sim_ns,
+static void describe(struct bench *b, const struct gen_case *gc, uint64_t sim_ns,
 		     const struct report *off, const struct report *on, long baseline_kib)
 {
 	struct bench_work *w;
@@ -161,7 +162,7 @@ static void describe(struct etwforge_bench *b, const struct gen_case *gc, uint64
 	bench_kv_u64(w, "fork_baseline_kib", (uint64_t)baseline_kib, 0);
 }
 
-int bench_gen(struct etwforge_bench *b, const struct bench_size *sz, struct bench_scratch *s,
+int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
 	      struct etwforge_error *err)
 {
 	double fig[NCASES][2][NFIG][BENCH_MAX_RUNS], cost[NCASES][BENCH_MAX_RUNS];
