@@ -24,7 +24,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "dump_draw.h"
+#include "dump_chrome.h"
 
 #define CHROME_PID 1
 

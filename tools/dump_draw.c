@@ -11,7 +11,8 @@
 
 #include "cli.h"
 #include "dump.h"
-#include "dump_draw.h"
+#include "dump_chrome.h"
+#include "dump_timeline.h"
 #include "thread_names.h"
 
 #define PROG "etwforge dump"

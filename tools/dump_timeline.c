@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump_draw.h"
+#include "dump_timeline.h"
 
 #define SVG_WIDTH    1400
 #define MARGIN_L     76

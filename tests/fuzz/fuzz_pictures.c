@@ -15,7 +15,8 @@
 #include <string.h>
 
 #include "etwforge/etwforge.h"
-#include "tools/dump_draw.h"
+#include "tools/dump_chrome.h"
+#include "tools/dump_timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

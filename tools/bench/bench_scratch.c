@@ -39,9 +39,6 @@ static const char *const file_names[BENCH_F_COUNT] = {
 struct bench_scratch {
 	char dir[PATH_MAX];
 	char path[BENCH_F_COUNT][PATH_MAX];
-	bool have_source;
-	uint64_t source_ns;
-	struct bench_source source;
 };
 
 /* The folder a signal removes (one per process at a time), and its child. */
@@ -146,56 +143,4 @@ void bench_scratch_forked(void)
 	out_signals_at_exit(NULL);
 	live = NULL;
 	child_pid = 0;
-}
-
-/* The source trace, in a child in the folder. */
-static int source_child(void *ctx, void *out, struct etwforge_error *err)
-{
-	const uint64_t *sim_ns = ctx;
-	struct bench_source *src = out;
-	struct etwforge_scenario *sc = etwforge_scenario_new();
-	struct etwforge_summary *sum = malloc(sizeof(*sum));
-	struct etwforge_run_opts o = {0};
-	char set[64];
-	int rc;
-
-	if (!sc || !sum) {
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
-	}
-	snprintf(set, sizeof(set), "duration=%lluns", (unsigned long long)*sim_ns);
-	o.output = file_names[BENCH_F_SRC];
-	o.truth = file_names[BENCH_F_SRC_TRUTH];
-	rc = etwforge_scenario_set(sc, set, err);
-	if (rc == 0) {
-		rc = etwforge_generate(sc, &o, sum, err);
-	}
-	if (rc == 0) {
-		src->switches = sum->switches;
-		src->events = sum->sessions[0].events;
-		src->xxh3 = sum->sessions[0].xxh3;
-	}
-	return rc; /* the process ends: nothing to free */
-}
-
-int bench_scratch_source(struct bench_scratch *s, uint64_t sim_ns, struct bench_source *src,
-			 struct etwforge_error *err)
-{
-	struct rusage ru;
-	double wall;
-	int rc;
-
-	if (s->have_source && s->source_ns == sim_ns) {
-		*src = s->source;
-		return 0;
-	}
-	memset(&s->source, 0, sizeof(s->source));
-	rc = bench_child_run(s, "the source trace", source_child, &sim_ns, &s->source,
-			     sizeof(s->source), &ru, &wall, err);
-	if (rc < 0) {
-		return rc;
-	}
-	s->have_source = true;
-	s->source_ns = sim_ns;
-	*src = s->source;
-	return 0;
 }

@@ -87,7 +87,8 @@ size_t summary_json(const struct etwforge_summary *sum, char *buf, size_t cap)
 	jout_key(&j, "batches_by_reason");
 	jout_open(&j, '{');
 	for (unsigned r = 0; r < ETWFORGE_FLUSH_REASONS; r++) {
-		jout_ku64(&j, etwforge_flush_reason_name(r), sum->batches_by_reason[r]);
+		jout_ku64(&j, producer_flush_reason_name((enum producer_flush_reason)r),
+			  sum->batches_by_reason[r]);
 	}
 	jout_close(&j, '}');
 	jout_ku64(&j, "batches_dropped", sum->batches_dropped);
