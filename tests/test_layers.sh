@@ -1,34 +1,158 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# tests/test_layers.sh SOURCE - the layers of STYLE.md B1 and README "Layers",
-# checked on every #include "..." of the repository:
-#   writer/           includes writer/ only (framing, both ways, at the bottom)
-#   producer/         writer/, producer/
-#   scheduler_model/  writer/, producer/, scheduler_model/ (the core)
+# tests/test_layers.sh SOURCE - the layers and rooms of README "Layers, and
+# the library", checked on the code: every #include "..." of every C file
+# against the rules below, and no cycle between modules anywhere.
+#
+# The rules (a folder may include from the folders after its colon):
+#   writer/                 writer/ (ETL framing, both ways, at the bottom)
+#   producer/               writer/, producer/
+#   scheduler_model/        producer/trace_sink.h, scheduler_model/ (the core)
 #   pebs_model/, spinlock_model/
-#                     the above and their own folder: a model reaches the
-#                     core, never another model
-#   tools/lib/        anything below, its own folder, the public header; never the CLI
-#   tools/*.c, *.h    the CLI: the public header and its own headers only
+#                           producer/trace_sink.h, scheduler_model/, their own:
+#                           a model reaches the core and the sink, never the
+#                           writer, the rest of the producer or another model
+#   tools/lib/common/       the public header, common/
+#   tools/lib/config/       writer/, producer/, common/, config/
+#   tools/lib/scenario/     the models, writer/, producer/, common/, config/, scenario/
+#   tools/lib/truth/        writer/, producer/, scheduler_model/, common/, config/, truth/
+#   tools/lib/read/         the public header, writer/, producer/, common/, read/:
+#                           reading a file needs no scenario, truth or run
+#   tools/lib/run/          everything below the top but fuzz/
+#   tools/lib/fuzz/         everything below the top; nothing but the top
+#                           (tools/lib/api_*.c) uses fuzz/
+#   tools/lib/ (api_*.c)    the public header and every room: adapters only
+#   tools/bench/            the library's layers and rooms it measures, the
+#                           public header, the CLI's cli.h and commands.h
+#   tools/ (the CLI)        the public header and the CLI's own headers
+#   tools/mutator/          the public header
+#
+# A module is a .c file with its .h and its _internal.h; module A needs B
+# when A includes B's header or calls a function B defines. No two modules
+# may need each other, however indirectly (a cycle), in any folder.
 set -eu
-cd "$1"
-bad=0
-check() { # DIR ALLOWED-REGEX: one grep and one awk per folder (a loop of seds timed out)
-	grep -Hn '^#include "' "$1"/*.c "$1"/*.h 2>/dev/null |
-		sed 's/^\([^:]*\):\([0-9]*\):#include "\([^"]*\)".*/\1:\2 \3/' |
-		awk -v re="$2" '$2 !~ re { printf "%s: includes \"%s\", above its layer\n", $1, $2 }'
-}
-out=$(
-	check writer '^writer/'
-	check producer '^(writer|producer)/'
-	check scheduler_model '^(writer|producer|scheduler_model)/'
-	check pebs_model '^(writer|producer|scheduler_model|pebs_model)/'
-	check spinlock_model '^(writer|producer|scheduler_model|spinlock_model)/'
-	check tools/lib '^(writer|producer|scheduler_model|pebs_model|spinlock_model|tools/lib)/|^etwforge/etwforge\.h$'
-	check tools '^etwforge/etwforge\.h$|^[a-z_]+\.h$'
-)
-if [ -n "$out" ]; then
-	printf '%s\n' "$out"
-	exit 1
-fi
-echo "every include respects the layers"
+exec python3 - "$1" <<'PY'
+import collections
+import os
+import re
+import sys
+
+os.chdir(sys.argv[1])
+PUB = r"etwforge/etwforge\.h"
+MODELS = r"(scheduler_model|pebs_model|spinlock_model)/"
+LOW = r"(writer|producer)/"
+ROOMS_BELOW_TOP = r"tools/lib/(common|config|scenario|truth|read|run)/"
+RULES = [  # folder, allowed include (a regex on the path as written)
+    ("writer", r"writer/"),
+    ("producer", LOW),
+    ("scheduler_model", r"(producer/trace_sink\.h|scheduler_model/)"),
+    ("pebs_model", r"(producer/trace_sink\.h|scheduler_model/|pebs_model/)"),
+    ("spinlock_model", r"(producer/trace_sink\.h|scheduler_model/|spinlock_model/)"),
+    ("tools/lib/common", f"({PUB}|tools/lib/common/)"),
+    ("tools/lib/config", f"({LOW}|tools/lib/(common|config)/)"),
+    ("tools/lib/scenario", f"({MODELS}|{LOW}|tools/lib/(common|config|scenario)/)"),
+    ("tools/lib/truth", f"({LOW}|scheduler_model/|tools/lib/(common|config|truth)/)"),
+    ("tools/lib/read", f"({PUB}|{LOW}|tools/lib/(common|read)/)"),
+    ("tools/lib/run", f"({PUB}|{MODELS}|{LOW}|{ROOMS_BELOW_TOP})"),
+    ("tools/lib/fuzz", f"({PUB}|{MODELS}|{LOW}|{ROOMS_BELOW_TOP}|tools/lib/fuzz/)"),
+    ("tools/lib", f"({PUB}|tools/lib/)"),
+    ("tools/bench", f"({PUB}|{MODELS}|{LOW}|tools/lib/common/|tools/bench/|cli\\.h|commands\\.h)"),
+    ("tools/mutator", f"({PUB})"),
+    ("tools", f"({PUB}|[a-z_]+\\.h)"),
+]
+
+files = []
+for d, subdirs, names in os.walk("."):
+    subdirs[:] = [s for s in subdirs if not s.startswith((".", "build"))]
+    files += [os.path.normpath(os.path.join(d, n)) for n in names if n.endswith((".c", ".h"))]
+files.sort()
+INC = re.compile(r'^#include "([^"]+)"', re.M)
+bad = []
+
+# 1. every #include against its folder's rule
+for f in files:
+    folder = os.path.dirname(f)
+    rule = next((r for d, r in RULES if folder == d), None)
+    if rule is None:
+        continue  # tests/ and include/ may include anything they test
+    text = open(f, errors="replace").read()
+    for n, line in enumerate(text.splitlines(), 1):
+        m = INC.match(line)
+        if m and not re.fullmatch(rule + r".*", m.group(1)):
+            bad.append(f'{f}:{n}: includes "{m.group(1)}", which its room may not')
+
+
+# 2. cycles between modules (tests aside)
+def resolve(src, inc):
+    for p in (inc, os.path.join(os.path.dirname(src), inc), os.path.join("include", inc)):
+        if os.path.exists(p):
+            return os.path.normpath(p)
+    return None
+
+
+def module(p):
+    s = os.path.splitext(p)[0]
+    return s[: -len("_internal")] if s.endswith("_internal") else s
+
+
+def strip(text):
+    return re.sub(r"//[^\n]*", "", re.sub(r"/\*.*?\*/", "", text, flags=re.S))
+
+
+code = [f for f in files if not f.startswith("tests/")]
+DEF = re.compile(r"^(?!static)[a-z][^;{}()=]*?\b([a-z_][a-z0-9_]*)\s*\([^;{]*\)\s*\n\{", re.M)
+defined = {}
+for f in code:
+    if f.endswith(".c"):
+        for name in DEF.findall(strip(open(f, errors="replace").read())):
+            defined.setdefault(name, f)
+needs = collections.defaultdict(set)
+for f in code:
+    text = strip(open(f, errors="replace").read())
+    for inc in INC.findall(text):
+        r = resolve(f, inc)
+        if r and module(r) != module(f):
+            needs[module(f)].add(module(r))
+    if f.endswith(".c"):
+        for name in set(re.findall(r"\b([a-z_][a-z0-9_]*)\s*\(", text)):
+            d = defined.get(name)
+            if d and module(d) != module(f):
+                needs[module(f)].add(module(d))
+
+index, low, stack, on, cycles = {}, {}, [], set(), []
+sys.setrecursionlimit(100000)
+
+
+def visit(v):
+    index[v] = low[v] = len(index)
+    stack.append(v)
+    on.add(v)
+    for w in sorted(needs.get(v, ())):
+        if w not in index:
+            visit(w)
+            low[v] = min(low[v], low[w])
+        elif w in on:
+            low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+        comp = []
+        while True:
+            w = stack.pop()
+            on.discard(w)
+            comp.append(w)
+            if w == v:
+                break
+        if len(comp) > 1:
+            cycles.append(sorted(comp))
+
+
+for v in sorted(needs):
+    if v not in index:
+        visit(v)
+for c in cycles:
+    bad.append("a cycle: " + " <-> ".join(c) + " need each other")
+
+if bad:
+    print("\n".join(bad))
+    sys.exit(1)
+print(f"every include keeps to its room ({len(files)} files), and no module needs itself back")
+PY
