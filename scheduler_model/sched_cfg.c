@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "scheduler_model/sched.h"
+#include "scheduler_model/sched_cfg.h"
 
 #define NS_PER_SEC 1000000000u
 
