@@ -13,7 +13,7 @@
 
 #include "tools/lib/api.h"
 #include "tools/lib/one_line.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 static int vfail(struct etwforge_error *err, int code, int status, bool located, const char *fmt,
 		 va_list ap)

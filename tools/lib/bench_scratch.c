@@ -4,7 +4,7 @@
  * files (d), (e) and (f) write, and the source trace (e) and (f) read.
  *
  *   bench_scratch_create()   mkdtemp("$TMPDIR/etwforge-bench-XXXXXX"); the
- *        |                   signal hook of writer/out_file.c armed
+ *        |                   signal hook of tools/lib/run/out_file.c armed
  *   ... gen children write gen*.etl, replay writes replay.etl ...
  *   bench_scratch_destroy()  every file of enum bench_file, the folder; the
  *                            hook disarmed
@@ -28,7 +28,7 @@
 
 #include "tools/lib/api.h"
 #include "tools/lib/bench.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 static const char *const file_names[BENCH_F_COUNT] = {
 	"gen.etl",   "gen-2.etl",	"gen.truth.jsonl", "src.etl",

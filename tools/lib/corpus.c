@@ -2,7 +2,7 @@
 /*
  * tools/lib/corpus.c - etwforge_corpus_write(): the catalogue (corpus_cat.c)
  * or the mangled set (mangle.c) built in memory, then every output of the
- * run in one struct out_set (writer/out_file.h): added first (collisions
+ * run in one struct out_set (tools/lib/run/out_file.h): added first (collisions
  * refused before anything is made), opened, written, committed together.
  *
  *   DIR/ID.etl              one per edge case and session (or mangled file)
@@ -27,7 +27,7 @@
 #include "tools/lib/corpus.h"
 #include "tools/lib/json_out.h"
 #include "writer/etl_wire.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 struct corpus_file *corpus_add_file(struct corpus *c)
 {

@@ -26,7 +26,7 @@
 #include "tools/lib/api.h"
 #include "tools/lib/schema.h"
 #include "tools/lib/truth.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 #define SLICE_NS 10000000u /* 10 ms of simulated time per step */
 

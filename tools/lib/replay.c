@@ -13,7 +13,7 @@
 #include "tools/lib/engine_mem.h"
 #include "tools/lib/replay_mem.h"
 #include "tools/lib/truth.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 static int feed(const struct trace_sink *sink, const struct truth_record *rec)
 {

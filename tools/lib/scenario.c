@@ -33,7 +33,7 @@
 #include "tools/lib/scenario_internal.h"
 #include "tools/lib/schema.h"
 #include "tools/lib/yaml_tree.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define FSIZE(T, m)   ((unsigned)sizeof(((T *)0)->m))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer/out_file.h - every file the tool writes goes through here: one
+ * tools/lib/run/out_file.h - every file the tool writes goes through here: one
  * rule set for ETL files, truth streams, pictures, corpus files and JSON
  * reports (DESIGN.md "Outputs").
  *
@@ -29,8 +29,8 @@
  *   - out_std_guard(): descriptors 0, 1 and 2 closed at start are taken by
  *     /dev/null so no output lands there; "-" then refuses them.
  */
-#ifndef WRITER_OUT_FILE_H
-#define WRITER_OUT_FILE_H
+#ifndef TOOLS_LIB_RUN_OUT_FILE_H
+#define TOOLS_LIB_RUN_OUT_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -256,4 +256,4 @@ void out_dir_done(const char *path, bool keep);
  */
 bool out_is_regular_target(const char *path);
 
-#endif /* WRITER_OUT_FILE_H */
+#endif /* TOOLS_LIB_RUN_OUT_FILE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * writer/out_file.c - the outputs of one run, written so that nothing is
+ * tools/lib/run/out_file.c - the outputs of one run, written so that nothing is
  * destroyed (see out_file.h for the rules).
  *
  *   out_set_input()   note each regular file the run reads
@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 #define MAX_LINK_HOPS 40
 #define MAX_TEMPS     (2 * OUT_SET_MAX) /* every temporary and its backup at commit */
