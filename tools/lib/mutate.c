@@ -30,7 +30,7 @@
 
 #include "scheduler_model/sim_rng.h"
 #include "producer/ccswap_expand.h"
-#include "producer/spin_sample.h"
+#include "producer/trace_sink.h"
 #include "producer/targets.h"
 #include "tools/lib/api.h"
 #include "tools/lib/corpus.h"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "producer/producer.h"
-#include "producer/spin_sample.h"
+#include "producer/trace_sink.h"
 #include "producer/targets.h"
 #include "writer/writer.h"
 

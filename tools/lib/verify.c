@@ -28,7 +28,7 @@
 #include "tools/lib/truth.h"
 #include "tools/lib/truth_match.h"
 #include "tools/lib/truth_schema.h"
-#include "producer/spin_sample.h"
+#include "producer/trace_sink.h"
 
 struct cpu_state {
 	struct dec_cursor sw;	/* CSwitch or compact events */
