@@ -245,8 +245,8 @@ static int sink_begin(void *ctx, uint32_t head)
 	}
 	s->data_fd = of->spool_fd;
 	if (s->data_fd < 0) {
-		out_file_spool_close(
-			of); /* the caller's set was opened without out_file_want_spool() */
+		/* the caller's set was opened without out_file_want_spool() */
+		out_file_spool_close(of);
 		return -EINVAL;
 	}
 	return 0;
