@@ -33,7 +33,6 @@
 
 #include "pebs_model/pebs.h"
 #include "scheduler_model/sim_rng.h"
-#include "writer/etl_wire.h"
 
 /* Instructions per cycle x 1024, by activity: 0.4, 2.6, 0.6, 1.2, 2.1. */
 static const uint32_t ipc_x1024[SIM_ACTIVITIES] = {410, 2662, 614, 1229, 2150};
@@ -300,6 +299,18 @@ void pebs_ds_save_area(const struct pebs *p, unsigned cpu, struct pebs_ds_save_a
 	*out = p->cpu[cpu].ds;
 	if (p->cfg.pebs) {
 		out->pebs_index = pebs_index_of(&p->cpu[cpu]);
+	}
+}
+
+/*
+ * @v as 8 little-endian bytes at @p. The model's one piece of wire format
+ * is spelt out here rather than taken from writer/etl_wire.h: a model
+ * includes nothing of the writer (STYLE.md B1).
+ */
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		p[i] = (uint8_t)(v >> (8 * i));
 	}
 }
 

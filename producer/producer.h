@@ -16,7 +16,6 @@
 
 #include "writer/backend.h"
 #include "producer/etw_encode.h"
-#include "producer/spin_sample.h"
 #include "producer/trace_sink.h"
 
 /* Session flags (the group-mask bits that matter here, KERNEL_FACTS 5.1, 6). */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * producer/spin_sample.c - the spin-lock sampling parameters and the
- * release predicate (see spin_sample.h, KERNEL_FACTS 6.2 and 6.3).
+ * release predicate (declared in trace_sink.h, KERNEL_FACTS 6.2 and 6.3).
  */
 #include <errno.h>
 #include <stddef.h>
 
-#include "producer/spin_sample.h"
+#include "producer/trace_sink.h"
 
 void spin_sampling_defaults(struct spin_sampling *p)
 {

@@ -7,7 +7,6 @@
 #include <xxhash.h>
 
 #include "scheduler_model/sim_rng.h"
-#include "writer/etl_wire.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -24,8 +23,10 @@ void sim_rng_init(struct sim_rng *r, uint64_t seed, uint32_t domain, uint32_t in
 	uint64_t x;
 
 	/* explicit little-endian bytes: the hash input is the same on any host */
-	put_le32(key, domain);
-	put_le32(key + 4, index);
+	for (unsigned i = 0; i < 4; i++) {
+		key[i] = (uint8_t)(domain >> (8 * i));
+		key[4 + i] = (uint8_t)(index >> (8 * i));
+	}
 	x = XXH64(key, sizeof(key), seed);
 	for (unsigned i = 0; i < 4; i++) {
 		r->s[i] = splitmix64(&x);

@@ -12,7 +12,7 @@
  *              free, else spin until its holder hands it over -> hold (its
  *              own work, and inside it each nested family once) -> release:
  *              the per-CPU stack of 8, the sampling predicate
- *              (producer/spin_sample.h), a struct sim_spinlock to the sink
+ *              (producer/trace_sink.h), a struct sim_spinlock to the sink
  *   the CPU    a thread that holds or spins is not switched out (the core
  *              asks ops->busy); a DPC waits until the CPU is free of lock
  *              work; an ISR interrupts a holder below its IRQL (not a
@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "producer/spin_sample.h"
+#include "producer/trace_sink.h"
 #include "scheduler_model/sched.h"
 
 #define SPIN_MAX_LOCKS	 256  /* lock families */

@@ -17,6 +17,7 @@
 #include "writer/etl_wire.h"
 #include "producer/ccswap_expand.h"
 #include "writer/etl_reader.h"
+#include "tools/lib/run/out_sink.h"
 #include "writer/writer.h"
 
 #define MAX_EVENTS 16
@@ -156,7 +157,7 @@ static void every_kind_reads_back(enum etl_arch arch)
 	wo.arch = arch;
 	wo.cpus = 2;
 	wo.buffer_size = 4096;
-	w = writer_create(&wo);
+	w = out_writer_create(&wo);
 	cr_assert_not_null(w);
 	for (unsigned i = 0; i < nevs; i++) {
 		cr_assert_eq(writer_write(w, evs[i].cpu, 100 + i, evs[i].bytes, evs[i].size), 0);

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "producer/producer.h"
-#include "producer/spin_sample.h"
+#include "producer/trace_sink.h"
 #include "scheduler_model/sched_internal.h"
 #include "spinlock_model/spinlock.h"
 #include "spinlock_model/spinlock_internal.h"

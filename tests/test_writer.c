@@ -23,6 +23,7 @@
 
 #include "tests/test_util.h"
 #include "writer/etl_wire.h"
+#include "tools/lib/run/out_sink.h"
 #include "writer/writer.h"
 
 #define KB4 4096u
@@ -239,7 +240,7 @@ Test(writer, header_buffer_x64_every_field)
 {
 	const char *path = path_in("h64.etl");
 	struct writer_opts o = full_opts(path, ETL_ARCH_X64);
-	struct etl_writer *w = writer_create(&o);
+	struct etl_writer *w = out_writer_create(&o);
 	size_t len;
 	uint8_t *f;
 
@@ -281,7 +282,7 @@ Test(writer, header_buffer_x86_every_field)
 {
 	const char *path = path_in("h86.etl");
 	struct writer_opts o = full_opts(path, ETL_ARCH_X86);
-	struct etl_writer *w = writer_create(&o);
+	struct etl_writer *w = out_writer_create(&o);
 	size_t len;
 	uint8_t *f;
 
@@ -325,7 +326,7 @@ Test(writer, header_defaults)
 {
 	const char *path = path_in("def.etl");
 	struct writer_opts o = {.path = path};
-	struct etl_writer *w = writer_create(&o);
+	struct etl_writer *w = out_writer_create(&o);
 	size_t len;
 	uint8_t *f;
 	size_t plen = strlen(path);
@@ -373,7 +374,7 @@ Test(writer, data_buffers_two_cpus_flush_order_and_padding)
 	uint8_t *f, *b;
 
 	o.logger_id = 40;
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w != NULL);
 	put_event(w, 0, 10, 0x29, 0xA1); /* CPU 0: 0x48..0x71, pad to 0x78 */
 	put_event(w, 1, 11, 0x30, 0xB1); /* CPU 1: 0x48..0x78 */
@@ -429,7 +430,7 @@ Test(writer, exact_fit_stays_one_more_byte_flushes)
 
 	/* 0x48 + 16 + 4008 = 4096: fills the buffer exactly, no flush. */
 	o = small_opts(p1, 1);
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	put_event(w, 0, 1, 16, 0x01);
 	put_event(w, 0, 2, 4008, 0x02);
 	cr_assert(eq(int, writer_finish(w, 9, 0), 0));
@@ -441,7 +442,7 @@ Test(writer, exact_fit_stays_one_more_byte_flushes)
 
 	/* The same, then 1 byte at ts 3: the full buffer is flushed at ts 3. */
 	o = small_opts(p2, 1);
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	put_event(w, 0, 1, 16, 0x01);
 	put_event(w, 0, 2, 4008, 0x02);
 	put_event(w, 0, 3, 1, 0x03);
@@ -456,7 +457,7 @@ Test(writer, exact_fit_stays_one_more_byte_flushes)
 
 	/* One byte more (4009): flushed before it, at its ts 2. */
 	o = small_opts(p3, 1);
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	put_event(w, 0, 1, 16, 0x01);
 	put_event(w, 0, 2, 4009, 0x02);
 	cr_assert(eq(int, writer_finish(w, 9, 0), 0));
@@ -474,7 +475,7 @@ Test(writer, too_big_and_bad_arguments)
 {
 	const char *path = path_in("big.etl");
 	struct writer_opts o = small_opts(path, 2);
-	struct etl_writer *w = writer_create(&o);
+	struct etl_writer *w = out_writer_create(&o);
 	struct writer_stats st;
 	uint8_t *p;
 
@@ -497,7 +498,7 @@ Test(writer, too_big_and_bad_arguments)
 	/* Size is a USHORT: with 128 KiB buffers 0xFFFF fits, 0x10000 does not. */
 	o = small_opts(path_in("big2.etl"), 1);
 	o.buffer_size = 131072;
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w != NULL);
 	cr_assert(eq(int, writer_reserve(w, 0, 0x10000, 1, &p), -E2BIG));
 	cr_assert(eq(int, writer_reserve(w, 0, 0xFFFF, 1, &p), 0));
@@ -522,7 +523,7 @@ Test(writer, pool_exhaustion_loses_and_flags)
 
 	o.pool_buffers = 2;
 	o.flush_latency = 100;
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w != NULL);
 	memset(ev, 0x77, sizeof(ev));
 #define OFFER(cpu, ts, want)                                                                       \
@@ -575,7 +576,7 @@ Test(writer, pool_of_one_starves_other_cpu)
 	uint8_t *f;
 
 	o.pool_buffers = 1;
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w != NULL);
 	put_event(w, 0, 1, 2000, 0x10);
 	cr_assert(eq(int, writer_write(w, 1, 2, "x", 1), -ENOBUFS));
@@ -616,7 +617,7 @@ Test(writer, pool_returns_in_return_time_order)
 
 	o.pool_buffers = 4;
 	o.flush_latency = 100;
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w != NULL);
 	for (unsigned c = 0; c < 4; c++) {
 		put_event(w, c, 1 + c, 2000, 1); /* each CPU holds one: pool used up */
@@ -657,7 +658,7 @@ Test(writer, unlimited_pool_never_loses)
 	struct writer_stats st;
 
 	o.flush_latency = UINT64_MAX; /* never back: only a bounded pool could run out */
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w != NULL);
 	for (unsigned i = 0; i < 400; i++) {
 		put_event(w, i % 4, i, 1000, (uint8_t)i);
@@ -676,7 +677,7 @@ Test(writer, reused_buffer_padding_is_zero)
 {
 	const char *path = path_in("stale.etl");
 	struct writer_opts o = small_opts(path, 1);
-	struct etl_writer *w = writer_create(&o);
+	struct etl_writer *w = out_writer_create(&o);
 	size_t len;
 	uint8_t *f, *p;
 
@@ -714,7 +715,7 @@ Test(writer, backend_ops_lend_whole_buffers)
 {
 	const char *path = path_in("ops.etl");
 	struct writer_opts o = small_opts(path, 2);
-	struct etl_writer *w = writer_create(&o);
+	struct etl_writer *w = out_writer_create(&o);
 	const struct etl_backend_ops *ops = writer_backend_ops();
 	struct etl_buf *b, *again;
 	uint8_t *p;
@@ -773,7 +774,7 @@ static struct writer_stats run_trace(const char *path, uint32_t seed)
 	o.logfile_name = "same.etl"; /* the path differs; the name in the file must not */
 	o.pool_buffers = 4;
 	o.flush_latency = 30;
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w != NULL);
 	for (uint64_t ts = 0; ts < 3000; ts++) {
 		uint8_t ev[600];
@@ -864,7 +865,7 @@ Test(writer, output_file_mode_follows_umask)
 	struct stat st;
 	mode_t old = umask(022);
 
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w != NULL);
 	cr_assert(eq(int, writer_finish(w, 0, 0), 0));
 	writer_destroy(w);
@@ -879,7 +880,7 @@ Test(writer, nothing_at_target_before_finish_and_after_destroy)
 {
 	const char *path = path_in("pending.etl");
 	struct writer_opts o = small_opts(path, 1);
-	struct etl_writer *w = writer_create(&o);
+	struct etl_writer *w = out_writer_create(&o);
 	struct stat st;
 
 	cr_assert(w != NULL);
@@ -918,7 +919,7 @@ Test(writer, write_error_is_sticky_and_leaves_nothing)
 	cr_assert(eq(int, getrlimit(RLIMIT_FSIZE, &old), 0));
 	rl.rlim_max = old.rlim_max;
 	cr_assert(eq(int, setrlimit(RLIMIT_FSIZE, &rl), 0));
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w != NULL);
 	/* Buffers 1 and 2 go to offsets 4096 and 8192; buffer 3 (12288) fails. */
 	for (i = 0; i < 10 && ret == 0; i++) {
@@ -941,7 +942,7 @@ Test(writer, write_error_is_sticky_and_leaves_nothing)
 Test(writer, dev_full_fails_at_finish_in_place)
 {
 	struct writer_opts o = small_opts("/dev/full", 1);
-	struct etl_writer *w = writer_create(&o);
+	struct etl_writer *w = out_writer_create(&o);
 	struct stat st;
 	DIR *d;
 	struct dirent *e;
@@ -965,7 +966,7 @@ Test(writer, dev_full_fails_at_finish_in_place)
 Test(writer, dev_null_written_in_place)
 {
 	struct writer_opts o = small_opts("/dev/null", 1);
-	struct etl_writer *w = writer_create(&o);
+	struct etl_writer *w = out_writer_create(&o);
 	struct writer_stats ws;
 	struct stat st;
 
@@ -987,7 +988,7 @@ Test(writer, dev_null_written_in_place)
 static void small_trace(const char *path)
 {
 	struct writer_opts o = small_opts(path, 2);
-	struct etl_writer *w = writer_create(&o);
+	struct etl_writer *w = out_writer_create(&o);
 
 	cr_assert(w != NULL, "create %s: %s", path, strerror(errno));
 	for (unsigned i = 0; i < 12; i++) {
@@ -1085,14 +1086,14 @@ Test(writer, create_fails_on_bad_directory)
 	struct etl_writer *w;
 
 	errno = 0;
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w == NULL);
 	cr_assert(eq(int, errno, ENOENT));
 
 	/* An existing directory as the target is not replaced either. */
 	o = small_opts(test_dir, 1);
 	errno = 0;
-	w = writer_create(&o);
+	w = out_writer_create(&o);
 	cr_assert(w == NULL);
 	cr_assert(eq(int, errno, EISDIR));
 
@@ -1102,7 +1103,7 @@ Test(writer, create_fails_on_bad_directory)
 		cr_assert(eq(int, mkdir(ro, 0555), 0));
 		o = small_opts(path_in("ro/x.etl"), 1);
 		errno = 0;
-		w = writer_create(&o);
+		w = out_writer_create(&o);
 		cr_assert(w == NULL);
 		cr_assert(eq(int, errno, EACCES));
 		rmdir(ro);
@@ -1168,7 +1169,7 @@ Test(writer, validate_rejects_bad_options)
 			  bad[i].what);
 		cr_assert(why != NULL && why[0] != '\0', "%s: no reason", bad[i].what);
 		errno = 0;
-		w = writer_create(&bad[i].o);
+		w = out_writer_create(&bad[i].o);
 		cr_assert(w == NULL, "%s", bad[i].what);
 		cr_assert(eq(int, errno, EINVAL), "%s", bad[i].what);
 	}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/cli.c - small command-line helpers shared by the subcommands:
- * option and library errors on one line, a CPU list, and the end by
- * SIGPIPE when standard output's reader has gone.
+ * tools/cli.c - small command-line helpers shared by the subcommands: the
+ * signals (the tool's, not the library's), option and library errors on
+ * one line, a CPU list, and the end by SIGPIPE when standard output's
+ * reader has gone.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +15,48 @@
 #include <unistd.h>
 
 #include "cli.h"
+
+static void (*volatile at_signal)(int sig); /* cli_at_signal() */
+
+static void on_signal(int sig)
+{
+	void (*fn)(int) = at_signal;
+
+	etwforge_outputs_abandon();
+	if (fn) {
+		fn(sig);
+	}
+	_exit(128 + sig);
+}
+
+void cli_at_signal(void (*fn)(int sig))
+{
+	at_signal = fn;
+}
+
+void cli_signals_install(void)
+{
+	static const int cleanup[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(cleanup) / sizeof(cleanup[0]); i++) {
+		sigaddset(&sa.sa_mask, cleanup[i]);
+	}
+	for (size_t i = 0; i < sizeof(cleanup) / sizeof(cleanup[0]); i++) {
+		struct sigaction was;
+
+		/* a signal ignored on entry stays ignored (nohup, background jobs) */
+		if (sigaction(cleanup[i], NULL, &was) == 0 && was.sa_handler == SIG_IGN) {
+			continue;
+		}
+		sigaction(cleanup[i], &sa, NULL);
+	}
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
 
 int cli_option_error(const char *cmd, int c, char *const *argv)
 {

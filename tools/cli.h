@@ -21,6 +21,24 @@ enum {
 };
 
 /**
+ * cli_signals_install - once, first in main(): SIGINT, SIGTERM and SIGHUP
+ * remove the temporary files of the runs in progress
+ * (etwforge_outputs_abandon()), run the cli_at_signal() hook, and exit with
+ * 128 + the signal number; a signal ignored on entry stays ignored (nohup,
+ * background jobs). SIGPIPE is ignored, so a closed pipe is a write error
+ * (EPIPE) a command decides about (cli_error(), cli_exit_sigpipe()).
+ */
+void cli_signals_install(void);
+
+/**
+ * cli_at_signal - @fn (NULL: none) runs in that handler after the library's
+ * temporary files are removed, just before the exit: for files and folders
+ * of the command's own a signal must not leave behind (`etwforge bench`'s
+ * scratch folder). It must be async-signal-safe.
+ */
+void cli_at_signal(void (*fn)(int sig));
+
+/**
  * cli_option_error - the one-line complaint about the option getopt_long()
  * refused (it must run with opterr = 0 and an optstring starting with ':').
  * @cmd: "gen", "replay", ...; @c: what getopt_long() returned (':' = a value

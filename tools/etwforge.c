@@ -134,6 +134,6 @@ int main(int argc, char **argv)
 {
 	/* first: a closed descriptor 0, 1 or 2 must not be taken by an output */
 	etwforge_stdio_guard();
-	etwforge_signals_install();
+	cli_signals_install();
 	return run(argc, argv);
 }

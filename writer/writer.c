@@ -2,7 +2,7 @@
 /*
  * writer/writer.c - the ETL writer: options, per-CPU buffers with
  * reserve/commit, the deterministic buffer-pool model and its losses, and
- * the end of a session (header buffer, rename into place).
+ * the end of a session (header buffer, the file completed in its sink).
  *
  * Life of a CPU's buffer (one current buffer per CPU, lent to the producer
  * through writer/backend.h):
@@ -100,9 +100,6 @@ static int resolve_opts(const struct writer_opts *in, struct writer_opts *o, con
 		return -EINVAL;
 	}
 	*o = *in;
-	if (o->out && !o->path) {
-		o->path = o->out->path;
-	}
 	if (!o->path || o->path[0] == '\0') {
 		*why = "path: empty";
 		return -EINVAL;
@@ -234,17 +231,19 @@ static void free_writer(struct etl_writer *w)
 	free(w);
 }
 
-struct etl_writer *writer_create(const struct writer_opts *opts)
+struct etl_writer *writer_create(const struct writer_opts *opts, const struct etl_sink *sink)
 {
 	struct etl_writer *w = calloc(1, sizeof(*w));
 	const char *why;
-	const char *path;
 	int ret;
 
 	if (!w) {
 		return NULL; /* errno = ENOMEM */
 	}
 	ret = resolve_opts(opts, &w->o, &why);
+	if (!ret && !sink) {
+		ret = -EINVAL;
+	}
 	if (ret) {
 		goto err_free;
 	}
@@ -283,17 +282,15 @@ struct etl_writer *writer_create(const struct writer_opts *opts)
 	}
 	etl_header_encode(w->hdr, &w->o);
 	/* The strings and path are borrowed: the header holds the names now. */
-	path = w->o.path;
 	w->o.path = NULL;
 	w->o.logger_name = NULL;
 	w->o.logfile_name = NULL;
 	w->next_seq = 1;
-	ret = etl_out_open(&w->out, w->o.out, w->o.mem, path, w->o.buffer_size);
-	w->o.out = NULL;
-	w->o.mem = NULL;
+	ret = sink->ops->begin(sink->ctx, w->o.buffer_size);
 	if (ret) {
 		goto err_free;
 	}
+	w->sink = *sink;
 	return w;
 
 err_free:
@@ -353,6 +350,32 @@ static void pool_retire(struct etl_writer *w, uint64_t ts)
 /* ---- buffers ------------------------------------------------------------ */
 
 /*
+ * Append one data buffer that takes @len bytes of the file (BufferSize, or
+ * less when compressed) at the running offset: its first @used bytes, then
+ * zeros the sink may leave as a hole (see etl_sink.h).
+ */
+static int write_data(struct etl_writer *w, const uint8_t *buf, uint32_t used, uint32_t len)
+{
+	const struct etl_sink *s = &w->sink;
+	uint64_t off = w->o.buffer_size + w->data_bytes;
+	int ret;
+
+	if (used > len) {
+		used = len;
+	}
+	ret = s->ops->write_at(s->ctx, off, buf, used);
+	if (!ret && used < len) {
+		ret = s->ops->hole(s->ctx, off + used, len - used);
+	}
+	if (ret) {
+		return ret;
+	}
+	w->data_buffers++;
+	w->data_bytes += len;
+	return 0;
+}
+
+/*
  * Compressed mode: the 0x48-byte header stays plain, the records up to the
  * data end become one XPRESS stream, and the on-disk BufferSize is the
  * header plus that stream. A buffer that would not shrink is written plain
@@ -367,12 +390,12 @@ static int write_compressed(struct etl_writer *w, const struct etl_buf *b,
 				     w->zbuf + ETL_BH_LEN, bs - ETL_BH_LEN);
 
 	if (n < 0 || (uint64_t)n >= bs - ETL_BH_LEN) {
-		return etl_out_write_data(&w->out, b->base, b->pos, bs);
+		return write_data(w, b->base, b->pos, bs);
 	}
 	bi.buffer_size = ETL_BH_LEN + (uint32_t)n;
 	bi.flags |= ETL_BUFFER_FLAG_COMPRESSED;
 	etl_put_buffer_header(w->zbuf, &bi);
-	return etl_out_write_data(&w->out, w->zbuf, bi.buffer_size, bi.buffer_size);
+	return write_data(w, w->zbuf, bi.buffer_size, bi.buffer_size);
 }
 
 /* Write @cpu's buffer with TimeStamp @ts and give it back to the pool. */
@@ -392,11 +415,11 @@ static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 				    (c->lost_pending ? ETL_BUFFER_FLAG_EVENTS_LOST : 0u)),
 		.type = ETL_BUFFER_TYPE_GENERIC,
 	};
-	uint64_t before = w->out.data_bytes;
+	uint64_t before = w->data_bytes;
 	int ret;
 
 	/* BuffersWritten (incl. the header buffer) is a ULONG. */
-	if (w->out.data_buffers >= UINT32_MAX - 1u) {
+	if (w->data_buffers >= UINT32_MAX - 1u) {
 		w->err = -EFBIG;
 		return w->err;
 	}
@@ -406,8 +429,7 @@ static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 	 * clearing.
 	 */
 	etl_put_buffer_header(b->base, &bi);
-	ret = w->o.compress ? write_compressed(w, b, &bi)
-			    : etl_out_write_data(&w->out, b->base, b->pos, bs);
+	ret = w->o.compress ? write_compressed(w, b, &bi) : write_data(w, b->base, b->pos, bs);
 
 	w->st.events_written += b->events;
 	w->st.event_bytes += b->event_bytes;
@@ -429,7 +451,7 @@ static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 	c->lost_pending = false;
 	w->next_seq++;
 	w->st.buffers_written++;
-	w->st.bytes_written += w->out.data_bytes - before;
+	w->st.bytes_written += w->data_bytes - before;
 	return 0;
 }
 
@@ -601,17 +623,19 @@ int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time)
 		}
 	}
 	if (w->err) {
-		etl_out_abort(&w->out);
+		w->sink.ops->abort(w->sink.ctx);
 		return w->err;
 	}
 	t.end_time = end_time;
-	t.buffers_written = (uint32_t)(w->out.data_buffers + 1u);
+	t.buffers_written = (uint32_t)(w->data_buffers + 1u);
 	t.events_lost = sat32(w->st.events_lost);
 	t.buffers_lost = sat32(w->st.buffers_lost);
 	etl_header_set_totals(w->hdr, w->o.arch, &t);
-	/* Every CPU buffer is free now: CPU 0's serves as the copy buffer. */
-	ret = etl_out_complete(&w->out, w->hdr, w->cpu[0].buf.base, &w->st.xxh3);
+	/* Every CPU buffer is free now: CPU 0's serves as the sink's scratch. */
+	ret = w->sink.ops->finish(w->sink.ctx, w->hdr, w->o.buffer_size + w->data_bytes,
+				  w->cpu[0].buf.base, &w->st.xxh3);
 	if (ret) {
+		w->sink.ops->abort(w->sink.ctx);
 		w->err = ret;
 		return ret;
 	}
@@ -623,7 +647,7 @@ int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time)
 void writer_get_stats(const struct etl_writer *w, struct writer_stats *st)
 {
 	*st = w->st;
-	st->discarded = w->out.discard;
+	st->discarded = w->sink.discard;
 	/* events in the buffers still held count as written (they will be) */
 	for (unsigned i = 0; i < w->o.cpus; i++) {
 		if (w->cpu[i].has_buffer) {
@@ -638,18 +662,16 @@ int writer_get_error(const struct etl_writer *w)
 	return w->err;
 }
 
-bool writer_error_in_spool(const struct etl_writer *w)
-{
-	return w->err && w->out.spool_err;
-}
-
 void writer_destroy(struct etl_writer *w)
 {
 	if (!w) {
 		return;
 	}
 	if (!w->done) {
-		etl_out_abort(&w->out);
+		w->sink.ops->abort(w->sink.ctx);
+	}
+	if (w->sink.ops->release) {
+		w->sink.ops->release(w->sink.ctx);
 	}
 	free_writer(w);
 }

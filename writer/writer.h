@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * writer/writer.h - one ETL file per session: per-CPU buffers, the header
- * buffer with the logfile header, the buffer pool and its losses, and safe
- * file output (temporary name, renamed when complete).
+ * buffer with the logfile header, the buffer pool and its losses. Its bytes
+ * go to a sink (writer/etl_sink.h): the writer opens no file.
  *
  * The producer reaches a writer only through the per-buffer contract of
  * writer/backend.h (writer_backend_ops()); tools call
@@ -18,21 +18,13 @@
 
 #include "writer/backend.h"
 #include "writer/etl_layout.h"
-#include "writer/out_file.h"
+#include "writer/etl_sink.h"
 
 /**
  * struct writer_opts - what goes into the file. A zero field takes the
  * default in brackets.
- * @path:             output path; "-" is standard output; a non-regular
- *                    existing target (device, FIFO) is written in place
- *                    (through a spool in $TMPDIR; the null device takes
- *                    nothing); with @out set, only the default of
- *                    @logfile_name
- * @out:              an open output of the caller's struct out_set
- *                    (writer/out_file.h), which commits it; asked for a
- *                    spool with out_file_want_spool() before the set was
- *                    opened; NULL = the writer opens @path itself and
- *                    renames it into place when writer_finish() succeeds
+ * @path:             the file's name, as given: the default of
+ *                    @logfile_name (the bytes go to writer_create()'s sink)
  * @logger_name:      LoggerName string ["NT Kernel Logger"]
  * @logfile_name:     LogFileName string [@path]
  * @arch:             x64 or x86 (pointer size, SYSTEM32/64 and PERFINFO32/64)
@@ -58,11 +50,6 @@
  *                    stored where 6.1+ keeps them (LoggerName/LogFileName
  *                    pointer slots) [9 Apic / 6 ProcessorCounter]
  * @thread_id/@process_id: the starting context of the header event [0/0]
- * @mem:              write the file into memory instead (corpus, mutator,
- *                    tests): @path only names it (the LogFileName default),
- *                    @out is ignored; after writer_finish() @mem->data holds
- *                    the @mem->len bytes of the file. The image is malloc'd
- *                    and the caller's to free, after success or failure.
  * @compress:         XPRESS-compress every data buffer (plain LZ77, MS-XCA),
  *                    as a relogged file has them: LogFileMode
  *                    COMPRESSED_MODE, file layout version 2.0, BufferFlag
@@ -70,15 +57,8 @@
  *                    SavedOffset/Offset the uncompressed end (ETL_READERS
  *                    2.7). A buffer that would not shrink is stored plain.
  */
-struct writer_mem {
-	uint8_t *data;
-	size_t len;
-};
-
 struct writer_opts {
 	const char *path;
-	struct out_file *out;
-	struct writer_mem *mem;
 	bool compress;
 	const char *logger_name;
 	const char *logfile_name;
@@ -116,7 +96,7 @@ struct writer_stats {
 	uint64_t bytes_written;
 	uint64_t event_bytes; /* sum of unaligned Size of written events */
 	uint64_t xxh3;	      /* XXH3-64 of the whole file (after writer_finish()) */
-	bool discarded;	      /* the output is the null device: counted, not written, xxh3 0 */
+	bool discarded; /* the sink discards (etl_sink.discard): counted, not written, xxh3 0 */
 };
 
 struct etl_writer;
@@ -128,14 +108,14 @@ struct etl_writer;
 int writer_validate_opts(const struct writer_opts *o, const char **why);
 
 /**
- * writer_create - open the output (@o->out, or a temporary file beside
- * @o->path) and allocate the per-CPU buffers. Nothing appears at the target
- * before writer_finish() succeeds (and, with @o->out, before the caller
- * commits its set).
+ * writer_create - allocate the per-CPU buffers and start the file in @sink
+ * (its begin op). The writer keeps a copy of *@sink and uses it until
+ * writer_destroy(), which ends with its release op; on failure @sink is
+ * left as it was (its begin failed or was not called).
  * Return: the writer, or NULL with errno set (EINVAL bad option, or the
- * errno of the failed open/allocation).
+ * errno of the failed allocation or begin).
  */
-struct etl_writer *writer_create(const struct writer_opts *o);
+struct etl_writer *writer_create(const struct writer_opts *o, const struct etl_sink *sink);
 
 /**
  * writer_reserve - room for one event of @size bytes on @cpu at @ts; flushes
@@ -157,9 +137,8 @@ int writer_write(struct etl_writer *w, unsigned cpu, uint64_t ts, const void *ev
 /**
  * writer_finish - flush every partial buffer with TimeStamp @end_ts, write
  * the header buffer (EndTime @end_time, exact BuffersWritten, EventsLost,
- * BuffersLost) and hash the file; without @o->out also sync and rename
- * into place.
- * Return: 0 or a negative errno (the target path is then left untouched).
+ * BuffersLost) and complete the file in the sink, which hashes it.
+ * Return: 0 or a negative errno (the sink is then aborted).
  */
 int writer_finish(struct etl_writer *w, uint64_t end_ts, int64_t end_time);
 
@@ -170,13 +149,9 @@ void writer_get_stats(const struct etl_writer *w, struct writer_stats *st);
 int writer_get_error(const struct etl_writer *w);
 
 /**
- * writer_error_in_spool - writer_get_error() happened on the spool file
- * of an output written in place (out_spool_dir(): the temporary folder
- * ran out of room, say), not on the output itself.
+ * writer_destroy - free; an unfinished file is aborted in the sink, then the
+ * sink is released. NULL is a no-op.
  */
-bool writer_error_in_spool(const struct etl_writer *w);
-
-/** writer_destroy - free; removes the temporary file if not finished. NULL is a no-op. */
 void writer_destroy(struct etl_writer *w);
 
 /** writer_backend_ops - the buffer contract (writer/backend.h) over a writer (ctx = the writer). */

@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer/writer_internal.h - the writer's private state and the two helper
- * units it is split into: etl_header.c (byte layout of buffer headers and of
- * the header buffer) and etl_output.c (where the bytes go: temporary file +
- * rename, or in place / standard output through a spool). Tests may include
- * it; other modules use writer/writer.h only.
+ * writer/writer_internal.h - the writer's private state and the helper
+ * unit it is split into: etl_header.c (byte layout of buffer headers and of
+ * the header buffer). Where the bytes go is the sink's (writer/etl_sink.h).
+ * Tests may include it; other modules use writer/writer.h only.
  */
 #ifndef WRITER_WRITER_INTERNAL_H
 #define WRITER_WRITER_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "writer/backend.h"
-#include "writer/out_file.h"
+#include "writer/etl_sink.h"
 #include "writer/writer.h"
 
 /* Longest LoggerName / LogFileName accepted, in characters (without the NUL). */
@@ -86,67 +84,6 @@ void etl_header_encode(uint8_t *buf, const struct writer_opts *o);
 /** etl_header_set_totals - patch EndTime, BuffersWritten, EventsLost, BuffersLost. */
 void etl_header_set_totals(uint8_t *buf, enum etl_arch arch, const struct etl_totals *t);
 
-/* ---- etl_output.c ------------------------------------------------------- */
-
-/**
- * struct etl_output - where one ETL file's bytes go (writer/out_file.h
- * decides the kind). Data buffers are written as they are flushed: into a
- * temporary file (OUT_RENAME) they go at their final offsets, the first
- * BufferSize bytes being kept for the header buffer, written last with
- * pwrite; for a stream (standard output, a device, a FIFO) they go to the
- * output's spool file (out_file.spool_fd) and are copied after the header
- * buffer at the end; for the null device they are only counted.
- * @of:    the output (borrowed from the caller's set, or @own's)
- * @own:   a private one-file set when the writer was given only a path
- * @mem:   the caller's memory image instead of a file (writer_opts.mem)
- * @discard:   @of is the null device: nothing is written, no digest
- * @spool_err: the error returned was the spool's (its folder is
- *             out_spool_dir()), not the output's
- */
-struct etl_output {
-	struct out_file *of;
-	struct writer_mem *mem;
-	size_t mem_cap;
-	struct out_set own;
-	bool owns_set;
-	bool discard;
-	bool spool_err;
-	int data_fd; /* of->fd (OUT_RENAME) or of->spool_fd */
-	uint32_t buffer_size;
-	uint64_t data_buffers; /* data buffers written so far */
-	uint64_t data_bytes;   /* their bytes (a compressed buffer is shorter) */
-};
-
-/**
- * etl_out_open - write into @mem when it is set, else use @of (an open
- * output of the caller's set), or, when it is NULL, a private set holding
- * @path alone.
- * Return: 0 or a negative errno (nothing is left behind on failure).
- */
-int etl_out_open(struct etl_output *out, struct out_file *of, struct writer_mem *mem,
-		 const char *path, uint32_t buffer_size);
-
-/**
- * etl_out_write_data - append one flushed data buffer that takes @len
- * bytes of the file (@out->buffer_size, or less when compressed), of which
- * the first @used are written and the rest are zeros (a hole, not written).
- * Return: 0 or a negative errno (-EFBIG past the largest file offset).
- */
-int etl_out_write_data(struct etl_output *out, const uint8_t *buf, uint32_t used, uint32_t len);
-
-/**
- * etl_out_complete - write the header buffer @hdr first in the file and,
- * for a stream, copy the spool after it (@scratch: buffer_size bytes of
- * scratch memory); set *@xxh3 to the XXH3-64 of the whole file. A private
- * set is then committed (renamed into place); a caller's set is left to
- * the caller's out_set_commit().
- * Return: 0 or a negative errno (a private set is then aborted).
- */
-int etl_out_complete(struct etl_output *out, const uint8_t *hdr, uint8_t *scratch, uint64_t *xxh3);
-
-/** etl_out_abort - close the spool; a private set is aborted. Idempotent. */
-void etl_out_abort(struct etl_output *out);
-
 /* ---- writer.c ----------------------------------------------------------- */
 
 /** struct cpu_state - one CPU's current buffer and loss bookkeeping. */
@@ -163,6 +100,7 @@ struct cpu_state {
  * @o:        options with every default resolved (names not kept)
  * @cpu:      per-CPU state, @o.cpus entries
  * @hdr:      the header buffer, encoded at create, totals patched at finish
+ * @sink:     where the bytes go; data buffers at BufferSize + @data_bytes
  * @inflight: min-heap of the return times of flushed buffers (pool model)
  * @err:      first output error, negative errno, sticky
  */
@@ -171,7 +109,9 @@ struct etl_writer {
 	struct cpu_state *cpu;
 	uint8_t *hdr;
 	uint8_t *zbuf; /* compress: one buffer's compressed image */
-	struct etl_output out;
+	struct etl_sink sink;
+	uint64_t data_buffers; /* data buffers written so far */
+	uint64_t data_bytes;   /* their bytes (a compressed buffer is shorter) */
 	uint64_t *inflight;
 	uint32_t n_inflight;
 	uint32_t n_held;

@@ -41,14 +41,14 @@ extern "C" {
 ETWFORGE_API const char *etwforge_version(void);
 
 /**
- * etwforge_signals_install - once per process, for tools: SIGINT, SIGTERM
- * and SIGHUP remove the temporary files of the runs in progress and exit
- * with 128 + the signal number (a signal ignored at start stays ignored);
- * SIGPIPE is ignored, so a closed pipe is a write error (EPIPE), not a
- * silent death. Without it, an interrupted run may leave its temporary
- * files (never a half-written target).
+ * etwforge_outputs_abandon - remove the temporary file of every output in
+ * progress (see OUTPUT FILES in etwforge(1)), and the folders made for
+ * them while still empty; targets are never touched. Async-signal-safe:
+ * call it from your SIGINT/SIGTERM handler before you exit, so an
+ * interrupted run leaves nothing behind. The library installs no signal
+ * handler of its own.
  */
-ETWFORGE_API void etwforge_signals_install(void);
+ETWFORGE_API void etwforge_outputs_abandon(void);
 
 /**
  * etwforge_stdio_guard - once per process, for tools, first thing in
@@ -109,7 +109,7 @@ ETWFORGE_API int etwforge_parse_duration(const char *s, uint64_t *ns);
  * device or FIFO written in place; "-" standard output. Two outputs that
  * are one file are refused when the second is added, before anything is
  * created. Freeing a set that was not committed removes its temporary files
- * (so do the signals of etwforge_signals_install()).
+ * (so does etwforge_outputs_abandon(), from a signal handler).
  *
  *	struct etwforge_output *o = etwforge_output_new();
  *	int i = etwforge_output_add(o, "out.svg", "--timeline", &err);

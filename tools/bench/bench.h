@@ -200,7 +200,7 @@ enum bench_file {
 /**
  * bench_scratch_create - a new folder "etwforge-bench-XXXXXX" in @tmpdir
  * (NULL: $TMPDIR, else /tmp), removed with every file above by
- * bench_scratch_destroy(), and by the signals of etwforge_signals_install()
+ * bench_scratch_destroy(), and by the signals of cli_signals_install()
  * (which then also stop a child process running for it).
  * Return: the folder, or NULL with @err filled.
  */

@@ -28,7 +28,7 @@
  * thread was preempted in counted as the median lap; the commands (d to f)
  * in CPU time (user + system), which a shared machine's waits do not
  * inflate. Files go in a scratch folder that is removed at the end, on
- * failure, and (with etwforge_signals_install()) on SIGINT, SIGTERM and
+ * failure, and (with cli_signals_install()) on SIGINT, SIGTERM and
  * SIGHUP. The gen path forks a child process per run.
  *
  *	struct bench *b;

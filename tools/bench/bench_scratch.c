@@ -4,14 +4,14 @@
  * files (d), (e) and (f) write, and the source trace (e) and (f) read.
  *
  *   bench_scratch_create()   mkdtemp("$TMPDIR/etwforge-bench-XXXXXX"); the
- *        |                   signal hook of writer/out_file.c armed
+ *        |                   signal hook of tools/lib/run/out_file.c armed
  *   ... gen children write gen*.etl, replay writes replay.etl ...
  *   bench_scratch_destroy()  every file of enum bench_file, the folder; the
  *                            hook disarmed
  *
- * A signal of etwforge_signals_install() (SIGINT, SIGTERM, SIGHUP) first
- * removes the temporary files of the run in progress (out_file.c), then
- * runs on_signal() here: it passes the signal on to the child process
+ * A signal of cli_signals_install() (SIGINT, SIGTERM, SIGHUP) first
+ * removes the temporary files of the run in progress (the library's
+ * etwforge_outputs_abandon()), then runs on_signal() here: it passes the signal on to the child process
  * that is running for the folder and waits for it (so the child removes
  * its own temporary files), removes the files by their known names and
  * the folder, and the process exits with 128 + the signal number. Only
@@ -29,7 +29,7 @@
 #include "tools/lib/common/error.h"
 #include "tools/lib/common/wall_clock.h"
 #include "tools/bench/bench.h"
-#include "writer/out_file.h"
+#include "cli.h"
 
 static const char *const file_names[BENCH_F_COUNT] = {
 	"gen.etl",   "gen-2.etl",	"gen.truth.jsonl", "src.etl",
@@ -103,7 +103,7 @@ struct bench_scratch *bench_scratch_create(const char *tmpdir, struct etwforge_e
 			 file_names[f]);
 	}
 	live = s;
-	out_signals_at_exit(on_signal);
+	cli_at_signal(on_signal);
 	return s;
 }
 
@@ -112,7 +112,7 @@ void bench_scratch_destroy(struct bench_scratch *s)
 	if (!s) {
 		return;
 	}
-	out_signals_at_exit(NULL);
+	cli_at_signal(NULL);
 	live = NULL;
 	remove_files(s);
 	free(s);
@@ -140,7 +140,7 @@ void bench_scratch_child(int pid)
 
 void bench_scratch_forked(void)
 {
-	out_signals_at_exit(NULL);
+	cli_at_signal(NULL);
 	live = NULL;
 	child_pid = 0;
 }

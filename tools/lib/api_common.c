@@ -13,16 +13,16 @@
 
 #include "tools/lib/api.h"
 #include "tools/lib/common/one_line.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 const char *etwforge_version(void)
 {
 	return ETWFORGE_VERSION;
 }
 
-void etwforge_signals_install(void)
+void etwforge_outputs_abandon(void)
 {
-	out_signals_install();
+	out_abandon();
 }
 
 unsigned etwforge_stdio_guard(void)

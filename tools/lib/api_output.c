@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/api_output.c - the public face of writer/out_file.c: a set of
+ * tools/lib/api_output.c - the public face of tools/lib/run/out_file.c: a set of
  * output files for a program on the installed API (the `etwforge dump`
  * pictures and traces), with the rules every etwforge output follows.
  */
@@ -9,7 +9,7 @@
 
 #include "tools/lib/api.h"
 #include "tools/lib/scenario/schema.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 /** struct etwforge_output - the handle: one out_set. */
 struct etwforge_output {

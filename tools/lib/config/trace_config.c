@@ -114,7 +114,7 @@ int trace_config_check(const struct trace_config *cfg, const char **why)
 			w = "at most 4 PMC events per session";
 		}
 		for (unsigned j = 0; !w && j < i; j++) {
-			/* files are checked where they are opened (writer/out_file.h) */
+			/* files are checked where they are opened (tools/lib/run/out_file.h) */
 			if (!strcmp(s->name, cfg->sessions[j].name)) {
 				w = "session names must be unique";
 			}

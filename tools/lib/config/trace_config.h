@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "producer/producer.h"
-#include "producer/spin_sample.h"
+#include "producer/trace_sink.h"
 #include "producer/targets.h"
 #include "writer/writer.h"
 
@@ -132,7 +132,7 @@ int trace_config_counter_id(struct trace_config *cfg, const char *name);
 /**
  * trace_config_check - cross-field rules (sessions 1..8, compact needs
  * cswitch, buffer sizes, pmc counts, unique session names; files are
- * checked where they are opened, writer/out_file.h).
+ * checked where they are opened, tools/lib/run/out_file.h).
  * Return: 0 or -EINVAL with *@why set to a static message.
  */
 int trace_config_check(const struct trace_config *cfg, const char **why);

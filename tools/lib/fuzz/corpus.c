@@ -2,7 +2,7 @@
 /*
  * tools/lib/fuzz/corpus.c - fuzz_corpus_write(): the catalogue (corpus_cat.c)
  * or the mangled set (mangle.c) built in memory, then every output of the
- * run in one struct out_set (writer/out_file.h): added first (collisions
+ * run in one struct out_set (tools/lib/run/out_file.h): added first (collisions
  * refused before anything is made), opened, written, committed together.
  *
  *   DIR/ID.etl              one per edge case and session (or mangled file)
@@ -28,7 +28,7 @@
 #include "tools/lib/fuzz/mangle.h"
 #include "tools/lib/common/json_out.h"
 #include "writer/etl_wire.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 /* ---- the dictionary ------------------------------------------------------------ */
 

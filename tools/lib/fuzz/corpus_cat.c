@@ -30,7 +30,7 @@
 
 #include "scheduler_model/sim_rng.h"
 #include "producer/producer.h"
-#include "producer/spin_sample.h"
+#include "producer/trace_sink.h"
 #include "producer/targets.h"
 #include "tools/lib/fuzz/corpus_cat.h"
 #include "tools/lib/run/replay_mem.h"

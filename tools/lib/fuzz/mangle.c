@@ -19,6 +19,7 @@
  * readers disagree (ETL_READERS.md section 5).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>

@@ -30,7 +30,7 @@
 
 #include "scheduler_model/sim_rng.h"
 #include "producer/ccswap_expand.h"
-#include "producer/spin_sample.h"
+#include "producer/trace_sink.h"
 #include "producer/targets.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"

@@ -20,6 +20,7 @@ int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg, char *
 	trace_config_producer(cfg, &pc);
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
 		struct writer_opts wo;
+		struct etl_sink sink;
 		const char *why = NULL;
 
 		trace_config_writer(cfg, i, &wo);
@@ -28,12 +29,12 @@ int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg, char *
 			wo.path = names[i];
 			wo.logfile_name = names[i];
 		}
-		wo.mem = &e->mem[i];
 		if (writer_validate_opts(&wo, &why) < 0) {
 			snprintf(err, errlen, "%s: %s", wo.path, why ? why : "invalid option");
 			return -EINVAL;
 		}
-		e->writers[i] = writer_create(&wo);
+		etl_sink_mem_init(&sink, &e->mem[i]);
+		e->writers[i] = writer_create(&wo, &sink);
 		if (!e->writers[i]) {
 			rc = -errno;
 

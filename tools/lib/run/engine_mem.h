@@ -4,7 +4,7 @@
  * writing into memory instead of files: what the corpus, its mangled
  * variants and the structure-aware mutator encode through. The same code
  * path as `gen` and `replay` from the producer down; only the bytes land
- * in a malloc'd image (writer_opts.mem) instead of an output set.
+ * in a malloc'd image (etl_sink_mem_init()) instead of an output set.
  *
  *   engine_mem_open()    writers (in memory) and the producer for @cfg
  *   ... records through engine_mem_sink() ...

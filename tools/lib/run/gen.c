@@ -29,7 +29,7 @@
 #include "tools/lib/run/summary.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/truth/truth.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 #define SLICE_NS 10000000u /* 10 ms of simulated time per step */
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "tools/lib/common/error.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 int run_stdin_closed(const char *path, struct etwforge_error *err)
 {

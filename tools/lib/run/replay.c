@@ -17,7 +17,7 @@
 #include "tools/lib/run/engine_mem.h"
 #include "tools/lib/run/replay_mem.h"
 #include "tools/lib/truth/truth.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 static int feed(const struct trace_sink *sink, const struct truth_record *rec)
 {

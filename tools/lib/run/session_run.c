@@ -137,8 +137,8 @@ int session_run_open(struct session_run *r, char *err, size_t errlen)
 		struct writer_opts wo;
 
 		trace_config_writer(cfg, i, &wo);
-		wo.out = out_set_file(&r->outs, (unsigned)r->out_index[i]);
-		r->writers[i] = writer_create(&wo);
+		out_sink_init(&r->sinks[i], out_set_file(&r->outs, (unsigned)r->out_index[i]));
+		r->writers[i] = writer_create(&wo, &r->sinks[i].sink);
 		if (!r->writers[i]) {
 			int e = errno;
 
@@ -173,7 +173,8 @@ static void write_error(const struct session_run *r, unsigned i, int rc, char *e
 {
 	const char *file = r->cfg->sessions[i].file;
 
-	if (r->writers[i] && writer_error_in_spool(r->writers[i])) {
+	if (r->writers[i] && writer_get_error(r->writers[i]) &&
+	    out_sink_error_in_spool(&r->sinks[i])) {
 		snprintf(err, errlen, "%s: cannot spool in %s (TMPDIR): %s", file, out_spool_dir(),
 			 strerror(-rc));
 	} else {

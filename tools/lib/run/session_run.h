@@ -2,7 +2,7 @@
 /*
  * tools/lib/run/session_run.h - one tracing run: a writer per session and the
  * producer feeding them, behind a trace_sink, and every output file of the
- * run in one struct out_set (writer/out_file.h). Shared by `gen` and
+ * run in one struct out_set (tools/lib/run/out_file.h). Shared by `gen` and
  * `replay`:
  *
  *   session_run_name()    name each session's file from -o (OUT-2.etl, ...)
@@ -25,7 +25,8 @@
 
 #include "producer/producer.h"
 #include "tools/lib/config/trace_config.h"
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
+#include "tools/lib/run/out_sink.h"
 #include "writer/writer.h"
 
 struct session_run {
@@ -33,6 +34,7 @@ struct session_run {
 	struct out_set outs;
 	int out_index[SIM_MAX_SESSIONS]; /* each session's output in @outs */
 	struct producer *prod;
+	struct out_sink sinks[SIM_MAX_SESSIONS]; /* each writer's way into its output */
 	struct etl_writer *writers[SIM_MAX_SESSIONS];
 	struct writer_stats wstats[SIM_MAX_SESSIONS];
 	struct producer_stats pstats;

@@ -30,7 +30,7 @@
 #include "tools/lib/truth/truth.h"
 #include "tools/lib/run/truth_match.h"
 #include "tools/lib/truth/truth_schema.h"
-#include "producer/spin_sample.h"
+#include "producer/trace_sink.h"
 
 struct cpu_state {
 	struct dec_cursor sw;	/* CSwitch or compact events */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pebs_model/pmc_sources.h"
 #include "tools/lib/common/input_file.h"
@@ -32,7 +33,6 @@
 #include "tools/lib/scenario/scenario_internal.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/scenario/yaml_tree.h"
-#include "writer/out_file.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define FSIZE(T, m)   ((unsigned)sizeof(((T *)0)->m))
@@ -1121,6 +1121,14 @@ int scenario_set(struct scenario *sc, const char *assignment, char *err, size_t 
 /* ------------------------------------------------------------------------ */
 /* scenario_finish */
 
+/* Does @path name a character device (which several outputs may share)? */
+static bool is_char_device(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
 /* @ns in clock @c's units (exact integer arithmetic, rounded down). */
 static uint64_t ns_to_clock(const struct trace_config *t, enum sim_clock c, uint64_t ns)
 {
@@ -1158,9 +1166,10 @@ static int finish_sessions(struct scenario *sc, char *err, size_t errlen)
 						   "\"%s\" is also the name of sessions.%u",
 						   s->name, j);
 			}
-			/* a device such as /dev/null may take several sessions */
+			/* a character device such as /dev/null may take several sessions,
+			 * as the output rules allow (run/out_file.c decides the rest) */
 			if (s->file[0] && !strcmp(s->file, t->sessions[j].file) &&
-			    out_is_regular_target(s->file)) {
+			    !is_char_device(s->file)) {
 				snprintf(path, sizeof(path), "sessions.%u.file", i);
 				return sk_fail_key(&sc->where, sc->source, err, errlen, path,
 						   "\"%s\" is also the file of sessions.%u",

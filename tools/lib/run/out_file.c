@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * writer/out_file.c - the outputs of one run, written so that nothing is
+ * tools/lib/run/out_file.c - the outputs of one run, written so that nothing is
  * destroyed (see out_file.h for the rules).
  *
  *   out_set_input()   note each regular file the run reads
@@ -21,9 +21,9 @@
  *        |            and remove the backups
  *   out_set_abort()   remove every temporary file
  *
- * The temporary names live in a process-wide table that the signal handler
- * of out_signals_install() walks with unlink() (async-signal-safe) before
- * _exit(128 + signal). The table is changed only with those signals
+ * The temporary names live in a process-wide table that out_abandon()
+ * walks with unlink() (async-signal-safe): a tool's signal handler calls it
+ * (through etwforge_outputs_abandon()) before it exits. The table is changed only with those signals
  * blocked, so the handler never sees half an update. A spool file has no
  * name once it is made (it is made and unlinked with the signals blocked),
  * so nothing can leave it behind.
@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "writer/out_file.h"
+#include "tools/lib/run/out_file.h"
 
 #define MAX_LINK_HOPS 40
 #define MAX_TEMPS     (2 * OUT_SET_MAX) /* every temporary and its backup at commit */
@@ -47,8 +47,6 @@
 /* ---- the process-wide table of temporary files (for the signal handler) -- */
 
 static const char *volatile temps[MAX_TEMPS];
-static volatile sig_atomic_t installed;
-static void (*volatile at_signal)(int sig); /* out_signals_at_exit() */
 
 /* Folders made for the outputs of a run (out_dir_make), removed with it if it fails. */
 #define MAX_DIRS 4
@@ -93,10 +91,8 @@ static void temp_unregister(const char *name)
 	}
 }
 
-static void on_signal(int sig)
+void out_abandon(void)
 {
-	void (*fn)(int) = at_signal;
-
 	for (unsigned i = 0; i < MAX_TEMPS; i++) {
 		const char *t = temps[i];
 
@@ -111,42 +107,6 @@ static void on_signal(int sig)
 			rmdir(d); /* only when empty: made for this run and nothing committed */
 		}
 	}
-	if (fn) {
-		fn(sig);
-	}
-	_exit(128 + sig);
-}
-
-void out_signals_at_exit(void (*fn)(int sig))
-{
-	at_signal = fn;
-}
-
-void out_signals_install(void)
-{
-	struct sigaction sa;
-
-	if (installed) {
-		return;
-	}
-	installed = 1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
-		sigaddset(&sa.sa_mask, cleanup_signals[i]);
-	}
-	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
-		struct sigaction was;
-
-		/* a signal ignored on entry stays ignored (nohup, background jobs) */
-		if (sigaction(cleanup_signals[i], NULL, &was) == 0 && was.sa_handler == SIG_IGN) {
-			continue;
-		}
-		sigaction(cleanup_signals[i], &sa, NULL);
-	}
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
 }
 
 /* ---- closed standard descriptors ---------------------------------------------- */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer/out_file.h - every file the tool writes goes through here: one
+ * tools/lib/run/out_file.h - every file the tool writes goes through here: one
  * rule set for ETL files, truth streams, pictures, corpus files and JSON
  * reports (DESIGN.md "Outputs").
  *
@@ -22,15 +22,14 @@
  *     temporary files at once (a failed rename rolls the others back) or
  *     removes them all, so a failed or interrupted run leaves every target
  *     as it was.
- *   - out_signals_install(): SIGINT, SIGTERM and SIGHUP remove every
- *     temporary file of the process (then run the out_signals_at_exit()
- *     hook) and exit with 128 + the signal number; SIGPIPE is ignored so a
- *     closed pipe is a write error (EPIPE) the caller decides about.
+ *   - out_abandon(): async-signal-safe, every temporary file of the
+ *     process removed; a tool's signal handler calls it (the tool owns
+ *     its signals: the library installs no handler).
  *   - out_std_guard(): descriptors 0, 1 and 2 closed at start are taken by
  *     /dev/null so no output lands there; "-" then refuses them.
  */
-#ifndef WRITER_OUT_FILE_H
-#define WRITER_OUT_FILE_H
+#ifndef TOOLS_LIB_RUN_OUT_FILE_H
+#define TOOLS_LIB_RUN_OUT_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -185,7 +184,7 @@ int out_file_close(struct out_file *f);
 
 /**
  * out_set_commit - flush every stream, sync and close every temporary file,
- * then rename each into place with the signals of out_signals_install()
+ * then rename each into place with the signals that call out_abandon()
  * blocked. A rename that fails puts back the targets already replaced. A
  * signal that arrived before the renames started aborts instead.
  * Return: 0, or a negative errno with @err ("PATH: write failed: why");
@@ -203,12 +202,12 @@ void out_set_abort(struct out_set *s);
 void out_set_free(struct out_set *s);
 
 /**
- * out_signals_install - once per process: SIGINT, SIGTERM, SIGHUP remove
- * the temporary files of every open set and _exit(128 + signal) (a signal
- * already ignored when the process started stays ignored); SIGPIPE is
- * ignored, so a closed pipe is a write error (EPIPE).
+ * out_abandon - remove the temporary file of every output set in progress,
+ * and the folders made for them while still empty. Async-signal-safe
+ * (unlink, rmdir): for a signal handler, before it exits. Targets are
+ * never touched: they are as they were before the run.
  */
-void out_signals_install(void);
+void out_abandon(void);
 
 /**
  * out_std_guard - once per process, before anything is opened (gnulib's
@@ -224,17 +223,9 @@ unsigned out_std_guard(void);
 bool out_std_closed(int fd);
 
 /**
- * out_signals_at_exit - @fn (NULL: none) runs in that handler after the
- * temporary files are removed, just before _exit(): for files and folders
- * of the caller's own that a signal must not leave behind (`etwforge
- * bench`'s scratch folder). It must be async-signal-safe.
- */
-void out_signals_at_exit(void (*fn)(int sig));
-
-/**
  * out_dir_make - make the folder @path for a run's outputs when it is not
  * there (as `corpus --out DIR` does). A folder made here is removed again
- * by the handler of out_signals_install() (when still empty) and by
+ * by out_abandon() (when still empty) and by
  * out_dir_done(@path, false), so a failed or interrupted run leaves
  * nothing behind.
  * Return: 1 made, 0 already there, or a negative errno with @err
@@ -256,4 +247,4 @@ void out_dir_done(const char *path, bool keep);
  */
 bool out_is_regular_target(const char *path);
 
-#endif /* WRITER_OUT_FILE_H */
+#endif /* TOOLS_LIB_RUN_OUT_FILE_H */
