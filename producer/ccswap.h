@@ -12,7 +12,8 @@
 #include <stdint.h>
 
 #include "producer/etw_layout.h"
-#include "producer/producer.h"
+#include "producer/flush_reason.h"
+#include "producer/trace_sink.h"
 
 /**
  * struct ccswap_block - the kernel's 0x400-byte block and its bookkeeping.

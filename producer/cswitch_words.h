@@ -23,7 +23,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "producer/etw_encode.h"
 #include "producer/etw_layout.h"
 #include "producer/trace_sink.h"
 #include "writer/etl_wire.h"

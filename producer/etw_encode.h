@@ -49,15 +49,6 @@ struct etw_cswitch {
  */
 int etw_cswitch_v4_flags(unsigned wait_mode, unsigned old_qos, unsigned new_qos, uint8_t *out);
 
-/**
- * etw_cswitch_rank_byte - the OldThreadRank byte for a scheduling-group rank:
- * the rank, or 0xFF when it is above 255 (KERNEL_FACTS 5.2, offset 0x0A).
- */
-static inline uint8_t etw_cswitch_rank_byte(uint32_t rank)
-{
-	return rank > 0xFFu ? 0xFFu : (uint8_t)rank;
-}
-
 /** etw_encode_cswitch - write the 0x18-byte payload. Return: 0x18 or -ENOSPC. */
 int etw_encode_cswitch(uint8_t *buf, size_t cap, const struct etw_cswitch *cs);
 /** etw_decode_cswitch - read it back. Return: 0x18 or -EINVAL if @len < 0x18. */

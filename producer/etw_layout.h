@@ -155,4 +155,13 @@ static_assert(ETW_CCSWAP_TYPE_MASK + ETW_CCL_TID_INDEX + ETW_CCL_PRI_INC + ETW_C
 #define ETW_THREAD_STATE_WAITING 5u
 #define ETW_THREAD_STATE_MAX	 10u
 
+/**
+ * etw_cswitch_rank_byte - the OldThreadRank byte for a scheduling-group rank:
+ * the rank, or 0xFF when it is above 255 (KERNEL_FACTS 5.2, offset 0x0A).
+ */
+static inline uint8_t etw_cswitch_rank_byte(uint32_t rank)
+{
+	return rank > 0xFFu ? 0xFFu : (uint8_t)rank;
+}
+
 #endif /* PRODUCER_ETW_LAYOUT_H */

@@ -16,26 +16,13 @@
 
 #include "writer/backend.h"
 #include "producer/etw_encode.h"
+#include "producer/flush_reason.h"
 #include "producer/trace_sink.h"
 
 /* Session flags (the group-mask bits that matter here, KERNEL_FACTS 5.1, 6). */
 #define PRODUCER_F_CSWITCH  0x1u /* PERF_CONTEXT_SWITCH 0x20000004 */
 #define PRODUCER_F_COMPACT  0x2u /* PERF_COMPACT_CSWITCH 0x20000100 */
 #define PRODUCER_F_SPINLOCK 0x4u /* PERF_SPINLOCK 0x20010000 */
-
-/* Why a batch was flushed (KERNEL_FACTS 1.2 step 4, plus the end of tracing). */
-enum producer_flush_reason {
-	PRODUCER_FLUSH_TID_FULL = 0, /* idx == 16 */
-	PRODUCER_FLUSH_TICKS,	     /* now_tick - StartTick > 500 */
-	PRODUCER_FLUSH_SIZE,	     /* Offset + 8 > 0x400 */
-	PRODUCER_FLUSH_DELTA,	     /* delta > 0x40000000 */
-	PRODUCER_FLUSH_STOP,	     /* the stop flag (EtwpCCSwapStop) */
-	PRODUCER_FLUSH_END,	     /* end of tracing (our policy) */
-	PRODUCER_FLUSH_REASONS,
-};
-
-/** producer_flush_reason_name - "tid_full", "ticks", "size", "delta", "stop", "end". */
-const char *producer_flush_reason_name(enum producer_flush_reason r);
 
 /**
  * producer_stamps - the one PMC-stamping policy (KERNEL_FACTS 3.2, 9): does

@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "spinlock_model/spinlock.h"
+#include "spinlock_model/spin_cfg.h"
 
 static const char *const mode_names[SPIN_MODES] = {"ordinary", "queued", "shared", "exclusive",
 						   "converted"};

@@ -25,7 +25,7 @@
 #include "writer/etl_layout.h"
 #include "writer/etl_trace_header.h"
 #include "writer/etl_wire.h"
-#include "writer/writer_internal.h"
+#include "writer/etl_header.h"
 
 /* The 0x0005 record: SYSTEM header + PERFINFO_GROUPMASK[8] + u32 version. */
 #define HDR_EXT_RECORD_LEN (ETL_SH_LEN + ETL_HDR_EXT_LEN)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer/writer_internal.h - the writer's private state and the helper
- * unit it is split into: etl_header.c (byte layout of buffer headers and of
- * the header buffer). Where the bytes go is the sink's (writer/etl_sink.h).
+ * writer/writer_internal.h - the writer's private state (writer.c). The
+ * bytes of buffer headers and of the header buffer are etl_header.c's
+ * (writer/etl_header.h); where the bytes go is the sink's (etl_sink.h).
  * Tests may include it; other modules use writer/writer.h only.
  */
 #ifndef WRITER_WRITER_INTERNAL_H
@@ -31,58 +31,8 @@
 #define ETL_DEFAULT_KERNEL_EVENT_VER 60u /* ETW_KERNEL_EVENT_VERSION of ntetw.h (KF S3) */
 #define ETL_DEFAULT_TIMER_SRC_CLOCK  9u	 /* HAL_PLATFORM_TIMER_SOURCE Apic */
 #define ETL_DEFAULT_TIMER_SRC_PERF   6u	 /* HAL_PLATFORM_TIMER_SOURCE ProcessorCounter */
-/* Version bytes 2/3: the 6.1+ file layout version 1.5 (KERNEL_FACTS 8.2). */
-#define ETL_LAYOUT_VERSION_MAJOR 1u
-#define ETL_LAYOUT_VERSION_MINOR 5u
 /* Largest pool the model tracks (in-flight return times are kept per buffer). */
 #define ETL_MAX_POOL_BUFFERS (1u << 20)
-
-/**
- * struct etl_totals - the logfile header fields known only at the end,
- * patched into the header buffer by writer_finish().
- */
-struct etl_totals {
-	int64_t end_time;
-	uint32_t buffers_written;
-	uint32_t events_lost;
-	uint32_t buffers_lost;
-};
-
-/** struct etl_buffer_info - the variable fields of one WMI_BUFFER_HEADER. */
-struct etl_buffer_info {
-	uint32_t buffer_size;
-	uint32_t end;	    /* SavedOffset = CurrentOffset = Offset */
-	uint64_t timestamp; /* flush time, session clock units */
-	uint64_t sequence;  /* global flush order; 0 = header buffer */
-	uint16_t cpu;	    /* ProcessorIndex */
-	uint16_t logger_id;
-	uint16_t flags; /* BufferFlag */
-	uint16_t type;	/* BufferType */
-};
-
-/* ---- etl_header.c ------------------------------------------------------- */
-
-/** etl_put_buffer_header - write the 0x48-byte WMI_BUFFER_HEADER at @buf. */
-void etl_put_buffer_header(uint8_t *buf, const struct etl_buffer_info *bi);
-
-/**
- * etl_header_len - bytes the header buffer's two records take after the
- * buffer header (0x0000 record aligned to 8, then the 0x0005 record aligned
- * to 8), for names of @logger_chars and @logfile_chars characters.
- */
-size_t etl_header_len(enum etl_arch arch, size_t logger_chars, size_t logfile_chars);
-
-/**
- * etl_header_encode - fill @buf (@o->buffer_size bytes, zeroed by the
- * caller) with the complete header buffer: WMI_BUFFER_HEADER, the 0x0000
- * logfile record with both names, the 0x0005 extension record. The totals
- * are zero until etl_header_set_totals(). @o holds resolved values (no
- * zero-means-default left), names are ASCII and fit (checked by the caller).
- */
-void etl_header_encode(uint8_t *buf, const struct writer_opts *o);
-
-/** etl_header_set_totals - patch EndTime, BuffersWritten, EventsLost, BuffersLost. */
-void etl_header_set_totals(uint8_t *buf, enum etl_arch arch, const struct etl_totals *t);
 
 /* ---- writer.c ----------------------------------------------------------- */
 
