@@ -5,7 +5,8 @@
 # tools/examples/ with `pkg-config --cflags --libs etwforge` against the
 # installed files only, run them, and check what count_switches counts
 # against `etwforge dump --stats` (the installed tool) of the same file.
-# Also: the installed library exports etwforge_ symbols only; the manuals and
+# Also: the installed library exports etwforge_ symbols only, and so does the
+# static one (count_switches linked with it alone counts the same); the manuals and
 # the bash completion are installed; the mutator plug-in
 # (libetwforge_mutator.so) exports its entry points only, and the fuzz
 # harness example builds and runs against it (libFuzzer when clang has it).
@@ -77,12 +78,28 @@ elif command -v clang >/dev/null && echo 'int LLVMFuzzerTestOneInput(const char 
 		fail "the libFuzzer harness failed: $(tail -n 5 "$tmp/lf.log")"
 fi
 
+# the static library: count_switches linked with it alone (no libetwforge.so needed), and
+# only etwforge_ names defined in it for a program to see
+astat=$(find "$tmp/root" -name 'libetwforge.a' | head -n 1)
+[ -n "$astat" ] || fail "no libetwforge.a installed"
+aothers=$(nm --defined-only "$astat" | awk 'NF == 3 && $2 ~ /^[A-Z]$/ { print $3 }' | grep -v '^etwforge_' || true)
+[ -z "$aothers" ] || fail "libetwforge.a defines global names that are not etwforge_: $(echo $aothers | head -c 300)"
+sflags="$(pkg-config --cflags etwforge) -Wl,-Bstatic $(pkg-config --static --libs etwforge) -Wl,-Bdynamic -lm"
+if nm -D "$lib" | grep -q ' U __asan_'; then
+	sflags="-fsanitize=address,undefined $sflags"
+fi
+${CC:-cc} -std=c11 -Wall -Werror ${EXAMPLE_CFLAGS:-} "$src/tools/examples/count_switches.c" $sflags \
+	-o "$tmp/count_static" || fail "count_switches does not link with pkg-config --static --libs etwforge"
+! readelf -d "$tmp/count_static" | grep -q 'libetwforge' || fail "count_static still needs libetwforge.so"
+
 "$tmp/gen_trace" "$tmp/t.etl" >"$tmp/gen.out" || fail "gen_trace failed"
 grep -q ' switches in ' "$tmp/gen.out" || fail "gen_trace said: $(cat "$tmp/gen.out")"
 "$bin" gen -q --duration 100ms -o "$tmp/d.etl" || fail "the installed etwforge failed"
 
 for f in "$tmp/t.etl" "$tmp/d.etl" "$tmp/d-2.etl"; do
 	"$tmp/count_switches" "$f" >"$tmp/count" || fail "count_switches $f failed"
+	"$tmp/count_static" "$f" | cmp -s - "$tmp/count" ||
+		fail "count_switches linked statically counts $f otherwise"
 	"$bin" dump --stats "$f" >"$tmp/stats" || fail "dump --stats $f failed"
 	for form in idle_short idle lite full; do
 		want=$(awk -v f="$form" '$1 == f { print $2 }' "$tmp/stats")

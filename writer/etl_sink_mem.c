@@ -15,9 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
-#if defined(ETWFORGE_XXH_DISPATCH) && ETWFORGE_XXH_DISPATCH
-#include <xxh_x86dispatch.h> /* XXH3_64bits: the run-time widest SIMD, same digest */
-#endif
+
+#include "writer/etl_hash.h"
 
 #include "writer/etl_sink.h"
 
@@ -102,7 +101,7 @@ static int mem_finish(void *ctx, const void *head, uint64_t size, void *scratch,
 	assert(size == m->len);
 	(void)size;
 	memcpy(m->data, head, m->head);
-	*xxh3 = XXH3_64bits(m->data, m->len);
+	*xxh3 = etl_xxh3(m->data, m->len);
 	return 0;
 }
 

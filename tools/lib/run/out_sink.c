@@ -46,11 +46,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <xxhash.h>
-#if defined(ETWFORGE_XXH_DISPATCH) && ETWFORGE_XXH_DISPATCH
-#include <xxh_x86dispatch.h> /* XXH3_64bits_update: the run-time widest SIMD, same digest */
-#endif
 
 #include "tools/lib/run/out_sink.h"
+#include "writer/etl_hash.h"
 
 static int write_all(int fd, const uint8_t *p, size_t len)
 {
@@ -148,7 +146,7 @@ static int hash_zeros(uint64_t len, XXH3_state_t *h, int copy_fd)
 	while (!ret && len) {
 		size_t n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
 
-		XXH3_64bits_update(h, zeros, n);
+		etl_xxh3_update(h, zeros, n);
 		if (copy_fd >= 0) {
 			ret = write_all(copy_fd, zeros, n);
 		}
@@ -212,7 +210,7 @@ static int hash_data(struct out_sink *s, int fd, uint64_t base, uint64_t body, u
 			if (ret) {
 				s->spool_err = copy_fd >= 0; /* reading the spool back */
 			} else {
-				XXH3_64bits_update(h, scratch, n);
+				etl_xxh3_update(h, scratch, n);
 				if (copy_fd >= 0) {
 					ret = write_all(copy_fd, scratch, n);
 				}
@@ -288,7 +286,7 @@ static int complete_rename(struct out_sink *s, const uint8_t *hdr, uint64_t body
 	if (!ret) {
 		ret = extend(s->of->fd, s->head, body);
 	}
-	XXH3_64bits_update(h, hdr, s->head);
+	etl_xxh3_update(h, hdr, s->head);
 	if (!ret) {
 		ret = hash_data(s, s->of->fd, s->head, body, scratch, h, -1);
 	}
@@ -309,7 +307,7 @@ static int complete_stream(struct out_sink *s, const uint8_t *hdr, uint64_t body
 	if (!ret) {
 		ret = write_all(s->of->fd, hdr, s->head);
 	}
-	XXH3_64bits_update(h, hdr, s->head);
+	etl_xxh3_update(h, hdr, s->head);
 	if (!ret) {
 		ret = hash_data(s, s->data_fd, 0, body, scratch, h, s->of->fd);
 	}
