@@ -169,7 +169,9 @@ struct truth_reader *truth_open_mem(const char *name, const char *text, size_t l
  * clock inside "ts" is an error. Integers must be JSON integers (1.0 is
  * not); unsigned 64-bit values are limited to 2^63-1 (jansson).
  * Empty or whitespace-only lines are allowed only at the end of the stream.
- * Syntax errors are "path:line:column: jansson's message".
+ * Syntax errors are "path:line:column: jansson's message". A line with
+ * several faults is named by the first in its kind's table order
+ * (truth_kinds.h).
  * Return: the kind (TRUTH_EOF at the end), or -EINVAL with @err =
  * "path:line: what is wrong".
  */
