@@ -27,8 +27,24 @@ enum sim_clock {
 #define SIM_MAX_COUNTERS 16 /* distinct PMC sources across all sessions */
 #define SIM_MAX_PMC	 7  /* counters one event can carry (3-bit count) */
 
-/* A struct's members from its table (producer/records/): one per F row. */
-#define SIM_MEMBER(x, name, ctype, dim, ...) ctype name dim;
+/*
+ * A struct's members from its table (producer/records/): one per F row, an
+ * array for the fields that are one per clock (TS) or machine counter (PMC).
+ */
+#define SIM_MEMBER(x, name, ctype, how, ...) ctype name SIM_DIM_##how;
+#define SIM_DIM_TS			     [SIM_CLOCK_SLOTS]
+#define SIM_DIM_PMC			     [SIM_MAX_COUNTERS]
+#define SIM_DIM_U
+#define SIM_DIM_I
+#define SIM_DIM_CPU
+#define SIM_DIM_PEBS
+#define SIM_DIM_ADDR
+#define SIM_DIM_BOOL
+#define SIM_DIM_WHY
+#define SIM_DIM_STR
+#define SIM_DIM_GROUP
+#define SIM_DIM_EVENT
+#define SIM_DIM_CLOCK
 #define SIM_NO_CHECK(x, name)
 
 /**

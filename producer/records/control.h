@@ -15,14 +15,14 @@
 
 /* clang-format off */
 #define SIM_CCSWAP_STOP_FIELDS(F, C, x)                                                            \
-	F(x, tick, uint32_t, , U, 0, UINT32_MAX, HIGH, 0, ALWAYS) \
-	F(x, ts, uint64_t, [SIM_CLOCK_SLOTS], TS, 0, 0, HIGH, 0, ALWAYS) \
+	F(x, tick,  uint32_t,       U,     0, UINT32_MAX, HIGH, 0, ALWAYS)                         \
+	F(x, ts,    uint64_t,       TS,    0, 0,          HIGH, 0, ALWAYS)                         \
 	/* the clock type whose pending batches are written */                                     \
-	F(x, clock, enum sim_clock, ,                  CLOCK, 0, 0,          REQ,  0, ALWAYS)
+	F(x, clock, enum sim_clock, CLOCK, 0, 0,          REQ,  0, ALWAYS)
 
 #define SIM_END_FIELDS(F, C, x)                                                                    \
-	F(x, tick, uint32_t, , U, 0, UINT32_MAX, HIGH, 0, ALWAYS) \
-	F(x, ts,    uint64_t,       [SIM_CLOCK_SLOTS], TS,    0, 0,          HIGH, 0, ALWAYS)
+	F(x, tick, uint32_t, U,  0, UINT32_MAX, HIGH, 0, ALWAYS)                                   \
+	F(x, ts,   uint64_t, TS, 0, 0,          HIGH, 0, ALWAYS)                                   \
 /* clang-format on */
 
 #endif /* PRODUCER_RECORDS_CONTROL_H */

@@ -12,10 +12,10 @@
  * the logging code at a switch, and the truth's "cswitch" line, in the
  * line's order (the struct keeps it too):
  *
- *   F(x, name, ctype, dim, how, lo, hi, need, dflt, when)
+ *   F(x, name, ctype, how, lo, hi, need, dflt, when)
  *     x      the consumer's own argument, handed through
  *     name   the member, and the line's key
- *     ctype, dim  its C type (dim: "[N]" for an array, else empty)
+ *     ctype  its C type (an array of them for TS and PMC)
  *     how    how the line holds it (tools/lib/truth/truth_fields.h has the
  *            hooks): U, I an unsigned / signed JSON integer in lo..hi; CPU
  *            one below the meta line's "cpus"; TS an object of the clocks
@@ -54,47 +54,47 @@
 #define PRODUCER_RECORDS_CSWITCH_H
 
 /* The ranges the truth reader accepts. */
-#define SIM_PRIORITY_MAX     31 /* KPRIORITY of a thread */
-#define SIM_THREAD_STATE_MAX 10 /* MaximumThreadState (KERNEL_FACTS 5.3, KTHREAD_STATE) */
-#define SIM_THREAD_WAITING   5	/* Waiting: OldThreadStateWr holds the wait reason */
-#define SIM_WAIT_REASON_MAX  63 /* OldThreadStateWr is 6 bits */
-#define SIM_QOS_MAX	     7	/* 3 bits in the v4 flags byte */
+#define SIM_PRI_MAX	   31 /* KPRIORITY of a thread */
+#define SIM_STATE_MAX	   10 /* MaximumThreadState (KERNEL_FACTS 5.3, KTHREAD_STATE) */
+#define SIM_THREAD_WAITING 5  /* Waiting: OldThreadStateWr holds the wait reason */
+#define SIM_REASON_MAX	   63 /* OldThreadStateWr is 6 bits */
+#define SIM_QOS_MAX	   7  /* 3 bits in the v4 flags byte */
 
 /* clang-format off */
 #define SIM_CSWITCH_FIELDS(F, C, x)                                                                \
 	/* the CPU it happened on */                                                               \
-	F(x, cpu, uint32_t, , CPU, 0, 0, REQ, 0, ALWAYS) \
+	F(x, cpu,                   uint32_t, CPU,  0,         0,              REQ, 0, ALWAYS)     \
 	/* interrupt tick count (KUSER_SHARED_DATA.TickCount low dword) */                         \
-	F(x, tick, uint32_t, , U, 0, UINT32_MAX, REQ, 0, ALWAYS) \
+	F(x, tick,                  uint32_t, U,    0,         UINT32_MAX,     REQ, 0, ALWAYS)     \
 	/* the time in every clock type in use, in that clock's units */                           \
-	F(x, ts, uint64_t, [SIM_CLOCK_SLOTS], TS, 0, 0, REQ, 0, ALWAYS) \
-	F(x, old_tid, uint32_t, , U, 0, UINT32_MAX, REQ, 0, ALWAYS) \
-	F(x, old_pri, int8_t, , I, 0, SIM_PRIORITY_MAX, OPT, 0, ALWAYS) \
-	F(x, old_base_pri, int8_t, , I, 0, SIM_PRIORITY_MAX, OPT, 0, ALWAYS) \
-	F(x, old_state, uint8_t, , U, 0, SIM_THREAD_STATE_MAX, OPT, 0, ALWAYS) \
-	F(x, old_wait_reason, uint8_t, , U, 0, SIM_WAIT_REASON_MAX, OPT, 0, ALWAYS) \
-	F(x, old_wait_mode, uint8_t, , U, 0, 1, OPT, 0, ALWAYS) \
+	F(x, ts,                    uint64_t, TS,   0,         0,              REQ, 0, ALWAYS)     \
+	F(x, old_tid,               uint32_t, U,    0,         UINT32_MAX,     REQ, 0, ALWAYS)     \
+	F(x, old_pri,               int8_t,   I,    0,         SIM_PRI_MAX,    OPT, 0, ALWAYS)     \
+	F(x, old_base_pri,          int8_t,   I,    0,         SIM_PRI_MAX,    OPT, 0, ALWAYS)     \
+	F(x, old_state,             uint8_t,  U,    0,         SIM_STATE_MAX,  OPT, 0, ALWAYS)     \
+	F(x, old_wait_reason,       uint8_t,  U,    0,         SIM_REASON_MAX, OPT, 0, ALWAYS)     \
+	F(x, old_wait_mode,         uint8_t,  U,    0,         1,              OPT, 0, ALWAYS)     \
 	/* IdealProcessor; 0x0524 keeps the low 8 bits */                                          \
-	F(x, old_ideal_cpu, uint32_t, , U, 0, UINT32_MAX, OPT, 0, ALWAYS) \
+	F(x, old_ideal_cpu,         uint32_t, U,    0,         UINT32_MAX,     OPT, 0, ALWAYS)     \
 	/* a Waiting thread's reason is below the target's MaximumWaitReason */                    \
 	C(x, waiting_reason)                                                                       \
 	/* (QuantumTarget - CycleTime) >> 10; 0x0524 keeps 32 bits */                              \
-	F(x, old_remaining_quantum, int64_t, , I, INT64_MIN, INT64_MAX, OPT, 0, ALWAYS) \
-	F(x, old_qos, uint8_t, , U, 0, SIM_QOS_MAX, OPT, 0, ALWAYS) \
-	F(x, prev_cstate, uint8_t, , U, 0, UINT8_MAX, OPT, 0, ALWAYS) \
+	F(x, old_remaining_quantum, int64_t,  I,    INT64_MIN, INT64_MAX,      OPT, 0, ALWAYS)     \
+	F(x, old_qos,               uint8_t,  U,    0,         SIM_QOS_MAX,    OPT, 0, ALWAYS)     \
+	F(x, prev_cstate,           uint8_t,  U,    0,         UINT8_MAX,      OPT, 0, ALWAYS)     \
 	/* scheduling-group rank; 0x0524 saturates at 0xFF */                                      \
-	F(x, old_rank, uint32_t, , U, 0, UINT32_MAX, OPT, 0, ALWAYS) \
-	F(x, new_tid, uint32_t, , U, 0, UINT32_MAX, REQ, 0, ALWAYS) \
-	F(x, new_pri, int8_t, , I, 0, SIM_PRIORITY_MAX, OPT, 0, ALWAYS) \
-	F(x, new_pri_decrement, int8_t, , I, INT8_MIN, INT8_MAX, OPT, 0, ALWAYS) \
+	F(x, old_rank,              uint32_t, U,    0,         UINT32_MAX,     OPT, 0, ALWAYS)     \
+	F(x, new_tid,               uint32_t, U,    0,         UINT32_MAX,     REQ, 0, ALWAYS)     \
+	F(x, new_pri,               int8_t,   I,    0,         SIM_PRI_MAX,    OPT, 0, ALWAYS)     \
+	F(x, new_pri_decrement,     int8_t,   I,    INT8_MIN,  INT8_MAX,       OPT, 0, ALWAYS)     \
 	/* TickCount - new thread's WaitTime, unclamped */                                         \
-	F(x, new_wait_ticks, uint32_t, , U, 0, UINT32_MAX, OPT, 0, ALWAYS) \
-	F(x, new_qos, uint8_t, , U, 0, SIM_QOS_MAX, OPT, 0, ALWAYS) \
+	F(x, new_wait_ticks,        uint32_t, U,    0,         UINT32_MAX,     OPT, 0, ALWAYS)     \
+	F(x, new_qos,               uint8_t,  U,    0,         SIM_QOS_MAX,    OPT, 0, ALWAYS)     \
 	/* every machine counter (index = global counter id) on the CPU at the switch;
 	 * sessions pick theirs by id */                                                           \
-	F(x, pmc, uint64_t, [SIM_MAX_COUNTERS], PMC, 0, INT64_MAX, OPT, 0, ALWAYS) \
+	F(x, pmc,                   uint64_t, PMC,  0,         INT64_MAX,      OPT, 0, ALWAYS)     \
 	/* the CPU's DS-save-area PebsIndex at the switch, a linear address */                     \
-	F(x, pebs_index, uint64_t, , PEBS, 0, INT64_MAX, OPT, 0, PEBS)
+	F(x, pebs_index,            uint64_t, PEBS, 0,         INT64_MAX,      OPT, 0, PEBS)
 
 #define ETW_CSWITCH_FIELDS(F, x)                                                                   \
 	F(x, new_tid, uint32_t, U, 1, 1, w->new_tid, \

@@ -27,37 +27,37 @@
 
 /* clang-format off */
 #define SIM_SPINLOCK_FIELDS(F, C, x)                                                               \
-	F(x, cpu, uint32_t, , CPU, 0, 0, REQ, 0, ALWAYS) \
-	F(x, tick, uint32_t, , U, 0, UINT32_MAX, LAST, 0, ALWAYS) \
-	F(x, ts, uint64_t, [SIM_CLOCK_SLOTS], TS, 0, 0, REQ, 0, ALWAYS) \
-	F(x, lock, uint64_t, , ADDR, 0, 0, REQ, 0, ALWAYS) \
-	F(x, caller, uint64_t, , ADDR, 0, 0, REQ, 0, ALWAYS) \
+	F(x, cpu,              uint32_t,          CPU,  0, 0,                 REQ,  0, ALWAYS)     \
+	F(x, tick,             uint32_t,          U,    0, UINT32_MAX,        LAST, 0, ALWAYS)     \
+	F(x, ts,               uint64_t,          TS,   0, 0,                 REQ,  0, ALWAYS)     \
+	F(x, lock,             uint64_t,          ADDR, 0, 0,                 REQ,  0, ALWAYS)     \
+	F(x, caller,           uint64_t,          ADDR, 0, 0,                 REQ,  0, ALWAYS)     \
 	/* rdtsc cycles, whatever the clock type */                                                \
-	F(x, acquire_time, uint64_t, , U, 0, INT64_MAX, OPT, 0, ALWAYS) \
-	F(x, release_time, uint64_t, , U, 0, INT64_MAX, OPT, 0, ALWAYS) \
+	F(x, acquire_time,     uint64_t,          U,    0, INT64_MAX,         OPT,  0, ALWAYS)     \
+	F(x, release_time,     uint64_t,          U,    0, INT64_MAX,         OPT,  0, ALWAYS)     \
 	/* AcquireTime - T0; WaitTimeInCycles keeps 32 bits */                                     \
-	F(x, wait_cycles, uint64_t, , U, 0, INT64_MAX, OPT, 0, ALWAYS) \
-	F(x, spin_count, uint32_t, , U, 0, UINT32_MAX, OPT, 0, ALWAYS) \
-	F(x, tid, uint32_t, , U, 0, UINT32_MAX, OPT, 0, ALWAYS) \
-	F(x, interrupt_count, uint32_t, , U, 0, UINT32_MAX, OPT, 0, ALWAYS) \
-	F(x, irql, uint8_t, , U, 0, SIM_IRQL_MAX, OPT, 0, ALWAYS) \
-	F(x, depth, uint8_t, , U, 1, UINT8_MAX, OPT, 1, ALWAYS) \
-	F(x, mode, uint8_t, , U, 0, SIM_SPIN_MODE_MAX, OPT, 0, ALWAYS) \
-	F(x, dpc, bool, , BOOL, 0, 1, OPT, 0, ALWAYS) \
-	F(x, isr, bool, , BOOL, 0, 1, OPT, 0, ALWAYS) \
-	F(x, logged, bool, , BOOL, 0, 1, REQ, 0, ALWAYS) \
+	F(x, wait_cycles,      uint64_t,          U,    0, INT64_MAX,         OPT,  0, ALWAYS)     \
+	F(x, spin_count,       uint32_t,          U,    0, UINT32_MAX,        OPT,  0, ALWAYS)     \
+	F(x, tid,              uint32_t,          U,    0, UINT32_MAX,        OPT,  0, ALWAYS)     \
+	F(x, interrupt_count,  uint32_t,          U,    0, UINT32_MAX,        OPT,  0, ALWAYS)     \
+	F(x, irql,             uint8_t,           U,    0, SIM_IRQL_MAX,      OPT,  0, ALWAYS)     \
+	F(x, depth,            uint8_t,           U,    1, UINT8_MAX,         OPT,  1, ALWAYS)     \
+	F(x, mode,             uint8_t,           U,    0, SIM_SPIN_MODE_MAX, OPT,  0, ALWAYS)     \
+	F(x, dpc,              bool,              BOOL, 0, 1,                 OPT,  0, ALWAYS)     \
+	F(x, isr,              bool,              BOOL, 0, 1,                 OPT,  0, ALWAYS)     \
+	F(x, logged,           bool,              BOOL, 0, 1,                 REQ,  0, ALWAYS)     \
 	/* why a release was (or was not) logged */                                                \
-	F(x, why, enum sim_spin_why, , WHY, 0, 0, OPT, 0, ALWAYS) \
+	F(x, why,              enum sim_spin_why, WHY,  0, 0,                 OPT,  0, ALWAYS)     \
 	/* the lock family's name (NULL: unknown) */                                               \
-	F(x, name, const char *, , STR, 0, 0, OPT, 0, SET) \
+	F(x, name,             const char *,      STR,  0, 0,                 OPT,  0, SET)        \
 	/* the CPU's PRCB counters at the release (what the sampling predicate read) */            \
-	F(x, acquire_count, uint32_t, , U, 0, UINT32_MAX, OPT, 0, ROWS) \
-	F(x, contention_count, uint32_t, , U, 0, UINT32_MAX, OPT, 0, ROWS) \
+	F(x, acquire_count,    uint32_t,          U,    0, UINT32_MAX,        OPT,  0, ROWS)       \
+	F(x, contention_count, uint32_t,          U,    0, UINT32_MAX,        OPT,  0, ROWS)       \
 	/* acquired past the 8-deep stack: the kernel logs nothing */                              \
-	F(x, untracked, bool, , BOOL, 0, 1, OPT, 0, TRUE) \
+	F(x, untracked,        bool,              BOOL, 0, 1,                 OPT,  0, TRUE)       \
 	/* released inside the logger (re-entrancy guard): not logged */                           \
-	F(x, guarded, bool, , BOOL, 0, 1, OPT, 0, TRUE) \
-	F(x, pmc, uint64_t, [SIM_MAX_COUNTERS], PMC, 0, INT64_MAX, OPT, 0, ALWAYS)
+	F(x, guarded,          bool,              BOOL, 0, 1,                 OPT,  0, TRUE)       \
+	F(x, pmc,              uint64_t,          PMC,  0, INT64_MAX,         OPT,  0, ALWAYS)
 
 #define ETW_SPINLOCK_FIELDS(F, x)                                                                  \
 	F(x, lock, uint64_t, HEX, 1, 1, w->lock_address, 0, "SpinLockAddress", 1, sl->lock & mask, \

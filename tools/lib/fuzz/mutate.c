@@ -846,7 +846,7 @@ static int64_t within(bool sgn, uint64_t raw, int64_t lo, int64_t hi)
 #define WITHIN_BOOL(m, ctype, lo, hi)
 #define WITHIN_WHY(m, ctype, lo, hi)
 #define WITHIN_STR(m, ctype, lo, hi)
-#define WITHIN_ROW(x, name, ctype, dim, how, lo, hi, need, dflt, when)                             \
+#define WITHIN_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                  \
 	WITHIN_##how(x->name, ctype, lo, hi)
 
 static int8_t pri(int v)

@@ -89,34 +89,34 @@ struct kind_keys {
 #define NO_KEY MAX_KIND_KEYS
 
 /* The number of the key a TS (PMC) row has: the sum over the rows, each 0 but that one. */
-#define IS_TS_TS			       1
-#define IS_PMC_PMC			       1
-#define IS_TS_U				       0
-#define IS_TS_I				       0
-#define IS_TS_CPU			       0
-#define IS_TS_PMC			       0
-#define IS_TS_PEBS			       0
-#define IS_TS_ADDR			       0
-#define IS_TS_BOOL			       0
-#define IS_TS_WHY			       0
-#define IS_TS_STR			       0
-#define IS_TS_GROUP			       0
-#define IS_TS_EVENT			       0
-#define IS_TS_CLOCK			       0
-#define IS_PMC_U			       0
-#define IS_PMC_I			       0
-#define IS_PMC_CPU			       0
-#define IS_PMC_TS			       0
-#define IS_PMC_PEBS			       0
-#define IS_PMC_ADDR			       0
-#define IS_PMC_BOOL			       0
-#define IS_PMC_WHY			       0
-#define IS_PMC_STR			       0
-#define IS_PMC_GROUP			       0
-#define IS_PMC_EVENT			       0
-#define IS_PMC_CLOCK			       0
-#define TS_ROW(x, name, ctype, dim, how, ...)  +IS_TS_##how *K_##x##_##name
-#define PMC_ROW(x, name, ctype, dim, how, ...) +IS_PMC_##how *K_##x##_##name
+#define IS_TS_TS			  1
+#define IS_PMC_PMC			  1
+#define IS_TS_U				  0
+#define IS_TS_I				  0
+#define IS_TS_CPU			  0
+#define IS_TS_PMC			  0
+#define IS_TS_PEBS			  0
+#define IS_TS_ADDR			  0
+#define IS_TS_BOOL			  0
+#define IS_TS_WHY			  0
+#define IS_TS_STR			  0
+#define IS_TS_GROUP			  0
+#define IS_TS_EVENT			  0
+#define IS_TS_CLOCK			  0
+#define IS_PMC_U			  0
+#define IS_PMC_I			  0
+#define IS_PMC_CPU			  0
+#define IS_PMC_TS			  0
+#define IS_PMC_PEBS			  0
+#define IS_PMC_ADDR			  0
+#define IS_PMC_BOOL			  0
+#define IS_PMC_WHY			  0
+#define IS_PMC_STR			  0
+#define IS_PMC_GROUP			  0
+#define IS_PMC_EVENT			  0
+#define IS_PMC_CLOCK			  0
+#define TS_ROW(x, name, ctype, how, ...)  +IS_TS_##how *K_##x##_##name
+#define PMC_ROW(x, name, ctype, how, ...) +IS_PMC_##how *K_##x##_##name
 /* "kind" is key 0: a sum of 0 is no such key */
 #define KEY_OR_NONE(k) ((k) ? (unsigned)(k) : NO_KEY)
 
@@ -911,10 +911,10 @@ static const char *const event_names[2] = {"start", "exit"};
 #define FR_TICK_U(k)	      opt->tick = tok(r, k)->type != T_NONE;
 #define FR_TICK_TS(k)
 
-#define FR_ROW(x, name, ctype, dim, how, lo, hi, need, dflt, when)                                 \
+#define FR_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                      \
 	FR_##how(K_##x##_##name, lo, hi, REQ_##need, rec->name, ctype);                            \
 	FR_GIVEN_##need(how, K_##x##_##name)
-#define FR_DFLT(x, name, ctype, dim, how, lo, hi, need, dflt, when)                                \
+#define FR_DFLT(x, name, ctype, how, lo, hi, need, dflt, when)                                     \
 	if (dflt) {                                                                                \
 		FR_SET_##how(rec->name, dflt);                                                     \
 	}
@@ -962,14 +962,14 @@ TRUTH_KINDS(FR_GET)
  * general parse (which accepts it too when it is good). Built from the
  * switch's table, like the writer's line: the two cannot drift.
  */
-#define TF_ENUM(x, name, ctype, dim, how, ...) TF_ENUM_##how(name)
-#define TF_ENUM_ONE(name)		       TF_##name,
-#define TF_ENUM_U(name)			       TF_ENUM_ONE(name)
-#define TF_ENUM_I(name)			       TF_ENUM_ONE(name)
-#define TF_ENUM_CPU(name)		       TF_ENUM_ONE(name)
-#define TF_ENUM_PMC(name)		       TF_ENUM_ONE(name) /* the next counter value */
-#define TF_ENUM_PEBS(name)		       TF_ENUM_ONE(name) /* hex digits, then the closing quote */
-#define TF_ENUM_TS(name)		       TF_##name, TF_##name##_last = TF_##name + SIM_CLOCK_SLOTS - 1,
+#define TF_ENUM(x, name, ctype, how, ...) TF_ENUM_##how(name)
+#define TF_ENUM_ONE(name)		  TF_##name,
+#define TF_ENUM_U(name)			  TF_ENUM_ONE(name)
+#define TF_ENUM_I(name)			  TF_ENUM_ONE(name)
+#define TF_ENUM_CPU(name)		  TF_ENUM_ONE(name)
+#define TF_ENUM_PMC(name)		  TF_ENUM_ONE(name) /* the next counter value */
+#define TF_ENUM_PEBS(name)		  TF_ENUM_ONE(name) /* hex digits, then the closing quote */
+#define TF_ENUM_TS(name)		  TF_##name, TF_##name##_last = TF_##name + SIM_CLOCK_SLOTS - 1,
 
 enum tpl_field {
 	SIM_CSWITCH_FIELDS(TF_ENUM, TRUTH_NO_CHECK, ) TF_END, /* the line ends after the text */
@@ -1082,7 +1082,7 @@ static void tpl_pmc(struct tpl_build *b, const char *key, unsigned field)
 #define TPL_TS(key, f)	 tpl_text(&b, key), tpl_clocks(&b, f)
 #define TPL_PMC(key, f)	 tpl_pmc(&b, key, f)
 #define TPL_PEBS(key, f) tpl_text(&b, key), tpl_text(&b, "\"0x"), tpl_value(&b, f)
-#define TPL_ROW(x, name, ctype, dim, how, lo, hi, need, dflt, when)                                \
+#define TPL_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                     \
 	if (TPL_WHEN_##when) {                                                                     \
 		TPL_##how(",\"" #name "\":", TF_##name);                                           \
 	}
@@ -1161,7 +1161,7 @@ static const char *tpl_hex(const char *p, uint64_t *out)
 }
 
 /* Each field's value at @p, by its table row (the range checks of pass 2). */
-#define TPLC_ROW(x, name, ctype, dim, how, lo, hi, need, dflt, when) TPLC_##how(name, ctype, lo, hi)
+#define TPLC_ROW(x, name, ctype, how, lo, hi, need, dflt, when) TPLC_##how(name, ctype, lo, hi)
 #define TPLC_INT(name, ctype, lo, hi)                                                              \
 	case TF_##name:                                                                            \
 		p = tpl_int(p, lo, hi, &v);                                                        \

@@ -37,11 +37,11 @@
  */
 /* clang-format off */
 #define TRUTH_THREAD_FIELDS(F, C, x)                                                               \
-	F(x, tid, uint32_t, , U, 0, UINT32_MAX, REQ, 0, ALWAYS) \
-	F(x, group, const char *, , GROUP, 0, 0, REQ, 0, ALWAYS) \
-	F(x, event, bool, , EVENT, 0, 0, REQ, 0, ALWAYS) \
-	F(x, tick, uint32_t, , U, 0, UINT32_MAX, HIGH, 0, ALWAYS) \
-	F(x, ts,    uint64_t,     [SIM_CLOCK_SLOTS], TS,    0, 0,          HIGH, 0, ALWAYS)
+	F(x, tid,   uint32_t,     U,     0, UINT32_MAX, REQ,  0, ALWAYS)                           \
+	F(x, group, const char *, GROUP, 0, 0,          REQ,  0, ALWAYS)                           \
+	F(x, event, bool,         EVENT, 0, 0,          REQ,  0, ALWAYS)                           \
+	F(x, tick,  uint32_t,     U,     0, UINT32_MAX, HIGH, 0, ALWAYS)                           \
+	F(x, ts,    uint64_t,     TS,    0, 0,          HIGH, 0, ALWAYS)
 
 #define TRUTH_KINDS(K)                                                                             \
 	K(cswitch,     CSWITCH,     struct sim_cswitch,     cs,     "a cswitch line",              \

@@ -1046,9 +1046,9 @@ static int check_end(const struct rd *d, struct truth_reader *r, const struct si
 	for (unsigned c_ = 0; c_ < SIM_CLOCK_SLOTS; c_++) {                                        \
 		m[c_] = r->max_ts[c_].v;                                                           \
 	}
-#define J_DFLT(x, name, ctype, dim, how, lo, hi, need, dflt, when) J_DFLT_##how(rec->name, dflt)
-#define J_DFLT_U(m, v)						   m = v;
-#define J_DFLT_I(m, v)						   m = v;
+#define J_DFLT(x, name, ctype, how, lo, hi, need, dflt, when) J_DFLT_##how(rec->name, dflt)
+#define J_DFLT_U(m, v)					      m = v;
+#define J_DFLT_I(m, v)					      m = v;
 #define J_DFLT_CPU(m, v)
 #define J_DFLT_TS(m, v)
 #define J_DFLT_PMC(m, v)
@@ -1061,7 +1061,7 @@ static int check_end(const struct rd *d, struct truth_reader *r, const struct si
 #define J_DFLT_EVENT(m, v)
 #define J_DFLT_CLOCK(m, v)
 
-#define J_ROW(x, name, ctype, dim, how, lo, hi, need, dflt, when)                                  \
+#define J_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                       \
 	J_PRE_##need(how, rec->name, name) J_##how(#name, lo, hi, REQ_##need, rec->name, ctype);
 #define J_CHECK(x, name)                                                                           \
 	do {                                                                                       \
@@ -1073,8 +1073,8 @@ static int check_end(const struct rd *d, struct truth_reader *r, const struct si
 	} while (0);
 
 /* Once read: a line with a "cpu" against that CPU's history, and the kind's own check. */
-#define J_CPU_TIME(x, name, ctype, dim, how, ...) J_CPU_TIME_##how
-#define J_CPU_TIME_CPU				  J_CALL(check_cpu_time(d, r, rec->cpu, rec->tick, rec->ts));
+#define J_CPU_TIME(x, name, ctype, how, ...) J_CPU_TIME_##how
+#define J_CPU_TIME_CPU			     J_CALL(check_cpu_time(d, r, rec->cpu, rec->tick, rec->ts));
 #define J_CPU_TIME_U
 #define J_CPU_TIME_I
 #define J_CPU_TIME_TS
@@ -1442,7 +1442,7 @@ struct truth_reader *truth_open_mem(const char *name, const char *text, size_t l
 #define F_KEEP_GROUP(m)
 #define F_KEEP_EVENT(m)
 #define F_KEEP_CLOCK(m)
-#define F_ROW(x, name, ctype, dim, how, lo, hi, need, dflt, when)                                  \
+#define F_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                       \
 	F_FIX_##need(how, rec->name, name) F_KEEP_##how(rec->name)
 
 #define F_FINISH(kind, ENUM, ctype, um, what, FIELDS, stamp_of, after)                             \

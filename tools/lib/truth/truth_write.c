@@ -580,42 +580,41 @@ static void put_clock(struct line *l, enum sim_clock c)
 #define W_CLOCK(key, v) LIT(l, key), put_clock(l, v)
 #define W_EVENT(key, v) LIT(l, key), rec->exit ? LIT(l, "\"exit\"") : LIT(l, "\"start\"")
 
-#define W_ROW(x, name, ctype, dim, how, lo, hi, need, dflt, when)                                  \
+#define W_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                       \
 	if (W_WHEN_##when(rec->name)) {                                                            \
 		W_##how(",\"" #name "\":", rec->name);                                             \
 	}
 
 /* The most a value takes (a string's and "pmc"'s: BR_ below). */
-#define B_U	U64_MAX_CHARS
-#define B_CPU	U64_MAX_CHARS
-#define B_I	U64_MAX_CHARS
-#define B_TS	TS_BOUND
-#define B_PMC	0
-#define B_PEBS	(4 + 16)
-#define B_ADDR	(4 + 16)
-#define B_BOOL	5
-#define B_WHY	(2 + 16)
-#define B_STR	0
-#define B_GROUP 0
-#define B_CLOCK (2 + 8)
-#define B_EVENT 7
-#define B_ROW(x, name, ctype, dim, how, lo, hi, need, dflt, when)                                  \
-	+sizeof(",\"" #name "\":") + B_##how
+#define B_U						     U64_MAX_CHARS
+#define B_CPU						     U64_MAX_CHARS
+#define B_I						     U64_MAX_CHARS
+#define B_TS						     TS_BOUND
+#define B_PMC						     0
+#define B_PEBS						     (4 + 16)
+#define B_ADDR						     (4 + 16)
+#define B_BOOL						     5
+#define B_WHY						     (2 + 16)
+#define B_STR						     0
+#define B_GROUP						     0
+#define B_CLOCK						     (2 + 8)
+#define B_EVENT						     7
+#define B_ROW(x, name, ctype, how, lo, hi, need, dflt, when) +sizeof(",\"" #name "\":") + B_##how
 
-#define BR_STR(v)						   ((v) ? str_bound(strlen(v)) : 0)
-#define BR_GROUP(v)						   str_bound(strlen(v))
-#define BR_PMC(v)						   sh->stamp[stamp].bound
-#define BR_ROW(x, name, ctype, dim, how, lo, hi, need, dflt, when) +BR_##how(rec->name)
-#define BR_U(v)							   0
-#define BR_CPU(v)						   0
-#define BR_I(v)							   0
-#define BR_TS(v)						   0
-#define BR_PEBS(v)						   0
-#define BR_ADDR(v)						   0
-#define BR_BOOL(v)						   0
-#define BR_WHY(v)						   0
-#define BR_CLOCK(v)						   0
-#define BR_EVENT(v)						   0
+#define BR_STR(v)					      ((v) ? str_bound(strlen(v)) : 0)
+#define BR_GROUP(v)					      str_bound(strlen(v))
+#define BR_PMC(v)					      sh->stamp[stamp].bound
+#define BR_ROW(x, name, ctype, how, lo, hi, need, dflt, when) +BR_##how(rec->name)
+#define BR_U(v)						      0
+#define BR_CPU(v)					      0
+#define BR_I(v)						      0
+#define BR_TS(v)					      0
+#define BR_PEBS(v)					      0
+#define BR_ADDR(v)					      0
+#define BR_BOOL(v)					      0
+#define BR_WHY(v)					      0
+#define BR_CLOCK(v)					      0
+#define BR_EVENT(v)					      0
 
 #define W_FMT(kind, ENUM, ctype, u, what, FIELDS, stamp_of, after)                                 \
 	static bool fmt_##kind(struct line *l, const struct trace_config *cfg,                     \
