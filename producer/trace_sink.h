@@ -29,6 +29,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "producer/records/cswitch.h"
+#include "producer/records/spinlock.h"
+
 /* Clock types, indexed like ReservedFlags (1 QPC, 2 system time, 3 cycles). */
 enum sim_clock {
 	SIM_CLOCK_QPC = 1,
@@ -41,38 +44,33 @@ enum sim_clock {
 #define SIM_MAX_COUNTERS 16 /* distinct PMC sources across all sessions */
 #define SIM_MAX_PMC	 7  /* counters one event can carry (3-bit count) */
 
+/*
+ * A struct's members from its table (producer/records/): one per F row, an
+ * array for the fields that are one per clock (TS) or machine counter (PMC).
+ */
+#define SIM_MEMBER(x, name, ctype, how, ...) ctype name SIM_DIM_##how;
+#define SIM_DIM_TS			     [SIM_CLOCK_SLOTS]
+#define SIM_DIM_PMC			     [SIM_MAX_COUNTERS]
+#define SIM_DIM_U
+#define SIM_DIM_I
+#define SIM_DIM_CPU
+#define SIM_DIM_PEBS
+#define SIM_DIM_ADDR
+#define SIM_DIM_BOOL
+#define SIM_DIM_WHY
+#define SIM_DIM_STR
+#define SIM_DIM_GROUP
+#define SIM_DIM_EVENT
+#define SIM_DIM_CLOCK
+#define SIM_NO_CHECK(x, name)
+
 /**
- * struct sim_cswitch - one context switch on @cpu, as the kernel's
- * EtwTraceContextSwap sees it (field names follow the truth schema).
- * @tick:      interrupt tick count (KUSER_SHARED_DATA.TickCount low dword)
- * @ts:        the time in every clock type in use, in that clock's units
- * @new_wait_ticks: TickCount - new thread's WaitTime, unclamped
- * @pmc:       value of every machine counter (index = global counter id)
- *             on @cpu at the switch; sessions pick theirs by id
- * @pebs_index: the CPU's DS-save-area PebsIndex at the switch
+ * struct sim_cswitch - one context switch, as the kernel's
+ * EtwTraceContextSwap sees it: its members, their ranges and their place
+ * in the truth line are SIM_CSWITCH_FIELDS (producer/records/cswitch.h).
  */
 struct sim_cswitch {
-	uint32_t cpu;
-	uint32_t tick;
-	uint64_t ts[SIM_CLOCK_SLOTS];
-	uint32_t old_tid;
-	int8_t old_pri;
-	int8_t old_base_pri;
-	uint8_t old_state;
-	uint8_t old_wait_reason;
-	uint8_t old_wait_mode;
-	uint32_t old_ideal_cpu;	       /* IdealProcessor; 0x0524 keeps the low 8 bits */
-	int64_t old_remaining_quantum; /* (QuantumTarget - CycleTime) >> 10; 0x0524 keeps 32 bits */
-	uint8_t old_qos;
-	uint8_t prev_cstate;
-	uint32_t old_rank; /* scheduling-group rank; 0x0524 saturates at 0xFF */
-	uint32_t new_tid;
-	int8_t new_pri;
-	int8_t new_pri_decrement;
-	uint32_t new_wait_ticks;
-	uint8_t new_qos;
-	uint64_t pmc[SIM_MAX_COUNTERS];
-	uint64_t pebs_index;
+	SIM_CSWITCH_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
 };
 
 /** enum sim_spin_why - why a release was (or was not) logged. */
@@ -84,38 +82,11 @@ enum sim_spin_why {
 };
 
 /**
- * struct sim_spinlock - one spin-lock release (logged or not).
- * @acquire_count/@contention_count: the CPU's PRCB counters at the release
- *                 (what the sampling predicate read)
- * @untracked:     acquired past the 8-deep stack: the kernel logs nothing
- * @guarded:       released inside the logger (re-entrancy guard): not logged
- * @name:          the lock family's name (NULL: unknown)
+ * struct sim_spinlock - one spin-lock release (logged or not): its members
+ * are SIM_SPINLOCK_FIELDS (producer/records/spinlock.h).
  */
 struct sim_spinlock {
-	uint32_t cpu;
-	uint32_t tick;
-	uint64_t ts[SIM_CLOCK_SLOTS];
-	uint64_t lock;
-	uint64_t caller;
-	uint64_t acquire_time; /* rdtsc cycles, whatever the clock type */
-	uint64_t release_time;
-	uint64_t wait_cycles; /* AcquireTime - T0; WaitTimeInCycles keeps 32 bits */
-	uint32_t spin_count;
-	uint32_t tid;
-	uint32_t interrupt_count;
-	uint8_t irql;
-	uint8_t depth;
-	uint8_t mode;
-	bool dpc;
-	bool isr;
-	bool logged;
-	enum sim_spin_why why;
-	uint32_t acquire_count;
-	uint32_t contention_count;
-	bool untracked;
-	bool guarded;
-	const char *name;
-	uint64_t pmc[SIM_MAX_COUNTERS];
+	SIM_SPINLOCK_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
 };
 
 /**

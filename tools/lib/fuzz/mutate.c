@@ -40,6 +40,7 @@
 #include "tools/lib/read/event_stream.h"
 #include "tools/lib/truth/truth.h"
 #include "writer/etl_layout.h"
+#include "writer/etl_wire.h"
 
 #define MUT_MAX_RECORDS 2048 /* what a model keeps of an input */
 #define MUT_MAX_CPUS	64
@@ -201,13 +202,22 @@ static uint32_t tick_at(const struct model *m, uint64_t t)
 	return m->start_tick + (uint32_t)(to_100ns(m, t > s ? t - s : 0) / m->cfg.timer_resolution);
 }
 
+/*
+ * A field of a decoded payload back into the model's record: its table's
+ * "back" (producer/records/), what the mutator carries.
+ */
+#define BACK_ROW(x, name, ctype, json, jpass, jwhen, from, at, what, vwhen, want, back) back;
+
 /* The sampling parameters of the first spin-lock configuration rundown (0x0F4B) of @d. */
 static void spin_config_from(struct model *m, const struct etl_reader *d)
 {
 	for (unsigned i = 1; i < etl_reader_buffer_count(d); i++) {
 		const struct etl_buffer *b = etl_reader_buffer(d, i);
 		struct etw_spinlock_config sc;
+		struct etwforge_spinlock_config pub;
+		const struct etwforge_spinlock_config *o = &pub;
 		struct spin_sampling p;
+		struct spin_sampling *sp = &p;
 		struct etl_record r;
 		struct etl_error e;
 		const char *why;
@@ -218,10 +228,8 @@ static void spin_config_from(struct model *m, const struct etl_reader *d)
 			    etw_decode_spinlock_config(r.payload, r.payload_len, &sc) < 0) {
 				continue;
 			}
-			p.spin_threshold = sc.spin_threshold;
-			p.acquire_sample_rate = sc.acquire_sample_rate;
-			p.contention_sample_rate = sc.contention_sample_rate;
-			p.hold_threshold = sc.hold_threshold;
+			read_conv_spinlock_config(&sc, &pub);
+			ETW_SPINLOCK_CONFIG_FIELDS(BACK_ROW, )
 			if (spin_sampling_check(&p, &why) == 0) {
 				m->cfg.spin = p;
 			}
@@ -305,6 +313,8 @@ static void events_from(struct model *m, const struct etl_reader *d, unsigned cp
 		if (ev.kind == DEC_EV_SPINLOCK) {
 			struct sim_spinlock *sl = &x->u.sl;
 			uint64_t pmcv[SIM_MAX_COUNTERS];
+			struct etwforge_spinlock pub;
+			const struct etwforge_spinlock *o = &pub;
 
 			memcpy(pmcv, x->u.cs.pmc, sizeof(pmcv));
 			memset(sl, 0, sizeof(*sl));
@@ -312,19 +322,8 @@ static void events_from(struct model *m, const struct etl_reader *d, unsigned cp
 			x->kind = TRUTH_SPINLOCK;
 			x->t = ev.rec.ts;
 			sl->cpu = cpu;
-			sl->lock = ev.u.sl.lock_address;
-			sl->caller = ev.u.sl.caller_address;
-			sl->acquire_time = ev.u.sl.acquire_time;
-			sl->release_time = ev.u.sl.release_time;
-			sl->wait_cycles = ev.u.sl.wait_cycles;
-			sl->spin_count = ev.u.sl.spin_count;
-			sl->tid = ev.u.sl.tid;
-			sl->interrupt_count = ev.u.sl.interrupt_count;
-			sl->irql = ev.u.sl.irql;
-			sl->depth = ev.u.sl.depth;
-			sl->mode = ev.u.sl.acquire_mode;
-			sl->dpc = ev.u.sl.execute_dpc;
-			sl->isr = ev.u.sl.execute_isr;
+			read_conv_spinlock(&ev.u.sl, &pub);
+			ETW_SPINLOCK_FIELDS(BACK_ROW, )
 			sl->logged = true;
 			sl->why = SIM_SPIN_CONTENDED;
 			*flags |= PRODUCER_F_SPINLOCK;
@@ -334,23 +333,13 @@ static void events_from(struct model *m, const struct etl_reader *d, unsigned cp
 		x->u.cs.cpu = cpu;
 		x->u.cs.pebs_index = ev.rec.pebs_index;
 		if (ev.kind == DEC_EV_CSWITCH) {
-			const struct etw_cswitch *w = &ev.u.cs;
 			struct sim_cswitch *cs = &x->u.cs;
+			struct etwforge_cswitch pub;
+			const struct etwforge_cswitch *o = &pub;
 
 			x->t = ev.rec.ts;
-			cs->new_tid = w->new_tid;
-			cs->old_tid = w->old_tid;
-			cs->new_pri = w->new_pri;
-			cs->old_pri = w->old_pri;
-			cs->old_base_pri = w->old_pri;
-			cs->prev_cstate = w->prev_cstate;
-			cs->new_pri_decrement = w->new_pri_decrement;
-			cs->old_wait_reason = w->old_wait_reason;
-			cs->old_wait_mode = (uint8_t)(w->wait_mode_or_flags & 1u);
-			cs->old_state = w->old_state;
-			cs->old_ideal_cpu = w->old_ideal_cpu;
-			cs->new_wait_ticks = w->new_wait_time;
-			cs->old_remaining_quantum = w->old_remaining_quantum;
+			read_conv_cswitch(&ev.u.cs, ev.rec.version, &pub);
+			ETW_CSWITCH_FIELDS(BACK_ROW, )
 			*flags |= PRODUCER_F_CSWITCH;
 		} else {
 			const struct etw_cswitch_compact *cc = &ev.u.cc;
@@ -831,6 +820,35 @@ static void synth(struct etwforge_mutator *x, struct model *m)
 
 /* ---- repair and encode ------------------------------------------------------------- */
 
+/* @raw (a field's value, as uint64_t) within @lo..@hi; @sgn: the field is signed. */
+static int64_t within(bool sgn, uint64_t raw, int64_t lo, int64_t hi)
+{
+	int64_t v = (int64_t)raw;
+
+	if (!sgn && raw > (uint64_t)INT64_MAX) {
+		return hi;
+	}
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * Every integer field of a record within the range the truth reader
+ * accepts (its table's lo..hi), as a stream that says so would be read:
+ * after the repairs below, a net for a field they do not know.
+ */
+#define WITHIN_U(m, ctype, lo, hi) m = (ctype)within(false, (uint64_t)(m), lo, hi);
+#define WITHIN_I(m, ctype, lo, hi) m = (ctype)within(true, (uint64_t)(m), lo, hi);
+#define WITHIN_CPU(m, ctype, lo, hi)
+#define WITHIN_TS(m, ctype, lo, hi)
+#define WITHIN_PMC(m, ctype, lo, hi)
+#define WITHIN_PEBS(m, ctype, lo, hi)
+#define WITHIN_ADDR(m, ctype, lo, hi)
+#define WITHIN_BOOL(m, ctype, lo, hi)
+#define WITHIN_WHY(m, ctype, lo, hi)
+#define WITHIN_STR(m, ctype, lo, hi)
+#define WITHIN_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                  \
+	WITHIN_##how(x->name, ctype, lo, hi)
+
 static int8_t pri(int v)
 {
 	return (int8_t)(v < 0 ? 0 : v > 31 ? 31 : v);
@@ -918,6 +936,7 @@ static void repair(struct model *m)
 			sl->acquire_time &= INT64_MAX;
 			sl->release_time &= INT64_MAX;
 			sl->wait_cycles &= INT64_MAX;
+			SIM_SPINLOCK_FIELDS(WITHIN_ROW, TRUTH_NO_CHECK, sl)
 			seen[cpu] = true;
 			continue;
 		}
@@ -948,6 +967,7 @@ static void repair(struct model *m)
 			for (unsigned j = 0; j < SIM_MAX_COUNTERS; j++) {
 				cs->pmc[j] &= INT64_MAX;
 			}
+			SIM_CSWITCH_FIELDS(WITHIN_ROW, TRUTH_NO_CHECK, cs)
 			seen[cpu] = true;
 		}
 	}

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "producer/records/cswitch.h"
+#include "producer/records/spinlock.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
 #include "tools/lib/common/json_out.h"
@@ -44,49 +46,44 @@ static void provider(struct jout *j, const struct etwforge_record *r)
 	}
 }
 
+/*
+ * A payload's members as its table says (producer/records/): its key, how
+ * it prints, in which pass (a field of pass 2 comes after every field of
+ * pass 1) and when.
+ */
+#define JS_U(key, v)	jout_ku64(j, key, v)
+#define JS_I(key, v)	jout_ki64(j, key, v)
+#define JS_HEX(key, v)	jout_khex(j, key, v)
+#define JS_BOOL(key, v) jout_kbool(j, key, v)
+#define JS_STR(key, v)	jout_kstr(j, key, v)
+#define JS_NONE(key, v) (void)0
+#define JS_ROW1(x, name, ctype, json, jpass, jwhen, ...)                                           \
+	if (jpass == 1 && (jwhen)) {                                                               \
+		JS_##json(#name, c->name);                                                         \
+	}
+#define JS_ROW2(x, name, ctype, json, jpass, jwhen, ...)                                           \
+	if (jpass == 2 && (jwhen)) {                                                               \
+		JS_##json(#name, c->name);                                                         \
+	}
+
 static void payload(struct jout *j, const struct etwforge_record *r)
 {
+	const unsigned ver = r->version;
+
+	(void)ver;
 	switch (r->decoded) {
 	case ETWFORGE_PAYLOAD_CSWITCH: {
 		const struct etwforge_cswitch *c = &r->u.cswitch;
 
-		jout_ku64(j, "new_tid", c->new_tid);
-		jout_ku64(j, "old_tid", c->old_tid);
-		jout_ki64(j, "new_pri", c->new_pri);
-		jout_ki64(j, "old_pri", c->old_pri);
-		jout_ku64(j, "prev_cstate", c->prev_cstate);
-		jout_ki64(j, "new_pri_decrement", c->new_pri_decrement);
-		jout_ku64(j, "old_wait_reason", c->old_wait_reason);
-		jout_ku64(j, "old_state", c->old_state);
-		jout_ku64(j, "old_ideal_cpu", c->old_ideal_cpu);
-		jout_ku64(j, "new_wait_time", c->new_wait_time);
-		jout_ki64(j, "old_remaining_quantum", c->old_remaining_quantum);
-		if (r->version >= 3) {
-			jout_ku64(j, "flags", c->flags);
-			jout_ku64(j, "old_wait_mode", c->old_wait_mode);
-			jout_ku64(j, "old_qos", c->old_qos);
-			jout_ku64(j, "new_qos", c->new_qos);
-		} else {
-			jout_ku64(j, "old_wait_mode", c->old_wait_mode);
-		}
+		ETW_CSWITCH_FIELDS(JS_ROW1, )
+		ETW_CSWITCH_FIELDS(JS_ROW2, )
 		break;
 	}
 	case ETWFORGE_PAYLOAD_SPINLOCK: {
-		const struct etwforge_spinlock *s = &r->u.spinlock;
+		const struct etwforge_spinlock *c = &r->u.spinlock;
 
-		jout_khex(j, "lock", s->lock);
-		jout_khex(j, "caller", s->caller);
-		jout_ku64(j, "acquire_time", s->acquire_time);
-		jout_ku64(j, "release_time", s->release_time);
-		jout_ku64(j, "wait_cycles", s->wait_cycles);
-		jout_ku64(j, "spin_count", s->spin_count);
-		jout_ku64(j, "tid", s->tid);
-		jout_ku64(j, "interrupt_count", s->interrupt_count);
-		jout_ku64(j, "irql", s->irql);
-		jout_ku64(j, "depth", s->depth);
-		jout_ku64(j, "mode", s->mode);
-		jout_kbool(j, "dpc", s->dpc);
-		jout_kbool(j, "isr", s->isr);
+		ETW_SPINLOCK_FIELDS(JS_ROW1, )
+		ETW_SPINLOCK_FIELDS(JS_ROW2, )
 		break;
 	}
 	case ETWFORGE_PAYLOAD_BATCH:
@@ -97,10 +94,8 @@ static void payload(struct jout *j, const struct etwforge_record *r)
 	case ETWFORGE_PAYLOAD_SPINLOCK_CONFIG: {
 		const struct etwforge_spinlock_config *c = &r->u.spinlock_config;
 
-		jout_ku64(j, "spin_threshold", c->spin_threshold);
-		jout_ku64(j, "contention_sample_rate", c->contention_sample_rate);
-		jout_ku64(j, "acquire_sample_rate", c->acquire_sample_rate);
-		jout_ku64(j, "hold_threshold", c->hold_threshold);
+		ETW_SPINLOCK_CONFIG_FIELDS(JS_ROW1, )
+		ETW_SPINLOCK_CONFIG_FIELDS(JS_ROW2, )
 		break;
 	}
 	case ETWFORGE_PAYLOAD_SHORT: {
@@ -166,6 +161,11 @@ static void record(struct jout *j, const struct etwforge_record *r, unsigned fla
 	}
 }
 
+#define JS_COMPACT_ROW(x, name, ctype, json, key, jwhen, from)                                     \
+	if (jwhen) {                                                                               \
+		JS_##json(key, c->name);                                                           \
+	}
+
 static void compact(struct jout *j, const struct etwforge_event *ev)
 {
 	const struct etwforge_compact *c = &ev->u.compact;
@@ -174,30 +174,7 @@ static void compact(struct jout *j, const struct etwforge_event *ev)
 	jout_ku64(j, "cpu", ev->cpu);
 	jout_ku64(j, "offset", ev->file_offset);
 	jout_kstr(j, "kind", "CSWITCH_COMPACT");
-	jout_ku64(j, "batch", c->batch);
-	jout_ku64(j, "batch_offset", c->batch_offset);
-	jout_ku64(j, "index", c->index);
-	jout_kstr(j, "form", c->form);
-	jout_ku64(j, "ts", c->ts);
-	jout_ku64(j, "delta", c->delta);
-	jout_ku64(j, "old_tid", c->old_tid);
-	if (c->form_code >= 2) { /* LITE, FULL */
-		jout_ku64(j, "tid_index", c->tid_index);
-		jout_ki64(j, "old_pri", c->old_pri);
-		jout_ku64(j, "state_wr", c->state_wr);
-		jout_ku64(j, "old_state", c->old_state);
-		if (c->old_state == 5) { /* Waiting */
-			jout_ku64(j, "old_wait_reason", c->old_wait_reason);
-		}
-		if (c->wait_le1) {
-			jout_kbool(j, "new_wait_le1", true);
-		} else {
-			jout_ku64(j, "new_wait_time", c->wait_time);
-		}
-	}
-	if (c->new_tid_known) {
-		jout_ku64(j, "new_tid", c->new_tid);
-	}
+	ETW_COMPACT_FIELDS(JS_COMPACT_ROW, )
 }
 
 static void buffer(struct jout *j, const struct etwforge_buffer *b)

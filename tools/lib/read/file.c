@@ -16,6 +16,7 @@
  * The payload of a record is decoded by producer's etw_decode_payload(),
  * the one hook dispatcher of the project.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,6 +25,8 @@
 
 #include "producer/ccswap_expand.h"
 #include "producer/etw_encode.h"
+#include "producer/records/cswitch.h"
+#include "producer/records/spinlock.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
 #include "tools/lib/read/dump_compact.h"
@@ -212,44 +215,35 @@ static const char *kind_name(const struct etl_record *r)
 	return (unsigned)r->kind < ETL_KIND_COUNT ? names[r->kind][r->is64] : "?";
 }
 
-static void conv_cswitch(const struct etw_cswitch *w, uint8_t version, struct etwforge_cswitch *o)
+/*
+ * The public structs of the payloads, member by member from their tables
+ * (producer/records/): each member is its row's "from", and has its row's
+ * C type (checked here, so the public header cannot drift from a table).
+ */
+#define CONV_ROW(x, name, ctype, json, jpass, jwhen, from, ...) o->name = (ctype)(from);
+#define PUB_TYPE(x, name, ctype, ...)                                                              \
+	static_assert(_Generic(((struct x *)0)->name, ctype : 1, default : 0),                     \
+		      "struct " #x "." #name " is a " #ctype " in its table");
+
+ETW_CSWITCH_FIELDS(PUB_TYPE, etwforge_cswitch)
+ETW_SPINLOCK_FIELDS(PUB_TYPE, etwforge_spinlock)
+ETW_SPINLOCK_CONFIG_FIELDS(PUB_TYPE, etwforge_spinlock_config)
+ETW_COMPACT_FIELDS(PUB_TYPE, etwforge_compact)
+
+void read_conv_cswitch(const struct etw_cswitch *w, unsigned ver, struct etwforge_cswitch *o)
 {
-	o->new_tid = w->new_tid;
-	o->old_tid = w->old_tid;
-	o->new_pri = w->new_pri;
-	o->old_pri = w->old_pri;
-	o->prev_cstate = w->prev_cstate;
-	o->new_pri_decrement = w->new_pri_decrement;
-	o->old_wait_reason = w->old_wait_reason;
-	o->flags = w->wait_mode_or_flags;
-	if (version >= 3) {
-		o->old_wait_mode = (uint8_t)FIELD_GET(ETW_CS4_WAIT_MODE, w->wait_mode_or_flags);
-		o->old_qos = (uint8_t)FIELD_GET(ETW_CS4_OLD_QOS, w->wait_mode_or_flags);
-		o->new_qos = (uint8_t)FIELD_GET(ETW_CS4_NEW_QOS, w->wait_mode_or_flags);
-	} else {
-		o->old_wait_mode = w->wait_mode_or_flags;
-	}
-	o->old_state = w->old_state;
-	o->old_ideal_cpu = w->old_ideal_cpu;
-	o->new_wait_time = w->new_wait_time;
-	o->old_remaining_quantum = w->old_remaining_quantum;
+	ETW_CSWITCH_FIELDS(CONV_ROW, )
 }
 
-static void conv_spinlock(const struct etw_spinlock *w, struct etwforge_spinlock *o)
+void read_conv_spinlock(const struct etw_spinlock *w, struct etwforge_spinlock *o)
 {
-	o->lock = w->lock_address;
-	o->caller = w->caller_address;
-	o->acquire_time = w->acquire_time;
-	o->release_time = w->release_time;
-	o->wait_cycles = w->wait_cycles;
-	o->spin_count = w->spin_count;
-	o->tid = w->tid;
-	o->interrupt_count = w->interrupt_count;
-	o->irql = w->irql;
-	o->depth = w->depth;
-	o->mode = w->acquire_mode;
-	o->dpc = w->execute_dpc;
-	o->isr = w->execute_isr;
+	ETW_SPINLOCK_FIELDS(CONV_ROW, )
+}
+
+void read_conv_spinlock_config(const struct etw_spinlock_config *w,
+			       struct etwforge_spinlock_config *o)
+{
+	ETW_SPINLOCK_CONFIG_FIELDS(CONV_ROW, )
 }
 
 /* Offsets inside the non-kernel headers, for the fields of struct etwforge_record. */
@@ -336,11 +330,11 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct etwf
 		switch (pl.kind) {
 		case ETW_PAYLOAD_CSWITCH:
 			o->decoded = ETWFORGE_PAYLOAD_CSWITCH;
-			conv_cswitch(&pl.u.cs, r->version, &o->u.cswitch);
+			read_conv_cswitch(&pl.u.cs, r->version, &o->u.cswitch);
 			break;
 		case ETW_PAYLOAD_SPINLOCK:
 			o->decoded = ETWFORGE_PAYLOAD_SPINLOCK;
-			conv_spinlock(&pl.u.sl, &o->u.spinlock);
+			read_conv_spinlock(&pl.u.sl, &o->u.spinlock);
 			break;
 		case ETW_PAYLOAD_BATCH:
 			o->decoded = ETWFORGE_PAYLOAD_BATCH;
@@ -353,11 +347,7 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct etwf
 			break;
 		case ETW_PAYLOAD_SPINLOCK_CONFIG:
 			o->decoded = ETWFORGE_PAYLOAD_SPINLOCK_CONFIG;
-			o->u.spinlock_config.spin_threshold = pl.u.sc.spin_threshold;
-			o->u.spinlock_config.contention_sample_rate =
-				pl.u.sc.contention_sample_rate;
-			o->u.spinlock_config.acquire_sample_rate = pl.u.sc.acquire_sample_rate;
-			o->u.spinlock_config.hold_threshold = pl.u.sc.hold_threshold;
+			read_conv_spinlock_config(&pl.u.sc, &o->u.spinlock_config);
 			break;
 		case ETW_PAYLOAD_SHORT:
 			o->decoded = ETWFORGE_PAYLOAD_SHORT;
@@ -379,39 +369,24 @@ struct rec_cache {
 	struct etwforge_record rec;
 };
 
+#define CONV_COMPACT_ROW(x, name, ctype, json, key, jwhen, from) c->name = (ctype)(from);
+
 static void conv_compact(const struct dec_event *ev, struct rec_cache *rc, struct etwforge_event *o)
 {
-	const struct etw_cswitch_compact *c = &ev->u.cc;
-	struct etwforge_compact *cc = &o->u.compact;
+	const struct etw_cswitch_compact *cc = &ev->u.cc;
+	struct etwforge_compact *c = &o->u.compact;
 
 	o->kind = ETWFORGE_EV_COMPACT;
 	o->cpu = ev->cpu;
-	o->ts = c->ts;
+	o->ts = cc->ts;
 	o->file_offset = ev->file_offset;
 	if (rc->data != ev->rec.data) {
 		conv_record(&ev->rec, 0, &rc->rec);
 		rc->data = ev->rec.data;
 	}
 	o->rec = rc->rec;
-	memset(cc, 0, sizeof(*cc));
-	cc->ts = c->ts;
-	cc->form = etw_ccswap_form_name(c->form);
-	cc->form_code = c->form;
-	cc->old_tid = c->old_tid;
-	cc->tid_index = c->tid_index;
-	cc->old_pri = c->old_pri;
-	cc->state_wr = c->state_wr;
-	cc->old_state = c->old_state;
-	cc->old_wait_reason = c->old_wait_reason;
-	cc->wait_time = c->wait_time;
-	cc->wait_le1 = c->wait_le1;
-	cc->delta = c->delta;
-	cc->index = c->index;
-	cc->batch = ev->batch;
-	cc->batch_first = ev->batch_first;
-	cc->batch_offset = ev->rec.file_offset;
-	cc->new_tid_known = ev->new_tid_known;
-	cc->new_tid = ev->new_tid;
+	memset(c, 0, sizeof(*c));
+	ETW_COMPACT_FIELDS(CONV_COMPACT_ROW, )
 }
 
 static void conv_buffer(const struct etl_buffer *b, struct etwforge_event *o)
@@ -583,10 +558,10 @@ static void conv_dec_event(const struct dec_event *ev, struct rec_cache *rc,
 	conv_record(&ev->rec, 0, &o->rec);
 	if (ev->kind == DEC_EV_CSWITCH) {
 		o->kind = ETWFORGE_EV_CSWITCH;
-		conv_cswitch(&ev->u.cs, ev->rec.version, &o->u.cswitch);
+		read_conv_cswitch(&ev->u.cs, ev->rec.version, &o->u.cswitch);
 	} else {
 		o->kind = ETWFORGE_EV_SPINLOCK;
-		conv_spinlock(&ev->u.sl, &o->u.spinlock);
+		read_conv_spinlock(&ev->u.sl, &o->u.spinlock);
 	}
 }
 

@@ -34,6 +34,22 @@ struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order
 int read_iter_next(struct etwforge_iter *it, struct etwforge_event *ev, struct etwforge_error *err);
 void read_iter_free(struct etwforge_iter *it);
 
+struct etw_cswitch;
+struct etw_spinlock;
+struct etw_spinlock_config;
+
+/**
+ * read_conv_cswitch - the public view of a decoded 0x0524 payload of
+ * version @ver, field by field of ETW_CSWITCH_FIELDS
+ * (producer/records/cswitch.h).
+ */
+void read_conv_cswitch(const struct etw_cswitch *w, unsigned ver, struct etwforge_cswitch *o);
+/** read_conv_spinlock - the same of a 0x0529 payload (ETW_SPINLOCK_FIELDS). */
+void read_conv_spinlock(const struct etw_spinlock *w, struct etwforge_spinlock *o);
+/** read_conv_spinlock_config - the same of a 0x0F4B/0x0F4C payload (ETW_SPINLOCK_CONFIG_FIELDS). */
+void read_conv_spinlock_config(const struct etw_spinlock_config *w,
+			       struct etwforge_spinlock_config *o);
+
 size_t read_event_json(const struct etwforge_event *ev, unsigned flags, char *buf, size_t cap);
 size_t read_file_json(const struct etwforge_file *f, char *buf, size_t cap);
 

@@ -31,6 +31,7 @@
 #include "tools/lib/run/truth_match.h"
 #include "tools/lib/truth/truth_schema.h"
 #include "producer/trace_sink.h"
+#include "writer/etl_wire.h"
 
 struct cpu_state {
 	struct dec_cursor sw;	/* CSwitch or compact events */
@@ -135,37 +136,30 @@ static int next_event(struct verify *v, struct dec_cursor *c, struct dec_event *
 	return 0;
 }
 
+/*
+ * A payload's fields as their table says (producer/records/): when its
+ * row's vwhen holds, the file's value (the row's "from", of its C type)
+ * must be what the truth gives (its "want"); the message names the field
+ * and its offset (@base + its row's).
+ */
+#define VERIFY_ROW(x, name, ctype, json, jpass, jwhen, from, at, what, vwhen, want, back)          \
+	if (vwhen) {                                                                               \
+		CHECK(v, base + (at), what, (ctype)(from), want);                                  \
+	}
+
 static int check_plain(struct verify *v, const struct sim_cswitch *cs, const struct dec_event *ev)
 {
 	const struct etw_cswitch *w = &ev->u.cs;
 	const struct etl_record *rec = &ev->rec;
-	uint64_t p = ev->file_offset + 0x10 + 8u * (rec->has_pebs + rec->pmc_count);
+	const unsigned ver = rec->version;
+	uint64_t base = ev->file_offset + 0x10 + 8u * (rec->has_pebs + rec->pmc_count);
 	const struct trace_session_cfg *s = v->s;
 	unsigned want_pmc = 0;
 
 	CHECK(v, rec->file_offset + 8, "the timestamp", rec->ts, cs->ts[s->clock]);
 	CHECK(v, rec->file_offset, "the CSwitch version", rec->version,
 	      v->cfg->target->cswitch_version);
-	CHECK(v, p + 0x00, "NewThreadId", w->new_tid, cs->new_tid);
-	CHECK(v, p + 0x04, "OldThreadId", w->old_tid, cs->old_tid);
-	CHECK(v, p + 0x08, "NewThreadPriority", w->new_pri, cs->new_pri);
-	CHECK(v, p + 0x09, "OldThreadPriority", w->old_pri, cs->old_pri);
-	CHECK(v, p + 0x0A, cs->old_tid == 0 ? "PreviousCState" : "OldThreadRank", w->prev_cstate,
-	      cs->old_tid == 0 ? cs->prev_cstate : etw_cswitch_rank_byte(cs->old_rank));
-	CHECK(v, p + 0x0B, "NewThreadPriorityDecrement", w->new_pri_decrement,
-	      cs->new_pri_decrement);
-	CHECK(v, p + 0x0C, "OldThreadWaitReason", w->old_wait_reason, cs->old_wait_reason);
-	if (v->cfg->target->cswitch_version >= 4) {
-		CHECK(v, p + 0x0D, "the flags byte (wait mode, QoS)", w->wait_mode_or_flags,
-		      cs->old_wait_mode | cs->old_qos << 1 | cs->new_qos << 4);
-	} else {
-		CHECK(v, p + 0x0D, "OldThreadWaitMode", w->wait_mode_or_flags, cs->old_wait_mode);
-	}
-	CHECK(v, p + 0x0E, "OldThreadState", w->old_state, cs->old_state);
-	CHECK(v, p + 0x0F, "OldThreadIdealProcessor", w->old_ideal_cpu, (uint8_t)cs->old_ideal_cpu);
-	CHECK(v, p + 0x10, "NewThreadWaitTime", w->new_wait_time, cs->new_wait_ticks);
-	CHECK(v, p + 0x14, "OldThreadRemainingQuantum", w->old_remaining_quantum,
-	      (int32_t)(uint32_t)(uint64_t)cs->old_remaining_quantum);
+	ETW_CSWITCH_FIELDS(VERIFY_ROW, )
 	CHECK(v, rec->file_offset, "the PEBS item", rec->has_pebs, s->pebs);
 	if (s->pebs) {
 		CHECK(v, rec->file_offset + 0x10, "PebsIndex", rec->pebs_index, cs->pebs_index);
@@ -264,23 +258,11 @@ static int check_spin(struct verify *v, const struct sim_spinlock *sl, const str
 {
 	const struct etw_spinlock *w = &ev->u.sl;
 	const struct etl_record *rec = &ev->rec;
-	uint64_t off = ev->file_offset;
+	uint64_t base = ev->file_offset;
 	uint64_t mask = v->cfg->arch == ETL_ARCH_X86 ? 0xFFFFFFFFu : UINT64_MAX;
 
-	CHECK(v, off + 8, "the timestamp", rec->ts, sl->ts[v->s->clock]);
-	CHECK(v, off, "SpinLockAddress", w->lock_address, sl->lock & mask);
-	CHECK(v, off, "CallerAddress", w->caller_address, sl->caller & mask);
-	CHECK(v, off, "AcquireTime", w->acquire_time, sl->acquire_time);
-	CHECK(v, off, "ReleaseTime", w->release_time, sl->release_time);
-	CHECK(v, off, "WaitTimeInCycles", w->wait_cycles, (uint32_t)sl->wait_cycles);
-	CHECK(v, off, "SpinCount", w->spin_count, sl->spin_count);
-	CHECK(v, off, "ThreadId", w->tid, sl->tid);
-	CHECK(v, off, "InterruptCount", w->interrupt_count, sl->interrupt_count);
-	CHECK(v, off, "Irql", w->irql, sl->irql);
-	CHECK(v, off, "AcquireDepth", w->depth, sl->depth);
-	CHECK(v, off, "AcquireMode", w->acquire_mode, sl->mode);
-	CHECK(v, off, "ExecuteDpc", w->execute_dpc, sl->dpc);
-	CHECK(v, off, "ExecuteIsr", w->execute_isr, sl->isr);
+	CHECK(v, base + 8, "the timestamp", rec->ts, sl->ts[v->s->clock]);
+	ETW_SPINLOCK_FIELDS(VERIFY_ROW, )
 	return check_pmc(v, rec, want_items(v, ETW_HOOK_SPINLOCK), sl->pmc,
 			 "the number of PMC items");
 }
@@ -460,8 +442,11 @@ static int check_machine(struct verify *v, const struct etl_logfile *lf)
 /* One rundown record @rec (hook 0x0F4B or 0x0F4C): its header and payload. */
 static int check_rundown_record(struct verify *v, const struct etl_record *rec, uint64_t want_ts)
 {
+	const struct spin_sampling *spin = &v->cfg->spin;
+	const struct etw_spinlock_config *w;
 	struct etw_spinlock_config c;
 	const char *what = rec->hook_id == ETW_HOOK_SPINLOCK_DC_START ? "0x0F4B" : "0x0F4C";
+	uint64_t base = rec->file_offset;
 
 	if (rec->kind != ETL_KIND_SYSTEM || rec->version != ETW_VERSION_SPINLOCK_CONFIG) {
 		return mismatch(v, rec->file_offset,
@@ -471,16 +456,10 @@ static int check_rundown_record(struct verify *v, const struct etl_record *rec, 
 	if (etw_decode_spinlock_config(rec->payload, rec->payload_len, &c) < 0) {
 		return mismatch(v, rec->file_offset, "%s: payload shorter than 0x10 bytes", what);
 	}
+	w = &c;
 	CHECK(v, rec->file_offset + ETL_SH_SYSTEM_TIME, "the rundown's timestamp", rec->ts,
 	      want_ts);
-	CHECK(v, rec->file_offset, "SpinLockSpinThreshold", c.spin_threshold,
-	      v->cfg->spin.spin_threshold);
-	CHECK(v, rec->file_offset, "SpinLockContentionSampleRate", c.contention_sample_rate,
-	      v->cfg->spin.contention_sample_rate);
-	CHECK(v, rec->file_offset, "SpinLockAcquireSampleRate", c.acquire_sample_rate,
-	      v->cfg->spin.acquire_sample_rate);
-	CHECK(v, rec->file_offset, "SpinLockHoldThreshold", c.hold_threshold,
-	      v->cfg->spin.hold_threshold);
+	ETW_SPINLOCK_CONFIG_FIELDS(VERIFY_ROW, )
 	v->n_rundown++;
 	return 0;
 }

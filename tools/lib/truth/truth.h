@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "producer/trace_sink.h"
+#include "tools/lib/truth/truth_kinds.h"
 #include "tools/lib/config/trace_config.h"
 
 /* ---- writing ------------------------------------------------------------ */
@@ -97,18 +98,18 @@ void truth_writer_finish(struct truth_writer *w);
 
 /* ---- reading ------------------------------------------------------------ */
 
-enum truth_kind {
-	TRUTH_EOF = 0,
-	TRUTH_CSWITCH,
-	TRUTH_SPINLOCK,
-	TRUTH_CCSWAP_STOP,
-	TRUTH_END,
-	TRUTH_THREAD,
-};
+/* TRUTH_EOF, then a kind per row of TRUTH_KINDS (truth_kinds.h). */
+#define TRUTH_KIND_ENUM(kind, ENUM, ...) TRUTH_##ENUM,
+enum truth_kind { TRUTH_EOF = 0, TRUTH_KINDS(TRUTH_KIND_ENUM) };
 
-/** struct truth_thread - a "thread" line (gen's extension): a thread started or ended. */
+/**
+ * struct truth_thread - a "thread" line (gen's extension): a thread started
+ * or ended (TRUTH_THREAD_FIELDS).
+ * @group: the group's name, for the writer (the readers leave it NULL)
+ */
 struct truth_thread {
 	uint32_t tid;
+	const char *group;
 	bool exit;
 	uint32_t tick;
 	uint64_t ts[SIM_CLOCK_SLOTS];
@@ -118,12 +119,9 @@ struct truth_thread {
 struct truth_record {
 	enum truth_kind kind;
 	unsigned long line;
+#define TRUTH_KIND_MEMBER(kind, ENUM, ctype, u, ...) ctype u;
 	union {
-		struct sim_cswitch cs;
-		struct sim_spinlock sl;
-		struct sim_ccswap_stop stop;
-		struct sim_end end;
-		struct truth_thread thread;
+		TRUTH_KINDS(TRUTH_KIND_MEMBER)
 	} u;
 };
 
@@ -171,7 +169,9 @@ struct truth_reader *truth_open_mem(const char *name, const char *text, size_t l
  * clock inside "ts" is an error. Integers must be JSON integers (1.0 is
  * not); unsigned 64-bit values are limited to 2^63-1 (jansson).
  * Empty or whitespace-only lines are allowed only at the end of the stream.
- * Syntax errors are "path:line:column: jansson's message".
+ * Syntax errors are "path:line:column: jansson's message". A line with
+ * several faults is named by the first in its kind's table order
+ * (truth_kinds.h).
  * Return: the kind (TRUTH_EOF at the end), or -EINVAL with @err =
  * "path:line: what is wrong".
  */

@@ -3,12 +3,15 @@
  * tools/lib/truth/truth_fast.c - the truth reader's fast path (truth_fast.h): a
  * record line in one pass, no allocation, no jansson.
  *
- * Pass 1 reads the whole object: each key is first compared with the one
- * gen writes next (the kind's key order, below), then looked up; a key's
- * value is kept as a token (an integer, a string's bytes, a literal, or
- * the span of an object or array, which is checked and skipped). "ts" is
- * read as it goes. Pass 2 checks the tokens of the line's kind as the
- * jansson path does and fills the record.
+ * Pass 1 reads the whole object: the line's kind first (its first key, or
+ * found by a quick scan when it is not), then each key is compared with
+ * the one gen writes next (the kind's table order), then looked up among
+ * the kind's keys; a key's value is kept as a token (an integer, a
+ * string's bytes, a literal, or the span of an object or array, which is
+ * checked and skipped). "ts" is read as it goes. Pass 2 checks the tokens
+ * as the jansson path does and fills the record, field by field of the
+ * kind's table (truth_kinds.h). Both the keys and pass 2 are expanded from
+ * the tables at compile time: no table is walked per line.
  *
  * Declined (return 0; truth_read.c then uses jansson): anything that is
  * not plain JSON of the schema - a syntax error, a duplicate key (jansson
@@ -29,69 +32,9 @@
 
 #include "tools/lib/truth/truth_schema.h"
 
-#define MAX_DEPTH 16 /* nesting of an unknown key's value (jansson allows 2048) */
-#define MAX_KEYS  16 /* unknown keys of one object, for the duplicate check */
-
-#define KTHREAD_STATE_MAX 10
-#define KTHREAD_WAITING	  5
-#define WAIT_REASON_MAX	  63
-#define PRIORITY_MAX	  31
-#define QOS_MAX		  7
-#define IRQL_MAX	  31
-#define SPIN_MODE_MAX	  0x3F
-
-/* Every key some record kind reads. */
-enum key {
-	K_KIND,
-	K_CPU,
-	K_TICK,
-	K_TS,
-	K_OLD_TID,
-	K_OLD_PRI,
-	K_OLD_BASE_PRI,
-	K_OLD_STATE,
-	K_OLD_WAIT_REASON,
-	K_OLD_WAIT_MODE,
-	K_OLD_IDEAL_CPU,
-	K_OLD_REMAINING_QUANTUM,
-	K_OLD_QOS,
-	K_PREV_CSTATE,
-	K_OLD_RANK,
-	K_NEW_TID,
-	K_NEW_PRI,
-	K_NEW_PRI_DECREMENT,
-	K_NEW_WAIT_TICKS,
-	K_NEW_QOS,
-	K_PMC,
-	K_PEBS_INDEX,
-	K_LOCK,
-	K_CALLER,
-	K_ACQUIRE_TIME,
-	K_RELEASE_TIME,
-	K_WAIT_CYCLES,
-	K_SPIN_COUNT,
-	K_TID,
-	K_INTERRUPT_COUNT,
-	K_IRQL,
-	K_DEPTH,
-	K_MODE,
-	K_DPC,
-	K_ISR,
-	K_LOGGED,
-	K_WHY,
-	K_NAME,
-	K_ACQUIRE_COUNT,
-	K_CONTENTION_COUNT,
-	K_UNTRACKED,
-	K_GUARDED,
-	K_CLOCK,
-	K_GROUP,
-	K_EVENT,
-	NKEYS,
-	K_UNKNOWN = NKEYS,
-};
-
-static_assert(NKEYS <= 64, "a line's keys are a 64-bit set");
+#define MAX_DEPTH     16 /* nesting of an unknown key's value (jansson allows 2048) */
+#define MAX_KEYS      16 /* unknown keys of one object, for the duplicate check */
+#define MAX_KIND_KEYS 64 /* keys of one kind: a 64-bit set */
 
 /*
  * A key's text followed by the `":` gen writes after it (zero-padded to
@@ -108,110 +51,86 @@ struct key_text {
 /* The mask of word @i of a text of @n bytes (little-endian: the low bytes). */
 #define BYTES(n, i) ((n) <= 8 * (i) ? 0 : (n)-8 * (i) >= 8 ? 8 : (n)-8 * (i))
 #define MASK(n, i)  (BYTES(n, i) ? UINT64_MAX >> ((64 - 8 * BYTES(n, i)) & 63) : 0)
-#define KEY(k, s)                                                                                  \
-	[k] = {s "\":",                                                                            \
-	       {MASK(sizeof(s) + 1, 0), MASK(sizeof(s) + 1, 1), MASK(sizeof(s) + 1, 2)},           \
-	       sizeof(s) - 1}
-
-static const struct key_text keys[NKEYS] = {
-	KEY(K_KIND, "kind"),
-	KEY(K_CPU, "cpu"),
-	KEY(K_TICK, "tick"),
-	KEY(K_TS, "ts"),
-	KEY(K_OLD_TID, "old_tid"),
-	KEY(K_OLD_PRI, "old_pri"),
-	KEY(K_OLD_BASE_PRI, "old_base_pri"),
-	KEY(K_OLD_STATE, "old_state"),
-	KEY(K_OLD_WAIT_REASON, "old_wait_reason"),
-	KEY(K_OLD_WAIT_MODE, "old_wait_mode"),
-	KEY(K_OLD_IDEAL_CPU, "old_ideal_cpu"),
-	KEY(K_OLD_REMAINING_QUANTUM, "old_remaining_quantum"),
-	KEY(K_OLD_QOS, "old_qos"),
-	KEY(K_PREV_CSTATE, "prev_cstate"),
-	KEY(K_OLD_RANK, "old_rank"),
-	KEY(K_NEW_TID, "new_tid"),
-	KEY(K_NEW_PRI, "new_pri"),
-	KEY(K_NEW_PRI_DECREMENT, "new_pri_decrement"),
-	KEY(K_NEW_WAIT_TICKS, "new_wait_ticks"),
-	KEY(K_NEW_QOS, "new_qos"),
-	KEY(K_PMC, "pmc"),
-	KEY(K_PEBS_INDEX, "pebs_index"),
-	KEY(K_LOCK, "lock"),
-	KEY(K_CALLER, "caller"),
-	KEY(K_ACQUIRE_TIME, "acquire_time"),
-	KEY(K_RELEASE_TIME, "release_time"),
-	KEY(K_WAIT_CYCLES, "wait_cycles"),
-	KEY(K_SPIN_COUNT, "spin_count"),
-	KEY(K_TID, "tid"),
-	KEY(K_INTERRUPT_COUNT, "interrupt_count"),
-	KEY(K_IRQL, "irql"),
-	KEY(K_DEPTH, "depth"),
-	KEY(K_MODE, "mode"),
-	KEY(K_DPC, "dpc"),
-	KEY(K_ISR, "isr"),
-	KEY(K_LOGGED, "logged"),
-	KEY(K_WHY, "why"),
-	KEY(K_NAME, "name"),
-	KEY(K_ACQUIRE_COUNT, "acquire_count"),
-	KEY(K_CONTENTION_COUNT, "contention_count"),
-	KEY(K_UNTRACKED, "untracked"),
-	KEY(K_GUARDED, "guarded"),
-	KEY(K_CLOCK, "clock"),
-	KEY(K_GROUP, "group"),
-	KEY(K_EVENT, "event"),
-};
+#define KEY(s)                                                                                     \
+	{                                                                                          \
+		s "\":", {MASK(sizeof(s) + 1, 0), MASK(sizeof(s) + 1, 1), MASK(sizeof(s) + 1, 2)}, \
+			sizeof(s) - 1                                                              \
+	}
 
 /*
- * The order gen writes each kind's keys in (truth_write.c): the key
- * expected next. A stream in another order is read as well, by lookup.
+ * Each kind's keys, "kind" first and then its table's in order - the
+ * order gen writes them in (truth_write.c), so the key expected next is
+ * the next one; a stream in another order is read as well, by lookup -
+ * and their numbers: K_<kind>_<key>.
  */
-#define END_OF_ORDER NKEYS
+#define KEY_ROW(x, name, ...)  KEY(#name),
+#define KEY_ENUM(x, name, ...) K_##x##_##name,
 
-static const unsigned char order_cswitch[] = {
-	K_KIND,
-	K_CPU,
-	K_TICK,
-	K_TS,
-	K_OLD_TID,
-	K_OLD_PRI,
-	K_OLD_BASE_PRI,
-	K_OLD_STATE,
-	K_OLD_WAIT_REASON,
-	K_OLD_WAIT_MODE,
-	K_OLD_IDEAL_CPU,
-	K_OLD_REMAINING_QUANTUM,
-	K_OLD_QOS,
-	K_PREV_CSTATE,
-	K_OLD_RANK,
-	K_NEW_TID,
-	K_NEW_PRI,
-	K_NEW_PRI_DECREMENT,
-	K_NEW_WAIT_TICKS,
-	K_NEW_QOS,
-	K_PMC,
-	K_PEBS_INDEX,
-	END_OF_ORDER,
+#define KIND_KEYS(kind, ENUM, ctype, u, what, FIELDS, stamp, after)                                \
+	static const struct key_text keys_##kind[] = {KEY("kind"),                                 \
+						      FIELDS(KEY_ROW, TRUTH_NO_CHECK, )};          \
+	enum { K_##kind##_kind, FIELDS(KEY_ENUM, TRUTH_NO_CHECK, kind) K_##kind##_N };             \
+	static_assert(K_##kind##_N <= MAX_KIND_KEYS, "a line's keys are a 64-bit set");
+
+TRUTH_KINDS(KIND_KEYS)
+
+/*
+ * A kind of line: its name and keys (index: enum truth_kind), and which of
+ * them are "ts" and "pmc", read as they come (NO_KEY: none).
+ */
+struct kind_keys {
+	const char *name;
+	unsigned len;
+	const struct key_text *keys;
+	unsigned n;
+	unsigned ts, pmc;
 };
-static const unsigned char order_spinlock[] = {
-	K_KIND,		 K_CPU,
-	K_TICK,		 K_TS,
-	K_LOCK,		 K_CALLER,
-	K_ACQUIRE_TIME,	 K_RELEASE_TIME,
-	K_WAIT_CYCLES,	 K_SPIN_COUNT,
-	K_TID,		 K_INTERRUPT_COUNT,
-	K_IRQL,		 K_DEPTH,
-	K_MODE,		 K_DPC,
-	K_ISR,		 K_LOGGED,
-	K_WHY,		 K_NAME,
-	K_ACQUIRE_COUNT, K_CONTENTION_COUNT,
-	K_UNTRACKED,	 K_GUARDED,
-	K_PMC,		 END_OF_ORDER,
-};
-static const unsigned char order_stop[] = {K_KIND, K_TICK, K_TS, K_CLOCK, END_OF_ORDER};
-static const unsigned char order_end[] = {K_KIND, K_TICK, K_TS, END_OF_ORDER};
-static const unsigned char order_thread[] = {K_KIND, K_TID, K_GROUP,	 K_EVENT,
-					     K_TICK, K_TS,  END_OF_ORDER};
-static const unsigned char order_start[] = {K_KIND, END_OF_ORDER};
+
+#define NO_KEY MAX_KIND_KEYS
+
+/* The number of the key a TS (PMC) row has: the sum over the rows, each 0 but that one. */
+#define IS_TS_TS			  1
+#define IS_PMC_PMC			  1
+#define IS_TS_U				  0
+#define IS_TS_I				  0
+#define IS_TS_CPU			  0
+#define IS_TS_PMC			  0
+#define IS_TS_PEBS			  0
+#define IS_TS_ADDR			  0
+#define IS_TS_BOOL			  0
+#define IS_TS_WHY			  0
+#define IS_TS_STR			  0
+#define IS_TS_GROUP			  0
+#define IS_TS_EVENT			  0
+#define IS_TS_CLOCK			  0
+#define IS_PMC_U			  0
+#define IS_PMC_I			  0
+#define IS_PMC_CPU			  0
+#define IS_PMC_TS			  0
+#define IS_PMC_PEBS			  0
+#define IS_PMC_ADDR			  0
+#define IS_PMC_BOOL			  0
+#define IS_PMC_WHY			  0
+#define IS_PMC_STR			  0
+#define IS_PMC_GROUP			  0
+#define IS_PMC_EVENT			  0
+#define IS_PMC_CLOCK			  0
+#define TS_ROW(x, name, ctype, how, ...)  +IS_TS_##how *K_##x##_##name
+#define PMC_ROW(x, name, ctype, how, ...) +IS_PMC_##how *K_##x##_##name
+/* "kind" is key 0: a sum of 0 is no such key */
+#define KEY_OR_NONE(k) ((k) ? (unsigned)(k) : NO_KEY)
+
+#define KIND_ROW(kind, ENUM, ctype, u, what, FIELDS, stamp, after)                                 \
+	[TRUTH_##ENUM] = {#kind,                                                                   \
+			  sizeof(#kind) - 1,                                                       \
+			  keys_##kind,                                                             \
+			  sizeof(keys_##kind) / sizeof(keys_##kind[0]),                            \
+			  KEY_OR_NONE(0 FIELDS(TS_ROW, TRUTH_NO_CHECK, kind)),                     \
+			  KEY_OR_NONE(0 FIELDS(PMC_ROW, TRUTH_NO_CHECK, kind))},
+
+static const struct kind_keys kinds[] = {TRUTH_KINDS(KIND_ROW)};
+
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 /* A value: its type and what it holds. */
 enum tok_type {
@@ -256,8 +175,9 @@ static inline bool key_at(const char *p, const char *e, const struct key_text *k
 /* A line being read: pass 1's tokens. */
 struct rd {
 	const char *e; /* the line's end (a NUL) */
-	uint64_t seen; /* bit k: key k was given */
-	struct tok tok[NKEYS];
+	const struct kind_keys *kind;
+	uint64_t seen; /* bit k: key k of the kind was given */
+	struct tok tok[MAX_KIND_KEYS];
 	unsigned ts_mask; /* bit c: "ts" gave clock c */
 	uint64_t ts[SIM_CLOCK_SLOTS];
 	uint64_t pmc[SIM_MAX_PMC]; /* "pmc" as a list of integers 0..2^63-1 (pmc_n of them) */
@@ -529,6 +449,9 @@ static const char *scan_ts(struct rd *r, const char *p)
 	}
 }
 
+/* A key that no kind has: it is skipped. */
+#define K_UNKNOWN MAX_KIND_KEYS
+
 /* The key at @p (past its quote): @k, or K_UNKNOWN (checked for repeats). Return: past ':', or NULL. */
 static const char *lookup_key(struct rd *r, const char *p, unsigned *k)
 {
@@ -539,14 +462,14 @@ static const char *lookup_key(struct rd *r, const char *p, unsigned *k)
 	if (!p) {
 		return NULL;
 	}
-	for (unsigned i = 0; i < NKEYS; i++) {
-		if (keys[i].len == n && !memcmp(keys[i].text, s, n)) {
+	for (unsigned i = 0; i < r->kind->n; i++) {
+		if (r->kind->keys[i].len == n && !memcmp(r->kind->keys[i].text, s, n)) {
 			*k = i;
 			return p;
 		}
 	}
 	if (n < 2 || memcmp(s, "x_", 2)) {
-		return NULL; /* no field of any kind, and not a writer's own: an error */
+		return NULL; /* no field of the kind, and not a writer's own: an error */
 	}
 	if (r->nunknown == MAX_KEYS || repeats(r->unknown, r->unknown_len, r->nunknown, s, n)) {
 		return NULL;
@@ -557,43 +480,67 @@ static const char *lookup_key(struct rd *r, const char *p, unsigned *k)
 	return p;
 }
 
-static const unsigned char *order_of(const struct tok *kind)
+/* The kind a "kind" value names. Return: it, or NULL. */
+static const struct kind_keys *kind_named(const struct tok *t)
 {
-	static const struct {
-		const char *name;
-		const unsigned char *order;
-	} kinds[] = {
-		{"cswitch", order_cswitch},  {"spinlock", order_spinlock},
-		{"ccswap_stop", order_stop}, {"end", order_end},
-		{"thread", order_thread},
-	};
-
-	if (kind->type == T_STR) {
-		for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-			if (strlen(kinds[i].name) == kind->n &&
-			    !memcmp(kinds[i].name, kind->s, kind->n)) {
-				return kinds[i].order;
-			}
+	if (t->type != T_STR) {
+		return NULL;
+	}
+	for (unsigned i = 1; i < NKINDS; i++) {
+		if (kinds[i].len == t->n && !memcmp(kinds[i].name, t->s, t->n)) {
+			return &kinds[i];
 		}
 	}
-	return order_start;
+	return NULL;
 }
 
-/* The keys a kind's line may have: the bits of its order. */
-static uint64_t fields_of(const unsigned char *order)
+/*
+ * The kind of the line at @p: its first key's value when that is "kind"
+ * (gen's lines), else found by scanning its keys, their values skipped.
+ * Return: the kind, or NULL (no "kind", not a kind, not plain JSON).
+ */
+static const struct kind_keys *kind_of_line(const char *p, const char *e)
 {
-	uint64_t m = 0;
+	static const struct key_text kind_key = KEY("kind");
 
-	while (*order != END_OF_ORDER) {
-		m |= (uint64_t)1 << *order++;
+	p = ws(p);
+	if (*p != '{') {
+		return NULL;
 	}
-	return m;
+	p = ws(p + 1);
+	for (;;) {
+		struct tok t;
+		const char *s;
+		size_t n;
+
+		if (*p != '"') {
+			return NULL;
+		}
+		if (key_at(p + 1, e, &kind_key)) {
+			s = "kind";
+			n = 4;
+			p = ws(p + 1 + kind_key.len + 2);
+		} else if (!(p = scan_key(p + 1, &s, &n))) {
+			return NULL;
+		}
+		if (!(p = scan_value(p, e, &t, 0))) {
+			return NULL;
+		}
+		if (n == 4 && !memcmp(s, "kind", 4)) {
+			return kind_named(&t);
+		}
+		p = ws(p);
+		if (*p != ',') {
+			return NULL;
+		}
+		p = ws(p + 1);
+	}
 }
 
-/* Pass 1: the whole object into @r. Return: false to decline. */
+/* Pass 1: the whole object into @r (@r->kind set). Return: false to decline. */
 static bool scan_line(struct rd *r, const char *p)
 {
-	const unsigned char *order = order_start;
+	const struct key_text *keys = r->kind->keys;
 	unsigned oi = 0;
 
 	p = ws(p);
@@ -601,11 +548,8 @@ static bool scan_line(struct rd *r, const char *p)
 		return false;
 	}
 	p = ws(p + 1);
-	if (*p == '}') {
-		return false; /* no "kind" */
-	}
 	for (;;) {
-		unsigned k = order[oi];
+		unsigned k = oi;
 		const char *q;
 		struct tok *t;
 
@@ -613,19 +557,14 @@ static bool scan_line(struct rd *r, const char *p)
 			return false;
 		}
 		p++;
-		if (k != END_OF_ORDER && key_at(p, r->e, &keys[k])) {
+		if (k < r->kind->n && key_at(p, r->e, &keys[k])) {
 			p = ws(p + keys[k].len + 2); /* the key gen writes next */
 			oi++;
 		} else {
 			if (!(p = lookup_key(r, p, &k))) {
 				return false;
 			}
-			for (unsigned i = 0; order[i] != END_OF_ORDER; i++) {
-				if (order[i] == k) {
-					oi = i + 1;
-					break;
-				}
-			}
+			oi = k == K_UNKNOWN ? oi : k + 1;
 		}
 		if (k == K_UNKNOWN) {
 			struct tok skip;
@@ -637,10 +576,10 @@ static bool scan_line(struct rd *r, const char *p)
 			}
 			r->seen |= (uint64_t)1 << k;
 			t = &r->tok[k];
-			if (k == K_TS) {
+			if (k == r->kind->ts) {
 				t->type = T_OBJ;
 				p = scan_ts(r, p);
-			} else if (k == K_PMC && *p == '[' &&
+			} else if (k == r->kind->pmc && *p == '[' &&
 				   (q = scan_int_list(p, r->pmc, &r->pmc_n)) != NULL) {
 				t->type = T_ARR;
 				t->s = p;
@@ -652,9 +591,6 @@ static bool scan_line(struct rd *r, const char *p)
 				p = scan_int(p, &t->i);
 			} else {
 				p = scan_value(p, r->e, t, 0);
-			}
-			if (k == K_KIND && p && oi == 1) {
-				order = order_of(t);
 			}
 		}
 		if (!p) {
@@ -679,71 +615,35 @@ static const struct tok *tok(const struct rd *r, unsigned k)
 	return r->seen & (uint64_t)1 << k ? &r->tok[k] : &no_tok;
 }
 
-/* An optional integer in @lo..@hi: absent leaves *@out. Return: false to decline. */
-static bool opt_int(const struct rd *r, unsigned k, int64_t lo, int64_t hi, int64_t *out)
+/*
+ * Key @k as an integer in @lo..@hi, @req: it must be there. Return: 1 in
+ * *@out, 0 absent (*@out untouched), -1 to decline.
+ */
+static inline int get_int(const struct rd *r, unsigned k, int64_t lo, int64_t hi, bool req,
+			  int64_t *out)
 {
 	const struct tok *t = tok(r, k);
 
 	if (t->type == T_NONE) {
-		return true;
+		return req ? -1 : 0;
 	}
 	if (t->type != T_INT || t->i < lo || t->i > hi) {
-		return false;
+		return -1;
 	}
 	*out = t->i;
-	return true;
+	return 1;
 }
 
-static bool req_int(const struct rd *r, unsigned k, int64_t lo, int64_t hi, int64_t *out)
-{
-	return tok(r, k)->type != T_NONE && opt_int(r, k, lo, hi, out);
-}
-
-static bool opt_u32(const struct rd *r, unsigned k, uint32_t *out)
-{
-	int64_t v = *out;
-	bool ok = opt_int(r, k, 0, UINT32_MAX, &v);
-
-	*out = (uint32_t)v;
-	return ok;
-}
-
-static bool opt_u64(const struct rd *r, unsigned k, uint64_t *out)
-{
-	int64_t v = (int64_t)*out;
-	bool ok = opt_int(r, k, 0, INT64_MAX, &v);
-
-	*out = (uint64_t)v;
-	return ok;
-}
-
-static bool opt_u8(const struct rd *r, unsigned k, int64_t lo, int64_t hi, uint8_t *out)
-{
-	int64_t v = *out;
-	bool ok = opt_int(r, k, lo, hi, &v);
-
-	*out = (uint8_t)v;
-	return ok;
-}
-
-static bool opt_s8(const struct rd *r, unsigned k, int64_t lo, int64_t hi, int8_t *out)
-{
-	int64_t v = *out;
-	bool ok = opt_int(r, k, lo, hi, &v);
-
-	*out = (int8_t)v;
-	return ok;
-}
-
-static bool opt_bool(const struct rd *r, unsigned k, bool *out)
+/* A boolean: 1, 0 absent, -1 to decline. */
+static inline int get_bool(const struct rd *r, unsigned k, bool req, bool *out)
 {
 	const struct tok *t = tok(r, k);
 
 	if (t->type == T_TRUE || t->type == T_FALSE) {
 		*out = t->type == T_TRUE;
-		return true;
+		return 1;
 	}
-	return t->type == T_NONE;
+	return t->type == T_NONE && !req ? 0 : -1;
 }
 
 static bool str_is(const struct tok *t, const char *s)
@@ -784,11 +684,11 @@ static bool addr(const struct tok *t, uint64_t max, uint64_t *out)
 	return true;
 }
 
-/* "ts": @req: every clock in use; absent clocks keep their value (0 here). */
-static bool get_ts(const struct truth_fast *fx, const struct rd *r, bool req,
+/* "ts" (key @k): @req: every clock in use; absent clocks keep their value (0 here). */
+static bool get_ts(const struct truth_fast *fx, const struct rd *r, unsigned k, bool req,
 		   uint64_t ts[SIM_CLOCK_SLOTS], struct truth_fast_opt *opt)
 {
-	if (!(r->seen & (uint64_t)1 << K_TS)) {
+	if (!(r->seen & (uint64_t)1 << k)) {
 		return !req;
 	}
 	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
@@ -837,11 +737,16 @@ static bool pmc_values(const struct truth_fast *fx, const char *p, unsigned sess
 	return *p == '[' && scan_int_list(p, vals, &n) && pmc_apply(fx, vals, n, sess, set_by, pmc);
 }
 
-/* "pmc" (parse_pmc): a list for the first stamping session, or an object by session name. */
-static bool get_pmc(const struct truth_fast *fx, const struct rd *r, const unsigned *sess,
-		    unsigned nsess, uint64_t pmc[SIM_MAX_COUNTERS])
+/*
+ * "pmc" (key @k, parse_pmc): a list for the first stamping session, or an
+ * object by session name; @stamp: whose values (enum truth_stamp).
+ */
+static bool get_pmc(const struct truth_fast *fx, const struct rd *r, unsigned k, unsigned stamp,
+		    uint64_t pmc[SIM_MAX_COUNTERS])
 {
-	const struct tok *t = tok(r, K_PMC);
+	const struct tok *t = tok(r, k);
+	const unsigned *sess = fx->stamp[stamp];
+	unsigned nsess = fx->nstamp[stamp];
 	const char *at[SIM_MAX_SESSIONS] = {NULL}; /* each stamping session's list */
 	unsigned set_by[SIM_MAX_COUNTERS] = {0};
 	const char *p;
@@ -890,134 +795,162 @@ static bool get_pmc(const struct truth_fast *fx, const struct rd *r, const unsig
 	return true;
 }
 
-static bool get_cswitch(const struct truth_fast *fx, const struct rd *r, struct sim_cswitch *cs,
-			struct truth_fast_opt *opt)
+/* A string of a list: its index in @names (@n of them), or -1. */
+static int one_of(const struct tok *t, const char *const *names, unsigned n)
 {
-	const struct tok *pebs = tok(r, K_PEBS_INDEX);
-	int64_t cpu, q = 0;
-
-	if (!req_int(r, K_CPU, 0, (int64_t)fx->cfg->cpus - 1, &cpu) ||
-	    tok(r, K_TICK)->type == T_NONE || !opt_u32(r, K_TICK, &cs->tick) ||
-	    !get_ts(fx, r, true, cs->ts, opt) || tok(r, K_OLD_TID)->type == T_NONE ||
-	    !opt_u32(r, K_OLD_TID, &cs->old_tid) ||
-	    !opt_s8(r, K_OLD_PRI, 0, PRIORITY_MAX, &cs->old_pri) ||
-	    !opt_s8(r, K_OLD_BASE_PRI, 0, PRIORITY_MAX, &cs->old_base_pri) ||
-	    !opt_u8(r, K_OLD_STATE, 0, KTHREAD_STATE_MAX, &cs->old_state) ||
-	    !opt_u8(r, K_OLD_WAIT_REASON, 0, WAIT_REASON_MAX, &cs->old_wait_reason) ||
-	    !opt_u8(r, K_OLD_WAIT_MODE, 0, 1, &cs->old_wait_mode) ||
-	    !opt_u32(r, K_OLD_IDEAL_CPU, &cs->old_ideal_cpu) ||
-	    (cs->old_state == KTHREAD_WAITING && cs->old_wait_reason >= fx->cfg->max_wait_reason) ||
-	    !opt_int(r, K_OLD_REMAINING_QUANTUM, INT64_MIN, INT64_MAX, &q) ||
-	    !opt_u8(r, K_OLD_QOS, 0, QOS_MAX, &cs->old_qos) ||
-	    !opt_u8(r, K_PREV_CSTATE, 0, UINT8_MAX, &cs->prev_cstate) ||
-	    !opt_u32(r, K_OLD_RANK, &cs->old_rank) || tok(r, K_NEW_TID)->type == T_NONE ||
-	    !opt_u32(r, K_NEW_TID, &cs->new_tid) ||
-	    !opt_s8(r, K_NEW_PRI, 0, PRIORITY_MAX, &cs->new_pri) ||
-	    !opt_s8(r, K_NEW_PRI_DECREMENT, INT8_MIN, INT8_MAX, &cs->new_pri_decrement) ||
-	    !opt_u32(r, K_NEW_WAIT_TICKS, &cs->new_wait_ticks) ||
-	    !opt_u8(r, K_NEW_QOS, 0, QOS_MAX, &cs->new_qos) ||
-	    !get_pmc(fx, r, fx->cs, fx->ncs, cs->pmc)) {
-		return false;
-	}
-	if (pebs->type == T_STR ? !addr(pebs, UINT64_MAX, &cs->pebs_index)
-				: !opt_u64(r, K_PEBS_INDEX, &cs->pebs_index)) {
-		return false;
-	}
-	cs->cpu = (uint32_t)cpu;
-	cs->old_remaining_quantum = q;
-	return true;
-}
-
-static bool get_spinlock(const struct truth_fast *fx, const struct rd *r, struct sim_spinlock *sl,
-			 struct truth_fast_opt *opt)
-{
-	uint64_t amax = fx->cfg->arch == ETL_ARCH_X86 ? UINT32_MAX : UINT64_MAX;
-	const struct tok *why = tok(r, K_WHY), *name = tok(r, K_NAME);
-	int64_t cpu;
-
-	sl->depth = 1;
-	if (!req_int(r, K_CPU, 0, (int64_t)fx->cfg->cpus - 1, &cpu) ||
-	    !opt_u32(r, K_TICK, &sl->tick) || !get_ts(fx, r, true, sl->ts, opt) ||
-	    !addr(tok(r, K_LOCK), amax, &sl->lock) || !addr(tok(r, K_CALLER), amax, &sl->caller) ||
-	    !opt_u64(r, K_ACQUIRE_TIME, &sl->acquire_time) ||
-	    !opt_u64(r, K_RELEASE_TIME, &sl->release_time) ||
-	    !opt_u64(r, K_WAIT_CYCLES, &sl->wait_cycles) ||
-	    !opt_u32(r, K_SPIN_COUNT, &sl->spin_count) || !opt_u32(r, K_TID, &sl->tid) ||
-	    !opt_u32(r, K_INTERRUPT_COUNT, &sl->interrupt_count) ||
-	    !opt_u8(r, K_IRQL, 0, IRQL_MAX, &sl->irql) ||
-	    !opt_u8(r, K_DEPTH, 1, UINT8_MAX, &sl->depth) ||
-	    !opt_u8(r, K_MODE, 0, SPIN_MODE_MAX, &sl->mode) || !opt_bool(r, K_DPC, &sl->dpc) ||
-	    !opt_bool(r, K_ISR, &sl->isr) || tok(r, K_LOGGED)->type == T_NONE ||
-	    !opt_bool(r, K_LOGGED, &sl->logged) ||
-	    !opt_u32(r, K_ACQUIRE_COUNT, &sl->acquire_count) ||
-	    !opt_u32(r, K_CONTENTION_COUNT, &sl->contention_count) ||
-	    !opt_bool(r, K_UNTRACKED, &sl->untracked) || !opt_bool(r, K_GUARDED, &sl->guarded) ||
-	    (name->type != T_NONE && name->type != T_STR)) {
-		return false;
-	}
-	if (why->type != T_NONE) {
-		unsigned k = 0;
-
-		while (k < TRUTH_NWHY && !str_is(why, truth_why_names[k])) {
-			k++;
+	for (unsigned i = 0; i < n; i++) {
+		if (names[i] && str_is(t, names[i])) {
+			return (int)i;
 		}
-		if (k == TRUTH_NWHY) {
-			return false;
-		}
-		sl->why = (enum sim_spin_why)k;
 	}
-	if (!get_pmc(fx, r, fx->sl, fx->nsl, sl->pmc)) {
-		return false;
-	}
-	sl->cpu = (uint32_t)cpu;
-	opt->tick = tok(r, K_TICK)->type != T_NONE;
-	if (name->type == T_STR) {
-		opt->name = name->s;
-		opt->name_len = name->n;
-	}
-	return true;
+	return -1;
 }
 
-static bool get_thread(const struct truth_fast *fx, const struct rd *r, struct truth_thread *th,
-		       struct truth_fast_opt *opt)
-{
-	const struct tok *event = tok(r, K_EVENT);
+static const char *const clock_names[SIM_CLOCK_SLOTS] = {
+	[SIM_CLOCK_QPC] = "qpc", [SIM_CLOCK_SYSTIME] = "systime", [SIM_CLOCK_CYCLES] = "cycles"};
+static const char *const event_names[2] = {"start", "exit"};
 
-	if (tok(r, K_TID)->type == T_NONE || !opt_u32(r, K_TID, &th->tid) ||
-	    tok(r, K_GROUP)->type != T_STR || !opt_u32(r, K_TICK, &th->tick) ||
-	    !get_ts(fx, r, false, th->ts, opt) ||
-	    !(str_is(event, "start") || str_is(event, "exit"))) {
-		return false;
+/*
+ * A field of a line by its table row: each "how" reads key k into the
+ * member m (of C type ctype) or declines (return false from the getter).
+ */
+#define REQ_REQ	 true
+#define REQ_OPT	 false
+#define REQ_LAST false
+#define REQ_HIGH false
+
+#define FR_INT(k, lo, hi, req, m, ctype)                                                           \
+	do {                                                                                       \
+		int64_t v_;                                                                        \
+		int g_ = get_int(r, k, lo, hi, req, &v_);                                          \
+                                                                                                   \
+		if (g_ < 0) {                                                                      \
+			return false;                                                              \
+		}                                                                                  \
+		if (g_) {                                                                          \
+			m = (ctype)v_;                                                             \
+		}                                                                                  \
+	} while (0)
+#define FR_U(k, lo, hi, req, m, ctype)	 FR_INT(k, lo, hi, req, m, ctype)
+#define FR_I(k, lo, hi, req, m, ctype)	 FR_INT(k, lo, hi, req, m, ctype)
+#define FR_CPU(k, lo, hi, req, m, ctype) FR_INT(k, 0, (int64_t)fx->cfg->cpus - 1, req, m, ctype)
+#define FR_TS(k, lo, hi, req, m, ctype)                                                            \
+	do {                                                                                       \
+		if (!get_ts(fx, r, k, req, m, opt)) {                                              \
+			return false;                                                              \
+		}                                                                                  \
+	} while (0)
+#define FR_PMC(k, lo, hi, req, m, ctype)                                                           \
+	do {                                                                                       \
+		if (!get_pmc(fx, r, k, stamp, m)) {                                                \
+			return false;                                                              \
+		}                                                                                  \
+	} while (0)
+/* "0x..." (what gen writes), or a plain number */
+#define FR_PEBS(k, lo, hi, req, m, ctype)                                                          \
+	do {                                                                                       \
+		if (tok(r, k)->type == T_STR) {                                                    \
+			if (!addr(tok(r, k), UINT64_MAX, &m)) {                                    \
+				return false;                                                      \
+			}                                                                          \
+		} else {                                                                           \
+			FR_INT(k, lo, hi, req, m, ctype);                                          \
+		}                                                                                  \
+	} while (0)
+#define FR_ADDR(k, lo, hi, req, m, ctype)                                                          \
+	do {                                                                                       \
+		if (!addr(tok(r, k), fx->cfg->arch == ETL_ARCH_X86 ? UINT32_MAX : UINT64_MAX,      \
+			  &m)) {                                                                   \
+			return false;                                                              \
+		}                                                                                  \
+	} while (0)
+#define FR_BOOL(k, lo, hi, req, m, ctype)                                                          \
+	do {                                                                                       \
+		if (get_bool(r, k, req, &m) < 0) {                                                 \
+			return false;                                                              \
+		}                                                                                  \
+	} while (0)
+#define FR_ENUM(k, req, m, ctype, names, n)                                                        \
+	do {                                                                                       \
+		int i_ = one_of(tok(r, k), names, n);                                              \
+                                                                                                   \
+		if (tok(r, k)->type != T_NONE || req) {                                            \
+			if (i_ < 0) {                                                              \
+				return false;                                                      \
+			}                                                                          \
+			m = (ctype)i_;                                                             \
+		}                                                                                  \
+	} while (0)
+#define FR_WHY(k, lo, hi, req, m, ctype)   FR_ENUM(k, req, m, ctype, truth_why_names, TRUTH_NWHY)
+#define FR_CLOCK(k, lo, hi, req, m, ctype) FR_ENUM(k, req, m, ctype, clock_names, SIM_CLOCK_SLOTS)
+/* the member is exit, "start" or "exit" */
+#define FR_EVENT(k, lo, hi, req, m, ctype) FR_ENUM(k, req, rec->exit, bool, event_names, 2)
+/* its text goes back in @opt (truth_read.c keeps a copy) */
+#define FR_STR(k, lo, hi, req, m, ctype)                                                           \
+	do {                                                                                       \
+		if (tok(r, k)->type == T_STR) {                                                    \
+			opt->name = tok(r, k)->s;                                                  \
+			opt->name_len = tok(r, k)->n;                                              \
+		} else if (tok(r, k)->type != T_NONE || req) {                                     \
+			return false;                                                              \
+		}                                                                                  \
+	} while (0)
+/* only checked to be a string */
+#define FR_GROUP(k, lo, hi, req, m, ctype)                                                         \
+	do {                                                                                       \
+		if (tok(r, k)->type != T_STR && (tok(r, k)->type != T_NONE || req)) {              \
+			return false;                                                              \
+		}                                                                                  \
+	} while (0)
+
+/* A default from the reader's history: was the tick given? (the clocks: get_ts) */
+#define FR_GIVEN_REQ(how, k)
+#define FR_GIVEN_OPT(how, k)
+#define FR_GIVEN_LAST(how, k) FR_TICK_##how(k)
+#define FR_GIVEN_HIGH(how, k) FR_TICK_##how(k)
+#define FR_TICK_U(k)	      opt->tick = tok(r, k)->type != T_NONE;
+#define FR_TICK_TS(k)
+
+#define FR_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                      \
+	FR_##how(K_##x##_##name, lo, hi, REQ_##need, rec->name, ctype);                            \
+	FR_GIVEN_##need(how, K_##x##_##name)
+#define FR_DFLT(x, name, ctype, how, lo, hi, need, dflt, when)                                     \
+	if (dflt) {                                                                                \
+		FR_SET_##how(rec->name, dflt);                                                     \
 	}
-	th->exit = str_is(event, "exit");
-	opt->tick = tok(r, K_TICK)->type != T_NONE;
-	return true;
-}
-
-static bool get_stop(const struct truth_fast *fx, const struct rd *r, struct sim_ccswap_stop *st,
-		     struct truth_fast_opt *opt)
-{
-	const struct tok *clock = tok(r, K_CLOCK);
-
-	if (str_is(clock, "qpc")) {
-		st->clock = SIM_CLOCK_QPC;
-	} else if (str_is(clock, "systime")) {
-		st->clock = SIM_CLOCK_SYSTIME;
-	} else if (str_is(clock, "cycles")) {
-		st->clock = SIM_CLOCK_CYCLES;
-	} else {
-		return false;
+#define FR_SET_U(m, v)	   m = v
+#define FR_SET_I(m, v)	   m = v
+#define FR_SET_CPU(m, v)   m = v
+#define FR_SET_TS(m, v)	   (void)0
+#define FR_SET_PMC(m, v)   (void)0
+#define FR_SET_PEBS(m, v)  m = v
+#define FR_SET_ADDR(m, v)  m = v
+#define FR_SET_BOOL(m, v)  m = v
+#define FR_SET_WHY(m, v)   m = v
+#define FR_SET_STR(m, v)   (void)0
+#define FR_SET_GROUP(m, v) (void)0
+#define FR_SET_EVENT(m, v) (void)0
+#define FR_SET_CLOCK(m, v) m = v
+#define FR_CHECK(x, name)                                                                          \
+	if (truth_check_##name(fx->cfg, rec, NULL, 0) < 0) {                                       \
+		return false;                                                                      \
 	}
-	opt->tick = tok(r, K_TICK)->type != T_NONE;
-	return opt_u32(r, K_TICK, &st->tick) && get_ts(fx, r, false, st->ts, opt);
-}
 
-static bool get_end(const struct truth_fast *fx, const struct rd *r, struct sim_end *end,
-		    struct truth_fast_opt *opt)
-{
-	opt->tick = tok(r, K_TICK)->type != T_NONE;
-	return opt_u32(r, K_TICK, &end->tick) && get_ts(fx, r, false, end->ts, opt);
-}
+#define FR_GET(kind, ENUM, ctype, u, what, FIELDS, stamp_of, after)                                \
+	static bool get_##kind(const struct truth_fast *fx, const struct rd *r, ctype *rec,        \
+			       struct truth_fast_opt *opt)                                         \
+	{                                                                                          \
+		const unsigned stamp = stamp_of;                                                   \
+                                                                                                   \
+		(void)stamp;                                                                       \
+		(void)fx;                                                                          \
+		(void)opt;                                                                         \
+		FIELDS(FR_DFLT, TRUTH_NO_CHECK, kind)                                              \
+		FIELDS(FR_ROW, FR_CHECK, kind)                                                     \
+		return true;                                                                       \
+	}
+
+TRUTH_KINDS(FR_GET)
 
 /* ---- gen's own switch lines: a template ------------------------------------- */
 
@@ -1026,32 +959,23 @@ static bool get_end(const struct truth_fast *fx, const struct rd *r, struct sim_
  * template matches that text a word at a time and reads each value
  * straight into its field, with the checks of pass 2, but no token, no
  * duplicate check, no lookup. A line that differs in any byte goes to the
- * general parse (which accepts it too when it is good).
+ * general parse (which accepts it too when it is good). Built from the
+ * switch's table, like the writer's line: the two cannot drift.
  */
+#define TF_ENUM(x, name, ctype, how, ...) TF_ENUM_##how(name)
+#define TF_ENUM_ONE(name)		  TF_##name,
+#define TF_ENUM_U(name)			  TF_ENUM_ONE(name)
+#define TF_ENUM_I(name)			  TF_ENUM_ONE(name)
+#define TF_ENUM_CPU(name)		  TF_ENUM_ONE(name)
+#define TF_ENUM_PMC(name)		  TF_ENUM_ONE(name) /* the next counter value */
+#define TF_ENUM_PEBS(name)		  TF_ENUM_ONE(name) /* hex digits, then the closing quote */
+#define TF_ENUM_TS(name)		  TF_##name, TF_##name##_last = TF_##name + SIM_CLOCK_SLOTS - 1,
+
 enum tpl_field {
-	F_CPU,
-	F_TICK,
-	F_TS, /* + the clock */
-	F_OLD_TID = F_TS + SIM_CLOCK_SLOTS,
-	F_OLD_PRI,
-	F_OLD_BASE_PRI,
-	F_OLD_STATE,
-	F_OLD_WAIT_REASON,
-	F_OLD_WAIT_MODE,
-	F_OLD_IDEAL_CPU,
-	F_OLD_REMAINING_QUANTUM,
-	F_OLD_QOS,
-	F_PREV_CSTATE,
-	F_OLD_RANK,
-	F_NEW_TID,
-	F_NEW_PRI,
-	F_NEW_PRI_DECREMENT,
-	F_NEW_WAIT_TICKS,
-	F_NEW_QOS,
-	F_PMC,	/* the next counter value */
-	F_PEBS, /* hex digits, then the closing quote */
-	F_END,	/* the line ends after the text */
+	SIM_CSWITCH_FIELDS(TF_ENUM, TRUTH_NO_CHECK, ) TF_END, /* the line ends after the text */
 };
+
+static_assert(TF_END < 256, "a template step's field is a byte");
 
 /* Builds the template: text gathers until a value's field ends the step. */
 struct tpl_build {
@@ -1073,7 +997,7 @@ static void tpl_text(struct tpl_build *b, const char *s)
 	b->len += n;
 }
 
-static void tpl_value(struct tpl_build *b, enum tpl_field field)
+static void tpl_value(struct tpl_build *b, unsigned field)
 {
 	struct truth_tpl_step *st = &b->fx->tpl[b->fx->ntpl];
 
@@ -1099,81 +1023,84 @@ static void tpl_value(struct tpl_build *b, enum tpl_field field)
 	b->len = 0;
 }
 
-/* The switch line of truth_write.c's fmt_cswitch for this configuration. */
-static void tpl_init(struct truth_fast *fx)
+/* The clocks in use, each its key and value (put_clocks). */
+static void tpl_clocks(struct tpl_build *b, unsigned field)
 {
-	static const struct {
-		const char *text;
-		enum tpl_field field;
-	} fields[] = {
-		{",\"old_pri\":", F_OLD_PRI},
-		{",\"old_base_pri\":", F_OLD_BASE_PRI},
-		{",\"old_state\":", F_OLD_STATE},
-		{",\"old_wait_reason\":", F_OLD_WAIT_REASON},
-		{",\"old_wait_mode\":", F_OLD_WAIT_MODE},
-		{",\"old_ideal_cpu\":", F_OLD_IDEAL_CPU},
-		{",\"old_remaining_quantum\":", F_OLD_REMAINING_QUANTUM},
-		{",\"old_qos\":", F_OLD_QOS},
-		{",\"prev_cstate\":", F_PREV_CSTATE},
-		{",\"old_rank\":", F_OLD_RANK},
-		{",\"new_tid\":", F_NEW_TID},
-		{",\"new_pri\":", F_NEW_PRI},
-		{",\"new_pri_decrement\":", F_NEW_PRI_DECREMENT},
-		{",\"new_wait_ticks\":", F_NEW_WAIT_TICKS},
-		{",\"new_qos\":", F_NEW_QOS},
-	};
 	static const char *const clock_key[SIM_CLOCK_SLOTS] = {
 		NULL, "\"qpc\":", "\"systime\":", "\"cycles\":"};
-	struct tpl_build b = {.fx = fx, .ok = true};
-	bool first = true, pebs = false;
+	bool first = true;
 
-	fx->ntpl = 0;
-	tpl_text(&b, "{\"kind\":\"cswitch\",\"cpu\":");
-	tpl_value(&b, F_CPU);
-	tpl_text(&b, ",\"tick\":");
-	tpl_value(&b, F_TICK);
-	tpl_text(&b, ",\"ts\":{");
+	tpl_text(b, "{");
 	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
-		if (fx->used[c]) {
-			tpl_text(&b, first ? "" : ",");
-			tpl_text(&b, clock_key[c]);
-			tpl_value(&b, (enum tpl_field)(F_TS + c));
+		if (b->fx->used[c]) {
+			tpl_text(b, first ? "" : ",");
+			tpl_text(b, clock_key[c]);
+			tpl_value(b, field + c);
 			first = false;
 		}
 	}
-	tpl_text(&b, "},\"old_tid\":");
-	tpl_value(&b, F_OLD_TID);
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		tpl_text(&b, fields[i].text);
-		tpl_value(&b, fields[i].field);
-	}
-	if (fx->ncs) {
-		const struct trace_session_cfg *s0 = &fx->cfg->sessions[fx->cs[0]];
+	tpl_text(b, "}");
+}
 
-		for (unsigned i = 1; i < fx->ncs; i++) {
-			const struct trace_session_cfg *s = &fx->cfg->sessions[fx->cs[i]];
+/* The switches' counters (put_pmc): a list, or no template when "pmc" is an object. */
+static void tpl_pmc(struct tpl_build *b, const char *key, unsigned field)
+{
+	const struct truth_fast *fx = b->fx;
+	const unsigned *sess = fx->stamp[TRUTH_STAMP_CSWITCH];
+	const struct trace_session_cfg *s0;
 
-			if (s->pmc_count != s0->pmc_count ||
-			    memcmp(s->pmc_counters, s0->pmc_counters, s0->pmc_count)) {
-				b.ok = false; /* "pmc" is an object: the general parse */
-			}
-		}
-		tpl_text(&b, ",\"pmc\":[");
-		for (unsigned j = 0; j < s0->pmc_count; j++) {
-			tpl_text(&b, j ? "," : "");
-			tpl_value(&b, F_PMC);
-		}
-		tpl_text(&b, "]");
+	if (!fx->nstamp[TRUTH_STAMP_CSWITCH]) {
+		return;
 	}
+	s0 = &fx->cfg->sessions[sess[0]];
+	for (unsigned i = 1; i < fx->nstamp[TRUTH_STAMP_CSWITCH]; i++) {
+		const struct trace_session_cfg *s = &fx->cfg->sessions[sess[i]];
+
+		if (s->pmc_count != s0->pmc_count ||
+		    memcmp(s->pmc_counters, s0->pmc_counters, s0->pmc_count)) {
+			b->ok = false; /* "pmc" is an object: the general parse */
+		}
+	}
+	tpl_text(b, key);
+	tpl_text(b, "[");
+	for (unsigned j = 0; j < s0->pmc_count; j++) {
+		tpl_text(b, j ? "," : "");
+		tpl_value(b, field);
+	}
+	tpl_text(b, "]");
+}
+
+/* What the writer writes (truth_write.c W_WHEN_, W_): a field the template cannot match ends it. */
+#define TPL_WHEN_ALWAYS	 1
+#define TPL_WHEN_PEBS	 pebs
+#define TPL_WHEN_ROWS	 (b.ok = false)
+#define TPL_WHEN_TRUE	 (b.ok = false)
+#define TPL_WHEN_SET	 (b.ok = false)
+#define TPL_U(key, f)	 tpl_text(&b, key), tpl_value(&b, f)
+#define TPL_I(key, f)	 tpl_text(&b, key), tpl_value(&b, f)
+#define TPL_CPU(key, f)	 tpl_text(&b, key), tpl_value(&b, f)
+#define TPL_TS(key, f)	 tpl_text(&b, key), tpl_clocks(&b, f)
+#define TPL_PMC(key, f)	 tpl_pmc(&b, key, f)
+#define TPL_PEBS(key, f) tpl_text(&b, key), tpl_text(&b, "\"0x"), tpl_value(&b, f)
+#define TPL_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                     \
+	if (TPL_WHEN_##when) {                                                                     \
+		TPL_##how(",\"" #name "\":", TF_##name);                                           \
+	}
+
+/* The switch line of truth_write.c for this configuration. */
+static void tpl_init(struct truth_fast *fx)
+{
+	struct tpl_build b = {.fx = fx, .ok = true};
+	bool pebs = false;
+
 	for (unsigned i = 0; i < fx->cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
 		pebs = pebs || fx->cfg->sessions[i].pebs;
 	}
-	if (pebs) {
-		tpl_text(&b, ",\"pebs_index\":\"0x");
-		tpl_value(&b, F_PEBS);
-	}
+	fx->ntpl = 0;
+	tpl_text(&b, "{\"kind\":\"cswitch\"");
+	SIM_CSWITCH_FIELDS(TPL_ROW, TRUTH_NO_CHECK, )
 	tpl_text(&b, "}");
-	tpl_value(&b, F_END);
+	tpl_value(&b, TF_END);
 	if (!b.ok) {
 		fx->ntpl = 0;
 	}
@@ -1233,6 +1160,35 @@ static const char *tpl_hex(const char *p, uint64_t *out)
 	return p + 1;
 }
 
+/* Each field's value at @p, by its table row (the range checks of pass 2). */
+#define TPLC_ROW(x, name, ctype, how, lo, hi, need, dflt, when) TPLC_##how(name, ctype, lo, hi)
+#define TPLC_INT(name, ctype, lo, hi)                                                              \
+	case TF_##name:                                                                            \
+		p = tpl_int(p, lo, hi, &v);                                                        \
+		cs->name = (ctype)v;                                                               \
+		break;
+#define TPLC_U(name, ctype, lo, hi)   TPLC_INT(name, ctype, lo, hi)
+#define TPLC_I(name, ctype, lo, hi)   TPLC_INT(name, ctype, lo, hi)
+#define TPLC_CPU(name, ctype, lo, hi) TPLC_INT(name, ctype, 0, (int64_t)fx->cfg->cpus - 1)
+#define TPLC_TS(name, ctype, lo, hi)                                                               \
+	case TF_##name + SIM_CLOCK_QPC:                                                            \
+	case TF_##name + SIM_CLOCK_SYSTIME:                                                        \
+	case TF_##name + SIM_CLOCK_CYCLES:                                                         \
+		p = tpl_int(p, 0, INT64_MAX, &v);                                                  \
+		cs->name[st->field - TF_##name] = (uint64_t)v;                                     \
+		break;
+#define TPLC_PMC(name, ctype, lo, hi)                                                              \
+	case TF_##name:                                                                            \
+		p = tpl_int(p, lo, hi, &v);                                                        \
+		vals[nvals++ % SIM_MAX_PMC] = (uint64_t)v;                                         \
+		break;
+#define TPLC_PEBS(name, ctype, lo, hi)                                                             \
+	case TF_##name:                                                                            \
+		p = tpl_hex(p, &cs->name);                                                         \
+		break;
+#define TPLC_NO_FIELD(x, name, ...)
+#define TPLC_CHECK(x, name) &&truth_check_##name(fx->cfg, cs, NULL, 0) == 0
+
 /*
  * Line @p (up to @e) as gen's switch line. Return: 1 with @cs filled, 0
  * not quite (@cs untouched), -1 not quite after all (@cs partly written).
@@ -1253,97 +1209,13 @@ static int tpl_cswitch(const struct truth_fast *fx, const char *p, const char *e
 		}
 		p += st->len;
 		switch (st->field) {
-		case F_CPU:
-			p = tpl_int(p, 0, (int64_t)fx->cfg->cpus - 1, &v);
-			cs->cpu = (uint32_t)v;
-			break;
-		case F_TICK:
-			p = tpl_int(p, 0, UINT32_MAX, &v);
-			cs->tick = (uint32_t)v;
-			break;
-		case F_TS + SIM_CLOCK_QPC:
-		case F_TS + SIM_CLOCK_SYSTIME:
-		case F_TS + SIM_CLOCK_CYCLES:
-			p = tpl_int(p, 0, INT64_MAX, &v);
-			cs->ts[st->field - F_TS] = (uint64_t)v;
-			break;
-		case F_OLD_TID:
-			p = tpl_int(p, 0, UINT32_MAX, &v);
-			cs->old_tid = (uint32_t)v;
-			break;
-		case F_OLD_PRI:
-			p = tpl_int(p, 0, PRIORITY_MAX, &v);
-			cs->old_pri = (int8_t)v;
-			break;
-		case F_OLD_BASE_PRI:
-			p = tpl_int(p, 0, PRIORITY_MAX, &v);
-			cs->old_base_pri = (int8_t)v;
-			break;
-		case F_OLD_STATE:
-			p = tpl_int(p, 0, KTHREAD_STATE_MAX, &v);
-			cs->old_state = (uint8_t)v;
-			break;
-		case F_OLD_WAIT_REASON:
-			p = tpl_int(p, 0, WAIT_REASON_MAX, &v);
-			cs->old_wait_reason = (uint8_t)v;
-			break;
-		case F_OLD_WAIT_MODE:
-			p = tpl_int(p, 0, 1, &v);
-			cs->old_wait_mode = (uint8_t)v;
-			break;
-		case F_OLD_IDEAL_CPU:
-			p = tpl_int(p, 0, UINT32_MAX, &v);
-			cs->old_ideal_cpu = (uint32_t)v;
-			break;
-		case F_OLD_REMAINING_QUANTUM:
-			p = tpl_int(p, INT64_MIN, INT64_MAX, &v);
-			cs->old_remaining_quantum = v;
-			break;
-		case F_OLD_QOS:
-			p = tpl_int(p, 0, QOS_MAX, &v);
-			cs->old_qos = (uint8_t)v;
-			break;
-		case F_PREV_CSTATE:
-			p = tpl_int(p, 0, UINT8_MAX, &v);
-			cs->prev_cstate = (uint8_t)v;
-			break;
-		case F_OLD_RANK:
-			p = tpl_int(p, 0, UINT32_MAX, &v);
-			cs->old_rank = (uint32_t)v;
-			break;
-		case F_NEW_TID:
-			p = tpl_int(p, 0, UINT32_MAX, &v);
-			cs->new_tid = (uint32_t)v;
-			break;
-		case F_NEW_PRI:
-			p = tpl_int(p, 0, PRIORITY_MAX, &v);
-			cs->new_pri = (int8_t)v;
-			break;
-		case F_NEW_PRI_DECREMENT:
-			p = tpl_int(p, INT8_MIN, INT8_MAX, &v);
-			cs->new_pri_decrement = (int8_t)v;
-			break;
-		case F_NEW_WAIT_TICKS:
-			p = tpl_int(p, 0, UINT32_MAX, &v);
-			cs->new_wait_ticks = (uint32_t)v;
-			break;
-		case F_NEW_QOS:
-			p = tpl_int(p, 0, QOS_MAX, &v);
-			cs->new_qos = (uint8_t)v;
-			break;
-		case F_PMC:
-			p = tpl_int(p, 0, INT64_MAX, &v);
-			vals[nvals++ % SIM_MAX_PMC] = (uint64_t)v;
-			break;
-		case F_PEBS:
-			p = tpl_hex(p, &cs->pebs_index);
-			break;
-		default: /* F_END */
-			return p == e &&
-					       !(cs->old_state == KTHREAD_WAITING &&
-						 cs->old_wait_reason >= fx->cfg->max_wait_reason) &&
-					       (!fx->ncs || pmc_apply(fx, vals, nvals, fx->cs[0],
-								      set_by, cs->pmc))
+			SIM_CSWITCH_FIELDS(TPLC_ROW, TRUTH_NO_CHECK, )
+		default: /* TF_END */
+			return p == e SIM_CSWITCH_FIELDS(TPLC_NO_FIELD, TPLC_CHECK, ) &&
+					       (!fx->nstamp[TRUTH_STAMP_CSWITCH] ||
+						pmc_apply(fx, vals, nvals,
+							  fx->stamp[TRUTH_STAMP_CSWITCH][0], set_by,
+							  cs->pmc))
 				       ? 1
 				       : -1;
 		}
@@ -1361,19 +1233,24 @@ void truth_fast_init(struct truth_fast *fx, const struct trace_config *cfg)
 	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
 		fx->used[c] = trace_config_clock_used(cfg, (enum sim_clock)c);
 	}
-	fx->ncs = truth_stamping_sessions(cfg, false, fx->cs);
-	fx->nsl = truth_stamping_sessions(cfg, true, fx->sl);
+	fx->nstamp[TRUTH_STAMP_CSWITCH] =
+		truth_stamping_sessions(cfg, false, fx->stamp[TRUTH_STAMP_CSWITCH]);
+	fx->nstamp[TRUTH_STAMP_SPINLOCK] =
+		truth_stamping_sessions(cfg, true, fx->stamp[TRUTH_STAMP_SPINLOCK]);
 	for (unsigned i = 0; i < SIM_MAX_SESSIONS; i++) {
 		fx->name_len[i] = i < cfg->nsessions ? strlen(cfg->sessions[i].name) : 0;
 	}
 	tpl_init(fx);
 }
 
+#define FR_CASE(kind, ENUM, ctype, um, ...)                                                        \
+	case TRUTH_##ENUM:                                                                         \
+		return get_##kind(fx, &r, &rec->u.um, opt) ? TRUTH_##ENUM : 0;
+
 int truth_fast_line(const struct truth_fast *fx, const char *s, size_t n, struct truth_record *rec,
 		    struct truth_fast_opt *opt)
 {
 	struct rd r;
-	const struct tok *kind;
 
 	memset(opt, 0, sizeof(*opt));
 	if (fx->ntpl) {
@@ -1392,27 +1269,13 @@ int truth_fast_line(const struct truth_fast *fx, const char *s, size_t n, struct
 	r.ts_mask = 0;
 	r.pmc_list = false;
 	r.nunknown = 0;
-	if (!scan_line(&r, s)) {
+	r.kind = kind_of_line(s, r.e);
+	if (!r.kind || !scan_line(&r, s)) {
 		return 0;
 	}
-	kind = tok(&r, K_KIND);
-	if (r.seen & ~fields_of(order_of(kind))) {
-		return 0; /* a field of another kind: an error */
+	switch ((enum truth_kind)(r.kind - kinds)) {
+		TRUTH_KINDS(FR_CASE)
+	default:
+		return 0;
 	}
-	if (str_is(kind, "cswitch")) {
-		return get_cswitch(fx, &r, &rec->u.cs, opt) ? TRUTH_CSWITCH : 0;
-	}
-	if (str_is(kind, "spinlock")) {
-		return get_spinlock(fx, &r, &rec->u.sl, opt) ? TRUTH_SPINLOCK : 0;
-	}
-	if (str_is(kind, "thread")) {
-		return get_thread(fx, &r, &rec->u.thread, opt) ? TRUTH_THREAD : 0;
-	}
-	if (str_is(kind, "ccswap_stop")) {
-		return get_stop(fx, &r, &rec->u.stop, opt) ? TRUTH_CCSWAP_STOP : 0;
-	}
-	if (str_is(kind, "end")) {
-		return get_end(fx, &r, &rec->u.end, opt) ? TRUTH_END : 0;
-	}
-	return 0;
 }

@@ -15,12 +15,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdint.h>
 
 #include "tools/lib/truth/truth.h"
 
-#define TRUTH_TPL_STEPS 40 /* a switch line's fields, counters included */
-#define TRUTH_TPL_WORDS 5  /* the longest text between two values: 40 bytes */
+/* a switch line's fields, clocks and counters included */
+#define TRUTH_TPL_STEPS                                                                            \
+	(0 SIM_CSWITCH_FIELDS(TRUTH_COUNT_ROW, TRUTH_NO_CHECK, ) + SIM_CLOCK_SLOTS + SIM_MAX_PMC)
+#define TRUTH_TPL_WORDS 5 /* the longest text between two values: 40 bytes */
 
 /*
  * struct truth_tpl_step - a piece of the switch line gen writes: this text,
@@ -43,9 +44,9 @@ struct truth_tpl_step {
  */
 struct truth_fast {
 	const struct trace_config *cfg;
-	bool used[SIM_CLOCK_SLOTS];	    /* clocks some session uses */
-	unsigned ncs, cs[SIM_MAX_SESSIONS]; /* sessions stamping switches */
-	unsigned nsl, sl[SIM_MAX_SESSIONS]; /* sessions stamping spin locks */
+	bool used[SIM_CLOCK_SLOTS]; /* clocks some session uses */
+	unsigned nstamp[TRUTH_NSTAMP],
+		stamp[TRUTH_NSTAMP][SIM_MAX_SESSIONS]; /* stamping sessions */
 	size_t name_len[SIM_MAX_SESSIONS];
 	unsigned ntpl;
 	struct truth_tpl_step tpl[TRUTH_TPL_STEPS];

@@ -49,16 +49,9 @@
 #include "tools/lib/truth/truth_fast.h"
 #include "tools/lib/truth/truth_schema.h"
 
-#define READ_BLOCK	  (1u << 20) /* bytes asked of the stream at a time */
-#define KTHREAD_STATE_MAX 10	     /* MaximumThreadState (KERNEL_FACTS 5.3, KTHREAD_STATE) */
-#define KTHREAD_WAITING	  5	     /* Waiting: OldThreadStateWr holds the wait reason */
-#define WAIT_REASON_MAX	  63	     /* OldThreadStateWr is 6 bits */
-#define PRIORITY_MAX	  31
-#define QOS_MAX		  7
-#define IRQL_MAX	  31
-#define SPIN_MODE_MAX	  0x3F /* AcquireMode bits (etw_encode_spinlock) */
-#define CPUS_MAX	  1024 /* producer_cfg.cpus */
-#define JSON_INT_MAX	  INT64_MAX
+#define READ_BLOCK   (1u << 20) /* bytes asked of the stream at a time */
+#define CPUS_MAX     1024	/* producer_cfg.cpus */
+#define JSON_INT_MAX INT64_MAX
 
 /* What each CPU's last record said (line 0: none yet). */
 struct cpu_hist {
@@ -95,8 +88,8 @@ struct truth_reader {
 	bool done;		  /* EOF (and the synthesized end) delivered */
 	struct trace_config cfg;
 	bool used[SIM_CLOCK_SLOTS];
-	unsigned ncs, cs_sess[SIM_MAX_SESSIONS]; /* sessions stamping switches */
-	unsigned nsl, sl_sess[SIM_MAX_SESSIONS]; /* sessions stamping spin locks */
+	unsigned nstamp[TRUTH_NSTAMP],
+		stamp[TRUTH_NSTAMP][SIM_MAX_SESSIONS]; /* stamping sessions */
 	struct high_mark max_tick;
 	struct high_mark max_ts[SIM_CLOCK_SLOTS];
 	struct cpu_hist *hist; /* [cfg.cpus] */
@@ -154,48 +147,12 @@ static const char *const spinlock_cfg_fields[] = {
 	"spin_threshold", "acquire_sample_rate", "contention_sample_rate", "hold_threshold", "rows",
 };
 static const char *const group_fields[] = {"name", "tids"};
-static const char *const cswitch_fields[] = {
-	"kind",
-	"cpu",
-	"tick",
-	"ts",
-	"old_tid",
-	"old_pri",
-	"old_base_pri",
-	"old_state",
-	"old_wait_reason",
-	"old_wait_mode",
-	"old_ideal_cpu",
-	"old_remaining_quantum",
-	"old_qos",
-	"prev_cstate",
-	"old_rank",
-	"new_tid",
-	"new_pri",
-	"new_pri_decrement",
-	"new_wait_ticks",
-	"new_qos",
-	"pmc",
-	"pebs_index",
-};
-static const char *const spinlock_fields[] = {
-	"kind",		 "cpu",
-	"tick",		 "ts",
-	"lock",		 "caller",
-	"acquire_time",	 "release_time",
-	"wait_cycles",	 "spin_count",
-	"tid",		 "interrupt_count",
-	"irql",		 "depth",
-	"mode",		 "dpc",
-	"isr",		 "logged",
-	"why",		 "name",
-	"acquire_count", "contention_count",
-	"untracked",	 "guarded",
-	"pmc",
-};
-static const char *const thread_fields[] = {"kind", "tid", "group", "event", "tick", "ts"};
-static const char *const stop_fields[] = {"kind", "clock", "tick", "ts"};
-static const char *const end_fields[] = {"kind", "tick", "ts"};
+/* Each kind's fields, "kind" first: fields_<kind> (truth_kinds.h). */
+#define FIELD_NAME(x, name, ...) #name,
+#define KIND_FIELDS(kind, ENUM, ctype, um, what, FIELDS, ...)                                      \
+	static const char *const fields_##kind[] = {"kind", FIELDS(FIELD_NAME, TRUTH_NO_CHECK, )};
+
+TRUTH_KINDS(KIND_FIELDS)
 
 /*
  * Every field of object @o (@pfx: where it is, @what: what it is) is one of
@@ -275,30 +232,6 @@ static int get_u32(const struct rd *d, json_t *o, const char *pfx, const char *k
 
 	if (rc > 0) {
 		*out = (uint32_t)x;
-	}
-	return rc;
-}
-
-static int get_u8(const struct rd *d, json_t *o, const char *key, int64_t lo, int64_t hi,
-		  uint8_t *out)
-{
-	int64_t x = 0;
-	int rc = get_int(d, o, "", key, false, lo, hi, &x);
-
-	if (rc > 0) {
-		*out = (uint8_t)x;
-	}
-	return rc;
-}
-
-static int get_s8(const struct rd *d, json_t *o, const char *key, int64_t lo, int64_t hi,
-		  int8_t *out)
-{
-	int64_t x = 0;
-	int rc = get_int(d, o, "", key, false, lo, hi, &x);
-
-	if (rc > 0) {
-		*out = (int8_t)x;
 	}
 	return rc;
 }
@@ -391,12 +324,74 @@ static int get_addr(const struct rd *d, json_t *o, const char *key, uint64_t max
 }
 
 /* "pebs_index": an address as "0x..." (what we write), or a plain number. */
-static int get_pebs_index(const struct rd *d, json_t *o, uint64_t *out)
+static int get_pebs_index(const struct rd *d, json_t *o, const char *key, uint64_t *out)
 {
-	if (json_is_string(json_object_get(o, "pebs_index"))) {
-		return get_addr(d, o, "pebs_index", UINT64_MAX, "", out);
+	if (json_is_string(json_object_get(o, key))) {
+		return get_addr(d, o, key, UINT64_MAX, "", out);
 	}
-	return get_u64(d, o, "", "pebs_index", false, out);
+	return get_u64(d, o, "", key, false, out);
+}
+
+/* A string kept in @r (a spin lock's "name": the record points there). */
+static int get_kept_str(const struct rd *d, struct truth_reader *r, json_t *o, const char *key,
+			bool req, const char **out)
+{
+	const char *s;
+	int rc = get_str(d, o, "", key, req, &s);
+
+	if (rc > 0) {
+		snprintf(r->name, sizeof(r->name), "%s", s);
+		*out = r->name;
+	}
+	return rc;
+}
+
+/* A spin lock's "why": one of truth_why_names. */
+static int get_why(const struct rd *d, json_t *o, const char *key, bool req, enum sim_spin_why *out)
+{
+	const char *s;
+	unsigned k = 0;
+	int rc = get_str(d, o, "", key, req, &s);
+
+	if (rc <= 0) {
+		return rc;
+	}
+	while (k < TRUTH_NWHY && strcmp(s, truth_why_names[k])) {
+		k++;
+	}
+	if (k == TRUTH_NWHY) {
+		return fail(d, "%s: \"%s\" is not hold, contended, acquire_sample or none", key, s);
+	}
+	*out = (enum sim_spin_why)k;
+	return 1;
+}
+
+/* A clock's name. */
+static int get_clock(const struct rd *d, json_t *o, const char *key, bool req, enum sim_clock *out)
+{
+	const char *s;
+	int rc = get_str(d, o, "", key, req, &s);
+
+	if (rc > 0 && sim_clock_parse(s, out)) {
+		return fail(d, "%s: unknown clock \"%s\" (qpc, systime or cycles)", key, s);
+	}
+	return rc;
+}
+
+/* A thread line's "event": "start" (false) or "exit" (true). */
+static int get_event(const struct rd *d, json_t *o, const char *key, bool req, bool *exit)
+{
+	const char *s;
+	int rc = get_str(d, o, "", key, req, &s);
+
+	if (rc <= 0) {
+		return rc;
+	}
+	if (strcmp(s, "start") && strcmp(s, "exit")) {
+		return fail(d, "%s: \"%s\" is neither \"start\" nor \"exit\"", key, s);
+	}
+	*exit = !strcmp(s, "exit");
+	return 1;
 }
 
 /*
@@ -830,6 +825,12 @@ static int parse_meta(const struct rd *d, json_t *o, struct trace_config *cfg)
 	return 0;
 }
 
+/* The hooks a stamping session names in pmc's messages (by enum truth_stamp). */
+static const char *const stamp_hooks[TRUTH_NSTAMP] = {
+	[TRUTH_STAMP_CSWITCH] = "0x0524/0x0525",
+	[TRUTH_STAMP_SPINLOCK] = "0x0529",
+};
+
 /*
  * "pmc": a list (the counters of the first session in @sess, in its order)
  * or an object keyed by session name. Values go to @pmc by machine counter
@@ -970,129 +971,6 @@ static int check_cpu_time(const struct rd *d, struct truth_reader *r, uint32_t c
 	return 0;
 }
 
-static int get_cpu(const struct rd *d, const struct truth_reader *r, json_t *o, uint32_t *cpu)
-{
-	return get_u32(d, o, "", "cpu", true, 0, (int64_t)r->cfg.cpus - 1, cpu);
-}
-
-static int parse_cswitch(const struct rd *d, struct truth_reader *r, json_t *o,
-			 struct sim_cswitch *cs)
-{
-	int64_t q = 0;
-	int rc;
-
-	memset(cs, 0, sizeof(*cs));
-	if (check_fields(d, o, "", "a cswitch line", cswitch_fields, NFIELDS(cswitch_fields)) < 0) {
-		return -EINVAL;
-	}
-	if ((rc = get_cpu(d, r, o, &cs->cpu)) < 0 ||
-	    (rc = get_u32(d, o, "", "tick", true, 0, UINT32_MAX, &cs->tick)) < 0 ||
-	    (rc = get_ts(d, r->used, o, "ts", true, cs->ts)) < 0 ||
-	    (rc = get_u32(d, o, "", "old_tid", true, 0, UINT32_MAX, &cs->old_tid)) < 0 ||
-	    (rc = get_s8(d, o, "old_pri", 0, PRIORITY_MAX, &cs->old_pri)) < 0 ||
-	    (rc = get_s8(d, o, "old_base_pri", 0, PRIORITY_MAX, &cs->old_base_pri)) < 0 ||
-	    (rc = get_u8(d, o, "old_state", 0, KTHREAD_STATE_MAX, &cs->old_state)) < 0 ||
-	    (rc = get_u8(d, o, "old_wait_reason", 0, WAIT_REASON_MAX, &cs->old_wait_reason)) < 0 ||
-	    (rc = get_u8(d, o, "old_wait_mode", 0, 1, &cs->old_wait_mode)) < 0 ||
-	    (rc = get_u32(d, o, "", "old_ideal_cpu", false, 0, UINT32_MAX, &cs->old_ideal_cpu)) <
-		    0) {
-		return rc;
-	}
-	if (cs->old_state == KTHREAD_WAITING && cs->old_wait_reason >= r->cfg.max_wait_reason) {
-		return fail(d,
-			    "old_wait_reason: %u is not below max_wait_reason %u; the thread "
-			    "is Waiting, so it would decode as a thread state",
-			    (unsigned)cs->old_wait_reason, (unsigned)r->cfg.max_wait_reason);
-	}
-	if ((rc = get_int(d, o, "", "old_remaining_quantum", false, INT64_MIN, INT64_MAX, &q)) <
-		    0 ||
-	    (rc = get_u8(d, o, "old_qos", 0, QOS_MAX, &cs->old_qos)) < 0 ||
-	    (rc = get_u8(d, o, "prev_cstate", 0, UINT8_MAX, &cs->prev_cstate)) < 0 ||
-	    (rc = get_u32(d, o, "", "old_rank", false, 0, UINT32_MAX, &cs->old_rank)) < 0 ||
-	    (rc = get_u32(d, o, "", "new_tid", true, 0, UINT32_MAX, &cs->new_tid)) < 0 ||
-	    (rc = get_s8(d, o, "new_pri", 0, PRIORITY_MAX, &cs->new_pri)) < 0 ||
-	    (rc = get_s8(d, o, "new_pri_decrement", INT8_MIN, INT8_MAX, &cs->new_pri_decrement)) <
-		    0 ||
-	    (rc = get_u32(d, o, "", "new_wait_ticks", false, 0, UINT32_MAX, &cs->new_wait_ticks)) <
-		    0 ||
-	    (rc = get_u8(d, o, "new_qos", 0, QOS_MAX, &cs->new_qos)) < 0 ||
-	    (rc = parse_pmc(d, r, o, r->cs_sess, r->ncs, "0x0524/0x0525", cs->pmc)) < 0 ||
-	    (rc = get_pebs_index(d, o, &cs->pebs_index)) < 0) {
-		return rc;
-	}
-	cs->old_remaining_quantum = q;
-	return check_cpu_time(d, r, cs->cpu, cs->tick, cs->ts);
-}
-
-static int parse_spinlock(const struct rd *d, struct truth_reader *r, json_t *o,
-			  struct sim_spinlock *sl)
-{
-	bool x86 = r->cfg.arch == ETL_ARCH_X86;
-	uint64_t amax = x86 ? UINT32_MAX : UINT64_MAX;
-	const char *why = NULL, *name = NULL;
-	int rc;
-
-	memset(sl, 0, sizeof(*sl));
-	sl->depth = 1;
-	if (check_fields(d, o, "", "a spinlock line", spinlock_fields, NFIELDS(spinlock_fields)) <
-	    0) {
-		return -EINVAL;
-	}
-	if ((rc = get_cpu(d, r, o, &sl->cpu)) < 0) {
-		return rc;
-	}
-	sl->tick = r->hist[sl->cpu].tick;
-	if ((rc = get_u32(d, o, "", "tick", false, 0, UINT32_MAX, &sl->tick)) < 0 ||
-	    (rc = get_ts(d, r->used, o, "ts", true, sl->ts)) < 0 ||
-	    (rc = get_addr(d, o, "lock", amax, "arch x86", &sl->lock)) < 0 ||
-	    (rc = get_addr(d, o, "caller", amax, "arch x86", &sl->caller)) < 0 ||
-	    (rc = get_u64(d, o, "", "acquire_time", false, &sl->acquire_time)) < 0 ||
-	    (rc = get_u64(d, o, "", "release_time", false, &sl->release_time)) < 0 ||
-	    (rc = get_u64(d, o, "", "wait_cycles", false, &sl->wait_cycles)) < 0 ||
-	    (rc = get_u32(d, o, "", "spin_count", false, 0, UINT32_MAX, &sl->spin_count)) < 0 ||
-	    (rc = get_u32(d, o, "", "tid", false, 0, UINT32_MAX, &sl->tid)) < 0 ||
-	    (rc = get_u32(d, o, "", "interrupt_count", false, 0, UINT32_MAX,
-			  &sl->interrupt_count)) < 0 ||
-	    (rc = get_u8(d, o, "irql", 0, IRQL_MAX, &sl->irql)) < 0 ||
-	    (rc = get_u8(d, o, "depth", 1, UINT8_MAX, &sl->depth)) < 0 ||
-	    (rc = get_u8(d, o, "mode", 0, SPIN_MODE_MAX, &sl->mode)) < 0 ||
-	    (rc = get_bool(d, o, "", "dpc", false, &sl->dpc)) < 0 ||
-	    (rc = get_bool(d, o, "", "isr", false, &sl->isr)) < 0 ||
-	    (rc = get_bool(d, o, "", "logged", true, &sl->logged)) < 0 ||
-	    (rc = get_str(d, o, "", "why", false, &why)) < 0) {
-		return rc;
-	}
-	if ((rc = get_u32(d, o, "", "acquire_count", false, 0, UINT32_MAX, &sl->acquire_count)) <
-		    0 ||
-	    (rc = get_u32(d, o, "", "contention_count", false, 0, UINT32_MAX,
-			  &sl->contention_count)) < 0 ||
-	    (rc = get_bool(d, o, "", "untracked", false, &sl->untracked)) < 0 ||
-	    (rc = get_bool(d, o, "", "guarded", false, &sl->guarded)) < 0 ||
-	    (rc = get_str(d, o, "", "name", false, &name)) < 0) {
-		return rc;
-	}
-	if (name) {
-		snprintf(r->name, sizeof(r->name), "%s", name);
-		sl->name = r->name;
-	}
-	if (why) {
-		unsigned k = 0;
-
-		while (k < TRUTH_NWHY && strcmp(why, truth_why_names[k])) {
-			k++;
-		}
-		if (k == TRUTH_NWHY) {
-			return fail(d, "why: \"%s\" is not hold, contended, acquire_sample or none",
-				    why);
-		}
-		sl->why = (enum sim_spin_why)k;
-	}
-	if ((rc = parse_pmc(d, r, o, r->sl_sess, r->nsl, "0x0529", sl->pmc)) < 0) {
-		return rc;
-	}
-	return check_cpu_time(d, r, sl->cpu, sl->tick, sl->ts);
-}
-
 /* The largest tick and clock values seen so far (the default of stop/end). */
 static void high_marks(const struct truth_reader *r, uint32_t *tick, uint64_t ts[SIM_CLOCK_SLOTS])
 {
@@ -1102,73 +980,134 @@ static void high_marks(const struct truth_reader *r, uint32_t *tick, uint64_t ts
 	}
 }
 
-/* A "thread" line: which thread started or ended, and when (no CPU). */
-static int parse_thread(const struct rd *d, struct truth_reader *r, json_t *o,
-			struct truth_thread *th)
-{
-	const char *event, *group;
-	int rc;
-
-	memset(th, 0, sizeof(*th));
-	high_marks(r, &th->tick, th->ts);
-	if (check_fields(d, o, "", "a thread line", thread_fields, NFIELDS(thread_fields)) < 0) {
-		return -EINVAL;
-	}
-	if ((rc = get_u32(d, o, "", "tid", true, 0, UINT32_MAX, &th->tid)) < 0 ||
-	    (rc = get_str(d, o, "", "group", true, &group)) < 0 ||
-	    (rc = get_str(d, o, "", "event", true, &event)) < 0 ||
-	    (rc = get_u32(d, o, "", "tick", false, 0, UINT32_MAX, &th->tick)) < 0 ||
-	    (rc = get_ts(d, r->used, o, "ts", false, th->ts)) < 0) {
-		return rc;
-	}
-	if (strcmp(event, "start") && strcmp(event, "exit")) {
-		return fail(d, "event: \"%s\" is neither \"start\" nor \"exit\"", event);
-	}
-	th->exit = !strcmp(event, "exit");
-	return 0;
-}
-
-static int parse_stop(const struct rd *d, struct truth_reader *r, json_t *o,
-		      struct sim_ccswap_stop *st)
-{
-	const char *clock;
-	int rc;
-
-	memset(st, 0, sizeof(*st));
-	high_marks(r, &st->tick, st->ts);
-	if (check_fields(d, o, "", "a ccswap_stop line", stop_fields, NFIELDS(stop_fields)) < 0) {
-		return -EINVAL;
-	}
-	if ((rc = get_str(d, o, "", "clock", true, &clock)) < 0) {
-		return rc;
-	}
-	if (sim_clock_parse(clock, &st->clock)) {
-		return fail(d, "clock: unknown clock \"%s\" (qpc, systime or cycles)", clock);
-	}
-	if ((rc = get_u32(d, o, "", "tick", false, 0, UINT32_MAX, &st->tick)) < 0 ||
-	    (rc = get_ts(d, r->used, o, "ts", false, st->ts)) < 0) {
-		return rc;
-	}
-	return 0;
-}
-
 static int check_end(const struct rd *d, struct truth_reader *r, const struct sim_end *end);
 
-static int parse_end(const struct rd *d, struct truth_reader *r, json_t *o, struct sim_end *end)
-{
-	int rc;
+/* ---- the record lines, from their tables (truth_kinds.h) -------------------- */
 
-	memset(end, 0, sizeof(*end));
-	high_marks(r, &end->tick, end->ts);
-	if (check_fields(d, o, "", "an end line", end_fields, NFIELDS(end_fields)) < 0) {
-		return -EINVAL;
+/*
+ * A line is read field by field of its kind's table, in the table's order
+ * (the first fault of a line is the one named): each "how" reads the key
+ * into the member m (of C type ctype) or fails with the message. Defaults
+ * are set before: a field's own, or the reader's history's.
+ */
+#define REQ_REQ	 true
+#define REQ_OPT	 false
+#define REQ_LAST false
+#define REQ_HIGH false
+
+#define J_INT(key, lo, hi, req, m, ctype)                                                          \
+	do {                                                                                       \
+		int64_t v_ = 0;                                                                    \
+                                                                                                   \
+		if ((rc = get_int(d, o, "", key, req, lo, hi, &v_)) < 0) {                         \
+			return rc;                                                                 \
+		}                                                                                  \
+		if (rc > 0) {                                                                      \
+			m = (ctype)v_;                                                             \
+		}                                                                                  \
+	} while (0)
+#define J_U(key, lo, hi, req, m, ctype)	  J_INT(key, lo, hi, req, m, ctype)
+#define J_I(key, lo, hi, req, m, ctype)	  J_INT(key, lo, hi, req, m, ctype)
+#define J_CPU(key, lo, hi, req, m, ctype) J_INT(key, 0, (int64_t)r->cfg.cpus - 1, req, m, ctype)
+#define J_CALL(call)                                                                               \
+	do {                                                                                       \
+		if ((rc = (call)) < 0) {                                                           \
+			return rc;                                                                 \
+		}                                                                                  \
+	} while (0)
+#define J_TS(key, lo, hi, req, m, ctype) J_CALL(get_ts(d, r->used, o, key, req, m))
+#define J_PMC(key, lo, hi, req, m, ctype)                                                          \
+	J_CALL(parse_pmc(d, r, o, r->stamp[stamp], r->nstamp[stamp], stamp_hooks[stamp], m))
+#define J_PEBS(key, lo, hi, req, m, ctype) J_CALL(get_pebs_index(d, o, key, &m))
+#define J_ADDR(key, lo, hi, req, m, ctype)                                                         \
+	J_CALL(get_addr(d, o, key, r->cfg.arch == ETL_ARCH_X86 ? UINT32_MAX : UINT64_MAX,          \
+			"arch x86", &m))
+#define J_BOOL(key, lo, hi, req, m, ctype) J_CALL(get_bool(d, o, "", key, req, &m))
+#define J_STR(key, lo, hi, req, m, ctype)  J_CALL(get_kept_str(d, r, o, key, req, &m))
+/* only checked to be a string */
+#define J_GROUP(key, lo, hi, req, m, ctype)                                                        \
+	do {                                                                                       \
+		const char *s_;                                                                    \
+                                                                                                   \
+		J_CALL(get_str(d, o, "", key, req, &s_));                                          \
+	} while (0)
+#define J_WHY(key, lo, hi, req, m, ctype)   J_CALL(get_why(d, o, key, req, &m))
+#define J_CLOCK(key, lo, hi, req, m, ctype) J_CALL(get_clock(d, o, key, req, &m))
+/* the member is exit, "start" or "exit" */
+#define J_EVENT(key, lo, hi, req, m, ctype) J_CALL(get_event(d, o, key, req, &rec->exit))
+
+/* Defaults: the field's own (dflt), or the CPU's last (LAST) or the largest so far (HIGH). */
+#define J_PRE_REQ(how, m, name)
+#define J_PRE_OPT(how, m, name)
+#define J_PRE_LAST(how, m, name) m = r->hist[rec->cpu].name;
+#define J_PRE_HIGH(how, m, name) J_HIGH_##how(m)
+#define J_HIGH_U(m)		 m = (uint32_t)r->max_tick.v;
+#define J_HIGH_TS(m)                                                                               \
+	for (unsigned c_ = 0; c_ < SIM_CLOCK_SLOTS; c_++) {                                        \
+		m[c_] = r->max_ts[c_].v;                                                           \
 	}
-	if ((rc = get_u32(d, o, "", "tick", false, 0, UINT32_MAX, &end->tick)) < 0 ||
-	    (rc = get_ts(d, r->used, o, "ts", false, end->ts)) < 0) {
-		return rc;
+#define J_DFLT(x, name, ctype, how, lo, hi, need, dflt, when) J_DFLT_##how(rec->name, dflt)
+#define J_DFLT_U(m, v)					      m = v;
+#define J_DFLT_I(m, v)					      m = v;
+#define J_DFLT_CPU(m, v)
+#define J_DFLT_TS(m, v)
+#define J_DFLT_PMC(m, v)
+#define J_DFLT_PEBS(m, v) m = v;
+#define J_DFLT_ADDR(m, v)
+#define J_DFLT_BOOL(m, v) m = v;
+#define J_DFLT_WHY(m, v)  m = v;
+#define J_DFLT_STR(m, v)
+#define J_DFLT_GROUP(m, v)
+#define J_DFLT_EVENT(m, v)
+#define J_DFLT_CLOCK(m, v)
+
+#define J_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                       \
+	J_PRE_##need(how, rec->name, name) J_##how(#name, lo, hi, REQ_##need, rec->name, ctype);
+#define J_CHECK(x, name)                                                                           \
+	do {                                                                                       \
+		char msg_[256];                                                                    \
+                                                                                                   \
+		if (truth_check_##name(&r->cfg, rec, msg_, sizeof(msg_)) < 0) {                    \
+			return fail(d, "%s", msg_);                                                \
+		}                                                                                  \
+	} while (0);
+
+/* Once read: a line with a "cpu" against that CPU's history, and the kind's own check. */
+#define J_CPU_TIME(x, name, ctype, how, ...) J_CPU_TIME_##how
+#define J_CPU_TIME_CPU			     J_CALL(check_cpu_time(d, r, rec->cpu, rec->tick, rec->ts));
+#define J_CPU_TIME_U
+#define J_CPU_TIME_I
+#define J_CPU_TIME_TS
+#define J_CPU_TIME_PMC
+#define J_CPU_TIME_PEBS
+#define J_CPU_TIME_ADDR
+#define J_CPU_TIME_BOOL
+#define J_CPU_TIME_WHY
+#define J_CPU_TIME_STR
+#define J_CPU_TIME_GROUP
+#define J_CPU_TIME_EVENT
+#define J_CPU_TIME_CLOCK
+#define AFTER_NONE
+#define AFTER_END J_CALL(check_end(d, r, rec));
+
+#define J_PARSE(kind, ENUM, ctype, um, what, FIELDS, stamp_of, after)                              \
+	static int parse_##kind(const struct rd *d, struct truth_reader *r, json_t *o, ctype *rec) \
+	{                                                                                          \
+		const unsigned stamp = stamp_of;                                                   \
+		int rc;                                                                            \
+                                                                                                   \
+		(void)stamp;                                                                       \
+		memset(rec, 0, sizeof(*rec));                                                      \
+		FIELDS(J_DFLT, TRUTH_NO_CHECK, kind)                                               \
+		if (check_fields(d, o, "", what, fields_##kind, NFIELDS(fields_##kind)) < 0) {     \
+			return -EINVAL;                                                            \
+		}                                                                                  \
+		FIELDS(J_ROW, J_CHECK, kind)                                                       \
+		FIELDS(J_CPU_TIME, TRUTH_NO_CHECK, kind)                                           \
+		AFTER_##after return 0;                                                            \
 	}
-	return check_end(d, r, end);
-}
+
+TRUTH_KINDS(J_PARSE)
 
 /* The end may not be before any CPU's last record; then nothing may follow. */
 static int check_end(const struct rd *d, struct truth_reader *r, const struct sim_end *end)
@@ -1393,8 +1332,10 @@ static struct truth_reader *truth_start(struct truth_reader *r, struct trace_con
 	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
 		r->used[c] = trace_config_clock_used(cfg, (enum sim_clock)c);
 	}
-	r->ncs = truth_stamping_sessions(cfg, false, r->cs_sess);
-	r->nsl = truth_stamping_sessions(cfg, true, r->sl_sess);
+	r->nstamp[TRUTH_STAMP_CSWITCH] =
+		truth_stamping_sessions(cfg, false, r->stamp[TRUTH_STAMP_CSWITCH]);
+	r->nstamp[TRUTH_STAMP_SPINLOCK] =
+		truth_stamping_sessions(cfg, true, r->stamp[TRUTH_STAMP_SPINLOCK]);
 	truth_fast_init(&r->fast, &r->cfg);
 	r->hist = calloc(cfg->cpus, sizeof(*r->hist));
 	if (!r->hist) {
@@ -1459,6 +1400,73 @@ struct truth_reader *truth_open_mem(const char *name, const char *text, size_t l
 }
 
 /*
+ * What the fast path leaves to the reader, field by field of the kind's
+ * table: the defaults of its history (the fast path says what was given),
+ * a string kept, and the checks of the jansson path once a line is read.
+ */
+#define F_FIX_REQ(how, m, name)
+#define F_FIX_OPT(how, m, name)
+#define F_FIX_LAST(how, m, name)                                                                   \
+	if (!opt->tick) {                                                                          \
+		m = r->hist[rec->cpu].name;                                                        \
+	}
+#define F_FIX_HIGH(how, m, name) F_HIGH_##how(m)
+#define F_HIGH_U(m)                                                                                \
+	if (!opt->tick) {                                                                          \
+		m = (uint32_t)r->max_tick.v;                                                       \
+	}
+#define F_HIGH_TS(m)                                                                               \
+	for (unsigned c_ = 0; c_ < SIM_CLOCK_SLOTS; c_++) {                                        \
+		if (!(opt->ts & 1u << c_)) {                                                       \
+			m[c_] = r->max_ts[c_].v;                                                   \
+		}                                                                                  \
+	}
+#define F_KEEP_STR(m)                                                                              \
+	if (opt->name) {                                                                           \
+		size_t len_ =                                                                      \
+			opt->name_len < sizeof(r->name) - 1 ? opt->name_len : sizeof(r->name) - 1; \
+                                                                                                   \
+		memcpy(r->name, opt->name, len_);                                                  \
+		r->name[len_] = '\0';                                                              \
+		m = r->name;                                                                       \
+	}
+#define F_KEEP_U(m)
+#define F_KEEP_I(m)
+#define F_KEEP_CPU(m)
+#define F_KEEP_TS(m)
+#define F_KEEP_PMC(m)
+#define F_KEEP_PEBS(m)
+#define F_KEEP_ADDR(m)
+#define F_KEEP_BOOL(m)
+#define F_KEEP_WHY(m)
+#define F_KEEP_GROUP(m)
+#define F_KEEP_EVENT(m)
+#define F_KEEP_CLOCK(m)
+#define F_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                       \
+	F_FIX_##need(how, rec->name, name) F_KEEP_##how(rec->name)
+
+#define F_FINISH(kind, ENUM, ctype, um, what, FIELDS, stamp_of, after)                             \
+	static int finish_##kind(const struct rd *d, struct truth_reader *r, ctype *rec,           \
+				 const struct truth_fast_opt *opt)                                 \
+	{                                                                                          \
+		int rc = 0;                                                                        \
+                                                                                                   \
+		(void)d;                                                                           \
+		(void)opt;                                                                         \
+		(void)rc;                                                                          \
+		FIELDS(F_ROW, TRUTH_NO_CHECK, kind)                                                \
+		FIELDS(J_CPU_TIME, TRUTH_NO_CHECK, kind)                                           \
+		AFTER_##after return 0;                                                            \
+	}
+
+TRUTH_KINDS(F_FINISH)
+
+#define F_CASE(kind, ENUM, ctype, um, ...)                                                         \
+	case TRUTH_##ENUM:                                                                         \
+		rc = finish_##kind(d, r, &rec->u.um, &opt);                                        \
+		break;
+
+/*
  * Line @s (@n bytes) by the fast path: 0 when it declines, else what
  * truth_next returns, after the defaults that depend on the history and
  * the same checks as the jansson path.
@@ -1468,63 +1476,49 @@ static int next_fast(struct truth_reader *r, const struct rd *d, const char *s, 
 {
 	struct truth_fast_opt opt;
 	int kind = truth_fast_line(&r->fast, s, n, rec, &opt);
-	uint32_t tick;
-	uint64_t ts[SIM_CLOCK_SLOTS];
-	uint64_t *rts = NULL;
-	uint32_t *rtick = NULL;
-	int rc = 0;
+	int rc;
 
 	switch (kind) {
-	case TRUTH_CSWITCH:
-		rc = check_cpu_time(d, r, rec->u.cs.cpu, rec->u.cs.tick, rec->u.cs.ts);
-		break;
-	case TRUTH_SPINLOCK:
-		if (!opt.tick) {
-			rec->u.sl.tick = r->hist[rec->u.sl.cpu].tick;
-		}
-		if (opt.name) {
-			size_t len = opt.name_len < sizeof(r->name) - 1 ? opt.name_len
-									: sizeof(r->name) - 1;
-
-			memcpy(r->name, opt.name, len);
-			r->name[len] = '\0';
-			rec->u.sl.name = r->name;
-		}
-		rc = check_cpu_time(d, r, rec->u.sl.cpu, rec->u.sl.tick, rec->u.sl.ts);
-		break;
-	case TRUTH_THREAD:
-		rts = rec->u.thread.ts;
-		rtick = &rec->u.thread.tick;
-		break;
-	case TRUTH_CCSWAP_STOP:
-		rts = rec->u.stop.ts;
-		rtick = &rec->u.stop.tick;
-		break;
-	case TRUTH_END:
-		rts = rec->u.end.ts;
-		rtick = &rec->u.end.tick;
-		break;
+		TRUTH_KINDS(F_CASE)
 	default:
 		return 0;
-	}
-	if (rts) {
-		/* an absent tick and absent clocks are the largest seen so far */
-		high_marks(r, &tick, ts);
-		if (!opt.tick) {
-			*rtick = tick;
-		}
-		for (unsigned c = 0; c < SIM_CLOCK_SLOTS; c++) {
-			if (!(opt.ts & 1u << c)) {
-				rts[c] = ts[c];
-			}
-		}
-		if (kind == TRUTH_END) {
-			rc = check_end(d, r, &rec->u.end);
-		}
 	}
 	rec->kind = (enum truth_kind)kind;
 	return rc < 0 ? rc : kind;
 }
+
+/* Each kind's name, for the message of an unknown one. */
+#define KIND_NAME(kind, ...) #kind,
+static const char *const kind_names[] = {TRUTH_KINDS(KIND_NAME)};
+
+/* "kind": an unknown one is named with a did-you-mean, or the list. */
+static int unknown_kind(const struct rd *d, const char *kind)
+{
+	const char *near = suggest_name(kind, kind_names, NFIELDS(kind_names));
+	char list[256] = "";
+	size_t n = 0;
+
+	if (near) {
+		return fail(d, "kind: unknown \"%s\" (did you mean '%s'?)", kind, near);
+	}
+	for (unsigned i = 0; i < NFIELDS(kind_names) && n < sizeof(list); i++) {
+		int k = snprintf(list + n, sizeof(list) - n, "%s%s",
+				 i == 0				? ""
+				 : i + 1 == NFIELDS(kind_names) ? " or "
+								: ", ",
+				 kind_names[i]);
+
+		n += k > 0 ? (size_t)k : 0;
+	}
+	return fail(d, "kind: unknown \"%s\" (%s)", kind, list);
+}
+
+#define J_CASE(knd, ENUM, ctype, um, ...)                                                          \
+	else if (!strcmp(kind, #knd))                                                              \
+	{                                                                                          \
+		rc = parse_##knd(&d, r, o, &rec->u.um);                                            \
+		rec->kind = TRUTH_##ENUM;                                                          \
+	}
 
 int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size_t errlen)
 {
@@ -1568,34 +1562,11 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size
 		rc = fail(&d, "a record after the end line (line %lu)", r->end_line);
 	} else if ((rc = get_str(&d, o, "", "kind", true, &kind)) < 0) {
 		/* reported */
-	} else if (!strcmp(kind, "cswitch")) {
-		rc = parse_cswitch(&d, r, o, &rec->u.cs);
-		rec->kind = TRUTH_CSWITCH;
-	} else if (!strcmp(kind, "spinlock")) {
-		rc = parse_spinlock(&d, r, o, &rec->u.sl);
-		rec->kind = TRUTH_SPINLOCK;
-	} else if (!strcmp(kind, "ccswap_stop")) {
-		rc = parse_stop(&d, r, o, &rec->u.stop);
-		rec->kind = TRUTH_CCSWAP_STOP;
-	} else if (!strcmp(kind, "end")) {
-		rc = parse_end(&d, r, o, &rec->u.end);
-		rec->kind = TRUTH_END;
-	} else if (!strcmp(kind, "thread")) {
-		rc = parse_thread(&d, r, o, &rec->u.thread);
-		rec->kind = TRUTH_THREAD;
-	} else {
-		static const char *const kinds[] = {"cswitch", "spinlock", "ccswap_stop", "end",
-						    "thread"};
-		const char *near = suggest_name(kind, kinds, NFIELDS(kinds));
-
-		if (near) {
-			rc = fail(&d, "kind: unknown \"%s\" (did you mean '%s'?)", kind, near);
-		} else {
-			rc = fail(&d,
-				  "kind: unknown \"%s\" (cswitch, spinlock, ccswap_stop, end or "
-				  "thread)",
-				  kind);
-		}
+	}
+	TRUTH_KINDS(J_CASE)
+	else
+	{
+		rc = unknown_kind(&d, kind);
 	}
 	json_decref(o);
 	return rc < 0 ? rc : (int)rec->kind;

@@ -8,6 +8,8 @@
 #include "tools/lib/truth/truth_schema.h"
 
 #include <assert.h>
+#include <errno.h>
+#include <stdio.h>
 
 #include "producer/etw_layout.h"
 
@@ -50,4 +52,19 @@ unsigned truth_stamping_sessions(const struct trace_config *cfg, bool spin,
 		}
 	}
 	return n;
+}
+
+int truth_check_waiting_reason(const struct trace_config *cfg, const struct sim_cswitch *cs,
+			       char *msg, size_t len)
+{
+	if (cs->old_state != SIM_THREAD_WAITING || cs->old_wait_reason < cfg->max_wait_reason) {
+		return 0;
+	}
+	if (msg) {
+		snprintf(msg, len,
+			 "old_wait_reason: %u is not below max_wait_reason %u; the thread "
+			 "is Waiting, so it would decode as a thread state",
+			 (unsigned)cs->old_wait_reason, (unsigned)cfg->max_wait_reason);
+	}
+	return -EINVAL;
 }

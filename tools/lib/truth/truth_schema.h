@@ -11,6 +11,7 @@
 #define TOOLS_LIB_TRUTH_SCHEMA_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tools/lib/config/trace_config.h"
 
@@ -31,5 +32,20 @@ extern const char *const truth_why_names[TRUTH_NWHY];
  */
 unsigned truth_stamping_sessions(const struct trace_config *cfg, bool spin,
 				 unsigned idx[SIM_MAX_SESSIONS]);
+
+/*
+ * The checks of several fields that the tables name (C rows): 0, or
+ * -EINVAL with the reader's message in @msg (when not NULL), whose field
+ * it names first.
+ */
+
+/**
+ * truth_check_waiting_reason - a Waiting thread's wait reason must be below
+ * the target's MaximumWaitReason, or the compact form would decode it as a
+ * thread state (OldThreadStateWr holds either).
+ * Return: 0 or -EINVAL.
+ */
+int truth_check_waiting_reason(const struct trace_config *cfg, const struct sim_cswitch *cs,
+			       char *msg, size_t len);
 
 #endif /* TOOLS_LIB_TRUTH_SCHEMA_H */

@@ -35,14 +35,17 @@
  * Derived once per line from the configuration (or once per run by the
  * sink): the clocks in use, and who stamps PMC values on each kind.
  */
+struct stampers {
+	unsigned n, idx[SIM_MAX_SESSIONS];
+	bool same;    /* they list the same counters: "pmc" is a list */
+	size_t bound; /* room their "pmc" takes at most */
+};
+
 struct shape {
 	bool used[SIM_CLOCK_SLOTS];
 	bool pebs; /* a session has PEBS: switches carry "pebs_index" */
 	bool rows; /* spin_rows known: spin locks carry the PRCB counters */
-	unsigned ncs, cs[SIM_MAX_SESSIONS];
-	unsigned nsl, sl[SIM_MAX_SESSIONS];
-	bool cs_same, sl_same;	   /* the stamping sessions list the same counters: a list */
-	size_t cs_bound, sl_bound; /* room their "pmc" takes at most */
+	struct stampers stamp[TRUTH_NSTAMP]; /* by enum truth_stamp */
 };
 
 /*
@@ -406,17 +409,13 @@ static bool put_str_room(struct line *l, const char *s)
 /* Room for ,"ts":{..} (or ,"start_ts":{..}): the key, three clocks, the braces. */
 #define TS_BOUND (16u + 3 * (10 + U64_MAX_CHARS))
 
-/* ,"ts":{"qpc":..,"systime":..,"cycles":..} - the clocks in use, in that order. */
-static void put_ts(struct line *l, const bool used[SIM_CLOCK_SLOTS], bool start,
-		   const uint64_t ts[SIM_CLOCK_SLOTS])
+/* {"qpc":..,"systime":..,"cycles":..} - the clocks in use, in that order. */
+static void put_clocks(struct line *l, const bool used[SIM_CLOCK_SLOTS],
+		       const uint64_t ts[SIM_CLOCK_SLOTS])
 {
 	bool first = true;
 
-	if (start) {
-		LIT(l, ",\"start_ts\":{");
-	} else {
-		LIT(l, ",\"ts\":{");
-	}
+	put_c(l, '{');
 	if (used[SIM_CLOCK_QPC]) {
 		LIT(l, "\"qpc\":");
 		put_u64(l, ts[SIM_CLOCK_QPC]);
@@ -478,6 +477,13 @@ static size_t pmc_bound(const struct trace_config *cfg, const unsigned *idx, uns
 	return b;
 }
 
+static void stampers_init(struct stampers *st, const struct trace_config *cfg, bool spin)
+{
+	st->n = truth_stamping_sessions(cfg, spin, st->idx);
+	st->same = all_same(cfg, st->idx, st->n);
+	st->bound = pmc_bound(cfg, st->idx, st->n);
+}
+
 static void shape_init(struct shape *sh, const struct trace_config *cfg)
 {
 	clocks_used(cfg, sh->used);
@@ -486,12 +492,8 @@ static void shape_init(struct shape *sh, const struct trace_config *cfg)
 		sh->pebs = sh->pebs || cfg->sessions[i].pebs;
 	}
 	sh->rows = cfg->spin_rows != TRACE_SPIN_ROWS_UNKNOWN;
-	sh->ncs = truth_stamping_sessions(cfg, false, sh->cs);
-	sh->nsl = truth_stamping_sessions(cfg, true, sh->sl);
-	sh->cs_same = all_same(cfg, sh->cs, sh->ncs);
-	sh->sl_same = all_same(cfg, sh->sl, sh->nsl);
-	sh->cs_bound = pmc_bound(cfg, sh->cs, sh->ncs);
-	sh->sl_bound = pmc_bound(cfg, sh->sl, sh->nsl);
+	stampers_init(&sh->stamp[TRUTH_STAMP_CSWITCH], cfg, false);
+	stampers_init(&sh->stamp[TRUTH_STAMP_SPINLOCK], cfg, true);
 }
 
 static void put_values(struct line *l, const struct trace_session_cfg *s,
@@ -508,214 +510,131 @@ static void put_values(struct line *l, const struct trace_session_cfg *s,
 }
 
 /* ,"pmc":[..] or ,"pmc":{"name":[..],..}, nothing when no session stamps. */
-static void put_pmc(struct line *l, const struct trace_config *cfg, const unsigned *idx, unsigned n,
-		    bool same, const uint64_t pmc[SIM_MAX_COUNTERS])
+static void put_pmc(struct line *l, const struct trace_config *cfg, const struct stampers *st,
+		    const uint64_t pmc[SIM_MAX_COUNTERS])
 {
-	if (n == 0) {
+	if (st->n == 0) {
 		return;
 	}
 	LIT(l, ",\"pmc\":");
-	if (same) {
-		put_values(l, &cfg->sessions[idx[0]], pmc);
+	if (st->same) {
+		put_values(l, &cfg->sessions[st->idx[0]], pmc);
 		return;
 	}
 	put_c(l, '{');
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < st->n; i++) {
 		if (i) {
 			put_c(l, ',');
 		}
-		put_str(l, cfg->sessions[idx[i]].name);
+		put_str(l, cfg->sessions[st->idx[i]].name);
 		put_c(l, ':');
-		put_values(l, &cfg->sessions[idx[i]], pmc);
+		put_values(l, &cfg->sessions[st->idx[i]], pmc);
 	}
 	put_c(l, '}');
 }
 
-/* ---- the lines ---------------------------------------------------------------- */
-
-/* Every key and value of a switch but "pmc": well below this. */
-#define CSWITCH_BOUND (640u + TS_BOUND)
-
-static bool fmt_cswitch(struct line *l, const struct trace_config *cfg, const struct shape *sh,
-			const struct sim_cswitch *cs)
+/* A spin lock's "why" (an unknown value is written "none"). */
+static void put_why(struct line *l, enum sim_spin_why why)
 {
-	if (!room(l, CSWITCH_BOUND + sh->cs_bound)) {
-		return false;
-	}
-	LIT(l, "{\"kind\":\"cswitch\",\"cpu\":");
-	put_u64(l, cs->cpu);
-	LIT(l, ",\"tick\":");
-	put_u64(l, cs->tick);
-	put_ts(l, sh->used, false, cs->ts);
-	LIT(l, ",\"old_tid\":");
-	put_u64(l, cs->old_tid);
-	LIT(l, ",\"old_pri\":");
-	put_i64(l, cs->old_pri);
-	LIT(l, ",\"old_base_pri\":");
-	put_i64(l, cs->old_base_pri);
-	LIT(l, ",\"old_state\":");
-	put_u64(l, cs->old_state);
-	LIT(l, ",\"old_wait_reason\":");
-	put_u64(l, cs->old_wait_reason);
-	LIT(l, ",\"old_wait_mode\":");
-	put_u64(l, cs->old_wait_mode);
-	LIT(l, ",\"old_ideal_cpu\":");
-	put_u64(l, cs->old_ideal_cpu);
-	LIT(l, ",\"old_remaining_quantum\":");
-	put_i64(l, cs->old_remaining_quantum);
-	LIT(l, ",\"old_qos\":");
-	put_u64(l, cs->old_qos);
-	LIT(l, ",\"prev_cstate\":");
-	put_u64(l, cs->prev_cstate);
-	LIT(l, ",\"old_rank\":");
-	put_u64(l, cs->old_rank);
-	LIT(l, ",\"new_tid\":");
-	put_u64(l, cs->new_tid);
-	LIT(l, ",\"new_pri\":");
-	put_i64(l, cs->new_pri);
-	LIT(l, ",\"new_pri_decrement\":");
-	put_i64(l, cs->new_pri_decrement);
-	LIT(l, ",\"new_wait_ticks\":");
-	put_u64(l, cs->new_wait_ticks);
-	LIT(l, ",\"new_qos\":");
-	put_u64(l, cs->new_qos);
-	put_pmc(l, cfg, sh->cs, sh->ncs, sh->cs_same, cs->pmc);
-	if (sh->pebs) {
-		/* PebsIndex is a linear address into the DS buffer: a hex string */
-		LIT(l, ",\"pebs_index\":");
-		put_addr(l, cs->pebs_index);
-	}
-	LIT(l, "}\n");
-	return true;
-}
+	unsigned k = (unsigned)why < TRUTH_NWHY ? (unsigned)why : SIM_SPIN_NONE;
 
-/* Every key and value of a spin lock but "name" and "pmc": well below this. */
-#define SPINLOCK_BOUND (640u + TS_BOUND)
-
-static bool fmt_spinlock(struct line *l, const struct trace_config *cfg, const struct shape *sh,
-			 const struct sim_spinlock *sl)
-{
-	unsigned why = (unsigned)sl->why;
-
-	if (!room(l,
-		  SPINLOCK_BOUND + (sl->name ? str_bound(strlen(sl->name)) : 0) + sh->sl_bound)) {
-		return false;
-	}
-	LIT(l, "{\"kind\":\"spinlock\",\"cpu\":");
-	put_u64(l, sl->cpu);
-	LIT(l, ",\"tick\":");
-	put_u64(l, sl->tick);
-	put_ts(l, sh->used, false, sl->ts);
-	LIT(l, ",\"lock\":");
-	put_addr(l, sl->lock);
-	LIT(l, ",\"caller\":");
-	put_addr(l, sl->caller);
-	LIT(l, ",\"acquire_time\":");
-	put_u64(l, sl->acquire_time);
-	LIT(l, ",\"release_time\":");
-	put_u64(l, sl->release_time);
-	LIT(l, ",\"wait_cycles\":");
-	put_u64(l, sl->wait_cycles);
-	LIT(l, ",\"spin_count\":");
-	put_u64(l, sl->spin_count);
-	LIT(l, ",\"tid\":");
-	put_u64(l, sl->tid);
-	LIT(l, ",\"interrupt_count\":");
-	put_u64(l, sl->interrupt_count);
-	LIT(l, ",\"irql\":");
-	put_u64(l, sl->irql);
-	LIT(l, ",\"depth\":");
-	put_u64(l, sl->depth);
-	LIT(l, ",\"mode\":");
-	put_u64(l, sl->mode);
-	LIT(l, ",\"dpc\":");
-	put_bool(l, sl->dpc);
-	LIT(l, ",\"isr\":");
-	put_bool(l, sl->isr);
-	LIT(l, ",\"logged\":");
-	put_bool(l, sl->logged);
-	LIT(l, ",\"why\":\"");
-	if (why < TRUTH_NWHY) {
-		lit(l, truth_why_names[why], strlen(truth_why_names[why]));
-	} else {
-		LIT(l, "none");
-	}
 	put_c(l, '"');
-	/* extensions: the lock's name, the PRCB counters the predicate read, and why not logged */
-	if (sl->name) {
-		LIT(l, ",\"name\":");
-		put_str(l, sl->name);
-	}
-	if (sh->rows) {
-		LIT(l, ",\"acquire_count\":");
-		put_u64(l, sl->acquire_count);
-		LIT(l, ",\"contention_count\":");
-		put_u64(l, sl->contention_count);
-	}
-	if (sl->untracked) {
-		LIT(l, ",\"untracked\":true");
-	}
-	if (sl->guarded) {
-		LIT(l, ",\"guarded\":true");
-	}
-	put_pmc(l, cfg, sh->sl, sh->nsl, sh->sl_same, sl->pmc);
-	LIT(l, "}\n");
-	return true;
+	lit(l, truth_why_names[k], strlen(truth_why_names[k]));
+	put_c(l, '"');
 }
 
-static bool fmt_thread(struct line *l, const struct trace_config *cfg, uint32_t tid, unsigned group,
-		       bool exit, uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
+static void put_clock(struct line *l, enum sim_clock c)
 {
-	const char *name = group < cfg->ngroups ? cfg->groups[group].name : "";
-	bool used[SIM_CLOCK_SLOTS];
+	const char *name = sim_clock_name(c);
 
-	if (!room(l, 96 + str_bound(strlen(name)) + TS_BOUND)) {
-		return false;
-	}
-	clocks_used(cfg, used);
-	LIT(l, "{\"kind\":\"thread\",\"tid\":");
-	put_u64(l, tid);
-	LIT(l, ",\"group\":");
-	put_str(l, name);
-	if (exit) {
-		LIT(l, ",\"event\":\"exit\",\"tick\":");
-	} else {
-		LIT(l, ",\"event\":\"start\",\"tick\":");
-	}
-	put_u64(l, tick);
-	put_ts(l, used, false, ts);
-	LIT(l, "}\n");
-	return true;
+	put_c(l, '"');
+	lit(l, name, strlen(name));
+	put_c(l, '"');
 }
 
-static bool fmt_stop(struct line *l, const bool used[SIM_CLOCK_SLOTS],
-		     const struct sim_ccswap_stop *st)
-{
-	const char *clock = sim_clock_name(st->clock);
+/* ---- the record lines, from their tables (truth_kinds.h) --------------------- */
 
-	if (!room(l, 96 + TS_BOUND + strlen(clock))) {
-		return false;
-	}
-	LIT(l, "{\"kind\":\"ccswap_stop\",\"tick\":");
-	put_u64(l, st->tick);
-	put_ts(l, used, false, st->ts);
-	LIT(l, ",\"clock\":\"");
-	lit(l, clock, strlen(clock));
-	LIT(l, "\"}\n");
-	return true;
-}
+/*
+ * A line is its kind, then each field of its table in order: the key and
+ * the value as the field's "how" says, when its "when" holds. The room it
+ * needs is the sum of each field's most, worked out at compile time but
+ * for strings and "pmc".
+ */
+#define W_WHEN_ALWAYS(v) 1
+#define W_WHEN_PEBS(v)	 sh->pebs
+#define W_WHEN_ROWS(v)	 sh->rows
+#define W_WHEN_TRUE(v)	 (v)
+#define W_WHEN_SET(v)	 ((v) != NULL)
 
-static bool fmt_end(struct line *l, const bool used[SIM_CLOCK_SLOTS], const struct sim_end *end)
-{
-	if (!room(l, 64 + TS_BOUND)) {
-		return false;
+#define W_U(key, v)	LIT(l, key), put_u64(l, (uint64_t)(v))
+#define W_CPU(key, v)	W_U(key, v)
+#define W_I(key, v)	LIT(l, key), put_i64(l, (int64_t)(v))
+#define W_TS(key, v)	LIT(l, key), put_clocks(l, sh->used, v)
+#define W_PMC(key, v)	put_pmc(l, cfg, &sh->stamp[stamp], v)
+#define W_PEBS(key, v)	LIT(l, key), put_addr(l, v) /* a linear address: a hex string */
+#define W_ADDR(key, v)	LIT(l, key), put_addr(l, v)
+#define W_BOOL(key, v)	LIT(l, key), put_bool(l, v)
+#define W_WHY(key, v)	LIT(l, key), put_why(l, v)
+#define W_STR(key, v)	LIT(l, key), put_str(l, v)
+#define W_GROUP(key, v) LIT(l, key), put_str(l, v)
+#define W_CLOCK(key, v) LIT(l, key), put_clock(l, v)
+#define W_EVENT(key, v) LIT(l, key), rec->exit ? LIT(l, "\"exit\"") : LIT(l, "\"start\"")
+
+#define W_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                       \
+	if (W_WHEN_##when(rec->name)) {                                                            \
+		W_##how(",\"" #name "\":", rec->name);                                             \
 	}
-	LIT(l, "{\"kind\":\"end\",\"tick\":");
-	put_u64(l, end->tick);
-	put_ts(l, used, false, end->ts);
-	LIT(l, "}\n");
-	return true;
-}
+
+/* The most a value takes (a string's and "pmc"'s: BR_ below). */
+#define B_U						     U64_MAX_CHARS
+#define B_CPU						     U64_MAX_CHARS
+#define B_I						     U64_MAX_CHARS
+#define B_TS						     TS_BOUND
+#define B_PMC						     0
+#define B_PEBS						     (4 + 16)
+#define B_ADDR						     (4 + 16)
+#define B_BOOL						     5
+#define B_WHY						     (2 + 16)
+#define B_STR						     0
+#define B_GROUP						     0
+#define B_CLOCK						     (2 + 8)
+#define B_EVENT						     7
+#define B_ROW(x, name, ctype, how, lo, hi, need, dflt, when) +sizeof(",\"" #name "\":") + B_##how
+
+#define BR_STR(v)					      ((v) ? str_bound(strlen(v)) : 0)
+#define BR_GROUP(v)					      str_bound(strlen(v))
+#define BR_PMC(v)					      sh->stamp[stamp].bound
+#define BR_ROW(x, name, ctype, how, lo, hi, need, dflt, when) +BR_##how(rec->name)
+#define BR_U(v)						      0
+#define BR_CPU(v)					      0
+#define BR_I(v)						      0
+#define BR_TS(v)					      0
+#define BR_PEBS(v)					      0
+#define BR_ADDR(v)					      0
+#define BR_BOOL(v)					      0
+#define BR_WHY(v)					      0
+#define BR_CLOCK(v)					      0
+#define BR_EVENT(v)					      0
+
+#define W_FMT(kind, ENUM, ctype, u, what, FIELDS, stamp_of, after)                                 \
+	static bool fmt_##kind(struct line *l, const struct trace_config *cfg,                     \
+			       const struct shape *sh, const ctype *rec)                           \
+	{                                                                                          \
+		const unsigned stamp = stamp_of;                                                   \
+                                                                                                   \
+		(void)cfg;                                                                         \
+		(void)stamp;                                                                       \
+		if (!room(l, sizeof("{\"kind\":\"" #kind "\"}\n") FIELDS(B_ROW, TRUTH_NO_CHECK, )  \
+				     FIELDS(BR_ROW, TRUTH_NO_CHECK, ))) {                          \
+			return false;                                                              \
+		}                                                                                  \
+		LIT(l, "{\"kind\":\"" #kind "\"");                                                 \
+		FIELDS(W_ROW, TRUTH_NO_CHECK, kind)                                                \
+		LIT(l, "}\n");                                                                     \
+		return true;                                                                       \
+	}
+
+TRUTH_KINDS(W_FMT)
 
 /* One "sessions" entry: DESIGN.md's keys, then the extensions. */
 static bool fmt_session(struct line *l, const struct trace_config *cfg,
@@ -857,7 +776,8 @@ static bool fmt_meta(struct line *l, const struct trace_config *cfg)
 	LIT(l, "],\"boot_time\":");
 	put_i64(l, cfg->boot_time);
 	if (cfg->have_start_ts) {
-		put_ts(l, used, true, cfg->start_ts);
+		LIT(l, ",\"start_ts\":");
+		put_clocks(l, used, cfg->start_ts);
 	}
 	LIT(l, ",\"flush_at_end\":");
 	put_bool(l, cfg->flush_at_end);
@@ -965,34 +885,48 @@ int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct s
 	return emit(f, &l, fmt_spinlock(&l, cfg, &sh, sl));
 }
 
+/* The thread line of thread @tid of group @group (an index into @cfg->groups). */
+static struct truth_thread thread_of(const struct trace_config *cfg, uint32_t tid, unsigned group,
+				     bool exit, uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	struct truth_thread t = {.tid = tid, .exit = exit, .tick = tick};
+
+	t.group = group < cfg->ngroups ? cfg->groups[group].name : "";
+	memcpy(t.ts, ts, sizeof(t.ts));
+	return t;
+}
+
 int truth_write_thread(FILE *f, const struct trace_config *cfg, uint32_t tid, unsigned group,
 		       bool exit, uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
 {
+	struct truth_thread t = thread_of(cfg, tid, group, exit, tick, ts);
+	struct shape sh;
 	struct line l;
 
+	shape_init(&sh, cfg);
 	line_init(&l);
-	return emit(f, &l, fmt_thread(&l, cfg, tid, group, exit, tick, ts));
+	return emit(f, &l, fmt_thread(&l, cfg, &sh, &t));
 }
 
 int truth_write_ccswap_stop(FILE *f, const struct trace_config *cfg,
 			    const struct sim_ccswap_stop *st)
 {
-	bool used[SIM_CLOCK_SLOTS];
+	struct shape sh;
 	struct line l;
 
-	clocks_used(cfg, used);
+	shape_init(&sh, cfg);
 	line_init(&l);
-	return emit(f, &l, fmt_stop(&l, used, st));
+	return emit(f, &l, fmt_ccswap_stop(&l, cfg, &sh, st));
 }
 
 int truth_write_end(FILE *f, const struct trace_config *cfg, const struct sim_end *end)
 {
-	bool used[SIM_CLOCK_SLOTS];
+	struct shape sh;
 	struct line l;
 
-	clocks_used(cfg, used);
+	shape_init(&sh, cfg);
 	line_init(&l);
-	return emit(f, &l, fmt_end(&l, used, end));
+	return emit(f, &l, fmt_end(&l, cfg, &sh, end));
 }
 
 /* ---- the writer and its sink ------------------------------------------------ */
@@ -1047,10 +981,12 @@ static const struct shape *writer_shape(struct truth_writer *w)
 int truth_writer_thread(struct truth_writer *w, uint32_t tid, unsigned group, bool exit,
 			uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
 {
+	struct truth_thread t = thread_of(w->cfg, tid, group, exit, tick, ts);
+	const struct shape *sh = writer_shape(w);
 	struct line l;
 
 	line_init_wbuf(&l, w->wb, w->f);
-	return keep(w, &l, fmt_thread(&l, w->cfg, tid, group, exit, tick, ts));
+	return keep(w, &l, fmt_thread(&l, w->cfg, sh, &t));
 }
 
 /* truth_sink(): every line straight to the stream. */
@@ -1123,7 +1059,7 @@ static int wsink_stop(void *ctx, const struct sim_ccswap_stop *st)
 	struct line l;
 
 	line_init_wbuf(&l, w->wb, w->f);
-	return keep(w, &l, fmt_stop(&l, writer_shape(w)->used, st));
+	return keep(w, &l, fmt_ccswap_stop(&l, w->cfg, writer_shape(w), st));
 }
 
 /* The end of tracing: the last line, and every buffered line goes to the stream. */
@@ -1134,7 +1070,7 @@ static int wsink_end(void *ctx, const struct sim_end *end)
 	int rc;
 
 	line_init_wbuf(&l, w->wb, w->f);
-	rc = keep(w, &l, fmt_end(&l, writer_shape(w)->used, end));
+	rc = keep(w, &l, fmt_end(&l, w->cfg, writer_shape(w), end));
 	return rc < 0 ? rc : truth_writer_flush(w);
 }
 
