@@ -97,59 +97,59 @@
 	F(x, pebs_index,            uint64_t, PEBS, 0,         INT64_MAX,      OPT, 0, PEBS)
 
 #define ETW_CSWITCH_FIELDS(F, x)                                                                   \
-	F(x, new_tid, uint32_t, U, 1, 1, w->new_tid, \
+	F(x, new_tid, uint32_t, U, 1, 1, w->new_tid,                                               \
 	  ETW_CS_NEW_TID, "NewThreadId", 1, cs->new_tid,                                           \
 	  cs->new_tid = o->new_tid)                                                                \
-	F(x, old_tid, uint32_t, U, 1, 1, w->old_tid, \
+	F(x, old_tid, uint32_t, U, 1, 1, w->old_tid,                                               \
 	  ETW_CS_OLD_TID, "OldThreadId", 1, cs->old_tid,                                           \
 	  cs->old_tid = o->old_tid)                                                                \
-	F(x, new_pri, int8_t, I, 1, 1, w->new_pri, \
+	F(x, new_pri, int8_t, I, 1, 1, w->new_pri,                                                 \
 	  ETW_CS_NEW_PRI, "NewThreadPriority", 1, cs->new_pri,                                     \
 	  cs->new_pri = o->new_pri)                                                                \
 	/* the file has one priority: the base is taken to be it */                                \
-	F(x, old_pri, int8_t, I, 1, 1, w->old_pri, \
+	F(x, old_pri, int8_t, I, 1, 1, w->old_pri,                                                 \
 	  ETW_CS_OLD_PRI, "OldThreadPriority", 1, cs->old_pri,                                     \
 	  cs->old_pri = cs->old_base_pri = o->old_pri)                                             \
 	/* PreviousCState when the old thread is idle, else OldThreadRank: 0xFF above 255 */       \
-	F(x, prev_cstate, uint8_t, U, 1, 1, w->prev_cstate, \
-	  ETW_CS_PREV_CSTATE, cs->old_tid == 0 ? "PreviousCState" : "OldThreadRank", 1,           \
+	F(x, prev_cstate, uint8_t, U, 1, 1, w->prev_cstate,                                        \
+	  ETW_CS_PREV_CSTATE, cs->old_tid == 0 ? "PreviousCState" : "OldThreadRank", 1,            \
 	  cs->old_tid == 0 ? cs->prev_cstate : etw_cswitch_rank_byte(cs->old_rank),                \
 	  cs->prev_cstate = o->prev_cstate)                                                        \
-	F(x, new_pri_decrement, int8_t, I, 1, 1, w->new_pri_decrement, \
+	F(x, new_pri_decrement, int8_t, I, 1, 1, w->new_pri_decrement,                             \
 	  ETW_CS_NEW_PRI_DECR, "NewThreadPriorityDecrement", 1, cs->new_pri_decrement,             \
 	  cs->new_pri_decrement = o->new_pri_decrement)                                            \
-	F(x, old_wait_reason, uint8_t, U, 1, 1, w->old_wait_reason, \
+	F(x, old_wait_reason, uint8_t, U, 1, 1, w->old_wait_reason,                                \
 	  ETW_CS_OLD_WAIT_REASON, "OldThreadWaitReason", 1, cs->old_wait_reason,                   \
 	  cs->old_wait_reason = o->old_wait_reason)                                                \
 	/* byte 0x0D: the wait mode (v2), or the v4 flags */                                       \
-	F(x, flags,                 uint8_t,  U, 2, ver >= 3, w->wait_mode_or_flags,          \
+	F(x, flags,                 uint8_t,  U, 2, ver >= 3, w->wait_mode_or_flags,               \
 	  ETW_CS_OLD_WAIT_MODE, "the flags byte (wait mode, QoS)", ver >= 3,                       \
 	  cs->old_wait_mode | cs->old_qos << 1 | cs->new_qos << 4,                                 \
 	  (void)0)                                                                                 \
-	F(x, old_wait_mode, uint8_t, U, 2, 1, \
-	  ver >= 3 ? FIELD_GET(ETW_CS4_WAIT_MODE, w->wait_mode_or_flags) : w->wait_mode_or_flags, \
+	F(x, old_wait_mode, uint8_t, U, 2, 1,                                                      \
+	  ver >= 3 ? FIELD_GET(ETW_CS4_WAIT_MODE, w->wait_mode_or_flags) : w->wait_mode_or_flags,  \
 	  ETW_CS_OLD_WAIT_MODE, "OldThreadWaitMode", ver < 3, cs->old_wait_mode,                   \
 	  cs->old_wait_mode = o->old_wait_mode & 1u)                                               \
-	F(x, old_qos, uint8_t, U, 2, ver >= 3, ver >= 3 ? FIELD_GET(ETW_CS4_OLD_QOS, \
-	  w->wait_mode_or_flags) : 0, \
+	F(x, old_qos, uint8_t, U, 2, ver >= 3, ver >= 3 ? FIELD_GET(ETW_CS4_OLD_QOS,               \
+	  w->wait_mode_or_flags) : 0,                                                              \
 	  ETW_CS_OLD_WAIT_MODE, "", 0, 0,                                                          \
 	  (void)0)                                                                                 \
-	F(x, new_qos, uint8_t, U, 2, ver >= 3, ver >= 3 ? FIELD_GET(ETW_CS4_NEW_QOS, \
-	  w->wait_mode_or_flags) : 0, \
+	F(x, new_qos, uint8_t, U, 2, ver >= 3, ver >= 3 ? FIELD_GET(ETW_CS4_NEW_QOS,               \
+	  w->wait_mode_or_flags) : 0,                                                              \
 	  ETW_CS_OLD_WAIT_MODE, "", 0, 0,                                                          \
 	  (void)0)                                                                                 \
-	F(x, old_state, uint8_t, U, 1, 1, w->old_state, \
+	F(x, old_state, uint8_t, U, 1, 1, w->old_state,                                            \
 	  ETW_CS_OLD_STATE, "OldThreadState", 1, cs->old_state,                                    \
 	  cs->old_state = o->old_state)                                                            \
 	/* IdealProcessor: the wire keeps the low 8 bits */                                        \
-	F(x, old_ideal_cpu, uint8_t, U, 1, 1, w->old_ideal_cpu, \
+	F(x, old_ideal_cpu, uint8_t, U, 1, 1, w->old_ideal_cpu,                                    \
 	  ETW_CS_OLD_IDEAL_CPU, "OldThreadIdealProcessor", 1, (uint8_t)cs->old_ideal_cpu,          \
 	  cs->old_ideal_cpu = o->old_ideal_cpu)                                                    \
-	F(x, new_wait_time, uint32_t, U, 1, 1, w->new_wait_time, \
+	F(x, new_wait_time, uint32_t, U, 1, 1, w->new_wait_time,                                   \
 	  ETW_CS_NEW_WAIT_TIME, "NewThreadWaitTime", 1, cs->new_wait_ticks,                        \
 	  cs->new_wait_ticks = o->new_wait_time)                                                   \
 	/* the kernel's 64-bit difference stored in a LONG: its low 32 bits */                     \
-	F(x, old_remaining_quantum, int32_t, I, 1, 1, w->old_remaining_quantum, \
+	F(x, old_remaining_quantum, int32_t, I, 1, 1, w->old_remaining_quantum,                    \
 	  ETW_CS_OLD_REMAINING_QUANTUM, "OldThreadRemainingQuantum", 1,                            \
 	  (int32_t)(uint32_t)(uint64_t)cs->old_remaining_quantum,                                  \
 	  cs->old_remaining_quantum = o->old_remaining_quantum)
@@ -169,34 +169,34 @@
  * forms' own logic, not a field-by-field one.
  */
 #define ETW_COMPACT_FIELDS(F, x)                                                                   \
-	/* the batch's number on its CPU, where it is, and the record's number in it */ \
-	F(x, batch, uint64_t, U, "batch", 1, ev->batch) \
-	F(x, batch_offset, uint64_t, U, "batch_offset", 1, ev->rec.file_offset) \
-	F(x, index, unsigned, U, "index", 1, cc->index) \
-	/* "idle_short", "idle", "lite" or "full" */ \
-	F(x, form, const char *, STR, "form", 1, etw_ccswap_form_name(cc->form)) \
+	/* the batch's number on its CPU, where it is, and the record's number in it */            \
+	F(x, batch, uint64_t, U, "batch", 1, ev->batch)                                            \
+	F(x, batch_offset, uint64_t, U, "batch_offset", 1, ev->rec.file_offset)                    \
+	F(x, index, unsigned, U, "index", 1, cc->index)                                            \
+	/* "idle_short", "idle", "lite" or "full" */                                               \
+	F(x, form, const char *, STR, "form", 1, etw_ccswap_form_name(cc->form))                   \
 	/* FirstTimeStamp + the running sum of deltas (session clock) */                           \
-	F(x, ts, uint64_t, U, "ts", 1, cc->ts) \
-	F(x, delta, uint32_t, U, "delta", 1, cc->delta) \
-	F(x, old_tid, uint32_t, U, "old_tid", 1, cc->old_tid) \
-	F(x, tid_index, uint8_t, U, "tid_index", c->form_code >= 2, cc->tid_index) \
+	F(x, ts, uint64_t, U, "ts", 1, cc->ts)                                                     \
+	F(x, delta, uint32_t, U, "delta", 1, cc->delta)                                            \
+	F(x, old_tid, uint32_t, U, "old_tid", 1, cc->old_tid)                                      \
+	F(x, tid_index, uint8_t, U, "tid_index", c->form_code >= 2, cc->tid_index)                 \
 	/* FULL: the 5-bit priority; LITE: base priority + increment */                            \
-	F(x, old_pri, int8_t, I, "old_pri", c->form_code >= 2, cc->old_pri) \
-	F(x, state_wr, uint8_t, U, "state_wr", c->form_code >= 2, cc->state_wr) \
-	F(x, old_state, uint8_t, U, "old_state", c->form_code >= 2, cc->old_state) \
+	F(x, old_pri, int8_t, I, "old_pri", c->form_code >= 2, cc->old_pri)                        \
+	F(x, state_wr, uint8_t, U, "state_wr", c->form_code >= 2, cc->state_wr)                    \
+	F(x, old_state, uint8_t, U, "old_state", c->form_code >= 2, cc->old_state)                 \
 	F(x, old_wait_reason, uint8_t,    U,    "old_wait_reason",                                 \
-	  c->form_code >= 2 && c->old_state == SIM_THREAD_WAITING, cc->old_wait_reason) \
-	/* LITE: only "at most 1" is known */ \
-	F(x, wait_le1, bool, BOOL, "new_wait_le1", c->form_code >= 2 && c->wait_le1, \
-	  cc->wait_le1) \
-	/* FULL: NewThreadWaitTime, saturated at 0x1FFFF */ \
-	F(x, wait_time, uint32_t, U, "new_wait_time", c->form_code >= 2 && !c->wait_le1, \
-	  cc->wait_time) \
+	  c->form_code >= 2 && c->old_state == SIM_THREAD_WAITING, cc->old_wait_reason)            \
+	/* LITE: only "at most 1" is known */                                                      \
+	F(x, wait_le1, bool, BOOL, "new_wait_le1", c->form_code >= 2 && c->wait_le1,               \
+	  cc->wait_le1)                                                                            \
+	/* FULL: NewThreadWaitTime, saturated at 0x1FFFF */                                        \
+	F(x, wait_time, uint32_t, U, "new_wait_time", c->form_code >= 2 && !c->wait_le1,           \
+	  cc->wait_time)                                                                           \
 	/* the next switch's old thread on the CPU (unknown for its last one) */                   \
-	F(x, new_tid, uint32_t, U, "new_tid", c->new_tid_known, ev->new_tid) \
-	F(x, new_tid_known, bool, NONE, "", 0, ev->new_tid_known) \
-	/* PerfCSwapIdleShort 0, Idle 1, Lite 2, Full 3 */ \
-	F(x, form_code, unsigned, NONE, "", 0, cc->form) \
+	F(x, new_tid, uint32_t, U, "new_tid", c->new_tid_known, ev->new_tid)                       \
+	F(x, new_tid_known, bool, NONE, "", 0, ev->new_tid_known)                                  \
+	/* PerfCSwapIdleShort 0, Idle 1, Lite 2, Full 3 */                                         \
+	F(x, form_code, unsigned, NONE, "", 0, cc->form)                                           \
 	F(x, batch_first,   bool,         NONE, "",                0, ev->batch_first)
 /* clang-format on */
 

@@ -61,39 +61,39 @@
 
 #define ETW_SPINLOCK_FIELDS(F, x)                                                                  \
 	F(x, lock, uint64_t, HEX, 1, 1, w->lock_address, 0, "SpinLockAddress", 1, sl->lock & mask, \
-	  sl->lock = o->lock) \
-	F(x, caller, uint64_t, HEX, 1, 1, w->caller_address, 0, "CallerAddress", 1, \
-	  sl->caller & mask, sl->caller = o->caller) \
-	F(x, acquire_time, uint64_t, U, 1, 1, w->acquire_time, 0, "AcquireTime", 1, \
-	  sl->acquire_time, sl->acquire_time = o->acquire_time) \
-	F(x, release_time, uint64_t, U, 1, 1, w->release_time, 0, "ReleaseTime", 1, \
-	  sl->release_time, sl->release_time = o->release_time) \
+	  sl->lock = o->lock)                                                                      \
+	F(x, caller, uint64_t, HEX, 1, 1, w->caller_address, 0, "CallerAddress", 1,                \
+	  sl->caller & mask, sl->caller = o->caller)                                               \
+	F(x, acquire_time, uint64_t, U, 1, 1, w->acquire_time, 0, "AcquireTime", 1,                \
+	  sl->acquire_time, sl->acquire_time = o->acquire_time)                                    \
+	F(x, release_time, uint64_t, U, 1, 1, w->release_time, 0, "ReleaseTime", 1,                \
+	  sl->release_time, sl->release_time = o->release_time)                                    \
 	/* the wire keeps the low 32 bits */                                                       \
-	F(x, wait_cycles, uint32_t, U, 1, 1, w->wait_cycles, 0, "WaitTimeInCycles", 1, \
-	  (uint32_t)sl->wait_cycles, sl->wait_cycles = o->wait_cycles) \
-	F(x, spin_count, uint32_t, U, 1, 1, w->spin_count, 0, "SpinCount", 1, sl->spin_count, \
-	  sl->spin_count = o->spin_count) \
-	F(x, tid, uint32_t, U, 1, 1, w->tid, 0, "ThreadId", 1, sl->tid, sl->tid = o->tid) \
-	F(x, interrupt_count, uint32_t, U, 1, 1, w->interrupt_count, 0, "InterruptCount", 1, \
-	  sl->interrupt_count, sl->interrupt_count = o->interrupt_count) \
-	F(x, irql, uint8_t, U, 1, 1, w->irql, 0, "Irql", 1, sl->irql, sl->irql = o->irql) \
-	F(x, depth, uint8_t, U, 1, 1, w->depth, 0, "AcquireDepth", 1, sl->depth, \
-	  sl->depth = o->depth) \
-	F(x, mode, uint8_t, U, 1, 1, w->acquire_mode, 0, "AcquireMode", 1, sl->mode, \
-	  sl->mode = o->mode) \
+	F(x, wait_cycles, uint32_t, U, 1, 1, w->wait_cycles, 0, "WaitTimeInCycles", 1,             \
+	  (uint32_t)sl->wait_cycles, sl->wait_cycles = o->wait_cycles)                             \
+	F(x, spin_count, uint32_t, U, 1, 1, w->spin_count, 0, "SpinCount", 1, sl->spin_count,      \
+	  sl->spin_count = o->spin_count)                                                          \
+	F(x, tid, uint32_t, U, 1, 1, w->tid, 0, "ThreadId", 1, sl->tid, sl->tid = o->tid)          \
+	F(x, interrupt_count, uint32_t, U, 1, 1, w->interrupt_count, 0, "InterruptCount", 1,       \
+	  sl->interrupt_count, sl->interrupt_count = o->interrupt_count)                           \
+	F(x, irql, uint8_t, U, 1, 1, w->irql, 0, "Irql", 1, sl->irql, sl->irql = o->irql)          \
+	F(x, depth, uint8_t, U, 1, 1, w->depth, 0, "AcquireDepth", 1, sl->depth,                   \
+	  sl->depth = o->depth)                                                                    \
+	F(x, mode, uint8_t, U, 1, 1, w->acquire_mode, 0, "AcquireMode", 1, sl->mode,               \
+	  sl->mode = o->mode)                                                                      \
 	F(x, dpc, bool, BOOL, 1, 1, w->execute_dpc, 0, "ExecuteDpc", 1, sl->dpc, sl->dpc = o->dpc) \
 	F(x, isr, bool, BOOL, 1, 1, w->execute_isr, 0, "ExecuteIsr", 1, sl->isr, sl->isr = o->isr)
 
 #define ETW_SPINLOCK_CONFIG_FIELDS(F, x)                                                           \
-	F(x, spin_threshold, uint32_t, U, 1, 1, w->spin_threshold, 0, "SpinLockSpinThreshold", 1, \
-	  spin->spin_threshold, sp->spin_threshold = o->spin_threshold) \
-	F(x, contention_sample_rate, uint32_t, U, 1, 1, w->contention_sample_rate, 0, \
-	  "SpinLockContentionSampleRate", 1, spin->contention_sample_rate, \
-	  sp->contention_sample_rate = o->contention_sample_rate) \
-	F(x, acquire_sample_rate, uint32_t, U, 1, 1, w->acquire_sample_rate, 0, \
-	  "SpinLockAcquireSampleRate", 1, spin->acquire_sample_rate, \
-	  sp->acquire_sample_rate = o->acquire_sample_rate) \
-	F(x, hold_threshold, uint32_t, U, 1, 1, w->hold_threshold, 0, "SpinLockHoldThreshold", 1, \
+	F(x, spin_threshold, uint32_t, U, 1, 1, w->spin_threshold, 0, "SpinLockSpinThreshold", 1,  \
+	  spin->spin_threshold, sp->spin_threshold = o->spin_threshold)                            \
+	F(x, contention_sample_rate, uint32_t, U, 1, 1, w->contention_sample_rate, 0,              \
+	  "SpinLockContentionSampleRate", 1, spin->contention_sample_rate,                         \
+	  sp->contention_sample_rate = o->contention_sample_rate)                                  \
+	F(x, acquire_sample_rate, uint32_t, U, 1, 1, w->acquire_sample_rate, 0,                    \
+	  "SpinLockAcquireSampleRate", 1, spin->acquire_sample_rate,                               \
+	  sp->acquire_sample_rate = o->acquire_sample_rate)                                        \
+	F(x, hold_threshold, uint32_t, U, 1, 1, w->hold_threshold, 0, "SpinLockHoldThreshold", 1,  \
 	  spin->hold_threshold, sp->hold_threshold = o->hold_threshold)
 /* clang-format on */
 
