@@ -58,6 +58,12 @@ struct verify {
 	uint64_t n_rundown;		  /* spin-lock configuration rundown events */
 };
 
+/* The negative errno of the failure @v->err says (a check that failed: -EBADMSG). */
+static int verify_failed(const struct verify *v)
+{
+	return v->err->code < 0 ? v->err->code : -EBADMSG;
+}
+
 static int mismatch(struct verify *v, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -72,7 +78,7 @@ static int mismatch(struct verify *v, uint64_t off, const char *fmt, ...)
 	va_end(ap);
 	error_fail_at(v->err, -EBADMSG, ERR_DATA, "%s: offset 0x%" PRIx64 ": %s (truth %s:%lu)",
 		      v->file, off, what, v->truth_path, v->line);
-	return -1;
+	return verify_failed(v);
 }
 
 #define CHECK(v, off, what, got, want)                                                             \
@@ -120,7 +126,7 @@ static int next_event(struct verify *v, struct dec_cursor *c, struct dec_event *
 
 	if (r < 0) {
 		error_fail_at(v->err, -EINVAL, ERR_DATA, "%s", err.msg);
-		return -1;
+		return verify_failed(v);
 	}
 	if (r == 0 && may_end) {
 		return 1;
@@ -130,7 +136,7 @@ static int next_event(struct verify *v, struct dec_cursor *c, struct dec_event *
 			      "%s: cpu %u: the file has no more %s events, the truth has one more "
 			      "(truth %s:%lu)",
 			      v->file, cpu, what, v->truth_path, v->line);
-		return -1;
+		return verify_failed(v);
 	}
 	return 0;
 }
@@ -197,7 +203,7 @@ static int check_compact(struct verify *v, struct cpu_state *st, const struct si
 
 	if (ev->batch_first) {
 		if (st->have_batch && check_batch_close(v, st, cs->ts[v->s->clock], cs->pmc) < 0) {
-			return -1;
+			return verify_failed(v);
 		}
 		st->have_batch = true;
 		st->last_batch = ev->rec;
@@ -284,7 +290,7 @@ static int on_cswitch(struct verify *v, const struct sim_cswitch *cs)
 		/* without the end-of-trace flush, the CPU's last batch never reached the file */
 		r = next_event(v, &st->sw, &ev, "compact CSwitch", cs->cpu, !v->cfg->flush_at_end);
 		if (r < 0) {
-			return -1;
+			return verify_failed(v);
 		}
 		if (r > 0) {
 			st->dropped = true;
@@ -294,7 +300,7 @@ static int on_cswitch(struct verify *v, const struct sim_cswitch *cs)
 		return check_compact(v, st, cs, &ev);
 	}
 	if (next_event(v, &st->sw, &ev, "CSwitch", cs->cpu, false) < 0) {
-		return -1;
+		return verify_failed(v);
 	}
 	v->n_plain++;
 	return check_plain(v, cs, &ev);
@@ -323,7 +329,7 @@ static int check_sampling(struct verify *v, const struct sim_spinlock *sl)
 			      v->truth_path, v->line,
 			      sl->untracked ? "acquired past its 8-deep stack"
 					    : "made inside its own logger (re-entrancy guard)");
-		return -1;
+		return verify_failed(v);
 	}
 	want = spin_sample(&v->cfg->spin, &prcb, sl->acquire_time, sl->release_time,
 			   sl->spin_count);
@@ -338,7 +344,7 @@ static int check_sampling(struct verify *v, const struct sim_spinlock *sl)
 		      (uint32_t)(sl->release_time - sl->acquire_time), sl->spin_count,
 		      sl->acquire_count, sl->contention_count,
 		      sl->logged ? truth_why_names[sl->why] : "not logged");
-	return -1;
+	return verify_failed(v);
 }
 
 static int on_spinlock(struct verify *v, const struct sim_spinlock *sl)
@@ -346,13 +352,13 @@ static int on_spinlock(struct verify *v, const struct sim_spinlock *sl)
 	struct dec_event ev;
 
 	if (check_sampling(v, sl) < 0) {
-		return -1;
+		return verify_failed(v);
 	}
 	if (!(v->s->flags & PRODUCER_F_SPINLOCK) || !sl->logged) {
 		return 0;
 	}
 	if (next_event(v, &v->cpus[sl->cpu].spin, &ev, "SpinLock", sl->cpu, false) < 0) {
-		return -1;
+		return verify_failed(v);
 	}
 	v->n_spin++;
 	return check_spin(v, sl, &ev);
@@ -371,7 +377,7 @@ static int on_end(struct verify *v, const struct sim_end *end)
 			if (!v->cfg->flush_at_end) {
 				/* the pending batch was dropped: what was logged must be complete */
 			} else if (check_batch_close(v, st, end->ts[v->s->clock], NULL) < 0) {
-				return -1;
+				return verify_failed(v);
 			}
 		}
 		struct dec_cursor *cur[2] = {&st->sw, &st->spin};
@@ -379,7 +385,7 @@ static int on_end(struct verify *v, const struct sim_end *end)
 			r = dec_cursor_next(cur[k], &ev, &err);
 			if (r < 0) {
 				error_fail_at(v->err, -EINVAL, ERR_DATA, "%s", err.msg);
-				return -1;
+				return verify_failed(v);
 			}
 			if (r > 0) {
 				return mismatch(v, ev.file_offset,
@@ -520,12 +526,12 @@ static int check_rundown(struct verify *v)
 			      "%s: session '%s' logs spin locks: CPU 0 must start with one 0x0F4B "
 			      "and end with one 0x0F4C (configuration rundown); found %u and %u",
 			      v->file, v->s->name, start, end);
-		return -1;
+		return verify_failed(v);
 	}
 	if (check_rundown_record(v, &first,
 				 v->cfg->have_start_ts ? v->cfg->start_ts[v->s->clock] : first.ts) <
 	    0) {
-		return -1;
+		return verify_failed(v);
 	}
 	return check_rundown_record(v, &last, v->end_ts[v->s->clock]);
 }
