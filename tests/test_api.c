@@ -17,18 +17,23 @@ TestSuite(api, .timeout = 60.);
 Test(api, scenario_print_to_a_full_device_fails)
 {
 	struct etwforge_scenario *sc = etwforge_scenario_new();
-	struct etwforge_error err = {0};
+	struct etwforge_error *err = etwforge_error_new();
 	FILE *f = fopen("/dev/full", "w");
 
 	cr_assert_not_null(sc);
+	cr_assert_not_null(err);
 	cr_assert_not_null(f, "/dev/full: %s", strerror(errno));
-	cr_assert_eq(etwforge_scenario_print(sc, f, &err), -ENOSPC, "%s", err.msg);
-	cr_assert_eq(err.status, ETWFORGE_EXIT_DATA);
-	cr_assert_not_null(strstr(err.msg, "No space left on device"), "%s", err.msg);
+	cr_assert_eq(etwforge_scenario_print(sc, f, err), -ENOSPC, "%s",
+		     etwforge_error_message(err));
+	cr_assert_eq(etwforge_error_kind(err), ETWFORGE_ERROR_DATA);
+	cr_assert_eq(etwforge_error_code(err), -ENOSPC);
+	cr_assert_not_null(strstr(etwforge_error_message(err), "No space left on device"), "%s",
+			   etwforge_error_message(err));
 	fclose(f);
 	f = fopen("/dev/null", "w");
 	cr_assert_not_null(f);
-	cr_assert_eq(etwforge_scenario_print(sc, f, &err), 0, "%s", err.msg);
+	cr_assert_eq(etwforge_scenario_print(sc, f, err), 0, "%s", etwforge_error_message(err));
 	fclose(f);
 	etwforge_scenario_free(sc);
+	etwforge_error_free(err);
 }

@@ -418,28 +418,29 @@ static uint8_t *read_file(const char *path, size_t *n)
 /* The file opens without salvage and every event of it decodes. */
 static void assert_parses(const uint8_t *data, size_t len, const char *what)
 {
-	struct etwforge_error err;
-	struct etwforge_event ev;
-	struct etwforge_file *f = etwforge_file_open_mem(data, len, "mutant", 0, &err);
+	struct etwforge_error *err = etwforge_error_new();
+	const struct etwforge_event *ev;
+	struct etwforge_file *f = etwforge_file_open_mem(data, len, "mutant", 0, err);
 	struct etwforge_iter *it;
 	int rc;
 
-	cr_assert_not_null(f, "%s: %s", what, err.msg);
+	cr_assert_not_null(f, "%s: %s", what, etwforge_error_message(err));
 	for (int order = 0; order <= 2; order++) {
-		it = etwforge_iter_new(f, (enum etwforge_order)order, ETWFORGE_EV_ALL, &err);
+		it = etwforge_iter_new(f, (enum etwforge_order)order, ETWFORGE_EV_ALL, err);
 		cr_assert_not_null(it);
-		while ((rc = etwforge_iter_next(it, &ev, &err)) > 0) {
+		while ((rc = etwforge_iter_next(it, &ev, err)) > 0) {
 		}
-		cr_assert_eq(rc, 0, "%s: %s", what, err.msg);
+		cr_assert_eq(rc, 0, "%s: %s", what, etwforge_error_message(err));
 		etwforge_iter_free(it);
 	}
 	etwforge_file_close(f);
+	etwforge_error_free(err);
 }
 
 Test(mutator, every_mutant_of_every_corpus_file_parses)
 {
-	struct etwforge_mutator_opts o = {42, 0};
-	struct etwforge_mutator *m = etwforge_mutator_new(&o);
+	ETWFORGE_OPTS(etwforge_mutator_opts, o, .seed = 42, .mangle_percent = 0);
+	struct etwforge_mutator *m = etwforge_mutator_new(&o, NULL);
 	json_t *all, *e;
 	size_t i, mutants = 0;
 	char what[256];
@@ -491,8 +492,8 @@ Test(mutator, every_mutant_of_every_corpus_file_parses)
 
 Test(mutator, any_bytes_give_a_valid_file_within_the_size_limit)
 {
-	struct etwforge_mutator_opts o = {3, 0};
-	struct etwforge_mutator *m = etwforge_mutator_new(&o);
+	ETWFORGE_OPTS(etwforge_mutator_opts, o, .seed = 3, .mangle_percent = 0);
+	struct etwforge_mutator *m = etwforge_mutator_new(&o, NULL);
 	uint8_t junk[4096];
 	uint64_t s = 0x9E3779B97F4A7C15ull;
 
@@ -516,8 +517,9 @@ Test(mutator, any_bytes_give_a_valid_file_within_the_size_limit)
 
 Test(mutator, same_seed_same_mutants)
 {
-	struct etwforge_mutator_opts o = {99, 30};
-	struct etwforge_mutator *a = etwforge_mutator_new(&o), *b = etwforge_mutator_new(&o);
+	ETWFORGE_OPTS(etwforge_mutator_opts, o, .seed = 99, .mangle_percent = 30);
+	struct etwforge_mutator *a = etwforge_mutator_new(&o, NULL),
+				*b = etwforge_mutator_new(&o, NULL);
 	size_t len;
 	uint8_t *in;
 
@@ -548,36 +550,35 @@ Test(mutator, same_seed_same_mutants)
 
 Test(mutator, mangled_mutants_never_crash_the_reader)
 {
-	struct etwforge_mutator_opts o = {11, 100};
-	struct etwforge_mutator *m = etwforge_mutator_new(&o);
+	ETWFORGE_OPTS(etwforge_mutator_opts, o, .seed = 11, .mangle_percent = 100);
+	struct etwforge_mutator *m = etwforge_mutator_new(&o, NULL);
 	size_t len, broken = 0;
 	uint8_t *in;
 
 	make_corpus("c", "");
 	in = read_file(test_path("c/pmc-cswitch-4.etl"), &len);
 	for (int k = 0; k < 400; k++) {
-		struct etwforge_error err;
-		struct etwforge_event ev;
+		const struct etwforge_event *ev;
 		const uint8_t *out;
 		size_t n = etwforge_mutator_mutate(m, in, len, NULL, 0, 0, &out);
 		struct etwforge_file *f;
 		struct etwforge_iter *it;
 		int rc = 0;
 
-		f = etwforge_file_open_mem(out, n, "mangled", ETWFORGE_OPEN_KEEP_GOING, &err);
+		f = etwforge_file_open_mem(out, n, "mangled", ETWFORGE_OPEN_KEEP_GOING, NULL);
 		if (!f) {
 			broken++;
 			continue;
 		}
-		it = etwforge_iter_new(f, ETWFORGE_ORDER_TIME, ETWFORGE_EV_ALL, &err);
-		while (it && (rc = etwforge_iter_next(it, &ev, &err)) != 0) {
+		it = etwforge_iter_new(f, ETWFORGE_ORDER_TIME, ETWFORGE_EV_ALL, NULL);
+		while (it && (rc = etwforge_iter_next(it, &ev, NULL)) != 0) {
 			broken += rc < 0;
 			if (rc < 0) {
 				break;
 			}
 		}
 		etwforge_iter_free(it);
-		broken += etwforge_file_damage(f, &(const struct etwforge_damage *){NULL}) > 0;
+		broken += etwforge_file_damage_count(f) > 0;
 		etwforge_file_close(f);
 	}
 	cr_assert_gt(broken, 40, "mangling broke only %zu of 400", broken);

@@ -197,17 +197,17 @@ static size_t churn_heap(const char *duration)
 		"locks:\n"
 		"  - {name: L, taken_by: [handlers, dpc], rate: 50000, hold: 1us}\n";
 	struct etwforge_scenario *sc = etwforge_scenario_new();
-	struct etwforge_run_opts o = {0};
-	struct etwforge_summary sum;
-	struct etwforge_error err;
+	ETWFORGE_OPTS(etwforge_run_opts, o);
+	struct etwforge_error *err = etwforge_error_new();
 	char text[1024], out[256], truth[256], set[64];
 	size_t peak = 0;
 
 	cr_assert_not_null(sc);
 	snprintf(text, sizeof(text), yaml, test_dir);
-	cr_assert_eq(etwforge_scenario_load_string(sc, "churn.yaml", text, &err), 0, "%s", err.msg);
+	cr_assert_eq(etwforge_scenario_load_string(sc, "churn.yaml", text, err), 0, "%s",
+		     etwforge_error_message(err));
 	snprintf(set, sizeof(set), "duration=%s", duration);
-	cr_assert_eq(etwforge_scenario_set(sc, set, &err), 0, "%s", err.msg);
+	cr_assert_eq(etwforge_scenario_set(sc, set, err), 0, "%s", etwforge_error_message(err));
 	snprintf(out, sizeof(out), "%s/a.etl", test_dir);
 	snprintf(truth, sizeof(truth), "%s/a.jsonl", test_dir);
 	o.output = out;
@@ -215,10 +215,11 @@ static size_t churn_heap(const char *duration)
 	o.progress = heap_peak;
 	o.progress_ctx = &peak;
 	o.progress_ms = 1;
-	cr_assert_eq(etwforge_generate(sc, &o, &sum, &err), 0, "%s", err.msg);
+	cr_assert_eq(etwforge_generate(sc, &o, NULL, err), 0, "%s", etwforge_error_message(err));
 	cr_assert(exists("b.etl"));
 	cr_assert_gt(peak, 0);
 	etwforge_scenario_free(sc);
+	etwforge_error_free(err);
 	return peak;
 }
 

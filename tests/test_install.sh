@@ -23,8 +23,8 @@ fail() {
 meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
 pc=$(find "$tmp/root" -name etwforge.pc | head -n 1)
 [ -n "$pc" ] || fail "no etwforge.pc installed"
-lib=$(find "$tmp/root" -name 'libetwforge.so.0' | head -n 1)
-[ -n "$lib" ] || fail "no libetwforge.so.0 installed"
+lib=$(find "$tmp/root" -name 'libetwforge.so.1' | head -n 1)
+[ -n "$lib" ] || fail "no libetwforge.so.1 installed"
 bin=$(find "$tmp/root" -path '*/bin/etwforge' | head -n 1)
 [ -n "$bin" ] || fail "no etwforge installed"
 [ -f "$(dirname "$pc")/../../include/etwforge/etwforge.h" ] ||

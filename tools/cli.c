@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -97,18 +98,44 @@ _Noreturn void cli_exit_sigpipe(void)
 	_exit(128 + SIGPIPE); /* not reached */
 }
 
+static struct etwforge_error *the_err;
+
+static void err_free(void)
+{
+	etwforge_error_free(the_err);
+	the_err = NULL;
+}
+
+struct etwforge_error *cli_err(void)
+{
+	if (!the_err) {
+		the_err = etwforge_error_new();
+		if (the_err) {
+			atexit(err_free);
+		}
+	}
+	return the_err;
+}
+
+int cli_exit_status(const struct etwforge_error *err)
+{
+	return etwforge_error_kind(err) == ETWFORGE_ERROR_INPUT ? EXIT_USAGE : EXIT_DATA;
+}
+
 int cli_error(const char *cmd, const struct etwforge_error *err)
 {
-	if (err->code == -EPIPE && cli_stdout_gone()) {
+	const char *msg = err ? etwforge_error_message(err) : "out of memory";
+
+	if (etwforge_error_code(err) == -EPIPE && cli_stdout_gone()) {
 		cli_exit_sigpipe(); /* the reader of standard output stopped: not an error */
 	}
 	fflush(stdout);
-	if (err->located) {
-		fprintf(stderr, "%s\n", err->msg);
+	if (etwforge_error_located(err)) {
+		fprintf(stderr, "%s\n", msg);
 	} else {
-		fprintf(stderr, "etwforge %s: %s\n", cmd, err->msg);
+		fprintf(stderr, "etwforge %s: %s\n", cmd, msg);
 	}
-	return err->status ? err->status : EXIT_DATA;
+	return cli_exit_status(err);
 }
 
 /* A decimal number at *@p, advanced past it. Return: false if none or too big. */

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/cli.h - what the subcommands of the `etwforge` tool share: the exit
- * statuses, one-line option errors, and printing a library error.
+ * statuses (the one place where the library's error kinds become them),
+ * one-line option errors, and printing a library error.
  */
 #ifndef TOOLS_CLI_H
 #define TOOLS_CLI_H
 
 #include "etwforge/etwforge.h"
 
+/* The exit statuses of the tool (etwforge(1), EXIT STATUS). */
 enum {
-	EXIT_OK = ETWFORGE_EXIT_OK,
-	EXIT_DATA = ETWFORGE_EXIT_DATA,
-	EXIT_USAGE = ETWFORGE_EXIT_USAGE,
+	EXIT_OK = 0,	/* success */
+	EXIT_DATA = 1,	/* bad data, failed check, write error: ETWFORGE_ERROR_DATA */
+	EXIT_USAGE = 2, /* bad usage, scenario or stream, outputs that collide: _INPUT */
 	/*
 	 * A command stopped because standard output failed and said nothing:
 	 * main() says why on one line and exits EXIT_DATA. A command that
@@ -48,9 +50,23 @@ void cli_at_signal(void (*fn)(int sig));
 int cli_option_error(const char *cmd, int c, char *const *argv);
 
 /**
+ * cli_err - the error object the commands hand to the library: one for the
+ * process, made at the first call and freed at exit. NULL when there is no
+ * memory for it (the library takes NULL; cli_error() then says "out of
+ * memory").
+ */
+struct etwforge_error *cli_err(void);
+
+/**
+ * cli_exit_status - the exit status @err calls for: ETWFORGE_ERROR_INPUT
+ * is EXIT_USAGE, every other error EXIT_DATA (NULL: EXIT_DATA).
+ */
+int cli_exit_status(const struct etwforge_error *err);
+
+/**
  * cli_error - print @err on one line (a message that says its own place as
  * it is, others after "etwforge @cmd: ").
- * Return: the exit status it calls for. A closed pipe (EPIPE) when
+ * Return: the exit status it calls for (cli_exit_status()). A closed pipe (EPIPE) when
  * standard output's reader has gone is no error to report: the process
  * ends by SIGPIPE, silently (cli_exit_sigpipe()).
  */

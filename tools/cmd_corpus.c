@@ -61,9 +61,9 @@ int cmd_corpus(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct etwforge_corpus_opts o = {0};
-	struct etwforge_corpus_summary sum;
-	struct etwforge_error err;
+	ETWFORGE_OPTS(etwforge_corpus_opts, o);
+	ETWFORGE_OPTS(etwforge_corpus_summary, sum);
+	struct etwforge_error *err = cli_err();
 	const char *dir = NULL;
 	bool quiet = false;
 	int c;
@@ -114,8 +114,8 @@ int cmd_corpus(int argc, char **argv)
 				"--help)\n");
 		return EXIT_USAGE;
 	}
-	if (etwforge_corpus_write(dir, &o, &sum, &err) < 0) {
-		return cli_error("corpus", &err);
+	if (etwforge_corpus_write(dir, &o, &sum, err) < 0) {
+		return cli_error("corpus", err);
 	}
 	if (!quiet) {
 		fprintf(stderr,

@@ -492,25 +492,26 @@ static void print_buffer(const struct etwforge_buffer *b)
 static int walk(struct etwforge_file *f, enum etwforge_order order, const struct dump_opts *o,
 		void (*print)(const struct etwforge_event *ev, const struct dump_opts *o))
 {
-	struct etwforge_error err;
-	struct etwforge_event ev;
+	struct etwforge_error *err = cli_err();
+	const struct etwforge_event *ev;
 	struct damage_log dl = {0};
 	struct etwforge_iter *it = etwforge_iter_new(
-		f, order, ETWFORGE_EV_BUFFER | ETWFORGE_EV_RECORD | ETWFORGE_EV_COMPACT, &err);
+		f, order, ETWFORGE_EV_BUFFER | ETWFORGE_EV_RECORD | ETWFORGE_EV_COMPACT, err);
 	int rc;
 
 	if (!it) {
-		return cli_error("dump", &err);
+		return cli_error("dump", err);
 	}
-	while ((rc = etwforge_iter_next(it, &ev, &err)) != 0) {
+	while ((rc = etwforge_iter_next(it, &ev, err)) != 0) {
 		if (rc < 0) {
-			damage_add(&dl, err.msg, o->keep_going ? " (batch skipped)" : NULL);
+			damage_add(&dl, etwforge_error_message(err),
+				   o->keep_going ? " (batch skipped)" : NULL);
 			if (!o->keep_going) {
 				break;
 			}
 			continue;
 		}
-		print(&ev, o);
+		print(ev, o);
 		if (ferror(stdout)) {
 			etwforge_iter_free(it);
 			damage_print(&dl, etwforge_file_info(f)->name, false);
@@ -533,24 +534,24 @@ static void print_text(const struct etwforge_event *ev, const struct dump_opts *
 		print_compact(ev);
 		break;
 	default:
-		print_record(&ev->rec, o->raw);
+		print_record(ev->rec, o->raw);
 		break;
 	}
 }
 
 static int dump_text(struct etwforge_file *f, const struct dump_opts *o)
 {
-	struct etwforge_error err;
-	struct etwforge_event ev;
+	struct etwforge_error *err = cli_err();
+	const struct etwforge_event *ev;
 	struct etwforge_iter *it =
-		etwforge_iter_new(f, ETWFORGE_ORDER_FILE, ETWFORGE_EV_RECORD, &err);
+		etwforge_iter_new(f, ETWFORGE_ORDER_FILE, ETWFORGE_EV_RECORD, err);
 
 	/* the logfile header first: opening read it, so the first record is there */
-	if (!it || etwforge_iter_next(it, &ev, &err) != 1) {
+	if (!it || etwforge_iter_next(it, &ev, err) != 1) {
 		etwforge_iter_free(it);
-		return cli_error("dump", &err);
+		return cli_error("dump", err);
 	}
-	print_logfile(f, &ev.rec);
+	print_logfile(f, ev->rec);
 	etwforge_iter_free(it);
 	return walk(f, ETWFORGE_ORDER_FILE, o, print_text);
 }
@@ -644,7 +645,7 @@ int cmd_dump(int argc, char **argv)
 {
 	static uint8_t cpu_mask[SCHED_CPU_BITS / 8];
 	struct dump_opts o = {.max_wait_reason = -1};
-	struct etwforge_error err;
+	struct etwforge_error *err = cli_err();
 	struct etwforge_file *f;
 	bool options_done = false, drawing;
 	int rc;
@@ -747,9 +748,9 @@ int cmd_dump(int argc, char **argv)
 	o.draw.input = o.path;
 	f = etwforge_file_open(
 		o.path, ETWFORGE_OPEN_SALVAGE | (o.keep_going ? ETWFORGE_OPEN_KEEP_GOING : 0u),
-		&err);
+		err);
 	if (!f) {
-		return cli_error("dump", &err);
+		return cli_error("dump", err);
 	}
 	if (o.max_wait_reason > 0) {
 		etwforge_file_set_max_wait_reason(f, (unsigned)o.max_wait_reason);

@@ -70,19 +70,20 @@ static void progress(void *ctx, const struct etwforge_progress *p)
 
 /*
  * An error of `--seed N`, `--duration D` or `--cpus N` (a `--set` underneath:
- * "--set:1:COL: KEY: what") names the option the user typed: "--duration: what".
+ * "--set:1:COL: KEY: what") names the option the user typed:
+ * "etwforge gen: --duration: what". Return: the exit status.
  */
-static void shorthand_error(struct etwforge_error *err, const char *opt)
+static int shorthand_error(const struct etwforge_error *err, const char *opt)
 {
-	const char *what = strstr(err->msg, ": ");
+	const char *msg = etwforge_error_message(err);
+	const char *what = strstr(msg, ": ");
 
-	if (strncmp(err->msg, "--set:", 6) != 0 || !what || !(what = strstr(what + 2, ": "))) {
-		return;
+	if (strncmp(msg, "--set:", 6) != 0 || !what || !(what = strstr(what + 2, ": "))) {
+		return cli_error("gen", err);
 	}
-	memmove(err->msg + strlen(opt) + 2, what + 2, strlen(what + 2) + 1);
-	memcpy(err->msg, opt, strlen(opt));
-	memcpy(err->msg + strlen(opt), ": ", 2);
-	err->located = false; /* "etwforge gen: --duration: ..." */
+	fflush(stdout);
+	fprintf(stderr, "etwforge gen: %s: %s\n", opt, what + 2);
+	return cli_exit_status(err);
 }
 
 int cmd_gen(int argc, char **argv)
@@ -103,10 +104,11 @@ int cmd_gen(int argc, char **argv)
 	};
 	static char sets[MAX_SETS][512];
 	static const char *set_opt[MAX_SETS]; /* "--seed", ...; NULL: --set itself */
-	struct etwforge_run_opts o = {0};
+	ETWFORGE_OPTS(etwforge_run_opts, o);
+	ETWFORGE_OPTS(etwforge_totals, t);
 	struct etwforge_scenario *sc;
-	struct etwforge_summary sum;
-	struct etwforge_error err;
+	struct etwforge_summary *sum;
+	struct etwforge_error *err = cli_err();
 	bool print_config = false, json = false, quiet = false, tty;
 	unsigned nsets = 0;
 	int c, rc;
@@ -183,41 +185,51 @@ int cmd_gen(int argc, char **argv)
 		perror("etwforge gen");
 		return EXIT_DATA;
 	}
-	rc = optind < argc ? etwforge_scenario_load_file(sc, argv[optind], &err) : 0;
+	rc = optind < argc ? etwforge_scenario_load_file(sc, argv[optind], err) : 0;
 	for (unsigned i = 0; rc == 0 && i < nsets; i++) {
-		rc = etwforge_scenario_set(sc, sets[i], &err);
+		rc = etwforge_scenario_set(sc, sets[i], err);
 		if (rc < 0 && set_opt[i]) {
-			shorthand_error(&err, set_opt[i]);
+			etwforge_scenario_free(sc);
+			return shorthand_error(err, set_opt[i]);
 		}
 	}
 	if (rc == 0 && print_config) {
-		rc = etwforge_scenario_print(sc, stdout, &err);
+		rc = etwforge_scenario_print(sc, stdout, err);
 		etwforge_scenario_free(sc);
-		if (rc < 0 && err.status == ETWFORGE_EXIT_DATA) {
+		if (rc < 0 && cli_exit_status(err) == EXIT_DATA) {
 			return EXIT_STDOUT_FAILED; /* said once, as for every command */
 		}
-		return rc < 0 ? cli_error("gen", &err) : EXIT_OK;
+		return rc < 0 ? cli_error("gen", err) : EXIT_OK;
 	}
 	if (rc < 0) {
 		etwforge_scenario_free(sc);
-		return cli_error("gen", &err);
+		return cli_error("gen", err);
+	}
+	sum = etwforge_summary_new();
+	if (!sum) {
+		etwforge_scenario_free(sc);
+		perror("etwforge gen");
+		return EXIT_DATA;
 	}
 	tty = !quiet && isatty(STDERR_FILENO);
 	o.progress = tty ? progress : NULL;
 	o.notes = quiet ? NULL : stderr;
-	rc = etwforge_generate(sc, &o, &sum, &err);
+	rc = etwforge_generate(sc, &o, sum, err);
 	etwforge_scenario_free(sc);
 	if (tty) {
 		fputc('\n', stderr);
 	}
 	if (rc < 0) {
-		return cli_error("gen", &err);
+		etwforge_summary_free(sum);
+		return cli_error("gen", err);
 	}
 	if (!quiet && !json) {
+		etwforge_summary_totals(sum, &t, NULL);
 		fprintf(stderr,
 			"simulated           %.3f s on %u CPUs (seed %" PRIu64 "), %.2f s wall\n",
-			(double)sum.duration_ns / 1e9, sum.cpus, sum.seed, sum.wall_seconds);
-		etwforge_summary_print(stderr, &sum, false);
+			(double)t.duration_ns / 1e9, t.cpus, t.seed, t.wall_seconds);
+		etwforge_summary_print(stderr, sum, false);
 	}
+	etwforge_summary_free(sum);
 	return EXIT_OK;
 }

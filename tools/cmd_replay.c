@@ -50,9 +50,9 @@ int cmd_replay(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct etwforge_run_opts o = {0};
-	struct etwforge_summary sum;
-	struct etwforge_error err;
+	ETWFORGE_OPTS(etwforge_run_opts, o);
+	struct etwforge_summary *sum;
+	struct etwforge_error *err = cli_err();
 	bool quiet = false;
 	int c;
 
@@ -81,11 +81,18 @@ int cmd_replay(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.notes = stderr; /* the chain warning is said even with -q */
-	if (etwforge_replay(argv[optind], &o, &sum, &err) < 0) {
-		return cli_error("replay", &err);
+	sum = etwforge_summary_new();
+	if (!sum) {
+		perror("etwforge replay");
+		return EXIT_DATA;
+	}
+	if (etwforge_replay(argv[optind], &o, sum, err) < 0) {
+		etwforge_summary_free(sum);
+		return cli_error("replay", err);
 	}
 	if (!quiet && !o.json) {
-		etwforge_summary_print(stderr, &sum, false);
+		etwforge_summary_print(stderr, sum, false);
 	}
+	etwforge_summary_free(sum);
 	return EXIT_OK;
 }

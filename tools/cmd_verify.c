@@ -46,8 +46,8 @@ int cmd_verify(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *truth = NULL, *session = NULL;
-	struct etwforge_verify_result res;
-	struct etwforge_error err;
+	ETWFORGE_OPTS(etwforge_verify_result, res);
+	struct etwforge_error *err = cli_err();
 	bool quiet = false;
 	int c;
 
@@ -80,8 +80,8 @@ int cmd_verify(int argc, char **argv)
 		fprintf(stderr, "etwforge verify: standard output is closed (-q says nothing)\n");
 		return EXIT_DATA;
 	}
-	if (etwforge_verify(argv[optind], truth, session, &res, &err) < 0) {
-		return cli_error("verify", &err);
+	if (etwforge_verify(argv[optind], truth, session, &res, err) < 0) {
+		return cli_error("verify", err);
 	}
 	if (!quiet) {
 		printf("%s: verified %" PRIu64 " switches (%" PRIu64 " plain, %" PRIu64

@@ -66,17 +66,16 @@ void damage_add(struct damage_log *l, const char *msg, const char *suffix)
 
 void damage_add_file(struct damage_log *l, struct etwforge_file *f, bool keep_going)
 {
-	const struct etwforge_damage *dmg;
-	unsigned n = etwforge_file_damage(f, &dmg);
+	const struct etwforge_damage *dmg, *prev = NULL;
 	char suffix[64];
 
-	for (unsigned i = 0; i < n; i++) {
-		if (i > 0 && dmg[i].buffer == dmg[i - 1].buffer) {
+	for (unsigned i = 0; (dmg = etwforge_file_damage_at(f, i)) != NULL; prev = dmg, i++) {
+		if (prev && dmg->buffer == prev->buffer) {
 			continue; /* one line per buffer */
 		}
 		snprintf(suffix, sizeof(suffix), " (buffer %u: the rest of it skipped)",
-			 dmg[i].buffer);
-		damage_add(l, dmg[i].msg, keep_going ? suffix : NULL);
+			 dmg->buffer);
+		damage_add(l, dmg->msg, keep_going ? suffix : NULL);
 		l->buffers++;
 	}
 }

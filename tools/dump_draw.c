@@ -23,7 +23,7 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	struct sched_frame fr;
 	struct sched_consumer cons[2];
 	struct sched_totals tot;
-	struct etwforge_error err;
+	struct etwforge_error *err = cli_err();
 	struct timeline *tl = NULL;
 	struct chrome *ch = NULL;
 	struct thread_names names = {NULL, NULL};
@@ -39,23 +39,23 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		perror(PROG);
 		return EXIT_DATA;
 	}
-	if (o->truth && (!(names.groups = etwforge_names_load(o->truth, &err)) ||
-			 etwforge_names_check(names.groups, f, &err) < 0)) {
-		status = cli_error("dump", &err);
+	if (o->truth && (!(names.groups = etwforge_names_load(o->truth, err)) ||
+			 etwforge_names_check(names.groups, f, err) < 0)) {
+		status = cli_error("dump", err);
 		goto out;
 	}
 	names.unnamed = &unnamed;
-	if (etwforge_output_input(out, o->input, "the input", &err) < 0 ||
-	    (o->truth && etwforge_output_input(out, o->truth, "--truth", &err) < 0)) {
-		status = cli_error("dump", &err);
+	if (etwforge_output_input(out, o->input, "the input", err) < 0 ||
+	    (o->truth && etwforge_output_input(out, o->truth, "--truth", err) < 0)) {
+		status = cli_error("dump", err);
 		goto out;
 	}
-	if (o->timeline && (tl_i = etwforge_output_add(out, o->timeline, "--timeline", &err)) < 0) {
-		status = cli_error("dump", &err);
+	if (o->timeline && (tl_i = etwforge_output_add(out, o->timeline, "--timeline", err)) < 0) {
+		status = cli_error("dump", err);
 		goto out;
 	}
-	if (o->chrome && (ch_i = etwforge_output_add(out, o->chrome, "--chrome-trace", &err)) < 0) {
-		status = cli_error("dump", &err);
+	if (o->chrome && (ch_i = etwforge_output_add(out, o->chrome, "--chrome-trace", err)) < 0) {
+		status = cli_error("dump", err);
 		goto out;
 	}
 	rc = sched_frame_init(&fr, f, o->have_from ? o->from_ns : INT64_MIN,
@@ -79,8 +79,8 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		past_end = o->have_from;
 		to = from + 1;
 	}
-	if (etwforge_output_open(out, &err) < 0) {
-		status = cli_error("dump", &err);
+	if (etwforge_output_open(out, err) < 0) {
+		status = cli_error("dump", err);
 		goto frame;
 	}
 	if (o->timeline) {
@@ -97,12 +97,12 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		}
 		cons[ncons++] = (struct sched_consumer){&chrome_ops, ch};
 	}
-	rc = sched_walk(f, &fr, cons, ncons, o->keep_going, &tot, &err);
+	rc = sched_walk(f, &fr, cons, ncons, o->keep_going, &tot, err);
 	if (rc == -ENOMEM) {
 		goto nomem;
 	}
 	if (rc < 0) {
-		damage_add(&dl, err.msg, NULL); /* the walk stopped there */
+		damage_add(&dl, etwforge_error_message(err), NULL); /* the walk stopped there */
 	}
 	damage_add_file(&dl, f, o->keep_going);
 	ndamage = damage_print(&dl, etwforge_file_info(f)->name, o->keep_going);
@@ -120,8 +120,8 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	    (ch && chrome_finish(ch) == -ENOMEM)) {
 		goto nomem;
 	}
-	if (etwforge_output_commit(out, &err) < 0) {
-		status = cli_error("dump", &err);
+	if (etwforge_output_commit(out, err) < 0) {
+		status = cli_error("dump", err);
 		goto pictures;
 	}
 	status = tot.damaged || ndamage ? EXIT_DATA : EXIT_OK;

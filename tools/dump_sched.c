@@ -81,12 +81,12 @@ static int64_t last_buffer_ns(struct etwforge_file *f, const struct sched_frame 
 {
 	struct etwforge_iter *it =
 		etwforge_iter_new(f, ETWFORGE_ORDER_FILE, ETWFORGE_EV_BUFFER, NULL);
-	struct etwforge_event ev;
+	const struct etwforge_event *ev;
 	int64_t end = 0;
 
 	while (it && etwforge_iter_next(it, &ev, NULL) == 1) {
-		if (ev.u.buffer.index > 0 && ev.u.buffer.timestamp > 0) {
-			int64_t t = sched_ns(fr, (uint64_t)ev.u.buffer.timestamp);
+		if (ev->u.buffer.index > 0 && ev->u.buffer.timestamp > 0) {
+			int64_t t = sched_ns(fr, (uint64_t)ev->u.buffer.timestamp);
 
 			end = t > end ? t : end;
 		}
@@ -104,15 +104,15 @@ static void spin_params(struct etwforge_file *f, struct etwforge_spinlock_config
 {
 	struct etwforge_iter *it =
 		etwforge_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_RECORD, NULL);
-	struct etwforge_event ev;
+	const struct etwforge_event *ev;
 
 	c->spin_threshold = INFER_SPIN_THRESHOLD;
 	c->contention_sample_rate = 1;
 	c->acquire_sample_rate = 1000;
 	c->hold_threshold = INFER_HOLD_THRESHOLD;
 	if (it && etwforge_iter_next(it, &ev, NULL) == 1 &&
-	    ev.rec.decoded == ETWFORGE_PAYLOAD_SPINLOCK_CONFIG) {
-		*c = ev.rec.u.spinlock_config;
+	    ev->rec->decoded == ETWFORGE_PAYLOAD_SPINLOCK_CONFIG) {
+		*c = ev->rec->u.spinlock_config;
 	}
 	etwforge_iter_free(it);
 }
@@ -276,7 +276,7 @@ static void on_batch_start(struct walk *w, const struct etwforge_event *ev, int6
 {
 	struct cpu_walk *cw = &w->cpu[ev->cpu];
 	const struct etwforge_compact *c = &ev->u.compact;
-	const struct etwforge_batch *b = &ev->rec.u.batch;
+	const struct etwforge_batch *b = &ev->rec->u.batch;
 
 	if (cw->batch) {
 		struct flush_evidence e = {
@@ -295,7 +295,7 @@ static void on_batch_start(struct walk *w, const struct etwforge_event *ev, int6
 	cw->batch = true;
 	cw->number = c->batch;
 	cw->first_ts = (uint64_t)b->first_ts;
-	cw->header_ts = ev->rec.ts;
+	cw->header_ts = ev->rec->ts;
 	cw->tids = b->tids;
 	memcpy(cw->table, b->tid_table, sizeof(cw->table));
 	cw->record_bytes = b->record_bytes;
@@ -375,7 +375,7 @@ int sched_walk(struct etwforge_file *f, const struct sched_frame *fr,
 	struct walk w = {.fr = fr, .cons = cons, .ncons = ncons, .tot = tot};
 	unsigned ncpu = fr->info->cpus < SCHED_MAX_CPUS ? fr->info->cpus : SCHED_MAX_CPUS;
 	struct etwforge_iter *it;
-	struct etwforge_event ev;
+	const struct etwforge_event *ev;
 	int rc;
 
 	memset(tot, 0, sizeof(*tot));
@@ -399,15 +399,15 @@ int sched_walk(struct etwforge_file *f, const struct sched_frame *fr,
 			tot->damaged++;
 			continue;
 		}
-		t = sched_ns(fr, ev.ts);
+		t = sched_ns(fr, ev->ts);
 		tot->last_ns = t > tot->last_ns ? t : tot->last_ns;
-		if (ev.cpu >= ncpu || fr->cpu_lane[ev.cpu] < 0) {
+		if (ev->cpu >= ncpu || fr->cpu_lane[ev->cpu] < 0) {
 			continue;
 		}
-		if (ev.kind == ETWFORGE_EV_SPINLOCK) {
-			on_spin(&w, &ev, t);
+		if (ev->kind == ETWFORGE_EV_SPINLOCK) {
+			on_spin(&w, ev, t);
 		} else {
-			on_switch(&w, &ev, t);
+			on_switch(&w, ev, t);
 		}
 	}
 	etwforge_iter_free(it);

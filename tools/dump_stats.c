@@ -23,25 +23,42 @@ static void label_of(char *out, size_t cap, unsigned k, unsigned is64)
 	}
 }
 
+/* One count of @s (0 past the range: never asked here). */
+static uint64_t count(const struct etwforge_stats *s, enum etwforge_stat what, unsigned i)
+{
+	uint64_t v = 0;
+
+	etwforge_stats_count(s, what, i, &v);
+	return v;
+}
+
 static void print_text(struct etwforge_file *f, const struct etwforge_stats *s)
 {
 	char label[24];
-	uint64_t nc = s->compact[0] + s->compact[1] + s->compact[2] + s->compact[3];
+	uint64_t nc = 0, v;
 
+	for (unsigned k = 0; k < 4; k++) {
+		nc += count(s, ETWFORGE_STAT_COMPACT, k);
+	}
 	printf("%-28s %s\n", "file", etwforge_file_info(f)->name);
-	printf("%-28s %12" PRIu64 "\n", "buffers", s->buffers);
-	printf("  %-26s %12" PRIu64 "\n", "compressed", s->compressed);
-	for (unsigned c = 0; c < 2048; c++) {
-		if (s->buffers_by_cpu[c]) {
-			printf("  cpu %-22u %12" PRIu64 "\n", c, s->buffers_by_cpu[c]);
+	printf("%-28s %12" PRIu64 "\n", "buffers", count(s, ETWFORGE_STAT_BUFFERS, 0));
+	printf("  %-26s %12" PRIu64 "\n", "compressed", count(s, ETWFORGE_STAT_COMPRESSED, 0));
+	for (unsigned c = 0; etwforge_stats_count(s, ETWFORGE_STAT_BUFFERS_BY_CPU, c, &v) == 0;
+	     c++) {
+		if (v) {
+			printf("  cpu %-22u %12" PRIu64 "\n", c, v);
 		}
 	}
-	printf("%-28s %12" PRIu64 "\n", "records", s->records);
+	printf("%-28s %12" PRIu64 "\n", "records", count(s, ETWFORGE_STAT_RECORDS, 0));
 	for (unsigned k = 0; k < 8; k++) {
 		for (unsigned w = 0; w < 2; w++) {
-			if (s->records_by_kind[k][w]) {
+			v = count(s,
+				  w ? ETWFORGE_STAT_RECORDS_BY_KIND64
+				    : ETWFORGE_STAT_RECORDS_BY_KIND32,
+				  k);
+			if (v) {
 				label_of(label, sizeof(label), k, w);
-				printf("  %-26s %12" PRIu64 "\n", label, s->records_by_kind[k][w]);
+				printf("  %-26s %12" PRIu64 "\n", label, v);
 			}
 		}
 	}
@@ -50,27 +67,28 @@ static void print_text(struct etwforge_file *f, const struct etwforge_stats *s)
 		for (unsigned w = 0; w < 2; w++) {
 			label_of(label, sizeof(label), hk, w);
 			for (unsigned h = 0; h < 65536; h++) {
-				if (s->hooks[hk][w][h]) {
-					printf("  %-16s 0x%04X    %12" PRIu64 "\n", label, h,
-					       s->hooks[hk][w][h]);
+				if (etwforge_stats_hook(s, hk, w, (uint16_t)h, &v) == 0 && v) {
+					printf("  %-16s 0x%04X    %12" PRIu64 "\n", label, h, v);
 				}
 			}
 		}
 	}
 	printf("records per cpu\n");
-	for (unsigned c = 0; c < 2048; c++) {
-		if (s->records_by_cpu[c]) {
-			printf("  cpu %-22u %12" PRIu64 "\n", c, s->records_by_cpu[c]);
+	for (unsigned c = 0; etwforge_stats_count(s, ETWFORGE_STAT_RECORDS_BY_CPU, c, &v) == 0;
+	     c++) {
+		if (v) {
+			printf("  cpu %-22u %12" PRIu64 "\n", c, v);
 		}
 	}
 	if (nc) {
 		printf("%-28s %12" PRIu64 "\n", "compact switches", nc);
 		for (unsigned k = 0; k < 4; k++) {
-			printf("  %-26s %12" PRIu64 "\n", forms[k], s->compact[k]);
+			printf("  %-26s %12" PRIu64 "\n", forms[k],
+			       count(s, ETWFORGE_STAT_COMPACT, k));
 		}
 	}
-	printf("%-28s %12" PRIu64 "\n", "with PEBS item", s->pebs);
-	printf("%-28s %12" PRIu64 "\n", "with PMC items", s->pmc);
+	printf("%-28s %12" PRIu64 "\n", "with PEBS item", count(s, ETWFORGE_STAT_PEBS, 0));
+	printf("%-28s %12" PRIu64 "\n", "with PMC items", count(s, ETWFORGE_STAT_PMC, 0));
 	printf("%-28s %12" PRIu64 "\n", "trailing bytes", etwforge_file_info(f)->trailing_bytes);
 }
 
@@ -92,20 +110,20 @@ static int print_json(struct etwforge_file *f, const struct etwforge_stats *s)
 
 int dump_stats(struct etwforge_file *f, bool json, bool keep_going)
 {
-	/* calloc: etwforge_file_stats() then leaves the pages of zero counts untouched */
-	struct etwforge_stats *s = calloc(1, sizeof(*s));
+	struct etwforge_stats *s = etwforge_stats_new();
 	struct damage_log dl = {0};
-	struct etwforge_error err;
+	struct etwforge_error *err = cli_err();
 	int rc = EXIT_OK;
 
 	if (!s) {
 		fprintf(stderr, "etwforge dump: out of memory\n");
 		return EXIT_DATA;
 	}
-	if (etwforge_file_stats(f, s, &err) < 0) {
+	if (etwforge_file_stats(f, s, err) < 0) {
 		/* counts up to the damage are not the file's: printed only with --keep-going,
 		 * where they cover everything but the damaged places */
-		damage_add(&dl, err.msg, keep_going ? " (batch skipped)" : NULL);
+		damage_add(&dl, etwforge_error_message(err),
+			   keep_going ? " (batch skipped)" : NULL);
 	}
 	if (dl.total == 0 || keep_going) {
 		rc = json ? print_json(f, s) : (print_text(f, s), EXIT_OK);
@@ -114,6 +132,6 @@ int dump_stats(struct etwforge_file *f, bool json, bool keep_going)
 	if (damage_print(&dl, etwforge_file_info(f)->name, keep_going) && rc == EXIT_OK) {
 		rc = EXIT_DATA;
 	}
-	free(s);
+	etwforge_stats_free(s);
 	return rc;
 }

@@ -7,13 +7,35 @@
  * exactly, read any ETL file back as a stream of decoded events, and
  * verify a file against its truth.
  *
- * Conventions: every name is etwforge_-prefixed; handles are
- * opaque; a function that can fail returns 0 (or a count) or a negative
- * errno, and fills the struct etwforge_error it is given (NULL is allowed)
- * with one line saying where and what, and the exit status a command-line
- * tool would use for it. Pointers are borrowed unless a comment says
- * otherwise. Compile with `pkg-config --cflags etwforge`, link with
- * `pkg-config --libs etwforge`.
+ * Conventions: every name is etwforge_-prefixed; handles are opaque;
+ * pointers are borrowed unless a comment says otherwise. Compile with
+ * `pkg-config --cflags etwforge`, link with `pkg-config --libs etwforge`.
+ *
+ * Errors, one way for every function: a function that can fail returns 0
+ * (or a count, or a pointer) on success, and a negative errno (or NULL with
+ * errno set) on failure. Where a person must read why, it takes a
+ * `struct etwforge_error *err` last (NULL is allowed: then only the errno
+ * tells) and fills it with one line saying where and what, the errno, and
+ * the error's kind: ETWFORGE_ERROR_INPUT (what the caller gave is wrong: a
+ * scenario, a stream, an option value, a path that names nothing readable,
+ * two outputs that are one file) or ETWFORGE_ERROR_DATA (the data is bad, a
+ * check failed, or the system failed: a write error, no memory). A
+ * command-line tool maps the kinds to its exit statuses; the library has
+ * none, and installs no signal handler.
+ *
+ * Growth (see README, "Layers, and the library"): a struct the caller
+ * allocates and hands in or out (options, results) starts with
+ * `size_t sz`, the size of the caller's struct: declare it with
+ * ETWFORGE_OPTS() so that sz is set and every other field is zero. The
+ * library reads (or writes) only the first sz bytes, takes the fields past
+ * them as zero (their default), and refuses with -EINVAL an sz that does
+ * not reach past the first field, or one larger than its own struct whose
+ * extra bytes are not all zero (an option this library does not know). A
+ * struct the library hands out is read through the const pointer it gives
+ * (never copied by value or allocated by the caller): it may grow at its
+ * end. No public struct holds a fixed array: strings are `const char *`
+ * owned by the object they come from, and lists are read one element at a
+ * time by index (an index out of range gives NULL or -ERANGE).
  */
 #ifndef ETWFORGE_ETWFORGE_H
 #define ETWFORGE_ETWFORGE_H
@@ -55,7 +77,7 @@ ETWFORGE_API void etwforge_outputs_abandon(void);
  * main() (gnulib's stdopen): each of descriptors 0, 1 and 2 that is closed
  * gets /dev/null, so that no file opened later becomes standard output
  * (an ETL written into the truth file, say), and is remembered: an output
- * "-" is then refused ("-o -: standard output is closed", exit status 1),
+ * "-" is then refused ("-o -: standard output is closed", a DATA error),
  * and so is reading "-" when standard input is closed. A run that does not
  * use the closed stream goes on as usual.
  * Return: bit N set when descriptor N was closed (the same on later calls).
@@ -65,30 +87,62 @@ ETWFORGE_API unsigned etwforge_stdio_guard(void);
 /** etwforge_stdio_closed - was descriptor @fd (0, 1 or 2) closed at etwforge_stdio_guard()? */
 ETWFORGE_API bool etwforge_stdio_closed(int fd);
 
-/* ---- errors ------------------------------------------------------------- */
-
-/* Exit statuses, the same in the library's answers and in the `etwforge` tool. */
-#define ETWFORGE_EXIT_OK    0 /* success */
-#define ETWFORGE_EXIT_DATA  1 /* bad data, failed check, write error */
-#define ETWFORGE_EXIT_USAGE 2 /* bad usage, bad scenario or stream, outputs that collide */
+/* ---- errors and options ------------------------------------------------- */
 
 /**
- * struct etwforge_error - what went wrong, in one line.
- * @code:   the negative errno the function returned (0: no error)
- * @status: ETWFORGE_EXIT_DATA or ETWFORGE_EXIT_USAGE
- * @msg:    `file:line:col: key: what` (scenarios), `file:line: what`
- *          (streams), `file: offset 0x...: what` (ETL files), or
- *          `path: what` (outputs)
- * @located: @msg starts with the place it is about (a scenario, stream or
- *          ETL position); a tool prints it as it is, and may prefix the
- *          others with its own name
+ * struct etwforge_error - what went wrong, in one line (opaque): see
+ * "Errors" at the top. One object may serve any number of calls; each
+ * call that fails overwrites it, and each that succeeds may clear it.
  */
-struct etwforge_error {
-	int code;
-	int status;
-	bool located;
-	char msg[1024];
+struct etwforge_error;
+
+/* What an error is about (etwforge_error_kind()). */
+enum etwforge_error_kind {
+	ETWFORGE_ERROR_NONE = 0,  /* no error */
+	ETWFORGE_ERROR_INPUT = 1, /* the caller's input: scenario, stream, option, path, usage */
+	ETWFORGE_ERROR_DATA = 2,  /* bad data, a failed check, the system (write error, memory) */
 };
+
+/**
+ * etwforge_error_new - an empty error object, to hand to the calls.
+ * Return: it, or NULL with errno ENOMEM (calls take NULL too).
+ */
+ETWFORGE_API struct etwforge_error *etwforge_error_new(void);
+
+/** etwforge_error_free - NULL is a no-op. */
+ETWFORGE_API void etwforge_error_free(struct etwforge_error *err);
+
+/**
+ * etwforge_error_message - the line: `file:line:col: key: what`
+ * (scenarios), `file:line: what` (streams), `file: offset 0x...: what`
+ * (ETL files), or `path: what` (outputs). Return: "" when none (or @err is
+ * NULL); the text belongs to @err, valid until its next use.
+ */
+ETWFORGE_API const char *etwforge_error_message(const struct etwforge_error *err);
+
+/** etwforge_error_code - the negative errno the failed call returned; 0 none (or NULL). */
+ETWFORGE_API int etwforge_error_code(const struct etwforge_error *err);
+
+/** etwforge_error_kind - ETWFORGE_ERROR_INPUT or _DATA; _NONE when none (or NULL). */
+ETWFORGE_API enum etwforge_error_kind etwforge_error_kind(const struct etwforge_error *err);
+
+/**
+ * etwforge_error_located - does the message start with the place it is
+ * about (a scenario, stream or ETL position)? A tool prints such a message
+ * as it is, and may prefix the others with its own name. False for NULL.
+ */
+ETWFORGE_API bool etwforge_error_located(const struct etwforge_error *err);
+
+/**
+ * ETWFORGE_OPTS(type, name, ...) - declare @name, a struct @type whose
+ * first field is `size_t sz`, with sz = sizeof(struct @type) and the
+ * fields named after it set (every other one zero):
+ *
+ *	ETWFORGE_OPTS(etwforge_run_opts, o, .output = "out.etl");
+ *	etwforge_generate(sc, &o, sum, err);
+ */
+#define ETWFORGE_OPTS(...)		ETWFORGE_OPTS_(__VA_ARGS__, )
+#define ETWFORGE_OPTS_(type, name, ...) struct type name = {.sz = sizeof(struct type), __VA_ARGS__}
 
 /**
  * etwforge_parse_duration - a duration as scenarios and options write it:
@@ -132,8 +186,8 @@ ETWFORGE_API struct etwforge_output *etwforge_output_new(void);
  * Return: the output's index (>= 0); -EEXIST it is the same file as an
  * output added before or an input (etwforge_output_input()) (@err: "LABEL
  * PATH and LABEL2 PATH2 are the same file"), -EISDIR, -ENOENT (empty name), -ELOOP, -ENOSPC (2048 outputs
- * already), -EINVAL (@o is open), -ENOMEM; all with exit status 2; -EBADF
- * (exit status 1): "-" while standard output is closed (etwforge_stdio_guard()).
+ * already), -EINVAL (@o is open), -ENOMEM; all INPUT errors; -EBADF
+ * (DATA): "-" while standard output is closed (etwforge_stdio_guard()).
  */
 ETWFORGE_API int etwforge_output_add(struct etwforge_output *o, const char *path, const char *label,
 				     struct etwforge_error *err);
@@ -145,7 +199,7 @@ ETWFORGE_API int etwforge_output_add(struct etwforge_output *o, const char *path
  * it would destroy what is being read. Only an existing regular file
  * counts (a device or FIFO may be read and written).
  * Return: 0; -EEXIST an output added before is that file (@err: "LABEL
- * PATH and LABEL2 PATH2 are the same file", exit status 2); -EINVAL (@o
+ * PATH and LABEL2 PATH2 are the same file", INPUT); -EINVAL (@o
  * is open), -ENOMEM.
  */
 ETWFORGE_API int etwforge_output_input(struct etwforge_output *o, const char *path,
@@ -154,8 +208,8 @@ ETWFORGE_API int etwforge_output_input(struct etwforge_output *o, const char *pa
 /**
  * etwforge_output_open - create every temporary file and open every device.
  * Call once, after the last etwforge_output_add().
- * Return: 0, or a negative errno (@err: "PATH: cannot create: why", exit
- * status 1); then nothing is left behind.
+ * Return: 0, or a negative errno (@err: "PATH: cannot create: why",
+ * DATA); then nothing is left behind.
  */
 ETWFORGE_API int etwforge_output_open(struct etwforge_output *o, struct etwforge_error *err);
 
@@ -170,8 +224,8 @@ ETWFORGE_API FILE *etwforge_output_stream(struct etwforge_output *o, unsigned i)
 /**
  * etwforge_output_commit - flush and sync every output and rename each
  * temporary file into place, all or none.
- * Return: 0; or a negative errno (@err: "PATH: write failed: why", exit
- * status 1), and then every target is as it was and no temporary is left.
+ * Return: 0; or a negative errno (@err: "PATH: write failed: why", DATA),
+ * and then every target is as it was and no temporary is left.
  */
 ETWFORGE_API int etwforge_output_commit(struct etwforge_output *o, struct etwforge_error *err);
 
@@ -259,6 +313,9 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  * struct etwforge_run_opts - where a run writes (see etwforge(1), OUTPUT FILES:
  * every output goes in place only when the whole run succeeded, and two
  * outputs that are one file are refused before anything is made).
+ * Declare it with ETWFORGE_OPTS(etwforge_run_opts, o, ...); NULL is the
+ * defaults.
+ * @sz:          sizeof(struct etwforge_run_opts) (see "Growth" at the top)
  * @output:      the first session's ETL file ("-" = standard output); NULL
  *               = the scenario's (or stream's) own. A later session without
  *               a file of its own, or (replay) with the name gen derived
@@ -279,6 +336,7 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  *               complete (etwforge-truth(5), SPINLOCK LINES)
  */
 struct etwforge_run_opts {
+	size_t sz;
 	const char *output;
 	const char *truth;
 	const char *json;
@@ -289,28 +347,107 @@ struct etwforge_run_opts {
 	bool truth_logged_spinlocks;
 };
 
-#define ETWFORGE_MAX_SESSIONS  8
-#define ETWFORGE_FLUSH_REASONS 6 /* tid_full, ticks, size, delta, stop, end */
+/**
+ * struct etwforge_summary - what a run did (opaque): etwforge_generate()
+ * and etwforge_replay() fill it, the functions below read it.
+ */
+struct etwforge_summary;
 
-/** struct etwforge_session_summary - one session's file. */
+/**
+ * etwforge_summary_new - an empty summary (every figure 0, no session).
+ * Return: it, or NULL with errno ENOMEM.
+ */
+ETWFORGE_API struct etwforge_summary *etwforge_summary_new(void);
+
+/** etwforge_summary_free - NULL is a no-op. */
+ETWFORGE_API void etwforge_summary_free(struct etwforge_summary *sum);
+
+/**
+ * struct etwforge_totals - a run's figures (etwforge_summary_totals()).
+ * Declare it with ETWFORGE_OPTS(etwforge_totals, t).
+ * @sz:            sizeof(struct etwforge_totals) (see "Growth" at the top)
+ * @seed:          the scenario's seed (replay: the stream's)
+ * @duration_ns:   simulated (or streamed) time
+ * @cpus:          processors
+ * @wall_seconds:  the run's wall time
+ * @switches:      context switches
+ * @spinlock_releases/@spinlock_events: spin-lock releases, and the events
+ *                 logged for them
+ * @batches/@batch_records: compact CSwitch batches, and the switches in them
+ * @batches_dropped: batches still open at the end, not written
+ * @events_lost:   over every session
+ */
+struct etwforge_totals {
+	size_t sz;
+	uint64_t seed;
+	uint64_t duration_ns;
+	unsigned cpus;
+	double wall_seconds;
+	uint64_t switches;
+	uint64_t spinlock_releases;
+	uint64_t spinlock_events;
+	uint64_t batches;
+	uint64_t batch_records;
+	uint64_t batches_dropped;
+	uint64_t events_lost;
+};
+
+/**
+ * etwforge_summary_totals - copy @sum's figures into @out (its first
+ * @out->sz bytes). Return: 0; -EINVAL @out->sz refused (@err).
+ */
+ETWFORGE_API int etwforge_summary_totals(const struct etwforge_summary *sum,
+					 struct etwforge_totals *out, struct etwforge_error *err);
+
+/**
+ * etwforge_summary_batches - the compact batches flushed for @reason
+ * (indexed like etwforge_flush_reason_name()).
+ * Return: 0 with *@out; -ERANGE no such reason.
+ */
+ETWFORGE_API int etwforge_summary_batches(const struct etwforge_summary *sum, unsigned reason,
+					  uint64_t *out);
+
+/** etwforge_flush_reason_name - "tid_full", "ticks", "size", "delta", "stop", "end"; NULL past them. */
+ETWFORGE_API const char *etwforge_flush_reason_name(unsigned reason);
+
+/**
+ * struct etwforge_session_summary - one session's file (read it through
+ * etwforge_summary_session(); it may grow at its end).
+ * @name/@file:       the session's name and file; owned by the summary
+ * @bytes_per_switch: event bytes per switch
+ * @xxh3:             XXH3-64 of the whole file
+ * @discarded:        @file is the null device: counted, not written, no
+ *                    xxh3 (0)
+ */
 struct etwforge_session_summary {
-	char name[128];
-	char file[4096];
+	const char *name;
+	const char *file;
 	uint64_t events;
 	uint64_t events_lost;
 	uint64_t buffers;
 	uint64_t bytes;
-	double bytes_per_switch; /* event bytes per switch */
-	uint64_t xxh3;		 /* XXH3-64 of the whole file */
-	bool discarded;		 /* @file is the null device: counted, not written, no xxh3 (0) */
+	double bytes_per_switch;
+	uint64_t xxh3;
+	bool discarded;
 };
 
-#define ETWFORGE_MAX_LOCKS 256
+/** etwforge_summary_sessions - how many sessions @sum has. */
+ETWFORGE_API unsigned etwforge_summary_sessions(const struct etwforge_summary *sum);
+
+/**
+ * etwforge_summary_session - session @i of @sum, in the order of the
+ * scenario (or stream). Return: it, owned by @sum; NULL when @i is out of
+ * range.
+ */
+ETWFORGE_API const struct etwforge_session_summary *
+etwforge_summary_session(const struct etwforge_summary *sum, unsigned i);
 
 /**
  * struct etwforge_lock_summary - one spin-lock family of a gen run (the
  * cycles are CPU cycles; the 99th percentiles are the upper bound of a
- * histogram bucket, within 1/16 of a power of two).
+ * histogram bucket, within 1/16 of a power of two). Read it through
+ * etwforge_summary_lock(); it may grow at its end.
+ * @name:          the family's name, owned by the summary
  * @acquisitions:  acquired
  * @contended:     of them, found the lock held and spun
  * @spin_mean/@spin_p99: WaitTimeInCycles of the contended acquisitions
@@ -323,7 +460,7 @@ struct etwforge_session_summary {
  *                 DPC/interrupt queue full
  */
 struct etwforge_lock_summary {
-	char name[64];
+	const char *name;
 	uint64_t acquisitions;
 	uint64_t contended;
 	uint64_t spin_mean;
@@ -338,39 +475,23 @@ struct etwforge_lock_summary {
 	uint64_t dropped;
 };
 
-/**
- * struct etwforge_summary - what a run did.
- * @batches_by_reason: indexed like etwforge_flush_reason_name()
- * @nlocks/@locks:     gen: the spin-lock families, as the scenario lists them
- */
-struct etwforge_summary {
-	uint64_t seed;
-	uint64_t duration_ns;
-	unsigned cpus;
-	double wall_seconds;
-	uint64_t switches;
-	uint64_t spinlock_releases;
-	uint64_t spinlock_events;
-	uint64_t batches;
-	uint64_t batch_records;
-	uint64_t batches_by_reason[ETWFORGE_FLUSH_REASONS];
-	uint64_t batches_dropped;
-	uint64_t events_lost;
-	unsigned nsessions;
-	struct etwforge_session_summary sessions[ETWFORGE_MAX_SESSIONS];
-	unsigned nlocks;
-	struct etwforge_lock_summary locks[ETWFORGE_MAX_LOCKS];
-};
+/** etwforge_summary_locks - how many spin-lock families @sum has (gen; replay: 0). */
+ETWFORGE_API unsigned etwforge_summary_locks(const struct etwforge_summary *sum);
 
-/** etwforge_flush_reason_name - "tid_full", "ticks", "size", "delta", "stop", "end". */
-ETWFORGE_API const char *etwforge_flush_reason_name(unsigned reason);
+/**
+ * etwforge_summary_lock - spin-lock family @i of @sum, as the scenario
+ * lists them. Return: it, owned by @sum; NULL when @i is out of range.
+ */
+ETWFORGE_API const struct etwforge_lock_summary *
+etwforge_summary_lock(const struct etwforge_summary *sum, unsigned i);
 
 /**
  * etwforge_generate - simulate the machine of @sc (finished first) and write
  * one ETL file per session, the truth and the JSON summary if asked.
- * Return: 0 with *@sum filled (may be NULL); -EINVAL bad scenario or
- * options, -EEXIST two outputs are one file (both exit status 2); -EIO, -ENOSPC,
- * -EPIPE... a write error (status 1). On failure every target is as it was.
+ * Return: 0 with @sum filled (may be NULL); -EINVAL bad scenario or
+ * options, -EEXIST two outputs are one file (both INPUT errors); -EIO,
+ * -ENOSPC, -EPIPE... a write error (DATA). On failure every target is as
+ * it was.
  */
 ETWFORGE_API int etwforge_generate(struct etwforge_scenario *sc,
 				   const struct etwforge_run_opts *opts,
@@ -387,7 +508,7 @@ ETWFORGE_API int etwforge_replay(const char *stream, const struct etwforge_run_o
 
 /**
  * etwforge_summary_print - @sum as text for people, or (@json) as the one
- * JSON object `--json` writes. Return: 0 or -EIO.
+ * JSON object `--json` writes. Return: 0, -EIO or -ENOMEM.
  */
 ETWFORGE_API int etwforge_summary_print(FILE *f, const struct etwforge_summary *sum, bool json);
 
@@ -401,7 +522,7 @@ struct etwforge_file;
  * gen names: its meta line's "groups" (the threads at the start) and its
  * "thread" lines (threads started later). @truth may be "-" (standard input).
  * Return: the table, or NULL with @err set (-ENOENT and the like: the file
- * cannot be read; -EINVAL: not a truth stream; both exit status 2).
+ * cannot be read; -EINVAL: not a truth stream; both INPUT errors).
  */
 ETWFORGE_API struct etwforge_names *etwforge_names_load(const char *truth,
 							struct etwforge_error *err);
@@ -412,8 +533,8 @@ ETWFORGE_API struct etwforge_names *etwforge_names_load(const char *truth,
  * pointer size, build, clock tick, CPU MHz, QPC frequency, start and boot
  * time) and the session named by the file's LoggerName (clock, buffer
  * size). Names from another run's truth would name the wrong threads.
- * Return: 0, or -EBADMSG with @err (`T is not the truth of F: ...`, exit
- * status 1).
+ * Return: 0, or -EBADMSG with @err (`T is not the truth of F: ...`,
+ * DATA).
  */
 ETWFORGE_API int etwforge_names_check(const struct etwforge_names *n, struct etwforge_file *f,
 				      struct etwforge_error *err);
@@ -427,11 +548,18 @@ ETWFORGE_API void etwforge_names_free(struct etwforge_names *n);
 /* ---- verify --------------------------------------------------------------- */
 
 /**
- * struct etwforge_verify_result - what was checked.
- * @session: the session of the truth the file was checked as
+ * struct etwforge_verify_result - what was checked. Declare it with
+ * ETWFORGE_OPTS(etwforge_verify_result, res).
+ * @sz:      sizeof(struct etwforge_verify_result) (see "Growth" at the top)
+ * @session: the session of the truth the file was checked as; valid until
+ *           the thread's next etwforge_verify()
+ * @switches: plain and compact switches, @plain + @compact
+ * @batches: compact batches
+ * @spinlocks: spin-lock events
  */
 struct etwforge_verify_result {
-	char session[128];
+	size_t sz;
+	const char *session;
 	uint64_t switches;
 	uint64_t plain;
 	uint64_t compact;
@@ -445,9 +573,11 @@ struct etwforge_verify_result {
  * standard input, not both). @session names the truth's session the file
  * is; NULL = the one whose file has the ETL's name, else the only one, else
  * the one named like the file's LoggerName.
- * Return: 0 all match (*@res filled); -EBADMSG the first mismatch
- * (`file: offset 0x...: what (truth T:LINE)`, status 1); -EINVAL bad
- * usage or truth stream (status 2); other -errno unreadable (status 1).
+ * Return: 0 all match (@res filled, its first @res->sz bytes; @res may be
+ * NULL); -EBADMSG the first mismatch
+ * (`file: offset 0x...: what (truth T:LINE)`, DATA); -EINVAL bad usage
+ * or truth stream (INPUT); other -errno unreadable (INPUT when a path names
+ * nothing readable, else DATA).
  */
 ETWFORGE_API int etwforge_verify(const char *etl, const char *truth, const char *session,
 				 struct etwforge_verify_result *res, struct etwforge_error *err);
@@ -460,7 +590,7 @@ struct etwforge_file;
  * Open flags. Without them a damaged file does not open. SALVAGE opens a
  * file whose header buffer is sound and cuts it before the first damage
  * (the damaged buffer keeps its records up to it); KEEP_GOING (implies
- * SALVAGE) drops only what is damaged. etwforge_file_damage() lists it.
+ * SALVAGE) drops only what is damaged. etwforge_file_damage_at() lists it.
  */
 #define ETWFORGE_OPEN_SALVAGE	 0x1u
 #define ETWFORGE_OPEN_KEEP_GOING 0x2u
@@ -492,14 +622,18 @@ ETWFORGE_API void etwforge_file_close(struct etwforge_file *f);
  * SystemTime), so a record's time is start_time + (ts - start_ts) x scale,
  * scale = 10^7 / perf_freq (clock 1, QPC), 1 (2, system time) or 10 /
  * cpu_mhz (3, CPU cycles).
+ * Read it through etwforge_file_info(); it may grow at its end.
+ * @name:            the file's name in messages; @logger_name and
+ *                   @logfile_name, the header's LoggerName and LogFileName
+ *                   (UTF-8); all three owned by the file
  * @max_wait_reason: the MaximumWaitReason used to split compact records'
  *                   OldThreadStateWr (from @provider_version, see
  *                   etwforge_file_set_max_wait_reason())
  */
 struct etwforge_file_info {
-	char name[4096];
-	char logger_name[256];
-	char logfile_name[512];
+	const char *name;
+	const char *logger_name;
+	const char *logfile_name;
 	bool is64;
 	uint32_t buffer_size;
 	uint32_t version;
@@ -527,7 +661,7 @@ struct etwforge_file_info {
 	uint8_t max_wait_reason;
 };
 
-/** etwforge_file_info - the file's header. */
+/** etwforge_file_info - the file's header, owned by @f. */
 ETWFORGE_API const struct etwforge_file_info *etwforge_file_info(const struct etwforge_file *f);
 
 /**
@@ -537,16 +671,27 @@ ETWFORGE_API const struct etwforge_file_info *etwforge_file_info(const struct et
  */
 ETWFORGE_API int etwforge_file_set_max_wait_reason(struct etwforge_file *f, unsigned v);
 
-/** struct etwforge_damage - one damaged place of a salvaged file. */
+/**
+ * struct etwforge_damage - one damaged place of a salvaged file (read it
+ * through etwforge_file_damage_at(); it may grow at its end).
+ * @buffer: its index in the file
+ * @msg:    `file: offset 0x...: what`, owned by the file
+ */
 struct etwforge_damage {
-	unsigned buffer; /* its index in the file */
+	unsigned buffer;
 	uint64_t offset;
-	char msg[256]; /* `file: offset 0x...: what` */
+	const char *msg;
 };
 
-/** etwforge_file_damage - the damage a salvaging open found, in file order. */
-ETWFORGE_API unsigned etwforge_file_damage(const struct etwforge_file *f,
-					   const struct etwforge_damage **out);
+/** etwforge_file_damage_count - how many damaged places a salvaging open found. */
+ETWFORGE_API unsigned etwforge_file_damage_count(const struct etwforge_file *f);
+
+/**
+ * etwforge_file_damage_at - damaged place @i, in file order.
+ * Return: it, owned by @f; NULL when @i is out of range.
+ */
+ETWFORGE_API const struct etwforge_damage *etwforge_file_damage_at(const struct etwforge_file *f,
+								   unsigned i);
 
 /* Event kinds (etwforge_iter_new() @kinds is a mask of them). */
 enum etwforge_event_kind {
@@ -565,6 +710,12 @@ enum etwforge_order {
 	ETWFORGE_ORDER_CPU,	 /* buffer 0, then each CPU's buffers by SequenceNumber */
 	ETWFORGE_ORDER_TIME,	 /* switches and spin locks of every CPU merged by time */
 };
+
+/*
+ * The structs of an event below are handed out inside struct
+ * etwforge_event, read through the pointer etwforge_iter_next() gives:
+ * each may grow at its end.
+ */
 
 /** struct etwforge_buffer - one WMI_BUFFER_HEADER as the reader saw it. */
 struct etwforge_buffer {
@@ -645,11 +796,15 @@ struct etwforge_spinlock_config {
 	uint32_t hold_threshold;
 };
 
-/** struct etwforge_batch - the PERFINFO_CCSWAP_BUFFER of a 0x0525 record. */
+/**
+ * struct etwforge_batch - the PERFINFO_CCSWAP_BUFFER of a 0x0525 record.
+ * @tid_table/@base_pri: its 16 entries each, owned by the iterator (valid
+ *              as long as the event)
+ */
 struct etwforge_batch {
 	int64_t first_ts;
-	uint32_t tid_table[16];
-	int8_t base_pri[16];
+	const uint32_t *tid_table;
+	const int8_t *base_pri;
 	unsigned tids;	     /* TidTable entries before the first empty one */
 	size_t record_bytes; /* bytes of packed records after the 0x58-byte header */
 };
@@ -661,9 +816,13 @@ struct etwforge_batch {
  *              and @ts are set; SYSTEM and COMPACT also @tid and @pid
  * @has_provider: an EVENT_HEADER (@event_*), FULL_HEADER or INSTANCE
  *              (@class_*) record: @ts, @tid, @pid and @provider (the
- *              ProviderId or Guid, "{xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}")
+ *              ProviderId or Guid, "{xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}";
+ *              "" without one)
+ * @pmc:        @pmc_count counters (at most 7); @provider and @pmc are owned
+ *              by the iterator, valid as long as the event
  * @data:       the whole record (@size bytes); valid until the file closes
  * @payload:    after the header and the PEBS/PMC items
+ * @u:          the payload @decoded says, last (it may grow)
  */
 struct etwforge_record {
 	unsigned buffer;
@@ -681,7 +840,7 @@ struct etwforge_record {
 	uint32_t tid;
 	uint32_t pid;
 	bool has_provider;
-	char provider[40];
+	const char *provider;
 	uint16_t event_id;
 	uint8_t event_version;
 	uint8_t opcode;
@@ -692,7 +851,7 @@ struct etwforge_record {
 	bool has_pebs;
 	uint64_t pebs_index;
 	unsigned pmc_count;
-	uint64_t pmc[7];
+	const uint64_t *pmc;
 	const uint8_t *data;
 	const uint8_t *payload;
 	size_t payload_len;
@@ -738,18 +897,21 @@ struct etwforge_compact {
 };
 
 /**
- * struct etwforge_event - one event of an iteration.
+ * struct etwforge_event - one event of an iteration, owned by the iterator
+ * and valid until its next etwforge_iter_next() (or etwforge_iter_free()):
+ * read it through the pointer given, copy what you keep.
  * @kind:        one ETWFORGE_EV_* value
  * @file_offset: where it is (a compact switch: its record inside the batch)
- * @rec:         the record it is, or (a compact switch) its batch; for
- *               ETWFORGE_EV_BUFFER not set
+ * @rec:         the record it is, or (a compact switch) its batch; NULL for
+ *               ETWFORGE_EV_BUFFER
+ * @u:           what @kind says, last (it may grow)
  */
 struct etwforge_event {
 	enum etwforge_event_kind kind;
 	unsigned cpu;
 	uint64_t ts;
 	uint64_t file_offset;
-	struct etwforge_record rec;
+	const struct etwforge_record *rec;
 	union {
 		struct etwforge_buffer buffer;
 		struct etwforge_cswitch cswitch;
@@ -773,12 +935,13 @@ ETWFORGE_API struct etwforge_iter *etwforge_iter_new(struct etwforge_file *f,
 						     struct etwforge_error *err);
 
 /**
- * etwforge_iter_next - the next event.
+ * etwforge_iter_next - the next event: *@ev points to it, in @it, until
+ * the next call.
  * Return: 1 with *@ev; 0 at the end; -EINVAL where the data is damaged
  * (@err: `file: offset 0x...: what`). After a damaged compact batch the
  * iteration may go on: the next call resumes after it.
  */
-ETWFORGE_API int etwforge_iter_next(struct etwforge_iter *it, struct etwforge_event *ev,
+ETWFORGE_API int etwforge_iter_next(struct etwforge_iter *it, const struct etwforge_event **ev,
 				    struct etwforge_error *err);
 
 /** etwforge_iter_free - NULL is a no-op. */
@@ -804,37 +967,58 @@ ETWFORGE_API size_t etwforge_event_json(const struct etwforge_event *ev, unsigne
 ETWFORGE_API size_t etwforge_file_json(const struct etwforge_file *f, char *buf, size_t cap);
 
 /**
- * struct etwforge_stats - counts over a whole file (`dump --stats`).
- * @records_by_kind: [kind][0 = 32-bit, 1 = 64-bit], kinds in the order of
- *                   etwforge_stats_kind_name()
- * @hooks:           per hooked kind (SYSTEM, COMPACT, PERFINFO) x 32/64-bit,
- *                   a count per hook id
- * @compact:         switches in compact batches by form (idle_short, idle,
- *                   lite, full)
+ * struct etwforge_stats - counts over a whole file (`dump --stats`),
+ * opaque: etwforge_file_stats() fills it, etwforge_stats_count() and
+ * etwforge_stats_hook() read it.
  */
-struct etwforge_stats {
-	uint64_t buffers;
-	uint64_t compressed;
-	uint64_t records;
-	uint64_t pebs;
-	uint64_t pmc;
-	uint64_t compact[4];
-	uint64_t buffers_by_cpu[2048];
-	uint64_t records_by_cpu[2048];
-	uint64_t records_by_kind[8][2];
-	uint64_t hooks[3][2][65536];
+struct etwforge_stats;
+
+/** etwforge_stats_new - empty counts. Return: them, or NULL with errno ENOMEM. */
+ETWFORGE_API struct etwforge_stats *etwforge_stats_new(void);
+
+/** etwforge_stats_free - NULL is a no-op. */
+ETWFORGE_API void etwforge_stats_free(struct etwforge_stats *st);
+
+/* What etwforge_stats_count() reads, and what its index is. */
+enum etwforge_stat {
+	ETWFORGE_STAT_BUFFERS = 0,    /* buffers (index 0) */
+	ETWFORGE_STAT_COMPRESSED,     /* compressed buffers (index 0) */
+	ETWFORGE_STAT_RECORDS,	      /* records (index 0) */
+	ETWFORGE_STAT_PEBS,	      /* records with a PEBS item (index 0) */
+	ETWFORGE_STAT_PMC,	      /* records with PMC items (index 0) */
+	ETWFORGE_STAT_COMPACT,	      /* compact switches by form: 0 idle_short, 1 idle, 2 lite,
+					  * 3 full */
+	ETWFORGE_STAT_BUFFERS_BY_CPU, /* buffers of CPU index (0..2047) */
+	ETWFORGE_STAT_RECORDS_BY_CPU, /* records of CPU index (0..2047) */
+	ETWFORGE_STAT_RECORDS_BY_KIND32, /* 32-bit records of kind index (etwforge_stats_kind_name()) */
+	ETWFORGE_STAT_RECORDS_BY_KIND64, /* 64-bit records of kind index */
 };
 
 /**
- * etwforge_stats_kind_name - the record kind of index @k of @records_by_kind
- * (0 SYSTEM, 1 COMPACT, 2 PERFINFO, 3 FULL_HEADER, 4 INSTANCE, 5
- * EVENT_HEADER, 6 MESSAGE, 7 OTHER); @hooks[0..2] are the first three.
+ * etwforge_stats_count - one count of @st: @what, at @index.
+ * Return: 0 with *@out; -ERANGE @index out of range, -EINVAL no such @what.
+ */
+ETWFORGE_API int etwforge_stats_count(const struct etwforge_stats *st, enum etwforge_stat what,
+				      unsigned index, uint64_t *out);
+
+/**
+ * etwforge_stats_hook - the records of kind @kind (0 SYSTEM, 1 COMPACT, 2
+ * PERFINFO: the hooked kinds), 32- or (@is64) 64-bit, with hook id @hook.
+ * Return: 0 with *@out; -ERANGE @kind out of range.
+ */
+ETWFORGE_API int etwforge_stats_hook(const struct etwforge_stats *st, unsigned kind, bool is64,
+				     uint16_t hook, uint64_t *out);
+
+/**
+ * etwforge_stats_kind_name - the record kind of index @k (0 SYSTEM, 1
+ * COMPACT, 2 PERFINFO, 3 FULL_HEADER, 4 INSTANCE, 5 EVENT_HEADER, 6
+ * MESSAGE, 7 OTHER); "?" past them.
  */
 ETWFORGE_API const char *etwforge_stats_kind_name(unsigned k);
 
 /**
  * etwforge_file_stats - count every buffer and record of @f, expanding
- * compact batches. @st is large (about 3 MiB): allocate it.
+ * compact batches, into @st (from etwforge_stats_new(); cleared first).
  * Return: 0, or -EINVAL at damage (@err), with the counts up to there; for
  * a file opened with ETWFORGE_OPEN_KEEP_GOING, a batch that does not expand
  * (or the rest of a buffer that does not frame) is skipped and the counts
@@ -854,6 +1038,8 @@ ETWFORGE_API size_t etwforge_stats_json(const struct etwforge_file *f,
 
 /**
  * struct etwforge_corpus_opts - what etwforge_corpus_write() makes.
+ * Declare it with ETWFORGE_OPTS(etwforge_corpus_opts, o, ...).
+ * @sz:       sizeof(struct etwforge_corpus_opts) (see "Growth" at the top)
  * @seed:     what the edge cases leave free (thread ids, priorities, PMC
  *            values, addresses) comes from it; 0 = 1. The same seed and
  *            version give the same bytes (the xxh3 values of the manifest).
@@ -864,19 +1050,23 @@ ETWFORGE_API size_t etwforge_stats_json(const struct etwforge_file *f,
  *            OSS-Fuzz layout; NULL = not
  */
 struct etwforge_corpus_opts {
+	size_t sz;
 	uint64_t seed;
 	bool mangle;
 	const char *zip_name;
 };
 
 /**
- * struct etwforge_corpus_summary - what was written.
+ * struct etwforge_corpus_summary - what was written. Declare it with
+ * ETWFORGE_OPTS(etwforge_corpus_summary, sum).
+ * @sz:      sizeof(struct etwforge_corpus_summary) (see "Growth" at the top)
  * @files:   ETL files
  * @pending: catalogue entries that cannot be made yet (listed in the manifest)
  * @bytes:   bytes of ETL files
  * @outputs: files written in all (ETL, expected decodes, streams, manifest, ...)
  */
 struct etwforge_corpus_summary {
+	size_t sz;
 	unsigned files;
 	unsigned pending;
 	uint64_t bytes;
@@ -894,9 +1084,9 @@ struct etwforge_corpus_summary {
  * matter or the expected error); etl.dict (AFL++/libFuzzer dictionary).
  * Every file follows the output rules (etwforge(1), OUTPUT FILES): nothing is
  * in place before all is written, and a failure leaves @dir as it was.
- * Return: 0 with *@sum filled (may be NULL); -EINVAL bad options, -EEXIST
- * two outputs are one file (status 2); -EIO, -ENOSPC... a write error
- * (status 1).
+ * Return: 0 with @sum filled (its first @sum->sz bytes; may be NULL);
+ * -EINVAL bad options, -EEXIST two outputs are one file (INPUT errors);
+ * -EIO, -ENOSPC... a write error (DATA). @opts NULL is the defaults.
  */
 ETWFORGE_API int etwforge_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 				       struct etwforge_corpus_summary *sum,
@@ -907,13 +1097,16 @@ ETWFORGE_API int etwforge_corpus_write(const char *dir, const struct etwforge_co
 struct etwforge_mutator;
 
 /**
- * struct etwforge_mutator_opts - how a mutator behaves.
+ * struct etwforge_mutator_opts - how a mutator behaves. Declare it with
+ * ETWFORGE_OPTS(etwforge_mutator_opts, o, ...).
+ * @sz:             sizeof(struct etwforge_mutator_opts) (see "Growth" at the top)
  * @seed:           its random choices (the same seed and inputs give the
  *                  same mutants)
  * @mangle_percent: 0..100: how often a mutant also gets one rule of the
  *                  `corpus --mangle` set (then it is broken on purpose)
  */
 struct etwforge_mutator_opts {
+	size_t sz;
 	uint64_t seed;
 	unsigned mangle_percent;
 };
@@ -926,11 +1119,12 @@ struct etwforge_mutator_opts {
  * nesting and flags, PMC counts, PEBS, clocks, buffer sizes, CPUs,
  * compression) and encodes it again through the engine: every mutant is a
  * valid file (unless mangled on purpose). An input that is not an ETL file
- * seeds a small made-up stream.
- * Return: the mutator, or NULL with errno ENOMEM.
+ * seeds a small made-up stream. @opts NULL is the defaults.
+ * Return: the mutator, or NULL with errno (ENOMEM; EINVAL @opts->sz
+ * refused, @err saying why).
  */
-ETWFORGE_API struct etwforge_mutator *
-etwforge_mutator_new(const struct etwforge_mutator_opts *opts);
+ETWFORGE_API struct etwforge_mutator *etwforge_mutator_new(const struct etwforge_mutator_opts *opts,
+							   struct etwforge_error *err);
 
 /** etwforge_mutator_reseed - start the random choices again from @seed (libFuzzer's Seed). */
 ETWFORGE_API void etwforge_mutator_reseed(struct etwforge_mutator *m, uint64_t seed);

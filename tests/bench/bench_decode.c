@@ -55,44 +55,51 @@ typedef int (*pass_fn)(const char *path, uint64_t *switches);
 
 static int pass_stats(const char *path, uint64_t *switches)
 {
-	struct etwforge_stats *s = calloc(1, sizeof(*s));
-	struct etwforge_error err;
+	struct etwforge_stats *s = etwforge_stats_new();
+	struct etwforge_error *err = etwforge_error_new();
 	struct etwforge_file *f;
+	uint64_t v;
 	int rc = -1;
 
 	/* as `etwforge dump` opens every file: salvage, which walks every record at open */
-	f = s ? etwforge_file_open(path, ETWFORGE_OPEN_SALVAGE, &err) : NULL;
-	if (f && etwforge_file_stats(f, s, &err) == 0) {
-		*switches = s->compact[0] + s->compact[1] + s->compact[2] + s->compact[3];
+	f = s ? etwforge_file_open(path, ETWFORGE_OPEN_SALVAGE, err) : NULL;
+	if (f && etwforge_file_stats(f, s, err) == 0) {
+		*switches = 0;
+		for (unsigned k = 0; etwforge_stats_count(s, ETWFORGE_STAT_COMPACT, k, &v) == 0;
+		     k++) {
+			*switches += v;
+		}
 		rc = 0;
 	} else if (s) {
-		fprintf(stderr, "bench_decode: %s\n", err.msg);
+		fprintf(stderr, "bench_decode: %s\n", etwforge_error_message(err));
 	}
 	etwforge_file_close(f);
-	free(s);
+	etwforge_stats_free(s);
+	etwforge_error_free(err);
 	return rc;
 }
 
 static int pass_iter(const char *path, enum etwforge_order order, unsigned kinds,
 		     uint64_t *switches)
 {
-	struct etwforge_error err;
-	struct etwforge_file *f = etwforge_file_open(path, ETWFORGE_OPEN_SALVAGE, &err);
-	struct etwforge_iter *it = f ? etwforge_iter_new(f, order, kinds, &err) : NULL;
-	struct etwforge_event ev;
+	struct etwforge_error *err = etwforge_error_new();
+	struct etwforge_file *f = etwforge_file_open(path, ETWFORGE_OPEN_SALVAGE, err);
+	struct etwforge_iter *it = f ? etwforge_iter_new(f, order, kinds, err) : NULL;
+	const struct etwforge_event *ev;
 	uint64_t n = 0;
 	int rc = -1;
 
 	if (it) {
-		while ((rc = etwforge_iter_next(it, &ev, &err)) > 0) {
-			n += ev.kind == ETWFORGE_EV_COMPACT;
+		while ((rc = etwforge_iter_next(it, &ev, err)) > 0) {
+			n += ev->kind == ETWFORGE_EV_COMPACT;
 		}
 	}
 	if (rc < 0) {
-		fprintf(stderr, "bench_decode: %s\n", err.msg);
+		fprintf(stderr, "bench_decode: %s\n", etwforge_error_message(err));
 	}
 	etwforge_iter_free(it);
 	etwforge_file_close(f);
+	etwforge_error_free(err);
 	*switches = n;
 	return rc < 0 ? -1 : 0;
 }
@@ -142,24 +149,24 @@ static int measure(const char *label, pass_fn fn, const char *path, double mb, u
 static int generate(const char *dir, char *path, size_t cap)
 {
 	struct etwforge_scenario *sc = etwforge_scenario_new();
-	struct etwforge_run_opts o;
-	struct etwforge_error err;
+	ETWFORGE_OPTS(etwforge_run_opts, o, .output = path);
+	struct etwforge_error *err = etwforge_error_new();
 	int rc;
 
 	snprintf(path, cap, "%s/d.etl", dir);
-	memset(&o, 0, sizeof(o));
-	o.output = path;
-	rc = sc ? etwforge_scenario_set(sc, "duration=600s", &err) : -ENOMEM;
+	rc = sc ? etwforge_scenario_set(sc, "duration=600s", err) : -ENOMEM;
 	if (rc == 0) {
-		rc = etwforge_scenario_set(sc, "seed=1", &err);
+		rc = etwforge_scenario_set(sc, "seed=1", err);
 	}
 	if (rc == 0) {
-		rc = etwforge_generate(sc, &o, NULL, &err);
+		rc = etwforge_generate(sc, &o, NULL, err);
 	}
 	if (rc < 0) {
-		fprintf(stderr, "bench_decode: generate: %s\n", sc ? err.msg : "out of memory");
+		fprintf(stderr, "bench_decode: generate: %s\n",
+			sc ? etwforge_error_message(err) : "out of memory");
 	}
 	etwforge_scenario_free(sc);
+	etwforge_error_free(err);
 	return rc;
 }
 

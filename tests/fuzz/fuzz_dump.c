@@ -21,8 +21,10 @@ static volatile size_t sink;
 
 static void check_msg(const struct etwforge_error *err)
 {
-	if (!memchr(err->msg, '\0', sizeof(err->msg)) || strchr(err->msg, '\n') ||
-	    strncmp(err->msg, "fuzz: offset 0x", 15) != 0) {
+	const char *msg = etwforge_error_message(err);
+
+	if (strlen(msg) >= 1024 || strchr(msg, '\n') || strncmp(msg, "fuzz: offset 0x", 15) != 0 ||
+	    etwforge_error_code(err) >= 0) {
 		__builtin_trap();
 	}
 }
@@ -30,43 +32,50 @@ static void check_msg(const struct etwforge_error *err)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const unsigned flags[] = {0, ETWFORGE_OPEN_SALVAGE, ETWFORGE_OPEN_KEEP_GOING};
-	static struct etwforge_stats st;
+	static struct etwforge_stats *st;
+	static struct etwforge_error *err;
 	static char json[1 << 16];
-	struct etwforge_error err;
-	struct etwforge_event ev;
+	const struct etwforge_event *ev;
 	struct etwforge_file *f;
 	size_t acc = 0;
 
-	f = etwforge_file_open_mem(data, size, "fuzz", flags[size % 3], &err);
+	if (!st) {
+		st = etwforge_stats_new();
+		err = etwforge_error_new();
+		if (!st || !err) {
+			__builtin_trap();
+		}
+	}
+	f = etwforge_file_open_mem(data, size, "fuzz", flags[size % 3], err);
 	if (!f) {
-		check_msg(&err);
+		check_msg(err);
 		return 0;
 	}
 	acc += etwforge_file_json(f, json, sizeof(json));
 	for (int order = 0; order <= 2; order++) {
 		struct etwforge_iter *it =
-			etwforge_iter_new(f, (enum etwforge_order)order, ETWFORGE_EV_ALL, &err);
+			etwforge_iter_new(f, (enum etwforge_order)order, ETWFORGE_EV_ALL, err);
 		int rc;
 
 		if (!it) {
 			__builtin_trap();
 		}
-		while ((rc = etwforge_iter_next(it, &ev, &err)) != 0) {
+		while ((rc = etwforge_iter_next(it, &ev, err)) != 0) {
 			if (rc < 0) {
-				check_msg(&err);
+				check_msg(err);
 				if (order == ETWFORGE_ORDER_TIME) {
 					break; /* the time merge stops at damage */
 				}
 				continue; /* a damaged batch: the listing goes on after it */
 			}
-			acc += etwforge_event_json(&ev, ETWFORGE_JSON_RAW, json, sizeof(json));
+			acc += etwforge_event_json(ev, ETWFORGE_JSON_RAW, json, sizeof(json));
 		}
 		etwforge_iter_free(it);
 	}
-	if (etwforge_file_stats(f, &st, &err) < 0) {
-		check_msg(&err);
+	if (etwforge_file_stats(f, st, err) < 0) {
+		check_msg(err);
 	}
-	acc += etwforge_stats_json(f, &st, json, sizeof(json));
+	acc += etwforge_stats_json(f, st, json, sizeof(json));
 	sink = acc;
 	etwforge_file_close(f);
 	return 0;

@@ -19,16 +19,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct etwforge_mutator *m;
-	struct etwforge_error err;
-	struct etwforge_event ev;
+	const struct etwforge_event *ev;
 	struct etwforge_file *f;
 	const uint8_t *out = NULL;
 	size_t n;
 
 	if (!m) {
-		struct etwforge_mutator_opts o = {1, 0};
+		ETWFORGE_OPTS(etwforge_mutator_opts, o, .seed = 1);
 
-		m = etwforge_mutator_new(&o);
+		m = etwforge_mutator_new(&o, NULL);
 		if (!m) {
 			__builtin_trap();
 		}
@@ -38,16 +37,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n == 0 || n > 256 * 1024 || !out) {
 		__builtin_trap(); /* something that fits is always made */
 	}
-	f = etwforge_file_open_mem(out, n, "mutant", 0, &err);
+	f = etwforge_file_open_mem(out, n, "mutant", 0, NULL);
 	if (!f) {
 		__builtin_trap(); /* a mutant that does not open */
 	}
 	for (int order = 0; order <= 2; order++) {
 		struct etwforge_iter *it =
-			etwforge_iter_new(f, (enum etwforge_order)order, ETWFORGE_EV_ALL, &err);
+			etwforge_iter_new(f, (enum etwforge_order)order, ETWFORGE_EV_ALL, NULL);
 		int rc;
 
-		while (it && (rc = etwforge_iter_next(it, &ev, &err)) > 0) {
+		while (it && (rc = etwforge_iter_next(it, &ev, NULL)) > 0) {
 		}
 		if (!it || rc < 0) {
 			__builtin_trap(); /* a mutant with damage */

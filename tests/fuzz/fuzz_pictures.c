@@ -40,7 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct thread_names names = {NULL, NULL};
 	struct sched_consumer cons[2];
 	struct sched_totals tot;
-	struct etwforge_error err;
 	struct sched_frame fr;
 	struct timeline *tl;
 	struct chrome *ch;
@@ -48,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int64_t from = INT64_MIN, to = INT64_MAX;
 	unsigned bad_cpu = 0;
 
-	f = etwforge_file_open_mem(data, size, "fuzz", flags, &err);
+	f = etwforge_file_open_mem(data, size, "fuzz", flags, NULL);
 	if (!f) {
 		return 0;
 	}
@@ -88,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tl && ch) {
 		cons[0] = (struct sched_consumer){&timeline_ops, tl};
 		cons[1] = (struct sched_consumer){&chrome_ops, ch};
-		if (sched_walk(f, &fr, cons, 2, flags & ETWFORGE_OPEN_KEEP_GOING, &tot, &err) >=
+		if (sched_walk(f, &fr, cons, 2, flags & ETWFORGE_OPEN_KEEP_GOING, &tot, NULL) >=
 		    0) {
 			timeline_write(tl, &tot, null_out());
 			chrome_finish(ch);

@@ -77,8 +77,8 @@ static void child(const struct bench_scratch *s, bench_child_fn fn, void *ctx, v
 	struct child_head h = {0};
 
 	if (chdir(bench_scratch_dir(s)) < 0) {
-		h.rc = error_fail(&h.err, -errno, ETWFORGE_EXIT_DATA, "%s: %s",
-				  bench_scratch_dir(s), strerror(errno));
+		h.rc = error_fail(&h.err, -errno, ERR_DATA, "%s: %s", bench_scratch_dir(s),
+				  strerror(errno));
 	} else {
 		h.rc = fn(ctx, out, &h.err);
 	}
@@ -100,8 +100,7 @@ int bench_child_run(struct bench_scratch *s, const char *what, bench_child_fn fn
 	pid_t pid;
 
 	if (pipe(fds) < 0) {
-		return error_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: pipe: %s", what,
-				  strerror(errno));
+		return error_fail(err, -errno, ERR_DATA, "%s: pipe: %s", what, strerror(errno));
 	}
 	/* blocked around fork(), so a signal finds the child registered */
 	sigemptyset(&set);
@@ -129,7 +128,7 @@ int bench_child_run(struct bench_scratch *s, const char *what, bench_child_fn fn
 		int e = errno;
 
 		close(fds[0]);
-		return error_fail(err, -e, ETWFORGE_EXIT_DATA, "%s: fork: %s", what, strerror(e));
+		return error_fail(err, -e, ERR_DATA, "%s: fork: %s", what, strerror(e));
 	}
 	if (fn) {
 		got = read_all(fds[0], &h, sizeof(h));
@@ -141,15 +140,13 @@ int bench_child_run(struct bench_scratch *s, const char *what, bench_child_fn fn
 			int e = errno;
 
 			bench_scratch_child(0);
-			return error_fail(err, -e, ETWFORGE_EXIT_DATA, "%s: wait4: %s", what,
-					  strerror(e));
+			return error_fail(err, -e, ERR_DATA, "%s: wait4: %s", what, strerror(e));
 		}
 	}
 	bench_scratch_child(0);
 	*wall = (bench_wall_ns() - t0) * 1e-9;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || (fn && got != sizeof(h) + len)) {
-		return error_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: the child process %s %d",
-				  what,
+		return error_fail(err, -EIO, ERR_DATA, "%s: the child process %s %d", what,
 				  WIFSIGNALED(status) ? "was killed by signal" : "exited with",
 				  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	}

@@ -56,13 +56,12 @@ int bench_compact(struct bench *b, const struct bench_size *sz, struct etwforge_
 	bb = ccswap_bench_create(&o);
 	if (!bb) {
 		rc = -errno;
-		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "ccswap: %s", strerror(-rc));
+		return error_fail(err, rc, ERR_DATA, "ccswap: %s", strerror(-rc));
 	}
 	rc = ccswap_bench_check(bb, &mix);
 	if (rc < 0) {
 		ccswap_bench_destroy(bb);
-		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "ccswap: check pass: %s",
-				  strerror(-rc));
+		return error_fail(err, rc, ERR_DATA, "ccswap: check pass: %s", strerror(-rc));
 	}
 	for (unsigned r = 0; r < sz->runs; r++) {
 		struct ccswap_bench_time t;
@@ -70,8 +69,8 @@ int bench_compact(struct bench *b, const struct bench_size *sz, struct etwforge_
 		rc = ccswap_bench_time(bb, &t);
 		if (rc < 0) {
 			ccswap_bench_destroy(bb);
-			return error_fail(err, rc, ETWFORGE_EXIT_DATA,
-					  "ccswap: timed pass %u: %s%s", r + 1, strerror(-rc),
+			return error_fail(err, rc, ERR_DATA, "ccswap: timed pass %u: %s%s", r + 1,
+					  strerror(-rc),
 					  rc == -EIO ? " (other bytes than the check pass)" : "");
 		}
 		ns[r] = t.ns_per_switch;

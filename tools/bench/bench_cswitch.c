@@ -132,8 +132,7 @@ int bench_cswitch(struct bench *b, const struct bench_size *sz, struct etwforge_
 	if (!bb || !lap_ns || bench_backend_init(&bk, CCSWAP_BENCH_CPUS, BUFFER_SIZE) < 0) {
 		ccswap_bench_destroy(bb);
 		free(lap_ns);
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "cswitch: %s",
-				  strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ERR_DATA, "cswitch: %s", strerror(ENOMEM));
 	}
 	for (unsigned v = 0; v < NVARIANTS && rc == 0; v++) {
 		rc = run_pass(bb, &bk, (enum variant)v, o.switches, lap_ns, true, &check[v]);
@@ -156,7 +155,7 @@ int bench_cswitch(struct bench *b, const struct bench_size *sz, struct etwforge_
 	ccswap_bench_destroy(bb);
 	free(lap_ns);
 	if (rc < 0) {
-		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "cswitch: %s%s", strerror(-rc),
+		return error_fail(err, rc, ERR_DATA, "cswitch: %s%s", strerror(-rc),
 				  rc == -EIO ? " (a pass wrote other events than the check pass)"
 					     : "");
 	}

@@ -35,9 +35,20 @@ static int64_t read_stats(const char *path, struct etwforge_stats *st, uint64_t 
 	if (n < 0) {
 		return n;
 	}
-	*buffers = st->buffers;
-	return (int64_t)(st->compact[0] + st->compact[1] + st->compact[2] + st->compact[3] +
-			 st->hooks[2][1][0x0524] + st->hooks[2][0][0x0524]);
+	{
+		uint64_t v, sum = 0;
+
+		etwforge_stats_count(st, ETWFORGE_STAT_BUFFERS, 0, buffers);
+		for (unsigned k = 0; etwforge_stats_count(st, ETWFORGE_STAT_COMPACT, k, &v) == 0;
+		     k++) {
+			sum += v;
+		}
+		for (unsigned w = 0; w < 2; w++) {
+			etwforge_stats_hook(st, 2, w, 0x0524, &v); /* PERFINFO CSwitch */
+			sum += v;
+		}
+		return (int64_t)sum;
+	}
 }
 
 /* One read with the iterator. Return: switches, or a negative errno. */
@@ -45,7 +56,7 @@ static int64_t read_iter(const char *path, uint64_t *events, struct etwforge_err
 {
 	struct etwforge_file *f = etwforge_file_open(path, 0, err);
 	struct etwforge_iter *it;
-	struct etwforge_event ev;
+	const struct etwforge_event *ev;
 	int64_t n = 0;
 	int rc;
 
@@ -60,7 +71,7 @@ static int64_t read_iter(const char *path, uint64_t *events, struct etwforge_err
 	*events = 0;
 	while ((rc = etwforge_iter_next(it, &ev, err)) > 0) {
 		(*events)++;
-		n += (ev.kind & ETWFORGE_EV_SWITCHES) != 0;
+		n += (ev->kind & ETWFORGE_EV_SWITCHES) != 0;
 	}
 	etwforge_iter_free(it);
 	etwforge_file_close(f);
@@ -87,12 +98,12 @@ int bench_decode(struct bench *b, const struct bench_size *sz, struct bench_scra
 	}
 	switches = src.switches;
 	if (stat(path, &fs) < 0) {
-		return error_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", path, strerror(errno));
+		return error_fail(err, -errno, ERR_DATA, "%s: %s", path, strerror(errno));
 	}
 	bytes = (double)fs.st_size * sz->decode_repeats;
-	st = malloc(sizeof(*st));
+	st = etwforge_stats_new();
 	if (!st) {
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ERR_DATA, "%s", strerror(ENOMEM));
 	}
 	bench_progress(b, "decode: reading it");
 	for (unsigned r = 0; r < sz->runs && rc == 0; r++) {
@@ -104,7 +115,7 @@ int bench_decode(struct bench *b, const struct bench_size *sz, struct bench_scra
 		}
 		t = bench_cpu_s() - t0;
 		if (n >= 0 && (uint64_t)n != switches) {
-			n = error_fail(err, -EIO, ETWFORGE_EXIT_DATA,
+			n = error_fail(err, -EIO, ERR_DATA,
 				       "decode: %s: %lld switches counted, %llu generated", path,
 				       (long long)n, (unsigned long long)switches);
 		}
@@ -116,7 +127,7 @@ int bench_decode(struct bench *b, const struct bench_size *sz, struct bench_scra
 		}
 		t = bench_cpu_s() - t0;
 		if (n >= 0 && (uint64_t)n != switches) {
-			n = error_fail(err, -EIO, ETWFORGE_EXIT_DATA,
+			n = error_fail(err, -EIO, ERR_DATA,
 				       "decode: %s: %lld switches iterated, %llu generated", path,
 				       (long long)n, (unsigned long long)switches);
 		}
@@ -124,7 +135,7 @@ int bench_decode(struct bench *b, const struct bench_size *sz, struct bench_scra
 		isw[r] = (double)switches * sz->decode_repeats / t;
 		rc = n < 0 ? (int)n : 0;
 	}
-	free(st);
+	etwforge_stats_free(st);
 	if (rc < 0) {
 		return rc;
 	}

@@ -90,13 +90,14 @@ struct job {
 static int gen_child(void *ctx, void *out, struct etwforge_error *err)
 {
 	const struct job *job = ctx;
-	struct etwforge_summary *sum = malloc(sizeof(*sum));
+	struct etwforge_summary *sum = etwforge_summary_new();
 	struct etwforge_scenario *sc = etwforge_scenario_new();
-	struct etwforge_run_opts o = {0};
+	ETWFORGE_OPTS(etwforge_run_opts, o);
+	ETWFORGE_OPTS(etwforge_totals, t);
 	struct report *rep = out;
 	struct stat st;
 	char set[64];
-	int rc = sum && sc ? 0 : error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+	int rc = sum && sc ? 0 : error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 
 	if (rc == 0 && job->gc->yaml) {
 		rc = etwforge_scenario_load_string(sc, job->gc->file, job->gc->yaml, err);
@@ -110,18 +111,21 @@ static int gen_child(void *ctx, void *out, struct etwforge_error *err)
 	if (rc == 0) {
 		rc = etwforge_generate(sc, &o, sum, err);
 	}
+	if (rc == 0) {
+		rc = etwforge_summary_totals(sum, &t, err);
+	}
 	if (rc < 0) {
 		return rc; /* the process ends: nothing to free */
 	}
-	rep->seed = sum->seed;
-	rep->cpus = sum->cpus;
-	rep->duration_ns = sum->duration_ns;
-	rep->switches = sum->switches;
-	rep->nsessions = sum->nsessions;
-	for (unsigned i = 0; i < sum->nsessions; i++) {
-		rep->etl_bytes += sum->sessions[i].bytes;
+	rep->seed = t.seed;
+	rep->cpus = t.cpus;
+	rep->duration_ns = t.duration_ns;
+	rep->switches = t.switches;
+	rep->nsessions = etwforge_summary_sessions(sum);
+	for (unsigned i = 0; i < rep->nsessions; i++) {
+		rep->etl_bytes += etwforge_summary_session(sum, i)->bytes;
 		if (i < 2) {
-			rep->xxh3[i] = sum->sessions[i].xxh3;
+			rep->xxh3[i] = etwforge_summary_session(sum, i)->xxh3;
 		}
 	}
 	if (job->truth && stat(o.truth, &st) == 0) {
@@ -204,7 +208,7 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 					   rep.xxh3[0] != first[c][0].xxh3[0] ||
 					   rep.xxh3[1] != first[c][0].xxh3[1]) {
 					return error_fail(
-						err, -EIO, ETWFORGE_EXIT_DATA,
+						err, -EIO, ERR_DATA,
 						"gen: %s: run %u%s wrote other files than "
 						"the first (xxh3 %016llx, was %016llx)",
 						cases[c].name, r + 1, t ? " with --truth" : "",

@@ -27,21 +27,22 @@ struct replay_out {
 /* Replay of the source truth, in a child in the scratch folder. */
 static int replay_child(void *ctx, void *out, struct etwforge_error *err)
 {
-	struct etwforge_run_opts o = {.output = bench_scratch_name(BENCH_F_REPLAY)};
-	struct etwforge_summary *sum = malloc(sizeof(*sum));
+	ETWFORGE_OPTS(etwforge_run_opts, o, .output = bench_scratch_name(BENCH_F_REPLAY));
+	ETWFORGE_OPTS(etwforge_totals, t);
+	struct etwforge_summary *sum = etwforge_summary_new();
 	struct replay_out *r = out;
 	int rc;
 
 	(void)ctx;
 	if (!sum) {
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ERR_DATA, "%s", strerror(ENOMEM));
 	}
 	rc = etwforge_replay(bench_scratch_name(BENCH_F_SRC_TRUTH), &o, sum, err);
-	if (rc == 0) {
-		r->switches = sum->switches;
-		r->events = sum->sessions[0].events;
+	if (rc == 0 && (rc = etwforge_summary_totals(sum, &t, err)) == 0) {
+		r->switches = t.switches;
+		r->events = etwforge_summary_session(sum, 0)->events;
 	}
-	return rc;
+	return rc; /* the process ends: nothing to free */
 }
 
 /* Verify of the source's compact file, in a child in the scratch folder. */
@@ -50,6 +51,8 @@ static int verify_child(void *ctx, void *out, struct etwforge_error *err)
 	struct etwforge_verify_result *res = out;
 
 	(void)ctx;
+	memset(res, 0, sizeof(*res));
+	res->sz = sizeof(*res);
 	return etwforge_verify(bench_scratch_name(BENCH_F_SRC),
 			       bench_scratch_name(BENCH_F_SRC_TRUTH), NULL, res, err);
 }
@@ -70,8 +73,7 @@ int bench_replay_verify(struct bench *b, const struct bench_size *sz, struct ben
 		return rc;
 	}
 	if (stat(truth, &ts) < 0) {
-		return error_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", truth,
-				  strerror(errno));
+		return error_fail(err, -errno, ERR_DATA, "%s: %s", truth, strerror(errno));
 	}
 	for (unsigned r = 0; r < sz->runs; r++) {
 		struct etwforge_verify_result res;
@@ -91,7 +93,7 @@ int bench_replay_verify(struct bench *b, const struct bench_size *sz, struct ben
 		}
 		if (out.switches != src.switches || out.events != src.events) {
 			return error_fail(
-				err, -EIO, ETWFORGE_EXIT_DATA,
+				err, -EIO, ERR_DATA,
 				"replay: %s: %llu switches in %llu events replayed, %llu in "
 				"%llu generated",
 				truth, (unsigned long long)out.switches,
@@ -106,7 +108,7 @@ int bench_replay_verify(struct bench *b, const struct bench_size *sz, struct ben
 			return rc;
 		}
 		if (res.switches != src.switches) {
-			return error_fail(err, -EIO, ETWFORGE_EXIT_DATA,
+			return error_fail(err, -EIO, ERR_DATA,
 					  "verify: %s: %llu switches verified, %llu generated",
 					  bench_scratch_path(s, BENCH_F_SRC),
 					  (unsigned long long)res.switches,

@@ -60,13 +60,13 @@ int bench_run(const struct bench_opts *opts, struct bench **out, struct etwforge
 		err = &local; /* the paths read err->code */
 	}
 	if ((groups & ~BENCH_ALL) || (unsigned)o->size > BENCH_TINY || o->runs > BENCH_MAX_RUNS) {
-		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+		return error_fail(err, -EINVAL, ERR_INPUT,
 				  "bad options (groups 0x%x, size %u, runs %u: at most %u)", groups,
 				  (unsigned)o->size, o->runs, BENCH_MAX_RUNS);
 	}
 	b = calloc(1, sizeof(*b));
 	if (!b) {
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ERR_DATA, "%s", strerror(ENOMEM));
 	}
 	sz = sizes[o->size];
 	sz.runs = o->runs ? o->runs : sz.runs;

@@ -74,7 +74,7 @@ struct bench_scratch *bench_scratch_create(const char *tmpdir, struct etwforge_e
 	const char *base = tmpdir;
 
 	if (!s) {
-		error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+		error_fail(err, -ENOMEM, ERR_DATA, "%s", strerror(ENOMEM));
 		return NULL;
 	}
 	if (!base || !*base) {
@@ -85,16 +85,16 @@ struct bench_scratch *bench_scratch_create(const char *tmpdir, struct etwforge_e
 	}
 	if ((size_t)snprintf(s->dir, sizeof(s->dir), "%s/etwforge-bench-XXXXXX", base) >=
 	    sizeof(s->dir) - 32) {
-		error_fail(err, -ENAMETOOLONG, ETWFORGE_EXIT_DATA,
-			   "%s: cannot create a scratch folder: %s", base, strerror(ENAMETOOLONG));
+		error_fail(err, -ENAMETOOLONG, ERR_DATA, "%s: cannot create a scratch folder: %s",
+			   base, strerror(ENAMETOOLONG));
 		free(s);
 		return NULL;
 	}
 	if (!mkdtemp(s->dir)) {
 		int e = errno;
 
-		error_fail(err, -e, ETWFORGE_EXIT_DATA, "%s: cannot create a scratch folder: %s",
-			   base, strerror(e));
+		error_fail(err, -e, ERR_DATA, "%s: cannot create a scratch folder: %s", base,
+			   strerror(e));
 		free(s);
 		return NULL;
 	}

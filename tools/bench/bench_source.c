@@ -27,13 +27,14 @@ static int source_child(void *ctx, void *out, struct etwforge_error *err)
 	const uint64_t *sim_ns = ctx;
 	struct bench_source *src = out;
 	struct etwforge_scenario *sc = etwforge_scenario_new();
-	struct etwforge_summary *sum = malloc(sizeof(*sum));
-	struct etwforge_run_opts o = {0};
+	struct etwforge_summary *sum = etwforge_summary_new();
+	ETWFORGE_OPTS(etwforge_run_opts, o);
+	ETWFORGE_OPTS(etwforge_totals, t);
 	char set[64];
 	int rc;
 
 	if (!sc || !sum) {
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "%s", strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ERR_DATA, "%s", strerror(ENOMEM));
 	}
 	snprintf(set, sizeof(set), "duration=%lluns", (unsigned long long)*sim_ns);
 	o.output = bench_scratch_name(BENCH_F_SRC);
@@ -42,10 +43,10 @@ static int source_child(void *ctx, void *out, struct etwforge_error *err)
 	if (rc == 0) {
 		rc = etwforge_generate(sc, &o, sum, err);
 	}
-	if (rc == 0) {
-		src->switches = sum->switches;
-		src->events = sum->sessions[0].events;
-		src->xxh3 = sum->sessions[0].xxh3;
+	if (rc == 0 && (rc = etwforge_summary_totals(sum, &t, err)) == 0) {
+		src->switches = t.switches;
+		src->events = etwforge_summary_session(sum, 0)->events;
+		src->xxh3 = etwforge_summary_session(sum, 0)->xxh3;
 	}
 	return rc; /* the process ends: nothing to free */
 }

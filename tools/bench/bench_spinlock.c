@@ -147,8 +147,7 @@ int bench_spinlock(struct bench *b, const struct bench_size *sz, struct etwforge
 	if (!st.win || !lap_ns || bench_backend_init(&bk, CPUS, BUFFER_SIZE) < 0) {
 		free(st.win);
 		free(lap_ns);
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "spinlock: %s",
-				  strerror(ENOMEM));
+		return error_fail(err, -ENOMEM, ERR_DATA, "spinlock: %s", strerror(ENOMEM));
 	}
 	rc = run_pass(&st, &bk, events, lap_ns, true, &check);
 	if (rc == 0 && check.events != events) {
@@ -170,7 +169,7 @@ int bench_spinlock(struct bench *b, const struct bench_size *sz, struct etwforge
 	free(st.win);
 	free(lap_ns);
 	if (rc < 0) {
-		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "spinlock: %s%s", strerror(-rc),
+		return error_fail(err, rc, ERR_DATA, "spinlock: %s%s", strerror(-rc),
 				  rc == -EIO ? " (a pass wrote other events than the check pass)"
 					     : "");
 	}

@@ -98,7 +98,7 @@ int cmd_bench(int argc, char **argv)
 	};
 	struct bench_opts o = {0};
 	struct bench *b;
-	struct etwforge_error err;
+	struct etwforge_error *err = cli_err();
 	const char *tiny = getenv("ETWFORGE_BENCH_TINY");
 	bool json = false, quick = false, tty;
 	int c, rc;
@@ -138,12 +138,12 @@ int cmd_bench(int argc, char **argv)
 	}
 	tty = isatty(STDERR_FILENO);
 	o.progress = tty ? progress : NULL;
-	rc = bench_run(&o, &b, &err);
+	rc = bench_run(&o, &b, err);
 	if (tty) {
 		fputs("\r\033[K", stderr);
 	}
 	if (rc < 0) {
-		return cli_error("bench", &err);
+		return cli_error("bench", err);
 	}
 	rc = bench_print(stdout, b, json);
 	bench_free(b);

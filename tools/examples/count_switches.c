@@ -12,19 +12,22 @@ int main(int argc, char **argv)
 {
 	static unsigned long long per_cpu[2048], per_form[5];
 	static const char *const forms[5] = {"idle_short", "idle", "lite", "full", "cswitch"};
-	struct etwforge_error err;
-	struct etwforge_event ev;
-	struct etwforge_file *f = etwforge_file_open(argc > 1 ? argv[1] : "-", 0, &err);
+	struct etwforge_error *err = etwforge_error_new();
+	const struct etwforge_event *ev;
+	struct etwforge_file *f = etwforge_file_open(argc > 1 ? argv[1] : "-", 0, err);
 	struct etwforge_iter *it =
-		f ? etwforge_iter_new(f, ETWFORGE_ORDER_TIME, ETWFORGE_EV_SWITCHES, &err) : NULL;
+		f ? etwforge_iter_new(f, ETWFORGE_ORDER_TIME, ETWFORGE_EV_SWITCHES, err) : NULL;
 	int rc = 0;
 
-	while (it && (rc = etwforge_iter_next(it, &ev, &err)) > 0) {
-		per_cpu[ev.cpu & 2047]++;
-		per_form[ev.kind == ETWFORGE_EV_COMPACT ? ev.u.compact.form_code : 4]++;
+	while (it && (rc = etwforge_iter_next(it, &ev, err)) > 0) {
+		per_cpu[ev->cpu & 2047]++;
+		per_form[ev->kind == ETWFORGE_EV_COMPACT ? ev->u.compact.form_code : 4]++;
 	}
 	if (!it || rc < 0) {
-		fprintf(stderr, "count_switches: %s\n", err.msg);
+		fprintf(stderr, "count_switches: %s\n", etwforge_error_message(err));
+		etwforge_iter_free(it);
+		etwforge_file_close(f);
+		etwforge_error_free(err);
 		return 1;
 	}
 	for (unsigned c = 0; c < 2048; c++) {
@@ -37,5 +40,6 @@ int main(int argc, char **argv)
 	}
 	etwforge_iter_free(it);
 	etwforge_file_close(f);
+	etwforge_error_free(err);
 	return 0;
 }

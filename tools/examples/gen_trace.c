@@ -19,18 +19,25 @@ static const char scenario[] =
 
 int main(int argc, char **argv)
 {
-	struct etwforge_run_opts opts = {.output = argc > 1 ? argv[1] : "trace.etl"};
+	ETWFORGE_OPTS(etwforge_run_opts, opts, .output = argc > 1 ? argv[1] : "trace.etl");
+	ETWFORGE_OPTS(etwforge_totals, t);
 	struct etwforge_scenario *sc = etwforge_scenario_new();
-	struct etwforge_summary sum;
-	struct etwforge_error err;
+	struct etwforge_summary *sum = etwforge_summary_new();
+	struct etwforge_error *err = etwforge_error_new();
+	int status = 0;
 
-	if (!sc || etwforge_scenario_load_string(sc, "inline", scenario, &err) < 0 ||
-	    etwforge_generate(sc, &opts, &sum, &err) < 0) {
-		fprintf(stderr, "gen_trace: %s\n", sc ? err.msg : "out of memory");
-		etwforge_scenario_free(sc);
-		return 1;
+	if (!sc || !sum || etwforge_scenario_load_string(sc, "inline", scenario, err) < 0 ||
+	    etwforge_generate(sc, &opts, sum, err) < 0 ||
+	    etwforge_summary_totals(sum, &t, err) < 0) {
+		fprintf(stderr, "gen_trace: %s\n",
+			sc && sum ? etwforge_error_message(err) : "out of memory");
+		status = 1;
+	} else {
+		printf("%llu switches in %s\n", (unsigned long long)t.switches,
+		       etwforge_summary_session(sum, 0)->file);
 	}
-	printf("%llu switches in %s\n", (unsigned long long)sum.switches, sum.sessions[0].file);
+	etwforge_summary_free(sum);
 	etwforge_scenario_free(sc);
-	return 0;
+	etwforge_error_free(err);
+	return status;
 }

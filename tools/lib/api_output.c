@@ -37,14 +37,13 @@ int etwforge_output_add(struct etwforge_output *o, const char *path, const char 
 	int rc;
 
 	if (!o || !path || o->set.open || o->committed) {
-		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+		return error_fail(err, -EINVAL, ERR_INPUT,
 				  "an output is added to a set that is open");
 	}
 	rc = out_set_add(&o->set, path, label, msg, sizeof(msg));
 	if (rc < 0) {
 		/* -EBADF: standard output is closed, no mistake of the command line */
-		return error_fail(err, rc, rc == -EBADF ? ETWFORGE_EXIT_DATA : ETWFORGE_EXIT_USAGE,
-				  "%s", msg);
+		return error_fail(err, rc, rc == -EBADF ? ERR_DATA : ERR_INPUT, "%s", msg);
 	}
 	error_ok(err);
 	return rc;
@@ -57,13 +56,12 @@ int etwforge_output_input(struct etwforge_output *o, const char *path, const cha
 	int rc;
 
 	if (!o || !path || o->set.open || o->committed) {
-		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+		return error_fail(err, -EINVAL, ERR_INPUT,
 				  "an input is added to a set that is open");
 	}
 	rc = out_set_input(&o->set, path, label, msg, sizeof(msg));
 	if (rc < 0) {
-		return error_fail(err, rc, rc == -EEXIST ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
-				  "%s", msg);
+		return error_fail(err, rc, rc == -EEXIST ? ERR_INPUT : ERR_DATA, "%s", msg);
 	}
 	return error_ok(err);
 }
@@ -74,12 +72,11 @@ int etwforge_output_open(struct etwforge_output *o, struct etwforge_error *err)
 	int rc;
 
 	if (!o || o->set.open || o->committed) {
-		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-				  "the output set is open already");
+		return error_fail(err, -EINVAL, ERR_INPUT, "the output set is open already");
 	}
 	rc = out_set_open(&o->set, msg, sizeof(msg));
 	if (rc < 0) {
-		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		return error_fail(err, rc, ERR_DATA, "%s", msg);
 	}
 	return error_ok(err);
 }
@@ -101,11 +98,11 @@ int etwforge_output_commit(struct etwforge_output *o, struct etwforge_error *err
 	int rc;
 
 	if (!o || !o->set.open) {
-		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "the output set is not open");
+		return error_fail(err, -EINVAL, ERR_INPUT, "the output set is not open");
 	}
 	rc = out_set_commit(&o->set, msg, sizeof(msg));
 	if (rc < 0) {
-		return error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		return error_fail(err, rc, ERR_DATA, "%s", msg);
 	}
 	o->committed = true;
 	return error_ok(err);

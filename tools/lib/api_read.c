@@ -4,6 +4,7 @@
  * stats) handed to the read room (tools/lib/read/read.h).
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "tools/lib/api.h"
 #include "tools/lib/read/read.h"
@@ -39,9 +40,14 @@ int etwforge_file_set_max_wait_reason(struct etwforge_file *f, unsigned v)
 	return read_file_set_max_wait_reason(f, v);
 }
 
-unsigned etwforge_file_damage(const struct etwforge_file *f, const struct etwforge_damage **out)
+unsigned etwforge_file_damage_count(const struct etwforge_file *f)
 {
-	return read_file_damage(f, out);
+	return read_file_damage_count(f);
+}
+
+const struct etwforge_damage *etwforge_file_damage_at(const struct etwforge_file *f, unsigned i)
+{
+	return read_file_damage_at(f, i);
 }
 
 struct etwforge_iter *etwforge_iter_new(struct etwforge_file *f, enum etwforge_order order,
@@ -50,7 +56,7 @@ struct etwforge_iter *etwforge_iter_new(struct etwforge_file *f, enum etwforge_o
 	return read_iter_new(f, order, kinds, err);
 }
 
-int etwforge_iter_next(struct etwforge_iter *it, struct etwforge_event *ev,
+int etwforge_iter_next(struct etwforge_iter *it, const struct etwforge_event **ev,
 		       struct etwforge_error *err)
 {
 	return read_iter_next(it, ev, err);
@@ -69,6 +75,29 @@ size_t etwforge_event_json(const struct etwforge_event *ev, unsigned flags, char
 size_t etwforge_file_json(const struct etwforge_file *f, char *buf, size_t cap)
 {
 	return read_file_json(f, buf, cap);
+}
+
+struct etwforge_stats *etwforge_stats_new(void)
+{
+	/* calloc: etwforge_file_stats() then leaves the pages of zero counts untouched */
+	return calloc(1, sizeof(struct etwforge_stats));
+}
+
+void etwforge_stats_free(struct etwforge_stats *st)
+{
+	free(st);
+}
+
+int etwforge_stats_count(const struct etwforge_stats *st, enum etwforge_stat what, unsigned index,
+			 uint64_t *out)
+{
+	return read_stats_count(st, what, index, out);
+}
+
+int etwforge_stats_hook(const struct etwforge_stats *st, unsigned kind, bool is64, uint16_t hook,
+			uint64_t *out)
+{
+	return read_stats_hook(st, kind, is64, hook, out);
 }
 
 const char *etwforge_stats_kind_name(unsigned k)

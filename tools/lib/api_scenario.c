@@ -32,7 +32,7 @@ void etwforge_scenario_free(struct etwforge_scenario *sc)
 static int scenario_result(int rc, const char *msg, struct etwforge_error *err)
 {
 	if (rc < 0) {
-		return error_fail_at(err, rc, ETWFORGE_EXIT_USAGE, "%s", msg);
+		return error_fail_at(err, rc, ERR_INPUT, "%s", msg);
 	}
 	return error_ok(err);
 }
@@ -85,7 +85,7 @@ int etwforge_scenario_print(struct etwforge_scenario *sc, FILE *f, struct etwfor
 	if (fflush(f) == EOF || ferror(f)) {
 		int e = errno ? errno : EIO;
 
-		return error_fail(err, -e, ETWFORGE_EXIT_DATA, "write failed: %s", strerror(e));
+		return error_fail(err, -e, ERR_DATA, "write failed: %s", strerror(e));
 	}
 	return 0;
 }

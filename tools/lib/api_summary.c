@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/api_summary.c - the public face of a run's summary: the flush
- * reasons' names and the summary printed as text for people or as the JSON
- * object of run/summary.c.
+ * tools/lib/api_summary.c - the public face of a run's summary: made and
+ * freed, read figure by figure, session by session and lock by lock, the
+ * flush reasons' names, and the summary printed as text for people or as
+ * the JSON object of run/summary.c.
  */
 #include <assert.h>
 #include <errno.h>
@@ -17,7 +18,75 @@
 
 const char *etwforge_flush_reason_name(unsigned reason)
 {
-	return producer_flush_reason_name((enum producer_flush_reason)reason);
+	return reason < SUMMARY_FLUSH_REASONS
+		       ? producer_flush_reason_name((enum producer_flush_reason)reason)
+		       : NULL;
+}
+
+struct etwforge_summary *etwforge_summary_new(void)
+{
+	return calloc(1, sizeof(struct etwforge_summary));
+}
+
+void etwforge_summary_free(struct etwforge_summary *sum)
+{
+	free(sum);
+}
+
+int etwforge_summary_totals(const struct etwforge_summary *sum, struct etwforge_totals *out,
+			    struct etwforge_error *err)
+{
+	struct etwforge_totals t = {.sz = sizeof(t)};
+	int rc = sized_check(out, sizeof(t), SIZED_FIRST_END(struct etwforge_totals, seed),
+			     "struct etwforge_totals", err);
+
+	if (rc < 0) {
+		return rc;
+	}
+	t.seed = sum->seed;
+	t.duration_ns = sum->duration_ns;
+	t.cpus = sum->cpus;
+	t.wall_seconds = sum->wall_seconds;
+	t.switches = sum->switches;
+	t.spinlock_releases = sum->spinlock_releases;
+	t.spinlock_events = sum->spinlock_events;
+	t.batches = sum->batches;
+	t.batch_records = sum->batch_records;
+	t.batches_dropped = sum->batches_dropped;
+	t.events_lost = sum->events_lost;
+	sized_out(out, &t, sizeof(t));
+	return 0;
+}
+
+int etwforge_summary_batches(const struct etwforge_summary *sum, unsigned reason, uint64_t *out)
+{
+	if (reason >= SUMMARY_FLUSH_REASONS) {
+		return -ERANGE;
+	}
+	*out = sum->batches_by_reason[reason];
+	return 0;
+}
+
+unsigned etwforge_summary_sessions(const struct etwforge_summary *sum)
+{
+	return sum->nsessions;
+}
+
+const struct etwforge_session_summary *etwforge_summary_session(const struct etwforge_summary *sum,
+								unsigned i)
+{
+	return i < sum->nsessions && i < SUMMARY_MAX_SESSIONS ? &sum->sessions[i] : NULL;
+}
+
+unsigned etwforge_summary_locks(const struct etwforge_summary *sum)
+{
+	return sum->nlocks;
+}
+
+const struct etwforge_lock_summary *etwforge_summary_lock(const struct etwforge_summary *sum,
+							  unsigned i)
+{
+	return i < sum->nlocks && i < SUMMARY_MAX_LOCKS ? &sum->locks[i] : NULL;
 }
 
 static void print_text(FILE *f, const struct etwforge_summary *sum)
@@ -33,7 +102,7 @@ static void print_text(FILE *f, const struct etwforge_summary *sum)
 			sum->batches, sum->batch_records,
 			sum->batches ? (double)sum->batch_records / (double)sum->batches : 0.0);
 		fprintf(f, "  flushed by       ");
-		for (unsigned r = 0; r < ETWFORGE_FLUSH_REASONS; r++) {
+		for (unsigned r = 0; r < SUMMARY_FLUSH_REASONS; r++) {
 			fprintf(f, " %s %" PRIu64, etwforge_flush_reason_name(r),
 				sum->batches_by_reason[r]);
 		}
@@ -46,7 +115,7 @@ static void print_text(FILE *f, const struct etwforge_summary *sum)
 		fprintf(f, "spin locks          %-24s %10s %7s %17s %17s %23s %9s %9s\n", "",
 			"acquired", "spun", "spin mean/p99", "hold mean/p99",
 			"logged hold/cont/sample", "untracked", "dropped");
-		for (unsigned i = 0; i < sum->nlocks && i < ETWFORGE_MAX_LOCKS; i++) {
+		for (unsigned i = 0; i < sum->nlocks && i < SUMMARY_MAX_LOCKS; i++) {
 			const struct etwforge_lock_summary *l = &sum->locks[i];
 			char spin[40], hold[40], logged[48];
 
@@ -86,7 +155,7 @@ static void print_text(FILE *f, const struct etwforge_summary *sum)
 int etwforge_summary_print(FILE *f, const struct etwforge_summary *sum, bool json)
 {
 	if (json) {
-		size_t cap = 4096 + ETWFORGE_MAX_SESSIONS * 4400 + (size_t)sum->nlocks * 640;
+		size_t cap = 4096 + SUMMARY_MAX_SESSIONS * 4400 + (size_t)sum->nlocks * 640;
 		char *buf = malloc(cap);
 		size_t n;
 

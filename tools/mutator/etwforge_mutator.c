@@ -46,14 +46,14 @@ EXPORT void afl_custom_deinit(void *data);
 
 void *afl_custom_init(void *afl, unsigned int seed)
 {
-	struct etwforge_mutator_opts o = {seed, mangle_percent()};
+	ETWFORGE_OPTS(etwforge_mutator_opts, o, .seed = seed, .mangle_percent = mangle_percent());
 	struct afl_mutator *a = calloc(1, sizeof(*a));
 
 	(void)afl;
 	if (!a) {
 		return NULL;
 	}
-	a->m = etwforge_mutator_new(&o);
+	a->m = etwforge_mutator_new(&o, NULL);
 	if (!a->m) {
 		free(a);
 		return NULL;
@@ -127,9 +127,10 @@ static struct etwforge_mutator *lf_mutator(unsigned int seed)
 	static struct etwforge_mutator *m;
 
 	if (!m) {
-		struct etwforge_mutator_opts o = {seed, mangle_percent()};
+		ETWFORGE_OPTS(etwforge_mutator_opts, o, .seed = seed,
+			      .mangle_percent = mangle_percent());
 
-		m = etwforge_mutator_new(&o);
+		m = etwforge_mutator_new(&o, NULL);
 	} else {
 		etwforge_mutator_reseed(m, seed);
 	}

@@ -528,17 +528,17 @@ static int write_all_outputs(struct outputs *o, const char *dir, char *msg, size
 			out_set_add(&s, o->v[i].path, o->v[i].zip ? "--zip" : "--out", msg, msglen);
 	}
 	if (rc < 0) {
-		*status = rc == -EEXIST ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA;
+		*status = rc == -EEXIST ? ERR_INPUT : ERR_DATA;
 		out_set_free(&s);
 		return rc;
 	}
-	*status = ETWFORGE_EXIT_DATA;
+	*status = ERR_DATA;
 	rc = made = out_dir_make(dir, msg, msglen);
 	if (rc == -ENOTDIR) {
 		/* --out names a file: the command line's mistake, as an output that is a
 		 * folder is for the commands that write files */
 		snprintf(msg, msglen, "--out %s: not a directory", dir);
-		*status = ETWFORGE_EXIT_USAGE;
+		*status = ERR_INPUT;
 	}
 	if (rc >= 0) {
 		rc = out_set_open(&s, msg, msglen);
@@ -564,14 +564,13 @@ int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 	struct corpus c = {0};
 	struct outputs outs = {0};
 	char msg[1024];
-	int rc, status = ETWFORGE_EXIT_DATA;
+	int rc, status = ERR_DATA;
 
 	if (!dir || !dir[0]) {
-		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-				  "no output folder: give --out DIR");
+		return error_fail(err, -EINVAL, ERR_INPUT, "no output folder: give --out DIR");
 	}
 	if (o->zip_name && !good_zip_name(o->zip_name)) {
-		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+		return error_fail(err, -EINVAL, ERR_INPUT,
 				  "--zip %s: a plain file name is needed (NAME_seed_corpus.zip is "
 				  "written in the output folder)",
 				  o->zip_name);
@@ -581,12 +580,12 @@ int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 		rc = corpus_build_mangled(&c, msg, sizeof(msg));
 	}
 	if (rc < 0) {
-		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	rc = plan(&outs, &c, dir, o->mangle, o->zip_name);
 	if (rc < 0) {
-		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "out of memory");
+		rc = error_fail(err, rc, ERR_DATA, "out of memory");
 		goto out;
 	}
 	rc = write_all_outputs(&outs, dir, msg, sizeof(msg), &status);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
 
 struct corpus_file *corpus_add_file(struct corpus *c)
@@ -113,7 +114,7 @@ static void add_json_line(struct text *t,
 static int expected_decode(struct corpus_file *fi)
 {
 	struct etwforge_error err;
-	struct etwforge_event ev;
+	const struct etwforge_event *ev;
 	struct etwforge_iter *it;
 	struct etwforge_file *f;
 	struct text t = {0};
@@ -128,8 +129,8 @@ static int expected_decode(struct corpus_file *fi)
 	it = read_iter_new(f, ETWFORGE_ORDER_CPU,
 			   ETWFORGE_EV_BUFFER | ETWFORGE_EV_RECORD | ETWFORGE_EV_COMPACT, &err);
 	while (it && (rc = read_iter_next(it, &ev, &err)) > 0) {
-		if (ev.kind != ETWFORGE_EV_BUFFER) {
-			add_json_line(&t, read_event_json, &ev, f);
+		if (ev->kind != ETWFORGE_EV_BUFFER) {
+			add_json_line(&t, read_event_json, ev, f);
 		}
 	}
 	read_iter_free(it);
@@ -148,7 +149,7 @@ done:
 static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, unsigned nmarks)
 {
 	struct etwforge_error err;
-	struct etwforge_event ev;
+	const struct etwforge_event *ev;
 	struct etwforge_iter *it;
 	struct etwforge_file *f;
 	uint64_t nsw[64] = {0}, nspin[64] = {0};
@@ -164,28 +165,28 @@ static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, 
 	it = read_iter_new(f, ETWFORGE_ORDER_CPU,
 			   ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT | ETWFORGE_EV_SPINLOCK, &err);
 	while (it && read_iter_next(it, &ev, &err) > 0) {
-		bool spin = ev.kind == ETWFORGE_EV_SPINLOCK;
+		bool spin = ev->kind == ETWFORGE_EV_SPINLOCK;
 		uint64_t *count = spin ? nspin : nsw;
 
-		if (ev.cpu >= 64) {
+		if (ev->cpu >= 64) {
 			continue;
 		}
 		for (unsigned k = 0; k < fi->noffs; k++) {
 			struct corpus_offset *o = &fi->offs[k];
 
-			if (marks[k].cpu != ev.cpu || marks[k].index != count[ev.cpu] ||
+			if (marks[k].cpu != ev->cpu || marks[k].index != count[ev->cpu] ||
 			    (marks[k].kind == CORPUS_MARK_SPIN) != spin) {
 				continue;
 			}
 			o->found = true;
-			o->record = ev.file_offset;
-			if (ev.kind == ETWFORGE_EV_COMPACT) {
+			o->record = ev->file_offset;
+			if (ev->kind == ETWFORGE_EV_COMPACT) {
 				o->in_batch = true;
-				o->batch = ev.u.compact.batch_offset;
-				o->form = ev.u.compact.form;
+				o->batch = ev->u.compact.batch_offset;
+				o->form = ev->u.compact.form;
 			}
 		}
-		count[ev.cpu]++;
+		count[ev->cpu]++;
 	}
 	read_iter_free(it);
 	read_file_close(f);

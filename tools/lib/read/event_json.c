@@ -170,7 +170,7 @@ static void compact(struct jout *j, const struct etwforge_event *ev)
 {
 	const struct etwforge_compact *c = &ev->u.compact;
 
-	jout_ku64(j, "buffer", ev->rec.buffer);
+	jout_ku64(j, "buffer", ev->rec ? ev->rec->buffer : 0);
 	jout_ku64(j, "cpu", ev->cpu);
 	jout_ku64(j, "offset", ev->file_offset);
 	jout_kstr(j, "kind", "CSWITCH_COMPACT");
@@ -211,7 +211,9 @@ size_t read_event_json(const struct etwforge_event *ev, unsigned flags, char *bu
 		compact(&j, ev);
 		break;
 	default:
-		record(&j, &ev->rec, flags);
+		if (ev->rec) {
+			record(&j, ev->rec, flags);
+		}
 		break;
 	}
 	jout_close(&j, '}');

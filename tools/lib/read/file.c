@@ -37,10 +37,19 @@
 
 #define QUEUE_MAX 512 /* switches of one batch: (0x400 - 0x68) / 2 at most */
 
+/* One damaged place: the public view, and the message it points to. */
+struct file_damage {
+	struct etwforge_damage pub;
+	char msg[256];
+};
+
 struct etwforge_file {
 	struct etl_reader *d;
-	struct etwforge_file_info info;
-	struct etwforge_damage *damage;
+	struct etwforge_file_info info; /* its strings point to the three below */
+	char name[4096];
+	char logger_name[256];
+	char logfile_name[512];
+	struct file_damage *damage;
 	unsigned ndamage;
 	bool keep_going; /* opened with ETWFORGE_OPEN_KEEP_GOING */
 };
@@ -60,8 +69,7 @@ static int reader_fail(struct etwforge_error *err, const struct etl_error *e, in
 {
 	/* a path that names nothing readable is a mistake of the command line, as for every
 	 * other input; what is in a file that opens is data */
-	return error_fail_at(err, code, e->unopened ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
-			     "%s", e->msg);
+	return error_fail_at(err, code, e->unopened ? ERR_INPUT : ERR_DATA, "%s", e->msg);
 }
 
 static void fill_info(struct etwforge_file *f)
@@ -69,9 +77,12 @@ static void fill_info(struct etwforge_file *f)
 	const struct etl_logfile *lf = etl_reader_logfile(f->d);
 	struct etwforge_file_info *in = &f->info;
 
-	snprintf(in->name, sizeof(in->name), "%s", etl_reader_name(f->d));
-	snprintf(in->logger_name, sizeof(in->logger_name), "%s", lf->logger_name);
-	snprintf(in->logfile_name, sizeof(in->logfile_name), "%s", lf->logfile_name);
+	snprintf(f->name, sizeof(f->name), "%s", etl_reader_name(f->d));
+	snprintf(f->logger_name, sizeof(f->logger_name), "%s", lf->logger_name);
+	snprintf(f->logfile_name, sizeof(f->logfile_name), "%s", lf->logfile_name);
+	in->name = f->name;
+	in->logger_name = f->logger_name;
+	in->logfile_name = f->logfile_name;
 	in->is64 = lf->is64;
 	in->buffer_size = lf->buffer_size;
 	in->version = lf->version;
@@ -114,14 +125,15 @@ static struct etwforge_file *wrap(struct etl_reader *d, unsigned flags, struct e
 	if (!f || (n && !f->damage)) {
 		free(f);
 		etl_reader_close(d);
-		error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		f->damage[i].buffer = dm[i].buffer;
-		f->damage[i].offset = dm[i].err.offset;
+		f->damage[i].pub.buffer = dm[i].buffer;
+		f->damage[i].pub.offset = dm[i].err.offset;
 		snprintf(f->damage[i].msg, sizeof(f->damage[i].msg), "%s", dm[i].err.msg);
+		f->damage[i].pub.msg = f->damage[i].msg;
 	}
 	f->ndamage = n;
 	fill_info(f);
@@ -191,10 +203,14 @@ int read_file_set_max_wait_reason(struct etwforge_file *f, unsigned v)
 	return 0;
 }
 
-unsigned read_file_damage(const struct etwforge_file *f, const struct etwforge_damage **out)
+unsigned read_file_damage_count(const struct etwforge_file *f)
 {
-	*out = f->damage;
 	return f->ndamage;
+}
+
+const struct etwforge_damage *read_file_damage_at(const struct etwforge_file *f, unsigned i)
+{
+	return i < f->ndamage ? &f->damage[i].pub : NULL;
 }
 
 /* ---- events --------------------------------------------------------------- */
@@ -262,7 +278,8 @@ enum {
 };
 
 /* FULL_HEADER, INSTANCE, EVENT_HEADER: tid/pid/ts at 8/0xC/0x10, and who logged it. */
-static void provider_fields(const struct etl_record *r, struct etwforge_record *o)
+static void provider_fields(const struct etl_record *r, struct etwforge_record *o, char *provider,
+			    size_t cap)
 {
 	bool evh = r->kind == ETL_KIND_EVENT_HEADER;
 	const uint8_t *g = r->data + EVH_GUID;
@@ -275,10 +292,9 @@ static void provider_fields(const struct etl_record *r, struct etwforge_record *
 	o->ts = get_le64(r->data + EVH_TIMESTAMP);
 	o->tid = get_le32(r->data + EVH_THREAD_ID);
 	o->pid = get_le32(r->data + EVH_PROCESS_ID);
-	snprintf(o->provider, sizeof(o->provider),
-		 "{%08" PRIx32 "-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x}", get_le32(g),
-		 get_le16(g + 4), get_le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13], g[14],
-		 g[15]);
+	snprintf(provider, cap, "{%08" PRIx32 "-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x}",
+		 get_le32(g), get_le16(g + 4), get_le16(g + 6), g[8], g[9], g[10], g[11], g[12],
+		 g[13], g[14], g[15]);
 	if (evh) {
 		o->event_id = get_le16(r->data + EVH_DESC_ID);
 		o->event_version = r->data[EVH_DESC_VERSION];
@@ -291,10 +307,32 @@ static void provider_fields(const struct etl_record *r, struct etwforge_record *
 	}
 }
 
-/* The public view of record @r of buffer @buffer, its payload decoded. */
-static void conv_record(const struct etl_record *r, unsigned buffer, struct etwforge_record *o)
+/*
+ * struct rec_store - a record's public view and what its pointers point to
+ * (the iterator's: valid until the next event). @data (NULL: empty) names
+ * the record converted, for the batch records of compact switches (every
+ * switch of a batch carries its record, decoded once per batch instead of
+ * once per switch; the reader hands out each record's bytes at one place
+ * for its lifetime).
+ */
+struct rec_store {
+	const uint8_t *data;
+	struct etwforge_record rec;
+	char provider[40];
+	uint64_t pmc[7];
+	uint32_t tid_table[16];
+	int8_t base_pri[16];
+};
+
+/* The public view of record @r of buffer @buffer, its payload decoded, into @st. */
+static void conv_record(const struct etl_record *r, unsigned buffer, struct rec_store *st)
 {
+	struct etwforge_record *o = &st->rec;
+
 	memset(o, 0, sizeof(*o));
+	st->provider[0] = '\0';
+	o->provider = st->provider;
+	o->pmc = st->pmc;
 	o->buffer = buffer;
 	o->cpu = r->cpu;
 	o->file_offset = r->file_offset;
@@ -314,11 +352,12 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct etwf
 			o->pid = get_le32(r->data + ETL_SH_PROCESS_ID);
 		}
 	}
-	provider_fields(r, o);
+	provider_fields(r, o, st->provider, sizeof(st->provider));
 	o->has_pebs = r->has_pebs;
 	o->pebs_index = r->pebs_index;
 	o->pmc_count = r->pmc_count;
-	memcpy(o->pmc, r->pmc, sizeof(o->pmc));
+	static_assert(sizeof(st->pmc) == sizeof(r->pmc), "PMC counters");
+	memcpy(st->pmc, r->pmc, sizeof(st->pmc));
 	o->data = r->data;
 	o->payload = r->payload;
 	o->payload_len = r->payload_len;
@@ -339,9 +378,13 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct etwf
 		case ETW_PAYLOAD_BATCH:
 			o->decoded = ETWFORGE_PAYLOAD_BATCH;
 			o->u.batch.first_ts = pl.u.cb.first_ts;
-			memcpy(o->u.batch.tid_table, pl.u.cb.tid_table,
-			       sizeof(o->u.batch.tid_table));
-			memcpy(o->u.batch.base_pri, pl.u.cb.base_pri, sizeof(o->u.batch.base_pri));
+			static_assert(sizeof(st->tid_table) == sizeof(pl.u.cb.tid_table),
+				      "TidTable");
+			static_assert(sizeof(st->base_pri) == sizeof(pl.u.cb.base_pri), "BasePri");
+			memcpy(st->tid_table, pl.u.cb.tid_table, sizeof(st->tid_table));
+			memcpy(st->base_pri, pl.u.cb.base_pri, sizeof(st->base_pri));
+			o->u.batch.tid_table = st->tid_table;
+			o->u.batch.base_pri = st->base_pri;
 			o->u.batch.tids = pl.tids;
 			o->u.batch.record_bytes = pl.batch_bytes;
 			break;
@@ -358,20 +401,9 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct etwf
 	}
 }
 
-/*
- * struct rec_cache - the batch record of the last compact switch converted:
- * every switch of a batch carries its record, decoded once per batch
- * instead of once per switch. @data (NULL: empty) names the record, since
- * the reader hands out each record's bytes at one place for its lifetime.
- */
-struct rec_cache {
-	const uint8_t *data;
-	struct etwforge_record rec;
-};
-
 #define CONV_COMPACT_ROW(x, name, ctype, json, key, jwhen, from) c->name = (ctype)(from);
 
-static void conv_compact(const struct dec_event *ev, struct rec_cache *rc, struct etwforge_event *o)
+static void conv_compact(const struct dec_event *ev, struct rec_store *rc, struct etwforge_event *o)
 {
 	const struct etw_cswitch_compact *cc = &ev->u.cc;
 	struct etwforge_compact *c = &o->u.compact;
@@ -381,10 +413,10 @@ static void conv_compact(const struct dec_event *ev, struct rec_cache *rc, struc
 	o->ts = cc->ts;
 	o->file_offset = ev->file_offset;
 	if (rc->data != ev->rec.data) {
-		conv_record(&ev->rec, 0, &rc->rec);
+		conv_record(&ev->rec, 0, rc);
 		rc->data = ev->rec.data;
 	}
-	o->rec = rc->rec;
+	o->rec = &rc->rec;
 	memset(c, 0, sizeof(*c));
 	ETW_COMPACT_FIELDS(CONV_COMPACT_ROW, )
 }
@@ -424,7 +456,7 @@ struct merge_cpu {
 	struct dec_cursor cur;
 	struct dec_event next;
 	bool have;
-	struct rec_cache batch; /* the batch record of this CPU's switches */
+	struct rec_store batch; /* the batch record of this CPU's switches */
 };
 
 struct etwforge_iter {
@@ -442,7 +474,9 @@ struct etwforge_iter {
 	unsigned qhead, qlen;
 	struct etl_error qerr; /* a batch that did not expand: said after its record */
 	bool have_qerr;
-	struct rec_cache batch; /* the batch record of the queued switches */
+	struct rec_store batch;	  /* the batch record of the queued switches */
+	struct rec_store cur;	  /* the record of the event handed out */
+	struct etwforge_event ev; /* the event handed out (but a queued switch) */
 	/* TIME order */
 	struct merge_cpu *cpu;
 	unsigned ncpu;
@@ -542,7 +576,7 @@ static int time_fetch(struct etwforge_iter *it, unsigned c, struct etl_error *er
 	return 0;
 }
 
-static void conv_dec_event(const struct dec_event *ev, struct rec_cache *rc,
+static void conv_dec_event(const struct dec_event *ev, struct rec_store *rc, struct rec_store *cur,
 			   struct etwforge_event *o)
 {
 	if (ev->kind == DEC_EV_COMPACT) {
@@ -555,7 +589,8 @@ static void conv_dec_event(const struct dec_event *ev, struct rec_cache *rc,
 	o->cpu = ev->cpu;
 	o->ts = ev->rec.ts;
 	o->file_offset = ev->file_offset;
-	conv_record(&ev->rec, 0, &o->rec);
+	conv_record(&ev->rec, 0, cur);
+	o->rec = &cur->rec;
 	if (ev->kind == DEC_EV_CSWITCH) {
 		o->kind = ETWFORGE_EV_CSWITCH;
 		read_conv_cswitch(&ev->u.cs, ev->rec.version, &o->u.cswitch);
@@ -565,7 +600,7 @@ static void conv_dec_event(const struct dec_event *ev, struct rec_cache *rc,
 	}
 }
 
-static int time_next(struct etwforge_iter *it, struct etwforge_event *ev,
+static int time_next(struct etwforge_iter *it, const struct etwforge_event **out,
 		     struct etwforge_error *err)
 {
 	struct etl_error e;
@@ -583,7 +618,8 @@ static int time_next(struct etwforge_iter *it, struct etwforge_event *ev,
 		return 0;
 	}
 	c = it->heap[0];
-	conv_dec_event(&it->cpu[c].next, &it->cpu[c].batch, ev);
+	conv_dec_event(&it->cpu[c].next, &it->cpu[c].batch, &it->cur, &it->ev);
+	*out = &it->ev;
 	it->heap[0] = it->heap[--it->hn];
 	heap_down(it, 0);
 	if (time_fetch(it, c, &e) < 0) {
@@ -620,16 +656,18 @@ static int list_init(struct etwforge_iter *it)
 	return 0;
 }
 
-static int list_next(struct etwforge_iter *it, struct etwforge_event *ev,
+static int list_next(struct etwforge_iter *it, const struct etwforge_event **out,
 		     struct etwforge_error *err)
 {
+	struct etwforge_event *ev = &it->ev;
 	struct etl_error e;
 	struct etl_record r;
 
+	*out = ev;
 	for (;;) {
 		if (it->qlen) {
-			*ev = it->queue[it->qhead];
-			ev->rec.buffer =
+			*out = &it->queue[it->qhead];
+			it->batch.rec.buffer =
 				it->list[it->li - 1] < etl_reader_buffer_count(it->f->d)
 					? etl_reader_buffer(it->f->d, it->list[it->li - 1])->index
 					: 0;
@@ -667,21 +705,22 @@ static int list_next(struct etwforge_iter *it, struct etwforge_event *ev,
 			ev->cpu = r.cpu;
 			ev->ts = r.ts;
 			ev->file_offset = r.file_offset;
-			conv_record(&r, b->index, &ev->rec);
+			conv_record(&r, b->index, &it->cur);
+			ev->rec = &it->cur.rec;
 			if (it->kinds & ETWFORGE_EV_RECORD) {
 				ev->kind = ETWFORGE_EV_RECORD;
 				return 1;
 			}
 			if ((it->kinds & ETWFORGE_EV_CSWITCH) &&
-			    ev->rec.decoded == ETWFORGE_PAYLOAD_CSWITCH) {
+			    it->cur.rec.decoded == ETWFORGE_PAYLOAD_CSWITCH) {
 				ev->kind = ETWFORGE_EV_CSWITCH;
-				ev->u.cswitch = ev->rec.u.cswitch;
+				ev->u.cswitch = it->cur.rec.u.cswitch;
 				return 1;
 			}
 			if ((it->kinds & ETWFORGE_EV_SPINLOCK) &&
-			    ev->rec.decoded == ETWFORGE_PAYLOAD_SPINLOCK) {
+			    it->cur.rec.decoded == ETWFORGE_PAYLOAD_SPINLOCK) {
 				ev->kind = ETWFORGE_EV_SPINLOCK;
-				ev->u.spinlock = ev->rec.u.spinlock;
+				ev->u.spinlock = it->cur.rec.u.spinlock;
 				return 1;
 			}
 			continue;
@@ -710,14 +749,13 @@ struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order
 	int rc;
 
 	if (!f || order > ETWFORGE_ORDER_TIME || !kinds || (kinds & ~ETWFORGE_EV_ALL)) {
-		error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
-			   "etwforge_iter_new: bad order or kinds");
+		error_fail(err, -EINVAL, ERR_INPUT, "etwforge_iter_new: bad order or kinds");
 		errno = EINVAL;
 		return NULL;
 	}
 	it = calloc(1, sizeof(*it));
 	if (!it) {
-		error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -727,7 +765,7 @@ struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order
 	rc = order == ETWFORGE_ORDER_TIME ? time_init(it) : list_init(it);
 	if (rc < 0) {
 		read_iter_free(it);
-		error_fail(err, rc, ETWFORGE_EXIT_DATA, "out of memory");
+		error_fail(err, rc, ERR_DATA, "out of memory");
 		errno = -rc;
 		return NULL;
 	}
@@ -735,7 +773,8 @@ struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order
 	return it;
 }
 
-int read_iter_next(struct etwforge_iter *it, struct etwforge_event *ev, struct etwforge_error *err)
+int read_iter_next(struct etwforge_iter *it, const struct etwforge_event **ev,
+		   struct etwforge_error *err)
 {
 	if (it->order == ETWFORGE_ORDER_TIME) {
 		return time_next(it, ev, err);

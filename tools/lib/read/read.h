@@ -4,15 +4,16 @@
  * framing reader (file.c), its events one by one in file, CPU or time order
  * with compact batches expanded (file.c, event_stream.c, dump_compact.c),
  * each event and the file as JSON (event_json.c), the counts of --stats
- * (stats.c). The types are the public ones (include/etwforge/etwforge.h);
- * each function is the etwforge_ one of the same name, which api_file.c,
- * api_json.c and api_stats.c hand through. Nothing here knows scenarios or
- * runs.
+ * (stats.c). The types are the public ones (include/etwforge/etwforge.h),
+ * the opaque struct etwforge_stats defined here; each function is the
+ * etwforge_ one of the same name, which api_read.c hands through. Nothing
+ * here knows scenarios or runs.
  */
 #ifndef ETWFORGE_TOOLS_LIB_READ_READ_H
 #define ETWFORGE_TOOLS_LIB_READ_READ_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "etwforge/etwforge.h"
 #include "writer/etl_reader.h"
@@ -23,7 +24,8 @@ struct etwforge_file *read_file_open_mem(const void *data, size_t len, const cha
 void read_file_close(struct etwforge_file *f);
 const struct etwforge_file_info *read_file_info(const struct etwforge_file *f);
 int read_file_set_max_wait_reason(struct etwforge_file *f, unsigned v);
-unsigned read_file_damage(const struct etwforge_file *f, const struct etwforge_damage **out);
+unsigned read_file_damage_count(const struct etwforge_file *f);
+const struct etwforge_damage *read_file_damage_at(const struct etwforge_file *f, unsigned i);
 /** read_file_reader - the framing reader behind @f. */
 struct etl_reader *read_file_reader(const struct etwforge_file *f);
 /** read_file_keep_going - was @f opened with ETWFORGE_OPEN_KEEP_GOING? */
@@ -31,7 +33,8 @@ bool read_file_keep_going(const struct etwforge_file *f);
 
 struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order order,
 				    unsigned kinds, struct etwforge_error *err);
-int read_iter_next(struct etwforge_iter *it, struct etwforge_event *ev, struct etwforge_error *err);
+int read_iter_next(struct etwforge_iter *it, const struct etwforge_event **ev,
+		   struct etwforge_error *err);
 void read_iter_free(struct etwforge_iter *it);
 
 struct etw_cswitch;
@@ -53,7 +56,33 @@ void read_conv_spinlock_config(const struct etw_spinlock_config *w,
 size_t read_event_json(const struct etwforge_event *ev, unsigned flags, char *buf, size_t cap);
 size_t read_file_json(const struct etwforge_file *f, char *buf, size_t cap);
 
+/**
+ * struct etwforge_stats - counts over a whole file (`dump --stats`).
+ * @records_by_kind: [kind][0 = 32-bit, 1 = 64-bit], kinds in the order of
+ *                   read_stats_kind_name()
+ * @hooks:           per hooked kind (SYSTEM, COMPACT, PERFINFO) x 32/64-bit,
+ *                   a count per hook id
+ * @compact:         switches in compact batches by form (idle_short, idle,
+ *                   lite, full)
+ */
+struct etwforge_stats {
+	uint64_t buffers;
+	uint64_t compressed;
+	uint64_t records;
+	uint64_t pebs;
+	uint64_t pmc;
+	uint64_t compact[4];
+	uint64_t buffers_by_cpu[2048];
+	uint64_t records_by_cpu[2048];
+	uint64_t records_by_kind[8][2];
+	uint64_t hooks[3][2][65536];
+};
+
 const char *read_stats_kind_name(unsigned k);
+int read_stats_count(const struct etwforge_stats *st, enum etwforge_stat what, unsigned index,
+		     uint64_t *out);
+int read_stats_hook(const struct etwforge_stats *st, unsigned kind, bool is64, uint16_t hook,
+		    uint64_t *out);
 int read_file_stats(struct etwforge_file *f, struct etwforge_stats *st, struct etwforge_error *err);
 size_t read_stats_json(const struct etwforge_file *f, const struct etwforge_stats *st, char *buf,
 		       size_t cap);

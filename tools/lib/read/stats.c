@@ -25,6 +25,67 @@ const char *read_stats_kind_name(unsigned k)
 	return k < ETL_KIND_COUNT ? etl_kind_name((enum etl_kind)k) : "?";
 }
 
+int read_stats_count(const struct etwforge_stats *st, enum etwforge_stat what, unsigned index,
+		     uint64_t *out)
+{
+	const uint64_t *v;
+	unsigned n = 1;
+
+	switch (what) {
+	case ETWFORGE_STAT_BUFFERS:
+		v = &st->buffers;
+		break;
+	case ETWFORGE_STAT_COMPRESSED:
+		v = &st->compressed;
+		break;
+	case ETWFORGE_STAT_RECORDS:
+		v = &st->records;
+		break;
+	case ETWFORGE_STAT_PEBS:
+		v = &st->pebs;
+		break;
+	case ETWFORGE_STAT_PMC:
+		v = &st->pmc;
+		break;
+	case ETWFORGE_STAT_COMPACT:
+		v = st->compact;
+		n = 4;
+		break;
+	case ETWFORGE_STAT_BUFFERS_BY_CPU:
+		v = st->buffers_by_cpu;
+		n = 2048;
+		break;
+	case ETWFORGE_STAT_RECORDS_BY_CPU:
+		v = st->records_by_cpu;
+		n = 2048;
+		break;
+	case ETWFORGE_STAT_RECORDS_BY_KIND32:
+	case ETWFORGE_STAT_RECORDS_BY_KIND64:
+		if (index >= ETL_KIND_COUNT) {
+			return -ERANGE;
+		}
+		*out = st->records_by_kind[index][what == ETWFORGE_STAT_RECORDS_BY_KIND64];
+		return 0;
+	default:
+		return -EINVAL;
+	}
+	if (index >= n) {
+		return -ERANGE;
+	}
+	*out = v[index];
+	return 0;
+}
+
+int read_stats_hook(const struct etwforge_stats *st, unsigned kind, bool is64, uint16_t hook,
+		    uint64_t *out)
+{
+	if (kind >= 3) {
+		return -ERANGE;
+	}
+	*out = st->hooks[kind][is64][hook];
+	return 0;
+}
+
 static unsigned hooked_index(enum etl_kind k)
 {
 	return k == ETL_KIND_SYSTEM ? 0u : k == ETL_KIND_COMPACT ? 1u : 2u;
@@ -40,7 +101,7 @@ static int count_compact(const struct etl_reader *d, const struct etl_record *r,
 		return 0; /* a short payload: the listing says so; nothing to count */
 	}
 	if (etw_ccswap_count_forms(r->payload, r->payload_len, s->compact, &bad) < 0) {
-		return error_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA,
+		return error_fail_at(err, -EINVAL, ERR_DATA,
 				     "%s: offset 0x%" PRIx64
 				     ": compact CSwitch record runs past the batch "
 				     "or names an empty TidTable slot",
@@ -113,11 +174,10 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 		}
 		if (rc < 0) {
 			if (!keep_going) {
-				return error_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", e.msg);
+				return error_fail_at(err, -EINVAL, ERR_DATA, "%s", e.msg);
 			}
 			if (!first) {
-				first = error_fail_at(err, -EINVAL, ETWFORGE_EXIT_DATA, "%s",
-						      e.msg);
+				first = error_fail_at(err, -EINVAL, ERR_DATA, "%s", e.msg);
 			}
 		}
 	}

@@ -153,12 +153,12 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	int rc;
 
 	if (!o->output && !tc->sessions[0].file[0]) {
-		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+		return error_fail(err, -EINVAL, ERR_INPUT,
 				  "no output: give -o OUT.etl (or sessions.0.file)");
 	}
 	session_run_name(tc, o->output, false, g->labels);
 	if (trace_config_check(tc, &why) < 0) {
-		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", why);
+		return error_fail(err, -EINVAL, ERR_INPUT, "%s", why);
 	}
 	for (unsigned i = 0; i < g->sc->nfiles; i++) {
 		inputs[i] = (struct run_input){g->sc->files[i], "the scenario"};
@@ -173,13 +173,11 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	}
 	if (rc < 0) {
 		/* a closed standard output is no mistake of the command line */
-		return error_fail(err, rc, rc == -EBADF ? ETWFORGE_EXIT_DATA : ETWFORGE_EXIT_USAGE,
-				  "%s", msg);
+		return error_fail(err, rc, rc == -EBADF ? ERR_DATA : ERR_INPUT, "%s", msg);
 	}
 	rc = session_run_open(&g->run, msg, sizeof(msg));
 	if (rc < 0) {
-		return error_fail(err, rc, rc == -EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
-				  "%s", msg);
+		return error_fail(err, rc, rc == -EINVAL ? ERR_INPUT : ERR_DATA, "%s", msg);
 	}
 	if (g->truth_i >= 0) {
 		tc->spin_rows =
@@ -187,11 +185,10 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 		g->tee.logged_spinlocks_only = o->truth_logged_spinlocks;
 		g->truth_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->truth_i));
 		if (!g->truth_f) {
-			return error_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed",
-					  o->truth);
+			return error_fail(err, -EIO, ERR_DATA, "%s: write failed", o->truth);
 		}
 		if (truth_writer_init(&g->tw, g->truth_f, tc) < 0) {
-			return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+			return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 		}
 		g->tee.truth = truth_writer_sink(&g->tw);
 		g->tee.have_truth = true;
@@ -199,7 +196,7 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	if (g->json_i >= 0) {
 		g->json_f = out_file_stream(out_set_file(&g->run.outs, (unsigned)g->json_i));
 		if (!g->json_f) {
-			return error_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", o->json,
+			return error_fail(err, -errno, ERR_DATA, "%s: %s", o->json,
 					  strerror(errno));
 		}
 	}
@@ -242,7 +239,7 @@ static int truth_begin(struct gen_run *g, const struct etwforge_run_opts *o,
 		sched_initial_tids(g->sched, i, &tg->first_tid, &tg->count);
 	}
 	if (truth_write_meta(g->truth_f, tc) < 0) {
-		return error_fail(err, -EIO, ETWFORGE_EXIT_DATA, "%s: write failed", o->truth);
+		return error_fail(err, -EIO, ERR_DATA, "%s: write failed", o->truth);
 	}
 	sched_set_thread_listener(g->sched, on_thread, g);
 	return 0;
@@ -263,7 +260,8 @@ static void locks_fill(struct etwforge_summary *sum, const struct gen_run *g)
 			return;
 		}
 		spin_get_stats(g->spin, i, st);
-		snprintf(l->name, sizeof(l->name), "%s", m->locks[i].name);
+		snprintf(sum->lock_name[i], sizeof(sum->lock_name[i]), "%s", m->locks[i].name);
+		l->name = sum->lock_name[i];
 		l->acquisitions = st->acquisitions;
 		l->contended = st->contended;
 		l->spin_mean = st->contended ? st->spin_cycles / st->contended : 0;
@@ -295,17 +293,17 @@ static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double
 		if (rc < 0) {
 			if (rc == -EDEADLK && spin_stall_describe(g->spin, msg, sizeof(msg)) > 0) {
 				/* a fault of the model: what it wrote so far is not a trace */
-				return error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+				return error_fail(err, rc, ERR_DATA, "%s", msg);
 			}
 			if (rc == -EIO && g->truth_f && ferror(g->truth_f)) {
 				int e = errno ? errno
 					      : EIO; /* the stream's: EPIPE for a closed pipe */
 
-				return error_fail(err, -e, ETWFORGE_EXIT_DATA,
-						  "%s: write failed: %s", o->truth, strerror(e));
+				return error_fail(err, -e, ERR_DATA, "%s: write failed: %s",
+						  o->truth, strerror(e));
 			}
 			session_run_error(&g->run, rc, msg, sizeof(msg));
-			return error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+			return error_fail(err, rc, ERR_DATA, "%s", msg);
 		}
 		if (o->progress && wall_seconds() - last >= every) {
 			last = wall_seconds();
@@ -319,7 +317,7 @@ static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double
 		report_progress(g, o, t0);
 	}
 	if (!g->tee.ended) {
-		return error_fail(err, -EPROTO, ETWFORGE_EXIT_DATA,
+		return error_fail(err, -EPROTO, ERR_DATA,
 				  "the simulation ended without an end record");
 	}
 	return 0;
@@ -339,7 +337,7 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 
 	g.sc = malloc(sizeof(*g.sc));
 	if (!g.sc) {
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
 	*g.sc = *sc;
 	sched_clocks_at(&g.sc->sched, 0, g.sc->trace.start_ts, &tick0);
@@ -351,21 +349,20 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	g.tee.prod = session_run_sink(&g.run);
 	g.sched = sched_create(&g.sc->sched, (struct trace_sink){&tee_ops, &g.tee});
 	if (!g.sched) {
-		rc = error_fail(err, -errno,
-				errno == EINVAL ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA,
+		rc = error_fail(err, -errno, errno == EINVAL ? ERR_INPUT : ERR_DATA,
 				"cannot build the machine: %s", strerror(errno));
 		goto out;
 	}
 	rc = pebs_attach(g.sched);
 	if (rc < 0) {
-		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "cannot give the machine its PMU: %s",
+		rc = error_fail(err, rc, ERR_DATA, "cannot give the machine its PMU: %s",
 				strerror(-rc));
 		goto out;
 	}
 	rc = spin_attach(g.sched, &g.sc->lock_model, &g.spin);
 	if (rc < 0) {
-		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA,
-				"cannot give the machine its spin locks: %s", strerror(-rc));
+		rc = error_fail(err, rc, ERR_DATA, "cannot give the machine its spin locks: %s",
+				strerror(-rc));
 		goto out;
 	}
 	rc = truth_begin(&g, o, err);
@@ -382,7 +379,7 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	}
 	rc = session_run_finish(&g.run, &g.tee.end, msg, sizeof(msg));
 	if (rc < 0) {
-		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	summary_fill(sum ? sum : &local, &g.sc->trace, &g.run, &g.tee.end, wall_seconds() - t0);
@@ -392,7 +389,7 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	}
 	rc = session_run_commit(&g.run, msg, sizeof(msg));
 	if (rc < 0) {
-		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	session_run_notes(&g.sc->trace, g.labels, false, "gen", o->notes);

@@ -14,7 +14,7 @@
 int run_stdin_closed(const char *path, struct etwforge_error *err)
 {
 	if (path && !strcmp(path, "-") && out_std_closed(STDIN_FILENO)) {
-		return error_fail(err, -EBADF, ETWFORGE_EXIT_DATA, "standard input is closed");
+		return error_fail(err, -EBADF, ERR_DATA, "standard input is closed");
 	}
 	return 0;
 }

@@ -121,7 +121,7 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 	    strcmp(json_string_value(json_object_get(o, "kind")), "meta")) {
 		json_decref(o);
 		return error_fail_at(
-			err, -EINVAL, ETWFORGE_EXIT_USAGE,
+			err, -EINVAL, ERR_INPUT,
 			"%s:1: not a truth stream (its first line is not the meta line)", path);
 	}
 	/* the machine and sessions, read as replay and verify read them */
@@ -129,12 +129,12 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 	nm->path = strdup(path);
 	if (!nm->cfg || !nm->path) {
 		json_decref(o);
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
 	tr = truth_open_mem(path, line, strlen(line), nm->cfg, msg, sizeof(msg));
 	if (!tr) {
 		json_decref(o);
-		return error_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
+		return error_fail_at(err, -EINVAL, ERR_INPUT, "%s", msg);
 	}
 	truth_close(tr);
 	groups = json_object_get(o, "groups");
@@ -145,7 +145,7 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 		int gi;
 
 		if (!json_is_string(name) || !json_is_array(tids)) {
-			rc = error_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+			rc = error_fail_at(err, -EINVAL, ERR_INPUT,
 					   "%s:1: groups.%zu: needs a \"name\" and a \"tids\" list",
 					   path, i);
 			break;
@@ -156,7 +156,7 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 			if (gi >= 0 && json_is_integer(t) && json_integer_value(t) > 0 &&
 			    json_integer_value(t) <= UINT32_MAX &&
 			    put(nm, (uint32_t)json_integer_value(t), (unsigned)gi) < 0) {
-				rc = error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+				rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 				break;
 			}
 		}
@@ -226,12 +226,12 @@ struct etwforge_names *run_names_load(const char *truth, struct etwforge_error *
 	error_ok(err);
 	f = std ? stdin : input_open(truth, msg, sizeof(msg));
 	if (!f) {
-		error_fail_at(err, -errno, ETWFORGE_EXIT_USAGE, "%s", msg);
+		error_fail_at(err, -errno, ERR_INPUT, "%s", msg);
 		return NULL;
 	}
 	nm = calloc(1, sizeof(*nm));
 	if (!nm) {
-		error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 		goto fail;
 	}
 	while ((len = getline(&line, &cap, f)) > 0) {
@@ -243,7 +243,7 @@ struct etwforge_names *run_names_load(const char *truth, struct etwforge_error *
 		} else if ((size_t)len > sizeof(thread_kind) &&
 			   !memcmp(line, thread_kind, sizeof(thread_kind) - 1u) &&
 			   load_thread(nm, line) < 0) {
-			error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+			error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 			goto fail;
 		} else if (nm->nprobe < NAMES_PROBE && (size_t)len > sizeof(cswitch_kind) &&
 			   !memcmp(line, cswitch_kind, sizeof(cswitch_kind) - 1u)) {
@@ -251,7 +251,7 @@ struct etwforge_names *run_names_load(const char *truth, struct etwforge_error *
 		}
 	}
 	if (ferror(f) || n == 0) {
-		error_fail_at(err, -EIO, ETWFORGE_EXIT_USAGE, "%s: %s", std ? "<stdin>" : truth,
+		error_fail_at(err, -EIO, ERR_INPUT, "%s: %s", std ? "<stdin>" : truth,
 			      n ? "read error" : "empty: not a truth stream");
 		goto fail;
 	}
@@ -293,7 +293,7 @@ static int check_switches(const struct etwforge_names *nm, struct etwforge_file 
 {
 	unsigned want = nm->nprobe;
 	bool held[NAMES_PROBE] = {false};
-	struct etwforge_event ev;
+	const struct etwforge_event *ev;
 	struct etwforge_error ierr;
 	struct etwforge_iter *it;
 	unsigned long events = 0;
@@ -306,12 +306,12 @@ static int check_switches(const struct etwforge_names *nm, struct etwforge_file 
 		return 0;
 	}
 	while (want && ++events < 1000000 && read_iter_next(it, &ev, &ierr) > 0) {
-		uint32_t old = ev.kind == ETWFORGE_EV_COMPACT ? ev.u.compact.old_tid
-							      : ev.u.cswitch.old_tid;
+		uint32_t old = ev->kind == ETWFORGE_EV_COMPACT ? ev->u.compact.old_tid
+							       : ev->u.cswitch.old_tid;
 		unsigned i = 0;
 
 		/* this CPU's first switch of the truth not held against the file yet */
-		while (i < nm->nprobe && (nm->probe[i].cpu != ev.cpu || held[i])) {
+		while (i < nm->nprobe && (nm->probe[i].cpu != ev->cpu || held[i])) {
 			i++;
 		}
 		if (i == nm->nprobe) {
@@ -322,11 +322,11 @@ static int check_switches(const struct etwforge_names *nm, struct etwforge_file 
 		if (nm->probe[i].old_tid != old) {
 			read_iter_free(it);
 			return error_fail_at(
-				err, -EBADMSG, ETWFORGE_EXIT_DATA,
+				err, -EBADMSG, ERR_DATA,
 				"%s is not the truth of %s: its switch on line %lu leaves "
 				"thread %" PRIu32 " on CPU %u, the file's leaves %" PRIu32,
 				nm->path, read_file_info(f)->name, nm->probe[i].line,
-				nm->probe[i].old_tid, ev.cpu, old);
+				nm->probe[i].old_tid, ev->cpu, old);
 		}
 	}
 	read_iter_free(it);
@@ -340,7 +340,7 @@ int run_names_check(const struct etwforge_names *nm, struct etwforge_file *f,
 
 	if (truth_match(nm->cfg, -1, etl_reader_logfile(read_file_reader(f)), nm->path,
 			read_file_info(f)->name, msg, sizeof(msg)) < 0) {
-		return error_fail_at(err, -EBADMSG, ETWFORGE_EXIT_DATA, "%s", msg);
+		return error_fail_at(err, -EBADMSG, ERR_DATA, "%s", msg);
 	}
 	if (check_switches(nm, f, err) < 0) {
 		return -EBADMSG;

@@ -109,15 +109,13 @@ static int open_outputs(struct replay_run *r, const char *stream, const struct e
 	}
 	if (rc < 0) {
 		/* -EBADF, a closed standard output, is no mistake of the command line */
-		return error_fail(err, rc,
-				  rc == -EINVAL || rc == -EEXIST ? ETWFORGE_EXIT_USAGE
-								 : ETWFORGE_EXIT_DATA,
+		return error_fail(err, rc, rc == -EINVAL || rc == -EEXIST ? ERR_INPUT : ERR_DATA,
 				  "%s", msg);
 	}
 	if (json_i >= 0) {
 		*json_f = out_file_stream(out_set_file(&r->run.outs, (unsigned)json_i));
 		if (!*json_f) {
-			return error_fail(err, -errno, ETWFORGE_EXIT_DATA, "%s: %s", o->json,
+			return error_fail(err, -errno, ERR_DATA, "%s: %s", o->json,
 					  strerror(errno));
 		}
 	}
@@ -144,27 +142,27 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	}
 	r.cfg = calloc(1, sizeof(*r.cfg));
 	if (!r.cfg) {
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
 	r.tr = truth_open(stream, r.cfg, msg, sizeof(msg));
 	if (!r.tr) {
-		rc = error_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
+		rc = error_fail_at(err, -EINVAL, ERR_INPUT, "%s", msg);
 		goto out;
 	}
 	if (!o->output && !r.cfg->sessions[0].file[0]) {
-		rc = error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE, "no output: give -o OUT.etl");
+		rc = error_fail(err, -EINVAL, ERR_INPUT, "no output: give -o OUT.etl");
 		goto out;
 	}
 	r.ch.next_old = calloc(r.cfg->cpus, sizeof(*r.ch.next_old));
 	r.ch.seen = calloc(r.cfg->cpus, sizeof(*r.ch.seen));
 	if (!r.ch.next_old || !r.ch.seen) {
-		rc = error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 		goto out;
 	}
 	/* the first record gives the start clock values when the meta line has none */
 	kind = truth_next(r.tr, &rec, msg, sizeof(msg));
 	if (kind < 0) {
-		rc = error_fail_at(err, kind, ETWFORGE_EXIT_USAGE, "%s", msg);
+		rc = error_fail_at(err, kind, ERR_INPUT, "%s", msg);
 		goto out;
 	}
 	if (!r.cfg->have_start_ts && kind != TRUTH_EOF) {
@@ -187,13 +185,13 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 			rc = feed(&sink, &rec);
 			if (rc < 0) {
 				session_run_error(&r.run, rc, msg, sizeof(msg));
-				rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+				rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 				goto out;
 			}
 		}
 		kind = truth_next(r.tr, &rec, msg, sizeof(msg));
 		if (kind < 0) {
-			rc = error_fail_at(err, kind, ETWFORGE_EXIT_USAGE, "%s", msg);
+			rc = error_fail_at(err, kind, ERR_INPUT, "%s", msg);
 			goto out;
 		}
 	}
@@ -212,7 +210,7 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	}
 	rc = session_run_finish(&r.run, &end.u.end, msg, sizeof(msg));
 	if (rc < 0) {
-		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	summary_fill(sum ? sum : &local, r.cfg, &r.run, &end.u.end, wall_seconds() - t0);
@@ -221,7 +219,7 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	}
 	rc = session_run_commit(&r.run, msg, sizeof(msg));
 	if (rc < 0) {
-		rc = error_fail(err, rc, ETWFORGE_EXIT_DATA, "%s", msg);
+		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	session_run_notes(r.cfg, r.labels, true, "replay", o->notes);

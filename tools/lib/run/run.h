@@ -9,6 +9,8 @@
 #ifndef ETWFORGE_TOOLS_LIB_RUN_RUN_H
 #define ETWFORGE_TOOLS_LIB_RUN_RUN_H
 
+#include <stdint.h>
+
 #include "etwforge/etwforge.h"
 #include "tools/lib/scenario/scenario.h"
 
@@ -20,8 +22,18 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	       struct etwforge_summary *sum, struct etwforge_error *err);
 
-/** run_verify - etwforge_verify(). */
+/** struct run_verify_result - what run_verify() checked (the public result's figures). */
+struct run_verify_result {
+	char session[128];
+	uint64_t switches;
+	uint64_t plain;
+	uint64_t compact;
+	uint64_t batches;
+	uint64_t spinlocks;
+};
+
+/** run_verify - etwforge_verify(), filling @res (may be NULL). */
 int run_verify(const char *etl, const char *truth, const char *session,
-	       struct etwforge_verify_result *res, struct etwforge_error *err);
+	       struct run_verify_result *res, struct etwforge_error *err);
 
 #endif

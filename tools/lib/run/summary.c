@@ -34,8 +34,8 @@ void summary_fill(struct etwforge_summary *sum, const struct trace_config *cfg,
 {
 	const struct producer_stats *ps = &run->pstats;
 
-	static_assert(ETWFORGE_FLUSH_REASONS == PRODUCER_FLUSH_REASONS, "flush reasons");
-	static_assert(ETWFORGE_MAX_SESSIONS == SIM_MAX_SESSIONS, "sessions");
+	static_assert(SUMMARY_FLUSH_REASONS == PRODUCER_FLUSH_REASONS, "flush reasons");
+	static_assert(SUMMARY_MAX_SESSIONS == SIM_MAX_SESSIONS, "sessions");
 	memset(sum, 0, sizeof(*sum));
 	sum->seed = cfg->seed;
 	sum->duration_ns = duration_ns(cfg, end);
@@ -53,8 +53,12 @@ void summary_fill(struct etwforge_summary *sum, const struct trace_config *cfg,
 		const struct writer_stats *w = &run->wstats[i];
 		struct etwforge_session_summary *s = &sum->sessions[i];
 
-		snprintf(s->name, sizeof(s->name), "%s", cfg->sessions[i].name);
-		snprintf(s->file, sizeof(s->file), "%s", cfg->sessions[i].file);
+		snprintf(sum->session_name[i], sizeof(sum->session_name[i]), "%s",
+			 cfg->sessions[i].name);
+		snprintf(sum->session_file[i], sizeof(sum->session_file[i]), "%s",
+			 cfg->sessions[i].file);
+		s->name = sum->session_name[i];
+		s->file = sum->session_file[i];
 		s->events = w->events_written;
 		s->events_lost = w->events_lost;
 		s->buffers = w->buffers_written;
@@ -86,7 +90,7 @@ size_t summary_json(const struct etwforge_summary *sum, char *buf, size_t cap)
 	jout_ku64(&j, "batch_records", sum->batch_records);
 	jout_key(&j, "batches_by_reason");
 	jout_open(&j, '{');
-	for (unsigned r = 0; r < ETWFORGE_FLUSH_REASONS; r++) {
+	for (unsigned r = 0; r < SUMMARY_FLUSH_REASONS; r++) {
 		jout_ku64(&j, producer_flush_reason_name((enum producer_flush_reason)r),
 			  sum->batches_by_reason[r]);
 	}
@@ -123,7 +127,7 @@ size_t summary_json(const struct etwforge_summary *sum, char *buf, size_t cap)
 	if (sum->nlocks) {
 		jout_key(&j, "locks");
 		jout_open(&j, '[');
-		for (unsigned i = 0; i < sum->nlocks && i < ETWFORGE_MAX_LOCKS; i++) {
+		for (unsigned i = 0; i < sum->nlocks && i < SUMMARY_MAX_LOCKS; i++) {
 			const struct etwforge_lock_summary *l = &sum->locks[i];
 
 			jout_sep(&j);

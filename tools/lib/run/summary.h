@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/lib/run/summary.h - a run's struct etwforge_summary (summary.c).
+ * tools/lib/run/summary.h - a run's struct etwforge_summary (summary.c):
+ * opaque in the public header, defined here.
  */
 #ifndef ETWFORGE_TOOLS_LIB_RUN_SUMMARY_H
 #define ETWFORGE_TOOLS_LIB_RUN_SUMMARY_H
@@ -10,6 +11,39 @@
 #include "etwforge/etwforge.h"
 #include "tools/lib/config/trace_config.h"
 #include "tools/lib/run/session_run.h"
+
+#define SUMMARY_MAX_SESSIONS  8
+#define SUMMARY_FLUSH_REASONS 6 /* tid_full, ticks, size, delta, stop, end */
+#define SUMMARY_MAX_LOCKS     256
+
+/**
+ * struct etwforge_summary - what a run did. The sessions' and locks' names
+ * live in @session_name, @session_file and @lock_name, where the public
+ * views' `const char *` point: a summary is never copied by value.
+ * @batches_by_reason: indexed like etwforge_flush_reason_name()
+ * @nlocks/@locks:     gen: the spin-lock families, as the scenario lists them
+ */
+struct etwforge_summary {
+	uint64_t seed;
+	uint64_t duration_ns;
+	unsigned cpus;
+	double wall_seconds;
+	uint64_t switches;
+	uint64_t spinlock_releases;
+	uint64_t spinlock_events;
+	uint64_t batches;
+	uint64_t batch_records;
+	uint64_t batches_by_reason[SUMMARY_FLUSH_REASONS];
+	uint64_t batches_dropped;
+	uint64_t events_lost;
+	unsigned nsessions;
+	struct etwforge_session_summary sessions[SUMMARY_MAX_SESSIONS];
+	char session_name[SUMMARY_MAX_SESSIONS][128];
+	char session_file[SUMMARY_MAX_SESSIONS][4096];
+	unsigned nlocks;
+	struct etwforge_lock_summary locks[SUMMARY_MAX_LOCKS];
+	char lock_name[SUMMARY_MAX_LOCKS][64];
+};
 
 /**
  * summary_fill - @sum from a finished run of @cfg that ended at @end

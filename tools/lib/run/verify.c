@@ -58,6 +58,12 @@ struct verify {
 	uint64_t n_rundown;		  /* spin-lock configuration rundown events */
 };
 
+/* The negative errno of the failure @v->err says (a check that failed: -EBADMSG). */
+static int verify_failed(const struct verify *v)
+{
+	return v->err->code < 0 ? v->err->code : -EBADMSG;
+}
+
 static int mismatch(struct verify *v, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -70,10 +76,9 @@ static int mismatch(struct verify *v, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
-		      "%s: offset 0x%" PRIx64 ": %s (truth %s:%lu)", v->file, off, what,
-		      v->truth_path, v->line);
-	return -1;
+	error_fail_at(v->err, -EBADMSG, ERR_DATA, "%s: offset 0x%" PRIx64 ": %s (truth %s:%lu)",
+		      v->file, off, what, v->truth_path, v->line);
+	return verify_failed(v);
 }
 
 #define CHECK(v, off, what, got, want)                                                             \
@@ -120,18 +125,18 @@ static int next_event(struct verify *v, struct dec_cursor *c, struct dec_event *
 	int r = dec_cursor_next(c, ev, &err);
 
 	if (r < 0) {
-		error_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", err.msg);
-		return -1;
+		error_fail_at(v->err, -EINVAL, ERR_DATA, "%s", err.msg);
+		return verify_failed(v);
 	}
 	if (r == 0 && may_end) {
 		return 1;
 	}
 	if (r == 0) {
-		error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+		error_fail_at(v->err, -EBADMSG, ERR_DATA,
 			      "%s: cpu %u: the file has no more %s events, the truth has one more "
 			      "(truth %s:%lu)",
 			      v->file, cpu, what, v->truth_path, v->line);
-		return -1;
+		return verify_failed(v);
 	}
 	return 0;
 }
@@ -198,7 +203,7 @@ static int check_compact(struct verify *v, struct cpu_state *st, const struct si
 
 	if (ev->batch_first) {
 		if (st->have_batch && check_batch_close(v, st, cs->ts[v->s->clock], cs->pmc) < 0) {
-			return -1;
+			return verify_failed(v);
 		}
 		st->have_batch = true;
 		st->last_batch = ev->rec;
@@ -285,7 +290,7 @@ static int on_cswitch(struct verify *v, const struct sim_cswitch *cs)
 		/* without the end-of-trace flush, the CPU's last batch never reached the file */
 		r = next_event(v, &st->sw, &ev, "compact CSwitch", cs->cpu, !v->cfg->flush_at_end);
 		if (r < 0) {
-			return -1;
+			return verify_failed(v);
 		}
 		if (r > 0) {
 			st->dropped = true;
@@ -295,7 +300,7 @@ static int on_cswitch(struct verify *v, const struct sim_cswitch *cs)
 		return check_compact(v, st, cs, &ev);
 	}
 	if (next_event(v, &st->sw, &ev, "CSwitch", cs->cpu, false) < 0) {
-		return -1;
+		return verify_failed(v);
 	}
 	v->n_plain++;
 	return check_plain(v, cs, &ev);
@@ -319,19 +324,19 @@ static int check_sampling(struct verify *v, const struct sim_spinlock *sl)
 		if (!sl->logged) {
 			return 0;
 		}
-		error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+		error_fail_at(v->err, -EBADMSG, ERR_DATA,
 			      "%s:%lu: spinlock: logged, but the kernel logs no release %s",
 			      v->truth_path, v->line,
 			      sl->untracked ? "acquired past its 8-deep stack"
 					    : "made inside its own logger (re-entrancy guard)");
-		return -1;
+		return verify_failed(v);
 	}
 	want = spin_sample(&v->cfg->spin, &prcb, sl->acquire_time, sl->release_time,
 			   sl->spin_count);
 	if ((want != SIM_SPIN_NONE) == sl->logged && (!sl->logged || want == sl->why)) {
 		return 0;
 	}
-	error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+	error_fail_at(v->err, -EBADMSG, ERR_DATA,
 		      "%s:%lu: spinlock: the sampling predicate says %s (held %" PRIu32
 		      " cycles, spin_count %" PRIu32 ", acquire_count %" PRIu32
 		      ", contention_count %" PRIu32 "), the line says %s",
@@ -339,7 +344,7 @@ static int check_sampling(struct verify *v, const struct sim_spinlock *sl)
 		      (uint32_t)(sl->release_time - sl->acquire_time), sl->spin_count,
 		      sl->acquire_count, sl->contention_count,
 		      sl->logged ? truth_why_names[sl->why] : "not logged");
-	return -1;
+	return verify_failed(v);
 }
 
 static int on_spinlock(struct verify *v, const struct sim_spinlock *sl)
@@ -347,13 +352,13 @@ static int on_spinlock(struct verify *v, const struct sim_spinlock *sl)
 	struct dec_event ev;
 
 	if (check_sampling(v, sl) < 0) {
-		return -1;
+		return verify_failed(v);
 	}
 	if (!(v->s->flags & PRODUCER_F_SPINLOCK) || !sl->logged) {
 		return 0;
 	}
 	if (next_event(v, &v->cpus[sl->cpu].spin, &ev, "SpinLock", sl->cpu, false) < 0) {
-		return -1;
+		return verify_failed(v);
 	}
 	v->n_spin++;
 	return check_spin(v, sl, &ev);
@@ -372,15 +377,15 @@ static int on_end(struct verify *v, const struct sim_end *end)
 			if (!v->cfg->flush_at_end) {
 				/* the pending batch was dropped: what was logged must be complete */
 			} else if (check_batch_close(v, st, end->ts[v->s->clock], NULL) < 0) {
-				return -1;
+				return verify_failed(v);
 			}
 		}
 		struct dec_cursor *cur[2] = {&st->sw, &st->spin};
 		for (unsigned k = 0; k < 2; k++) {
 			r = dec_cursor_next(cur[k], &ev, &err);
 			if (r < 0) {
-				error_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", err.msg);
-				return -1;
+				error_fail_at(v->err, -EINVAL, ERR_DATA, "%s", err.msg);
+				return verify_failed(v);
 			}
 			if (r > 0) {
 				return mismatch(v, ev.file_offset,
@@ -427,11 +432,11 @@ static int check_machine(struct verify *v, const struct etl_logfile *lf)
 
 	if (truth_match(v->cfg, (int)(v->s - v->cfg->sessions), lf, v->truth_path, v->file, msg,
 			sizeof(msg)) < 0) {
-		return error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA, "%s", msg);
+		return error_fail_at(v->err, -EBADMSG, ERR_DATA, "%s", msg);
 	}
 	if (lf->events_lost) {
 		return error_fail_at(
-			v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+			v->err, -EBADMSG, ERR_DATA,
 			"%s: %u events were lost (EventsLost): the file cannot match the "
 			"truth event for event",
 			v->file, lf->events_lost);
@@ -509,7 +514,7 @@ static int check_rundown(struct verify *v)
 			}
 		}
 		if (r < 0) {
-			return error_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_DATA, "%s", err.msg);
+			return error_fail_at(v->err, -EINVAL, ERR_DATA, "%s", err.msg);
 		}
 	}
 	if (!spin) {
@@ -517,16 +522,16 @@ static int check_rundown(struct verify *v)
 	}
 	if (start != 1 || end != 1 || first.hook_id != ETW_HOOK_SPINLOCK_DC_START ||
 	    last.hook_id != ETW_HOOK_SPINLOCK_DC_END) {
-		error_fail_at(v->err, -EBADMSG, ETWFORGE_EXIT_DATA,
+		error_fail_at(v->err, -EBADMSG, ERR_DATA,
 			      "%s: session '%s' logs spin locks: CPU 0 must start with one 0x0F4B "
 			      "and end with one 0x0F4C (configuration rundown); found %u and %u",
 			      v->file, v->s->name, start, end);
-		return -1;
+		return verify_failed(v);
 	}
 	if (check_rundown_record(v, &first,
 				 v->cfg->have_start_ts ? v->cfg->start_ts[v->s->clock] : first.ts) <
 	    0) {
-		return -1;
+		return verify_failed(v);
 	}
 	return check_rundown_record(v, &last, v->end_ts[v->s->clock]);
 }
@@ -541,7 +546,7 @@ static int walk(struct verify *v, struct truth_reader *tr)
 	for (;;) {
 		kind = truth_next(tr, &rec, msg, sizeof(msg));
 		if (kind < 0) {
-			return error_fail_at(v->err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
+			return error_fail_at(v->err, -EINVAL, ERR_INPUT, "%s", msg);
 		}
 		if (kind == TRUTH_EOF) {
 			return 0;
@@ -562,7 +567,7 @@ static int walk(struct verify *v, struct truth_reader *tr)
 }
 
 int run_verify(const char *etl, const char *truth, const char *session,
-	       struct etwforge_verify_result *res, struct etwforge_error *err)
+	       struct run_verify_result *res, struct etwforge_error *err)
 {
 	struct etwforge_error local;
 	struct verify v = {0};
@@ -576,7 +581,7 @@ int run_verify(const char *etl, const char *truth, const char *session,
 	v.err = err ? err : &local;
 	error_ok(v.err);
 	if (!strcmp(etl, "-") && !strcmp(truth, "-")) {
-		return error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+		return error_fail(err, -EINVAL, ERR_INPUT,
 				  "FILE.etl and --truth cannot both be '-' (standard input)");
 	}
 	if (run_stdin_closed(etl, err) < 0 || run_stdin_closed(truth, err) < 0) {
@@ -586,23 +591,22 @@ int run_verify(const char *etl, const char *truth, const char *session,
 	v.truth_path = truth;
 	cfg = calloc(1, sizeof(*cfg));
 	if (!cfg) {
-		return error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
 	tr = truth_open(truth, cfg, msg, sizeof(msg));
 	if (!tr) {
-		rc = error_fail_at(err, -EINVAL, ETWFORGE_EXIT_USAGE, "%s", msg);
+		rc = error_fail_at(err, -EINVAL, ERR_INPUT, "%s", msg);
 		goto out;
 	}
 	d = etl_reader_open_file_flags(etl, 0, &derr);
 	if (!d) {
 		rc = error_fail_at(err, -(errno ? errno : EINVAL),
-				   derr.unopened ? ETWFORGE_EXIT_USAGE : ETWFORGE_EXIT_DATA, "%s",
-				   derr.msg);
+				   derr.unopened ? ERR_INPUT : ERR_DATA, "%s", derr.msg);
 		goto out;
 	}
 	idx = find_session(cfg, etl, session, etl_reader_logfile(d)->logger_name);
 	if (idx < 0) {
-		rc = error_fail(err, -EINVAL, ETWFORGE_EXIT_USAGE,
+		rc = error_fail(err, -EINVAL, ERR_INPUT,
 				"%s: no session of %s %s (use --session NAME)", etl, truth,
 				session ? "has that name" : "wrote a file of that name");
 		goto out;
@@ -616,7 +620,7 @@ int run_verify(const char *etl, const char *truth, const char *session,
 	}
 	v.cpus = calloc(cfg->cpus, sizeof(*v.cpus));
 	if (!v.cpus) {
-		rc = error_fail(err, -ENOMEM, ETWFORGE_EXIT_DATA, "out of memory");
+		rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 		goto out;
 	}
 	for (unsigned cpu = 0; cpu < cfg->cpus; cpu++) {
