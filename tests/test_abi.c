@@ -307,6 +307,34 @@ Test(abi, file_accessors_stop_at_their_end)
 	cr_assert_eq(etwforge_stats_count(st, (enum etwforge_stat)99, 0, &v), -EINVAL);
 	cr_assert_eq(etwforge_stats_hook(st, 3, true, 0x0524, &v), -ERANGE);
 	cr_assert_eq(v, 777, "written on an error");
+	/* hook_next walks exactly the hooks with records, in order */
+	cr_assert_eq(etwforge_stats_hook_next(st, 3, false, 0), -ERANGE);
+	unsigned walked = 0;
+	for (unsigned k = 0; k < 3; k++) {
+		for (unsigned w = 0; w < 2; w++) {
+			uint64_t by_scan = 0, by_next = 0;
+			int prev = -1;
+
+			for (unsigned h = 0; h < 65536; h++) {
+				cr_assert_eq(etwforge_stats_hook(st, k, w, (uint16_t)h, &v), 0);
+				by_scan += v;
+			}
+			for (int h = etwforge_stats_hook_next(st, k, w, 0); h >= 0;
+			     h = etwforge_stats_hook_next(st, k, w, h + 1)) {
+				cr_assert_gt(h, prev);
+				cr_assert_lt(h, 65536);
+				cr_assert_eq(etwforge_stats_hook(st, k, w, (uint16_t)h, &v), 0);
+				cr_assert_gt(v, 0, "hook 0x%04X has no records", (unsigned)h);
+				by_next += v;
+				prev = h;
+				walked++;
+			}
+			cr_assert_eq(by_next, by_scan, "kind %u width %u", k, w);
+		}
+	}
+	cr_assert_gt(walked, 0);
+	cr_assert_eq(etwforge_stats_hook_next(st, 2, true, 65536), -ENOENT);
+	v = 777;
 	for (; etwforge_stats_count(st, ETWFORGE_STAT_BUFFERS_BY_CPU, cpus, &v) == 0; cpus++) {
 		total += v;
 	}

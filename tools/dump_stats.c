@@ -66,10 +66,10 @@ static void print_text(struct etwforge_file *f, const struct etwforge_stats *s)
 	for (unsigned hk = 0; hk < 3; hk++) {
 		for (unsigned w = 0; w < 2; w++) {
 			label_of(label, sizeof(label), hk, w);
-			for (unsigned h = 0; h < 65536; h++) {
-				if (etwforge_stats_hook(s, hk, w, (uint16_t)h, &v) == 0 && v) {
-					printf("  %-16s 0x%04X    %12" PRIu64 "\n", label, h, v);
-				}
+			for (int h = etwforge_stats_hook_next(s, hk, w, 0); h >= 0;
+			     h = etwforge_stats_hook_next(s, hk, w, h + 1)) {
+				etwforge_stats_hook(s, hk, w, (uint16_t)h, &v);
+				printf("  %-16s 0x%04X    %12" PRIu64 "\n", label, h, v);
 			}
 		}
 	}

@@ -1010,6 +1010,17 @@ ETWFORGE_API int etwforge_stats_hook(const struct etwforge_stats *st, unsigned k
 				     uint16_t hook, uint64_t *out);
 
 /**
+ * etwforge_stats_hook_next - the hook ids that have records, in order:
+ * `for (int h = etwforge_stats_hook_next(st, k, w, 0); h >= 0;
+ * h = etwforge_stats_hook_next(st, k, w, h + 1))`.
+ * Return: the first hook id >= @from with records of kind @kind (as in
+ * etwforge_stats_hook()) and width @is64; -ENOENT none; -ERANGE @kind out
+ * of range.
+ */
+ETWFORGE_API int etwforge_stats_hook_next(const struct etwforge_stats *st, unsigned kind, bool is64,
+					  int from);
+
+/**
  * etwforge_stats_kind_name - the record kind of index @k (0 SYSTEM, 1
  * COMPACT, 2 PERFINFO, 3 FULL_HEADER, 4 INSTANCE, 5 EVENT_HEADER, 6
  * MESSAGE, 7 OTHER); "?" past them.

@@ -100,6 +100,11 @@ int etwforge_stats_hook(const struct etwforge_stats *st, unsigned kind, bool is6
 	return read_stats_hook(st, kind, is64, hook, out);
 }
 
+int etwforge_stats_hook_next(const struct etwforge_stats *st, unsigned kind, bool is64, int from)
+{
+	return read_stats_hook_next(st, kind, is64, from);
+}
+
 const char *etwforge_stats_kind_name(unsigned k)
 {
 	return read_stats_kind_name(k);

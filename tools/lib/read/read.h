@@ -83,6 +83,8 @@ int read_stats_count(const struct etwforge_stats *st, enum etwforge_stat what, u
 		     uint64_t *out);
 int read_stats_hook(const struct etwforge_stats *st, unsigned kind, bool is64, uint16_t hook,
 		    uint64_t *out);
+/* read_stats_hook_next - the first hook id >= @from with records, -ENOENT none, -ERANGE bad @kind. */
+int read_stats_hook_next(const struct etwforge_stats *st, unsigned kind, bool is64, int from);
 int read_file_stats(struct etwforge_file *f, struct etwforge_stats *st, struct etwforge_error *err);
 size_t read_stats_json(const struct etwforge_file *f, const struct etwforge_stats *st, char *buf,
 		       size_t cap);

@@ -86,6 +86,19 @@ int read_stats_hook(const struct etwforge_stats *st, unsigned kind, bool is64, u
 	return 0;
 }
 
+int read_stats_hook_next(const struct etwforge_stats *st, unsigned kind, bool is64, int from)
+{
+	if (kind >= 3) {
+		return -ERANGE;
+	}
+	for (int h = from < 0 ? 0 : from; h < 65536; h++) {
+		if (st->hooks[kind][is64][h]) {
+			return h;
+		}
+	}
+	return -ENOENT;
+}
+
 static unsigned hooked_index(enum etl_kind k)
 {
 	return k == ETL_KIND_SYSTEM ? 0u : k == ETL_KIND_COMPACT ? 1u : 2u;
