@@ -24,6 +24,13 @@
 #include "producer/etw_encode.h"
 #include "producer/etw_event.h"
 #include "producer/etw_text.h"
+#include "producer/records/cswitch.h"
+#include "producer/records/process.h"
+#include "producer/records/profile.h"
+#include "producer/records/ready.h"
+#include "producer/records/sysconfig.h"
+#include "producer/records/thread.h"
+#include "writer/etl_wire.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define POISON	     0xAA
@@ -1684,4 +1691,147 @@ Test(text, scans_stop_at_the_given_length)
 	cr_assert(eq(i64, etw_astrz_scan(s, 2), 1));
 	cr_assert(eq(i64, etw_astrz_scan(NULL, 0), -EINVAL));
 	free(odd);
+}
+
+/* ======================================================================== */
+/* The record tables (producer/records/) expand against the decoders         */
+/* ======================================================================== */
+
+/* what the truth's EVENT column will name; a stand-in until the truth has it */
+enum sim_event { SIM_EVENT_START };
+
+#define SIM_MEMBER(x, name, ctype, how, lo, hi, need, dflt, when) ctype name;
+#define SIM_NO_CHECK(x, name)
+struct t_process {
+	SIM_PROCESS_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct t_thread {
+	SIM_THREAD_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct t_set_name {
+	SIM_THREAD_SET_NAME_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct t_ready {
+	SIM_READY_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct t_profile {
+	SIM_PROFILE_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct t_interval {
+	SIM_PROFILE_INTERVAL_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct t_cpu {
+	SIM_CPU_CONFIG_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct t_masks {
+	SIM_GROUP_MASKS_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+
+/*
+ * TAKE - one ETW row: its value from the decoded struct, through its C type,
+ * its fixed offsets in wire order, and a SIM row of the same name (the truth
+ * field verify will compare it with; masks, sid and the flags byte's parts
+ * aside).
+ */
+#define TAKE(x, name, ctype, json, jwhen, from, at64, at32, what)                                  \
+	{                                                                                          \
+		ctype v_ = (from);                                                                 \
+		(void)v_;                                                                          \
+		(void)sizeof(((x *)0)->name);                                                      \
+		rows++;                                                                            \
+		if ((at64) != ETW_AT_VAR) {                                                        \
+			unordered += (at64) < last64 || (at32) < last32;                           \
+			last64 = (at64), last32 = (at32);                                          \
+		}                                                                                  \
+	}
+
+static unsigned table_rows(enum etw_payload_kind kind, const struct etw_payload *pl, int ver)
+{
+	unsigned rows = 0, unordered = 0;
+	int last64 = 0, last32 = 0;
+
+	(void)ver;
+	switch (kind) {
+	case ETW_PAYLOAD_PROCESS: {
+		const struct etw_process *w = &pl->u.pr;
+
+		ETW_PROCESS_FIELDS(TAKE, struct t_process)
+		break;
+	}
+	case ETW_PAYLOAD_THREAD: {
+		const struct etw_thread *w = &pl->u.th;
+
+		ETW_THREAD_FIELDS(TAKE, struct t_thread)
+		break;
+	}
+	case ETW_PAYLOAD_THREAD_SET_NAME: {
+		const struct etw_thread_set_name *w = &pl->u.tsn;
+
+		ETW_THREAD_SET_NAME_FIELDS(TAKE, struct t_set_name)
+		break;
+	}
+	case ETW_PAYLOAD_READY_THREAD: {
+		const struct etw_ready_thread *w = &pl->u.rt;
+
+		ETW_READY_FIELDS(TAKE, struct t_ready)
+		break;
+	}
+	case ETW_PAYLOAD_SAMPLED_PROFILE: {
+		const struct etw_sampled_profile *w = &pl->u.sp;
+
+		ETW_PROFILE_FIELDS(TAKE, struct t_profile)
+		break;
+	}
+	case ETW_PAYLOAD_PROFILE_INTERVAL: {
+		const struct etw_profile_interval *w = &pl->u.pi;
+
+		ETW_PROFILE_INTERVAL_FIELDS(TAKE, struct t_interval)
+		break;
+	}
+	case ETW_PAYLOAD_CPU_CONFIG: {
+		const struct etw_cpu_config *w = &pl->u.cpu;
+
+		ETW_CPU_CONFIG_FIELDS(TAKE, struct t_cpu)
+		break;
+	}
+	case ETW_PAYLOAD_GROUP_MASKS: {
+		const struct etw_group_masks *w = &pl->u.gm;
+
+		ETW_GROUP_MASKS_FIELDS(TAKE, struct t_masks)
+		break;
+	}
+	default:
+		break;
+	}
+	cr_assert(eq(u32, unordered, 0), "fixed offsets in wire order");
+	return rows;
+}
+
+Test(tables, every_payload_table_expands_over_its_decoded_record)
+{
+	static const struct {
+		enum etw_payload_kind kind;
+		unsigned rows;
+	} want[] = {
+		{ETW_PAYLOAD_PROCESS, 13},	  {ETW_PAYLOAD_THREAD, 15},
+		{ETW_PAYLOAD_THREAD_SET_NAME, 3}, {ETW_PAYLOAD_READY_THREAD, 4},
+		{ETW_PAYLOAD_SAMPLED_PROFILE, 7}, {ETW_PAYLOAD_PROFILE_INTERVAL, 4},
+		{ETW_PAYLOAD_CPU_CONFIG, 15},	  {ETW_PAYLOAD_GROUP_MASKS, 2},
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(examples); i++) {
+		const struct example *e = &examples[i];
+		size_t hlen = e->header == SYS ? 0x20 : 0x10;
+		struct etw_payload pl;
+
+		etw_decode_payload(e->hook, e->version, e->arch, e->bytes + hlen, e->size - hlen,
+				   &pl);
+		for (size_t k = 0; k < ARRAY_LEN(want); k++) {
+			if (want[k].kind == e->kind) {
+				cr_assert(
+					eq(u32, table_rows(e->kind, &pl, e->version), want[k].rows),
+					"%s", e->what);
+			}
+		}
+	}
 }
