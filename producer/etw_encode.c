@@ -439,6 +439,140 @@ void etw_ccswap_state_wr_split(uint8_t state_wr, uint8_t max_wait_reason, uint8_
 	}
 }
 
+/* The name of each identity and rundown hook the dispatcher knows. */
+static const char *identity_name(uint16_t hook)
+{
+	switch (hook) {
+	case ETW_HOOK_PROCESS_START:
+		return "Process Start";
+	case ETW_HOOK_PROCESS_END:
+		return "Process End";
+	case ETW_HOOK_PROCESS_DC_START:
+		return "Process DCStart";
+	case ETW_HOOK_PROCESS_DC_END:
+		return "Process DCEnd";
+	case ETW_HOOK_PROCESS_DEFUNCT:
+		return "Process Defunct";
+	case ETW_HOOK_PROCESS_TERMINATE:
+		return "Process Terminate";
+	case ETW_HOOK_THREAD_START:
+		return "Thread Start";
+	case ETW_HOOK_THREAD_END:
+		return "Thread End";
+	case ETW_HOOK_THREAD_DC_START:
+		return "Thread DCStart";
+	case ETW_HOOK_THREAD_DC_END:
+		return "Thread DCEnd";
+	case ETW_HOOK_THREAD_SET_NAME:
+		return "ThreadSetName";
+	case ETW_HOOK_READY_THREAD:
+		return "ReadyThread";
+	case ETW_HOOK_SAMPLED_PROFILE:
+		return "SampledProfile";
+	case ETW_HOOK_PROFILE_SET_INTERVAL:
+		return "SampledProfile SetInterval";
+	case ETW_HOOK_PROFILE_INTERVAL_DC_S:
+		return "SampledProfile interval DCStart";
+	case ETW_HOOK_PROFILE_INTERVAL_DC_E:
+		return "SampledProfile interval DCEnd";
+	case ETW_HOOK_SYSCONFIG_CPU:
+		return "SystemConfig CPU";
+	case ETL_HOOK_HEADER_EXTENSION:
+		return "Group masks";
+	case ETW_HOOK_GROUP_MASKS_END:
+		return "Group masks end";
+	case ETW_HOOK_RUNDOWN_COMPLETE:
+		return "Rundown complete";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * decode_identity - the identity and rundown records: a hook and version
+ * with a decoder gives its kind, or SHORT when the decoder refuses the bytes.
+ */
+static void decode_identity(uint16_t hook, uint8_t version, enum etl_arch arch, const uint8_t *p,
+			    size_t len, struct etw_payload *out)
+{
+	enum etw_payload_kind kind = ETW_PAYLOAD_NONE;
+	int r = -EINVAL;
+
+	switch (hook) {
+	case ETW_HOOK_PROCESS_START:
+	case ETW_HOOK_PROCESS_END:
+	case ETW_HOOK_PROCESS_DC_START:
+	case ETW_HOOK_PROCESS_DC_END:
+	case ETW_HOOK_PROCESS_DEFUNCT:
+		if (version == ETW_PROCESS_VERSION || version == ETW_PROCESS_DEFUNCT_V5) {
+			kind = ETW_PAYLOAD_PROCESS;
+			r = etw_decode_process(p, len, arch, version, &out->u.pr);
+		}
+		break;
+	case ETW_HOOK_PROCESS_TERMINATE:
+		kind = ETW_PAYLOAD_PROCESS_TERMINATE;
+		r = etw_decode_process_terminate(p, len, &out->u.terminated_pid);
+		break;
+	case ETW_HOOK_THREAD_START:
+	case ETW_HOOK_THREAD_END:
+	case ETW_HOOK_THREAD_DC_START:
+	case ETW_HOOK_THREAD_DC_END:
+		if (version == ETW_THREAD_VERSION || version == ETW_THREAD_V4) {
+			kind = ETW_PAYLOAD_THREAD;
+			r = etw_decode_thread(p, len, arch, version, &out->u.th);
+		}
+		break;
+	case ETW_HOOK_THREAD_SET_NAME:
+		if (version >= ETW_VERSION_THREAD_SET_NAME) {
+			kind = ETW_PAYLOAD_THREAD_SET_NAME;
+			r = etw_decode_thread_set_name(p, len, &out->u.tsn);
+		}
+		break;
+	case ETW_HOOK_READY_THREAD:
+		if (version == ETW_VERSION_READY_THREAD) {
+			kind = ETW_PAYLOAD_READY_THREAD;
+			r = etw_decode_ready_thread(p, len, &out->u.rt);
+		}
+		break;
+	case ETW_HOOK_SAMPLED_PROFILE:
+		if (version == ETW_VERSION_SAMPLED_PROFILE) {
+			kind = ETW_PAYLOAD_SAMPLED_PROFILE;
+			r = etw_decode_sampled_profile(p, len, arch, &out->u.sp);
+		}
+		break;
+	case ETW_HOOK_PROFILE_SET_INTERVAL:
+	case ETW_HOOK_PROFILE_INTERVAL_DC_S:
+	case ETW_HOOK_PROFILE_INTERVAL_DC_E:
+		if (version == 2 || version == ETW_VERSION_PROFILE_INTERVAL) {
+			kind = ETW_PAYLOAD_PROFILE_INTERVAL;
+			r = etw_decode_profile_interval(p, len, version, &out->u.pi);
+		}
+		break;
+	case ETW_HOOK_SYSCONFIG_CPU:
+		if (version == ETW_VERSION_SYSCONFIG_CPU) {
+			kind = ETW_PAYLOAD_CPU_CONFIG;
+			r = etw_decode_cpu_config(p, len, arch, &out->u.cpu);
+		}
+		break;
+	case ETL_HOOK_HEADER_EXTENSION:
+	case ETW_HOOK_GROUP_MASKS_END:
+		kind = ETW_PAYLOAD_GROUP_MASKS;
+		r = etw_decode_group_masks(p, len, &out->u.gm);
+		break;
+	case ETW_HOOK_RUNDOWN_COMPLETE:
+		kind = ETW_PAYLOAD_RUNDOWN_COMPLETE;
+		r = 0;
+		break;
+	default:
+		break;
+	}
+	if (kind == ETW_PAYLOAD_NONE) {
+		return;
+	}
+	out->name = identity_name(hook);
+	out->kind = r < 0 ? ETW_PAYLOAD_SHORT : kind;
+}
+
 void etw_decode_payload(uint16_t hook, uint8_t version, enum etl_arch arch, const uint8_t *p,
 			size_t len, struct etw_payload *out)
 {
@@ -479,6 +613,7 @@ void etw_decode_payload(uint16_t hook, uint8_t version, enum etl_arch arch, cons
 				    : ETW_PAYLOAD_SPINLOCK_CONFIG;
 		return;
 	default:
+		decode_identity(hook, version, arch, p, len, out);
 		return;
 	}
 }

@@ -18,10 +18,14 @@
 #include <stdint.h>
 
 #include "producer/etw_layout.h"
+#include "producer/etw_process.h"
+#include "producer/etw_profile.h"
+#include "producer/etw_rundown.h"
+#include "producer/etw_sysconfig.h"
+#include "producer/etw_thread.h"
 #include "writer/etl_trace_header.h"
 
-/* Encoder flags. */
-#define ETW_ENC_WRAP 0x1u /* truncate values to their bit field as the kernel does */
+/* Encoder flags: ETW_ENC_WRAP (etw_layout.h). */
 
 /**
  * struct etw_cswitch - WMI_CONTEXTSWAP payload (0x18 bytes, seed 001).
@@ -169,11 +173,23 @@ enum etw_payload_kind {
 	ETW_PAYLOAD_BATCH,	     /* 0x0525: its PERFINFO_CCSWAP_BUFFER */
 	ETW_PAYLOAD_SPINLOCK_CONFIG, /* 0x0F4B / 0x0F4C */
 	ETW_PAYLOAD_SHORT,	     /* a hook decoded here, with a payload too short */
+	/* decoded, not yet handed out by the reader (etw_process.h ... etw_rundown.h): */
+	ETW_PAYLOAD_PROCESS,	       /* 0x0301-0x0304, 0x0327: version 4 or 5 */
+	ETW_PAYLOAD_PROCESS_TERMINATE, /* 0x030B */
+	ETW_PAYLOAD_THREAD,	       /* 0x0501-0x0504: version 3 or 4 */
+	ETW_PAYLOAD_THREAD_SET_NAME,   /* 0x0548: version 2 and later */
+	ETW_PAYLOAD_READY_THREAD,      /* 0x0532: version 2 */
+	ETW_PAYLOAD_SAMPLED_PROFILE,   /* 0x0F2E: version 2 */
+	ETW_PAYLOAD_PROFILE_INTERVAL,  /* 0x0F48-0x0F4A: version 2 or 3 */
+	ETW_PAYLOAD_CPU_CONFIG,	       /* 0x0B0A: version 3 */
+	ETW_PAYLOAD_GROUP_MASKS,       /* 0x0005, 0x0020 */
+	ETW_PAYLOAD_RUNDOWN_COMPLETE,  /* 0x0008: no payload */
 };
 
 /**
  * struct etw_payload - a decoded PERFINFO payload.
- * @name:        "CSwitch", "SpinLock" or "CSwitch batch" (kinds but NONE)
+ * @name:        "CSwitch", "SpinLock", "Process DCStart", ... (kinds but NONE)
+ * @u:           the decoded payload; strings point into the payload
  * @tids:        BATCH: TidTable entries that are set
  * @batch_bytes: BATCH: bytes of packed records after the 0x58-byte header
  */
@@ -185,6 +201,15 @@ struct etw_payload {
 		struct etw_spinlock sl;
 		struct etw_ccswap_buffer cb;
 		struct etw_spinlock_config sc;
+		struct etw_process pr;
+		uint32_t terminated_pid;
+		struct etw_thread th;
+		struct etw_thread_set_name tsn;
+		struct etw_ready_thread rt;
+		struct etw_sampled_profile sp;
+		struct etw_profile_interval pi;
+		struct etw_cpu_config cpu;
+		struct etw_group_masks gm;
 	} u;
 	unsigned tids;
 	size_t batch_bytes;
@@ -195,7 +220,8 @@ struct etw_payload {
  * payloads: decode the @len bytes at @p of a PERFINFO record with @hook and
  * @version (@arch for the pointer size of WMI_SPINLOCK). CSwitch versions 2
  * to 4 share the 0x18-byte layout (KERNEL_FACTS 4.2, 5.2); version 1 is not
- * decoded.
+ * decoded. The identity and rundown records (RUNDOWN_FACTS) are decoded for
+ * the versions their decoders know; a malformed one is ETW_PAYLOAD_SHORT.
  */
 void etw_decode_payload(uint16_t hook, uint8_t version, enum etl_arch arch, const uint8_t *p,
 			size_t len, struct etw_payload *out);

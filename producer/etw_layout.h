@@ -3,7 +3,9 @@
  * producer/etw_layout.h - offsets, sizes and hook ids of the ETW event
  * payloads etwforge writes (CSwitch, SpinLock, compact batches), each from
  * ../shared/spec/KERNEL_FACTS.md (section given per block) or the seed pages
- * in ../shared/seeds/. The framing they sit in (trace headers, markers,
+ * in ../shared/seeds/; and of the identity and rundown events (process,
+ * thread, ReadyThread, SampledProfile, SystemConfig CPU, the group-mask
+ * records), from ../shared/spec/RUNDOWN_FACTS.md ("RF" below). The framing they sit in (trace headers, markers,
  * buffers) is writer/etl_layout.h.
  *
  * Offsets are named constants tied together with static_asserts, never the
@@ -17,6 +19,9 @@
 #include <stdint.h>
 
 #include "writer/etl_layout.h"
+
+/* Encoder flag, for every encoder of producer/. */
+#define ETW_ENC_WRAP 0x1u /* truncate values to their field as the kernel does */
 
 /* ---- Hook ids of the payloads (KERNEL_FACTS 4.1), HookId = Group << 8 | Type */
 #define ETW_HOOK_CSWITCH	   0x0524u
@@ -163,5 +168,256 @@ static inline uint8_t etw_cswitch_rank_byte(uint32_t rank)
 {
 	return rank > 0xFFu ? 0xFFu : (uint8_t)rank;
 }
+
+/* ==== Identity, scheduling context and rundown (RUNDOWN_FACTS) =========== */
+
+/* ---- Hook ids (RF 2.1, 3.1, 4, 5.2, 6, 7.2), HookId = Group << 8 | Type -- */
+#define ETW_HOOK_PROCESS_START	       0x0301u
+#define ETW_HOOK_PROCESS_END	       0x0302u
+#define ETW_HOOK_PROCESS_DC_START      0x0303u
+#define ETW_HOOK_PROCESS_DC_END	       0x0304u
+#define ETW_HOOK_PROCESS_TERMINATE     0x030Bu
+#define ETW_HOOK_PROCESS_DEFUNCT       0x0327u /* PERFINFO_LOG_TYPE_ZOMBIE_PROCESS */
+#define ETW_HOOK_THREAD_START	       0x0501u
+#define ETW_HOOK_THREAD_END	       0x0502u
+#define ETW_HOOK_THREAD_DC_START       0x0503u
+#define ETW_HOOK_THREAD_DC_END	       0x0504u
+#define ETW_HOOK_READY_THREAD	       0x0532u
+#define ETW_HOOK_THREAD_SET_NAME       0x0548u /* Thread group, opcode 72 (RF 3.10) */
+#define ETW_HOOK_SAMPLED_PROFILE       0x0F2Eu
+#define ETW_HOOK_PROFILE_SET_INTERVAL  0x0F48u
+#define ETW_HOOK_PROFILE_INTERVAL_DC_S 0x0F49u /* CollectionStart */
+#define ETW_HOOK_PROFILE_INTERVAL_DC_E 0x0F4Au /* CollectionEnd */
+#define ETW_HOOK_SYSCONFIG_CPU	       0x0B0Au
+#define ETW_HOOK_GROUP_MASKS_END       0x0020u /* WMI_LOG_TYPE_GROUP_MASKS_END */
+#define ETW_HOOK_RUNDOWN_COMPLETE      0x0008u /* WMI_LOG_TYPE_RUNDOWN_COMPLETE, no payload */
+/* 0x0005 WMI_LOG_TYPE_HEADER_EXTENSION is ETL_HOOK_HEADER_EXTENSION (writer/). */
+
+/*
+ * ---- WMI_PROCESS_INFORMATION v4/v5 (RF 2.2): the fixed part, then UserSID,
+ * ImageFileName (ANSI z), CommandLine, PackageFullName, ApplicationId (UTF-16
+ * z each, unaligned), and for Defunct v5 ExitTime (u64).
+ */
+enum {
+	ETW_PR64_KEY = 0x00, /* UniqueProcessKey, pointer */
+	ETW_PR64_PID = 0x08,
+	ETW_PR64_PPID = 0x0C,
+	ETW_PR64_SESSION = 0x10,
+	ETW_PR64_EXIT_STATUS = 0x14,
+	ETW_PR64_DTB = 0x18, /* DirectoryTableBase, pointer */
+	ETW_PR64_FLAGS = 0x20,
+	ETW_PR64_SID = 0x24,
+};
+enum {
+	ETW_PR32_KEY = 0x00,
+	ETW_PR32_PID = 0x04,
+	ETW_PR32_PPID = 0x08,
+	ETW_PR32_SESSION = 0x0C,
+	ETW_PR32_EXIT_STATUS = 0x10,
+	ETW_PR32_DTB = 0x14,
+	ETW_PR32_FLAGS = 0x18,
+	ETW_PR32_SID = 0x1C,
+};
+static_assert(ETW_PR64_DTB + 8 == ETW_PR64_FLAGS && ETW_PR64_FLAGS + 4 == ETW_PR64_SID,
+	      "x64 v4 fixed part 0x24");
+static_assert(ETW_PR32_DTB + 4 == ETW_PR32_FLAGS && ETW_PR32_FLAGS + 4 == ETW_PR32_SID,
+	      "x86 v4 fixed part 0x1C");
+#define ETW_PROCESS_VERSION	      4 /* Start, End, DCStart, DCEnd (RF 1.2) */
+#define ETW_PROCESS_DEFUNCT_V5	      5 /* + ExitTime */
+#define ETW_PROCESS_EXIT_TIME_LEN     8u
+#define ETW_PROCESS_STATUS_PENDING    0x103 /* STATUS_PENDING: a live process (RF 2.4) */
+#define ETW_PROCESS_FLAG_APP_ID	      0x1u  /* ETW_PROCESS_EVENT_FLAG_* (RF 2.4) */
+#define ETW_PROCESS_FLAG_WOW64	      0x2u
+#define ETW_PROCESS_FLAG_PROTECTED    0x4u
+#define ETW_PROCESS_FLAG_PACKAGED     0x8u
+#define ETW_PROCESS_TERMINATE_LEN     4u /* 0x030B: the terminated ProcessId (RF 2.11) */
+#define ETW_VERSION_PROCESS_TERMINATE 2
+
+/*
+ * ---- The Sid blob (RF 2.3): a u32 0 when there is no SID, else TOKEN_USER
+ * (Sid pointer, Attributes u32, and on x64 4 pad bytes up to 16) then the SID
+ * itself: Revision, SubAuthorityCount, IdentifierAuthority[6] (big-endian),
+ * SubAuthority[n] u32.
+ */
+#define ETW_SID_NONE_LEN      4u
+#define ETW_TOKEN_USER64_LEN  16u
+#define ETW_TOKEN_USER32_LEN  8u
+#define ETW_TU64_ATTRIBUTES   0x08u
+#define ETW_TU64_PAD	      0x0Cu
+#define ETW_TU32_ATTRIBUTES   0x04u
+#define ETW_SID_REVISION      0x00u
+#define ETW_SID_SUB_COUNT     0x01u
+#define ETW_SID_AUTHORITY     0x02u
+#define ETW_SID_SUB_AUTHORITY 0x08u
+#define ETW_SID_AUTHORITY_LEN 6u
+#define ETW_SID_MAX_SUB	      15u /* SID_MAX_SUB_AUTHORITIES */
+static_assert(ETW_TU64_PAD + 4 == ETW_TOKEN_USER64_LEN, "x64 TOKEN_USER pads to 16");
+static_assert(ETW_SID_AUTHORITY + ETW_SID_AUTHORITY_LEN == ETW_SID_SUB_AUTHORITY, "SID head 8");
+
+/*
+ * ---- WMI_EXTENDED_THREAD_INFORMATION v3 (RF 3.2): 0x48 bytes on x64, 0x2C
+ * on x86, then (18362: inside v3; v4: always) ThreadName, UTF-16 z.
+ */
+enum {
+	ETW_TH64_PID = 0x00,
+	ETW_TH64_TID = 0x04,
+	ETW_TH64_STACK_BASE = 0x08,
+	ETW_TH64_STACK_LIMIT = 0x10,
+	ETW_TH64_USTACK_BASE = 0x18,
+	ETW_TH64_USTACK_LIMIT = 0x20,
+	ETW_TH64_AFFINITY = 0x28, /* v1/v2: StartAddr */
+	ETW_TH64_WIN32_START = 0x30,
+	ETW_TH64_TEB = 0x38,
+	ETW_TH64_SUB_TAG = 0x40,
+	ETW_TH64_BASE_PRI = 0x44,
+	ETW_TH64_PAGE_PRI = 0x45,
+	ETW_TH64_IO_PRI = 0x46,
+	ETW_TH64_FLAGS = 0x47,
+	ETW_TH64_LEN = 0x48, /* ThreadName starts here */
+};
+enum {
+	ETW_TH32_PID = 0x00,
+	ETW_TH32_TID = 0x04,
+	ETW_TH32_STACK_BASE = 0x08,
+	ETW_TH32_STACK_LIMIT = 0x0C,
+	ETW_TH32_USTACK_BASE = 0x10,
+	ETW_TH32_USTACK_LIMIT = 0x14,
+	ETW_TH32_AFFINITY = 0x18,
+	ETW_TH32_WIN32_START = 0x1C,
+	ETW_TH32_TEB = 0x20,
+	ETW_TH32_SUB_TAG = 0x24,
+	ETW_TH32_BASE_PRI = 0x28,
+	ETW_TH32_PAGE_PRI = 0x29,
+	ETW_TH32_IO_PRI = 0x2A,
+	ETW_TH32_FLAGS = 0x2B,
+	ETW_TH32_LEN = 0x2C,
+};
+static_assert(ETW_TH64_TEB + 8 == ETW_TH64_SUB_TAG && ETW_TH64_FLAGS + 1 == ETW_TH64_LEN,
+	      "x64 thread v3 0x48");
+static_assert(ETW_TH32_TEB + 4 == ETW_TH32_SUB_TAG && ETW_TH32_FLAGS + 1 == ETW_TH32_LEN,
+	      "x86 thread v3 0x2C");
+#define ETW_THREAD_VERSION	   3
+#define ETW_THREAD_V4		   4	/* ThreadName mandatory */
+#define ETW_THREAD_FLAG_REG_NOTIFY 0x1u /* ETW_THREAD_FLAG_REGISTRY_NOTIFICATION */
+
+/* ---- ThreadSetName 0x0548 v2 (RF 3.10): no pointer, x86 = x64 ----------- */
+enum {
+	ETW_TSN_PID = 0x00,
+	ETW_TSN_TID = 0x04,
+	ETW_TSN_NAME = 0x08,
+};
+#define ETW_VERSION_THREAD_SET_NAME 2
+
+/* ---- ETW_READY_THREAD_EVENT 0x0532 v2 (RF 4), 8 bytes on x86 and x64 ---- */
+enum {
+	ETW_RT_TID = 0x00,
+	ETW_RT_ADJUST_REASON = 0x04,
+	ETW_RT_ADJUST_INCREMENT = 0x05,
+	ETW_RT_FLAGS = 0x06,
+	ETW_RT_RESERVED = 0x07,
+	ETW_RT_LEN = 0x08,
+};
+static_assert(ETW_RT_RESERVED + 1 == ETW_RT_LEN, "ReadyThread 8 bytes");
+#define ETW_VERSION_READY_THREAD    2
+#define ETW_RT_REASON_NONE	    0 /* AdjustReason: ignore the increment */
+#define ETW_RT_REASON_UNWAIT	    1
+#define ETW_RT_REASON_BOOST	    2
+#define ETW_RT_FLAG_DPC		    0x1u /* readied from a DPC */
+#define ETW_RT_FLAG_STACK_SWAPPED   0x2u /* KernelStackNotResident */
+#define ETW_RT_FLAG_PROCESS_SWAPPED 0x4u /* ProcessOutOfMemory */
+#define ETW_RT_FLAG_DIRECT_SWITCH   0x8u /* DirectSwitchAttempt */
+
+/* ---- PERFINFO_SAMPLED_PROFILE_INFORMATION 0x0F2E v2 (RF 5.1) ----------- */
+enum {
+	ETW_SP64_IP = 0x00,
+	ETW_SP64_TID = 0x08,
+	ETW_SP64_COUNT = 0x0C,
+	ETW_SP64_FLAGS = 0x0E,
+	ETW_SP64_RANK = 0x0F,
+	ETW_SP64_LEN = 0x10,
+};
+enum {
+	ETW_SP32_IP = 0x00,
+	ETW_SP32_TID = 0x04,
+	ETW_SP32_COUNT = 0x08,
+	ETW_SP32_FLAGS = 0x0A,
+	ETW_SP32_RANK = 0x0B,
+	ETW_SP32_LEN = 0x0C,
+};
+static_assert(ETW_SP64_RANK + 1 == ETW_SP64_LEN && ETW_SP32_RANK + 1 == ETW_SP32_LEN,
+	      "SampledProfile 0x10 / 0xC");
+#define ETW_VERSION_SAMPLED_PROFILE 2
+#define ETW_SP_FLAG_DPC		    0x01u /* ExecutingDpc */
+#define ETW_SP_FLAG_ISR		    0x02u /* ExecutingIsr */
+#define ETW_SP_FLAG_RESERVED	    0x04u
+#define ETW_SP_FLAG_PRIORITY	    0xF8u /* bits 3-7 */
+static_assert(ETW_SP_FLAG_DPC + ETW_SP_FLAG_ISR + ETW_SP_FLAG_RESERVED + ETW_SP_FLAG_PRIORITY ==
+		      0xFFu,
+	      "flags byte tiles");
+
+/* ---- PERFINFO_SAMPLED_PROFILE_CONFIG 0x0F48/49/4A (RF 5.2) -------------- */
+enum {
+	ETW_PI_SOURCE = 0x00, /* KPROFILE_SOURCE */
+	ETW_PI_NEW = 0x04,
+	ETW_PI_OLD = 0x08,
+	ETW_PI_LEN = 0x0C, /* v2 ends here; v3: SourceName UTF-16 z */
+};
+#define ETW_VERSION_PROFILE_INTERVAL 3
+#define ETW_PROFILE_SOURCE_TIME	     0u /* ProfileTime, the timer: 100-ns units */
+
+/* ---- CPU_CONFIG_RECORD, SystemConfig CPU 0x0B0A v3 (RF 6.2) ------------ */
+enum {
+	ETW_CPU_MHZ = 0x000,
+	ETW_CPU_NPROC = 0x004,
+	ETW_CPU_MEM_MB = 0x008,
+	ETW_CPU_PAGE_SIZE = 0x00C,
+	ETW_CPU_ALLOC_GRAN = 0x010,
+	ETW_CPU_COMPUTER = 0x014, /* WCHAR[256], NUL-padded */
+	ETW_CPU_DOMAIN = 0x214,	  /* WCHAR[134] */
+	ETW_CPU_HT = 0x320,	  /* HyperThreadingFlag, pointer-sized */
+};
+#define ETW_CPU_COMPUTER_UNITS 256u /* MAX_DEVICE_ID_LENGTH */
+#define ETW_CPU_DOMAIN_UNITS   134u /* CONFIG_MAX_DOMAIN_NAME_LEN */
+static_assert(ETW_CPU_COMPUTER + 2 * ETW_CPU_COMPUTER_UNITS == ETW_CPU_DOMAIN, "ComputerName");
+static_assert(ETW_CPU_DOMAIN + 2 * ETW_CPU_DOMAIN_UNITS == ETW_CPU_HT, "DomainName");
+enum {
+	ETW_CPU64_HIGHEST_USER = 0x328,
+	ETW_CPU64_ARCH = 0x330,
+	ETW_CPU64_LEVEL = 0x332,
+	ETW_CPU64_REVISION = 0x334,
+	ETW_CPU64_PAE = 0x336, /* Pae then Nx: the readers' order (RF 6.2, unknown) */
+	ETW_CPU64_NX = 0x337,
+	ETW_CPU64_MEM_SPEED = 0x338,
+	ETW_CPU64_LEN = 0x33C,
+};
+enum {
+	ETW_CPU32_HIGHEST_USER = 0x324,
+	ETW_CPU32_ARCH = 0x328,
+	ETW_CPU32_LEVEL = 0x32A,
+	ETW_CPU32_REVISION = 0x32C,
+	ETW_CPU32_PAE = 0x32E,
+	ETW_CPU32_NX = 0x32F,
+	ETW_CPU32_MEM_SPEED = 0x330,
+	ETW_CPU32_LEN = 0x334,
+};
+static_assert(ETW_CPU_HT + 8 == ETW_CPU64_HIGHEST_USER && ETW_CPU64_MEM_SPEED + 4 == ETW_CPU64_LEN,
+	      "x64 CPU config 828 bytes");
+static_assert(ETW_CPU_HT + 4 == ETW_CPU32_HIGHEST_USER && ETW_CPU32_MEM_SPEED + 4 == ETW_CPU32_LEN,
+	      "x86 CPU config 820 bytes");
+#define ETW_VERSION_SYSCONFIG_CPU 3
+
+/*
+ * ---- ETW_KERNEL_HEADER_EXTENSION in data buffers (RF 7.2): the payload of
+ * 0x0005 (the new group masks) and 0x0020 (the previous ones).
+ */
+enum {
+	ETW_GM_MASKS = 0x00, /* PERFINFO_GROUPMASK: Masks[8] u32 */
+	ETW_GM_VERSION = 0x20,
+	ETW_GM_LEN = 0x24,
+};
+#define ETW_GROUP_MASKS 8u
+static_assert(ETW_GM_MASKS + 4 * ETW_GROUP_MASKS == ETW_GM_VERSION, "Masks[8]");
+static_assert(ETW_GM_LEN == ETL_HDR_EXT_LEN, "the header buffer's 0x0005 payload");
+#define ETW_VERSION_GROUP_MASKS 2
 
 #endif /* PRODUCER_ETW_LAYOUT_H */

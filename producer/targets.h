@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * producer/targets.h - the Windows builds etwforge can pretend to be: what
- * differs between them for the events we write (KERNEL_FACTS 4.2, 5.3, 7).
+ * differs between them for the events we write (KERNEL_FACTS 4.2, 5.3, 7;
+ * RUNDOWN_FACTS 1.2 for the process and thread records).
  */
 #ifndef PRODUCER_TARGETS_H
 #define PRODUCER_TARGETS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /**
@@ -16,6 +18,10 @@
  * @max_wait_reason:  MaximumWaitReason = the CCSWAP OldThreadStateWr bias
  * @cswitch_version:  0x0524 event version
  * @kernel_event_version: the 0x0005 header extension's version
+ * @defunct_version:  Process Defunct 0x0327: 4, or 5 with ExitTime
+ * @thread_version:   Thread 0x0501-0x0504 marker version (3)
+ * @thread_name:      v3 thread records carry the trailing ThreadName (the
+ *                    18362 form); v4 always does
  */
 struct etw_target {
 	const char *name;
@@ -25,6 +31,9 @@ struct etw_target {
 	uint8_t max_wait_reason;
 	uint8_t cswitch_version;
 	uint32_t kernel_event_version;
+	uint8_t defunct_version;
+	uint8_t thread_version;
+	bool thread_name;
 };
 
 /** etw_target_find - by name. Return: the target or NULL. */

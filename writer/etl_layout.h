@@ -55,6 +55,8 @@ enum etl_header_type {
 /* Ready-made base markers (add the version in the low byte). */
 #define ETL_SYSTEM_MARKER32   0xC0010000u
 #define ETL_SYSTEM_MARKER64   0xC0020000u
+#define ETL_COMPACT_MARKER32  0xC0030000u /* SYSTEM header without Kernel/UserTime */
+#define ETL_COMPACT_MARKER64  0xC0040000u
 #define ETL_PERFINFO_MARKER32 0xC0100000u
 #define ETL_PERFINFO_MARKER64 0xC0110000u
 

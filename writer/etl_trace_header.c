@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * writer/etl_trace_header.c - encode and decode the PERFINFO trace header
- * and its extended items (see etl_trace_header.h). Every byte goes through
+ * and its extended items, and the SYSTEM header full and compact (see
+ * etl_trace_header.h). Every byte goes through
  * put_le*()/get_le*() at the offsets named in etl_layout.h (STYLE B5).
  * Errors: -EINVAL bad argument (pmc_count > 7, unknown arch, Size smaller
  * than the header), -ENOSPC short buffer; nothing is written on failure.
@@ -168,4 +169,48 @@ int etl_decode_system_header(const uint8_t *buf, size_t len, struct etl_system_h
 	h->kernel_time = get_le32(buf + ETL_SH_KERNEL_TIME);
 	h->user_time = get_le32(buf + ETL_SH_USER_TIME);
 	return ETL_SH_LEN;
+}
+
+/* The compact form is the SYSTEM header cut after SystemTime (KERNEL_FACTS 3.3). */
+static_assert(ETL_SH_SYSTEM_TIME + 8 == ETL_COMPACT_SH_LEN, "compact header ends after SystemTime");
+
+int etl_encode_compact_header(uint8_t *buf, size_t cap, const struct etl_system_header *h)
+{
+	uint32_t marker = h->arch == ETL_ARCH_X86 ? ETL_COMPACT_MARKER32 : ETL_COMPACT_MARKER64;
+
+	if (cap < ETL_COMPACT_SH_LEN) {
+		return -EINVAL;
+	}
+	put_le32(buf + ETL_SH_MARKER, marker | h->version);
+	put_le16(buf + ETL_SH_SIZE, h->size);
+	put_le16(buf + ETL_SH_HOOK_ID, h->hook_id);
+	put_le32(buf + ETL_SH_THREAD_ID, h->thread_id);
+	put_le32(buf + ETL_SH_PROCESS_ID, h->process_id);
+	put_le64(buf + ETL_SH_SYSTEM_TIME, h->ts);
+	return ETL_COMPACT_SH_LEN;
+}
+
+int etl_decode_compact_header(const uint8_t *buf, size_t len, struct etl_system_header *h)
+{
+	uint32_t marker;
+	unsigned type;
+
+	if (len < ETL_COMPACT_SH_LEN) {
+		return -EINVAL;
+	}
+	marker = get_le32(buf + ETL_SH_MARKER);
+	type = (marker >> 16) & 0xFFu;
+	if ((marker >> 24) != 0xC0u || (type != ETL_HT_COMPACT32 && type != ETL_HT_COMPACT64)) {
+		return -EINVAL;
+	}
+	h->arch = type == ETL_HT_COMPACT32 ? ETL_ARCH_X86 : ETL_ARCH_X64;
+	h->version = (uint8_t)marker;
+	h->size = get_le16(buf + ETL_SH_SIZE);
+	h->hook_id = get_le16(buf + ETL_SH_HOOK_ID);
+	h->thread_id = get_le32(buf + ETL_SH_THREAD_ID);
+	h->process_id = get_le32(buf + ETL_SH_PROCESS_ID);
+	h->ts = get_le64(buf + ETL_SH_SYSTEM_TIME);
+	h->kernel_time = 0;
+	h->user_time = 0;
+	return ETL_COMPACT_SH_LEN;
 }

@@ -2,7 +2,7 @@
 /*
  * writer/etl_trace_header.h - the trace headers kernel event records start
  * with: PERFINFO_TRACE_HEADER with its PEBS/PMC extended items (KERNEL_FACTS
- * 3.2) and SYSTEM_TRACE_HEADER (3.3): framing, both ways, for the producer
+ * 3.2) and SYSTEM_TRACE_HEADER (3.3), full or compact: framing, both ways, for the producer
  * that writes records, the header buffer, and the reader that walks them.
  * Pure functions over caller memory.
  */
@@ -83,5 +83,20 @@ int etl_encode_system_header(uint8_t *buf, size_t cap, const struct etl_system_h
  * Return: 0x20, or -EINVAL (short, or not a full SYSTEM header).
  */
 int etl_decode_system_header(const uint8_t *buf, size_t len, struct etl_system_header *h);
+
+/**
+ * etl_encode_compact_header - write the compact SYSTEM header: the first 0x18
+ * bytes of SYSTEM_TRACE_HEADER (no KernelTime/UserTime, which @h's fields
+ * are then ignored), HeaderType COMPACT64 (4) on x64, COMPACT32 (3) on x86.
+ * Return: 0x18, or -EINVAL (@cap too small).
+ */
+int etl_encode_compact_header(uint8_t *buf, size_t cap, const struct etl_system_header *h);
+
+/**
+ * etl_decode_compact_header - read one (COMPACT32/64 and flags 0xC0);
+ * kernel_time and user_time come back 0.
+ * Return: 0x18, or -EINVAL (short, or not a compact header).
+ */
+int etl_decode_compact_header(const uint8_t *buf, size_t len, struct etl_system_header *h);
 
 #endif /* WRITER_ETL_TRACE_HEADER_H */

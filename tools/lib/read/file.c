@@ -396,6 +396,17 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct rec_
 			o->decoded = ETWFORGE_PAYLOAD_SHORT;
 			break;
 		case ETW_PAYLOAD_NONE:
+		/* the identity and rundown records: decoded, not yet public */
+		case ETW_PAYLOAD_PROCESS:
+		case ETW_PAYLOAD_PROCESS_TERMINATE:
+		case ETW_PAYLOAD_THREAD:
+		case ETW_PAYLOAD_THREAD_SET_NAME:
+		case ETW_PAYLOAD_READY_THREAD:
+		case ETW_PAYLOAD_SAMPLED_PROFILE:
+		case ETW_PAYLOAD_PROFILE_INTERVAL:
+		case ETW_PAYLOAD_CPU_CONFIG:
+		case ETW_PAYLOAD_GROUP_MASKS:
+		case ETW_PAYLOAD_RUNDOWN_COMPLETE:
 			break;
 		}
 	}
