@@ -320,13 +320,15 @@ static int check_switches(const struct etwforge_names *nm, struct etwforge_file 
 		held[i] = true;
 		want--;
 		if (nm->probe[i].old_tid != old) {
+			unsigned cpu = ev->cpu; /* the event lives in the iterator */
+
 			read_iter_free(it);
 			return error_fail_at(
 				err, -EBADMSG, ERR_DATA,
 				"%s is not the truth of %s: its switch on line %lu leaves "
 				"thread %" PRIu32 " on CPU %u, the file's leaves %" PRIu32,
 				nm->path, read_file_info(f)->name, nm->probe[i].line,
-				nm->probe[i].old_tid, ev->cpu, old);
+				nm->probe[i].old_tid, cpu, old);
 		}
 	}
 	read_iter_free(it);
