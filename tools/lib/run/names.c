@@ -336,11 +336,9 @@ static int check_switches(const struct etwforge_names *nm, struct etwforge_file 
 int run_names_check(const struct etwforge_names *nm, struct etwforge_file *f,
 		    struct etwforge_error *err)
 {
-	char msg[512];
-
 	if (truth_match(nm->cfg, -1, etl_reader_logfile(read_file_reader(f)), nm->path,
-			read_file_info(f)->name, msg, sizeof(msg)) < 0) {
-		return error_fail_at(err, -EBADMSG, ERR_DATA, "%s", msg);
+			read_file_info(f)->name, err) < 0) {
+		return -EBADMSG;
 	}
 	if (check_switches(nm, f, err) < 0) {
 		return -EBADMSG;

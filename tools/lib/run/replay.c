@@ -95,22 +95,25 @@ static int open_outputs(struct replay_run *r, const char *stream, const struct e
 			FILE **json_f, struct etwforge_error *err)
 {
 	const struct run_input input = {stream, "the stream"};
-	char msg[1024];
 	int rc, json_i = -1;
 
 	session_run_name(r->cfg, o->output, true, r->labels);
-	rc = session_run_plan(&r->run, r->cfg, r->labels, &input, 1, msg, sizeof(msg));
+	rc = session_run_plan(&r->run, r->cfg, r->labels, &input, 1, err);
 	r->planned = true;
-	if (rc >= 0 && o->json) {
-		rc = json_i = out_set_add(&r->run.outs, o->json, "--json", msg, sizeof(msg));
-	}
-	if (rc >= 0) {
-		rc = session_run_open(&r->run, msg, sizeof(msg));
-	}
 	if (rc < 0) {
-		/* -EBADF, a closed standard output, is no mistake of the command line */
-		return error_fail(err, rc, rc == -EINVAL || rc == -EEXIST ? ERR_INPUT : ERR_DATA,
-				  "%s", msg);
+		return rc;
+	}
+	if (o->json) {
+		rc = json_i = out_set_add(&r->run.outs, o->json, "--json", err);
+		if (rc < 0) {
+			/* replay: only two outputs that are one file are the command line's */
+			return error_reclass(err, rc, rc == -EEXIST ? ERR_INPUT : ERR_DATA);
+		}
+	}
+	rc = session_run_open(&r->run, err);
+	if (rc < 0) {
+		return error_reclass(err, rc,
+				     rc == -EINVAL || rc == -EEXIST ? ERR_INPUT : ERR_DATA);
 	}
 	if (json_i >= 0) {
 		*json_f = out_file_stream(out_set_file(&r->run.outs, (unsigned)json_i));
@@ -184,8 +187,7 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 			}
 			rc = feed(&sink, &rec);
 			if (rc < 0) {
-				session_run_error(&r.run, rc, msg, sizeof(msg));
-				rc = error_fail(err, rc, ERR_DATA, "%s", msg);
+				session_run_error(&r.run, rc, err);
 				goto out;
 			}
 		}
@@ -208,18 +210,16 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 			"disagree\n",
 			stream, r.ch.first_line, r.ch.count, r.ch.count == 1 ? "" : "es");
 	}
-	rc = session_run_finish(&r.run, &end.u.end, msg, sizeof(msg));
+	rc = session_run_finish(&r.run, &end.u.end, err);
 	if (rc < 0) {
-		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	summary_fill(sum ? sum : &local, r.cfg, &r.run, &end.u.end, wall_seconds() - t0);
 	if (json_f) {
 		etwforge_summary_print(json_f, sum ? sum : &local, true);
 	}
-	rc = session_run_commit(&r.run, msg, sizeof(msg));
+	rc = session_run_commit(&r.run, err);
 	if (rc < 0) {
-		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	session_run_notes(r.cfg, r.labels, true, "replay", o->notes);
@@ -233,9 +233,10 @@ out:
 }
 
 int replay_mem(const char *name, const char *text, size_t len, struct trace_config *cfg,
-	       uint8_t *data[SIM_MAX_SESSIONS], size_t lens[SIM_MAX_SESSIONS], char *err,
-	       size_t errlen)
+	       uint8_t *data[SIM_MAX_SESSIONS], size_t lens[SIM_MAX_SESSIONS],
+	       struct etwforge_error *err)
 {
+	char msg[1024];
 	struct engine_mem e;
 	struct truth_reader *tr;
 	struct truth_record rec, end;
@@ -243,20 +244,20 @@ int replay_mem(const char *name, const char *text, size_t len, struct trace_conf
 	bool have_end = false, open = false;
 	int rc, kind;
 
-	tr = truth_open_mem(name, text, len, cfg, err, errlen);
+	tr = truth_open_mem(name, text, len, cfg, msg, sizeof(msg));
 	if (!tr) {
-		return -EINVAL;
+		return error_fail(err, -EINVAL, ERR_DATA, "%s", msg);
 	}
-	kind = truth_next(tr, &rec, err, errlen);
+	kind = truth_next(tr, &rec, msg, sizeof(msg));
 	if (kind < 0) {
-		rc = kind;
+		rc = error_fail(err, kind, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	if (!cfg->have_start_ts && kind != TRUTH_EOF) {
 		memcpy(cfg->start_ts, record_ts(&rec), sizeof(cfg->start_ts));
 		cfg->have_start_ts = true;
 	}
-	rc = engine_mem_open(&e, cfg, err, errlen);
+	rc = engine_mem_open(&e, cfg, err);
 	open = true;
 	if (rc < 0) {
 		goto out;
@@ -267,13 +268,14 @@ int replay_mem(const char *name, const char *text, size_t len, struct trace_conf
 			end = rec;
 			have_end = true;
 		} else if ((rc = feed(&sink, &rec)) < 0) {
-			snprintf(err, errlen, "%s:%lu: %s", name, rec.line,
-				 rc == -E2BIG ? "an event is larger than a buffer" : strerror(-rc));
+			error_fail(err, rc, ERR_DATA, "%s:%lu: %s", name, rec.line,
+				   rc == -E2BIG ? "an event is larger than a buffer"
+						: strerror(-rc));
 			goto out;
 		}
-		kind = truth_next(tr, &rec, err, errlen);
+		kind = truth_next(tr, &rec, msg, sizeof(msg));
 		if (kind < 0) {
-			rc = kind;
+			rc = error_fail(err, kind, ERR_DATA, "%s", msg);
 			goto out;
 		}
 	}
@@ -281,7 +283,7 @@ int replay_mem(const char *name, const char *text, size_t len, struct trace_conf
 		memset(&end, 0, sizeof(end));
 		memcpy(end.u.end.ts, cfg->start_ts, sizeof(end.u.end.ts));
 	}
-	rc = engine_mem_finish(&e, &end.u.end, err, errlen);
+	rc = engine_mem_finish(&e, &end.u.end, err);
 	if (rc < 0) {
 		goto out;
 	}

@@ -428,11 +428,9 @@ static int find_session(const struct trace_config *cfg, const char *file, const 
 /* The truth's and the file's machine must be the same one (truth_match.c). */
 static int check_machine(struct verify *v, const struct etl_logfile *lf)
 {
-	char msg[512];
-
-	if (truth_match(v->cfg, (int)(v->s - v->cfg->sessions), lf, v->truth_path, v->file, msg,
-			sizeof(msg)) < 0) {
-		return error_fail_at(v->err, -EBADMSG, ERR_DATA, "%s", msg);
+	if (truth_match(v->cfg, (int)(v->s - v->cfg->sessions), lf, v->truth_path, v->file,
+			v->err) < 0) {
+		return -EBADMSG;
 	}
 	if (lf->events_lost) {
 		return error_fail_at(
