@@ -211,7 +211,6 @@ struct etwforge_names *run_names_load(const char *truth, struct etwforge_error *
 	static const char thread_kind[] = "{\"kind\":\"thread\"";
 	static const char cswitch_kind[] = "{\"kind\":\"cswitch\"";
 	bool std = !strcmp(truth, "-");
-	char msg[512];
 	FILE *f;
 	struct etwforge_names *nm;
 	char *line = NULL;
@@ -224,9 +223,8 @@ struct etwforge_names *run_names_load(const char *truth, struct etwforge_error *
 		return NULL;
 	}
 	error_ok(err);
-	f = std ? stdin : input_open(truth, msg, sizeof(msg));
+	f = std ? stdin : input_open(truth, err);
 	if (!f) {
-		error_fail_at(err, -errno, ERR_INPUT, "%s", msg);
 		return NULL;
 	}
 	nm = calloc(1, sizeof(*nm));

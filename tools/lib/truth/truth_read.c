@@ -1379,8 +1379,14 @@ struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char
 	if (!strcmp(path, "-")) {
 		return reader_on("<stdin>", stdin, false, cfg, err, errlen);
 	}
-	f = input_open(path, err, errlen);
-	return f ? reader_on(path, f, true, cfg, err, errlen) : NULL;
+	struct etwforge_error e;
+
+	f = input_open(path, &e);
+	if (!f) {
+		snprintf(err, errlen, "%s", e.msg);
+		return NULL;
+	}
+	return reader_on(path, f, true, cfg, err, errlen);
 }
 
 struct truth_reader *truth_open_mem(const char *name, const char *text, size_t len,
