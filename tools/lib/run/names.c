@@ -114,7 +114,6 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 	size_t i;
 	int rc = 0;
 
-	char msg[1024];
 	struct truth_reader *tr;
 
 	if (!o || !json_is_object(o) || !json_is_string(json_object_get(o, "kind")) ||
@@ -131,10 +130,10 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 		json_decref(o);
 		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
-	tr = truth_open_mem(path, line, strlen(line), nm->cfg, msg, sizeof(msg));
+	tr = truth_open_mem(path, line, strlen(line), nm->cfg, err);
 	if (!tr) {
 		json_decref(o);
-		return error_fail_at(err, -EINVAL, ERR_INPUT, "%s", msg);
+		return -EINVAL;
 	}
 	truth_close(tr);
 	groups = json_object_get(o, "groups");

@@ -137,7 +137,6 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	double t0 = wall_seconds();
 	bool have_end = false;
 	FILE *json_f = NULL;
-	char msg[1024];
 	int rc, kind;
 
 	if (run_stdin_closed(stream, err) < 0) {
@@ -147,9 +146,9 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	if (!r.cfg) {
 		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
-	r.tr = truth_open(stream, r.cfg, msg, sizeof(msg));
+	r.tr = truth_open(stream, r.cfg, err);
 	if (!r.tr) {
-		rc = error_fail_at(err, -EINVAL, ERR_INPUT, "%s", msg);
+		rc = -EINVAL;
 		goto out;
 	}
 	if (!o->output && !r.cfg->sessions[0].file[0]) {
@@ -163,9 +162,9 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 		goto out;
 	}
 	/* the first record gives the start clock values when the meta line has none */
-	kind = truth_next(r.tr, &rec, msg, sizeof(msg));
+	kind = truth_next(r.tr, &rec, err);
 	if (kind < 0) {
-		rc = error_fail_at(err, kind, ERR_INPUT, "%s", msg);
+		rc = kind;
 		goto out;
 	}
 	if (!r.cfg->have_start_ts && kind != TRUTH_EOF) {
@@ -191,9 +190,9 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 				goto out;
 			}
 		}
-		kind = truth_next(r.tr, &rec, msg, sizeof(msg));
+		kind = truth_next(r.tr, &rec, err);
 		if (kind < 0) {
-			rc = error_fail_at(err, kind, ERR_INPUT, "%s", msg);
+			rc = kind;
 			goto out;
 		}
 	}
@@ -232,11 +231,23 @@ out:
 	return rc;
 }
 
+/*
+ * A fault of a stream replay_mem() was handed: the library built it, so it
+ * is no input of the caller's (ERR_DATA), and it is said after the
+ * caller's name for it (not located).
+ */
+static int stream_fault(struct etwforge_error *err, int rc)
+{
+	if (err) {
+		err->located = false;
+	}
+	return error_reclass(err, rc, ERR_DATA);
+}
+
 int replay_mem(const char *name, const char *text, size_t len, struct trace_config *cfg,
 	       uint8_t *data[SIM_MAX_SESSIONS], size_t lens[SIM_MAX_SESSIONS],
 	       struct etwforge_error *err)
 {
-	char msg[1024];
 	struct engine_mem e;
 	struct truth_reader *tr;
 	struct truth_record rec, end;
@@ -244,13 +255,13 @@ int replay_mem(const char *name, const char *text, size_t len, struct trace_conf
 	bool have_end = false, open = false;
 	int rc, kind;
 
-	tr = truth_open_mem(name, text, len, cfg, msg, sizeof(msg));
+	tr = truth_open_mem(name, text, len, cfg, err);
 	if (!tr) {
-		return error_fail(err, -EINVAL, ERR_DATA, "%s", msg);
+		return stream_fault(err, -EINVAL);
 	}
-	kind = truth_next(tr, &rec, msg, sizeof(msg));
+	kind = truth_next(tr, &rec, err);
 	if (kind < 0) {
-		rc = error_fail(err, kind, ERR_DATA, "%s", msg);
+		rc = stream_fault(err, kind);
 		goto out;
 	}
 	if (!cfg->have_start_ts && kind != TRUTH_EOF) {
@@ -273,9 +284,9 @@ int replay_mem(const char *name, const char *text, size_t len, struct trace_conf
 						: strerror(-rc));
 			goto out;
 		}
-		kind = truth_next(tr, &rec, msg, sizeof(msg));
+		kind = truth_next(tr, &rec, err);
 		if (kind < 0) {
-			rc = error_fail(err, kind, ERR_DATA, "%s", msg);
+			rc = stream_fault(err, kind);
 			goto out;
 		}
 	}
