@@ -1064,10 +1064,10 @@ static int check_end(const struct rd *d, struct truth_reader *r, const struct si
 	J_PRE_##need(how, rec->name, name) J_##how(#name, lo, hi, REQ_##need, rec->name, ctype);
 #define J_CHECK(x, name)                                                                           \
 	do {                                                                                       \
-		char msg_[256];                                                                    \
+		struct etwforge_error e_; /* written only when the check fails */                  \
                                                                                                    \
-		if (truth_check_##name(&r->cfg, rec, msg_, sizeof(msg_)) < 0) {                    \
-			return fail(d, "%s", msg_);                                                \
+		if (truth_check_##name(&r->cfg, rec, &e_) < 0) {                                   \
+			return fail(d, "%s", e_.msg);                                              \
 		}                                                                                  \
 	} while (0);
 
