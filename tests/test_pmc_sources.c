@@ -512,7 +512,7 @@ Test(pmc_sources, named_counters_count_what_the_unnamed_ids_did)
 
 /* ---- scenarios ---------------------------------------------------------------- */
 
-static char err[1024];
+static struct etwforge_error serr;
 
 static struct scenario *new_scenario(void)
 {
@@ -548,9 +548,9 @@ Test(pmc_scenario, every_name_in_any_case_is_stored_canonically)
 			}
 		}
 		snprintf(text + len, sizeof(text) - len, "]}\n");
-		cr_assert(eq(int, scenario_load_string(sc, "t.yaml", text, err, sizeof(err)), 0),
-			  "%s", err);
-		cr_assert(eq(int, scenario_finish(sc, err, sizeof(err)), 0), "%s", err);
+		cr_assert(eq(int, scenario_load_string(sc, "t.yaml", text, &serr), 0), "%s",
+			  serr.msg);
+		cr_assert(eq(int, scenario_finish(sc, &serr), 0), "%s", serr.msg);
 		cr_assert(eq(u32, sc->trace.ncounters, n));
 		cr_assert(eq(u32, sc->sched.ncounters, n));
 		for (unsigned k = 0; k < n; k++) {
@@ -578,33 +578,33 @@ Test(pmc_scenario, the_count_per_session_follows_the_target)
 					  "sessions:\n  - pmc:\n      counters: [TotalCycles, "
 					  "CacheMisses, LLCReference, ProfileTime, "
 					  "BranchMispredictions]\n",
-					  err, sizeof(err)),
+					  &serr),
 		     0),
-		  "%s", err);
-	cr_assert(eq(int, scenario_finish(sc, err, sizeof(err)), 0), "%s", err);
-	cr_assert(eq(int, scenario_set(sc, "machine.target=win10-1507", err, sizeof(err)), 0));
-	cr_assert(eq(int, scenario_finish(sc, err, sizeof(err)), -EINVAL));
-	cr_assert(eq(str, err, (char *)want));
+		  "%s", serr.msg);
+	cr_assert(eq(int, scenario_finish(sc, &serr), 0), "%s", serr.msg);
+	cr_assert(eq(int, scenario_set(sc, "machine.target=win10-1507", &serr), 0));
+	cr_assert(eq(int, scenario_finish(sc, &serr), -EINVAL));
+	cr_assert(eq(str, serr.msg, (char *)want));
 	/* 4 are fine on win10-1507 */
 	cr_assert(eq(int,
 		     scenario_set(sc,
 				  "sessions.0.pmc.counters=[TotalCycles, CacheMisses, "
 				  "LLCReference, ProfileTime]",
-				  err, sizeof(err)),
+				  &serr),
 		     0),
-		  "%s", err);
-	cr_assert(eq(int, scenario_finish(sc, err, sizeof(err)), 0), "%s", err);
+		  "%s", serr.msg);
+	cr_assert(eq(int, scenario_finish(sc, &serr), 0), "%s", serr.msg);
 	/* 7 on win11-22h2 */
 	cr_assert(eq(int,
 		     scenario_set(sc,
 				  "sessions.0.pmc.counters=[TotalCycles, CacheMisses, "
 				  "LLCReference, ProfileTime, LLCMisses, TotalIssues, "
 				  "IcacheIssues]",
-				  err, sizeof(err)),
+				  &serr),
 		     0),
-		  "%s", err);
-	cr_assert(eq(int, scenario_set(sc, "machine.target=win11-22h2", err, sizeof(err)), 0));
-	cr_assert(eq(int, scenario_finish(sc, err, sizeof(err)), 0), "%s", err);
+		  "%s", serr.msg);
+	cr_assert(eq(int, scenario_set(sc, "machine.target=win11-22h2", &serr), 0));
+	cr_assert(eq(int, scenario_finish(sc, &serr), 0), "%s", serr.msg);
 	free(sc);
 }
 

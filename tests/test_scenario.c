@@ -25,7 +25,7 @@
 
 TestSuite(scenario, .timeout = 20.);
 
-static char err[1024];
+static struct etwforge_error serr;
 
 /* struct scenario is large (~180 KiB): keep them off the stack */
 static struct scenario *new_scenario(void)
@@ -39,23 +39,23 @@ static struct scenario *new_scenario(void)
 
 static void load_ok(struct scenario *sc, const char *text)
 {
-	int rc = scenario_load_string(sc, "t.yaml", text, err, sizeof(err));
+	int rc = scenario_load_string(sc, "t.yaml", text, &serr);
 
-	cr_assert_eq(rc, 0, "load failed: %s", err);
+	cr_assert_eq(rc, 0, "load failed: %s", serr.msg);
 }
 
 static void set_ok(struct scenario *sc, const char *assignment)
 {
-	int rc = scenario_set(sc, assignment, err, sizeof(err));
+	int rc = scenario_set(sc, assignment, &serr);
 
-	cr_assert_eq(rc, 0, "--set %s failed: %s", assignment, err);
+	cr_assert_eq(rc, 0, "--set %s failed: %s", assignment, serr.msg);
 }
 
 static void finish_ok(struct scenario *sc)
 {
-	int rc = scenario_finish(sc, err, sizeof(err));
+	int rc = scenario_finish(sc, &serr);
 
-	cr_assert_eq(rc, 0, "finish failed: %s", err);
+	cr_assert_eq(rc, 0, "finish failed: %s", serr.msg);
 }
 
 /* Everything scenario_finish() hands to gen: must match byte for byte. */
@@ -502,11 +502,10 @@ Test(scenario, anchors_aliases_tabs_and_comments_are_yaml)
 Test(scenario, a_self_referencing_alias_is_an_error_not_a_hang)
 {
 	struct scenario *sc = new_scenario();
-	int rc = scenario_load_string(sc, "loop.yaml", "machine: &m {cpus: 4, again: *m}\n", err,
-				      sizeof(err));
+	int rc = scenario_load_string(sc, "loop.yaml", "machine: &m {cpus: 4, again: *m}\n", &serr);
 
 	cr_assert_eq(rc, -EINVAL);
-	cr_assert(strstr(err, "loop.yaml:1:23: machine.again: unknown key"), "%s", err);
+	cr_assert(strstr(serr.msg, "loop.yaml:1:23: machine.again: unknown key"), "%s", serr.msg);
 	free(sc);
 }
 
@@ -514,13 +513,13 @@ Test(scenario, an_error_echoing_a_multi_line_value_stays_on_one_line)
 {
 	/* found by fuzz_scenario: a plain scalar folded over two lines */
 	struct scenario *sc = new_scenario();
-	int rc = scenario_load_string(sc, "ml.yaml",
-				      "sessions:\n  - pmc:\n      events: [\"0x05\n\n  25\"]\n",
-				      err, sizeof(err));
+	int rc = scenario_load_string(
+		sc, "ml.yaml", "sessions:\n  - pmc:\n      events: [\"0x05\n\n  25\"]\n", &serr);
 
 	cr_assert_eq(rc, -EINVAL);
-	cr_assert_null(strchr(err, '\n'), "%s", err);
-	cr_assert(strstr(err, "ml.yaml:3:16: sessions.0.pmc.events.0: \"0x05\\n25\""), "%s", err);
+	cr_assert_null(strchr(serr.msg, '\n'), "%s", serr.msg);
+	cr_assert(strstr(serr.msg, "ml.yaml:3:16: sessions.0.pmc.events.0: \"0x05\\n25\""), "%s",
+		  serr.msg);
 	free(sc);
 }
 
@@ -617,10 +616,11 @@ Test(scenario, a_replaced_list_forgets_where_its_old_items_were)
 	load_ok(sc, "sessions:\n  - name: A\n  - name: B\n");
 	/* item 1 takes the default name "etwforge session 1": it clashes with item 0 */
 	set_ok(sc, "sessions=[{name: etwforge session 1}, {}]");
-	cr_assert_eq(scenario_finish(sc, err, sizeof(err)), -EINVAL);
-	cr_assert(strstr(err, "--set:1:39: sessions.1.name: \"etwforge session 1\" is also the "
-			      "name of sessions.0"),
-		  "%s", err);
+	cr_assert_eq(scenario_finish(sc, &serr), -EINVAL);
+	cr_assert(strstr(serr.msg,
+			 "--set:1:39: sessions.1.name: \"etwforge session 1\" is also the "
+			 "name of sessions.0"),
+		  "%s", serr.msg);
 	free(sc);
 }
 
@@ -716,12 +716,12 @@ Test(scenario, set_creates_nothing)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct scenario *sc = new_scenario();
-		int rc = scenario_set(sc, cases[i].set, err, sizeof(err));
+		int rc = scenario_set(sc, cases[i].set, &serr);
 
 		cr_assert_eq(rc, -EINVAL, "%s: rc %d", cases[i].set, rc);
-		cr_assert(strstr(err, cases[i].want), "%s\n got: %s\nwant: %s", cases[i].set, err,
-			  cases[i].want);
-		cr_assert_eq(strchr(err, '\n'), NULL, "one line: %s", err);
+		cr_assert(strstr(serr.msg, cases[i].want), "%s\n got: %s\nwant: %s", cases[i].set,
+			  serr.msg, cases[i].want);
+		cr_assert_eq(strchr(serr.msg, '\n'), NULL, "one line: %s", serr.msg);
 		free(sc);
 	}
 }
@@ -731,9 +731,10 @@ Test(scenario, finish_errors_point_at_the_set_that_caused_them)
 	struct scenario *sc = new_scenario();
 
 	set_ok(sc, "sessions.0.flags=[compact_cswitch]");
-	cr_assert_eq(scenario_finish(sc, err, sizeof(err)), -EINVAL);
-	cr_assert(strstr(err, "--set:1:18: sessions.0.flags: compact_cswitch needs cswitch too"),
-		  "%s", err);
+	cr_assert_eq(scenario_finish(sc, &serr), -EINVAL);
+	cr_assert(
+		strstr(serr.msg, "--set:1:18: sessions.0.flags: compact_cswitch needs cswitch too"),
+		"%s", serr.msg);
 	free(sc);
 }
 
@@ -793,9 +794,9 @@ Test(scenario, durations_are_exact)
 		char a[64];
 
 		snprintf(a, sizeof(a), "duration=%s", bad[i].text);
-		cr_assert_eq(scenario_set(sc, a, err, sizeof(err)), -EINVAL, "%s", a);
-		cr_assert(strstr(err, "--set:1:10: duration: "), "%s", err);
-		cr_assert(strstr(err, bad[i].want), "%s\n got: %s", a, err);
+		cr_assert_eq(scenario_set(sc, a, &serr), -EINVAL, "%s", a);
+		cr_assert(strstr(serr.msg, "--set:1:10: duration: "), "%s", serr.msg);
+		cr_assert(strstr(serr.msg, bad[i].want), "%s\n got: %s", a, serr.msg);
 		free(sc);
 	}
 }
@@ -808,9 +809,9 @@ static void assert_round_trip(struct scenario *sc)
 	struct scenario *back = new_scenario();
 	char *text = print_to_string(sc);
 	char *again;
-	int rc = scenario_load_string(back, "printed.yaml", text, err, sizeof(err));
+	int rc = scenario_load_string(back, "printed.yaml", text, &serr);
 
-	cr_assert_eq(rc, 0, "reload failed: %s\n%s", err, text);
+	cr_assert_eq(rc, 0, "reload failed: %s\n%s", serr.msg, text);
 	finish_ok(back);
 	assert_same_config(back, sc);
 	again = print_to_string(back);
@@ -866,10 +867,10 @@ Test(scenario, print_round_trips_a_nameless_wait_reason)
 	text = print_to_string(sc);
 	cr_assert(strstr(text, "wait_reasons: {45: 3}"), "%s", text);
 	free(text);
-	cr_assert_eq(scenario_finish(sc, err, sizeof(err)), -EINVAL);
-	cr_assert(strstr(err, "--set:1:25: threads.0.wait_reasons.45: wait reason 45 is not "
-			      "below win10-1709's MaximumWaitReason (40)"),
-		  "%s", err);
+	cr_assert_eq(scenario_finish(sc, &serr), -EINVAL);
+	cr_assert(strstr(serr.msg, "--set:1:25: threads.0.wait_reasons.45: wait reason 45 is not "
+				   "below win10-1709's MaximumWaitReason (40)"),
+		  "%s", serr.msg);
 	free(sc);
 }
 
@@ -1123,16 +1124,17 @@ ParameterizedTest(unsigned *i, scenario, bad_input)
 	const struct bad_case *c = &bad_cases[*i];
 	struct scenario *sc = new_scenario();
 	const char *text = c->text;
-	int rc = scenario_load_string(sc, c->file, text, err, sizeof(err));
+	int rc = scenario_load_string(sc, c->file, text, &serr);
 
 	if (c->at_finish) {
-		cr_assert_eq(rc, 0, "load: %s", err);
-		rc = scenario_finish(sc, err, sizeof(err));
+		cr_assert_eq(rc, 0, "load: %s", serr.msg);
+		rc = scenario_finish(sc, &serr);
 	}
 	cr_assert_eq(rc, -EINVAL, "rc %d for:\n%s", rc, text);
-	cr_assert(strstr(err, c->want), "\n got: %s\nwant: %s", err, c->want);
-	cr_assert_eq(strncmp(err, c->want, strlen(c->file)), 0, "starts with the file: %s", err);
-	cr_assert_eq(strchr(err, '\n'), NULL, "one line: %s", err);
+	cr_assert(strstr(serr.msg, c->want), "\n got: %s\nwant: %s", serr.msg, c->want);
+	cr_assert_eq(strncmp(serr.msg, c->want, strlen(c->file)), 0, "starts with the file: %s",
+		     serr.msg);
+	cr_assert_eq(strchr(serr.msg, '\n'), NULL, "one line: %s", serr.msg);
 	free(sc);
 }
 
@@ -1149,24 +1151,26 @@ Test(scenario, deep_or_huge_text_is_refused_at_once)
 	memset(text + 6, '[', n);
 	memset(text + 6 + n, ']', n);
 	text[6 + 2 * n] = '\0';
-	cr_assert_eq(scenario_load_string(sc, "deep.yaml", text, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(scenario_load_string(sc, "deep.yaml", text, &serr), -EINVAL);
 	cr_assert_str_eq(
-		err, "deep.yaml:1:22: yaml: nested more than 16 levels deep; a scenario needs a "
-		     "handful");
+		serr.msg,
+		"deep.yaml:1:22: yaml: nested more than 16 levels deep; a scenario needs a "
+		"handful");
 	free(text);
 	text = malloc((1u << 20) + 2);
 	cr_assert_not_null(text);
 	memset(text, '#', (1u << 20) + 1);
 	text[(1u << 20) + 1] = '\0';
-	cr_assert_eq(scenario_load_string(sc, "big.yaml", text, err, sizeof(err)), -EFBIG);
-	cr_assert_str_eq(err, "big.yaml: larger than 1 MiB: not a scenario");
+	cr_assert_eq(scenario_load_string(sc, "big.yaml", text, &serr), -EFBIG);
+	cr_assert_str_eq(serr.msg, "big.yaml: larger than 1 MiB: not a scenario");
 	free(text);
 	/* 16 levels reach the schema (which wants no list there); a scenario needs 4 */
 	scenario_default(sc);
 	cr_assert_eq(scenario_load_string(sc, "x.yaml", "seed: [[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]\n",
-					  err, sizeof(err)),
+					  &serr),
 		     -EINVAL);
-	cr_assert(strstr(err, "x.yaml:1:7: seed: ") && !strstr(err, "nested"), "%s", err);
+	cr_assert(strstr(serr.msg, "x.yaml:1:7: seed: ") && !strstr(serr.msg, "nested"), "%s",
+		  serr.msg);
 	free(sc);
 }
 
@@ -1179,9 +1183,9 @@ Test(scenario, too_many_groups)
 	for (int i = 0; i < 65; i++) {
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "  - {}\n");
 	}
-	cr_assert_eq(scenario_load_string(sc, "many.yaml", text, err, sizeof(err)), -EINVAL);
-	cr_assert(strstr(err, "many.yaml:2:3: threads: 65 groups, at most 64 (thread groups)"),
-		  "%s", err);
+	cr_assert_eq(scenario_load_string(sc, "many.yaml", text, &serr), -EINVAL);
+	cr_assert(strstr(serr.msg, "many.yaml:2:3: threads: 65 groups, at most 64 (thread groups)"),
+		  "%s", serr.msg);
 	free(sc);
 }
 
@@ -1195,19 +1199,20 @@ Test(scenario, unreadable_files)
 	char big[64];
 	FILE *f;
 
-	cr_assert_eq(scenario_load_file(sc, "/nonexistent/busy.yaml", err, sizeof(err)), -EIO);
-	cr_assert_str_eq(err, "/nonexistent/busy.yaml: cannot open: No such file or directory");
+	cr_assert_eq(scenario_load_file(sc, "/nonexistent/busy.yaml", &serr), -EIO);
+	cr_assert_str_eq(serr.msg,
+			 "/nonexistent/busy.yaml: cannot open: No such file or directory");
 	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_eq(scenario_load_file(sc, dir, err, sizeof(err)), -EIO);
-	cr_assert(strstr(err, ": cannot open: Is a directory"), "%s", err);
+	cr_assert_eq(scenario_load_file(sc, dir, &serr), -EIO);
+	cr_assert(strstr(serr.msg, ": cannot open: Is a directory"), "%s", serr.msg);
 	/* 2 MiB (sparse): over the 1 MiB limit */
 	snprintf(big, sizeof(big), "%s/big.yaml", dir);
 	f = fopen(big, "w");
 	cr_assert_not_null(f);
 	cr_assert_eq(ftruncate(fileno(f), 2 << 20), 0);
 	fclose(f);
-	cr_assert_eq(scenario_load_file(sc, big, err, sizeof(err)), -EFBIG);
-	cr_assert(strstr(err, "big.yaml: larger than 1 MiB"), "%s", err);
+	cr_assert_eq(scenario_load_file(sc, big, &serr), -EFBIG);
+	cr_assert(strstr(serr.msg, "big.yaml: larger than 1 MiB"), "%s", serr.msg);
 	unlink(big);
 	rmdir(dir);
 	free(sc);
@@ -1224,7 +1229,7 @@ Test(scenario, a_file_loads_like_a_string)
 	cr_assert_not_null(f);
 	fputs(every_key_yaml, f);
 	cr_assert_eq(fclose(f), 0);
-	cr_assert_eq(scenario_load_file(a, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(scenario_load_file(a, path, &serr), 0, "%s", serr.msg);
 	finish_ok(a);
 	load_ok(b, every_key_yaml);
 	finish_ok(b);
@@ -1266,7 +1271,7 @@ static struct scenario *load_example(const char *name)
 
 	examples_dir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	cr_assert_eq(scenario_load_file(sc, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(scenario_load_file(sc, path, &serr), 0, "%s", serr.msg);
 	finish_ok(sc);
 	return sc;
 }

@@ -287,14 +287,14 @@ struct machine {
 
 static void machine_build(struct machine *m, const char *text, struct capture *c)
 {
-	char err[512];
+	struct etwforge_error e = {0};
 
 	m->sc = malloc(sizeof(*m->sc));
 	cr_assert_not_null(m->sc);
 	memset(c, 0, sizeof(*c));
 	scenario_default(m->sc);
-	cr_assert_eq(scenario_load_string(m->sc, "t.yaml", text, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(scenario_finish(m->sc, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(scenario_load_string(m->sc, "t.yaml", text, &e), 0, "%s", e.msg);
+	cr_assert_eq(scenario_finish(m->sc, &e), 0, "%s", e.msg);
 	m->s = sched_create(&m->sc->sched, (struct trace_sink){&cap_ops, c});
 	cr_assert_not_null(m->s);
 	m->sp = NULL;

@@ -370,7 +370,7 @@ Test(truth, strings_are_escaped_and_read_back)
 	struct trace_config cfg, back;
 	struct truth_reader *r;
 	struct mem m;
-	char err[512];
+	struct etwforge_error e = {0};
 	char *got;
 
 	design_cfg(&cfg);
@@ -383,8 +383,8 @@ Test(truth, strings_are_escaped_and_read_back)
 			   "%s", got);
 	put_raw(got, strlen(got));
 	free(got);
-	r = truth_open(path, &back, err, sizeof(err));
-	cr_assert_not_null(r, "%s", err);
+	r = truth_open(path, &back, &e);
+	cr_assert_not_null(r, "%s", e.msg);
 	cr_assert_str_eq(back.sessions[0].name, "a\"b\\c\nd\te\x01"
 						"f\xc3\xa9g\xef\xbf\xbd");
 	truth_close(r);
@@ -539,7 +539,7 @@ static char *round_trip(const struct trace_config *cfg, const struct rt_rec *rec
 	struct truth_reader *r;
 	struct truth_record rec;
 	struct mem m;
-	char err[512];
+	struct etwforge_error e = {0};
 	char *text;
 	int kind;
 
@@ -547,15 +547,15 @@ static char *round_trip(const struct trace_config *cfg, const struct rt_rec *rec
 	text = mem_close(&m);
 	put_raw(text, strlen(text));
 	memset(&back, 0xA5, sizeof(back));
-	r = truth_open(path, &back, err, sizeof(err));
-	cr_assert_not_null(r, "%s\n%s", err, text);
+	r = truth_open(path, &back, &e);
+	cr_assert_not_null(r, "%s\n%s", e.msg, text);
 	expect_cfg_eq(cfg, &back);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned long line = i + 2;
 
-		kind = truth_next(r, &rec, err, sizeof(err));
+		kind = truth_next(r, &rec, &e);
 		cr_assert_eq(kind, (int)recs[i].kind, "line %lu: %d (%s)", line, kind,
-			     kind < 0 ? err : "");
+			     kind < 0 ? e.msg : "");
 		cr_expect_eq(rec.line, line);
 		switch (recs[i].kind) {
 		case TRUTH_CSWITCH:
@@ -575,8 +575,8 @@ static char *round_trip(const struct trace_config *cfg, const struct rt_rec *rec
 			break;
 		}
 	}
-	cr_expect_eq(truth_next(r, &rec, err, sizeof(err)), TRUTH_EOF);
-	cr_expect_eq(truth_next(r, &rec, err, sizeof(err)), TRUTH_EOF, "EOF stays EOF");
+	cr_expect_eq(truth_next(r, &rec, &e), TRUTH_EOF);
+	cr_expect_eq(truth_next(r, &rec, &e), TRUTH_EOF, "EOF stays EOF");
 	truth_close(r);
 	return text;
 }
@@ -895,19 +895,19 @@ Test(truth, write_error_is_eio)
 /* Open @text (' for "), asserting the meta line is good. */
 static struct truth_reader *open_text(const char *text, struct trace_config *cfg)
 {
-	char err[512] = "";
-	struct truth_reader *r = truth_open(put_file(text), cfg, err, sizeof(err));
+	struct etwforge_error e = {0};
+	struct truth_reader *r = truth_open(put_file(text), cfg, &e);
 
-	cr_assert_not_null(r, "%s", err);
+	cr_assert_not_null(r, "%s", e.msg);
 	return r;
 }
 
 static void next_ok(struct truth_reader *r, struct truth_record *rec, int want)
 {
-	char err[512] = "";
-	int kind = truth_next(r, rec, err, sizeof(err));
+	struct etwforge_error e = {0};
+	int kind = truth_next(r, rec, &e);
 
-	cr_assert_eq(kind, want, "got %d: %s", kind, err);
+	cr_assert_eq(kind, want, "got %d: %s", kind, e.msg);
 }
 
 Test(truth, minimal_meta_takes_the_defaults)
@@ -1089,10 +1089,10 @@ Test(truth, bom_crlf_and_trailing_blank_lines_are_accepted)
 	struct trace_config cfg;
 	struct truth_record rec;
 	struct truth_reader *r;
-	char err[512];
+	struct etwforge_error e = {0};
 
-	r = truth_open(put_raw(text, sizeof(text) - 1), &cfg, err, sizeof(err));
-	cr_assert_not_null(r, "%s", err);
+	r = truth_open(put_raw(text, sizeof(text) - 1), &cfg, &e);
+	cr_assert_not_null(r, "%s", e.msg);
 	next_ok(r, &rec, TRUTH_CSWITCH);
 	next_ok(r, &rec, TRUTH_END);
 	cr_expect_eq(rec.line, 3);
@@ -1123,15 +1123,15 @@ Test(truth, waiting_below_the_bias_and_other_states_at_63)
 Test(truth, missing_file_names_the_file)
 {
 	struct trace_config cfg;
-	char err[512];
+	struct etwforge_error e = {0};
 	char missing[160];
 
 	snprintf(missing, sizeof(missing), "%s/nope.jsonl", dir);
 	errno = 0;
-	cr_assert_null(truth_open(missing, &cfg, err, sizeof(err)));
+	cr_assert_null(truth_open(missing, &cfg, &e));
 	cr_expect_eq(errno, ENOENT);
-	cr_expect(strncmp(err, missing, strlen(missing)) == 0 && err[strlen(missing)] == ':', "%s",
-		  err);
+	cr_expect(strncmp(e.msg, missing, strlen(missing)) == 0 && e.msg[strlen(missing)] == ':',
+		  "%s", e.msg);
 }
 
 /* ---- bad streams ----------------------------------------------------------- */
@@ -1438,21 +1438,21 @@ static void run_bad(const struct bad *b)
 	struct trace_config cfg;
 	struct truth_record rec;
 	struct truth_reader *r;
-	char err[512] = "";
+	struct etwforge_error e = {0};
 	char prefix[200];
 	const char *rest;
 	int rc = 0;
 
 	put_file(b->text);
-	r = truth_open(path, &cfg, err, sizeof(err));
+	r = truth_open(path, &cfg, &e);
 	if (b->line == 1) {
 		cr_expect_null(r, "%s: the meta line was accepted", b->name);
 	} else {
-		cr_expect_not_null(r, "%s: the meta line was rejected: %s", b->name, err);
+		cr_expect_not_null(r, "%s: the meta line was rejected: %s", b->name, e.msg);
 		if (!r) {
 			return;
 		}
-		while ((rc = truth_next(r, &rec, err, sizeof(err))) > 0) {
+		while ((rc = truth_next(r, &rec, &e)) > 0) {
 		}
 		truth_close(r);
 		cr_expect_eq(rc, -EINVAL, "%s: no error", b->name);
@@ -1461,21 +1461,22 @@ static void run_bad(const struct bad *b)
 		}
 	}
 	snprintf(prefix, sizeof(prefix), "%s:%lu:", path, b->line);
-	cr_expect(strncmp(err, prefix, strlen(prefix)) == 0, "%s: \"%s\" does not start with %s",
-		  b->name, err, prefix);
-	rest = err + strlen(prefix);
+	cr_expect(strncmp(e.msg, prefix, strlen(prefix)) == 0, "%s: \"%s\" does not start with %s",
+		  b->name, e.msg, prefix);
+	rest = e.msg + strlen(prefix);
 	if (b->col) {
-		cr_expect(isdigit((unsigned char)rest[0]), "%s: no column in \"%s\"", b->name, err);
+		cr_expect(isdigit((unsigned char)rest[0]), "%s: no column in \"%s\"", b->name,
+			  e.msg);
 		while (isdigit((unsigned char)*rest)) {
 			rest++;
 		}
-		cr_expect_eq(*rest, ':', "%s: \"%s\"", b->name, err);
+		cr_expect_eq(*rest, ':', "%s: \"%s\"", b->name, e.msg);
 		rest++;
 	}
-	cr_expect_eq(*rest, ' ', "%s: \"%s\"", b->name, err);
-	cr_expect_not_null(strstr(rest, b->want), "%s: \"%s\" does not say \"%s\"", b->name, err,
+	cr_expect_eq(*rest, ' ', "%s: \"%s\"", b->name, e.msg);
+	cr_expect_not_null(strstr(rest, b->want), "%s: \"%s\" does not say \"%s\"", b->name, e.msg,
 			   b->want);
-	cr_expect_null(strchr(err, '\n'), "%s: one line", b->name);
+	cr_expect_null(strchr(e.msg, '\n'), "%s: one line", b->name);
 }
 
 Test(truth, bad_streams_are_rejected_with_line_and_reason)
@@ -1668,9 +1669,9 @@ Test(truth, bad_spinlock_meta_is_refused)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct trace_config cfg;
-		char err[512] = "";
+		struct etwforge_error e = {0};
 
-		cr_assert_null(truth_open(put_file(bad[i].text), &cfg, err, sizeof(err)));
-		cr_assert(strstr(err, bad[i].want), "got %s, want %s", err, bad[i].want);
+		cr_assert_null(truth_open(put_file(bad[i].text), &cfg, &e));
+		cr_assert(strstr(e.msg, bad[i].want), "got %s, want %s", e.msg, bad[i].want);
 	}
 }

@@ -72,14 +72,14 @@ static void put_file(const char *text)
 static unsigned read_both(const char *what, int *last)
 {
 	struct trace_config ca, cb;
-	char ea[512] = "", eb[512] = "";
-	struct truth_reader *fast = truth_open(path, &ca, ea, sizeof(ea));
-	struct truth_reader *slow = truth_open(path, &cb, eb, sizeof(eb));
+	struct etwforge_error ea = {0}, eb = {0};
+	struct truth_reader *fast = truth_open(path, &ca, &ea);
+	struct truth_reader *slow = truth_open(path, &cb, &eb);
 	unsigned n = 0;
 
 	cr_assert_eq(!fast, !slow, "%s", what);
 	if (!fast) {
-		cr_assert_str_eq(ea, eb, "%s", what);
+		cr_assert_str_eq(ea.msg, eb.msg, "%s", what);
 		*last = -EINVAL;
 		return 0;
 	}
@@ -90,9 +90,9 @@ static unsigned read_both(const char *what, int *last)
 		truth_step_next(fast, &a);
 		truth_step_next(slow, &b);
 		cr_assert_eq(a.rc, b.rc, "%s: record %u: fast %d (%s), jansson %d (%s)", what, n,
-			     a.rc, a.err, b.rc, b.err);
+			     a.rc, a.e.msg, b.rc, b.e.msg);
 		if (a.rc < 0) {
-			cr_assert_str_eq(a.err, b.err, "%s", what);
+			cr_assert_str_eq(a.e.msg, b.e.msg, "%s", what);
 			*last = a.rc;
 			break;
 		}
@@ -364,13 +364,13 @@ static struct truth_fast fx;
 
 static void fast_setup(const char *meta)
 {
-	char err[512];
+	struct etwforge_error e = {0};
 	struct truth_reader *r;
 
 	setup();
 	put_file(meta);
-	r = truth_open(path, &fast_cfg, err, sizeof(err));
-	cr_assert_not_null(r, "%s", err);
+	r = truth_open(path, &fast_cfg, &e);
+	cr_assert_not_null(r, "%s", e.msg);
 	truth_close(r);
 	truth_fast_init(&fx, &fast_cfg);
 }

@@ -15,7 +15,7 @@
 
 struct truth_step {
 	int rc;
-	char err[512];
+	struct etwforge_error e;
 	struct truth_record rec;
 	char name[64];
 };
@@ -24,7 +24,7 @@ struct truth_step {
 static inline void truth_step_next(struct truth_reader *r, struct truth_step *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->rc = truth_next(r, &s->rec, s->err, sizeof(s->err));
+	s->rc = truth_next(r, &s->rec, &s->e);
 	if (s->rc == TRUTH_SPINLOCK && s->rec.u.sl.name) {
 		snprintf(s->name, sizeof(s->name), "%s", s->rec.u.sl.name);
 		s->rec.u.sl.name = NULL;

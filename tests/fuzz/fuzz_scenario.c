@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct scenario sc;
-	char err[1024];
+	struct etwforge_error e = {0};
 	char *text = malloc(size + 1);
 
 	if (!text) {
@@ -28,15 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = 0;
 	scenario_default(&sc);
-	if (scenario_load_string(&sc, "fuzz.yaml", text, err, sizeof(err)) == 0 &&
-	    scenario_finish(&sc, err, sizeof(err)) == 0) {
+	if (scenario_load_string(&sc, "fuzz.yaml", text, &e) == 0 &&
+	    scenario_finish(&sc, &e) == 0) {
 		FILE *f = fopen("/dev/null", "w");
 
 		if (f) {
 			scenario_print(f, &sc);
 			fclose(f);
 		}
-	} else if (!memchr(err, '\0', sizeof(err)) || strchr(err, '\n')) {
+	} else if (!memchr(e.msg, '\0', sizeof(e.msg)) || strchr(e.msg, '\n')) {
 		__builtin_trap(); /* one line, NUL-terminated */
 	}
 	free(text);

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct truth_step a, b;
 	struct trace_config ca, cb;
 	struct truth_reader *fast, *slow;
-	char err[512];
+	struct etwforge_error e = {0};
 	FILE *f;
 
 	if (size < 1) {
@@ -54,8 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fputs(metas[data[0] % 3], f);
 	fwrite(data + 1, 1, size - 1, f);
 	fclose(f);
-	fast = truth_open(path, &ca, err, sizeof(err));
-	slow = truth_open(path, &cb, err, sizeof(err));
+	fast = truth_open(path, &ca, &e);
+	slow = truth_open(path, &cb, &e);
 	if (!fast || !slow) {
 		__builtin_trap(); /* the meta lines are good */
 	}
@@ -64,10 +64,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		truth_step_next(fast, &a);
 		truth_step_next(slow, &b);
 		/* the record is compared when there is one (after an error it is not defined) */
-		if (a.rc != b.rc || strcmp(a.err, b.err) || strchr(a.err, '\n') ||
+		if (a.rc != b.rc || strcmp(a.e.msg, b.e.msg) || strchr(a.e.msg, '\n') ||
 		    (a.rc >= 0 &&
 		     (strcmp(a.name, b.name) || memcmp(&a.rec, &b.rec, sizeof(a.rec))))) {
-			fprintf(stderr, "fast %d %s\njansson %d %s\n", a.rc, a.err, b.rc, b.err);
+			fprintf(stderr, "fast %d %s\njansson %d %s\n", a.rc, a.e.msg, b.rc,
+				b.e.msg);
 			__builtin_trap();
 		}
 		if (a.rc <= 0) {

@@ -33,17 +33,15 @@ struct etwforge_output *etwforge_output_new(void)
 int etwforge_output_add(struct etwforge_output *o, const char *path, const char *label,
 			struct etwforge_error *err)
 {
-	char msg[1024];
 	int rc;
 
 	if (!o || !path || o->set.open || o->committed) {
 		return error_fail(err, -EINVAL, ERR_INPUT,
 				  "an output is added to a set that is open");
 	}
-	rc = out_set_add(&o->set, path, label, msg, sizeof(msg));
+	rc = out_set_add(&o->set, path, label, err);
 	if (rc < 0) {
-		/* -EBADF: standard output is closed, no mistake of the command line */
-		return error_fail(err, rc, rc == -EBADF ? ERR_DATA : ERR_INPUT, "%s", msg);
+		return rc;
 	}
 	error_ok(err);
 	return rc;
@@ -52,31 +50,29 @@ int etwforge_output_add(struct etwforge_output *o, const char *path, const char 
 int etwforge_output_input(struct etwforge_output *o, const char *path, const char *label,
 			  struct etwforge_error *err)
 {
-	char msg[1024];
 	int rc;
 
 	if (!o || !path || o->set.open || o->committed) {
 		return error_fail(err, -EINVAL, ERR_INPUT,
 				  "an input is added to a set that is open");
 	}
-	rc = out_set_input(&o->set, path, label, msg, sizeof(msg));
+	rc = out_set_input(&o->set, path, label, err);
 	if (rc < 0) {
-		return error_fail(err, rc, rc == -EEXIST ? ERR_INPUT : ERR_DATA, "%s", msg);
+		return rc;
 	}
 	return error_ok(err);
 }
 
 int etwforge_output_open(struct etwforge_output *o, struct etwforge_error *err)
 {
-	char msg[1024];
 	int rc;
 
 	if (!o || o->set.open || o->committed) {
 		return error_fail(err, -EINVAL, ERR_INPUT, "the output set is open already");
 	}
-	rc = out_set_open(&o->set, msg, sizeof(msg));
+	rc = out_set_open(&o->set, err);
 	if (rc < 0) {
-		return error_fail(err, rc, ERR_DATA, "%s", msg);
+		return rc;
 	}
 	return error_ok(err);
 }
@@ -94,15 +90,14 @@ FILE *etwforge_output_stream(struct etwforge_output *o, unsigned i)
 
 int etwforge_output_commit(struct etwforge_output *o, struct etwforge_error *err)
 {
-	char msg[1024];
 	int rc;
 
 	if (!o || !o->set.open) {
 		return error_fail(err, -EINVAL, ERR_INPUT, "the output set is not open");
 	}
-	rc = out_set_commit(&o->set, msg, sizeof(msg));
+	rc = out_set_commit(&o->set, err);
 	if (rc < 0) {
-		return error_fail(err, rc, ERR_DATA, "%s", msg);
+		return rc;
 	}
 	o->committed = true;
 	return error_ok(err);

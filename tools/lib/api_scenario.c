@@ -28,48 +28,36 @@ void etwforge_scenario_free(struct etwforge_scenario *sc)
 	free(sc);
 }
 
-/* A scenario error is a usage error (status 2), whatever its errno. */
-static int scenario_result(int rc, const char *msg, struct etwforge_error *err)
+/* The room's error (a scenario error is ERR_INPUT, whatever its errno), or none. */
+static int scenario_result(int rc, struct etwforge_error *err)
 {
-	if (rc < 0) {
-		return error_fail_at(err, rc, ERR_INPUT, "%s", msg);
-	}
-	return error_ok(err);
+	return rc < 0 ? rc : error_ok(err);
 }
 
 int etwforge_scenario_load_file(struct etwforge_scenario *sc, const char *path,
 				struct etwforge_error *err)
 {
-	char msg[1024];
-
 	if (run_stdin_closed(path, err) < 0) {
 		return -EBADF;
 	}
-	return scenario_result(scenario_load_file(&sc->sc, path, msg, sizeof(msg)), msg, err);
+	return scenario_result(scenario_load_file(&sc->sc, path, err), err);
 }
 
 int etwforge_scenario_load_string(struct etwforge_scenario *sc, const char *name, const char *text,
 				  struct etwforge_error *err)
 {
-	char msg[1024];
-
-	return scenario_result(scenario_load_string(&sc->sc, name, text, msg, sizeof(msg)), msg,
-			       err);
+	return scenario_result(scenario_load_string(&sc->sc, name, text, err), err);
 }
 
 int etwforge_scenario_set(struct etwforge_scenario *sc, const char *assignment,
 			  struct etwforge_error *err)
 {
-	char msg[1024];
-
-	return scenario_result(scenario_set(&sc->sc, assignment, msg, sizeof(msg)), msg, err);
+	return scenario_result(scenario_set(&sc->sc, assignment, err), err);
 }
 
 int etwforge_scenario_finish(struct etwforge_scenario *sc, struct etwforge_error *err)
 {
-	char msg[1024];
-
-	return scenario_result(scenario_finish(&sc->sc, msg, sizeof(msg)), msg, err);
+	return scenario_result(scenario_finish(&sc->sc, err), err);
 }
 
 int etwforge_scenario_print(struct etwforge_scenario *sc, FILE *f, struct etwforge_error *err)

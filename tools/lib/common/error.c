@@ -45,6 +45,15 @@ int error_fail_at(struct etwforge_error *err, int code, int kind, const char *fm
 	return code;
 }
 
+int error_reclass(struct etwforge_error *err, int code, int kind)
+{
+	if (err) {
+		err->code = code;
+		err->kind = kind;
+	}
+	return code;
+}
+
 int error_ok(struct etwforge_error *err)
 {
 	if (err) {

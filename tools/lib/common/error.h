@@ -43,6 +43,13 @@ int error_fail(struct etwforge_error *err, int code, int kind, const char *fmt, 
 int error_fail_at(struct etwforge_error *err, int code, int kind, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/**
+ * error_reclass - keep @err's message (may be NULL), and give it @code and
+ * @kind: for a caller that knows better what its callee's failure is.
+ * Return: @code.
+ */
+int error_reclass(struct etwforge_error *err, int code, int kind);
+
 /** error_ok - clear @err (may be NULL). Return: 0. */
 int error_ok(struct etwforge_error *err);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-FILE *input_open(const char *path, char *err, size_t errlen)
+FILE *input_open(const char *path, struct etwforge_error *err)
 {
 	FILE *f = fopen(path, "rb");
 	struct stat st;
@@ -21,7 +21,7 @@ FILE *input_open(const char *path, char *err, size_t errlen)
 	}
 	if (!f) {
 		e = errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
+		error_fail_at(err, -e, ERR_INPUT, "%s: cannot open: %s", path, strerror(e));
 		errno = e;
 	}
 	return f;

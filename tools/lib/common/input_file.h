@@ -11,11 +11,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "tools/lib/common/error.h"
+
 /**
  * input_open - fopen(@path, "rb"), refusing a directory.
  * Return: the stream, or NULL with errno set and `PATH: cannot open:
- * REASON` in @err.
+ * REASON` in @err (ERR_INPUT, located: a path that names nothing readable).
  */
-FILE *input_open(const char *path, char *err, size_t errlen);
+FILE *input_open(const char *path, struct etwforge_error *err);
 
 #endif

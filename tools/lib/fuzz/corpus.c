@@ -482,7 +482,7 @@ static int plan(struct outputs *o, const struct corpus *c, const char *dir, bool
 }
 
 /* Write @o's data to its output of @s and close it (few descriptors at once). */
-static int write_one(struct out_set *s, const struct output *o, char *err, size_t errlen)
+static int write_one(struct out_set *s, const struct output *o, struct etwforge_error *err)
 {
 	struct out_file *f = out_set_file(s, (unsigned)o->index);
 	FILE *st = out_file_stream(f);
@@ -490,17 +490,16 @@ static int write_one(struct out_set *s, const struct output *o, char *err, size_
 
 	if (!st) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: %s", o->path, strerror(-rc));
-		return rc;
+		return error_fail(err, rc, ERR_DATA, "%s: %s", o->path, strerror(-rc));
 	}
 	if (o->len && fwrite(o->data, 1, o->len, st) != o->len) {
 		rc = errno ? -errno : -EIO;
-		snprintf(err, errlen, "%s: write failed: %s", o->path, strerror(-rc));
-		return rc;
+		return error_fail(err, rc, ERR_DATA, "%s: write failed: %s", o->path,
+				  strerror(-rc));
 	}
 	rc = out_file_close(f);
 	if (rc < 0) {
-		snprintf(err, errlen, "%s: write failed: %s", o->path, strerror(-rc));
+		error_fail(err, rc, ERR_DATA, "%s: write failed: %s", o->path, strerror(-rc));
 	}
 	return rc;
 }
@@ -516,8 +515,7 @@ static bool good_zip_name(const char *z)
  * made), then @dir made if missing, then opened, written and committed
  * together. A folder made here goes again when the run fails.
  */
-static int write_all_outputs(struct outputs *o, const char *dir, char *msg, size_t msglen,
-			     int *status)
+static int write_all_outputs(struct outputs *o, const char *dir, struct etwforge_error *err)
 {
 	struct out_set s;
 	int rc = 0, made = 0;
@@ -525,29 +523,27 @@ static int write_all_outputs(struct outputs *o, const char *dir, char *msg, size
 	out_set_init(&s);
 	for (unsigned i = 0; i < o->n && rc >= 0; i++) {
 		rc = o->v[i].index =
-			out_set_add(&s, o->v[i].path, o->v[i].zip ? "--zip" : "--out", msg, msglen);
+			out_set_add(&s, o->v[i].path, o->v[i].zip ? "--zip" : "--out", err);
 	}
 	if (rc < 0) {
-		*status = rc == -EEXIST ? ERR_INPUT : ERR_DATA;
 		out_set_free(&s);
-		return rc;
+		/* the corpus names its files: only two that are one file are the caller's */
+		return error_reclass(err, rc, rc == -EEXIST ? ERR_INPUT : ERR_DATA);
 	}
-	*status = ERR_DATA;
-	rc = made = out_dir_make(dir, msg, msglen);
+	rc = made = out_dir_make(dir, err);
 	if (rc == -ENOTDIR) {
 		/* --out names a file: the command line's mistake, as an output that is a
 		 * folder is for the commands that write files */
-		snprintf(msg, msglen, "--out %s: not a directory", dir);
-		*status = ERR_INPUT;
+		error_fail(err, rc, ERR_INPUT, "--out %s: not a directory", dir);
 	}
 	if (rc >= 0) {
-		rc = out_set_open(&s, msg, msglen);
+		rc = out_set_open(&s, err);
 	}
 	for (unsigned i = 0; i < o->n && rc >= 0; i++) {
-		rc = write_one(&s, &o->v[i], msg, msglen);
+		rc = write_one(&s, &o->v[i], err);
 	}
 	if (rc >= 0) {
-		rc = out_set_commit(&s, msg, msglen);
+		rc = out_set_commit(&s, err);
 	}
 	out_set_free(&s); /* aborts what was not committed */
 	if (made == 1) {
@@ -563,8 +559,7 @@ int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 	const struct etwforge_corpus_opts *o = opts ? opts : &defaults;
 	struct corpus c = {0};
 	struct outputs outs = {0};
-	char msg[1024];
-	int rc, status = ERR_DATA;
+	int rc;
 
 	if (!dir || !dir[0]) {
 		return error_fail(err, -EINVAL, ERR_INPUT, "no output folder: give --out DIR");
@@ -575,12 +570,11 @@ int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 				  "written in the output folder)",
 				  o->zip_name);
 	}
-	rc = corpus_build_valid(&c, o->seed ? o->seed : 1, msg, sizeof(msg));
+	rc = corpus_build_valid(&c, o->seed ? o->seed : 1, err);
 	if (rc == 0 && o->mangle) {
-		rc = corpus_build_mangled(&c, msg, sizeof(msg));
+		rc = corpus_build_mangled(&c, err);
 	}
 	if (rc < 0) {
-		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	rc = plan(&outs, &c, dir, o->mangle, o->zip_name);
@@ -588,9 +582,8 @@ int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 		rc = error_fail(err, rc, ERR_DATA, "out of memory");
 		goto out;
 	}
-	rc = write_all_outputs(&outs, dir, msg, sizeof(msg), &status);
+	rc = write_all_outputs(&outs, dir, err);
 	if (rc < 0) {
-		rc = error_fail(err, rc, status, "%s", msg);
 		goto out;
 	}
 	if (sum) {

@@ -1578,7 +1578,7 @@ static int add_stream(struct corpus *c, const struct sb *b)
 }
 
 /* Build one edge: stream, replay, one file per session. */
-static int build_edge(struct corpus *c, const struct edge *e, char *err, size_t errlen)
+static int build_edge(struct corpus *c, const struct edge *e, struct etwforge_error *err)
 {
 	struct sb *b = calloc(1, sizeof(*b));
 	uint8_t *data[SIM_MAX_SESSIONS] = {NULL};
@@ -1588,32 +1588,29 @@ static int build_edge(struct corpus *c, const struct edge *e, char *err, size_t 
 	int rc, si;
 
 	if (!b) {
-		return -ENOMEM;
+		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
 	sb_init(b, e->id, c->seed);
 	e->fn(b, e);
 	rc = sb_finish(b, 0);
 	if (rc < 0) {
-		snprintf(err, errlen, "corpus: %s: the stream builder failed: %s", e->id,
-			 strerror(-rc));
+		error_fail(err, rc, ERR_DATA, "corpus: %s: the stream builder failed: %s", e->id,
+			   strerror(-rc));
 		goto out;
 	}
 	si = add_stream(c, b);
 	if (si < 0) {
-		rc = si;
-		snprintf(err, errlen, "out of memory");
+		rc = error_fail(err, si, ERR_DATA, "out of memory");
 		goto out;
 	}
 	b->text = NULL; /* the corpus holds it now */
 	cfg = calloc(1, sizeof(*cfg));
 	if (!cfg) {
-		rc = -ENOMEM;
-		snprintf(err, errlen, "out of memory");
+		rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 		goto out;
 	}
 	snprintf(name, sizeof(name), "%s", c->streams[si].name);
-	rc = replay_mem(name, c->streams[si].text, c->streams[si].len, cfg, data, lens, err,
-			errlen);
+	rc = replay_mem(name, c->streams[si].text, c->streams[si].len, cfg, data, lens, err);
 	if (rc < 0) {
 		goto out;
 	}
@@ -1622,14 +1619,13 @@ static int build_edge(struct corpus *c, const struct edge *e, char *err, size_t 
 		size_t n = strlen(cfg->sessions[i].file);
 
 		if (!f) {
-			rc = -ENOMEM;
-			snprintf(err, errlen, "out of memory");
+			rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 			goto out;
 		}
 		if (n >= sizeof(f->file)) {
 			/* the catalogue names its files: a long one is our mistake, said */
-			rc = -ENAMETOOLONG;
-			snprintf(err, errlen, "corpus: %s: session file name too long", e->id);
+			rc = error_fail(err, -ENAMETOOLONG, ERR_DATA,
+					"corpus: %s: session file name too long", e->id);
 			goto out;
 		}
 		memcpy(f->file, cfg->sessions[i].file, n + 1);
@@ -1649,7 +1645,7 @@ static int build_edge(struct corpus *c, const struct edge *e, char *err, size_t 
 		f->xxh3 = XXH3_64bits(f->data, f->len);
 		rc = corpus_decode(f, b->marks, b->nmarks);
 		if (rc < 0) {
-			snprintf(err, errlen, "out of memory");
+			error_fail(err, rc, ERR_DATA, "out of memory");
 			goto out;
 		}
 	}
@@ -1664,11 +1660,11 @@ out:
 	return rc;
 }
 
-int corpus_build_valid(struct corpus *c, uint64_t seed, char *err, size_t errlen)
+int corpus_build_valid(struct corpus *c, uint64_t seed, struct etwforge_error *err)
 {
 	c->seed = seed;
 	for (size_t i = 0; i < sizeof(catalogue) / sizeof(catalogue[0]); i++) {
-		int rc = build_edge(c, &catalogue[i], err, errlen);
+		int rc = build_edge(c, &catalogue[i], err);
 
 		if (rc < 0) {
 			return rc;

@@ -7,6 +7,7 @@
 #ifndef ETWFORGE_TOOLS_LIB_FUZZ_CORPUS_CAT_H
 #define ETWFORGE_TOOLS_LIB_FUZZ_CORPUS_CAT_H
 
+#include "tools/lib/common/error.h"
 #include "tools/lib/fuzz/corpus_set.h"
 
 /**
@@ -15,7 +16,7 @@
  * Return: 0, or a negative errno with @err (a catalogue entry that the
  * engine refuses: a bug).
  */
-int corpus_build_valid(struct corpus *c, uint64_t seed, char *err, size_t errlen);
+int corpus_build_valid(struct corpus *c, uint64_t seed, struct etwforge_error *err);
 
 /** corpus_pending_list - the catalogue entries that cannot be made yet (*@n of them). */
 const struct corpus_pending *corpus_pending_list(unsigned *n);

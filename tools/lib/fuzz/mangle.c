@@ -1018,7 +1018,7 @@ int mangle_apply(unsigned i, uint8_t *data, size_t *len, uint64_t pick, uint64_t
 	return rc;
 }
 
-int corpus_build_mangled(struct corpus *c, char *err, size_t errlen)
+int corpus_build_mangled(struct corpus *c, struct etwforge_error *err)
 {
 	struct corpus valid = *c;
 
@@ -1031,13 +1031,14 @@ int corpus_build_mangled(struct corpus *c, char *err, size_t errlen)
 		int rc;
 
 		if (!base) {
-			snprintf(err, errlen, "corpus: %s: no base file %s", r->id, r->base);
+			error_fail(err, -EINVAL, ERR_DATA, "corpus: %s: no base file %s", r->id,
+				   r->base);
 			corpus_free(&valid);
 			return -EINVAL;
 		}
 		f = corpus_add_file(c);
 		if (!f || !(f->data = malloc(base->len))) {
-			snprintf(err, errlen, "out of memory");
+			error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 			corpus_free(&valid);
 			return -ENOMEM;
 		}
@@ -1054,9 +1055,9 @@ int corpus_build_mangled(struct corpus *c, char *err, size_t errlen)
 			rc = corpus_decode(f, NULL, 0);
 		}
 		if (rc < 0) {
-			snprintf(err, errlen, "corpus: %s: %s", r->id,
-				 rc == -ENOENT ? "the base file has no place for the rule"
-					       : strerror(-rc));
+			error_fail(err, rc, ERR_DATA, "corpus: %s: %s", r->id,
+				   rc == -ENOENT ? "the base file has no place for the rule"
+						 : strerror(-rc));
 			corpus_free(&valid);
 			return rc;
 		}

@@ -7,14 +7,15 @@
 #ifndef ETWFORGE_TOOLS_LIB_FUZZ_MANGLE_H
 #define ETWFORGE_TOOLS_LIB_FUZZ_MANGLE_H
 
+#include "tools/lib/common/error.h"
 #include "tools/lib/fuzz/corpus_set.h"
 
 /**
  * corpus_build_mangled - replace the valid files of @c by the mangled set,
  * made from them (each rule's base file must be in @c).
- * Return: 0 or a negative errno with @err.
+ * Return: 0 or a negative errno with @err (ERR_DATA).
  */
-int corpus_build_mangled(struct corpus *c, char *err, size_t errlen);
+int corpus_build_mangled(struct corpus *c, struct etwforge_error *err);
 
 struct mangle_rule;
 

@@ -979,7 +979,6 @@ static int encode(struct etwforge_mutator *x, struct model *m)
 	struct engine_mem e;
 	struct trace_sink sink;
 	struct sim_end end;
-	char err[256];
 	const char *why;
 	int rc;
 	enum sim_clock c = clk(m);
@@ -988,7 +987,7 @@ static int encode(struct etwforge_mutator *x, struct model *m)
 	if (trace_config_check(&m->cfg, &why) < 0) {
 		return -EINVAL;
 	}
-	rc = engine_mem_open(&e, &m->cfg, err, sizeof(err));
+	rc = engine_mem_open(&e, &m->cfg, NULL);
 	sink = engine_mem_sink(&e);
 	memset(&end, 0, sizeof(end));
 	for (unsigned i = 0; rc >= 0 && i < m->n; i++) {
@@ -1021,7 +1020,7 @@ static int encode(struct etwforge_mutator *x, struct model *m)
 	}
 	end.ts[c] += 1;
 	if (rc >= 0) {
-		rc = engine_mem_finish(&e, &end, err, sizeof(err));
+		rc = engine_mem_finish(&e, &end, NULL);
 	}
 	if (rc >= 0) {
 		free(x->out);

@@ -9,7 +9,8 @@
 
 #include "tools/lib/run/engine_mem.h"
 
-int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg, char *err, size_t errlen)
+int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg,
+		    struct etwforge_error *err)
 {
 	struct producer_cfg pc;
 	char names[SIM_MAX_SESSIONS][TRACE_NAME_MAX + 8];
@@ -30,16 +31,16 @@ int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg, char *
 			wo.logfile_name = names[i];
 		}
 		if (writer_validate_opts(&wo, &why) < 0) {
-			snprintf(err, errlen, "%s: %s", wo.path, why ? why : "invalid option");
-			return -EINVAL;
+			return error_fail(err, -EINVAL, ERR_DATA, "%s: %s", wo.path,
+					  why ? why : "invalid option");
 		}
 		etl_sink_mem_init(&sink, &e->mem[i]);
 		e->writers[i] = writer_create(&wo, &sink);
 		if (!e->writers[i]) {
 			rc = -errno;
 
-			snprintf(err, errlen, "%s: cannot create: %s", wo.path, strerror(-rc));
-			return rc;
+			return error_fail(err, rc, ERR_DATA, "%s: cannot create: %s", wo.path,
+					  strerror(-rc));
 		}
 		pc.sessions[i].backend = writer_backend_ops();
 		pc.sessions[i].backend_ctx = e->writers[i];
@@ -48,15 +49,15 @@ int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg, char *
 	if (!e->prod) {
 		rc = -errno;
 
-		snprintf(err, errlen, "cannot set up the producer: %s", strerror(-rc));
-		return rc;
+		return error_fail(err, rc, ERR_DATA, "cannot set up the producer: %s",
+				  strerror(-rc));
 	}
 	/* tracing starts: the spin-lock configuration rundown, as session_run_open() */
 	rc = producer_start(e->prod, cfg->start_ts);
 	if (rc < 0) {
-		snprintf(err, errlen, "%s",
-			 rc == -E2BIG ? "an event is larger than a buffer" : strerror(-rc));
-		return rc;
+		return error_fail(err, rc, ERR_DATA, "%s",
+				  rc == -E2BIG ? "an event is larger than a buffer"
+					       : strerror(-rc));
 	}
 	return 0;
 }
@@ -66,14 +67,14 @@ struct trace_sink engine_mem_sink(struct engine_mem *e)
 	return producer_sink(e->prod);
 }
 
-int engine_mem_finish(struct engine_mem *e, const struct sim_end *end, char *err, size_t errlen)
+int engine_mem_finish(struct engine_mem *e, const struct sim_end *end, struct etwforge_error *err)
 {
 	int rc = producer_end(e->prod, end);
 
 	if (rc < 0) {
-		snprintf(err, errlen, "%s",
-			 rc == -E2BIG ? "an event is larger than a buffer" : strerror(-rc));
-		return rc;
+		return error_fail(err, rc, ERR_DATA, "%s",
+				  rc == -E2BIG ? "an event is larger than a buffer"
+					       : strerror(-rc));
 	}
 	producer_get_stats(e->prod, &e->pstats);
 	for (unsigned i = 0; i < e->cfg->nsessions; i++) {
@@ -83,8 +84,7 @@ int engine_mem_finish(struct engine_mem *e, const struct sim_end *end, char *err
 		rc = writer_finish(e->writers[i], end_ts,
 				   trace_config_filetime(e->cfg, s->clock, end_ts));
 		if (rc < 0) {
-			snprintf(err, errlen, "%s: %s", s->file, strerror(-rc));
-			return rc;
+			return error_fail(err, rc, ERR_DATA, "%s: %s", s->file, strerror(-rc));
 		}
 		writer_get_stats(e->writers[i], &e->wstats[i]);
 	}

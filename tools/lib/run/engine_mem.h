@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/lib/common/error.h"
 #include "tools/lib/config/trace_config.h"
 #include "writer/writer.h"
 
@@ -33,18 +34,20 @@ struct engine_mem {
 /**
  * engine_mem_open - writers and producer for @cfg (borrowed until close);
  * a session without a file is named after its logger name + ".etl".
- * Return: 0, or -EINVAL (bad option) / -ENOMEM with @err filled.
+ * Return: 0, or -EINVAL (bad option) / -ENOMEM with @err filled (ERR_DATA:
+ * the caller's configuration was checked before).
  */
-int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg, char *err, size_t errlen);
+int engine_mem_open(struct engine_mem *e, const struct trace_config *cfg,
+		    struct etwforge_error *err);
 
 /** engine_mem_sink - where the records go. */
 struct trace_sink engine_mem_sink(struct engine_mem *e);
 
 /**
  * engine_mem_finish - producer_end(@end) and complete every writer.
- * Return: 0 or a negative errno with @err filled.
+ * Return: 0 or a negative errno with @err filled (ERR_DATA).
  */
-int engine_mem_finish(struct engine_mem *e, const struct sim_end *end, char *err, size_t errlen);
+int engine_mem_finish(struct engine_mem *e, const struct sim_end *end, struct etwforge_error *err);
 
 /**
  * engine_mem_take - session @i's file image: *@data (the caller frees it)

@@ -149,7 +149,6 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	struct trace_config *tc = &g->sc->trace;
 	struct run_input inputs[SCENARIO_MAX_FILES];
 	const char *why = NULL;
-	char msg[1024];
 	int rc;
 
 	if (!o->output && !tc->sessions[0].file[0]) {
@@ -163,21 +162,19 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	for (unsigned i = 0; i < g->sc->nfiles; i++) {
 		inputs[i] = (struct run_input){g->sc->files[i], "the scenario"};
 	}
-	rc = session_run_plan(&g->run, tc, g->labels, inputs, g->sc->nfiles, msg, sizeof(msg));
+	rc = session_run_plan(&g->run, tc, g->labels, inputs, g->sc->nfiles, err);
 	g->planned = true;
 	if (rc >= 0 && o->truth) {
-		rc = g->truth_i = out_set_add(&g->run.outs, o->truth, "--truth", msg, sizeof(msg));
+		rc = g->truth_i = out_set_add(&g->run.outs, o->truth, "--truth", err);
 	}
 	if (rc >= 0 && o->json) {
-		rc = g->json_i = out_set_add(&g->run.outs, o->json, "--json", msg, sizeof(msg));
+		rc = g->json_i = out_set_add(&g->run.outs, o->json, "--json", err);
+	}
+	if (rc >= 0) {
+		rc = session_run_open(&g->run, err);
 	}
 	if (rc < 0) {
-		/* a closed standard output is no mistake of the command line */
-		return error_fail(err, rc, rc == -EBADF ? ERR_DATA : ERR_INPUT, "%s", msg);
-	}
-	rc = session_run_open(&g->run, msg, sizeof(msg));
-	if (rc < 0) {
-		return error_fail(err, rc, rc == -EINVAL ? ERR_INPUT : ERR_DATA, "%s", msg);
+		return rc;
 	}
 	if (g->truth_i >= 0) {
 		tc->spin_rows =
@@ -302,8 +299,8 @@ static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double
 				return error_fail(err, -e, ERR_DATA, "%s: write failed: %s",
 						  o->truth, strerror(e));
 			}
-			session_run_error(&g->run, rc, msg, sizeof(msg));
-			return error_fail(err, rc, ERR_DATA, "%s", msg);
+			session_run_error(&g->run, rc, err);
+			return rc;
 		}
 		if (o->progress && wall_seconds() - last >= every) {
 			last = wall_seconds();
@@ -331,7 +328,6 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	struct gen_run g = {.truth_i = -1, .json_i = -1};
 	struct etwforge_summary local;
 	double t0 = wall_seconds();
-	char msg[1024];
 	uint32_t tick0;
 	int rc;
 
@@ -377,9 +373,8 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	if (rc < 0) {
 		goto out;
 	}
-	rc = session_run_finish(&g.run, &g.tee.end, msg, sizeof(msg));
+	rc = session_run_finish(&g.run, &g.tee.end, err);
 	if (rc < 0) {
-		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	summary_fill(sum ? sum : &local, &g.sc->trace, &g.run, &g.tee.end, wall_seconds() - t0);
@@ -387,9 +382,8 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	if (g.json_f) {
 		etwforge_summary_print(g.json_f, sum ? sum : &local, true);
 	}
-	rc = session_run_commit(&g.run, msg, sizeof(msg));
+	rc = session_run_commit(&g.run, err);
 	if (rc < 0) {
-		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	session_run_notes(&g.sc->trace, g.labels, false, "gen", o->notes);

@@ -114,7 +114,6 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 	size_t i;
 	int rc = 0;
 
-	char msg[1024];
 	struct truth_reader *tr;
 
 	if (!o || !json_is_object(o) || !json_is_string(json_object_get(o, "kind")) ||
@@ -131,10 +130,10 @@ static int load_meta(struct etwforge_names *nm, const char *line, const char *pa
 		json_decref(o);
 		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
-	tr = truth_open_mem(path, line, strlen(line), nm->cfg, msg, sizeof(msg));
+	tr = truth_open_mem(path, line, strlen(line), nm->cfg, err);
 	if (!tr) {
 		json_decref(o);
-		return error_fail_at(err, -EINVAL, ERR_INPUT, "%s", msg);
+		return -EINVAL;
 	}
 	truth_close(tr);
 	groups = json_object_get(o, "groups");
@@ -211,7 +210,6 @@ struct etwforge_names *run_names_load(const char *truth, struct etwforge_error *
 	static const char thread_kind[] = "{\"kind\":\"thread\"";
 	static const char cswitch_kind[] = "{\"kind\":\"cswitch\"";
 	bool std = !strcmp(truth, "-");
-	char msg[512];
 	FILE *f;
 	struct etwforge_names *nm;
 	char *line = NULL;
@@ -224,9 +222,8 @@ struct etwforge_names *run_names_load(const char *truth, struct etwforge_error *
 		return NULL;
 	}
 	error_ok(err);
-	f = std ? stdin : input_open(truth, msg, sizeof(msg));
+	f = std ? stdin : input_open(truth, err);
 	if (!f) {
-		error_fail_at(err, -errno, ERR_INPUT, "%s", msg);
 		return NULL;
 	}
 	nm = calloc(1, sizeof(*nm));
@@ -338,11 +335,9 @@ static int check_switches(const struct etwforge_names *nm, struct etwforge_file 
 int run_names_check(const struct etwforge_names *nm, struct etwforge_file *f,
 		    struct etwforge_error *err)
 {
-	char msg[512];
-
 	if (truth_match(nm->cfg, -1, etl_reader_logfile(read_file_reader(f)), nm->path,
-			read_file_info(f)->name, msg, sizeof(msg)) < 0) {
-		return error_fail_at(err, -EBADMSG, ERR_DATA, "%s", msg);
+			read_file_info(f)->name, err) < 0) {
+		return -EBADMSG;
 	}
 	if (check_switches(nm, f, err) < 0) {
 		return -EBADMSG;

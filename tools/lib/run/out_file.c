@@ -151,7 +151,7 @@ bool out_std_closed(int fd)
 
 /* ---- folders ------------------------------------------------------------------ */
 
-int out_dir_make(const char *path, char *err, size_t errlen)
+int out_dir_make(const char *path, struct etwforge_error *err)
 {
 	struct stat st;
 	sigset_t old;
@@ -160,23 +160,20 @@ int out_dir_make(const char *path, char *err, size_t errlen)
 
 	if (stat(path, &st) == 0) {
 		if (!S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "%s: not a directory", path);
-			return -ENOTDIR;
+			return error_fail(err, -ENOTDIR, ERR_INPUT, "%s: not a directory", path);
 		}
 		return 0;
 	}
 	copy = strdup(path);
 	if (!copy) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
+		return error_fail(err, -ENOMEM, ERR_DATA, "%s: out of memory", path);
 	}
 	block_signals(&old);
 	if (mkdir(path, 0777) != 0) {
 		e = errno;
 		restore_signals(&old);
 		free(copy);
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
-		return -e;
+		return error_fail(err, -e, ERR_DATA, "%s: cannot create: %s", path, strerror(e));
 	}
 	for (unsigned i = 0; i < MAX_DIRS; i++) {
 		if (!dirs[i]) {
@@ -447,11 +444,11 @@ static bool same_file(const struct out_file *a, const struct out_file *b)
 }
 
 /* The one line for two things that are one file. Return: -EEXIST. */
-static int same_file_error(char *err, size_t errlen, const char *label1, const char *path1,
+static int same_file_error(struct etwforge_error *err, const char *label1, const char *path1,
 			   const char *label2, const char *path2)
 {
-	snprintf(err, errlen, "%s %s and %s %s are the same file", label1, path1, label2, path2);
-	return -EEXIST;
+	return error_fail(err, -EEXIST, ERR_INPUT, "%s %s and %s %s are the same file", label1,
+			  path1, label2, path2);
 }
 
 /* Would writing @f replace the regular file @in the run reads? */
@@ -460,7 +457,8 @@ static bool is_input(const struct out_input *in, const struct out_file *f)
 	return f->exists && S_ISREG(f->mode) && f->dev == in->dev && f->ino == in->ino;
 }
 
-int out_set_input(struct out_set *s, const char *path, const char *label, char *err, size_t errlen)
+int out_set_input(struct out_set *s, const char *path, const char *label,
+		  struct etwforge_error *err)
 {
 	struct out_input *in, *grown;
 	struct stat st;
@@ -472,8 +470,7 @@ int out_set_input(struct out_set *s, const char *path, const char *label, char *
 	}
 	grown = realloc(s->inputs, (s->ninputs + 1) * sizeof(*grown));
 	if (!grown) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
+		return error_fail(err, -ENOMEM, ERR_DATA, "%s: out of memory", path);
 	}
 	s->inputs = grown;
 	in = &s->inputs[s->ninputs];
@@ -484,13 +481,12 @@ int out_set_input(struct out_set *s, const char *path, const char *label, char *
 	if (!in->path || !in->label) {
 		free(in->path);
 		free(in->label);
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
+		return error_fail(err, -ENOMEM, ERR_DATA, "%s: out of memory", path);
 	}
 	for (unsigned i = 0; i < s->n; i++) {
 		if (is_input(in, &s->files[i])) {
-			int rc = same_file_error(err, errlen, in->label, in->path,
-						 s->files[i].label, s->files[i].path);
+			int rc = same_file_error(err, in->label, in->path, s->files[i].label,
+						 s->files[i].path);
 
 			free(in->path);
 			free(in->label);
@@ -501,30 +497,29 @@ int out_set_input(struct out_set *s, const char *path, const char *label, char *
 	return 0;
 }
 
-static int fail(char *err, size_t errlen, int rc, const char *path, const char *what)
+static int fail(struct etwforge_error *err, int rc, int kind, const char *path, const char *what)
 {
-	snprintf(err, errlen, "%s: %s", path, what);
-	return rc;
+	return error_fail(err, rc, kind, "%s: %s", path, what);
 }
 
-int out_set_add(struct out_set *s, const char *path, const char *label, char *err, size_t errlen)
+int out_set_add(struct out_set *s, const char *path, const char *label, struct etwforge_error *err)
 {
 	struct out_file *f;
 	struct stat st, named;
 	int rc = 0;
 
 	if (s->open || s->n == OUT_SET_MAX) {
-		return fail(err, errlen, -ENOSPC, path, "too many outputs");
+		return fail(err, -ENOSPC, ERR_INPUT, path, "too many outputs");
 	}
 	if (!path || !path[0]) {
-		return fail(err, errlen, -ENOENT, label, "empty file name");
+		return fail(err, -ENOENT, ERR_INPUT, label, "empty file name");
 	}
 	if (s->n == s->cap) {
 		unsigned cap = s->cap ? 2 * s->cap : 8;
 		struct out_file *n = realloc(s->files, cap * sizeof(*n));
 
 		if (!n) {
-			return fail(err, errlen, -ENOMEM, path, "out of memory");
+			return fail(err, -ENOMEM, ERR_DATA, path, "out of memory");
 		}
 		s->files = n;
 		s->cap = cap;
@@ -541,7 +536,9 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 	if (!strcmp(path, "-")) {
 		if (out_std_closed(STDOUT_FILENO)) {
 			/* descriptor 1 is our /dev/null stand-in: writing there would lose it all */
-			snprintf(err, errlen, "%s -: standard output is closed", f->label);
+			/* no mistake of the command line: descriptor 1 was closed on us */
+			error_fail(err, -EBADF, ERR_DATA, "%s -: standard output is closed",
+				   f->label);
 			free(f->path);
 			free(f->label);
 			return -EBADF;
@@ -571,7 +568,7 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 
 			free(f->path);
 			free(f->label);
-			return fail(err, errlen, -e, path,
+			return fail(err, -e, e == ELOOP ? ERR_INPUT : ERR_DATA, path,
 				    e == ELOOP ? "too many levels of symbolic links"
 					       : "out of memory");
 		}
@@ -579,14 +576,14 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 			out_file_stat(f, &st);
 		}
 		if (f->exists && S_ISDIR(st.st_mode)) {
-			rc = fail(err, errlen, -EISDIR, path, "is a directory");
+			rc = fail(err, -EISDIR, ERR_INPUT, path, "is a directory");
 		} else if (was_named && !S_ISDIR(named.st_mode) &&
 			   (!f->exists || st.st_dev != named.st_dev || st.st_ino != named.st_ino)) {
 			/*
 			 * An existing file that its links do not lead to (/dev/fd/N of a
 			 * deleted file or a memfd): it has no name to rename onto.
 			 */
-			rc = fail(err, errlen, -ENOENT, path,
+			rc = fail(err, -ENOENT, ERR_INPUT, path,
 				  "cannot be replaced: the file it names has no path (deleted?)");
 		} else if (f->exists && !S_ISREG(st.st_mode)) {
 			f->kind = OUT_IN_PLACE; /* it changed since the stat above */
@@ -603,14 +600,14 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 	/* the first output, else the first input, that @f is */
 	for (unsigned i = 0; rc == 0 && i < s->n; i++) {
 		if (same_file(&s->files[i], f)) {
-			rc = same_file_error(err, errlen, s->files[i].label, s->files[i].path,
-					     f->label, f->path);
+			rc = same_file_error(err, s->files[i].label, s->files[i].path, f->label,
+					     f->path);
 		}
 	}
 	for (unsigned i = 0; rc == 0 && i < s->ninputs; i++) {
 		if (is_input(&s->inputs[i], f)) {
-			rc = same_file_error(err, errlen, s->inputs[i].label, s->inputs[i].path,
-					     f->label, f->path);
+			rc = same_file_error(err, s->inputs[i].label, s->inputs[i].path, f->label,
+					     f->path);
 		}
 	}
 	if (rc < 0) {
@@ -624,7 +621,7 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
 enomem:
 	free(f->path);
 	free(f->label);
-	return fail(err, errlen, -ENOMEM, path, "out of memory");
+	return fail(err, -ENOMEM, ERR_DATA, path, "out of memory");
 }
 
 void out_file_want_spool(struct out_file *f)
@@ -652,7 +649,7 @@ const char *out_spool_dir(void)
  * (made and unlinked with the cleanup signals blocked), so neither a
  * failure nor a signal can leave it behind.
  */
-static int open_spool(struct out_file *f, char *err, size_t errlen)
+static int open_spool(struct out_file *f, struct etwforge_error *err)
 {
 	const char *dir = out_spool_dir();
 	size_t n = strlen(dir) + sizeof("/etwforge-spool.XXXXXX");
@@ -661,7 +658,7 @@ static int open_spool(struct out_file *f, char *err, size_t errlen)
 	int e = 0;
 
 	if (!name) {
-		return fail(err, errlen, -ENOMEM, f->path, "out of memory");
+		return fail(err, -ENOMEM, ERR_DATA, f->path, "out of memory");
 	}
 	snprintf(name, n, "%s/etwforge-spool.XXXXXX", dir);
 	block_signals(&old);
@@ -675,15 +672,14 @@ static int open_spool(struct out_file *f, char *err, size_t errlen)
 	restore_signals(&old);
 	free(name);
 	if (e) {
-		snprintf(err, errlen, "%s: cannot spool in %s (TMPDIR): %s", f->path, dir,
-			 strerror(e));
-		return -e;
+		return error_fail(err, -e, ERR_DATA, "%s: cannot spool in %s (TMPDIR): %s", f->path,
+				  dir, strerror(e));
 	}
 	return 0;
 }
 
 /* Open the device, FIFO, pipe or socket @f names, for writing in place. */
-static int open_in_place(struct out_file *f, char *err, size_t errlen)
+static int open_in_place(struct out_file *f, struct etwforge_error *err)
 {
 	int e, n;
 
@@ -694,13 +690,12 @@ static int open_in_place(struct out_file *f, char *err, size_t errlen)
 	}
 	if (f->fd < 0) {
 		e = errno;
-		snprintf(err, errlen, "%s: cannot open: %s", f->path, strerror(e));
-		return -e;
+		return error_fail(err, -e, ERR_DATA, "%s: cannot open: %s", f->path, strerror(e));
 	}
 	return 0;
 }
 
-static int open_one(struct out_file *f, char *err, size_t errlen)
+static int open_one(struct out_file *f, struct etwforge_error *err)
 {
 	sigset_t old;
 	int e;
@@ -708,22 +703,22 @@ static int open_one(struct out_file *f, char *err, size_t errlen)
 	switch (f->kind) {
 	case OUT_STDOUT:
 		f->fd = STDOUT_FILENO;
-		return f->want_spool && !f->is_null ? open_spool(f, err, errlen) : 0;
+		return f->want_spool && !f->is_null ? open_spool(f, err) : 0;
 	case OUT_IN_PLACE:
 		/* the spool first: a FIFO's open waits for its reader */
-		e = f->want_spool && !f->is_null ? open_spool(f, err, errlen) : 0;
-		return e < 0 ? e : open_in_place(f, err, errlen);
+		e = f->want_spool && !f->is_null ? open_spool(f, err) : 0;
+		return e < 0 ? e : open_in_place(f, err);
 	case OUT_RENAME:
 		break;
 	}
 	f->tmp = hidden_name(f->target, ".XXXXXX");
 	if (!f->tmp) {
-		return fail(err, errlen, -ENOMEM, f->path, "out of memory");
+		return fail(err, -ENOMEM, ERR_DATA, f->path, "out of memory");
 	}
 	block_signals(&old);
 	if (!temp_register(f->tmp)) {
 		restore_signals(&old);
-		return fail(err, errlen, -EMFILE, f->path, "too many temporary files");
+		return fail(err, -EMFILE, ERR_DATA, f->path, "too many temporary files");
 	}
 	f->fd = mkstemp(f->tmp);
 	e = errno;
@@ -734,13 +729,11 @@ static int open_one(struct out_file *f, char *err, size_t errlen)
 	}
 	restore_signals(&old);
 	if (f->fd < 0) {
-		snprintf(err, errlen, "%s: cannot create: %s", f->path, strerror(e));
-		return -e;
+		return error_fail(err, -e, ERR_DATA, "%s: cannot create: %s", f->path, strerror(e));
 	}
 	if (f->exists && access(f->target, W_OK) != 0) {
 		e = errno;
-		snprintf(err, errlen, "%s: not writable: %s", f->path, strerror(e));
-		return -e;
+		return error_fail(err, -e, ERR_DATA, "%s: not writable: %s", f->path, strerror(e));
 	}
 	/* mkstemp makes 0600: keep the replaced file's mode, or what creat() would give */
 	if (f->exists) {
@@ -754,10 +747,10 @@ static int open_one(struct out_file *f, char *err, size_t errlen)
 	return 0;
 }
 
-int out_set_open(struct out_set *s, char *err, size_t errlen)
+int out_set_open(struct out_set *s, struct etwforge_error *err)
 {
 	for (unsigned i = 0; i < s->n; i++) {
-		int rc = open_one(&s->files[i], err, errlen);
+		int rc = open_one(&s->files[i], err);
 
 		if (rc < 0) {
 			out_set_abort(s);
@@ -901,7 +894,7 @@ static void drop_backups(struct out_set *s)
 	}
 }
 
-int out_set_commit(struct out_set *s, char *err, size_t errlen)
+int out_set_commit(struct out_set *s, struct etwforge_error *err)
 {
 	sigset_t old;
 	unsigned i;
@@ -910,10 +903,10 @@ int out_set_commit(struct out_set *s, char *err, size_t errlen)
 	for (i = 0; i < s->n; i++) {
 		rc = finish_one(&s->files[i]);
 		if (rc < 0) {
-			snprintf(err, errlen, "%s: write failed: %s",
-				 s->files[i].kind == OUT_STDOUT ? "standard output"
-								: s->files[i].path,
-				 strerror(-rc));
+			error_fail(err, rc, ERR_DATA, "%s: write failed: %s",
+				   s->files[i].kind == OUT_STDOUT ? "standard output"
+								  : s->files[i].path,
+				   strerror(-rc));
 			out_set_abort(s);
 			return rc;
 		}
@@ -922,8 +915,7 @@ int out_set_commit(struct out_set *s, char *err, size_t errlen)
 	if (cleanup_signal_pending()) {
 		out_set_abort(s);
 		restore_signals(&old); /* the handler runs now and exits */
-		snprintf(err, errlen, "interrupted");
-		return -EINTR;
+		return error_fail(err, -EINTR, ERR_DATA, "interrupted");
 	}
 	for (i = 0; i < s->n; i++) {
 		struct out_file *f = &s->files[i];
@@ -937,8 +929,8 @@ int out_set_commit(struct out_set *s, char *err, size_t errlen)
 		}
 		if (rename(f->tmp, f->target) != 0) {
 			rc = -errno;
-			snprintf(err, errlen, "%s: cannot rename into place: %s", f->path,
-				 strerror(-rc));
+			error_fail(err, rc, ERR_DATA, "%s: cannot rename into place: %s", f->path,
+				   strerror(-rc));
 			roll_back(s, i);
 			drop_backups(s);
 			out_set_abort(s);

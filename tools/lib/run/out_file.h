@@ -37,6 +37,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "tools/lib/common/error.h"
+
 /** enum out_kind - how a target is written, decided when it is added. */
 enum out_kind {
 	OUT_RENAME = 0, /* regular file or new path: temporary beside it, renamed at commit */
@@ -117,10 +119,11 @@ void out_set_init(struct out_set *s);
  * same file"); -EISDIR, -ENOENT (empty path), -ELOOP (symlink loop),
  * -ENOSPC (the set is full), -ENOMEM, -EBADF ("-" while standard output
  * was closed at out_std_guard(): "LABEL -: standard output is closed"),
- * with @err filled.
+ * with @err filled: ERR_INPUT, but ERR_DATA for -EBADF (no mistake of the
+ * command line) and -ENOMEM.
  * Character devices may be named more than once (e.g. /dev/null).
  */
-int out_set_add(struct out_set *s, const char *path, const char *label, char *err, size_t errlen);
+int out_set_add(struct out_set *s, const char *path, const char *label, struct etwforge_error *err);
 
 /**
  * out_set_input - @path ("-" = standard input) is read by the run, as
@@ -130,9 +133,11 @@ int out_set_add(struct out_set *s, const char *path, const char *label, char *er
  * (a device or FIFO read and written is what was asked; standard input
  * counts when it is a regular file).
  * Return: 0; -EEXIST when an output already added is that file (@err:
- * "LABEL PATH and LABEL2 PATH2 are the same file"); -ENOMEM.
+ * "LABEL PATH and LABEL2 PATH2 are the same file", ERR_INPUT); -ENOMEM
+ * (ERR_DATA).
  */
-int out_set_input(struct out_set *s, const char *path, const char *label, char *err, size_t errlen);
+int out_set_input(struct out_set *s, const char *path, const char *label,
+		  struct etwforge_error *err);
 
 /**
  * out_file_want_spool - @f is an ETL file, whose first buffer is complete
@@ -158,10 +163,10 @@ const char *out_spool_dir(void);
  * out_set_open - create every temporary file and spool file, and open
  * every in-place target. Call once, after the last out_set_add().
  * Return: 0, or a negative errno with @err = "PATH: cannot create: why"
- * (or "PATH: cannot spool in DIR (TMPDIR): why"); then nothing is left
+ * (or "PATH: cannot spool in DIR (TMPDIR): why"), ERR_DATA; then nothing is left
  * behind (the set is aborted).
  */
-int out_set_open(struct out_set *s, char *err, size_t errlen);
+int out_set_open(struct out_set *s, struct etwforge_error *err);
 
 /** out_set_file - output @i (NULL past the end). */
 struct out_file *out_set_file(struct out_set *s, unsigned i);
@@ -187,10 +192,10 @@ int out_file_close(struct out_file *f);
  * then rename each into place with the signals that call out_abandon()
  * blocked. A rename that fails puts back the targets already replaced. A
  * signal that arrived before the renames started aborts instead.
- * Return: 0, or a negative errno with @err ("PATH: write failed: why");
- * every target is then as it was and no temporary file is left.
+ * Return: 0, or a negative errno with @err ("PATH: write failed: why",
+ * ERR_DATA); every target is then as it was and no temporary file is left.
  */
-int out_set_commit(struct out_set *s, char *err, size_t errlen);
+int out_set_commit(struct out_set *s, struct etwforge_error *err);
 
 /**
  * out_set_abort - remove every temporary file and close what was opened.
@@ -229,9 +234,9 @@ bool out_std_closed(int fd);
  * out_dir_done(@path, false), so a failed or interrupted run leaves
  * nothing behind.
  * Return: 1 made, 0 already there, or a negative errno with @err
- * (-ENOTDIR: something else is at @path).
+ * (-ENOTDIR: something else is at @path, ERR_INPUT; the rest ERR_DATA).
  */
-int out_dir_make(const char *path, char *err, size_t errlen);
+int out_dir_make(const char *path, struct etwforge_error *err);
 
 /**
  * out_dir_done - the run that made @path with out_dir_make() is over: keep

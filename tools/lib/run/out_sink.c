@@ -412,11 +412,10 @@ static int own_hole(void *ctx, uint64_t off, uint64_t len)
 static int own_finish(void *ctx, const void *head, uint64_t size, void *scratch, uint64_t *xxh3)
 {
 	struct own_output *o = ctx;
-	char err[64];
 	int ret = sink_finish(&o->file, head, size, scratch, xxh3);
 
 	if (!ret) {
-		ret = out_set_commit(&o->set, err, sizeof(err));
+		ret = out_set_commit(&o->set, NULL);
 	}
 	if (!ret) {
 		out_set_free(&o->set);
@@ -455,7 +454,6 @@ struct etl_writer *out_writer_create(const struct writer_opts *opts)
 {
 	struct own_output *o;
 	struct etl_writer *w;
-	char err[64];
 	int rc;
 
 	if (writer_validate_opts(opts, NULL) < 0) {
@@ -467,10 +465,10 @@ struct etl_writer *out_writer_create(const struct writer_opts *opts)
 		return NULL; /* errno = ENOMEM */
 	}
 	out_set_init(&o->set);
-	rc = out_set_add(&o->set, opts->path, "output", err, sizeof(err));
+	rc = out_set_add(&o->set, opts->path, "output", NULL);
 	if (rc >= 0) {
 		out_file_want_spool(out_set_file(&o->set, 0));
-		rc = out_set_open(&o->set, err, sizeof(err));
+		rc = out_set_open(&o->set, NULL);
 	}
 	if (rc < 0) {
 		out_set_free(&o->set);

@@ -95,22 +95,25 @@ static int open_outputs(struct replay_run *r, const char *stream, const struct e
 			FILE **json_f, struct etwforge_error *err)
 {
 	const struct run_input input = {stream, "the stream"};
-	char msg[1024];
 	int rc, json_i = -1;
 
 	session_run_name(r->cfg, o->output, true, r->labels);
-	rc = session_run_plan(&r->run, r->cfg, r->labels, &input, 1, msg, sizeof(msg));
+	rc = session_run_plan(&r->run, r->cfg, r->labels, &input, 1, err);
 	r->planned = true;
-	if (rc >= 0 && o->json) {
-		rc = json_i = out_set_add(&r->run.outs, o->json, "--json", msg, sizeof(msg));
-	}
-	if (rc >= 0) {
-		rc = session_run_open(&r->run, msg, sizeof(msg));
-	}
 	if (rc < 0) {
-		/* -EBADF, a closed standard output, is no mistake of the command line */
-		return error_fail(err, rc, rc == -EINVAL || rc == -EEXIST ? ERR_INPUT : ERR_DATA,
-				  "%s", msg);
+		return rc;
+	}
+	if (o->json) {
+		rc = json_i = out_set_add(&r->run.outs, o->json, "--json", err);
+		if (rc < 0) {
+			/* replay: only two outputs that are one file are the command line's */
+			return error_reclass(err, rc, rc == -EEXIST ? ERR_INPUT : ERR_DATA);
+		}
+	}
+	rc = session_run_open(&r->run, err);
+	if (rc < 0) {
+		return error_reclass(err, rc,
+				     rc == -EINVAL || rc == -EEXIST ? ERR_INPUT : ERR_DATA);
 	}
 	if (json_i >= 0) {
 		*json_f = out_file_stream(out_set_file(&r->run.outs, (unsigned)json_i));
@@ -134,7 +137,6 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	double t0 = wall_seconds();
 	bool have_end = false;
 	FILE *json_f = NULL;
-	char msg[1024];
 	int rc, kind;
 
 	if (run_stdin_closed(stream, err) < 0) {
@@ -144,9 +146,9 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	if (!r.cfg) {
 		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
-	r.tr = truth_open(stream, r.cfg, msg, sizeof(msg));
+	r.tr = truth_open(stream, r.cfg, err);
 	if (!r.tr) {
-		rc = error_fail_at(err, -EINVAL, ERR_INPUT, "%s", msg);
+		rc = -EINVAL;
 		goto out;
 	}
 	if (!o->output && !r.cfg->sessions[0].file[0]) {
@@ -160,9 +162,9 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 		goto out;
 	}
 	/* the first record gives the start clock values when the meta line has none */
-	kind = truth_next(r.tr, &rec, msg, sizeof(msg));
+	kind = truth_next(r.tr, &rec, err);
 	if (kind < 0) {
-		rc = error_fail_at(err, kind, ERR_INPUT, "%s", msg);
+		rc = kind;
 		goto out;
 	}
 	if (!r.cfg->have_start_ts && kind != TRUTH_EOF) {
@@ -184,14 +186,13 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 			}
 			rc = feed(&sink, &rec);
 			if (rc < 0) {
-				session_run_error(&r.run, rc, msg, sizeof(msg));
-				rc = error_fail(err, rc, ERR_DATA, "%s", msg);
+				session_run_error(&r.run, rc, err);
 				goto out;
 			}
 		}
-		kind = truth_next(r.tr, &rec, msg, sizeof(msg));
+		kind = truth_next(r.tr, &rec, err);
 		if (kind < 0) {
-			rc = error_fail_at(err, kind, ERR_INPUT, "%s", msg);
+			rc = kind;
 			goto out;
 		}
 	}
@@ -208,18 +209,16 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 			"disagree\n",
 			stream, r.ch.first_line, r.ch.count, r.ch.count == 1 ? "" : "es");
 	}
-	rc = session_run_finish(&r.run, &end.u.end, msg, sizeof(msg));
+	rc = session_run_finish(&r.run, &end.u.end, err);
 	if (rc < 0) {
-		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	summary_fill(sum ? sum : &local, r.cfg, &r.run, &end.u.end, wall_seconds() - t0);
 	if (json_f) {
 		etwforge_summary_print(json_f, sum ? sum : &local, true);
 	}
-	rc = session_run_commit(&r.run, msg, sizeof(msg));
+	rc = session_run_commit(&r.run, err);
 	if (rc < 0) {
-		rc = error_fail(err, rc, ERR_DATA, "%s", msg);
 		goto out;
 	}
 	session_run_notes(r.cfg, r.labels, true, "replay", o->notes);
@@ -232,9 +231,22 @@ out:
 	return rc;
 }
 
+/*
+ * A fault of a stream replay_mem() was handed: the library built it, so it
+ * is no input of the caller's (ERR_DATA), and it is said after the
+ * caller's name for it (not located).
+ */
+static int stream_fault(struct etwforge_error *err, int rc)
+{
+	if (err) {
+		err->located = false;
+	}
+	return error_reclass(err, rc, ERR_DATA);
+}
+
 int replay_mem(const char *name, const char *text, size_t len, struct trace_config *cfg,
-	       uint8_t *data[SIM_MAX_SESSIONS], size_t lens[SIM_MAX_SESSIONS], char *err,
-	       size_t errlen)
+	       uint8_t *data[SIM_MAX_SESSIONS], size_t lens[SIM_MAX_SESSIONS],
+	       struct etwforge_error *err)
 {
 	struct engine_mem e;
 	struct truth_reader *tr;
@@ -243,20 +255,20 @@ int replay_mem(const char *name, const char *text, size_t len, struct trace_conf
 	bool have_end = false, open = false;
 	int rc, kind;
 
-	tr = truth_open_mem(name, text, len, cfg, err, errlen);
+	tr = truth_open_mem(name, text, len, cfg, err);
 	if (!tr) {
-		return -EINVAL;
+		return stream_fault(err, -EINVAL);
 	}
-	kind = truth_next(tr, &rec, err, errlen);
+	kind = truth_next(tr, &rec, err);
 	if (kind < 0) {
-		rc = kind;
+		rc = stream_fault(err, kind);
 		goto out;
 	}
 	if (!cfg->have_start_ts && kind != TRUTH_EOF) {
 		memcpy(cfg->start_ts, record_ts(&rec), sizeof(cfg->start_ts));
 		cfg->have_start_ts = true;
 	}
-	rc = engine_mem_open(&e, cfg, err, errlen);
+	rc = engine_mem_open(&e, cfg, err);
 	open = true;
 	if (rc < 0) {
 		goto out;
@@ -267,13 +279,14 @@ int replay_mem(const char *name, const char *text, size_t len, struct trace_conf
 			end = rec;
 			have_end = true;
 		} else if ((rc = feed(&sink, &rec)) < 0) {
-			snprintf(err, errlen, "%s:%lu: %s", name, rec.line,
-				 rc == -E2BIG ? "an event is larger than a buffer" : strerror(-rc));
+			error_fail(err, rc, ERR_DATA, "%s:%lu: %s", name, rec.line,
+				   rc == -E2BIG ? "an event is larger than a buffer"
+						: strerror(-rc));
 			goto out;
 		}
-		kind = truth_next(tr, &rec, err, errlen);
+		kind = truth_next(tr, &rec, err);
 		if (kind < 0) {
-			rc = kind;
+			rc = stream_fault(err, kind);
 			goto out;
 		}
 	}
@@ -281,7 +294,7 @@ int replay_mem(const char *name, const char *text, size_t len, struct trace_conf
 		memset(&end, 0, sizeof(end));
 		memcpy(end.u.end.ts, cfg->start_ts, sizeof(end.u.end.ts));
 	}
-	rc = engine_mem_finish(&e, &end.u.end, err, errlen);
+	rc = engine_mem_finish(&e, &end.u.end, err);
 	if (rc < 0) {
 		goto out;
 	}

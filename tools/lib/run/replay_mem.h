@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/lib/common/error.h"
 #include "tools/lib/config/trace_config.h"
 
 /**
@@ -18,10 +19,11 @@
  * messages) into *@cfg and encode it: session i's file image in @data[i]
  * (malloc'd, the caller frees it), @lens[i] bytes, i < @cfg->nsessions.
  * Return: 0, or -EINVAL with @err = `name:line: what is wrong`, or another
- * negative errno (an event larger than a buffer: -E2BIG, -ENOMEM).
+ * negative errno (an event larger than a buffer: -E2BIG, -ENOMEM); ERR_DATA
+ * (the stream is the library's own); a message that is not located.
  */
 int replay_mem(const char *name, const char *text, size_t len, struct trace_config *cfg,
-	       uint8_t *data[SIM_MAX_SESSIONS], size_t lens[SIM_MAX_SESSIONS], char *err,
-	       size_t errlen);
+	       uint8_t *data[SIM_MAX_SESSIONS], size_t lens[SIM_MAX_SESSIONS],
+	       struct etwforge_error *err);
 
 #endif /* TOOLS_LIB_REPLAY_MEM_H */

@@ -77,13 +77,13 @@ void session_run_notes(const struct trace_config *tc, const char *const labels[S
 
 int session_run_plan(struct session_run *r, const struct trace_config *cfg,
 		     const char *const labels[SIM_MAX_SESSIONS], const struct run_input *inputs,
-		     unsigned ninputs, char *err, size_t errlen)
+		     unsigned ninputs, struct etwforge_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
 	out_set_init(&r->outs);
 	for (unsigned i = 0; i < ninputs; i++) {
-		int rc = out_set_input(&r->outs, inputs[i].path, inputs[i].label, err, errlen);
+		int rc = out_set_input(&r->outs, inputs[i].path, inputs[i].label, err);
 
 		if (rc < 0) {
 			return rc;
@@ -96,26 +96,27 @@ int session_run_plan(struct session_run *r, const struct trace_config *cfg,
 		int rc;
 
 		if (!cfg->sessions[i].file[0] && labels && labels[i]) {
-			snprintf(err, errlen, "%s: empty file name", labels[i]);
-			return -EINVAL;
+			return error_fail(err, -EINVAL, ERR_INPUT, "%s: empty file name",
+					  labels[i]);
 		}
 		if (!cfg->sessions[i].file[0]) {
-			snprintf(err, errlen,
-				 "session '%s': no output file (name it in the stream's meta line, "
-				 "or with -o for the first)",
-				 cfg->sessions[i].name);
-			return -EINVAL;
+			return error_fail(err, -EINVAL, ERR_INPUT,
+					  "session '%s': no output file (name it in the stream's "
+					  "meta line, or with -o for the first)",
+					  cfg->sessions[i].name);
 		}
 		trace_config_writer(cfg, i, &wo);
 		if (writer_validate_opts(&wo, &why) < 0) {
-			snprintf(err, errlen, "%s: %s", wo.path, why ? why : "invalid option");
-			return -EINVAL;
+			return error_fail(err, -EINVAL, ERR_INPUT, "%s: %s", wo.path,
+					  why ? why : "invalid option");
 		}
 		snprintf(label, sizeof(label), "sessions.%u.file", i);
 		rc = out_set_add(&r->outs, cfg->sessions[i].file,
-				 labels && labels[i] ? labels[i] : label, err, errlen);
+				 labels && labels[i] ? labels[i] : label, err);
 		if (rc < 0) {
-			return rc == -EEXIST || rc == -EBADF ? rc : -EINVAL;
+			/* its kind stays: ERR_INPUT, or ERR_DATA for -EBADF and no memory */
+			return error_reclass(err, rc == -EEXIST || rc == -EBADF ? rc : -EINVAL,
+					     rc == -EBADF || rc == -ENOMEM ? ERR_DATA : ERR_INPUT);
 		}
 		r->out_index[i] = rc;
 		out_file_want_spool(out_set_file(&r->outs, (unsigned)rc));
@@ -123,14 +124,14 @@ int session_run_plan(struct session_run *r, const struct trace_config *cfg,
 	return 0;
 }
 
-int session_run_open(struct session_run *r, char *err, size_t errlen)
+int session_run_open(struct session_run *r, struct etwforge_error *err)
 {
 	const struct trace_config *cfg = r->cfg;
 	struct producer_cfg pc;
-	int rc = out_set_open(&r->outs, err, errlen);
+	int rc = out_set_open(&r->outs, err);
 
 	if (rc < 0) {
-		return rc;
+		return error_reclass(err, rc, rc == -EINVAL ? ERR_INPUT : ERR_DATA);
 	}
 	trace_config_producer(cfg, &pc);
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
@@ -142,8 +143,9 @@ int session_run_open(struct session_run *r, char *err, size_t errlen)
 		if (!r->writers[i]) {
 			int e = errno;
 
-			snprintf(err, errlen, "%s: cannot create: %s", wo.path, strerror(e));
-			return -e;
+			/* -EINVAL: the options are wrong, the caller's; the rest the system's */
+			return error_fail(err, -e, e == EINVAL ? ERR_INPUT : ERR_DATA,
+					  "%s: cannot create: %s", wo.path, strerror(e));
 		}
 		pc.sessions[i].backend = writer_backend_ops();
 		pc.sessions[i].backend_ctx = r->writers[i];
@@ -152,13 +154,13 @@ int session_run_open(struct session_run *r, char *err, size_t errlen)
 	if (!r->prod) {
 		int e = errno;
 
-		snprintf(err, errlen, "cannot set up the producer: %s", strerror(e));
-		return -e;
+		return error_fail(err, -e, e == EINVAL ? ERR_INPUT : ERR_DATA,
+				  "cannot set up the producer: %s", strerror(e));
 	}
 	rc = producer_start(r->prod, cfg->start_ts);
 	if (rc < 0) {
-		session_run_error(r, rc, err, errlen);
-		return rc;
+		session_run_error(r, rc, err);
+		return error_reclass(err, rc, rc == -EINVAL ? ERR_INPUT : ERR_DATA);
 	}
 	return 0;
 }
@@ -169,20 +171,20 @@ struct trace_sink session_run_sink(struct session_run *r)
 }
 
 /* Session @i's write error @rc: its file's, or its spool's (where the temporary space ran out). */
-static void write_error(const struct session_run *r, unsigned i, int rc, char *err, size_t errlen)
+static void write_error(const struct session_run *r, unsigned i, int rc, struct etwforge_error *err)
 {
 	const char *file = r->cfg->sessions[i].file;
 
 	if (r->writers[i] && writer_get_error(r->writers[i]) &&
 	    out_sink_error_in_spool(&r->sinks[i])) {
-		snprintf(err, errlen, "%s: cannot spool in %s (TMPDIR): %s", file, out_spool_dir(),
-			 strerror(-rc));
+		error_fail(err, rc, ERR_DATA, "%s: cannot spool in %s (TMPDIR): %s", file,
+			   out_spool_dir(), strerror(-rc));
 	} else {
-		snprintf(err, errlen, "%s: write failed: %s", file, strerror(-rc));
+		error_fail(err, rc, ERR_DATA, "%s: write failed: %s", file, strerror(-rc));
 	}
 }
 
-void session_run_error(struct session_run *r, int rc, char *err, size_t errlen)
+void session_run_error(struct session_run *r, int rc, struct etwforge_error *err)
 {
 	unsigned i = 0;
 
@@ -194,21 +196,21 @@ void session_run_error(struct session_run *r, int rc, char *err, size_t errlen)
 		}
 	}
 	if (!r->cfg->nsessions) {
-		snprintf(err, errlen, "?: write failed: %s", strerror(-rc));
+		error_fail(err, rc, ERR_DATA, "?: write failed: %s", strerror(-rc));
 	} else if (rc == -E2BIG) {
-		snprintf(err, errlen, "%s: an event is larger than a buffer",
-			 r->cfg->sessions[i].file);
+		error_fail(err, rc, ERR_DATA, "%s: an event is larger than a buffer",
+			   r->cfg->sessions[i].file);
 	} else {
-		write_error(r, i, rc, err, errlen);
+		write_error(r, i, rc, err);
 	}
 }
 
-int session_run_finish(struct session_run *r, const struct sim_end *end, char *err, size_t errlen)
+int session_run_finish(struct session_run *r, const struct sim_end *end, struct etwforge_error *err)
 {
 	int rc = producer_end(r->prod, end);
 
 	if (rc < 0) {
-		session_run_error(r, rc, err, errlen);
+		session_run_error(r, rc, err);
 		return rc;
 	}
 	producer_get_stats(r->prod, &r->pstats);
@@ -219,7 +221,7 @@ int session_run_finish(struct session_run *r, const struct sim_end *end, char *e
 		rc = writer_finish(r->writers[i], end_ts,
 				   trace_config_filetime(r->cfg, s->clock, end_ts));
 		if (rc < 0) {
-			write_error(r, i, rc, err, errlen);
+			write_error(r, i, rc, err);
 			return rc;
 		}
 		writer_get_stats(r->writers[i], &r->wstats[i]);
@@ -227,9 +229,9 @@ int session_run_finish(struct session_run *r, const struct sim_end *end, char *e
 	return 0;
 }
 
-int session_run_commit(struct session_run *r, char *err, size_t errlen)
+int session_run_commit(struct session_run *r, struct etwforge_error *err)
 {
-	return out_set_commit(&r->outs, err, errlen);
+	return out_set_commit(&r->outs, err);
 }
 
 void session_run_close(struct session_run *r)

@@ -79,18 +79,19 @@ struct run_input {
  * each writer's options. The caller may add more outputs to @r->outs.
  * Return: 0, or a negative errno with @err = one line (-EEXIST: two
  * outputs, or an output and an input, are the same file; -EBADF: "-"
- * while standard output is closed; -EINVAL: a bad option or a missing
- * file).
+ * while standard output is closed, ERR_DATA; -EINVAL: a bad option or a
+ * missing file; the kind ERR_INPUT but for -EBADF and no memory).
  */
 int session_run_plan(struct session_run *r, const struct trace_config *cfg,
 		     const char *const labels[SIM_MAX_SESSIONS], const struct run_input *inputs,
-		     unsigned ninputs, char *err, size_t errlen);
+		     unsigned ninputs, struct etwforge_error *err);
 
 /**
  * session_run_open - create every output of @r->outs, the writers and the
- * producer. Return: 0, or a negative errno with @err = "FILE: what is wrong".
+ * producer. Return: 0, or a negative errno with @err = "FILE: what is wrong"
+ * (ERR_INPUT for -EINVAL, a bad option; ERR_DATA the rest).
  */
-int session_run_open(struct session_run *r, char *err, size_t errlen);
+int session_run_open(struct session_run *r, struct etwforge_error *err);
 
 /** session_run_sink - the producer's sink (records go straight to it). */
 struct trace_sink session_run_sink(struct session_run *r);
@@ -98,15 +99,17 @@ struct trace_sink session_run_sink(struct session_run *r);
 /**
  * session_run_finish - producer_end(@end), then complete every writer
  * (EndTime from @end), collecting stats and file hashes. Nothing is in
- * place until session_run_commit(). Return: 0 or a negative errno with @err.
+ * place until session_run_commit(). Return: 0 or a negative errno with @err
+ * (ERR_DATA).
  */
-int session_run_finish(struct session_run *r, const struct sim_end *end, char *err, size_t errlen);
+int session_run_finish(struct session_run *r, const struct sim_end *end,
+		       struct etwforge_error *err);
 
 /** session_run_commit - put every output of the run in place at once. Return: as out_set_commit(). */
-int session_run_commit(struct session_run *r, char *err, size_t errlen);
+int session_run_commit(struct session_run *r, struct etwforge_error *err);
 
-/** session_run_error - describe a failed feed (producer/backend error @rc). */
-void session_run_error(struct session_run *r, int rc, char *err, size_t errlen);
+/** session_run_error - describe a failed feed (producer/backend error @rc) in @err, ERR_DATA. */
+void session_run_error(struct session_run *r, int rc, struct etwforge_error *err);
 
 /** session_run_close - free everything; uncommitted outputs are removed. */
 void session_run_close(struct session_run *r);

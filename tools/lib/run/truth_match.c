@@ -20,7 +20,7 @@ struct field {
 };
 
 int truth_match(const struct trace_config *cfg, int session, const struct etl_logfile *lf,
-		const char *truth, const char *etl, char *err, size_t errlen)
+		const char *truth, const char *etl, struct etwforge_error *err)
 {
 	const struct trace_session_cfg *s = NULL;
 
@@ -31,11 +31,11 @@ int truth_match(const struct trace_config *cfg, int session, const struct etl_lo
 			}
 		}
 		if (!s) {
-			snprintf(err, errlen,
-				 "%s is not the truth of %s: none of its sessions is named \"%s\" "
-				 "(the file's LoggerName)",
-				 truth, etl, lf->logger_name);
-			return -EBADMSG;
+			return error_fail_at(
+				err, -EBADMSG, ERR_DATA,
+				"%s is not the truth of %s: none of its sessions is named \"%s\" "
+				"(the file's LoggerName)",
+				truth, etl, lf->logger_name);
 		}
 	} else {
 		s = &cfg->sessions[session];
@@ -65,27 +65,27 @@ int truth_match(const struct trace_config *cfg, int session, const struct etl_lo
 			snprintf(whose, sizeof(whose), "session \"%s\" ", s->name);
 		}
 		if (i == 1) {
-			snprintf(
-				err, errlen,
+			error_fail_at(
+				err, -EBADMSG, ERR_DATA,
 				"%s is not the truth of %s: its arch is %s, the file's PointerSize "
 				"is %" PRIu64,
 				truth, etl, cfg->arch == ETL_ARCH_X86 ? "x86" : "x64", f->got);
 		} else if (i == 2) {
-			snprintf(err, errlen,
-				 "%s is not the truth of %s: its target is %s (build %" PRIu64
-				 "), the file's ProviderVersion is %" PRIu64,
-				 truth, etl, cfg->target->name, f->want, f->got);
+			error_fail_at(err, -EBADMSG, ERR_DATA,
+				      "%s is not the truth of %s: its target is %s (build %" PRIu64
+				      "), the file's ProviderVersion is %" PRIu64,
+				      truth, etl, cfg->target->name, f->want, f->got);
 		} else if (i == 8) {
-			snprintf(err, errlen,
-				 "%s is not the truth of %s: its %sclock is %s (%" PRIu64
-				 "), the file's %s is %" PRIu64,
-				 truth, etl, whose, sim_clock_name(s->clock), f->want, f->header,
-				 f->got);
+			error_fail_at(err, -EBADMSG, ERR_DATA,
+				      "%s is not the truth of %s: its %sclock is %s (%" PRIu64
+				      "), the file's %s is %" PRIu64,
+				      truth, etl, whose, sim_clock_name(s->clock), f->want,
+				      f->header, f->got);
 		} else {
-			snprintf(err, errlen,
-				 "%s is not the truth of %s: its %s%s is %" PRIu64
-				 ", the file's %s is %" PRIu64,
-				 truth, etl, whose, f->meta, f->want, f->header, f->got);
+			error_fail_at(err, -EBADMSG, ERR_DATA,
+				      "%s is not the truth of %s: its %s%s is %" PRIu64
+				      ", the file's %s is %" PRIu64,
+				      truth, etl, whose, f->meta, f->want, f->header, f->got);
 		}
 		return -EBADMSG;
 	}

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "tools/lib/common/error.h"
 #include "tools/lib/config/trace_config.h"
 #include "writer/etl_reader.h"
 
@@ -22,9 +23,10 @@
  * buffer size).
  * @session: the session to hold the file against (-1: the one named by
  *           LoggerName, which must exist)
- * Return: 0, or -EBADMSG with `TRUTH is not the truth of ETL: ...` in @err.
+ * Return: 0, or -EBADMSG with `TRUTH is not the truth of ETL: ...` in @err
+ * (ERR_DATA, located).
  */
 int truth_match(const struct trace_config *cfg, int session, const struct etl_logfile *lf,
-		const char *truth, const char *etl, char *err, size_t errlen);
+		const char *truth, const char *etl, struct etwforge_error *err);
 
 #endif

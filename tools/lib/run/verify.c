@@ -428,11 +428,9 @@ static int find_session(const struct trace_config *cfg, const char *file, const 
 /* The truth's and the file's machine must be the same one (truth_match.c). */
 static int check_machine(struct verify *v, const struct etl_logfile *lf)
 {
-	char msg[512];
-
-	if (truth_match(v->cfg, (int)(v->s - v->cfg->sessions), lf, v->truth_path, v->file, msg,
-			sizeof(msg)) < 0) {
-		return error_fail_at(v->err, -EBADMSG, ERR_DATA, "%s", msg);
+	if (truth_match(v->cfg, (int)(v->s - v->cfg->sessions), lf, v->truth_path, v->file,
+			v->err) < 0) {
+		return -EBADMSG;
 	}
 	if (lf->events_lost) {
 		return error_fail_at(
@@ -540,13 +538,12 @@ static int check_rundown(struct verify *v)
 static int walk(struct verify *v, struct truth_reader *tr)
 {
 	struct truth_record rec;
-	char msg[1024];
 	int kind, r;
 
 	for (;;) {
-		kind = truth_next(tr, &rec, msg, sizeof(msg));
+		kind = truth_next(tr, &rec, v->err);
 		if (kind < 0) {
-			return error_fail_at(v->err, -EINVAL, ERR_INPUT, "%s", msg);
+			return kind;
 		}
 		if (kind == TRUTH_EOF) {
 			return 0;
@@ -575,7 +572,6 @@ int run_verify(const char *etl, const char *truth, const char *session,
 	struct truth_reader *tr = NULL;
 	struct etl_reader *d = NULL;
 	struct etl_error derr;
-	char msg[1024];
 	int idx, rc;
 
 	v.err = err ? err : &local;
@@ -593,9 +589,9 @@ int run_verify(const char *etl, const char *truth, const char *session,
 	if (!cfg) {
 		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
-	tr = truth_open(truth, cfg, msg, sizeof(msg));
+	tr = truth_open(truth, cfg, err);
 	if (!tr) {
-		rc = error_fail_at(err, -EINVAL, ERR_INPUT, "%s", msg);
+		rc = -EINVAL;
 		goto out;
 	}
 	d = etl_reader_open_file_flags(etl, 0, &derr);

@@ -1026,35 +1026,35 @@ uint64_t scenario_effective_quantum(const struct scenario *sc)
 /* ------------------------------------------------------------------------ */
 /* loading */
 
-static int load_text(struct scenario *sc, const char *name, const char *text, size_t len, char *err,
-		     size_t errlen)
+static int load_text(struct scenario *sc, const char *name, const char *text, size_t len,
+		     struct etwforge_error *err)
 {
 	if (len > SCENARIO_MAX_FILE) {
-		snprintf(err, errlen, "%s: larger than %u MiB: not a scenario", name,
-			 SCENARIO_MAX_FILE >> 20);
-		return -EFBIG;
+		return error_fail_at(err, -EFBIG, ERR_INPUT,
+				     "%s: larger than %u MiB: not a scenario", name,
+				     SCENARIO_MAX_FILE >> 20);
 	}
 	sk_copy_str(sc->source, sizeof(sc->source), name);
-	return sk_load(&scenario_schema, sc, &sc->where, name, text, len, err, errlen);
+	return sk_load(&scenario_schema, sc, &sc->where, name, text, len, err);
 }
 
-int scenario_load_string(struct scenario *sc, const char *name, const char *text, char *err,
-			 size_t errlen)
+int scenario_load_string(struct scenario *sc, const char *name, const char *text,
+			 struct etwforge_error *err)
 {
-	return load_text(sc, name, text, strlen(text), err, errlen);
+	return load_text(sc, name, text, strlen(text), err);
 }
 
-int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t errlen)
+int scenario_load_file(struct scenario *sc, const char *path, struct etwforge_error *err)
 {
 	bool in = !strcmp(path, "-");
-	FILE *f = in ? stdin : input_open(path, err, errlen);
+	FILE *f = in ? stdin : input_open(path, err);
 	char *buf = NULL;
 	size_t len = 0;
 	size_t cap = 0;
 	int rc;
 
 	if (!f) {
-		return -EIO;
+		return error_reclass(err, -EIO, ERR_INPUT);
 	}
 	for (;;) {
 		size_t got;
@@ -1063,8 +1063,9 @@ int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t 
 			char *nb;
 
 			if (cap >= SCENARIO_MAX_FILE) {
-				snprintf(err, errlen, "%s: larger than %u MiB: not a scenario",
-					 path, SCENARIO_MAX_FILE >> 20);
+				error_fail_at(err, -EFBIG, ERR_INPUT,
+					      "%s: larger than %u MiB: not a scenario", path,
+					      SCENARIO_MAX_FILE >> 20);
 				free(buf);
 				if (!in) {
 					fclose(f);
@@ -1074,7 +1075,7 @@ int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t 
 			cap = cap ? 2 * cap : 8192;
 			nb = realloc(buf, cap + 1);
 			if (!nb) {
-				snprintf(err, errlen, "%s: out of memory", path);
+				error_fail_at(err, -ENOMEM, ERR_INPUT, "%s: out of memory", path);
 				free(buf);
 				if (!in) {
 					fclose(f);
@@ -1090,8 +1091,8 @@ int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t 
 		}
 	}
 	if (ferror(f)) {
-		snprintf(err, errlen, "%s: cannot read: %s", in ? "<stdin>" : path,
-			 strerror(errno));
+		error_fail_at(err, -EIO, ERR_INPUT, "%s: cannot read: %s", in ? "<stdin>" : path,
+			      strerror(errno));
 		free(buf);
 		if (!in) {
 			fclose(f);
@@ -1102,7 +1103,7 @@ int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t 
 		fclose(f);
 	}
 	buf[len] = '\0';
-	rc = load_text(sc, in ? "<stdin>" : path, buf, len, err, errlen);
+	rc = load_text(sc, in ? "<stdin>" : path, buf, len, err);
 	free(buf);
 	if (rc == 0 && sc->nfiles < SCENARIO_MAX_FILES) {
 		sk_copy_str(sc->files[sc->nfiles++], sizeof(sc->files[0]), path);
@@ -1113,9 +1114,9 @@ int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t 
 /* ------------------------------------------------------------------------ */
 /* --set key.path=value */
 
-int scenario_set(struct scenario *sc, const char *assignment, char *err, size_t errlen)
+int scenario_set(struct scenario *sc, const char *assignment, struct etwforge_error *err)
 {
-	return sk_set(&scenario_schema, sc, &sc->where, assignment, err, errlen);
+	return sk_set(&scenario_schema, sc, &sc->where, assignment, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1142,7 +1143,7 @@ static uint64_t ns_to_clock(const struct trace_config *t, enum sim_clock c, uint
 	}
 }
 
-static int finish_sessions(struct scenario *sc, char *err, size_t errlen)
+static int finish_sessions(struct scenario *sc, struct etwforge_error *err)
 {
 	struct trace_config *t = &sc->trace;
 	char path[SK_PATH_MAX];
@@ -1155,14 +1156,14 @@ static int finish_sessions(struct scenario *sc, char *err, size_t errlen)
 
 		if ((s->flags & PRODUCER_F_COMPACT) && !(s->flags & PRODUCER_F_CSWITCH)) {
 			snprintf(path, sizeof(path), "sessions.%u.flags", i);
-			return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+			return sk_fail_key(&sc->where, sc->source, err, path,
 					   "compact_cswitch needs cswitch too (the kernel logs "
 					   "compact batches only with both group masks)");
 		}
 		for (unsigned j = 0; j < i; j++) {
 			if (!strcmp(s->name, t->sessions[j].name)) {
 				snprintf(path, sizeof(path), "sessions.%u.name", i);
-				return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+				return sk_fail_key(&sc->where, sc->source, err, path,
 						   "\"%s\" is also the name of sessions.%u",
 						   s->name, j);
 			}
@@ -1171,7 +1172,7 @@ static int finish_sessions(struct scenario *sc, char *err, size_t errlen)
 			if (s->file[0] && !strcmp(s->file, t->sessions[j].file) &&
 			    !is_char_device(s->file)) {
 				snprintf(path, sizeof(path), "sessions.%u.file", i);
-				return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+				return sk_fail_key(&sc->where, sc->source, err, path,
 						   "\"%s\" is also the file of sessions.%u",
 						   s->file, j);
 			}
@@ -1179,7 +1180,7 @@ static int finish_sessions(struct scenario *sc, char *err, size_t errlen)
 		if (s->pmc_count > pmc_max_per_session(t->target->build)) {
 			snprintf(path, sizeof(path), "sessions.%u.pmc.counters", i);
 			return sk_fail_key(
-				&sc->where, sc->source, err, errlen, path,
+				&sc->where, sc->source, err, path,
 				"%u PMC counters, but %s (build %u) allows at most %u per "
 				"session (%u from Windows 10 1703, build %u)",
 				s->pmc_count, t->target->name, t->target->build,
@@ -1191,7 +1192,7 @@ static int finish_sessions(struct scenario *sc, char *err, size_t errlen)
 
 			if (id < 0) {
 				snprintf(path, sizeof(path), "sessions.%u.pmc.counters", i);
-				return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+				return sk_fail_key(&sc->where, sc->source, err, path,
 						   "\"%s\" is one more than the %d distinct PMC "
 						   "counters the machine has",
 						   x->counters[j], SIM_MAX_COUNTERS);
@@ -1203,7 +1204,7 @@ static int finish_sessions(struct scenario *sc, char *err, size_t errlen)
 	return 0;
 }
 
-static int finish_groups(struct scenario *sc, char *err, size_t errlen)
+static int finish_groups(struct scenario *sc, struct etwforge_error *err)
 {
 	const struct sched_cfg *s = &sc->sched;
 	const struct trace_config *t = &sc->trace;
@@ -1214,7 +1215,7 @@ static int finish_groups(struct scenario *sc, char *err, size_t errlen)
 		threads += s->groups[g].count;
 	}
 	if (threads == 0) {
-		return sk_fail_key(&sc->where, sc->source, err, errlen, "threads",
+		return sk_fail_key(&sc->where, sc->source, err, "threads",
 				   "every group has count 0: the machine needs a thread");
 	}
 
@@ -1224,7 +1225,7 @@ static int finish_groups(struct scenario *sc, char *err, size_t errlen)
 		for (unsigned c = t->cpus; c < SCHED_MAX_CPUS; c++) {
 			if (gr->affinity[c / 64] >> (c % 64) & 1) {
 				snprintf(path, sizeof(path), "threads.%u.affinity", g);
-				return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+				return sk_fail_key(&sc->where, sc->source, err, path,
 						   "CPU %u is not below machine.cpus (%u)", c,
 						   t->cpus);
 			}
@@ -1235,7 +1236,7 @@ static int finish_groups(struct scenario *sc, char *err, size_t errlen)
 
 				reason_key(rk, sizeof(rk), r);
 				snprintf(path, sizeof(path), "threads.%u.wait_reasons.%s", g, rk);
-				return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+				return sk_fail_key(&sc->where, sc->source, err, path,
 						   "wait reason %u is not below %s's "
 						   "MaximumWaitReason (%u)",
 						   r, t->target->name,
@@ -1305,7 +1306,7 @@ static void group_names(const struct sched_cfg *s, char *buf, size_t len)
 }
 
 /* Resolve lock @i's takers into @m->locks[@i]. */
-static int finish_takers(struct scenario *sc, unsigned i, char *err, size_t errlen)
+static int finish_takers(struct scenario *sc, unsigned i, struct etwforge_error *err)
 {
 	const struct scenario_lock *l = &sc->locks[i];
 	struct spin_lock_cfg *c = &sc->lock_model.locks[i];
@@ -1349,11 +1350,11 @@ static int finish_takers(struct scenario *sc, unsigned i, char *err, size_t errl
 		group_names(s, list, sizeof(list));
 		snprintf(path, sizeof(path), "locks.%u.taken_by.%u", i, j);
 		if (near) {
-			return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+			return sk_fail_key(&sc->where, sc->source, err, path,
 					   "unknown taker \"%s\" (did you mean \"%s\"?)", name,
 					   near);
 		}
-		return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+		return sk_fail_key(&sc->where, sc->source, err, path,
 				   "unknown taker \"%s\": dpc, isr, or a thread group (%s)", name,
 				   list);
 	}
@@ -1361,7 +1362,7 @@ static int finish_takers(struct scenario *sc, unsigned i, char *err, size_t errl
 }
 
 /* Resolve lock @i's nested names into @m->locks[@i]. */
-static int finish_nested(struct scenario *sc, unsigned i, char *err, size_t errlen)
+static int finish_nested(struct scenario *sc, unsigned i, struct etwforge_error *err)
 {
 	const struct scenario_lock *l = &sc->locks[i];
 	struct spin_lock_cfg *c = &sc->lock_model.locks[i];
@@ -1384,7 +1385,7 @@ static int finish_nested(struct scenario *sc, unsigned i, char *err, size_t errl
 		}
 		near = suggest_name(l->nested[j], cands, sc->nlocks);
 		snprintf(path, sizeof(path), "locks.%u.nested.%u", i, j);
-		return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+		return sk_fail_key(&sc->where, sc->source, err, path,
 				   "no lock is named \"%s\"%s%s%s", l->nested[j],
 				   near ? " (did you mean \"" : "", near ? near : "",
 				   near ? "\"?)" : "");
@@ -1396,7 +1397,7 @@ static int finish_nested(struct scenario *sc, unsigned i, char *err, size_t errl
  * The spin-lock subsystem: a default set of locks for a session that logs
  * them when the scenario names none, names resolved, the model's checks.
  */
-static int finish_locks(struct scenario *sc, char *err, size_t errlen)
+static int finish_locks(struct scenario *sc, struct etwforge_error *err)
 {
 	const struct trace_config *t = &sc->trace;
 	struct spin_cfg *m = &sc->lock_model;
@@ -1427,7 +1428,7 @@ static int finish_locks(struct scenario *sc, char *err, size_t errlen)
 		for (unsigned k = 0; k < i; k++) {
 			if (!strcmp(sc->locks[k].cfg.name, sc->locks[i].cfg.name)) {
 				snprintf(path, sizeof(path), "locks.%u.name", i);
-				return sk_fail_key(&sc->where, sc->source, err, errlen, path,
+				return sk_fail_key(&sc->where, sc->source, err, path,
 						   "\"%s\" is also the name of locks.%u",
 						   sc->locks[i].cfg.name, k);
 			}
@@ -1436,9 +1437,9 @@ static int finish_locks(struct scenario *sc, char *err, size_t errlen)
 		m->locks[i].nnested = 0;
 		m->locks[i].groups = 0;
 		m->locks[i].by_dpc = m->locks[i].by_isr = false;
-		rc = finish_takers(sc, i, err, errlen);
+		rc = finish_takers(sc, i, err);
 		if (rc == 0) {
-			rc = finish_nested(sc, i, err, errlen);
+			rc = finish_nested(sc, i, err);
 		}
 		if (rc) {
 			return rc;
@@ -1446,8 +1447,8 @@ static int finish_locks(struct scenario *sc, char *err, size_t errlen)
 	}
 	if (spin_cfg_check(m, sc->sched.ngroups, &why, &lock) < 0) {
 		if (lock < 0) {
-			return sk_fail_key(&sc->where, sc->source, err, errlen, "kernel.spinlock",
-					   "%s", why);
+			return sk_fail_key(&sc->where, sc->source, err, "kernel.spinlock", "%s",
+					   why);
 		}
 		/* the messages start with the key they are about: point there */
 		static const char *const keys[] = {"count", "rate",  "hold_tail_max", "hold_tail",
@@ -1466,7 +1467,7 @@ static int finish_locks(struct scenario *sc, char *err, size_t errlen)
 		} else {
 			snprintf(path, sizeof(path), "locks.%d", lock);
 		}
-		return sk_fail_key(&sc->where, sc->source, err, errlen, path, "%s", why);
+		return sk_fail_key(&sc->where, sc->source, err, path, "%s", why);
 	}
 	return 0;
 }
@@ -1477,7 +1478,7 @@ static int finish_locks(struct scenario *sc, char *err, size_t errlen)
  * on several keys, so the first of them the scenario set is blamed (what
  * the user typed), else the first. Group fields are "groups[]...".
  */
-static int fail_sched_check(const struct scenario *sc, const char *why, char *err, size_t errlen)
+static int fail_sched_check(const struct scenario *sc, const char *why, struct etwforge_error *err)
 {
 	static const struct {
 		const char *field;   /* as the core's message starts */
@@ -1505,15 +1506,15 @@ static int fail_sched_check(const struct scenario *sc, const char *why, char *er
 				key = range[i].keys[k];
 			}
 		}
-		return sk_fail_key(&sc->where, sc->source, err, errlen, key,
+		return sk_fail_key(&sc->where, sc->source, err, key,
 				   "%s, the largest integer a truth stream carries",
 				   why + flen + 2);
 	}
-	return sk_fail_key(&sc->where, sc->source, err, errlen,
+	return sk_fail_key(&sc->where, sc->source, err,
 			   strncmp(why, "groups", 6) ? "machine" : "threads", "%s", why);
 }
 
-int scenario_finish(struct scenario *sc, char *err, size_t errlen)
+int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 {
 	struct trace_config *t = &sc->trace;
 	struct sched_cfg *s = &sc->sched;
@@ -1523,17 +1524,17 @@ int scenario_finish(struct scenario *sc, char *err, size_t errlen)
 	t->max_wait_reason = t->target->max_wait_reason;
 	t->boot_time = scenario_effective_boot_time(sc);
 	if (t->boot_time > t->start_time) {
-		return sk_fail_key(&sc->where, sc->source, err, errlen, "machine.boot_time",
+		return sk_fail_key(&sc->where, sc->source, err, "machine.boot_time",
 				   "%" PRId64 " is after machine.start_time (%" PRId64 ")",
 				   t->boot_time, t->start_time);
 	}
 	s->quantum_ns = scenario_effective_quantum(sc);
-	rc = finish_sessions(sc, err, errlen);
+	rc = finish_sessions(sc, err);
 	if (rc == 0) {
-		rc = finish_groups(sc, err, errlen);
+		rc = finish_groups(sc, err);
 	}
 	if (rc == 0) {
-		rc = finish_locks(sc, err, errlen);
+		rc = finish_locks(sc, err);
 	}
 	if (rc) {
 		return rc;
@@ -1559,15 +1560,15 @@ int scenario_finish(struct scenario *sc, char *err, size_t errlen)
 		/* checked at load already; 0 would silently count the id's default */
 		s->counter_source[k] = (uint8_t)pmc_source_find(t->counters[k]);
 		if (!s->counter_source[k]) {
-			return sk_fail_key(&sc->where, sc->source, err, errlen, "sessions",
+			return sk_fail_key(&sc->where, sc->source, err, "sessions",
 					   "unknown PMC source \"%s\"", t->counters[k]);
 		}
 	}
 	if (trace_config_check(t, &why)) {
-		return sk_fail_key(&sc->where, sc->source, err, errlen, "sessions", "%s", why);
+		return sk_fail_key(&sc->where, sc->source, err, "sessions", "%s", why);
 	}
 	if (sched_cfg_check(s, &why)) {
-		return fail_sched_check(sc, why, err, errlen);
+		return fail_sched_check(sc, why, err);
 	}
 	return 0;
 }

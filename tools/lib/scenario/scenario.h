@@ -184,20 +184,20 @@ void scenario_default(struct scenario *sc);
  * scenario_load_file - apply a YAML or JSON file over @sc.
  * @sc:     usually fresh from scenario_default()
  * @path:   the file (its name appears in messages as given)
- * @err:    one line on failure
- * @errlen: its size
+ * @err:    one line on failure; every scenario error is ERR_INPUT and
+ *          located, whatever its errno (NULL allowed)
  * Return: 0; -EINVAL (bad scenario: @err says where and what), -EIO (the
  * file cannot be read), -EFBIG (over 16 MiB) or -ENOMEM. On failure @sc
  * is partly applied: discard it.
  */
-int scenario_load_file(struct scenario *sc, const char *path, char *err, size_t errlen);
+int scenario_load_file(struct scenario *sc, const char *path, struct etwforge_error *err);
 
 /**
  * scenario_load_string - apply YAML/JSON @text named @name over @sc.
  * Return: as scenario_load_file().
  */
-int scenario_load_string(struct scenario *sc, const char *name, const char *text, char *err,
-			 size_t errlen);
+int scenario_load_string(struct scenario *sc, const char *name, const char *text,
+			 struct etwforge_error *err);
 
 /**
  * scenario_set - apply one `--set key.path=value` override.
@@ -209,7 +209,7 @@ int scenario_load_string(struct scenario *sc, const char *name, const char *text
  *              being the column in @assignment.
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int scenario_set(struct scenario *sc, const char *assignment, char *err, size_t errlen);
+int scenario_set(struct scenario *sc, const char *assignment, struct etwforge_error *err);
 
 /**
  * scenario_finish - rules across keys and derived fields, once all layers
@@ -223,7 +223,7 @@ int scenario_set(struct scenario *sc, const char *assignment, char *err, size_t 
  * sources and pebs. Idempotent.
  * Return: 0 or -EINVAL with @err.
  */
-int scenario_finish(struct scenario *sc, char *err, size_t errlen);
+int scenario_finish(struct scenario *sc, struct etwforge_error *err);
 
 /**
  * scenario_print - the effective scenario as YAML: every key, in the

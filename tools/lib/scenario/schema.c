@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/lib/common/one_line.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/scenario/yaml_tree.h"
 
@@ -64,16 +63,20 @@ void sk_pop(struct sk_walk *w, size_t old)
 }
 
 /* @what: the key path, or the document's name for an error at the top */
-static int vfail(char *err, size_t errlen, const char *file, uint32_t line, uint32_t col,
+static int vfail(struct etwforge_error *err, const char *file, uint32_t line, uint32_t col,
 		 const char *what, const char *fmt, va_list ap)
 {
-	int k = snprintf(err, errlen, "%s:%" PRIu32 ":%" PRIu32 ": %s: ", file, line, col, what);
+	char msg[sizeof(err->msg)];
+	int k;
 
-	if (k >= 0 && (size_t)k < errlen) {
-		vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+	if (!err) {
+		return -EINVAL;
 	}
-	one_line(err, errlen);
-	return -EINVAL;
+	k = snprintf(msg, sizeof(msg), "%s:%" PRIu32 ":%" PRIu32 ": %s: ", file, line, col, what);
+	if (k >= 0 && (size_t)k < sizeof(msg)) {
+		vsnprintf(msg + k, sizeof(msg) - (size_t)k, fmt, ap);
+	}
+	return error_fail_at(err, -EINVAL, ERR_INPUT, "%s", msg);
 }
 
 static const char *path_or_name(const struct sk_walk *w)
@@ -87,7 +90,7 @@ int sk_fail_at(struct sk_walk *w, uint32_t line, uint32_t col, const char *fmt, 
 	int rc;
 
 	va_start(ap, fmt);
-	rc = vfail(w->err, w->errlen, w->file, line, col, path_or_name(w), fmt, ap);
+	rc = vfail(w->err, w->file, line, col, path_or_name(w), fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -98,7 +101,7 @@ int sk_fail(struct sk_walk *w, const struct yt_node *n, const char *fmt, ...)
 	int rc;
 
 	va_start(ap, fmt);
-	rc = vfail(w->err, w->errlen, w->file, n->line, n->col, path_or_name(w), fmt, ap);
+	rc = vfail(w->err, w->file, n->line, n->col, path_or_name(w), fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -162,7 +165,7 @@ void sk_where_drop_under(struct sk_where_log *log, const char *path)
 	log->n = j;
 }
 
-int sk_fail_key(const struct sk_where_log *log, const char *source, char *err, size_t errlen,
+int sk_fail_key(const struct sk_where_log *log, const char *source, struct etwforge_error *err,
 		const char *path, const char *fmt, ...)
 {
 	char p[SK_PATH_MAX + 8];
@@ -190,7 +193,7 @@ int sk_fail_key(const struct sk_where_log *log, const char *source, char *err, s
 		*dot = '\0';
 	}
 	va_start(ap, fmt);
-	rc = vfail(err, errlen, file, line, col, path, fmt, ap);
+	rc = vfail(err, file, line, col, path, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -874,15 +877,14 @@ static int set_walk(struct sk_walk *w, char comps[][SK_PATH_MAX], const uint32_t
 }
 
 int sk_set(const struct sk_schema *schema, void *root, struct sk_where_log *log,
-	   const char *assignment, char *err, size_t errlen)
+	   const char *assignment, struct etwforge_error *err)
 {
 	struct sk_walk w = {.schema = schema,
 			    .root = root,
 			    .log = log,
 			    .file = "--set",
 			    .src = SK_SRC_SET,
-			    .err = err,
-			    .errlen = errlen};
+			    .err = err};
 	char comps[SET_MAX_DEPTH][SK_PATH_MAX];
 	uint32_t cols[SET_MAX_DEPTH];
 	struct yt_node null_node = {.kind = YT_SCALAR, .plain = true, .line = 1, .str = ""};
@@ -914,7 +916,7 @@ int sk_set(const struct sk_schema *schema, void *root, struct sk_where_log *log,
 		p = end + 1;
 	}
 	null_node.col = (uint32_t)(eq - assignment) + 2;
-	rc = yt_parse(&doc, "--set", eq + 1, strlen(eq + 1), null_node.col, err, errlen);
+	rc = yt_parse(&doc, "--set", eq + 1, strlen(eq + 1), null_node.col, err);
 	if (rc) {
 		return rc;
 	}
@@ -927,19 +929,18 @@ int sk_set(const struct sk_schema *schema, void *root, struct sk_where_log *log,
 /* a document */
 
 int sk_load(const struct sk_schema *schema, void *root, struct sk_where_log *log, const char *name,
-	    const char *text, size_t len, char *err, size_t errlen)
+	    const char *text, size_t len, struct etwforge_error *err)
 {
 	struct sk_walk w = {.schema = schema,
 			    .root = root,
 			    .log = log,
 			    .file = name,
 			    .src = SK_SRC_FILE,
-			    .err = err,
-			    .errlen = errlen};
+			    .err = err};
 	struct yt_doc doc;
 	int rc;
 
-	rc = yt_parse(&doc, name, text, len, 1, err, errlen);
+	rc = yt_parse(&doc, name, text, len, 1, err);
 	if (rc) {
 		return rc;
 	}

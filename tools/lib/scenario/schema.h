@@ -106,8 +106,7 @@ struct sk_schema {
  * @item:   index of the list item being applied
  * @path:   dotted key path of the value being applied
  * @plen:   its length
- * @err:    the one-line message on failure
- * @errlen: its size
+ * @err:    the one-line message on failure (ERR_INPUT, located)
  */
 struct sk_walk {
 	const struct sk_schema *schema;
@@ -118,8 +117,7 @@ struct sk_walk {
 	unsigned item;
 	char path[256];
 	size_t plen;
-	char *err;
-	size_t errlen;
+	struct etwforge_error *err;
 };
 
 typedef int (*sk_apply_fn)(struct sk_walk *w, const struct sk_desc *d, void *base,
@@ -187,13 +185,12 @@ struct sk_desc {
  * @name:   the source name in messages
  * @text:   the document (need not be NUL-terminated)
  * @len:    its length
- * @err:    one line on failure
- * @errlen: its size
+ * @err:    one line on failure (ERR_INPUT, located; NULL allowed)
  * Return: 0 (an empty document changes nothing), -EINVAL or -ENOMEM. On
  * failure @root is partly applied.
  */
 int sk_load(const struct sk_schema *schema, void *root, struct sk_where_log *log, const char *name,
-	    const char *text, size_t len, char *err, size_t errlen);
+	    const char *text, size_t len, struct etwforge_error *err);
 
 /**
  * sk_set - apply one `key.path=value` override over @root.
@@ -205,7 +202,7 @@ int sk_load(const struct sk_schema *schema, void *root, struct sk_where_log *log
  * Return: 0, -EINVAL or -ENOMEM.
  */
 int sk_set(const struct sk_schema *schema, void *root, struct sk_where_log *log,
-	   const char *assignment, char *err, size_t errlen);
+	   const char *assignment, struct etwforge_error *err);
 
 /** sk_item - list item @i of @d (a SK_LIST) in @root. */
 void *sk_item(const void *root, const struct sk_desc *d, unsigned i);
@@ -241,8 +238,8 @@ int sk_fail_at(struct sk_walk *w, uint32_t line, uint32_t col, const char *fmt, 
  * @path:   the key, not empty ("sessions.1.name")
  * Return: -EINVAL.
  */
-SK_PRINTF_LIKE(6, 7)
-int sk_fail_key(const struct sk_where_log *log, const char *source, char *err, size_t errlen,
+SK_PRINTF_LIKE(5, 6)
+int sk_fail_key(const struct sk_where_log *log, const char *source, struct etwforge_error *err,
 		const char *path, const char *fmt, ...);
 
 /** sk_where_put - remember that @path got its value at @line:@col (from w->src). */

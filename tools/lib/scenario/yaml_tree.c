@@ -50,23 +50,23 @@ static void offset_pos(const char *text, size_t len, size_t off, unsigned col0, 
 }
 
 static int parser_error(const yaml_parser_t *p, const char *name, const char *text, size_t len,
-			unsigned col0, char *err, size_t errlen)
+			unsigned col0, struct etwforge_error *err)
 {
 	const char *problem = p->problem ? p->problem : "unknown error";
 	uint32_t line;
 	uint32_t col;
 
 	if (p->error == YAML_MEMORY_ERROR) {
-		snprintf(err, errlen, "%s: out of memory", name);
-		return -ENOMEM;
+		return error_fail_at(err, -ENOMEM, ERR_INPUT, "%s: out of memory", name);
 	}
 	if (p->error == YAML_READER_ERROR) {
 		offset_pos(text, len, p->problem_offset, col0, &line, &col);
 		if (p->problem_value >= 0) {
-			snprintf(err, errlen, "%s:%u:%u: yaml: %s (byte 0x%02x)", name, line, col,
-				 problem, (unsigned)p->problem_value & 0xFFu);
+			error_fail_at(err, -EINVAL, ERR_INPUT, "%s:%u:%u: yaml: %s (byte 0x%02x)",
+				      name, line, col, problem, (unsigned)p->problem_value & 0xFFu);
 		} else {
-			snprintf(err, errlen, "%s:%u:%u: yaml: %s", name, line, col, problem);
+			error_fail_at(err, -EINVAL, ERR_INPUT, "%s:%u:%u: yaml: %s", name, line,
+				      col, problem);
 		}
 		return -EINVAL;
 	}
@@ -81,10 +81,11 @@ static int parser_error(const yaml_parser_t *p, const char *name, const char *te
 		uint32_t cc;
 
 		mark_pos(&p->context_mark, col0, &cl, &cc);
-		snprintf(err, errlen, "%s:%u:%u: yaml: %s (%s at %u:%u)", name, line, col, problem,
-			 p->context, cl, cc);
+		error_fail_at(err, -EINVAL, ERR_INPUT, "%s:%u:%u: yaml: %s (%s at %u:%u)", name,
+			      line, col, problem, p->context, cl, cc);
 	} else {
-		snprintf(err, errlen, "%s:%u:%u: yaml: %s", name, line, col, problem);
+		error_fail_at(err, -EINVAL, ERR_INPUT, "%s:%u:%u: yaml: %s", name, line, col,
+			      problem);
 	}
 	return -EINVAL;
 }
@@ -169,8 +170,8 @@ static int convert(struct yt_doc *doc, yaml_document_t *yd, unsigned col0)
  * node too deep, after a few dozen tokens. Return: 0 (other errors are left
  * to the loader, which says them), or -EINVAL with @err.
  */
-static int check_depth(const char *name, const char *text, size_t len, unsigned col0, char *err,
-		       size_t errlen)
+static int check_depth(const char *name, const char *text, size_t len, unsigned col0,
+		       struct etwforge_error *err)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
@@ -189,11 +190,11 @@ static int check_depth(const char *name, const char *text, size_t len, unsigned 
 				uint32_t line, col;
 
 				mark_pos(&ev.start_mark, col0, &line, &col);
-				snprintf(err, errlen,
-					 "%s:%u:%u: yaml: nested more than %u levels deep; a "
-					 "scenario "
-					 "needs a handful",
-					 name, line, col, YT_MAX_DEPTH);
+				error_fail_at(err, -EINVAL, ERR_INPUT,
+					      "%s:%u:%u: yaml: nested more than %u levels deep; a "
+					      "scenario "
+					      "needs a handful",
+					      name, line, col, YT_MAX_DEPTH);
 				rc = -EINVAL;
 			}
 		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
@@ -209,7 +210,7 @@ static int check_depth(const char *name, const char *text, size_t len, unsigned 
 }
 
 int yt_parse(struct yt_doc *doc, const char *name, const char *text, size_t len, unsigned col0,
-	     char *err, size_t errlen)
+	     struct etwforge_error *err)
 {
 	yaml_parser_t p;
 	yaml_document_t yd;
@@ -217,17 +218,16 @@ int yt_parse(struct yt_doc *doc, const char *name, const char *text, size_t len,
 	int rc = 0;
 
 	memset(doc, 0, sizeof(*doc));
-	rc = check_depth(name, text, len, col0, err, errlen);
+	rc = check_depth(name, text, len, col0, err);
 	if (rc) {
 		return rc;
 	}
 	if (!yaml_parser_initialize(&p)) {
-		snprintf(err, errlen, "%s: out of memory", name);
-		return -ENOMEM;
+		return error_fail_at(err, -ENOMEM, ERR_INPUT, "%s: out of memory", name);
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&p, &yd)) {
-		rc = parser_error(&p, name, text, len, col0, err, errlen);
+		rc = parser_error(&p, name, text, len, col0, err);
 		yaml_parser_delete(&p);
 		return rc;
 	}
@@ -235,7 +235,7 @@ int yt_parse(struct yt_doc *doc, const char *name, const char *text, size_t len,
 	if (root) {
 		rc = convert(doc, &yd, col0);
 		if (rc) {
-			snprintf(err, errlen, "%s: out of memory", name);
+			error_fail_at(err, rc, ERR_INPUT, "%s: out of memory", name);
 		} else {
 			doc->root = &doc->nodes[root - yd.nodes.start];
 		}
@@ -244,7 +244,7 @@ int yt_parse(struct yt_doc *doc, const char *name, const char *text, size_t len,
 	if (rc == 0 && root) {
 		/* a second document is an error, and so is a syntax error after the first */
 		if (!yaml_parser_load(&p, &yd)) {
-			rc = parser_error(&p, name, text, len, col0, err, errlen);
+			rc = parser_error(&p, name, text, len, col0, err);
 		} else {
 			yaml_node_t *r2 = yaml_document_get_root_node(&yd);
 
@@ -253,10 +253,11 @@ int yt_parse(struct yt_doc *doc, const char *name, const char *text, size_t len,
 				uint32_t col;
 
 				mark_pos(&r2->start_mark, col0, &line, &col);
-				snprintf(err, errlen,
-					 "%s:%u:%u: yaml: a second document; a scenario is one "
-					 "document",
-					 name, line, col);
+				error_fail_at(
+					err, -EINVAL, ERR_INPUT,
+					"%s:%u:%u: yaml: a second document; a scenario is one "
+					"document",
+					name, line, col);
 				rc = -EINVAL;
 			}
 			yaml_document_delete(&yd);

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/lib/common/error.h"
+
 /* Sequences and mappings nested deeper than this are refused (yt_parse). */
 #define YT_MAX_DEPTH 16u
 
@@ -68,11 +70,11 @@ struct yt_doc {
  * @col0:   column of @text's first byte on line 1 (1 for a file; the value's
  *          position in a --set assignment), so messages point into it
  * @err:    on failure, one line "name:line:col: yaml: libyaml's problem"
- * @errlen: its size
+ *          (ERR_INPUT, located)
  * Return: 0, -EINVAL (syntax error, or more than one document) or -ENOMEM.
  */
 int yt_parse(struct yt_doc *doc, const char *name, const char *text, size_t len, unsigned col0,
-	     char *err, size_t errlen);
+	     struct etwforge_error *err);
 
 /** yt_doc_free - release @doc's memory (a zeroed doc is fine). */
 void yt_doc_free(struct yt_doc *doc);

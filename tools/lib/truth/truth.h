@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "producer/trace_sink.h"
+#include "tools/lib/common/error.h"
 #include "tools/lib/truth/truth_kinds.h"
 #include "tools/lib/config/trace_config.h"
 
@@ -139,17 +140,18 @@ struct truth_reader;
  * to "" (the command line fills it). "start_ts", when present, needs every
  * clock in use. @cfg is copied: changing it later does not affect reading.
  * Return: the reader, or NULL with errno set and @err = "path:1: what is
- * wrong" ("path: strerror" when the file cannot be opened).
+ * wrong" ("path: strerror" when the file cannot be opened), its code
+ * -EINVAL and its kind ERR_INPUT whatever failed, located.
  */
-struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char *err,
-				size_t errlen);
+struct truth_reader *truth_open(const char *path, struct trace_config *cfg,
+				struct etwforge_error *err);
 
 /**
  * truth_open_mem - truth_open() over the @len bytes of @text (borrowed until
  * truth_close()), named @name in messages.
  */
 struct truth_reader *truth_open_mem(const char *name, const char *text, size_t len,
-				    struct trace_config *cfg, char *err, size_t errlen);
+				    struct trace_config *cfg, struct etwforge_error *err);
 
 /**
  * truth_next - the next record. Validates field presence, types and ranges
@@ -173,9 +175,10 @@ struct truth_reader *truth_open_mem(const char *name, const char *text, size_t l
  * several faults is named by the first in its kind's table order
  * (truth_kinds.h).
  * Return: the kind (TRUTH_EOF at the end), or -EINVAL with @err =
- * "path:line: what is wrong".
+ * "path:line: what is wrong" (ERR_INPUT, located; filled on the error path
+ * only, so the line costs what it did).
  */
-int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size_t errlen);
+int truth_next(struct truth_reader *r, struct truth_record *rec, struct etwforge_error *err);
 
 /** truth_close - NULL is a no-op. */
 void truth_close(struct truth_reader *r);

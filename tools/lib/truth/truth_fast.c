@@ -932,7 +932,7 @@ static const char *const event_names[2] = {"start", "exit"};
 #define FR_SET_EVENT(m, v) (void)0
 #define FR_SET_CLOCK(m, v) m = v
 #define FR_CHECK(x, name)                                                                          \
-	if (truth_check_##name(fx->cfg, rec, NULL, 0) < 0) {                                       \
+	if (truth_check_##name(fx->cfg, rec, NULL) < 0) {                                          \
 		return false;                                                                      \
 	}
 
@@ -1187,7 +1187,7 @@ static const char *tpl_hex(const char *p, uint64_t *out)
 		p = tpl_hex(p, &cs->name);                                                         \
 		break;
 #define TPLC_NO_FIELD(x, name, ...)
-#define TPLC_CHECK(x, name) &&truth_check_##name(fx->cfg, cs, NULL, 0) == 0
+#define TPLC_CHECK(x, name) &&truth_check_##name(fx->cfg, cs, NULL) == 0
 
 /*
  * Line @p (up to @e) as gen's switch line. Return: 1 with @cs filled, 0

@@ -100,8 +100,7 @@ struct truth_reader {
 struct rd {
 	const char *path;
 	unsigned long line;
-	char *err;
-	size_t errlen;
+	struct etwforge_error *err;
 };
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -113,20 +112,20 @@ struct rd {
 PRINTF_LIKE(2, 3)
 static int fail(const struct rd *d, const char *fmt, ...)
 {
+	char msg[sizeof(d->err->msg)];
 	va_list ap;
 	int n;
 
-	if (!d->err || d->errlen == 0) {
+	if (!d->err) {
 		return -EINVAL;
 	}
-	n = snprintf(d->err, d->errlen, "%s:%lu: ", d->path, d->line);
-	if (n >= 0 && (size_t)n < d->errlen) {
+	n = snprintf(msg, sizeof(msg), "%s:%lu: ", d->path, d->line);
+	if (n >= 0 && (size_t)n < sizeof(msg)) {
 		va_start(ap, fmt);
-		vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
+		vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
-	one_line(d->err, d->errlen);
-	return -EINVAL;
+	return error_fail_at(d->err, -EINVAL, ERR_INPUT, "%s", msg);
 }
 
 #define NFIELDS(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
@@ -1065,10 +1064,10 @@ static int check_end(const struct rd *d, struct truth_reader *r, const struct si
 	J_PRE_##need(how, rec->name, name) J_##how(#name, lo, hi, REQ_##need, rec->name, ctype);
 #define J_CHECK(x, name)                                                                           \
 	do {                                                                                       \
-		char msg_[256];                                                                    \
+		struct etwforge_error e_; /* written only when the check fails */                  \
                                                                                                    \
-		if (truth_check_##name(&r->cfg, rec, msg_, sizeof(msg_)) < 0) {                    \
-			return fail(d, "%s", msg_);                                                \
+		if (truth_check_##name(&r->cfg, rec, &e_) < 0) {                                   \
+			return fail(d, "%s", e_.msg);                                              \
 		}                                                                                  \
 	} while (0);
 
@@ -1262,10 +1261,9 @@ static int load_object(struct rd *d, const char *s, size_t n, json_t **out)
 
 	*out = json_loadb(s, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
 	if (!*out) {
-		if (je.column > 0 && d->err && d->errlen) {
-			snprintf(d->err, d->errlen, "%s:%lu:%d: %s", d->path, d->line, je.column,
-				 je.text);
-			return -EINVAL;
+		if (je.column > 0) {
+			return error_fail_at(d->err, -EINVAL, ERR_INPUT, "%s:%lu:%d: %s", d->path,
+					     d->line, je.column, je.text);
 		}
 		return fail(d, "%s", je.text);
 	}
@@ -1296,10 +1294,10 @@ void truth_close(struct truth_reader *r)
 }
 
 /* Read the meta line of @r (its stream is open) into @cfg and get ready. */
-static struct truth_reader *truth_start(struct truth_reader *r, struct trace_config *cfg, char *err,
-					size_t errlen)
+static struct truth_reader *truth_start(struct truth_reader *r, struct trace_config *cfg,
+					struct etwforge_error *err)
 {
-	struct rd d = {r->path, 1, err, errlen};
+	struct rd d = {r->path, 1, err};
 	json_t *o = NULL;
 	char *line;
 	size_t n;
@@ -1307,7 +1305,7 @@ static struct truth_reader *truth_start(struct truth_reader *r, struct trace_con
 
 	if (!(r->buf = malloc(READ_BLOCK + 1))) {
 		e = ENOMEM;
-		snprintf(err, errlen, "%s: %s", r->path, strerror(e));
+		error_fail_at(err, -EINVAL, ERR_INPUT, "%s: %s", r->path, strerror(e));
 		goto fail;
 	}
 	r->cap = READ_BLOCK;
@@ -1340,7 +1338,7 @@ static struct truth_reader *truth_start(struct truth_reader *r, struct trace_con
 	r->hist = calloc(cfg->cpus, sizeof(*r->hist));
 	if (!r->hist) {
 		e = ENOMEM;
-		snprintf(err, errlen, "%s: %s", r->path, strerror(e));
+		error_fail_at(err, -EINVAL, ERR_INPUT, "%s: %s", r->path, strerror(e));
 		goto fail;
 	}
 	return r;
@@ -1353,7 +1351,7 @@ fail:
 
 /* A reader named @name on the open stream @f (closed with it when @own), its meta line read. */
 static struct truth_reader *reader_on(const char *name, FILE *f, bool own, struct trace_config *cfg,
-				      char *err, size_t errlen)
+				      struct etwforge_error *err)
 {
 	struct truth_reader *r = calloc(1, sizeof(*r));
 
@@ -1362,29 +1360,36 @@ static struct truth_reader *reader_on(const char *name, FILE *f, bool own, struc
 			fclose(f);
 		}
 		free(r);
-		snprintf(err, errlen, "%s: %s", name, strerror(ENOMEM));
+		error_fail_at(err, -EINVAL, ERR_INPUT, "%s: %s", name, strerror(ENOMEM));
 		errno = ENOMEM;
 		return NULL;
 	}
 	r->f = f;
 	r->own_f = own;
-	return truth_start(r, cfg, err, errlen);
+	return truth_start(r, cfg, err);
 }
 
-struct truth_reader *truth_open(const char *path, struct trace_config *cfg, char *err,
-				size_t errlen)
+struct truth_reader *truth_open(const char *path, struct trace_config *cfg,
+				struct etwforge_error *err)
 {
 	FILE *f;
 
 	if (!strcmp(path, "-")) {
-		return reader_on("<stdin>", stdin, false, cfg, err, errlen);
+		return reader_on("<stdin>", stdin, false, cfg, err);
 	}
-	f = input_open(path, err, errlen);
-	return f ? reader_on(path, f, true, cfg, err, errlen) : NULL;
+	f = input_open(path, err);
+	if (!f) {
+		int e = errno;
+
+		error_reclass(err, -EINVAL, ERR_INPUT); /* as every stream the caller gave */
+		errno = e;
+		return NULL;
+	}
+	return reader_on(path, f, true, cfg, err);
 }
 
 struct truth_reader *truth_open_mem(const char *name, const char *text, size_t len,
-				    struct trace_config *cfg, char *err, size_t errlen)
+				    struct trace_config *cfg, struct etwforge_error *err)
 {
 	/* fmemopen wants a writable pointer; "r" never writes through it */
 	FILE *f = fmemopen((void *)(uintptr_t)text, len, "r");
@@ -1392,11 +1397,11 @@ struct truth_reader *truth_open_mem(const char *name, const char *text, size_t l
 	if (!f) {
 		int e = errno;
 
-		snprintf(err, errlen, "%s: %s", name, strerror(e));
+		error_fail_at(err, -EINVAL, ERR_INPUT, "%s: %s", name, strerror(e));
 		errno = e;
 		return NULL;
 	}
-	return reader_on(name, f, true, cfg, err, errlen);
+	return reader_on(name, f, true, cfg, err);
 }
 
 /*
@@ -1520,9 +1525,9 @@ static int unknown_kind(const struct rd *d, const char *kind)
 		rec->kind = TRUTH_##ENUM;                                                          \
 	}
 
-int truth_next(struct truth_reader *r, struct truth_record *rec, char *err, size_t errlen)
+int truth_next(struct truth_reader *r, struct truth_record *rec, struct etwforge_error *err)
 {
-	struct rd d = {r->path, r->line, err, errlen};
+	struct rd d = {r->path, r->line, err};
 	const char *kind;
 	json_t *o;
 	char *s;

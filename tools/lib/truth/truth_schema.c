@@ -55,16 +55,13 @@ unsigned truth_stamping_sessions(const struct trace_config *cfg, bool spin,
 }
 
 int truth_check_waiting_reason(const struct trace_config *cfg, const struct sim_cswitch *cs,
-			       char *msg, size_t len)
+			       struct etwforge_error *err)
 {
 	if (cs->old_state != SIM_THREAD_WAITING || cs->old_wait_reason < cfg->max_wait_reason) {
 		return 0;
 	}
-	if (msg) {
-		snprintf(msg, len,
-			 "old_wait_reason: %u is not below max_wait_reason %u; the thread "
-			 "is Waiting, so it would decode as a thread state",
-			 (unsigned)cs->old_wait_reason, (unsigned)cfg->max_wait_reason);
-	}
-	return -EINVAL;
+	return error_fail(err, -EINVAL, ERR_INPUT,
+			  "old_wait_reason: %u is not below max_wait_reason %u; the thread "
+			  "is Waiting, so it would decode as a thread state",
+			  (unsigned)cs->old_wait_reason, (unsigned)cfg->max_wait_reason);
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tools/lib/common/error.h"
 #include "tools/lib/config/trace_config.h"
 
 /* a spinlock line's "why", indexed by enum sim_spin_why */
@@ -43,9 +44,10 @@ unsigned truth_stamping_sessions(const struct trace_config *cfg, bool spin,
  * truth_check_waiting_reason - a Waiting thread's wait reason must be below
  * the target's MaximumWaitReason, or the compact form would decode it as a
  * thread state (OldThreadStateWr holds either).
- * Return: 0 or -EINVAL.
+ * Return: 0 or -EINVAL with @err (ERR_INPUT; the message names the field,
+ * not its place).
  */
 int truth_check_waiting_reason(const struct trace_config *cfg, const struct sim_cswitch *cs,
-			       char *msg, size_t len);
+			       struct etwforge_error *err);
 
 #endif /* TOOLS_LIB_TRUTH_SCHEMA_H */
