@@ -128,11 +128,17 @@ int etl_decode_perfinfo_header(const uint8_t *buf, size_t len, struct etl_perfin
 	return (int)need;
 }
 
-int etl_encode_system_header(uint8_t *buf, size_t cap, const struct etl_system_header *h)
-{
-	uint32_t marker = h->arch == ETL_ARCH_X86 ? ETL_SYSTEM_MARKER32 : ETL_SYSTEM_MARKER64;
+/*
+ * The SYSTEM header and its compact form share their first 0x18 bytes: the
+ * compact one is the SYSTEM header cut after SystemTime (KERNEL_FACTS 3.3).
+ * @len is the form's length; the times are the full form's alone.
+ */
+static_assert(ETL_SH_SYSTEM_TIME + 8 == ETL_COMPACT_SH_LEN, "compact header ends after SystemTime");
 
-	if (cap < ETL_SH_LEN) {
+static int encode_system(uint8_t *buf, size_t cap, const struct etl_system_header *h,
+			 uint32_t marker, size_t len)
+{
+	if (cap < len) {
 		return -EINVAL;
 	}
 	put_le32(buf + ETL_SH_MARKER, marker | h->version);
@@ -141,76 +147,60 @@ int etl_encode_system_header(uint8_t *buf, size_t cap, const struct etl_system_h
 	put_le32(buf + ETL_SH_THREAD_ID, h->thread_id);
 	put_le32(buf + ETL_SH_PROCESS_ID, h->process_id);
 	put_le64(buf + ETL_SH_SYSTEM_TIME, h->ts);
-	put_le32(buf + ETL_SH_KERNEL_TIME, h->kernel_time);
-	put_le32(buf + ETL_SH_USER_TIME, h->user_time);
-	return ETL_SH_LEN;
+	if (len == ETL_SH_LEN) {
+		put_le32(buf + ETL_SH_KERNEL_TIME, h->kernel_time);
+		put_le32(buf + ETL_SH_USER_TIME, h->user_time);
+	}
+	return (int)len;
+}
+
+/* The header types @t32 / @t64 of the form, which is @need bytes long. */
+static int decode_system(const uint8_t *buf, size_t len, struct etl_system_header *h, unsigned t32,
+			 unsigned t64, size_t need)
+{
+	uint32_t marker;
+	unsigned type;
+
+	if (len < need) {
+		return -EINVAL;
+	}
+	marker = get_le32(buf + ETL_SH_MARKER);
+	type = (marker >> 16) & 0xFFu;
+	if ((marker >> 24) != 0xC0u || (type != t32 && type != t64)) {
+		return -EINVAL;
+	}
+	h->arch = type == t32 ? ETL_ARCH_X86 : ETL_ARCH_X64;
+	h->version = (uint8_t)marker;
+	h->size = get_le16(buf + ETL_SH_SIZE);
+	h->hook_id = get_le16(buf + ETL_SH_HOOK_ID);
+	h->thread_id = get_le32(buf + ETL_SH_THREAD_ID);
+	h->process_id = get_le32(buf + ETL_SH_PROCESS_ID);
+	h->ts = get_le64(buf + ETL_SH_SYSTEM_TIME);
+	h->kernel_time = need == ETL_SH_LEN ? get_le32(buf + ETL_SH_KERNEL_TIME) : 0;
+	h->user_time = need == ETL_SH_LEN ? get_le32(buf + ETL_SH_USER_TIME) : 0;
+	return (int)need;
+}
+
+int etl_encode_system_header(uint8_t *buf, size_t cap, const struct etl_system_header *h)
+{
+	return encode_system(buf, cap, h,
+			     h->arch == ETL_ARCH_X86 ? ETL_SYSTEM_MARKER32 : ETL_SYSTEM_MARKER64,
+			     ETL_SH_LEN);
 }
 
 int etl_decode_system_header(const uint8_t *buf, size_t len, struct etl_system_header *h)
 {
-	uint32_t marker;
-	unsigned type;
-
-	if (len < ETL_SH_LEN) {
-		return -EINVAL;
-	}
-	marker = get_le32(buf + ETL_SH_MARKER);
-	type = (marker >> 16) & 0xFFu;
-	if ((marker >> 24) != 0xC0u || (type != ETL_HT_SYSTEM32 && type != ETL_HT_SYSTEM64)) {
-		return -EINVAL;
-	}
-	h->arch = type == ETL_HT_SYSTEM32 ? ETL_ARCH_X86 : ETL_ARCH_X64;
-	h->version = (uint8_t)marker;
-	h->size = get_le16(buf + ETL_SH_SIZE);
-	h->hook_id = get_le16(buf + ETL_SH_HOOK_ID);
-	h->thread_id = get_le32(buf + ETL_SH_THREAD_ID);
-	h->process_id = get_le32(buf + ETL_SH_PROCESS_ID);
-	h->ts = get_le64(buf + ETL_SH_SYSTEM_TIME);
-	h->kernel_time = get_le32(buf + ETL_SH_KERNEL_TIME);
-	h->user_time = get_le32(buf + ETL_SH_USER_TIME);
-	return ETL_SH_LEN;
+	return decode_system(buf, len, h, ETL_HT_SYSTEM32, ETL_HT_SYSTEM64, ETL_SH_LEN);
 }
-
-/* The compact form is the SYSTEM header cut after SystemTime (KERNEL_FACTS 3.3). */
-static_assert(ETL_SH_SYSTEM_TIME + 8 == ETL_COMPACT_SH_LEN, "compact header ends after SystemTime");
 
 int etl_encode_compact_header(uint8_t *buf, size_t cap, const struct etl_system_header *h)
 {
-	uint32_t marker = h->arch == ETL_ARCH_X86 ? ETL_COMPACT_MARKER32 : ETL_COMPACT_MARKER64;
-
-	if (cap < ETL_COMPACT_SH_LEN) {
-		return -EINVAL;
-	}
-	put_le32(buf + ETL_SH_MARKER, marker | h->version);
-	put_le16(buf + ETL_SH_SIZE, h->size);
-	put_le16(buf + ETL_SH_HOOK_ID, h->hook_id);
-	put_le32(buf + ETL_SH_THREAD_ID, h->thread_id);
-	put_le32(buf + ETL_SH_PROCESS_ID, h->process_id);
-	put_le64(buf + ETL_SH_SYSTEM_TIME, h->ts);
-	return ETL_COMPACT_SH_LEN;
+	return encode_system(buf, cap, h,
+			     h->arch == ETL_ARCH_X86 ? ETL_COMPACT_MARKER32 : ETL_COMPACT_MARKER64,
+			     ETL_COMPACT_SH_LEN);
 }
 
 int etl_decode_compact_header(const uint8_t *buf, size_t len, struct etl_system_header *h)
 {
-	uint32_t marker;
-	unsigned type;
-
-	if (len < ETL_COMPACT_SH_LEN) {
-		return -EINVAL;
-	}
-	marker = get_le32(buf + ETL_SH_MARKER);
-	type = (marker >> 16) & 0xFFu;
-	if ((marker >> 24) != 0xC0u || (type != ETL_HT_COMPACT32 && type != ETL_HT_COMPACT64)) {
-		return -EINVAL;
-	}
-	h->arch = type == ETL_HT_COMPACT32 ? ETL_ARCH_X86 : ETL_ARCH_X64;
-	h->version = (uint8_t)marker;
-	h->size = get_le16(buf + ETL_SH_SIZE);
-	h->hook_id = get_le16(buf + ETL_SH_HOOK_ID);
-	h->thread_id = get_le32(buf + ETL_SH_THREAD_ID);
-	h->process_id = get_le32(buf + ETL_SH_PROCESS_ID);
-	h->ts = get_le64(buf + ETL_SH_SYSTEM_TIME);
-	h->kernel_time = 0;
-	h->user_time = 0;
-	return ETL_COMPACT_SH_LEN;
+	return decode_system(buf, len, h, ETL_HT_COMPACT32, ETL_HT_COMPACT64, ETL_COMPACT_SH_LEN);
 }
