@@ -50,10 +50,11 @@
 #include "tools/lib/run/out_sink.h"
 #include "writer/etl_hash.h"
 
-static int write_all(int fd, const uint8_t *p, size_t len)
+/* All of @p to @fd at @off, or at its current position when @off < 0 (a pipe). */
+static int put_all(int fd, const uint8_t *p, size_t len, off_t off)
 {
 	while (len > 0) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, off);
 
 		if (n < 0 && errno == EINTR) {
 			continue;
@@ -66,27 +67,9 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int pwrite_all(int fd, const uint8_t *p, size_t len, off_t off)
-{
-	while (len > 0) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0 && errno == EINTR) {
-			continue;
+		if (off >= 0) {
+			off += (off_t)n;
 		}
-		if (n < 0) {
-			return -errno;
-		}
-		if (n == 0) {
-			return -EIO;
-		}
-		p += n;
-		len -= (size_t)n;
-		off += (off_t)n;
 	}
 	return 0;
 }
@@ -148,7 +131,7 @@ static int hash_zeros(uint64_t len, XXH3_state_t *h, int copy_fd)
 
 		etl_xxh3_update(h, zeros, n);
 		if (copy_fd >= 0) {
-			ret = write_all(copy_fd, zeros, n);
+			ret = put_all(copy_fd, zeros, n, -1);
 		}
 		len -= n;
 	}
@@ -212,7 +195,7 @@ static int hash_data(struct out_sink *s, int fd, uint64_t base, uint64_t body, u
 			} else {
 				etl_xxh3_update(h, scratch, n);
 				if (copy_fd >= 0) {
-					ret = write_all(copy_fd, scratch, n);
+					ret = put_all(copy_fd, scratch, n, -1);
 				}
 			}
 			pos += (off_t)n;
@@ -262,7 +245,7 @@ static int sink_write_at(void *ctx, uint64_t off, const void *buf, size_t len)
 	assert(off >= s->head);
 	ret = data_offset(body_base(s), off - s->head, &at);
 	if (!ret) {
-		ret = pwrite_all(s->data_fd, buf, len, at);
+		ret = put_all(s->data_fd, buf, len, at);
 	}
 	s->spool_err = ret && s->of->kind != OUT_RENAME;
 	return ret;
@@ -281,7 +264,7 @@ static int sink_hole(void *ctx, uint64_t off, uint64_t len)
 static int complete_rename(struct out_sink *s, const uint8_t *hdr, uint64_t body, uint8_t *scratch,
 			   XXH3_state_t *h)
 {
-	int ret = pwrite_all(s->of->fd, hdr, s->head, 0);
+	int ret = put_all(s->of->fd, hdr, s->head, 0);
 
 	if (!ret) {
 		ret = extend(s->of->fd, s->head, body);
@@ -305,7 +288,7 @@ static int complete_stream(struct out_sink *s, const uint8_t *hdr, uint64_t body
 	ret = extend(s->data_fd, 0, body);
 	s->spool_err = ret != 0;
 	if (!ret) {
-		ret = write_all(s->of->fd, hdr, s->head);
+		ret = put_all(s->of->fd, hdr, s->head, -1);
 	}
 	etl_xxh3_update(h, hdr, s->head);
 	if (!ret) {
