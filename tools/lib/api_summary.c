@@ -36,24 +36,14 @@ void etwforge_summary_free(struct etwforge_summary *sum)
 int etwforge_summary_totals(const struct etwforge_summary *sum, struct etwforge_totals *out,
 			    struct etwforge_error *err)
 {
-	struct etwforge_totals t = {.sz = sizeof(t)};
+	struct etwforge_totals t = sum->t;
 	int rc = sized_check(out, sizeof(t), SIZED_FIRST_END(struct etwforge_totals, seed),
 			     "struct etwforge_totals", err);
 
 	if (rc < 0) {
 		return rc;
 	}
-	t.seed = sum->seed;
-	t.duration_ns = sum->duration_ns;
-	t.cpus = sum->cpus;
-	t.wall_seconds = sum->wall_seconds;
-	t.switches = sum->switches;
-	t.spinlock_releases = sum->spinlock_releases;
-	t.spinlock_events = sum->spinlock_events;
-	t.batches = sum->batches;
-	t.batch_records = sum->batch_records;
-	t.batches_dropped = sum->batches_dropped;
-	t.events_lost = sum->events_lost;
+	t.sz = sizeof(t);
 	sized_out(out, &t, sizeof(t));
 	return 0;
 }
@@ -91,24 +81,25 @@ const struct etwforge_lock_summary *etwforge_summary_lock(const struct etwforge_
 
 static void print_text(FILE *f, const struct etwforge_summary *sum)
 {
-	fprintf(f, "switches            %" PRIu64 "\n", sum->switches);
-	if (sum->spinlock_releases) {
+	fprintf(f, "switches            %" PRIu64 "\n", sum->t.switches);
+	if (sum->t.spinlock_releases) {
 		fprintf(f, "spinlock releases   %" PRIu64 " (%" PRIu64 " events)\n",
-			sum->spinlock_releases, sum->spinlock_events);
+			sum->t.spinlock_releases, sum->t.spinlock_events);
 	}
-	if (sum->batches || sum->batches_dropped) {
+	if (sum->t.batches || sum->t.batches_dropped) {
 		fprintf(f,
 			"compact batches     %" PRIu64 " (%" PRIu64 " records, %.1f per batch)\n",
-			sum->batches, sum->batch_records,
-			sum->batches ? (double)sum->batch_records / (double)sum->batches : 0.0);
+			sum->t.batches, sum->t.batch_records,
+			sum->t.batches ? (double)sum->t.batch_records / (double)sum->t.batches
+				       : 0.0);
 		fprintf(f, "  flushed by       ");
 		for (unsigned r = 0; r < SUMMARY_FLUSH_REASONS; r++) {
 			fprintf(f, " %s %" PRIu64, etwforge_flush_reason_name(r),
 				sum->batches_by_reason[r]);
 		}
 		fprintf(f, "\n");
-		if (sum->batches_dropped) {
-			fprintf(f, "  dropped at end    %" PRIu64 "\n", sum->batches_dropped);
+		if (sum->t.batches_dropped) {
+			fprintf(f, "  dropped at end    %" PRIu64 "\n", sum->t.batches_dropped);
 		}
 	}
 	if (sum->nlocks) {
@@ -136,7 +127,7 @@ static void print_text(FILE *f, const struct etwforge_summary *sum)
 		}
 		fprintf(f, "  (cycles; spin over the acquisitions that spun)\n");
 	}
-	fprintf(f, "events lost         %" PRIu64 "\n", sum->events_lost);
+	fprintf(f, "events lost         %" PRIu64 "\n", sum->t.events_lost);
 	for (unsigned i = 0; i < sum->nsessions; i++) {
 		const struct etwforge_session_summary *s = &sum->sessions[i];
 

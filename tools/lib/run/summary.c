@@ -37,17 +37,17 @@ void summary_fill(struct etwforge_summary *sum, const struct trace_config *cfg,
 	static_assert(SUMMARY_FLUSH_REASONS == PRODUCER_FLUSH_REASONS, "flush reasons");
 	static_assert(SUMMARY_MAX_SESSIONS == SIM_MAX_SESSIONS, "sessions");
 	memset(sum, 0, sizeof(*sum));
-	sum->seed = cfg->seed;
-	sum->duration_ns = duration_ns(cfg, end);
-	sum->cpus = cfg->cpus;
-	sum->wall_seconds = wall;
-	sum->switches = ps->switches;
-	sum->spinlock_releases = ps->spinlocks;
-	sum->spinlock_events = ps->spinlock_events;
-	sum->batches = ps->batches;
-	sum->batch_records = ps->batch_records;
+	sum->t.seed = cfg->seed;
+	sum->t.duration_ns = duration_ns(cfg, end);
+	sum->t.cpus = cfg->cpus;
+	sum->t.wall_seconds = wall;
+	sum->t.switches = ps->switches;
+	sum->t.spinlock_releases = ps->spinlocks;
+	sum->t.spinlock_events = ps->spinlock_events;
+	sum->t.batches = ps->batches;
+	sum->t.batch_records = ps->batch_records;
 	memcpy(sum->batches_by_reason, ps->batches_by_reason, sizeof(sum->batches_by_reason));
-	sum->batches_dropped = ps->batches_dropped;
+	sum->t.batches_dropped = ps->batches_dropped;
 	sum->nsessions = cfg->nsessions;
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
 		const struct writer_stats *w = &run->wstats[i];
@@ -67,7 +67,7 @@ void summary_fill(struct etwforge_summary *sum, const struct trace_config *cfg,
 			ps->switches ? (double)w->event_bytes / (double)ps->switches : 0.0;
 		s->xxh3 = w->xxh3;
 		s->discarded = w->discarded;
-		sum->events_lost += w->events_lost;
+		sum->t.events_lost += w->events_lost;
 	}
 }
 
@@ -78,16 +78,16 @@ size_t summary_json(const struct etwforge_summary *sum, char *buf, size_t cap)
 
 	jout_init(&j, buf, cap);
 	jout_open(&j, '{');
-	jout_ku64(&j, "seed", sum->seed);
-	jout_ku64(&j, "duration_ns", sum->duration_ns);
-	jout_ku64(&j, "cpus", sum->cpus);
+	jout_ku64(&j, "seed", sum->t.seed);
+	jout_ku64(&j, "duration_ns", sum->t.duration_ns);
+	jout_ku64(&j, "cpus", sum->t.cpus);
 	jout_key(&j, "wall_seconds");
-	jout_double(&j, sum->wall_seconds, 3);
-	jout_ku64(&j, "switches", sum->switches);
-	jout_ku64(&j, "spinlock_releases", sum->spinlock_releases);
-	jout_ku64(&j, "spinlock_events", sum->spinlock_events);
-	jout_ku64(&j, "batches", sum->batches);
-	jout_ku64(&j, "batch_records", sum->batch_records);
+	jout_double(&j, sum->t.wall_seconds, 3);
+	jout_ku64(&j, "switches", sum->t.switches);
+	jout_ku64(&j, "spinlock_releases", sum->t.spinlock_releases);
+	jout_ku64(&j, "spinlock_events", sum->t.spinlock_events);
+	jout_ku64(&j, "batches", sum->t.batches);
+	jout_ku64(&j, "batch_records", sum->t.batch_records);
 	jout_key(&j, "batches_by_reason");
 	jout_open(&j, '{');
 	for (unsigned r = 0; r < SUMMARY_FLUSH_REASONS; r++) {
@@ -95,8 +95,8 @@ size_t summary_json(const struct etwforge_summary *sum, char *buf, size_t cap)
 			  sum->batches_by_reason[r]);
 	}
 	jout_close(&j, '}');
-	jout_ku64(&j, "batches_dropped", sum->batches_dropped);
-	jout_ku64(&j, "events_lost", sum->events_lost);
+	jout_ku64(&j, "batches_dropped", sum->t.batches_dropped);
+	jout_ku64(&j, "events_lost", sum->t.events_lost);
 	jout_key(&j, "sessions");
 	jout_open(&j, '[');
 	for (unsigned i = 0; i < sum->nsessions; i++) {
@@ -165,7 +165,7 @@ size_t summary_json(const struct etwforge_summary *sum, char *buf, size_t cap)
 void summary_note_empty(FILE *notes, const char *prog, const struct etwforge_summary *sum,
 			const char *span)
 {
-	if (sum->switches || sum->spinlock_releases) {
+	if (sum->t.switches || sum->t.spinlock_releases) {
 		return;
 	}
 	if (span) {

@@ -20,22 +20,13 @@
  * struct etwforge_summary - what a run did. The sessions' and locks' names
  * live in @session_name, @session_file and @lock_name, where the public
  * views' `const char *` point: a summary is never copied by value.
+ * @t:                 the totals, as etwforge_summary_totals() hands them out
  * @batches_by_reason: indexed like etwforge_flush_reason_name()
  * @nlocks/@locks:     gen: the spin-lock families, as the scenario lists them
  */
 struct etwforge_summary {
-	uint64_t seed;
-	uint64_t duration_ns;
-	unsigned cpus;
-	double wall_seconds;
-	uint64_t switches;
-	uint64_t spinlock_releases;
-	uint64_t spinlock_events;
-	uint64_t batches;
-	uint64_t batch_records;
+	struct etwforge_totals t;
 	uint64_t batches_by_reason[SUMMARY_FLUSH_REASONS];
-	uint64_t batches_dropped;
-	uint64_t events_lost;
 	unsigned nsessions;
 	struct etwforge_session_summary sessions[SUMMARY_MAX_SESSIONS];
 	char session_name[SUMMARY_MAX_SESSIONS][128];
