@@ -700,7 +700,7 @@ enum etwforge_event_kind {
 	ETWFORGE_EV_CSWITCH = 0x04,  /* a plain CSwitch 0x0524, decoded */
 	ETWFORGE_EV_COMPACT = 0x08,  /* a switch expanded from a compact batch 0x0525 */
 	ETWFORGE_EV_SPINLOCK = 0x10, /* a SpinLock 0x0529, decoded */
-	/* the identity records (FILE and CPU orders only; etwforge-dump(1), EVENT KINDS) */
+	/* the identity records (FILE and CPU orders only; etwforge(1), IDENTITY RECORDS) */
 	ETWFORGE_EV_PROCESS = 0x20,	      /* Process 0x0301-0x0304, 0x0327, 0x030B */
 	ETWFORGE_EV_THREAD = 0x40,	      /* Thread 0x0501-0x0504 */
 	ETWFORGE_EV_THREAD_NAME = 0x80,	      /* ThreadSetName 0x0548 */
@@ -815,7 +815,7 @@ struct etwforge_spinlock_config {
 };
 
 /*
- * The identity records (etwforge-dump(1), EVENT KINDS, has every field;
+ * The identity records (etwforge(1), IDENTITY RECORDS, lists every field;
  * the layouts are those of ntwmi.h and Microsoft's "NT Kernel Logger"
  * MOF classes). The SYSTEM header's ThreadId/ProcessId (the creating
  * thread of a Start, the thread itself of a Thread End...) are the
