@@ -306,6 +306,42 @@ static void print_raw(const struct etwforge_record *r)
 	}
 }
 
+/* The name of a hook whose payload does not decode. */
+static const char *short_name(uint16_t hook)
+{
+	switch (hook) {
+	case 0x0524:
+		return "CSwitch";
+	case 0x0529:
+		return "SpinLock";
+	case 0x0525:
+		return "CSwitch batch";
+	case 0x0F4B:
+	case 0x0F4C:
+		return "SpinLockConfig";
+	case 0x0548:
+		return "ThreadSetName";
+	case 0x0532:
+		return "ReadyThread";
+	case 0x0F2E:
+		return "SampledProfile";
+	case 0x0B0A:
+		return "SystemConfig CPU";
+	default:
+		break;
+	}
+	switch (hook >> 8) {
+	case 0x03:
+		return "Process";
+	case 0x05:
+		return "Thread";
+	case 0x0F:
+		return "ProfileInterval";
+	default:
+		return "GroupMasks";
+	}
+}
+
 static const char *or_null(const char *s)
 {
 	return s ? s : "(none)";
@@ -383,11 +419,10 @@ static void print_identity(const struct etwforge_record *r)
 
 		printf(" | Rundown %s", d->event);
 		if (d->masks) {
-			printf(" masks");
 			for (unsigned i = 0; i < d->nmasks; i++) {
-				printf("%s0x%" PRIx32, i ? "," : " ", d->masks[i]);
+				printf("%s0x%" PRIx32, i ? "," : " [", d->masks[i]);
 			}
-			printf(" version %" PRIu32, d->version);
+			printf("] version %" PRIu32, d->version);
 		}
 		break;
 	}
@@ -437,13 +472,7 @@ static void print_payload(const struct etwforge_record *r)
 		break;
 	}
 	case ETWFORGE_PAYLOAD_SHORT:
-		printf(" | %s payload too short (%zu bytes)",
-		       r->hook == 0x0524			? "CSwitch"
-		       : r->hook == 0x0529			? "SpinLock"
-		       : r->hook == 0x0525			? "CSwitch batch"
-		       : r->hook == 0x0F4B || r->hook == 0x0F4C ? "SpinLockConfig"
-								: "payload",
-		       r->payload_len);
+		printf(" | %s payload too short (%zu bytes)", short_name(r->hook), r->payload_len);
 		break;
 	case ETWFORGE_PAYLOAD_NONE:
 		break;
