@@ -615,3 +615,66 @@ Test(read_identity, json_parses)
 		etwforge_file_close(f);
 	}
 }
+
+/*
+ * ThreadSetName and ReadyThread are in neither sample: two records of A
+ * rewritten in place, their framing kept (Size, marker), their hook,
+ * version and payload replaced by hand-typed bytes. The Idle process
+ * DCStart (PERFINFO64, b1+0x00B8) becomes a ThreadSetName v2 naming thread
+ * 0x1234 of process 0x0568 "Ab\u00e9"; the idle thread DCStart (SYSTEM64,
+ * b1+0x0118) a ReadyThread v2 readying thread 0x13C4 (Unwait, +2, from a
+ * DPC). What follows each payload in its record is not read.
+ */
+Test(read_identity, thread_name_and_ready)
+{
+	static const uint8_t name[] = {0x68, 0x05, 0x00, 0x00, 0x34, 0x12, 0x00, 0x00,
+				       'A',  0,	   'b',	 0,    0xE9, 0,	   0,	 0};
+	static const uint8_t ready[] = {0xC4, 0x13, 0x00, 0x00, 0x01, 0x02, 0x01, 0x00};
+	size_t len;
+	uint8_t *d = load(sample(A_FILE), &len);
+	struct etwforge_file *f;
+	struct etwforge_iter *it;
+	const struct etwforge_event *ev;
+	json_t *o;
+
+	/* PERFINFO64: marker version byte 0, hook at 6; payload at 0x10 */
+	d[0x100B8] = 2;
+	d[0x100B8 + 6] = 0x48;
+	d[0x100B8 + 7] = 0x05;
+	memset(d + 0x100B8 + 0x10, 0, 91 - 0x10);
+	memcpy(d + 0x100B8 + 0x10, name, sizeof(name));
+	/* SYSTEM64: payload at 0x20 */
+	d[0x10118] = 2;
+	d[0x10118 + 6] = 0x32;
+	d[0x10118 + 7] = 0x05;
+	memset(d + 0x10118 + 0x20, 0, 106 - 0x20);
+	memcpy(d + 0x10118 + 0x20, ready, sizeof(ready));
+	f = etwforge_file_open_mem(d, len, "rewritten", 0, NULL);
+	cr_assert_not_null(f);
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_FILE, ETWFORGE_EV_THREAD_NAME | ETWFORGE_EV_READY,
+			       NULL);
+	cr_assert_eq(etwforge_iter_next(it, &ev, NULL), 1);
+	cr_expect_eq(ev->kind, ETWFORGE_EV_THREAD_NAME);
+	cr_expect_eq(ev->file_offset, 0x100B8);
+	cr_expect_eq(ev->u.thread_name.pid, 0x568);
+	cr_expect_eq(ev->u.thread_name.tid, 0x1234);
+	cr_expect_str_eq(ev->u.thread_name.name, "Ab\xC3\xA9");
+	o = as_json(ev);
+	cr_expect_str_eq(jstr(o, "thread_name", "name"), "Ab\xC3\xA9");
+	json_decref(o);
+	cr_assert_eq(etwforge_iter_next(it, &ev, NULL), 1);
+	cr_expect_eq(ev->kind, ETWFORGE_EV_READY);
+	cr_expect_eq(ev->rec->tid, 0, "the readying thread, the header's");
+	cr_expect_eq(ev->u.ready.tid, 0x13C4);
+	cr_expect_eq(ev->u.ready.adjust_reason, 1);
+	cr_expect_eq(ev->u.ready.adjust_increment, 2);
+	cr_expect_eq(ev->u.ready.flags, 1);
+	o = as_json(ev);
+	cr_expect_eq(jint(o, "ready", "tid"), 0x13C4);
+	cr_expect_eq(jint(o, "ready", "flags"), 1);
+	json_decref(o);
+	cr_expect_eq(etwforge_iter_next(it, &ev, NULL), 0, "no other");
+	etwforge_iter_free(it);
+	etwforge_file_close(f);
+	free(d);
+}
