@@ -10,6 +10,8 @@
  *     for each buffer: BUFFER event       (ts, cpu) hands out the earliest
  *       for each record: RECORD event     switch or spin lock of any CPU
  *         plain CSwitch / SpinLock: their decoded event
+ *         an identity record (process, thread, ...): its decoded event,
+ *         from its table (producer/records/), its strings in UTF-8
  *         compact batch: its switches, expanded (the new thread of the
  *         last one taken from the next batch on the CPU), queued
  *
