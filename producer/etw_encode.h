@@ -173,7 +173,7 @@ enum etw_payload_kind {
 	ETW_PAYLOAD_BATCH,	     /* 0x0525: its PERFINFO_CCSWAP_BUFFER */
 	ETW_PAYLOAD_SPINLOCK_CONFIG, /* 0x0F4B / 0x0F4C */
 	ETW_PAYLOAD_SHORT,	     /* a hook decoded here, with a payload too short */
-	/* decoded, not yet handed out by the reader (etw_process.h ... etw_rundown.h): */
+	/* the identity records (etw_process.h ... etw_rundown.h): */
 	ETW_PAYLOAD_PROCESS,	       /* 0x0301-0x0304, 0x0327: version 4 or 5 */
 	ETW_PAYLOAD_PROCESS_TERMINATE, /* 0x030B */
 	ETW_PAYLOAD_THREAD,	       /* 0x0501-0x0504: version 3 or 4 */

@@ -306,6 +306,131 @@ static void print_raw(const struct etwforge_record *r)
 	}
 }
 
+/* The name of a hook whose payload does not decode. */
+static const char *short_name(uint16_t hook)
+{
+	switch (hook) {
+	case 0x0524:
+		return "CSwitch";
+	case 0x0529:
+		return "SpinLock";
+	case 0x0525:
+		return "CSwitch batch";
+	case 0x0F4B:
+	case 0x0F4C:
+		return "SpinLockConfig";
+	case 0x0548:
+		return "ThreadSetName";
+	case 0x0532:
+		return "ReadyThread";
+	case 0x0F2E:
+		return "SampledProfile";
+	case 0x0B0A:
+		return "SystemConfig CPU";
+	default:
+		break;
+	}
+	switch (hook >> 8) {
+	case 0x03:
+		return "Process";
+	case 0x05:
+		return "Thread";
+	case 0x0F:
+		return "ProfileInterval";
+	default:
+		return "GroupMasks";
+	}
+}
+
+static const char *or_null(const char *s)
+{
+	return s ? s : "(none)";
+}
+
+/* The identity records: their main fields (--jsonl has every one). */
+static void print_identity(const struct etwforge_record *r)
+{
+	switch (r->decoded) {
+	case ETWFORGE_PAYLOAD_PROCESS: {
+		const struct etwforge_process *p = &r->u.process;
+
+		if (r->hook == 0x030B) {
+			printf(" | Process %s pid %" PRIu32, p->event, p->pid);
+			break;
+		}
+		printf(" | Process %s pid %" PRIu32 " ppid %" PRIu32 " session %" PRId32
+		       " exit_status %" PRId32 " flags 0x%" PRIx32 " sid %s image \"%s\"",
+		       p->event, p->pid, p->ppid, (int32_t)p->session, p->exit_status, p->flags,
+		       or_null(p->sid), p->image);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_THREAD: {
+		const struct etwforge_thread *t = &r->u.thread;
+
+		printf(" | Thread %s pid %" PRIu32 " tid %" PRIu32 " base_pri %d page_pri %u"
+		       " io_pri %u flags 0x%x win32_start 0x%" PRIx64,
+		       t->event, t->pid, t->tid, t->base_pri, t->page_pri, t->io_pri, t->flags,
+		       t->win32_start);
+		if (t->name) {
+			printf(" name \"%s\"", t->name);
+		}
+		break;
+	}
+	case ETWFORGE_PAYLOAD_THREAD_NAME:
+		printf(" | ThreadSetName pid %" PRIu32 " tid %" PRIu32 " name \"%s\"",
+		       r->u.thread_name.pid, r->u.thread_name.tid, r->u.thread_name.name);
+		break;
+	case ETWFORGE_PAYLOAD_READY:
+		printf(" | ReadyThread tid %" PRIu32
+		       " adjust_reason %d adjust_increment %d flags 0x%x",
+		       r->u.ready.tid, r->u.ready.adjust_reason, r->u.ready.adjust_increment,
+		       r->u.ready.flags);
+		break;
+	case ETWFORGE_PAYLOAD_SAMPLE: {
+		const struct etwforge_sample *p = &r->u.sample;
+
+		printf(" | SampledProfile ip 0x%" PRIx64 " tid %" PRIu32
+		       " count %u priority %u%s%s",
+		       p->ip, p->tid, p->count, p->priority, p->dpc ? " dpc" : "",
+		       p->isr ? " isr" : "");
+		break;
+	}
+	case ETWFORGE_PAYLOAD_PROFILE_INTERVAL: {
+		const struct etwforge_profile_interval *p = &r->u.profile_interval;
+
+		printf(" | ProfileInterval %s source %" PRIu32 " new_interval %" PRIu32
+		       " old_interval %" PRIu32,
+		       p->event, p->source, p->new_interval, p->old_interval);
+		if (p->source_name) {
+			printf(" source_name \"%s\"", p->source_name);
+		}
+		break;
+	}
+	case ETWFORGE_PAYLOAD_SYSCONFIG_CPU: {
+		const struct etwforge_sysconfig_cpu *c = &r->u.sysconfig_cpu;
+
+		printf(" | SystemConfig CPU mhz %" PRIu32 " nproc %" PRIu32 " memory_mb %" PRIu32
+		       " computer_name \"%s\" domain_name \"%s\"",
+		       c->mhz, c->nproc, c->memory_mb, c->computer_name, c->domain_name);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_RUNDOWN: {
+		const struct etwforge_rundown *d = &r->u.rundown;
+
+		printf(" | Rundown %s", d->event);
+		if (d->masks) {
+			for (unsigned i = 0; i < d->nmasks; i++) {
+				printf("%s0x%" PRIx32, i ? "," : " [", d->masks[i]);
+			}
+			printf("] version %" PRIu32, d->version);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 static void print_payload(const struct etwforge_record *r)
 {
 	switch (r->decoded) {
@@ -347,14 +472,12 @@ static void print_payload(const struct etwforge_record *r)
 		break;
 	}
 	case ETWFORGE_PAYLOAD_SHORT:
-		printf(" | %s payload too short (%zu bytes)",
-		       r->hook == 0x0524   ? "CSwitch"
-		       : r->hook == 0x0529 ? "SpinLock"
-		       : r->hook == 0x0525 ? "CSwitch batch"
-					   : "SpinLockConfig",
-		       r->payload_len);
+		printf(" | %s payload too short (%zu bytes)", short_name(r->hook), r->payload_len);
 		break;
 	case ETWFORGE_PAYLOAD_NONE:
+		break;
+	default:
+		print_identity(r);
 		break;
 	}
 }

@@ -700,9 +700,19 @@ enum etwforge_event_kind {
 	ETWFORGE_EV_CSWITCH = 0x04,  /* a plain CSwitch 0x0524, decoded */
 	ETWFORGE_EV_COMPACT = 0x08,  /* a switch expanded from a compact batch 0x0525 */
 	ETWFORGE_EV_SPINLOCK = 0x10, /* a SpinLock 0x0529, decoded */
+	/* the identity records (FILE and CPU orders only; etwforge(1), IDENTITY RECORDS) */
+	ETWFORGE_EV_PROCESS = 0x20,	      /* Process 0x0301-0x0304, 0x0327, 0x030B */
+	ETWFORGE_EV_THREAD = 0x40,	      /* Thread 0x0501-0x0504 */
+	ETWFORGE_EV_THREAD_NAME = 0x80,	      /* ThreadSetName 0x0548 */
+	ETWFORGE_EV_READY = 0x100,	      /* ReadyThread 0x0532 */
+	ETWFORGE_EV_SAMPLE = 0x200,	      /* SampledProfile 0x0F2E */
+	ETWFORGE_EV_PROFILE_INTERVAL = 0x400, /* 0x0F48 / 0x0F49 / 0x0F4A */
+	ETWFORGE_EV_SYSCONFIG_CPU = 0x800,    /* SystemConfig CPU 0x0B0A */
+	ETWFORGE_EV_RUNDOWN = 0x1000, /* group masks 0x0005 / 0x0020, rundown complete 0x0008 */
 };
 #define ETWFORGE_EV_SWITCHES (ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT)
-#define ETWFORGE_EV_ALL	     0x1Fu
+#define ETWFORGE_EV_IDENTITY 0x1FE0u /* ETWFORGE_EV_PROCESS ... ETWFORGE_EV_RUNDOWN */
+#define ETWFORGE_EV_ALL	     0x1FFFu
 
 /* Orders (etwforge_iter_new() @order). */
 enum etwforge_order {
@@ -741,11 +751,19 @@ struct etwforge_buffer {
 /* What the payload of a record is, decoded. */
 enum etwforge_payload {
 	ETWFORGE_PAYLOAD_NONE = 0,
-	ETWFORGE_PAYLOAD_CSWITCH,	  /* 0x0524 */
-	ETWFORGE_PAYLOAD_SPINLOCK,	  /* 0x0529 */
-	ETWFORGE_PAYLOAD_BATCH,		  /* 0x0525 */
-	ETWFORGE_PAYLOAD_SHORT,		  /* a known hook whose payload is too short */
-	ETWFORGE_PAYLOAD_SPINLOCK_CONFIG, /* 0x0F4B / 0x0F4C (SYSTEM header) */
+	ETWFORGE_PAYLOAD_CSWITCH,	   /* 0x0524 */
+	ETWFORGE_PAYLOAD_SPINLOCK,	   /* 0x0529 */
+	ETWFORGE_PAYLOAD_BATCH,		   /* 0x0525 */
+	ETWFORGE_PAYLOAD_SHORT,		   /* a known hook whose payload is too short */
+	ETWFORGE_PAYLOAD_SPINLOCK_CONFIG,  /* 0x0F4B / 0x0F4C (SYSTEM header) */
+	ETWFORGE_PAYLOAD_PROCESS,	   /* 0x0301-0x0304, 0x0327 (v4/v5), 0x030B */
+	ETWFORGE_PAYLOAD_THREAD,	   /* 0x0501-0x0504 (v3/v4) */
+	ETWFORGE_PAYLOAD_THREAD_NAME,	   /* 0x0548 (v2 and later) */
+	ETWFORGE_PAYLOAD_READY,		   /* 0x0532 (v2) */
+	ETWFORGE_PAYLOAD_SAMPLE,	   /* 0x0F2E (v2) */
+	ETWFORGE_PAYLOAD_PROFILE_INTERVAL, /* 0x0F48 / 0x0F49 / 0x0F4A (v2/v3) */
+	ETWFORGE_PAYLOAD_SYSCONFIG_CPU,	   /* 0x0B0A (v3) */
+	ETWFORGE_PAYLOAD_RUNDOWN,	   /* 0x0005 / 0x0020 / 0x0008 */
 };
 
 /** struct etwforge_cswitch - WMI_CONTEXTSWAP, the payload of a 0x0524 event. */
@@ -794,6 +812,155 @@ struct etwforge_spinlock_config {
 	uint32_t contention_sample_rate;
 	uint32_t acquire_sample_rate;
 	uint32_t hold_threshold;
+};
+
+/*
+ * The identity records (etwforge(1), IDENTITY RECORDS, lists every field;
+ * the layouts are those of ntwmi.h and Microsoft's "NT Kernel Logger"
+ * MOF classes). The SYSTEM header's ThreadId/ProcessId (the creating
+ * thread of a Start, the thread itself of a Thread End...) are the
+ * record's @tid/@pid. Strings are UTF-8, owned by the iterator, valid
+ * until its next event; an empty string on the wire is "", a field the
+ * record does not carry is NULL.
+ */
+
+/**
+ * struct etwforge_process - WMI_PROCESS_INFORMATION (v4; v5 adds @exit_time).
+ * @event:   "start", "end", "dcstart", "dcend", "defunct" or "terminate"
+ *           (0x030B: only @pid, the terminated process, is set)
+ * @key:     UniqueProcessKey (the EPROCESS address)
+ * @exit_status: 0x103 (STATUS_PENDING) while alive
+ * @dtb:     DirectoryTableBase
+ * @sid:     the user's SID, "S-1-5-18"; NULL when the record has none
+ * @image:   ImageFileName (ANSI on the wire, read as Latin-1)
+ * @cmdline, @package, @app_id: CommandLine, PackageFullName, ApplicationId
+ * @exit_time: Defunct v5: a FILETIME; else 0
+ */
+struct etwforge_process {
+	const char *event;
+	uint64_t key;
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t session;
+	int32_t exit_status;
+	uint64_t dtb;
+	uint32_t flags;
+	const char *sid;
+	const char *image;
+	const char *cmdline;
+	const char *package;
+	const char *app_id;
+	uint64_t exit_time;
+};
+
+/**
+ * struct etwforge_thread - WMI_EXTENDED_THREAD_INFORMATION (v3/v4).
+ * @event: "start", "end", "dcstart" or "dcend"
+ * @name:  ThreadName (v4, and v3 from Windows 10 1903); NULL when the
+ *         record has none
+ */
+struct etwforge_thread {
+	const char *event;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t stack_base;
+	uint64_t stack_limit;
+	uint64_t user_stack_base;
+	uint64_t user_stack_limit;
+	uint64_t affinity;
+	uint64_t win32_start;
+	uint64_t teb;
+	uint32_t sub_process_tag;
+	int8_t base_pri;
+	uint8_t page_pri;
+	uint8_t io_pri;
+	uint8_t flags;
+	const char *name;
+};
+
+/** struct etwforge_thread_name - ThreadSetName 0x0548: @tid of @pid is now @name. */
+struct etwforge_thread_name {
+	uint32_t pid;
+	uint32_t tid;
+	const char *name;
+};
+
+/**
+ * struct etwforge_ready - ETW_READY_THREAD_EVENT 0x0532: thread @tid made
+ * ready by the record's header thread.
+ * @adjust_reason: 0 None, 1 Unwait, 2 Boost
+ * @flags:         0x1 readied from a DPC, 0x2 kernel stack not resident,
+ *                 0x4 process out of memory, 0x8 direct switch attempt
+ */
+struct etwforge_ready {
+	uint32_t tid;
+	int8_t adjust_reason;
+	int8_t adjust_increment;
+	uint8_t flags;
+};
+
+/**
+ * struct etwforge_sample - PERFINFO_SAMPLED_PROFILE_INFORMATION 0x0F2E.
+ * @tid:      the running thread (0: idle); the flags byte split into
+ *            @dpc, @isr and @priority (bits 3-7)
+ */
+struct etwforge_sample {
+	uint64_t ip;
+	uint32_t tid;
+	uint16_t count;
+	bool dpc;
+	bool isr;
+	uint8_t priority;
+	uint8_t rank;
+};
+
+/**
+ * struct etwforge_profile_interval - PERFINFO_SAMPLED_PROFILE_CONFIG.
+ * @event:       "set" (0x0F48), "dcstart" (0x0F49) or "dcend" (0x0F4A)
+ * @source:      KPROFILE_SOURCE (0 the timer, its intervals in 100 ns)
+ * @source_name: v3 ("Timer"); NULL in v2
+ */
+struct etwforge_profile_interval {
+	const char *event;
+	uint32_t source;
+	uint32_t new_interval;
+	uint32_t old_interval;
+	const char *source_name;
+};
+
+/** struct etwforge_sysconfig_cpu - CPU_CONFIG_RECORD 0x0B0A v3 (@memory_mb in MiB). */
+struct etwforge_sysconfig_cpu {
+	uint32_t mhz;
+	uint32_t nproc;
+	uint32_t memory_mb;
+	uint32_t page_size;
+	uint32_t alloc_gran;
+	const char *computer_name;
+	const char *domain_name;
+	uint64_t hyperthreading;
+	uint64_t highest_user;
+	uint16_t arch;
+	uint16_t level;
+	uint16_t revision;
+	uint8_t pae;
+	uint8_t nx;
+	uint32_t memory_speed;
+};
+
+/**
+ * struct etwforge_rundown - ETW_KERNEL_HEADER_EXTENSION or a marker.
+ * @event:   "masks" (0x0005, the new group masks), "masks_end" (0x0020,
+ *           the previous ones) or "complete" (0x0008, the end of a
+ *           rundown: no payload)
+ * @masks:   the @nmasks (8) PERFINFO_GROUPMASK words, owned by the
+ *           iterator; NULL for "complete"
+ * @version: the kernel's event version
+ */
+struct etwforge_rundown {
+	const char *event;
+	const uint32_t *masks;
+	unsigned nmasks;
+	uint32_t version;
 };
 
 /**
@@ -861,6 +1028,14 @@ struct etwforge_record {
 		struct etwforge_spinlock spinlock;
 		struct etwforge_batch batch;
 		struct etwforge_spinlock_config spinlock_config;
+		struct etwforge_process process;
+		struct etwforge_thread thread;
+		struct etwforge_thread_name thread_name;
+		struct etwforge_ready ready;
+		struct etwforge_sample sample;
+		struct etwforge_profile_interval profile_interval;
+		struct etwforge_sysconfig_cpu sysconfig_cpu;
+		struct etwforge_rundown rundown;
 	} u;
 };
 
@@ -917,6 +1092,14 @@ struct etwforge_event {
 		struct etwforge_cswitch cswitch;
 		struct etwforge_compact compact;
 		struct etwforge_spinlock spinlock;
+		struct etwforge_process process;
+		struct etwforge_thread thread;
+		struct etwforge_thread_name thread_name;
+		struct etwforge_ready ready;
+		struct etwforge_sample sample;
+		struct etwforge_profile_interval profile_interval;
+		struct etwforge_sysconfig_cpu sysconfig_cpu;
+		struct etwforge_rundown rundown;
 	} u;
 };
 
@@ -927,7 +1110,10 @@ struct etwforge_iter;
  * ETWFORGE_EV_*) of @f in @order. In ETWFORGE_ORDER_FILE and _CPU the
  * records come as they sit (a compact batch's switches follow its record);
  * ETWFORGE_ORDER_TIME merges the switches and spin locks of every CPU by
- * timestamp (not buffers or records).
+ * timestamp (not buffers, records or the identity kinds, ETWFORGE_EV_IDENTITY).
+ * A record of an identity kind whose payload does not decode (cut short, a
+ * string without its end) is no event of its kind; as a record its
+ * @decoded is ETWFORGE_PAYLOAD_SHORT.
  * Return: the iterator, or NULL with errno (EINVAL, ENOMEM).
  */
 ETWFORGE_API struct etwforge_iter *etwforge_iter_new(struct etwforge_file *f,

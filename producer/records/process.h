@@ -3,8 +3,9 @@
  * producer/records/process.h - the process records, described once (STYLE.md
  * B5): Start 0x0301, End 0x0302, DCStart 0x0303, DCEnd 0x0304, Defunct
  * 0x0327 and Terminate 0x030B. Encoded and decoded by producer/etw_process.c;
- * not yet emitted by gen nor read into the public API: these tables are for
- * the step that wires them (truth line, JSON, verify, mutator).
+ * the ETW_ tables drive the reader's public structs and dump's JSON
+ * (tools/lib/read/file.c, event_json.c); not yet emitted by gen: the SIM_
+ * tables are for the step that wires that (truth line, verify, mutator).
  *
  * SIM_PROCESS_FIELDS(F, C, x) - what the machine would tell the logging code
  * about a process event, and the truth's "process" line, in the line's order.
@@ -18,10 +19,11 @@
  * ETW_PROCESS_FIELDS(F, x) - WMI_PROCESS_INFORMATION v4/v5, as the decoder's
  * struct etw_process *w holds it, in wire order:
  *   F(x, name, ctype, json, jwhen, from, at64, at32, what)
- *     name        the member of the public struct to come, and its JSON key
+ *     name        the member of the public struct, and its JSON key
  *     ctype       its C type
- *     json        how dump would print it: U, I, HEX, SID (string), ASTR
- *                 (ANSI), WSTR (UTF-16 -> UTF-8)
+ *     json        how dump prints it: U, I, HEX, SID (string), ASTR
+ *                 (ANSI, read as Latin-1), WSTR (UTF-16 -> UTF-8); the
+ *                 public member of the three strings is a UTF-8 const char *
  *     jwhen       when (an expression of the event version ver)
  *     from        its value from w
  *     at64, at32  the wire offset on x64 / x86; ETW_AT_VAR after the SID

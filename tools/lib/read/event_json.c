@@ -10,7 +10,12 @@
 #include <string.h>
 
 #include "producer/records/cswitch.h"
+#include "producer/records/process.h"
+#include "producer/records/profile.h"
+#include "producer/records/ready.h"
 #include "producer/records/spinlock.h"
+#include "producer/records/sysconfig.h"
+#include "producer/records/thread.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
 #include "tools/lib/common/json_out.h"
@@ -66,6 +71,185 @@ static void provider(struct jout *j, const struct etwforge_record *r)
 		JS_##json(#name, c->name);                                                         \
 	}
 
+/*
+ * The identity records (the columns of producer/records/process.h): a
+ * string NULL in the public struct (a field the record does not carry) is
+ * null; a number is printed when its row's "when" holds.
+ */
+static void kstr_or_null(struct jout *j, const char *key, const char *v)
+{
+	if (v) {
+		jout_kstr(j, key, v);
+	} else {
+		jout_key(j, key);
+		jout_raw(j, "null", 4);
+	}
+}
+
+static void kmasks(struct jout *j, const char *key, const uint32_t *m, unsigned n)
+{
+	jout_key(j, key);
+	if (!m) {
+		jout_raw(j, "null", 4);
+		return;
+	}
+	jout_open(j, '[');
+	for (unsigned i = 0; i < n; i++) {
+		jout_sep(j);
+		jout_u64(j, m[i]);
+	}
+	jout_close(j, ']');
+}
+
+#define JI_U(key, v, when)                                                                         \
+	if (when) {                                                                                \
+		jout_ku64(j, key, v);                                                              \
+	}
+#define JI_I(key, v, when)                                                                         \
+	if (when) {                                                                                \
+		jout_ki64(j, key, v);                                                              \
+	}
+#define JI_HEX(key, v, when)                                                                       \
+	if (when) {                                                                                \
+		jout_khex(j, key, v);                                                              \
+	}
+#define JI_BOOL(key, v, when)                                                                      \
+	if (when) {                                                                                \
+		jout_kbool(j, key, v);                                                             \
+	}
+#define JI_SID(key, v, when)			 kstr_or_null(j, key, v);
+#define JI_ASTR(key, v, when)			 kstr_or_null(j, key, v);
+#define JI_WSTR(key, v, when)			 kstr_or_null(j, key, v);
+#define JI_MASKS(key, v, when)			 kmasks(j, key, v, c->nmasks);
+#define JI_ROW(x, name, ctype, json, jwhen, ...) JI_##json(#name, c->name, jwhen)
+
+/* The name of a hook's record, for a payload that does not decode. */
+static const char *short_name(uint16_t hook)
+{
+	switch (hook) {
+	case 0x0524:
+		return "CSwitch";
+	case 0x0529:
+		return "SpinLock";
+	case 0x0525:
+		return "CSwitch batch";
+	case 0x0F4B:
+	case 0x0F4C:
+		return "SpinLockConfig";
+	case 0x0301:
+	case 0x0302:
+	case 0x0303:
+	case 0x0304:
+	case 0x0327:
+	case 0x030B:
+		return "Process";
+	case 0x0501:
+	case 0x0502:
+	case 0x0503:
+	case 0x0504:
+		return "Thread";
+	case 0x0548:
+		return "ThreadSetName";
+	case 0x0532:
+		return "ReadyThread";
+	case 0x0F2E:
+		return "SampledProfile";
+	case 0x0F48:
+	case 0x0F49:
+	case 0x0F4A:
+		return "ProfileInterval";
+	case 0x0B0A:
+		return "SystemConfig CPU";
+	default:
+		return "GroupMasks";
+	}
+}
+
+/* An identity payload, as one member named after its kind: its fields do not meet the header's. */
+static void identity(struct jout *j, const struct etwforge_record *r)
+{
+	const unsigned ver = r->version;
+
+	(void)ver;
+	switch (r->decoded) {
+	case ETWFORGE_PAYLOAD_PROCESS: {
+		const struct etwforge_process *c = &r->u.process;
+
+		jout_key(j, "process");
+		jout_open(j, '{');
+		jout_kstr(j, "event", c->event);
+		if (r->hook == 0x030B) {
+			jout_ku64(j, "pid", c->pid);
+		} else {
+			ETW_PROCESS_FIELDS(JI_ROW, )
+		}
+		break;
+	}
+	case ETWFORGE_PAYLOAD_THREAD: {
+		const struct etwforge_thread *c = &r->u.thread;
+
+		jout_key(j, "thread");
+		jout_open(j, '{');
+		jout_kstr(j, "event", c->event);
+		ETW_THREAD_FIELDS(JI_ROW, )
+		break;
+	}
+	case ETWFORGE_PAYLOAD_THREAD_NAME: {
+		const struct etwforge_thread_name *c = &r->u.thread_name;
+
+		jout_key(j, "thread_name");
+		jout_open(j, '{');
+		ETW_THREAD_SET_NAME_FIELDS(JI_ROW, )
+		break;
+	}
+	case ETWFORGE_PAYLOAD_READY: {
+		const struct etwforge_ready *c = &r->u.ready;
+
+		jout_key(j, "ready");
+		jout_open(j, '{');
+		ETW_READY_FIELDS(JI_ROW, )
+		break;
+	}
+	case ETWFORGE_PAYLOAD_SAMPLE: {
+		const struct etwforge_sample *c = &r->u.sample;
+
+		jout_key(j, "sample");
+		jout_open(j, '{');
+		ETW_PROFILE_FIELDS(JI_ROW, )
+		break;
+	}
+	case ETWFORGE_PAYLOAD_PROFILE_INTERVAL: {
+		const struct etwforge_profile_interval *c = &r->u.profile_interval;
+
+		jout_key(j, "profile_interval");
+		jout_open(j, '{');
+		jout_kstr(j, "event", c->event);
+		ETW_PROFILE_INTERVAL_FIELDS(JI_ROW, )
+		break;
+	}
+	case ETWFORGE_PAYLOAD_SYSCONFIG_CPU: {
+		const struct etwforge_sysconfig_cpu *c = &r->u.sysconfig_cpu;
+
+		jout_key(j, "sysconfig_cpu");
+		jout_open(j, '{');
+		ETW_CPU_CONFIG_FIELDS(JI_ROW, )
+		break;
+	}
+	default: {
+		const struct etwforge_rundown *c = &r->u.rundown;
+
+		jout_key(j, "rundown");
+		jout_open(j, '{');
+		jout_kstr(j, "event", c->event);
+		if (c->masks) {
+			ETW_GROUP_MASKS_FIELDS(JI_ROW, )
+		}
+		break;
+	}
+	}
+	jout_close(j, '}');
+}
+
 static void payload(struct jout *j, const struct etwforge_record *r)
 {
 	const unsigned ver = r->version;
@@ -101,14 +285,20 @@ static void payload(struct jout *j, const struct etwforge_record *r)
 	case ETWFORGE_PAYLOAD_SHORT: {
 		char what[64];
 
-		snprintf(what, sizeof(what), "%s payload too short",
-			 r->hook == 0x0524   ? "CSwitch"
-			 : r->hook == 0x0529 ? "SpinLock"
-			 : r->hook == 0x0525 ? "CSwitch batch"
-					     : "SpinLockConfig");
+		snprintf(what, sizeof(what), "%s payload too short", short_name(r->hook));
 		jout_kstr(j, "decode_error", what);
 		break;
 	}
+	case ETWFORGE_PAYLOAD_PROCESS:
+	case ETWFORGE_PAYLOAD_THREAD:
+	case ETWFORGE_PAYLOAD_THREAD_NAME:
+	case ETWFORGE_PAYLOAD_READY:
+	case ETWFORGE_PAYLOAD_SAMPLE:
+	case ETWFORGE_PAYLOAD_PROFILE_INTERVAL:
+	case ETWFORGE_PAYLOAD_SYSCONFIG_CPU:
+	case ETWFORGE_PAYLOAD_RUNDOWN:
+		identity(j, r);
+		break;
 	case ETWFORGE_PAYLOAD_NONE:
 		break;
 	}

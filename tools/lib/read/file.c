@@ -10,6 +10,8 @@
  *     for each buffer: BUFFER event       (ts, cpu) hands out the earliest
  *       for each record: RECORD event     switch or spin lock of any CPU
  *         plain CSwitch / SpinLock: their decoded event
+ *         an identity record (process, thread, ...): its decoded event,
+ *         from its table (producer/records/), its strings in UTF-8
  *         compact batch: its switches, expanded (the new thread of the
  *         last one taken from the next batch on the CPU), queued
  *
@@ -26,7 +28,12 @@
 #include "producer/ccswap_expand.h"
 #include "producer/etw_encode.h"
 #include "producer/records/cswitch.h"
+#include "producer/records/process.h"
+#include "producer/records/profile.h"
+#include "producer/records/ready.h"
 #include "producer/records/spinlock.h"
+#include "producer/records/sysconfig.h"
+#include "producer/records/thread.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
 #include "tools/lib/read/dump_compact.h"
@@ -322,7 +329,261 @@ struct rec_store {
 	uint64_t pmc[7];
 	uint32_t tid_table[16];
 	int8_t base_pri[16];
+	uint32_t masks[ETW_GROUP_MASKS];
+	char *str; /* the strings of an identity record (malloc'd, grown to fit) */
+	size_t str_len, str_cap;
 };
+
+/*
+ * The strings of the identity records, in @st->str: reserved at once for a
+ * whole payload (every pointer handed out stays where it is), so that
+ * @need bytes always fit: UTF-16 becomes at most 3 bytes a unit (1.5 x
+ * its bytes), Latin-1 at most 2 bytes a byte, a SID at most 200 bytes.
+ */
+static bool str_reserve(struct rec_store *st, size_t payload_len)
+{
+	size_t need = 2 * payload_len + 512;
+
+	st->str_len = 0;
+	if (st->str_cap < need) {
+		char *p = realloc(st->str, need);
+
+		if (!p) {
+			return false;
+		}
+		st->str = p;
+		st->str_cap = need;
+	}
+	return true;
+}
+
+static const char *str_utf16(struct rec_store *st, struct etw_wstr w)
+{
+	char *out = st->str + st->str_len;
+	int n = etw_wstr_to_utf8(w, out, st->str_cap - st->str_len);
+
+	if (n < 0) {
+		return "";
+	}
+	st->str_len += (size_t)n + 1;
+	return out;
+}
+
+/* ImageFileName: ANSI, taken as Latin-1 (its bytes >= 0x80 each one code point). */
+static const char *str_ansi(struct rec_store *st, const char *a)
+{
+	char *out = st->str + st->str_len, *o = out;
+
+	if (!a) {
+		return NULL;
+	}
+	for (const unsigned char *p = (const unsigned char *)a; *p; p++) {
+		if ((size_t)(o - st->str) + 3 > st->str_cap) {
+			break;
+		}
+		if (*p < 0x80) {
+			*o++ = (char)*p;
+		} else {
+			*o++ = (char)(0xC0 | (*p >> 6));
+			*o++ = (char)(0x80 | (*p & 0x3F));
+		}
+	}
+	*o++ = '\0';
+	st->str_len = (size_t)(o - st->str);
+	return out;
+}
+
+/* The SID as Windows writes it: S-R-A-S1-S2-...; an authority of 2^32 or more in hex. */
+static const char *str_sid(struct rec_store *st, const struct etw_sid *sid)
+{
+	char *out = st->str + st->str_len;
+	size_t cap = st->str_cap - st->str_len, n;
+	uint64_t auth = 0;
+
+	if (!sid->present) {
+		return NULL;
+	}
+	for (unsigned i = 0; i < ETW_SID_AUTHORITY_LEN; i++) {
+		auth = auth << 8 | sid->authority[i];
+	}
+	n = (size_t)snprintf(out, cap, auth >> 32 ? "S-%u-0x%" PRIx64 : "S-%u-%" PRIu64,
+			     sid->revision, auth);
+	for (unsigned i = 0; i < sid->sub_count && i < ETW_SID_MAX_SUB && n < cap; i++) {
+		n += (size_t)snprintf(out + n, cap - n, "-%" PRIu32, sid->sub[i]);
+	}
+	st->str_len += (n < cap ? n : cap - 1) + 1;
+	return out;
+}
+
+/*
+ * The identity records from their tables (the columns of
+ * producer/records/process.h): a number as its row's "from"; a string
+ * (SID, ASTR, WSTR) into the record's store, NULL when its row's "when"
+ * does not hold; the group masks copied into the store.
+ */
+#define ID_U(st, to, from, when)		       to = (from)
+#define ID_I(st, to, from, when)		       to = (from)
+#define ID_HEX(st, to, from, when)		       to = (from)
+#define ID_BOOL(st, to, from, when)		       to = (from)
+#define ID_SID(st, to, from, when)		       to = str_sid(st, from)
+#define ID_ASTR(st, to, from, when)		       to = str_ansi(st, from)
+#define ID_WSTR(st, to, from, when)		       to = (when) ? str_utf16(st, from) : NULL
+#define ID_MASKS(st, to, from, when)		       to = memcpy(st->masks, from, sizeof(st->masks))
+#define ID_ROW(x, name, ctype, json, jwhen, from, ...) ID_##json(st, x->name, from, jwhen);
+
+/* The public member's type: the row's own for numbers, UTF-8 for a string. */
+#define ID_TYPE_U(x, name, ctype)	   PUB_TYPE(x, name, ctype, )
+#define ID_TYPE_I(x, name, ctype)	   PUB_TYPE(x, name, ctype, )
+#define ID_TYPE_HEX(x, name, ctype)	   PUB_TYPE(x, name, ctype, )
+#define ID_TYPE_BOOL(x, name, ctype)	   PUB_TYPE(x, name, ctype, )
+#define ID_TYPE_SID(x, name, ctype)	   PUB_TYPE(x, name, const char *, )
+#define ID_TYPE_ASTR(x, name, ctype)	   PUB_TYPE(x, name, const char *, )
+#define ID_TYPE_WSTR(x, name, ctype)	   PUB_TYPE(x, name, const char *, )
+#define ID_TYPE_MASKS(x, name, ctype)	   PUB_TYPE(x, name, const uint32_t *, )
+#define ID_TYPE(x, name, ctype, json, ...) ID_TYPE_##json(x, name, ctype)
+
+ETW_PROCESS_FIELDS(ID_TYPE, etwforge_process)
+ETW_THREAD_FIELDS(ID_TYPE, etwforge_thread)
+ETW_THREAD_SET_NAME_FIELDS(ID_TYPE, etwforge_thread_name)
+ETW_READY_FIELDS(ID_TYPE, etwforge_ready)
+ETW_PROFILE_FIELDS(ID_TYPE, etwforge_sample)
+ETW_PROFILE_INTERVAL_FIELDS(ID_TYPE, etwforge_profile_interval)
+ETW_CPU_CONFIG_FIELDS(ID_TYPE, etwforge_sysconfig_cpu)
+ETW_GROUP_MASKS_FIELDS(ID_TYPE, etwforge_rundown)
+
+static const char *event_name(uint16_t hook)
+{
+	switch (hook) {
+	case ETW_HOOK_PROCESS_START:
+	case ETW_HOOK_THREAD_START:
+		return "start";
+	case ETW_HOOK_PROCESS_END:
+	case ETW_HOOK_THREAD_END:
+		return "end";
+	case ETW_HOOK_PROCESS_DC_START:
+	case ETW_HOOK_THREAD_DC_START:
+	case ETW_HOOK_PROFILE_INTERVAL_DC_S:
+		return "dcstart";
+	case ETW_HOOK_PROCESS_DC_END:
+	case ETW_HOOK_THREAD_DC_END:
+	case ETW_HOOK_PROFILE_INTERVAL_DC_E:
+		return "dcend";
+	case ETW_HOOK_PROCESS_DEFUNCT:
+		return "defunct";
+	case ETW_HOOK_PROCESS_TERMINATE:
+		return "terminate";
+	case ETW_HOOK_PROFILE_SET_INTERVAL:
+		return "set";
+	case ETW_HOOK_GROUP_MASKS_END:
+		return "masks_end";
+	case ETW_HOOK_RUNDOWN_COMPLETE:
+		return "complete";
+	default:
+		return "masks"; /* 0x0005 */
+	}
+}
+
+/*
+ * The public view of an identity payload @pl of record @r into @o, its
+ * strings in @st. Return: false when its strings find no memory (the
+ * record is then handed out undecoded).
+ */
+static bool conv_identity(const struct etw_payload *pl, const struct etl_record *r,
+			  struct rec_store *st, struct etwforge_record *o)
+{
+	const unsigned ver = r->version;
+
+	(void)ver;
+	if (!str_reserve(st, r->payload_len)) {
+		return false;
+	}
+	switch (pl->kind) {
+	case ETW_PAYLOAD_PROCESS: {
+		const struct etw_process *w = &pl->u.pr;
+		struct etwforge_process *p = &o->u.process;
+
+		ETW_PROCESS_FIELDS(ID_ROW, p)
+		if (ver < 5) {
+			p->exit_time = 0;
+		}
+		p->event = event_name(r->hook_id);
+		o->decoded = ETWFORGE_PAYLOAD_PROCESS;
+		break;
+	}
+	case ETW_PAYLOAD_PROCESS_TERMINATE:
+		o->u.process.event = event_name(r->hook_id);
+		o->u.process.pid = pl->u.terminated_pid;
+		o->decoded = ETWFORGE_PAYLOAD_PROCESS;
+		break;
+	case ETW_PAYLOAD_THREAD: {
+		const struct etw_thread *w = &pl->u.th;
+		struct etwforge_thread *o2 = &o->u.thread;
+
+		ETW_THREAD_FIELDS(ID_ROW, o2)
+		o2->event = event_name(r->hook_id);
+		o->decoded = ETWFORGE_PAYLOAD_THREAD;
+		break;
+	}
+	case ETW_PAYLOAD_THREAD_SET_NAME: {
+		const struct etw_thread_set_name *w = &pl->u.tsn;
+		struct etwforge_thread_name *o2 = &o->u.thread_name;
+
+		ETW_THREAD_SET_NAME_FIELDS(ID_ROW, o2)
+		o->decoded = ETWFORGE_PAYLOAD_THREAD_NAME;
+		break;
+	}
+	case ETW_PAYLOAD_READY_THREAD: {
+		const struct etw_ready_thread *w = &pl->u.rt;
+		struct etwforge_ready *o2 = &o->u.ready;
+
+		ETW_READY_FIELDS(ID_ROW, o2)
+		o->decoded = ETWFORGE_PAYLOAD_READY;
+		break;
+	}
+	case ETW_PAYLOAD_SAMPLED_PROFILE: {
+		const struct etw_sampled_profile *w = &pl->u.sp;
+		struct etwforge_sample *o2 = &o->u.sample;
+
+		ETW_PROFILE_FIELDS(ID_ROW, o2)
+		o->decoded = ETWFORGE_PAYLOAD_SAMPLE;
+		break;
+	}
+	case ETW_PAYLOAD_PROFILE_INTERVAL: {
+		const struct etw_profile_interval *w = &pl->u.pi;
+		struct etwforge_profile_interval *o2 = &o->u.profile_interval;
+
+		ETW_PROFILE_INTERVAL_FIELDS(ID_ROW, o2)
+		o2->event = event_name(r->hook_id);
+		o->decoded = ETWFORGE_PAYLOAD_PROFILE_INTERVAL;
+		break;
+	}
+	case ETW_PAYLOAD_CPU_CONFIG: {
+		const struct etw_cpu_config *w = &pl->u.cpu;
+		struct etwforge_sysconfig_cpu *o2 = &o->u.sysconfig_cpu;
+
+		ETW_CPU_CONFIG_FIELDS(ID_ROW, o2)
+		o->decoded = ETWFORGE_PAYLOAD_SYSCONFIG_CPU;
+		break;
+	}
+	case ETW_PAYLOAD_GROUP_MASKS: {
+		const struct etw_group_masks *w = &pl->u.gm;
+		struct etwforge_rundown *o2 = &o->u.rundown;
+
+		ETW_GROUP_MASKS_FIELDS(ID_ROW, o2)
+		o2->nmasks = ETW_GROUP_MASKS;
+		o2->event = event_name(r->hook_id);
+		o->decoded = ETWFORGE_PAYLOAD_RUNDOWN;
+		break;
+	}
+	case ETW_PAYLOAD_RUNDOWN_COMPLETE:
+		o->u.rundown.event = event_name(r->hook_id);
+		o->decoded = ETWFORGE_PAYLOAD_RUNDOWN;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
 
 /* The public view of record @r of buffer @buffer, its payload decoded, into @st. */
 static void conv_record(const struct etl_record *r, unsigned buffer, struct rec_store *st)
@@ -396,7 +657,7 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct rec_
 			o->decoded = ETWFORGE_PAYLOAD_SHORT;
 			break;
 		case ETW_PAYLOAD_NONE:
-		/* the identity and rundown records: decoded, not yet public */
+			break;
 		case ETW_PAYLOAD_PROCESS:
 		case ETW_PAYLOAD_PROCESS_TERMINATE:
 		case ETW_PAYLOAD_THREAD:
@@ -407,6 +668,7 @@ static void conv_record(const struct etl_record *r, unsigned buffer, struct rec_
 		case ETW_PAYLOAD_CPU_CONFIG:
 		case ETW_PAYLOAD_GROUP_MASKS:
 		case ETW_PAYLOAD_RUNDOWN_COMPLETE:
+			conv_identity(&pl, r, st, o);
 			break;
 		}
 	}
@@ -667,6 +929,58 @@ static int list_init(struct etwforge_iter *it)
 	return 0;
 }
 
+/* An identity record's own event, when @kinds asks for its kind. */
+static bool identity_event(unsigned kinds, const struct etwforge_record *r,
+			   struct etwforge_event *ev)
+{
+	static const unsigned kind_of[] = {
+		[ETWFORGE_PAYLOAD_PROCESS] = ETWFORGE_EV_PROCESS,
+		[ETWFORGE_PAYLOAD_THREAD] = ETWFORGE_EV_THREAD,
+		[ETWFORGE_PAYLOAD_THREAD_NAME] = ETWFORGE_EV_THREAD_NAME,
+		[ETWFORGE_PAYLOAD_READY] = ETWFORGE_EV_READY,
+		[ETWFORGE_PAYLOAD_SAMPLE] = ETWFORGE_EV_SAMPLE,
+		[ETWFORGE_PAYLOAD_PROFILE_INTERVAL] = ETWFORGE_EV_PROFILE_INTERVAL,
+		[ETWFORGE_PAYLOAD_SYSCONFIG_CPU] = ETWFORGE_EV_SYSCONFIG_CPU,
+		[ETWFORGE_PAYLOAD_RUNDOWN] = ETWFORGE_EV_RUNDOWN,
+	};
+	unsigned k = (unsigned)r->decoded < sizeof(kind_of) / sizeof(kind_of[0])
+			     ? kind_of[r->decoded]
+			     : 0;
+
+	if (!k || !(kinds & k)) {
+		return false;
+	}
+	ev->kind = (enum etwforge_event_kind)k;
+	static_assert(sizeof(ev->u) >= sizeof(r->u), "the event's union holds the record's");
+	switch (r->decoded) {
+	case ETWFORGE_PAYLOAD_PROCESS:
+		ev->u.process = r->u.process;
+		break;
+	case ETWFORGE_PAYLOAD_THREAD:
+		ev->u.thread = r->u.thread;
+		break;
+	case ETWFORGE_PAYLOAD_THREAD_NAME:
+		ev->u.thread_name = r->u.thread_name;
+		break;
+	case ETWFORGE_PAYLOAD_READY:
+		ev->u.ready = r->u.ready;
+		break;
+	case ETWFORGE_PAYLOAD_SAMPLE:
+		ev->u.sample = r->u.sample;
+		break;
+	case ETWFORGE_PAYLOAD_PROFILE_INTERVAL:
+		ev->u.profile_interval = r->u.profile_interval;
+		break;
+	case ETWFORGE_PAYLOAD_SYSCONFIG_CPU:
+		ev->u.sysconfig_cpu = r->u.sysconfig_cpu;
+		break;
+	default:
+		ev->u.rundown = r->u.rundown;
+		break;
+	}
+	return true;
+}
+
 static int list_next(struct etwforge_iter *it, const struct etwforge_event **out,
 		     struct etwforge_error *err)
 {
@@ -734,6 +1048,9 @@ static int list_next(struct etwforge_iter *it, const struct etwforge_event **out
 				ev->u.spinlock = it->cur.rec.u.spinlock;
 				return 1;
 			}
+			if (identity_event(it->kinds, &it->cur.rec, ev)) {
+				return 1;
+			}
 			continue;
 		}
 		if (it->li >= it->nlist) {
@@ -799,6 +1116,11 @@ void read_iter_free(struct etwforge_iter *it)
 		return;
 	}
 	dump_expander_destroy(it->x);
+	free(it->cur.str);
+	free(it->batch.str);
+	for (unsigned c = 0; it->cpu && c < it->ncpu; c++) {
+		free(it->cpu[c].batch.str);
+	}
 	free(it->list);
 	free(it->cpu);
 	free(it->heap);
