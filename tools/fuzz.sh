@@ -53,8 +53,13 @@ libfuzzer() {
 	if [ ! -f "$build/build.ninja" ]; then
 		CC=clang meson setup "$build" "$top" >/dev/null || exit 1
 	fi
-	ninja -C "$build" tools/etwforge $(printf 'tests/fuzz/%s ' "${targets[@]}") >/dev/null ||
+	if ! ninja -C "$build" tools/etwforge $(printf 'tests/fuzz/%s ' "${targets[@]}") \
+		>"$out/logs/build.log" 2>&1; then
+		grep -E 'FAILED|error' "$out/logs/build.log" | head -n 20
+		echo "tools/fuzz.sh: the fuzz targets do not build ($out/logs/build.log)"
+		echo "0 passed, ${#targets[@]} failed"
 		exit 1
+	fi
 	make_seeds "$build/tools/etwforge"
 	for t in "${targets[@]}"; do
 		local corpus="$out/corpus/$t" art="$out/findings/$t" log="$out/logs/$t.log"
