@@ -98,6 +98,21 @@ static void count_kinds(struct etwforge_file *f, unsigned kinds, struct kind_cou
 	etwforge_iter_free(it);
 }
 
+/* What a too-short payload is called, by dump's text and its JSON alike. */
+Test(read_identity, payload_names)
+{
+	cr_assert_str_eq(etwforge_payload_name(0x0524), "CSwitch");
+	cr_assert_str_eq(etwforge_payload_name(0x0525), "CSwitch batch");
+	cr_assert_str_eq(etwforge_payload_name(0x0F4C), "SpinLockConfig");
+	cr_assert_str_eq(etwforge_payload_name(0x0327), "Process");
+	cr_assert_str_eq(etwforge_payload_name(0x0503), "Thread");
+	cr_assert_str_eq(etwforge_payload_name(0x0F49), "ProfileInterval");
+	cr_assert_str_eq(etwforge_payload_name(0x0B0A), "SystemConfig CPU");
+	cr_assert_str_eq(etwforge_payload_name(0x0020), "GroupMasks");
+	cr_assert_null(etwforge_payload_name(0x0008), "no payload to be short");
+	cr_assert_null(etwforge_payload_name(0x0310));
+}
+
 Test(read_identity, counts_18362)
 {
 	struct etwforge_file *f = open_sample(A_FILE);

@@ -306,42 +306,6 @@ static void print_raw(const struct etwforge_record *r)
 	}
 }
 
-/* The name of a hook whose payload does not decode. */
-static const char *short_name(uint16_t hook)
-{
-	switch (hook) {
-	case 0x0524:
-		return "CSwitch";
-	case 0x0529:
-		return "SpinLock";
-	case 0x0525:
-		return "CSwitch batch";
-	case 0x0F4B:
-	case 0x0F4C:
-		return "SpinLockConfig";
-	case 0x0548:
-		return "ThreadSetName";
-	case 0x0532:
-		return "ReadyThread";
-	case 0x0F2E:
-		return "SampledProfile";
-	case 0x0B0A:
-		return "SystemConfig CPU";
-	default:
-		break;
-	}
-	switch (hook >> 8) {
-	case 0x03:
-		return "Process";
-	case 0x05:
-		return "Thread";
-	case 0x0F:
-		return "ProfileInterval";
-	default:
-		return "GroupMasks";
-	}
-}
-
 static const char *or_null(const char *s)
 {
 	return s ? s : "(none)";
@@ -472,7 +436,8 @@ static void print_payload(const struct etwforge_record *r)
 		break;
 	}
 	case ETWFORGE_PAYLOAD_SHORT:
-		printf(" | %s payload too short (%zu bytes)", short_name(r->hook), r->payload_len);
+		printf(" | %s payload too short (%zu bytes)", etwforge_payload_name(r->hook),
+		       r->payload_len);
 		break;
 	case ETWFORGE_PAYLOAD_NONE:
 		break;

@@ -1207,6 +1207,14 @@ ETWFORGE_API int etwforge_stats_hook_next(const struct etwforge_stats *st, unsig
 					  int from);
 
 /**
+ * etwforge_payload_name - the record a hook's payload is, for the hooks
+ * whose payload the library decodes ("CSwitch", "SpinLock", "Process",
+ * "Thread", ...): what a record with ETWFORGE_PAYLOAD_SHORT is called.
+ * Return: the name; NULL for a hook whose payload is not decoded.
+ */
+ETWFORGE_API const char *etwforge_payload_name(uint16_t hook);
+
+/**
  * etwforge_stats_kind_name - the record kind of index @k (0 SYSTEM, 1
  * COMPACT, 2 PERFINFO, 3 FULL_HEADER, 4 INSTANCE, 5 EVENT_HEADER, 6
  * MESSAGE, 7 OTHER); "?" past them.

@@ -105,6 +105,11 @@ int etwforge_stats_hook_next(const struct etwforge_stats *st, unsigned kind, boo
 	return read_stats_hook_next(st, kind, is64, from);
 }
 
+const char *etwforge_payload_name(uint16_t hook)
+{
+	return read_payload_name(hook);
+}
+
 const char *etwforge_stats_kind_name(unsigned k)
 {
 	return read_stats_kind_name(k);

@@ -123,48 +123,6 @@ static void kmasks(struct jout *j, const char *key, const uint32_t *m, unsigned 
 #define JI_MASKS(key, v, when)			 kmasks(j, key, v, c->nmasks);
 #define JI_ROW(x, name, ctype, json, jwhen, ...) JI_##json(#name, c->name, jwhen)
 
-/* The name of a hook's record, for a payload that does not decode. */
-static const char *short_name(uint16_t hook)
-{
-	switch (hook) {
-	case 0x0524:
-		return "CSwitch";
-	case 0x0529:
-		return "SpinLock";
-	case 0x0525:
-		return "CSwitch batch";
-	case 0x0F4B:
-	case 0x0F4C:
-		return "SpinLockConfig";
-	case 0x0301:
-	case 0x0302:
-	case 0x0303:
-	case 0x0304:
-	case 0x0327:
-	case 0x030B:
-		return "Process";
-	case 0x0501:
-	case 0x0502:
-	case 0x0503:
-	case 0x0504:
-		return "Thread";
-	case 0x0548:
-		return "ThreadSetName";
-	case 0x0532:
-		return "ReadyThread";
-	case 0x0F2E:
-		return "SampledProfile";
-	case 0x0F48:
-	case 0x0F49:
-	case 0x0F4A:
-		return "ProfileInterval";
-	case 0x0B0A:
-		return "SystemConfig CPU";
-	default:
-		return "GroupMasks";
-	}
-}
-
 /* An identity payload, as one member named after its kind: its fields do not meet the header's. */
 static void identity(struct jout *j, const struct etwforge_record *r)
 {
@@ -285,7 +243,7 @@ static void payload(struct jout *j, const struct etwforge_record *r)
 	case ETWFORGE_PAYLOAD_SHORT: {
 		char what[64];
 
-		snprintf(what, sizeof(what), "%s payload too short", short_name(r->hook));
+		snprintf(what, sizeof(what), "%s payload too short", read_payload_name(r->hook));
 		jout_kstr(j, "decode_error", what);
 		break;
 	}

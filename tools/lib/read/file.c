@@ -1126,3 +1126,48 @@ void read_iter_free(struct etwforge_iter *it)
 	free(it->heap);
 	free(it);
 }
+
+/* The record a decoded hook is, for a payload too short (public: etwforge_payload_name()). */
+const char *read_payload_name(uint16_t hook)
+{
+	switch (hook) {
+	case 0x0524:
+		return "CSwitch";
+	case 0x0529:
+		return "SpinLock";
+	case 0x0525:
+		return "CSwitch batch";
+	case 0x0F4B:
+	case 0x0F4C:
+		return "SpinLockConfig";
+	case 0x0301:
+	case 0x0302:
+	case 0x0303:
+	case 0x0304:
+	case 0x0327:
+	case 0x030B:
+		return "Process";
+	case 0x0501:
+	case 0x0502:
+	case 0x0503:
+	case 0x0504:
+		return "Thread";
+	case 0x0548:
+		return "ThreadSetName";
+	case 0x0532:
+		return "ReadyThread";
+	case 0x0F2E:
+		return "SampledProfile";
+	case 0x0F48:
+	case 0x0F49:
+	case 0x0F4A:
+		return "ProfileInterval";
+	case 0x0B0A:
+		return "SystemConfig CPU";
+	case 0x0005:
+	case 0x0020:
+		return "GroupMasks";
+	default:
+		return NULL;
+	}
+}

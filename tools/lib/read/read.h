@@ -78,6 +78,8 @@ struct etwforge_stats {
 	uint64_t hooks[3][2][65536];
 };
 
+/* read_payload_name - as etwforge_payload_name(). */
+const char *read_payload_name(uint16_t hook);
 const char *read_stats_kind_name(unsigned k);
 int read_stats_count(const struct etwforge_stats *st, enum etwforge_stat what, unsigned index,
 		     uint64_t *out);
