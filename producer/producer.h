@@ -23,6 +23,10 @@
 #define PRODUCER_F_CSWITCH  0x1u /* PERF_CONTEXT_SWITCH 0x20000004 */
 #define PRODUCER_F_COMPACT  0x2u /* PERF_COMPACT_CSWITCH 0x20000100 */
 #define PRODUCER_F_SPINLOCK 0x4u /* PERF_SPINLOCK 0x20010000 */
+/* The identity records (RUNDOWN_FACTS 7.1): EnableFlags PROCESS|THREAD, DISPATCHER, PROFILE. */
+#define PRODUCER_F_PROC_THREAD 0x8u  /* Masks[0] 0x3: 0x0301-0x0304, 0x0501-0x0504, 0x0548 */
+#define PRODUCER_F_DISPATCHER  0x10u /* Masks[1] 0x200: 0x0532 */
+#define PRODUCER_F_PROFILE     0x20u /* Masks[1] 0x2: 0x0F2E, 0x0F48-0x0F4A */
 
 /**
  * producer_stamps - the one PMC-stamping policy (KERNEL_FACTS 3.2, 9): does

@@ -29,8 +29,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "producer/records/control.h"
 #include "producer/records/cswitch.h"
+#include "producer/records/process.h"
+#include "producer/records/profile.h"
+#include "producer/records/ready.h"
 #include "producer/records/spinlock.h"
+#include "producer/records/sysconfig.h"
+#include "producer/records/thread.h"
 
 /* Clock types, indexed like ReservedFlags (1 QPC, 2 system time, 3 cycles). */
 enum sim_clock {
@@ -62,6 +68,7 @@ enum sim_clock {
 #define SIM_DIM_GROUP
 #define SIM_DIM_EVENT
 #define SIM_DIM_CLOCK
+#define SIM_DIM_SID
 #define SIM_NO_CHECK(x, name)
 
 /**
@@ -108,6 +115,94 @@ struct sim_end {
 };
 
 /**
+ * enum sim_event - which event of a record's family a line is (the truth's
+ * "event"): Process/Thread Start, End, DCStart (rundown at the start), DCEnd
+ * (rundown at the stop), Process Defunct; profile interval Set, DCStart,
+ * DCEnd; group masks new (0x0005) or end (0x0020, the previous masks).
+ */
+enum sim_event {
+	SIM_EVENT_START = 0,
+	SIM_EVENT_END,
+	SIM_EVENT_DCSTART,
+	SIM_EVENT_DCEND,
+	SIM_EVENT_DEFUNCT,
+	SIM_EVENT_SET,
+	SIM_EVENT_NEW,
+	SIM_EVENTS,
+};
+
+/*
+ * The identity and rundown records (producer/records/process.h, thread.h,
+ * ready.h, profile.h, sysconfig.h): what the machine tells the logging code
+ * about processes, threads, wake-ups, samples and itself. Each goes to the
+ * sessions whose flags ask for it (producer.h): process, thread and
+ * thread_name to proc_thread sessions, ready to dispatcher ones, sample and
+ * interval to profile ones, masks and rundown to sessions with a rundown
+ * (proc_thread or profile), cpu_config to every session.
+ */
+struct sim_process {
+	SIM_PROCESS_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct sim_thread {
+	SIM_THREAD_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct sim_thread_name {
+	SIM_THREAD_SET_NAME_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct sim_ready {
+	SIM_READY_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct sim_sample {
+	SIM_PROFILE_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct sim_interval {
+	SIM_PROFILE_INTERVAL_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct sim_cpu_config {
+	SIM_CPU_CONFIG_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct sim_masks {
+	SIM_GROUP_MASKS_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+struct sim_rundown {
+	SIM_RUNDOWN_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
+
+/* enum sim_record_kind - which member of struct sim_record's union holds the record. */
+enum sim_record_kind {
+	SIM_REC_PROCESS = 0,
+	SIM_REC_THREAD,
+	SIM_REC_THREAD_NAME,
+	SIM_REC_READY,
+	SIM_REC_SAMPLE,
+	SIM_REC_INTERVAL,
+	SIM_REC_CPU_CONFIG,
+	SIM_REC_MASKS,
+	SIM_REC_RUNDOWN,
+	SIM_RECORD_KINDS,
+};
+
+/**
+ * struct sim_record - one identity or rundown record. Every member starts
+ * with cpu (whose buffer it goes to) and ts (each clock's value); the
+ * strings are borrowed for the call.
+ */
+struct sim_record {
+	enum sim_record_kind kind;
+	union {
+		struct sim_process process;
+		struct sim_thread thread;
+		struct sim_thread_name thread_name;
+		struct sim_ready ready;
+		struct sim_sample sample;
+		struct sim_interval interval;
+		struct sim_cpu_config cpu_config;
+		struct sim_masks masks;
+		struct sim_rundown rundown;
+	} u;
+};
+
+/**
  * struct trace_sink_ops - receivers of the machine's records. Each returns
  * 0 or a negative errno that stops the run (a write error, a bad record).
  * Lost events are not errors: the producer counts them.
@@ -117,6 +212,7 @@ struct trace_sink_ops {
 	int (*spinlock)(void *ctx, const struct sim_spinlock *sl);
 	int (*ccswap_stop)(void *ctx, const struct sim_ccswap_stop *st);
 	int (*end)(void *ctx, const struct sim_end *end);
+	int (*record)(void *ctx, const struct sim_record *r);
 };
 
 struct trace_sink {

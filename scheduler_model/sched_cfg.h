@@ -71,6 +71,11 @@ enum sched_behaviour {
  * @affinity:      CPU bitmap words (bit c of word c/64); all zero = any CPU
  * @lifetime_ns:   0 = lives for the whole run; else each thread terminates
  *                 after about this long and a new one (new TID) replaces it
+ * @start_ns:      its threads are created at this time (0: they exist at
+ *                 the start) -- its process starts then
+ * @exit_ns:       no thread of it is created (or replaced) from this time
+ *                 on, and each terminates the next time it runs (0: never)
+ *                 -- its process exits then
  */
 struct sched_group {
 	char name[64];
@@ -83,6 +88,8 @@ struct sched_group {
 	unsigned user_wait_pct;
 	uint64_t affinity[SCHED_MAX_CPUS / 64];
 	uint64_t lifetime_ns;
+	uint64_t start_ns;
+	uint64_t exit_ns;
 };
 
 /**

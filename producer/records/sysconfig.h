@@ -11,10 +11,12 @@
  * etw_cpu_config *w. Pae before Nx: the readers' order (the kernel's is not
  * known).
  *
- * SIM_GROUP_MASKS_FIELDS(F, C, x), ETW_GROUP_MASKS_FIELDS(F, x) - the new
- * (0x0005) or previous (0x0020) PERFINFO_GROUPMASK and the kernel event
- * version, from struct etw_group_masks *w; a new "how", MASKS, for the
- * eight u32 (an array of numbers).
+ * SIM_GROUP_MASKS_FIELDS(F, C, x) - the truth's "masks" line: a 0x0005 (new)
+ * or 0x0020 (previous) record, whose masks are each session's own (from its
+ * flags) or all zeros, and whose version is the target's kernel event
+ * version. ETW_GROUP_MASKS_FIELDS(F, x) - PERFINFO_GROUPMASK and that version
+ * from struct etw_group_masks *w; a "how", MASKS, for the eight u32 (an
+ * array of numbers).
  */
 #ifndef PRODUCER_RECORDS_SYSCONFIG_H
 #define PRODUCER_RECORDS_SYSCONFIG_H
@@ -78,9 +80,13 @@
 	F(x, ts,      uint64_t,       TS,    0, 0,          REQ, 0, ALWAYS)                        \
 	/* new (0x0005) or end (0x0020) */                                                         \
 	F(x, event,   enum sim_event, EVENT, 0, 0,          REQ, 0, ALWAYS)                        \
-	F(x, masks,   uint32_t,       MASKS, 0, UINT32_MAX, OPT, 0, ALWAYS)                        \
-	/* etw_target.kernel_event_version */                                                      \
-	F(x, version, uint32_t,       U,     0, UINT32_MAX, OPT, 0, ALWAYS)
+	/* the masks are the session's own (its flags), not all zeros */                          \
+	F(x, enabled, bool,           BOOL,  0, 1,          OPT, 0, ALWAYS)
+
+/* SIM_RUNDOWN_FIELDS(F, C, x) - the truth's "rundown" line: 0x0008, rundown complete. */
+#define SIM_RUNDOWN_FIELDS(F, C, x)                                                                \
+	F(x, cpu,     uint32_t,       CPU,   0, 0,          REQ, 0, ALWAYS)                        \
+	F(x, ts,      uint64_t,       TS,    0, 0,          REQ, 0, ALWAYS)
 
 #define ETW_GROUP_MASKS_FIELDS(F, x)                                                               \
 	F(x, masks,   const uint32_t *, MASKS, 1, w->masks,   0x00, 0x00, "Masks")                 \

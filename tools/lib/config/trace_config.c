@@ -8,9 +8,13 @@
 
 #include "tools/lib/config/trace_config.h"
 
-const char *const trace_flag_names[TRACE_NFLAGS] = {"cswitch", "compact_cswitch", "spinlock"};
-const unsigned trace_flag_bits[TRACE_NFLAGS] = {PRODUCER_F_CSWITCH, PRODUCER_F_COMPACT,
-						PRODUCER_F_SPINLOCK};
+const char *const trace_flag_names[TRACE_NFLAGS] = {
+	"cswitch", "compact_cswitch", "spinlock", "proc_thread", "dispatcher", "profile",
+};
+const unsigned trace_flag_bits[TRACE_NFLAGS] = {
+	PRODUCER_F_CSWITCH,	PRODUCER_F_COMPACT,    PRODUCER_F_SPINLOCK,
+	PRODUCER_F_PROC_THREAD, PRODUCER_F_DISPATCHER, PRODUCER_F_PROFILE,
+};
 
 static const char *const clock_names[SIM_CLOCK_SLOTS] = {NULL, "qpc", "systime", "cycles"};
 

@@ -104,7 +104,7 @@ struct trace_config {
 
 /* a session's flags by name, as scenarios and truths spell them: trace_flag_names[k] is the
  * producer bit trace_flag_bits[k] */
-#define TRACE_NFLAGS 3u
+#define TRACE_NFLAGS 6u
 extern const char *const trace_flag_names[TRACE_NFLAGS];
 extern const unsigned trace_flag_bits[TRACE_NFLAGS];
 
