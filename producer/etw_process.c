@@ -303,3 +303,71 @@ int etw_decode_process_terminate(const uint8_t *buf, size_t len, uint32_t *proce
 	*process_id = get_le32(buf);
 	return ETW_PROCESS_TERMINATE_LEN;
 }
+
+/* One decimal (or 0x hex) number of a SID string at *@p, at most @max. */
+static int sid_number(const char **p, uint64_t max, uint64_t *out)
+{
+	const char *s = *p;
+	unsigned base = 10;
+	uint64_t v = 0;
+	bool any = false;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	for (;; s++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9') {
+			d = (unsigned)(*s - '0');
+		} else if (base == 16 && ((*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')) {
+			d = (unsigned)((*s | 0x20) - 'a' + 10);
+		} else {
+			break;
+		}
+		if (v > (max - d) / base) {
+			return -EINVAL;
+		}
+		v = v * base + d;
+		any = true;
+	}
+	if (!any) {
+		return -EINVAL;
+	}
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+int etw_sid_parse(const char *str, struct etw_sid *out)
+{
+	const char *p = str;
+	uint64_t v, auth;
+
+	memset(out, 0, sizeof(*out));
+	if (!str || (p[0] != 'S' && p[0] != 's') || p[1] != '-') {
+		return -EINVAL;
+	}
+	p += 2;
+	if (sid_number(&p, UINT8_MAX, &v) < 0 || v == 0 || *p++ != '-' ||
+	    sid_number(&p, (1ull << 48) - 1u, &auth) < 0) {
+		return -EINVAL;
+	}
+	out->revision = (uint8_t)v;
+	for (unsigned k = 0; k < ETW_SID_AUTHORITY_LEN; k++) {
+		out->authority[k] = (uint8_t)(auth >> (8u * (ETW_SID_AUTHORITY_LEN - 1u - k)));
+	}
+	while (*p == '-') {
+		p++;
+		if (out->sub_count == ETW_SID_MAX_SUB || sid_number(&p, UINT32_MAX, &v) < 0) {
+			return -EINVAL;
+		}
+		out->sub[out->sub_count++] = (uint32_t)v;
+	}
+	if (*p) {
+		return -EINVAL;
+	}
+	out->present = true;
+	return 0;
+}

@@ -70,6 +70,13 @@ struct etw_process {
 };
 
 /**
+ * etw_sid_parse - "S-1-5-21-..." (revision 1..255, authority decimal or 0x
+ * hex below 2^48, 0..15 sub-authorities) into @out, present, token_sid 0
+ * (the caller's to set). Return: 0 or -EINVAL.
+ */
+int etw_sid_parse(const char *str, struct etw_sid *out);
+
+/**
  * etw_sid_len - bytes of the blob: 4 without a SID, else TOKEN_USER (16 on
  * x64, 8 on x86) + 8 + 4 * sub_count. 0 if @arch or sub_count is invalid.
  */

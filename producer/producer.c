@@ -30,6 +30,7 @@
 #include "producer/ccswap.h"
 #include "producer/cswitch_words.h"
 #include "producer/producer.h"
+#include "producer/producer_internal.h"
 #include "writer/etl_trace_header.h"
 #include "writer/etl_wire.h"
 
@@ -50,6 +51,7 @@
  * @clock_max: the largest timestamp logged to this session (the pool clock)
  */
 struct psess {
+	unsigned flags; /* PRODUCER_F_* */
 	const struct etl_backend_ops *be;
 	void *ctx;
 	enum sim_clock clock;
@@ -167,6 +169,7 @@ static int setup_session(struct producer *p, unsigned i)
 	const struct producer_session *s = &p->cfg.sessions[i];
 	struct psess *ps = &p->sess[i];
 
+	ps->flags = s->flags;
 	ps->be = s->backend;
 	ps->ctx = s->backend_ctx;
 	ps->clock = s->clock;
@@ -705,11 +708,53 @@ static int sink_end(void *ctx, const struct sim_end *end)
 	return producer_end(ctx, end);
 }
 
+static int sink_record(void *ctx, const struct sim_record *r)
+{
+	return producer_record(ctx, r);
+}
+
+unsigned producer_nsessions(const struct producer *p)
+{
+	return p->cfg.nsessions;
+}
+
+unsigned producer_session_flags(const struct producer *p, unsigned i)
+{
+	return p->sess[i].flags;
+}
+
+enum sim_clock producer_session_clock(const struct producer *p, unsigned i)
+{
+	return p->sess[i].clock;
+}
+
+const struct producer_cfg *producer_get_cfg(const struct producer *p)
+{
+	return &p->cfg;
+}
+
+uint8_t *producer_place(struct producer *p, unsigned i, unsigned cpu, uint32_t size, uint64_t ts,
+			int *rc)
+{
+	return place(p, &p->sess[i], cpu, size, ts, rc);
+}
+
+void producer_commit(struct producer *p, unsigned i, unsigned cpu, uint32_t size)
+{
+	commit(&p->sess[i], cpu, size);
+}
+
+void producer_count_record(struct producer *p, enum sim_record_kind kind)
+{
+	p->st.records[kind]++;
+}
+
 static const struct trace_sink_ops producer_sink_ops = {
 	.cswitch = sink_cswitch,
 	.spinlock = sink_spinlock,
 	.ccswap_stop = sink_stop,
 	.end = sink_end,
+	.record = sink_record,
 };
 
 struct trace_sink producer_sink(struct producer *p)

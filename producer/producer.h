@@ -17,6 +17,7 @@
 #include "writer/backend.h"
 #include "producer/etw_encode.h"
 #include "producer/flush_reason.h"
+#include "producer/targets.h"
 #include "producer/trace_sink.h"
 
 /* Session flags (the group-mask bits that matter here, KERNEL_FACTS 5.1, 6). */
@@ -79,6 +80,8 @@ struct producer_session {
  *                   (default true); false drops them, as a restart would
  * @spin:            the spin-lock sampling parameters, for the configuration
  *                   rundown of spin-lock sessions (producer_start, _end)
+ * @target:          the Windows build: the identity records' versions and
+ *                   header forms, the kernel event version of the masks
  */
 struct producer_cfg {
 	enum etl_arch arch;
@@ -89,6 +92,7 @@ struct producer_cfg {
 	bool pebs_and_pmc;
 	bool flush_at_end;
 	struct spin_sampling spin;
+	const struct etw_target *target;
 	unsigned nsessions;
 	struct producer_session sessions[SIM_MAX_SESSIONS];
 };
@@ -106,6 +110,7 @@ struct producer_stats {
 	uint64_t batches_by_reason[PRODUCER_FLUSH_REASONS];
 	uint64_t batches_dropped; /* pending at end with flush_at_end false */
 	uint64_t events_lost;	  /* backend said -ENOBUFS */
+	uint64_t records[SIM_RECORD_KINDS]; /* identity / rundown events written (x sessions) */
 };
 
 struct producer;
@@ -146,6 +151,15 @@ int producer_start(struct producer *p, const uint64_t start_ts[SIM_CLOCK_SLOTS])
  * configuration rundown (0x0F4C). Return: as producer_cswitch.
  */
 int producer_end(struct producer *p, const struct sim_end *end);
+
+/**
+ * producer_record - log an identity or rundown record (trace_sink.h says
+ * which sessions get it) into its CPU's buffer of each, with the header
+ * form and version of cfg.target.
+ * Return: as producer_cswitch, or -EINVAL for a record the encoders refuse
+ * (a string that is not UTF-8, a SID that does not parse).
+ */
+int producer_record(struct producer *p, const struct sim_record *r);
 
 /** producer_get_stats - counters so far. */
 void producer_get_stats(const struct producer *p, struct producer_stats *st);

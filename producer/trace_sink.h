@@ -187,9 +187,15 @@ enum sim_record_kind {
  * with cpu (whose buffer it goes to) and ts (each clock's value); the
  * strings are borrowed for the call.
  */
+struct sim_record_head {
+	uint32_t cpu;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+};
+
 struct sim_record {
 	enum sim_record_kind kind;
 	union {
+		struct sim_record_head head; /* the members' common start */
 		struct sim_process process;
 		struct sim_thread thread;
 		struct sim_thread_name thread_name;

@@ -805,6 +805,9 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
 	if (g->lifetime_ns) {
 		t->exit_at = s->now + g->lifetime_ns / 2u + sim_rng_below(&s->rng, g->lifetime_ns);
 	}
+	if (g->exit_ns && t->exit_at > g->exit_ns) {
+		t->exit_at = g->exit_ns; /* its process exits */
+	}
 	if (g->behaviour == SCHED_PERIODIC) {
 		t->next_period = s->now + sim_rng_below(&s->rng, g->period_ns);
 	}
@@ -867,18 +870,59 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 }
 
 /* The running thread @i exits; its replacement comes a little later. */
-/* Tell the lifecycle listener (if any) that @i started or ended now. */
+/* Tell the lifecycle listener (if any) and the models that @i started or ended now. */
 static void thread_note(struct sched *s, uint32_t i, bool exit)
 {
+	const struct sched_thread *t = &s->thr[i];
+
 	if (s->thread_fn) {
 		const struct sched_thread_event e = {
-			.tid = s->thr[i].tid,
-			.group = s->thr[i].group,
+			.tid = t->tid,
+			.group = t->group,
 			.exit = exit,
 			.t_ns = s->now,
 		};
 
 		s->thread_fn(s->thread_ctx, &e);
+	}
+	if (s->nlife) {
+		const struct sim_thread_change c = {
+			.slot = i,
+			.tid = t->tid,
+			.group = t->group,
+			.exit = exit,
+			.cpu = exit ? t->cpu : t->ideal,
+		};
+
+		for (unsigned h = 0; h < s->nhooks; h++) {
+			if (s->hooks[h].ops->thread) {
+				s->hooks[h].ops->thread(s->hooks[h].ctx, s->now, &c);
+			}
+		}
+	}
+}
+
+/* Tell the models that @i is being readied now (after a wait, or new). */
+static void wake_note(struct sched *s, uint32_t i, bool created, int8_t boost)
+{
+	const struct sched_thread *t = &s->thr[i];
+	const struct sched_group *g = group_of(s, i);
+	struct sim_wake w = {
+		.slot = i,
+		.tid = t->tid,
+		.group = t->group,
+		.cpu = t->last_cpu != SCHED_NONE ? t->last_cpu : t->ideal,
+		.wait_reason = created ? 0 : t->wait_reason,
+		.created = created,
+		.boost = boost,
+	};
+
+	w.timer = !created && (g->behaviour == SCHED_PERIODIC ||
+			       t->wait_reason == SCHED_WR_DELAY_EXECUTION);
+	for (unsigned h = 0; h < s->nhooks; h++) {
+		if (s->hooks[h].ops->ready) {
+			s->hooks[h].ops->ready(s->hooks[h].ctx, s->now, &w);
+		}
 	}
 }
 
@@ -1098,12 +1142,19 @@ static void thread_event(struct sched *s, uint32_t i)
 {
 	struct sched_thread *t = &s->thr[i];
 
+	int8_t boost = 0;
+
 	if (t->state == SCHED_TS_TERMINATED) {
-		if (s->tids_exhausted) {
+		const struct sched_group *g = &s->cfg.groups[t->group];
+
+		if (s->tids_exhausted || (g->exit_ns && s->now >= g->exit_ns)) {
 			return; /* the slot stays empty */
 		}
 		create_thread(s, i, t->group);
 		thread_note(s, i, false);
+		if (s->nwake) {
+			wake_note(s, i, true, 0);
+		}
 		ready_thread(s, i, 0);
 		return;
 	}
@@ -1112,6 +1163,7 @@ static void thread_event(struct sched *s, uint32_t i)
 
 		p = p > 15 ? 15 : p;
 		if (p > t->pri) {
+			boost = (int8_t)(p - t->pri);
 			t->pri = (int8_t)p;
 			t->pri_dec = (int8_t)(p - t->base);
 		}
@@ -1119,6 +1171,9 @@ static void thread_event(struct sched *s, uint32_t i)
 	t->boost = 0;
 	t->new_quantum = true;
 	t->burst_left = draw_burst(s, i, &s->cpu[t->ideal].rng);
+	if (s->nwake) {
+		wake_note(s, i, false, boost);
+	}
 	ready_thread(s, i, 0);
 }
 
@@ -1194,9 +1249,9 @@ static int step(struct sched *s, uint64_t t, uint32_t id)
 
 		sched_model_arm(s, (int)h, SCHED_NEVER);
 		rc = s->hooks[h].ops->event(s->hooks[h].ctx, t);
-		if (rc == 0 && s->err) {
-			rc = s->err; /* a record it fired failed */
-		}
+	}
+	if (rc >= 0 && s->err) {
+		rc = s->err; /* a record a model fired failed */
 	}
 	if (rc < 0) {
 		s->err = rc;
@@ -1252,6 +1307,15 @@ int sched_run_until(struct sched *s, uint64_t t_ns)
 			end.ts[k] = 0;
 		}
 	}
+	for (unsigned h = 0; h < s->nhooks; h++) {
+		if (s->hooks[h].ops->stop && (rc = s->hooks[h].ops->stop(s->hooks[h].ctx, s->now)) < 0) {
+			s->err = rc;
+			return rc;
+		}
+	}
+	if (s->err) {
+		return s->err;
+	}
 	s->done = true;
 	rc = s->sink.ops->end(s->sink.ctx, &end);
 	if (rc < 0) {
@@ -1270,6 +1334,8 @@ int sched_attach(struct sched *s, const struct sim_hook_ops *ops, void *ctx)
 	s->hooks[s->nhooks].ctx = ctx;
 	s->hooks[s->nhooks].at = SCHED_NEVER;
 	s->nbusy += ops->busy != NULL;
+	s->nlife += ops->thread != NULL;
+	s->nwake += ops->ready != NULL;
 	if (ops->cswitch) {
 		s->cs_hooks[s->ncs].fn = ops->cswitch;
 		s->cs_hooks[s->ncs].ctx = ctx;
@@ -1316,8 +1382,10 @@ void sched_cpu_view(const struct sched *s, unsigned cpu, struct sched_cpu_view *
 		v->tid = 0;
 		v->group = -1;
 		v->act = SIM_ACT_IDLE;
+		v->pri = 0;
 	} else {
 		v->tid = s->thr[r].tid;
+		v->pri = s->thr[r].pri;
 		v->group = s->thr[r].group;
 		v->act = s->grp[s->thr[r].group].act;
 	}
@@ -1366,6 +1434,49 @@ int sched_fire_spinlock(struct sched *s, struct sim_spinlock *sl, bool counters)
 	return rc;
 }
 
+int sched_fire_record(struct sched *s, struct sim_record *r)
+{
+	int rc;
+
+	if (s->err) {
+		return s->err;
+	}
+	clocks_now(s, r->u.head.ts);
+	if (!s->sink.ops->record) {
+		return 0;
+	}
+	rc = s->sink.ops->record(s->sink.ctx, r);
+	if (rc < 0) {
+		s->err = rc;
+	}
+	return rc;
+}
+
+unsigned sched_thread_slots(const struct sched *s)
+{
+	return s->nthr;
+}
+
+bool sched_thread_at(const struct sched *s, unsigned slot, struct sched_thread_view *v)
+{
+	const struct sched_thread *t;
+
+	if (slot >= s->nthr) {
+		return false;
+	}
+	t = &s->thr[slot];
+	if (t->tid == 0 || t->state == SCHED_TS_TERMINATED) {
+		return false;
+	}
+	v->tid = t->tid;
+	v->group = t->group;
+	v->cpu = t->last_cpu != SCHED_NONE ? t->last_cpu : t->ideal;
+	v->base_pri = t->base;
+	v->ideal = t->ideal;
+	v->cycles = t->cycle_time;
+	return true;
+}
+
 const struct sched_cfg *sched_get_cfg(const struct sched *s)
 {
 	return &s->cfg;
@@ -1383,9 +1494,11 @@ void sched_initial_tids(const struct sched *s, unsigned group, uint32_t *first, 
 	uint32_t slot = 0;
 
 	for (unsigned g = 0; g < group && g < s->cfg.ngroups; g++) {
-		slot += s->cfg.groups[g].count;
+		slot += s->cfg.groups[g].start_ns ? 0u : s->cfg.groups[g].count;
 	}
-	*count = group < s->cfg.ngroups ? s->cfg.groups[group].count : 0;
+	*count = group < s->cfg.ngroups && !s->cfg.groups[group].start_ns
+			 ? s->cfg.groups[group].count
+			 : 0;
 	/* initial_threads() created them in group order, so their TIDs run on */
 	*first = *count ? SCHED_FIRST_TID + 4u * slot : 0;
 }
@@ -1545,6 +1658,16 @@ static void initial_threads(struct sched *s)
 			struct sched_thread *t = &s->thr[i];
 			uint64_t wake;
 
+			if (g->start_ns) {
+				/* its process starts later: the slot's thread is created then */
+				t->tid = 0;
+				t->group = (uint16_t)gi;
+				t->state = SCHED_TS_TERMINATED;
+				t->qprev = t->qnext = SCHED_NONE;
+				t->last_cpu = t->cpu = SCHED_NONE;
+				ev_thread(s, i, g->start_ns);
+				continue;
+			}
 			create_thread(s, i, (uint16_t)gi);
 			t->state = SCHED_TS_WAITING;
 			if (g->behaviour == SCHED_PERIODIC) {

@@ -78,11 +78,13 @@ void sched_cpu_release(struct sched *s, unsigned cpu);
  * @tid:   the running thread's TID (0: the idle thread)
  * @group: its index into cfg.groups, or -1 for the idle thread
  * @act:   the kind of code it runs
+ * @pri:   its priority (0: the idle thread)
  */
 struct sched_cpu_view {
 	uint32_t tid;
 	int group;
 	enum sim_activity act;
+	int8_t pri;
 };
 
 /** sched_cpu_view - who runs on @cpu now. */
@@ -105,6 +107,35 @@ uint64_t sched_ticks_now(const struct sched *s);
  * sched_run_until()).
  */
 int sched_fire_spinlock(struct sched *s, struct sim_spinlock *sl, bool counters);
+
+/**
+ * sched_fire_record - send an identity or rundown record to the sink, now:
+ * fills its ts (every clock in use; the others 0). @r->u.head.cpu is the
+ * caller's.
+ * Return: 0 or the sink's negative error (also returned by every later
+ * sched_run_until()).
+ */
+int sched_fire_record(struct sched *s, struct sim_record *r);
+
+/**
+ * struct sched_thread_view - a live thread, for a model.
+ * @cpu:    where it last ran (its ideal processor if it never ran)
+ * @cycles: the CPU cycles it has run (CycleTime)
+ */
+struct sched_thread_view {
+	uint32_t tid;
+	unsigned group;
+	unsigned cpu;
+	int8_t base_pri;
+	unsigned ideal;
+	uint64_t cycles;
+};
+
+/** sched_thread_slots - how many thread slots there are (live or not). */
+unsigned sched_thread_slots(const struct sched *s);
+
+/** sched_thread_at - slot @slot's thread, if it is alive now. Return: whether it is. */
+bool sched_thread_at(const struct sched *s, unsigned slot, struct sched_thread_view *v);
 
 /** sched_get_cfg - the machine the core simulates (for models that attach). */
 const struct sched_cfg *sched_get_cfg(const struct sched *s);

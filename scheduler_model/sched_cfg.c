@@ -226,6 +226,9 @@ static const char *check_group(const struct sched_cfg *cfg, const struct sched_g
 	if (!affinity_names_a_cpu(g, cfg->cpus, &any)) {
 		return "groups[].affinity names no existing CPU";
 	}
+	if (g->exit_ns && g->exit_ns <= g->start_ns) {
+		return "groups[].exit_ns must be 0 or after start_ns";
+	}
 	if (g->lifetime_ns &&
 	    (g->lifetime_ns < MIN_LIFETIME_NS || g->lifetime_ns > MAX_LIFETIME_NS)) {
 		return "groups[].lifetime_ns must be 0 or 10 us..1e15 ns";

@@ -130,6 +130,8 @@ struct sched {
 		void *ctx;
 	} cs_hooks[SIM_MAX_HOOKS]; /* what switch_cpu() calls: no test per hook */
 	unsigned nbusy;		   /* hooks with a busy() */
+	unsigned nlife;		   /* ... with a thread() */
+	unsigned nwake;		   /* ... with a ready() */
 	uint64_t model_at;	   /* the earliest armed model event */
 	unsigned model_h;	   /* whose */
 	unsigned ncpu;

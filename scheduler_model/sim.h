@@ -18,6 +18,10 @@
  *     hook; while one says busy (the CPU is at DISPATCH_LEVEL or above in
  *     the model's code) the decision waits, until the model calls
  *     sched_cpu_release()
+ *   a thread created (after time 0) or terminated: ops->thread(ctx, change)
+ *   a waiting (or new) thread is readied: ops->ready(ctx, wake), before
+ *     the thread can be seen running anywhere
+ *   the run reaches its duration: ops->stop(ctx, now), before the end record
  *   sched_destroy(): ops->destroy(ctx) for each hook
  */
 #ifndef SCHEDULER_MODEL_SIM_H
@@ -44,6 +48,45 @@ enum sim_activity {
 };
 
 /**
+ * struct sim_thread_change - a thread created or terminated, now.
+ * @slot:  its slot (sched_thread_at(); a new thread takes an ended one's)
+ * @tid:   its TID
+ * @group: its group (index into cfg.groups)
+ * @exit:  terminated (false: created)
+ * @cpu:   the CPU it exits on; for a creation, the CPU it was readied for
+ */
+struct sim_thread_change {
+	uint32_t slot;
+	uint32_t tid;
+	unsigned group;
+	bool exit;
+	unsigned cpu;
+};
+
+/**
+ * struct sim_wake - a thread made ready, now (KiReadyThread after a wait or
+ * a creation).
+ * @slot, @tid, @group: the readied thread
+ * @cpu:           the processor whose code readied it (where its wait was
+ *                 satisfied: the CPU it last ran on, or its ideal one)
+ * @wait_reason:   the KWAIT_REASON it waited for (0 for a new thread)
+ * @timer:         the wait ended by a timer (DelayExecution, a periodic
+ *                 thread's period): readied from the timer DPC
+ * @created:       a new thread (no wait)
+ * @boost:         the priority increment it received (0: none)
+ */
+struct sim_wake {
+	uint32_t slot;
+	uint32_t tid;
+	unsigned group;
+	unsigned cpu;
+	uint8_t wait_reason;
+	bool timer;
+	bool created;
+	int8_t boost;
+};
+
+/**
  * struct sim_hook_ops - a model attached to the core. Every member may be
  * NULL.
  * @cswitch:  a context switch on @cpu at simulation time @now_ns is about to
@@ -56,6 +99,10 @@ enum sim_activity {
  *            which stops the run.
  * @busy:     may the thread running on @cpu not leave it now? True while
  *            the model's code holds the CPU above PASSIVE_LEVEL.
+ * @thread:   a thread was created or terminated (sim_thread_change).
+ * @ready:    a thread was readied (sim_wake).
+ * @stop:     the run reached its duration: the last records before the end.
+ *            Return: 0 or a sink's negative error.
  * @destroy:  the core is destroyed: free the model.
  */
 struct sim_hook_ops {
@@ -65,6 +112,9 @@ struct sim_hook_ops {
 			 uint64_t pmc[SIM_MAX_COUNTERS]);
 	int (*event)(void *ctx, uint64_t now_ns);
 	bool (*busy)(void *ctx, unsigned cpu);
+	void (*thread)(void *ctx, uint64_t now_ns, const struct sim_thread_change *c);
+	void (*ready)(void *ctx, uint64_t now_ns, const struct sim_wake *w);
+	int (*stop)(void *ctx, uint64_t now_ns);
 	void (*destroy)(void *ctx);
 };
 

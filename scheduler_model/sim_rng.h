@@ -30,6 +30,7 @@ enum sim_rng_domain {
 	SIM_RNG_SPIN = 4,	  /* reserved for the spin-lock model */
 	SIM_RNG_CORPUS = 5,	  /* etwforge corpus: what an edge case leaves free */
 	SIM_RNG_MUTATOR = 6,	  /* the structure-aware mutator's choices */
+	SIM_RNG_IDENT = 7,	  /* the identity model: addresses, sampled IPs */
 };
 
 /**

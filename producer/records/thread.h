@@ -52,7 +52,9 @@
 	/* ETW_THREAD_FLAG_REGISTRY_NOTIFICATION (1) */                                            \
 	F(x, flags,        uint8_t,        U,     0,        UINT8_MAX,        OPT, 0, ALWAYS)      \
 	/* UTF-8; written where the target carries names (NULL: "") */                             \
-	F(x, name,         const char *,   STR,   0,        0,                OPT, 0, SET)
+	F(x, name,         const char *,   STR,   0,        0,                OPT, 0, SET)      \
+	/* the scenario's thread group (truth only: no record carries it) */                      \
+	F(x, group,        const char *,   GROUP, 0,        0,                OPT, 0, SET)
 
 #define ETW_THREAD_FIELDS(F, x)                                                                    \
 	F(x, pid,              uint32_t,        U,    1, w->process_id,          0x00, 0x00,       \

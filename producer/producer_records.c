@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * producer/producer_records.c - producer_record(): the identity and rundown
+ * records (Process, Thread, ThreadSetName, ReadyThread, SampledProfile, the
+ * profile interval, SystemConfig CPU, the group masks, rundown complete)
+ * into the buffers of the sessions that asked for them.
+ *
+ *   sim_record --> payload encoded once (the masks: per session, they are
+ *                  each session's own) --> for each session whose flags
+ *                  want it: header of the target's form (etw_event.c) with
+ *                  the session's clock, into the record's CPU buffer
+ *
+ *   who gets what: process, thread, thread_name   proc_thread sessions
+ *                  ready                          dispatcher sessions
+ *                  sample, interval               profile sessions
+ *                  masks, rundown                 proc_thread or profile
+ *                  cpu_config                     every session
+ *
+ * Not a hot path (a few records per thread, one per wake-up or sample): the
+ * payload goes through a stack buffer, and strings are transcoded here.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "producer/etw_event.h"
+#include "producer/etw_process.h"
+#include "producer/etw_profile.h"
+#include "producer/etw_rundown.h"
+#include "producer/etw_sysconfig.h"
+#include "producer/etw_thread.h"
+#include "producer/producer_internal.h"
+
+#define PAYLOAD_MAX 16384u /* the largest payload we build (a long command line) */
+#define TEXT_MAX    8192u  /* UTF-16 bytes of one string */
+
+/* Which session flags want a record of @kind. */
+static unsigned wanted_by(enum sim_record_kind kind)
+{
+	switch (kind) {
+	case SIM_REC_PROCESS:
+	case SIM_REC_THREAD:
+	case SIM_REC_THREAD_NAME:
+		return PRODUCER_F_PROC_THREAD;
+	case SIM_REC_READY:
+		return PRODUCER_F_DISPATCHER;
+	case SIM_REC_SAMPLE:
+	case SIM_REC_INTERVAL:
+		return PRODUCER_F_PROFILE;
+	case SIM_REC_MASKS:
+	case SIM_REC_RUNDOWN:
+		return PRODUCER_F_PROC_THREAD | PRODUCER_F_PROFILE;
+	default:
+		return ~0u; /* cpu_config: every session */
+	}
+}
+
+/* A session's PERFINFO_GROUPMASK from its flags (RUNDOWN_FACTS 7.1). */
+static void session_masks(unsigned flags, uint32_t masks[ETW_GROUP_MASKS])
+{
+	memset(masks, 0, sizeof(uint32_t) * ETW_GROUP_MASKS);
+	if (flags & PRODUCER_F_PROC_THREAD) {
+		masks[0] |= 0x3u; /* PERF_PROCESS | PERF_THREAD */
+	}
+	if (flags & PRODUCER_F_CSWITCH) {
+		masks[1] |= 0x4u; /* PERF_CONTEXT_SWITCH 0x20000004 */
+	}
+	if (flags & PRODUCER_F_COMPACT) {
+		masks[1] |= 0x100u; /* PERF_COMPACT_CSWITCH 0x20000100 */
+	}
+	if (flags & PRODUCER_F_SPINLOCK) {
+		masks[1] |= 0x10000u; /* PERF_SPINLOCK 0x20010000 */
+	}
+	if (flags & PRODUCER_F_DISPATCHER) {
+		masks[1] |= 0x200u; /* PERF_DISPATCHER 0x20000200 */
+	}
+	if (flags & PRODUCER_F_PROFILE) {
+		masks[1] |= 0x2u; /* PERF_PROFILE 0x20000002 */
+	}
+}
+
+static uint16_t hook_of_event(enum sim_event ev, uint16_t start, uint16_t end, uint16_t dcstart,
+			      uint16_t dcend)
+{
+	switch (ev) {
+	case SIM_EVENT_START:
+		return start;
+	case SIM_EVENT_END:
+		return end;
+	case SIM_EVENT_DCSTART:
+		return dcstart;
+	case SIM_EVENT_DCEND:
+		return dcend;
+	default:
+		return 0;
+	}
+}
+
+/* UTF-8 @s (NULL: empty) into UTF-16 at @store. */
+static int text(const char *s, uint8_t *store, struct etw_wstr *w)
+{
+	if (!s) {
+		w->le = NULL;
+		w->units = 0;
+		return 0;
+	}
+	return etw_wstr_from_utf8(s, store, TEXT_MAX, w) < 0 ? -EINVAL : 0;
+}
+
+/* The payload of @r (not masks) at @buf; its hook and header context. */
+static int encode(const struct producer_cfg *cfg, const struct sim_record *r, uint8_t *buf,
+		  uint16_t *hook, struct etw_event_ctx *ctx)
+{
+	uint8_t t1[TEXT_MAX], t2[TEXT_MAX], t3[TEXT_MAX];
+	enum etl_arch arch = cfg->arch;
+	struct etw_event_form form;
+	int n;
+
+	memset(ctx, 0, sizeof(*ctx));
+	switch (r->kind) {
+	case SIM_REC_PROCESS: {
+		const struct sim_process *s = &r->u.process;
+		struct etw_process w = {0};
+
+		*hook = s->event == SIM_EVENT_DEFUNCT
+				? ETW_HOOK_PROCESS_DEFUNCT
+				: hook_of_event(s->event, ETW_HOOK_PROCESS_START, ETW_HOOK_PROCESS_END,
+						ETW_HOOK_PROCESS_DC_START, ETW_HOOK_PROCESS_DC_END);
+		if (!*hook || etw_event_form_for(cfg->target, *hook, &form) < 0) {
+			return -EINVAL;
+		}
+		w.unique_process_key = s->key;
+		w.process_id = s->pid;
+		w.parent_id = s->ppid;
+		w.session_id = s->session;
+		w.exit_status = s->exit_status;
+		w.directory_table_base = s->dtb;
+		w.flags = s->flags;
+		if (s->sid) {
+			if (etw_sid_parse(s->sid, &w.sid) < 0) {
+				return -EINVAL;
+			}
+			w.sid.token_sid = s->sid_token;
+		}
+		w.image_file_name = s->image;
+		if (text(s->cmdline, t1, &w.command_line) < 0 ||
+		    text(s->package, t2, &w.package_full_name) < 0) {
+			return -EINVAL;
+		}
+		w.exit_time = s->exit_time;
+		ctx->thread_id = s->ctx_tid;
+		ctx->process_id = s->ctx_pid;
+		ctx->kernel_time = s->kernel_time;
+		ctx->user_time = s->user_time;
+		if (text(s->app_id, t3, &w.application_id) < 0) {
+			return -EINVAL;
+		}
+		n = etw_encode_process(buf, PAYLOAD_MAX, arch, form.version, &w, 0);
+		return n;
+	}
+	case SIM_REC_THREAD: {
+		const struct sim_thread *s = &r->u.thread;
+		struct etw_thread w = {0};
+
+		*hook = hook_of_event(s->event, ETW_HOOK_THREAD_START, ETW_HOOK_THREAD_END,
+				      ETW_HOOK_THREAD_DC_START, ETW_HOOK_THREAD_DC_END);
+		if (!*hook || etw_event_form_for(cfg->target, *hook, &form) < 0) {
+			return -EINVAL;
+		}
+		w.process_id = s->pid;
+		w.thread_id = s->tid;
+		w.stack_base = s->stack_base;
+		w.stack_limit = s->stack_limit;
+		w.user_stack_base = s->user_stack_base;
+		w.user_stack_limit = s->user_stack_limit;
+		w.affinity = s->affinity;
+		w.win32_start_address = s->win32_start;
+		w.teb_base = s->teb;
+		w.sub_process_tag = s->sub_process_tag;
+		w.base_priority = s->base_pri;
+		w.page_priority = s->page_pri;
+		w.io_priority = s->io_pri;
+		w.flags = s->flags;
+		w.has_name = cfg->target->thread_name;
+		if (w.has_name && text(s->name, t1, &w.name) < 0) {
+			return -EINVAL;
+		}
+		ctx->thread_id = s->ctx_tid;
+		ctx->process_id = s->ctx_pid;
+		ctx->kernel_time = s->kernel_time;
+		ctx->user_time = s->user_time;
+		return etw_encode_thread(buf, PAYLOAD_MAX, arch, form.version, &w, 0);
+	}
+	case SIM_REC_THREAD_NAME: {
+		const struct sim_thread_name *s = &r->u.thread_name;
+		struct etw_thread_set_name w = {.process_id = s->pid, .thread_id = s->tid};
+
+		*hook = ETW_HOOK_THREAD_SET_NAME;
+		if (text(s->name, t1, &w.name) < 0) {
+			return -EINVAL;
+		}
+		return etw_encode_thread_set_name(buf, PAYLOAD_MAX, &w);
+	}
+	case SIM_REC_READY: {
+		const struct sim_ready *s = &r->u.ready;
+		struct etw_ready_thread w = {
+			.thread_id = s->tid,
+			.adjust_reason = s->adjust_reason,
+			.adjust_increment = s->adjust_increment,
+			.flags = s->flags,
+		};
+
+		*hook = ETW_HOOK_READY_THREAD;
+		ctx->thread_id = s->waker_tid;
+		ctx->process_id = s->waker_pid;
+		ctx->kernel_time = s->kernel_time;
+		ctx->user_time = s->user_time;
+		return etw_encode_ready_thread(buf, PAYLOAD_MAX, &w);
+	}
+	case SIM_REC_SAMPLE: {
+		const struct sim_sample *s = &r->u.sample;
+		struct etw_sampled_profile w = {
+			.instruction_pointer = s->ip,
+			.thread_id = s->tid,
+			.count = s->count,
+			.rank = s->rank,
+		};
+
+		*hook = ETW_HOOK_SAMPLED_PROFILE;
+		if (etw_sampled_profile_flags(s->dpc, s->isr, s->priority, &w.flags) < 0) {
+			return -EINVAL;
+		}
+		return etw_encode_sampled_profile(buf, PAYLOAD_MAX, arch, &w, 0);
+	}
+	case SIM_REC_INTERVAL: {
+		const struct sim_interval *s = &r->u.interval;
+		struct etw_profile_interval w = {
+			.source = s->source,
+			.new_interval = s->new_interval,
+			.old_interval = s->old_interval,
+		};
+
+		*hook = s->event == SIM_EVENT_SET
+				? ETW_HOOK_PROFILE_SET_INTERVAL
+				: hook_of_event(s->event, 0, 0, ETW_HOOK_PROFILE_INTERVAL_DC_S,
+						ETW_HOOK_PROFILE_INTERVAL_DC_E);
+		if (!*hook || etw_event_form_for(cfg->target, *hook, &form) < 0 ||
+		    text(s->source_name, t1, &w.source_name) < 0) {
+			return -EINVAL;
+		}
+		ctx->thread_id = s->ctx_tid;
+		ctx->process_id = s->ctx_pid;
+		ctx->kernel_time = s->kernel_time;
+		ctx->user_time = s->user_time;
+		return etw_encode_profile_interval(buf, PAYLOAD_MAX, form.version, &w);
+	}
+	case SIM_REC_CPU_CONFIG: {
+		const struct sim_cpu_config *s = &r->u.cpu_config;
+		struct etw_cpu_config w = {
+			.mhz = s->mhz,
+			.number_of_processors = s->nproc,
+			.memory_mb = s->memory_mb,
+			.page_size = s->page_size,
+			.allocation_granularity = s->alloc_gran,
+			.hyperthreading_flag = s->hyperthreading,
+			.highest_user_address = s->highest_user,
+			.processor_architecture = s->arch,
+			.processor_level = s->level,
+			.processor_revision = s->revision,
+			.pae_enabled = s->pae,
+			.nx_enabled = s->nx,
+			.memory_speed = s->memory_speed,
+		};
+
+		*hook = ETW_HOOK_SYSCONFIG_CPU;
+		if (text(s->computer_name, t1, &w.computer_name) < 0 ||
+		    text(s->domain_name, t2, &w.domain_name) < 0) {
+			return -EINVAL;
+		}
+		return etw_encode_cpu_config(buf, PAYLOAD_MAX, arch, &w, 0);
+	}
+	case SIM_REC_RUNDOWN:
+		*hook = ETW_HOOK_RUNDOWN_COMPLETE;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Write header + @payload[@len] into session @i's @cpu buffer at the session's clock. */
+static int put(struct producer *p, unsigned i, const struct sim_record *r, uint16_t hook,
+	       const struct etw_event_ctx *ctx0, const uint8_t *payload, size_t len)
+{
+	const struct producer_cfg *cfg = producer_get_cfg(p);
+	struct etw_event_form form;
+	struct etw_event_ctx ctx = *ctx0;
+	size_t hlen;
+	uint8_t *out;
+	int rc, h;
+
+	if (etw_event_form_for(cfg->target, hook, &form) < 0) {
+		return -EINVAL;
+	}
+	hlen = etw_header_form_len(form.header);
+	if (hlen + len > 0xFFFFu) {
+		return -E2BIG;
+	}
+	ctx.ts = r->u.head.ts[producer_session_clock(p, i)];
+	out = producer_place(p, i, r->u.head.cpu, (uint32_t)(hlen + len), ctx.ts, &rc);
+	if (!out) {
+		return rc;
+	}
+	h = etw_encode_event_header(out, hlen + len, cfg->arch, hook, form, len, &ctx);
+	if (h < 0) {
+		return h;
+	}
+	if (len) {
+		memcpy(out + h, payload, len);
+	}
+	producer_commit(p, i, r->u.head.cpu, (uint32_t)(hlen + len));
+	producer_count_record(p, r->kind);
+	return 0;
+}
+
+int producer_record(struct producer *p, const struct sim_record *r)
+{
+	const struct producer_cfg *cfg = producer_get_cfg(p);
+	unsigned want = wanted_by(r->kind), ns = producer_nsessions(p);
+	uint8_t payload[PAYLOAD_MAX];
+	struct etw_event_ctx ctx;
+	uint16_t hook = 0;
+	int len = -1;
+
+	if ((unsigned)r->kind >= SIM_RECORD_KINDS || r->u.head.cpu >= cfg->cpus || !cfg->target) {
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < ns; i++) {
+		unsigned flags = producer_session_flags(p, i);
+		int rc;
+
+		if (!(flags & want)) {
+			continue;
+		}
+		if (r->kind == SIM_REC_MASKS) {
+			struct etw_group_masks g = {.version = cfg->target->kernel_event_version};
+
+			memset(&ctx, 0, sizeof(ctx));
+			if (r->u.masks.enabled) {
+				session_masks(flags, g.masks);
+			}
+			hook = r->u.masks.event == SIM_EVENT_NEW ? ETL_HOOK_HEADER_EXTENSION
+								 : ETW_HOOK_GROUP_MASKS_END;
+			len = etw_encode_group_masks(payload, sizeof(payload), &g);
+		} else if (len < 0) {
+			len = encode(cfg, r, payload, &hook, &ctx);
+		}
+		if (len < 0) {
+			return len == -ENOSPC ? -E2BIG : -EINVAL;
+		}
+		rc = put(p, i, r, hook, &ctx, payload, (size_t)len);
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: MIT
+/*
+ * scheduler_model/identity.c - the identity model (identity.h): processes,
+ * threads and their names, the start and stop rundowns, ReadyThread at
+ * wake-ups, SampledProfile on a timer, SystemConfig CPU at the stop.
+ *
+ * The values no consumer interprets (kernel addresses, stacks, TEBs) are
+ * derived from the PID or TID alone, so they are the same in every record
+ * of the same process or thread and need no memory; sampled instruction
+ * pointers come from the model's own RNG stream. Memory is one small entry
+ * per thread slot and per process, whatever the duration.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler_model/identity.h"
+
+/* Where the addresses come from (plausible ranges; no reader follows them). */
+#define X64_EPROCESS  0xFFFFB10000000080ull
+#define X64_KSTACK    0xFFFFD00000000000ull
+#define X64_KCODE     0xFFFFF80000200000ull /* ntoskrnl's text */
+#define X64_USTACK    0x0000000A00000000ull
+#define X64_TEB	      0x0000009000000000ull
+#define X64_IMAGE     0x00007FF600000000ull
+#define X64_SID_TOKEN 0xFFFFC00000001010ull
+#define X86_EPROCESS  0x84000040u
+#define X86_KSTACK    0x90000000u
+#define X86_KCODE     0x82000000u
+#define X86_USTACK    0x01000000u
+#define X86_TEB	      0x7FF00000u
+#define X86_IMAGE     0x00400000u
+#define X86_SID_TOKEN 0x8C001010u
+#define KSTACK_SIZE   0x6000u /* 6 pages: TID step 4 x 0x1800 */
+#define IMAGE_SPAN    0x80000u	/* an image's code, for sampled IPs */
+#define KCODE_SPAN    0xA00000u /* the kernel's */
+#define IDLE_IP_SPAN  0x100u	/* the idle loop (HalProcessorIdle) */
+
+enum proc_state {
+	PROC_NOT_STARTED = 0,
+	PROC_ALIVE,
+	PROC_ENDED,
+};
+
+struct ident_slot {
+	uint32_t index; /* the thread's index in its group ("{n}") */
+	bool alive;
+};
+
+struct ident {
+	struct ident_cfg cfg;
+	struct sched *s;
+	const struct sched_cfg *sc;
+	int handle;
+	struct sim_rng rng;
+	uint64_t interval_ns;
+	uint64_t next_sample;
+	unsigned nslots;
+	struct ident_slot *slot;
+	uint32_t next_index[SCHED_MAX_GROUPS];
+	enum proc_state state[IDENT_MAX_PROCESSES];
+	uint32_t live[IDENT_MAX_PROCESSES]; /* live threads */
+	char name[512];			    /* the name being fired */
+	struct sim_record rec;
+};
+
+bool ident_wanted(const struct ident_cfg *c)
+{
+	return c->proc_thread || c->dispatcher || c->profile || c->sysconfig;
+}
+
+/* ---- values derived from a PID or TID ---------------------------------- */
+
+static uint64_t wrap32(const struct ident *m, uint64_t v64, uint64_t v32)
+{
+	return m->cfg.ptr64 ? v64 : (uint32_t)v32;
+}
+
+static const struct ident_process *proc_of_group(const struct ident *m, unsigned group)
+{
+	return &m->cfg.processes[m->cfg.group_process[group]];
+}
+
+static unsigned proc_index_of_group(const struct ident *m, unsigned group)
+{
+	return m->cfg.group_process[group];
+}
+
+static uint64_t image_base(const struct ident *m, uint32_t pid)
+{
+	return wrap32(m, X64_IMAGE + (uint64_t)pid * 0x100000u, X86_IMAGE + (uint64_t)pid * 0x10000u);
+}
+
+/* A thread's kernel/user times in ticks: what it has run, split (System's: all kernel). */
+static void times_of(const struct ident *m, uint64_t cycles, bool system, uint32_t *kt,
+		     uint32_t *ut)
+{
+	uint64_t ns = m->sc->cpu_mhz ? cycles * 1000u / m->sc->cpu_mhz : 0;
+	uint64_t ticks = ns / ((uint64_t)m->sc->timer_resolution * 100u);
+
+	ticks = ticks > UINT32_MAX ? UINT32_MAX : ticks;
+	*kt = system ? (uint32_t)ticks : (uint32_t)(ticks / 4u);
+	*ut = (uint32_t)ticks - *kt;
+}
+
+/* The thread's name ("{n}" replaced by its index), or NULL if its group has none. */
+static const char *name_of(struct ident *m, unsigned group, uint32_t index)
+{
+	const char *pat = m->cfg.thread_name[group];
+	size_t o = 0;
+
+	if (!pat) {
+		return NULL;
+	}
+	for (const char *p = pat; *p && o + 1 < sizeof(m->name); p++) {
+		if (p[0] == '{' && p[1] == 'n' && p[2] == '}') {
+			int n = snprintf(m->name + o, sizeof(m->name) - o, "%u", index);
+
+			o += n > 0 ? (size_t)n : 0;
+			o = o < sizeof(m->name) ? o : sizeof(m->name) - 1;
+			p += 2;
+			continue;
+		}
+		m->name[o++] = *p;
+	}
+	m->name[o] = '\0';
+	return m->name;
+}
+
+/* ---- firing ---------------------------------------------------------------- */
+
+static int fire(struct ident *m, enum sim_record_kind kind, unsigned cpu)
+{
+	m->rec.kind = kind;
+	m->rec.u.head.cpu = cpu;
+	return sched_fire_record(m->s, &m->rec);
+}
+
+static int fire_process(struct ident *m, unsigned pi, enum sim_event ev, unsigned cpu,
+			uint32_t ctx_tid, uint32_t ctx_pid, uint32_t kt, uint32_t ut)
+{
+	const struct ident_process *p = &m->cfg.processes[pi];
+	struct sim_process *r = &m->rec.u.process;
+
+	memset(r, 0, sizeof(*r));
+	r->event = ev;
+	if (ev == SIM_EVENT_START || ev == SIM_EVENT_END) {
+		r->ctx_tid = ctx_tid;
+		r->ctx_pid = ctx_pid;
+		r->kernel_time = kt;
+		r->user_time = ut;
+	}
+	r->key = wrap32(m, X64_EPROCESS + (uint64_t)p->pid * 0x200u,
+			X86_EPROCESS + (uint64_t)p->pid * 0x100u);
+	r->pid = p->pid;
+	r->ppid = p->ppid;
+	r->session = p->session;
+	r->exit_status = ev == SIM_EVENT_END ? p->exit_status : pi == IDENT_IDLE ? 0 : 0x103;
+	r->dtb = 0x1AD000u + (uint64_t)p->pid * 0x1000u;
+	r->sid = p->sid;
+	r->sid_token = p->sid ? wrap32(m, X64_SID_TOKEN + (uint64_t)p->pid * 0x40u,
+				       X86_SID_TOKEN + (uint64_t)p->pid * 0x40u)
+			      : 0;
+	r->image = p->image;
+	r->cmdline = p->cmdline;
+	return fire(m, SIM_REC_PROCESS, cpu);
+}
+
+/* KAFFINITY of a group's threads (the first 64 CPUs: the record's one word). */
+static uint64_t affinity_of(const struct ident *m, unsigned group)
+{
+	const uint64_t *a = m->sc->groups[group].affinity;
+	unsigned n = m->sc->cpus < 64 ? m->sc->cpus : 64;
+	uint64_t all = n == 64 ? UINT64_MAX : (1ull << n) - 1u;
+	bool any = true;
+
+	for (unsigned w = 0; w < SCHED_MAX_CPUS / 64; w++) {
+		any = any && a[w] == 0;
+	}
+	if (!m->cfg.ptr64) {
+		all &= UINT32_MAX;
+	}
+	return any ? all : (a[0] & all ? a[0] & all : all);
+}
+
+/*
+ * A thread record of @tid of @group (@index: its index in the group), or of
+ * CPU @index's idle thread when @group < 0, into CPU @cpu's buffer. The header context is the thread's own
+ * except for Start (@ctx_tid/@ctx_pid, the creator).
+ */
+static int fire_thread(struct ident *m, enum sim_event ev, unsigned cpu, int group, uint32_t tid,
+		       uint32_t index, uint64_t cycles, uint32_t ctx_tid, uint32_t ctx_pid)
+{
+	struct sim_thread *r = &m->rec.u.thread;
+	unsigned pi = group < 0 ? IDENT_IDLE : proc_index_of_group(m, (unsigned)group);
+	const struct ident_process *p = &m->cfg.processes[pi];
+	bool kernel = pi == IDENT_SYSTEM || pi == IDENT_IDLE;
+	const char *name = group < 0 ? NULL : name_of(m, (unsigned)group, index);
+	uint64_t kstack = wrap32(m, X64_KSTACK + (uint64_t)tid * 0x1800u,
+				 X86_KSTACK + ((uint64_t)tid * 0x1800u) % 0x60000000u);
+	uint32_t kt, ut;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->event = ev;
+	r->pid = p->pid;
+	r->tid = tid;
+	times_of(m, cycles, kernel, &kt, &ut);
+	if (ev == SIM_EVENT_START) {
+		r->ctx_tid = ctx_tid;
+		r->ctx_pid = ctx_pid;
+	} else {
+		r->ctx_tid = tid;
+		r->ctx_pid = p->pid;
+		r->kernel_time = kt;
+		r->user_time = ut;
+	}
+	if (group < 0) {
+		/* the idle thread of @cpu: its stack, affinity 1 << cpu, priority 0 */
+		r->stack_base = wrap32(m, X64_KSTACK - 0x100000u * (uint64_t)(index + 1u),
+				       X86_KSTACK - 0x10000u * (uint64_t)(index + 1u));
+		r->stack_limit = r->stack_base - KSTACK_SIZE;
+		r->affinity = 1ull << (index % (m->cfg.ptr64 ? 64u : 32u));
+		r->win32_start = wrap32(m, X64_KCODE, X86_KCODE);
+		r->base_pri = 0;
+	} else {
+		r->stack_base = kstack;
+		r->stack_limit = kstack - KSTACK_SIZE;
+		if (!kernel) {
+			uint64_t us = wrap32(m, X64_USTACK + (uint64_t)tid * 0x100000u,
+					     X86_USTACK + ((uint64_t)tid * 0x10000u) % 0x60000000u);
+
+			r->user_stack_base = us;
+			r->user_stack_limit = us - 0x10000u;
+			r->teb = wrap32(m, X64_TEB + (uint64_t)tid * 0x2000u,
+					X86_TEB - ((uint64_t)tid * 0x1000u) % 0x70000000u);
+			r->win32_start = image_base(m, p->pid) + 0x1000u + (uint64_t)group * 0x40u;
+		} else {
+			r->win32_start = wrap32(m, X64_KCODE, X86_KCODE) + 0x1000u +
+					 (uint64_t)group * 0x40u;
+		}
+		r->affinity = affinity_of(m, (unsigned)group);
+		r->base_pri = m->sc->groups[group].base_priority;
+	}
+	r->page_pri = 5;
+	r->io_pri = 2;
+	r->name = m->cfg.names_in_thread_records ? name : NULL;
+	r->group = group < 0 ? NULL : m->sc->groups[group].name;
+	rc = fire(m, SIM_REC_THREAD, cpu);
+	if (rc < 0 || !name || m->cfg.names_in_thread_records ||
+	    (ev != SIM_EVENT_START && ev != SIM_EVENT_DCSTART)) {
+		return rc;
+	}
+	/* the target's Thread records carry no name: ThreadSetName after it */
+	{
+		struct sim_thread_name *n = &m->rec.u.thread_name;
+
+		memset(n, 0, sizeof(*n));
+		n->pid = p->pid;
+		n->tid = tid;
+		n->name = name;
+		return fire(m, SIM_REC_THREAD_NAME, cpu);
+	}
+}
+
+static int fire_masks(struct ident *m, enum sim_event ev, bool enabled)
+{
+	struct sim_masks *r = &m->rec.u.masks;
+
+	memset(r, 0, sizeof(*r));
+	r->event = ev;
+	r->enabled = enabled;
+	return fire(m, SIM_REC_MASKS, 0);
+}
+
+static int fire_interval(struct ident *m, enum sim_event ev)
+{
+	struct sim_interval *r = &m->rec.u.interval;
+
+	memset(r, 0, sizeof(*r));
+	r->event = ev;
+	r->source = 0;
+	r->new_interval = m->cfg.profile_interval;
+	r->old_interval = m->cfg.profile_interval;
+	r->source_name = "Timer";
+	return fire(m, SIM_REC_INTERVAL, 0);
+}
+
+static int fire_rundown_complete(struct ident *m)
+{
+	memset(&m->rec.u.rundown, 0, sizeof(m->rec.u.rundown));
+	return fire(m, SIM_REC_RUNDOWN, 0);
+}
+
+static int fire_cpu_config(struct ident *m)
+{
+	struct sim_cpu_config *r = &m->rec.u.cpu_config;
+
+	memset(r, 0, sizeof(*r));
+	r->mhz = m->sc->cpu_mhz;
+	r->nproc = m->sc->cpus;
+	r->memory_mb = m->cfg.memory_mb;
+	r->page_size = 4096;
+	r->alloc_gran = 65536;
+	r->computer_name = m->cfg.computer_name;
+	r->domain_name = "";
+	r->highest_user = m->cfg.ptr64 ? 0x7FFFFFFEFFFFull : 0x7FFEFFFFu;
+	r->arch = m->cfg.ptr64 ? 9 : 0; /* PROCESSOR_ARCHITECTURE_AMD64 / _INTEL */
+	r->level = 6;
+	r->revision = 0x9E0A;
+	r->pae = 1;
+	r->nx = 1;
+	r->memory_speed = 3200;
+	return fire(m, SIM_REC_CPU_CONFIG, 0);
+}
+
+/* ---- rundowns -------------------------------------------------------------- */
+
+/* The threads of process @pi alive now, in slot order: @ev records of each. */
+static int threads_of(struct ident *m, unsigned pi, enum sim_event ev, unsigned cpu)
+{
+	struct sched_thread_view v;
+
+	for (unsigned k = 0; k < m->nslots; k++) {
+		int rc;
+
+		if (!m->slot[k].alive || !sched_thread_at(m->s, k, &v) ||
+		    proc_index_of_group(m, v.group) != pi) {
+			continue;
+		}
+		rc = fire_thread(m, ev, cpu, (int)v.group, v.tid, m->slot[k].index, v.cycles, 0, 0);
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int idle_threads(struct ident *m, enum sim_event ev)
+{
+	for (unsigned c = 0; c < m->sc->cpus; c++) {
+		/* each idle thread (its CPU as @index), logged on the controller's CPU */
+		int rc = fire_thread(m, ev, 0, -1, 0, c, 0, 0, 0);
+
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int ident_start(struct ident *m)
+{
+	int rc;
+
+	if ((rc = fire_masks(m, SIM_EVENT_END, false)) < 0 ||
+	    (rc = fire_masks(m, SIM_EVENT_NEW, true)) < 0) {
+		return rc;
+	}
+	for (unsigned pi = 0; pi < m->cfg.nprocesses; pi++) {
+		if (m->cfg.processes[pi].start_ns != 0) {
+			continue;
+		}
+		m->state[pi] = PROC_ALIVE;
+		if ((rc = fire_process(m, pi, SIM_EVENT_DCSTART, 0, 0, 0, 0, 0)) < 0) {
+			return rc;
+		}
+		rc = pi == IDENT_IDLE ? idle_threads(m, SIM_EVENT_DCSTART)
+				      : threads_of(m, pi, SIM_EVENT_DCSTART, 0);
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	if (m->cfg.profile && (rc = fire_interval(m, SIM_EVENT_DCSTART)) < 0) {
+		return rc;
+	}
+	return fire_rundown_complete(m);
+}
+
+static int stop(void *ctx, uint64_t now_ns)
+{
+	struct ident *m = ctx;
+	int rc;
+
+	(void)now_ns;
+	if (m->cfg.sysconfig && (rc = fire_cpu_config(m)) < 0) {
+		return rc;
+	}
+	if ((rc = fire_masks(m, SIM_EVENT_END, true)) < 0) {
+		return rc;
+	}
+	for (unsigned pi = 0; pi < m->cfg.nprocesses; pi++) {
+		if (m->state[pi] != PROC_ALIVE) {
+			continue;
+		}
+		rc = pi == IDENT_IDLE ? idle_threads(m, SIM_EVENT_DCEND)
+				      : threads_of(m, pi, SIM_EVENT_DCEND, 0);
+		if (rc < 0 || (rc = fire_process(m, pi, SIM_EVENT_DCEND, 0, 0, 0, 0, 0)) < 0) {
+			return rc;
+		}
+	}
+	if (m->cfg.profile && (rc = fire_interval(m, SIM_EVENT_DCEND)) < 0) {
+		return rc;
+	}
+	if ((rc = fire_masks(m, SIM_EVENT_NEW, false)) < 0) {
+		return rc;
+	}
+	return fire_rundown_complete(m);
+}
+
+/* ---- live events ------------------------------------------------------------- */
+
+/* Who creates a thread of process @pi: one of its live threads, else its parent's, else System. */
+static void creator_of(struct ident *m, unsigned pi, uint32_t *tid, uint32_t *pid)
+{
+	struct sched_thread_view v;
+	uint32_t ppid = m->cfg.processes[pi].ppid;
+	uint32_t parent_tid = 0;
+
+	for (unsigned k = 0; k < m->nslots; k++) {
+		unsigned q;
+
+		if (!m->slot[k].alive || !sched_thread_at(m->s, k, &v)) {
+			continue;
+		}
+		q = proc_index_of_group(m, v.group);
+		if (q == pi) {
+			*tid = v.tid;
+			*pid = m->cfg.processes[pi].pid;
+			return;
+		}
+		if (!parent_tid && m->cfg.processes[q].pid == ppid && q != IDENT_IDLE) {
+			parent_tid = v.tid;
+		}
+	}
+	if (parent_tid) {
+		*tid = parent_tid;
+		*pid = ppid;
+		return;
+	}
+	*tid = 0;
+	*pid = m->cfg.processes[IDENT_SYSTEM].pid;
+}
+
+static void on_thread(void *ctx, uint64_t now_ns, const struct sim_thread_change *c)
+{
+	struct ident *m = ctx;
+	unsigned pi = proc_index_of_group(m, c->group);
+	struct sched_thread_view v = {0};
+	int rc = 0;
+
+	(void)now_ns;
+	if (c->slot >= m->nslots) {
+		return;
+	}
+	if (!c->exit) {
+		uint32_t ctid, cpid;
+
+		creator_of(m, pi, &ctid, &cpid);
+		m->slot[c->slot].alive = true;
+		m->slot[c->slot].index = m->next_index[c->group]++;
+		m->live[pi]++;
+		if (m->state[pi] == PROC_NOT_STARTED) {
+			m->state[pi] = PROC_ALIVE;
+			rc = fire_process(m, pi, SIM_EVENT_START, c->cpu, ctid, cpid, 0, 0);
+		}
+		if (rc == 0) {
+			(void)fire_thread(m, SIM_EVENT_START, c->cpu, (int)c->group, c->tid,
+					  m->slot[c->slot].index, 0, ctid, cpid);
+		}
+		return;
+	}
+	(void)sched_thread_at(m->s, c->slot, &v);
+	rc = fire_thread(m, SIM_EVENT_END, c->cpu, (int)c->group, c->tid, m->slot[c->slot].index,
+			 v.cycles, 0, 0);
+	m->slot[c->slot].alive = false;
+	m->live[pi] -= m->live[pi] > 0;
+	if (rc == 0 && m->live[pi] == 0 && m->cfg.processes[pi].exit_ns != IDENT_NO_EXIT &&
+	    now_ns >= m->cfg.processes[pi].exit_ns && m->state[pi] == PROC_ALIVE) {
+		uint32_t kt, ut;
+
+		times_of(m, v.cycles, pi == IDENT_SYSTEM, &kt, &ut);
+		m->state[pi] = PROC_ENDED;
+		(void)fire_process(m, pi, SIM_EVENT_END, c->cpu, c->tid, m->cfg.processes[pi].pid,
+				   kt, ut);
+	}
+}
+
+static uint32_t pid_running(struct ident *m, const struct sched_cpu_view *v)
+{
+	return v->group < 0 ? 0 : proc_of_group(m, (unsigned)v->group)->pid;
+}
+
+static void on_ready(void *ctx, uint64_t now_ns, const struct sim_wake *w)
+{
+	struct ident *m = ctx;
+	struct sim_ready *r = &m->rec.u.ready;
+	struct sched_cpu_view v;
+
+	(void)now_ns;
+	if (!m->cfg.dispatcher) {
+		return;
+	}
+	sched_cpu_view(m->s, w->cpu, &v);
+	memset(r, 0, sizeof(*r));
+	/* the thread running there readies it (from a DPC when a timer or the idle CPU's I/O did) */
+	r->waker_tid = v.tid;
+	r->waker_pid = pid_running(m, &v);
+	r->tid = w->tid;
+	r->adjust_reason = w->created ? 0 : 1; /* None for a new thread, else Unwait */
+	r->adjust_increment = w->boost;
+	r->flags = (w->timer || v.tid == 0) ? 0x1 : 0; /* ReadiedFromDPC */
+	(void)fire(m, SIM_REC_READY, w->cpu);
+}
+
+/* The profile timer: one sample per CPU of what runs there. */
+static int on_event(void *ctx, uint64_t now_ns)
+{
+	struct ident *m = ctx;
+
+	for (unsigned c = 0; c < m->sc->cpus; c++) {
+		struct sim_sample *r = &m->rec.u.sample;
+		struct sched_cpu_view v;
+		uint64_t kcode = wrap32(m, X64_KCODE, X86_KCODE);
+		int rc;
+
+		sched_cpu_view(m->s, c, &v);
+		memset(r, 0, sizeof(*r));
+		r->tid = v.tid;
+		r->count = 1;
+		r->priority = (uint8_t)(v.group < 0 ? 0 : v.pri);
+		if (v.group < 0) {
+			r->ip = kcode + 0x3F0000u + sim_rng_below(&m->rng, IDLE_IP_SPAN);
+		} else {
+			unsigned pi = proc_index_of_group(m, (unsigned)v.group);
+
+			if (pi == IDENT_SYSTEM || sim_rng_below(&m->rng, 5) == 0) {
+				r->ip = kcode + sim_rng_below(&m->rng, KCODE_SPAN);
+			} else {
+				r->ip = image_base(m, m->cfg.processes[pi].pid) + 0x1000u +
+					sim_rng_below(&m->rng, IMAGE_SPAN);
+			}
+		}
+		if ((rc = fire(m, SIM_REC_SAMPLE, c)) < 0) {
+			return rc;
+		}
+	}
+	m->next_sample = now_ns + m->interval_ns;
+	sched_model_arm(m->s, m->handle, m->next_sample);
+	return 0;
+}
+
+static void destroy(void *ctx)
+{
+	struct ident *m = ctx;
+
+	free(m->slot);
+	free(m);
+}
+
+static const struct sim_hook_ops ident_ops = {
+	.event = on_event,
+	.thread = on_thread,
+	.ready = on_ready,
+	.stop = stop,
+	.destroy = destroy,
+};
+
+int ident_attach(struct sched *s, const struct ident_cfg *c, struct ident **out)
+{
+	struct ident *m = calloc(1, sizeof(*m));
+	struct sched_thread_view v;
+	int h;
+
+	if (!m) {
+		return -ENOMEM;
+	}
+	m->cfg = *c;
+	m->s = s;
+	m->sc = sched_get_cfg(s);
+	m->nslots = sched_thread_slots(s);
+	m->slot = calloc(m->nslots ? m->nslots : 1u, sizeof(*m->slot));
+	if (!m->slot) {
+		free(m);
+		return -ENOMEM;
+	}
+	sim_rng_init(&m->rng, m->sc->seed, SIM_RNG_IDENT, 0);
+	for (unsigned k = 0; k < m->nslots; k++) {
+		if (sched_thread_at(s, k, &v)) {
+			unsigned pi = proc_index_of_group(m, v.group);
+
+			m->slot[k].alive = true;
+			m->slot[k].index = m->next_index[v.group]++;
+			m->live[pi]++;
+		}
+	}
+	h = sched_attach(s, &ident_ops, m);
+	if (h < 0) {
+		destroy(m);
+		return h;
+	}
+	m->handle = h;
+	m->interval_ns = (uint64_t)c->profile_interval * 100u;
+	if (c->profile && m->interval_ns) {
+		m->next_sample = m->interval_ns;
+		sched_model_arm(s, h, m->next_sample);
+	}
+	*out = m;
+	return 0;
+}
