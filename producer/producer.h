@@ -108,8 +108,8 @@ struct producer_stats {
 	uint64_t batch_events;		 /* 0x0525 events offered (x sessions) */
 	uint64_t batch_records;		 /* compact records in closed batches */
 	uint64_t batches_by_reason[PRODUCER_FLUSH_REASONS];
-	uint64_t batches_dropped; /* pending at end with flush_at_end false */
-	uint64_t events_lost;	  /* backend said -ENOBUFS */
+	uint64_t batches_dropped;	    /* pending at end with flush_at_end false */
+	uint64_t events_lost;		    /* backend said -ENOBUFS */
 	uint64_t records[SIM_RECORD_KINDS]; /* identity / rundown events written (x sessions) */
 };
 
@@ -151,6 +151,12 @@ int producer_start(struct producer *p, const uint64_t start_ts[SIM_CLOCK_SLOTS])
  * configuration rundown (0x0F4C). Return: as producer_cswitch.
  */
 int producer_end(struct producer *p, const struct sim_end *end);
+
+/**
+ * producer_group_masks - PERFINFO_GROUPMASK (the eight dwords of 0x0005 and
+ * 0x0020) of a session with @flags (PRODUCER_F_*).
+ */
+void producer_group_masks(unsigned flags, uint32_t masks[8]);
 
 /**
  * producer_record - log an identity or rundown record (trace_sink.h says

@@ -54,27 +54,32 @@ static unsigned wanted_by(enum sim_record_kind kind)
 	}
 }
 
-/* A session's PERFINFO_GROUPMASK from its flags (RUNDOWN_FACTS 7.1). */
-static void session_masks(unsigned flags, uint32_t masks[ETW_GROUP_MASKS])
+/* PERFINFO_GROUPMASK: the top 3 bits of a PERF_ mask pick the dword. */
+static void groupmask_set(uint32_t masks[ETW_GROUP_MASKS], uint32_t perf_mask)
+{
+	masks[perf_mask >> 29] |= perf_mask & 0x1FFFFFFFu;
+}
+
+void producer_group_masks(unsigned flags, uint32_t masks[ETW_GROUP_MASKS])
 {
 	memset(masks, 0, sizeof(uint32_t) * ETW_GROUP_MASKS);
 	if (flags & PRODUCER_F_PROC_THREAD) {
-		masks[0] |= 0x3u; /* PERF_PROCESS | PERF_THREAD */
-	}
-	if (flags & PRODUCER_F_CSWITCH) {
-		masks[1] |= 0x4u; /* PERF_CONTEXT_SWITCH 0x20000004 */
-	}
-	if (flags & PRODUCER_F_COMPACT) {
-		masks[1] |= 0x100u; /* PERF_COMPACT_CSWITCH 0x20000100 */
-	}
-	if (flags & PRODUCER_F_SPINLOCK) {
-		masks[1] |= 0x10000u; /* PERF_SPINLOCK 0x20010000 */
-	}
-	if (flags & PRODUCER_F_DISPATCHER) {
-		masks[1] |= 0x200u; /* PERF_DISPATCHER 0x20000200 */
+		groupmask_set(masks, 0x00000003u); /* PERF_PROCESS | PERF_THREAD */
 	}
 	if (flags & PRODUCER_F_PROFILE) {
-		masks[1] |= 0x2u; /* PERF_PROFILE 0x20000002 */
+		groupmask_set(masks, 0x20000002u); /* PERF_PROFILE */
+	}
+	if (flags & PRODUCER_F_CSWITCH) {
+		groupmask_set(masks, 0x20000004u); /* PERF_CONTEXT_SWITCH */
+	}
+	if (flags & PRODUCER_F_COMPACT) {
+		groupmask_set(masks, 0x20000100u); /* PERF_COMPACT_CSWITCH */
+	}
+	if (flags & PRODUCER_F_DISPATCHER) {
+		groupmask_set(masks, 0x20000200u); /* PERF_DISPATCHER */
+	}
+	if (flags & PRODUCER_F_SPINLOCK) {
+		groupmask_set(masks, 0x20010000u); /* PERF_SPINLOCK */
 	}
 }
 
@@ -123,8 +128,9 @@ static int encode(const struct producer_cfg *cfg, const struct sim_record *r, ui
 
 		*hook = s->event == SIM_EVENT_DEFUNCT
 				? ETW_HOOK_PROCESS_DEFUNCT
-				: hook_of_event(s->event, ETW_HOOK_PROCESS_START, ETW_HOOK_PROCESS_END,
-						ETW_HOOK_PROCESS_DC_START, ETW_HOOK_PROCESS_DC_END);
+				: hook_of_event(s->event, ETW_HOOK_PROCESS_START,
+						ETW_HOOK_PROCESS_END, ETW_HOOK_PROCESS_DC_START,
+						ETW_HOOK_PROCESS_DC_END);
 		if (!*hook || etw_event_form_for(cfg->target, *hook, &form) < 0) {
 			return -EINVAL;
 		}
@@ -345,7 +351,7 @@ int producer_record(struct producer *p, const struct sim_record *r)
 
 			memset(&ctx, 0, sizeof(ctx));
 			if (r->u.masks.enabled) {
-				session_masks(flags, g.masks);
+				producer_group_masks(flags, g.masks);
 			}
 			hook = r->u.masks.event == SIM_EVENT_NEW ? ETL_HOOK_HEADER_EXTENSION
 								 : ETW_HOOK_GROUP_MASKS_END;

@@ -69,6 +69,8 @@ enum sim_clock {
 #define SIM_DIM_EVENT
 #define SIM_DIM_CLOCK
 #define SIM_DIM_SID
+#define SIM_DIM_TEXT
+#define SIM_DIM_BUF
 #define SIM_NO_CHECK(x, name)
 
 /**
@@ -130,6 +132,28 @@ enum sim_event {
 	SIM_EVENT_NEW,
 	SIM_EVENTS,
 };
+
+/* The events each family has (the EVENT column's "hi": a set of 1 << event). */
+#define SIM_EV_BIT(e) (1u << (e))
+#define SIM_EV_PROCESS                                                                             \
+	(SIM_EV_BIT(SIM_EVENT_START) | SIM_EV_BIT(SIM_EVENT_END) | SIM_EV_BIT(SIM_EVENT_DCSTART) | \
+	 SIM_EV_BIT(SIM_EVENT_DCEND) | SIM_EV_BIT(SIM_EVENT_DEFUNCT))
+#define SIM_EV_THREAD                                                                              \
+	(SIM_EV_BIT(SIM_EVENT_START) | SIM_EV_BIT(SIM_EVENT_END) | SIM_EV_BIT(SIM_EVENT_DCSTART) | \
+	 SIM_EV_BIT(SIM_EVENT_DCEND))
+#define SIM_EV_INTERVAL                                                                            \
+	(SIM_EV_BIT(SIM_EVENT_SET) | SIM_EV_BIT(SIM_EVENT_DCSTART) | SIM_EV_BIT(SIM_EVENT_DCEND))
+#define SIM_EV_MASKS (SIM_EV_BIT(SIM_EVENT_NEW) | SIM_EV_BIT(SIM_EVENT_END))
+
+/** sim_event_name - "start", "end", "dcstart", "dcend", "defunct", "set", "new"; NULL past them. */
+static inline const char *sim_event_name(enum sim_event e)
+{
+	static const char *const names[SIM_EVENTS] = {
+		"start", "end", "dcstart", "dcend", "defunct", "set", "new",
+	};
+
+	return (unsigned)e < SIM_EVENTS ? names[e] : NULL;
+}
 
 /*
  * The identity and rundown records (producer/records/process.h, thread.h,

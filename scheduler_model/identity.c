@@ -32,7 +32,7 @@
 #define X86_TEB	      0x7FF00000u
 #define X86_IMAGE     0x00400000u
 #define X86_SID_TOKEN 0x8C001010u
-#define KSTACK_SIZE   0x6000u /* 6 pages: TID step 4 x 0x1800 */
+#define KSTACK_SIZE   0x6000u	/* 6 pages: TID step 4 x 0x1800 */
 #define IMAGE_SPAN    0x80000u	/* an image's code, for sampled IPs */
 #define KCODE_SPAN    0xA00000u /* the kernel's */
 #define IDLE_IP_SPAN  0x100u	/* the idle loop (HalProcessorIdle) */
@@ -89,7 +89,8 @@ static unsigned proc_index_of_group(const struct ident *m, unsigned group)
 
 static uint64_t image_base(const struct ident *m, uint32_t pid)
 {
-	return wrap32(m, X64_IMAGE + (uint64_t)pid * 0x100000u, X86_IMAGE + (uint64_t)pid * 0x10000u);
+	return wrap32(m, X64_IMAGE + (uint64_t)pid * 0x100000u,
+		      X86_IMAGE + (uint64_t)pid * 0x10000u);
 }
 
 /* A thread's kernel/user times in ticks: what it has run, split (System's: all kernel). */
@@ -237,8 +238,8 @@ static int fire_thread(struct ident *m, enum sim_event ev, unsigned cpu, int gro
 					X86_TEB - ((uint64_t)tid * 0x1000u) % 0x70000000u);
 			r->win32_start = image_base(m, p->pid) + 0x1000u + (uint64_t)group * 0x40u;
 		} else {
-			r->win32_start = wrap32(m, X64_KCODE, X86_KCODE) + 0x1000u +
-					 (uint64_t)group * 0x40u;
+			r->win32_start =
+				wrap32(m, X64_KCODE, X86_KCODE) + 0x1000u + (uint64_t)group * 0x40u;
 		}
 		r->affinity = affinity_of(m, (unsigned)group);
 		r->base_pri = m->sc->groups[group].base_priority;

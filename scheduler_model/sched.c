@@ -917,8 +917,8 @@ static void wake_note(struct sched *s, uint32_t i, bool created, int8_t boost)
 		.boost = boost,
 	};
 
-	w.timer = !created && (g->behaviour == SCHED_PERIODIC ||
-			       t->wait_reason == SCHED_WR_DELAY_EXECUTION);
+	w.timer = !created &&
+		  (g->behaviour == SCHED_PERIODIC || t->wait_reason == SCHED_WR_DELAY_EXECUTION);
 	for (unsigned h = 0; h < s->nhooks; h++) {
 		if (s->hooks[h].ops->ready) {
 			s->hooks[h].ops->ready(s->hooks[h].ctx, s->now, &w);
@@ -1308,7 +1308,8 @@ int sched_run_until(struct sched *s, uint64_t t_ns)
 		}
 	}
 	for (unsigned h = 0; h < s->nhooks; h++) {
-		if (s->hooks[h].ops->stop && (rc = s->hooks[h].ops->stop(s->hooks[h].ctx, s->now)) < 0) {
+		if (s->hooks[h].ops->stop &&
+		    (rc = s->hooks[h].ops->stop(s->hooks[h].ctx, s->now)) < 0) {
 			s->err = rc;
 			return rc;
 		}

@@ -24,6 +24,7 @@
 #include "producer/etw_encode.h"
 #include "producer/etw_event.h"
 #include "producer/etw_text.h"
+#include "producer/trace_sink.h"
 #include "producer/records/cswitch.h"
 #include "producer/records/process.h"
 #include "producer/records/profile.h"
@@ -1518,34 +1519,20 @@ Test(text, scans_stop_at_the_given_length)
 /* The record tables (producer/records/) expand against the decoders         */
 /* ======================================================================== */
 
-/* what the truth's EVENT column will name; a stand-in until the truth has it */
-enum sim_event { SIM_EVENT_START };
-
-#define SIM_MEMBER(x, name, ctype, how, lo, hi, need, dflt, when) ctype name;
-#define SIM_NO_CHECK(x, name)
-struct t_process {
-	SIM_PROCESS_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
-};
-struct t_thread {
-	SIM_THREAD_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
-};
-struct t_set_name {
-	SIM_THREAD_SET_NAME_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
-};
-struct t_ready {
-	SIM_READY_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
-};
-struct t_profile {
-	SIM_PROFILE_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
-};
-struct t_interval {
-	SIM_PROFILE_INTERVAL_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
-};
-struct t_cpu {
-	SIM_CPU_CONFIG_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
-};
+/*
+ * The truth's structs (producer/trace_sink.h, from the SIM tables). The
+ * group masks are no truth field: each session's own (its flags) or zeros.
+ */
+#define t_process  sim_process
+#define t_thread   sim_thread
+#define t_set_name sim_thread_name
+#define t_ready	   sim_ready
+#define t_profile  sim_sample
+#define t_interval sim_interval
+#define t_cpu	   sim_cpu_config
 struct t_masks {
-	SIM_GROUP_MASKS_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+	uint32_t *masks;
+	uint32_t version;
 };
 
 /*

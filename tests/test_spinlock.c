@@ -276,7 +276,7 @@ static int cap_end(void *ctx, const struct sim_end *end)
 	return 0;
 }
 
-static const struct trace_sink_ops cap_ops = {cap_cswitch, cap_spinlock, cap_stop, cap_end};
+static const struct trace_sink_ops cap_ops = {cap_cswitch, cap_spinlock, cap_stop, cap_end, NULL};
 
 /* A machine built from scenario text, its spin-lock model attached. */
 struct machine {

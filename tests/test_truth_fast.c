@@ -448,12 +448,22 @@ Test(truth_fast, reads_thread_stop_and_end_lines)
 	struct truth_fast_opt opt;
 
 	fast_setup(META);
-	cr_assert_eq(fast("{'kind':'thread','tid':4176,'group':'pool','event':'exit'}", &rec, &opt),
+	cr_assert_eq(fast("{'kind':'thread','cpu':1,'ts':{'qpc':4},'event':'end','pid':512,"
+			  "'tid':4176}",
+			  &rec, &opt),
 		     TRUTH_THREAD);
-	cr_expect(rec.u.thread.exit);
+	cr_expect_eq(rec.u.thread.event, SIM_EVENT_END);
 	cr_expect_eq(rec.u.thread.tid, 4176);
-	cr_expect_not(opt.tick);
-	cr_expect_eq(opt.ts, 0);
+	cr_expect_eq(rec.u.thread.pid, 512);
+	cr_expect_eq(rec.u.thread.base_pri, 8, "the default base priority");
+	cr_expect_eq(fast("{'kind':'thread','cpu':1,'ts':{'qpc':4},'event':'exit','pid':512,"
+			  "'tid':4176}",
+			  &rec, &opt),
+		     0, "not a thread event: declined (the jansson path names it)");
+	cr_expect_eq(fast("{'kind':'thread','cpu':1,'ts':{'qpc':4},'event':'dcstart','pid':512,"
+			  "'tid':4176,'name':'worker'}",
+			  &rec, &opt),
+		     0, "a string of an identity line: declined (the jansson path keeps it)");
 	cr_assert_eq(fast("{'kind':'ccswap_stop','tick':3,'ts':{'qpc':5},'clock':'systime'}", &rec,
 			  &opt),
 		     TRUTH_CCSWAP_STOP);
@@ -590,7 +600,9 @@ Test(truth_fast, longest_names_of_escapes_fit_their_lines)
 Test(truth_fast, the_buffered_writer_writes_what_the_functions_write)
 {
 	static struct trace_config cfg;
-	static const uint64_t ts[SIM_CLOCK_SLOTS] = {0, 77, 0, 0};
+	struct sim_record thr = {
+		.kind = SIM_REC_THREAD,
+		.u.thread = {.cpu = 1, .pid = 512, .name = "w\"1", .group = "pool"}};
 	struct sim_cswitch cs = {.cpu = 1, .tick = 2, .old_tid = 3, .new_tid = 4, .pmc = {5, 6}};
 	struct sim_spinlock sl = {.cpu = 2, .lock = 0x10, .caller = 0x20, .depth = 1, .name = "x"};
 	struct sim_ccswap_stop st = {.tick = 3, .clock = SIM_CLOCK_QPC};
@@ -620,7 +632,10 @@ Test(truth_fast, the_buffered_writer_writes_what_the_functions_write)
 	for (unsigned i = 0; i < 3000; i++) {
 		cs.ts[SIM_CLOCK_QPC] = i;
 		cr_assert_eq(sink.ops->cswitch(sink.ctx, &cs), 0);
-		cr_assert_eq(truth_writer_thread(&w, 4096 + i, 0, i & 1, i, ts), 0);
+		thr.u.thread.tid = 4096 + 4 * i;
+		thr.u.thread.event = i & 1 ? SIM_EVENT_END : SIM_EVENT_START;
+		thr.u.thread.ts[SIM_CLOCK_QPC] = i;
+		cr_assert_eq(sink.ops->record(sink.ctx, &thr), 0);
 		cr_assert_eq(sink.ops->spinlock(sink.ctx, &sl), 0);
 		cr_assert_eq(sink.ops->ccswap_stop(sink.ctx, &st), 0);
 	}
@@ -631,7 +646,10 @@ Test(truth_fast, the_buffered_writer_writes_what_the_functions_write)
 	for (unsigned i = 0; i < 3000; i++) {
 		cs.ts[SIM_CLOCK_QPC] = i;
 		cr_assert_eq(truth_write_cswitch(fb, &cfg, &cs), 0);
-		cr_assert_eq(truth_write_thread(fb, &cfg, 4096 + i, 0, i & 1, i, ts), 0);
+		thr.u.thread.tid = 4096 + 4 * i;
+		thr.u.thread.event = i & 1 ? SIM_EVENT_END : SIM_EVENT_START;
+		thr.u.thread.ts[SIM_CLOCK_QPC] = i;
+		cr_assert_eq(truth_write_record(fb, &cfg, &thr), 0);
 		cr_assert_eq(truth_write_spinlock(fb, &cfg, &sl), 0);
 		cr_assert_eq(truth_write_ccswap_stop(fb, &cfg, &st), 0);
 	}

@@ -45,10 +45,10 @@
 /* clang-format off */
 #define SIM_PROCESS_FIELDS(F, C, x)                                                                \
 	/* the CPU whose buffer it goes to, and when */                                            \
-	F(x, cpu,         uint32_t,       CPU,   0,         0,          REQ, 0,      ALWAYS)       \
+	F(x, cpu,         uint32_t,       BUF,   0,         0,          REQ, 0,      ALWAYS)       \
 	F(x, ts,          uint64_t,       TS,    0,         0,          REQ, 0,      ALWAYS)       \
 	/* start, end, dcstart, dcend, defunct */                                                  \
-	F(x, event,       enum sim_event, EVENT, 0,         0,          REQ, 0,      ALWAYS)       \
+	F(x, event,       enum sim_event, EVENT, 0,         SIM_EV_PROCESS,          REQ, 0,      ALWAYS)       \
 	/* Start/End only (SYSTEM header): the creating (Start) or last (End) thread */            \
 	F(x, ctx_tid,     uint32_t,       U,     0,         UINT32_MAX, OPT, 0,      ALWAYS)       \
 	F(x, ctx_pid,     uint32_t,       U,     0,         UINT32_MAX, OPT, 0,      ALWAYS)       \
@@ -69,10 +69,10 @@
 	F(x, sid,         const char *,   SID,   0,         0,          OPT, 0,      SET)          \
 	/* TOKEN_USER.Sid, a kernel pointer no reader follows */                                   \
 	F(x, sid_token,   uint64_t,       ADDR,  0,         0,          OPT, 0,      ALWAYS)       \
-	F(x, image,       const char *,   STR,   0,         0,          REQ, 0,      ALWAYS)       \
-	F(x, cmdline,     const char *,   STR,   0,         0,          OPT, 0,      SET)          \
-	F(x, package,     const char *,   STR,   0,         0,          OPT, 0,      SET)          \
-	F(x, app_id,      const char *,   STR,   0,         0,          OPT, 0,      SET)          \
+	F(x, image,       const char *,   TEXT,   0,         0,          REQ, 0,      ALWAYS)       \
+	F(x, cmdline,     const char *,   TEXT,   0,         0,          OPT, 0,      SET)          \
+	F(x, package,     const char *,   TEXT,   0,         0,          OPT, 0,      SET)          \
+	F(x, app_id,      const char *,   TEXT,   0,         0,          OPT, 0,      SET)          \
 	/* Defunct v5: FILETIME of the exit */                                                     \
 	F(x, exit_time,   uint64_t,       U,     0,         INT64_MAX,  OPT, 0,      ALWAYS)
 

@@ -21,7 +21,7 @@
 
 /* clang-format off */
 #define SIM_PROFILE_FIELDS(F, C, x)                                                                \
-	F(x, cpu,      uint32_t, CPU,  0, 0,                  REQ, 0, ALWAYS)                      \
+	F(x, cpu,      uint32_t, BUF,  0, 0,                  REQ, 0, ALWAYS)                      \
 	F(x, ts,       uint64_t, TS,   0, 0,                  REQ, 0, ALWAYS)                      \
 	F(x, ip,       uint64_t, ADDR, 0, 0,                  REQ, 0, ALWAYS)                      \
 	/* the running thread, 0 for the idle thread */                                            \
@@ -47,10 +47,10 @@
 	F(x, rank,     uint8_t,  U,    1, w->rank,                0x0F, 0x0B, "Rank")
 
 #define SIM_PROFILE_INTERVAL_FIELDS(F, C, x)                                                       \
-	F(x, cpu,          uint32_t,       CPU,   0, 0,          REQ, 0, ALWAYS)                   \
+	F(x, cpu,          uint32_t,       BUF,   0, 0,          REQ, 0, ALWAYS)                   \
 	F(x, ts,           uint64_t,       TS,    0, 0,          REQ, 0, ALWAYS)                   \
 	/* set (0x0F48), dcstart (0x0F49), dcend (0x0F4A) */                                       \
-	F(x, event,        enum sim_event, EVENT, 0, 0,          REQ, 0, ALWAYS)                   \
+	F(x, event,        enum sim_event, EVENT, 0, SIM_EV_INTERVAL,          REQ, 0, ALWAYS)                   \
 	/* SYSTEM header: the controller thread */                                                 \
 	F(x, ctx_tid,      uint32_t,       U,     0, UINT32_MAX, OPT, 0, ALWAYS)                   \
 	F(x, ctx_pid,      uint32_t,       U,     0, UINT32_MAX, OPT, 0, ALWAYS)                   \
@@ -62,7 +62,7 @@
 	F(x, new_interval, uint32_t,       U,     0, UINT32_MAX, REQ, 0, ALWAYS)                   \
 	F(x, old_interval, uint32_t,       U,     0, UINT32_MAX, OPT, 0, ALWAYS)                   \
 	/* v3: "Timer" for source 0 */                                                             \
-	F(x, source_name,  const char *,   STR,   0, 0,          OPT, 0, SET)
+	F(x, source_name,  const char *,   TEXT,   0, 0,          OPT, 0, SET)
 
 #define ETW_PROFILE_INTERVAL_FIELDS(F, x)                                                          \
 	F(x, source,       uint32_t,        U,    1,        w->source,       0x00, 0x00, "Source") \

@@ -21,7 +21,7 @@
 
 /* clang-format off */
 #define SIM_READY_FIELDS(F, C, x)                                                                  \
-	F(x, cpu,              uint32_t, CPU, 0,        0,                     REQ, 0, ALWAYS)     \
+	F(x, cpu,              uint32_t, BUF, 0,        0,                     REQ, 0, ALWAYS)     \
 	F(x, ts,               uint64_t, TS,  0,        0,                     REQ, 0, ALWAYS)     \
 	/* the readying thread (header ThreadId/ProcessId; 0/0 for an idle CPU's DPC) */           \
 	F(x, waker_tid,        uint32_t, U,   0,        UINT32_MAX,            OPT, 0, ALWAYS)     \

@@ -23,7 +23,7 @@
 
 /* clang-format off */
 #define SIM_CPU_CONFIG_FIELDS(F, C, x)                                                             \
-	F(x, cpu,            uint32_t,     CPU,  0, 0,          REQ, 0,     ALWAYS)                \
+	F(x, cpu,            uint32_t,     BUF,  0, 0,          REQ, 0,     ALWAYS)                \
 	F(x, ts,             uint64_t,     TS,   0, 0,          REQ, 0,     ALWAYS)                \
 	F(x, mhz,            uint32_t,     U,    0, UINT32_MAX, OPT, 0,     ALWAYS)                \
 	F(x, nproc,          uint32_t,     U,    0, UINT32_MAX, OPT, 0,     ALWAYS)                \
@@ -31,8 +31,8 @@
 	F(x, page_size,      uint32_t,     U,    0, UINT32_MAX, OPT, 4096,  ALWAYS)                \
 	F(x, alloc_gran,     uint32_t,     U,    0, UINT32_MAX, OPT, 65536, ALWAYS)                \
 	/* at most 255 / 133 UTF-16 units */                                                       \
-	F(x, computer_name,  const char *, STR,  0, 0,          OPT, 0,     SET)                   \
-	F(x, domain_name,    const char *, STR,  0, 0,          OPT, 0,     SET)                   \
+	F(x, computer_name,  const char *, TEXT,  0, 0,          OPT, 0,     SET)                   \
+	F(x, domain_name,    const char *, TEXT,  0, 0,          OPT, 0,     SET)                   \
 	F(x, hyperthreading, uint64_t,     U,    0, INT64_MAX,  OPT, 0,     ALWAYS)                \
 	F(x, highest_user,   uint64_t,     ADDR, 0, 0,          OPT, 0,     ALWAYS)                \
 	/* PROCESSOR_ARCHITECTURE: 9 AMD64, 0 INTEL */                                             \
@@ -76,16 +76,16 @@
 	  "MemorySpeed")
 
 #define SIM_GROUP_MASKS_FIELDS(F, C, x)                                                            \
-	F(x, cpu,     uint32_t,       CPU,   0, 0,          REQ, 0, ALWAYS)                        \
+	F(x, cpu,     uint32_t,       BUF,   0, 0,          REQ, 0, ALWAYS)                        \
 	F(x, ts,      uint64_t,       TS,    0, 0,          REQ, 0, ALWAYS)                        \
 	/* new (0x0005) or end (0x0020) */                                                         \
-	F(x, event,   enum sim_event, EVENT, 0, 0,          REQ, 0, ALWAYS)                        \
+	F(x, event,   enum sim_event, EVENT, 0, SIM_EV_MASKS,          REQ, 0, ALWAYS)                        \
 	/* the masks are the session's own (its flags), not all zeros */                          \
 	F(x, enabled, bool,           BOOL,  0, 1,          OPT, 0, ALWAYS)
 
 /* SIM_RUNDOWN_FIELDS(F, C, x) - the truth's "rundown" line: 0x0008, rundown complete. */
 #define SIM_RUNDOWN_FIELDS(F, C, x)                                                                \
-	F(x, cpu,     uint32_t,       CPU,   0, 0,          REQ, 0, ALWAYS)                        \
+	F(x, cpu,     uint32_t,       BUF,   0, 0,          REQ, 0, ALWAYS)                        \
 	F(x, ts,      uint64_t,       TS,    0, 0,          REQ, 0, ALWAYS)
 
 #define ETW_GROUP_MASKS_FIELDS(F, x)                                                               \

@@ -26,10 +26,10 @@
 
 /* clang-format off */
 #define SIM_THREAD_FIELDS(F, C, x)                                                                 \
-	F(x, cpu,          uint32_t,       CPU,   0,        0,                REQ, 0, ALWAYS)      \
+	F(x, cpu,          uint32_t,       BUF,   0,        0,                REQ, 0, ALWAYS)      \
 	F(x, ts,           uint64_t,       TS,    0,        0,                REQ, 0, ALWAYS)      \
 	/* start, end, dcstart, dcend */                                                           \
-	F(x, event,        enum sim_event, EVENT, 0,        0,                REQ, 0, ALWAYS)      \
+	F(x, event,        enum sim_event, EVENT, 0,        SIM_EV_THREAD,                REQ, 0, ALWAYS)      \
 	F(x, ctx_tid,      uint32_t,       U,     0,        UINT32_MAX,       OPT, 0, ALWAYS)      \
 	F(x, ctx_pid,      uint32_t,       U,     0,        UINT32_MAX,       OPT, 0, ALWAYS)      \
 	F(x, kernel_time,  uint32_t,       U,     0,        UINT32_MAX,       OPT, 0, ALWAYS)      \
@@ -52,9 +52,9 @@
 	/* ETW_THREAD_FLAG_REGISTRY_NOTIFICATION (1) */                                            \
 	F(x, flags,        uint8_t,        U,     0,        UINT8_MAX,        OPT, 0, ALWAYS)      \
 	/* UTF-8; written where the target carries names (NULL: "") */                             \
-	F(x, name,         const char *,   STR,   0,        0,                OPT, 0, SET)      \
+	F(x, name,         const char *,   TEXT,   0,        0,                OPT, 0, SET)      \
 	/* the scenario's thread group (truth only: no record carries it) */                      \
-	F(x, group,        const char *,   GROUP, 0,        0,                OPT, 0, SET)
+	F(x, group,        const char *,   TEXT,  0,        0,                OPT, 0, SET)
 
 #define ETW_THREAD_FIELDS(F, x)                                                                    \
 	F(x, pid,              uint32_t,        U,    1, w->process_id,          0x00, 0x00,       \
@@ -90,11 +90,11 @@
 	  "ThreadName")
 
 #define SIM_THREAD_SET_NAME_FIELDS(F, C, x)                                                        \
-	F(x, cpu,  uint32_t,     CPU, 0, 0,          REQ, 0, ALWAYS)                               \
+	F(x, cpu,  uint32_t,     BUF, 0, 0,          REQ, 0, ALWAYS)                               \
 	F(x, ts,   uint64_t,     TS,  0, 0,          REQ, 0, ALWAYS)                               \
 	F(x, pid,  uint32_t,     U,   0, UINT32_MAX, REQ, 0, ALWAYS)                               \
 	F(x, tid,  uint32_t,     U,   0, UINT32_MAX, REQ, 0, ALWAYS)                               \
-	F(x, name, const char *, STR, 0, 0,          REQ, 0, ALWAYS)
+	F(x, name, const char *, TEXT, 0, 0,          REQ, 0, ALWAYS)
 
 #define ETW_THREAD_SET_NAME_FIELDS(F, x)                                                           \
 	F(x, pid,  uint32_t,        U,    1, w->process_id, 0x00, 0x00, "ProcessId")               \

@@ -141,6 +141,7 @@ void trace_config_producer(const struct trace_config *cfg, struct producer_cfg *
 	pc->pebs_and_pmc = cfg->pebs_and_pmc;
 	pc->flush_at_end = cfg->flush_at_end;
 	pc->spin = cfg->spin;
+	pc->target = cfg->target;
 	pc->nsessions = cfg->nsessions;
 	for (unsigned i = 0; i < cfg->nsessions; i++) {
 		const struct trace_session_cfg *s = &cfg->sessions[i];
@@ -155,12 +156,6 @@ void trace_config_producer(const struct trace_config *cfg, struct producer_cfg *
 		ps->pmc_event_count = s->pmc_event_count;
 		memcpy(ps->pmc_events, s->pmc_events, sizeof(ps->pmc_events));
 	}
-}
-
-/* PERFINFO_GROUPMASK: the top 3 bits of a PERF_ mask pick the dword. */
-static void groupmask_set(uint32_t masks[8], uint32_t perf_mask)
-{
-	masks[perf_mask >> 29] |= perf_mask & 0x1FFFFFFFu;
 }
 
 void trace_config_writer(const struct trace_config *cfg, unsigned i, struct writer_opts *wo)
@@ -189,15 +184,7 @@ void trace_config_writer(const struct trace_config *cfg, unsigned i, struct writ
 	wo->start_ts = cfg->start_ts[s->clock];
 	wo->log_file_mode = ETL_MODE_SYSTEM_LOGGER | ETL_MODE_FILE_MODE_SEQUENTIAL;
 	wo->logger_id = (uint16_t)(i + 1);
-	if (s->flags & PRODUCER_F_CSWITCH) {
-		groupmask_set(wo->group_masks, 0x20000004u); /* PERF_CONTEXT_SWITCH */
-	}
-	if (s->flags & PRODUCER_F_COMPACT) {
-		groupmask_set(wo->group_masks, 0x20000100u); /* PERF_COMPACT_CSWITCH */
-	}
-	if (s->flags & PRODUCER_F_SPINLOCK) {
-		groupmask_set(wo->group_masks, 0x20010000u); /* PERF_SPINLOCK */
-	}
+	producer_group_masks(s->flags, wo->group_masks);
 	wo->kernel_event_version = cfg->target->kernel_event_version;
 }
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "pebs_model/pebs.h"
+#include "scheduler_model/identity.h"
 #include "scheduler_model/sched.h"
 #include "spinlock_model/spinlock.h"
 #include "tools/lib/common/error.h"
@@ -90,11 +91,23 @@ static int tee_end(void *ctx, const struct sim_end *end)
 	return 0;
 }
 
+static int tee_record(void *ctx, const struct sim_record *r)
+{
+	struct gen_tee *t = ctx;
+	int rc;
+
+	if (t->have_truth && (rc = t->truth.ops->record(t->truth.ctx, r)) < 0) {
+		return rc;
+	}
+	return t->prod.ops->record(t->prod.ctx, r);
+}
+
 static const struct trace_sink_ops tee_ops = {
 	.cswitch = tee_cswitch,
 	.spinlock = tee_spinlock,
 	.ccswap_stop = tee_stop,
 	.end = tee_end,
+	.record = tee_record,
 };
 
 /* Everything one generate call holds, freed in one place. */
@@ -104,7 +117,8 @@ struct gen_run {
 	const char *labels[SIM_MAX_SESSIONS]; /* each session's file, as named for messages */
 	bool planned;
 	struct sched *sched;
-	struct spin *spin; /* the spin-lock subsystem (freed with the machine), or NULL */
+	struct spin *spin;   /* the spin-lock subsystem (freed with the machine), or NULL */
+	struct ident *ident; /* the identity model (freed with the machine), or NULL */
 	struct truth_writer tw;
 	struct gen_tee tee;
 	FILE *truth_f;
@@ -200,21 +214,6 @@ static int open_outputs(struct gen_run *g, const struct etwforge_run_opts *o,
 	return 0;
 }
 
-/* A thread started or ended during the run: a "thread" line of the truth. */
-static void on_thread(void *ctx, const struct sched_thread_event *e)
-{
-	struct gen_run *g = ctx;
-	const struct sched_cfg *sc = &g->sc->sched;
-	uint64_t ts[SIM_CLOCK_SLOTS];
-	uint32_t tick;
-
-	sched_clocks_at(sc, e->t_ns, ts, &tick);
-	for (unsigned k = 1; k < SIM_CLOCK_SLOTS; k++) {
-		ts[k] = sc->clocks[k] ? ts[k] : 0;
-	}
-	(void)truth_writer_thread(&g->tw, e->tid, e->group, e->exit, tick, ts);
-}
-
 /*
  * The truth's meta line, once the machine exists: it names the thread
  * groups and the TIDs they start with; later threads get "thread" lines.
@@ -238,7 +237,37 @@ static int truth_begin(struct gen_run *g, const struct etwforge_run_opts *o,
 	if (truth_write_meta(g->truth_f, tc) < 0) {
 		return error_fail(err, -EIO, ERR_DATA, "%s: write failed", o->truth);
 	}
-	sched_set_thread_listener(g->sched, on_thread, g);
+	return 0;
+}
+
+/*
+ * The identity model: attached when it has anything to fire (it never
+ * changes the machine's switches), then the start rundown, before the
+ * first switch.
+ */
+static int ident_begin(struct gen_run *g, struct etwforge_error *err)
+{
+	struct ident_cfg ic;
+	const char *why = NULL;
+	int rc;
+
+	scenario_ident(g->sc, &ic);
+	if (ident_cfg_check(&ic, g->sc->sched.ngroups, &why) < 0) {
+		return error_fail(err, -EINVAL, ERR_INPUT, "%s", why);
+	}
+	if (!ident_wanted(&ic)) {
+		return 0;
+	}
+	rc = ident_attach(g->sched, &ic, &g->ident);
+	if (rc < 0) {
+		return error_fail(err, rc, ERR_DATA, "cannot give the machine its processes: %s",
+				  strerror(-rc));
+	}
+	rc = ident_start(g->ident);
+	if (rc < 0) {
+		session_run_error(&g->run, rc, err);
+		return error_reclass(err, rc, rc == -EINVAL ? ERR_INPUT : ERR_DATA);
+	}
 	return 0;
 }
 
@@ -362,6 +391,10 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 		goto out;
 	}
 	rc = truth_begin(&g, o, err);
+	if (rc < 0) {
+		goto out;
+	}
+	rc = ident_begin(&g, err);
 	if (rc < 0) {
 		goto out;
 	}

@@ -19,8 +19,34 @@
 #include "tools/lib/truth/truth.h"
 #include "tools/lib/run/out_file.h"
 
+/* An identity or rundown line as the record the machine fires. Return: whether it is one. */
+static bool as_record(const struct truth_record *rec, struct sim_record *r)
+{
+	switch (rec->kind) {
+#define AS_RECORD(KIND, um, REC)                                                                   \
+	case TRUTH_##KIND:                                                                         \
+		r->kind = SIM_REC_##REC;                                                           \
+		r->u.um = rec->u.um;                                                               \
+		return true;
+		AS_RECORD(PROCESS, process, PROCESS)
+		AS_RECORD(THREAD, thread, THREAD)
+		AS_RECORD(THREAD_NAME, thread_name, THREAD_NAME)
+		AS_RECORD(READY, ready, READY)
+		AS_RECORD(SAMPLE, sample, SAMPLE)
+		AS_RECORD(INTERVAL, interval, INTERVAL)
+		AS_RECORD(CONFIG, cpu_config, CPU_CONFIG)
+		AS_RECORD(MASKS, masks, MASKS)
+		AS_RECORD(RUNDOWN, rundown, RUNDOWN)
+#undef AS_RECORD
+	default:
+		return false;
+	}
+}
+
 static int feed(const struct trace_sink *sink, const struct truth_record *rec)
 {
+	struct sim_record r;
+
 	switch (rec->kind) {
 	case TRUTH_CSWITCH:
 		return sink->ops->cswitch(sink->ctx, &rec->u.cs);
@@ -29,25 +55,36 @@ static int feed(const struct trace_sink *sink, const struct truth_record *rec)
 	case TRUTH_CCSWAP_STOP:
 		return sink->ops->ccswap_stop(sink->ctx, &rec->u.stop);
 	default:
+		if (as_record(rec, &r) && sink->ops->record) {
+			return sink->ops->record(sink->ctx, &r);
+		}
 		return 0;
 	}
 }
 
 /* Clock values of a record, to stand for the session start when the meta line has none. */
-static const uint64_t *record_ts(const struct truth_record *rec)
+static void record_ts(const struct truth_record *rec, uint64_t ts[SIM_CLOCK_SLOTS])
 {
+	struct sim_record r;
+	const uint64_t *v = rec->u.end.ts;
+
 	switch (rec->kind) {
 	case TRUTH_CSWITCH:
-		return rec->u.cs.ts;
+		v = rec->u.cs.ts;
+		break;
 	case TRUTH_SPINLOCK:
-		return rec->u.sl.ts;
+		v = rec->u.sl.ts;
+		break;
 	case TRUTH_CCSWAP_STOP:
-		return rec->u.stop.ts;
-	case TRUTH_THREAD:
-		return rec->u.thread.ts;
+		v = rec->u.stop.ts;
+		break;
 	default:
-		return rec->u.end.ts;
+		if (as_record(rec, &r)) {
+			v = r.u.head.ts;
+		}
+		break;
 	}
+	memcpy(ts, v, sizeof(uint64_t) * SIM_CLOCK_SLOTS);
 }
 
 /* Per CPU, the thread the previous switch put on it: a stream should chain. */
@@ -168,7 +205,7 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 		goto out;
 	}
 	if (!r.cfg->have_start_ts && kind != TRUTH_EOF) {
-		memcpy(r.cfg->start_ts, record_ts(&rec), sizeof(r.cfg->start_ts));
+		record_ts(&rec, r.cfg->start_ts);
 		r.cfg->have_start_ts = true;
 	}
 	rc = open_outputs(&r, stream, o, &json_f, err);
@@ -265,7 +302,7 @@ int replay_mem(const char *name, const char *text, size_t len, struct trace_conf
 		goto out;
 	}
 	if (!cfg->have_start_ts && kind != TRUTH_EOF) {
-		memcpy(cfg->start_ts, record_ts(&rec), sizeof(cfg->start_ts));
+		record_ts(&rec, cfg->start_ts);
 		cfg->have_start_ts = true;
 	}
 	rc = engine_mem_open(&e, cfg, err);

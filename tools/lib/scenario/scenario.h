@@ -98,6 +98,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "scheduler_model/identity.h"
 #include "scheduler_model/sched.h"
 #include "spinlock_model/spinlock.h"
 #include "tools/lib/scenario/schema.h"
@@ -170,6 +171,12 @@ struct scenario {
 	char files[SCENARIO_MAX_FILES][TRACE_PATH_MAX];
 	struct sk_where_log where;
 };
+
+/**
+ * scenario_ident - the identity model's configuration of @sc (its strings
+ * point into @sc). TEMPORARY: every group its own process.
+ */
+void scenario_ident(const struct scenario *sc, struct ident_cfg *ic);
 
 /**
  * scenario_default - the built-in scenario: 8 CPUs, 2 s, seed 1,

@@ -39,13 +39,8 @@ int truth_write_meta(FILE *f, const struct trace_config *cfg);
 int truth_write_cswitch(FILE *f, const struct trace_config *cfg, const struct sim_cswitch *cs);
 /** truth_write_spinlock - one "spinlock" line (addresses as "0x..." strings). */
 int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct sim_spinlock *sl);
-/**
- * truth_write_thread - extension line {"kind":"thread","tid","group","event":
- * "start"|"exit","tick","ts"}: a thread of group @group (an index into
- * @cfg->groups) started or ended during the run.
- */
-int truth_write_thread(FILE *f, const struct trace_config *cfg, uint32_t tid, unsigned group,
-		       bool exit, uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS]);
+/** truth_write_record - one identity or rundown line ("process", "thread", ...). */
+int truth_write_record(FILE *f, const struct trace_config *cfg, const struct sim_record *r);
 /** truth_write_ccswap_stop - extension line {"kind":"ccswap_stop","tick","ts","clock"}. */
 int truth_write_ccswap_stop(FILE *f, const struct trace_config *cfg,
 			    const struct sim_ccswap_stop *st);
@@ -86,9 +81,6 @@ struct trace_sink truth_sink(struct truth_writer *w);
 int truth_writer_init(struct truth_writer *w, FILE *f, const struct trace_config *cfg);
 /** truth_writer_sink - the sink of a writer from truth_writer_init(): lines through its buffer. */
 struct trace_sink truth_writer_sink(struct truth_writer *w);
-/** truth_writer_thread - truth_write_thread() through @w's buffer. Return: 0, -EIO or -ENOMEM. */
-int truth_writer_thread(struct truth_writer *w, uint32_t tid, unsigned group, bool exit,
-			uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS]);
 /** truth_writer_flush - hand the buffered lines to @f (not fflush). Return: 0 or -EIO. */
 int truth_writer_flush(struct truth_writer *w);
 /**
@@ -102,19 +94,6 @@ void truth_writer_finish(struct truth_writer *w);
 /* TRUTH_EOF, then a kind per row of TRUTH_KINDS (truth_kinds.h). */
 #define TRUTH_KIND_ENUM(kind, ENUM, ...) TRUTH_##ENUM,
 enum truth_kind { TRUTH_EOF = 0, TRUTH_KINDS(TRUTH_KIND_ENUM) };
-
-/**
- * struct truth_thread - a "thread" line (gen's extension): a thread started
- * or ended (TRUTH_THREAD_FIELDS).
- * @group: the group's name, for the writer (the readers leave it NULL)
- */
-struct truth_thread {
-	uint32_t tid;
-	const char *group;
-	bool exit;
-	uint32_t tick;
-	uint64_t ts[SIM_CLOCK_SLOTS];
-};
 
 /** struct truth_record - one decoded line; @line is its 1-based number. */
 struct truth_record {

@@ -94,6 +94,9 @@ struct kind_keys {
 #define IS_TS_U				  0
 #define IS_TS_I				  0
 #define IS_TS_CPU			  0
+#define IS_TS_BUF			  0
+#define IS_TS_TEXT			  0
+#define IS_TS_SID			  0
 #define IS_TS_PMC			  0
 #define IS_TS_PEBS			  0
 #define IS_TS_ADDR			  0
@@ -106,6 +109,9 @@ struct kind_keys {
 #define IS_PMC_U			  0
 #define IS_PMC_I			  0
 #define IS_PMC_CPU			  0
+#define IS_PMC_BUF			  0
+#define IS_PMC_TEXT			  0
+#define IS_PMC_SID			  0
 #define IS_PMC_TS			  0
 #define IS_PMC_PEBS			  0
 #define IS_PMC_ADDR			  0
@@ -808,7 +814,16 @@ static int one_of(const struct tok *t, const char *const *names, unsigned n)
 
 static const char *const clock_names[SIM_CLOCK_SLOTS] = {
 	[SIM_CLOCK_QPC] = "qpc", [SIM_CLOCK_SYSTIME] = "systime", [SIM_CLOCK_CYCLES] = "cycles"};
-static const char *const event_names[2] = {"start", "exit"};
+/* "event": one of the family's (the row's "hi": a set of 1 << event) */
+static int one_event(const struct tok *t, unsigned allowed)
+{
+	for (unsigned e = 0; e < SIM_EVENTS; e++) {
+		if ((allowed & SIM_EV_BIT(e)) && str_is(t, sim_event_name((enum sim_event)e))) {
+			return (int)e;
+		}
+	}
+	return -1;
+}
 
 /*
  * A field of a line by its table row: each "how" reads key k into the
@@ -834,6 +849,7 @@ static const char *const event_names[2] = {"start", "exit"};
 #define FR_U(k, lo, hi, req, m, ctype)	 FR_INT(k, lo, hi, req, m, ctype)
 #define FR_I(k, lo, hi, req, m, ctype)	 FR_INT(k, lo, hi, req, m, ctype)
 #define FR_CPU(k, lo, hi, req, m, ctype) FR_INT(k, 0, (int64_t)fx->cfg->cpus - 1, req, m, ctype)
+#define FR_BUF(k, lo, hi, req, m, ctype) FR_CPU(k, lo, hi, req, m, ctype)
 #define FR_TS(k, lo, hi, req, m, ctype)                                                            \
 	do {                                                                                       \
 		if (!get_ts(fx, r, k, req, m, opt)) {                                              \
@@ -883,8 +899,23 @@ static const char *const event_names[2] = {"start", "exit"};
 	} while (0)
 #define FR_WHY(k, lo, hi, req, m, ctype)   FR_ENUM(k, req, m, ctype, truth_why_names, TRUTH_NWHY)
 #define FR_CLOCK(k, lo, hi, req, m, ctype) FR_ENUM(k, req, m, ctype, clock_names, SIM_CLOCK_SLOTS)
-/* the member is exit, "start" or "exit" */
-#define FR_EVENT(k, lo, hi, req, m, ctype) FR_ENUM(k, req, rec->exit, bool, event_names, 2)
+#define FR_EVENT(k, lo, hi, req, m, ctype)                                                         \
+	do {                                                                                       \
+		int e_ = one_event(tok(r, k), hi);                                                 \
+                                                                                                   \
+		if (e_ < 0) {                                                                      \
+			return false;                                                              \
+		}                                                                                  \
+		m = (ctype)e_;                                                                     \
+	} while (0)
+/* identity strings (any number of them): the jansson path keeps them */
+#define FR_TEXT(k, lo, hi, req, m, ctype)                                                          \
+	do {                                                                                       \
+		if (tok(r, k)->type != T_NONE || req) {                                            \
+			return false;                                                              \
+		}                                                                                  \
+	} while (0)
+#define FR_SID(k, lo, hi, req, m, ctype) FR_TEXT(k, lo, hi, req, m, ctype)
 /* its text goes back in @opt (truth_read.c keeps a copy) */
 #define FR_STR(k, lo, hi, req, m, ctype)                                                           \
 	do {                                                                                       \
@@ -930,6 +961,9 @@ static const char *const event_names[2] = {"start", "exit"};
 #define FR_SET_STR(m, v)   (void)0
 #define FR_SET_GROUP(m, v) (void)0
 #define FR_SET_EVENT(m, v) (void)0
+#define FR_SET_BUF(m, v)   m = v
+#define FR_SET_TEXT(m, v)  (void)0
+#define FR_SET_SID(m, v)   (void)0
 #define FR_SET_CLOCK(m, v) m = v
 #define FR_CHECK(x, name)                                                                          \
 	if (truth_check_##name(fx->cfg, rec, NULL) < 0) {                                          \

@@ -26,23 +26,9 @@
 #ifndef TOOLS_LIB_TRUTH_KINDS_H
 #define TOOLS_LIB_TRUTH_KINDS_H
 
-#include "producer/records/control.h"
 #include "producer/trace_sink.h"
 
-/*
- * TRUTH_THREAD_FIELDS(F, C, x) - a "thread" line (gen's extension): a
- * thread of a group started or ended. "group" is the group's name, which
- * the readers only check to be a string; "event" is held in the member
- * exit ("start" false, "exit" true).
- */
 /* clang-format off */
-#define TRUTH_THREAD_FIELDS(F, C, x)                                                               \
-	F(x, tid,   uint32_t,     U,     0, UINT32_MAX, REQ,  0, ALWAYS)                           \
-	F(x, group, const char *, GROUP, 0, 0,          REQ,  0, ALWAYS)                           \
-	F(x, event, bool,         EVENT, 0, 0,          REQ,  0, ALWAYS)                           \
-	F(x, tick,  uint32_t,     U,     0, UINT32_MAX, HIGH, 0, ALWAYS)                           \
-	F(x, ts,    uint64_t,     TS,    0, 0,          HIGH, 0, ALWAYS)
-
 #define TRUTH_KINDS(K)                                                                             \
 	K(cswitch,     CSWITCH,     struct sim_cswitch,     cs,     "a cswitch line",              \
 	  SIM_CSWITCH_FIELDS,     TRUTH_STAMP_CSWITCH,  NONE)                                      \
@@ -52,8 +38,24 @@
 	  SIM_CCSWAP_STOP_FIELDS, TRUTH_STAMP_NONE,     NONE)                                      \
 	K(end,         END,         struct sim_end,         end,    "an end line",                 \
 	  SIM_END_FIELDS,         TRUTH_STAMP_NONE,     END)                                       \
-	K(thread,      THREAD,      struct truth_thread,    thread, "a thread line",               \
-	  TRUTH_THREAD_FIELDS,    TRUTH_STAMP_NONE,     NONE)
+	K(process,     PROCESS,     struct sim_process,     process, "a process line",             \
+	  SIM_PROCESS_FIELDS,     TRUTH_STAMP_NONE,     NONE)                                      \
+	K(thread,      THREAD,      struct sim_thread,      thread, "a thread line",               \
+	  SIM_THREAD_FIELDS,      TRUTH_STAMP_NONE,     NONE)                                      \
+	K(thread_name, THREAD_NAME, struct sim_thread_name, thread_name, "a thread_name line",     \
+	  SIM_THREAD_SET_NAME_FIELDS, TRUTH_STAMP_NONE, NONE)                                      \
+	K(ready,       READY,       struct sim_ready,       ready,  "a ready line",                \
+	  SIM_READY_FIELDS,       TRUTH_STAMP_NONE,     NONE)                                      \
+	K(sample,      SAMPLE,      struct sim_sample,      sample, "a sample line",               \
+	  SIM_PROFILE_FIELDS,     TRUTH_STAMP_NONE,     NONE)                                      \
+	K(interval,    INTERVAL,    struct sim_interval,    interval, "an interval line",          \
+	  SIM_PROFILE_INTERVAL_FIELDS, TRUTH_STAMP_NONE, NONE)                                     \
+	K(config,      CONFIG,      struct sim_cpu_config,  cpu_config, "a config line",           \
+	  SIM_CPU_CONFIG_FIELDS,  TRUTH_STAMP_NONE,     NONE)                                      \
+	K(masks,       MASKS,       struct sim_masks,       masks,  "a masks line",                \
+	  SIM_GROUP_MASKS_FIELDS, TRUTH_STAMP_NONE,     NONE)                                      \
+	K(rundown,     RUNDOWN,     struct sim_rundown,     rundown, "a rundown line",             \
+	  SIM_RUNDOWN_FIELDS,     TRUTH_STAMP_NONE,     NONE)
 /* clang-format on */
 
 /* Who stamps the PMC values a line's "pmc" holds (the index of the writer's and readers' sets). */

@@ -43,6 +43,7 @@
 
 #include <jansson.h>
 
+#include "producer/etw_process.h"
 #include "tools/lib/common/input_file.h"
 #include "tools/lib/common/one_line.h"
 #include "tools/lib/common/suggest.h"
@@ -94,6 +95,8 @@ struct truth_reader {
 	struct high_mark max_ts[SIM_CLOCK_SLOTS];
 	struct cpu_hist *hist; /* [cfg.cpus] */
 	char name[64];	       /* the last spinlock line's "name" (sl->name points here) */
+	char *kept;	       /* the identity strings of the line being read */
+	size_t kept_len, kept_cap;
 };
 
 /* Where the line being decoded came from, and where its error goes. */
@@ -377,20 +380,70 @@ static int get_clock(const struct rd *d, json_t *o, const char *key, bool req, e
 	return rc;
 }
 
-/* A thread line's "event": "start" (false) or "exit" (true). */
-static int get_event(const struct rd *d, json_t *o, const char *key, bool req, bool *exit)
+/* An "event": one of the family's (@allowed: a set of 1 << event). */
+static int get_event(const struct rd *d, json_t *o, const char *key, bool req, unsigned allowed,
+		     enum sim_event *out)
 {
+	char list[96] = "";
+	size_t n = 0;
 	const char *s;
 	int rc = get_str(d, o, "", key, req, &s);
 
 	if (rc <= 0) {
 		return rc;
 	}
-	if (strcmp(s, "start") && strcmp(s, "exit")) {
-		return fail(d, "%s: \"%s\" is neither \"start\" nor \"exit\"", key, s);
+	for (unsigned e = 0; e < SIM_EVENTS; e++) {
+		if ((allowed & SIM_EV_BIT(e)) && !strcmp(s, sim_event_name((enum sim_event)e))) {
+			*out = (enum sim_event)e;
+			return 1;
+		}
 	}
-	*exit = !strcmp(s, "exit");
+	for (unsigned e = 0; e < SIM_EVENTS && n < sizeof(list); e++) {
+		if (allowed & SIM_EV_BIT(e)) {
+			int k = snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "",
+					 sim_event_name((enum sim_event)e));
+
+			n += k > 0 ? (size_t)k : 0;
+		}
+	}
+	return fail(d, "%s: \"%s\" is not one of %s", key, s, list);
+}
+
+/* A string of an identity line, kept in the line's arena until the next line. */
+static int get_text(const struct rd *d, struct truth_reader *r, json_t *o, const char *key,
+		    bool req, const char **out)
+{
+	const char *s;
+	int rc = get_str(d, o, "", key, req, &s);
+	size_t n;
+
+	if (rc <= 0) {
+		return rc;
+	}
+	n = strlen(s) + 1;
+	if (r->kept_len + n > r->kept_cap) {
+		return fail(d, "%s: out of memory", key); /* the arena holds the whole line */
+	}
+	memcpy(r->kept + r->kept_len, s, n);
+	*out = r->kept + r->kept_len;
+	r->kept_len += n;
 	return 1;
+}
+
+/* A SID: "S-1-..." that parses as the record's UserSID will. */
+static int get_sid(const struct rd *d, struct truth_reader *r, json_t *o, const char *key, bool req,
+		   const char **out)
+{
+	struct etw_sid sid;
+	int rc = get_text(d, r, o, key, req, out);
+
+	if (rc > 0 && etw_sid_parse(*out, &sid) < 0) {
+		return fail(d,
+			    "%s: \"%s\" is not a SID (S-1-<authority>-<sub-authority>..., at "
+			    "most 15 of them)",
+			    key, *out);
+	}
+	return rc;
 }
 
 /*
@@ -1032,8 +1085,10 @@ static int check_end(const struct rd *d, struct truth_reader *r, const struct si
 	} while (0)
 #define J_WHY(key, lo, hi, req, m, ctype)   J_CALL(get_why(d, o, key, req, &m))
 #define J_CLOCK(key, lo, hi, req, m, ctype) J_CALL(get_clock(d, o, key, req, &m))
-/* the member is exit, "start" or "exit" */
-#define J_EVENT(key, lo, hi, req, m, ctype) J_CALL(get_event(d, o, key, req, &rec->exit))
+#define J_EVENT(key, lo, hi, req, m, ctype) J_CALL(get_event(d, o, key, req, hi, &m))
+#define J_BUF(key, lo, hi, req, m, ctype)   J_CPU(key, lo, hi, req, m, ctype)
+#define J_TEXT(key, lo, hi, req, m, ctype)  J_CALL(get_text(d, r, o, key, req, &m))
+#define J_SID(key, lo, hi, req, m, ctype)   J_CALL(get_sid(d, r, o, key, req, &m))
 
 /* Defaults: the field's own (dflt), or the CPU's last (LAST) or the largest so far (HIGH). */
 #define J_PRE_REQ(how, m, name)
@@ -1058,6 +1113,9 @@ static int check_end(const struct rd *d, struct truth_reader *r, const struct si
 #define J_DFLT_STR(m, v)
 #define J_DFLT_GROUP(m, v)
 #define J_DFLT_EVENT(m, v)
+#define J_DFLT_BUF(m, v)
+#define J_DFLT_TEXT(m, v)
+#define J_DFLT_SID(m, v)
 #define J_DFLT_CLOCK(m, v)
 
 #define J_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                       \
@@ -1085,6 +1143,10 @@ static int check_end(const struct rd *d, struct truth_reader *r, const struct si
 #define J_CPU_TIME_STR
 #define J_CPU_TIME_GROUP
 #define J_CPU_TIME_EVENT
+#define J_CPU_TIME_TEXT
+#define J_CPU_TIME_SID
+/* identity lines have no tick: their clocks alone are held to the CPU's history */
+#define J_CPU_TIME_BUF J_CALL(check_cpu_time(d, r, rec->cpu, r->hist[rec->cpu].tick, rec->ts));
 #define J_CPU_TIME_CLOCK
 #define AFTER_NONE
 #define AFTER_END J_CALL(check_end(d, r, rec));
@@ -1288,6 +1350,7 @@ void truth_close(struct truth_reader *r)
 		fclose(r->f);
 	}
 	free(r->hist);
+	free(r->kept);
 	free(r->buf);
 	free(r->path);
 	free(r);
@@ -1446,6 +1509,9 @@ struct truth_reader *truth_open_mem(const char *name, const char *text, size_t l
 #define F_KEEP_WHY(m)
 #define F_KEEP_GROUP(m)
 #define F_KEEP_EVENT(m)
+#define F_KEEP_BUF(m)
+#define F_KEEP_TEXT(m)
+#define F_KEEP_SID(m)
 #define F_KEEP_CLOCK(m)
 #define F_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                       \
 	F_FIX_##need(how, rec->name, name) F_KEEP_##how(rec->name)
@@ -1560,6 +1626,16 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, struct etwforge
 	}
 	memset(&rec->u, 0, sizeof(rec->u));
 	rec->kind = TRUTH_EOF;
+	r->kept_len = 0;
+	if (r->kept_cap < n + 1) {
+		char *k = realloc(r->kept, n + 1);
+
+		if (!k) {
+			return fail(&d, "out of memory");
+		}
+		r->kept = k;
+		r->kept_cap = n + 1;
+	}
 	if ((rc = load_object(&d, s, n, &o)) < 0) {
 		return rc;
 	}

@@ -543,6 +543,15 @@ static void put_why(struct line *l, enum sim_spin_why why)
 	put_c(l, '"');
 }
 
+static void put_event(struct line *l, enum sim_event e)
+{
+	const char *name = sim_event_name(e);
+
+	put_c(l, '"');
+	lit(l, name ? name : "?", name ? strlen(name) : 1);
+	put_c(l, '"');
+}
+
 static void put_clock(struct line *l, enum sim_clock c)
 {
 	const char *name = sim_clock_name(c);
@@ -578,7 +587,10 @@ static void put_clock(struct line *l, enum sim_clock c)
 #define W_STR(key, v)	LIT(l, key), put_str(l, v)
 #define W_GROUP(key, v) LIT(l, key), put_str(l, v)
 #define W_CLOCK(key, v) LIT(l, key), put_clock(l, v)
-#define W_EVENT(key, v) LIT(l, key), rec->exit ? LIT(l, "\"exit\"") : LIT(l, "\"start\"")
+#define W_EVENT(key, v) LIT(l, key), put_event(l, v)
+#define W_BUF(key, v)	W_U(key, v)
+#define W_TEXT(key, v)	LIT(l, key), put_str(l, v)
+#define W_SID(key, v)	LIT(l, key), put_str(l, v)
 
 #define W_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                       \
 	if (W_WHEN_##when(rec->name)) {                                                            \
@@ -598,11 +610,17 @@ static void put_clock(struct line *l, enum sim_clock c)
 #define B_STR						     0
 #define B_GROUP						     0
 #define B_CLOCK						     (2 + 8)
-#define B_EVENT						     7
+#define B_EVENT						     9
+#define B_BUF						     U64_MAX_CHARS
+#define B_TEXT						     0
+#define B_SID						     0
 #define B_ROW(x, name, ctype, how, lo, hi, need, dflt, when) +sizeof(",\"" #name "\":") + B_##how
 
 #define BR_STR(v)					      ((v) ? str_bound(strlen(v)) : 0)
-#define BR_GROUP(v)					      str_bound(strlen(v))
+#define BR_GROUP(v)					      ((v) ? str_bound(strlen(v)) : 0)
+#define BR_TEXT(v)					      ((v) ? str_bound(strlen(v)) : 0)
+#define BR_SID(v)					      ((v) ? str_bound(strlen(v)) : 0)
+#define BR_BUF(v)					      0
 #define BR_PMC(v)					      sh->stamp[stamp].bound
 #define BR_ROW(x, name, ctype, how, lo, hi, need, dflt, when) +BR_##how(rec->name)
 #define BR_U(v)						      0
@@ -885,29 +903,6 @@ int truth_write_spinlock(FILE *f, const struct trace_config *cfg, const struct s
 	return emit(f, &l, fmt_spinlock(&l, cfg, &sh, sl));
 }
 
-/* The thread line of thread @tid of group @group (an index into @cfg->groups). */
-static struct truth_thread thread_of(const struct trace_config *cfg, uint32_t tid, unsigned group,
-				     bool exit, uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
-{
-	struct truth_thread t = {.tid = tid, .exit = exit, .tick = tick};
-
-	t.group = group < cfg->ngroups ? cfg->groups[group].name : "";
-	memcpy(t.ts, ts, sizeof(t.ts));
-	return t;
-}
-
-int truth_write_thread(FILE *f, const struct trace_config *cfg, uint32_t tid, unsigned group,
-		       bool exit, uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
-{
-	struct truth_thread t = thread_of(cfg, tid, group, exit, tick, ts);
-	struct shape sh;
-	struct line l;
-
-	shape_init(&sh, cfg);
-	line_init(&l);
-	return emit(f, &l, fmt_thread(&l, cfg, &sh, &t));
-}
-
 int truth_write_ccswap_stop(FILE *f, const struct trace_config *cfg,
 			    const struct sim_ccswap_stop *st)
 {
@@ -927,6 +922,45 @@ int truth_write_end(FILE *f, const struct trace_config *cfg, const struct sim_en
 	shape_init(&sh, cfg);
 	line_init(&l);
 	return emit(f, &l, fmt_end(&l, cfg, &sh, end));
+}
+
+/* An identity or rundown record's line, by its kind. */
+static bool fmt_record(struct line *l, const struct trace_config *cfg, const struct shape *sh,
+		       const struct sim_record *r)
+{
+	switch (r->kind) {
+	case SIM_REC_PROCESS:
+		return fmt_process(l, cfg, sh, &r->u.process);
+	case SIM_REC_THREAD:
+		return fmt_thread(l, cfg, sh, &r->u.thread);
+	case SIM_REC_THREAD_NAME:
+		return fmt_thread_name(l, cfg, sh, &r->u.thread_name);
+	case SIM_REC_READY:
+		return fmt_ready(l, cfg, sh, &r->u.ready);
+	case SIM_REC_SAMPLE:
+		return fmt_sample(l, cfg, sh, &r->u.sample);
+	case SIM_REC_INTERVAL:
+		return fmt_interval(l, cfg, sh, &r->u.interval);
+	case SIM_REC_CPU_CONFIG:
+		return fmt_config(l, cfg, sh, &r->u.cpu_config);
+	case SIM_REC_MASKS:
+		return fmt_masks(l, cfg, sh, &r->u.masks);
+	case SIM_REC_RUNDOWN:
+		return fmt_rundown(l, cfg, sh, &r->u.rundown);
+	default:
+		l->err = -EINVAL;
+		return false;
+	}
+}
+
+int truth_write_record(FILE *f, const struct trace_config *cfg, const struct sim_record *r)
+{
+	struct shape sh;
+	struct line l;
+
+	shape_init(&sh, cfg);
+	line_init(&l);
+	return emit(f, &l, fmt_record(&l, cfg, &sh, r));
 }
 
 /* ---- the writer and its sink ------------------------------------------------ */
@@ -978,17 +1012,6 @@ static const struct shape *writer_shape(struct truth_writer *w)
 	return &w->wb->sh;
 }
 
-int truth_writer_thread(struct truth_writer *w, uint32_t tid, unsigned group, bool exit,
-			uint32_t tick, const uint64_t ts[SIM_CLOCK_SLOTS])
-{
-	struct truth_thread t = thread_of(w->cfg, tid, group, exit, tick, ts);
-	const struct shape *sh = writer_shape(w);
-	struct line l;
-
-	line_init_wbuf(&l, w->wb, w->f);
-	return keep(w, &l, fmt_thread(&l, w->cfg, sh, &t));
-}
-
 /* truth_sink(): every line straight to the stream. */
 static int sink_cswitch(void *ctx, const struct sim_cswitch *cs)
 {
@@ -1018,11 +1041,19 @@ static int sink_end(void *ctx, const struct sim_end *end)
 	return truth_write_end(w->f, w->cfg, end);
 }
 
+static int sink_record(void *ctx, const struct sim_record *r)
+{
+	struct truth_writer *w = ctx;
+
+	return truth_write_record(w->f, w->cfg, r);
+}
+
 static const struct trace_sink_ops truth_sink_ops = {
 	.cswitch = sink_cswitch,
 	.spinlock = sink_spinlock,
 	.ccswap_stop = sink_stop,
 	.end = sink_end,
+	.record = sink_record,
 };
 
 struct trace_sink truth_sink(struct truth_writer *w)
@@ -1074,11 +1105,21 @@ static int wsink_end(void *ctx, const struct sim_end *end)
 	return rc < 0 ? rc : truth_writer_flush(w);
 }
 
+static int wsink_record(void *ctx, const struct sim_record *r)
+{
+	struct truth_writer *w = ctx;
+	struct line l;
+
+	line_init_wbuf(&l, w->wb, w->f);
+	return keep(w, &l, fmt_record(&l, w->cfg, writer_shape(w), r));
+}
+
 static const struct trace_sink_ops truth_writer_ops = {
 	.cswitch = wsink_cswitch,
 	.spinlock = wsink_spinlock,
 	.ccswap_stop = wsink_stop,
 	.end = wsink_end,
+	.record = wsink_record,
 };
 
 struct trace_sink truth_writer_sink(struct truth_writer *w)
