@@ -688,31 +688,6 @@ void producer_get_stats(const struct producer *p, struct producer_stats *st)
 	*st = p->st;
 }
 
-static int sink_cswitch(void *ctx, const struct sim_cswitch *cs)
-{
-	return producer_cswitch(ctx, cs);
-}
-
-static int sink_spinlock(void *ctx, const struct sim_spinlock *sl)
-{
-	return producer_spinlock(ctx, sl);
-}
-
-static int sink_stop(void *ctx, const struct sim_ccswap_stop *st)
-{
-	return producer_ccswap_stop(ctx, st);
-}
-
-static int sink_end(void *ctx, const struct sim_end *end)
-{
-	return producer_end(ctx, end);
-}
-
-static int sink_record(void *ctx, const struct sim_record *r)
-{
-	return producer_record(ctx, r);
-}
-
 unsigned producer_nsessions(const struct producer *p)
 {
 	return p->cfg.nsessions;
@@ -747,18 +722,4 @@ void producer_commit(struct producer *p, unsigned i, unsigned cpu, uint32_t size
 void producer_count_record(struct producer *p, enum sim_record_kind kind)
 {
 	p->st.records[kind]++;
-}
-
-static const struct trace_sink_ops producer_sink_ops = {
-	.cswitch = sink_cswitch,
-	.spinlock = sink_spinlock,
-	.ccswap_stop = sink_stop,
-	.end = sink_end,
-	.record = sink_record,
-};
-
-struct trace_sink producer_sink(struct producer *p)
-{
-	struct trace_sink s = {&producer_sink_ops, p};
-	return s;
 }
