@@ -42,7 +42,7 @@
 	F(x, user_stack_base,  uint64_t,   ADDR,  0,        0,                OPT, 0, ALWAYS)      \
 	F(x, user_stack_limit, uint64_t,   ADDR,  0,        0,                OPT, 0, ALWAYS)      \
 	/* KAFFINITY; an idle thread's is 1 << its CPU */                                          \
-	F(x, affinity,     uint64_t,       U,     0,        INT64_MAX,        OPT, 0, ALWAYS)      \
+	F(x, affinity,     uint64_t,       ADDR,  0,        0,                OPT, 0, ALWAYS)      \
 	F(x, win32_start,  uint64_t,       ADDR,  0,        0,                OPT, 0, ALWAYS)      \
 	F(x, teb,          uint64_t,       ADDR,  0,        0,                OPT, 0, ALWAYS)      \
 	F(x, sub_process_tag, uint32_t,    U,     0,        UINT32_MAX,       OPT, 0, ALWAYS)      \

@@ -875,7 +875,8 @@ static int one_event(const struct tok *t, unsigned allowed)
 	} while (0)
 #define FR_ADDR(k, lo, hi, req, m, ctype)                                                          \
 	do {                                                                                       \
-		if (!addr(tok(r, k), fx->cfg->arch == ETL_ARCH_X86 ? UINT32_MAX : UINT64_MAX,      \
+		if ((tok(r, k)->type != T_NONE || req) &&                                          \
+		    !addr(tok(r, k), fx->cfg->arch == ETL_ARCH_X86 ? UINT32_MAX : UINT64_MAX,      \
 			  &m)) {                                                                   \
 			return false;                                                              \
 		}                                                                                  \

@@ -287,12 +287,12 @@ static int get_name(const struct rd *d, json_t *o, const char *pfx, const char *
 }
 
 /* "0x" and 1 or more hex digits, at most @max. */
-static int get_addr(const struct rd *d, json_t *o, const char *key, uint64_t max,
+static int get_addr(const struct rd *d, json_t *o, const char *key, bool req, uint64_t max,
 		    const char *why_max, uint64_t *out)
 {
 	const char *s;
 	uint64_t v = 0;
-	int rc = get_str(d, o, "", key, true, &s);
+	int rc = get_str(d, o, "", key, req, &s);
 
 	if (rc <= 0) {
 		return rc;
@@ -329,7 +329,7 @@ static int get_addr(const struct rd *d, json_t *o, const char *key, uint64_t max
 static int get_pebs_index(const struct rd *d, json_t *o, const char *key, uint64_t *out)
 {
 	if (json_is_string(json_object_get(o, key))) {
-		return get_addr(d, o, key, UINT64_MAX, "", out);
+		return get_addr(d, o, key, true, UINT64_MAX, "", out);
 	}
 	return get_u64(d, o, "", key, false, out);
 }
@@ -1072,7 +1072,7 @@ static int check_end(const struct rd *d, struct truth_reader *r, const struct si
 	J_CALL(parse_pmc(d, r, o, r->stamp[stamp], r->nstamp[stamp], stamp_hooks[stamp], m))
 #define J_PEBS(key, lo, hi, req, m, ctype) J_CALL(get_pebs_index(d, o, key, &m))
 #define J_ADDR(key, lo, hi, req, m, ctype)                                                         \
-	J_CALL(get_addr(d, o, key, r->cfg.arch == ETL_ARCH_X86 ? UINT32_MAX : UINT64_MAX,          \
+	J_CALL(get_addr(d, o, key, req, r->cfg.arch == ETL_ARCH_X86 ? UINT32_MAX : UINT64_MAX,     \
 			"arch x86", &m))
 #define J_BOOL(key, lo, hi, req, m, ctype) J_CALL(get_bool(d, o, "", key, req, &m))
 #define J_STR(key, lo, hi, req, m, ctype)  J_CALL(get_kept_str(d, r, o, key, req, &m))
