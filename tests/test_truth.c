@@ -1239,7 +1239,8 @@ static const struct bad bad_streams[] = {
 	{"record not an object", META4 "42\n", 2, false, "not a JSON object"},
 	{"no kind", META4 "{'cpu':0}\n", 2, false, "kind: missing"},
 	{"unknown kind", META4 "{'kind':'cswap'}\n", 2, false,
-	 "kind: unknown \"cswap\" (cswitch, spinlock, ccswap_stop, end or thread)"},
+	 "kind: unknown \"cswap\" (cswitch, spinlock, ccswap_stop, end, process, thread, "
+	 "thread_name, ready, sample, interval, config, masks or rundown)"},
 	{"second meta", META4 META4, 2, false, "kind: unknown \"meta\""},
 	{"misspelt kind", META4 "{'kind':'cswich'}\n", 2, false,
 	 "kind: unknown \"cswich\" (did you mean 'cswitch'?)"},
