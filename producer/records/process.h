@@ -4,8 +4,8 @@
  * B5): Start 0x0301, End 0x0302, DCStart 0x0303, DCEnd 0x0304, Defunct
  * 0x0327 and Terminate 0x030B. Encoded and decoded by producer/etw_process.c;
  * the ETW_ tables drive the reader's public structs and dump's JSON
- * (tools/lib/read/file.c, event_json.c); not yet emitted by gen: the SIM_
- * tables are for the step that wires that (truth line, verify, mutator).
+ * (tools/lib/read/file.c, event_json.c); the SIM_ tables
+ * are the truth lines and what the identity model fires (trace_sink.h).
  *
  * SIM_PROCESS_FIELDS(F, C, x) - what the machine would tell the logging code
  * about a process event, and the truth's "process" line, in the line's order.

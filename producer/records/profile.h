@@ -3,7 +3,8 @@
  * producer/records/profile.h - SampledProfile 0x0F2E v2 and the interval
  * events 0x0F48 / 0x0F49 / 0x0F4A v3, described once (the columns of
  * producer/records/process.h). Encoded and decoded by producer/etw_profile.c;
- * not yet emitted by gen.
+ * fired by the identity model
+ * (scheduler_model/identity.c).
  *
  * SIM_PROFILE_FIELDS(F, C, x) - the truth's "sample" line (PERFINFO header:
  * no thread context; the CPU is the buffer's).

@@ -2,7 +2,8 @@
 /*
  * producer/records/ready.h - ReadyThread 0x0532 v2, described once (the
  * columns of producer/records/process.h). Encoded and decoded by
- * producer/etw_thread.c; not yet emitted by gen.
+ * producer/etw_thread.c; fired by the identity model
+ * (scheduler_model/identity.c).
  *
  * SIM_READY_FIELDS(F, C, x) - the truth's "ready" line: the readying thread
  * goes in the header (our choice: a full SYSTEM header, see

@@ -3,7 +3,8 @@
  * producer/records/sysconfig.h - SystemConfig CPU 0x0B0A v3 and the
  * group-mask records 0x0005 / 0x0020 (0x0008 has no payload), described once
  * (the columns of producer/records/process.h). Encoded and decoded by
- * producer/etw_sysconfig.c and etw_rundown.c; not yet emitted by gen.
+ * producer/etw_sysconfig.c and etw_rundown.c; fired by the identity model
+ * (scheduler_model/identity.c).
  *
  * SIM_CPU_CONFIG_FIELDS(F, C, x) - the truth's "cpu_config" line: what the
  * machine is (most of it from the trace's configuration: CPUs, MHz).

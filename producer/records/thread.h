@@ -3,7 +3,8 @@
  * producer/records/thread.h - the thread records, described once: Start
  * 0x0501, End 0x0502, DCStart 0x0503, DCEnd 0x0504 (v3, with the trailing
  * ThreadName on the targets that carry it) and ThreadSetName 0x0548.
- * Encoded and decoded by producer/etw_thread.c; not yet emitted by gen. The
+ * Encoded and decoded by producer/etw_thread.c; fired by the identity model
+ * (scheduler_model/identity.c). The
  * columns are those of producer/records/process.h.
  *
  * SIM_THREAD_FIELDS(F, C, x) - the truth's "thread" line. The header's
