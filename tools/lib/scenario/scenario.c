@@ -34,9 +34,6 @@
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/scenario/yaml_tree.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define FSIZE(T, m)   ((unsigned)sizeof(((T *)0)->m))
-
 #define NS_PER_US SK_NS_PER_US
 #define NS_PER_MS SK_NS_PER_MS
 #define NS_PER_S  SK_NS_PER_S
@@ -193,7 +190,10 @@ static int apply_flags(struct sk_walk *w, const struct sk_desc *d, void *base,
 	struct trace_session_cfg *s = base;
 	unsigned flags = 0;
 	size_t cnt;
-	int rc = sk_need_list(w, n, "flags (cswitch, compact_cswitch, spinlock)", 16, &cnt);
+	int rc = sk_need_list(w, n,
+			      "flags (cswitch, compact_cswitch, spinlock, proc_thread, dispatcher, "
+			      "profile)",
+			      16, &cnt);
 
 	(void)d;
 	for (size_t i = 0; rc == 0 && i < cnt; i++) {
@@ -669,48 +669,6 @@ static int apply_contention(struct sk_walk *w, const struct sk_desc *d, void *ba
 /* ------------------------------------------------------------------------ */
 /* the schema */
 
-#define K_UINT(k, T, m, lo, hi)                                                                    \
-	{                                                                                          \
-		.key = (k), .kind = SK_UINT, .off = offsetof(T, m), .size = FSIZE(T, m),           \
-		.min = (lo), .max = (hi)                                                           \
-	}
-#define K_UINT_M(k, T, m, lo, hi, mul)                                                             \
-	{                                                                                          \
-		.key = (k), .kind = SK_UINT, .off = offsetof(T, m), .size = FSIZE(T, m),           \
-		.min = (lo), .max = (hi), .multiple = (mul)                                        \
-	}
-#define K_BOOL(k, T, m)                                                                            \
-	{                                                                                          \
-		.key = (k), .kind = SK_BOOL, .off = offsetof(T, m), .size = FSIZE(T, m)            \
-	}
-#define K_STR(k, T, m, lo)                                                                         \
-	{                                                                                          \
-		.key = (k), .kind = SK_STR, .off = offsetof(T, m), .size = FSIZE(T, m),            \
-		.min = (lo)                                                                        \
-	}
-#define K_DUR(k, T, m, lo, hi)                                                                     \
-	{                                                                                          \
-		.key = (k), .kind = SK_DUR, .off = offsetof(T, m), .size = FSIZE(T, m),            \
-		.min = (lo), .max = (hi)                                                           \
-	}
-#define K_ENUM(k, T, m, nm, num)                                                                   \
-	{                                                                                          \
-		.key = (k), .kind = SK_ENUM, .off = offsetof(T, m), .size = FSIZE(T, m),           \
-		.names = (nm), .nnames = ARRAY_SIZE(nm), .numeric = (num)                          \
-	}
-#define K_CUSTOM(k, ap, pr)                                                                        \
-	{                                                                                          \
-		.key = (k), .kind = SK_CUSTOM, .apply = (ap), .print = (pr)                        \
-	}
-#define K_CUSTOM_X(k, ap, pr, ...)                                                                 \
-	{                                                                                          \
-		.key = (k), .kind = SK_CUSTOM, .apply = (ap), .print = (pr), __VA_ARGS__           \
-	}
-#define K_END                                                                                      \
-	{                                                                                          \
-		.key = NULL                                                                        \
-	}
-
 #define SC   struct scenario
 #define SESS struct trace_session_cfg
 #define GRP  struct sched_group
@@ -728,6 +686,8 @@ static const struct sk_desc machine_keys[] = {
 		   .max = INT64_MAX),
 	K_CUSTOM_X("quantum", apply_quantum, scenario_print_quantum, .min = 100 * NS_PER_US,
 		   .max = 10 * NS_PER_S),
+	K_UINT("memory_mb", SC, ident.memory_mb, 1, 4194304), /* 4 TiB: Windows' most */
+	K_STR("computer_name", SC, computer_name, 1),
 	K_END,
 };
 
@@ -781,6 +741,8 @@ static const struct sk_desc group_keys[] = {
 	K_CUSTOM("affinity", apply_affinity, scenario_print_affinity),
 	K_CUSTOM_X("lifetime", apply_lifetime, scenario_print_lifetime, .min = 10 * NS_PER_US,
 		   .max = 86400 * NS_PER_S),
+	K_CUSTOM("process", scenario_apply_group_process, scenario_print_group_process),
+	K_CUSTOM("thread_name", scenario_apply_thread_name, scenario_print_thread_name),
 	K_END,
 };
 
@@ -845,8 +807,15 @@ static const struct sk_desc scenario_keys[] = {
 	{.key = "machine", .kind = SK_MAP, .sub = machine_keys},
 	{.key = "kernel", .kind = SK_MAP, .sub = kernel_keys},
 	{.key = "sessions", .kind = SK_LIST, .sub = session_keys, .list = &sessions_list},
+	{.key = "processes",
+	 .kind = SK_LIST,
+	 .sub = scenario_process_keys,
+	 .list = &scenario_processes_list},
 	{.key = "threads", .kind = SK_LIST, .sub = group_keys, .list = &threads_list},
 	{.key = "locks", .kind = SK_LIST, .sub = lock_keys, .list = &locks_list},
+	K_CUSTOM("profile_interval", scenario_apply_profile_interval,
+		 scenario_print_profile_interval),
+	K_BOOL("sysconfig", SC, ident.sysconfig),
 	K_END,
 };
 
@@ -895,6 +864,7 @@ static void group_init(void *root, unsigned i)
 	struct sched_group *g = &sc->sched.groups[i];
 
 	memset(g, 0, sizeof(*g));
+	memset(&sc->group_x[i], 0, sizeof(sc->group_x[i]));
 	snprintf(g->name, sizeof(g->name), "group%u", i);
 	g->count = 1;
 	g->base_priority = 8;
@@ -981,6 +951,7 @@ void scenario_default(struct scenario *sc)
 	sk_copy_str(sc->trace.sessions[1].name, sizeof(sc->trace.sessions[1].name),
 		    "etwforge CSwitch");
 	sc->trace.sessions[1].flags = PRODUCER_F_CSWITCH;
+	sc->trace.sessions[0].flags |= PRODUCER_F_PROC_THREAD;
 
 	sc->sched.duration_ns = 2 * NS_PER_S;
 	sc->sched.seed = 1;
@@ -1003,6 +974,11 @@ void scenario_default(struct scenario *sc)
 				default_groups[i].waits[k].weight;
 		}
 	}
+	scenario_default_processes(sc);
+	ident_cfg_defaults(&sc->ident);
+	sc->ident.computer_name = NULL; /* the string lives in sc->computer_name */
+	sc->ident.sysconfig = true;
+	sk_copy_str(sc->computer_name, sizeof(sc->computer_name), "ETWFORGE");
 	sc->nlocks = 0;
 	sk_copy_str(sc->source, sizeof(sc->source), "(default)");
 }
@@ -1535,6 +1511,9 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 	}
 	if (rc == 0) {
 		rc = finish_locks(sc, err);
+	}
+	if (rc == 0) {
+		rc = scenario_finish_processes(sc, err);
 	}
 	if (rc) {
 		return rc;

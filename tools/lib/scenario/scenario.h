@@ -98,6 +98,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "scheduler_model/identity.h"
 #include "scheduler_model/sched.h"
 #include "spinlock_model/spinlock.h"
 #include "tools/lib/scenario/schema.h"
@@ -110,6 +111,71 @@
 #define SCENARIO_MAX_WHERE SK_WHERE_MAX /* remembered key positions (for scenario_finish) */
 
 #define SCENARIO_LOCK_NAMES 8 /* taken_by and nested entries */
+
+#define SCENARIO_MAX_PROCESSES	   (IDENT_MAX_PROCESSES - 2) /* besides Idle and System */
+#define SCENARIO_IMAGE_MAX	   72  /* a process name or image, group name + ".exe" fits */
+#define SCENARIO_CMDLINE_MAX	   512 /* a command line, UTF-8 */
+#define SCENARIO_SID_MAX	   200 /* "S-1-" 15 digits and 15 sub-authorities of 10 */
+#define SCENARIO_THREAD_NAME_MAX   128
+#define SCENARIO_COMPUTER_NAME_MAX 16 /* 15 characters, as NetBIOS */
+#define SCENARIO_NO_SESSION	   (-1)
+
+/** enum scenario_parent - how a process names its parent. */
+enum scenario_parent {
+	SCENARIO_PARENT_DEFAULT = 0, /* services.exe if the scenario has one, else System */
+	SCENARIO_PARENT_NAME,	     /* @parent: a process of the list, or System */
+	SCENARIO_PARENT_PID,	     /* @parent_pid: any PID (need not be the scenario's) */
+};
+
+/**
+ * struct scenario_process - one item of `processes:`, as written;
+ * scenario_finish() resolves it into @ident.processes.
+ * @name:        the process's name in the scenario (unique), and its
+ *               image unless @image is given
+ * @image:       ImageFileName ("" = @name); 7-bit ASCII
+ * @pid:         0 until scenario_finish() assigns one (then the PID)
+ * @parent_by:   enum scenario_parent
+ * @parent:      the parent's name (SCENARIO_PARENT_NAME)
+ * @parent_pid:  the parent's PID (SCENARIO_PARENT_PID)
+ * @session:     Terminal Services session, SCENARIO_NO_SESSION: none
+ * @cmdline:     UTF-8 command line ("" = none)
+ * @user:        the user's SID string ("" = none)
+ * @start_ns:    when it starts, from the session start
+ * @exit_ns:     when it exits (0 = it does not)
+ * @lifetime_ns: exit = start + lifetime (0 = @exit_ns says), resolved by
+ *               scenario_finish()
+ * @exit_status: its exit code
+ */
+struct scenario_process {
+	char name[SCENARIO_IMAGE_MAX];
+	char image[SCENARIO_IMAGE_MAX];
+	uint32_t pid;
+	int parent_by;
+	char parent[SCENARIO_IMAGE_MAX];
+	uint32_t parent_pid;
+	int32_t session;
+	char cmdline[SCENARIO_CMDLINE_MAX];
+	char user[SCENARIO_SID_MAX];
+	uint64_t start_ns;
+	uint64_t exit_ns;
+	uint64_t lifetime_ns;
+	int32_t exit_status;
+};
+
+/**
+ * struct scenario_group_x - what a thread group says in scenario terms
+ * beyond struct sched_group (parallel to @sched.groups).
+ * @process:     the process its threads belong to ("" = one of its own,
+ *               image "<group>.exe"; "System" = System)
+ * @thread_name: its threads' name, "{n}" = the index in the group ("" = none)
+ * @own_image:   the image of its own process ("<group>.exe"), filled by
+ *               scenario_finish() when @process is ""
+ */
+struct scenario_group_x {
+	char process[SCENARIO_IMAGE_MAX];
+	char thread_name[SCENARIO_THREAD_NAME_MAX];
+	char own_image[SCENARIO_IMAGE_MAX];
+};
 
 /**
  * struct scenario_lock - one family of spin locks, as the scenario names
@@ -155,6 +221,14 @@ struct scenario_session_x {
  * @files:         the files loaded, as given ("-" = standard input), the
  *                 first SCENARIO_MAX_FILES: no output of the run may be one
  * @where:         where each key got its value (for scenario_finish errors)
+ * @nprocesses/@processes: the processes list, as written
+ * @group_x:       per-group extras (parallel to @sched.groups)
+ * @computer_name: machine.computer_name
+ * @ident:         the identity model's configuration: its flags, interval,
+ *                 memory and processes filled by scenario_finish(), its
+ *                 string pointers left NULL -- the strings live in the
+ *                 arrays above, so a copy of the struct stays whole;
+ *                 scenario_ident_cfg() gives the complete configuration
  */
 struct scenario {
 	struct trace_config trace;
@@ -169,6 +243,11 @@ struct scenario {
 	unsigned nfiles;
 	char files[SCENARIO_MAX_FILES][TRACE_PATH_MAX];
 	struct sk_where_log where;
+	unsigned nprocesses;
+	struct scenario_process processes[SCENARIO_MAX_PROCESSES];
+	struct scenario_group_x group_x[SCHED_MAX_GROUPS];
+	char computer_name[SCENARIO_COMPUTER_NAME_MAX];
+	struct ident_cfg ident;
 };
 
 /**
@@ -224,6 +303,14 @@ int scenario_set(struct scenario *sc, const char *assignment, struct etwforge_er
  * Return: 0 or -EINVAL with @err.
  */
 int scenario_finish(struct scenario *sc, struct etwforge_error *err);
+
+/**
+ * scenario_ident_cfg - the identity model's configuration of a finished
+ * @sc: @sc->ident with its strings pointing into @sc (images, command
+ * lines, SIDs, thread names, computer name). Call it on the copy the run
+ * keeps: @out borrows from @sc and lives no longer than it.
+ */
+void scenario_ident_cfg(const struct scenario *sc, struct ident_cfg *out);
 
 /**
  * scenario_print - the effective scenario as YAML: every key, in the

@@ -16,6 +16,52 @@
 #include "tools/lib/scenario/scenario.h"
 #include "tools/lib/scenario/schema.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define FSIZE(T, m)   ((unsigned)sizeof(((T *)0)->m))
+
+/* key descriptors (struct sk_desc) of the tables */
+#define K_UINT(k, T, m, lo, hi)                                                                    \
+	{                                                                                          \
+		.key = (k), .kind = SK_UINT, .off = offsetof(T, m), .size = FSIZE(T, m),           \
+		.min = (lo), .max = (hi)                                                           \
+	}
+#define K_UINT_M(k, T, m, lo, hi, mul)                                                             \
+	{                                                                                          \
+		.key = (k), .kind = SK_UINT, .off = offsetof(T, m), .size = FSIZE(T, m),           \
+		.min = (lo), .max = (hi), .multiple = (mul)                                        \
+	}
+#define K_BOOL(k, T, m)                                                                            \
+	{                                                                                          \
+		.key = (k), .kind = SK_BOOL, .off = offsetof(T, m), .size = FSIZE(T, m)            \
+	}
+#define K_STR(k, T, m, lo)                                                                         \
+	{                                                                                          \
+		.key = (k), .kind = SK_STR, .off = offsetof(T, m), .size = FSIZE(T, m),            \
+		.min = (lo)                                                                        \
+	}
+#define K_DUR(k, T, m, lo, hi)                                                                     \
+	{                                                                                          \
+		.key = (k), .kind = SK_DUR, .off = offsetof(T, m), .size = FSIZE(T, m),            \
+		.min = (lo), .max = (hi)                                                           \
+	}
+#define K_ENUM(k, T, m, nm, num)                                                                   \
+	{                                                                                          \
+		.key = (k), .kind = SK_ENUM, .off = offsetof(T, m), .size = FSIZE(T, m),           \
+		.names = (nm), .nnames = ARRAY_SIZE(nm), .numeric = (num)                          \
+	}
+#define K_CUSTOM(k, ap, pr)                                                                        \
+	{                                                                                          \
+		.key = (k), .kind = SK_CUSTOM, .apply = (ap), .print = (pr)                        \
+	}
+#define K_CUSTOM_X(k, ap, pr, ...)                                                                 \
+	{                                                                                          \
+		.key = (k), .kind = SK_CUSTOM, .apply = (ap), .print = (pr), __VA_ARGS__           \
+	}
+#define K_END                                                                                      \
+	{                                                                                          \
+		.key = NULL                                                                        \
+	}
+
 /* the document type: the top-level keys, the root being a struct scenario */
 extern const struct sk_schema scenario_schema;
 
@@ -57,7 +103,54 @@ void scenario_print_boot_time(FILE *f, const void *root, const struct sk_desc *d
 			      unsigned item);
 void scenario_print_quantum(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			    unsigned item);
+void scenario_print_name_str(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item);
+void scenario_print_pid(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			unsigned item);
+void scenario_print_parent(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item);
+void scenario_print_session(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			    unsigned item);
+void scenario_print_user(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			 unsigned item);
+void scenario_print_exit(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			 unsigned item);
+void scenario_print_exit_status(FILE *f, const void *root, const struct sk_desc *d,
+				const void *base, unsigned item);
+void scenario_print_group_process(FILE *f, const void *root, const struct sk_desc *d,
+				  const void *base, unsigned item);
+void scenario_print_thread_name(FILE *f, const void *root, const struct sk_desc *d,
+				const void *base, unsigned item);
+void scenario_print_profile_interval(FILE *f, const void *root, const struct sk_desc *d,
+				     const void *base, unsigned item);
 void scenario_print_uint(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			 unsigned item);
+
+/* ---- processes (scenario_process.c) ---------------------------------------- */
+
+/* the keys of a processes item, the list, and the keys a thread group and the top level add */
+extern const struct sk_desc scenario_process_keys[];
+extern const struct sk_list scenario_processes_list;
+int scenario_apply_group_process(struct sk_walk *w, const struct sk_desc *d, void *base,
+				 const struct yt_node *n);
+int scenario_apply_thread_name(struct sk_walk *w, const struct sk_desc *d, void *base,
+			       const struct yt_node *n);
+int scenario_apply_profile_interval(struct sk_walk *w, const struct sk_desc *d, void *base,
+				    const struct yt_node *n);
+
+/** scenario_default_processes - the default desktop's processes, its groups mapped to them. */
+void scenario_default_processes(struct scenario *sc);
+
+/** scenario_process_default_parent - the name a process without parent: gets (for printing). */
+const char *scenario_process_default_parent(const struct scenario *sc, unsigned i);
+
+/**
+ * scenario_finish_processes - resolve the processes list and the groups'
+ * processes into @sc->ident, and the groups' start_ns / exit_ns: unique
+ * names and PIDs (the missing ones assigned), 7-bit images, exit after
+ * start, parents and group processes by name (with a "did you mean"), at
+ * most 128 processes with the groups' own. Return: 0 or -EINVAL with @err.
+ */
+int scenario_finish_processes(struct scenario *sc, struct etwforge_error *err);
 
 #endif /* TOOLS_LIB_SCENARIO_INTERNAL_H */
