@@ -397,20 +397,22 @@ const struct sk_list scenario_processes_list = {
 static const struct {
 	const char *name;
 	uint32_t pid;
-	const char *parent; /* NULL: the default (services.exe, else System) */
+	const char *parent;  /* NULL: the default (services.exe, else System) */
+	uint32_t parent_pid; /* parent NULL and this set: a PID (an exited process) */
 	int32_t session;
 	const char *user;
 	const char *cmdline;
 } default_processes[] = {
-	{"services.exe", 736, NULL, 0, "S-1-5-18", "C:\\Windows\\system32\\services.exe"},
-	{"svchost.exe", 1012, NULL, 0, "S-1-5-19",
+	{"services.exe", 736, NULL, 0, 0, "S-1-5-18", "C:\\Windows\\system32\\services.exe"},
+	{"svchost.exe", 1012, NULL, 0, 0, "S-1-5-19",
 	 "C:\\Windows\\system32\\svchost.exe -k LocalServiceNetworkRestricted -p"},
-	{"audiodg.exe", 3504, "svchost.exe", 0, "S-1-5-19",
+	{"audiodg.exe", 3504, "svchost.exe", 0, 0, "S-1-5-19",
 	 "C:\\Windows\\system32\\AUDIODG.EXE 0x4a8"},
-	{"SearchIndexer.exe", 2976, NULL, 0, "S-1-5-18",
+	{"SearchIndexer.exe", 2976, NULL, 0, 0, "S-1-5-18",
 	 "C:\\Windows\\system32\\SearchIndexer.exe /Embedding"},
-	{"explorer.exe", 1868, NULL, 1, DESKTOP_USER, "C:\\Windows\\Explorer.EXE"},
-	{"msedge.exe", 3688, "explorer.exe", 1, DESKTOP_USER,
+	/* started by userinit.exe, which has exited */
+	{"explorer.exe", 1868, NULL, 1544, 1, DESKTOP_USER, "C:\\Windows\\Explorer.EXE"},
+	{"msedge.exe", 3688, "explorer.exe", 0, 1, DESKTOP_USER,
 	 "\"C:\\Program Files (x86)\\Microsoft\\Edge\\Application\\msedge.exe\""},
 };
 
@@ -440,6 +442,9 @@ void scenario_default_processes(struct scenario *sc)
 		if (default_processes[i].parent) {
 			p->parent_by = SCENARIO_PARENT_NAME;
 			sk_copy_str(p->parent, sizeof(p->parent), default_processes[i].parent);
+		} else if (default_processes[i].parent_pid) {
+			p->parent_by = SCENARIO_PARENT_PID;
+			p->parent_pid = default_processes[i].parent_pid;
 		}
 		p->session = default_processes[i].session;
 		sk_copy_str(p->user, sizeof(p->user), default_processes[i].user);
@@ -744,13 +749,18 @@ static int resolve_groups(struct scenario *sc, struct etwforge_error *err)
 		unsigned idx;
 		int k;
 
+		snprintf(path, sizeof(path), "threads.%u.process", g);
+		if (x->process[0] && find_process(sc, x->process) < 0 &&
+		    !sk_where_has(&sc->where, path) && strcmp(x->process, "System")) {
+			/* a built-in group's built-in process the scenario replaced */
+			memset(x->process, 0, sizeof(x->process));
+		}
 		if (!strcmp(x->process, "System")) {
 			idx = IDENT_SYSTEM;
 		} else if (x->process[0]) {
 			k = find_process(sc, x->process);
 			if (k < 0) {
 				near_process(sc, x->process, near, sizeof(near));
-				snprintf(path, sizeof(path), "threads.%u.process", g);
 				return sk_fail_key(&sc->where, sc->source, err, path,
 						   "no process is named \"%s\"%s", x->process,
 						   near);
