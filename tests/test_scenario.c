@@ -1503,12 +1503,38 @@ Test(scenario, examples_say_what_their_names_say)
 	cr_assert_eq(sc->trace.cpus, 8);
 	cr_assert_not_null(group_named(sc, "audio"));
 	cr_assert_geq(group_named(sc, "audio")->base_priority, 15);
+	/* who runs: the shell, a browser of several processes, services; every record kind */
+	cr_assert(sc->ident.proc_thread && sc->ident.dispatcher && sc->ident.profile);
+	{
+		struct ident_cfg *c = malloc(sizeof(*c));
+		unsigned edge = 0;
+		bool late_tab = false;
+
+		cr_assert_not_null(c);
+		scenario_ident_cfg(sc, c);
+		for (unsigned i = 2; i < c->nprocesses; i++) {
+			edge += !strcmp(c->processes[i].image, "msedge.exe");
+			late_tab |= c->processes[i].start_ns > 0 &&
+				    c->processes[i].exit_ns != IDENT_NO_EXIT;
+		}
+		cr_assert_geq(edge, 3, "a browser process and renderers");
+		cr_assert(late_tab, "a process that starts and exits during the trace");
+		cr_assert_eq(c->nprocesses, 2 + sc->nprocesses, "every group names its process");
+		free(c);
+	}
 	free(sc);
 
 	sc = load_example("server64.yaml");
 	cr_assert_eq(sc->trace.cpus, 64);
 	cr_assert_gt(group_named(sc, "request_workers")->count, 64);
 	cr_assert_gt(sc->trace.ncounters, 0);
+	cr_assert_eq(sc->ident.group_process[0], sc->ident.group_process[3],
+		     "request workers and handlers: one worker process");
+	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
+		bool system = !strcmp(sc->sched.groups[g].name, "system_workers");
+
+		cr_assert_eq(sc->ident.group_process[g] == IDENT_SYSTEM, system, "group %u", g);
+	}
 	free(sc);
 
 	sc = load_example("lock_driver.yaml");
