@@ -35,15 +35,15 @@
 
 #include "scheduler_model/sched.h"
 
-#define IDENT_MAX_PROCESSES 130 /* Idle, System and 128 of the scenario's */
-#define IDENT_IDLE	    0	/* processes[0]: Idle, PID 0 */
-#define IDENT_SYSTEM	    1	/* processes[1]: System, PID 4 */
+#define IDENT_MAX_PROCESSES 130	       /* Idle, System and 128 of the scenario's */
+#define IDENT_IDLE	    0	       /* processes[0]: Idle, PID 0 */
+#define IDENT_SYSTEM	    1	       /* processes[1]: System, PID 4 */
 #define IDENT_NO_SESSION    UINT32_MAX /* SessionId -1: Idle, System, services' hosts */
 #define IDENT_NO_EXIT	    UINT64_MAX
 
 /* The profile interval Windows accepts (TraceSetInformation, 100-ns units): 0.1221 ms .. 1 s. */
-#define IDENT_PROFILE_MIN_100NS 1221u
-#define IDENT_PROFILE_MAX_100NS 10000000u
+#define IDENT_PROFILE_MIN_100NS	    1221u
+#define IDENT_PROFILE_MAX_100NS	    10000000u
 #define IDENT_PROFILE_DEFAULT_100NS 10000u /* 1 ms */
 
 /**

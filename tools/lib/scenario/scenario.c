@@ -741,8 +741,10 @@ static const struct sk_desc group_keys[] = {
 	K_CUSTOM("affinity", apply_affinity, scenario_print_affinity),
 	K_CUSTOM_X("lifetime", apply_lifetime, scenario_print_lifetime, .min = 10 * NS_PER_US,
 		   .max = 86400 * NS_PER_S),
-	K_CUSTOM("process", scenario_apply_group_process, scenario_print_group_process),
-	K_CUSTOM("thread_name", scenario_apply_thread_name, scenario_print_thread_name),
+	K_CUSTOM_X("process", scenario_apply_group_process, scenario_print_group_process,
+		   .off = offsetof(SC, group_x)),
+	K_CUSTOM_X("thread_name", scenario_apply_thread_name, scenario_print_thread_name,
+		   .off = offsetof(SC, group_x)),
 	K_END,
 };
 
@@ -762,7 +764,32 @@ static const struct sk_desc lock_keys[] = {
 	K_END,
 };
 
+#define PROC	       struct scenario_process
+#define MAX_PROCESS_NS (86400 * NS_PER_S)
+
+static const struct sk_desc process_keys[] = {
+	K_CUSTOM_X("name", scenario_apply_process_name, scenario_print_name_str,
+		   .off = offsetof(PROC, name), .size = FSIZE(PROC, name)),
+	K_CUSTOM_X("image", scenario_apply_process_image, scenario_print_name_str,
+		   .off = offsetof(PROC, image), .size = FSIZE(PROC, image)),
+	K_CUSTOM("pid", scenario_apply_process_pid, scenario_print_pid),
+	K_CUSTOM("parent", scenario_apply_process_parent, scenario_print_parent),
+	K_CUSTOM("session", scenario_apply_process_session, scenario_print_session),
+	K_CUSTOM_X("user", scenario_apply_process_user, scenario_print_user,
+		   .size = FSIZE(PROC, user)),
+	K_STR("cmdline", PROC, cmdline, 0),
+	K_DUR("start", PROC, start_ns, 0, MAX_PROCESS_NS),
+	K_CUSTOM_X("exit", scenario_apply_process_exit, scenario_print_exit, .min = 1,
+		   .max = MAX_PROCESS_NS),
+	/* read into exit by scenario_finish(); printed as exit */
+	K_CUSTOM_X("lifetime", scenario_apply_process_lifetime, NULL, .min = 1,
+		   .max = MAX_PROCESS_NS),
+	K_CUSTOM("exit_status", scenario_apply_process_exit_status, scenario_print_exit_status),
+	K_END,
+};
+
 static void session_init(void *root, unsigned i);
+static void process_init(void *root, unsigned i);
 static void group_init(void *root, unsigned i);
 static void group_done(void *root, unsigned i, const struct yt_node *item);
 static void lock_init(void *root, unsigned i);
@@ -790,6 +817,17 @@ static const struct sk_list threads_list = {
 	.done = group_done,
 };
 
+static const struct sk_list processes_list = {
+	.count_off = offsetof(SC, nprocesses),
+	.items_off = offsetof(SC, processes),
+	.stride = sizeof(PROC),
+	.min = 0,
+	.max = SCENARIO_MAX_PROCESSES,
+	.noun = "processes",
+	.why_max = "besides Idle and System",
+	.init = process_init,
+};
+
 static const struct sk_list locks_list = {
 	.count_off = offsetof(SC, nlocks),
 	.items_off = offsetof(SC, locks),
@@ -807,14 +845,11 @@ static const struct sk_desc scenario_keys[] = {
 	{.key = "machine", .kind = SK_MAP, .sub = machine_keys},
 	{.key = "kernel", .kind = SK_MAP, .sub = kernel_keys},
 	{.key = "sessions", .kind = SK_LIST, .sub = session_keys, .list = &sessions_list},
-	{.key = "processes",
-	 .kind = SK_LIST,
-	 .sub = scenario_process_keys,
-	 .list = &scenario_processes_list},
+	{.key = "processes", .kind = SK_LIST, .sub = process_keys, .list = &processes_list},
 	{.key = "threads", .kind = SK_LIST, .sub = group_keys, .list = &threads_list},
 	{.key = "locks", .kind = SK_LIST, .sub = lock_keys, .list = &locks_list},
-	K_CUSTOM("profile_interval", scenario_apply_profile_interval,
-		 scenario_print_profile_interval),
+	K_CUSTOM_X("profile_interval", scenario_apply_profile_interval,
+		   scenario_print_profile_interval, .off = offsetof(SC, ident.profile_interval)),
 	K_BOOL("sysconfig", SC, ident.sysconfig),
 	K_END,
 };
@@ -889,6 +924,13 @@ static void group_done(void *root, unsigned i, const struct yt_node *item)
 	if (!yt_map_get(item, "user_wait")) {
 		g->user_wait_pct = behaviour_defaults[b].user_wait_pct;
 	}
+}
+
+static void process_init(void *root, unsigned i)
+{
+	struct scenario *sc = root;
+
+	scenario_process_init(&sc->processes[i]);
 }
 
 static void lock_init(void *root, unsigned i)
@@ -974,13 +1016,36 @@ void scenario_default(struct scenario *sc)
 				default_groups[i].waits[k].weight;
 		}
 	}
-	scenario_default_processes(sc);
+	scenario_processes_default(sc->processes, &sc->nprocesses, &sc->sched, sc->group_x);
 	ident_cfg_defaults(&sc->ident);
 	sc->ident.computer_name = NULL; /* the string lives in sc->computer_name */
 	sc->ident.sysconfig = true;
 	sk_copy_str(sc->computer_name, sizeof(sc->computer_name), "ETWFORGE");
 	sc->nlocks = 0;
 	sk_copy_str(sc->source, sizeof(sc->source), "(default)");
+}
+
+struct scenario_procs scenario_procs_of(struct scenario *sc)
+{
+	return (struct scenario_procs){
+		.nprocesses = sc->nprocesses,
+		.processes = sc->processes,
+		.group_x = sc->group_x,
+		.sched = &sc->sched,
+		.trace = &sc->trace,
+		.ident = &sc->ident,
+		.computer_name = sc->computer_name,
+		.where = &sc->where,
+		.source = sc->source,
+	};
+}
+
+void scenario_ident_cfg(const struct scenario *sc, struct ident_cfg *out)
+{
+	/* the view only reads through its pointers here */
+	struct scenario_procs v = scenario_procs_of((struct scenario *)sc);
+
+	scenario_procs_ident_cfg(&v, out);
 }
 
 int64_t scenario_effective_boot_time(const struct scenario *sc)
@@ -1513,7 +1578,9 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 		rc = finish_locks(sc, err);
 	}
 	if (rc == 0) {
-		rc = scenario_finish_processes(sc, err);
+		struct scenario_procs v = scenario_procs_of(sc);
+
+		rc = scenario_procs_finish(&v, err);
 	}
 	if (rc) {
 		return rc;

@@ -122,6 +122,7 @@
 #include "scheduler_model/identity.h"
 #include "scheduler_model/sched.h"
 #include "spinlock_model/spinlock.h"
+#include "tools/lib/scenario/scenario_process.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/config/trace_config.h"
 
@@ -132,71 +133,6 @@
 #define SCENARIO_MAX_WHERE SK_WHERE_MAX /* remembered key positions (for scenario_finish) */
 
 #define SCENARIO_LOCK_NAMES 8 /* taken_by and nested entries */
-
-#define SCENARIO_MAX_PROCESSES	   (IDENT_MAX_PROCESSES - 2) /* besides Idle and System */
-#define SCENARIO_IMAGE_MAX	   72  /* a process name or image, group name + ".exe" fits */
-#define SCENARIO_CMDLINE_MAX	   512 /* a command line, UTF-8 */
-#define SCENARIO_SID_MAX	   200 /* "S-1-" 15 digits and 15 sub-authorities of 10 */
-#define SCENARIO_THREAD_NAME_MAX   128
-#define SCENARIO_COMPUTER_NAME_MAX 16 /* 15 characters, as NetBIOS */
-#define SCENARIO_NO_SESSION	   (-1)
-
-/** enum scenario_parent - how a process names its parent. */
-enum scenario_parent {
-	SCENARIO_PARENT_DEFAULT = 0, /* services.exe if the scenario has one, else System */
-	SCENARIO_PARENT_NAME,	     /* @parent: a process of the list, or System */
-	SCENARIO_PARENT_PID,	     /* @parent_pid: any PID (need not be the scenario's) */
-};
-
-/**
- * struct scenario_process - one item of `processes:`, as written;
- * scenario_finish() resolves it into @ident.processes.
- * @name:        the process's name in the scenario (unique), and its
- *               image unless @image is given
- * @image:       ImageFileName ("" = @name); 7-bit ASCII
- * @pid:         0 until scenario_finish() assigns one (then the PID)
- * @parent_by:   enum scenario_parent
- * @parent:      the parent's name (SCENARIO_PARENT_NAME)
- * @parent_pid:  the parent's PID (SCENARIO_PARENT_PID)
- * @session:     Terminal Services session, SCENARIO_NO_SESSION: none
- * @cmdline:     UTF-8 command line ("" = none)
- * @user:        the user's SID string ("" = none)
- * @start_ns:    when it starts, from the session start
- * @exit_ns:     when it exits (0 = it does not)
- * @lifetime_ns: exit = start + lifetime (0 = @exit_ns says), resolved by
- *               scenario_finish()
- * @exit_status: its exit code
- */
-struct scenario_process {
-	char name[SCENARIO_IMAGE_MAX];
-	char image[SCENARIO_IMAGE_MAX];
-	uint32_t pid;
-	int parent_by;
-	char parent[SCENARIO_IMAGE_MAX];
-	uint32_t parent_pid;
-	int32_t session;
-	char cmdline[SCENARIO_CMDLINE_MAX];
-	char user[SCENARIO_SID_MAX];
-	uint64_t start_ns;
-	uint64_t exit_ns;
-	uint64_t lifetime_ns;
-	int32_t exit_status;
-};
-
-/**
- * struct scenario_group_x - what a thread group says in scenario terms
- * beyond struct sched_group (parallel to @sched.groups).
- * @process:     the process its threads belong to ("" = one of its own,
- *               image "<group>.exe"; "System" = System)
- * @thread_name: its threads' name, "{n}" = the index in the group ("" = none)
- * @own_image:   the image of its own process ("<group>.exe"), filled by
- *               scenario_finish() when @process is ""
- */
-struct scenario_group_x {
-	char process[SCENARIO_IMAGE_MAX];
-	char thread_name[SCENARIO_THREAD_NAME_MAX];
-	char own_image[SCENARIO_IMAGE_MAX];
-};
 
 /**
  * struct scenario_lock - one family of spin locks, as the scenario names

@@ -126,31 +126,7 @@ void scenario_print_profile_interval(FILE *f, const void *root, const struct sk_
 void scenario_print_uint(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			 unsigned item);
 
-/* ---- processes (scenario_process.c) ---------------------------------------- */
-
-/* the keys of a processes item, the list, and the keys a thread group and the top level add */
-extern const struct sk_desc scenario_process_keys[];
-extern const struct sk_list scenario_processes_list;
-int scenario_apply_group_process(struct sk_walk *w, const struct sk_desc *d, void *base,
-				 const struct yt_node *n);
-int scenario_apply_thread_name(struct sk_walk *w, const struct sk_desc *d, void *base,
-			       const struct yt_node *n);
-int scenario_apply_profile_interval(struct sk_walk *w, const struct sk_desc *d, void *base,
-				    const struct yt_node *n);
-
-/** scenario_default_processes - the default desktop's processes, its groups mapped to them. */
-void scenario_default_processes(struct scenario *sc);
-
-/** scenario_process_default_parent - the name a process without parent: gets (for printing). */
-const char *scenario_process_default_parent(const struct scenario *sc, unsigned i);
-
-/**
- * scenario_finish_processes - resolve the processes list and the groups'
- * processes into @sc->ident, and the groups' start_ns / exit_ns: unique
- * names and PIDs (the missing ones assigned), 7-bit images, exit after
- * start, parents and group processes by name (with a "did you mean"), at
- * most 128 processes with the groups' own. Return: 0 or -EINVAL with @err.
- */
-int scenario_finish_processes(struct scenario *sc, struct etwforge_error *err);
+/** scenario_procs_of - the pieces of @sc the processes step works on (scenario_process.h). */
+struct scenario_procs scenario_procs_of(struct scenario *sc);
 
 #endif /* TOOLS_LIB_SCENARIO_INTERNAL_H */

@@ -328,7 +328,9 @@ void scenario_print_parent(FILE *f, const void *root, const struct sk_desc *d, c
 	} else if (p->parent_by == SCENARIO_PARENT_NAME) {
 		put_str(f, p->parent);
 	} else {
-		put_str(f, scenario_process_default_parent(root, item));
+		const struct scenario *sc = root;
+
+		put_str(f, scenario_process_default_parent(sc->processes, sc->nprocesses, item));
 	}
 }
 

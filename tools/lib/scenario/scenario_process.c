@@ -9,12 +9,12 @@
  *                start, exit | lifetime, exit_status}]
  *        |      read as written (struct scenario_process); names and
  *        |      parents stay names until every layer is applied
- *   scenario_finish_processes()
+ *   scenario_procs_finish()
  *        |      names unique, PIDs unique (missing ones assigned, the same
  *        |      every time), parents and the groups' processes by name; a
  *        |      group naming no process gets one of its own ("<group>.exe")
  *        v
- *   sc->ident  [Idle, System, the list's, the groups' own]; each group's
+ *   ident      [Idle, System, the list's, the groups' own]; each group's
  *              start_ns / exit_ns from its process
  */
 #include <errno.h>
@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/lib/scenario/scenario.h"
-#include "tools/lib/scenario/scenario_internal.h"
+#include "tools/lib/common/suggest.h"
+#include "tools/lib/scenario/scenario_process.h"
 
 #define PID_LIMIT	    SCHED_FIRST_TID /* PIDs and TIDs share the client-ID space */
 #define AUTO_PID_FIRST	    1000u	    /* assigned PIDs: 1000, 1020, 1040, ... */
@@ -36,12 +36,7 @@
 #define SESSION_MAX	    65535
 #define MAX_DURATION_NS	    (86400 * SK_NS_PER_S)
 
-#define PROC struct scenario_process
-
-static struct scenario *scenario_of(const struct sk_walk *w)
-{
-	return w->root;
-}
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------------ */
 /* the keys of a process */
@@ -61,8 +56,8 @@ static bool is_builtin_name(const char *s)
 	return !strcmp(s, "System") || !strcmp(s, "Idle");
 }
 
-static int apply_name(struct sk_walk *w, const struct sk_desc *d, void *base,
-		      const struct yt_node *n)
+int scenario_apply_process_name(struct sk_walk *w, const struct sk_desc *d, void *base,
+				const struct yt_node *n)
 {
 	struct scenario_process *p = base;
 	const char *s;
@@ -78,8 +73,8 @@ static int apply_name(struct sk_walk *w, const struct sk_desc *d, void *base,
 	return rc;
 }
 
-static int apply_image(struct sk_walk *w, const struct sk_desc *d, void *base,
-		       const struct yt_node *n)
+int scenario_apply_process_image(struct sk_walk *w, const struct sk_desc *d, void *base,
+				 const struct yt_node *n)
 {
 	struct scenario_process *p = base;
 	const char *s;
@@ -115,8 +110,8 @@ static int check_pid(struct sk_walk *w, const struct yt_node *n, uint64_t v, boo
 	return 0;
 }
 
-static int apply_pid(struct sk_walk *w, const struct sk_desc *d, void *base,
-		     const struct yt_node *n)
+int scenario_apply_process_pid(struct sk_walk *w, const struct sk_desc *d, void *base,
+			       const struct yt_node *n)
 {
 	struct scenario_process *p = base;
 	uint64_t v;
@@ -137,8 +132,8 @@ static int apply_pid(struct sk_walk *w, const struct sk_desc *d, void *base,
 	return rc;
 }
 
-static int apply_parent(struct sk_walk *w, const struct sk_desc *d, void *base,
-			const struct yt_node *n)
+int scenario_apply_process_parent(struct sk_walk *w, const struct sk_desc *d, void *base,
+				  const struct yt_node *n)
 {
 	struct scenario_process *p = base;
 	const char *s;
@@ -170,8 +165,8 @@ static int apply_parent(struct sk_walk *w, const struct sk_desc *d, void *base,
 	return rc;
 }
 
-static int apply_session(struct sk_walk *w, const struct sk_desc *d, void *base,
-			 const struct yt_node *n)
+int scenario_apply_process_session(struct sk_walk *w, const struct sk_desc *d, void *base,
+				   const struct yt_node *n)
 {
 	struct scenario_process *p = base;
 	uint64_t v;
@@ -232,8 +227,8 @@ static bool sid_ok(const char *s)
 	return parts - 1 <= SID_MAX_SUBAUTH;
 }
 
-static int apply_user(struct sk_walk *w, const struct sk_desc *d, void *base,
-		      const struct yt_node *n)
+int scenario_apply_process_user(struct sk_walk *w, const struct sk_desc *d, void *base,
+				const struct yt_node *n)
 {
 	struct scenario_process *p = base;
 	const char *s;
@@ -285,8 +280,8 @@ static int exit_or_lifetime(struct sk_walk *w, const struct yt_node *n, const ch
 	return 0;
 }
 
-static int apply_exit(struct sk_walk *w, const struct sk_desc *d, void *base,
-		      const struct yt_node *n)
+int scenario_apply_process_exit(struct sk_walk *w, const struct sk_desc *d, void *base,
+				const struct yt_node *n)
 {
 	struct scenario_process *p = base;
 	uint64_t v = 0;
@@ -307,8 +302,8 @@ static int apply_exit(struct sk_walk *w, const struct sk_desc *d, void *base,
 	return rc;
 }
 
-static int apply_lifetime(struct sk_walk *w, const struct sk_desc *d, void *base,
-			  const struct yt_node *n)
+int scenario_apply_process_lifetime(struct sk_walk *w, const struct sk_desc *d, void *base,
+				    const struct yt_node *n)
 {
 	struct scenario_process *p = base;
 	uint64_t v;
@@ -325,8 +320,8 @@ static int apply_lifetime(struct sk_walk *w, const struct sk_desc *d, void *base
 }
 
 /* An exit code: -2147483648..4294967295 (NTSTATUS values such as 0xC0000005 included). */
-static int apply_exit_status(struct sk_walk *w, const struct sk_desc *d, void *base,
-			     const struct yt_node *n)
+int scenario_apply_process_exit_status(struct sk_walk *w, const struct sk_desc *d, void *base,
+				       const struct yt_node *n)
 {
 	struct scenario_process *p = base;
 	bool neg;
@@ -349,44 +344,12 @@ static int apply_exit_status(struct sk_walk *w, const struct sk_desc *d, void *b
 	return 0;
 }
 
-const struct sk_desc scenario_process_keys[] = {
-	K_CUSTOM_X("name", apply_name, scenario_print_name_str, .off = offsetof(PROC, name),
-		   .size = FSIZE(PROC, name)),
-	K_CUSTOM_X("image", apply_image, scenario_print_name_str, .off = offsetof(PROC, image),
-		   .size = FSIZE(PROC, image)),
-	K_CUSTOM("pid", apply_pid, scenario_print_pid),
-	K_CUSTOM("parent", apply_parent, scenario_print_parent),
-	K_CUSTOM("session", apply_session, scenario_print_session),
-	K_CUSTOM_X("user", apply_user, scenario_print_user, .size = FSIZE(PROC, user)),
-	K_STR("cmdline", PROC, cmdline, 0),
-	K_DUR("start", PROC, start_ns, 0, MAX_DURATION_NS),
-	K_CUSTOM_X("exit", apply_exit, scenario_print_exit, .min = 1, .max = MAX_DURATION_NS),
-	/* read into exit by scenario_finish(); printed as exit */
-	K_CUSTOM_X("lifetime", apply_lifetime, NULL, .min = 1, .max = MAX_DURATION_NS),
-	K_CUSTOM("exit_status", apply_exit_status, scenario_print_exit_status),
-	K_END,
-};
-
-static void process_init(void *root, unsigned i)
+void scenario_process_init(struct scenario_process *p)
 {
-	struct scenario *sc = root;
-	struct scenario_process *p = &sc->processes[i];
-
 	memset(p, 0, sizeof(*p));
 	p->session = DEFAULT_SESSION;
 	sk_copy_str(p->user, sizeof(p->user), DEFAULT_USER);
 }
-
-const struct sk_list scenario_processes_list = {
-	.count_off = offsetof(struct scenario, nprocesses),
-	.items_off = offsetof(struct scenario, processes),
-	.stride = sizeof(PROC),
-	.min = 0,
-	.max = SCENARIO_MAX_PROCESSES,
-	.noun = "processes",
-	.why_max = "besides Idle and System",
-	.init = process_init,
-};
 
 /* ------------------------------------------------------------------------ */
 /* the default desktop's processes */
@@ -430,13 +393,14 @@ static const struct {
 };
 /* clang-format on */
 
-void scenario_default_processes(struct scenario *sc)
+void scenario_processes_default(struct scenario_process *procs, unsigned *n,
+				const struct sched_cfg *s, struct scenario_group_x *group_x)
 {
-	sc->nprocesses = (unsigned)ARRAY_SIZE(default_processes);
-	for (unsigned i = 0; i < sc->nprocesses; i++) {
-		struct scenario_process *p = &sc->processes[i];
+	*n = (unsigned)ARRAY_SIZE(default_processes);
+	for (unsigned i = 0; i < *n; i++) {
+		struct scenario_process *p = &procs[i];
 
-		process_init(sc, i);
+		scenario_process_init(p);
 		sk_copy_str(p->name, sizeof(p->name), default_processes[i].name);
 		p->pid = default_processes[i].pid;
 		if (default_processes[i].parent) {
@@ -450,11 +414,11 @@ void scenario_default_processes(struct scenario *sc)
 		sk_copy_str(p->user, sizeof(p->user), default_processes[i].user);
 		sk_copy_str(p->cmdline, sizeof(p->cmdline), default_processes[i].cmdline);
 	}
-	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
+	for (unsigned g = 0; g < s->ngroups; g++) {
 		for (unsigned k = 0; k < ARRAY_SIZE(default_group_processes); k++) {
-			struct scenario_group_x *x = &sc->group_x[g];
+			struct scenario_group_x *x = &group_x[g];
 
-			if (strcmp(sc->sched.groups[g].name, default_group_processes[k].group)) {
+			if (strcmp(s->groups[g].name, default_group_processes[k].group)) {
 				continue;
 			}
 			sk_copy_str(x->process, sizeof(x->process),
@@ -470,14 +434,19 @@ void scenario_default_processes(struct scenario *sc)
 /* ------------------------------------------------------------------------ */
 /* the keys a thread group adds, and profile_interval */
 
+/* the group's extras: an array at @d->off in the root, item w->item */
+static struct scenario_group_x *group_x_of(const struct sk_walk *w, const struct sk_desc *d)
+{
+	return (struct scenario_group_x *)(void *)((char *)w->root + d->off) + w->item;
+}
+
 int scenario_apply_group_process(struct sk_walk *w, const struct sk_desc *d, void *base,
 				 const struct yt_node *n)
 {
-	struct scenario_group_x *x = &scenario_of(w)->group_x[w->item];
+	struct scenario_group_x *x = group_x_of(w, d);
 	const char *s;
 	int rc = sk_get_str(w, n, 0, sizeof(x->process), &s);
 
-	(void)d;
 	(void)base;
 	if (rc == 0) {
 		sk_copy_str(x->process, sizeof(x->process), s); /* resolved by scenario_finish */
@@ -488,11 +457,10 @@ int scenario_apply_group_process(struct sk_walk *w, const struct sk_desc *d, voi
 int scenario_apply_thread_name(struct sk_walk *w, const struct sk_desc *d, void *base,
 			       const struct yt_node *n)
 {
-	struct scenario_group_x *x = &scenario_of(w)->group_x[w->item];
+	struct scenario_group_x *x = group_x_of(w, d);
 	const char *s;
 	int rc = sk_get_str(w, n, 0, sizeof(x->thread_name), &s);
 
-	(void)d;
 	(void)base;
 	if (rc == 0) {
 		sk_copy_str(x->thread_name, sizeof(x->thread_name), s);
@@ -506,7 +474,6 @@ int scenario_apply_profile_interval(struct sk_walk *w, const struct sk_desc *d, 
 	uint64_t v;
 	int rc = sk_get_duration(w, n, 0, UINT64_MAX, &v);
 
-	(void)d;
 	(void)base;
 	if (rc == 0 && v % 100) {
 		return sk_fail(w, n, "%s is not a whole number of 100 ns (Windows' unit for it)",
@@ -518,7 +485,9 @@ int scenario_apply_profile_interval(struct sk_walk *w, const struct sk_desc *d, 
 			       n->str);
 	}
 	if (rc == 0) {
-		scenario_of(w)->ident.profile_interval = (uint32_t)(v / 100);
+		uint32_t interval = (uint32_t)(v / 100);
+
+		memcpy((char *)w->root + d->off, &interval, sizeof(interval));
 	}
 	return rc;
 }
@@ -526,7 +495,7 @@ int scenario_apply_profile_interval(struct sk_walk *w, const struct sk_desc *d, 
 /* ------------------------------------------------------------------------ */
 /* scenario_finish */
 
-static int find_process(const struct scenario *sc, const char *name)
+static int find_process(const struct scenario_procs *sc, const char *name)
 {
 	for (unsigned i = 0; i < sc->nprocesses; i++) {
 		if (!strcmp(sc->processes[i].name, name)) {
@@ -536,9 +505,16 @@ static int find_process(const struct scenario *sc, const char *name)
 	return -1;
 }
 
-const char *scenario_process_default_parent(const struct scenario *sc, unsigned i)
+const char *scenario_process_default_parent(const struct scenario_process *procs, unsigned n,
+					    unsigned i)
 {
-	int k = find_process(sc, DEFAULT_PARENT_NAME);
+	int k = -1;
+
+	for (unsigned j = 0; j < n && k < 0; j++) {
+		if (!strcmp(procs[j].name, DEFAULT_PARENT_NAME)) {
+			k = (int)j;
+		}
+	}
 
 	return k >= 0 && (unsigned)k != i ? DEFAULT_PARENT_NAME : "System";
 }
@@ -549,7 +525,7 @@ static const char *effective_image(const struct scenario_process *p)
 }
 
 /* " (did you mean \"x\"?)" for @name among the list's names and System, or "" */
-static void near_process(const struct scenario *sc, const char *name, char *buf, size_t len)
+static void near_process(const struct scenario_procs *sc, const char *name, char *buf, size_t len)
 {
 	const char *cands[SCENARIO_MAX_PROCESSES + 1];
 	const char *near;
@@ -566,7 +542,7 @@ static void near_process(const struct scenario *sc, const char *name, char *buf,
 	}
 }
 
-static int check_names(struct scenario *sc, struct etwforge_error *err)
+static int check_names(const struct scenario_procs *sc, struct etwforge_error *err)
 {
 	char path[SK_PATH_MAX];
 
@@ -575,12 +551,12 @@ static int check_names(struct scenario *sc, struct etwforge_error *err)
 
 		if (!p->name[0]) {
 			snprintf(path, sizeof(path), "processes.%u", i);
-			return sk_fail_key(&sc->where, sc->source, err, path,
+			return sk_fail_key(sc->where, sc->source, err, path,
 					   "needs a name (e.g. name: explorer.exe)");
 		}
 		if (!is_7bit(effective_image(p))) {
 			snprintf(path, sizeof(path), "processes.%u.name", i);
-			return sk_fail_key(&sc->where, sc->source, err, path,
+			return sk_fail_key(sc->where, sc->source, err, path,
 					   "\"%s\" is not 7-bit ASCII: ImageFileName is an ANSI "
 					   "string (give an ASCII image: key)",
 					   p->name);
@@ -588,7 +564,7 @@ static int check_names(struct scenario *sc, struct etwforge_error *err)
 		for (unsigned j = 0; j < i; j++) {
 			if (!strcmp(sc->processes[j].name, p->name)) {
 				snprintf(path, sizeof(path), "processes.%u.name", i);
-				return sk_fail_key(&sc->where, sc->source, err, path,
+				return sk_fail_key(sc->where, sc->source, err, path,
 						   "\"%s\" is also the name of processes.%u "
 						   "(several processes of one image: give each a "
 						   "name and the image: key)",
@@ -599,7 +575,7 @@ static int check_names(struct scenario *sc, struct etwforge_error *err)
 	return 0;
 }
 
-static bool pid_used(const struct scenario *sc, uint32_t pid, unsigned nauto,
+static bool pid_used(const struct scenario_procs *sc, uint32_t pid, unsigned nauto,
 		     const uint32_t *auto_pids)
 {
 	if (pid == 0 || pid == 4) {
@@ -623,7 +599,7 @@ static bool pid_used(const struct scenario *sc, uint32_t pid, unsigned nauto,
  * multiple of 4 from 8. Depends only on the PIDs taken, so the same
  * scenario always gets the same PIDs. Return: 0 if none is left.
  */
-static uint32_t next_pid(const struct scenario *sc, unsigned nauto, const uint32_t *auto_pids)
+static uint32_t next_pid(const struct scenario_procs *sc, unsigned nauto, const uint32_t *auto_pids)
 {
 	for (uint32_t pid = AUTO_PID_FIRST; pid < PID_LIMIT; pid += AUTO_PID_STEP) {
 		if (!pid_used(sc, pid, nauto, auto_pids)) {
@@ -638,7 +614,7 @@ static uint32_t next_pid(const struct scenario *sc, unsigned nauto, const uint32
 	return 0;
 }
 
-static int assign_pids(struct scenario *sc, struct etwforge_error *err)
+static int assign_pids(const struct scenario_procs *sc, struct etwforge_error *err)
 {
 	char path[SK_PATH_MAX];
 
@@ -646,7 +622,7 @@ static int assign_pids(struct scenario *sc, struct etwforge_error *err)
 		for (unsigned j = 0; sc->processes[i].pid && j < i; j++) {
 			if (sc->processes[j].pid == sc->processes[i].pid) {
 				snprintf(path, sizeof(path), "processes.%u.pid", i);
-				return sk_fail_key(&sc->where, sc->source, err, path,
+				return sk_fail_key(sc->where, sc->source, err, path,
 						   "%" PRIu32 " is also the PID of processes.%u",
 						   sc->processes[i].pid, j);
 			}
@@ -660,7 +636,7 @@ static int assign_pids(struct scenario *sc, struct etwforge_error *err)
 	return 0;
 }
 
-static int resolve_times(struct scenario *sc, struct etwforge_error *err)
+static int resolve_times(const struct scenario_procs *sc, struct etwforge_error *err)
 {
 	char path[SK_PATH_MAX];
 	char a[32];
@@ -677,7 +653,7 @@ static int resolve_times(struct scenario *sc, struct etwforge_error *err)
 			sk_format_duration(a, sizeof(a), p->exit_ns);
 			sk_format_duration(b, sizeof(b), p->start_ns);
 			snprintf(path, sizeof(path), "processes.%u.exit", i);
-			return sk_fail_key(&sc->where, sc->source, err, path,
+			return sk_fail_key(sc->where, sc->source, err, path,
 					   "%s is not after start (%s): a process exits after it "
 					   "starts",
 					   a, b);
@@ -687,7 +663,7 @@ static int resolve_times(struct scenario *sc, struct etwforge_error *err)
 }
 
 /* The parent's PID of process @i. */
-static int resolve_parent(const struct scenario *sc, unsigned i, uint32_t *ppid,
+static int resolve_parent(const struct scenario_procs *sc, unsigned i, uint32_t *ppid,
 			  struct etwforge_error *err)
 {
 	const struct scenario_process *p = &sc->processes[i];
@@ -701,7 +677,7 @@ static int resolve_parent(const struct scenario *sc, unsigned i, uint32_t *ppid,
 		return 0;
 	}
 	if (p->parent_by == SCENARIO_PARENT_DEFAULT) {
-		name = scenario_process_default_parent(sc, i);
+		name = scenario_process_default_parent(sc->processes, sc->nprocesses, i);
 	}
 	if (!strcmp(name, "System")) {
 		*ppid = 4;
@@ -710,13 +686,13 @@ static int resolve_parent(const struct scenario *sc, unsigned i, uint32_t *ppid,
 	k = find_process(sc, name);
 	snprintf(path, sizeof(path), "processes.%u.parent", i);
 	if (k == (int)i) {
-		return sk_fail_key(&sc->where, sc->source, err, path,
+		return sk_fail_key(sc->where, sc->source, err, path,
 				   "a process cannot be its own parent");
 	}
 	if (k < 0) {
 		near_process(sc, name, near, sizeof(near));
-		return sk_fail_key(&sc->where, sc->source, err, path,
-				   "no process is named \"%s\"%s", name, near);
+		return sk_fail_key(sc->where, sc->source, err, path, "no process is named \"%s\"%s",
+				   name, near);
 	}
 	*ppid = sc->processes[k].pid;
 	return 0;
@@ -735,23 +711,23 @@ static void fill_process(struct ident_process *ip, const struct scenario_process
 }
 
 /* Each group's process: the list's by name, System, or one of its own appended. */
-static int resolve_groups(struct scenario *sc, struct etwforge_error *err)
+static int resolve_groups(const struct scenario_procs *sc, struct etwforge_error *err)
 {
-	struct ident_cfg *id = &sc->ident;
+	struct ident_cfg *id = sc->ident;
 	uint32_t own_pids[SCHED_MAX_GROUPS];
 	unsigned nown = 0;
 	char path[SK_PATH_MAX];
 	char near[SCENARIO_IMAGE_MAX + 64];
 
-	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
+	for (unsigned g = 0; g < sc->sched->ngroups; g++) {
 		struct scenario_group_x *x = &sc->group_x[g];
-		struct sched_group *gr = &sc->sched.groups[g];
+		struct sched_group *gr = &sc->sched->groups[g];
 		unsigned idx;
 		int k;
 
 		snprintf(path, sizeof(path), "threads.%u.process", g);
 		if (x->process[0] && find_process(sc, x->process) < 0 &&
-		    !sk_where_has(&sc->where, path) && strcmp(x->process, "System")) {
+		    !sk_where_has(sc->where, path) && strcmp(x->process, "System")) {
 			/* a built-in group's built-in process the scenario replaced */
 			memset(x->process, 0, sizeof(x->process));
 		}
@@ -761,7 +737,7 @@ static int resolve_groups(struct scenario *sc, struct etwforge_error *err)
 			k = find_process(sc, x->process);
 			if (k < 0) {
 				near_process(sc, x->process, near, sizeof(near));
-				return sk_fail_key(&sc->where, sc->source, err, path,
+				return sk_fail_key(sc->where, sc->source, err, path,
 						   "no process is named \"%s\"%s", x->process,
 						   near);
 			}
@@ -774,7 +750,7 @@ static int resolve_groups(struct scenario *sc, struct etwforge_error *err)
 			if (id->nprocesses >= IDENT_MAX_PROCESSES) {
 				snprintf(path, sizeof(path), "threads.%u", g);
 				return sk_fail_key(
-					&sc->where, sc->source, err, path,
+					sc->where, sc->source, err, path,
 					"one process too many: a group without process: "
 					"gets one of its own, and %d processes is the most "
 					"(give it a process: of the list)",
@@ -802,10 +778,10 @@ static int resolve_groups(struct scenario *sc, struct etwforge_error *err)
 	return 0;
 }
 
-int scenario_finish_processes(struct scenario *sc, struct etwforge_error *err)
+int scenario_procs_finish(const struct scenario_procs *sc, struct etwforge_error *err)
 {
-	struct ident_cfg *id = &sc->ident;
-	const struct trace_config *t = &sc->trace;
+	struct ident_cfg *id = sc->ident;
+	const struct trace_config *t = sc->trace;
 	struct ident_cfg full;
 	uint32_t profile_interval = id->profile_interval;
 	uint32_t memory_mb = id->memory_mb;
@@ -850,18 +826,18 @@ int scenario_finish_processes(struct scenario *sc, struct etwforge_error *err)
 	if (rc) {
 		return rc;
 	}
-	scenario_ident_cfg(sc, &full);
-	if (ident_cfg_check(&full, sc->sched.ngroups, &why)) {
-		return sk_fail_key(&sc->where, sc->source, err, "processes", "%s", why);
+	scenario_procs_ident_cfg(sc, &full);
+	if (ident_cfg_check(&full, sc->sched->ngroups, &why)) {
+		return sk_fail_key(sc->where, sc->source, err, "processes", "%s", why);
 	}
 	return 0;
 }
 
-void scenario_ident_cfg(const struct scenario *sc, struct ident_cfg *out)
+void scenario_procs_ident_cfg(const struct scenario_procs *sc, struct ident_cfg *out)
 {
 	unsigned own = IDENT_SYSTEM + 1 + sc->nprocesses;
 
-	*out = sc->ident;
+	*out = *sc->ident;
 	out->computer_name = sc->computer_name;
 	for (unsigned i = 0; i < sc->nprocesses && IDENT_SYSTEM + 1 + i < out->nprocesses; i++) {
 		const struct scenario_process *p = &sc->processes[i];
@@ -871,7 +847,7 @@ void scenario_ident_cfg(const struct scenario *sc, struct ident_cfg *out)
 		ip->cmdline = p->cmdline[0] ? p->cmdline : NULL;
 		ip->sid = p->user[0] ? p->user : NULL;
 	}
-	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
+	for (unsigned g = 0; g < sc->sched->ngroups; g++) {
 		unsigned idx = out->group_process[g];
 
 		out->thread_name[g] =
