@@ -41,7 +41,7 @@
 #define IDENT_NO_SESSION    UINT32_MAX /* SessionId -1: Idle, System, services' hosts */
 #define IDENT_NO_EXIT	    UINT64_MAX
 
-/* The profile interval Windows accepts (TraceSetInformation, 100-ns units): 0.0122 ms .. 1 s. */
+/* The profile interval Windows accepts (TraceSetInformation, 100-ns units): 0.1221 ms .. 1 s. */
 #define IDENT_PROFILE_MIN_100NS	    1221u
 #define IDENT_PROFILE_MAX_100NS	    10000000u
 #define IDENT_PROFILE_DEFAULT_100NS 10000u /* 1 ms */

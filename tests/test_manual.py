@@ -172,7 +172,7 @@ def keys_of_config(text):
         keys.add((path + "." if path else "") + key)
         rest = body[m.end():].strip()
         if rest == "":
-            name = key + "[]" if key in ("sessions", "threads", "locks") else key
+            name = key + "[]" if key in ("sessions", "threads", "locks", "processes") else key
             stack.append((level, name))
     return keys
 
@@ -186,7 +186,7 @@ def case_scenario():
     check(len(keys) > 40, f"too few keys: {sorted(keys)}")
     for k in sorted(keys):
         if k in ("machine", "kernel", "kernel.spinlock", "sessions", "threads", "locks",
-                 "sessions[].pmc"):
+                 "processes", "sessions[].pmc"):
             check(f"*{k}*" in man or k.split(".")[-1] in man, f"etwforge-scenario(5) lacks {k}")
             continue
         check(f"*{k}*" in man, f"etwforge-scenario(5) has no entry *{k}*")

@@ -58,6 +58,35 @@ static void finish_ok(struct scenario *sc)
 	cr_assert_eq(rc, 0, "finish failed: %s", serr.msg);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The identity model's configuration: the same values, the same strings. */
+static void assert_same_identity(const struct scenario *a, const struct scenario *b)
+{
+	struct ident_cfg *x = malloc(sizeof(*x));
+	struct ident_cfg *y = malloc(sizeof(*y));
+
+	cr_assert(x && y);
+	cr_assert_eq(memcmp(&a->ident, &b->ident, sizeof(a->ident)), 0, "ident differs");
+	scenario_ident_cfg(a, x);
+	scenario_ident_cfg(b, y);
+	cr_assert(same_str(x->computer_name, y->computer_name));
+	for (unsigned i = 0; i < x->nprocesses; i++) {
+		cr_assert(same_str(x->processes[i].image, y->processes[i].image), "image %u", i);
+		cr_assert(same_str(x->processes[i].cmdline, y->processes[i].cmdline), "cmdline %u",
+			  i);
+		cr_assert(same_str(x->processes[i].sid, y->processes[i].sid), "sid %u", i);
+	}
+	for (unsigned g = 0; g < a->sched.ngroups; g++) {
+		cr_assert(same_str(x->thread_name[g], y->thread_name[g]), "thread name %u", g);
+	}
+	free(x);
+	free(y);
+}
+
 /* Everything scenario_finish() hands to gen: must match byte for byte. */
 static void assert_same_config(const struct scenario *a, const struct scenario *b)
 {
@@ -74,6 +103,7 @@ static void assert_same_config(const struct scenario *a, const struct scenario *
 	cr_assert_eq(memcmp(&a->lock_model, &b->lock_model, sizeof(a->lock_model)), 0,
 		     "lock model differs");
 	cr_assert_eq(memcmp(a->sess_x, b->sess_x, sizeof(a->sess_x)), 0, "sessions differ");
+	assert_same_identity(a, b);
 }
 
 /* scenario_print() into a malloc'd string */
@@ -139,7 +169,7 @@ Test(scenario, defaults_are_the_documented_desktop)
 	cr_assert_eq(sc->trace.nsessions, 2);
 	cr_assert_str_eq(s0->name, "NT Kernel Logger");
 	cr_assert_eq(s0->clock, SIM_CLOCK_QPC);
-	cr_assert_eq(s0->flags, PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT);
+	cr_assert_eq(s0->flags, PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT | PRODUCER_F_PROC_THREAD);
 	cr_assert_str_eq(s1->name, "etwforge CSwitch");
 	cr_assert_eq(s1->clock, SIM_CLOCK_QPC);
 	cr_assert_eq(s1->flags, PRODUCER_F_CSWITCH);
@@ -215,6 +245,8 @@ static const char every_key_yaml[] = "seed: 12345678901234\n"
 				     "  start_time: 132000000000000000\n"
 				     "  boot_time: 131999000000000000\n"
 				     "  quantum: 20ms\n"
+				     "  memory_mb: 8192\n"
+				     "  computer_name: DESKTOP-7Q2\n"
 				     "kernel:\n"
 				     "  quirks: false\n"
 				     "  flush_at_end: false\n"
@@ -227,7 +259,7 @@ static const char every_key_yaml[] = "seed: 12345678901234\n"
 				     "sessions:\n"
 				     "  - name: First\n"
 				     "    clock: cycles\n"
-				     "    flags: [spinlock, cswitch, compact_cswitch]\n"
+				     "    flags: [spinlock, cswitch, compact_cswitch, dispatcher]\n"
 				     "    pebs: true\n"
 				     "    pmc: {counters: [TotalCycles, CacheMisses],\n"
 				     "          events: [\"0x0524\", \"0x0525\", 0x0529]}\n"
@@ -237,11 +269,30 @@ static const char every_key_yaml[] = "seed: 12345678901234\n"
 				     "    file: first.etl\n"
 				     "  - name: Second\n"
 				     "    clock: systime\n"
-				     "    flags: []\n"
+				     "    flags: [proc_thread, profile]\n"
 				     "    pmc:\n"
 				     "      counters: [CacheMisses, BranchMispredictions]\n"
 				     "    flush_latency: 250us\n"
 				     "    file: \"second file.etl\"\n"
+				     "processes:\n"
+				     "  - name: host\n"
+				     "    image: svchost.exe\n"
+				     "    pid: 1200\n"
+				     "    parent: 600\n"
+				     "    session: none\n"
+				     "    user: S-1-5-19\n"
+				     "    cmdline: \"svchost.exe -k netsvcs\"\n"
+				     "    start: 100ms\n"
+				     "    exit: 900ms\n"
+				     "    exit_status: 0xC0000005\n"
+				     "  - name: app.exe\n"
+				     "    parent: host\n"
+				     "    session: 2\n"
+				     "    user: none\n"
+				     "    cmdline: \"app.exe --na\u00efve \u65e5\u672c\"\n"
+				     "    start: 10ms\n"
+				     "    lifetime: 20ms\n"
+				     "    exit_status: -1\n"
 				     "threads:\n"
 				     "  - name: g0\n"
 				     "    count: 3\n"
@@ -253,6 +304,8 @@ static const char every_key_yaml[] = "seed: 12345678901234\n"
 				     "    user_wait: 33\n"
 				     "    affinity: [1, \"4-6\", 11]\n"
 				     "    lifetime: 50ms\n"
+				     "    process: app.exe\n"
+				     "    thread_name: \"Worker {n} \u00e9\"\n"
 				     "  - name: g1\n"
 				     "    behaviour: io_bound\n"
 				     "locks:\n"
@@ -268,7 +321,65 @@ static const char every_key_yaml[] = "seed: 12345678901234\n"
 				     "    nested: [M]\n"
 				     "  - name: M\n"
 				     "    taken_by: [isr]\n"
-				     "    rate: 0\n";
+				     "    rate: 0\n"
+				     "profile_interval: 250us\n"
+				     "sysconfig: false\n";
+
+/* every_key_yaml's processes, group processes and identity keys */
+static void check_every_identity_key(const struct scenario *sc)
+{
+	const struct ident_cfg *id = &sc->ident;
+	struct ident_cfg *full = malloc(sizeof(*full));
+	const struct ident_process *host = &id->processes[2];
+	const struct ident_process *app = &id->processes[3];
+	const struct ident_process *own = &id->processes[4];
+
+	cr_assert_not_null(full);
+	scenario_ident_cfg(sc, full);
+	cr_assert(id->proc_thread && id->dispatcher && id->profile, "from the sessions' flags");
+	cr_assert_eq(id->sysconfig, false);
+	cr_assert_eq(id->names_in_thread_records, true, "win11-22h2's Thread records are v4");
+	cr_assert_eq(id->ptr64, false, "x86");
+	cr_assert_eq(id->profile_interval, 2500, "250 us in 100-ns units");
+	cr_assert_eq(id->memory_mb, 8192);
+	cr_assert_str_eq(full->computer_name, "DESKTOP-7Q2");
+	/* Idle, System, host, app.exe, and g1's own process */
+	cr_assert_eq(id->nprocesses, 5);
+	cr_assert_eq(host->pid, 1200);
+	cr_assert_eq(host->ppid, 600);
+	cr_assert_eq(host->session, UINT32_MAX, "none");
+	cr_assert_eq(host->start_ns, 100000000ull);
+	cr_assert_eq(host->exit_ns, 900000000ull);
+	cr_assert_eq((uint32_t)host->exit_status, 0xC0000005u);
+	cr_assert_str_eq(full->processes[2].image, "svchost.exe");
+	cr_assert_str_eq(full->processes[2].sid, "S-1-5-19");
+	cr_assert_str_eq(full->processes[2].cmdline, "svchost.exe -k netsvcs");
+	/* app.exe: the first assigned PID, its parent by name, exit = start + lifetime */
+	cr_assert_eq(app->pid, 1000);
+	cr_assert_eq(app->ppid, 1200);
+	cr_assert_eq(app->session, 2);
+	cr_assert_eq(app->start_ns, 10000000ull);
+	cr_assert_eq(app->exit_ns, 30000000ull);
+	cr_assert_eq(app->exit_status, -1);
+	cr_assert_str_eq(full->processes[3].image, "app.exe");
+	cr_assert_null(full->processes[3].sid, "user: none");
+	cr_assert_str_eq(full->processes[3].cmdline, "app.exe --na\u00efve \u65e5\u672c");
+	/* g1 named no process: one of its own, the next assigned PID */
+	cr_assert_eq(own->pid, 1020);
+	cr_assert_eq(own->ppid, 4, "no services.exe: System");
+	cr_assert_eq(own->session, 1);
+	cr_assert_str_eq(full->processes[4].image, "g1.exe");
+	cr_assert_eq(id->group_process[0], 3);
+	cr_assert_eq(id->group_process[1], 4);
+	cr_assert_str_eq(full->thread_name[0], "Worker {n} \u00e9");
+	cr_assert_null(full->thread_name[1]);
+	/* the groups start and exit with their processes */
+	cr_assert_eq(sc->sched.groups[0].start_ns, 10000000ull);
+	cr_assert_eq(sc->sched.groups[0].exit_ns, 30000000ull);
+	cr_assert_eq(sc->sched.groups[1].start_ns, 0);
+	cr_assert_eq(sc->sched.groups[1].exit_ns, 0);
+	free(full);
+}
 
 static void check_every_key(const struct scenario *sc)
 {
@@ -302,7 +413,8 @@ static void check_every_key(const struct scenario *sc)
 	cr_assert_eq(t->nsessions, 2);
 	cr_assert_str_eq(s0->name, "First");
 	cr_assert_eq(s0->clock, SIM_CLOCK_CYCLES);
-	cr_assert_eq(s0->flags, PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT | PRODUCER_F_SPINLOCK);
+	cr_assert_eq(s0->flags, PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT | PRODUCER_F_SPINLOCK |
+					PRODUCER_F_DISPATCHER);
 	cr_assert_eq(s0->pebs, true);
 	cr_assert_eq(s0->pmc_count, 2);
 	cr_assert_eq(s0->pmc_event_count, 3);
@@ -316,7 +428,7 @@ static void check_every_key(const struct scenario *sc)
 	cr_assert_str_eq(s0->file, "first.etl");
 	cr_assert_str_eq(s1->name, "Second");
 	cr_assert_eq(s1->clock, SIM_CLOCK_SYSTIME);
-	cr_assert_eq(s1->flags, 0);
+	cr_assert_eq(s1->flags, PRODUCER_F_PROC_THREAD | PRODUCER_F_PROFILE);
 	cr_assert_eq(s1->pebs, false);
 	cr_assert_eq(s1->pmc_count, 2);
 	cr_assert_eq(s1->pmc_event_count, 0);
@@ -399,6 +511,7 @@ static void check_every_key(const struct scenario *sc)
 	cr_assert_eq(sc->sched.clocks[SIM_CLOCK_CYCLES], true);
 	cr_assert_eq(sc->sched.ncounters, 3);
 	cr_assert_eq(sc->sched.pebs, true);
+	check_every_identity_key(sc);
 }
 
 Test(scenario, every_key_from_yaml)
@@ -418,28 +531,40 @@ Test(scenario, every_key_from_json_is_the_same_config)
 		"\"machine\":{\"cpus\":12,\"cpu_mhz\":2500,\"perf_freq\":3579545,"
 		"\"timer_resolution\":10000,\"target\":\"win11-22h2\",\"arch\":\"x86\","
 		"\"start_time\":132000000000000000,\"boot_time\":131999000000000000,"
-		"\"quantum\":\"20ms\"},"
+		"\"quantum\":\"20ms\",\"memory_mb\":8192,\"computer_name\":\"DESKTOP-7Q2\"},"
 		"\"kernel\":{\"quirks\":false,\"flush_at_end\":false,\"pebs_and_pmc\":true,"
 		"\"spinlock\":{\"spin_threshold\":5,\"acquire_sample_rate\":2000,"
 		"\"contention_sample_rate\":3,\"hold_threshold\":2000000}},\n"
 		"\"sessions\":[{\"name\":\"First\",\"clock\":\"cycles\","
-		"\"flags\":[\"spinlock\",\"cswitch\",\"compact_cswitch\"],\"pebs\":true,"
+		"\"flags\":[\"spinlock\",\"cswitch\",\"compact_cswitch\",\"dispatcher\"],"
+		"\"pebs\":true,"
 		"\"pmc\":{\"counters\":[\"TotalCycles\",\"CacheMisses\"],"
 		"\"events\":[\"0x0524\",\"0x0525\",\"0x0529\"]},\"buffer_size\":8192,"
 		"\"pool_buffers\":32,\"flush_latency\":1500000,\"file\":\"first.etl\"},\n"
-		"  {\"name\":\"Second\",\"clock\":\"systime\",\"flags\":[],"
+		"  "
+		"{\"name\":\"Second\",\"clock\":\"systime\",\"flags\":[\"proc_thread\",\"profile\"]"
+		","
 		"\"pmc\":{\"counters\":[\"CacheMisses\",\"BranchMispredictions\"]},"
 		"\"flush_latency\":\"250us\",\"file\":\"second file.etl\"}],\n"
+		"\"processes\":[{\"name\":\"host\",\"image\":\"svchost.exe\",\"pid\":1200,"
+		"\"parent\":600,\"session\":\"none\",\"user\":\"S-1-5-19\","
+		"\"cmdline\":\"svchost.exe -k netsvcs\",\"start\":\"100ms\",\"exit\":900000000,"
+		"\"exit_status\":3221225477},\n"
+		" {\"name\":\"app.exe\",\"parent\":\"host\",\"session\":2,\"user\":\"none\","
+		"\"cmdline\":\"app.exe --na\\u00efve \\u65e5\\u672c\",\"start\":\"10ms\","
+		"\"lifetime\":\"20ms\",\"exit_status\":-1}],\n"
 		"\"threads\":[{\"name\":\"g0\",\"count\":3,\"priority\":31,"
 		"\"behaviour\":\"periodic\",\"period\":2500000,\"duty\":40,"
 		"\"wait_reasons\":{\"WrRcu\":2,\"6\":5,\"Executive\":1},"
-		"\"user_wait\":33,\"affinity\":[1,\"4-6\",11],\"lifetime\":\"50ms\"},"
+		"\"user_wait\":33,\"affinity\":[1,\"4-6\",11],\"lifetime\":\"50ms\","
+		"\"process\":\"app.exe\",\"thread_name\":\"Worker {n} \\u00e9\"},"
 		"{\"name\":\"g1\",\"behaviour\":\"io_bound\"}],\n"
 		"\"locks\":[{\"name\":\"L\",\"count\":3,\"per_cpu\":true,\"taken_by\":[\"dpc\","
 		"\"g1\"],"
 		"\"rate\":123456,\"hold\":750,\"hold_tail\":7,\"hold_tail_max\":\"2ms\","
 		"\"modes\":{\"queued\":2,\"shared\":3},\"nested\":[\"M\"]},"
-		"{\"name\":\"M\",\"taken_by\":[\"isr\"],\"rate\":0}]}\n";
+		"{\"name\":\"M\",\"taken_by\":[\"isr\"],\"rate\":0}],\n"
+		"\"profile_interval\":\"250us\",\"sysconfig\":false}\n";
 	struct scenario *j = new_scenario();
 	struct scenario *y = new_scenario();
 
@@ -837,7 +962,7 @@ Test(scenario, print_round_trips_the_defaults)
 	cr_assert(strstr(text, "  boot_time: 132999964000000000\n"));
 	cr_assert(strstr(text, "\nkernel:\n  quirks: true\n"));
 	cr_assert(strstr(text, "\nsessions:\n  - name: \"NT Kernel Logger\"\n    clock: qpc\n"
-			       "    flags: [cswitch, compact_cswitch]\n"));
+			       "    flags: [cswitch, compact_cswitch, proc_thread]\n"));
 	cr_assert(strstr(text, "\nthreads:\n  - name: "));
 	cr_assert(strstr(text, "\nlocks: []\n"));
 	free(text);
@@ -969,7 +1094,7 @@ static const struct bad_case bad_cases[] = {
 	 "x.yaml:1:1: sesions: unknown key (did you mean 'sessions'?)"},
 	{"x.yaml", "colour: red\n", false,
 	 "x.yaml:1:1: colour: unknown key (known: seed, duration, machine, kernel, sessions, "
-	 "threads, locks)"},
+	 "processes, threads, locks, profile_interval, sysconfig)"},
 	{"x.yaml", "threads: [{behavior: io_bound}]\n", false,
 	 "x.yaml:1:12: threads.0.behavior: unknown key (did you mean 'behaviour'?)"},
 	{"x.yaml", "threads: [{behaviour: busy}]\n", false,
@@ -1099,6 +1224,74 @@ static const struct bad_case bad_cases[] = {
 	 "x.yaml:1:16: locks.0.hold: 0 is out of range (1ns..1s)"},
 	{"x.yaml", "? [a, b]\n: 1\n", false,
 	 "x.yaml:1:3: scenario: a key must be a name, not a list"},
+	/* processes */
+	{"x.yaml",
+	 "processes: [{name: explorer.exe}]\nthreads: [{name: ui, process: explorer.ex}]\n", true,
+	 "x.yaml:2:31: threads.0.process: no process is named \"explorer.ex\" (did you mean "
+	 "\"explorer.exe\"?)"},
+	{"x.yaml", "threads: [{name: ui, process: Sytem}]\n", true,
+	 "x.yaml:1:31: threads.0.process: no process is named \"Sytem\" (did you mean "
+	 "\"System\"?)"},
+	{"x.yaml", "processes: [{name: a.exe, pid: 1000}, {name: b.exe, pid: 1000}]\n", true,
+	 "x.yaml:1:58: processes.1.pid: 1000 is also the PID of processes.0"},
+	{"x.yaml", "processes: [{name: a.exe, pid: 1002}]\n", false,
+	 "x.yaml:1:32: processes.0.pid: 1002 is not a multiple of 4 (Windows' PIDs are)"},
+	{"x.yaml", "processes: [{name: a.exe, pid: 4096}]\n", false,
+	 "x.yaml:1:32: processes.0.pid: 4096 is out of range (PIDs are below 4096, where thread "
+	 "IDs start: they share one ID space)"},
+	{"x.yaml", "processes: [{name: a.exe, pid: 4}]\n", false,
+	 "x.yaml:1:32: processes.0.pid: 4 is the PID of System"},
+	{"x.yaml", "processes: [{name: a.exe, pid: 0}]\n", false,
+	 "x.yaml:1:32: processes.0.pid: 0 is the PID of Idle"},
+	{"x.yaml", "processes: [{name: a.exe}, {name: a.exe}]\n", true,
+	 "x.yaml:1:35: processes.1.name: \"a.exe\" is also the name of processes.0"},
+	{"x.yaml", "processes: [{name: System}]\n", false,
+	 "x.yaml:1:20: processes.0.name: \"System\" is the built-in process of PID 4"},
+	{"x.yaml", "processes:\n  - {name: a.exe, start: 2s, exit: 1500ms}\n", true,
+	 "x.yaml:2:36: processes.0.exit: 1500ms is not after start (2s): a process exits after "
+	 "it starts"},
+	{"x.yaml", "processes:\n  - {name: a.exe, exit: 1s, lifetime: 1s}\n", false,
+	 "x.yaml:2:39: processes.0.lifetime: give exit or lifetime, not both"},
+	{"x.yaml", "processes: [{name: a.exe, image: \"expl\u00f6rer.exe\"}]\n", false,
+	 "x.yaml:1:34: processes.0.image: \"expl\u00f6rer.exe\" is not 7-bit ASCII: "
+	 "ImageFileName is an ANSI string"},
+	{"x.yaml", "processes: [{name: \"\u00e9diteur.exe\"}]\n", true,
+	 "x.yaml:1:20: processes.0.name: \"\u00e9diteur.exe\" is not 7-bit ASCII: ImageFileName "
+	 "is an ANSI string (give an ASCII image: key)"},
+	{"x.yaml", "processes: [{name: a.exe, sesion: 1}]\n", false,
+	 "x.yaml:1:27: processes.0.sesion: unknown key (did you mean 'session'?)"},
+	{"x.yaml", "processes: [{name: a.exe, user: S-1-5-x}]\n", false,
+	 "x.yaml:1:33: processes.0.user: \"S-1-5-x\" is not a SID (S-1-<authority>-"
+	 "<sub-authority>..., at most 15 sub-authorities, e.g. S-1-5-18) nor none"},
+	{"x.yaml",
+	 "processes: [{name: a.exe, user: S-1-5-1-2-3-4-5-6-7-8-9-10-11-12-13-14-15-16}]\n", false,
+	 "x.yaml:1:33: processes.0.user: \"S-1-5-1-2-3-4-5-6-7-8-9-10-11-12-13-14-15-16\" "
+	 "is not a SID"},
+	{"x.yaml", "processes: [{name: a.exe, parent: explorer}]\n", true,
+	 "x.yaml:1:35: processes.0.parent: no process is named \"explorer\" (processes: the "
+	 "names of the processes list, or System)"},
+	{"x.yaml", "processes: [{name: a.exe, parent: b.ex}, {name: b.exe}]\n", true,
+	 "x.yaml:1:35: processes.0.parent: no process is named \"b.ex\" (did you mean "
+	 "\"b.exe\"?)"},
+	{"x.yaml", "processes: [{name: a.exe, parent: a.exe}]\n", true,
+	 "x.yaml:1:35: processes.0.parent: a process cannot be its own parent"},
+	{"x.yaml", "processes: [{name: a.exe, session: -2}]\n", false,
+	 "x.yaml:1:36: processes.0.session: \"-2\" is not a session (0..65535, or none / -1: no "
+	 "session)"},
+	{"x.yaml", "processes: [{pid: 1000}]\n", true,
+	 "x.yaml:1:13: processes.0: needs a name (e.g. name: explorer.exe)"},
+	{"x.yaml", "profile_interval: 100us\n", false,
+	 "x.yaml:1:19: profile_interval: 100us is out of range (122100ns..1s: what Windows "
+	 "accepts)"},
+	{"x.yaml", "profile_interval: 2s\n", false,
+	 "x.yaml:1:19: profile_interval: 2s is out of range (122100ns..1s"},
+	{"x.yaml", "profile_interval: 122.15us\n", false,
+	 "x.yaml:1:19: profile_interval: 122.15us is not a whole number of 100 ns (Windows' unit "
+	 "for it)"},
+	{"x.yaml", "machine: {computer_name: THE-LONG-HOSTNAME}\n", false,
+	 "x.yaml:1:26: machine.computer_name: is too long (17 bytes, at most 15)"},
+	{"x.yaml", "processes: [{name: a.exe, exit_status: 0x100000000}]\n", false,
+	 "x.yaml:1:40: processes.0.exit_status: \"0x100000000\" is not an exit code"},
 };
 
 #define NBAD (sizeof(bad_cases) / sizeof(bad_cases[0]))
@@ -1310,12 +1503,38 @@ Test(scenario, examples_say_what_their_names_say)
 	cr_assert_eq(sc->trace.cpus, 8);
 	cr_assert_not_null(group_named(sc, "audio"));
 	cr_assert_geq(group_named(sc, "audio")->base_priority, 15);
+	/* who runs: the shell, a browser of several processes, services; every record kind */
+	cr_assert(sc->ident.proc_thread && sc->ident.dispatcher && sc->ident.profile);
+	{
+		struct ident_cfg *c = malloc(sizeof(*c));
+		unsigned edge = 0;
+		bool late_tab = false;
+
+		cr_assert_not_null(c);
+		scenario_ident_cfg(sc, c);
+		for (unsigned i = 2; i < c->nprocesses; i++) {
+			edge += !strcmp(c->processes[i].image, "msedge.exe");
+			late_tab |= c->processes[i].start_ns > 0 &&
+				    c->processes[i].exit_ns != IDENT_NO_EXIT;
+		}
+		cr_assert_geq(edge, 3, "a browser process and renderers");
+		cr_assert(late_tab, "a process that starts and exits during the trace");
+		cr_assert_eq(c->nprocesses, 2 + sc->nprocesses, "every group names its process");
+		free(c);
+	}
 	free(sc);
 
 	sc = load_example("server64.yaml");
 	cr_assert_eq(sc->trace.cpus, 64);
 	cr_assert_gt(group_named(sc, "request_workers")->count, 64);
 	cr_assert_gt(sc->trace.ncounters, 0);
+	cr_assert_eq(sc->ident.group_process[0], sc->ident.group_process[3],
+		     "request workers and handlers: one worker process");
+	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
+		bool system = !strcmp(sc->sched.groups[g].name, "system_workers");
+
+		cr_assert_eq(sc->ident.group_process[g] == IDENT_SYSTEM, system, "group %u", g);
+	}
 	free(sc);
 
 	sc = load_example("lock_driver.yaml");

@@ -251,7 +251,7 @@ static int ident_begin(struct gen_run *g, struct etwforge_error *err)
 	const char *why = NULL;
 	int rc;
 
-	scenario_ident(g->sc, &ic);
+	scenario_ident_cfg(g->sc, &ic);
 	if (ident_cfg_check(&ic, g->sc->sched.ngroups, &why) < 0) {
 		return error_fail(err, -EINVAL, ERR_INPUT, "%s", why);
 	}

@@ -34,9 +34,6 @@
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/scenario/yaml_tree.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define FSIZE(T, m)   ((unsigned)sizeof(((T *)0)->m))
-
 #define NS_PER_US SK_NS_PER_US
 #define NS_PER_MS SK_NS_PER_MS
 #define NS_PER_S  SK_NS_PER_S
@@ -193,7 +190,10 @@ static int apply_flags(struct sk_walk *w, const struct sk_desc *d, void *base,
 	struct trace_session_cfg *s = base;
 	unsigned flags = 0;
 	size_t cnt;
-	int rc = sk_need_list(w, n, "flags (cswitch, compact_cswitch, spinlock)", 16, &cnt);
+	int rc = sk_need_list(w, n,
+			      "flags (cswitch, compact_cswitch, spinlock, proc_thread, dispatcher, "
+			      "profile)",
+			      16, &cnt);
 
 	(void)d;
 	for (size_t i = 0; rc == 0 && i < cnt; i++) {
@@ -669,48 +669,6 @@ static int apply_contention(struct sk_walk *w, const struct sk_desc *d, void *ba
 /* ------------------------------------------------------------------------ */
 /* the schema */
 
-#define K_UINT(k, T, m, lo, hi)                                                                    \
-	{                                                                                          \
-		.key = (k), .kind = SK_UINT, .off = offsetof(T, m), .size = FSIZE(T, m),           \
-		.min = (lo), .max = (hi)                                                           \
-	}
-#define K_UINT_M(k, T, m, lo, hi, mul)                                                             \
-	{                                                                                          \
-		.key = (k), .kind = SK_UINT, .off = offsetof(T, m), .size = FSIZE(T, m),           \
-		.min = (lo), .max = (hi), .multiple = (mul)                                        \
-	}
-#define K_BOOL(k, T, m)                                                                            \
-	{                                                                                          \
-		.key = (k), .kind = SK_BOOL, .off = offsetof(T, m), .size = FSIZE(T, m)            \
-	}
-#define K_STR(k, T, m, lo)                                                                         \
-	{                                                                                          \
-		.key = (k), .kind = SK_STR, .off = offsetof(T, m), .size = FSIZE(T, m),            \
-		.min = (lo)                                                                        \
-	}
-#define K_DUR(k, T, m, lo, hi)                                                                     \
-	{                                                                                          \
-		.key = (k), .kind = SK_DUR, .off = offsetof(T, m), .size = FSIZE(T, m),            \
-		.min = (lo), .max = (hi)                                                           \
-	}
-#define K_ENUM(k, T, m, nm, num)                                                                   \
-	{                                                                                          \
-		.key = (k), .kind = SK_ENUM, .off = offsetof(T, m), .size = FSIZE(T, m),           \
-		.names = (nm), .nnames = ARRAY_SIZE(nm), .numeric = (num)                          \
-	}
-#define K_CUSTOM(k, ap, pr)                                                                        \
-	{                                                                                          \
-		.key = (k), .kind = SK_CUSTOM, .apply = (ap), .print = (pr)                        \
-	}
-#define K_CUSTOM_X(k, ap, pr, ...)                                                                 \
-	{                                                                                          \
-		.key = (k), .kind = SK_CUSTOM, .apply = (ap), .print = (pr), __VA_ARGS__           \
-	}
-#define K_END                                                                                      \
-	{                                                                                          \
-		.key = NULL                                                                        \
-	}
-
 #define SC   struct scenario
 #define SESS struct trace_session_cfg
 #define GRP  struct sched_group
@@ -728,6 +686,8 @@ static const struct sk_desc machine_keys[] = {
 		   .max = INT64_MAX),
 	K_CUSTOM_X("quantum", apply_quantum, scenario_print_quantum, .min = 100 * NS_PER_US,
 		   .max = 10 * NS_PER_S),
+	K_UINT("memory_mb", SC, ident.memory_mb, 1, 4194304), /* 4 TiB: Windows' most */
+	K_STR("computer_name", SC, computer_name, 1),
 	K_END,
 };
 
@@ -781,6 +741,10 @@ static const struct sk_desc group_keys[] = {
 	K_CUSTOM("affinity", apply_affinity, scenario_print_affinity),
 	K_CUSTOM_X("lifetime", apply_lifetime, scenario_print_lifetime, .min = 10 * NS_PER_US,
 		   .max = 86400 * NS_PER_S),
+	K_CUSTOM_X("process", scenario_apply_group_process, scenario_print_group_process,
+		   .off = offsetof(SC, group_x)),
+	K_CUSTOM_X("thread_name", scenario_apply_thread_name, scenario_print_thread_name,
+		   .off = offsetof(SC, group_x)),
 	K_END,
 };
 
@@ -800,7 +764,32 @@ static const struct sk_desc lock_keys[] = {
 	K_END,
 };
 
+#define PROC	       struct scenario_process
+#define MAX_PROCESS_NS (86400 * NS_PER_S)
+
+static const struct sk_desc process_keys[] = {
+	K_CUSTOM_X("name", scenario_apply_process_name, scenario_print_name_str,
+		   .off = offsetof(PROC, name), .size = FSIZE(PROC, name)),
+	K_CUSTOM_X("image", scenario_apply_process_image, scenario_print_name_str,
+		   .off = offsetof(PROC, image), .size = FSIZE(PROC, image)),
+	K_CUSTOM("pid", scenario_apply_process_pid, scenario_print_pid),
+	K_CUSTOM("parent", scenario_apply_process_parent, scenario_print_parent),
+	K_CUSTOM("session", scenario_apply_process_session, scenario_print_session),
+	K_CUSTOM_X("user", scenario_apply_process_user, scenario_print_user,
+		   .size = FSIZE(PROC, user)),
+	K_STR("cmdline", PROC, cmdline, 0),
+	K_DUR("start", PROC, start_ns, 0, MAX_PROCESS_NS),
+	K_CUSTOM_X("exit", scenario_apply_process_exit, scenario_print_exit, .min = 1,
+		   .max = MAX_PROCESS_NS),
+	/* read into exit by scenario_finish(); printed as exit */
+	K_CUSTOM_X("lifetime", scenario_apply_process_lifetime, NULL, .min = 1,
+		   .max = MAX_PROCESS_NS),
+	K_CUSTOM("exit_status", scenario_apply_process_exit_status, scenario_print_exit_status),
+	K_END,
+};
+
 static void session_init(void *root, unsigned i);
+static void process_init(void *root, unsigned i);
 static void group_init(void *root, unsigned i);
 static void group_done(void *root, unsigned i, const struct yt_node *item);
 static void lock_init(void *root, unsigned i);
@@ -828,6 +817,17 @@ static const struct sk_list threads_list = {
 	.done = group_done,
 };
 
+static const struct sk_list processes_list = {
+	.count_off = offsetof(SC, nprocesses),
+	.items_off = offsetof(SC, processes),
+	.stride = sizeof(PROC),
+	.min = 0,
+	.max = SCENARIO_MAX_PROCESSES,
+	.noun = "processes",
+	.why_max = "besides Idle and System",
+	.init = process_init,
+};
+
 static const struct sk_list locks_list = {
 	.count_off = offsetof(SC, nlocks),
 	.items_off = offsetof(SC, locks),
@@ -845,8 +845,12 @@ static const struct sk_desc scenario_keys[] = {
 	{.key = "machine", .kind = SK_MAP, .sub = machine_keys},
 	{.key = "kernel", .kind = SK_MAP, .sub = kernel_keys},
 	{.key = "sessions", .kind = SK_LIST, .sub = session_keys, .list = &sessions_list},
+	{.key = "processes", .kind = SK_LIST, .sub = process_keys, .list = &processes_list},
 	{.key = "threads", .kind = SK_LIST, .sub = group_keys, .list = &threads_list},
 	{.key = "locks", .kind = SK_LIST, .sub = lock_keys, .list = &locks_list},
+	K_CUSTOM_X("profile_interval", scenario_apply_profile_interval,
+		   scenario_print_profile_interval, .off = offsetof(SC, ident.profile_interval)),
+	K_BOOL("sysconfig", SC, ident.sysconfig),
 	K_END,
 };
 
@@ -895,6 +899,7 @@ static void group_init(void *root, unsigned i)
 	struct sched_group *g = &sc->sched.groups[i];
 
 	memset(g, 0, sizeof(*g));
+	memset(&sc->group_x[i], 0, sizeof(sc->group_x[i]));
 	snprintf(g->name, sizeof(g->name), "group%u", i);
 	g->count = 1;
 	g->base_priority = 8;
@@ -919,6 +924,13 @@ static void group_done(void *root, unsigned i, const struct yt_node *item)
 	if (!yt_map_get(item, "user_wait")) {
 		g->user_wait_pct = behaviour_defaults[b].user_wait_pct;
 	}
+}
+
+static void process_init(void *root, unsigned i)
+{
+	struct scenario *sc = root;
+
+	scenario_process_init(&sc->processes[i]);
 }
 
 static void lock_init(void *root, unsigned i)
@@ -981,6 +993,7 @@ void scenario_default(struct scenario *sc)
 	sk_copy_str(sc->trace.sessions[1].name, sizeof(sc->trace.sessions[1].name),
 		    "etwforge CSwitch");
 	sc->trace.sessions[1].flags = PRODUCER_F_CSWITCH;
+	sc->trace.sessions[0].flags |= PRODUCER_F_PROC_THREAD;
 
 	sc->sched.duration_ns = 2 * NS_PER_S;
 	sc->sched.seed = 1;
@@ -1003,8 +1016,36 @@ void scenario_default(struct scenario *sc)
 				default_groups[i].waits[k].weight;
 		}
 	}
+	scenario_processes_default(sc->processes, &sc->nprocesses, &sc->sched, sc->group_x);
+	ident_cfg_defaults(&sc->ident);
+	sc->ident.computer_name = NULL; /* the string lives in sc->computer_name */
+	sc->ident.sysconfig = true;
+	sk_copy_str(sc->computer_name, sizeof(sc->computer_name), "ETWFORGE");
 	sc->nlocks = 0;
 	sk_copy_str(sc->source, sizeof(sc->source), "(default)");
+}
+
+struct scenario_procs scenario_procs_of(struct scenario *sc)
+{
+	return (struct scenario_procs){
+		.nprocesses = sc->nprocesses,
+		.processes = sc->processes,
+		.group_x = sc->group_x,
+		.sched = &sc->sched,
+		.trace = &sc->trace,
+		.ident = &sc->ident,
+		.computer_name = sc->computer_name,
+		.where = &sc->where,
+		.source = sc->source,
+	};
+}
+
+void scenario_ident_cfg(const struct scenario *sc, struct ident_cfg *out)
+{
+	/* the view only reads through its pointers here */
+	struct scenario_procs v = scenario_procs_of((struct scenario *)sc);
+
+	scenario_procs_ident_cfg(&v, out);
 }
 
 int64_t scenario_effective_boot_time(const struct scenario *sc)
@@ -1535,6 +1576,11 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 	}
 	if (rc == 0) {
 		rc = finish_locks(sc, err);
+	}
+	if (rc == 0) {
+		struct scenario_procs v = scenario_procs_of(sc);
+
+		rc = scenario_procs_finish(&v, err);
 	}
 	if (rc) {
 		return rc;

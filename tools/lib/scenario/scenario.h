@@ -25,6 +25,8 @@
  *     start_time: 133000000000000000   FILETIME at time 0
  *     boot_time: ...             FILETIME of boot; default start_time - 1 h
  *     quantum: 31250us           full quantum, 100us..10s; default 2 ticks
+ *     memory_mb: 16384           1..4194304, for the machine's description
+ *     computer_name: ETWFORGE    1..15 bytes
  *   kernel:                      producer-level switches
  *     quirks: true               reproduce the kernel's known quirks
  *     flush_at_end: true         flush pending batches when tracing stops
@@ -37,13 +39,27 @@
  *   sessions:                    1..8 system loggers
  *     - name: NT Kernel Logger   unique
  *       clock: qpc               qpc | systime | cycles (or 1 | 2 | 3)
- *       flags: [cswitch, compact_cswitch]   and/or spinlock
+ *       flags: [cswitch, compact_cswitch]   and/or spinlock, proc_thread,
+ *                                dispatcher, profile
  *       pebs: false
  *       pmc: {counters: [TotalCycles], events: ["0x0524"]}  <= 7 and <= 4
  *       buffer_size: 65536       multiple of 4096, 4 KiB..16 MiB
  *       pool_buffers: 0          0 = never exhausted, else <= 1048576
  *       flush_latency: 0         duration a flushed buffer stays in flight
  *       file: ""                 the session's ETL ("" = named by gen's -o)
+ *   processes:                   0..128 besides Idle and System (scenario_process.c)
+ *     - name: explorer.exe       unique; the image unless image: says
+ *       image: ""                7-bit ASCII (ImageFileName is ANSI)
+ *       pid: auto                a multiple of 4 in 8..4092, unique; auto:
+ *                                the first free of 1000, 1020, ...
+ *       parent: services.exe     a name, System or a PID; default services.exe
+ *                                if the list has it, else System
+ *       session: 1               0..65535, or none (-1)
+ *       user: S-1-5-18           a SID (<= 15 sub-authorities) or none
+ *       cmdline: ""              UTF-8
+ *       start: 0                 from the session start
+ *       exit: none               after start; or lifetime: (exit - start)
+ *       exit_status: 0           -2^31..2^32-1
  *   threads:                     1..64 groups of alike threads (>= 1 thread)
  *     - name: ui
  *       count: 4                 threads at start, 0..4096
@@ -58,6 +74,9 @@
  *       user_wait: 90            percent of waits in UserMode
  *       affinity: [0, "2-3"]     CPUs or "a-b" ranges; [] = any CPU
  *       lifetime: 0              0 = whole run, else 10us..86400s lifetime
+ *       process: ""              a processes name or System; "" = its own
+ *                                ("<group>.exe")
+ *       thread_name: ""          "{n}" = the thread's index in the group
  *   locks:                       0..256 spin-lock families (spinlock_model/);
  *                                none given and a session with spinlock:
  *                                a default set (README "Spin locks")
@@ -78,6 +97,8 @@
  *       nested: []               lock names taken once each inside the hold
  *                                (no cycles, chains <= 12)
  *     (contention is measured, not set: the key is refused)
+ *   profile_interval: 1ms        122100ns..1s, whole 100 ns (what Windows takes)
+ *   sysconfig: true              describe the machine at a proc_thread stop
  *
  * A thread group item given in a file gets the defaults of its behaviour
  * for period and user_wait when it does not name them (an item edited by
@@ -101,6 +122,7 @@
 #include "scheduler_model/identity.h"
 #include "scheduler_model/sched.h"
 #include "spinlock_model/spinlock.h"
+#include "tools/lib/scenario/scenario_process.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/config/trace_config.h"
 
@@ -156,6 +178,15 @@ struct scenario_session_x {
  * @files:         the files loaded, as given ("-" = standard input), the
  *                 first SCENARIO_MAX_FILES: no output of the run may be one
  * @where:         where each key got its value (for scenario_finish errors)
+ * @nprocesses/@processes: the processes list, as written
+ * @group_x:       per-group extras (parallel to @sched.groups)
+ * @computer_name: machine.computer_name
+ * @ident:         the identity model's configuration: its flags, interval,
+ *                 memory and processes filled by scenario_finish(); the
+ *                 strings live in the arrays above and its pointers to them
+ *                 are left NULL (Idle's and System's point to constants),
+ *                 so a copy of the struct stays whole and compares equal;
+ *                 scenario_ident_cfg() gives the complete configuration
  */
 struct scenario {
 	struct trace_config trace;
@@ -170,13 +201,12 @@ struct scenario {
 	unsigned nfiles;
 	char files[SCENARIO_MAX_FILES][TRACE_PATH_MAX];
 	struct sk_where_log where;
+	unsigned nprocesses;
+	struct scenario_process processes[SCENARIO_MAX_PROCESSES];
+	struct scenario_group_x group_x[SCHED_MAX_GROUPS];
+	char computer_name[SCENARIO_COMPUTER_NAME_MAX];
+	struct ident_cfg ident;
 };
-
-/**
- * scenario_ident - the identity model's configuration of @sc (its strings
- * point into @sc). TEMPORARY: every group its own process.
- */
-void scenario_ident(const struct scenario *sc, struct ident_cfg *ic);
 
 /**
  * scenario_default - the built-in scenario: 8 CPUs, 2 s, seed 1,
@@ -224,13 +254,24 @@ int scenario_set(struct scenario *sc, const char *assignment, struct etwforge_er
  * cswitch, more PMC counters in a session than the target allows (4 before
  * build 15063, else 7), more than 16 distinct PMC counters, affinity CPUs
  * >= cpus, wait reasons >= the target's MaximumWaitReason, boot after
- * start, then trace_config_check() and sched_cfg_check(). Fills
+ * start, the processes' rules (scenario_process.c: unique names and PIDs,
+ * parents and groups' processes by name, exit after start), then
+ * trace_config_check(), ident_cfg_check() and sched_cfg_check(). Fills
  * trace.max_wait_reason, trace.seed, the PMC counter table, flush latencies
- * in clock units, and sched's machine fields, clocks, ncounters, counter
- * sources and pebs. Idempotent.
+ * in clock units, sched's machine fields, clocks, ncounters, counter
+ * sources and pebs, the groups' start_ns / exit_ns, the missing PIDs and
+ * @ident. Idempotent.
  * Return: 0 or -EINVAL with @err.
  */
 int scenario_finish(struct scenario *sc, struct etwforge_error *err);
+
+/**
+ * scenario_ident_cfg - the identity model's configuration of a finished
+ * @sc: @sc->ident with its strings pointing into @sc (images, command
+ * lines, SIDs, thread names, computer name). Call it on the copy the run
+ * keeps: @out borrows from @sc and lives no longer than it.
+ */
+void scenario_ident_cfg(const struct scenario *sc, struct ident_cfg *out);
 
 /**
  * scenario_print - the effective scenario as YAML: every key, in the

@@ -16,6 +16,52 @@
 #include "tools/lib/scenario/scenario.h"
 #include "tools/lib/scenario/schema.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define FSIZE(T, m)   ((unsigned)sizeof(((T *)0)->m))
+
+/* key descriptors (struct sk_desc) of the tables */
+#define K_UINT(k, T, m, lo, hi)                                                                    \
+	{                                                                                          \
+		.key = (k), .kind = SK_UINT, .off = offsetof(T, m), .size = FSIZE(T, m),           \
+		.min = (lo), .max = (hi)                                                           \
+	}
+#define K_UINT_M(k, T, m, lo, hi, mul)                                                             \
+	{                                                                                          \
+		.key = (k), .kind = SK_UINT, .off = offsetof(T, m), .size = FSIZE(T, m),           \
+		.min = (lo), .max = (hi), .multiple = (mul)                                        \
+	}
+#define K_BOOL(k, T, m)                                                                            \
+	{                                                                                          \
+		.key = (k), .kind = SK_BOOL, .off = offsetof(T, m), .size = FSIZE(T, m)            \
+	}
+#define K_STR(k, T, m, lo)                                                                         \
+	{                                                                                          \
+		.key = (k), .kind = SK_STR, .off = offsetof(T, m), .size = FSIZE(T, m),            \
+		.min = (lo)                                                                        \
+	}
+#define K_DUR(k, T, m, lo, hi)                                                                     \
+	{                                                                                          \
+		.key = (k), .kind = SK_DUR, .off = offsetof(T, m), .size = FSIZE(T, m),            \
+		.min = (lo), .max = (hi)                                                           \
+	}
+#define K_ENUM(k, T, m, nm, num)                                                                   \
+	{                                                                                          \
+		.key = (k), .kind = SK_ENUM, .off = offsetof(T, m), .size = FSIZE(T, m),           \
+		.names = (nm), .nnames = ARRAY_SIZE(nm), .numeric = (num)                          \
+	}
+#define K_CUSTOM(k, ap, pr)                                                                        \
+	{                                                                                          \
+		.key = (k), .kind = SK_CUSTOM, .apply = (ap), .print = (pr)                        \
+	}
+#define K_CUSTOM_X(k, ap, pr, ...)                                                                 \
+	{                                                                                          \
+		.key = (k), .kind = SK_CUSTOM, .apply = (ap), .print = (pr), __VA_ARGS__           \
+	}
+#define K_END                                                                                      \
+	{                                                                                          \
+		.key = NULL                                                                        \
+	}
+
 /* the document type: the top-level keys, the root being a struct scenario */
 extern const struct sk_schema scenario_schema;
 
@@ -57,7 +103,30 @@ void scenario_print_boot_time(FILE *f, const void *root, const struct sk_desc *d
 			      unsigned item);
 void scenario_print_quantum(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			    unsigned item);
+void scenario_print_name_str(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item);
+void scenario_print_pid(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			unsigned item);
+void scenario_print_parent(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item);
+void scenario_print_session(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			    unsigned item);
+void scenario_print_user(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			 unsigned item);
+void scenario_print_exit(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			 unsigned item);
+void scenario_print_exit_status(FILE *f, const void *root, const struct sk_desc *d,
+				const void *base, unsigned item);
+void scenario_print_group_process(FILE *f, const void *root, const struct sk_desc *d,
+				  const void *base, unsigned item);
+void scenario_print_thread_name(FILE *f, const void *root, const struct sk_desc *d,
+				const void *base, unsigned item);
+void scenario_print_profile_interval(FILE *f, const void *root, const struct sk_desc *d,
+				     const void *base, unsigned item);
 void scenario_print_uint(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			 unsigned item);
+
+/** scenario_procs_of - the pieces of @sc the processes step works on (scenario_process.h). */
+struct scenario_procs scenario_procs_of(struct scenario *sc);
 
 #endif /* TOOLS_LIB_SCENARIO_INTERNAL_H */

@@ -291,6 +291,143 @@ void scenario_print_lifetime(FILE *f, const void *root, const struct sk_desc *d,
 	put_duration(f, g->lifetime_ns);
 }
 
+/* ---- processes, and the keys of a group and the top level that name them ---- */
+
+void scenario_print_name_str(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			     unsigned item)
+{
+	(void)root;
+	(void)item;
+	put_str(f, (const char *)base + d->off);
+}
+
+/* "auto" until scenario_finish() assigns one */
+void scenario_print_pid(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			unsigned item)
+{
+	const struct scenario_process *p = base;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	if (p->pid) {
+		fprintf(f, "%" PRIu32, p->pid);
+	} else {
+		fputs("auto", f);
+	}
+}
+
+void scenario_print_parent(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item)
+{
+	const struct scenario_process *p = base;
+
+	(void)d;
+	if (p->parent_by == SCENARIO_PARENT_PID) {
+		fprintf(f, "%" PRIu32, p->parent_pid);
+	} else if (p->parent_by == SCENARIO_PARENT_NAME) {
+		put_str(f, p->parent);
+	} else {
+		const struct scenario *sc = root;
+
+		put_str(f, scenario_process_default_parent(sc->processes, sc->nprocesses, item));
+	}
+}
+
+void scenario_print_session(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			    unsigned item)
+{
+	const struct scenario_process *p = base;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	if (p->session < 0) {
+		fputs("none", f);
+	} else {
+		fprintf(f, "%" PRId32, p->session);
+	}
+}
+
+void scenario_print_user(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			 unsigned item)
+{
+	const struct scenario_process *p = base;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	if (p->user[0]) {
+		put_str(f, p->user);
+	} else {
+		fputs("none", f);
+	}
+}
+
+/* the effective exit: a lifetime not yet resolved counts from start */
+void scenario_print_exit(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			 unsigned item)
+{
+	const struct scenario_process *p = base;
+	uint64_t exit_ns = p->lifetime_ns ? p->start_ns + p->lifetime_ns : p->exit_ns;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	if (exit_ns) {
+		put_duration(f, exit_ns);
+	} else {
+		fputs("none", f);
+	}
+}
+
+/* decimal, or the NTSTATUS hex of a negative code (0xC0000005) */
+void scenario_print_exit_status(FILE *f, const void *root, const struct sk_desc *d,
+				const void *base, unsigned item)
+{
+	const struct scenario_process *p = base;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	if (p->exit_status >= 0) {
+		fprintf(f, "%" PRId32, p->exit_status);
+	} else {
+		fprintf(f, "0x%08" PRIX32, (uint32_t)p->exit_status);
+	}
+}
+
+void scenario_print_group_process(FILE *f, const void *root, const struct sk_desc *d,
+				  const void *base, unsigned item)
+{
+	const struct scenario *sc = root;
+
+	(void)d;
+	(void)base;
+	put_str(f, sc->group_x[item].process);
+}
+
+void scenario_print_thread_name(FILE *f, const void *root, const struct sk_desc *d,
+				const void *base, unsigned item)
+{
+	const struct scenario *sc = root;
+
+	(void)d;
+	(void)base;
+	put_str(f, sc->group_x[item].thread_name);
+}
+
+void scenario_print_profile_interval(FILE *f, const void *root, const struct sk_desc *d,
+				     const void *base, unsigned item)
+{
+	const struct scenario *sc = root;
+
+	(void)d;
+	(void)base;
+	(void)item;
+	put_duration(f, (uint64_t)sc->ident.profile_interval * 100u);
+}
+
 static void put_value(FILE *f, const struct scenario *sc, const struct sk_desc *d, const void *base,
 		      unsigned item)
 {
