@@ -36,15 +36,17 @@ FIGURES = [
     "spinlock.ns_per_event",
 ] + [
     f"gen.{case}.{q}"
-    for case in ["default", "default_truth", "server64", "server64_truth"]
+    for case in ["default", "default_truth", "server64", "server64_truth", "server64_cswitch",
+                 "server64_ident"]
     for q in ["switches_per_s", "mb_per_s", "peak_rss_mib", "wall_switches_per_s"]
 ] + [
-    "gen.default.truth_cost", "gen.server64.truth_cost",
+    "gen.default.truth_cost", "gen.server64.truth_cost", "gen.server64.ident_cost",
     "decode.stats.mb_per_s", "decode.stats.switches_per_s",
     "decode.iter.mb_per_s", "decode.iter.switches_per_s",
     "replay.switches_per_s", "verify.switches_per_s",
 ]
-WORK = ["ccswap", "cswitch", "spinlock", "gen.default", "gen.server64", "decode",
+WORK = ["ccswap", "cswitch", "spinlock", "gen.default", "gen.server64", "gen.server64_ident",
+        "decode",
         "replay_verify"]
 FORMS = ["idle_short", "idle", "lite", "full"]
 REASONS = ["tid_full", "ticks", "size", "delta", "stop", "end"]

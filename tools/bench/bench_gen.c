@@ -2,7 +2,9 @@
 /*
  * tools/bench/bench_gen.c - (d) of `etwforge bench`: gen end to end, the
  * built-in default scenario and tools/scenarios/server64.yaml (built into
- * the library: an installed tool has no source tree), truth off and on.
+ * the library: an installed tool has no source tree), truth off and on;
+ * and server64 with CSwitch only beside the identity records (proc_thread,
+ * dispatcher, profile), truth off, for what those records cost.
  *
  *   per run, per scenario, truth off then on:
  *     bench_child_run() ---------------> child: etwforge_generate() into
@@ -32,17 +34,22 @@
 
 static const char server64_yaml[] = BENCH_SERVER64_YAML;
 
-enum { DEFAULT = 0, SERVER64, NCASES };
+enum { DEFAULT = 0, SERVER64, IDENT, NCASES };
 enum { RATE = 0, MBPS, RSS, WALL, NFIG };
 
+/*
+ * A case's two variants: truth off and on (@set NULL: the same files), or
+ * the scenario with @set[0] and with @set[1] (truth off; other files).
+ */
 struct gen_case {
 	const char *name;
 	const char *what;
 	const char *file; /* scenario name in messages; NULL = the default scenario */
 	const char *yaml;
-	const char *fig[2][NFIG]; /* [truth][figure] */
+	const char *fig[2][NFIG]; /* [variant][figure] */
 	const char *label[2];
 	const char *cost;
+	const char *set[2];
 };
 
 static const struct gen_case cases[NCASES] = {
@@ -55,7 +62,8 @@ static const struct gen_case cases[NCASES] = {
 	  {"gen.default_truth.switches_per_s", "gen.default_truth.mb_per_s",
 	   "gen.default_truth.peak_rss_mib", "gen.default_truth.wall_switches_per_s"}},
 	 {"gen default scenario", "gen default scenario, --truth"},
-	 "gen.default.truth_cost"},
+	 "gen.default.truth_cost",
+	 {NULL, NULL}},
 	{"server64",
 	 "tools/scenarios/server64.yaml",
 	 "server64.yaml",
@@ -65,7 +73,20 @@ static const struct gen_case cases[NCASES] = {
 	  {"gen.server64_truth.switches_per_s", "gen.server64_truth.mb_per_s",
 	   "gen.server64_truth.peak_rss_mib", "gen.server64_truth.wall_switches_per_s"}},
 	 {"gen server64.yaml", "gen server64.yaml, --truth"},
-	 "gen.server64.truth_cost"},
+	 "gen.server64.truth_cost",
+	 {NULL, NULL}},
+	{"server64_ident",
+	 "server64.yaml (session 0 CSwitch only, then + proc_thread, dispatcher, profile)",
+	 "server64.yaml",
+	 server64_yaml,
+	 {{"gen.server64_cswitch.switches_per_s", "gen.server64_cswitch.mb_per_s",
+	   "gen.server64_cswitch.peak_rss_mib", "gen.server64_cswitch.wall_switches_per_s"},
+	  {"gen.server64_ident.switches_per_s", "gen.server64_ident.mb_per_s",
+	   "gen.server64_ident.peak_rss_mib", "gen.server64_ident.wall_switches_per_s"}},
+	 {"gen server64.yaml, CSwitch only", "gen server64.yaml, + identity records"},
+	 "gen.server64.ident_cost",
+	 {"sessions.0.flags=[cswitch, compact_cswitch]",
+	  "sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, profile]"}},
 };
 
 /* What a child tells its parent. */
@@ -84,6 +105,7 @@ struct job {
 	const struct gen_case *gc;
 	uint64_t sim_ns;
 	bool truth;
+	const char *set; /* an extra --set, or NULL */
 };
 
 /* One run, in the child (in the scratch folder). */
@@ -105,6 +127,9 @@ static int gen_child(void *ctx, void *out, struct etwforge_error *err)
 	snprintf(set, sizeof(set), "duration=%lluns", (unsigned long long)job->sim_ns);
 	if (rc == 0) {
 		rc = etwforge_scenario_set(sc, set, err);
+	}
+	if (rc == 0 && job->set) {
+		rc = etwforge_scenario_set(sc, job->set, err);
 	}
 	o.output = bench_scratch_name(BENCH_F_GEN);
 	o.truth = job->truth ? bench_scratch_name(BENCH_F_GEN_TRUTH) : NULL;
@@ -170,7 +195,7 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 	      struct etwforge_error *err)
 {
 	double fig[NCASES][2][NFIG][BENCH_MAX_RUNS], cost[NCASES][BENCH_MAX_RUNS];
-	const uint64_t sim_ns[NCASES] = {sz->gen_default_ns, sz->gen_server_ns};
+	const uint64_t sim_ns[NCASES] = {sz->gen_default_ns, sz->gen_server_ns, sz->gen_server_ns};
 	struct report first[NCASES][2], rep;
 	struct rusage ru;
 	double wall;
@@ -188,11 +213,16 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 			double cpu[2];
 
 			for (unsigned t = 0; t < 2; t++) {
-				struct job job = {&cases[c], sim_ns[c], t == 1};
+				const bool by_set = cases[c].set[0] != NULL;
+				struct job job = {&cases[c], sim_ns[c], t == 1 && !by_set,
+						  cases[c].set[t]};
+				/* the truth changes no byte of the files: compare with variant 0 */
+				const unsigned same = by_set ? t : 0;
 				char what[64];
 
 				snprintf(what, sizeof(what), "gen %s%s, run %u of %u",
-					 cases[c].name, t ? " --truth" : "", r + 1, sz->runs);
+					 cases[c].name, job.truth ? " --truth" : "", r + 1,
+					 sz->runs);
 				bench_progress(b, what);
 				memset(&rep, 0, sizeof(rep));
 				snprintf(what, sizeof(what), "gen %s", cases[c].name);
@@ -202,18 +232,19 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 				if (rc < 0) {
 					return rc;
 				}
-				if (r == 0 && t == 0) {
-					first[c][0] = rep;
-				} else if (rep.switches != first[c][0].switches ||
-					   rep.xxh3[0] != first[c][0].xxh3[0] ||
-					   rep.xxh3[1] != first[c][0].xxh3[1]) {
+				if (r == 0 && t == same) {
+					first[c][t] = rep;
+				} else if (rep.switches != first[c][same].switches ||
+					   rep.xxh3[0] != first[c][same].xxh3[0] ||
+					   rep.xxh3[1] != first[c][same].xxh3[1]) {
 					return error_fail(
 						err, -EIO, ERR_DATA,
 						"gen: %s: run %u%s wrote other files than "
 						"the first (xxh3 %016llx, was %016llx)",
-						cases[c].name, r + 1, t ? " with --truth" : "",
+						cases[c].name, r + 1,
+						job.truth ? " with --truth" : "",
 						(unsigned long long)rep.xxh3[0],
-						(unsigned long long)first[c][0].xxh3[0]);
+						(unsigned long long)first[c][same].xxh3[0]);
 				}
 				if (r == 0 && t == 1) {
 					first[c][1] = rep;
@@ -236,8 +267,10 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 					     fig[c][t][k], sz->runs);
 			}
 		}
-		bench_figure(b, cases[c].cost, "gen CPU time, truth on / off", "x", cost[c],
-			     sz->runs);
+		bench_figure(b, cases[c].cost,
+			     cases[c].set[0] ? "gen CPU time, identity records on / off"
+					     : "gen CPU time, truth on / off",
+			     "x", cost[c], sz->runs);
 		describe(b, &cases[c], sim_ns[c], &first[c][0], &first[c][1], baseline);
 	}
 	return 0;
