@@ -77,7 +77,7 @@ static char *slurp(const char *name, size_t *len)
 static unsigned long edit_truth(const char *out, const char *match, int nth, const char *from,
 				const char *to)
 {
-	size_t len, n = 0;
+	size_t len;
 	char *text = slurp("d.jsonl", &len);
 	FILE *f = fopen(test_path(out), "wb");
 	unsigned long line = 0, hit = 0;
@@ -113,7 +113,6 @@ static unsigned long edit_truth(const char *out, const char *match, int nth, con
 			fputs(p, f);
 			fputc('\n', f);
 		}
-		n++;
 		p = eol + 1;
 	}
 	fclose(f);

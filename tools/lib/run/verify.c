@@ -14,6 +14,9 @@
  * that quirk shifts the rest of the batch and is accepted as such. Fields
  * the kernel keeps wider than the wire are compared after the kernel's
  * rule (the rank saturates, the quantum and wait cycles keep 32 bits).
+ * The identity and rundown records are verify_ident.c's: it is told each
+ * switch, batch and spin-lock record matched here (a batch when the switch
+ * that flushed it, or the end, comes) so that it can hold them in order.
  */
 #include <errno.h>
 #include <getopt.h>
