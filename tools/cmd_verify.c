@@ -85,10 +85,10 @@ int cmd_verify(int argc, char **argv)
 	}
 	if (!quiet) {
 		printf("%s: verified %" PRIu64 " switches (%" PRIu64 " plain, %" PRIu64
-		       " compact in %" PRIu64 " batches) and %" PRIu64
-		       " spinlock events against %s\n",
+		       " compact in %" PRIu64 " batches), %" PRIu64 " spinlock events and %" PRIu64
+		       " identity records against %s\n",
 		       argv[optind], res.switches, res.plain, res.compact, res.batches,
-		       res.spinlocks, truth);
+		       res.spinlocks, res.identity, truth);
 	}
 	return EXIT_OK;
 }

@@ -556,6 +556,8 @@ ETWFORGE_API void etwforge_names_free(struct etwforge_names *n);
  * @switches: plain and compact switches, @plain + @compact
  * @batches: compact batches
  * @spinlocks: spin-lock events
+ * @identity: identity and rundown records (process, thread, thread name,
+ *            ready, sample, interval, config, masks, rundown complete)
  */
 struct etwforge_verify_result {
 	size_t sz;
@@ -565,6 +567,7 @@ struct etwforge_verify_result {
 	uint64_t compact;
 	uint64_t batches;
 	uint64_t spinlocks;
+	uint64_t identity;
 };
 
 /**

@@ -63,6 +63,7 @@ int etwforge_verify(const char *etl, const char *truth, const char *session,
 		r.compact = v.compact;
 		r.batches = v.batches;
 		r.spinlocks = v.spinlocks;
+		r.identity = v.identity;
 		sized_out(res, &r, sizeof(r));
 	}
 	return rc;

@@ -30,6 +30,7 @@ struct run_verify_result {
 	uint64_t compact;
 	uint64_t batches;
 	uint64_t spinlocks;
+	uint64_t identity;
 };
 
 /** run_verify - etwforge_verify(), filling @res (may be NULL). */

@@ -14,6 +14,9 @@
  * that quirk shifts the rest of the batch and is accepted as such. Fields
  * the kernel keeps wider than the wire are compared after the kernel's
  * rule (the rank saturates, the quantum and wait cycles keep 32 bits).
+ * The identity and rundown records are verify_ident.c's: it is told each
+ * switch, batch and spin-lock record matched here (a batch when the switch
+ * that flushed it, or the end, comes) so that it can hold them in order.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,6 +32,7 @@
 #include "tools/lib/read/event_stream.h"
 #include "tools/lib/truth/truth.h"
 #include "tools/lib/run/truth_match.h"
+#include "tools/lib/run/verify_ident.h"
 #include "tools/lib/truth/truth_schema.h"
 #include "producer/trace_sink.h"
 #include "writer/etl_wire.h"
@@ -56,6 +60,7 @@ struct verify {
 	struct etwforge_error *err;
 	uint64_t end_ts[SIM_CLOCK_SLOTS]; /* the "end" line's */
 	uint64_t n_rundown;		  /* spin-lock configuration rundown events */
+	struct verify_ident ident;	  /* the identity records (verify_ident.c) */
 };
 
 /* The negative errno of the failure @v->err says (a check that failed: -EBADMSG). */
@@ -202,8 +207,11 @@ static int check_compact(struct verify *v, struct cpu_state *st, const struct si
 	uint64_t want_ts, delta;
 
 	if (ev->batch_first) {
-		if (st->have_batch && check_batch_close(v, st, cs->ts[v->s->clock], cs->pmc) < 0) {
-			return verify_failed(v);
+		if (st->have_batch) {
+			if (check_batch_close(v, st, cs->ts[v->s->clock], cs->pmc) < 0) {
+				return verify_failed(v);
+			}
+			vident_placed(&v->ident, cs->cpu); /* the switch flushed it here */
 		}
 		st->have_batch = true;
 		st->last_batch = ev->rec;
@@ -302,6 +310,7 @@ static int on_cswitch(struct verify *v, const struct sim_cswitch *cs)
 	if (next_event(v, &st->sw, &ev, "CSwitch", cs->cpu, false) < 0) {
 		return verify_failed(v);
 	}
+	vident_placed(&v->ident, cs->cpu);
 	v->n_plain++;
 	return check_plain(v, cs, &ev);
 }
@@ -360,6 +369,7 @@ static int on_spinlock(struct verify *v, const struct sim_spinlock *sl)
 	if (next_event(v, &v->cpus[sl->cpu].spin, &ev, "SpinLock", sl->cpu, false) < 0) {
 		return verify_failed(v);
 	}
+	vident_placed(&v->ident, sl->cpu);
 	v->n_spin++;
 	return check_spin(v, sl, &ev);
 }
@@ -378,6 +388,8 @@ static int on_end(struct verify *v, const struct sim_end *end)
 				/* the pending batch was dropped: what was logged must be complete */
 			} else if (check_batch_close(v, st, end->ts[v->s->clock], NULL) < 0) {
 				return verify_failed(v);
+			} else {
+				vident_placed(&v->ident, cpu); /* flushed at the end */
 			}
 		}
 		struct dec_cursor *cur[2] = {&st->sw, &st->spin};
@@ -393,7 +405,7 @@ static int on_end(struct verify *v, const struct sim_end *end)
 			}
 		}
 	}
-	return 0;
+	return vident_end(&v->ident) < 0 ? verify_failed(v) : 0;
 }
 
 /*
@@ -556,6 +568,8 @@ static int walk(struct verify *v, struct truth_reader *tr)
 			r = on_spinlock(v, &rec.u.sl);
 		} else if (kind == TRUTH_END) {
 			r = on_end(v, &rec.u.end);
+		} else if (kind >= TRUTH_PROCESS && kind <= TRUTH_RUNDOWN) {
+			r = vident_line(&v->ident, kind, &rec);
 		}
 		if (r < 0) {
 			return v->err && v->err->code ? v->err->code : -EBADMSG;
@@ -619,6 +633,10 @@ int run_verify(const char *etl, const char *truth, const char *session,
 		rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 		goto out;
 	}
+	rc = vident_init(&v.ident, etl, truth, cfg, v.s, d, v.err);
+	if (rc < 0) {
+		goto out;
+	}
 	for (unsigned cpu = 0; cpu < cfg->cpus; cpu++) {
 		dec_cursor_init(&v.cpus[cpu].sw, d, cpu,
 				(v.s->flags & PRODUCER_F_COMPACT) ? DEC_EV_COMPACT : DEC_EV_CSWITCH,
@@ -641,9 +659,11 @@ int run_verify(const char *etl, const char *truth, const char *session,
 		res->compact = v.n_compact;
 		res->batches = v.n_batches;
 		res->spinlocks = v.n_spin;
+		res->identity = v.ident.n;
 	}
 	rc = error_ok(err);
 out:
+	vident_free(&v.ident);
 	free(v.cpus);
 	etl_reader_close(d);
 	truth_close(tr);

@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/run/verify_ident.c - verify's identity records: every truth
+ * line of kind process, thread, thread_name, ready, sample, interval,
+ * config, masks or rundown that the session gets (its flags, as the
+ * producer's wanted_by() in producer/producer_records.c) must be the next
+ * identity record of its CPU's buffers, with the hook of its event, the
+ * header form and version of the target (etw_event_form_for()), the
+ * session's clock in the header, the header's context (SYSTEM headers) and
+ * every payload field of the ETW_*_FIELDS table equal to the SIM row of the
+ * same name (strings after UTF-16 -> UTF-8, the SID as its string, the
+ * masks the session's own or zeros). The file may hold no identity record
+ * the truth does not have.
+ *
+ * Order against the switches and spin locks: each CPU's walk counts the
+ * switch, batch and spin-lock records it steps over ("passed"); verify.c
+ * counts those it matched to the truth so far ("placed": a plain switch or
+ * spin lock at its line, a compact batch at the switch that flushed it or
+ * at the end). An identity record is in its place when the two agree.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "producer/etw_encode.h"
+#include "producer/etw_event.h"
+#include "producer/etw_layout.h"
+#include "producer/producer.h"
+#include "tools/lib/run/verify_ident.h"
+#include "writer/etl_layout.h"
+#include "writer/etl_wire.h"
+
+#define TEXT_CAP (3u * 32768u + 4u) /* UTF-8 of the longest UTF-16 string a record holds */
+
+struct vident_cpu {
+	const unsigned *order; /* the CPU's buffers, in sequence order */
+	unsigned norder;
+	unsigned oi;
+	size_t pos;
+	uint64_t passed; /* switch, batch and spin-lock records the walk stepped over */
+	uint64_t placed; /* ... that verify.c has matched to the truth */
+};
+
+int vident_init(struct verify_ident *vi, const char *file, const char *truth_path,
+		const struct trace_config *cfg, const struct trace_session_cfg *s,
+		const struct etl_reader *d, struct etwforge_error *err)
+{
+	unsigned n;
+	const unsigned *order = etl_reader_cpu_order(d, &n);
+
+	memset(vi, 0, sizeof(*vi));
+	vi->file = file;
+	vi->truth_path = truth_path;
+	vi->cfg = cfg;
+	vi->s = s;
+	vi->d = d;
+	vi->err = err;
+	vi->cpus = calloc(cfg->cpus ? cfg->cpus : 1, sizeof(*vi->cpus));
+	vi->text = malloc(TEXT_CAP);
+	vi->text_cap = TEXT_CAP;
+	if (!vi->cpus || !vi->text) {
+		vident_free(vi);
+		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+	}
+	for (unsigned cpu = 0; cpu < cfg->cpus; cpu++) {
+		struct vident_cpu *c = &vi->cpus[cpu];
+		unsigned i = 0;
+
+		/* the CPU's buffers are one run of the (cpu, sequence) order */
+		while (i < n && etl_reader_buffer(d, order[i])->processor_index != cpu) {
+			i++;
+		}
+		c->order = order + i;
+		while (i < n && etl_reader_buffer(d, order[i])->processor_index == cpu) {
+			i++;
+			c->norder++;
+		}
+	}
+	return 0;
+}
+
+void vident_free(struct verify_ident *vi)
+{
+	free(vi->cpus);
+	free(vi->text);
+	vi->cpus = NULL;
+	vi->text = NULL;
+}
+
+bool vident_wants(const struct verify_ident *vi, int kind)
+{
+	unsigned f = vi->s->flags;
+
+	switch (kind) {
+	case TRUTH_PROCESS:
+	case TRUTH_THREAD:
+	case TRUTH_THREAD_NAME:
+		return f & PRODUCER_F_PROC_THREAD;
+	case TRUTH_READY:
+		return f & PRODUCER_F_DISPATCHER;
+	case TRUTH_SAMPLE:
+	case TRUTH_INTERVAL:
+		return f & PRODUCER_F_PROFILE;
+	case TRUTH_MASKS:
+	case TRUTH_RUNDOWN:
+		return f & (PRODUCER_F_PROC_THREAD | PRODUCER_F_PROFILE);
+	case TRUTH_CONFIG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void vident_placed(struct verify_ident *vi, unsigned cpu)
+{
+	if (cpu < vi->cfg->cpus) {
+		vi->cpus[cpu].placed++;
+	}
+}
+
+static bool is_identity(const struct etl_record *r)
+{
+	if (r->kind != ETL_KIND_SYSTEM && r->kind != ETL_KIND_COMPACT &&
+	    r->kind != ETL_KIND_PERFINFO) {
+		return false;
+	}
+	switch (r->hook_id) {
+	case ETW_HOOK_PROCESS_START:
+	case ETW_HOOK_PROCESS_END:
+	case ETW_HOOK_PROCESS_DC_START:
+	case ETW_HOOK_PROCESS_DC_END:
+	case ETW_HOOK_PROCESS_TERMINATE:
+	case ETW_HOOK_PROCESS_DEFUNCT:
+	case ETW_HOOK_THREAD_START:
+	case ETW_HOOK_THREAD_END:
+	case ETW_HOOK_THREAD_DC_START:
+	case ETW_HOOK_THREAD_DC_END:
+	case ETW_HOOK_READY_THREAD:
+	case ETW_HOOK_THREAD_SET_NAME:
+	case ETW_HOOK_SAMPLED_PROFILE:
+	case ETW_HOOK_PROFILE_SET_INTERVAL:
+	case ETW_HOOK_PROFILE_INTERVAL_DC_S:
+	case ETW_HOOK_PROFILE_INTERVAL_DC_E:
+	case ETW_HOOK_SYSCONFIG_CPU:
+	case ETL_HOOK_HEADER_EXTENSION:
+	case ETW_HOOK_GROUP_MASKS_END:
+	case ETW_HOOK_RUNDOWN_COMPLETE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A record verify.c's cursors match to truth lines (the session's kinds, as verify.c reads them). */
+static bool is_placed_kind(const struct verify_ident *vi, const struct etl_record *r)
+{
+	unsigned f = vi->s->flags;
+
+	if (r->kind != ETL_KIND_PERFINFO) {
+		return false;
+	}
+	if (r->hook_id == ETW_HOOK_SPINLOCK) {
+		return f & PRODUCER_F_SPINLOCK;
+	}
+	if (!(f & PRODUCER_F_CSWITCH)) {
+		return false;
+	}
+	return r->hook_id == ((f & PRODUCER_F_COMPACT) ? ETW_HOOK_CSWITCH_BATCH : ETW_HOOK_CSWITCH);
+}
+
+/* The next identity record of @cpu. Return: 1 in *@rec, 0 none left, <0 error (@err set). */
+static int next_identity(struct verify_ident *vi, unsigned cpu, struct etl_record *rec)
+{
+	struct vident_cpu *c = &vi->cpus[cpu];
+
+	while (c->oi < c->norder) {
+		const struct etl_buffer *b = etl_reader_buffer(vi->d, c->order[c->oi]);
+		struct etl_error e;
+		int r = etl_buffer_next(vi->d, b, &c->pos, rec, &e);
+
+		if (r < 0) {
+			return error_fail_at(vi->err, -EINVAL, ERR_DATA, "%s", e.msg);
+		}
+		if (r == 0) {
+			c->oi++;
+			c->pos = 0;
+			continue;
+		}
+		if (is_identity(rec)) {
+			return 1;
+		}
+		if (is_placed_kind(vi, rec)) {
+			c->passed++;
+		}
+	}
+	return 0;
+}
+
+static int fail(struct verify_ident *vi, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* `FILE: offset 0x...: WHAT: message` (the message names the truth line). */
+static int fail(struct verify_ident *vi, uint64_t off, const char *fmt, ...)
+{
+	char msg[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return error_fail_at(vi->err, -EBADMSG, ERR_DATA, "%s: offset 0x%" PRIx64 ": %s: %s",
+			     vi->file, off, vi->what, msg);
+}
+
+enum num_fmt { NUM_U, NUM_I, NUM_X };
+
+static void num_str(char *out, size_t cap, enum num_fmt f, uint64_t v)
+{
+	if (f == NUM_I) {
+		snprintf(out, cap, "%" PRId64, (int64_t)v);
+	} else if (f == NUM_X) {
+		snprintf(out, cap, "0x%" PRIx64, v);
+	} else {
+		snprintf(out, cap, "%" PRIu64, v);
+	}
+}
+
+static int num(struct verify_ident *vi, uint64_t off, const char *field, enum num_fmt f,
+	       uint64_t got, uint64_t want)
+{
+	char g[32], w[32];
+
+	if (got == want) {
+		return 0;
+	}
+	num_str(g, sizeof(g), f, got);
+	num_str(w, sizeof(w), f, want);
+	return fail(vi, off, "%s %s, truth line %lu says %s", field, g, vi->line, w);
+}
+
+static int str(struct verify_ident *vi, uint64_t off, const char *field, const char *got,
+	       const char *want)
+{
+	want = want ? want : "";
+	if (!strcmp(got, want)) {
+		return 0;
+	}
+	return fail(vi, off, "%s \"%.160s\", truth line %lu says \"%.160s\"", field, got, vi->line,
+		    want);
+}
+
+static int wstr(struct verify_ident *vi, uint64_t off, const char *field, struct etw_wstr got,
+		const char *want)
+{
+	if (etw_wstr_to_utf8(got, vi->text, vi->text_cap) < 0) {
+		return fail(vi, off, "%s does not fit %zu bytes of UTF-8", field, vi->text_cap);
+	}
+	return str(vi, off, field, vi->text, want);
+}
+
+/* The SID as its string ("S-1-5-18"), as dump prints it. */
+static int sid(struct verify_ident *vi, uint64_t off, const char *field, const struct etw_sid *s,
+	       const char *want)
+{
+	char out[160];
+	uint64_t auth = 0;
+	size_t n;
+
+	if (!s->present) {
+		return want ? fail(vi, off, "%s is the NULL form, truth line %lu says %s", field,
+				   vi->line, want)
+			    : 0;
+	}
+	for (unsigned i = 0; i < ETW_SID_AUTHORITY_LEN; i++) {
+		auth = auth << 8 | s->authority[i];
+	}
+	n = (size_t)snprintf(out, sizeof(out), auth >> 32 ? "S-%u-0x%" PRIx64 : "S-%u-%" PRIu64,
+			     s->revision, auth);
+	for (unsigned i = 0; i < s->sub_count && i < ETW_SID_MAX_SUB && n < sizeof(out); i++) {
+		n += (size_t)snprintf(out + n, sizeof(out) - n, "-%" PRIu32, s->sub[i]);
+	}
+	if (!want) {
+		return fail(vi, off, "%s %s, truth line %lu has none (the NULL form)", field, out,
+			    vi->line);
+	}
+	return str(vi, off, field, out, want);
+}
+
+/*
+ * A payload's fields from its ETW_ table (the columns of
+ * producer/records/process.h): when the row's jwhen holds, the decoded
+ * value (its "from") must be the truth's member of the same name; the
+ * message names the field and its offset (@base + the row's, or @base for
+ * a field after a variable-length one).
+ */
+#define VI_AT(at64, at32) ((at64) == ETW_AT_VAR ? 0 : x86 ? (uint64_t)(at32) : (uint64_t)(at64))
+#define VI_U(off, name, ctype, got, want)                                                          \
+	num(vi, off, name, NUM_U, (uint64_t)(ctype)(got), (uint64_t)(ctype)(want))
+#define VI_I(off, name, ctype, got, want)                                                          \
+	num(vi, off, name, NUM_I, (uint64_t)(int64_t)(ctype)(got), (uint64_t)(int64_t)(ctype)(want))
+#define VI_HEX(off, name, ctype, got, want)                                                        \
+	num(vi, off, name, NUM_X, (uint64_t)(ctype)(got)&mask, (uint64_t)(ctype)(want)&mask)
+#define VI_BOOL(off, name, ctype, got, want) num(vi, off, name, NUM_U, !!(got), !!(want))
+#define VI_SID(off, name, ctype, got, want)  sid(vi, off, name, got, want)
+#define VI_ASTR(off, name, ctype, got, want) str(vi, off, name, got, want)
+#define VI_WSTR(off, name, ctype, got, want) wstr(vi, off, name, got, want)
+#define VI_ROW(t, name, ctype, json, jwhen, from, at64, at32, what)                                \
+	if ((jwhen) && VI_##json(base + VI_AT(at64, at32), #name, ctype, from, (t)->name) < 0) {   \
+		return -EBADMSG;                                                                   \
+	}
+
+/* The truth line's CPU, clocks, hook and header context; its name into vi->what. */
+struct line_head {
+	uint32_t cpu;
+	const uint64_t *ts;
+	uint16_t hook;
+	uint32_t tid, pid, kernel_time, user_time;
+};
+
+static uint16_t hook_of(enum sim_event ev, uint16_t start, uint16_t end, uint16_t dcstart,
+			uint16_t dcend)
+{
+	switch (ev) {
+	case SIM_EVENT_START:
+		return start;
+	case SIM_EVENT_END:
+		return end;
+	case SIM_EVENT_DCSTART:
+		return dcstart;
+	case SIM_EVENT_DCEND:
+		return dcend;
+	default:
+		return 0;
+	}
+}
+
+#define HEAD_CTX(h, p, t, pi, k, us)                                                               \
+	do {                                                                                       \
+		(h)->tid = (p)->t;                                                                 \
+		(h)->pid = (p)->pi;                                                                \
+		(h)->kernel_time = (p)->k;                                                         \
+		(h)->user_time = (p)->us;                                                          \
+	} while (0)
+
+static void line_head(struct verify_ident *vi, int kind, const struct truth_record *tr,
+		      struct line_head *h)
+{
+	const char *ev;
+
+	memset(h, 0, sizeof(*h));
+	switch (kind) {
+	case TRUTH_PROCESS: {
+		const struct sim_process *p = &tr->u.process;
+
+		h->cpu = p->cpu;
+		h->ts = p->ts;
+		h->hook = p->event == SIM_EVENT_DEFUNCT
+				  ? ETW_HOOK_PROCESS_DEFUNCT
+				  : hook_of(p->event, ETW_HOOK_PROCESS_START, ETW_HOOK_PROCESS_END,
+					    ETW_HOOK_PROCESS_DC_START, ETW_HOOK_PROCESS_DC_END);
+		HEAD_CTX(h, p, ctx_tid, ctx_pid, kernel_time, user_time);
+		ev = sim_event_name(p->event);
+		snprintf(vi->what, sizeof(vi->what), "process %s pid %" PRIu32, ev ? ev : "?",
+			 p->pid);
+		break;
+	}
+	case TRUTH_THREAD: {
+		const struct sim_thread *p = &tr->u.thread;
+
+		h->cpu = p->cpu;
+		h->ts = p->ts;
+		h->hook = hook_of(p->event, ETW_HOOK_THREAD_START, ETW_HOOK_THREAD_END,
+				  ETW_HOOK_THREAD_DC_START, ETW_HOOK_THREAD_DC_END);
+		HEAD_CTX(h, p, ctx_tid, ctx_pid, kernel_time, user_time);
+		ev = sim_event_name(p->event);
+		snprintf(vi->what, sizeof(vi->what), "thread %s tid %" PRIu32, ev ? ev : "?",
+			 p->tid);
+		break;
+	}
+	case TRUTH_THREAD_NAME:
+		h->cpu = tr->u.thread_name.cpu;
+		h->ts = tr->u.thread_name.ts;
+		h->hook = ETW_HOOK_THREAD_SET_NAME;
+		snprintf(vi->what, sizeof(vi->what), "thread_name tid %" PRIu32,
+			 tr->u.thread_name.tid);
+		break;
+	case TRUTH_READY: {
+		const struct sim_ready *p = &tr->u.ready;
+
+		h->cpu = p->cpu;
+		h->ts = p->ts;
+		h->hook = ETW_HOOK_READY_THREAD;
+		HEAD_CTX(h, p, waker_tid, waker_pid, kernel_time, user_time);
+		snprintf(vi->what, sizeof(vi->what), "ready tid %" PRIu32, p->tid);
+		break;
+	}
+	case TRUTH_SAMPLE:
+		h->cpu = tr->u.sample.cpu;
+		h->ts = tr->u.sample.ts;
+		h->hook = ETW_HOOK_SAMPLED_PROFILE;
+		snprintf(vi->what, sizeof(vi->what), "sample tid %" PRIu32, tr->u.sample.tid);
+		break;
+	case TRUTH_INTERVAL: {
+		const struct sim_interval *p = &tr->u.interval;
+
+		h->cpu = p->cpu;
+		h->ts = p->ts;
+		h->hook = p->event == SIM_EVENT_SET
+				  ? ETW_HOOK_PROFILE_SET_INTERVAL
+				  : hook_of(p->event, 0, 0, ETW_HOOK_PROFILE_INTERVAL_DC_S,
+					    ETW_HOOK_PROFILE_INTERVAL_DC_E);
+		HEAD_CTX(h, p, ctx_tid, ctx_pid, kernel_time, user_time);
+		ev = sim_event_name(p->event);
+		snprintf(vi->what, sizeof(vi->what), "interval %s", ev ? ev : "?");
+		break;
+	}
+	case TRUTH_CONFIG:
+		h->cpu = tr->u.cpu_config.cpu;
+		h->ts = tr->u.cpu_config.ts;
+		h->hook = ETW_HOOK_SYSCONFIG_CPU;
+		snprintf(vi->what, sizeof(vi->what), "config");
+		break;
+	case TRUTH_MASKS:
+		h->cpu = tr->u.masks.cpu;
+		h->ts = tr->u.masks.ts;
+		h->hook = tr->u.masks.event == SIM_EVENT_NEW ? ETL_HOOK_HEADER_EXTENSION
+							     : ETW_HOOK_GROUP_MASKS_END;
+		snprintf(vi->what, sizeof(vi->what), "masks %s",
+			 tr->u.masks.event == SIM_EVENT_NEW ? "new" : "end");
+		break;
+	default: /* TRUTH_RUNDOWN */
+		h->cpu = tr->u.rundown.cpu;
+		h->ts = tr->u.rundown.ts;
+		h->hook = ETW_HOOK_RUNDOWN_COMPLETE;
+		snprintf(vi->what, sizeof(vi->what), "rundown");
+		break;
+	}
+}
+
+/* The framing: hook, header form and version, the clock, a SYSTEM header's context. */
+static int check_header(struct verify_ident *vi, const struct etl_record *rec,
+			const struct line_head *h)
+{
+	const uint64_t off = rec->file_offset;
+	struct etw_event_header eh;
+	struct etw_event_form form;
+	bool system;
+
+	if (rec->hook_id != h->hook) {
+		return fail(vi, off, "hook 0x%04x, truth line %lu says 0x%04x", rec->hook_id,
+			    vi->line, h->hook);
+	}
+	if (etw_event_form_for(vi->cfg->target, h->hook, &form) < 0) {
+		return fail(vi, off, "the target %s has no form for hook 0x%04x",
+			    vi->cfg->target->name, h->hook);
+	}
+	system = form.header == ETW_HEADER_SYSTEM;
+	if (rec->kind != (system ? ETL_KIND_SYSTEM : ETL_KIND_PERFINFO)) {
+		return fail(vi, off, "a %s header, target %s (truth line %lu) writes %s",
+			    etl_kind_name(rec->kind), vi->cfg->target->name, vi->line,
+			    system ? "SYSTEM" : "PERFINFO");
+	}
+	if (num(vi, off, "the version", NUM_U, rec->version, form.version) < 0) {
+		return -EBADMSG;
+	}
+	if (etw_decode_event_header(rec->data, rec->size, &eh) < 0) {
+		return fail(vi, off, "the header does not decode (PEBS or PMC items, or short)");
+	}
+	if (num(vi, off + (system ? ETL_SH_SYSTEM_TIME : ETL_TH_TS), "the timestamp", NUM_U,
+		eh.ctx.ts, h->ts[vi->s->clock]) < 0) {
+		return -EBADMSG;
+	}
+	if (!system) {
+		return 0;
+	}
+	if (num(vi, off + ETL_SH_THREAD_ID, "header ThreadId", NUM_U, eh.ctx.thread_id, h->tid) <
+		    0 ||
+	    num(vi, off + ETL_SH_PROCESS_ID, "header ProcessId", NUM_U, eh.ctx.process_id, h->pid) <
+		    0 ||
+	    num(vi, off + ETL_SH_KERNEL_TIME, "header KernelTime", NUM_U, eh.ctx.kernel_time,
+		h->kernel_time) < 0 ||
+	    num(vi, off + ETL_SH_USER_TIME, "header UserTime", NUM_U, eh.ctx.user_time,
+		h->user_time) < 0) {
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* The masks: the session's own when enabled, else zeros; the target's kernel event version. */
+static int check_masks(struct verify_ident *vi, const struct etw_group_masks *g, uint64_t base,
+		       const struct sim_masks *m)
+{
+	uint32_t want[ETW_GROUP_MASKS] = {0};
+
+	if (m->enabled) {
+		producer_group_masks(vi->s->flags, want);
+	}
+	for (unsigned i = 0; i < ETW_GROUP_MASKS; i++) {
+		char field[32];
+
+		snprintf(field, sizeof(field), "Masks[%u]", i);
+		if (num(vi, base + 4u * i, field, NUM_X, g->masks[i], want[i]) < 0) {
+			return -EBADMSG;
+		}
+	}
+	return num(vi, base + 4u * ETW_GROUP_MASKS, "the masks' Version", NUM_U, g->version,
+		   vi->cfg->target->kernel_event_version);
+}
+
+/* The payload of @rec against truth line @tr (its hook already checked). */
+static int check_payload(struct verify_ident *vi, int kind, const struct truth_record *tr,
+			 const struct etl_record *rec)
+{
+	const bool x86 = vi->cfg->arch == ETL_ARCH_X86;
+	const uint64_t mask = x86 ? 0xFFFFFFFFu : UINT64_MAX;
+	const unsigned ver = rec->version;
+	const uint64_t base = rec->file_offset + (uint64_t)(rec->payload - rec->data);
+	struct etw_payload pl;
+
+	(void)ver;
+	if (kind == TRUTH_RUNDOWN) {
+		return num(vi, base, "the payload's length", NUM_U, rec->payload_len, 0);
+	}
+	etw_decode_payload(rec->hook_id, rec->version, vi->cfg->arch, rec->payload,
+			   rec->payload_len, &pl);
+	if (pl.kind == ETW_PAYLOAD_NONE || pl.kind == ETW_PAYLOAD_SHORT) {
+		return fail(vi, base, "the payload (%zu bytes) does not decode", rec->payload_len);
+	}
+	switch (kind) {
+	case TRUTH_PROCESS: {
+		const struct etw_process *w = &pl.u.pr;
+		const struct sim_process *t = &tr->u.process;
+
+		ETW_PROCESS_FIELDS(VI_ROW, t)
+		if (w->sid.present && num(vi, base, "UserSID's TOKEN_USER.Sid (sid_token)", NUM_X,
+					  w->sid.token_sid & mask, t->sid_token & mask) < 0) {
+			return -EBADMSG;
+		}
+		return 0;
+	}
+	case TRUTH_THREAD: {
+		const struct etw_thread *w = &pl.u.th;
+		const struct sim_thread *t = &tr->u.thread;
+
+		if (w->has_name != vi->cfg->target->thread_name) {
+			return fail(vi, base, "the record %s ThreadName, target %s %s",
+				    w->has_name ? "has a" : "has no", vi->cfg->target->name,
+				    w->has_name ? "writes none" : "writes one");
+		}
+		ETW_THREAD_FIELDS(VI_ROW, t)
+		return 0;
+	}
+	case TRUTH_THREAD_NAME: {
+		const struct etw_thread_set_name *w = &pl.u.tsn;
+		const struct sim_thread_name *t = &tr->u.thread_name;
+
+		ETW_THREAD_SET_NAME_FIELDS(VI_ROW, t)
+		return 0;
+	}
+	case TRUTH_READY: {
+		const struct etw_ready_thread *w = &pl.u.rt;
+		const struct sim_ready *t = &tr->u.ready;
+
+		ETW_READY_FIELDS(VI_ROW, t)
+		return 0;
+	}
+	case TRUTH_SAMPLE: {
+		const struct etw_sampled_profile *w = &pl.u.sp;
+		const struct sim_sample *t = &tr->u.sample;
+
+		ETW_PROFILE_FIELDS(VI_ROW, t)
+		return 0;
+	}
+	case TRUTH_INTERVAL: {
+		const struct etw_profile_interval *w = &pl.u.pi;
+		const struct sim_interval *t = &tr->u.interval;
+
+		ETW_PROFILE_INTERVAL_FIELDS(VI_ROW, t)
+		return 0;
+	}
+	case TRUTH_CONFIG: {
+		const struct etw_cpu_config *w = &pl.u.cpu;
+		const struct sim_cpu_config *t = &tr->u.cpu_config;
+
+		ETW_CPU_CONFIG_FIELDS(VI_ROW, t)
+		return 0;
+	}
+	default: /* TRUTH_MASKS */
+		return check_masks(vi, &pl.u.gm, base, &tr->u.masks);
+	}
+}
+
+int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr)
+{
+	struct line_head h;
+	struct etl_record rec;
+	struct vident_cpu *c;
+	int r;
+
+	if (!vident_wants(vi, kind)) {
+		return 0;
+	}
+	vi->line = tr->line;
+	line_head(vi, kind, tr, &h);
+	if (h.cpu >= vi->cfg->cpus) {
+		return error_fail_at(vi->err, -EBADMSG, ERR_DATA,
+				     "%s:%lu: %s: cpu %" PRIu32 " is past the machine's %u",
+				     vi->truth_path, vi->line, vi->what, h.cpu, vi->cfg->cpus);
+	}
+	c = &vi->cpus[h.cpu];
+	r = next_identity(vi, h.cpu, &rec);
+	if (r < 0) {
+		return r;
+	}
+	if (r == 0) {
+		return error_fail_at(vi->err, -EBADMSG, ERR_DATA,
+				     "%s: cpu %" PRIu32 ": the file has no more identity records, "
+				     "truth line %lu has %s",
+				     vi->file, h.cpu, vi->line, vi->what);
+	}
+	if (c->passed != c->placed) {
+		return fail(vi, rec.file_offset,
+			    "the record comes after %" PRIu64 " switch or spin-lock records of "
+			    "cpu %" PRIu32 ", truth line %lu puts it after %" PRIu64,
+			    c->passed, h.cpu, vi->line, c->placed);
+	}
+	if (check_header(vi, &rec, &h) < 0 || check_payload(vi, kind, tr, &rec) < 0) {
+		return -EBADMSG;
+	}
+	vi->n++;
+	return 0;
+}
+
+int vident_end(struct verify_ident *vi)
+{
+	for (unsigned cpu = 0; cpu < vi->cfg->cpus; cpu++) {
+		struct etl_record rec;
+		int r = next_identity(vi, cpu, &rec);
+
+		if (r < 0) {
+			return r;
+		}
+		if (r > 0) {
+			return error_fail_at(vi->err, -EBADMSG, ERR_DATA,
+					     "%s: offset 0x%" PRIx64 ": cpu %u: an identity record "
+					     "(hook 0x%04x) the truth does not have",
+					     vi->file, rec.file_offset, cpu, rec.hook_id);
+		}
+	}
+	return 0;
+}
