@@ -159,6 +159,12 @@ int producer_end(struct producer *p, const struct sim_end *end);
 void producer_group_masks(unsigned flags, uint32_t masks[8]);
 
 /**
+ * producer_record_flags - the session flags that want a record of @kind
+ * (any one of them will do); every bit for the records every session gets.
+ */
+unsigned producer_record_flags(enum sim_record_kind kind);
+
+/**
  * producer_record - log an identity or rundown record (trace_sink.h says
  * which sessions get it) into its CPU's buffer of each, with the header
  * form and version of cfg.target.

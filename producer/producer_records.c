@@ -33,8 +33,7 @@
 #define PAYLOAD_MAX 16384u /* the largest payload we build (a long command line) */
 #define TEXT_MAX    8192u  /* UTF-16 bytes of one string */
 
-/* Which session flags want a record of @kind. */
-static unsigned wanted_by(enum sim_record_kind kind)
+unsigned producer_record_flags(enum sim_record_kind kind)
 {
 	switch (kind) {
 	case SIM_REC_PROCESS:
@@ -330,7 +329,7 @@ static int put(struct producer *p, unsigned i, const struct sim_record *r, uint1
 int producer_record(struct producer *p, const struct sim_record *r)
 {
 	const struct producer_cfg *cfg = producer_get_cfg(p);
-	unsigned want = wanted_by(r->kind), ns = producer_nsessions(p);
+	unsigned want = producer_record_flags(r->kind), ns = producer_nsessions(p);
 	uint8_t payload[PAYLOAD_MAX];
 	struct etw_event_ctx ctx;
 	uint16_t hook = 0;

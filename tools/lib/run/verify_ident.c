@@ -3,7 +3,7 @@
  * tools/lib/run/verify_ident.c - verify's identity records: every truth
  * line of kind process, thread, thread_name, ready, sample, interval,
  * config, masks or rundown that the session gets (its flags, as the
- * producer's wanted_by() in producer/producer_records.c) must be the next
+ * producer_record_flags(), producer/producer.h) must be the next
  * identity record of its CPU's buffers, with the hook of its event, the
  * header form and version of the target (etw_event_form_for()), the
  * session's clock in the header, the header's context (SYSTEM headers) and
@@ -92,26 +92,23 @@ void vident_free(struct verify_ident *vi)
 
 bool vident_wants(const struct verify_ident *vi, int kind)
 {
-	unsigned f = vi->s->flags;
+	static const struct {
+		int truth;
+		enum sim_record_kind rec;
+	} map[] = {
+		{TRUTH_PROCESS, SIM_REC_PROCESS},	  {TRUTH_THREAD, SIM_REC_THREAD},
+		{TRUTH_THREAD_NAME, SIM_REC_THREAD_NAME}, {TRUTH_READY, SIM_REC_READY},
+		{TRUTH_SAMPLE, SIM_REC_SAMPLE},		  {TRUTH_INTERVAL, SIM_REC_INTERVAL},
+		{TRUTH_CONFIG, SIM_REC_CPU_CONFIG},	  {TRUTH_MASKS, SIM_REC_MASKS},
+		{TRUTH_RUNDOWN, SIM_REC_RUNDOWN},
+	};
 
-	switch (kind) {
-	case TRUTH_PROCESS:
-	case TRUTH_THREAD:
-	case TRUTH_THREAD_NAME:
-		return f & PRODUCER_F_PROC_THREAD;
-	case TRUTH_READY:
-		return f & PRODUCER_F_DISPATCHER;
-	case TRUTH_SAMPLE:
-	case TRUTH_INTERVAL:
-		return f & PRODUCER_F_PROFILE;
-	case TRUTH_MASKS:
-	case TRUTH_RUNDOWN:
-		return f & (PRODUCER_F_PROC_THREAD | PRODUCER_F_PROFILE);
-	case TRUTH_CONFIG:
-		return true;
-	default:
-		return false;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (map[i].truth == kind) {
+			return (vi->s->flags & producer_record_flags(map[i].rec)) != 0;
+		}
 	}
+	return false;
 }
 
 void vident_placed(struct verify_ident *vi, unsigned cpu)
