@@ -1178,6 +1178,14 @@ enum etwforge_stat {
 	ETWFORGE_STAT_RECORDS_BY_CPU, /* records of CPU index (0..2047) */
 	ETWFORGE_STAT_RECORDS_BY_KIND32, /* 32-bit records of kind index (etwforge_stats_kind_name()) */
 	ETWFORGE_STAT_RECORDS_BY_KIND64, /* 64-bit records of kind index */
+	/* the identity records (index 0 each) */
+	ETWFORGE_STAT_PROCESSES, /* distinct PIDs of Process records */
+	ETWFORGE_STAT_THREADS,	 /* distinct TIDs of Thread records (Start, End, DCStart, DCEnd) */
+	ETWFORGE_STAT_READY,	 /* ReadyThread events */
+	ETWFORGE_STAT_SAMPLES,	 /* SampledProfile events */
+	ETWFORGE_STAT_SWITCHES_ATTRIBUTED,   /* switches to a thread (TID != 0) a Thread record
+					      * of the file names */
+	ETWFORGE_STAT_SWITCHES_UNATTRIBUTED, /* switches to a thread (TID != 0) none names */
 };
 
 /**

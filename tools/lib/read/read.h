@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "etwforge/etwforge.h"
+#include "tools/lib/read/stats_identity.h"
 #include "writer/etl_reader.h"
 
 struct etwforge_file *read_file_open(const char *path, unsigned flags, struct etwforge_error *err);
@@ -64,6 +65,8 @@ size_t read_file_json(const struct etwforge_file *f, char *buf, size_t cap);
  *                   a count per hook id
  * @compact:         switches in compact batches by form (idle_short, idle,
  *                   lite, full)
+ * @ident:           processes, threads, ready and sample events, switches
+ *                   attributed or not (stats_identity.h)
  */
 struct etwforge_stats {
 	uint64_t buffers;
@@ -76,6 +79,7 @@ struct etwforge_stats {
 	uint64_t records_by_cpu[2048];
 	uint64_t records_by_kind[8][2];
 	uint64_t hooks[3][2][65536];
+	struct stats_identity ident;
 };
 
 /* read_payload_name - as etwforge_payload_name(). */
