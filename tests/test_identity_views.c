@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_identity_views.c - what the Process, Thread, ReadyThread and
+ * SampledProfile records give a reader of the file: the counts of `dump
+ * --stats` (etwforge_stats_count() and the JSON object) on the two Windows
+ * samples that carry them and on the small file of ident_fixture.h. The
+ * sample numbers were counted by a separate script over `dump --jsonl`
+ * (distinct "pid" of "process" objects, distinct "tid" of "thread"
+ * objects, "sample" objects) and are typed here.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "etwforge/etwforge.h"
+#include "tests/ident_fixture.h"
+#include "tests/test_util.h"
+
+#define A_FILE "airbus_ShutdownPerfDiagLogger.etl"
+#define P_FILE "perfview_net.4.5.2.x64.etl"
+
+static char *sample(const char *name)
+{
+	static char path[4096];
+	const char *d = getenv("ETWFORGE_SAMPLES");
+
+	cr_assert_not_null(d, "ETWFORGE_SAMPLES is not set");
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	return path;
+}
+
+TestSuite(identity_views, .init = test_dir_make, .fini = test_dir_remove);
+
+/* The fixture in the scratch folder (and, for a person to look at it, at $ETWFORGE_FIXTURE_OUT). */
+static const char *fixture(void)
+{
+	const char *path = test_path("ident.etl");
+	const char *keep = getenv("ETWFORGE_FIXTURE_OUT");
+
+	cr_assert_eq(ident_fixture_write(path), 0);
+	if (keep) {
+		cr_assert_eq(ident_fixture_write(keep), 0);
+	}
+	return path;
+}
+
+struct ident_counts {
+	uint64_t processes, threads, ready, samples, attributed, unattributed;
+};
+
+static uint64_t one(const struct etwforge_stats *st, enum etwforge_stat what)
+{
+	uint64_t v = 999999;
+
+	cr_assert_eq(etwforge_stats_count(st, what, 0, &v), 0);
+	cr_assert_eq(etwforge_stats_count(st, what, 1, &v), -ERANGE, "one count, index 0");
+	return v;
+}
+
+/* The counts of @path, through the accessors and through the JSON, which must agree. */
+static struct ident_counts counts_of(const char *path)
+{
+	struct etwforge_file *f = etwforge_file_open(path, 0, NULL);
+	struct etwforge_stats *st = etwforge_stats_new();
+	struct ident_counts c;
+	json_t *o, *sw;
+	char *buf;
+	size_t n;
+
+	cr_assert_not_null(f, "%s does not open", path);
+	cr_assert_not_null(st);
+	cr_assert_eq(etwforge_file_stats(f, st, NULL), 0);
+	c.processes = one(st, ETWFORGE_STAT_PROCESSES);
+	c.threads = one(st, ETWFORGE_STAT_THREADS);
+	c.ready = one(st, ETWFORGE_STAT_READY);
+	c.samples = one(st, ETWFORGE_STAT_SAMPLES);
+	c.attributed = one(st, ETWFORGE_STAT_SWITCHES_ATTRIBUTED);
+	c.unattributed = one(st, ETWFORGE_STAT_SWITCHES_UNATTRIBUTED);
+	n = etwforge_stats_json(f, st, NULL, 0);
+	buf = malloc(n + 1);
+	cr_assert_not_null(buf);
+	etwforge_stats_json(f, st, buf, n + 1);
+	o = json_loads(buf, 0, NULL);
+	cr_assert_not_null(o, "stats JSON parses");
+	sw = json_object_get(o, "switches");
+	cr_expect_eq(json_integer_value(json_object_get(o, "processes")), (json_int_t)c.processes);
+	cr_expect_eq(json_integer_value(json_object_get(o, "threads")), (json_int_t)c.threads);
+	cr_expect_eq(json_integer_value(json_object_get(o, "ready_thread")), (json_int_t)c.ready);
+	cr_expect_eq(json_integer_value(json_object_get(o, "sampled_profile")),
+		     (json_int_t)c.samples);
+	cr_expect_eq(json_integer_value(json_object_get(sw, "attributed")),
+		     (json_int_t)c.attributed);
+	cr_expect_eq(json_integer_value(json_object_get(sw, "unattributed")),
+		     (json_int_t)c.unattributed);
+	json_decref(o);
+	free(buf);
+	etwforge_stats_free(st);
+	etwforge_file_close(f);
+	return c;
+}
+
+Test(identity_views, stats_18362)
+{
+	struct ident_counts c = counts_of(sample(A_FILE));
+
+	cr_expect_eq(c.processes, 97);
+	cr_expect_eq(c.threads, 1532);
+	cr_expect_eq(c.ready, 0);
+	cr_expect_eq(c.samples, 0);
+	cr_expect_eq(c.attributed, 0, "no switch in the file");
+	cr_expect_eq(c.unattributed, 0);
+}
+
+Test(identity_views, stats_9200)
+{
+	struct ident_counts c = counts_of(sample(P_FILE));
+
+	cr_expect_eq(c.processes, 35);
+	cr_expect_eq(c.threads, 672);
+	cr_expect_eq(c.ready, 0);
+	cr_expect_eq(c.samples, 79528, "the README's 0x0F2E count: every one decodes");
+	cr_expect_eq(c.attributed, 0, "no switch in the file");
+	cr_expect_eq(c.unattributed, 0);
+}
+
+Test(identity_views, stats_fixture)
+{
+	struct ident_counts c = counts_of(fixture());
+
+	cr_expect_eq(c.processes, 2);
+	cr_expect_eq(c.threads, 3, "3333 switches in but has no Thread record");
+	cr_expect_eq(c.ready, 2);
+	cr_expect_eq(c.samples, 1);
+	cr_expect_eq(c.attributed, 5);
+	cr_expect_eq(c.unattributed, 1);
+}
+
+/* A file of switches only (no Thread record): every switch to a thread is unattributed. */
+Test(identity_views, stats_no_identity)
+{
+	struct ident_counts c = counts_of(sample("airbus_lxcore_kernel.etl"));
+
+	cr_expect_eq(c.processes, 0);
+	cr_expect_eq(c.threads, 0);
+	cr_expect_eq(c.attributed, 0);
+}
