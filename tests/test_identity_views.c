@@ -146,3 +146,49 @@ Test(identity_views, stats_no_identity)
 	cr_expect_eq(c.threads, 0);
 	cr_expect_eq(c.attributed, 0);
 }
+
+/*
+ * In time order the fixture's ReadyThread events come between the switches
+ * of both CPUs, at their times: CPU 0 450 (by 1001, readies 2001) and 800
+ * (by 2001, readies 1002), each before the switch that runs the thread.
+ */
+Test(identity_views, ready_in_time_order)
+{
+	static const struct {
+		int kind;
+		uint64_t t;
+		uint32_t tid; /* CSwitch: new thread; ReadyThread: the readied one */
+	} want[] = {
+		{ETWFORGE_EV_CSWITCH, 100, 1001},  {ETWFORGE_EV_CSWITCH, 150, 1002},
+		{ETWFORGE_EV_CSWITCH, 300, 0},	   {ETWFORGE_EV_READY, 450, 2001},
+		{ETWFORGE_EV_CSWITCH, 500, 0},	   {ETWFORGE_EV_CSWITCH, 600, 2001},
+		{ETWFORGE_EV_READY, 800, 1002},	   {ETWFORGE_EV_CSWITCH, 850, 1002},
+		{ETWFORGE_EV_CSWITCH, 900, 3333},  {ETWFORGE_EV_CSWITCH, 950, 0},
+		{ETWFORGE_EV_CSWITCH, 1000, 1001},
+	};
+	struct etwforge_file *f = etwforge_file_open(fixture(), 0, NULL);
+	struct etwforge_iter *it;
+	const struct etwforge_event *ev;
+	unsigned i = 0;
+
+	cr_assert_not_null(f);
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_TIME, ETWFORGE_EV_SWITCHES | ETWFORGE_EV_READY,
+			       NULL);
+	cr_assert_not_null(it);
+	while (etwforge_iter_next(it, &ev, NULL) == 1) {
+		cr_assert_lt(i, sizeof(want) / sizeof(want[0]), "more events than written");
+		cr_expect_eq(ev->kind, want[i].kind, "event %u", i);
+		cr_expect_eq(ev->ts, 1000000 + want[i].t, "event %u", i);
+		if (ev->kind == ETWFORGE_EV_READY) {
+			cr_expect_eq(ev->u.ready.tid, want[i].tid);
+			cr_expect_eq(ev->rec->tid, want[i].t == 450 ? 1001u : 2001u, "the readier");
+			cr_expect_eq(ev->u.ready.adjust_reason, 1);
+		} else {
+			cr_expect_eq(ev->u.cswitch.new_tid, want[i].tid, "event %u", i);
+		}
+		i++;
+	}
+	cr_expect_eq(i, sizeof(want) / sizeof(want[0]));
+	etwforge_iter_free(it);
+	etwforge_file_close(f);
+}

@@ -718,7 +718,7 @@ enum etwforge_event_kind {
 enum etwforge_order {
 	ETWFORGE_ORDER_FILE = 0, /* buffers in file order: a listing to read beside a hex dump */
 	ETWFORGE_ORDER_CPU,	 /* buffer 0, then each CPU's buffers by SequenceNumber */
-	ETWFORGE_ORDER_TIME,	 /* switches and spin locks of every CPU merged by time */
+	ETWFORGE_ORDER_TIME,	 /* switches, spin locks and ReadyThread of every CPU by time */
 };
 
 /*
@@ -1109,8 +1109,9 @@ struct etwforge_iter;
  * etwforge_iter_new - iterate the events of @kinds (a mask of
  * ETWFORGE_EV_*) of @f in @order. In ETWFORGE_ORDER_FILE and _CPU the
  * records come as they sit (a compact batch's switches follow its record);
- * ETWFORGE_ORDER_TIME merges the switches and spin locks of every CPU by
- * timestamp (not buffers, records or the identity kinds, ETWFORGE_EV_IDENTITY).
+ * ETWFORGE_ORDER_TIME merges the switches, spin locks and ReadyThread
+ * events of every CPU by timestamp (not buffers, records or the other
+ * identity kinds of ETWFORGE_EV_IDENTITY).
  * A record of an identity kind whose payload does not decode (cut short, a
  * string without its end) is no event of its kind; as a record its
  * @decoded is ETWFORGE_PAYLOAD_SHORT.

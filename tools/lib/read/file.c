@@ -8,7 +8,8 @@
  *   buffer list (file order, or 0 then   one dec_cursor per CPU (its buffers
  *   each CPU's by SequenceNumber)        by SequenceNumber); a binary heap on
  *     for each buffer: BUFFER event       (ts, cpu) hands out the earliest
- *       for each record: RECORD event     switch or spin lock of any CPU
+ *       for each record: RECORD event     switch, spin lock or ReadyThread of
+ *                                         any CPU
  *         plain CSwitch / SpinLock: their decoded event
  *         an identity record (process, thread, ...): its decoded event,
  *         from its table (producer/records/), its strings in UTF-8
@@ -816,6 +817,7 @@ static int time_init(struct etwforge_iter *it)
 	mask |= it->kinds & ETWFORGE_EV_CSWITCH ? DEC_EV_CSWITCH : 0u;
 	mask |= it->kinds & ETWFORGE_EV_COMPACT ? DEC_EV_COMPACT : 0u;
 	mask |= it->kinds & ETWFORGE_EV_SPINLOCK ? DEC_EV_SPINLOCK : 0u;
+	mask |= it->kinds & ETWFORGE_EV_READY ? DEC_EV_READY : 0u;
 	/*
 	 * NumberOfProcessors comes from the file (any u32); a buffer's CPU is at
 	 * most 0x7FF (ProcessorIndex is 11 bits), so no more cursors are needed.
@@ -867,6 +869,12 @@ static void conv_dec_event(const struct dec_event *ev, struct rec_store *rc, str
 	if (ev->kind == DEC_EV_CSWITCH) {
 		o->kind = ETWFORGE_EV_CSWITCH;
 		read_conv_cswitch(&ev->u.cs, ev->rec.version, &o->u.cswitch);
+	} else if (ev->kind == DEC_EV_READY) {
+		const struct etw_ready_thread *w = &ev->u.rt;
+		struct etwforge_ready *o2 = &o->u.ready;
+
+		o->kind = ETWFORGE_EV_READY;
+		ETW_READY_FIELDS(ID_ROW, o2)
 	} else {
 		o->kind = ETWFORGE_EV_SPINLOCK;
 		read_conv_spinlock(&ev->u.sl, &o->u.spinlock);
