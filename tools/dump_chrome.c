@@ -123,7 +123,7 @@ struct chrome *chrome_new(const struct sched_frame *fr, const struct thread_name
 static void on_slice(void *ctx, const struct sched_slice *s)
 {
 	struct chrome *c = ctx;
-	char name[64];
+	char name[THREAD_NAME_MAX];
 
 	if (!s->known || s->tid == 0 || !s->opened) {
 		return; /* idle is blank; before a CPU's first switch nothing opened a slice */
