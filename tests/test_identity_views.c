@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "etwforge/etwforge.h"
 #include "tests/ident_fixture.h"
@@ -191,4 +192,136 @@ Test(identity_views, ready_in_time_order)
 	cr_expect_eq(i, sizeof(want) / sizeof(want[0]));
 	etwforge_iter_free(it);
 	etwforge_file_close(f);
+}
+
+/* ---- the pictures of the fixture ------------------------------------------------- */
+
+static char *slurp(const char *name)
+{
+	static char buf[1 << 20];
+
+	return test_read(name, buf, sizeof(buf));
+}
+
+static void draw(const char *extra)
+{
+	char err[4096], args[512];
+
+	fixture();
+	snprintf(args, sizeof(args), "dump ident.etl --timeline t.svg --chrome-trace c.json %s",
+		 extra);
+	cr_assert_eq(test_etwforge(args, err, sizeof(err)), 0, "%s", err);
+}
+
+/*
+ * The timeline names threads "process!thread TID" from the file, escapes a
+ * name's markup, shows a name's unpaired surrogate as U+FFFD, and lists the
+ * processes with their shares of 2 CPUs x 120 us: 1001 ran 40 + 20 us
+ * (25.0 %), 1002 15 + 10 us (10.4 %), 2001 30 us (12.5 %), 3333 (no Thread
+ * record) 10 us (4.2 %). Both wake-ups are arrows.
+ */
+Test(identity_views, timeline_names_and_shares)
+{
+	const char *svg;
+
+	draw("");
+	svg = slurp("t.svg");
+	cr_expect(strstr(svg, ">app.exe!main 1001<"), "a label from the file");
+	cr_expect(strstr(svg, "svc.exe!w&quot;&lt;&amp;&gt;\xEF\xBF\xBD 2001"), "escaped, U+FFFD");
+	cr_expect(strstr(svg, "TID 3333"), "a thread without a Thread record keeps its TID");
+	cr_expect(strstr(svg, "app.exe (PID 100) 35.4%: main 1001 25.0%, io 1002 10.4%"));
+	cr_expect(strstr(svg, "svc.exe (PID 200) 12.5%:"));
+	cr_expect(strstr(svg, "without a Thread record (colour: a hash of the TID): 4.2%"));
+	cr_expect(strstr(svg, "arrows: 2 wake-ups"));
+	cr_expect(strstr(svg, "wake-up: app.exe!main 1001 readied svc.exe!w"), "arrow's title");
+	cr_expect_null(strstr(svg, "<script"), "nothing from the file becomes markup");
+}
+
+/* A window that holds the first wake-up's ReadyThread (45 us) and not the second (80 us). */
+Test(identity_views, timeline_window_arrows)
+{
+	const char *svg;
+
+	draw("--from 0us --to 50us");
+	svg = slurp("t.svg");
+	cr_expect(strstr(svg, "arrows: 1 wake-ups"), "the one whose span meets the window");
+}
+
+static json_t *find_event(json_t *events, const char *ph, const char *name, long pid, long tid)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(events, i, e)
+	{
+		if (!strcmp(json_string_value(json_object_get(e, "ph")), ph) &&
+		    (!name || !strcmp(json_string_value(json_object_get(e, "name")), name)) &&
+		    json_integer_value(json_object_get(e, "pid")) == pid &&
+		    json_integer_value(json_object_get(e, "tid")) == tid) {
+			return e;
+		}
+	}
+	return NULL;
+}
+
+static const char *meta_name(json_t *events, const char *what, long pid, long tid)
+{
+	json_t *e = find_event(events, "M", what, pid, tid);
+
+	cr_assert_not_null(e, "%s of %ld/%ld", what, pid, tid);
+	return json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+}
+
+/* A track per named thread in its process, its slices there, wake-ups as flows. */
+Test(identity_views, chrome_tracks_and_flows)
+{
+	json_t *o, *ev, *e;
+	json_error_t je;
+	size_t i, on_1001 = 0, starts = 0;
+
+	draw("");
+	o = json_loads(slurp("c.json"), 0, &je);
+	cr_assert_not_null(o, "%s", je.text);
+	ev = json_object_get(o, "traceEvents");
+	cr_expect_str_eq(meta_name(ev, "process_name", 100, 100), "app.exe");
+	cr_expect_str_eq(meta_name(ev, "process_name", 200, 200), "svc.exe");
+	cr_expect_str_eq(meta_name(ev, "thread_name", 100, 1001), "main");
+	cr_expect_str_eq(meta_name(ev, "thread_name", 100, 1002), "io", "ThreadSetName's");
+	cr_expect_str_eq(meta_name(ev, "thread_name", 200, 2001), "w\"<&>\xEF\xBF\xBD");
+	cr_expect_null(find_event(ev, "M", "thread_name", 1, 3333), "no track for 3333");
+	json_array_foreach(ev, i, e)
+	{
+		const char *ph = json_string_value(json_object_get(e, "ph"));
+
+		on_1001 += !strcmp(ph, "X") &&
+			   json_integer_value(json_object_get(e, "pid")) == 100 &&
+			   json_integer_value(json_object_get(e, "tid")) == 1001;
+		starts += !strcmp(ph, "s");
+	}
+	cr_expect_eq(on_1001, 2, "1001's two slices on its own track");
+	cr_expect_eq(starts, 2, "two wake-ups");
+	e = find_event(ev, "s", "wakeup", 100, 1001);
+	cr_assert_not_null(e, "from the readying thread's track");
+	cr_expect_float_eq(json_number_value(json_object_get(e, "ts")), 45.0, 1e-9);
+	e = find_event(ev, "f", "wakeup", 200, 2001);
+	cr_assert_not_null(e, "to the readied thread's track");
+	cr_expect_float_eq(json_number_value(json_object_get(e, "ts")), 60.0, 1e-9,
+			   "its switch-in");
+	cr_expect_str_eq(json_string_value(json_object_get(e, "bp")), "e");
+	json_decref(o);
+}
+
+/* --truth names threads when given; without identity records the pictures are as before. */
+Test(identity_views, no_identity_as_before)
+{
+	char err[4096];
+	const char *svg;
+
+	cr_assert_eq(test_etwforge("gen --duration 20ms --cpus 2 -o g.etl", err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(test_etwforge("dump g.etl --timeline g.svg", err, sizeof(err)), 0, "%s", err);
+	svg = slurp("g.svg");
+	cr_expect(strstr(svg, "colour: the thread (a fixed hash of its TID"));
+	cr_expect_null(strstr(svg, "processes (the file's"), "no process legend");
+	cr_expect_null(strstr(svg, "wake-up"));
 }
