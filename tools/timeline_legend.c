@@ -257,6 +257,13 @@ int legend_write(FILE *f, const struct identity *id, const struct busy_tally *b,
 		}
 		i = e;
 	}
+	if (n == 0) {
+		fprintf(f,
+			"<text x=\"%u\" y=\"%u\">none ran here: no context switch to a thread "
+			"they name</text>\n",
+			x + 14, y);
+		y += LEGEND_LINE_H;
+	}
 	if (nproc > shown) {
 		fprintf(f, "<text x=\"%u\" y=\"%u\">%zu more processes ", x + 14, y, nproc - shown);
 		put_share(f, rest, total_ns);
