@@ -16,7 +16,11 @@
  *   SampledProfile    700 CPU 0, thread 2001
  *   end               1200
  *
- * So: 2 processes, 3 threads (3333 has no Thread record), 2 ReadyThread,
+ * ident_fixture_write_pingpong(): the same processes and threads, 1001 on
+ * CPU 0 from t=10, and per round k (t = 100 + 100 k) a ReadyThread of 2001
+ * by 1001 at t on CPU 0, 2001 on CPU 1 from t+10 to t+50.
+ *
+ * So (ident_fixture_write): 2 processes, 3 threads (3333 has no Thread record), 2 ReadyThread,
  * 1 SampledProfile, switches to a thread: 5 attributed (1001 twice, 2001,
  * 1002 twice), 1 unattributed (3333).
  */
@@ -147,10 +151,9 @@ static void sample(struct fx *x, uint64_t t, uint32_t tid)
 	    etw_encode_sampled_profile(b, sizeof(b), ETL_ARCH_X64, &s, 0));
 }
 
-int ident_fixture_write(const char *path)
+/* A writer for @path: 2 CPUs, 4 KiB buffers, x64, build 19041. */
+static int open_fx(struct fx *x, const char *path)
 {
-	static const uint16_t main_name[] = {'m', 'a', 'i', 'n'};
-	static const uint16_t odd_name[] = {'w', '"', '<', '&', '>', 0xD800};
 	struct writer_opts wo = {.path = path,
 				 .arch = ETL_ARCH_X64,
 				 .cpus = 2,
@@ -158,19 +161,47 @@ int ident_fixture_write(const char *path)
 				 .provider_version = 19041,
 				 .start_ts = START_TS,
 				 .start_time = 133000000000000000ll};
-	struct fx x = {.t = etw_target_by_build(19041)};
 
-	x.w = out_writer_create(&wo);
-	if (!x.w || !x.t) {
-		writer_destroy(x.w);
+	*x = (struct fx){.t = etw_target_by_build(19041)};
+	x->w = out_writer_create(&wo);
+	if (!x->w || !x->t) {
+		writer_destroy(x->w);
 		return -1;
 	}
-	process(&x, 100, "app.exe");
-	process(&x, 200, "svc.exe");
-	thread(&x, 100, 1001, main_name, 4);
-	thread(&x, 100, 1002, NULL, 0);
-	thread(&x, 200, 2001, odd_name, 6);
-	set_name(&x, 100, 1002, "io");
+	return 0;
+}
+
+/* The processes and threads of both files, at t = 1..3. */
+static void rundown(struct fx *x)
+{
+	static const uint16_t main_name[] = {'m', 'a', 'i', 'n'};
+	static const uint16_t odd_name[] = {'w', '"', '<', '&', '>', 0xD800};
+
+	process(x, 100, "app.exe");
+	process(x, 200, "svc.exe");
+	thread(x, 100, 1001, main_name, 4);
+	thread(x, 100, 1002, NULL, 0);
+	thread(x, 200, 2001, odd_name, 6);
+	set_name(x, 100, 1002, "io");
+}
+
+static int close_fx(struct fx *x, uint64_t end)
+{
+	if (writer_finish(x->w, START_TS + end, 133000000000000000ll + (int64_t)end) < 0) {
+		x->rc = -1;
+	}
+	writer_destroy(x->w);
+	return x->rc;
+}
+
+int ident_fixture_write(const char *path)
+{
+	struct fx x;
+
+	if (open_fx(&x, path) < 0) {
+		return -1;
+	}
+	rundown(&x);
 	/* CPU 0 in time order, readies and the sample among its switches */
 	cswitch(&x, 0, 100, 0, 1001);
 	ready(&x, 450, 1001, 100, 2001);
@@ -184,9 +215,24 @@ int ident_fixture_write(const char *path)
 	cswitch(&x, 1, 300, 1002, 0);
 	cswitch(&x, 1, 850, 0, 1002);
 	cswitch(&x, 1, 950, 1002, 0);
-	if (writer_finish(x.w, START_TS + 1200, 133000000000001200ll) < 0) {
-		x.rc = -1;
+	return close_fx(&x, 1200);
+}
+
+int ident_fixture_write_pingpong(const char *path, unsigned rounds)
+{
+	struct fx x;
+
+	if (open_fx(&x, path) < 0) {
+		return -1;
 	}
-	writer_destroy(x.w);
-	return x.rc;
+	rundown(&x);
+	cswitch(&x, 0, 10, 0, 1001);
+	for (unsigned k = 0; k < rounds; k++) {
+		uint64_t t = 100 + 100 * (uint64_t)k;
+
+		ready(&x, t, 1001, 100, 2001);
+		cswitch(&x, 1, t + 10, 0, 2001);
+		cswitch(&x, 1, t + 50, 2001, 0);
+	}
+	return close_fx(&x, 200 + 100 * (uint64_t)rounds);
 }

@@ -11,4 +11,10 @@
 /** ident_fixture_write - write the file to @path. Return: 0, or -1. */
 int ident_fixture_write(const char *path);
 
+/**
+ * ident_fixture_write_pingpong - a file of @rounds wake-ups of one thread
+ * by another (listed in ident_fixture.c). Return: 0, or -1.
+ */
+int ident_fixture_write_pingpong(const char *path, unsigned rounds);
+
 #endif

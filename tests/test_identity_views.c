@@ -325,3 +325,42 @@ Test(identity_views, no_identity_as_before)
 	cr_expect_null(strstr(svg, "processes (the file's"), "no process legend");
 	cr_expect_null(strstr(svg, "wake-up"));
 }
+
+/*
+ * 200 wake-ups in the window are arrows; 201 are too many to read: none is
+ * drawn and the legend says so, while the Chrome trace has a flow for each.
+ */
+Test(identity_views, arrows_limit)
+{
+	char err[4096];
+	const char *svg;
+	json_t *o, *e;
+	size_t i, flows = 0;
+
+	cr_assert_eq(ident_fixture_write_pingpong(test_path("p200.etl"), 200), 0);
+	cr_assert_eq(ident_fixture_write_pingpong(test_path("p201.etl"), 201), 0);
+	cr_assert_eq(test_etwforge("dump p200.etl --timeline p200.svg", err, sizeof(err)), 0, "%s",
+		     err);
+	svg = slurp("p200.svg");
+	cr_expect(strstr(svg, "arrows: 200 wake-ups"));
+	cr_expect(strstr(svg, "marker-end=\"url(#wake-head)\""));
+	cr_assert_eq(test_etwforge("dump p201.etl --timeline p201.svg --chrome-trace p201.json",
+				   err, sizeof(err)),
+		     0, "%s", err);
+	svg = slurp("p201.svg");
+	cr_expect(strstr(svg, "wake-ups: 201 here, too many to draw"));
+	cr_expect_null(strstr(svg, "url(#wake-head)"), "no arrow at all");
+	o = json_loads(slurp("p201.json"), 0, NULL);
+	cr_assert_not_null(o);
+	json_array_foreach(json_object_get(o, "traceEvents"), i, e)
+	{
+		flows += !strcmp(json_string_value(json_object_get(e, "ph")), "f");
+	}
+	cr_expect_eq(flows, 201);
+	json_decref(o);
+	/* a window holding 10 of them: arrows again */
+	cr_assert_eq(test_etwforge("dump p201.etl --timeline p201w.svg --from 0us --to 100us", err,
+				   sizeof(err)),
+		     0, "%s", err);
+	cr_expect(strstr(slurp("p201w.svg"), "arrows: 10 wake-ups"));
+}
