@@ -34,15 +34,30 @@ static char *sample(const char *name)
 
 TestSuite(identity_views, .init = test_dir_make, .fini = test_dir_remove);
 
-/* The fixture in the scratch folder (and, for a person to look at it, at $ETWFORGE_FIXTURE_OUT). */
+/*
+ * Where a person can keep the fixtures to look at them: the folder
+ * $ETWFORGE_FIXTURE_OUT, when set (@name in it, else NULL).
+ */
+static const char *kept(const char *name)
+{
+	static char path[4096];
+	const char *dir = getenv("ETWFORGE_FIXTURE_OUT");
+
+	if (!dir) {
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
+}
+
+/* The fixture in the scratch folder (and where kept() says). */
 static const char *fixture(void)
 {
 	const char *path = test_path("ident.etl");
-	const char *keep = getenv("ETWFORGE_FIXTURE_OUT");
 
 	cr_assert_eq(ident_fixture_write(path), 0);
-	if (keep) {
-		cr_assert_eq(ident_fixture_write(keep), 0);
+	if (kept("ident.etl")) {
+		cr_assert_eq(ident_fixture_write(kept("ident.etl")), 0);
 	}
 	return path;
 }
@@ -339,6 +354,9 @@ Test(identity_views, arrows_limit)
 
 	cr_assert_eq(ident_fixture_write_pingpong(test_path("p200.etl"), 200), 0);
 	cr_assert_eq(ident_fixture_write_pingpong(test_path("p201.etl"), 201), 0);
+	if (kept("p201.etl")) {
+		cr_assert_eq(ident_fixture_write_pingpong(kept("p201.etl"), 201), 0);
+	}
 	cr_assert_eq(test_etwforge("dump p200.etl --timeline p200.svg", err, sizeof(err)), 0, "%s",
 		     err);
 	svg = slurp("p200.svg");
