@@ -99,6 +99,18 @@ static void metadata(struct chrome *c, const char *name, unsigned tid, const cha
 	fputs("}}", c->f);
 }
 
+/*
+ * The thread @tid has a track of its own: the file names it, and neither it
+ * nor its process is 0 (idle, the swapper in Perfetto). Return: it, or NULL.
+ */
+static const struct ident_thread *own_track(const struct chrome *c, uint32_t tid)
+{
+	const struct ident_thread *t =
+		c->names && tid ? identity_thread(c->names->ident, tid) : NULL;
+
+	return t && t->pid ? t : NULL;
+}
+
 /* The metadata of a process or thread track of the file's own (@str: its name). */
 static void named_metadata(struct chrome *c, const char *what, uint32_t pid, uint32_t tid,
 			   const char *str)
@@ -119,7 +131,7 @@ static void identity_tracks(struct chrome *c, const struct identity *id)
 		uint32_t pid;
 		const struct ident_process *p = tid_map_at(&id->processes, i, &pid);
 
-		if (p) {
+		if (p && pid) {
 			named_metadata(c, "process_name", pid, pid, p->image[0] ? p->image : "?");
 		}
 	}
@@ -127,7 +139,7 @@ static void identity_tracks(struct chrome *c, const struct identity *id)
 		uint32_t tid;
 		const struct ident_thread *t = tid_map_at(&id->threads, i, &tid);
 
-		if (t) {
+		if (t && tid && t->pid) {
 			const char *image = identity_image(id, t->pid);
 
 			named_metadata(c, "thread_name", t->pid, tid,
@@ -204,7 +216,7 @@ static void on_slice(void *ctx, const struct sched_slice *s)
 	}
 	thread_name(c->names, s->tid, name, sizeof(name));
 	slice_event(c, s, name, CHROME_PID, s->cpu + 1);
-	if (c->names && (t = identity_thread(c->names->ident, s->tid)) != NULL) {
+	if ((t = own_track(c, s->tid)) != NULL) {
 		slice_event(c, s, name, t->pid, s->tid); /* the thread's own track */
 	}
 }
@@ -213,8 +225,7 @@ static void on_slice(void *ctx, const struct sched_slice *s)
 static void wake_track(const struct chrome *c, uint32_t tid, unsigned cpu, uint32_t *pid,
 		       uint32_t *track)
 {
-	const struct ident_thread *t =
-		c->names && tid ? identity_thread(c->names->ident, tid) : NULL;
+	const struct ident_thread *t = own_track(c, tid);
 
 	*pid = t ? t->pid : CHROME_PID;
 	*track = t ? tid : cpu + 1;
@@ -226,7 +237,7 @@ static void on_wake(void *ctx, const struct sched_wake *wk)
 	uint32_t pid, tid;
 	uint64_t id = ++c->flows;
 
-	if (wk->to_lane < 0 && !(c->names && identity_thread(c->names->ident, wk->tid))) {
+	if (wk->to_lane < 0 && !own_track(c, wk->tid)) {
 		return; /* it ran on a CPU not drawn, in no track of its own */
 	}
 	wake_track(c, wk->waker, wk->from_cpu, &pid, &tid);

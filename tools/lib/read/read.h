@@ -16,7 +16,6 @@
 #include <stdint.h>
 
 #include "etwforge/etwforge.h"
-#include "tools/lib/read/stats_identity.h"
 #include "writer/etl_reader.h"
 
 struct etwforge_file *read_file_open(const char *path, unsigned flags, struct etwforge_error *err);
@@ -56,6 +55,27 @@ void read_conv_spinlock_config(const struct etw_spinlock_config *w,
 
 size_t read_event_json(const struct etwforge_event *ev, unsigned flags, char *buf, size_t cap);
 size_t read_file_json(const struct etwforge_file *f, char *buf, size_t cap);
+
+/**
+ * struct stats_identity - the identity counts of --stats (stats_identity.c).
+ * @processes:    distinct PIDs of Process records (0x0301-0x0304, 0x0327)
+ * @threads:      distinct TIDs of Thread records (0x0501-0x0504)
+ * @ready:        ReadyThread 0x0532 events (decoded: not a too-short one)
+ * @samples:      SampledProfile 0x0F2E events
+ * @attributed:   switches to a thread other than idle (TID != 0) that a
+ *                Thread record anywhere in the file names
+ * @unattributed: switches to a thread other than idle no Thread record
+ *                names (a compact switch whose new thread the file does
+ *                not say is neither)
+ */
+struct stats_identity {
+	uint64_t processes;
+	uint64_t threads;
+	uint64_t ready;
+	uint64_t samples;
+	uint64_t attributed;
+	uint64_t unattributed;
+};
 
 /**
  * struct etwforge_stats - counts over a whole file (`dump --stats`).

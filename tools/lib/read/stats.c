@@ -15,6 +15,7 @@
 #include "producer/etw_layout.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
+#include "tools/lib/read/stats_identity.h"
 #include "tools/lib/common/json_out.h"
 #include "writer/etl_reader.h"
 
