@@ -1232,7 +1232,10 @@ ETWFORGE_API const char *etwforge_stats_kind_name(unsigned k);
 
 /**
  * etwforge_file_stats - count every buffer and record of @f, expanding
- * compact batches, into @st (from etwforge_stats_new(); cleared first).
+ * compact batches, into @st (from etwforge_stats_new(); cleared first),
+ * and what its Process, Thread, ReadyThread and SampledProfile records say
+ * (ETWFORGE_STAT_PROCESSES and after: a second pass, in memory that grows
+ * with the file's distinct PIDs and TIDs).
  * Return: 0, or -EINVAL at damage (@err), with the counts up to there; for
  * a file opened with ETWFORGE_OPEN_KEEP_GOING, a batch that does not expand
  * (or the rest of a buffer that does not frame) is skipped and the counts
