@@ -989,6 +989,29 @@ static bool identity_event(unsigned kinds, const struct etwforge_record *r,
 	return true;
 }
 
+/*
+ * Can record @r give an event of @kinds other than ETWFORGE_EV_RECORD? Only
+ * PERFINFO and SYSTEM payloads are decoded (conv_record()), and only the
+ * hooks read_payload_name() names, and rundown complete: an iteration for a
+ * few kinds skips the rest without converting them (read_identity's counts
+ * per kind on the samples hold this list to the decoder's).
+ */
+static bool may_give_event(unsigned kinds, const struct etl_record *r)
+{
+	if (r->kind != ETL_KIND_PERFINFO && r->kind != ETL_KIND_SYSTEM) {
+		return false;
+	}
+	if (r->hook_id == ETW_HOOK_CSWITCH) {
+		return kinds & ETWFORGE_EV_CSWITCH;
+	}
+	if (r->hook_id == ETW_HOOK_SPINLOCK) {
+		return kinds & ETWFORGE_EV_SPINLOCK;
+	}
+	/* rundown complete has no payload, so no name for a short one: it is no less an event */
+	return (kinds & ETWFORGE_EV_IDENTITY) &&
+	       (read_payload_name(r->hook_id) != NULL || r->hook_id == ETW_HOOK_RUNDOWN_COMPLETE);
+}
+
 static int list_next(struct etwforge_iter *it, const struct etwforge_event **out,
 		     struct etwforge_error *err)
 {
@@ -1033,6 +1056,9 @@ static int list_next(struct etwforge_iter *it, const struct etwforge_event **out
 				    0) {
 					it->have_qerr = true;
 				}
+			}
+			if (!(it->kinds & ETWFORGE_EV_RECORD) && !may_give_event(it->kinds, &r)) {
+				continue; /* not converted: most records of a file, most of the time */
 			}
 			memset(ev, 0, sizeof(*ev));
 			ev->cpu = r.cpu;

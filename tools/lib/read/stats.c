@@ -144,6 +144,16 @@ static int count_compact(const struct etl_reader *d, const struct etl_record *r,
 	return 0;
 }
 
+/* A plain CSwitch, decoded as the iterator does: its new thread to the identity counts. */
+static int switch_in(struct stats_ident *si, const struct etl_record *r)
+{
+	struct etw_payload pl;
+
+	etw_decode_payload(r->hook_id, r->version, r->is64 ? ETL_ARCH_X64 : ETL_ARCH_X86,
+			   r->payload, r->payload_len, &pl);
+	return pl.kind == ETW_PAYLOAD_CSWITCH ? stats_identity_switch_in(si, pl.u.cs.new_tid) : 0;
+}
+
 /*
  * zero_stats - clear @s, writing only the parts that are not zero already.
  * Most of its 3 MiB (the per-hook counts) stays zero, and a caller's calloc()
@@ -177,9 +187,14 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 	struct etl_error e;
 	struct etl_record r;
 	int first = 0; /* with keep_going: the first damage, said in @err */
+	struct stats_ident *si;
 	int rc;
 
 	zero_stats(s);
+	si = stats_identity_new();
+	if (!si) {
+		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+	}
 	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
 		const struct etl_buffer *b = etl_reader_buffer(d, i);
 		size_t pos = 0;
@@ -197,9 +212,15 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 			    r.kind == ETL_KIND_PERFINFO) {
 				s->hooks[hooked_index(r.kind)][r.is64][r.hook_id]++;
 			}
+			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH &&
+			    switch_in(si, &r) < 0) {
+				stats_identity_free(si);
+				return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+			}
 			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
 			    count_compact(d, &r, s, first ? NULL : err) < 0) {
 				if (!keep_going) {
+					stats_identity_free(si);
 					return -EINVAL;
 				}
 				first = -EINVAL; /* the batch is skipped, the count goes on */
@@ -207,6 +228,7 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 		}
 		if (rc < 0) {
 			if (!keep_going) {
+				stats_identity_free(si);
 				return error_fail_at(err, -EINVAL, ERR_DATA, "%s", e.msg);
 			}
 			if (!first) {
@@ -215,7 +237,8 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 		}
 	}
 	/* the damage is the framing pass's to say: the second meets the same */
-	rc = stats_identity_count(f, &s->ident, first ? NULL : err);
+	rc = stats_identity_finish(si, f, &s->ident, first ? NULL : err);
+	stats_identity_free(si);
 	if (rc < 0 && (rc == -ENOMEM || !first)) {
 		return rc;
 	}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/lib/read/stats_identity.c - stats_identity_count(): the identity
- * counts of `dump --stats` in one pass of the iterator (CPU order: the
- * identity records do not come in time order, and none is needed). A
+ * tools/lib/read/stats_identity.c - the identity counts of `dump --stats`:
+ * plain CSwitch records handed over by the framing pass of stats.c, the
+ * rest in one pass of the iterator (CPU order: none is needed in time
+ * order) that converts only the records of the kinds it asks for. A
  * thread's switches-in are kept per TID until the end, when whether any
  * Thread record named it is known: memory grows with distinct TIDs and
  * PIDs, not with the file.
@@ -134,14 +135,41 @@ static int count_event(const struct etwforge_event *ev, struct id_set *tids, str
 	return 0;
 }
 
-int stats_identity_count(struct etwforge_file *f, struct stats_identity *out,
-			 struct etwforge_error *err)
+/* The sets both passes fill. */
+struct stats_ident {
+	struct id_set tids;
+	struct id_set pids;
+	struct stats_identity counts;
+};
+
+struct stats_ident *stats_identity_new(void)
 {
+	return calloc(1, sizeof(struct stats_ident));
+}
+
+int stats_identity_switch_in(struct stats_ident *si, uint32_t new_tid)
+{
+	struct id_slot *slot;
+
+	if (new_tid == 0) {
+		return 0;
+	}
+	slot = id_get(&si->tids, new_tid);
+	if (!slot) {
+		return -ENOMEM;
+	}
+	slot->switch_ins++;
+	return 0;
+}
+
+int stats_identity_finish(struct stats_ident *si, struct etwforge_file *f,
+			  struct stats_identity *out, struct etwforge_error *err)
+{
+	/* plain CSwitch records were counted by the framing pass (stats_identity_switch_in) */
 	unsigned kinds = ETWFORGE_EV_PROCESS | ETWFORGE_EV_THREAD | ETWFORGE_EV_READY |
-			 ETWFORGE_EV_SAMPLE | ETWFORGE_EV_SWITCHES;
+			 ETWFORGE_EV_SAMPLE | ETWFORGE_EV_COMPACT;
 	struct etwforge_iter *it;
 	const struct etwforge_event *ev;
-	struct id_set tids = {0}, pids = {0};
 	int rc, first = 0;
 
 	*out = (struct stats_identity){0};
@@ -158,21 +186,29 @@ int stats_identity_count(struct etwforge_file *f, struct stats_identity *out,
 			first = first ? first : rc;
 			continue;
 		}
-		if (count_event(ev, &tids, &pids, out) < 0) {
+		if (count_event(ev, &si->tids, &si->pids, &si->counts) < 0) {
 			first = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 			break;
 		}
 	}
 	read_iter_free(it);
-	out->processes = pids.n;
-	for (size_t i = 0; i < tids.cap; i++) {
-		const struct id_slot *s = &tids.v[i];
+	*out = si->counts;
+	out->processes = si->pids.n;
+	for (size_t i = 0; i < si->tids.cap; i++) {
+		const struct id_slot *sl = &si->tids.v[i];
 
-		if (s->used) {
-			*(s->named ? &out->attributed : &out->unattributed) += s->switch_ins;
+		if (sl->used) {
+			*(sl->named ? &out->attributed : &out->unattributed) += sl->switch_ins;
 		}
 	}
-	free(tids.v);
-	free(pids.v);
 	return first;
+}
+
+void stats_identity_free(struct stats_ident *si)
+{
+	if (si) {
+		free(si->tids.v);
+		free(si->pids.v);
+		free(si);
+	}
 }
