@@ -87,7 +87,9 @@ def chrome_of(path):
     num = (int, float)
     for e in ev:
         check(isinstance(e.get("name"), str) and e["name"], f"event without a name: {e}")
-        check(e.get("pid") == 1, f"pid is not 1: {e}")
+        # pid 1 is the session, a track per CPU; any other pid is a process the file
+        # names (Process/Thread records), a track per thread it names
+        check(isinstance(e.get("pid"), int) and e["pid"] >= 1, f"bad pid: {e}")
         check(isinstance(e.get("tid"), int) and e["tid"] >= 1, f"bad tid: {e}")
         ph = e.get("ph")
         if ph == "M":
@@ -98,7 +100,10 @@ def chrome_of(path):
             check(e["dur"] >= 0, f"negative duration: {e}")
             check(e.get("cat") == "thread", f"{e}")
             check(isinstance(e["args"].get("tid"), int) and e["args"]["tid"] != 0, f"{e}")
-            check(e["args"].get("cpu") == e["tid"] - 1, f"track and cpu disagree: {e}")
+            if e["pid"] == 1:
+                check(e["args"].get("cpu") == e["tid"] - 1, f"track and cpu disagree: {e}")
+            else:
+                check(e["args"]["tid"] == e["tid"], f"a slice on another thread's track: {e}")
         elif ph == "i":
             check(e.get("s") == "t" and isinstance(e.get("ts"), num), f"{e}")
             check(e.get("cat") in ("batch", "spinlock"), f"{e}")
@@ -107,6 +112,10 @@ def chrome_of(path):
                 check(e["args"]["reason"] in REASONS, f"{e}")
             else:
                 check(e["name"] == "spinlock: " + e["args"]["kind"], f"{e}")
+        elif ph in ("s", "f"):
+            check(e.get("cat") == "wakeup" and isinstance(e.get("id"), int), f"{e}")
+            check(isinstance(e.get("ts"), num), f"{e}")
+            check(ph == "s" or e.get("bp") == "e", f"a flow's end not bound to its slice: {e}")
         else:
             raise Fail(f"unexpected phase {ph}: {e}")
     return ev

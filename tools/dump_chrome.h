@@ -20,7 +20,9 @@ extern const struct sched_ops chrome_ops;
 /**
  * chrome_new - start a Chrome trace-event JSON document on @out: the
  * object's head and the metadata events naming the process (the session)
- * and one thread per CPU of @fr. Memory does not grow with the trace.
+ * and one thread per CPU of @fr, and the processes and threads of
+ * @names->ident when the file names them. Memory does not grow with the
+ * trace.
  * Return: the writer, or NULL (ENOMEM).
  */
 struct chrome *chrome_new(const struct sched_frame *fr, const struct thread_names *names,

@@ -3,7 +3,8 @@
  * tools/dump_draw.c - `dump --timeline OUT.svg` and `--chrome-trace
  * OUT.json`: both outputs in one set (README "Output rules": two that are
  * one file are refused before anything is made; both appear only when the
- * whole run succeeded), one walk of the file feeding both pictures.
+ * whole run succeeded), one walk of the file feeding both pictures, after
+ * a pass over its Process and Thread records (dump_identity.h) for names.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +27,8 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	struct etwforge_error *err = cli_err();
 	struct timeline *tl = NULL;
 	struct chrome *ch = NULL;
-	struct thread_names names = {NULL, NULL};
+	struct thread_names names = {NULL, NULL, NULL};
+	struct identity ident = {0};
 	unsigned long unnamed = 0;
 	int tl_i = -1, ch_i = -1, rc, status = EXIT_DATA;
 	struct damage_log dl = {0};
@@ -45,6 +47,11 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		goto out;
 	}
 	names.unnamed = &unnamed;
+	if (identity_load(&ident, f) < 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		goto out;
+	}
+	names.ident = &ident; /* the file's names; the truth's win where given */
 	if (etwforge_output_input(out, o->input, "the input", err) < 0 ||
 	    (o->truth && etwforge_output_input(out, o->truth, "--truth", err) < 0)) {
 		status = cli_error("dump", err);
@@ -156,5 +163,6 @@ frame:
 out:
 	etwforge_output_free(out); /* removes the temporaries unless committed */
 	etwforge_names_free(names.groups);
+	identity_free(&ident);
 	return status;
 }

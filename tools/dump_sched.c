@@ -54,6 +54,8 @@ struct walk {
 	unsigned ncons;
 	struct sched_totals *tot;
 	struct cpu_walk *cpu;
+	struct wake_pairing wakes;
+	bool nomem;
 };
 
 int64_t sched_ns(const struct sched_frame *fr, uint64_t ts)
@@ -301,6 +303,46 @@ static void on_batch_start(struct walk *w, const struct etwforge_event *ev, int6
 	cw->record_bytes = b->record_bytes;
 }
 
+/* A ReadyThread: pending until the readied thread's next switch-in. */
+static void on_ready(struct walk *w, const struct etwforge_event *ev, int64_t t)
+{
+	if (wake_ready(&w->wakes, ev->u.ready.tid, ev->rec->tid, ev->cpu, t) < 0) {
+		w->nomem = true;
+	}
+}
+
+/* Thread @tid switched in on @cpu at @t: the wake-up of its pending ReadyThread, if any. */
+static void emit_wake(struct walk *w, uint32_t tid, unsigned cpu, int64_t t)
+{
+	struct sched_wake wk;
+	unsigned ncpu = w->fr->info->cpus < SCHED_MAX_CPUS ? w->fr->info->cpus : SCHED_MAX_CPUS;
+
+	if (tid == 0 || !wake_switch_in(&w->wakes, tid, cpu, t, &wk) || wk.t_run < w->fr->from_ns ||
+	    wk.t_ready > w->fr->to_ns) {
+		return;
+	}
+	wk.from_lane = wk.from_cpu < ncpu ? w->fr->cpu_lane[wk.from_cpu] : -1;
+	wk.to_lane = w->fr->cpu_lane[cpu];
+	w->tot->wakes++;
+	for (unsigned i = 0; i < w->ncons; i++) {
+		if (w->cons[i].ops->wake) {
+			w->cons[i].ops->wake(w->cons[i].ctx, &wk);
+		}
+	}
+}
+
+/* A switch on a CPU not shown: its new thread's pending ReadyThread is spent all the same. */
+static void forget_wake(struct walk *w, const struct etwforge_event *ev, int64_t t)
+{
+	struct sched_wake wk;
+
+	if (ev->kind == ETWFORGE_EV_CSWITCH) {
+		wake_switch_in(&w->wakes, ev->u.cswitch.new_tid, ev->cpu, t, &wk);
+	} else if (ev->kind == ETWFORGE_EV_COMPACT && ev->u.compact.new_tid_known) {
+		wake_switch_in(&w->wakes, ev->u.compact.new_tid, ev->cpu, t, &wk);
+	}
+}
+
 static void on_switch(struct walk *w, const struct etwforge_event *ev, int64_t t)
 {
 	struct cpu_walk *cw = &w->cpu[ev->cpu];
@@ -331,6 +373,9 @@ static void on_switch(struct walk *w, const struct etwforge_event *ev, int64_t t
 	} else {
 		cw->known = true;
 		cw->tid = ev->u.cswitch.new_tid;
+	}
+	if (cw->known) {
+		emit_wake(w, cw->tid, ev->cpu, t);
 	}
 	cw->t0 = t;
 	cw->opened = true;
@@ -383,7 +428,8 @@ int sched_walk(struct etwforge_file *f, const struct sched_frame *fr,
 	if (!w.cpu) {
 		return -ENOMEM;
 	}
-	it = etwforge_iter_new(f, ETWFORGE_ORDER_TIME, ETWFORGE_EV_SWITCHES | ETWFORGE_EV_SPINLOCK,
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_TIME,
+			       ETWFORGE_EV_SWITCHES | ETWFORGE_EV_SPINLOCK | ETWFORGE_EV_READY,
 			       err);
 	if (!it) {
 		free(w.cpu);
@@ -401,7 +447,12 @@ int sched_walk(struct etwforge_file *f, const struct sched_frame *fr,
 		}
 		t = sched_ns(fr, ev->ts);
 		tot->last_ns = t > tot->last_ns ? t : tot->last_ns;
+		if (ev->kind == ETWFORGE_EV_READY) {
+			on_ready(&w, ev, t); /* from any CPU: its thread may run on one shown */
+			continue;
+		}
 		if (ev->cpu >= ncpu || fr->cpu_lane[ev->cpu] < 0) {
+			forget_wake(&w, ev, t); /* run on a CPU not shown: not a later wake-up */
 			continue;
 		}
 		if (ev->kind == ETWFORGE_EV_SPINLOCK) {
@@ -415,5 +466,9 @@ int sched_walk(struct etwforge_file *f, const struct sched_frame *fr,
 		finish(&w);
 	}
 	free(w.cpu);
+	wake_pairing_free(&w.wakes);
+	if (w.nomem) {
+		return -ENOMEM;
+	}
 	return rc < 0 ? rc : 0;
 }

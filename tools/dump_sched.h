@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "dump_infer.h"
+#include "dump_wakeup.h"
 #include "etwforge/etwforge.h"
 
 #define SCHED_MAX_CPUS 65536u /* ProcessorIndex is 16 bits */
@@ -109,6 +110,9 @@ struct sched_ops {
 	void (*slice)(void *ctx, const struct sched_slice *s);
 	void (*flush)(void *ctx, const struct sched_flush *fl);
 	void (*spin)(void *ctx, const struct sched_spin *sp);
+	/* a ReadyThread and the readied thread's next switch-in, when [t_ready,
+	 * t_run] meets the window (dump_wakeup.h) */
+	void (*wake)(void *ctx, const struct sched_wake *wk);
 };
 
 /** struct sched_consumer - one consumer and its context. */
@@ -124,6 +128,7 @@ struct sched_consumer {
  * @slices:    slices handed out (idle ones too)
  * @flushes:   batch flushes by reason
  * @spins:     logged spin-lock releases by kind
+ * @wakes:     wake-ups handed out (ReadyThread paired with a switch-in)
  * @damaged:   damaged places skipped (with keep_going)
  * @last_ns:   the latest event time in the file (any CPU)
  */
@@ -133,14 +138,16 @@ struct sched_totals {
 	uint64_t slices;
 	uint64_t flushes[FLUSH_REASONS];
 	uint64_t spins[SPIN_KINDS];
+	uint64_t wakes;
 	uint64_t damaged;
 	int64_t last_ns;
 };
 
 /**
- * sched_walk - one pass over @f's switches and spin locks in time order,
- * handing each consumer of @cons (@ncons of them) every slice, flush and
- * spin-lock event of the window, and filling @tot. With @keep_going a
+ * sched_walk - one pass over @f's switches, spin locks and ReadyThread
+ * events in time order, handing each consumer of @cons (@ncons of them)
+ * every slice, flush, spin-lock event and wake-up of the window, and
+ * filling @tot. With @keep_going a
  * damaged batch is skipped (counted in @tot->damaged) instead of ending
  * the walk.
  * Return: 0; -EINVAL damage (@err: `file: offset 0x...: what`); -ENOMEM.

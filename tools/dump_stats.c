@@ -90,6 +90,16 @@ static void print_text(struct etwforge_file *f, const struct etwforge_stats *s)
 	printf("%-28s %12" PRIu64 "\n", "with PEBS item", count(s, ETWFORGE_STAT_PEBS, 0));
 	printf("%-28s %12" PRIu64 "\n", "with PMC items", count(s, ETWFORGE_STAT_PMC, 0));
 	printf("%-28s %12" PRIu64 "\n", "trailing bytes", etwforge_file_info(f)->trailing_bytes);
+	printf("%-28s %12" PRIu64 "\n", "processes", count(s, ETWFORGE_STAT_PROCESSES, 0));
+	printf("%-28s %12" PRIu64 "\n", "threads", count(s, ETWFORGE_STAT_THREADS, 0));
+	printf("%-28s %12" PRIu64 "\n", "ReadyThread events", count(s, ETWFORGE_STAT_READY, 0));
+	printf("%-28s %12" PRIu64 "\n", "SampledProfile events",
+	       count(s, ETWFORGE_STAT_SAMPLES, 0));
+	printf("switches to a thread\n");
+	printf("  %-26s %12" PRIu64 "\n", "attributed",
+	       count(s, ETWFORGE_STAT_SWITCHES_ATTRIBUTED, 0));
+	printf("  %-26s %12" PRIu64 "\n", "unattributed",
+	       count(s, ETWFORGE_STAT_SWITCHES_UNATTRIBUTED, 0));
 }
 
 static int print_json(struct etwforge_file *f, const struct etwforge_stats *s)

@@ -22,6 +22,11 @@
  * rather than a solid row of marks). So memory and the SVG grow with lanes x columns, never with the
  * number of switches; everything is written at the end, spans of one
  * colour and shade merged into one <path>.
+ *
+ * When the file names its threads (Process and Thread records,
+ * dump_identity.h) a thread takes its process's colour and the legend under
+ * the lanes lists the processes (timeline_legend.c); wake-ups are arrows
+ * when few enough to read (timeline_wakeups.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +35,9 @@
 #include <string.h>
 
 #include "dump_timeline.h"
+#include "text_escape.h"
+#include "timeline_legend.h"
+#include "timeline_wakeups.h"
 
 #define SVG_WIDTH    1400
 #define MARGIN_L     76
@@ -85,6 +93,8 @@ struct timeline {
 	bool aggregated;
 	bool unknown; /* a span of TID_UNKNOWN exists */
 	bool nomem;
+	struct busy_tally busy;	  /* per thread, when the file names threads */
+	struct wake_arrows wakes; /* the window's wake-ups */
 };
 
 /* ---- colours ---------------------------------------------------------------- */
@@ -136,6 +146,17 @@ static uint32_t thread_rgb(uint32_t tid)
 	}
 	return (uint32_t)lround((r + m) * 255) << 16 | (uint32_t)lround((g + m) * 255) << 8 |
 	       (uint32_t)lround((b + m) * 255);
+}
+
+/* The colour of a span's thread: its process's when the file names it, else its TID's. */
+static uint32_t span_rgb(const struct timeline *tl, uint32_t tid)
+{
+	uint32_t rgb;
+
+	if (tl->names && process_rgb(tl->names->ident, tid, &rgb)) {
+		return rgb;
+	}
+	return thread_rgb(tid);
 }
 
 /* Dark text on light colours, white on dark ones (relative luminance). */
@@ -202,6 +223,7 @@ void timeline_free(struct timeline *tl)
 	free(tl->ticks);
 	free(tl->spins);
 	free(tl->spans);
+	busy_free(&tl->busy);
 	free(tl);
 }
 
@@ -307,6 +329,13 @@ static void tl_slice(void *ctx, const struct sched_slice *s)
 	}
 	x0 = x_of(tl, t0);
 	x1 = x_of(tl, t1);
+	if (s->known && tl->names && identity_any(tl->names->ident)) {
+		if (identity_thread(tl->names->ident, s->tid)) {
+			busy_add(&tl->busy, s->tid, t1 - t0);
+		} else {
+			tl->busy.unattributed_ns += t1 - t0;
+		}
+	}
 	if (!s->known) {
 		if (x1 - x0 >= MIN_EXACT_PX) { /* hatched; a sliver does not matter */
 			add_span(tl, TID_UNKNOWN, s->lane, x0, x1, SHADES);
@@ -357,10 +386,18 @@ static void tl_spin(void *ctx, const struct sched_spin *sp)
 	}
 }
 
+static void tl_wake(void *ctx, const struct sched_wake *wk)
+{
+	struct timeline *tl = ctx;
+
+	wake_arrows_add(&tl->wakes, wk);
+}
+
 const struct sched_ops timeline_ops = {
 	.slice = tl_slice,
 	.flush = tl_flush,
 	.spin = tl_spin,
+	.wake = tl_wake,
 };
 
 /* ---- writing ------------------------------------------------------------------ */
@@ -375,6 +412,7 @@ struct layout {
 	unsigned label_every; /* CPU label on every n-th lane */
 	unsigned label_font;
 	bool spin_bars; /* some lane draws a spin-lock kind as bars (write_spins) */
+	unsigned below; /* the legend of processes and wake-ups under the axis */
 };
 
 static bool any_bit(const uint8_t *v, size_t n)
@@ -450,7 +488,9 @@ static void plan(const struct timeline *tl, struct layout *ly)
 		ly->tick_h = ly->tick_h ? 1 : 0;
 	}
 	ly->bar_h = p - gap - ly->spin_h - ly->tick_h;
-	ly->height = PLOT_TOP + n * p + 36;
+	ly->below = legend_height(tl->names ? tl->names->ident : NULL, &tl->busy);
+	ly->below += tl->wakes.total ? LEGEND_LINE_H + 4 : 0;
+	ly->height = PLOT_TOP + n * p + 36 + ly->below;
 	ly->label_font = p >= 14 ? 11 : p >= 9 ? p - 2 : 9;
 	ly->label_every = p >= 9 ? 1 : (11 + p - 1) / p;
 }
@@ -542,12 +582,12 @@ static void write_spans(const struct timeline *tl, const struct layout *ly, FILE
 
 	while (i < tl->nspans) {
 		const struct span *s = &tl->spans[i];
-		char name[64];
+		char name[THREAD_NAME_MAX];
 
 		if (s->tid == TID_UNKNOWN) {
 			fputs("<path fill=\"url(#unknown)\"", f);
 		} else {
-			fprintf(f, "<path fill=\"#%06x\"", thread_rgb(s->tid));
+			fprintf(f, "<path fill=\"#%06x\"", span_rgb(tl, s->tid));
 		}
 		if (s->shade < SHADES) {
 			fprintf(f, " fill-opacity=\"%.2f\"", (double)s->shade / SHADES);
@@ -568,9 +608,9 @@ static void write_spans(const struct timeline *tl, const struct layout *ly, FILE
 			putc('z', f);
 		}
 		fputs("\"><title>", f);
-		put_xml(f, s->tid == TID_UNKNOWN
-				   ? "thread not known (after the CPU's last compact switch)"
-				   : thread_name(tl->names, s->tid, name, sizeof(name)));
+		put_xml_text(f, s->tid == TID_UNKNOWN
+					? "thread not known (after the CPU's last compact switch)"
+					: thread_name(tl->names, s->tid, name, sizeof(name)));
 		fputs("</title></path>\n", f);
 	}
 }
@@ -590,7 +630,7 @@ static void write_labels(const struct timeline *tl, const struct layout *ly, FIL
 	for (size_t i = 0; i < tl->nspans; i++) {
 		const struct span *s = &tl->spans[i];
 		double w = (double)(s->x1 - s->x0) / TENTHS - 4;
-		char name[64], num[16];
+		char name[THREAD_NAME_MAX], num[16];
 		const char *text;
 
 		/* spans are sorted by thread, shade, lane, x: the last label is just before */
@@ -614,8 +654,8 @@ static void write_labels(const struct timeline *tl, const struct layout *ly, FIL
 		put_tenths(f, MARGIN_L * TENTHS + s->x0 + 2 * TENTHS);
 		fprintf(f, "\" y=\"%u\"%s>",
 			lane_top(ly, s->lane) + ly->spin_h + ly->bar_h / 2 + font * 7 / 20,
-			dark_text_on(thread_rgb(s->tid)) ? "" : " fill=\"#fff\"");
-		put_xml(f, text);
+			dark_text_on(span_rgb(tl, s->tid)) ? "" : " fill=\"#fff\"");
+		put_xml_text(f, text);
 		fputs("</text>\n", f);
 		last = (double)s->x0 / TENTHS;
 	}
@@ -753,7 +793,7 @@ static void write_axis(const struct timeline *tl, const struct layout *ly, FILE 
 	double from_ms = (double)tl->from / 1e6, to_ms = (double)tl->to / 1e6;
 	double raw = (to_ms - from_ms) / 10, mag = pow(10, floor(log10(raw))), step;
 	int decimals;
-	unsigned bottom = ly->height - 36;
+	unsigned bottom = ly->height - 36 - ly->below;
 
 	step = raw <= mag ? mag : raw <= 2 * mag ? 2 * mag : raw <= 5 * mag ? 5 * mag : 10 * mag;
 	decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
@@ -846,8 +886,12 @@ static void write_head(const struct timeline *tl, const struct layout *ly,
 
 	/* legend, lines 1 and 2: what colour, shade and hatching mean */
 	fprintf(f,
-		"<g font-size=\"11\" fill=\"#333\">\n<text x=\"12\" y=\"60\">colour: the thread "
-		"(a fixed hash of its TID, the same in every picture); blank: idle%s</text>\n",
+		"<g font-size=\"11\" fill=\"#333\">\n<text x=\"12\" y=\"60\">colour: %s; blank: "
+		"idle%s</text>\n",
+		tl->names && identity_any(tl->names->ident)
+			? "the process, in a shade per thread (the file's Process and Thread "
+			  "records, listed under the lanes)"
+			: "the thread (a fixed hash of its TID, the same in every picture)",
 		tl->unknown
 			? "; hatched: the thread is not known (after a CPU's last compact switch)"
 			: "");
@@ -903,6 +947,55 @@ static void write_head(const struct timeline *tl, const struct layout *ly,
 		x + 20);
 }
 
+/* thread_name() in the form the arrows take it. */
+static const char *wake_name(const void *ctx, uint32_t tid, char *buf, size_t cap)
+{
+	return thread_name(ctx, tid, buf, cap);
+}
+
+/* The wake-up arrows, when few enough. Return: 0, or -ENOMEM. */
+static int write_wakes(const struct timeline *tl, const struct layout *ly, FILE *f)
+{
+	unsigned *top;
+	struct wake_geometry g = {.x0 = MARGIN_L,
+				  .from_ns = tl->from,
+				  .px_per_ns = tl->px_per_ns,
+				  .plot_w = PLOT_W,
+				  .nlanes = tl->nlanes,
+				  .bar_h = ly->bar_h};
+
+	if (!wake_arrows_drawn(&tl->wakes)) {
+		return 0;
+	}
+	top = calloc(tl->nlanes ? tl->nlanes : 1, sizeof(*top));
+	if (!top) {
+		return -ENOMEM;
+	}
+	for (unsigned lane = 0; lane < tl->nlanes; lane++) {
+		top[lane] = lane_top(ly, lane) + ly->spin_h;
+	}
+	g.lane_top = top;
+	wake_arrows_write(f, &tl->wakes, &g, wake_name, tl->names);
+	free(top);
+	return 0;
+}
+
+/* Under the axis: the wake-ups line and the processes. Return: 0, or -ENOMEM. */
+static int write_below(const struct timeline *tl, const struct layout *ly, FILE *f)
+{
+	unsigned y = ly->height - ly->below;
+	double total_ns = (double)(tl->to - tl->from) * (double)tl->nlanes;
+
+	if (tl->wakes.total) {
+		wake_arrows_legend(f, &tl->wakes, 12, y + 12);
+		y += LEGEND_LINE_H + 4;
+	}
+	if (tl->busy.nomem) {
+		return -ENOMEM;
+	}
+	return legend_write(f, tl->names ? tl->names->ident : NULL, &tl->busy, total_ns, 12, y);
+}
+
 int timeline_write(struct timeline *tl, const struct sched_totals *tot, FILE *out)
 {
 	struct layout ly;
@@ -924,9 +1017,13 @@ int timeline_write(struct timeline *tl, const struct sched_totals *tot, FILE *ou
 		"<defs><pattern id=\"unknown\" width=\"6\" height=\"6\" "
 		"patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
 		"<rect width=\"6\" height=\"6\" fill=\"#ececec\"/>"
-		"<rect width=\"2\" height=\"6\" fill=\"#bdbdbd\"/></pattern></defs>\n"
-		"<rect width=\"%d\" height=\"%u\" fill=\"#fff\"/>\n",
-		SVG_WIDTH, ly.height, SVG_WIDTH, ly.height, SVG_WIDTH, ly.height);
+		"<rect width=\"2\" height=\"6\" fill=\"#bdbdbd\"/></pattern>",
+		SVG_WIDTH, ly.height, SVG_WIDTH, ly.height);
+	if (wake_arrows_drawn(&tl->wakes)) {
+		wake_arrows_defs(out);
+	}
+	fprintf(out, "</defs>\n<rect width=\"%d\" height=\"%u\" fill=\"#fff\"/>\n", SVG_WIDTH,
+		ly.height);
 	write_head(tl, &ly, tot, out);
 	write_lanes(tl, &ly, out);
 	write_axis(tl, &ly, out);
@@ -934,6 +1031,9 @@ int timeline_write(struct timeline *tl, const struct sched_totals *tot, FILE *ou
 	write_labels(tl, &ly, out);
 	write_ticks(tl, &ly, out);
 	write_spins(tl, &ly, out);
+	if (write_wakes(tl, &ly, out) < 0 || write_below(tl, &ly, out) < 0) {
+		return -ENOMEM;
+	}
 	fputs("</svg>\n", out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -19,8 +19,9 @@ extern const struct sched_ops timeline_ops;
 
 /**
  * timeline_new - an empty picture of @fr's lanes over [@from_ns, @to_ns]
- * (@to_ns > @from_ns), threads named by @names (may be NULL). Its memory
- * is bounded by the picture's size (lanes x pixel columns), not by the
+ * (@to_ns > @from_ns), threads named by @names (may be NULL; its @ident
+ * also colours them by process). Its memory is bounded by the picture's
+ * size (lanes x pixel columns) and the threads of the file, not by the
  * trace's length.
  * Return: the timeline, or NULL (ENOMEM).
  */

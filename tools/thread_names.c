@@ -19,6 +19,9 @@ const char *thread_name(const struct thread_names *names, uint32_t tid, char *bu
 		if (names && names->groups && names->unnamed) {
 			++*names->unnamed;
 		}
+		if (names && !names->groups && identity_label(names->ident, tid, buf, cap)) {
+			return buf;
+		}
 		snprintf(buf, cap, "TID %" PRIu32, tid);
 	}
 	return buf;

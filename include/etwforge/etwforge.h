@@ -721,7 +721,7 @@ enum etwforge_event_kind {
 enum etwforge_order {
 	ETWFORGE_ORDER_FILE = 0, /* buffers in file order: a listing to read beside a hex dump */
 	ETWFORGE_ORDER_CPU,	 /* buffer 0, then each CPU's buffers by SequenceNumber */
-	ETWFORGE_ORDER_TIME,	 /* switches and spin locks of every CPU merged by time */
+	ETWFORGE_ORDER_TIME,	 /* switches, spin locks and ReadyThread of every CPU by time */
 };
 
 /*
@@ -1112,8 +1112,9 @@ struct etwforge_iter;
  * etwforge_iter_new - iterate the events of @kinds (a mask of
  * ETWFORGE_EV_*) of @f in @order. In ETWFORGE_ORDER_FILE and _CPU the
  * records come as they sit (a compact batch's switches follow its record);
- * ETWFORGE_ORDER_TIME merges the switches and spin locks of every CPU by
- * timestamp (not buffers, records or the identity kinds, ETWFORGE_EV_IDENTITY).
+ * ETWFORGE_ORDER_TIME merges the switches, spin locks and ReadyThread
+ * events of every CPU by timestamp (not buffers, records or the other
+ * identity kinds of ETWFORGE_EV_IDENTITY).
  * A record of an identity kind whose payload does not decode (cut short, a
  * string without its end) is no event of its kind; as a record its
  * @decoded is ETWFORGE_PAYLOAD_SHORT.
@@ -1181,6 +1182,14 @@ enum etwforge_stat {
 	ETWFORGE_STAT_RECORDS_BY_CPU, /* records of CPU index (0..2047) */
 	ETWFORGE_STAT_RECORDS_BY_KIND32, /* 32-bit records of kind index (etwforge_stats_kind_name()) */
 	ETWFORGE_STAT_RECORDS_BY_KIND64, /* 64-bit records of kind index */
+	/* the identity records (index 0 each) */
+	ETWFORGE_STAT_PROCESSES, /* distinct PIDs of Process records */
+	ETWFORGE_STAT_THREADS,	 /* distinct TIDs of Thread records (Start, End, DCStart, DCEnd) */
+	ETWFORGE_STAT_READY,	 /* ReadyThread events */
+	ETWFORGE_STAT_SAMPLES,	 /* SampledProfile events */
+	ETWFORGE_STAT_SWITCHES_ATTRIBUTED,   /* switches to a thread (TID != 0) a Thread record
+					      * of the file names */
+	ETWFORGE_STAT_SWITCHES_UNATTRIBUTED, /* switches to a thread (TID != 0) none names */
 };
 
 /**
@@ -1226,7 +1235,10 @@ ETWFORGE_API const char *etwforge_stats_kind_name(unsigned k);
 
 /**
  * etwforge_file_stats - count every buffer and record of @f, expanding
- * compact batches, into @st (from etwforge_stats_new(); cleared first).
+ * compact batches, into @st (from etwforge_stats_new(); cleared first),
+ * and what its Process, Thread, ReadyThread and SampledProfile records say
+ * (ETWFORGE_STAT_PROCESSES and after: a second pass, in memory that grows
+ * with the file's distinct PIDs and TIDs).
  * Return: 0, or -EINVAL at damage (@err), with the counts up to there; for
  * a file opened with ETWFORGE_OPEN_KEEP_GOING, a batch that does not expand
  * (or the rest of a buffer that does not frame) is skipped and the counts

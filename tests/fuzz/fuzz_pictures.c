@@ -37,7 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t even_cpus[SCHED_MAX_CPUS / 8];
 	unsigned flags = ETWFORGE_OPEN_SALVAGE | (size & 1 ? ETWFORGE_OPEN_KEEP_GOING : 0);
-	struct thread_names names = {NULL, NULL};
+	struct thread_names names = {NULL, NULL, NULL};
+	struct identity ident = {0};
 	struct sched_consumer cons[2];
 	struct sched_totals tot;
 	struct sched_frame fr;
@@ -51,8 +52,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f) {
 		return 0;
 	}
+	if (identity_load(&ident, f) == 0) {
+		names.ident = &ident; /* the file's own names, as dump draws them */
+	}
 	memset(even_cpus, 0x55, sizeof(even_cpus));
 	if (sched_frame_init(&fr, f, INT64_MIN, INT64_MAX, NULL, &bad_cpu) < 0) {
+		identity_free(&ident);
 		etwforge_file_close(f);
 		return 0;
 	}
@@ -70,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		sched_frame_finish(&fr);
 		if (sched_frame_init(&fr, f, from, to, mask, &bad_cpu) < 0) {
+			identity_free(&ident);
 			etwforge_file_close(f);
 			return 0;
 		}
@@ -79,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (to <= (from == INT64_MIN ? 0 : from)) { /* dump: the trace ends before --from */
 		sched_frame_finish(&fr);
+		identity_free(&ident);
 		etwforge_file_close(f);
 		return 0;
 	}
@@ -96,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	timeline_free(tl);
 	chrome_free(ch);
 	sched_frame_finish(&fr);
+	identity_free(&ident);
 	etwforge_file_close(f);
 	return 0;
 }

@@ -136,6 +136,25 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error
 			c->pos = 0;
 			continue;
 		}
+		if (rec.hook_id == ETW_HOOK_READY_THREAD && (c->kinds & DEC_EV_READY) &&
+		    (rec.kind == ETL_KIND_SYSTEM || rec.kind == ETL_KIND_COMPACT ||
+		     rec.kind == ETL_KIND_PERFINFO)) {
+			struct etw_payload pl;
+
+			etw_decode_payload(rec.hook_id, rec.version,
+					   rec.is64 ? ETL_ARCH_X64 : ETL_ARCH_X86, rec.payload,
+					   rec.payload_len, &pl);
+			if (pl.kind != ETW_PAYLOAD_READY_THREAD) {
+				continue; /* too short, another version: no event (file.c) */
+			}
+			memset(ev, 0, sizeof(*ev));
+			ev->kind = DEC_EV_READY;
+			ev->u.rt = pl.u.rt;
+			ev->cpu = c->cpu;
+			ev->rec = rec;
+			ev->file_offset = rec.file_offset;
+			return 1;
+		}
 		if (rec.kind != ETL_KIND_PERFINFO) {
 			continue;
 		}

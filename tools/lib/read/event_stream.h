@@ -2,7 +2,7 @@
 /*
  * tools/lib/read/event_stream.h - one CPU's logical events from an ETL file, in the
  * order that CPU logged them: plain CSwitch (0x0524), the switches expanded
- * from compact batches (0x0525), SpinLock (0x0529). Buffers are walked in
+ * from compact batches (0x0525), SpinLock (0x0529), ReadyThread (0x0532). Buffers are walked in
  * SequenceNumber order; a compact switch is delivered once the next one on
  * the CPU is known, so that its new thread (= the next old thread) can be
  * filled in. Used by `dump --jsonl` and `verify`.
@@ -21,6 +21,8 @@ enum dec_ev_kind {
 	DEC_EV_CSWITCH = 0x1,
 	DEC_EV_COMPACT = 0x2,
 	DEC_EV_SPINLOCK = 0x4,
+	DEC_EV_READY = 0x8, /* ReadyThread 0x0532 (any hooked header); one that does not
+			     * decode is no event */
 };
 
 /**
@@ -40,6 +42,7 @@ struct dec_event {
 		struct etw_cswitch cs;
 		struct etw_cswitch_compact cc;
 		struct etw_spinlock sl;
+		struct etw_ready_thread rt;
 	} u;
 	uint64_t batch;
 	bool batch_first;

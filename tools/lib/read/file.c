@@ -8,7 +8,8 @@
  *   buffer list (file order, or 0 then   one dec_cursor per CPU (its buffers
  *   each CPU's by SequenceNumber)        by SequenceNumber); a binary heap on
  *     for each buffer: BUFFER event       (ts, cpu) hands out the earliest
- *       for each record: RECORD event     switch or spin lock of any CPU
+ *       for each record: RECORD event     switch, spin lock or ReadyThread of
+ *                                         any CPU
  *         plain CSwitch / SpinLock: their decoded event
  *         an identity record (process, thread, ...): its decoded event,
  *         from its table (producer/records/), its strings in UTF-8
@@ -816,6 +817,7 @@ static int time_init(struct etwforge_iter *it)
 	mask |= it->kinds & ETWFORGE_EV_CSWITCH ? DEC_EV_CSWITCH : 0u;
 	mask |= it->kinds & ETWFORGE_EV_COMPACT ? DEC_EV_COMPACT : 0u;
 	mask |= it->kinds & ETWFORGE_EV_SPINLOCK ? DEC_EV_SPINLOCK : 0u;
+	mask |= it->kinds & ETWFORGE_EV_READY ? DEC_EV_READY : 0u;
 	/*
 	 * NumberOfProcessors comes from the file (any u32); a buffer's CPU is at
 	 * most 0x7FF (ProcessorIndex is 11 bits), so no more cursors are needed.
@@ -867,6 +869,12 @@ static void conv_dec_event(const struct dec_event *ev, struct rec_store *rc, str
 	if (ev->kind == DEC_EV_CSWITCH) {
 		o->kind = ETWFORGE_EV_CSWITCH;
 		read_conv_cswitch(&ev->u.cs, ev->rec.version, &o->u.cswitch);
+	} else if (ev->kind == DEC_EV_READY) {
+		const struct etw_ready_thread *w = &ev->u.rt;
+		struct etwforge_ready *o2 = &o->u.ready;
+
+		o->kind = ETWFORGE_EV_READY;
+		ETW_READY_FIELDS(ID_ROW, o2)
 	} else {
 		o->kind = ETWFORGE_EV_SPINLOCK;
 		read_conv_spinlock(&ev->u.sl, &o->u.spinlock);
@@ -981,6 +989,29 @@ static bool identity_event(unsigned kinds, const struct etwforge_record *r,
 	return true;
 }
 
+/*
+ * Can record @r give an event of @kinds other than ETWFORGE_EV_RECORD? Only
+ * PERFINFO and SYSTEM payloads are decoded (conv_record()), and only the
+ * hooks read_payload_name() names, and rundown complete: an iteration for a
+ * few kinds skips the rest without converting them (read_identity's counts
+ * per kind on the samples hold this list to the decoder's).
+ */
+static bool may_give_event(unsigned kinds, const struct etl_record *r)
+{
+	if (r->kind != ETL_KIND_PERFINFO && r->kind != ETL_KIND_SYSTEM) {
+		return false;
+	}
+	if (r->hook_id == ETW_HOOK_CSWITCH) {
+		return kinds & ETWFORGE_EV_CSWITCH;
+	}
+	if (r->hook_id == ETW_HOOK_SPINLOCK) {
+		return kinds & ETWFORGE_EV_SPINLOCK;
+	}
+	/* rundown complete has no payload, so no name for a short one: it is no less an event */
+	return (kinds & ETWFORGE_EV_IDENTITY) &&
+	       (read_payload_name(r->hook_id) != NULL || r->hook_id == ETW_HOOK_RUNDOWN_COMPLETE);
+}
+
 static int list_next(struct etwforge_iter *it, const struct etwforge_event **out,
 		     struct etwforge_error *err)
 {
@@ -1025,6 +1056,9 @@ static int list_next(struct etwforge_iter *it, const struct etwforge_event **out
 				    0) {
 					it->have_qerr = true;
 				}
+			}
+			if (!(it->kinds & ETWFORGE_EV_RECORD) && !may_give_event(it->kinds, &r)) {
+				continue; /* not converted: most records of a file, most of the time */
 			}
 			memset(ev, 0, sizeof(*ev));
 			ev->cpu = r.cpu;

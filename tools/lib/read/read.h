@@ -57,6 +57,27 @@ size_t read_event_json(const struct etwforge_event *ev, unsigned flags, char *bu
 size_t read_file_json(const struct etwforge_file *f, char *buf, size_t cap);
 
 /**
+ * struct stats_identity - the identity counts of --stats (stats_identity.c).
+ * @processes:    distinct PIDs of Process records (0x0301-0x0304, 0x0327)
+ * @threads:      distinct TIDs of Thread records (0x0501-0x0504)
+ * @ready:        ReadyThread 0x0532 events (decoded: not a too-short one)
+ * @samples:      SampledProfile 0x0F2E events
+ * @attributed:   switches to a thread other than idle (TID != 0) that a
+ *                Thread record anywhere in the file names
+ * @unattributed: switches to a thread other than idle no Thread record
+ *                names (a compact switch whose new thread the file does
+ *                not say is neither)
+ */
+struct stats_identity {
+	uint64_t processes;
+	uint64_t threads;
+	uint64_t ready;
+	uint64_t samples;
+	uint64_t attributed;
+	uint64_t unattributed;
+};
+
+/**
  * struct etwforge_stats - counts over a whole file (`dump --stats`).
  * @records_by_kind: [kind][0 = 32-bit, 1 = 64-bit], kinds in the order of
  *                   read_stats_kind_name()
@@ -64,6 +85,8 @@ size_t read_file_json(const struct etwforge_file *f, char *buf, size_t cap);
  *                   a count per hook id
  * @compact:         switches in compact batches by form (idle_short, idle,
  *                   lite, full)
+ * @ident:           processes, threads, ready and sample events, switches
+ *                   attributed or not (stats_identity.h)
  */
 struct etwforge_stats {
 	uint64_t buffers;
@@ -76,6 +99,7 @@ struct etwforge_stats {
 	uint64_t records_by_cpu[2048];
 	uint64_t records_by_kind[8][2];
 	uint64_t hooks[3][2][65536];
+	struct stats_identity ident;
 };
 
 /* read_payload_name - as etwforge_payload_name(). */

@@ -3,7 +3,8 @@
  * tools/lib/read/stats.c - read_file_stats(): count every buffer and
  * record of a file (by kind, hook id and CPU, with PEBS/PMC items) and the
  * switches of its compact batches by record form, without building an
- * event per switch: this is `dump --stats`, and it has to be fast.
+ * event per switch: this is `dump --stats`, and it has to be fast. The
+ * identity counts take a second pass (stats_identity.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 #include "producer/etw_layout.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
+#include "tools/lib/read/stats_identity.h"
 #include "tools/lib/common/json_out.h"
 #include "writer/etl_reader.h"
 
@@ -58,6 +60,24 @@ int read_stats_count(const struct etwforge_stats *st, enum etwforge_stat what, u
 	case ETWFORGE_STAT_RECORDS_BY_CPU:
 		v = st->records_by_cpu;
 		n = 2048;
+		break;
+	case ETWFORGE_STAT_PROCESSES:
+		v = &st->ident.processes;
+		break;
+	case ETWFORGE_STAT_THREADS:
+		v = &st->ident.threads;
+		break;
+	case ETWFORGE_STAT_READY:
+		v = &st->ident.ready;
+		break;
+	case ETWFORGE_STAT_SAMPLES:
+		v = &st->ident.samples;
+		break;
+	case ETWFORGE_STAT_SWITCHES_ATTRIBUTED:
+		v = &st->ident.attributed;
+		break;
+	case ETWFORGE_STAT_SWITCHES_UNATTRIBUTED:
+		v = &st->ident.unattributed;
 		break;
 	case ETWFORGE_STAT_RECORDS_BY_KIND32:
 	case ETWFORGE_STAT_RECORDS_BY_KIND64:
@@ -124,6 +144,16 @@ static int count_compact(const struct etl_reader *d, const struct etl_record *r,
 	return 0;
 }
 
+/* A plain CSwitch, decoded as the iterator does: its new thread to the identity counts. */
+static int switch_in(struct stats_ident *si, const struct etl_record *r)
+{
+	struct etw_payload pl;
+
+	etw_decode_payload(r->hook_id, r->version, r->is64 ? ETL_ARCH_X64 : ETL_ARCH_X86,
+			   r->payload, r->payload_len, &pl);
+	return pl.kind == ETW_PAYLOAD_CSWITCH ? stats_identity_switch_in(si, pl.u.cs.new_tid) : 0;
+}
+
 /*
  * zero_stats - clear @s, writing only the parts that are not zero already.
  * Most of its 3 MiB (the per-hook counts) stays zero, and a caller's calloc()
@@ -157,12 +187,17 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 	struct etl_error e;
 	struct etl_record r;
 	int first = 0; /* with keep_going: the first damage, said in @err */
+	struct stats_ident *si;
+	int rc;
 
 	zero_stats(s);
+	si = stats_identity_new();
+	if (!si) {
+		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+	}
 	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
 		const struct etl_buffer *b = etl_reader_buffer(d, i);
 		size_t pos = 0;
-		int rc;
 
 		s->buffers++;
 		s->buffers_by_cpu[b->processor_index & 2047u]++;
@@ -177,9 +212,15 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 			    r.kind == ETL_KIND_PERFINFO) {
 				s->hooks[hooked_index(r.kind)][r.is64][r.hook_id]++;
 			}
+			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH &&
+			    switch_in(si, &r) < 0) {
+				stats_identity_free(si);
+				return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+			}
 			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
 			    count_compact(d, &r, s, first ? NULL : err) < 0) {
 				if (!keep_going) {
+					stats_identity_free(si);
 					return -EINVAL;
 				}
 				first = -EINVAL; /* the batch is skipped, the count goes on */
@@ -187,12 +228,19 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 		}
 		if (rc < 0) {
 			if (!keep_going) {
+				stats_identity_free(si);
 				return error_fail_at(err, -EINVAL, ERR_DATA, "%s", e.msg);
 			}
 			if (!first) {
 				first = error_fail_at(err, -EINVAL, ERR_DATA, "%s", e.msg);
 			}
 		}
+	}
+	/* the damage is the framing pass's to say: the second meets the same */
+	rc = stats_identity_finish(si, f, &s->ident, first ? NULL : err);
+	stats_identity_free(si);
+	if (rc < 0 && (rc == -ENOMEM || !first)) {
+		return rc;
 	}
 	return first ? first : error_ok(err);
 }
@@ -284,6 +332,15 @@ size_t read_stats_json(const struct etwforge_file *f, const struct etwforge_stat
 	jout_ku64(&j, "with_pebs", s->pebs);
 	jout_ku64(&j, "with_pmc", s->pmc);
 	jout_ku64(&j, "trailing_bytes", read_file_info(f)->trailing_bytes);
+	jout_ku64(&j, "processes", s->ident.processes);
+	jout_ku64(&j, "threads", s->ident.threads);
+	jout_ku64(&j, "ready_thread", s->ident.ready);
+	jout_ku64(&j, "sampled_profile", s->ident.samples);
+	jout_key(&j, "switches");
+	jout_open(&j, '{');
+	jout_ku64(&j, "attributed", s->ident.attributed);
+	jout_ku64(&j, "unattributed", s->ident.unattributed);
+	jout_close(&j, '}');
 	jout_close(&j, '}');
 	return jout_finish(&j);
 }
