@@ -332,8 +332,10 @@ Test(identity_views, no_identity_as_before)
 	char err[4096];
 	const char *svg;
 
-	cr_assert_eq(test_etwforge("gen --duration 20ms --cpus 2 -o g.etl", err, sizeof(err)), 0,
-		     "%s", err);
+	cr_assert_eq(test_etwforge("gen --duration 20ms --cpus 2 -o g.etl "
+				   "-s 'sessions.0.flags=[cswitch, compact_cswitch]'",
+				   err, sizeof(err)),
+		     0, "%s", err);
 	cr_assert_eq(test_etwforge("dump g.etl --timeline g.svg", err, sizeof(err)), 0, "%s", err);
 	svg = slurp("g.svg");
 	cr_expect(strstr(svg, "colour: the thread (a fixed hash of its TID"));

@@ -45,9 +45,15 @@ def run(*args, status=0, stdout=None):
     return out, err
 
 
+# the pictures of a file without Process/Thread records (tests/test_identity_views.c
+# draws the ones with them): the default scenario's first session without proc_thread
+NO_IDENTITY = ("-s", "sessions.0.flags=[cswitch, compact_cswitch]")
+
+
 def gen(tmp, name, *args):
-    """gen into TMP/NAME.etl; return gen's --json summary."""
-    out, _ = run("gen", *args, "-o", os.path.join(tmp, name + ".etl"), "--json", "-q")
+    """gen into TMP/NAME.etl (no identity records); return gen's --json summary."""
+    out, _ = run("gen", *NO_IDENTITY, *args, "-o", os.path.join(tmp, name + ".etl"), "--json",
+                 "-q")
     return json.loads(out)
 
 
