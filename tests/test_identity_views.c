@@ -384,3 +384,40 @@ Test(identity_views, arrows_limit)
 		     0, "%s", err);
 	cr_expect(strstr(slurp("p201w.svg"), "arrows: 10 wake-ups"));
 }
+
+/*
+ * A generated desktop trace: its compact batches name most switched-in
+ * threads only by their table index, and come after the ReadyThreads logged
+ * meanwhile; still every process of the scenario is in the legend, the
+ * switches are all attributed, and wake-ups are drawn in a narrow window.
+ */
+Test(identity_views, generated_desktop)
+{
+	char err[4096], cmd[1024];
+	const char *svg;
+	unsigned arrows = 0;
+	const char *a;
+
+	snprintf(cmd, sizeof(cmd),
+		 "gen -q '%s/../tools/scenarios/desktop.yaml' --duration 60ms -o d.etl",
+		 SOURCE_DIR);
+	cr_assert_eq(test_etwforge(cmd, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(test_etwforge("dump d.etl --timeline d.svg --from 40ms --to 45ms", err,
+				   sizeof(err)),
+		     0, "%s", err);
+	svg = slurp("d.svg");
+	for (const char *const *p =
+		     (const char *const[]){"explorer.exe", "msedge.exe", "audiodg.exe", NULL};
+	     *p; p++) {
+		cr_expect(strstr(svg, *p), "the legend names %s", *p);
+	}
+	a = strstr(svg, "arrows: ");
+	cr_assert_not_null(a, "wake-ups drawn");
+	cr_assert_eq(sscanf(a, "arrows: %u wake-ups", &arrows), 1);
+	cr_expect_gt(arrows, 0);
+	cr_assert_eq(test_etwforge("dump --stats d.etl > st.txt", err, sizeof(err)), 0, "%s", err);
+	a = strstr(slurp("st.txt"), "unattributed");
+	cr_assert_not_null(a);
+	cr_assert_eq(sscanf(a, "unattributed %u", &arrows), 1);
+	cr_expect_eq(arrows, 0, "every switch to a thread is attributed");
+}

@@ -362,6 +362,11 @@ static void on_switch(struct walk *w, const struct etwforge_event *ev, int64_t t
 		cw->opened = false;
 	} else {
 		emit_slice(w, ev->cpu, t);
+		if (!cw->known) {
+			/* a "lite" record did not name the thread it switched in: this one's
+			 * old thread is it, switched in at t0 */
+			emit_wake(w, old_tid, ev->cpu, cw->t0);
+		}
 	}
 	if (compact) {
 		if (ev->u.compact.batch_first) {

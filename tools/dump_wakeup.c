@@ -3,14 +3,27 @@
  * tools/dump_wakeup.c - ReadyThread to switch-in pairing (dump_wakeup.h).
  */
 #include <errno.h>
+#include <string.h>
 
 #include "dump_wakeup.h"
 
+/*
+ * A thread's ReadyThreads not yet paired, oldest first. A CPU's records do
+ * not come in time order: a compact batch's switches come when the batch is
+ * written, after the ReadyThreads logged on that CPU meanwhile. So a
+ * thread's next ReadyThread may come before the switch-in that ends its
+ * previous one: a few are kept, and a switch-in takes the latest at or
+ * before its time, dropping the older ones (their switch-in was missed).
+ */
+#define PENDING_MAX 4
+
 struct pending_ready {
-	bool valid;
-	uint32_t waker;
-	unsigned cpu;
-	int64_t t;
+	unsigned n;
+	struct {
+		uint32_t waker;
+		unsigned cpu;
+		int64_t t;
+	} r[PENDING_MAX];
 };
 
 int wake_ready(struct wake_pairing *p, uint32_t tid, uint32_t waker, unsigned cpu, int64_t t)
@@ -22,7 +35,14 @@ int wake_ready(struct wake_pairing *p, uint32_t tid, uint32_t waker, unsigned cp
 	if (!r) {
 		return -ENOMEM;
 	}
-	*r = (struct pending_ready){.valid = true, .waker = waker, .cpu = cpu, .t = t};
+	if (r->n == PENDING_MAX) {
+		memmove(&r->r[0], &r->r[1], sizeof(r->r[0]) * (PENDING_MAX - 1));
+		r->n--;
+	}
+	r->r[r->n].waker = waker;
+	r->r[r->n].cpu = cpu;
+	r->r[r->n].t = t;
+	r->n++;
 	return 0;
 }
 
@@ -30,19 +50,27 @@ bool wake_switch_in(struct wake_pairing *p, uint32_t tid, unsigned cpu, int64_t 
 		    struct sched_wake *out)
 {
 	struct pending_ready *r = tid_map_get(&p->pending, tid);
+	unsigned k = 0;
 
-	if (!r || !r->valid) {
+	if (!r) {
 		return false;
 	}
-	r->valid = false;
-	*out = (struct sched_wake){.t_ready = r->t,
+	while (k < r->n && r->r[k].t <= t) {
+		k++;
+	}
+	if (k == 0) {
+		return false; /* none at or before it: a later wake-up's */
+	}
+	*out = (struct sched_wake){.t_ready = r->r[k - 1].t,
 				   .t_run = t,
-				   .waker = r->waker,
+				   .waker = r->r[k - 1].waker,
 				   .tid = tid,
-				   .from_cpu = r->cpu,
+				   .from_cpu = r->r[k - 1].cpu,
 				   .to_cpu = cpu,
 				   .from_lane = -1,
 				   .to_lane = -1};
+	memmove(&r->r[0], &r->r[k], sizeof(r->r[0]) * (r->n - k));
+	r->n -= k;
 	return true;
 }
 
