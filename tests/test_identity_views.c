@@ -171,7 +171,7 @@ Test(identity_views, stats_no_identity)
 Test(identity_views, ready_in_time_order)
 {
 	static const struct {
-		int kind;
+		enum etwforge_event_kind kind;
 		uint64_t t;
 		uint32_t tid; /* CSwitch: new thread; ReadyThread: the readied one */
 	} want[] = {
