@@ -145,14 +145,14 @@ done:
 	return 0;
 }
 
-/* Where each mark's record is: a CPU's switches and spin locks, counted in order. */
+/* Where each mark's record is: a CPU's switches, spin locks and records of a hook, counted in order. */
 static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, unsigned nmarks)
 {
 	struct etwforge_error err;
 	const struct etwforge_event *ev;
 	struct etwforge_iter *it;
 	struct etwforge_file *f;
-	uint64_t nsw[64] = {0}, nspin[64] = {0};
+	uint64_t nsw[64] = {0}, nspin[64] = {0}, nrec[CORPUS_MARKS_MAX] = {0};
 
 	fi->noffs = nmarks < CORPUS_MARKS_MAX ? nmarks : CORPUS_MARKS_MAX;
 	for (unsigned k = 0; k < fi->noffs; k++) {
@@ -163,7 +163,9 @@ static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, 
 		return;
 	}
 	it = read_iter_new(f, ETWFORGE_ORDER_CPU,
-			   ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT | ETWFORGE_EV_SPINLOCK, &err);
+			   ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT | ETWFORGE_EV_SPINLOCK |
+				   ETWFORGE_EV_RECORD,
+			   &err);
 	while (it && read_iter_next(it, &ev, &err) > 0) {
 		bool spin = ev->kind == ETWFORGE_EV_SPINLOCK;
 		uint64_t *count = spin ? nspin : nsw;
@@ -171,10 +173,26 @@ static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, 
 		if (ev->cpu >= 64) {
 			continue;
 		}
+		if (ev->kind == ETWFORGE_EV_RECORD) {
+			/* the records of a hook each mark counts, on its CPU */
+			for (unsigned k = 0; k < fi->noffs; k++) {
+				if (marks[k].kind != CORPUS_MARK_RECORD ||
+				    marks[k].cpu != ev->cpu || !ev->rec || !ev->rec->has_hook ||
+				    ev->rec->hook != marks[k].hook) {
+					continue;
+				}
+				if (nrec[k]++ == marks[k].index) {
+					fi->offs[k].found = true;
+					fi->offs[k].record = ev->file_offset;
+				}
+			}
+			continue;
+		}
 		for (unsigned k = 0; k < fi->noffs; k++) {
 			struct corpus_offset *o = &fi->offs[k];
 
-			if (marks[k].cpu != ev->cpu || marks[k].index != count[ev->cpu] ||
+			if (marks[k].kind == CORPUS_MARK_RECORD || marks[k].cpu != ev->cpu ||
+			    marks[k].index != count[ev->cpu] ||
 			    (marks[k].kind == CORPUS_MARK_SPIN) != spin) {
 				continue;
 			}
