@@ -145,47 +145,58 @@ done:
 	return 0;
 }
 
-/* Where each mark's record is: a CPU's switches, spin locks and records of a hook, counted in order. */
+/* The records of a hook each record mark counts, on its CPU (a pass of their own). */
+static void find_record_marks(struct corpus_file *fi, const struct corpus_mark *marks,
+			      struct etwforge_file *f)
+{
+	struct etwforge_error err;
+	const struct etwforge_event *ev;
+	struct etwforge_iter *it;
+	uint64_t nrec[CORPUS_MARKS_MAX] = {0};
+
+	it = read_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_RECORD, &err);
+	while (it && read_iter_next(it, &ev, &err) > 0) {
+		for (unsigned k = 0; k < fi->noffs; k++) {
+			if (marks[k].kind != CORPUS_MARK_RECORD || marks[k].cpu != ev->cpu ||
+			    ev->kind != ETWFORGE_EV_RECORD || !ev->rec || !ev->rec->has_hook ||
+			    ev->rec->hook != marks[k].hook) {
+				continue;
+			}
+			if (nrec[k]++ == marks[k].index) {
+				fi->offs[k].found = true;
+				fi->offs[k].record = ev->file_offset;
+			}
+		}
+	}
+	read_iter_free(it);
+}
+
+/* Where each mark's record is: a CPU's switches and spin locks counted in order, and records of a hook. */
 static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, unsigned nmarks)
 {
 	struct etwforge_error err;
 	const struct etwforge_event *ev;
 	struct etwforge_iter *it;
 	struct etwforge_file *f;
-	uint64_t nsw[64] = {0}, nspin[64] = {0}, nrec[CORPUS_MARKS_MAX] = {0};
+	uint64_t nsw[64] = {0}, nspin[64] = {0};
+	bool records = false;
 
 	fi->noffs = nmarks < CORPUS_MARKS_MAX ? nmarks : CORPUS_MARKS_MAX;
 	for (unsigned k = 0; k < fi->noffs; k++) {
 		snprintf(fi->offs[k].what, sizeof(fi->offs[k].what), "%s", marks[k].what);
+		records = records || marks[k].kind == CORPUS_MARK_RECORD;
 	}
 	f = read_file_open_mem(fi->data, fi->len, fi->file, 0, &err);
 	if (!f) {
 		return;
 	}
 	it = read_iter_new(f, ETWFORGE_ORDER_CPU,
-			   ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT | ETWFORGE_EV_SPINLOCK |
-				   ETWFORGE_EV_RECORD,
-			   &err);
+			   ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT | ETWFORGE_EV_SPINLOCK, &err);
 	while (it && read_iter_next(it, &ev, &err) > 0) {
 		bool spin = ev->kind == ETWFORGE_EV_SPINLOCK;
 		uint64_t *count = spin ? nspin : nsw;
 
 		if (ev->cpu >= 64) {
-			continue;
-		}
-		if (ev->kind == ETWFORGE_EV_RECORD) {
-			/* the records of a hook each mark counts, on its CPU */
-			for (unsigned k = 0; k < fi->noffs; k++) {
-				if (marks[k].kind != CORPUS_MARK_RECORD ||
-				    marks[k].cpu != ev->cpu || !ev->rec || !ev->rec->has_hook ||
-				    ev->rec->hook != marks[k].hook) {
-					continue;
-				}
-				if (nrec[k]++ == marks[k].index) {
-					fi->offs[k].found = true;
-					fi->offs[k].record = ev->file_offset;
-				}
-			}
 			continue;
 		}
 		for (unsigned k = 0; k < fi->noffs; k++) {
@@ -207,6 +218,9 @@ static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, 
 		count[ev->cpu]++;
 	}
 	read_iter_free(it);
+	if (records) {
+		find_record_marks(fi, marks, f);
+	}
 	read_file_close(f);
 }
 
