@@ -83,6 +83,13 @@ struct sb {
 	unsigned nthr;
 	struct corpus_mark marks[CORPUS_MARKS_MAX];
 	unsigned nmarks;
+	struct sb_hook_count {
+		uint16_t hook;
+		unsigned cpu;
+		uint64_t n;
+	} hooks[32]; /* identity records written so far, per hook and CPU (marks) */
+	unsigned nhooks;
+	uint64_t kbase; /* where the seed puts the kernel objects (EPROCESS, stacks) */
 	bool verifies;
 	int err;
 };
@@ -1261,6 +1268,521 @@ static void e_cpus(struct sb *b, const struct edge *e)
 	sb_finish(b, 0);
 }
 
+/* ---- identity and rundown records ------------------------------------------------ */
+
+/* The hook a record line becomes (the producer's table, producer_records.c). */
+static uint16_t rec_hook(const struct sim_record *r)
+{
+	static const uint16_t process[] = {0x0301, 0x0302, 0x0303, 0x0304, 0x0327};
+	static const uint16_t thread[] = {0x0501, 0x0502, 0x0503, 0x0504};
+
+	switch (r->kind) {
+	case SIM_REC_PROCESS:
+		return r->u.process.event <= SIM_EVENT_DEFUNCT ? process[r->u.process.event] : 0;
+	case SIM_REC_THREAD:
+		return r->u.thread.event <= SIM_EVENT_DCEND ? thread[r->u.thread.event] : 0;
+	case SIM_REC_THREAD_NAME:
+		return 0x0548;
+	case SIM_REC_READY:
+		return 0x0532;
+	case SIM_REC_SAMPLE:
+		return 0x0F2E;
+	case SIM_REC_INTERVAL:
+		return r->u.interval.event == SIM_EVENT_SET	  ? 0x0F48
+		       : r->u.interval.event == SIM_EVENT_DCSTART ? 0x0F49
+								  : 0x0F4A;
+	case SIM_REC_CPU_CONFIG:
+		return 0x0B0A;
+	case SIM_REC_MASKS:
+		return r->u.masks.event == SIM_EVENT_NEW ? 0x0005 : 0x0020;
+	default:
+		return 0x0008;
+	}
+}
+
+/* One identity or rundown line on @cpu, DEFAULT_DELTA after its last record. */
+static void sb_rec(struct sb *b, unsigned cpu, struct sim_record *r, const char *mark)
+{
+	struct sb_cpu *p = &b->cpu[cpu];
+	uint16_t hook = rec_hook(r);
+	struct sb_hook_count *h = NULL;
+
+	if (b->err || !b->started) {
+		sb_fail(b, -EINVAL);
+		return;
+	}
+	sb_advance(b, cpu, DEFAULT_DELTA);
+	r->u.head.cpu = cpu;
+	memcpy(r->u.head.ts, p->ts, sizeof(r->u.head.ts));
+	for (unsigned i = 0; i < b->nhooks; i++) {
+		if (b->hooks[i].hook == hook && b->hooks[i].cpu == cpu) {
+			h = &b->hooks[i];
+		}
+	}
+	if (!h && b->nhooks < sizeof(b->hooks) / sizeof(b->hooks[0])) {
+		h = &b->hooks[b->nhooks++];
+		h->hook = hook;
+		h->cpu = cpu;
+		h->n = 0;
+	}
+	if (mark && h) {
+		sb_mark(b, CORPUS_MARK_RECORD, cpu, h->n, mark);
+		b->marks[b->nmarks - 1].hook = hook;
+	}
+	if (h) {
+		h->n++;
+	}
+	if (truth_write_record(b->f, &b->cfg, r) < 0) {
+		sb_fail(b, -EIO);
+	}
+}
+
+static bool sb_x86(const struct sb *b)
+{
+	return b->cfg.arch == ETL_ARCH_X86;
+}
+
+/* A kernel address of the stream's machine: @off past the seed's base. */
+static uint64_t sb_kaddr(const struct sb *b, uint64_t off)
+{
+	return (sb_x86(b) ? 0x84000000u : 0xFFFFB48000000000ull) + b->kbase + off;
+}
+
+/* Identity records of one identity edge: what each process and thread line says. */
+struct sb_proc {
+	enum sim_event event;
+	uint32_t pid, ppid;
+	const char *image, *sid, *cmdline, *package, *app_id;
+	int32_t exit_status;
+	const char *mark;
+};
+
+static void sb_process(struct sb *b, const struct sb_proc *pr)
+{
+	struct sim_record r = {.kind = SIM_REC_PROCESS};
+	struct sim_process *p = &r.u.process;
+
+	p->event = pr->event;
+	p->pid = pr->pid;
+	p->ppid = pr->ppid;
+	p->key = sb_kaddr(b, 0x100000u + 0x100u * (pr->pid & 0xFFFFu));
+	p->session = pr->pid <= 4 ? UINT32_MAX : 1;
+	p->exit_status = pr->event == SIM_EVENT_END || pr->event == SIM_EVENT_DEFUNCT
+				 ? pr->exit_status
+			 : pr->pid == 0 ? 0
+					: 0x103;
+	p->dtb = 0x1AD000u + 0x1000u * (pr->pid & 0xFFFu);
+	p->flags = pr->pid == 4 ? 4u : 0u;
+	p->sid = pr->sid;
+	p->sid_token = sb_kaddr(b, 0x20u + 0x10u * sim_rng_below(&b->rng, 256));
+	p->image = pr->image;
+	p->cmdline = pr->cmdline;
+	p->package = pr->package;
+	p->app_id = pr->app_id;
+	if (pr->event == SIM_EVENT_START || pr->event == SIM_EVENT_END) {
+		p->ctx_pid = pr->event == SIM_EVENT_START ? pr->ppid : pr->pid;
+		p->ctx_tid = 4u * (uint32_t)sim_rng_range(&b->rng, 16, 4000);
+		p->kernel_time = (uint32_t)sim_rng_below(&b->rng, 50);
+	}
+	if (pr->event == SIM_EVENT_DEFUNCT) {
+		p->exit_time = (uint64_t)b->cfg.start_time + 10000000u;
+	}
+	sb_rec(b, 0, &r, pr->mark);
+}
+
+static void sb_thread(struct sb *b, enum sim_event ev, uint32_t pid, uint32_t tid, const char *name,
+		      const char *mark)
+{
+	struct sim_record r = {.kind = SIM_REC_THREAD};
+	struct sim_thread *t = &r.u.thread;
+	uint64_t stack = sb_kaddr(b, 0x4000000u + 0x8000u * (tid & 0xFFFu));
+
+	t->event = ev;
+	t->pid = pid;
+	t->tid = tid;
+	t->stack_base = stack;
+	t->stack_limit = stack - 0x6000u;
+	if (pid > 4) {
+		t->user_stack_base = sb_x86(b) ? 0x00200000u : 0x000000A000000000ull;
+		t->user_stack_limit = t->user_stack_base - 0x3000u;
+		t->teb = sb_x86(b) ? 0x7FFD0000u : 0x000000C000010000ull + 0x2000u * tid;
+		t->win32_start = sb_x86(b) ? 0x00401000u : 0x00007FF600201000ull;
+	}
+	t->affinity = b->cfg.cpus >= 32 ? 0xFFFFFFFFu : (1u << b->cfg.cpus) - 1;
+	t->base_pri = (int8_t)(pid == 0 ? 0 : sb_base(b, tid));
+	t->page_pri = 5;
+	t->io_pri = 2;
+	t->name = name;
+	if (ev == SIM_EVENT_START) {
+		t->ctx_tid = 4u * (uint32_t)sim_rng_range(&b->rng, 16, 4000);
+		t->ctx_pid = pid;
+	} else {
+		t->ctx_tid = tid;
+		t->ctx_pid = pid;
+	}
+	sb_rec(b, 0, &r, mark);
+}
+
+/* A thread's name: in its Thread record on the targets that carry one, else ThreadSetName. */
+static void sb_thread_named(struct sb *b, enum sim_event ev, uint32_t pid, uint32_t tid,
+			    const char *name, const char *mark)
+{
+	sb_thread(b, ev, pid, tid, name, b->cfg.target->thread_name ? mark : NULL);
+	if (!b->cfg.target->thread_name && name &&
+	    (ev == SIM_EVENT_START || ev == SIM_EVENT_DCSTART)) {
+		struct sim_record r = {.kind = SIM_REC_THREAD_NAME};
+
+		r.u.thread_name.pid = pid;
+		r.u.thread_name.tid = tid;
+		r.u.thread_name.name = name;
+		sb_rec(b, 0, &r, mark);
+	}
+}
+
+static void sb_masks(struct sb *b, enum sim_event ev, bool enabled)
+{
+	struct sim_record r = {.kind = SIM_REC_MASKS};
+
+	r.u.masks.event = ev;
+	r.u.masks.enabled = enabled;
+	sb_rec(b, 0, &r, NULL);
+}
+
+static void sb_rundown_done(struct sb *b)
+{
+	struct sim_record r = {.kind = SIM_REC_RUNDOWN};
+
+	sb_rec(b, 0, &r, NULL);
+}
+
+static void sb_interval(struct sb *b, enum sim_event ev, uint32_t now, uint32_t old)
+{
+	struct sim_record r = {.kind = SIM_REC_INTERVAL};
+
+	r.u.interval.event = ev;
+	r.u.interval.new_interval = now;
+	r.u.interval.old_interval = old;
+	r.u.interval.source_name = "Timer";
+	r.u.interval.ctx_tid = 4u * (uint32_t)sim_rng_range(&b->rng, 16, 4000);
+	r.u.interval.ctx_pid = 4;
+	sb_rec(b, 0, &r, NULL);
+}
+
+static void sb_config(struct sb *b, uint32_t nproc, const char *mark)
+{
+	struct sim_record r = {.kind = SIM_REC_CPU_CONFIG};
+	struct sim_cpu_config *c = &r.u.cpu_config;
+
+	c->mhz = b->cfg.cpu_mhz;
+	c->nproc = nproc;
+	c->memory_mb = 16384;
+	c->page_size = 4096;
+	c->alloc_gran = 65536;
+	c->computer_name = "ETWFORGE-CORPUS";
+	c->domain_name = "WORKGROUP";
+	c->highest_user = sb_x86(b) ? 0x7FFEFFFFu : 0x7FFFFFFEFFFFull;
+	c->arch = sb_x86(b) ? 0 : 9;
+	c->level = 6;
+	c->revision = 0x9E0A;
+	c->pae = 1;
+	c->nx = 1;
+	c->memory_speed = 3200;
+	sb_rec(b, 0, &r, mark);
+}
+
+static void sb_ready(struct sb *b, uint32_t waker, uint32_t waker_pid, uint32_t tid, uint8_t flags,
+		     const char *mark)
+{
+	struct sim_record r = {.kind = SIM_REC_READY};
+
+	r.u.ready.waker_tid = waker;
+	r.u.ready.waker_pid = waker_pid;
+	r.u.ready.tid = tid;
+	r.u.ready.adjust_reason = 1;
+	r.u.ready.adjust_increment = (int8_t)sim_rng_range(&b->rng, 0, 2);
+	r.u.ready.flags = flags;
+	sb_rec(b, 0, &r, mark);
+}
+
+static void sb_sample(struct sb *b, uint32_t tid, const char *mark)
+{
+	struct sim_record r = {.kind = SIM_REC_SAMPLE};
+
+	r.u.sample.tid = tid;
+	r.u.sample.ip = (sb_x86(b) ? 0x81000000u : 0xFFFFF80310000000ull) +
+			sim_rng_below(&b->rng, 0x100000);
+	r.u.sample.count = 1;
+	r.u.sample.priority = (uint8_t)(tid ? sb_base(b, tid) : 16);
+	sb_rec(b, 0, &r, mark);
+}
+
+/* The sessions of an identity edge: @arg2 1 for x86, @str the target. */
+static void sb_ident_setup(struct sb *b, const struct edge *e)
+{
+	sb_target(b, e->str ? e->str : "win10-1903");
+	b->cfg.arch = e->arg2 == 1 ? ETL_ARCH_X86 : ETL_ARCH_X64;
+	b->cfg.sessions[0].flags = PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT |
+				   PRODUCER_F_PROC_THREAD | PRODUCER_F_DISPATCHER |
+				   PRODUCER_F_PROFILE;
+	b->kbase = 0x1000u * sim_rng_below(&b->rng, 0x4000);
+}
+
+/* The start of a session: masks, Idle and System with their threads (the rundown's head). */
+static void sb_rundown_head(struct sb *b)
+{
+	sb_masks(b, SIM_EVENT_END, false);
+	sb_masks(b, SIM_EVENT_NEW, true);
+	sb_process(b, &(struct sb_proc){
+			      .event = SIM_EVENT_DCSTART, .image = "Idle", .sid = "S-1-5-18"});
+	for (unsigned cpu = 0; cpu < b->cfg.cpus; cpu++) {
+		sb_thread(b, SIM_EVENT_DCSTART, 0, 0, NULL, NULL);
+	}
+	sb_process(b, &(struct sb_proc){.event = SIM_EVENT_DCSTART,
+					.pid = 4,
+					.image = "System",
+					.sid = "S-1-5-18"});
+	sb_thread(b, SIM_EVENT_DCSTART, 4, 8, NULL, NULL);
+}
+
+/*
+ * Every identity record of a target and pointer size: the rundown at the
+ * start, ReadyThread and SampledProfile between switches, a process
+ * started and ended with its thread (named in the record or by
+ * ThreadSetName), Defunct, the interval set, the rundown at the stop.
+ */
+static void e_ident_all(struct sb *b, const struct edge *e)
+{
+	uint32_t app = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000), child = app + 4;
+	uint32_t t1, t2, t3;
+
+	sb_ident_setup(b, e);
+	sb_start(b);
+	t1 = sb_new_tid(b);
+	t2 = sb_new_tid(b);
+	t3 = sb_new_tid(b);
+	sb_rundown_head(b);
+	sb_process(b, &(struct sb_proc){.event = SIM_EVENT_DCSTART,
+					.pid = app,
+					.ppid = 4,
+					.image = "explorer.exe",
+					.sid = "S-1-5-21-2935914779-1618742390-1451969622-1001",
+					.cmdline = "C:\\Windows\\explorer.exe",
+					.mark = "Process DCStart with a 5-sub-authority SID"});
+	sb_thread_named(b, SIM_EVENT_DCSTART, app, t1, "main",
+			"the first thread's name (Thread v3 name, or ThreadSetName)");
+	sb_thread(b, SIM_EVENT_DCSTART, app, t2, NULL, "Thread DCStart");
+	sb_interval(b, SIM_EVENT_DCSTART, 10000, 10000);
+	sb_rundown_done(b);
+	sb_config(b, b->cfg.cpus, "SystemConfig CPU");
+	sb_sw(b, 0, 0, t1);
+	sb_ready(b, t1, app, t2, 0, "ReadyThread by a running thread");
+	sb_sample(b, t1, "SampledProfile of a running thread");
+	sb_sw(b, 0, 0, t2);
+	sb_process(b, &(struct sb_proc){.event = SIM_EVENT_START,
+					.pid = child,
+					.ppid = app,
+					.image = "notepad.exe",
+					.sid = "S-1-5-21-2935914779-1618742390-1451969622-1001",
+					.cmdline = "notepad.exe a.txt",
+					.mark = "Process Start"});
+	sb_thread_named(b, SIM_EVENT_START, child, t3, "notepad main", NULL);
+	sb_sw(b, 0, 0, t3);
+	sb_sample(b, t3, NULL);
+	sb_sw(b, 0, 0, 0);
+	sb_ready(b, 0, 0, t3, 1, "ReadyThread from an idle CPU's DPC");
+	sb_sample(b, 0, "SampledProfile of the idle thread");
+	sb_sw(b, 0, 0, t3);
+	sb_sw(b, 0, 0, 0);
+	sb_thread(b, SIM_EVENT_END, child, t3, "notepad main", "Thread End");
+	sb_process(b, &(struct sb_proc){.event = SIM_EVENT_END,
+					.pid = child,
+					.ppid = app,
+					.image = "notepad.exe",
+					.sid = "S-1-5-21-2935914779-1618742390-1451969622-1001",
+					.cmdline = "notepad.exe a.txt",
+					.mark = "Process End"});
+	sb_interval(b, SIM_EVENT_SET, 5000, 10000);
+	/* the stop: configuration, masks, DCEnd, interval, masks cleared, rundown */
+	sb_config(b, b->cfg.cpus, NULL);
+	sb_masks(b, SIM_EVENT_END, true);
+	sb_thread(b, SIM_EVENT_DCEND, 0, 0, NULL, NULL);
+	sb_process(b,
+		   &(struct sb_proc){.event = SIM_EVENT_DCEND, .image = "Idle", .sid = "S-1-5-18"});
+	sb_thread(b, SIM_EVENT_DCEND, app, t2, NULL, NULL);
+	sb_thread(b, SIM_EVENT_DCEND, app, t1, "main", "Thread DCEnd");
+	sb_process(b, &(struct sb_proc){.event = SIM_EVENT_DCEND,
+					.pid = app,
+					.ppid = 4,
+					.image = "explorer.exe",
+					.sid = "S-1-5-21-2935914779-1618742390-1451969622-1001",
+					.cmdline = "C:\\Windows\\explorer.exe",
+					.mark = "Process DCEnd"});
+	sb_process(b, &(struct sb_proc){.event = SIM_EVENT_DEFUNCT,
+					.pid = child,
+					.ppid = app,
+					.image = "notepad.exe",
+					.sid = "S-1-5-21-2935914779-1618742390-1451969622-1001",
+					.exit_status = 1,
+					.mark = "Process Defunct"});
+	sb_interval(b, SIM_EVENT_DCEND, 5000, 5000);
+	sb_masks(b, SIM_EVENT_NEW, false);
+	sb_rundown_done(b);
+	sb_finish(b, 0);
+}
+
+/* A process whose UserSID is @str2: NULL (the 4-byte form) or a SID of 1 or 15 sub-authorities. */
+static void e_ident_sid(struct sb *b, const struct edge *e)
+{
+	static const char *const sids[] = {NULL, "S-1-5-18",
+					   "S-1-5-21-1-2-3-4-5-6-7-8-9-10-11-12-13-4294967295"};
+	const char *sid = sids[e->arg];
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000), t;
+
+	sb_ident_setup(b, e);
+	sb_start(b);
+	t = sb_new_tid(b);
+	sb_rundown_head(b);
+	sb_process(b, &(struct sb_proc){.event = SIM_EVENT_DCSTART,
+					.pid = pid,
+					.ppid = 4,
+					.image = "svchost.exe",
+					.sid = sid,
+					.cmdline = "svchost.exe -k netsvcs",
+					.mark = "the Process record with the UserSID"});
+	sb_thread(b, SIM_EVENT_DCSTART, pid, t, "svc", NULL);
+	sb_rundown_done(b);
+	sb_sw(b, 0, 0, t);
+	sb_sw(b, 0, 0, 0);
+	sb_process(b,
+		   &(struct sb_proc){.event = SIM_EVENT_END,
+				     .pid = pid,
+				     .ppid = 4,
+				     .image = "svchost.exe",
+				     .sid = sid,
+				     .mark = "Process End with the same UserSID (SYSTEM header)"});
+	sb_finish(b, 0);
+}
+
+/* Empty strings (arg 0) or odd lengths (arg 1: 1 and 3 UTF-16 units, a surrogate pair, odd offsets). */
+static void e_ident_names(struct sb *b, const struct edge *e)
+{
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000), t1, t2, t3;
+	bool odd = e->arg == 1;
+
+	sb_ident_setup(b, e);
+	sb_start(b);
+	t1 = sb_new_tid(b);
+	t2 = sb_new_tid(b);
+	t3 = sb_new_tid(b);
+	sb_rundown_head(b);
+	sb_process(b, &(struct sb_proc){
+			      .event = SIM_EVENT_DCSTART,
+			      .pid = pid,
+			      .ppid = 4,
+			      /* "ab.exe\0" is 7 bytes: the UTF-16 strings start at odd offsets */
+			      .image = odd ? "ab.exe" : "",
+			      .sid = "S-1-5-18",
+			      .cmdline = odd ? "a b" : "",
+			      .package = odd ? "P" : "",
+			      .app_id = odd ? "\xF0\x9F\x98\x80" : "",
+			      .mark = odd ? "Process with strings at odd offsets"
+					  : "Process with an empty image and empty strings"});
+	sb_thread_named(b, SIM_EVENT_DCSTART, pid, t1, odd ? "x" : "",
+			odd ? "a 1-unit thread name" : "an empty thread name");
+	sb_thread_named(b, SIM_EVENT_DCSTART, pid, t2, odd ? "abc" : "", NULL);
+	sb_thread_named(b, SIM_EVENT_DCSTART, pid, t3, odd ? "\xF0\x9F\x98\x80" : "", NULL);
+	sb_rundown_done(b);
+	sb_sw(b, 0, 0, t1);
+	sb_sw(b, 0, 0, t2);
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
+/* A thread (with its switches, wake-up and sample) whose process never appears. */
+static void e_ident_orphan(struct sb *b, const struct edge *e)
+{
+	uint32_t t, pid = 4u * (uint32_t)sim_rng_range(&b->rng, 3000, 4000);
+
+	sb_ident_setup(b, e);
+	sb_start(b);
+	t = sb_new_tid(b);
+	sb_rundown_head(b);
+	sb_thread_named(b, SIM_EVENT_DCSTART, pid, t, "orphan",
+			"a thread of a process no record names");
+	sb_rundown_done(b);
+	sb_ready(b, 0, 0, t, 1, NULL);
+	sb_sw(b, 0, 0, t);
+	sb_sample(b, t, NULL);
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
+/* Process and Thread End before any DCStart: a consumer meets the end of what it never saw. */
+static void e_ident_end_first(struct sb *b, const struct edge *e)
+{
+	uint32_t t, pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000);
+
+	sb_ident_setup(b, e);
+	sb_start(b);
+	t = sb_new_tid(b);
+	sb_thread(b, SIM_EVENT_END, pid, t, "gone", "Thread End, the first record");
+	sb_process(b, &(struct sb_proc){.event = SIM_EVENT_END,
+					.pid = pid,
+					.ppid = 4,
+					.image = "gone.exe",
+					.sid = "S-1-5-18",
+					.exit_status = 0,
+					.mark = "Process End before any DCStart"});
+	sb_rundown_head(b);
+	sb_rundown_done(b);
+	sb_sw(b, 0, 0, sb_new_tid(b));
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
+/* A rundown of @arg processes with a thread each: the DCStart records fill a 4 KiB buffer. */
+static void e_ident_rundown_split(struct sb *b, const struct edge *e)
+{
+	char image[32], mark[96];
+
+	sb_ident_setup(b, e);
+	b->cfg.sessions[0].flags = PRODUCER_F_CSWITCH | PRODUCER_F_PROC_THREAD;
+	sb_start(b);
+	sb_rundown_head(b);
+	for (unsigned i = 0; i < (unsigned)e->arg; i++) {
+		uint32_t pid = 1000u + 8u * i;
+
+		snprintf(image, sizeof(image), "worker%02u.exe", i);
+		snprintf(mark, sizeof(mark), "Process DCStart %u of %u", i + 1, (unsigned)e->arg);
+		sb_process(b, &(struct sb_proc){
+				      .event = SIM_EVENT_DCSTART,
+				      .pid = pid,
+				      .ppid = 4,
+				      .image = image,
+				      .sid = "S-1-5-19",
+				      .cmdline = image,
+				      .mark = i == 0 || i + 1 == (unsigned)e->arg ? mark : NULL});
+		sb_thread(b, SIM_EVENT_DCSTART, pid, 4u * (uint32_t)(2000 + i), image, NULL);
+	}
+	sb_rundown_done(b);
+	sb_sw(b, 0, 0, 4u * 2000u);
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
+/* SystemConfig CPU says @arg processors, the logfile header 2. */
+static void e_ident_config(struct sb *b, const struct edge *e)
+{
+	sb_ident_setup(b, e);
+	b->cfg.cpus = 2;
+	sb_start(b);
+	sb_rundown_head(b);
+	sb_rundown_done(b);
+	sb_config(b, (uint32_t)e->arg, "SystemConfig CPU: NumberOfProcessors != the header's");
+	busy(b, 2, 4);
+	sb_finish(b, 0);
+}
+
 /* The logfile header of a clock type (arg), one plain and one compact session. */
 static void e_header_clock(struct sb *b, const struct edge *e)
 {
@@ -1540,6 +2062,40 @@ static const struct edge catalogue[] = {
 	{"compressed-xpress-plain", "XPRESS-compressed CSwitch buffers, 2 CPUs", e_compressed, 1, 0,
 	 NULL},
 	{"compressed-xpress-x86", "XPRESS-compressed x86 buffers", e_compressed, 2, 0, NULL},
+	{"ident-all-x64-win10-1709",
+	 "identity records x64, 1709: Thread v3 without a name, ThreadSetName after it, Defunct v4",
+	 e_ident_all, 0, 0, "win10-1709"},
+	{"ident-all-x86-win10-1709", "identity records x86, 1709: ThreadSetName, Defunct v4",
+	 e_ident_all, 0, 1, "win10-1709"},
+	{"ident-all-x64-win10-1903",
+	 "identity records x64, 1903: Thread v3 with ThreadName, Defunct v5", e_ident_all, 0, 0,
+	 "win10-1903"},
+	{"ident-all-x86-win10-1903", "identity records x86, 1903: ThreadName, Defunct v5",
+	 e_ident_all, 0, 1, "win10-1903"},
+	{"ident-all-x64-win11-22h2", "identity records x64, 22H2", e_ident_all, 0, 0, "win11-22h2"},
+	{"ident-sid-null", "UserSID in its 4-byte NULL form", e_ident_sid, 0, 0, NULL},
+	{"ident-sid-null-x86", "UserSID NULL, x86", e_ident_sid, 0, 1, NULL},
+	{"ident-sid-1-sub-authority", "a SID of 1 sub-authority (S-1-5-18)", e_ident_sid, 1, 0,
+	 NULL},
+	{"ident-sid-15-sub-authorities", "a SID of 15 sub-authorities, the most there are",
+	 e_ident_sid, 2, 0, NULL},
+	{"ident-sid-15-sub-authorities-x86", "15 sub-authorities behind an 8-byte TOKEN_USER (x86)",
+	 e_ident_sid, 2, 1, NULL},
+	{"ident-names-empty", "empty image, command line, package, app id and thread names",
+	 e_ident_names, 0, 0, "win10-1903"},
+	{"ident-names-odd-length",
+	 "1- and 3-unit UTF-16 names, a surrogate pair, strings at odd offsets", e_ident_names, 1,
+	 0, "win10-1903"},
+	{"ident-names-odd-length-set-name", "odd-length names in ThreadSetName (1709)",
+	 e_ident_names, 1, 0, "win10-1709"},
+	{"ident-thread-without-process", "a thread whose process never appears", e_ident_orphan, 0,
+	 0, NULL},
+	{"ident-end-before-dcstart", "Process and Thread End before any DCStart", e_ident_end_first,
+	 0, 0, NULL},
+	{"ident-rundown-split-buffers", "40 processes in the rundown: DCStart across 4 KiB buffers",
+	 e_ident_rundown_split, 40, 0, NULL},
+	{"ident-config-cpus-disagree", "SystemConfig CPU says 8 processors, the header 2",
+	 e_ident_config, 8, 0, NULL},
 };
 
 /* Entries of the catalogue that cannot be made yet. */

@@ -145,7 +145,33 @@ done:
 	return 0;
 }
 
-/* Where each mark's record is: a CPU's switches and spin locks, counted in order. */
+/* The records of a hook each record mark counts, on its CPU (a pass of their own). */
+static void find_record_marks(struct corpus_file *fi, const struct corpus_mark *marks,
+			      struct etwforge_file *f)
+{
+	struct etwforge_error err;
+	const struct etwforge_event *ev;
+	struct etwforge_iter *it;
+	uint64_t nrec[CORPUS_MARKS_MAX] = {0};
+
+	it = read_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_RECORD, &err);
+	while (it && read_iter_next(it, &ev, &err) > 0) {
+		for (unsigned k = 0; k < fi->noffs; k++) {
+			if (marks[k].kind != CORPUS_MARK_RECORD || marks[k].cpu != ev->cpu ||
+			    ev->kind != ETWFORGE_EV_RECORD || !ev->rec || !ev->rec->has_hook ||
+			    ev->rec->hook != marks[k].hook) {
+				continue;
+			}
+			if (nrec[k]++ == marks[k].index) {
+				fi->offs[k].found = true;
+				fi->offs[k].record = ev->file_offset;
+			}
+		}
+	}
+	read_iter_free(it);
+}
+
+/* Where each mark's record is: a CPU's switches and spin locks counted in order, and records of a hook. */
 static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, unsigned nmarks)
 {
 	struct etwforge_error err;
@@ -153,10 +179,12 @@ static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, 
 	struct etwforge_iter *it;
 	struct etwforge_file *f;
 	uint64_t nsw[64] = {0}, nspin[64] = {0};
+	bool records = false;
 
 	fi->noffs = nmarks < CORPUS_MARKS_MAX ? nmarks : CORPUS_MARKS_MAX;
 	for (unsigned k = 0; k < fi->noffs; k++) {
 		snprintf(fi->offs[k].what, sizeof(fi->offs[k].what), "%s", marks[k].what);
+		records = records || marks[k].kind == CORPUS_MARK_RECORD;
 	}
 	f = read_file_open_mem(fi->data, fi->len, fi->file, 0, &err);
 	if (!f) {
@@ -174,7 +202,8 @@ static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, 
 		for (unsigned k = 0; k < fi->noffs; k++) {
 			struct corpus_offset *o = &fi->offs[k];
 
-			if (marks[k].cpu != ev->cpu || marks[k].index != count[ev->cpu] ||
+			if (marks[k].kind == CORPUS_MARK_RECORD || marks[k].cpu != ev->cpu ||
+			    marks[k].index != count[ev->cpu] ||
 			    (marks[k].kind == CORPUS_MARK_SPIN) != spin) {
 				continue;
 			}
@@ -189,6 +218,9 @@ static void find_marks(struct corpus_file *fi, const struct corpus_mark *marks, 
 		count[ev->cpu]++;
 	}
 	read_iter_free(it);
+	if (records) {
+		find_record_marks(fi, marks, f);
+	}
 	read_file_close(f);
 }
 

@@ -22,6 +22,7 @@
 enum corpus_mark_kind {
 	CORPUS_MARK_SWITCH = 0, /* the @index-th switch of the CPU (plain or compact) */
 	CORPUS_MARK_SPIN,	/* the @index-th logged spin lock of the CPU */
+	CORPUS_MARK_RECORD,	/* the @index-th record of hook @hook in the CPU's buffers */
 };
 
 /** struct corpus_mark - a record that matters, named when the stream is built. */
@@ -30,6 +31,7 @@ struct corpus_mark {
 	enum corpus_mark_kind kind;
 	unsigned cpu;
 	uint64_t index;
+	uint16_t hook; /* CORPUS_MARK_RECORD */
 };
 
 /** struct corpus_offset - a mark found in a file: where its record is. */

@@ -581,6 +581,214 @@ static int r_time_backwards(struct mctx *m)
 			 "readers that merge CPUs by time reorder it");
 }
 
+/* ---- identity records ------------------------------------------------------------ */
+
+/*
+ * The readers decode these payloads field by field, strings by scanning for
+ * their NUL: each rule makes one field run past the record. etwforge lists
+ * the record and says "<record> payload too short" in its place (status 0);
+ * a reader that trusts the field reads past the record.
+ */
+
+/* A Thread record that carries a ThreadName (18362 and later), its terminator last. */
+static bool thread_named(const struct etl_record *r, const struct etl_buffer *b)
+{
+	size_t fixed = r->is64 ? ETW_TH64_LEN : ETW_TH32_LEN;
+
+	(void)b;
+	return r->kind == ETL_KIND_SYSTEM && r->hook_id >= ETW_HOOK_THREAD_START &&
+	       r->hook_id <= ETW_HOOK_THREAD_DC_END && r->payload_len >= fixed + 4 &&
+	       (r->payload_len - fixed) % 2 == 0 && get_le16(r->payload + r->payload_len - 2) == 0;
+}
+
+static bool thread_any(const struct etl_record *r, const struct etl_buffer *b)
+{
+	(void)b;
+	return r->kind == ETL_KIND_SYSTEM && r->hook_id >= ETW_HOOK_THREAD_START &&
+	       r->hook_id <= ETW_HOOK_THREAD_DC_END &&
+	       r->payload_len >= (r->is64 ? ETW_TH64_LEN : ETW_TH32_LEN);
+}
+
+static bool set_name(const struct etl_record *r, const struct etl_buffer *b)
+{
+	(void)b;
+	return r->hook_id == ETW_HOOK_THREAD_SET_NAME && r->kind != ETL_KIND_OTHER &&
+	       r->payload_len >= 12 && get_le16(r->payload + r->payload_len - 2) == 0;
+}
+
+/* Process DCStart v4 (nothing after ApplicationId) with a SID. */
+static bool process_sid(const struct etl_record *r, const struct etl_buffer *b)
+{
+	size_t sid = r->is64 ? ETW_PR64_SID : ETW_PR32_SID;
+
+	(void)b;
+	return r->hook_id >= ETW_HOOK_PROCESS_START && r->hook_id <= ETW_HOOK_PROCESS_DC_END &&
+	       r->kind != ETL_KIND_OTHER && r->version == 4 && r->payload_len > sid + 4 &&
+	       get_le32(r->payload + sid) != 0;
+}
+
+static bool ready_thread(const struct etl_record *r, const struct etl_buffer *b)
+{
+	(void)b;
+	return r->hook_id == ETW_HOOK_READY_THREAD && r->kind != ETL_KIND_OTHER &&
+	       r->payload_len == ETW_RT_LEN;
+}
+
+static bool sampled_profile(const struct etl_record *r, const struct etl_buffer *b)
+{
+	(void)b;
+	return r->hook_id == ETW_HOOK_SAMPLED_PROFILE && r->kind == ETL_KIND_PERFINFO &&
+	       r->payload_len == (r->is64 ? ETW_SP64_LEN : ETW_SP32_LEN);
+}
+
+/* The last UTF-16 unit of the record (a name's NUL) made 'X': the name runs to its end. */
+static int name_unterminated(struct mctx *m, rec_pred pred, const char *msg)
+{
+	const struct etl_buffer *b;
+	struct etl_record r;
+	uint64_t at;
+
+	if (find_record(m, pred, &r, &b) < 0) {
+		return -ENOENT;
+	}
+	at = payload_at(&r, r.payload_len - 2);
+	put_le16(m->p + at, 'X');
+	return expect_ok(m, at, "payload-short", msg);
+}
+
+static int r_thread_name_unterminated(struct mctx *m)
+{
+	return name_unterminated(m, thread_named, "Thread payload too short");
+}
+
+static int r_set_name_unterminated(struct mctx *m)
+{
+	return name_unterminated(m, set_name, "ThreadSetName payload too short");
+}
+
+/* Where a process record's ImageFileName starts (after its SID blob), or 0. */
+static size_t image_at(const struct etl_record *r)
+{
+	size_t sid = r->is64 ? ETW_PR64_SID : ETW_PR32_SID;
+	size_t tu = r->is64 ? ETW_TOKEN_USER64_LEN : ETW_TOKEN_USER32_LEN;
+	size_t at;
+
+	if (get_le32(r->payload + sid) == 0) {
+		return sid + 4;
+	}
+	if (r->payload_len < sid + tu + ETW_SID_SUB_AUTHORITY) {
+		return 0;
+	}
+	at = sid + tu + ETW_SID_SUB_AUTHORITY + 4u * r->payload[sid + tu + ETW_SID_SUB_COUNT];
+	return at < r->payload_len ? at : 0;
+}
+
+/* Every byte from ImageFileName to the end of the record non-zero: no ANSI NUL anywhere. */
+static int r_image_unterminated(struct mctx *m)
+{
+	const struct etl_buffer *b;
+	struct etl_record r;
+	size_t img;
+
+	if (find_record(m, process_sid, &r, &b) < 0 || !(img = image_at(&r))) {
+		return -ENOENT;
+	}
+	for (size_t q = img; q < r.payload_len; q++) {
+		if (m->p[payload_at(&r, q)] == 0) {
+			m->p[payload_at(&r, q)] = 'X';
+		}
+	}
+	return expect_ok(m, payload_at(&r, img), "payload-short", "Process payload too short");
+}
+
+/* ApplicationId's NUL (the record's last two bytes) made 'X'. */
+static int r_app_id_unterminated(struct mctx *m)
+{
+	return name_unterminated(m, process_sid, "Process payload too short");
+}
+
+/* SubAuthorityCount raised until the SID ends past the record (15 at most, else 255). */
+static int r_sid_count(struct mctx *m)
+{
+	const struct etl_buffer *b;
+	struct etl_record r;
+	size_t sid, tu, room;
+	unsigned n;
+
+	if (find_record(m, process_sid, &r, &b) < 0) {
+		return -ENOENT;
+	}
+	sid = r.is64 ? ETW_PR64_SID : ETW_PR32_SID;
+	tu = r.is64 ? ETW_TOKEN_USER64_LEN : ETW_TOKEN_USER32_LEN;
+	if (r.payload_len < sid + tu + ETW_SID_SUB_AUTHORITY) {
+		return -ENOENT;
+	}
+	room = r.payload_len - sid - tu - ETW_SID_SUB_AUTHORITY;
+	for (n = r.payload[sid + tu + ETW_SID_SUB_COUNT] + 1u; n <= ETW_SID_MAX_SUB; n++) {
+		if (4u * n > room) {
+			break;
+		}
+	}
+	if (n > ETW_SID_MAX_SUB) {
+		n = 255;
+	}
+	m->p[payload_at(&r, sid + tu + ETW_SID_SUB_COUNT)] = (uint8_t)n;
+	return expect_ok(m, payload_at(&r, sid + tu + ETW_SID_SUB_COUNT), "payload-short",
+			 "Process payload too short");
+}
+
+/*
+ * The record's Size cut to @keep payload bytes; the records after it move
+ * up so the buffer still frames (its Offset fields follow).
+ */
+static int cut_record(struct mctx *m, rec_pred pred, size_t keep, const char *msg)
+{
+	const struct etl_buffer *b;
+	struct etl_record r;
+	size_t hdr;
+	uint64_t old_end, new_end, data_end;
+
+	if (find_record(m, pred, &r, &b) < 0) {
+		return -ENOENT;
+	}
+	hdr = (size_t)(r.payload - r.data);
+	if (keep >= r.payload_len) {
+		return -ENOENT;
+	}
+	old_end = r.file_offset + etl_align8(r.size);
+	new_end = r.file_offset + etl_align8(hdr + keep);
+	data_end = b->file_offset + b->data_end;
+	if (old_end > data_end) {
+		old_end = data_end;
+	}
+	put_le16(m->p + r.file_offset + ETL_TH_SIZE, (uint16_t)(hdr + keep));
+	if (new_end < old_end) {
+		uint32_t shrink = (uint32_t)(old_end - new_end);
+
+		memmove(m->p + new_end, m->p + old_end, data_end - old_end);
+		memset(m->p + data_end - shrink, 0, shrink);
+		put_le32(m->p + b->file_offset + ETL_BH_SAVED_OFFSET, b->data_end - shrink);
+		put_le32(m->p + b->file_offset + ETL_BH_CURRENT_OFFSET, b->data_end - shrink);
+		put_le32(m->p + b->file_offset + ETL_BH_OFFSET, b->data_end - shrink);
+	}
+	return expect_ok(m, r.file_offset + ETL_TH_SIZE, "payload-short", msg);
+}
+
+static int r_thread_cut(struct mctx *m)
+{
+	return cut_record(m, thread_any, 0x20, "Thread payload too short");
+}
+
+static int r_ready_short(struct mctx *m)
+{
+	return cut_record(m, ready_thread, 4, "ReadyThread payload too short");
+}
+
+static int r_sample_short(struct mctx *m)
+{
+	return cut_record(m, sampled_profile, 8, "SampledProfile payload too short");
+}
+
 /* ---- buffer headers ------------------------------------------------------------ */
 
 static int buffer_field(struct mctx *m, bool (*pred)(struct mctx *, const struct etl_buffer *),
@@ -970,6 +1178,32 @@ static const struct mangle_rule rules[] = {
 	{"mangle-xpress-lengths-disagree", "compressed-xpress-compact",
 	 "a compressed buffer whose Offset claims 8 bytes more than its XPRESS data holds",
 	 r_xpress_lengths},
+	{"mangle-thread-name-unterminated", "ident-all-x64-win10-1903",
+	 "a Thread record's ThreadName without its UTF-16 NUL: the name runs to the record's end",
+	 r_thread_name_unterminated},
+	{"mangle-thread-name-unterminated-x86", "ident-all-x86-win10-1903",
+	 "an x86 Thread record's ThreadName without its NUL", r_thread_name_unterminated},
+	{"mangle-set-name-unterminated", "ident-all-x64-win10-1709",
+	 "ThreadSetName's name without its UTF-16 NUL", r_set_name_unterminated},
+	{"mangle-image-name-unterminated", "ident-all-x64-win10-1903",
+	 "a Process record's ANSI ImageFileName without NUL, no zero byte to the record's end",
+	 r_image_unterminated},
+	{"mangle-app-id-unterminated", "ident-sid-1-sub-authority",
+	 "a Process record's last string, ApplicationId, without its UTF-16 NUL",
+	 r_app_id_unterminated},
+	{"mangle-sid-count-past-record", "ident-sid-1-sub-authority",
+	 "a UserSID's SubAuthorityCount puts the SID past the end of the Process record",
+	 r_sid_count},
+	{"mangle-sid-count-past-record-x86", "ident-sid-15-sub-authorities-x86",
+	 "SubAuthorityCount 255 after an x86 TOKEN_USER: the SID past the record", r_sid_count},
+	{"mangle-thread-cut-in-fixed-part", "ident-all-x64-win10-1709",
+	 "a Thread record's Size ends 0x20 bytes into its 0x48-byte fixed part", r_thread_cut},
+	{"mangle-ready-thread-short", "ident-all-x64-win10-1903",
+	 "a ReadyThread with 4 of its 8 payload bytes", r_ready_short},
+	{"mangle-sampled-profile-short", "ident-all-x64-win10-1903",
+	 "a SampledProfile with 8 of its 16 payload bytes", r_sample_short},
+	{"mangle-sampled-profile-short-x86", "ident-all-x86-win10-1903",
+	 "an x86 SampledProfile with 8 of its 12 payload bytes", r_sample_short},
 };
 
 unsigned mangle_rule_count(void)

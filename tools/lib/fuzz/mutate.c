@@ -30,6 +30,9 @@
 
 #include "scheduler_model/sim_rng.h"
 #include "producer/ccswap_expand.h"
+#include "producer/etw_encode.h"
+#include "producer/etw_layout.h"
+#include "producer/producer.h"
 #include "producer/trace_sink.h"
 #include "producer/targets.h"
 #include "tools/lib/common/error.h"
@@ -46,17 +49,44 @@
 #define MUT_MAX_CPUS	64
 #define MUT_MAX_BUFFER	65536u
 
-/* One record of the model: a switch, a spin-lock release or a stop. */
+#define MUT_STR_MAX 64 /* bytes of one string of an identity record, NUL included */
+
+/* The strings of an identity record, by slot (pointed at only while it is encoded). */
+enum mstr {
+	MS_IMAGE =
+		0,  /* process image; thread, thread_name name; interval source; config computer */
+	MS_CMDLINE, /* process command line; config domain */
+	MS_PACKAGE,
+	MS_APP_ID,
+	MS_SID, /* "S-1-5-18"; absent: the NULL form */
+	MS_SLOTS,
+};
+
+/*
+ * One record of the model: a switch, a spin-lock release, a stop, or an
+ * identity record (@kind TRUTH_PROCESS..TRUTH_RUNDOWN, in @u.rec, its
+ * strings in @str: records are copied and moved, so no pointer is kept).
+ */
 struct mrec {
 	enum truth_kind kind;
 	uint64_t t;    /* in the session clock's units */
 	uint32_t jump; /* ticks added before it (op_ticks) */
+	uint32_t seq;  /* order read (a stable sort by time) */
 	union {
 		struct sim_cswitch cs;
 		struct sim_spinlock sl;
 		struct sim_ccswap_stop stop;
+		struct sim_record rec;
 	} u;
+	bool has[MS_SLOTS];
+	char str[MS_SLOTS][MUT_STR_MAX];
 };
+
+static bool is_ident(const struct mrec *r)
+{
+	return r->kind != TRUTH_EOF && r->kind != TRUTH_CSWITCH && r->kind != TRUTH_SPINLOCK &&
+	       r->kind != TRUTH_CCSWAP_STOP && r->kind != TRUTH_END;
+}
 
 /* The stream of one file: its set-up and its records in time order. */
 struct model {
@@ -364,6 +394,259 @@ static void events_from(struct model *m, const struct etl_reader *d, unsigned cp
 	}
 }
 
+/* ---- identity records ------------------------------------------------------------ */
+
+/* @w as UTF-8 into slot @k of @x ("" when it does not fit). */
+static void put_wstr(struct mrec *x, enum mstr k, struct etw_wstr w)
+{
+	if (etw_wstr_to_utf8(w, x->str[k], MUT_STR_MAX) < 0) {
+		x->str[k][0] = '\0';
+	}
+	x->has[k] = true;
+}
+
+/* ANSI @s (NUL-terminated in its record) into slot @k, as ASCII: no byte above 0x7F. */
+static void put_ansi(struct mrec *x, enum mstr k, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && s[i] && i + 1 < MUT_STR_MAX; i++) {
+		x->str[k][i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+	}
+	x->str[k][i] = '\0';
+	x->has[k] = true;
+}
+
+/* @sid as "S-R-A-s1-..." into slot MS_SID (absent: the NULL form). */
+static void put_sid(struct mrec *x, const struct etw_sid *sid)
+{
+	uint64_t auth = 0;
+	size_t n;
+
+	if (!sid->present) {
+		return;
+	}
+	for (unsigned k = 0; k < ETW_SID_AUTHORITY_LEN; k++) {
+		auth = auth << 8 | sid->authority[k];
+	}
+	n = (size_t)snprintf(x->str[MS_SID], MUT_STR_MAX, "S-%u-%llu",
+			     sid->revision ? sid->revision : 1u, (unsigned long long)auth);
+	for (unsigned k = 0; k < sid->sub_count && n < MUT_STR_MAX; k++) {
+		int w = snprintf(x->str[MS_SID] + n, MUT_STR_MAX - n, "-%u", sid->sub[k]);
+
+		if (w < 0 || (size_t)w >= MUT_STR_MAX - n) {
+			x->str[MS_SID][n] = '\0'; /* the sub-authorities that fit */
+			break;
+		}
+		n += (size_t)w;
+	}
+	x->has[MS_SID] = true;
+}
+
+static enum sim_event event_of(uint16_t hook, uint16_t start)
+{
+	return (enum sim_event)(hook - start); /* start, end, dcstart, dcend in hook order */
+}
+
+/* A decoded identity payload of hook @hook as a model record @x. Return: false if not one. */
+static bool ident_from(struct mrec *x, uint16_t hook, const struct etw_payload *pl)
+{
+	struct sim_record *r = &x->u.rec;
+
+	switch (pl->kind) {
+	case ETW_PAYLOAD_PROCESS: {
+		struct sim_process *p = &r->u.process;
+		const struct etw_process *w = &pl->u.pr;
+
+		if (hook == ETW_HOOK_PROCESS_DEFUNCT) {
+			p->event = SIM_EVENT_DEFUNCT;
+		} else if (hook >= ETW_HOOK_PROCESS_START && hook <= ETW_HOOK_PROCESS_DC_END) {
+			p->event = event_of(hook, ETW_HOOK_PROCESS_START);
+		} else {
+			return false;
+		}
+		r->kind = SIM_REC_PROCESS;
+		x->kind = TRUTH_PROCESS;
+		p->key = w->unique_process_key;
+		p->pid = w->process_id;
+		p->ppid = w->parent_id;
+		p->session = w->session_id;
+		p->exit_status = w->exit_status;
+		p->dtb = w->directory_table_base;
+		p->flags = w->flags;
+		p->sid_token = w->sid.token_sid;
+		p->exit_time = w->exit_time;
+		put_sid(x, &w->sid);
+		put_ansi(x, MS_IMAGE, w->image_file_name);
+		put_wstr(x, MS_CMDLINE, w->command_line);
+		put_wstr(x, MS_PACKAGE, w->package_full_name);
+		put_wstr(x, MS_APP_ID, w->application_id);
+		return true;
+	}
+	case ETW_PAYLOAD_THREAD: {
+		struct sim_thread *t = &r->u.thread;
+		const struct etw_thread *w = &pl->u.th;
+
+		r->kind = SIM_REC_THREAD;
+		x->kind = TRUTH_THREAD;
+		t->event = event_of(hook, ETW_HOOK_THREAD_START);
+		t->pid = w->process_id;
+		t->tid = w->thread_id;
+		t->stack_base = w->stack_base;
+		t->stack_limit = w->stack_limit;
+		t->user_stack_base = w->user_stack_base;
+		t->user_stack_limit = w->user_stack_limit;
+		t->affinity = w->affinity;
+		t->win32_start = w->win32_start_address;
+		t->teb = w->teb_base;
+		t->sub_process_tag = w->sub_process_tag;
+		t->base_pri = w->base_priority;
+		t->page_pri = w->page_priority;
+		t->io_pri = w->io_priority;
+		t->flags = w->flags;
+		if (w->has_name) {
+			put_wstr(x, MS_IMAGE, w->name);
+		}
+		return true;
+	}
+	case ETW_PAYLOAD_THREAD_SET_NAME:
+		r->kind = SIM_REC_THREAD_NAME;
+		x->kind = TRUTH_THREAD_NAME;
+		r->u.thread_name.pid = pl->u.tsn.process_id;
+		r->u.thread_name.tid = pl->u.tsn.thread_id;
+		put_wstr(x, MS_IMAGE, pl->u.tsn.name);
+		return true;
+	case ETW_PAYLOAD_READY_THREAD:
+		r->kind = SIM_REC_READY;
+		x->kind = TRUTH_READY;
+		r->u.ready.tid = pl->u.rt.thread_id;
+		r->u.ready.adjust_reason = pl->u.rt.adjust_reason;
+		r->u.ready.adjust_increment = pl->u.rt.adjust_increment;
+		r->u.ready.flags = pl->u.rt.flags;
+		return true;
+	case ETW_PAYLOAD_SAMPLED_PROFILE:
+		r->kind = SIM_REC_SAMPLE;
+		x->kind = TRUTH_SAMPLE;
+		r->u.sample.ip = pl->u.sp.instruction_pointer;
+		r->u.sample.tid = pl->u.sp.thread_id;
+		r->u.sample.count = pl->u.sp.count;
+		r->u.sample.dpc = (pl->u.sp.flags & ETW_SP_FLAG_DPC) != 0;
+		r->u.sample.isr = (pl->u.sp.flags & ETW_SP_FLAG_ISR) != 0;
+		r->u.sample.priority = (uint8_t)FIELD_GET(ETW_SP_FLAG_PRIORITY, pl->u.sp.flags);
+		r->u.sample.rank = pl->u.sp.rank;
+		return true;
+	case ETW_PAYLOAD_PROFILE_INTERVAL:
+		r->kind = SIM_REC_INTERVAL;
+		x->kind = TRUTH_INTERVAL;
+		r->u.interval.event = hook == ETW_HOOK_PROFILE_SET_INTERVAL    ? SIM_EVENT_SET
+				      : hook == ETW_HOOK_PROFILE_INTERVAL_DC_S ? SIM_EVENT_DCSTART
+									       : SIM_EVENT_DCEND;
+		r->u.interval.source = pl->u.pi.source;
+		r->u.interval.new_interval = pl->u.pi.new_interval;
+		r->u.interval.old_interval = pl->u.pi.old_interval;
+		if (pl->u.pi.source_name.units) {
+			put_wstr(x, MS_IMAGE, pl->u.pi.source_name);
+		}
+		return true;
+	case ETW_PAYLOAD_CPU_CONFIG: {
+		struct sim_cpu_config *c = &r->u.cpu_config;
+		const struct etw_cpu_config *w = &pl->u.cpu;
+
+		r->kind = SIM_REC_CPU_CONFIG;
+		x->kind = TRUTH_CONFIG;
+		c->mhz = w->mhz;
+		c->nproc = w->number_of_processors;
+		c->memory_mb = w->memory_mb;
+		c->page_size = w->page_size;
+		c->alloc_gran = w->allocation_granularity;
+		c->hyperthreading = w->hyperthreading_flag;
+		c->highest_user = w->highest_user_address;
+		c->arch = w->processor_architecture;
+		c->level = w->processor_level;
+		c->revision = w->processor_revision;
+		c->pae = w->pae_enabled;
+		c->nx = w->nx_enabled;
+		c->memory_speed = w->memory_speed;
+		put_wstr(x, MS_IMAGE, w->computer_name);
+		put_wstr(x, MS_CMDLINE, w->domain_name);
+		return true;
+	}
+	case ETW_PAYLOAD_GROUP_MASKS:
+		r->kind = SIM_REC_MASKS;
+		x->kind = TRUTH_MASKS;
+		r->u.masks.event = hook == ETW_HOOK_GROUP_MASKS_END ? SIM_EVENT_END : SIM_EVENT_NEW;
+		for (unsigned j = 0; j < ETW_GROUP_MASKS; j++) {
+			r->u.masks.enabled = r->u.masks.enabled || pl->u.gm.masks[j];
+		}
+		return true;
+	case ETW_PAYLOAD_RUNDOWN_COMPLETE:
+		r->kind = SIM_REC_RUNDOWN;
+		x->kind = TRUTH_RUNDOWN;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One CPU's identity records of @d as model records (appended); the flags they need. */
+static void idents_from(struct model *m, const struct etl_reader *d, unsigned cpu, unsigned *flags)
+{
+	unsigned n;
+	const unsigned *order = etl_reader_cpu_order(d, &n);
+	enum etl_arch arch = m->cfg.arch;
+
+	for (unsigned k = 0; k < n && m->n < MUT_MAX_RECORDS; k++) {
+		const struct etl_buffer *b = etl_reader_buffer(d, order[k]);
+		struct etl_record r;
+		struct etl_error e;
+		size_t pos = 0;
+
+		if (b->processor_index != cpu) {
+			continue;
+		}
+		while (m->n < MUT_MAX_RECORDS && etl_buffer_next(d, b, &pos, &r, &e) > 0) {
+			struct etw_payload pl;
+			struct mrec *x;
+
+			if (r.kind == ETL_KIND_OTHER || r.hook_id == ETW_HOOK_CSWITCH ||
+			    r.hook_id == ETW_HOOK_CSWITCH_BATCH || r.hook_id == ETW_HOOK_SPINLOCK) {
+				continue;
+			}
+			etw_decode_payload(r.hook_id, r.version, arch, r.payload, r.payload_len,
+					   &pl);
+			if (pl.kind == ETW_PAYLOAD_NONE || pl.kind == ETW_PAYLOAD_SHORT ||
+			    pl.kind == ETW_PAYLOAD_SPINLOCK_CONFIG) {
+				continue;
+			}
+			x = model_add(m);
+			if (!x) {
+				return;
+			}
+			if (!ident_from(x, r.hook_id, &pl)) {
+				m->n--;
+				continue;
+			}
+			x->t = r.ts;
+			x->u.rec.u.head.cpu = cpu;
+			if (x->kind != TRUTH_CONFIG) {
+				*flags |= producer_record_flags(x->u.rec.kind) &
+					  (PRODUCER_F_PROC_THREAD | PRODUCER_F_DISPATCHER |
+					   PRODUCER_F_PROFILE);
+			}
+		}
+	}
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct mrec *x = a, *y = b;
+
+	if (x->t != y->t) {
+		return x->t < y->t ? -1 : 1;
+	}
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 /* Merge the per-CPU runs [starts[c], starts[c+1]) of @m->r by time (stable). */
 static int merge_by_time(struct model *m, const unsigned *starts, unsigned ncpu)
 {
@@ -410,6 +693,11 @@ static int model_from_etl(struct model *m, const uint8_t *data, size_t len)
 	for (unsigned cpu = 0; cpu < m->cfg.cpus; cpu++) {
 		starts[cpu] = m->n;
 		events_from(m, d, cpu, &flags, &pmc, &pebs, &pmc_hooks);
+		idents_from(m, d, cpu, &flags);
+		for (unsigned k = starts[cpu]; k < m->n; k++) {
+			m->r[k].seq = k;
+		}
+		qsort(m->r + starts[cpu], m->n - starts[cpu], sizeof(m->r[0]), by_time);
 	}
 	starts[m->cfg.cpus] = m->n;
 	etl_reader_close(d);
@@ -419,7 +707,7 @@ static int model_from_etl(struct model *m, const uint8_t *data, size_t len)
 	s = sess(m);
 	s->flags = flags & PRODUCER_F_COMPACT ? flags | PRODUCER_F_CSWITCH : flags;
 	if (!(s->flags & (PRODUCER_F_CSWITCH | PRODUCER_F_SPINLOCK))) {
-		s->flags = PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT;
+		s->flags |= PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT;
 	}
 	s->pebs = pebs;
 	set_counters(m, pmc);
@@ -478,7 +766,9 @@ static unsigned some_switch(struct etwforge_mutator *x, const struct model *m)
 
 static uint32_t rec_cpu(const struct mrec *r)
 {
-	return r->kind == TRUTH_SPINLOCK ? r->u.sl.cpu : r->u.cs.cpu;
+	return r->kind == TRUTH_SPINLOCK ? r->u.sl.cpu
+	       : is_ident(r)		 ? r->u.rec.u.head.cpu
+					 : r->u.cs.cpu;
 }
 
 /* The previous record on @cpu before @i (or @i itself when none). */
@@ -703,6 +993,228 @@ static void op_stop(struct etwforge_mutator *x, struct model *m)
 	}
 }
 
+/* The index of a random identity record, or @m->n when there is none. */
+static unsigned some_ident(struct etwforge_mutator *x, const struct model *m)
+{
+	for (int tries = 0; tries < 16 && m->n; tries++) {
+		unsigned i = (unsigned)rnd(x, m->n);
+
+		if (is_ident(&m->r[i])) {
+			return i;
+		}
+	}
+	return m->n;
+}
+
+/* A name at an edge: empty, 1 or 3 units, a surrogate pair, the longest the model keeps. */
+static void some_name(struct etwforge_mutator *x, struct mrec *r, enum mstr k)
+{
+	static const char *const names[] = {
+		"",
+		"x",
+		"abc",
+		"\xF0\x9F\x98\x80",
+		"w\"<&>\\",
+		"\xC3\xA9t\xC3\xA9",
+		"a-name-of-sixty-three-bytes-exactly-for-the-models-string-slot."};
+
+	snprintf(r->str[k], MUT_STR_MAX, "%s", names[rnd(x, sizeof(names) / sizeof(names[0]))]);
+	r->has[k] = true;
+}
+
+/* A SID: NULL, S-1-5-18, or 0..15 sub-authorities of edge values. */
+static void some_sid(struct etwforge_mutator *x, struct mrec *r)
+{
+	static const uint32_t subs[] = {0, 1, 18, 21, 1001, 0x7FFFFFFFu, 0xFFFFFFFFu};
+	unsigned n = (unsigned)rnd(x, 16);
+	size_t len;
+
+	switch (rnd(x, 3)) {
+	case 0:
+		r->has[MS_SID] = false;
+		return;
+	case 1:
+		snprintf(r->str[MS_SID], MUT_STR_MAX, "S-1-5-18");
+		r->has[MS_SID] = true;
+		return;
+	default:
+		break;
+	}
+	/* 15 sub-authorities of 10 digits do not fit the slot: short values */
+	len = (size_t)snprintf(r->str[MS_SID], MUT_STR_MAX, "S-1-%u", (unsigned)rnd(x, 16));
+	for (unsigned k = 0; k < n; k++) {
+		uint32_t v = n > 5 ? (uint32_t)rnd(x, 1000) : subs[rnd(x, 7)];
+		int w = snprintf(r->str[MS_SID] + len, MUT_STR_MAX - len, "-%u", v);
+
+		if (w < 0 || (size_t)w >= MUT_STR_MAX - len) {
+			r->str[MS_SID][len] = '\0';
+			break;
+		}
+		len += (size_t)w;
+	}
+	r->has[MS_SID] = true;
+}
+
+static uint32_t some_id(struct etwforge_mutator *x, const struct model *m)
+{
+	static const uint32_t ids[] = {0, 4, 8, 0xFFFFFFFCu, 0xFFFFFFFFu, 1, 3};
+
+	return rnd(x, 3) ? some_tid(x, m) : ids[rnd(x, 7)];
+}
+
+/* A Process and Thread DCStart for a switched-to thread, at the start of its CPU. */
+static void insert_ident(struct etwforge_mutator *x, struct model *m)
+{
+	unsigned i = some_switch(x, m);
+	uint32_t tid = i < m->n ? m->r[i].u.cs.new_tid : some_tid(x, m);
+	uint32_t pid = 4u * (uint32_t)(100 + rnd(x, 4000));
+	struct mrec *r;
+
+	if (m->n + 2 > MUT_MAX_RECORDS || !(r = model_insert(m, 0, 2))) {
+		return;
+	}
+	r[0].kind = TRUTH_PROCESS;
+	r[0].u.rec.kind = SIM_REC_PROCESS;
+	r[0].u.rec.u.process.event = SIM_EVENT_DCSTART;
+	r[0].u.rec.u.process.pid = pid;
+	r[0].u.rec.u.process.ppid = 4;
+	r[0].u.rec.u.process.key = 0x80001000u + 0x100u * (pid & 0xFFFFu);
+	r[0].u.rec.u.process.sid_token = 0x80000020u;
+	r[0].u.rec.u.process.exit_status = 0x103;
+	snprintf(r[0].str[MS_IMAGE], MUT_STR_MAX, "mutant.exe");
+	r[0].has[MS_IMAGE] = true;
+	snprintf(r[0].str[MS_SID], MUT_STR_MAX, "S-1-5-18");
+	r[0].has[MS_SID] = true;
+	r[1].kind = TRUTH_THREAD;
+	r[1].u.rec.kind = SIM_REC_THREAD;
+	r[1].u.rec.u.thread.event = SIM_EVENT_DCSTART;
+	r[1].u.rec.u.thread.pid = pid;
+	r[1].u.rec.u.thread.tid = tid;
+	r[1].u.rec.u.thread.base_pri = 8;
+	some_name(x, &r[1], MS_IMAGE);
+	for (unsigned k = 0; k < 2; k++) {
+		r[k].t = m->n > 2 ? m->r[2].t : m->cfg.start_ts[clk(m)];
+		r[k].u.rec.u.head.cpu = m->n > 2 ? rec_cpu(&m->r[2]) : 0;
+	}
+	sess(m)->flags |= PRODUCER_F_PROC_THREAD;
+	note(x, "ident-insert");
+}
+
+/*
+ * An identity record's fields: PIDs and TIDs, the event among start, end,
+ * dcstart and dcend, names, SIDs (the NULL form, sub-authority counts and
+ * values), sample IPs and threads, ReadyThread's thread and flags. Without
+ * identity records, a Process and Thread DCStart are put in.
+ */
+static void op_identity(struct etwforge_mutator *x, struct model *m)
+{
+	static const uint64_t ips[] = {0,
+				       1,
+				       0x00007FF600201234ull,
+				       0xFFFFF80310001234ull,
+				       0x80001234u,
+				       0xFFFFFFFFFFFFFFFFull};
+	unsigned i = some_ident(x, m);
+	struct mrec *r;
+	struct sim_record *q;
+
+	if (i == m->n) {
+		insert_ident(x, m);
+		return;
+	}
+	r = &m->r[i];
+	q = &r->u.rec;
+	switch (q->kind) {
+	case SIM_REC_PROCESS:
+		switch (rnd(x, 5)) {
+		case 0:
+			q->u.process.pid = some_id(x, m);
+			note(x, "ident-pid");
+			break;
+		case 1:
+			q->u.process.event = (enum sim_event)rnd(x, SIM_EVENT_DEFUNCT + 1);
+			note(x, "ident-event");
+			break;
+		case 2:
+			some_name(x, r, rnd(x, 2) ? MS_IMAGE : MS_CMDLINE);
+			if (r->str[MS_IMAGE][0] & 0x80) {
+				snprintf(r->str[MS_IMAGE], MUT_STR_MAX, "odd.ex");
+			}
+			note(x, "ident-name");
+			break;
+		default:
+			some_sid(x, r);
+			note(x, "ident-sid");
+			break;
+		}
+		break;
+	case SIM_REC_THREAD:
+		switch (rnd(x, 4)) {
+		case 0:
+			q->u.thread.pid = some_id(x, m);
+			note(x, "ident-pid");
+			break;
+		case 1:
+			q->u.thread.tid = some_id(x, m);
+			note(x, "ident-tid");
+			break;
+		case 2:
+			q->u.thread.event = (enum sim_event)rnd(x, SIM_EVENT_DCEND + 1);
+			note(x, "ident-event");
+			break;
+		default:
+			some_name(x, r, MS_IMAGE);
+			note(x, "ident-name");
+			break;
+		}
+		break;
+	case SIM_REC_THREAD_NAME:
+		if (rnd(x, 2)) {
+			q->u.thread_name.tid = some_id(x, m);
+			note(x, "ident-tid");
+		} else {
+			some_name(x, r, MS_IMAGE);
+			note(x, "ident-name");
+		}
+		break;
+	case SIM_REC_READY:
+		if (rnd(x, 2)) {
+			q->u.ready.tid = some_id(x, m);
+			note(x, "ident-ready-tid");
+		} else {
+			q->u.ready.flags = (uint8_t)rnd(x, SIM_READY_FLAGS_MAX + 1);
+			q->u.ready.adjust_reason = (int8_t)rnd(x, SIM_ADJUST_REASON_MAX + 1);
+			q->u.ready.adjust_increment = (int8_t)(rnd(x, 256) - 128);
+			note(x, "ident-ready-flags");
+		}
+		break;
+	case SIM_REC_SAMPLE:
+		if (rnd(x, 2)) {
+			q->u.sample.ip = ips[rnd(x, sizeof(ips) / sizeof(ips[0]))];
+			note(x, "ident-sample-ip");
+		} else {
+			q->u.sample.tid = rnd(x, 3) ? some_id(x, m) : 0;
+			q->u.sample.priority = (uint8_t)rnd(x, SIM_SAMPLE_PRI_MAX + 1);
+			note(x, "ident-sample-tid");
+		}
+		break;
+	case SIM_REC_CPU_CONFIG: {
+		static const uint32_t n[] = {0, 1, 2, 64, 65, 0xFFFFFFFFu};
+
+		q->u.cpu_config.nproc = n[rnd(x, 6)];
+		note(x, "ident-config-nproc");
+		break;
+	}
+	case SIM_REC_INTERVAL:
+		q->u.interval.new_interval = (uint32_t)rnd(x, 2) ? 0 : 0xFFFFFFFFu;
+		note(x, "ident-interval");
+		break;
+	default:
+		insert_ident(x, m);
+		break;
+	}
+}
+
 /* The session set-up: flags, clock, PEBS, PMC, buffer size, arch, target, quirks... */
 static void op_session(struct etwforge_mutator *x, struct model *m)
 {
@@ -846,8 +1358,111 @@ static int64_t within(bool sgn, uint64_t raw, int64_t lo, int64_t hi)
 #define WITHIN_BOOL(m, ctype, lo, hi)
 #define WITHIN_WHY(m, ctype, lo, hi)
 #define WITHIN_STR(m, ctype, lo, hi)
+#define WITHIN_BUF(m, ctype, lo, hi)
+#define WITHIN_EVENT(m, ctype, lo, hi)
+#define WITHIN_TEXT(m, ctype, lo, hi)
+#define WITHIN_SID(m, ctype, lo, hi)
 #define WITHIN_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                  \
 	WITHIN_##how(x->name, ctype, lo, hi)
+
+/* An address that fits the pointer size (x86: the low 32 bits). */
+static uint64_t ptr_fit(bool x86, uint64_t v)
+{
+	return x86 ? v & 0xFFFFFFFFu : v;
+}
+
+/*
+ * An identity record as the producer takes it: a known event, values in
+ * range, addresses that fit the pointer size, a TOKEN_USER pointer that is
+ * not taken for the NULL form, a SID that parses, an ASCII image name.
+ */
+static void repair_ident(struct model *m, struct mrec *r)
+{
+	struct sim_record *q = &r->u.rec;
+	bool x86 = m->cfg.arch == ETL_ARCH_X86;
+	unsigned *flags = &sess(m)->flags;
+
+	for (unsigned k = 0; k < MS_SLOTS; k++) {
+		r->str[k][MUT_STR_MAX - 1] = '\0';
+	}
+	switch (q->kind) {
+	case SIM_REC_PROCESS: {
+		struct sim_process *p = &q->u.process;
+		struct etw_sid sid;
+
+		if (!(SIM_EV_PROCESS & SIM_EV_BIT(p->event))) {
+			p->event = SIM_EVENT_DCSTART;
+		}
+		p->key = ptr_fit(x86, p->key);
+		p->dtb = ptr_fit(x86, p->dtb);
+		p->sid_token = ptr_fit(x86, p->sid_token);
+		if ((uint32_t)p->sid_token == 0) {
+			p->sid_token |= 0x10u;
+		}
+		if (r->has[MS_SID] && etw_sid_parse(r->str[MS_SID], &sid) < 0) {
+			snprintf(r->str[MS_SID], MUT_STR_MAX, "S-1-5-18");
+		}
+		for (char *c = r->str[MS_IMAGE]; *c; c++) {
+			*c = (unsigned char)*c < 0x80 ? *c : '?';
+		}
+		r->has[MS_IMAGE] = true;
+		p->exit_time &= INT64_MAX;
+		SIM_PROCESS_FIELDS(WITHIN_ROW, TRUTH_NO_CHECK, p)
+		break;
+	}
+	case SIM_REC_THREAD: {
+		struct sim_thread *t = &q->u.thread;
+
+		if (!(SIM_EV_THREAD & SIM_EV_BIT(t->event))) {
+			t->event = SIM_EVENT_DCSTART;
+		}
+		t->stack_base = ptr_fit(x86, t->stack_base);
+		t->stack_limit = ptr_fit(x86, t->stack_limit);
+		t->user_stack_base = ptr_fit(x86, t->user_stack_base);
+		t->user_stack_limit = ptr_fit(x86, t->user_stack_limit);
+		t->affinity = ptr_fit(x86, t->affinity);
+		t->win32_start = ptr_fit(x86, t->win32_start);
+		t->teb = ptr_fit(x86, t->teb);
+		SIM_THREAD_FIELDS(WITHIN_ROW, TRUTH_NO_CHECK, t)
+		break;
+	}
+	case SIM_REC_THREAD_NAME:
+		r->has[MS_IMAGE] = true;
+		break;
+	case SIM_REC_READY:
+		SIM_READY_FIELDS(WITHIN_ROW, TRUTH_NO_CHECK, (&q->u.ready))
+		break;
+	case SIM_REC_SAMPLE:
+		q->u.sample.ip = ptr_fit(x86, q->u.sample.ip);
+		SIM_PROFILE_FIELDS(WITHIN_ROW, TRUTH_NO_CHECK, (&q->u.sample))
+		break;
+	case SIM_REC_INTERVAL:
+		if (!(SIM_EV_INTERVAL & SIM_EV_BIT(q->u.interval.event))) {
+			q->u.interval.event = SIM_EVENT_SET;
+		}
+		break;
+	case SIM_REC_CPU_CONFIG:
+		q->u.cpu_config.highest_user = ptr_fit(x86, q->u.cpu_config.highest_user);
+		SIM_CPU_CONFIG_FIELDS(WITHIN_ROW, TRUTH_NO_CHECK, (&q->u.cpu_config))
+		break;
+	case SIM_REC_MASKS:
+		if (!(SIM_EV_MASKS & SIM_EV_BIT(q->u.masks.event))) {
+			q->u.masks.event = SIM_EVENT_NEW;
+		}
+		break;
+	default:
+		break;
+	}
+	/* the session that takes it (masks and rundown: proc_thread or profile) */
+	if (q->kind != SIM_REC_CPU_CONFIG &&
+	    !(*flags & producer_record_flags(q->kind) &
+	      (PRODUCER_F_PROC_THREAD | PRODUCER_F_DISPATCHER | PRODUCER_F_PROFILE))) {
+		*flags |= q->kind == SIM_REC_READY ? PRODUCER_F_DISPATCHER
+			  : q->kind == SIM_REC_SAMPLE || q->kind == SIM_REC_INTERVAL
+				  ? PRODUCER_F_PROFILE
+				  : PRODUCER_F_PROC_THREAD;
+	}
+}
 
 static int8_t pri(int v)
 {
@@ -873,7 +1488,7 @@ static void repair(struct model *m)
 		s->flags |= PRODUCER_F_CSWITCH;
 	}
 	if (!(s->flags & (PRODUCER_F_CSWITCH | PRODUCER_F_SPINLOCK))) {
-		s->flags = PRODUCER_F_CSWITCH;
+		s->flags |= PRODUCER_F_CSWITCH;
 	}
 	if (m->cfg.cpus == 0 || m->cfg.cpus > MUT_MAX_CPUS) {
 		m->cfg.cpus = 1;
@@ -907,6 +1522,12 @@ static void repair(struct model *m)
 			r->t = (uint64_t)1 << 62;
 		}
 		last_t[cpu] = r->t;
+		if (is_ident(r)) {
+			r->u.rec.u.head.cpu = cpu;
+			repair_ident(m, r);
+			seen[cpu] = true;
+			continue;
+		}
 		{
 			uint32_t tick = tick_at(m, r->t) + extra[cpu];
 
@@ -973,6 +1594,46 @@ static void repair(struct model *m)
 	}
 }
 
+/* Slot @k of @r, or NULL when the record has none. */
+static const char *slot(const struct mrec *r, enum mstr k)
+{
+	return r->has[k] ? r->str[k] : NULL;
+}
+
+/* An identity record to the engine, its strings pointed at for the call. */
+static int encode_ident(const struct trace_sink *sink, struct mrec *r, enum sim_clock c)
+{
+	struct sim_record q = r->u.rec;
+
+	q.u.head.ts[c] = r->t;
+	switch (q.kind) {
+	case SIM_REC_PROCESS:
+		q.u.process.image = r->str[MS_IMAGE];
+		q.u.process.cmdline = slot(r, MS_CMDLINE);
+		q.u.process.package = slot(r, MS_PACKAGE);
+		q.u.process.app_id = slot(r, MS_APP_ID);
+		q.u.process.sid = slot(r, MS_SID);
+		break;
+	case SIM_REC_THREAD:
+		q.u.thread.name = slot(r, MS_IMAGE);
+		q.u.thread.group = NULL;
+		break;
+	case SIM_REC_THREAD_NAME:
+		q.u.thread_name.name = r->str[MS_IMAGE];
+		break;
+	case SIM_REC_INTERVAL:
+		q.u.interval.source_name = slot(r, MS_IMAGE);
+		break;
+	case SIM_REC_CPU_CONFIG:
+		q.u.cpu_config.computer_name = slot(r, MS_IMAGE);
+		q.u.cpu_config.domain_name = slot(r, MS_CMDLINE);
+		break;
+	default:
+		break;
+	}
+	return sink->ops->record(sink->ctx, &q);
+}
+
 /* Encode @m; on success the image is in @x->out. Return: 0 or a negative errno. */
 static int encode(struct etwforge_mutator *x, struct model *m)
 {
@@ -1009,6 +1670,9 @@ static int encode(struct etwforge_mutator *x, struct model *m)
 			rc = sink.ops->ccswap_stop(sink.ctx, &r->u.stop);
 			break;
 		default:
+			if (is_ident(r)) {
+				rc = encode_ident(&sink, r, c);
+			}
 			break;
 		}
 		if (r->t > end.ts[c]) {
@@ -1089,7 +1753,7 @@ size_t fuzz_mutator_mutate(struct etwforge_mutator *x, const uint8_t *in, size_t
 	}
 	nops = 1 + (unsigned)rnd(x, 4);
 	for (unsigned k = 0; k < nops; k++) {
-		switch (rnd(x, 10)) {
+		switch (rnd(x, 12)) {
 		case 0:
 		case 1:
 			op_delta(x, m);
@@ -1114,6 +1778,9 @@ size_t fuzz_mutator_mutate(struct etwforge_mutator *x, const uint8_t *in, size_t
 			break;
 		case 8:
 			op_stop(x, m);
+			break;
+		case 10:
+			op_identity(x, m);
 			break;
 		default:
 			if (other && x->other.n && rnd(x, 2)) {
