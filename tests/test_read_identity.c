@@ -447,6 +447,12 @@ Test(read_identity, samples_9200)
 	cr_expect_not(ev->u.sample.dpc);
 	cr_expect_not(ev->u.sample.isr);
 	cr_expect_eq(ev->u.sample.rank, 0);
+	{
+		uint32_t kt = 99, ut = 99;
+
+		cr_expect_not(etwforge_record_times(ev->rec, &kt, &ut), "a PERFINFO header");
+		cr_expect_eq(kt + ut, 0);
+	}
 	ev = find(it, 0, 0x73E42BC9);
 	cr_assert_not_null(ev);
 	cr_expect_eq(ev->u.sample.ip, 0xFFFFF80021434313ull);
@@ -480,6 +486,17 @@ Test(read_identity, interval_and_cpu_9200)
 	cr_expect_eq(ev->u.profile_interval.new_interval, 10000);
 	cr_expect_eq(ev->u.profile_interval.old_interval, 10000);
 	cr_expect_str_eq(ev->u.profile_interval.source_name, "Timer");
+	{
+		/* RUNDOWN_FACTS' P b17+0xCBD8: KernelTime 3, UserTime 0 (header 0x18, 0x1C) */
+		uint32_t kt = 99, ut = 99;
+
+		cr_expect(etwforge_record_times(ev->rec, &kt, &ut));
+		cr_expect_eq(kt, 3);
+		cr_expect_eq(ut, 0);
+		o = as_json(ev);
+		cr_expect_eq(json_integer_value(json_object_get(o, "kernel_time")), 3);
+		json_decref(o);
+	}
 	ev = find(it, 0, 0x79B429D0);
 	cr_assert_not_null(ev);
 	cr_expect_eq(ev->kind, ETWFORGE_EV_SYSCONFIG_CPU);

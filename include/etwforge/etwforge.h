@@ -1219,6 +1219,16 @@ ETWFORGE_API int etwforge_stats_hook_next(const struct etwforge_stats *st, unsig
 					  int from);
 
 /**
+ * etwforge_record_times - the KernelTime and UserTime of a record with a
+ * full SYSTEM header (SYSTEM32/SYSTEM64; the compact form has none): the
+ * logging thread's times in clock ticks (for Thread and Process records,
+ * the thread the record is about, or its creator for Start).
+ * Return: true and both set, or false (another header; both 0).
+ */
+ETWFORGE_API bool etwforge_record_times(const struct etwforge_record *r, uint32_t *kernel_time,
+					uint32_t *user_time);
+
+/**
  * etwforge_payload_name - the record a hook's payload is, for the hooks
  * whose payload the library decodes ("CSwitch", "SpinLock", "Process",
  * "Thread", ...): what a record with ETWFORGE_PAYLOAD_SHORT is called.

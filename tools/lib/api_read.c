@@ -105,6 +105,12 @@ int etwforge_stats_hook_next(const struct etwforge_stats *st, unsigned kind, boo
 	return read_stats_hook_next(st, kind, is64, from);
 }
 
+bool etwforge_record_times(const struct etwforge_record *r, uint32_t *kernel_time,
+			   uint32_t *user_time)
+{
+	return read_record_times(r, kernel_time, user_time);
+}
+
 const char *etwforge_payload_name(uint16_t hook)
 {
 	return read_payload_name(hook);

@@ -277,8 +277,14 @@ static void record(struct jout *j, const struct etwforge_record *r, unsigned fla
 	if (r->has_hook) {
 		jout_ku64(j, "ts", r->ts);
 		if (strncmp(r->kind, "PERFINFO", 8)) {
+			uint32_t kt, ut;
+
 			jout_ku64(j, "tid", r->tid);
 			jout_ku64(j, "pid", r->pid);
+			if (read_record_times(r, &kt, &ut)) {
+				jout_ku64(j, "kernel_time", kt);
+				jout_ku64(j, "user_time", ut);
+			}
 		}
 	}
 	provider(j, r);

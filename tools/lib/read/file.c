@@ -1161,6 +1161,18 @@ void read_iter_free(struct etwforge_iter *it)
 	free(it);
 }
 
+bool read_record_times(const struct etwforge_record *r, uint32_t *kernel_time, uint32_t *user_time)
+{
+	*kernel_time = *user_time = 0;
+	if (!r || !r->data || r->size < ETL_SH_LEN ||
+	    (r->header_type != ETL_HT_SYSTEM32 && r->header_type != ETL_HT_SYSTEM64)) {
+		return false;
+	}
+	*kernel_time = get_le32(r->data + ETL_SH_KERNEL_TIME);
+	*user_time = get_le32(r->data + ETL_SH_USER_TIME);
+	return true;
+}
+
 /* The record a decoded hook is, for a payload too short (public: etwforge_payload_name()). */
 const char *read_payload_name(uint16_t hook)
 {
