@@ -165,6 +165,13 @@ void producer_group_masks(unsigned flags, uint32_t masks[8]);
 unsigned producer_record_flags(enum sim_record_kind kind);
 
 /**
+ * producer_record_hook - the hook a record of @kind with event @ev is
+ * written with (the event matters for process, thread, interval and masks
+ * records). Return: the hook, or 0 for an event the family does not have.
+ */
+uint16_t producer_record_hook(enum sim_record_kind kind, enum sim_event ev);
+
+/**
  * producer_record - log an identity or rundown record (trace_sink.h says
  * which sessions get it) into its CPU's buffer of each, with the header
  * form and version of cfg.target.

@@ -82,18 +82,51 @@ void producer_group_masks(unsigned flags, uint32_t masks[ETW_GROUP_MASKS])
 	}
 }
 
-static uint16_t hook_of_event(enum sim_event ev, uint16_t start, uint16_t end, uint16_t dcstart,
-			      uint16_t dcend)
+uint16_t producer_record_hook(enum sim_record_kind kind, enum sim_event ev)
 {
-	switch (ev) {
-	case SIM_EVENT_START:
-		return start;
-	case SIM_EVENT_END:
-		return end;
-	case SIM_EVENT_DCSTART:
-		return dcstart;
-	case SIM_EVENT_DCEND:
-		return dcend;
+	static const uint16_t process[SIM_EVENTS] = {
+		[SIM_EVENT_START] = ETW_HOOK_PROCESS_START,
+		[SIM_EVENT_END] = ETW_HOOK_PROCESS_END,
+		[SIM_EVENT_DCSTART] = ETW_HOOK_PROCESS_DC_START,
+		[SIM_EVENT_DCEND] = ETW_HOOK_PROCESS_DC_END,
+		[SIM_EVENT_DEFUNCT] = ETW_HOOK_PROCESS_DEFUNCT,
+	};
+	static const uint16_t thread[SIM_EVENTS] = {
+		[SIM_EVENT_START] = ETW_HOOK_THREAD_START,
+		[SIM_EVENT_END] = ETW_HOOK_THREAD_END,
+		[SIM_EVENT_DCSTART] = ETW_HOOK_THREAD_DC_START,
+		[SIM_EVENT_DCEND] = ETW_HOOK_THREAD_DC_END,
+	};
+	static const uint16_t interval[SIM_EVENTS] = {
+		[SIM_EVENT_SET] = ETW_HOOK_PROFILE_SET_INTERVAL,
+		[SIM_EVENT_DCSTART] = ETW_HOOK_PROFILE_INTERVAL_DC_S,
+		[SIM_EVENT_DCEND] = ETW_HOOK_PROFILE_INTERVAL_DC_E,
+	};
+	static const uint16_t masks[SIM_EVENTS] = {
+		[SIM_EVENT_NEW] = ETL_HOOK_HEADER_EXTENSION,
+		[SIM_EVENT_END] = ETW_HOOK_GROUP_MASKS_END,
+	};
+	bool evok = (unsigned)ev < SIM_EVENTS;
+
+	switch (kind) {
+	case SIM_REC_PROCESS:
+		return evok ? process[ev] : 0;
+	case SIM_REC_THREAD:
+		return evok ? thread[ev] : 0;
+	case SIM_REC_THREAD_NAME:
+		return ETW_HOOK_THREAD_SET_NAME;
+	case SIM_REC_READY:
+		return ETW_HOOK_READY_THREAD;
+	case SIM_REC_SAMPLE:
+		return ETW_HOOK_SAMPLED_PROFILE;
+	case SIM_REC_INTERVAL:
+		return evok ? interval[ev] : 0;
+	case SIM_REC_CPU_CONFIG:
+		return ETW_HOOK_SYSCONFIG_CPU;
+	case SIM_REC_MASKS:
+		return evok ? masks[ev] : 0;
+	case SIM_REC_RUNDOWN:
+		return ETW_HOOK_RUNDOWN_COMPLETE;
 	default:
 		return 0;
 	}
@@ -125,11 +158,7 @@ static int encode(const struct producer_cfg *cfg, const struct sim_record *r, ui
 		const struct sim_process *s = &r->u.process;
 		struct etw_process w = {0};
 
-		*hook = s->event == SIM_EVENT_DEFUNCT
-				? ETW_HOOK_PROCESS_DEFUNCT
-				: hook_of_event(s->event, ETW_HOOK_PROCESS_START,
-						ETW_HOOK_PROCESS_END, ETW_HOOK_PROCESS_DC_START,
-						ETW_HOOK_PROCESS_DC_END);
+		*hook = producer_record_hook(r->kind, s->event);
 		if (!*hook || etw_event_form_for(cfg->target, *hook, &form) < 0) {
 			return -EINVAL;
 		}
@@ -166,8 +195,7 @@ static int encode(const struct producer_cfg *cfg, const struct sim_record *r, ui
 		const struct sim_thread *s = &r->u.thread;
 		struct etw_thread w = {0};
 
-		*hook = hook_of_event(s->event, ETW_HOOK_THREAD_START, ETW_HOOK_THREAD_END,
-				      ETW_HOOK_THREAD_DC_START, ETW_HOOK_THREAD_DC_END);
+		*hook = producer_record_hook(r->kind, s->event);
 		if (!*hook || etw_event_form_for(cfg->target, *hook, &form) < 0) {
 			return -EINVAL;
 		}
@@ -244,10 +272,7 @@ static int encode(const struct producer_cfg *cfg, const struct sim_record *r, ui
 			.old_interval = s->old_interval,
 		};
 
-		*hook = s->event == SIM_EVENT_SET
-				? ETW_HOOK_PROFILE_SET_INTERVAL
-				: hook_of_event(s->event, 0, 0, ETW_HOOK_PROFILE_INTERVAL_DC_S,
-						ETW_HOOK_PROFILE_INTERVAL_DC_E);
+		*hook = producer_record_hook(r->kind, s->event);
 		if (!*hook || etw_event_form_for(cfg->target, *hook, &form) < 0 ||
 		    text(s->source_name, t1, &w.source_name) < 0) {
 			return -EINVAL;
@@ -352,8 +377,10 @@ int producer_record(struct producer *p, const struct sim_record *r)
 			if (r->u.masks.enabled) {
 				producer_group_masks(flags, g.masks);
 			}
-			hook = r->u.masks.event == SIM_EVENT_NEW ? ETL_HOOK_HEADER_EXTENSION
-								 : ETW_HOOK_GROUP_MASKS_END;
+			hook = producer_record_hook(r->kind, r->u.masks.event);
+			if (!hook) {
+				return -EINVAL;
+			}
 			len = etw_encode_group_masks(payload, sizeof(payload), &g);
 		} else if (len < 0) {
 			len = encode(cfg, r, payload, &hook, &ctx);

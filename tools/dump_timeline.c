@@ -99,53 +99,16 @@ struct timeline {
 
 /* ---- colours ---------------------------------------------------------------- */
 
-/* A fixed 32-bit mix (MurmurHash3's finaliser): neighbouring TIDs look unlike. */
-static uint32_t mix32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x85EBCA6Bu;
-	x ^= x >> 13;
-	x *= 0xC2B2AE35u;
-	x ^= x >> 16;
-	return x;
-}
-
 /*
  * The colour of thread @tid, the same in every picture: hue, saturation and
  * lightness from the hash of the TID. Return: 0xRRGGBB.
  */
 static uint32_t thread_rgb(uint32_t tid)
 {
-	uint32_t h = mix32(tid);
-	double hue = (double)(h % 360u) / 60.0;
-	double s = (50.0 + (double)((h >> 9) % 35u)) / 100.0;
-	double l = (40.0 + (double)((h >> 17) % 24u)) / 100.0;
-	double c = (1.0 - fabs(2.0 * l - 1.0)) * s;
-	double x = c * (1.0 - fabs(fmod(hue, 2.0) - 1.0));
-	double m = l - c / 2.0, r = 0, g = 0, b = 0;
+	uint32_t h = colour_mix(tid);
 
-	switch ((int)hue) {
-	case 0:
-		r = c, g = x;
-		break;
-	case 1:
-		r = x, g = c;
-		break;
-	case 2:
-		g = c, b = x;
-		break;
-	case 3:
-		g = x, b = c;
-		break;
-	case 4:
-		r = x, b = c;
-		break;
-	default:
-		r = c, b = x;
-		break;
-	}
-	return (uint32_t)lround((r + m) * 255) << 16 | (uint32_t)lround((g + m) * 255) << 8 |
-	       (uint32_t)lround((b + m) * 255);
+	return colour_hsl((double)(h % 360u), (50.0 + (double)((h >> 9) % 35u)) / 100.0,
+			  (40.0 + (double)((h >> 17) % 24u)) / 100.0);
 }
 
 /* The colour of a span's thread: its process's when the file names it, else its TID's. */

@@ -32,8 +32,7 @@ void busy_free(struct busy_tally *b)
 	tid_map_free(&b->tids);
 }
 
-/* MurmurHash3's finaliser: neighbouring ids look unlike. */
-static uint32_t mix(uint32_t x)
+uint32_t colour_mix(uint32_t x)
 {
 	x ^= x >> 16;
 	x *= 0x85EBCA6Bu;
@@ -43,8 +42,7 @@ static uint32_t mix(uint32_t x)
 	return x;
 }
 
-/* HSL (hue in degrees, s and l in 0..1) to 0xRRGGBB. */
-static uint32_t hsl(double hue, double s, double l)
+uint32_t colour_hsl(double hue, double s, double l)
 {
 	double c = (1.0 - fabs(2.0 * l - 1.0)) * s, h = hue / 60.0;
 	double x = c * (1.0 - fabs(fmod(h, 2.0) - 1.0)), m = l - c / 2.0;
@@ -76,7 +74,7 @@ static uint32_t hsl(double hue, double s, double l)
 
 static double process_hue(uint32_t pid)
 {
-	return (double)(mix(pid ^ 0x9E3779B9u) % 360u);
+	return (double)(colour_mix(pid ^ 0x9E3779B9u) % 360u);
 }
 
 int process_rgb(const struct identity *id, uint32_t tid, uint32_t *rgb)
@@ -86,7 +84,8 @@ int process_rgb(const struct identity *id, uint32_t tid, uint32_t *rgb)
 	if (!t) {
 		return 0;
 	}
-	*rgb = hsl(process_hue(t->pid), 0.62, 0.36 + (double)(mix(tid) % 28u) / 100.0);
+	*rgb = colour_hsl(process_hue(t->pid), 0.62,
+			  0.36 + (double)(colour_mix(tid) % 28u) / 100.0);
 	return 1;
 }
 

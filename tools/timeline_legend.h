@@ -33,6 +33,12 @@ void busy_add(struct busy_tally *b, uint32_t tid, int64_t ns);
 /** busy_free - free the tally. */
 void busy_free(struct busy_tally *b);
 
+/** colour_mix - MurmurHash3's finaliser: neighbouring ids look unlike. */
+uint32_t colour_mix(uint32_t x);
+
+/** colour_hsl - HSL (hue in degrees, s and l in 0..1) to 0xRRGGBB. */
+uint32_t colour_hsl(double hue, double s, double l);
+
 /**
  * process_rgb - the colour of thread @tid when @id knows its process: the
  * process's hue (a fixed hash of its PID), the thread's lightness (of its

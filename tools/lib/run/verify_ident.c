@@ -317,23 +317,6 @@ struct line_head {
 	uint32_t tid, pid, kernel_time, user_time;
 };
 
-static uint16_t hook_of(enum sim_event ev, uint16_t start, uint16_t end, uint16_t dcstart,
-			uint16_t dcend)
-{
-	switch (ev) {
-	case SIM_EVENT_START:
-		return start;
-	case SIM_EVENT_END:
-		return end;
-	case SIM_EVENT_DCSTART:
-		return dcstart;
-	case SIM_EVENT_DCEND:
-		return dcend;
-	default:
-		return 0;
-	}
-}
-
 #define HEAD_CTX(h, p, t, pi, k, us)                                                               \
 	do {                                                                                       \
 		(h)->tid = (p)->t;                                                                 \
@@ -354,10 +337,7 @@ static void line_head(struct verify_ident *vi, int kind, const struct truth_reco
 
 		h->cpu = p->cpu;
 		h->ts = p->ts;
-		h->hook = p->event == SIM_EVENT_DEFUNCT
-				  ? ETW_HOOK_PROCESS_DEFUNCT
-				  : hook_of(p->event, ETW_HOOK_PROCESS_START, ETW_HOOK_PROCESS_END,
-					    ETW_HOOK_PROCESS_DC_START, ETW_HOOK_PROCESS_DC_END);
+		h->hook = producer_record_hook(SIM_REC_PROCESS, p->event);
 		HEAD_CTX(h, p, ctx_tid, ctx_pid, kernel_time, user_time);
 		ev = sim_event_name(p->event);
 		snprintf(vi->what, sizeof(vi->what), "process %s pid %" PRIu32, ev ? ev : "?",
@@ -369,8 +349,7 @@ static void line_head(struct verify_ident *vi, int kind, const struct truth_reco
 
 		h->cpu = p->cpu;
 		h->ts = p->ts;
-		h->hook = hook_of(p->event, ETW_HOOK_THREAD_START, ETW_HOOK_THREAD_END,
-				  ETW_HOOK_THREAD_DC_START, ETW_HOOK_THREAD_DC_END);
+		h->hook = producer_record_hook(SIM_REC_THREAD, p->event);
 		HEAD_CTX(h, p, ctx_tid, ctx_pid, kernel_time, user_time);
 		ev = sim_event_name(p->event);
 		snprintf(vi->what, sizeof(vi->what), "thread %s tid %" PRIu32, ev ? ev : "?",
@@ -405,10 +384,7 @@ static void line_head(struct verify_ident *vi, int kind, const struct truth_reco
 
 		h->cpu = p->cpu;
 		h->ts = p->ts;
-		h->hook = p->event == SIM_EVENT_SET
-				  ? ETW_HOOK_PROFILE_SET_INTERVAL
-				  : hook_of(p->event, 0, 0, ETW_HOOK_PROFILE_INTERVAL_DC_S,
-					    ETW_HOOK_PROFILE_INTERVAL_DC_E);
+		h->hook = producer_record_hook(SIM_REC_INTERVAL, p->event);
 		HEAD_CTX(h, p, ctx_tid, ctx_pid, kernel_time, user_time);
 		ev = sim_event_name(p->event);
 		snprintf(vi->what, sizeof(vi->what), "interval %s", ev ? ev : "?");
@@ -423,8 +399,7 @@ static void line_head(struct verify_ident *vi, int kind, const struct truth_reco
 	case TRUTH_MASKS:
 		h->cpu = tr->u.masks.cpu;
 		h->ts = tr->u.masks.ts;
-		h->hook = tr->u.masks.event == SIM_EVENT_NEW ? ETL_HOOK_HEADER_EXTENSION
-							     : ETW_HOOK_GROUP_MASKS_END;
+		h->hook = producer_record_hook(SIM_REC_MASKS, tr->u.masks.event);
 		snprintf(vi->what, sizeof(vi->what), "masks %s",
 			 tr->u.masks.event == SIM_EVENT_NEW ? "new" : "end");
 		break;
