@@ -20,6 +20,8 @@ _KINDS_BY_NAME = {
     "cswitch": 0x04 | 0x08, "switches": 0x04 | 0x08, "spinlock": 0x10, "process": 0x20,
     "thread": 0x40, "thread_name": 0x80, "ready": 0x100, "sample": 0x200, "interval": 0x400,
     "config": 0x800, "rundown": 0x1000, "record": 0x02, "buffer": 0x01}
+_PAYLOADS = ("process", "thread", "thread_name", "ready", "sample", "profile_interval",
+             "sysconfig_cpu", "rundown")
 DEFAULT_KINDS = ("cswitch", "spinlock", "process", "thread", "thread_name", "ready", "sample",
                  "interval", "config", "rundown")
 
@@ -31,20 +33,34 @@ class Event:
     expanded from a compact batch), cpu, ts, file_offset, and the fields
     `etwforge dump --jsonl` prints for it under the same names (old_tid,
     new_tid, old_pri, lock, pid, image, pmc, pebs_index, ...; the record's
-    header kind such as "SYSTEM64" is record_kind). as_dict() is that JSON
-    object; a field the event does not have raises AttributeError.
+    header kind such as "SYSTEM64" is record_kind). An identity record's
+    decoded payload (dump's "process": {...}, "thread": {...}, ...) is read
+    at the top, as in the truth's lines: ev.pid, ev.image, ev.event; the
+    header's ThreadId/ProcessId are then ctx_tid/ctx_pid. as_dict() is the
+    dump JSON object; a field the event does not have raises
+    AttributeError.
     """
 
-    __slots__ = ("kind", "compact", "cpu", "ts", "file_offset", "_d")
+    __slots__ = ("kind", "compact", "cpu", "ts", "file_offset", "_d", "_f")
 
     def __init__(self, kind: str, compact: bool, cpu: int, ts: int, file_offset: int,
                  d: dict):
         for n, v in (("kind", kind), ("compact", compact), ("cpu", cpu), ("ts", ts),
                      ("file_offset", file_offset), ("_d", d)):
             object.__setattr__(self, n, v)
+        flat = d
+        for p in _PAYLOADS:
+            if isinstance(d.get(p), dict):
+                flat = {k: v for k, v in d.items() if k != p}
+                for k in ("tid", "pid"):
+                    if k in flat:
+                        flat["ctx_" + k] = flat.pop(k)
+                flat.update(d[p])
+                break
+        object.__setattr__(self, "_f", flat)
 
     def __getattr__(self, name: str) -> Any:
-        d = object.__getattribute__(self, "_d")
+        d = object.__getattribute__(self, "_f")
         if name == "record_kind":
             name = "kind"
         try:
@@ -60,7 +76,7 @@ class Event:
 
     def get(self, name: str, default: Any = None) -> Any:
         """The field name, or default when the event has none."""
-        return self._d.get("kind" if name == "record_kind" else name, default)
+        return self._f.get("kind" if name == "record_kind" else name, default)
 
     def as_dict(self) -> dict:
         """A copy of the event as `dump --jsonl` prints it."""
@@ -73,7 +89,7 @@ class Event:
         return hash((self.kind, self.file_offset, self.ts))
 
     def __repr__(self):
-        fields = ", ".join(f"{k}={v!r}" for k, v in self._d.items() if k != "kind")
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._f.items() if k != "kind")
         return f"Event({self.kind}{' compact' if self.compact else ''}, {fields})"
 
 
