@@ -103,8 +103,7 @@ struct etwforge_stats {
 };
 
 /* read_record_times - as etwforge_record_times(). */
-bool read_record_times(const struct etwforge_record *r, uint32_t *kernel_time,
-		       uint32_t *user_time);
+bool read_record_times(const struct etwforge_record *r, uint32_t *kernel_time, uint32_t *user_time);
 
 /* read_payload_name - as etwforge_payload_name(). */
 const char *read_payload_name(uint16_t hook);
