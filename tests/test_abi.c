@@ -404,3 +404,76 @@ Test(abi, error_accessors_take_null_and_an_empty_object)
 	cr_assert_null(etwforge_file_open(test_path("missing.etl"), 0, NULL));
 	etwforge_error_free(err);
 }
+
+/*
+ * etwforge_iter_switches() gives the switches etwforge_iter_next() gives,
+ * in the same order, a chunk at a time; a NULL column is not filled; its
+ * columns struct follows the growth rules.
+ */
+Test(abi, iter_switches_fills_the_columns_iter_next_gives)
+{
+	struct etwforge_error *err = etwforge_error_new();
+	char out[256];
+	struct etwforge_file *f;
+	struct etwforge_iter *it;
+	const struct etwforge_event *ev;
+	uint64_t ts[4096], got_ts[7];
+	uint32_t old[4096], got_old[7], cpu[7];
+	uint8_t form[7];
+	size_t n = 0, k = 0, got;
+	int rc;
+
+	snprintf(out, sizeof(out), "%s", test_path("cols.etl"));
+	ETWFORGE_OPTS(etwforge_run_opts, o, .output = out);
+	cr_assert_eq(small_gen(&o, NULL, err), 0, "%s", etwforge_error_message(err));
+	f = etwforge_file_open(out, 0, err);
+	cr_assert_not_null(f, "%s", etwforge_error_message(err));
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_ALL, err);
+	while ((rc = etwforge_iter_next(it, &ev, err)) > 0) {
+		if (ev->kind == ETWFORGE_EV_CSWITCH || ev->kind == ETWFORGE_EV_COMPACT) {
+			cr_assert_lt(n, 4096);
+			ts[n] = ev->ts;
+			old[n++] = ev->kind == ETWFORGE_EV_CSWITCH ? ev->u.cswitch.old_tid
+								   : ev->u.compact.old_tid;
+		}
+	}
+	cr_assert_eq(rc, 0);
+	cr_assert_gt(n, 10);
+	etwforge_iter_free(it);
+
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_ALL, err);
+	ETWFORGE_OPTS(etwforge_switch_columns, c, .ts = got_ts, .old_tid = got_old, .cpu = cpu,
+		      .form = form);
+	do {
+		cr_assert_eq(etwforge_iter_switches(it, &c, 7, &got, err), 0, "%s",
+			     etwforge_error_message(err));
+		for (size_t i = 0; i < got; i++, k++) {
+			cr_assert_eq(got_ts[i], ts[k]);
+			cr_assert_eq(got_old[i], old[k]);
+			cr_assert_leq(form[i], ETWFORGE_FORM_PLAIN);
+		}
+	} while (got == 7);
+	cr_assert_eq(k, n);
+	cr_assert_eq(etwforge_iter_switches(it, &c, 7, &got, err), 0);
+	cr_assert_eq(got, 0);
+	etwforge_iter_free(it);
+
+	/* growth: an sz that names no column, and a newer caller's unknown column */
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_SWITCHES, err);
+	c.sz = sizeof(size_t);
+	cr_assert_eq(etwforge_iter_switches(it, &c, 7, &got, err), -EINVAL);
+	cr_assert_eq(got, 0);
+	cr_assert_eq(etwforge_error_kind(err), ETWFORGE_ERROR_INPUT);
+	struct {
+		struct etwforge_switch_columns c;
+		void *newer_column;
+	} big = {.c = {.sz = sizeof(big), .ts = got_ts}, .newer_column = got_ts};
+	cr_assert_eq(etwforge_iter_switches(it, &big.c, 7, &got, err), -EINVAL);
+	big.newer_column = NULL;
+	cr_assert_eq(etwforge_iter_switches(it, &big.c, 7, &got, err), 0);
+	cr_assert_eq(got, 7);
+	cr_assert_eq(got_ts[0], ts[0]);
+	etwforge_iter_free(it);
+	etwforge_file_close(f);
+	etwforge_error_free(err);
+}

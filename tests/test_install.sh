@@ -126,4 +126,13 @@ if [ -f "$build/doc/etwforge.1" ]; then
 fi
 [ -n "$(find "$tmp/root" -path '*/bash-completion/completions/etwforge')" ] ||
 	fail "no bash completion installed"
+# the Python package: installed with the note of where the library is, it runs
+# README's example consumer test with only the scratch prefix on its path (not
+# in a sanitizer build, whose library an uninstrumented python3 cannot load)
+pkg=$(find "$tmp/root" -path '*/etwforge/_config.py' | head -n 1)
+if [ -n "$pkg" ] && ! nm -D "$lib" | grep -q ' U __asan_'; then
+	(cd "$tmp" && env -u ETWFORGE_LIB PYTHONPATH="$(dirname "$(dirname "$pkg")")" \
+		python3 "$src/tools/examples/consumer_test.py") >/dev/null ||
+		fail "the installed Python package does not run tools/examples/consumer_test.py"
+fi
 echo "test_install: ok"

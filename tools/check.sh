@@ -38,10 +38,12 @@ status=0
 meson test -C "$build" --print-errorlogs --num-processes 2 || status=$?
 python3 - "$build/meson-logs/testlog.json" <<'PY'
 # Count test cases, not suites: a Criterion suite says how many of its cases
-# passed on its "Synthesis:" line; any other test (a script) is one case.
+# passed on its "Synthesis:" line, a pytest run (the test python) on its
+# closing "N passed, N failed in S s" line; any other test (a script) is one case.
 import json, re, sys
 passed = failed = 0
 synth = re.compile(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)")
+pytest_end = re.compile(r"^=* ?((?:\d+ [a-z]+(?:, )?)+) in [\d.]+s", re.M)
 for line in open(sys.argv[1]):
     line = line.strip()
     if not line:
@@ -50,8 +52,18 @@ for line in open(sys.argv[1]):
     if r.get("result") == "SKIP":
         continue
     ok = r.get("result") in ("OK", "EXPECTEDFAIL")
-    m = synth.search((r.get("stderr") or "") + (r.get("stdout") or ""))
-    if m:
+    out = (r.get("stderr") or "") + (r.get("stdout") or "")
+    m = synth.search(out)
+    pm = pytest_end.findall(out)
+    if pm and not m:
+        counts = {w: int(n) for n, w in re.findall(r"(\d+) ([a-z]+)", pm[-1])}
+        p, f = counts.get("passed", 0), counts.get("failed", 0) + counts.get("error", 0) + \
+            counts.get("errors", 0)
+        passed += p
+        failed += f
+        if not ok and f == 0:
+            failed += 1  # the run failed outside its cases (a crash, a timeout)
+    elif m:
         p, f, c = int(m.group(2)), int(m.group(3)), int(m.group(4))
         passed += p
         failed += f + c

@@ -1137,6 +1137,56 @@ ETWFORGE_API int etwforge_iter_next(struct etwforge_iter *it, const struct etwfo
 /** etwforge_iter_free - NULL is a no-op. */
 ETWFORGE_API void etwforge_iter_free(struct etwforge_iter *it);
 
+/* etwforge_switch_columns @form values: a compact form_code (0..3), or a plain CSwitch */
+#define ETWFORGE_FORM_PLAIN 4u
+
+/**
+ * struct etwforge_switch_columns - where etwforge_iter_switches() puts the
+ * switches it reads, one array per field (column), each of at least the
+ * @n elements asked for; a NULL column is not filled. Declare it with
+ * ETWFORGE_OPTS(etwforge_switch_columns, c, .ts = ts, ...).
+ * @sz:          sizeof(struct etwforge_switch_columns) (see "Growth" at the top)
+ * @ts:          the event's timestamp (session clock)
+ * @cpu:         the CPU whose buffer it is in
+ * @old_tid/@new_tid: the threads switched out and in; @new_tid is 0 where
+ *               @new_tid_known is 0 (a CPU's last compact switch)
+ * @old_pri:     as struct etwforge_cswitch / etwforge_compact
+ * @old_state/@old_wait_reason: as there
+ * @wait_time:   plain: NewThreadWaitTime; compact: as etwforge_compact
+ * @form:        a compact switch's form_code (0 idle_short, 1 idle, 2 lite,
+ *               3 full), or ETWFORGE_FORM_PLAIN (a CSwitch 0x0524)
+ * @file_offset: as struct etwforge_event
+ */
+struct etwforge_switch_columns {
+	size_t sz;
+	uint64_t *ts;
+	uint32_t *cpu;
+	uint32_t *old_tid;
+	uint32_t *new_tid;
+	uint8_t *new_tid_known;
+	int8_t *old_pri;
+	uint8_t *old_state;
+	uint8_t *old_wait_reason;
+	uint32_t *wait_time;
+	uint8_t *form;
+	uint64_t *file_offset;
+};
+
+/**
+ * etwforge_iter_switches - the next switches of @it (plain and compact, in
+ * the iterator's order; events of other kinds are skipped: make @it with
+ * ETWFORGE_EV_SWITCHES for speed), up to @n of them, into @cols: the batch
+ * form of etwforge_iter_next() for programs (and other languages) that
+ * read a whole file's switches.
+ * Return: 0 with *@got switches filled (fewer than @n only at the end; 0
+ * at the end); -EINVAL where the data is damaged (@err as
+ * etwforge_iter_next()), *@got the switches filled before it, and the next
+ * call resumes after it; -EINVAL (@err, INPUT) @cols->sz refused.
+ */
+ETWFORGE_API int etwforge_iter_switches(struct etwforge_iter *it,
+					const struct etwforge_switch_columns *cols, size_t n,
+					size_t *got, struct etwforge_error *err);
+
 /* etwforge_event_json() flags */
 #define ETWFORGE_JSON_RAW 0x1u /* add the record's bytes as a "raw" hex string */
 

@@ -67,6 +67,84 @@ void etwforge_iter_free(struct etwforge_iter *it)
 	read_iter_free(it);
 }
 
+int etwforge_iter_switches(struct etwforge_iter *it, const struct etwforge_switch_columns *cols,
+			   size_t n, size_t *got, struct etwforge_error *err)
+{
+	struct etwforge_switch_columns c;
+	const struct etwforge_event *ev;
+	size_t k = 0;
+	int rc;
+
+	*got = 0;
+	if ((rc = sized_in(&c, sizeof(c), cols, SIZED_FIRST_END(struct etwforge_switch_columns, ts),
+			   "struct etwforge_switch_columns", err)) < 0) {
+		return rc;
+	}
+	while (k < n && (rc = read_iter_next(it, &ev, err)) > 0) {
+		uint32_t new_tid, wait;
+		int8_t pri;
+		uint8_t state, reason, form, known = 1;
+
+		if (ev->kind == ETWFORGE_EV_CSWITCH) {
+			new_tid = ev->u.cswitch.new_tid;
+			pri = ev->u.cswitch.old_pri;
+			state = ev->u.cswitch.old_state;
+			reason = ev->u.cswitch.old_wait_reason;
+			wait = ev->u.cswitch.new_wait_time;
+			form = ETWFORGE_FORM_PLAIN;
+		} else if (ev->kind == ETWFORGE_EV_COMPACT) {
+			const struct etwforge_compact *cp = &ev->u.compact;
+
+			known = cp->new_tid_known;
+			new_tid = known ? cp->new_tid : 0;
+			pri = cp->old_pri;
+			state = cp->old_state;
+			reason = cp->old_wait_reason;
+			wait = cp->wait_time;
+			form = (uint8_t)cp->form_code;
+		} else {
+			continue;
+		}
+		if (c.ts) {
+			c.ts[k] = ev->ts;
+		}
+		if (c.cpu) {
+			c.cpu[k] = ev->cpu;
+		}
+		if (c.old_tid) {
+			c.old_tid[k] = ev->kind == ETWFORGE_EV_CSWITCH ? ev->u.cswitch.old_tid
+								       : ev->u.compact.old_tid;
+		}
+		if (c.new_tid) {
+			c.new_tid[k] = new_tid;
+		}
+		if (c.new_tid_known) {
+			c.new_tid_known[k] = known;
+		}
+		if (c.old_pri) {
+			c.old_pri[k] = pri;
+		}
+		if (c.old_state) {
+			c.old_state[k] = state;
+		}
+		if (c.old_wait_reason) {
+			c.old_wait_reason[k] = reason;
+		}
+		if (c.wait_time) {
+			c.wait_time[k] = wait;
+		}
+		if (c.form) {
+			c.form[k] = form;
+		}
+		if (c.file_offset) {
+			c.file_offset[k] = ev->file_offset;
+		}
+		k++;
+	}
+	*got = k;
+	return rc < 0 ? rc : 0;
+}
+
 size_t etwforge_event_json(const struct etwforge_event *ev, unsigned flags, char *buf, size_t cap)
 {
 	return read_event_json(ev, flags, buf, cap);

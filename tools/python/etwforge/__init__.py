@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: MIT
+"""etwforge - NT Kernel Logger ETL files from Python, over libetwforge.
+
+Write ETL files from a simulated machine with their ground truth, build
+edge-case streams by hand and encode them, read any ETL file (Windows' too)
+as events or as columns of switches, and check a file against its truth:
+
+    import etwforge
+    summary = etwforge.generate({"duration": "50ms", "machine": {"cpus": 2}},
+                                "t.etl", truth="t.jsonl", seed=7)
+    with etwforge.open("t.etl") as f:
+        for ev in f:                      # switches, spin locks, identity
+            if ev.kind == "cswitch":
+                print(ev.cpu, ev.ts, ev.old_tid, ev.new_tid)
+        sw = f.switches()                 # columns: sw.ts, sw.new_tid, ...
+    etwforge.verify("t.etl", "t.jsonl")
+
+Public names:
+  generate(scenario, out, truth, seed, set=, **overrides) -> Summary
+  replay(stream, out) -> Summary
+  Stream: a truth-stream builder (meta, cswitch, spinlock, process, thread,
+    thread_name, ready, sample, interval, config, masks, rundown,
+    ccswap_stop, end, line, write, text, lines, replay)
+  open(path_or_bytes, keep_going=False, salvage=False) -> File
+    File: header, damage, events(), records(), switches(),
+    switch_chunks(); Event; Switches; FORM_NAMES
+  verify(etl, truth, session=None) -> Verified
+  corpus(out_dir, seed=1, mangle=False, zip_name=None) -> manifest entries
+  Summary, SessionSummary, LockSummary, Verified: results
+  Error, ScenarioError, StreamError, ETLError, VerifyError: exceptions,
+    str() the library's one line
+  version(): the library's version; __version__ the package's
+
+The library is libetwforge.so.1: installed beside this package by meson
+install, or named by the environment variable ETWFORGE_LIB.
+"""
+from __future__ import annotations
+
+from . import _lib
+from ._errors import ETLError, Error, ScenarioError, StreamError, VerifyError
+from ._read import FORM_NAMES, Event, File, Switches, open
+from ._run import LockSummary, SessionSummary, Summary, generate, replay
+from ._stream import Stream
+from ._verify import Verified, corpus, verify
+
+__version__ = "0.2.0"
+
+
+def version() -> str:
+    """The loaded libetwforge's version ("0.2.0")."""
+    return _lib.version().decode()
+
+
+__all__ = ["generate", "replay", "Stream", "open", "File", "Event", "Switches", "FORM_NAMES",
+           "verify", "corpus", "Summary", "SessionSummary", "LockSummary", "Verified", "Error",
+           "ScenarioError", "StreamError", "ETLError", "VerifyError", "version", "__version__"]

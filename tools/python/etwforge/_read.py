@@ -1,0 +1,293 @@
+# SPDX-License-Identifier: MIT
+"""open(): an ETL file's header, its events, and its switches as columns."""
+from __future__ import annotations
+
+import array
+import ctypes
+import json
+import os
+from typing import Any, Iterable, Iterator, Optional, Union
+
+from . import _lib
+from ._errors import ErrorBox, ETLError
+
+# the C event kinds, named as the truth names its lines
+_KIND_NAME = {0x01: "buffer", 0x02: "record", 0x04: "cswitch", 0x08: "cswitch",
+              0x10: "spinlock", 0x20: "process", 0x40: "thread", 0x80: "thread_name",
+              0x100: "ready", 0x200: "sample", 0x400: "interval", 0x800: "config",
+              0x1000: "rundown"}
+_KINDS_BY_NAME = {
+    "cswitch": 0x04 | 0x08, "switches": 0x04 | 0x08, "spinlock": 0x10, "process": 0x20,
+    "thread": 0x40, "thread_name": 0x80, "ready": 0x100, "sample": 0x200, "interval": 0x400,
+    "config": 0x800, "rundown": 0x1000, "record": 0x02, "buffer": 0x01}
+_PAYLOADS = ("process", "thread", "thread_name", "ready", "sample", "profile_interval",
+             "sysconfig_cpu", "rundown")
+DEFAULT_KINDS = ("cswitch", "spinlock", "process", "thread", "thread_name", "ready", "sample",
+                 "interval", "config", "rundown")
+
+
+class Event:
+    """One event, immutable: kind ("cswitch", "spinlock", "process",
+    "thread", "thread_name", "ready", "sample", "interval", "config",
+    "rundown", or "record"/"buffer" when asked for), compact (a switch
+    expanded from a compact batch), cpu, ts, file_offset, and the fields
+    `etwforge dump --jsonl` prints for it under the same names (old_tid,
+    new_tid, old_pri, lock, pid, image, pmc, pebs_index, ...; the record's
+    header kind such as "SYSTEM64" is record_kind). An identity record's
+    decoded payload (dump's "process": {...}, "thread": {...}, ...) is read
+    at the top, as in the truth's lines: ev.pid, ev.image, ev.event; the
+    header's ThreadId/ProcessId are then ctx_tid/ctx_pid. as_dict() is the
+    dump JSON object; a field the event does not have raises
+    AttributeError.
+    """
+
+    __slots__ = ("kind", "compact", "cpu", "ts", "file_offset", "_d", "_f")
+
+    def __init__(self, kind: str, compact: bool, cpu: int, ts: int, file_offset: int,
+                 d: dict):
+        for n, v in (("kind", kind), ("compact", compact), ("cpu", cpu), ("ts", ts),
+                     ("file_offset", file_offset), ("_d", d)):
+            object.__setattr__(self, n, v)
+        flat = d
+        for p in _PAYLOADS:
+            if isinstance(d.get(p), dict):
+                flat = {k: v for k, v in d.items() if k != p}
+                for k in ("tid", "pid"):
+                    if k in flat:
+                        flat["ctx_" + k] = flat.pop(k)
+                flat.update(d[p])
+                break
+        object.__setattr__(self, "_f", flat)
+
+    def __getattr__(self, name: str) -> Any:
+        d = object.__getattribute__(self, "_f")
+        if name == "record_kind":
+            name = "kind"
+        try:
+            return d[name]
+        except KeyError:
+            raise AttributeError(f"a {self.kind} event has no field {name!r}") from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("etwforge events are immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError("etwforge events are immutable")
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The field name, or default when the event has none."""
+        return self._f.get("kind" if name == "record_kind" else name, default)
+
+    def as_dict(self) -> dict:
+        """A copy of the event as `dump --jsonl` prints it."""
+        return dict(self._d)
+
+    def __eq__(self, other):
+        return isinstance(other, Event) and self._d == other._d and self.kind == other.kind
+
+    def __hash__(self):
+        return hash((self.kind, self.file_offset, self.ts))
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._f.items() if k != "kind")
+        return f"Event({self.kind}{' compact' if self.compact else ''}, {fields})"
+
+
+SWITCH_COLUMNS = (("ts", "Q", ctypes.c_uint64), ("cpu", "I", ctypes.c_uint32),
+                  ("old_tid", "I", ctypes.c_uint32), ("new_tid", "I", ctypes.c_uint32),
+                  ("new_tid_known", "B", ctypes.c_uint8), ("old_pri", "b", ctypes.c_int8),
+                  ("old_state", "B", ctypes.c_uint8), ("old_wait_reason", "B", ctypes.c_uint8),
+                  ("wait_time", "I", ctypes.c_uint32), ("form", "B", ctypes.c_uint8),
+                  ("file_offset", "Q", ctypes.c_uint64))
+FORM_NAMES = ("idle_short", "idle", "lite", "full", "plain")
+
+
+class Switches:
+    """Switches as columns, each an array.array of one field, index i of
+    every column the same switch: ts, cpu, old_tid, new_tid (0 where
+    new_tid_known is 0: a CPU's last compact switch), new_tid_known,
+    old_pri, old_state, old_wait_reason, wait_time, form (0 idle_short,
+    1 idle, 2 lite, 3 full: compact forms; 4 a plain CSwitch; FORM_NAMES
+    names them), file_offset. len() is the number of switches.
+    """
+
+    __slots__ = tuple(n for n, _, _ in SWITCH_COLUMNS) + ("damage",)
+
+    def __init__(self):
+        for n, code, _ in SWITCH_COLUMNS:
+            setattr(self, n, array.array(code))
+        self.damage: list = []
+
+    def __len__(self) -> int:
+        return len(self.ts)
+
+    def columns(self) -> dict:
+        """{name: array} of every column."""
+        return {n: getattr(self, n) for n, _, _ in SWITCH_COLUMNS}
+
+
+class File:
+    """An open ETL file (open() returns it; a context manager).
+
+    header: the logfile header as a dict (`dump --jsonl`'s first line:
+      cpus, clock, perf_freq, start_time, start_ts, logger_name, ...).
+    damage: the damaged places found, as ETLError objects (keep_going).
+    Iterating the file gives its events (events()); records() gives what
+    `dump --jsonl` lists; switches() the switches as columns.
+    """
+
+    def __init__(self, src: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview], *,
+                 keep_going: bool = False, salvage: bool = False, name: Optional[str] = None):
+        self._f = None
+        self.keep_going = keep_going
+        self._buf = None
+        flags = (_lib.OPEN_KEEP_GOING if keep_going else 0) | (
+            _lib.OPEN_SALVAGE if salvage else 0)
+        with ErrorBox() as e:
+            if isinstance(src, (bytes, bytearray, memoryview)):
+                data = bytes(src)
+                self._buf = ctypes.create_string_buffer(data, len(data))
+                self._f = _lib.file_open_mem(self._buf, len(data),
+                                             (name or "<bytes>").encode(), flags, e.ptr)
+            else:
+                self._f = _lib.file_open(os.fsencode(src), flags, e.ptr)
+            if not self._f:
+                e.raise_(-ctypes.get_errno() or -22, ETLError)
+        n = _lib.file_json(self._f, None, 0)
+        buf = ctypes.create_string_buffer(n + 1)
+        _lib.file_json(self._f, buf, n + 1)
+        self.header: dict = json.loads(buf.value)
+        self.damage: list = [ETLError(_lib.file_damage_at(self._f, i).contents.msg.decode(
+            "utf-8", "replace")) for i in range(_lib.file_damage_count(self._f))]
+
+    def close(self) -> None:
+        """Close the file (iterators over it must not be used after)."""
+        if self._f:
+            _lib.file_close(self._f)
+            self._f = None
+
+    def __enter__(self) -> "File":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_f", None):
+            self.close()
+
+    def _iter(self, mask: int, order: str):
+        if not self._f:
+            raise ValueError("etwforge: the file is closed")
+        with ErrorBox() as e:
+            it = _lib.iter_new(self._f, _lib.ORDER[order], mask, e.ptr)
+            if not it:
+                e.raise_(-22, ETLError)
+        return it
+
+    def _walk(self, mask: int, order: str) -> Iterator[Event]:
+        it = self._iter(mask, order)
+        ev = ctypes.POINTER(_lib.EventHead)()
+        cap = 8192
+        buf = ctypes.create_string_buffer(cap)
+        try:
+            with ErrorBox() as e:
+                while True:
+                    rc = _lib.iter_next(it, ctypes.byref(ev), e.ptr)
+                    if rc == 0:
+                        return
+                    if rc < 0:
+                        err = ETLError(_lib.error_message(e.ptr).decode("utf-8", "replace"))
+                        if not self.keep_going:
+                            raise err
+                        self.damage.append(err)
+                        continue
+                    n = _lib.event_json(ev, 0, buf, cap)
+                    if n >= cap:
+                        cap = n + 1
+                        buf = ctypes.create_string_buffer(cap)
+                        _lib.event_json(ev, 0, buf, cap)
+                    h = ev.contents
+                    yield Event(_KIND_NAME.get(h.kind, "record"), h.kind == 0x08, h.cpu, h.ts,
+                                h.file_offset, json.loads(buf.value))
+        finally:
+            _lib.iter_free(it)
+
+    def events(self, kinds: Optional[Iterable[str]] = None, order: str = "cpu") -> Iterator[Event]:
+        """The events of the kinds named (default: switches with compact
+        batches expanded, spin locks and every identity record: process,
+        thread, thread_name, ready, sample, interval, config, rundown; also
+        "record" and "buffer"), in order "cpu" (each CPU's buffers in
+        sequence), "file" or "time" (switches, spin locks and ready events
+        merged by time). Damage raises ETLError, or with keep_going is
+        added to damage and skipped."""
+        mask = 0
+        for k in (kinds or DEFAULT_KINDS):
+            if k not in _KINDS_BY_NAME:
+                raise ValueError(f"etwforge: no event kind {k!r} (one of "
+                                 f"{', '.join(sorted(_KINDS_BY_NAME))})")
+            mask |= _KINDS_BY_NAME[k]
+        return self._walk(mask, order)
+
+    def __iter__(self) -> Iterator[Event]:
+        return self.events()
+
+    def records(self) -> Iterator[Event]:
+        """Every record, and the switches of each compact batch after it, in
+        CPU order: the lines of `etwforge dump --jsonl` after the header."""
+        return self._walk(0x02 | 0x08, "cpu")
+
+    def switch_chunks(self, n: int = 65536, order: str = "cpu") -> Iterator[Switches]:
+        """The file's switches, n at a time, as Switches columns (the C
+        library fills them; Python never touches a switch)."""
+        it = self._iter(0x04 | 0x08, order)
+        cols = _lib.SwitchColumns(sz=ctypes.sizeof(_lib.SwitchColumns))
+        bufs = {}
+        for name, _code, ctype in SWITCH_COLUMNS:
+            bufs[name] = (ctype * n)()
+            setattr(cols, name, ctypes.cast(bufs[name], ctypes.POINTER(ctype)))
+        got = ctypes.c_size_t()
+        try:
+            with ErrorBox() as e:
+                while True:
+                    rc = _lib.iter_switches(it, ctypes.byref(cols), n, ctypes.byref(got), e.ptr)
+                    chunk = Switches()
+                    k = got.value
+                    for name, _code, ctype in SWITCH_COLUMNS:
+                        getattr(chunk, name).frombytes(
+                            memoryview(bufs[name]).cast("B")[:k * ctypes.sizeof(ctype)])
+                    if rc < 0:
+                        err = ETLError(_lib.error_message(e.ptr).decode("utf-8", "replace"))
+                        if not self.keep_going:
+                            raise err
+                        chunk.damage.append(err)
+                        self.damage.append(err)
+                    elif k == 0:
+                        return
+                    if k or chunk.damage:
+                        yield chunk
+                    if rc == 0 and k < n:
+                        return
+        finally:
+            _lib.iter_free(it)
+
+    def switches(self, order: str = "cpu") -> Switches:
+        """Every switch of the file (plain and compact), as Switches columns."""
+        out = Switches()
+        for chunk in self.switch_chunks(order=order):
+            for name, _code, _ in SWITCH_COLUMNS:
+                getattr(out, name).extend(getattr(chunk, name))
+            out.damage.extend(chunk.damage)
+        return out
+
+
+def open(src: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview], *,
+         keep_going: bool = False, salvage: bool = False) -> File:
+    """Open an ETL file: a path, or its bytes (kept in memory).
+
+    keep_going: as `dump --keep-going`: a damaged file opens, damage is
+    listed in File.damage and skipped. salvage: open a damaged file cut
+    before its first damage. Raises ETLError "file: offset 0x...: what"
+    (its offset attribute) when the file does not open.
+    """
+    return File(src, keep_going=keep_going, salvage=salvage)
