@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tools/cmd_corpus.c - `etwforge corpus --out DIR [--seed N] [--mangle]
- * [--zip NAME]`: the options and the summary; the corpus is the library's
+ * [--mutants N [--shard K/M]] [--zip NAME]`: the options and the summary; the corpus is the library's
  * etwforge_corpus_write().
  */
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -16,7 +17,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: etwforge corpus --out DIR [--seed N] [--mangle] [--zip NAME] [-q]\n"
+		"usage: etwforge corpus --out DIR [--seed N] [--mangle | --mutants N [--shard "
+		"K/M]]\n"
+		"                       [--zip NAME] [-q]\n"
 		"\n"
 		"Write a fuzzing corpus for ETL parsers into DIR (made if missing): one small\n"
 		"valid ETL file per named edge case of the kernel logger's producer (every\n"
@@ -40,6 +43,15 @@ static void usage(FILE *f)
 		"                    exactly one invariant of the framing or a payload broken,\n"
 		"                    and in the manifest what `etwforge dump` reports for it\n"
 		"                    (exit status, error class, offset, message)\n"
+		"  -n, --mutants N   N structure-aware mutants of the catalogue instead\n"
+		"                    (1..1000000): mutant-NNNNNN.etl, each a catalogue file\n"
+		"                    changed by the mutator of the AFL++/libFuzzer plug-in,\n"
+		"                    and one MANIFEST.jsonl line per mutant (its base, what\n"
+		"                    changed, xxh3-64). Mutant i depends only on the seed\n"
+		"                    and i; one run writes at most 2000 of them\n"
+		"  -S, --shard K/M   with --mutants: only the mutants i with i %% M == K-1\n"
+		"                    (K from 1 to M), so M machines write disjoint parts\n"
+		"                    whose union is, byte for byte, the run without --shard\n"
 		"  -z, --zip NAME    also NAME_seed_corpus.zip (the ETL files) and NAME.dict,\n"
 		"                    as OSS-Fuzz expects them beside a fuzzer named NAME\n"
 		"  -q, --quiet       no summary\n"
@@ -50,12 +62,48 @@ static void usage(FILE *f)
 		"Exit status: 0 written, 1 write error, 2 bad usage.\n");
 }
 
+/* A decimal number 0..2^64-1 (no sign, no trailing text). */
+static int number_arg(const char *s, uint64_t *v)
+{
+	char *end = NULL;
+
+	if (!s[0] || s[0] < '0' || s[0] > '9') {
+		return -1;
+	}
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || !end || *end ? -1 : 0;
+}
+
+/* "K/M", 1 <= K <= M: @shard = K - 1 (0-based), @shards = M. */
+static int shard_arg(const char *s, uint64_t *shard, uint64_t *shards)
+{
+	const char *slash = strchr(s, '/');
+	char k[32];
+	uint64_t kv, mv;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(k)) {
+		return -1;
+	}
+	memcpy(k, s, (size_t)(slash - s));
+	k[slash - s] = '\0';
+	if (number_arg(k, &kv) < 0 || number_arg(slash + 1, &mv) < 0 || kv == 0 || mv == 0 ||
+	    kv > mv) {
+		return -1;
+	}
+	*shard = kv - 1;
+	*shards = mv;
+	return 0;
+}
+
 int cmd_corpus(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"out", required_argument, NULL, 'o'},
 		{"seed", required_argument, NULL, 's'},
 		{"mangle", no_argument, NULL, 'm'},
+		{"mutants", required_argument, NULL, 'n'},
+		{"shard", required_argument, NULL, 'S'},
 		{"zip", required_argument, NULL, 'z'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -65,12 +113,12 @@ int cmd_corpus(int argc, char **argv)
 	ETWFORGE_OPTS(etwforge_corpus_summary, sum);
 	struct etwforge_error *err = cli_err();
 	const char *dir = NULL;
-	bool quiet = false;
+	bool quiet = false, sharded = false;
 	int c;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:s:mz:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:s:mn:S:z:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			dir = optarg;
@@ -91,6 +139,26 @@ int cmd_corpus(int argc, char **argv)
 		case 'm':
 			o.mangle = true;
 			break;
+		case 'n':
+			if (number_arg(optarg, &o.mutants) < 0 || o.mutants == 0 ||
+			    o.mutants > 1000000) {
+				fprintf(stderr,
+					"etwforge corpus: --mutants: '%s' is not a number "
+					"1..1000000\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'S':
+			if (shard_arg(optarg, &o.shard, &o.shards) < 0) {
+				fprintf(stderr,
+					"etwforge corpus: --shard: '%s' is not K/M with 1 <= K <= "
+					"M\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			sharded = true;
+			break;
 		case 'z':
 			o.zip_name = optarg;
 			break;
@@ -109,6 +177,14 @@ int cmd_corpus(int argc, char **argv)
 			argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (sharded && !o.mutants) {
+		fprintf(stderr, "etwforge corpus: --shard K/M: only with --mutants N\n");
+		return EXIT_USAGE;
+	}
+	if (o.mutants && o.mangle) {
+		fprintf(stderr, "etwforge corpus: --mutants and --mangle: one corpus at a time\n");
+		return EXIT_USAGE;
+	}
 	if (!dir) {
 		fprintf(stderr, "etwforge corpus: give the folder to write with --out DIR (try "
 				"--help)\n");
@@ -121,7 +197,11 @@ int cmd_corpus(int argc, char **argv)
 		fprintf(stderr,
 			"etwforge corpus: %u %s ETL files (%" PRIu64
 			" bytes), %u files in all, in %s",
-			sum.files, o.mangle ? "mangled" : "valid", sum.bytes, sum.outputs, dir);
+			sum.files,
+			o.mutants  ? "mutant"
+			: o.mangle ? "mangled"
+				   : "valid",
+			sum.bytes, sum.outputs, dir);
 		if (sum.pending) {
 			fprintf(stderr, "; %u catalogue entr%s pending (see MANIFEST.jsonl)",
 				sum.pending, sum.pending == 1 ? "y" : "ies");

@@ -1328,12 +1328,22 @@ ETWFORGE_API size_t etwforge_stats_json(const struct etwforge_file *f,
  *            error class `etwforge dump` reports for it in the manifest
  * @zip_name: also NAME_seed_corpus.zip (the .etl files) and NAME.dict, the
  *            OSS-Fuzz layout; NULL = not
+ * @mutants:  when not 0, write this many structure-aware mutants of the
+ *            catalogue instead (mutant-NNNNNN.etl, 1..1000000): mutant i is
+ *            a function of @seed and i alone (and the tool version)
+ * @shard:    with @shards: write only the mutants with i % @shards == @shard
+ *            (0-based), so @shards runs write disjoint parts whose union is
+ *            the run without shards, byte for byte
+ * @shards:   0 or 1 = no sharding; one run writes at most 2000 mutants
  */
 struct etwforge_corpus_opts {
 	size_t sz;
 	uint64_t seed;
 	bool mangle;
 	const char *zip_name;
+	uint64_t mutants;
+	uint64_t shard;
+	uint64_t shards;
 };
 
 /**

@@ -12,6 +12,11 @@
  *   DIR/etl.dict            AFL++ / libFuzzer dictionary
  *   DIR/NAME_seed_corpus.zip, DIR/NAME.dict   with a zip name (OSS-Fuzz)
  *
+ * With mutants (`corpus --mutants N [--shard K/M]`): DIR/mutant-NNNNNN.etl,
+ * each a structure-aware mutant of a catalogue file made by mutate.c from
+ * (seed, index) alone, MANIFEST.jsonl (one line per mutant) and the
+ * dictionary; a shard writes the indexes i with i % M == K - 1.
+ *
  * The corpus in memory and its expected decodes are corpus_set.c's.
  */
 #include <errno.h>
@@ -19,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
@@ -26,6 +32,7 @@
 #include "tools/lib/fuzz/corpus_cat.h"
 #include "tools/lib/fuzz/corpus_set.h"
 #include "tools/lib/fuzz/mangle.h"
+#include "tools/lib/fuzz/mutate.h"
 #include "tools/lib/common/json_out.h"
 #include "writer/etl_wire.h"
 #include "tools/lib/run/out_file.h"
@@ -368,6 +375,181 @@ static char *manifest_text(const struct corpus *c, bool mangle, size_t *len)
 	return t.p;
 }
 
+/* One line per mutant, in index order: the same line whatever the shard. */
+static char *mutant_manifest_text(const struct corpus *c, size_t *len)
+{
+	struct text t = {0};
+
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct corpus_file *f = &c->files[i];
+		char buf[2048];
+		struct jout j;
+
+		jout_init(&j, buf, sizeof(buf));
+		jout_open(&j, '{');
+		jout_kstr(&j, "id", f->id);
+		jout_kstr(&j, "kind", "mutant");
+		jout_kstr(&j, "file", f->file);
+		jout_ku64(&j, "index", f->index);
+		jout_kstr(&j, "description", f->desc);
+		jout_kstr(&j, "base", f->base);
+		jout_kstr(&j, "other", f->other);
+		jout_kstr(&j, "mutation", f->mutation);
+		jout_ku64(&j, "seed", c->seed);
+		jout_kstr(&j, "tool_version", ETWFORGE_VERSION);
+		jout_khex(&j, "xxh3", f->xxh3);
+		jout_ku64(&j, "size", f->len);
+		jout_close(&j, '}');
+		text_add(&t, buf,
+			 jout_finish(&j) < sizeof(buf) ? jout_finish(&j) : sizeof(buf) - 1);
+		text_add(&t, "\n", 1);
+	}
+	if (t.oom) {
+		free(t.p);
+		return NULL;
+	}
+	*len = t.len;
+	return t.p;
+}
+
+/* ---- mutants of the catalogue ---------------------------------------------------- */
+
+#define MUTANTS_MAX	 1000000u   /* mutant-000000 .. mutant-999999 */
+#define MUTANTS_PER_RUN	 2000u	    /* one run's outputs fit one out_set */
+#define MUTANT_MAX_BYTES (1u << 20) /* the mutator cuts the stream until it fits */
+
+/* A number drawn for mutant @i of @seed: its own, whatever else is made. */
+static uint64_t mutant_key(uint64_t seed, uint64_t i, uint64_t what)
+{
+	uint8_t b[16];
+
+	put_le64(b, i);
+	put_le64(b + 8, what);
+	return XXH3_64bits_withSeed(b, sizeof(b), seed);
+}
+
+/*
+ * Mutant @i into @f: a catalogue file of @cat (by the key) mutated one to
+ * three times by a mutator made for it alone, another file lending records.
+ */
+static int mutant_make(struct corpus_file *f, const struct corpus *cat, uint64_t seed, uint64_t i)
+{
+	const struct corpus_file *base = &cat->files[mutant_key(seed, i, 0) % cat->n];
+	const struct corpus_file *other = &cat->files[mutant_key(seed, i, 1) % cat->n];
+	ETWFORGE_OPTS(etwforge_mutator_opts, mo, .seed = mutant_key(seed, i, 2));
+	unsigned rounds = 1 + (unsigned)(mutant_key(seed, i, 3) % 3);
+	struct etwforge_mutator *m = fuzz_mutator_new(&mo);
+	uint8_t *cur;
+	size_t len = base->len;
+
+	if (!m) {
+		return -ENOMEM;
+	}
+	cur = malloc(len ? len : 1);
+	if (!cur) {
+		fuzz_mutator_free(m);
+		return -ENOMEM;
+	}
+	memcpy(cur, base->data, len);
+	for (unsigned r = 0; r < rounds; r++) {
+		const uint8_t *out = NULL;
+		size_t n = fuzz_mutator_mutate(m, cur, len, other->data, other->len,
+					       MUTANT_MAX_BYTES, &out);
+		size_t at = strlen(f->mutation);
+
+		if (n && out && out != cur) {
+			uint8_t *next = malloc(n);
+
+			if (!next) {
+				free(cur);
+				fuzz_mutator_free(m);
+				return -ENOMEM;
+			}
+			memcpy(next, out, n);
+			free(cur);
+			cur = next;
+			len = n;
+		}
+		snprintf(f->mutation + at, sizeof(f->mutation) - at, "%s%s", r ? "," : "",
+			 fuzz_mutator_describe(m));
+	}
+	fuzz_mutator_free(m);
+	f->data = cur;
+	f->len = len;
+	f->xxh3 = XXH3_64bits(cur, len);
+	f->index = i;
+	f->stream = -1;
+	snprintf(f->id, sizeof(f->id), "mutant-%06" PRIu64, i);
+	snprintf(f->file, sizeof(f->file), "%s.etl", f->id);
+	snprintf(f->base, sizeof(f->base), "%s", base->id);
+	snprintf(f->other, sizeof(f->other), "%s", other->id);
+	snprintf(f->desc, sizeof(f->desc), "%s mutated %u time%s, records lent by %s", base->id,
+		 rounds, rounds == 1 ? "" : "s", other->id);
+	return 0;
+}
+
+/* The mutants of shard @shard of @shards (0-based; @shards 0 = 1) into @c. */
+static int mutants_build(struct corpus *c, const struct corpus *cat, uint64_t seed, uint64_t n,
+			 uint64_t shard, uint64_t shards, struct etwforge_error *err)
+{
+	uint64_t m = shards ? shards : 1;
+
+	c->seed = seed;
+	if (!cat->n) {
+		return error_fail(err, -EINVAL, ERR_DATA, "the catalogue is empty");
+	}
+	for (uint64_t i = shard; i < n; i += m) {
+		struct corpus_file *f = corpus_add_file(c);
+		int rc;
+
+		if (!f) {
+			return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+		}
+		rc = mutant_make(f, cat, seed, i);
+		if (rc < 0) {
+			return error_fail(err, rc, ERR_DATA, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* The mutant options, checked. Return: 0 or -EINVAL with @err (INPUT). */
+static int mutants_check(const struct etwforge_corpus_opts *o, struct etwforge_error *err)
+{
+	uint64_t m = o->shards ? o->shards : 1, count;
+
+	if (!o->mutants) {
+		if (o->shards > 1 || o->shard) {
+			return error_fail(err, -EINVAL, ERR_INPUT,
+					  "--shard: only with --mutants N");
+		}
+		return 0;
+	}
+	if (o->mangle) {
+		return error_fail(err, -EINVAL, ERR_INPUT,
+				  "--mutants and --mangle: one corpus at a time");
+	}
+	if (o->mutants > MUTANTS_MAX) {
+		return error_fail(err, -EINVAL, ERR_INPUT, "--mutants %" PRIu64 ": at most %u",
+				  o->mutants, MUTANTS_MAX);
+	}
+	if (o->shard >= m) {
+		return error_fail(err, -EINVAL, ERR_INPUT,
+				  "--shard: shard %" PRIu64 " of %" PRIu64 " does not exist",
+				  o->shard + 1, m);
+	}
+	count = o->mutants / m + (o->shard < o->mutants % m ? 1 : 0);
+	if (count > MUTANTS_PER_RUN) {
+		return error_fail(err, -EINVAL, ERR_INPUT,
+				  "--mutants %" PRIu64 ": %" PRIu64
+				  " files in one run, at most %u: split it with --shard K/M, M >= "
+				  "%" PRIu64,
+				  o->mutants, count, MUTANTS_PER_RUN,
+				  (o->mutants + MUTANTS_PER_RUN - 1) / MUTANTS_PER_RUN);
+	}
+	return 0;
+}
+
 /* ---- writing ------------------------------------------------------------------ */
 
 /* One output of the run: its name in DIR and its bytes. */
@@ -429,7 +611,7 @@ static void outputs_free(struct outputs *o)
 
 /* Every file of the corpus @c (valid or mangled) and what goes with it. */
 static int plan(struct outputs *o, const struct corpus *c, const char *dir, bool mangle,
-		const char *zip)
+		bool mutants, const char *zip)
 {
 	char name[CORPUS_ID_MAX + 64];
 	size_t len = 0;
@@ -441,18 +623,18 @@ static int plan(struct outputs *o, const struct corpus *c, const char *dir, bool
 
 		rc = output_add(o, dir, f->file, f->data, f->len, NULL);
 		snprintf(name, sizeof(name), "%s.expected.jsonl", f->id);
-		if (!rc) {
+		if (!rc && !mutants) {
 			rc = output_add(o, dir, name, f->expected, f->expected_len, NULL);
 		}
 	}
-	for (unsigned i = 0; i < c->nstreams && !mangle && !rc; i++) {
+	for (unsigned i = 0; i < c->nstreams && !mangle && !mutants && !rc; i++) {
 		rc = output_add(o, dir, c->streams[i].name, c->streams[i].text, c->streams[i].len,
 				NULL);
 	}
 	if (rc) {
 		return rc;
 	}
-	t = manifest_text(c, mangle, &len);
+	t = mutants ? mutant_manifest_text(c, &len) : manifest_text(c, mangle, &len);
 	if (!t || (rc = output_add(o, dir, "MANIFEST.jsonl", t, len, t)) < 0) {
 		return -ENOMEM;
 	}
@@ -557,7 +739,7 @@ int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 {
 	static const struct etwforge_corpus_opts defaults;
 	const struct etwforge_corpus_opts *o = opts ? opts : &defaults;
-	struct corpus c = {0};
+	struct corpus c = {0}, cat = {0};
 	struct outputs outs = {0};
 	int rc;
 
@@ -570,14 +752,26 @@ int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 				  "written in the output folder)",
 				  o->zip_name);
 	}
-	rc = corpus_build_valid(&c, o->seed ? o->seed : 1, err);
+	rc = mutants_check(o, err);
+	if (rc < 0) {
+		return rc;
+	}
+	if (o->mutants) {
+		rc = corpus_build_valid(&cat, o->seed ? o->seed : 1, err);
+		if (rc == 0) {
+			rc = mutants_build(&c, &cat, o->seed ? o->seed : 1, o->mutants, o->shard,
+					   o->shards, err);
+		}
+	} else {
+		rc = corpus_build_valid(&c, o->seed ? o->seed : 1, err);
+	}
 	if (rc == 0 && o->mangle) {
 		rc = corpus_build_mangled(&c, err);
 	}
 	if (rc < 0) {
 		goto out;
 	}
-	rc = plan(&outs, &c, dir, o->mangle, o->zip_name);
+	rc = plan(&outs, &c, dir, o->mangle, o->mutants != 0, o->zip_name);
 	if (rc < 0) {
 		rc = error_fail(err, rc, ERR_DATA, "out of memory");
 		goto out;
@@ -590,7 +784,7 @@ int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 		memset(sum, 0, sizeof(*sum));
 		sum->files = c.n;
 		corpus_pending_list(&sum->pending);
-		if (o->mangle) {
+		if (o->mangle || o->mutants) {
 			sum->pending = 0;
 		}
 		for (unsigned i = 0; i < c.n; i++) {
@@ -602,5 +796,6 @@ int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 out:
 	outputs_free(&outs);
 	corpus_free(&c);
+	corpus_free(&cat);
 	return rc;
 }

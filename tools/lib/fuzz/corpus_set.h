@@ -86,6 +86,10 @@ struct corpus_file {
 	const char *rule;
 	uint64_t at; /* first byte changed */
 	struct corpus_expect expect;
+	/* mutants only (`corpus --mutants`): its index, the file lending records */
+	uint64_t index;
+	char other[CORPUS_ID_MAX];
+	char mutation[192];
 };
 
 /** struct corpus - everything one run writes. */
