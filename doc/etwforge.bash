@@ -22,7 +22,7 @@ _etwforge_options() {
 		echo "--json --quick --only -h --help"
 		;;
 	corpus)
-		echo "-o --out -s --seed -m --mangle -z --zip -q --quiet -h --help"
+		echo "-o --out -s --seed -m --mangle -n --mutants -S --shard -z --zip -q --quiet -h --help"
 		;;
 	esac
 }
