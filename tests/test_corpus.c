@@ -655,6 +655,51 @@ Test(mutator, same_seed_same_mutants)
 	etwforge_mutator_free(b);
 }
 
+/*
+ * The mutator keeps the last input and the last other input it read (the
+ * engines hand the same one many times): a mutant depends on the seed and
+ * the bytes only, whatever came before. A fresh mutator and one that has
+ * seen other inputs (one of the same length: the cache must compare the
+ * bytes, not the length) give the same mutants, crossovers included.
+ */
+Test(mutator, a_mutant_depends_on_the_bytes_not_on_the_inputs_before)
+{
+	ETWFORGE_OPTS(etwforge_mutator_opts, o, .seed = 7, .mangle_percent = 0);
+	struct etwforge_mutator *fresh, *used = etwforge_mutator_new(&o, NULL);
+	size_t la, lb, la2;
+	uint8_t *a, *b, *a2;
+
+	make_corpus("c", "");
+	a = read_file(test_path("c/flush-ticks-501.etl"), &la);
+	a2 = read_file(test_path("c/flush-ticks-499.etl"), &la2);
+	b = read_file(test_path("c/ccswap-tid-table-17th-thread.etl"), &lb);
+	cr_assert(a && b && a2);
+	cr_assert_eq(la, la2, "the two flush-ticks files are no longer the same length");
+	cr_assert_neq(memcmp(a, a2, la), 0);
+	for (int k = 0; k < 40; k++) {
+		const uint8_t *x, *y;
+		size_t nx, ny;
+
+		/* the used one reads a2 and b first, then a (and b as the other) */
+		etwforge_mutator_mutate(used, a2, la, b, lb, 0, &y);
+		etwforge_mutator_mutate(used, b, lb, a2, la, 0, &y);
+		etwforge_mutator_reseed(used, 1000 + (unsigned)k);
+		ny = etwforge_mutator_mutate(used, a, la, b, lb, 0, &y);
+		fresh = etwforge_mutator_new(&o, NULL);
+		etwforge_mutator_reseed(fresh, 1000 + (unsigned)k);
+		nx = etwforge_mutator_mutate(fresh, a, la, b, lb, 0, &x);
+		cr_assert_eq(nx, ny, "mutant %d: %zu bytes fresh, %zu after other inputs", k, nx,
+			     ny);
+		cr_assert_eq(memcmp(x, y, nx), 0, "mutant %d (%s) differs", k,
+			     etwforge_mutator_describe(fresh));
+		etwforge_mutator_free(fresh);
+	}
+	free(a);
+	free(b);
+	free(a2);
+	etwforge_mutator_free(used);
+}
+
 Test(mutator, mangled_mutants_never_crash_the_reader)
 {
 	ETWFORGE_OPTS(etwforge_mutator_opts, o, .seed = 11, .mangle_percent = 100);

@@ -96,10 +96,24 @@ struct model {
 	uint32_t start_tick;
 };
 
+/*
+ * An input and what it decodes to, kept: AFL++ hands the same queue entry
+ * to the mutator hundreds of times in a row (its custom stage), libFuzzer
+ * its current unit several times, and reading a file back is most of a
+ * mutant's cost. @ok: it was an ETL file (else @m is empty).
+ */
+struct decoded {
+	bool valid, ok;
+	size_t len;
+	uint64_t hash; /* XXH3 of the bytes */
+	struct model m;
+};
+
 struct etwforge_mutator {
 	struct sim_rng rng;
 	unsigned mangle_percent;
-	struct model m, other;
+	struct model m;		  /* the one being mutated: a copy of in.m */
+	struct decoded in, other; /* the last input and the last other input read */
 	uint8_t *out;
 	size_t out_len;
 	char what[256];
@@ -133,13 +147,22 @@ static struct mrec *model_insert(struct model *m, unsigned at, unsigned k)
 	if (at > m->n) {
 		at = m->n;
 	}
-	for (unsigned i = 0; i < k; i++) {
-		if (!model_add(m)) {
+	if (m->n + k > m->cap) {
+		unsigned cap = m->cap ? m->cap : 256;
+		struct mrec *r;
+
+		while (cap < m->n + k) {
+			cap *= 2;
+		}
+		if (m->n + k > MUT_MAX_RECORDS * 2 || !(r = realloc(m->r, cap * sizeof(*r)))) {
 			return NULL;
 		}
+		m->r = r;
+		m->cap = cap;
 	}
-	memmove(&m->r[at + k], &m->r[at], (m->n - k - at) * sizeof(m->r[0]));
+	memmove(&m->r[at + k], &m->r[at], (m->n - at) * sizeof(m->r[0]));
 	memset(&m->r[at], 0, k * sizeof(m->r[0]));
+	m->n += k;
 	return &m->r[at];
 }
 
@@ -722,6 +745,44 @@ static int model_from_etl(struct model *m, const uint8_t *data, size_t len)
 		}
 	}
 	return 0;
+}
+
+/* @dst becomes a copy of @src (records included). Return: 0 or -ENOMEM. */
+static int model_copy(struct model *dst, const struct model *src)
+{
+	if (dst->cap < src->n) {
+		struct mrec *r = realloc(dst->r, src->n * sizeof(*r));
+
+		if (!r) {
+			return -ENOMEM;
+		}
+		dst->r = r;
+		dst->cap = src->n;
+	}
+	dst->cfg = src->cfg;
+	dst->start_tick = src->start_tick;
+	dst->n = src->n;
+	if (src->n) {
+		memcpy(dst->r, src->r, src->n * sizeof(*src->r));
+	}
+	return 0;
+}
+
+/*
+ * @d describes @data: read again only when the bytes differ from the last
+ * ones (length and XXH3). Return: 0, or -EINVAL when it is not an ETL file.
+ */
+static int decode_cached(struct decoded *d, const uint8_t *data, size_t len)
+{
+	uint64_t h = XXH3_64bits(data, len);
+
+	if (!d->valid || d->len != len || d->hash != h) {
+		d->ok = model_from_etl(&d->m, data, len) == 0;
+		d->valid = true;
+		d->len = len;
+		d->hash = h;
+	}
+	return d->ok ? 0 : -EINVAL;
 }
 
 /* ---- random helpers --------------------------------------------------------------- */
@@ -1725,7 +1786,8 @@ void fuzz_mutator_free(struct etwforge_mutator *x)
 		return;
 	}
 	free(x->m.r);
-	free(x->other.r);
+	free(x->in.m.r);
+	free(x->other.m.r);
 	free(x->out);
 	free(x);
 }
@@ -1743,13 +1805,10 @@ size_t fuzz_mutator_mutate(struct etwforge_mutator *x, const uint8_t *in, size_t
 	unsigned nops;
 
 	x->what[0] = '\0';
-	if (!in || model_from_etl(m, in, len) < 0) {
+	if (!in || decode_cached(&x->in, in, len) < 0 || model_copy(m, &x->in.m) < 0) {
 		sim_rng_init(&x->rng, XXH3_64bits_withSeed(in, in ? len : 0, x->rng.s[0]),
 			     SIM_RNG_MUTATOR, 1);
 		synth(x, m);
-	}
-	if (other && other_len && model_from_etl(&x->other, other, other_len) < 0) {
-		x->other.n = 0;
 	}
 	nops = 1 + (unsigned)rnd(x, 4);
 	for (unsigned k = 0; k < nops; k++) {
@@ -1783,8 +1842,10 @@ size_t fuzz_mutator_mutate(struct etwforge_mutator *x, const uint8_t *in, size_t
 			op_identity(x, m);
 			break;
 		default:
-			if (other && x->other.n && rnd(x, 2)) {
-				op_crossover(x, m, &x->other);
+			/* the other input is read only when it is used */
+			if (other && other_len && rnd(x, 2) &&
+			    decode_cached(&x->other, other, other_len) == 0 && x->other.m.n) {
+				op_crossover(x, m, &x->other.m);
 			} else {
 				op_session(x, m);
 			}
