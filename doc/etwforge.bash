@@ -69,7 +69,7 @@ _etwforge() {
 		return
 		;;
 	bench:--only)
-		local paths="ccswap cswitch spinlock gen decode replay_verify"
+		local paths="ccswap cswitch spinlock gen decode replay_verify mutate"
 		mapfile -t COMPREPLY < <(compgen -P "${cur%"${cur##*,}"}" -W "$paths" -- "${cur##*,}")
 		return
 		;;

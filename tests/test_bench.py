@@ -44,10 +44,11 @@ FIGURES = [
     "decode.stats.mb_per_s", "decode.stats.switches_per_s",
     "decode.iter.mb_per_s", "decode.iter.switches_per_s",
     "replay.switches_per_s", "verify.switches_per_s",
+    "mutate.stage.mutants_per_s", "mutate.each.mutants_per_s",
 ]
 WORK = ["ccswap", "cswitch", "spinlock", "gen.default", "gen.server64", "gen.server64_ident",
         "decode",
-        "replay_verify"]
+        "replay_verify", "mutate"]
 FORMS = ["idle_short", "idle", "lite", "full"]
 REASONS = ["tid_full", "ticks", "size", "delta", "stop", "end"]
 

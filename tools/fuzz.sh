@@ -9,12 +9,17 @@
 # edges, ft = features), corpus size, findings; last line `N passed, N
 # failed` (a target fails when it left a crash, leak, timeout or OOM).
 #
-# tools/fuzz.sh --afl SECONDS - AFL++ against `etwforge dump --jsonl`
-# (built with afl-clang-fast, ASan and UBSan in build-afl), SECONDS with the structure-aware
-# mutator (libetwforge_mutator.so, from a plain release build in build-mutator:
-# it runs inside afl-fuzz) and then SECONDS plain, on the same seeds;
-# prints executions, edges found and findings of both, and the edges of
-# each queue replayed by afl-showmap.
+# tools/fuzz.sh --afl SECONDS - AFL++ with and without the structure-aware
+# mutator, side by side: four campaigns of SECONDS at once on the same seeds
+# and dictionary, unpinned (AFL_NO_AFFINITY: the kernel spreads them over
+# the cores, so no arm keeps the core that also takes the interrupts):
+#   harness  tools/examples/etl_harness.c (afl-clang-fast -O1), with / plain
+#   dump     `etwforge dump --jsonl` (afl-clang-fast, ASan and UBSan, in
+#            build-afl), with / plain
+# The mutator (libetwforge_mutator.so) comes from a plain release build in
+# build-mutator: it runs inside afl-fuzz. Prints per campaign executions,
+# executions per second, edges found, queue, crashes and hangs, then the
+# mutator's execs/s and edges as a share of plain's.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${FUZZ_OUT:-$top/fuzz-out}
@@ -93,23 +98,23 @@ libfuzzer() {
 	[ "$failed" = 0 ]
 }
 
-# an AFL++ run's figures: executions, edges_found, queue, findings (fuzzer_stats),
-# and the edges afl-showmap sees replaying its whole queue (SHOWMAP: the map file)
+# a field of an AFL++ run's fuzzer_stats
+stat_of() {
+	sed -n "s/^$2 *: //p" "$1/default/fuzzer_stats"
+}
+
+# one campaign's line: executions, execs/s, edges, queue, findings
 afl_report() {
-	local name=$1 dir=$2 bin=$3 stats="$2/default/fuzzer_stats"
-	afl-showmap -C -e -t 5000 -i "$dir/default/queue" -o "$dir/showmap.txt" -- "$bin" dump --jsonl @@ \
-		>/dev/null 2>&1
-	printf '%-7s execs %-9s edges %-5s (%s)  queue %-5s crashes %s  hangs %s  showmap %s edges\n' \
-		"$name" "$(sed -n 's/^execs_done *: //p' "$stats")" \
-		"$(sed -n 's/^edges_found *: //p' "$stats")" "$(sed -n 's/^bitmap_cvg *: //p' "$stats")" \
-		"$(sed -n 's/^corpus_count *: //p' "$stats")" \
-		"$(sed -n 's/^saved_crashes *: //p;s/^unique_crashes *: //p' "$stats" | head -n 1)" \
-		"$(sed -n 's/^saved_hangs *: //p;s/^unique_hangs *: //p' "$stats" | head -n 1)" \
-		"$(wc -l <"$dir/showmap.txt" 2>/dev/null || echo '?')"
+	local d=${3%/default/fuzzer_stats}
+	printf '%-8s %-8s execs %-9s execs/s %-8s edges %-5s queue %-5s crashes %-3s hangs %s\n' \
+		"$1" "$2" "$(stat_of "$d" execs_done)" "$(stat_of "$d" execs_per_sec)" \
+		"$(stat_of "$d" edges_found)" "$(stat_of "$d" corpus_count)" \
+		"$(stat_of "$d" saved_crashes)" "$(stat_of "$d" saved_hangs)"
 }
 
 afl() {
-	local secs=$1 build=${BUILD:-$top/build-afl} mbuild=${MUTATOR_BUILD:-$top/build-mutator} rel
+	local secs=$1 build=${BUILD:-$top/build-afl} mbuild=${MUTATOR_BUILD:-$top/build-mutator}
+	local t r o harness=$out/afl-bin/etl_harness
 	command -v afl-fuzz >/dev/null || {
 		echo "tools/fuzz.sh: afl-fuzz not found (Debian: apt-get install afl++)" >&2
 		exit 2
@@ -121,6 +126,10 @@ afl() {
 			-Db_lundef=false >/dev/null || exit 1
 	fi
 	ninja -C "$build" tools/etwforge >/dev/null || exit 1
+	unset AFL_USE_ASAN AFL_USE_UBSAN
+	# the parser stand-in, built as README shows a parser author to build theirs
+	mkdir -p "$out/afl-bin"
+	afl-clang-fast -O1 -o "$harness" "$top/tools/examples/etl_harness.c" >/dev/null 2>&1 || exit 1
 	# the plug-in runs inside afl-fuzz, which has no coverage map: built without
 	# afl-cc's instrumentation (else: undefined symbol __afl_area_ptr)
 	if [ ! -f "$mbuild/build.ninja" ]; then
@@ -132,32 +141,41 @@ afl() {
 	rm -rf "$out/afl-seeds"
 	mkdir -p "$out/afl-seeds"
 	find "$out/seeds/etl" -name '*.etl' -size -64k -exec cp {} "$out/afl-seeds/" \;
-	unset AFL_USE_ASAN AFL_USE_UBSAN
 	export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1
 	export AFL_NO_AFFINITY=1
 	export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0
 	export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:symbolize=0
-	for run in custom plain; do
-		rel="$out/afl-$run"
-		rm -rf "$rel"
-		if [ $run = custom ]; then
-			AFL_CUSTOM_MUTATOR_LIBRARY="$mbuild/tools/mutator/libetwforge_mutator.so" \
-				nice -n 10 afl-fuzz -V "$secs" -i "$out/afl-seeds" -o "$rel" \
-				-x "$out/seeds/etl.dict" -t 2000 -- "$build/tools/etwforge" dump --jsonl @@ \
-				>"$out/logs/afl-$run.log" 2>&1
-		else
-			nice -n 10 afl-fuzz -V "$secs" -i "$out/afl-seeds" -o "$rel" \
-				-x "$out/seeds/etl.dict" -t 2000 -- "$build/tools/etwforge" dump --jsonl @@ \
-				>"$out/logs/afl-$run.log" 2>&1
-		fi
+	for t in harness dump; do
+		local cmd=("$harness" @@)
+		[ $t = dump ] && cmd=("$build/tools/etwforge" dump --jsonl @@)
+		for r in mutator plain; do
+			o="$out/afl-$t-$r"
+			rm -rf "$o"
+			if [ $r = mutator ]; then
+				AFL_CUSTOM_MUTATOR_LIBRARY="$mbuild/tools/mutator/libetwforge_mutator.so" \
+					afl-fuzz -V "$secs" -i "$out/afl-seeds" -o "$o" \
+					-x "$out/seeds/etl.dict" -t 2000 -- "${cmd[@]}" \
+					>"$out/logs/afl-$t-$r.log" 2>&1 &
+			else
+				afl-fuzz -V "$secs" -i "$out/afl-seeds" -o "$o" -x "$out/seeds/etl.dict" \
+					-t 2000 -- "${cmd[@]}" >"$out/logs/afl-$t-$r.log" 2>&1 &
+			fi
+		done
 	done
-	afl_report custom "$out/afl-custom" "$build/tools/etwforge"
-	afl_report plain "$out/afl-plain" "$build/tools/etwforge"
-	# edges one run reached and the other did not (showmap lines are "edge:count")
-	cut -d: -f1 "$out/afl-custom/showmap.txt" | sort >"$out/afl-custom/edges"
-	cut -d: -f1 "$out/afl-plain/showmap.txt" | sort >"$out/afl-plain/edges"
-	echo "edges only with the mutator: $(comm -23 "$out/afl-custom/edges" "$out/afl-plain/edges" | wc -l)," \
-		"only plain: $(comm -13 "$out/afl-custom/edges" "$out/afl-plain/edges" | wc -l)"
+	wait
+	for t in harness dump; do
+		local e_m x_m e_p x_p
+		for r in mutator plain; do
+			afl_report "$t" "$r" "$out/afl-$t-$r/default/fuzzer_stats"
+		done
+		x_m=$(stat_of "$out/afl-$t-mutator" execs_per_sec)
+		x_p=$(stat_of "$out/afl-$t-plain" execs_per_sec)
+		e_m=$(stat_of "$out/afl-$t-mutator" edges_found)
+		e_p=$(stat_of "$out/afl-$t-plain" edges_found)
+		awk -v t="$t" -v xm="$x_m" -v xp="$x_p" -v em="$e_m" -v ep="$e_p" 'BEGIN {
+			printf "%-8s mutator/plain: execs/s %.0f %%, edges %d vs %d\n", t,
+				xp > 0 ? 100 * xm / xp : 0, em, ep }'
+	done
 }
 
 [ $# -ge 1 ] || usage

@@ -14,6 +14,7 @@
  *                                     (bench_child.c)
  *     bench_decode()      (e)         bench_decode.c   \  on the source trace
  *     bench_replay_verify() (f)       bench_replay.c   /  of bench_scratch.c
+ *     bench_mutate()      (g)         bench_mutate.c: the fuzzing mutator
  *   bench_print()            bench_print.c: text or JSON
  *
  * A figure is the median, min and max of its runs. Every path also records
@@ -48,6 +49,7 @@
  * @source_ns:        (e, f) simulated time of the default scenario whose
  *                    files and truth are decoded, replayed and verified
  * @decode_repeats:   (e) times the file is read per run
+ * @mutate_stage:     (g) mutants of each catalogue file per run
  */
 struct bench_size {
 	unsigned runs;
@@ -58,6 +60,7 @@ struct bench_size {
 	uint64_t gen_server_ns;
 	uint64_t source_ns;
 	unsigned decode_repeats;
+	unsigned mutate_stage;
 };
 
 /* One item of a path's work: a count, a decimal, a string or a digest. */
@@ -173,6 +176,9 @@ struct bench_scratch;
  */
 int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
 	      struct etwforge_error *err);
+
+/** bench_mutate - (g) the mutator over the catalogue: an AFL++ stage, and a new input each call. */
+int bench_mutate(struct bench *b, const struct bench_size *sz, struct etwforge_error *err);
 
 /** bench_decode - (e) reading the source trace: etwforge_file_stats() and the iterator. */
 int bench_decode(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,

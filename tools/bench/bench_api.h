@@ -45,8 +45,9 @@ enum bench_group {
 	BENCH_GEN = 0x08,	    /* (d) gen end to end, truth off and on */
 	BENCH_DECODE = 0x10,	    /* (e) reading a generated file */
 	BENCH_REPLAY_VERIFY = 0x20, /* (f) replay and verify of a truth */
+	BENCH_MUTATE = 0x40,	    /* (g) the fuzzing mutator */
 };
-#define BENCH_ALL 0x3Fu
+#define BENCH_ALL 0x7Fu
 
 /**
  * bench_group_name - "ccswap", "cswitch", "spinlock", "gen",

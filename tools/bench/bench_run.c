@@ -3,12 +3,13 @@
  * tools/bench/bench_run.c - bench_run() and its results: the sizes
  * of each kind of run, the scratch folder, and the paths in order:
  *
- *   size   (a) ccswap (b) cswitch (c) spinlock (d) gen default, server64 (e, f) source
- *   full   16 M       4 M x 3     4 M          60 s, 2 s simulated        120 s (~1 M switches)
- *   quick  1 M        512 K x 3   512 K        6 s, 200 ms                12 s
- *   tiny   64 K       32 K x 3    32 K         500 ms, 20 ms              1 s
+ *   size   (a) ccswap (b) cswitch (c) spinlock (d) gen default, server64 (e, f) source  (g)
+ *   full   16 M       4 M x 3     4 M          60 s, 2 s simulated        120 s (~1 M sw.)  64
+ *   quick  1 M        512 K x 3   512 K        6 s, 200 ms                12 s              16
+ *   tiny   64 K       32 K x 3    32 K         500 ms, 20 ms              1 s               2
  *
- * (switches or events per pass; full: 5 runs, the others 3). The hot paths
+ * (switches or events per pass; (g): mutants of each catalogue file; full: 5 runs, the
+ * others 3). The hot paths
  * come first, while the process is small; gen's children are forked from
  * it before the decode path allocates its counters.
  */
@@ -24,15 +25,16 @@
 
 /* clang-format off */
 static const struct bench_size sizes[] = {
-	/* runs, ccswap, cswitch, spinlock, gen default, gen server64, source, decode repeats */
-	[BENCH_FULL]  = {5, 1u << 24, 1u << 22, 1u << 22, 60 * SEC, 2 * SEC, 120 * SEC, 8},
-	[BENCH_QUICK] = {3, 1u << 20, 1u << 19, 1u << 19, 6 * SEC, SEC / 5, 12 * SEC, 2},
-	[BENCH_TINY]  = {3, 1u << 16, 1u << 15, 1u << 15, SEC / 2, SEC / 50, SEC, 1},
+	/* runs, ccswap, cswitch, spinlock, gen default, gen server64, source, decode repeats,
+	 * mutate stage */
+	[BENCH_FULL]  = {5, 1u << 24, 1u << 22, 1u << 22, 60 * SEC, 2 * SEC, 120 * SEC, 8, 64},
+	[BENCH_QUICK] = {3, 1u << 20, 1u << 19, 1u << 19, 6 * SEC, SEC / 5, 12 * SEC, 2, 16},
+	[BENCH_TINY]  = {3, 1u << 16, 1u << 15, 1u << 15, SEC / 2, SEC / 50, SEC, 1, 2},
 };
 /* clang-format on */
 
-static const char *const group_names[] = {"ccswap", "cswitch", "spinlock",
-					  "gen",    "decode",  "replay_verify"};
+static const char *const group_names[] = {"ccswap", "cswitch",	     "spinlock", "gen",
+					  "decode", "replay_verify", "mutate"};
 
 const char *bench_group_name(unsigned group)
 {
@@ -100,6 +102,9 @@ int bench_run(const struct bench_opts *opts, struct bench **out, struct etwforge
 	}
 	if (rc == 0 && (groups & BENCH_REPLAY_VERIFY)) {
 		rc = bench_replay_verify(b, &sz, scratch, err);
+	}
+	if (rc == 0 && (groups & BENCH_MUTATE)) {
+		rc = bench_mutate(b, &sz, err);
 	}
 	bench_scratch_destroy(scratch);
 	if (rc < 0) {

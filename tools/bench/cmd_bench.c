@@ -33,6 +33,9 @@ static void usage(FILE *f)
 		"  decode         dump --stats and the event iterator over a generated file:\n"
 		"                 MB/s and switches/s\n"
 		"  replay_verify  replay and verify of a truth of about 1 M switches\n"
+		"  mutate         the fuzzing mutator over the corpus catalogue: mutants/s,\n"
+		"                 one input many times in a row (an AFL++ stage) and a new\n"
+		"                 input at every call\n"
 		"\n"
 		"      --json        one JSON object with every figure (median, min, max,\n"
 		"                    unit), the machine and the work, instead of the table\n"
@@ -67,7 +70,7 @@ static int parse_paths(const char *list, unsigned *mask)
 		if (!bit) {
 			fprintf(stderr,
 				"etwforge bench: --only: unknown path \"%.*s\" (ccswap, cswitch, "
-				"spinlock, gen, decode, replay_verify)\n",
+				"spinlock, gen, decode, replay_verify, mutate)\n",
 				(int)n, p);
 			return -1;
 		}
