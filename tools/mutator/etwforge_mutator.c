@@ -12,7 +12,8 @@
  * Written on the public API only (its include path is include/), like the
  * CLI; only the entry points above leave the object. Environment:
  * ETWFORGE_MUTATOR_MANGLE=PERCENT mangles that share of the mutants with
- * one rule of `etwforge corpus --mangle` (default 0: every mutant valid).
+ * one rule of `etwforge corpus --mangle` (default 10: a parser's error
+ * paths get broken files that are otherwise valid; 0: every mutant valid).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@
 static unsigned mangle_percent(void)
 {
 	const char *v = getenv("ETWFORGE_MUTATOR_MANGLE");
-	unsigned long p = v ? strtoul(v, NULL, 10) : 0;
+	unsigned long p = v && *v ? strtoul(v, NULL, 10) : 10;
 
 	return p > 100 ? 100u : (unsigned)p;
 }

@@ -17,21 +17,71 @@
 #
 # The targets are compiled with $CFLAGS by meson (-Dfuzzing_engine=
 # $LIB_FUZZING_ENGINE: the engine is added at link time only); the corpus is
-# written by a plain build of etwforge in $WORK/host, without $CFLAGS (an
-# uninstrumented tool: under MemorySanitizer its Debian libraries would be
-# false positives).
+# written by a plain build of etwforge in $WORK/host, without $CFLAGS.
+#
+# The libraries (xxHash >= 0.8, jansson, libyaml): when their sources are in
+# $SRC (the Dockerfile clones them: $SRC/xxHash, $SRC/jansson, $SRC/libyaml),
+# each is built twice, static: with $CC $CFLAGS for the targets (in
+# $WORK/deps; MemorySanitizer needs every byte the targets touch
+# instrumented) and plainly for the host tool (in $WORK/deps-host). Without
+# the sources, the system's -dev packages are used (enough for address and
+# undefined; not for memory).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${CC:=clang}" "${CFLAGS:=}" "${LIB_FUZZING_ENGINE:=-fsanitize=fuzzer}"
-: "${OUT:?set OUT}" "${WORK:?set WORK}"
+: "${OUT:?set OUT}" "${WORK:?set WORK}" "${SRC:=$WORK/src}"
 targets=(fuzz_reader fuzz_events fuzz_dump fuzz_pictures fuzz_mutator fuzz_scenario fuzz_truth)
 etl_targets=" fuzz_reader fuzz_events fuzz_dump fuzz_pictures fuzz_mutator "
 mkdir -p "$OUT" "$WORK"
 
+# 0. the libraries from source, if there: build_deps PREFIX CFLAGS
+build_deps() {
+	local prefix=$1 flags=$2 b=$WORK/deps-build/$(basename "$1") v
+	mkdir -p "$prefix/lib/pkgconfig" "$prefix/include" "$b"
+	if [ -f "$SRC/xxHash/xxhash.h" ]; then
+		rm -rf "$b/xxhash"
+		cp -r "$SRC/xxHash" "$b/xxhash"
+		make -s -C "$b/xxhash" CC="$CC" CFLAGS="$flags" libxxhash.a >/dev/null
+		cp "$b/xxhash/libxxhash.a" "$prefix/lib/"
+		cp "$b/xxhash/xxhash.h" "$b/xxhash/xxh3.h" "$prefix/include/"
+		v=$(sed -n 's/^#define XXH_VERSION_\(MAJOR\|MINOR\|RELEASE\) *\([0-9]*\).*/\2/p' \
+			"$b/xxhash/xxhash.h" | paste -sd.)
+		printf 'prefix=%s\nName: xxhash\nDescription: xxHash\nVersion: %s\nLibs: -L${prefix}/lib -lxxhash\nCflags: -I${prefix}/include\n' \
+			"$prefix" "$v" >"$prefix/lib/pkgconfig/libxxhash.pc"
+	fi
+	if [ -f "$SRC/jansson/CMakeLists.txt" ]; then
+		cmake -S "$SRC/jansson" -B "$b/jansson" -DCMAKE_C_COMPILER="$CC" \
+			-DCMAKE_C_FLAGS="$flags" -DCMAKE_INSTALL_PREFIX="$prefix" \
+			-DCMAKE_INSTALL_LIBDIR=lib -DJANSSON_BUILD_SHARED_LIBS=OFF \
+			-DJANSSON_BUILD_DOCS=OFF -DJANSSON_WITHOUT_TESTS=ON -DJANSSON_EXAMPLES=OFF >/dev/null
+		cmake --build "$b/jansson" >/dev/null
+		cmake --install "$b/jansson" >/dev/null
+	fi
+	if [ -f "$SRC/libyaml/CMakeLists.txt" ]; then
+		cmake -S "$SRC/libyaml" -B "$b/libyaml" -DCMAKE_C_COMPILER="$CC" \
+			-DCMAKE_C_FLAGS="$flags" -DCMAKE_INSTALL_PREFIX="$prefix" \
+			-DCMAKE_INSTALL_LIBDIR=lib -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF >/dev/null
+		cmake --build "$b/libyaml" >/dev/null
+		cmake --install "$b/libyaml" >/dev/null
+		v=$(sed -n 's/^set *(YAML_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\)).*/\2/p' \
+			"$SRC/libyaml/CMakeLists.txt" | paste -sd.)
+		printf 'prefix=%s\nName: LibYAML\nDescription: libyaml\nVersion: %s\nLibs: -L${prefix}/lib -lyaml\nCflags: -I${prefix}/include\n' \
+			"$prefix" "$v" >"$prefix/lib/pkgconfig/yaml-0.1.pc"
+	fi
+}
+host_pc=${PKG_CONFIG_PATH:-}
+fuzz_pc=${PKG_CONFIG_PATH:-}
+if [ -d "$SRC/xxHash" ] || [ -d "$SRC/jansson" ] || [ -d "$SRC/libyaml" ]; then
+	build_deps "$WORK/deps-host" "-O2"
+	build_deps "$WORK/deps" "$CFLAGS"
+	host_pc=$WORK/deps-host/lib/pkgconfig${host_pc:+:$host_pc}
+	fuzz_pc=$WORK/deps/lib/pkgconfig${fuzz_pc:+:$fuzz_pc}
+fi
+
 # 1. the corpus, from a plain etwforge
 if [ ! -f "$WORK/host/build.ninja" ]; then
-	env -u CFLAGS -u CXXFLAGS -u LDFLAGS CC="$CC" meson setup "$WORK/host" "$top" \
-		--buildtype=release -Dstrict_warnings=disabled >/dev/null
+	env -u CFLAGS -u CXXFLAGS -u LDFLAGS PKG_CONFIG_PATH="$host_pc" CC="$CC" \
+		meson setup "$WORK/host" "$top" --buildtype=release -Dstrict_warnings=disabled >/dev/null
 fi
 ninja -C "$WORK/host" tools/etwforge >/dev/null
 etwforge=$WORK/host/tools/etwforge
@@ -62,7 +112,8 @@ case $engine in
 	;;
 esac
 if [ ! -f "$WORK/fuzz/build.ninja" ]; then
-	CC="$CC" CFLAGS="$CFLAGS" LDFLAGS="$CFLAGS ${LDFLAGS:-}" meson setup "$WORK/fuzz" "$top" \
+	CC="$CC" CFLAGS="$CFLAGS" LDFLAGS="$CFLAGS ${LDFLAGS:-}" PKG_CONFIG_PATH="$fuzz_pc" \
+		meson setup "$WORK/fuzz" "$top" \
 		--buildtype=plain -Dstrict_warnings=disabled -Db_lundef=false \
 		-Dfuzzing_engine="$engine" >/dev/null
 fi

@@ -1077,6 +1077,8 @@ static void some_name(struct etwforge_mutator *x, struct mrec *r, enum mstr k)
 		"\xF0\x9F\x98\x80",
 		"w\"<&>\\",
 		"\xC3\xA9t\xC3\xA9",
+		"\xE2\x82\xAC\xE6\x97\xA5",   /* three-byte characters (UTF-16: one unit each) */
+		"ctl\x01\x1F\ttab\nline\x7F", /* control characters: escaped by JSON writers */
 		"a-name-of-sixty-three-bytes-exactly-for-the-models-string-slot."};
 
 	snprintf(r->str[k], MUT_STR_MAX, "%s", names[rnd(x, sizeof(names) / sizeof(names[0]))]);
