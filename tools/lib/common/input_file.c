@@ -11,7 +11,8 @@
 FILE *input_open(const char *path, struct etwforge_error *err)
 {
 	FILE *f = fopen(path, "rb");
-	struct stat st;
+	/* = {0}: MemorySanitizer of clang < 15 does not see fstat() fill it */
+	struct stat st = {0};
 	int e;
 
 	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {

@@ -153,7 +153,7 @@ bool out_std_closed(int fd)
 
 int out_dir_make(const char *path, struct etwforge_error *err)
 {
-	struct stat st;
+	struct stat st = {0};
 	sigset_t old;
 	char *copy;
 	int e;
@@ -272,7 +272,7 @@ static char *resolve_links(const char *path)
 	char *cur = dup_str(path);
 
 	for (unsigned hop = 0; cur; hop++) {
-		struct stat st;
+		struct stat st = {0};
 		char link[PATH_MAX];
 		ssize_t n;
 		char *next;
@@ -339,7 +339,7 @@ static int fd_of_path(const char *path)
 
 bool out_is_regular_target(const char *path)
 {
-	struct stat st;
+	struct stat st = {0};
 	char *t;
 	bool reg;
 
@@ -363,7 +363,7 @@ static bool is_null_device(const struct stat *st)
 {
 	static dev_t null_rdev;
 	static int known; /* 0 not looked up, 1 found, -1 no /dev/null */
-	struct stat ns;
+	struct stat ns = {0};
 
 	if (!S_ISCHR(st->st_mode)) {
 		return false;
@@ -404,7 +404,7 @@ struct out_file *out_set_file(struct out_set *s, unsigned i)
  */
 static bool same_new_target(const struct out_file *a, const struct out_file *b)
 {
-	struct stat da, db;
+	struct stat da = {0}, db = {0};
 	char *pa, *pb;
 	bool same = false;
 
@@ -461,7 +461,7 @@ int out_set_input(struct out_set *s, const char *path, const char *label,
 		  struct etwforge_error *err)
 {
 	struct out_input *in, *grown;
-	struct stat st;
+	struct stat st = {0};
 
 	if (!path || !path[0] ||
 	    (strcmp(path, "-") ? stat(path, &st) : fstat(STDIN_FILENO, &st)) != 0 ||
@@ -505,7 +505,7 @@ static int fail(struct etwforge_error *err, int rc, int kind, const char *path, 
 int out_set_add(struct out_set *s, const char *path, const char *label, struct etwforge_error *err)
 {
 	struct out_file *f;
-	struct stat st, named;
+	struct stat st = {0}, named = {0};
 	int rc = 0;
 
 	if (s->open || s->n == OUT_SET_MAX) {

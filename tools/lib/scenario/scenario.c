@@ -1166,7 +1166,7 @@ int scenario_set(struct scenario *sc, const char *assignment, struct etwforge_er
 /* Does @path name a character device (which several outputs may share)? */
 static bool is_char_device(const char *path)
 {
-	struct stat st;
+	struct stat st = {0};
 
 	return stat(path, &st) == 0 && S_ISCHR(st.st_mode);
 }
