@@ -7,7 +7,9 @@
 # then each target over its unzipped seed corpus for RUNS more inputs
 # (default 2000, -runs=). A target fails when an artefact is missing
 # (the fuzzer, its seed corpus zip, options, and the dictionary of an ETL
-# target) or it left a finding. Last line: `N passed, N failed`.
+# target) or it left a finding. One more item, user_project: README's build.sh
+# lines for a parser's own project (tools/oss-fuzz/check_user_project.sh RUNS).
+# Last line: `N passed, N failed`.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-2000}
@@ -19,7 +21,7 @@ if ! CC=clang CFLAGS="-fsanitize=address,fuzzer-no-link" LIB_FUZZING_ENGINE=-fsa
 	"$top/tools/oss-fuzz/build.sh" >"$scratch/build.log" 2>&1; then
 	tail -n 20 "$scratch/build.log"
 	echo "tools/oss-fuzz/check.sh: build.sh failed ($scratch/build.log)"
-	echo "0 passed, ${#targets[@]} failed"
+	echo "0 passed, $((${#targets[@]} + 1)) failed" # the targets, and user_project not run
 	exit 1
 fi
 passed=0
@@ -53,6 +55,16 @@ for t in "${targets[@]}"; do
 		[ -f "$scratch/run/$t.log" ] && grep -E 'ERROR|SUMMARY' "$scratch/run/$t.log" | head -n 5
 	fi
 done
+# a parser's own project: README's build.sh lines with libetwforge_mutator.a, one item
+if OSSFUZZ_SCRATCH="$scratch/user_project" "$top/tools/oss-fuzz/check_user_project.sh" "$runs" \
+	>"$scratch/user_project.log" 2>&1; then
+	passed=$((passed + 1))
+	printf '%-14s ok   %s\n' user_project "$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$scratch/user_project.log" | tail -n 1)"
+else
+	failed=$((failed + 1))
+	printf '%-14s FAIL (%s)\n' user_project "$scratch/user_project.log"
+	grep -E ' FAIL ' "$scratch/user_project.log" | head -n 5
+fi
 if [ "$failed" = 0 ] && [ -z "${OSSFUZZ_SCRATCH:-}" ]; then
 	rm -rf "$scratch"
 fi
