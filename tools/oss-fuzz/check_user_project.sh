@@ -84,7 +84,7 @@ for a in etl_fuzzer etl_fuzzer_seed_corpus.zip etl_fuzzer.dict; do
 done
 check artefacts "$why"
 
-lib=$scratch/work/mutator-build/tools/mutator/libetwforge_mutator.a
+lib=$scratch/work/etwforge/mutator-build/tools/mutator/libetwforge_mutator.a
 why=
 if [ -f "$lib" ]; then
 	global=$(nm -g --defined-only "$lib" | awk 'NF == 3 { print $3 }' | sort | tr '\n' ' ')
