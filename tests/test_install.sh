@@ -8,7 +8,8 @@
 # Also: the installed library exports etwforge_ symbols only, and so does the
 # static one (count_switches linked with it alone counts the same); the manuals and
 # the bash completion are installed; the mutator plug-in
-# (libetwforge_mutator.so) exports its entry points only, and the fuzz
+# (libetwforge_mutator.so) exports its entry points only, its static form
+# (libetwforge_mutator.a) beside it defines them only, and the fuzz
 # harness example builds and runs against it (libFuzzer when clang has it).
 set -eu
 build=$1
@@ -42,6 +43,12 @@ mut=$(find "$tmp/root" -name 'libetwforge_mutator.so' | head -n 1)
 mexp=$(nm -D --defined-only "$mut" | awk '{print $3}' | sort | tr '\n' ' ')
 [ "$mexp" = "LLVMFuzzerCustomCrossOver LLVMFuzzerCustomMutator afl_custom_deinit afl_custom_describe afl_custom_fuzz afl_custom_init " ] ||
 	fail "libetwforge_mutator.so exports: $mexp"
+# and its static form beside it, defining the same names and no other global one
+mar=$(find "$tmp/root" -name 'libetwforge_mutator.a' | head -n 1)
+[ -n "$mar" ] && [ "$(dirname "$mar")" = "$(dirname "$mut")" ] ||
+	fail "no libetwforge_mutator.a installed beside libetwforge_mutator.so"
+mdef=$(nm -g --defined-only "$mar" | awk 'NF == 3 { print $3 }' | sort | tr '\n' ' ')
+[ "$mdef" = "$mexp" ] || fail "libetwforge_mutator.a defines: $mdef"
 
 # build the examples against the installed files only (no source tree include path)
 export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root"

@@ -21,6 +21,8 @@
 #                          RUNS/200 seconds
 # A target fails when an artefact is missing (the fuzzer, its seed corpus
 # zip, options, and the dictionary of an ETL target) or it left a finding.
+# One more item with address and libfuzzer, user_project: README's build.sh lines for
+# a parser's own project (tools/oss-fuzz/check_user_project.sh RUNS).
 # Last line: `N passed, N failed`.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,6 +51,8 @@ afl) cc=afl-clang-fast lfe=${AFL_DRIVER:-/usr/lib/afl/libAFLDriver.a} ;;
 esac
 scratch=${OSSFUZZ_SCRATCH:-$(mktemp -d /tmp/etwforge-ossfuzz-XXXXXX)}
 targets=(fuzz_reader fuzz_events fuzz_dump fuzz_pictures fuzz_mutator fuzz_scenario fuzz_truth)
+extra=0 # user_project, with address and libfuzzer only (the README block's own flags)
+[ "$san/$engine" = address/libfuzzer ] && extra=1
 mkdir -p "$scratch/src" "$scratch/work" "$scratch/out"
 if [ "$san" = memory ]; then
 	for d in xxHash jansson libyaml; do
@@ -68,7 +72,7 @@ if ! CC=$cc CFLAGS="$cflags" LIB_FUZZING_ENGINE=$lfe \
 	"$top/tools/oss-fuzz/build.sh" >"$scratch/build.log" 2>&1; then
 	tail -n 20 "$scratch/build.log"
 	echo "tools/oss-fuzz/check.sh: build.sh failed ($scratch/build.log)"
-	echo "0 passed, ${#targets[@]} failed"
+	echo "0 passed, $((${#targets[@]} + extra)) failed" # the targets, and user_project not run
 	exit 1
 fi
 passed=0
@@ -118,6 +122,18 @@ for t in "${targets[@]}"; do
 		[ -f "$scratch/run/$t.log" ] && grep -E 'ERROR|SUMMARY' "$scratch/run/$t.log" | head -n 5
 	fi
 done
+# a parser's own project: README's build.sh lines with libetwforge_mutator.a, one item
+if [ "$extra" = 0 ]; then
+	:
+elif OSSFUZZ_SCRATCH="$scratch/user_project" "$top/tools/oss-fuzz/check_user_project.sh" "$runs" \
+	>"$scratch/user_project.log" 2>&1; then
+	passed=$((passed + 1))
+	printf '%-14s ok   %s\n' user_project "$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$scratch/user_project.log" | tail -n 1)"
+else
+	failed=$((failed + 1))
+	printf '%-14s FAIL (%s)\n' user_project "$scratch/user_project.log"
+	grep -E ' FAIL ' "$scratch/user_project.log" | head -n 5
+fi
 if [ "$failed" = 0 ] && [ -z "${OSSFUZZ_SCRATCH:-}" ]; then
 	rm -rf "$scratch"
 fi
