@@ -64,8 +64,11 @@ if [ "$san" = memory ]; then
 		ln -sfn "$DEPS_SRC/$d" "$scratch/src/$d"
 	done
 fi
-export UBSAN_OPTIONS=silence_unsigned_overflow=1:halt_on_error=1:print_stacktrace=1
+export UBSAN_OPTIONS=silence_unsigned_overflow=1:halt_on_error=1:abort_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=0}
+if [ "$engine" = afl ]; then # afl-fuzz refuses to start without these
+	export ASAN_OPTIONS=$ASAN_OPTIONS:symbolize=0 UBSAN_OPTIONS=$UBSAN_OPTIONS:symbolize=0
+fi
 echo "sanitizer $san, engine $engine ($cc; LIB_FUZZING_ENGINE=$lfe)"
 if ! CC=$cc CFLAGS="$cflags" LIB_FUZZING_ENGINE=$lfe \
 	SRC="$scratch/src" WORK="$scratch/work" OUT="$scratch/out" NINJA_JOBS=${NINJA_JOBS:-1} \
