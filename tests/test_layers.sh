@@ -20,10 +20,11 @@
 #                           reading a file needs no scenario, truth or run
 #   tools/lib/run/          everything below the top but fuzz/
 #   tools/lib/fuzz/         everything below the top; nothing but the top
-#                           (tools/lib/api_*.c) uses fuzz/
+#                           (tools/lib/api_*.c) and bench (its catalogue) use fuzz/
 #   tools/lib/ (api_*.c)    the public header and every room: adapters only
 #   tools/bench/            the library's layers and rooms it measures, the
-#                           public header, the CLI's cli.h and commands.h
+#                           public header, the CLI's cli.h and commands.h, and
+#                           the fuzz room's catalogue (the mutator's inputs)
 #   tools/ (the CLI)        the public header and the CLI's own headers
 #   tools/mutator/          the public header
 #
@@ -56,7 +57,7 @@ RULES = [  # folder, allowed include (a regex on the path as written)
     ("tools/lib/run", f"({PUB}|{MODELS}|{LOW}|{ROOMS_BELOW_TOP})"),
     ("tools/lib/fuzz", f"({PUB}|{MODELS}|{LOW}|{ROOMS_BELOW_TOP}|tools/lib/fuzz/)"),
     ("tools/lib", f"({PUB}|tools/lib/)"),
-    ("tools/bench", f"({PUB}|{MODELS}|{LOW}|tools/lib/common/|tools/bench/|cli\\.h|commands\\.h)"),
+    ("tools/bench", f"({PUB}|{MODELS}|{LOW}|tools/lib/common/|tools/lib/fuzz/corpus_(cat|set)\\.h|tools/bench/|cli\\.h|commands\\.h)"),
     ("tools/mutator", f"({PUB})"),
     ("tools", f"({PUB}|[a-z_]+\\.h)"),
 ]

@@ -165,12 +165,7 @@ static char *dict_text(size_t *len)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "\"\n");
 		text_add(&t, line, (size_t)n);
 	}
-	if (t.oom) {
-		free(t.p);
-		return NULL;
-	}
-	*len = t.len;
-	return t.p;
+	return text_take(&t, len);
 }
 
 /* ---- the OSS-Fuzz seed corpus: a zip of stored (uncompressed) entries ---------- */
@@ -339,8 +334,7 @@ static void manifest_line(struct text *t, const struct corpus *c, const struct c
 		jout_close(&j, ']');
 	}
 	jout_close(&j, '}');
-	text_add(t, buf, jout_finish(&j) < sizeof(buf) ? jout_finish(&j) : sizeof(buf) - 1);
-	text_add(t, "\n", 1);
+	text_add_json(t, &j, buf, sizeof(buf));
 }
 
 static char *manifest_text(const struct corpus *c, bool mangle, size_t *len)
@@ -363,16 +357,9 @@ static char *manifest_text(const struct corpus *c, bool mangle, size_t *len)
 		jout_kstr(&j, "kind", "pending");
 		jout_kstr(&j, "why", p[i].why);
 		jout_close(&j, '}');
-		text_add(&t, buf,
-			 jout_finish(&j) < sizeof(buf) ? jout_finish(&j) : sizeof(buf) - 1);
-		text_add(&t, "\n", 1);
+		text_add_json(&t, &j, buf, sizeof(buf));
 	}
-	if (t.oom) {
-		free(t.p);
-		return NULL;
-	}
-	*len = t.len;
-	return t.p;
+	return text_take(&t, len);
 }
 
 /* One line per mutant, in index order: the same line whatever the shard. */
@@ -400,16 +387,9 @@ static char *mutant_manifest_text(const struct corpus *c, size_t *len)
 		jout_khex(&j, "xxh3", f->xxh3);
 		jout_ku64(&j, "size", f->len);
 		jout_close(&j, '}');
-		text_add(&t, buf,
-			 jout_finish(&j) < sizeof(buf) ? jout_finish(&j) : sizeof(buf) - 1);
-		text_add(&t, "\n", 1);
+		text_add_json(&t, &j, buf, sizeof(buf));
 	}
-	if (t.oom) {
-		free(t.p);
-		return NULL;
-	}
-	*len = t.len;
-	return t.p;
+	return text_take(&t, len);
 }
 
 /* ---- mutants of the catalogue ---------------------------------------------------- */

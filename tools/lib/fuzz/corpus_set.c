@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "tools/lib/common/error.h"
+#include "tools/lib/common/json_out.h"
 #include "tools/lib/read/read.h"
 
 struct corpus_file *corpus_add_file(struct corpus *c)
@@ -83,6 +84,25 @@ void text_add(struct text *t, const char *s, size_t n)
 	memcpy(t->p + t->len, s, n);
 	t->len += n;
 	t->p[t->len] = '\0';
+}
+
+void text_add_json(struct text *t, struct jout *j, const char *buf, size_t cap)
+{
+	size_t n = jout_finish(j);
+
+	text_add(t, buf, n < cap ? n : cap - 1);
+	text_add(t, "\n", 1);
+}
+
+char *text_take(struct text *t, size_t *len)
+{
+	if (t->oom) {
+		free(t->p);
+		t->p = NULL;
+		return NULL;
+	}
+	*len = t->len;
+	return t->p;
 }
 
 /* One JSON line from @fn (an etwforge_*_json function), the buffer grown to fit. */

@@ -136,4 +136,12 @@ struct text {
 /** text_add - @n bytes of @s at the end of @t, NUL-terminated. */
 void text_add(struct text *t, const char *s, size_t n);
 
+struct jout;
+
+/** text_add_json - the JSON object @j wrote into its @cap-byte buffer, and a line break. */
+void text_add_json(struct text *t, struct jout *j, const char *buf, size_t cap);
+
+/** text_take - the text, its length in *@len; NULL (and freed) when an allocation failed. */
+char *text_take(struct text *t, size_t *len);
+
 #endif
