@@ -22,16 +22,6 @@
 #define A_FILE "airbus_ShutdownPerfDiagLogger.etl"
 #define P_FILE "perfview_net.4.5.2.x64.etl"
 
-static char *sample(const char *name)
-{
-	static char path[4096];
-	const char *d = getenv("ETWFORGE_SAMPLES");
-
-	cr_assert_not_null(d, "ETWFORGE_SAMPLES is not set");
-	snprintf(path, sizeof(path), "%s/%s", d, name);
-	return path;
-}
-
 TestSuite(identity_views, .init = test_dir_make, .fini = test_dir_remove);
 
 /*
@@ -119,7 +109,7 @@ static struct ident_counts counts_of(const char *path)
 
 Test(identity_views, stats_18362)
 {
-	struct ident_counts c = counts_of(sample(A_FILE));
+	struct ident_counts c = counts_of(test_sample(A_FILE));
 
 	cr_expect_eq(c.processes, 97);
 	cr_expect_eq(c.threads, 1532);
@@ -131,7 +121,7 @@ Test(identity_views, stats_18362)
 
 Test(identity_views, stats_9200)
 {
-	struct ident_counts c = counts_of(sample(P_FILE));
+	struct ident_counts c = counts_of(test_sample(P_FILE));
 
 	cr_expect_eq(c.processes, 35);
 	cr_expect_eq(c.threads, 672);
@@ -156,7 +146,7 @@ Test(identity_views, stats_fixture)
 /* A file of switches only (no Thread record): every switch to a thread is unattributed. */
 Test(identity_views, stats_no_identity)
 {
-	struct ident_counts c = counts_of(sample("airbus_lxcore_kernel.etl"));
+	struct ident_counts c = counts_of(test_sample("airbus_lxcore_kernel.etl"));
 
 	cr_expect_eq(c.processes, 0);
 	cr_expect_eq(c.threads, 0);

@@ -22,23 +22,14 @@
 #include <string.h>
 
 #include "etwforge/etwforge.h"
+#include "tests/test_util.h"
 
 #define A_FILE "airbus_ShutdownPerfDiagLogger.etl"
 #define P_FILE "perfview_net.4.5.2.x64.etl"
 
-static char *sample(const char *name)
-{
-	static char path[4096];
-	const char *d = getenv("ETWFORGE_SAMPLES");
-
-	cr_assert_not_null(d, "ETWFORGE_SAMPLES is not set");
-	snprintf(path, sizeof(path), "%s/%s", d, name);
-	return path;
-}
-
 static struct etwforge_file *open_sample(const char *name)
 {
-	struct etwforge_file *f = etwforge_file_open(sample(name), 0, NULL);
+	struct etwforge_file *f = etwforge_file_open(test_sample(name), 0, NULL);
 
 	cr_assert_not_null(f, "%s does not open", name);
 	return f;
@@ -584,7 +575,7 @@ static uint8_t *load(const char *path, size_t *len)
 Test(read_identity, damaged_payloads)
 {
 	size_t len;
-	uint8_t *d = load(sample(A_FILE), &len);
+	uint8_t *d = load(test_sample(A_FILE), &len);
 	struct etwforge_file *f;
 	struct etwforge_iter *it;
 	const struct etwforge_event *ev;
@@ -663,7 +654,7 @@ Test(read_identity, thread_name_and_ready)
 				       'A',  0,	   'b',	 0,    0xE9, 0,	   0,	 0};
 	static const uint8_t ready[] = {0xC4, 0x13, 0x00, 0x00, 0x01, 0x02, 0x01, 0x00};
 	size_t len;
-	uint8_t *d = load(sample(A_FILE), &len);
+	uint8_t *d = load(test_sample(A_FILE), &len);
 	struct etwforge_file *f;
 	struct etwforge_iter *it;
 	const struct etwforge_event *ev;

@@ -120,3 +120,13 @@ int test_file_xxh3(const char *path, uint64_t *out)
 	fclose(f);
 	return rc;
 }
+
+char *test_sample(const char *name)
+{
+	static char path[4096];
+	const char *d = getenv("ETWFORGE_SAMPLES");
+
+	cr_assert_not_null(d, "ETWFORGE_SAMPLES is not set");
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	return path;
+}

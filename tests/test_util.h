@@ -43,4 +43,7 @@ int test_file_xxh3(const char *path, uint64_t *out);
 /** test_bin - the etwforge binary under test (asserts ETWFORGE_BIN is set). */
 const char *test_bin(void);
 
+/** test_sample - $ETWFORGE_SAMPLES/@name (a Windows sample); fails the test if unset. Static buffer. */
+char *test_sample(const char *name);
+
 #endif /* TESTS_TEST_UTIL_H */

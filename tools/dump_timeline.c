@@ -469,23 +469,7 @@ static void put_xml(FILE *f, const char *s)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		switch (c) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			putc(c >= 0x20 && c < 0x7F ? c : '?', f);
-			break;
-		}
+		xml_ascii(f, c < 0x80 ? c : '?');
 	}
 }
 

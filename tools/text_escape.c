@@ -91,7 +91,7 @@ static void put_each(FILE *f, const char *s, void (*put_ascii)(FILE *f, unsigned
 	}
 }
 
-static void xml_ascii(FILE *f, unsigned char c)
+void xml_ascii(FILE *f, unsigned char c)
 {
 	switch (c) {
 	case '&':

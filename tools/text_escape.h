@@ -24,6 +24,12 @@ size_t utf8_seq_len(const unsigned char *s, size_t n);
  */
 void text_copy_name(char *out, size_t cap, const char *s);
 
+/**
+ * xml_ascii - one byte below 0x80 for XML text: markup characters escaped,
+ * control characters as '?'.
+ */
+void xml_ascii(FILE *f, unsigned char c);
+
 /** put_xml_text - @s as XML character data or attribute value (&, <, >, " escaped). */
 void put_xml_text(FILE *f, const char *s);
 

@@ -1168,6 +1168,21 @@ const unsigned *etl_reader_cpu_order(const struct etl_reader *d, unsigned *n)
 	return d->order;
 }
 
+const unsigned *etl_reader_cpu_buffers(const struct etl_reader *d, unsigned cpu, unsigned *n)
+{
+	unsigned i = 0, end;
+
+	while (i < d->norder && d->bufs[d->order[i]].processor_index != cpu) {
+		i++;
+	}
+	end = i;
+	while (end < d->norder && d->bufs[d->order[end]].processor_index == cpu) {
+		end++;
+	}
+	*n = end - i;
+	return d->order + i;
+}
+
 uint64_t etl_reader_trailing_bytes(const struct etl_reader *d)
 {
 	return d->trailing;

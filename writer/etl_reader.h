@@ -180,6 +180,11 @@ const struct etl_buffer *etl_reader_buffer(const struct etl_reader *d, unsigned 
  * which each CPU's records are in time order. Sets *@n.
  */
 const unsigned *etl_reader_cpu_order(const struct etl_reader *d, unsigned *n);
+/**
+ * etl_reader_cpu_buffers - the run of etl_reader_cpu_order() that is @cpu's
+ * buffers (in sequence order): its first entry, and *@n of them (0: none).
+ */
+const unsigned *etl_reader_cpu_buffers(const struct etl_reader *d, unsigned cpu, unsigned *n);
 /** etl_reader_trailing_bytes - bytes in the file after the last counted buffer. */
 uint64_t etl_reader_trailing_bytes(const struct etl_reader *d);
 /** etl_reader_name - the name errors carry. */

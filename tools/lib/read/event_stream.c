@@ -11,24 +11,12 @@
 void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned cpu, unsigned kinds,
 		     uint8_t max_wait_reason)
 {
-	unsigned n;
-	const unsigned *order = etl_reader_cpu_order(d, &n);
-
 	memset(c, 0, sizeof(*c));
 	c->d = d;
 	c->cpu = cpu;
 	c->kinds = kinds;
 	c->max_wait_reason = max_wait_reason;
-	/* the CPU's buffers are one run of the (cpu, sequence) order */
-	unsigned i = 0;
-	while (i < n && etl_reader_buffer(d, order[i])->processor_index != cpu) {
-		i++;
-	}
-	c->order = order + i;
-	while (i < n && etl_reader_buffer(d, order[i])->processor_index == cpu) {
-		i++;
-		c->norder++;
-	}
+	c->order = etl_reader_cpu_buffers(d, cpu, &c->norder);
 }
 
 static int fail(struct etl_error *err, const struct dec_cursor *c, uint64_t off, const char *what)

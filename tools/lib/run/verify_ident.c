@@ -48,9 +48,6 @@ int vident_init(struct verify_ident *vi, const char *file, const char *truth_pat
 		const struct trace_config *cfg, const struct trace_session_cfg *s,
 		const struct etl_reader *d, struct etwforge_error *err)
 {
-	unsigned n;
-	const unsigned *order = etl_reader_cpu_order(d, &n);
-
 	memset(vi, 0, sizeof(*vi));
 	vi->file = file;
 	vi->truth_path = truth_path;
@@ -66,18 +63,7 @@ int vident_init(struct verify_ident *vi, const char *file, const char *truth_pat
 		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
 	for (unsigned cpu = 0; cpu < cfg->cpus; cpu++) {
-		struct vident_cpu *c = &vi->cpus[cpu];
-		unsigned i = 0;
-
-		/* the CPU's buffers are one run of the (cpu, sequence) order */
-		while (i < n && etl_reader_buffer(d, order[i])->processor_index != cpu) {
-			i++;
-		}
-		c->order = order + i;
-		while (i < n && etl_reader_buffer(d, order[i])->processor_index == cpu) {
-			i++;
-			c->norder++;
-		}
+		vi->cpus[cpu].order = etl_reader_cpu_buffers(d, cpu, &vi->cpus[cpu].norder);
 	}
 	return 0;
 }
