@@ -8,11 +8,12 @@ etwforge_deps() {
 	# a test, bash-completion tells meson where completions go, clang-format checks the
 	# layout (the test format), libclang-rt-14-dev is clang's libFuzzer (CI's fuzz smoke),
 	# unzip checks the corpus's OSS-Fuzz zip, zip makes the seed corpora of
-	# tools/oss-fuzz/build.sh (CI's OSS-Fuzz step), python3-pytest runs the Python
+	# tools/oss-fuzz/build.sh and xz-utils the release tarball its user_project
+	# check unpacks (CI's OSS-Fuzz step), python3-pytest runs the Python
 	# package's tests (tests/python/)
 	local pkgs=(meson ninja-build pkg-config gcc clang libxxhash-dev libcriterion-dev
 		libyaml-dev libjansson-dev python3 clang-format scdoc librsvg2-bin bash-completion
-		libclang-rt-14-dev unzip zip python3-pytest)
+		libclang-rt-14-dev unzip zip xz-utils python3-pytest)
 	local missing=()
 	for p in "${pkgs[@]}"; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
