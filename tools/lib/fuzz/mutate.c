@@ -144,6 +144,9 @@ static struct mrec *model_add(struct model *m)
 /* Insert @k zeroed records at @at. Return: the first, or NULL. */
 static struct mrec *model_insert(struct model *m, unsigned at, unsigned k)
 {
+	if (k == 0) {
+		return NULL;
+	}
 	if (at > m->n) {
 		at = m->n;
 	}
@@ -720,7 +723,9 @@ static int model_from_etl(struct model *m, const uint8_t *data, size_t len)
 		for (unsigned k = starts[cpu]; k < m->n; k++) {
 			m->r[k].seq = k;
 		}
-		qsort(m->r + starts[cpu], m->n - starts[cpu], sizeof(m->r[0]), by_time);
+		if (m->n > starts[cpu]) { /* m->r may still be NULL */
+			qsort(m->r + starts[cpu], m->n - starts[cpu], sizeof(m->r[0]), by_time);
+		}
 	}
 	starts[m->cfg.cpus] = m->n;
 	etl_reader_close(d);
