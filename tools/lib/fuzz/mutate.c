@@ -121,21 +121,34 @@ struct etwforge_mutator {
 
 /* ---- the model ------------------------------------------------------------------ */
 
+/* Room for @need records (at most MUT_MAX_RECORDS * 2). Return: 0 or -ENOMEM. */
+static int model_reserve(struct model *m, unsigned need)
+{
+	unsigned cap = m->cap ? m->cap : 256;
+	struct mrec *r;
+
+	if (need <= m->cap) {
+		return 0;
+	}
+	if (need > MUT_MAX_RECORDS * 2) {
+		return -ENOMEM;
+	}
+	while (cap < need) {
+		cap *= 2;
+	}
+	r = realloc(m->r, cap * sizeof(*r));
+	if (!r) {
+		return -ENOMEM;
+	}
+	m->r = r;
+	m->cap = cap;
+	return 0;
+}
+
 static struct mrec *model_add(struct model *m)
 {
-	if (m->n == m->cap) {
-		unsigned cap = m->cap ? 2 * m->cap : 256;
-		struct mrec *r;
-
-		if (m->n >= MUT_MAX_RECORDS * 2) {
-			return NULL;
-		}
-		r = realloc(m->r, cap * sizeof(*r));
-		if (!r) {
-			return NULL;
-		}
-		m->r = r;
-		m->cap = cap;
+	if (model_reserve(m, m->n + 1) < 0) {
+		return NULL;
 	}
 	memset(&m->r[m->n], 0, sizeof(m->r[0]));
 	return &m->r[m->n++];
@@ -150,18 +163,8 @@ static struct mrec *model_insert(struct model *m, unsigned at, unsigned k)
 	if (at > m->n) {
 		at = m->n;
 	}
-	if (m->n + k > m->cap) {
-		unsigned cap = m->cap ? m->cap : 256;
-		struct mrec *r;
-
-		while (cap < m->n + k) {
-			cap *= 2;
-		}
-		if (m->n + k > MUT_MAX_RECORDS * 2 || !(r = realloc(m->r, cap * sizeof(*r)))) {
-			return NULL;
-		}
-		m->r = r;
-		m->cap = cap;
+	if (model_reserve(m, m->n + k) < 0) {
+		return NULL;
 	}
 	memmove(&m->r[at + k], &m->r[at], (m->n - at) * sizeof(m->r[0]));
 	memset(&m->r[at], 0, k * sizeof(m->r[0]));
@@ -755,14 +758,8 @@ static int model_from_etl(struct model *m, const uint8_t *data, size_t len)
 /* @dst becomes a copy of @src (records included). Return: 0 or -ENOMEM. */
 static int model_copy(struct model *dst, const struct model *src)
 {
-	if (dst->cap < src->n) {
-		struct mrec *r = realloc(dst->r, src->n * sizeof(*r));
-
-		if (!r) {
-			return -ENOMEM;
-		}
-		dst->r = r;
-		dst->cap = src->n;
+	if (model_reserve(dst, src->n) < 0) {
+		return -ENOMEM;
 	}
 	dst->cfg = src->cfg;
 	dst->start_tick = src->start_tick;
