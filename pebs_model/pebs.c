@@ -302,39 +302,6 @@ void pebs_ds_save_area(const struct pebs *p, unsigned cpu, struct pebs_ds_save_a
 	}
 }
 
-/*
- * @v as 8 little-endian bytes at @p. The model's one piece of wire format
- * is spelt out here rather than taken from writer/etl_wire.h: a model
- * includes nothing of the writer (STYLE.md B1).
- */
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	for (unsigned i = 0; i < 8; i++) {
-		p[i] = (uint8_t)(v >> (8 * i));
-	}
-}
-
-void pebs_ds_save_area_encode(const struct pebs_ds_save_area *ds,
-			      uint8_t out[PEBS_DS_SAVE_AREA_SIZE])
-{
-	put_le64(out + offsetof(struct pebs_ds_save_area, bts_buffer_base), ds->bts_buffer_base);
-	put_le64(out + offsetof(struct pebs_ds_save_area, bts_index), ds->bts_index);
-	put_le64(out + offsetof(struct pebs_ds_save_area, bts_absolute_maximum),
-		 ds->bts_absolute_maximum);
-	put_le64(out + offsetof(struct pebs_ds_save_area, bts_interrupt_threshold),
-		 ds->bts_interrupt_threshold);
-	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_buffer_base), ds->pebs_buffer_base);
-	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_index), ds->pebs_index);
-	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_absolute_maximum),
-		 ds->pebs_absolute_maximum);
-	put_le64(out + offsetof(struct pebs_ds_save_area, pebs_interrupt_threshold),
-		 ds->pebs_interrupt_threshold);
-	for (unsigned i = 0; i < 4; i++) {
-		put_le64(out + offsetof(struct pebs_ds_save_area, pebs_counter_reset) + 8u * i,
-			 ds->pebs_counter_reset[i]);
-	}
-}
-
 void pebs_get_cpu_stats(const struct pebs *p, unsigned cpu, struct pebs_cpu_stats *st)
 {
 	uint64_t samples = p->cfg.pebs ? p->cpu[cpu].instr_total / PEBS_SAMPLE_AFTER : 0;

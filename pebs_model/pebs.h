@@ -69,8 +69,8 @@ struct pebs_cfg {
 /*
  * PEBS_DS_SAVE_AREA (seed 004: the 64-bit DS save area, 0x60 bytes, all
  * ULONGLONG). A host struct is used here because every member is a uint64_t
- * and the offsets are pinned below (STYLE B5 (7)); it is still serialized
- * explicitly little-endian by pebs_ds_save_area_encode().
+ * and the offsets are pinned below. The model keeps values, never bytes:
+ * what the area looks like in memory is the test's to spell out.
  */
 struct pebs_ds_save_area {
 	uint64_t bts_buffer_base;	   /* 0x00 BtsBufferBase */
@@ -148,13 +148,6 @@ void pebs_read(const struct pebs *p, unsigned cpu, uint64_t pmc[PEBS_MAX_COUNTER
 
 /** pebs_ds_save_area - a copy of @cpu's DS save area (all zero without PEBS). */
 void pebs_ds_save_area(const struct pebs *p, unsigned cpu, struct pebs_ds_save_area *out);
-
-/**
- * pebs_ds_save_area_encode - the 0x60 bytes of @ds as the processor keeps
- * them in memory: each member little-endian at its seed-004 offset.
- */
-void pebs_ds_save_area_encode(const struct pebs_ds_save_area *ds,
-			      uint8_t out[PEBS_DS_SAVE_AREA_SIZE]);
 
 /** pebs_get_cpu_stats - samples and interrupts of @cpu. */
 void pebs_get_cpu_stats(const struct pebs *p, unsigned cpu, struct pebs_cpu_stats *st);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_cli.c - the command line's own parsers (tools/cli.c): the CPU
+ * tests/test_cli.c - the command line's own parsers (tools/cli/cli.c): the CPU
  * list of `dump --cpus`.
  */
 #include <criterion/criterion.h>

@@ -3,7 +3,7 @@
 # tests/test_format.sh SOURCE - every C file of the repository is laid out as
 # .clang-format says (clang-format --dry-run --Werror). Hand-typed tables that
 # must keep their columns sit between /* clang-format off */ and on.
-# Skipped (77) without clang-format; tools/deps.sh installs it.
+# Skipped (77) without clang-format; tools/scripts/deps.sh installs it.
 set -eu
 cd "$1"
 command -v clang-format >/dev/null 2>&1 || { echo "no clang-format: skipped"; exit 77; }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/test_infer.c - what `dump --timeline / --chrome-trace` infer from
- * a file (tools/dump_infer.c): why a compact batch was flushed, at each
+ * a file (tools/cli/dump_infer.c): why a compact batch was flushed, at each
  * rule's boundary and in the kernel's order (KERNEL_FACTS 1.2 step 4), and
  * why a spin-lock release was logged (6.2, default thresholds of 6.3).
  * The end-to-end agreement with gen's own counts is tests/test_pictures.py.

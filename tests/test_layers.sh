@@ -25,8 +25,15 @@
 #   tools/bench/            the library's layers and rooms it measures, the
 #                           public header, the CLI's cli.h and commands.h, and
 #                           the fuzz room's catalogue (the mutator's inputs)
-#   tools/ (the CLI)        the public header and the CLI's own headers
-#   tools/mutator/          the public header
+#   tools/cli/ (the CLI)    the public header and the CLI's own headers
+#   tools/fuzzing/mutator/  the public header
+#   tools/                  no C file: its top shows the parts (cli/, lib/,
+#                           bench/, python/, fuzzing/, examples/, scenarios/,
+#                           scripts/ and the two commands check.sh, quickstart.sh)
+#
+# Models do not see bytes: no file of scheduler_model/, pebs_model/ or
+# spinlock_model/ stores or loads a little-endian value (put_le*, get_le*):
+# the producer encodes.
 #
 # A module is a .c file with its .h and its _internal.h; module A needs B
 # when A includes B's header or calls a function B defines. No two modules
@@ -58,8 +65,8 @@ RULES = [  # folder, allowed include (a regex on the path as written)
     ("tools/lib/fuzz", f"({PUB}|{MODELS}|{LOW}|{ROOMS_BELOW_TOP}|tools/lib/fuzz/)"),
     ("tools/lib", f"({PUB}|tools/lib/)"),
     ("tools/bench", f"({PUB}|{MODELS}|{LOW}|tools/lib/common/|tools/lib/fuzz/corpus_(cat|set)\\.h|tools/bench/|cli\\.h|commands\\.h)"),
-    ("tools/mutator", f"({PUB})"),
-    ("tools", f"({PUB}|[a-z_]+\\.h)"),
+    ("tools/fuzzing/mutator", f"({PUB})"),
+    ("tools/cli", f"({PUB}|[a-z_]+\\.h)"),
 ]
 
 files = []
@@ -81,6 +88,19 @@ for f in files:
         m = INC.match(line)
         if m and not re.fullmatch(rule + r".*", m.group(1)):
             bad.append(f'{f}:{n}: includes "{m.group(1)}", which its room may not')
+
+
+# 1b. no C file at the top of tools/, and models write no bytes
+for f in files:
+    if os.path.dirname(f) == "tools":
+        bad.append(f"{f}: a C file at the top of tools/: the CLI's live in tools/cli/")
+BYTES = re.compile(r"\b(put|get)_le(16|32|64)\b")
+for f in files:
+    if re.match(MODELS, f):
+        text = open(f, errors="replace").read()
+        for n, line in enumerate(text.splitlines(), 1):
+            if BYTES.search(line):
+                bad.append(f"{f}:{n}: a model writes or reads bytes (the producer encodes)")
 
 
 # 2. cycles between modules (tests aside)

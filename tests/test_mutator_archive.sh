@@ -10,7 +10,7 @@
 set -eu
 build=$1
 src=$2
-lib=$build/tools/mutator/libetwforge_mutator.a
+lib=$build/tools/fuzzing/mutator/libetwforge_mutator.a
 etwforge=${ETWFORGE_BIN:-$build/tools/etwforge}
 tmp=$(mktemp -d /tmp/etwforge-mutator-archive-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM

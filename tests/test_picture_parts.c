@@ -2,9 +2,9 @@
 /*
  * tests/test_picture_parts.c - pieces of `dump --timeline / --chrome-trace`
  * on their own: the rule that draws wake-up arrows only when at most
- * WAKE_ARROWS_MAX are in the window (tools/timeline_wakeups.c), the
- * escaping of names read from a file (tools/text_escape.c) and the id map
- * the pictures keep per thread (tools/tid_map.c).
+ * WAKE_ARROWS_MAX are in the window (tools/cli/timeline_wakeups.c), the
+ * escaping of names read from a file (tools/cli/text_escape.c) and the id map
+ * the pictures keep per thread (tools/cli/tid_map.c).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -199,7 +199,7 @@ def case_timeline(tmp):
                   f"{t.text}: {p.get('fill')} here, {colours[t.text]} in the demo")
             same += 1
     check(same > 0, "no thread in common between the two pictures")
-    # librsvg renders it (tools/deps.sh installs rsvg-convert; skipped without it)
+    # librsvg renders it (tools/scripts/deps.sh installs rsvg-convert; skipped without it)
     if shutil.which("rsvg-convert"):
         png = os.path.join(tmp, "demo.png")
         p = subprocess.run(["rsvg-convert", svg, "-o", png], capture_output=True, text=True)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/test_reader.c - the ETL reader (tools/etl_reader.c) and
+ * tests/test_reader.c - the ETL reader (writer/etl_reader.c) and
  * `etwforge dump`: exact record counts on the seven real Windows files of
  * tests/data/samples (README.md there), clean one-line errors on
  * hand-built malformed files, no crash on any truncation or byte flip, and

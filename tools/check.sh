@@ -9,7 +9,7 @@
 # this script makes (-Dstrict_warnings=enabled).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/tools/deps.sh"
+. "$top/tools/scripts/deps.sh"
 etwforge_deps
 cc=${CC:-gcc}
 buildtype=${BUILDTYPE:-debugoptimized}

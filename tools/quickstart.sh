@@ -7,7 +7,7 @@
 # OUT=dir puts the files there (default: the current directory).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/tools/deps.sh"
+. "$top/tools/scripts/deps.sh"
 etwforge_deps
 build=${BUILD:-$top/build}
 if [ ! -f "$build/build.ninja" ]; then

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/fuzz/fuzz_pictures.c - libFuzzer target for `etwforge dump
- * --timeline / --chrome-trace` (tools/dump_sched.c, dump_timeline.c,
+ * --timeline / --chrome-trace` (tools/cli/dump_sched.c, dump_timeline.c,
  * dump_chrome.c, dump_infer.c): any byte string opened as dump opens it
  * (salvaging, keeping going when its size is odd), walked in one pass into
  * both pictures, written to /dev/null. The whole trace, or (chosen by the
@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "etwforge/etwforge.h"
-#include "tools/dump_chrome.h"
-#include "tools/dump_timeline.h"
+#include "tools/cli/dump_chrome.h"
+#include "tools/cli/dump_timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

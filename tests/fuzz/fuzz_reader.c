@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/fuzz/fuzz_reader.c - libFuzzer target for the ETL reader
- * (tools/etl_reader.c): open any byte string as an ETL file, walk every
+ * (writer/etl_reader.c): open any byte string as an ETL file, walk every
  * buffer and record, and run the payload decoders dump uses on the known
  * hooks. Malformed input must end in a clean error, never a crash, an
  * out-of-bounds read or a hang. Seed it with the real files in tests/data/samples.

@@ -5,7 +5,7 @@
  * every file of the folders (or files) named on the command line goes
  * through LLVMFuzzerTestOneInput() once. A finding that still crashes,
  * traps or (in the sanitizer build) reads out of bounds fails the test.
- * tests/data/fuzz/TARGET/ holds each target's findings (tools/fuzz.sh
+ * tests/data/fuzz/TARGET/ holds each target's findings (tools/fuzzing/fuzz.sh
  * leaves new ones in fuzz-out/findings/TARGET/).
  */
 #include <dirent.h>

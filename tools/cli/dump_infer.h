@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/cli/dump_infer.h - what an ETL file does not store but its events imply:
+ * why a compact CSwitch batch was flushed, and why a spin-lock release was
+ * logged. Pure functions of the evidence, for the pictures of `etwforge
+ * dump --timeline / --chrome-trace`.
+ */
+#ifndef TOOLS_DUMP_INFER_H
+#define TOOLS_DUMP_INFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etwforge/etwforge.h"
+
+/* Why a batch was flushed, as far as the file tells (KERNEL_FACTS 1.2 step 4). */
+enum flush_reason {
+	FLUSH_TID_FULL = 0, /* the 16-entry TidTable was full and a 17th thread came */
+	FLUSH_TICKS,	    /* more than 500 interrupt ticks since the batch started */
+	FLUSH_SIZE,	    /* Offset + 8 > 0x400: the next record might not fit */
+	FLUSH_DELTA,	    /* the time since the previous switch exceeds 0x40000000 */
+	FLUSH_END,	    /* written when tracing ended (header TS at the end) */
+	FLUSH_UNKNOWN,	    /* none of the above shows: the stop flag, lost events, damage */
+	FLUSH_REASONS,
+};
+
+/**
+ * struct flush_evidence - what the file says about one flushed batch.
+ * @flusher_known:  the switch that flushed it is in the file (the first
+ *                  switch of the next batch on the CPU)
+ * @flusher_old_tid: that switch's old thread
+ * @tids:           TidTable entries of the flushed batch
+ * @tid_table:      its TidTable
+ * @record_bytes:   bytes of records after its 0x58-byte header
+ * @delta:          flush time - the batch's last switch, in clock units
+ * @span_ns:        flush time - the batch's FirstTimeStamp, in ns
+ * @tick_ns:        the interrupt tick (TimerResolution x 100 ns), 0 unknown
+ * @at_end:         the batch's header TS is the end of tracing, and no
+ *                  switch flushed it
+ */
+struct flush_evidence {
+	bool flusher_known;
+	uint32_t flusher_old_tid;
+	unsigned tids;
+	const uint32_t *tid_table;
+	size_t record_bytes;
+	uint64_t delta;
+	uint64_t span_ns;
+	uint64_t tick_ns;
+	bool at_end;
+};
+
+/**
+ * infer_flush - the reason the kernel's flush test gave, in its order
+ * (TID table, ticks, size, delta, stop): TID table full when the batch
+ * holds 16 TIDs and the flushing switch's old thread (not idle) is not
+ * among them; ticks when the batch spans 501 ticks or more (500 < span <
+ * 501 ticks, where the tick phase decides, counts as ticks only when size
+ * and delta do not show); size when 0x68 + @record_bytes + 8 > 0x400;
+ * delta when @delta > 0x40000000.
+ * Return: the reason, FLUSH_UNKNOWN when no rule shows or an earlier rule
+ * cannot be excluded.
+ */
+enum flush_reason infer_flush(const struct flush_evidence *e);
+
+/** flush_reason_name - "tid_full", "ticks", "size", "delta", "end", "unknown". */
+const char *flush_reason_name(enum flush_reason r);
+
+/** flush_reason_label - the words a legend uses ("TID table full", ...). */
+const char *flush_reason_label(enum flush_reason r);
+
+/* Why a spin-lock release was logged (KERNEL_FACTS 6.2, sampling predicate). */
+enum spin_kind {
+	SPIN_HOLD = 0,	/* held longer than HoldThreshold cycles */
+	SPIN_CONTENDED, /* SpinCount >= SpinThreshold (contention sample) */
+	SPIN_SAMPLED,	/* SpinCount 0: one of AcquireSampleRate acquisitions */
+	SPIN_KINDS,
+};
+
+/*
+ * The sampling parameters' defaults (KERNEL_FACTS 6.3), for a file without
+ * the configuration rundown (0x0F4B) that says what they were.
+ */
+#define INFER_SPIN_THRESHOLD 1u
+#define INFER_HOLD_THRESHOLD 1000000u /* cycles */
+
+/**
+ * infer_spin - the first clause of the sampling predicate that @l meets,
+ * with the thresholds of @cfg (the file's rundown, or the defaults): hold
+ * when HoldThreshold != 0 and (u32)(ReleaseTime - AcquireTime) >
+ * HoldThreshold, contended when SpinCount >= SpinThreshold, else sampled.
+ * Return: the kind.
+ */
+enum spin_kind infer_spin(const struct etwforge_spinlock *l,
+			  const struct etwforge_spinlock_config *cfg);
+
+/** spin_kind_name - "hold", "contended", "sampled". */
+const char *spin_kind_name(enum spin_kind k);
+
+#endif /* TOOLS_DUMP_INFER_H */
