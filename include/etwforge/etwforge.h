@@ -703,7 +703,7 @@ enum etwforge_event_kind {
 	ETWFORGE_EV_CSWITCH = 0x04,  /* a plain CSwitch 0x0524, decoded */
 	ETWFORGE_EV_COMPACT = 0x08,  /* a switch expanded from a compact batch 0x0525 */
 	ETWFORGE_EV_SPINLOCK = 0x10, /* a SpinLock 0x0529, decoded */
-	/* the identity records (FILE and CPU orders only; etwforge(1), IDENTITY RECORDS) */
+	/* the identity records (etwforge(1), IDENTITY RECORDS) */
 	ETWFORGE_EV_PROCESS = 0x20,	      /* Process 0x0301-0x0304, 0x0327, 0x030B */
 	ETWFORGE_EV_THREAD = 0x40,	      /* Thread 0x0501-0x0504 */
 	ETWFORGE_EV_THREAD_NAME = 0x80,	      /* ThreadSetName 0x0548 */
@@ -716,12 +716,13 @@ enum etwforge_event_kind {
 #define ETWFORGE_EV_SWITCHES (ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT)
 #define ETWFORGE_EV_IDENTITY 0x1FE0u /* ETWFORGE_EV_PROCESS ... ETWFORGE_EV_RUNDOWN */
 #define ETWFORGE_EV_ALL	     0x1FFFu
+#define ETWFORGE_EV_EVENTS   0x1FFCu /* every decoded kind: all but buffers and records */
 
 /* Orders (etwforge_iter_new() @order). */
 enum etwforge_order {
 	ETWFORGE_ORDER_FILE = 0, /* buffers in file order: a listing to read beside a hex dump */
 	ETWFORGE_ORDER_CPU,	 /* buffer 0, then each CPU's buffers by SequenceNumber */
-	ETWFORGE_ORDER_TIME,	 /* switches, spin locks and ReadyThread of every CPU by time */
+	ETWFORGE_ORDER_TIME,	 /* every decoded event of every CPU by time (no buffer, record) */
 };
 
 /*
@@ -1112,9 +1113,12 @@ struct etwforge_iter;
  * etwforge_iter_new - iterate the events of @kinds (a mask of
  * ETWFORGE_EV_*) of @f in @order. In ETWFORGE_ORDER_FILE and _CPU the
  * records come as they sit (a compact batch's switches follow its record);
- * ETWFORGE_ORDER_TIME merges the switches, spin locks and ReadyThread
- * events of every CPU by timestamp (not buffers, records or the other
- * identity kinds of ETWFORGE_EV_IDENTITY).
+ * ETWFORGE_ORDER_TIME merges every decoded event of every CPU by
+ * timestamp (ETWFORGE_EV_EVENTS: switches, spin locks and the identity
+ * kinds; a compact batch's switches where they happened, not where the
+ * batch was written), events of one timestamp in the order the CPUs'
+ * records were logged, buffer 0's first; it gives no buffers or records,
+ * and asking for them is an error (EINVAL), never an empty iteration.
  * A record of an identity kind whose payload does not decode (cut short, a
  * string without its end) is no event of its kind; as a record its
  * @decoded is ETWFORGE_PAYLOAD_SHORT.
