@@ -242,7 +242,10 @@ def case_chrome(tmp):
         out = os.path.join(tmp, etl + ".json")
         run("dump", path, "--chrome-trace", out)
         ev = chrome_of(out)
-        slices = sum(1 for e in ev if e["ph"] == "X")
+        slices = sum(1 for e in ev if e["ph"] == "X" and not e["args"].get("from_start"))
+        first = [e for e in ev if e["ph"] == "X" and e["args"].get("from_start")]
+        check(len(first) <= 8 and all(e["ts"] == 0 for e in first),
+              f"{etl}: slices from the session start: {first[:3]} (one per CPU at most, at 0)")
         want, total = switches_with_next(path)
         check(total == s["switches"], f"{etl}: dump lists {total} switches, gen {s['switches']}")
         check(slices == want, f"{etl}: {slices} slices, {want} switches with a known new thread")

@@ -9,7 +9,9 @@
  *   "X" events       one per slice a switch opened with a known thread
  *                    that is not idle (so one per switch whose new thread
  *                    is known and not TID 0): name = the thread's name,
- *                    ts/dur in us
+ *                    ts/dur in us; and before each CPU's first switch the
+ *                    thread that ran since the session start, marked
+ *                    args.from_start (no switch in the file opened it)
  *   "i" events       thread-scoped instants: "flush: REASON" where a
  *                    compact batch was flushed, "spinlock: KIND" where a
  *                    logged spin-lock release is
@@ -204,8 +206,8 @@ static void slice_event(struct chrome *c, const struct etwforge_item *s, const c
 	put_abs_us(c->f, "", (uint64_t)s->t1 - (uint64_t)s->t0);
 	fprintf(c->f,
 		",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":{\"tid\":%" PRIu32
-		",\"cpu\":%u}}",
-		pid, tid, s->tid, s->cpu);
+		",\"cpu\":%u%s}}",
+		pid, tid, s->tid, s->cpu, s->opened ? "" : ",\"from_start\":true");
 }
 
 static void on_slice(struct chrome *c, const struct etwforge_item *s)
@@ -213,8 +215,8 @@ static void on_slice(struct chrome *c, const struct etwforge_item *s)
 	const struct etwforge_thread_row *t;
 	char name[THREAD_NAME_MAX];
 
-	if (!s->known || s->tid == 0 || !s->opened) {
-		return; /* idle is blank; before a CPU's first switch nothing opened a slice */
+	if (!s->known || s->tid == 0) {
+		return; /* idle is blank; after a CPU's last compact switch nobody is known */
 	}
 	thread_name(c->names, s->tid, s->thread, name, sizeof(name));
 	slice_event(c, s, name, CHROME_PID, s->cpu + 1);

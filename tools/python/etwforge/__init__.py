@@ -23,7 +23,9 @@ Public names:
     ccswap_stop, end, line, write, text, lines, replay)
   open(path_or_bytes, keep_going=False, salvage=False) -> File
     File: header, damage, events(), records(), switches(),
-    switch_chunks(); Event; Switches; FORM_NAMES
+    switch_chunks(), schedule(); Event; Switches; FORM_NAMES
+  Schedule: File.schedule()'s tables (threads, processes, cpus, wakeups,
+    totals): the numbers dump --stats prints and the pictures draw
   verify(etl, truth, session=None) -> Verified
   corpus(out_dir, seed=1, mangle=False, zip_name=None) -> manifest entries
   Summary, SessionSummary, LockSummary, Verified: results
@@ -39,6 +41,7 @@ from __future__ import annotations
 from . import _lib
 from ._errors import ETLError, Error, ScenarioError, StreamError, VerifyError
 from ._read import FORM_NAMES, Event, File, Switches, open
+from ._schedule import Schedule, Table
 from ._run import LockSummary, SessionSummary, Summary, generate, replay
 from ._stream import Stream
 from ._verify import Verified, corpus, verify
@@ -52,5 +55,5 @@ def version() -> str:
 
 
 __all__ = ["generate", "replay", "Stream", "open", "File", "Event", "Switches", "FORM_NAMES",
-           "verify", "corpus", "Summary", "SessionSummary", "LockSummary", "Verified", "Error",
+           "Schedule", "Table", "verify", "corpus", "Summary", "SessionSummary", "LockSummary", "Verified", "Error",
            "ScenarioError", "StreamError", "ETLError", "VerifyError", "version", "__version__"]

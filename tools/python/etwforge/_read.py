@@ -271,6 +271,16 @@ class File:
         finally:
             _lib.iter_free(it)
 
+    def schedule(self, *, window: Optional[tuple] = None, cpus: Optional[Iterable[int]] = None,
+                 detail: str = "full", wakeups: bool = False) -> "Schedule":
+        """The library's reading of the file (who ran, who woke whom, where
+        the CPU went) as tables: a Schedule. window=(from_ns, to_ns) counts
+        only that span (ns since the session start), cpus only those CPUs;
+        detail="counts" the counts and CPU times only (faster: no window,
+        distribution or wake-up list); wakeups=True lists every wake-up."""
+        from ._schedule import Schedule
+        return Schedule(self, window=window, cpus=cpus, detail=detail, wakeups=wakeups)
+
     def switches(self, order: str = "cpu") -> Switches:
         """Every switch of the file (plain and compact), as Switches columns."""
         out = Switches()
