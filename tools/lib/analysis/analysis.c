@@ -81,6 +81,51 @@ static int cpus_init(struct etwforge_analysis *a, struct etwforge_error *err)
 	return 0;
 }
 
+/* The file's clock, CPUs and identity, and the window: all an analysis starts from. */
+static int setup(struct etwforge_analysis *a, struct etwforge_error *err)
+{
+	int rc;
+
+	an_clock_init(&a->clock, a->f);
+	rc = cpus_init(a, err);
+	if (rc == 0) {
+		rc = an_identity_load(&a->id, a->f, &a->clock, a->o.detail == ETWFORGE_DETAIL_FULL,
+				      a->o.keep_going, err);
+	}
+	if (rc < 0) {
+		return rc;
+	}
+	spin_params(a->f, &a->spin);
+	if (a->o.window) {
+		a->from_ns = a->o.from_ns;
+		a->to_ns = a->o.to_ns;
+		a->from_ts = an_ts_at(&a->clock, a->from_ns);
+		a->to_ts = a->to_ns == INT64_MAX ? UINT64_MAX : an_ts_at(&a->clock, a->to_ns + 1) - 1;
+	} else {
+		a->from_ns = INT64_MIN;
+		a->to_ns = INT64_MAX;
+		a->from_ts = 0;
+		a->to_ts = UINT64_MAX;
+	}
+	return 0;
+}
+
+/* Everything setup() and the reading made, freed (the options and the file kept). */
+static void teardown(struct etwforge_analysis *a)
+{
+	read_iter_free(a->it);
+	an_identity_free(&a->id);
+	wake_pairing_free(&a->wakes);
+	ip_counts_free(&a->idle_ips);
+	free(a->cpu);
+	free(a->counted);
+	free(a->q);
+	free(a->ips_out);
+	free(a->proc_t);
+	free(a->proc_in);
+	free(a->proc_samples);
+}
+
 struct etwforge_analysis *analysis_new(struct etwforge_file *f,
 				       const struct etwforge_analysis_opts *opts,
 				       struct etwforge_error *err)
@@ -98,10 +143,9 @@ struct etwforge_analysis *analysis_new(struct etwforge_file *f,
 		      SIZED_FIRST_END(struct etwforge_analysis_opts, detail),
 		      "struct etwforge_analysis_opts", err);
 	if (rc == 0 && a->o.detail > ETWFORGE_DETAIL_COUNTS) {
-		rc = error_fail(
-			err, -EINVAL, ERR_INPUT,
-			"etwforge_analysis_new: detail %u is neither FULL (0) nor COUNTS (1)",
-			a->o.detail);
+		rc = error_fail(err, -EINVAL, ERR_INPUT,
+				"etwforge_analysis_new: detail %u is neither FULL (0) nor COUNTS (1)",
+				a->o.detail);
 	}
 	if (rc == 0 && (a->o.items & ~ETWFORGE_ITEM_ALL)) {
 		rc = error_fail(err, -EINVAL, ERR_INPUT,
@@ -109,43 +153,40 @@ struct etwforge_analysis *analysis_new(struct etwforge_file *f,
 	}
 	if (rc == 0 && a->o.detail == ETWFORGE_DETAIL_COUNTS &&
 	    (a->o.items || a->o.window || a->o.cpus)) {
-		rc = error_fail(
-			err, -EINVAL, ERR_INPUT,
-			"etwforge_analysis_new: the COUNTS detail gives no items and counts "
-			"the whole trace: ask FULL for items, a window or some CPUs");
+		rc = error_fail(err, -EINVAL, ERR_INPUT,
+				"etwforge_analysis_new: the COUNTS detail gives no items and counts "
+				"the whole trace: ask FULL for items, a window or some CPUs");
 	}
 	if (rc == 0 && a->o.window && a->o.to_ns < a->o.from_ns) {
 		rc = error_fail(err, -EINVAL, ERR_INPUT,
 				"etwforge_analysis_new: the window ends before it starts");
 	}
 	if (rc == 0) {
-		an_clock_init(&a->clock, f);
-		rc = cpus_init(a, err);
-	}
-	if (rc == 0) {
-		rc = an_identity_load(&a->id, f, &a->clock, a->o.detail == ETWFORGE_DETAIL_FULL,
-				      a->o.keep_going, err);
+		rc = setup(a, err);
 	}
 	if (rc < 0) {
 		analysis_free(a);
 		errno = -rc;
 		return NULL;
 	}
-	spin_params(f, &a->spin);
-	if (a->o.window) {
-		a->from_ns = a->o.from_ns;
-		a->to_ns = a->o.to_ns;
-		a->from_ts = an_ts_at(&a->clock, a->from_ns);
-		a->to_ts =
-			a->to_ns == INT64_MAX ? UINT64_MAX : an_ts_at(&a->clock, a->to_ns + 1) - 1;
-	} else {
-		a->from_ns = INT64_MIN;
-		a->to_ns = INT64_MAX;
-		a->from_ts = 0;
-		a->to_ts = UINT64_MAX;
-	}
 	error_ok(err);
 	return a;
+}
+
+/*
+ * The counts gave up (a file that needs the time order): start again from
+ * nothing, for the full pass. Return: 0, or as setup().
+ */
+static int restart(struct etwforge_analysis *a, struct etwforge_error *err)
+{
+	struct etwforge_analysis_opts o = a->o;
+	struct etwforge_file *f = a->f;
+
+	teardown(a);
+	memset(a, 0, sizeof(*a));
+	a->o = o;
+	a->f = f;
+	return setup(a, err);
 }
 
 void analysis_free(struct etwforge_analysis *a)
@@ -153,17 +194,7 @@ void analysis_free(struct etwforge_analysis *a)
 	if (!a) {
 		return;
 	}
-	read_iter_free(a->it);
-	an_identity_free(&a->id);
-	wake_pairing_free(&a->wakes);
-	ip_counts_free(&a->idle_ips);
-	free(a->cpu);
-	free(a->counted);
-	free(a->q);
-	free(a->ips_out);
-	free(a->proc_t);
-	free(a->proc_in);
-	free(a->proc_samples);
+	teardown(a);
 	free(a);
 }
 
@@ -180,7 +211,7 @@ int analysis_next(struct etwforge_analysis *a, const struct etwforge_item **item
 	if (a->failed) {
 		return error_fail(err, a->failed, ERR_DATA, "the analysis ended at an error");
 	}
-	if (a->o.detail == ETWFORGE_DETAIL_COUNTS && !a->ended) {
+	if (a->o.detail == ETWFORGE_DETAIL_COUNTS && !a->ended && !a->it) {
 		rc = counts_run(a, err);
 		if (rc != -EAGAIN) {
 			a->ended = true;
@@ -188,6 +219,11 @@ int analysis_next(struct etwforge_analysis *a, const struct etwforge_item **item
 			return rc;
 		}
 		/* a file the sums cannot read exactly: the full pass, from the start */
+		rc = restart(a, err);
+		if (rc < 0) {
+			a->failed = rc;
+			return rc;
+		}
 	}
 	rc = pass_next(a, err);
 	if (rc < 0 && (!a->o.keep_going || rc == -ENOMEM)) {

@@ -46,6 +46,7 @@ struct an_thread {
 	uint64_t cpu_t, wait_t, wake_t, max_wait_t, max_burst_t;
 	bool out;
 	uint64_t out_ts;
+	uint64_t last_in; /* COUNTS: the latest time it was switched in, 0 never */
 	uint64_t *hist;
 	uint64_t *reasons;
 	uint64_t *states;

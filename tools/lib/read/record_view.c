@@ -591,12 +591,49 @@ static bool identity_event(unsigned kinds, const struct etwforge_record *r,
 	return true;
 }
 
+/* The identity event kind a hook's record can be (0: none). */
+static unsigned identity_kind_of(uint16_t hook)
+{
+	switch (hook) {
+	case 0x0301:
+	case 0x0302:
+	case 0x0303:
+	case 0x0304:
+	case 0x0327:
+	case 0x030B:
+		return ETWFORGE_EV_PROCESS;
+	case 0x0501:
+	case 0x0502:
+	case 0x0503:
+	case 0x0504:
+		return ETWFORGE_EV_THREAD;
+	case 0x0548:
+		return ETWFORGE_EV_THREAD_NAME;
+	case 0x0532:
+		return ETWFORGE_EV_READY;
+	case 0x0F2E:
+		return ETWFORGE_EV_SAMPLE;
+	case 0x0F48:
+	case 0x0F49:
+	case 0x0F4A:
+		return ETWFORGE_EV_PROFILE_INTERVAL;
+	case 0x0B0A:
+		return ETWFORGE_EV_SYSCONFIG_CPU;
+	case 0x0005:
+	case 0x0020:
+	case ETW_HOOK_RUNDOWN_COMPLETE: /* no payload: no name for a short one, an event all the same */
+		return ETWFORGE_EV_RUNDOWN;
+	default:
+		return 0;
+	}
+}
+
 /*
  * Can record @r give an event of @kinds other than ETWFORGE_EV_RECORD? Only
- * PERFINFO and SYSTEM payloads are decoded (conv_record()), and only the
- * hooks read_payload_name() names, and rundown complete: an iteration for a
- * few kinds skips the rest without converting them (read_identity's counts
- * per kind on the samples hold this list to the decoder's).
+ * PERFINFO and SYSTEM payloads are decoded (rv_conv_record()), and only the
+ * hooks of an asked-for kind: an iteration for a few kinds skips the rest
+ * without converting them (read_identity's counts per kind on the samples
+ * hold this list to the decoder's).
  */
 bool rv_may_give_event(unsigned kinds, const struct etl_record *r)
 {
@@ -609,9 +646,7 @@ bool rv_may_give_event(unsigned kinds, const struct etl_record *r)
 	if (r->hook_id == ETW_HOOK_SPINLOCK) {
 		return kinds & ETWFORGE_EV_SPINLOCK;
 	}
-	/* rundown complete has no payload, so no name for a short one: it is no less an event */
-	return (kinds & ETWFORGE_EV_IDENTITY) &&
-	       (read_payload_name(r->hook_id) != NULL || r->hook_id == ETW_HOOK_RUNDOWN_COMPLETE);
+	return kinds & identity_kind_of(r->hook_id);
 }
 
 bool rv_record_event(unsigned kinds, const struct etl_record *r, unsigned buffer,
