@@ -19,7 +19,7 @@
 
 #include "producer/etw_encode.h"
 
-#define ETW_CCSWAP_SLOTS 17u /* TidTable[0..15], and the idle thread */
+#define ETW_CCSWAP_SLOTS     17u /* TidTable[0..15], and the idle thread */
 #define ETW_CCSWAP_IDLE_SLOT 16u
 
 /* What the span before a batch's first record is (etw_ccswap_sum() @first). */
@@ -36,10 +36,13 @@ enum etw_ccswap_first {
  * @ticks:   per slot, clock units its thread ran
  * @ins:     per slot, times its thread was switched in
  * @last_in: per slot, the latest time it was (valid where @ins is not 0)
- * @first_at/@last_at: per slot, when its first and last span began (valid
- *           where @ticks or @ins is not 0, @seen)
+ * @first_at: per slot, when its first span began (its last: @last_in)
+ * @seen:    bit per slot: its thread ran in the batch (@ticks, @ins,
+ *           @last_in, @first_at, @last_at of the others are not written)
  * @unknown: clock units nobody is known to have run
+ * @forms:   switches by record form (IDLE_SHORT, IDLE, LITE, FULL)
  * @records: switches of the batch
+ * @first:   the time the batch's span began (the caller's @prev)
  * @last_ts: the time of its last switch
  */
 struct etw_ccswap_sums {
@@ -48,18 +51,19 @@ struct etw_ccswap_sums {
 	uint64_t ins[ETW_CCSWAP_SLOTS];
 	uint64_t last_in[ETW_CCSWAP_SLOTS];
 	uint64_t first_at[ETW_CCSWAP_SLOTS];
-	uint64_t last_at[ETW_CCSWAP_SLOTS];
-	uint32_t seen; /* bit per slot: it has a span */
+	uint32_t seen;
 	uint64_t unknown;
+	uint64_t forms[4];
 	uint64_t records;
+	uint64_t first;
 	uint64_t last_ts;
 };
 
 /**
  * etw_ccswap_sum - sum the batch payload @payload (@len bytes, after any
- * PMC items) into @s; @prev is the time of the CPU's switch before the
- * batch, @first what that span is. A span that would run backwards (a
- * record before @prev) counts 0.
+ * PMC items) into @s (which it fills: no need to clear it); @prev is the
+ * time of the CPU's switch before the batch, @first what that span is. A
+ * span that would run backwards (the first record before @prev) counts 0.
  * Return: 0; -EINVAL if @len < 0x58, or when a record runs past the
  * payload or names an empty TidTable slot (*@bad_offset its offset inside
  * the payload; @s then holds the records before it).

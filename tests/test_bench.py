@@ -42,7 +42,8 @@ FIGURES = [
 ] + [
     "gen.default.truth_cost", "gen.server64.truth_cost", "gen.server64.ident_cost",
     "decode.stats.mb_per_s", "decode.stats.switches_per_s",
-    "decode.iter.mb_per_s", "decode.iter.switches_per_s",
+    "decode.iter.mb_per_s", "decode.iter.switches_per_s", "decode.analysis.switches_per_s",
+    "decode.server64.stats.switches_per_s", "decode.server64.analysis.switches_per_s",
     "replay.switches_per_s", "verify.switches_per_s",
     "mutate.stage.mutants_per_s", "mutate.each.mutants_per_s",
 ]

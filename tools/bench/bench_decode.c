@@ -164,8 +164,9 @@ static int decode_server64(struct bench *b, const struct bench_size *sz, struct 
 		}
 		asw[r] = (double)switches / (bench_cpu_s() - t0);
 		if (n >= 0 && n != switches) {
-			n = error_fail(err, -EIO, ERR_DATA, "decode: %s: %lld switches, %lld generated",
-				       path, (long long)n, (long long)switches);
+			n = error_fail(err, -EIO, ERR_DATA,
+				       "decode: %s: %lld switches, %lld generated", path,
+				       (long long)n, (long long)switches);
 		}
 	}
 	etwforge_stats_free(st);
@@ -173,8 +174,8 @@ static int decode_server64(struct bench *b, const struct bench_size *sz, struct 
 		return (int)(switches < 0 ? switches : n);
 	}
 	bench_figure(b, "decode.server64.stats.switches_per_s",
-		     "dump --stats of server64 (counts and CPU time per process)", "switches/s", ssw,
-		     sz->runs);
+		     "dump --stats of server64 (counts and CPU time per process)", "switches/s",
+		     ssw, sz->runs);
 	bench_figure(b, "decode.server64.analysis.switches_per_s",
 		     "the full analysis of server64, in time order", "switches/s", asw, sz->runs);
 	w = bench_work_add(b, "decode.server64",

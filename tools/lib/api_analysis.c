@@ -115,6 +115,7 @@ static int stats_identity(struct etwforge_file *f, struct etwforge_stats *st, bo
 	rc = analysis_run(st->an, quiet ? NULL : err);
 	t = analysis_totals(st->an);
 	analysis_named(st->an, &st->ident.threads, &st->ident.processes);
+	analysis_forms(st->an, st->compact);
 	st->ident.ready = t->readies;
 	st->ident.samples = t->samples;
 	st->ident.attributed = t->attributed;
@@ -129,7 +130,8 @@ int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *st,
 
 	analysis_free(st->an);
 	st->an = NULL;
-	first = read_file_stats(f, st, err);
+	/* the compact switches by form: the analysis counts them as it sums the batches */
+	first = read_file_stats(f, st, false, err);
 	if (first < 0 && (first == -ENOMEM || !read_file_keep_going(f))) {
 		return first;
 	}

@@ -100,7 +100,8 @@ static int setup(struct etwforge_analysis *a, struct etwforge_error *err)
 		a->from_ns = a->o.from_ns;
 		a->to_ns = a->o.to_ns;
 		a->from_ts = an_ts_at(&a->clock, a->from_ns);
-		a->to_ts = a->to_ns == INT64_MAX ? UINT64_MAX : an_ts_at(&a->clock, a->to_ns + 1) - 1;
+		a->to_ts =
+			a->to_ns == INT64_MAX ? UINT64_MAX : an_ts_at(&a->clock, a->to_ns + 1) - 1;
 	} else {
 		a->from_ns = INT64_MIN;
 		a->to_ns = INT64_MAX;
@@ -143,9 +144,10 @@ struct etwforge_analysis *analysis_new(struct etwforge_file *f,
 		      SIZED_FIRST_END(struct etwforge_analysis_opts, detail),
 		      "struct etwforge_analysis_opts", err);
 	if (rc == 0 && a->o.detail > ETWFORGE_DETAIL_COUNTS) {
-		rc = error_fail(err, -EINVAL, ERR_INPUT,
-				"etwforge_analysis_new: detail %u is neither FULL (0) nor COUNTS (1)",
-				a->o.detail);
+		rc = error_fail(
+			err, -EINVAL, ERR_INPUT,
+			"etwforge_analysis_new: detail %u is neither FULL (0) nor COUNTS (1)",
+			a->o.detail);
 	}
 	if (rc == 0 && (a->o.items & ~ETWFORGE_ITEM_ALL)) {
 		rc = error_fail(err, -EINVAL, ERR_INPUT,
@@ -153,9 +155,10 @@ struct etwforge_analysis *analysis_new(struct etwforge_file *f,
 	}
 	if (rc == 0 && a->o.detail == ETWFORGE_DETAIL_COUNTS &&
 	    (a->o.items || a->o.window || a->o.cpus)) {
-		rc = error_fail(err, -EINVAL, ERR_INPUT,
-				"etwforge_analysis_new: the COUNTS detail gives no items and counts "
-				"the whole trace: ask FULL for items, a window or some CPUs");
+		rc = error_fail(
+			err, -EINVAL, ERR_INPUT,
+			"etwforge_analysis_new: the COUNTS detail gives no items and counts "
+			"the whole trace: ask FULL for items, a window or some CPUs");
 	}
 	if (rc == 0 && a->o.window && a->o.to_ns < a->o.from_ns) {
 		rc = error_fail(err, -EINVAL, ERR_INPUT,
@@ -256,7 +259,7 @@ int analysis_run(struct etwforge_analysis *a, struct etwforge_error *err)
 static uint64_t thread_cpu_ns(const struct etwforge_analysis *a, const struct an_thread *t)
 {
 	if (!a->any_switch) {
-		return t->pub.samples * a->tot.sample_interval_ns;
+		return t->samples * a->tot.sample_interval_ns;
 	}
 	return an_span_ns(&a->clock, t->cpu_t);
 }
@@ -305,6 +308,8 @@ const struct etwforge_thread_row *analysis_thread(const struct etwforge_analysis
 	analysis_totals(a); /* the sample interval */
 	t = &a->id.threads[i];
 	t->pub.cpu_ns = thread_cpu_ns(a, t);
+	t->pub.switch_ins = t->ins;
+	t->pub.samples = t->samples;
 	t->pub.wake_ns = an_span_ns(&a->clock, t->wake_t);
 	t->pub.wait_ns = an_span_ns(&a->clock, t->wait_t);
 	t->pub.max_wait_ns = an_span_ns(&a->clock, t->max_wait_t);
@@ -340,8 +345,8 @@ static int process_sums(struct etwforge_analysis *a)
 
 		if (t->pub.process >= 0) {
 			a->proc_t[t->pub.process] += t->cpu_t;
-			a->proc_in[t->pub.process] += t->pub.switch_ins;
-			a->proc_samples[t->pub.process] += t->pub.samples;
+			a->proc_in[t->pub.process] += t->ins;
+			a->proc_samples[t->pub.process] += t->samples;
 		}
 	}
 	return 0;
@@ -409,6 +414,13 @@ const struct etwforge_ip_count *analysis_ips(struct etwforge_analysis *a, int64_
 		errno = ENOMEM;
 	}
 	return a->ips_out;
+}
+
+void analysis_forms(const struct etwforge_analysis *a, uint64_t forms[4])
+{
+	for (unsigned k = 0; k < 4; k++) {
+		forms[k] = a->forms[k];
+	}
 }
 
 void analysis_named(const struct etwforge_analysis *a, uint64_t *tids, uint64_t *pids)

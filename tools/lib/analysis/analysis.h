@@ -37,6 +37,9 @@ struct jout;
  */
 void analysis_json(struct jout *j, const void *ctx);
 
+/** analysis_forms - the compact switches read, by record form (idle_short, idle, lite, full). */
+void analysis_forms(const struct etwforge_analysis *a, uint64_t forms[4]);
+
 /** analysis_named - distinct TIDs and PIDs a Thread / Process record names (for --stats). */
 void analysis_named(const struct etwforge_analysis *a, uint64_t *tids, uint64_t *pids);
 

@@ -36,42 +36,53 @@
 
 #define CACHE_SLOTS 8192u /* thread rows by TID: the batches' tables name them again and again */
 
+/* A thread row remembered with its TID and span: no trip to the row to tell. */
+struct row_cache {
+	uint32_t tid;
+	int64_t row; /* -1: empty */
+	uint64_t lo, hi;
+};
+
+/* A walk of the file. */
+struct walk {
+	struct row_cache *cache; /* thread rows by TID */
+	bool any_ready;		 /* a ReadyThread record was met: a second walk pairs them */
+	struct etl_error damage; /* the first damage kept going past (msg "" none) */
+};
+
 /* One CPU's walk. */
 struct cpu_sum {
 	bool plain, compact; /* the kinds of switches met */
 	bool seen, known;    /* a switch was met; the thread running is known */
 	uint32_t tid;	     /* plain: the thread running since @prev */
 	int64_t row;
-	uint64_t prev;	 /* the last switch's time */
-	int64_t *cache;	 /* a thread row by TID / 4 % CACHE_SLOTS, -1 none (the walk's) */
+	uint64_t prev;		 /* the last switch's time */
+	struct row_cache *cache; /* the walk's */
 };
 
 /*
- * The row of @tid holding both @lo and @hi: the CPU's cached one when it
- * does, else looked up. Return: it; -2 when two rows share the span (a TID
- * reused); -1 out of memory.
+ * The row of @tid at @lo (made for its gap when none has it, as the full
+ * pass makes it), when it also holds @hi: the cached one when it does.
+ * Return: it; -2 when @hi is another row's (a TID reused: walk the
+ * records); -1 out of memory.
  */
 static int64_t row_of(struct etwforge_analysis *a, struct cpu_sum *cs, uint32_t tid, uint64_t lo,
 		      uint64_t hi)
 {
-	int64_t *c = &cs->cache[(tid >> 2) % CACHE_SLOTS], row, last;
+	struct row_cache *c = &cs->cache[(tid >> 2) % CACHE_SLOTS];
+	int64_t row;
 
-	if (*c >= 0) {
-		const struct an_thread *t = &a->id.threads[*c];
-
-		if (t->pub.tid == tid && t->lo <= lo && hi <= t->hi) {
-			return *c;
-		}
+	if (c->row >= 0 && c->tid == tid && c->lo <= lo && hi <= c->hi) {
+		return c->row;
 	}
 	row = an_thread_at(&a->id, tid, lo);
-	last = an_thread_at(&a->id, tid, hi);
-	if (row < 0 || last < 0) {
+	if (row < 0) {
 		return -1;
 	}
-	if (row != last) {
+	if (a->id.threads[row].hi < hi) {
 		return -2;
 	}
-	*c = row;
+	*c = (struct row_cache){tid, row, a->id.threads[row].lo, a->id.threads[row].hi};
 	return row;
 }
 
@@ -119,9 +130,9 @@ static void add_time(struct etwforge_analysis *a, unsigned c, uint32_t tid, int6
 	}
 	cw->busy_t += ticks;
 	a->id.threads[row].cpu_t += ticks;
-	a->id.threads[row].pub.switch_ins += ins;
+	a->id.threads[row].ins += ins;
 	a->tot.switch_ins += ins;
-	*(a->id.threads[row].pub.named ? &a->tot.attributed : &a->tot.unattributed) += ins;
+	*(a->id.threads[row].named ? &a->tot.attributed : &a->tot.unattributed) += ins;
 }
 
 /*
@@ -168,14 +179,14 @@ static int on_batch(struct etwforge_analysis *a, unsigned c, struct cpu_sum *cs,
 	struct etw_ccswap_sums s;
 	int64_t rows[ETW_CCSWAP_IDLE_SLOT];
 	bool one_row = true;
-	enum etw_ccswap_first first = !cs->seen	 ? ETW_CCSWAP_FIRST_RUNNING
+	uint32_t seen;
+	enum etw_ccswap_first first = !cs->seen	  ? ETW_CCSWAP_FIRST_RUNNING
 				      : cs->known ? ETW_CCSWAP_FIRST_RAN
 						  : ETW_CCSWAP_FIRST_UNKNOWN;
 	uint64_t prev;
 	size_t bad = 0;
 	int rc;
 
-	memset(&s, 0, sizeof(s));
 	if (!cs->seen) {
 		/* its first switch's old thread ran since the session start */
 		struct etw_ccswap_buffer h;
@@ -184,7 +195,7 @@ static int on_batch(struct etwforge_analysis *a, unsigned c, struct cpu_sum *cs,
 			h.first_ts = 0;
 		}
 		cs->prev = (uint64_t)h.first_ts < a->clock.start_ts ? (uint64_t)h.first_ts
-								   : a->clock.start_ts;
+								    : a->clock.start_ts;
 	}
 	prev = cs->prev;
 	rc = etw_ccswap_sum(r->payload, r->payload_len, prev, first, &s, &bad);
@@ -203,38 +214,41 @@ static int on_batch(struct etwforge_analysis *a, unsigned c, struct cpu_sum *cs,
 	}
 	a->tot.switches += s.records;
 	a->tot.compact += s.records;
+	for (unsigned k = 0; k < 4; k++) {
+		a->forms[k] += s.forms[k];
+	}
 	a->cpu[c].pub.switches += s.records;
-	a->cpu[c].unknown_t += s.unknown;
-	a->cpu[c].idle_t += s.ticks[ETW_CCSWAP_IDLE_SLOT];
-	/* each slot's sums to the row of its TID, when one row holds it from its first
-	 * span in the batch to its last; a TID reused inside the batch: a record at a
-	 * time */
+	/* each slot's sums to the row of its TID, when one row holds all the batch;
+	 * else (a TID new, reused or started inside it) the batch a record at a time,
+	 * each span to the row of its thread where it began, as the full pass does */
+	seen = s.seen & ((1u << ETW_CCSWAP_IDLE_SLOT) - 1u);
 	for (unsigned k = 0; k < ETW_CCSWAP_IDLE_SLOT; k++) {
-		rows[k] = -1;
-		if (!((s.seen >> k) & 1u)) {
-			continue;
+		if ((seen >> k) & 1u) {
+			/* from its first span's start to its last's */
+			rows[k] = row_of(a, cs, s.hdr.tid_table[k], s.first_at[k], s.last_in[k]);
+			if (rows[k] == -1) {
+				return -ENOMEM;
+			}
+			one_row &= rows[k] >= 0;
 		}
-		/* looked up where its spans begin, as the full pass does */
-		rows[k] = row_of(a, cs, s.hdr.tid_table[k], s.first_at[k], s.last_at[k]);
-		if (rows[k] == -1) {
-			return -ENOMEM;
-		}
-		one_row &= rows[k] >= 0;
 	}
 	if (!one_row) {
-		a->cpu[c].unknown_t -= s.unknown;
-		a->cpu[c].idle_t -= s.ticks[ETW_CCSWAP_IDLE_SLOT];
 		if (batch_by_record(a, c, r->payload, r->payload_len, prev, first) < 0) {
 			return -ENOMEM;
 		}
-	}
-	for (unsigned k = 0; one_row && k < ETW_CCSWAP_IDLE_SLOT; k++) {
-		if (rows[k] < 0) {
-			continue;
+	} else {
+		a->cpu[c].unknown_t += s.unknown;
+		if ((s.seen >> ETW_CCSWAP_IDLE_SLOT) & 1u) {
+			a->cpu[c].idle_t += s.ticks[ETW_CCSWAP_IDLE_SLOT];
 		}
-		add_time(a, c, s.hdr.tid_table[k], rows[k], s.ticks[k], s.ins[k]);
-		if (s.ins[k]) {
-			note_in(a, rows[k], s.last_in[k]);
+		for (unsigned k = 0; k < ETW_CCSWAP_IDLE_SLOT; k++) {
+			if (!((seen >> k) & 1u)) {
+				continue;
+			}
+			add_time(a, c, s.hdr.tid_table[k], rows[k], s.ticks[k], s.ins[k]);
+			if (s.ins[k]) {
+				note_in(a, rows[k], s.last_in[k]);
+			}
 		}
 	}
 	if (s.records) {
@@ -300,8 +314,8 @@ static int on_sample(struct etwforge_analysis *a, unsigned c, const struct etw_s
 	if (row < 0) {
 		return -ENOMEM;
 	}
-	a->id.threads[row].pub.samples++;
-	a->tot.samples_attributed += a->id.threads[row].pub.named;
+	a->id.threads[row].samples++;
+	a->tot.samples_attributed += a->id.threads[row].named;
 	return 0;
 }
 
@@ -311,8 +325,8 @@ static int on_sample(struct etwforge_analysis *a, unsigned c, const struct etw_s
  * file needs the time order; -EINVAL damage (@e; with keep_going counted
  * and gone past); -ENOMEM.
  */
-static int walk_buffer(struct etwforge_analysis *a, const struct etl_buffer *b, bool header,
-		       struct cpu_sum *cs, bool readies, bool *any_ready, struct etl_error *e)
+static int walk_buffer(struct etwforge_analysis *a, struct walk *w, const struct etl_buffer *b,
+		       bool header, struct cpu_sum *cs, bool readies, struct etl_error *e)
 {
 	const struct etl_reader *d = read_file_reader(a->f);
 	unsigned c = b->processor_index;
@@ -333,7 +347,7 @@ static int walk_buffer(struct etwforge_analysis *a, const struct etl_buffer *b, 
 			}
 			continue;
 		}
-		*any_ready |= r.hook_id == ETW_HOOK_READY_THREAD;
+		w->any_ready |= r.hook_id == ETW_HOOK_READY_THREAD;
 		if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH) {
 			if (header || cs->plain) {
 				return -EAGAIN;
@@ -343,6 +357,9 @@ static int walk_buffer(struct etwforge_analysis *a, const struct etl_buffer *b, 
 			rc = on_batch(a, c, cs, &r, e);
 			if (rc == -EINVAL && a->o.keep_going) {
 				a->tot.damaged++;
+				if (!w->damage.msg[0]) {
+					w->damage = *e; /* said once the walk is over */
+				}
 				continue;
 			}
 			if (rc < 0) {
@@ -350,11 +367,11 @@ static int walk_buffer(struct etwforge_analysis *a, const struct etl_buffer *b, 
 			}
 			continue;
 		}
-		if (!hooked(&r) || (r.hook_id != ETW_HOOK_CSWITCH &&
-				    r.hook_id != ETW_HOOK_SAMPLED_PROFILE &&
-				    r.hook_id != ETW_HOOK_PROFILE_INTERVAL_DC_S &&
-				    r.hook_id != ETW_HOOK_PROFILE_INTERVAL_DC_E &&
-				    r.hook_id != ETW_HOOK_PROFILE_SET_INTERVAL)) {
+		if (!hooked(&r) ||
+		    (r.hook_id != ETW_HOOK_CSWITCH && r.hook_id != ETW_HOOK_SAMPLED_PROFILE &&
+		     r.hook_id != ETW_HOOK_PROFILE_INTERVAL_DC_S &&
+		     r.hook_id != ETW_HOOK_PROFILE_INTERVAL_DC_E &&
+		     r.hook_id != ETW_HOOK_PROFILE_SET_INTERVAL)) {
 			continue;
 		}
 		decode(&r, &pl);
@@ -389,17 +406,16 @@ static int walk_buffer(struct etwforge_analysis *a, const struct etl_buffer *b, 
 			return -EINVAL;
 		}
 		a->tot.damaged++;
+		if (!w->damage.msg[0]) {
+			w->damage = *e;
+		}
 		cs->known = false; /* the rest of the buffer is gone */
 	}
 	return 0;
 }
 
-/*
- * Every buffer once: buffer 0, then each CPU's in order; *@any_ready: a
- * ReadyThread record was met (the second walk is for them).
- */
-static int walk(struct etwforge_analysis *a, bool readies, bool *any_ready, int64_t *cache,
-		struct etl_error *e)
+/* Every buffer once: buffer 0, then each CPU's in order. */
+static int walk(struct etwforge_analysis *a, struct walk *w, bool readies, struct etl_error *e)
 {
 	const struct etl_reader *d = read_file_reader(a->f);
 	unsigned norder;
@@ -408,18 +424,17 @@ static int walk(struct etwforge_analysis *a, bool readies, bool *any_ready, int6
 	int rc;
 
 	if (etl_reader_buffer_count(d) > 0 &&
-	    (rc = walk_buffer(a, etl_reader_buffer(d, 0), true, &none, readies, any_ready, e)) <
-		    0) {
+	    (rc = walk_buffer(a, w, etl_reader_buffer(d, 0), true, &none, readies, e)) < 0) {
 		return rc;
 	}
 	for (unsigned i = 0; i < norder;) {
 		unsigned c = etl_reader_buffer(d, order[i])->processor_index, n;
 		const unsigned *bufs = etl_reader_cpu_buffers(d, c, &n);
-		struct cpu_sum cs = {.row = -1, .cache = cache};
+		struct cpu_sum cs = {.row = -1, .cache = w->cache};
 
 		for (unsigned k = 0; k < n; k++) {
-			rc = walk_buffer(a, etl_reader_buffer(d, bufs[k]), false, &cs, readies,
-					 any_ready, e);
+			rc = walk_buffer(a, w, etl_reader_buffer(d, bufs[k]), false, &cs, readies,
+					 e);
 			if (rc < 0) {
 				return rc;
 			}
@@ -442,20 +457,23 @@ static int walk(struct etwforge_analysis *a, bool readies, bool *any_ready, int6
 int counts_run(struct etwforge_analysis *a, struct etwforge_error *err)
 {
 	struct etl_error e;
-	bool any_ready = false;
-	int64_t *cache = malloc(CACHE_SLOTS * sizeof(*cache));
-	int rc = cache ? 0 : -ENOMEM;
+	struct walk w = {.cache = malloc(CACHE_SLOTS * sizeof(*w.cache))};
+	int rc = w.cache ? 0 : -ENOMEM;
 
-	for (unsigned k = 0; cache && k < CACHE_SLOTS; k++) {
-		cache[k] = -1;
+	for (unsigned k = 0; w.cache && k < CACHE_SLOTS; k++) {
+		w.cache[k].row = -1;
 	}
 	if (rc == 0) {
-		rc = walk(a, false, &any_ready, cache, &e);
+		rc = walk(a, &w, false, &e);
 	}
-	if (rc == 0 && any_ready) {
-		rc = walk(a, true, &any_ready, cache, &e);
+	if (rc == 0 && w.any_ready) {
+		rc = walk(a, &w, true, &e);
 	}
-	free(cache);
+	free(w.cache);
+	if (rc == 0 && w.damage.msg[0]) {
+		/* kept going past damage: its first place is said */
+		return error_fail_at(err, -EINVAL, ERR_DATA, "%s", w.damage.msg);
+	}
 	a->gen++;
 	if (rc == -EAGAIN) {
 		return rc;

@@ -317,7 +317,7 @@ static int cut_rows(struct an_identity *id, const struct an_clock *c, const stru
 			struct an_thread *t = &id->threads[cur];
 
 			if (r[i].kind != REC_RENAME) {
-				t->pub.named = true;
+				t->pub.named = t->named = true;
 				named = true;
 			}
 			t->pub.pid = r[i].pid;

@@ -30,23 +30,31 @@
 #define AN_STATES  16 /* KTHREAD_STATE */
 
 /*
- * struct an_thread - a thread row: its public view (the accessor refreshes
- * the ns fields from the sums), where it lies in time, and the sums.
+ * struct an_thread - a thread row: what every switch of it reads and
+ * writes first (one cache line), then its public view (the accessor
+ * refreshes its counts from the sums) and the rest.
  * @lo/@hi:    the timestamps it covers, inclusive
  * @next:      the same TID's next row by time, -1
+ * @cpu_t:     clock units it ran; @ins its switch-ins; @samples its samples
+ * @last_in:   COUNTS: the latest time it was switched in + 1 (0: never)
+ * @named:     a Thread record names it (pub.named)
  * @out_ts:    FULL: switched out at this time and not back yet (@out)
  * @hist:      FULL: burst, wait and wake-up distributions (3 x 64)
  */
 struct an_thread {
-	struct etwforge_thread_row pub;
 	uint64_t lo, hi;
+	uint64_t cpu_t;
+	uint64_t ins;
+	uint64_t samples;
+	uint64_t last_in;
 	int64_t next;
-	bool linked; /* its process row is looked up */
-	char *name;
-	uint64_t cpu_t, wait_t, wake_t, max_wait_t, max_burst_t;
+	bool named;
 	bool out;
+	bool linked; /* its process row is looked up */
 	uint64_t out_ts;
-	uint64_t last_in; /* COUNTS: the latest time it was switched in, 0 never */
+	struct etwforge_thread_row pub;
+	char *name;
+	uint64_t wait_t, wake_t, max_wait_t, max_burst_t;
 	uint64_t *hist;
 	uint64_t *reasons;
 	uint64_t *states;

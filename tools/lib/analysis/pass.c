@@ -171,8 +171,8 @@ static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, int
 
 	if (count) {
 		a->tot.switch_ins++;
-		*(th->pub.named ? &a->tot.attributed : &a->tot.unattributed) += 1;
-		th->pub.switch_ins++;
+		*(th->named ? &a->tot.attributed : &a->tot.unattributed) += 1;
+		th->ins++;
 	}
 	if (th->out) {
 		uint64_t w = ts > th->out_ts ? ts - th->out_ts : 0;
@@ -309,6 +309,7 @@ static void on_switch(struct etwforge_analysis *a, const struct etwforge_event *
 	if (cw->counted && an_in_window(a, ts)) {
 		a->tot.switches++;
 		a->tot.compact += compact;
+		a->forms[cc->form_code & 3u] += compact;
 		cw->pub.switches++;
 	}
 	cw->known = known;
@@ -381,8 +382,8 @@ static void on_sample(struct etwforge_analysis *a, const struct etwforge_event *
 		} else {
 			struct an_thread *th = &a->id.threads[row];
 
-			th->pub.samples++;
-			a->tot.samples_attributed += th->pub.named;
+			th->samples++;
+			a->tot.samples_attributed += th->named;
 			if (a->id.full && ip_counts_add(&th->ips, s->ip) < 0) {
 				a->nomem = true;
 			}

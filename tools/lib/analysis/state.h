@@ -76,6 +76,7 @@ struct etwforge_analysis {
 	uint64_t busy_t, idle_t, unknown_t;
 	uint64_t wake_hist[ETWFORGE_HIST_BUCKETS];
 	bool any_switch;
+	uint64_t forms[4];	 /* compact switches by record form */
 	uint64_t interval_100ns; /* the profile interval the file gives, 0 none */
 	struct ip_counts idle_ips;
 	struct etwforge_ip_count *ips_out; /* the last etwforge_analysis_ips() answer */

@@ -118,7 +118,13 @@ int read_stats_hook(const struct etwforge_stats *st, unsigned kind, bool is64, u
 		    uint64_t *out);
 /* read_stats_hook_next - the first hook id >= @from with records, -ENOENT none, -ERANGE bad @kind. */
 int read_stats_hook_next(const struct etwforge_stats *st, unsigned kind, bool is64, int from);
-int read_file_stats(struct etwforge_file *f, struct etwforge_stats *st, struct etwforge_error *err);
+/*
+ * read_file_stats - as etwforge_file_stats() but the identity counts; the
+ * compact switches by form too with @forms (else left for the caller: the
+ * analysis counts them as it reads the batches).
+ */
+int read_file_stats(struct etwforge_file *f, struct etwforge_stats *st, bool forms,
+		    struct etwforge_error *err);
 struct jout;
 /* read_json_more_fn - members to add at the end of a JSON object. */
 typedef void (*read_json_more_fn)(struct jout *j, const void *ctx);

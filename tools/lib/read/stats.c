@@ -170,7 +170,8 @@ static void zero_stats(struct etwforge_stats *s)
 	}
 }
 
-int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct etwforge_error *err)
+int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, bool forms,
+		    struct etwforge_error *err)
 {
 	const struct etl_reader *d = read_file_reader(f);
 	bool keep_going = read_file_keep_going(f);
@@ -197,7 +198,8 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 			    r.kind == ETL_KIND_PERFINFO) {
 				s->hooks[hooked_index(r.kind)][r.is64][r.hook_id]++;
 			}
-			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
+			if (forms && r.kind == ETL_KIND_PERFINFO &&
+			    r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
 			    count_compact(d, &r, s, first ? NULL : err) < 0) {
 				if (!keep_going) {
 					return -EINVAL;
