@@ -116,7 +116,6 @@ static void teardown(struct etwforge_analysis *a)
 {
 	read_iter_free(a->it);
 	an_identity_free(&a->id);
-	wake_pairing_free(&a->wakes);
 	ip_counts_free(&a->idle_ips);
 	free(a->cpu);
 	free(a->counted);

@@ -59,6 +59,21 @@ uint64_t an_ts_at(const struct an_clock *c, int64_t ns)
 	return t > c->start_ts ? 0 : c->start_ts - t;
 }
 
+/* floor(log2(@v)), @v > 0. */
+static int log2_floor(uint64_t v)
+{
+#if defined(__GNUC__)
+	return 63 - __builtin_clzll(v);
+#else
+	int n = 0;
+
+	while (v >>= 1) {
+		n++;
+	}
+	return n;
+#endif
+}
+
 /* The end of tracing when EndTime does not say it: the latest buffer. */
 static int64_t last_buffer_ns(struct etwforge_file *f, const struct an_clock *c)
 {
@@ -107,4 +122,38 @@ void an_clock_init(struct an_clock *c, struct etwforge_file *f)
 		c->end_ns = last_buffer_ns(f, c);
 	}
 	c->end_ts = an_ts_at(c, c->end_ns);
+	for (unsigned k = 0; k < 64; k++) {
+		/* the first span of 2^k ns: ticks_up() of it, then down while it still is */
+		uint64_t t = ticks_up(c, UINT64_C(1) << k);
+
+		while (t > 0 && an_span_ns(c, t - 1) >= UINT64_C(1) << k) {
+			t--;
+		}
+		while (t < UINT64_MAX && an_span_ns(c, t) < UINT64_C(1) << k) {
+			t++;
+		}
+		c->bucket_at[k] = t;
+	}
+	/* ns per unit, as a power of two rounded down (1e9 / hz) */
+	c->log2_ns_per_tick = c->hz <= NS_PER_S ? log2_floor(NS_PER_S / c->hz)
+						: -log2_floor(c->hz / NS_PER_S) - 1;
+}
+
+unsigned an_bucket(const struct an_clock *c, uint64_t ticks)
+{
+	int k;
+
+	/* the largest k with bucket_at[k] <= ticks: near log2(ticks) + log2(ns per unit) */
+	if (ticks < c->bucket_at[1]) {
+		return 0;
+	}
+	k = log2_floor(ticks) + c->log2_ns_per_tick;
+	k = k < 1 ? 1 : k > 63 ? 63 : k;
+	while (k < 63 && c->bucket_at[k + 1] <= ticks) {
+		k++;
+	}
+	while (k > 1 && c->bucket_at[k] > ticks) {
+		k--;
+	}
+	return (unsigned)k;
 }

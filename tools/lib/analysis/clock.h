@@ -21,6 +21,8 @@
  * @end_ns:   the end of tracing (EndTime, else the latest buffer's time)
  * @end_ts:   the same in clock units
  * @tick_ns:  the interrupt tick, TimerResolution x 100 ns (0: unknown)
+ * @bucket_at: the fewest clock units whose span is 2^k ns or more, for each
+ *            k of a distribution's buckets (an_bucket() divides nothing)
  */
 struct an_clock {
 	uint64_t hz;
@@ -28,7 +30,15 @@ struct an_clock {
 	int64_t end_ns;
 	uint64_t end_ts;
 	uint64_t tick_ns;
+	uint64_t bucket_at[64];
+	int log2_ns_per_tick; /* floor(log2(10^9 / @hz)): where an_bucket() starts */
 };
+
+/**
+ * an_bucket - the distribution bucket of a span of @ticks clock units: k
+ * where 2^k <= its ns < 2^(k+1) (0 for 0 and 1 ns), the ns as an_span_ns().
+ */
+unsigned an_bucket(const struct an_clock *c, uint64_t ticks);
 
 /** an_clock_init - the clock of @f (reads its buffer headers when EndTime is missing). */
 void an_clock_init(struct an_clock *c, struct etwforge_file *f);

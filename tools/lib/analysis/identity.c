@@ -454,12 +454,15 @@ int64_t an_thread_find(const struct an_identity *id, uint32_t tid, uint64_t ts)
 int64_t an_thread_at(struct an_identity *id, uint32_t tid, uint64_t ts)
 {
 	struct an_tid *e = an_tid(id, tid);
+
+	return e ? an_thread_of(id, e, tid, ts) : -1;
+}
+
+int64_t an_thread_of(struct an_identity *id, struct an_tid *e, uint32_t tid, uint64_t ts)
+{
 	int64_t prev = -1, r, row;
 	uint64_t lo, hi;
 
-	if (!e) {
-		return -1;
-	}
 	if (e->hit >= 0 && ts >= id->threads[e->hit].lo && ts <= id->threads[e->hit].hi) {
 		return e->hit;
 	}
@@ -517,6 +520,14 @@ void an_identity_free(struct an_identity *id)
 	for (size_t i = 0; i < id->nprocs; i++) {
 		free(id->procs[i].image);
 		free(id->procs[i].cmdline);
+	}
+	for (size_t i = 0; i < id->tids.cap; i++) {
+		uint32_t tid;
+		struct an_tid *e = id_map_at(&id->tids, i, &tid);
+
+		if (e) {
+			wake_list_free(&e->wakes);
+		}
 	}
 	free(id->threads);
 	free(id->procs);

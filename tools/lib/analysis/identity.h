@@ -24,6 +24,7 @@
 #include "etwforge/etwforge.h"
 #include "tools/lib/analysis/clock.h"
 #include "tools/lib/analysis/ip_counts.h"
+#include "tools/lib/analysis/wake.h"
 #include "tools/lib/common/id_map.h"
 
 #define AN_REASONS 64 /* KWAIT_REASON: 6 bits in the compact form */
@@ -76,6 +77,7 @@ struct an_process {
  * @hit:     the row found last (most lookups find it again)
  * @last_in: the latest time it was switched in (@has_in), on @last_cpu,
  *           for pairing
+ * @wakes:   its ReadyThreads waiting for a switch-in (FULL)
  */
 struct an_tid {
 	int64_t head;
@@ -83,6 +85,7 @@ struct an_tid {
 	uint64_t last_in;
 	unsigned last_cpu;
 	bool has_in;
+	struct wake_list wakes;
 };
 
 /** struct an_identity - the tables. */
@@ -111,6 +114,9 @@ int an_identity_load(struct an_identity *id, struct etwforge_file *f, const stru
  * no row covers it. Return: its index, -1 out of memory.
  */
 int64_t an_thread_at(struct an_identity *id, uint32_t tid, uint64_t ts);
+
+/** an_thread_of - as an_thread_at() for the TID whose struct an_tid is @e. */
+int64_t an_thread_of(struct an_identity *id, struct an_tid *e, uint32_t tid, uint64_t ts);
 
 /** an_thread_find - as an_thread_at() without making a row: -1 when none covers @ts. */
 int64_t an_thread_find(const struct an_identity *id, uint32_t tid, uint64_t ts);

@@ -74,9 +74,9 @@ static int64_t clip_ns(const struct etwforge_analysis *a, int64_t t)
 	return t < a->from_ns ? a->from_ns : t > a->to_ns ? a->to_ns : t;
 }
 
-static void hist_add(uint64_t *h, uint64_t ns)
+static void hist_add(const struct etwforge_analysis *a, uint64_t *h, uint64_t ticks)
 {
-	h[an_hist_bucket(ns)]++;
+	h[an_bucket(&a->clock, ticks)]++;
 }
 
 /* The slice of CPU @c's running thread ends at @ts; @end: the end of tracing. */
@@ -109,7 +109,7 @@ static void close_slice(struct etwforge_analysis *a, unsigned c, uint64_t ts, bo
 		th->pub.bursts++;
 		th->max_burst_t = b > th->max_burst_t ? b : th->max_burst_t;
 		if (a->id.full && an_thread_full(th) == 0) {
-			hist_add(th->hist, an_span_ns(&a->clock, b));
+			hist_add(a, th->hist, b);
 		}
 	}
 	if (ts >= a->from_ts && cw->t0 <= a->to_ts && (it = queue(a, ETWFORGE_ITEM_SLICE))) {
@@ -143,10 +143,10 @@ static void wakeup(struct etwforge_analysis *a, unsigned c, uint32_t tid, int64_
 		th->pub.wakeups++;
 		th->wake_t += lat;
 		if (a->id.full && an_thread_full(th) == 0) {
-			hist_add(th->hist + 2 * ETWFORGE_HIST_BUCKETS, an_span_ns(&a->clock, lat));
+			hist_add(a, th->hist + 2 * ETWFORGE_HIST_BUCKETS, lat);
 		}
 	}
-	hist_add(a->wake_hist, an_span_ns(&a->clock, lat));
+	hist_add(a, a->wake_hist, lat);
 	if ((it = queue(a, ETWFORGE_ITEM_WAKE))) {
 		it->cpu = c;
 		it->from_cpu = r->cpu;
@@ -159,12 +159,11 @@ static void wakeup(struct etwforge_analysis *a, unsigned c, uint32_t tid, int64_
 	}
 }
 
-/* Thread @tid (row @row) switched in on @c at @ts. */
-static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, int64_t row,
-		      uint64_t ts)
+/* Thread @tid (row @row, its TID's @e) switched in on @c at @ts. */
+static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, struct an_tid *e,
+		      int64_t row, uint64_t ts)
 {
 	struct an_thread *th = &a->id.threads[row];
-	struct an_tid *e = an_tid(&a->id, tid);
 	const struct wake_ready *r;
 	unsigned n;
 	bool count = an_counted(a, c) && an_in_window(a, ts);
@@ -183,19 +182,17 @@ static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, int
 			th->wait_t += w;
 			th->max_wait_t = w > th->max_wait_t ? w : th->max_wait_t;
 			if (a->id.full && an_thread_full(th) == 0) {
-				hist_add(th->hist + ETWFORGE_HIST_BUCKETS,
-					 an_span_ns(&a->clock, w));
+				hist_add(a, th->hist + ETWFORGE_HIST_BUCKETS, w);
 			}
 		}
-	}
-	if (!e) {
-		a->nomem = true;
-		return;
 	}
 	e->has_in = true;
 	e->last_in = ts;
 	e->last_cpu = c;
-	wake_take(&a->wakes, tid, ts, &r, &n);
+	if (!wake_waiting(&e->wakes)) {
+		return;
+	}
+	wake_take(&e->wakes, ts, &r, &n);
 	for (unsigned i = 0; i < n; i++) {
 		wakeup(a, c, tid, row, &r[i], ts);
 	}
@@ -316,11 +313,13 @@ static void on_switch(struct etwforge_analysis *a, const struct etwforge_event *
 	cw->tid = known ? new_tid : 0;
 	cw->row = -1;
 	if (known && new_tid) {
-		cw->row = an_thread_at(&a->id, new_tid, ts);
+		struct an_tid *e = an_tid(&a->id, new_tid);
+
+		cw->row = e ? an_thread_of(&a->id, e, new_tid, ts) : -1;
 		if (cw->row < 0) {
 			a->nomem = true;
 		} else {
-			switch_in(a, c, new_tid, cw->row, ts);
+			switch_in(a, c, new_tid, e, cw->row, ts);
 		}
 	}
 	cw->t0 = ts;
@@ -353,7 +352,7 @@ static void on_ready(struct etwforge_analysis *a, const struct etwforge_event *e
 	if (e->has_in && e->last_in == ev->ts) {
 		/* its switch-in at this very time was met first: it is the one */
 		wakeup(a, e->last_cpu, tid, an_thread_find(&a->id, tid, ev->ts), &r, ev->ts);
-	} else if (wake_add(&a->wakes, tid, &r) < 0) {
+	} else if (wake_add(&e->wakes, &r) < 0) {
 		a->nomem = true;
 	}
 }

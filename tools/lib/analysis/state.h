@@ -61,7 +61,6 @@ struct etwforge_analysis {
 	unsigned ncpu;
 	unsigned *counted; /* the CPUs counted, in order (the cpu table) */
 	unsigned ncounted;
-	struct wake_pairing wakes;
 	uint64_t from_ts, to_ts; /* the window in clock units (the whole trace: 0, max) */
 	int64_t from_ns, to_ns;
 	/* the full pass */
@@ -85,18 +84,6 @@ struct etwforge_analysis {
 	uint64_t gen;	   /* events read: the sums change with it */
 	uint64_t proc_gen; /* what @gen was when @proc_t was summed */
 };
-
-/** an_hist_bucket - the bucket of @ns: floor(log2(@ns)), 0 for 0 and 1. */
-static inline unsigned an_hist_bucket(uint64_t ns)
-{
-	unsigned b = 0;
-
-	while (ns > 1) {
-		ns >>= 1;
-		b++;
-	}
-	return b;
-}
 
 /** an_counted - does CPU @c count? */
 static inline bool an_counted(const struct etwforge_analysis *a, unsigned c)

@@ -10,12 +10,6 @@
 
 #include "tools/lib/analysis/wake.h"
 
-struct wake_list {
-	struct wake_ready *v; /* [done, n) wait; [0, done) were handed out last */
-	unsigned n, cap;
-	unsigned done;
-};
-
 /* Drop what the last wake_take() handed out. */
 static void compact(struct wake_list *l)
 {
@@ -26,15 +20,8 @@ static void compact(struct wake_list *l)
 	}
 }
 
-int wake_add(struct wake_pairing *p, uint32_t tid, const struct wake_ready *r)
+int wake_add(struct wake_list *l, const struct wake_ready *r)
 {
-	struct wake_list *l;
-
-	p->pending.elem_size = sizeof(*l);
-	l = id_map_add(&p->pending, tid);
-	if (!l) {
-		return -ENOMEM;
-	}
 	compact(l);
 	if (l->n == l->cap) {
 		unsigned cap = l->cap ? l->cap * 2 : 2;
@@ -47,20 +34,13 @@ int wake_add(struct wake_pairing *p, uint32_t tid, const struct wake_ready *r)
 		l->cap = cap;
 	}
 	l->v[l->n++] = *r;
-	p->waiting++;
 	return 0;
 }
 
-void wake_take(struct wake_pairing *p, uint32_t tid, uint64_t ts, const struct wake_ready **out,
-	       unsigned *n)
+void wake_take(struct wake_list *l, uint64_t ts, const struct wake_ready **out, unsigned *n)
 {
-	struct wake_list *l = id_map_get(&p->pending, tid);
 	unsigned k = 0;
 
-	*n = 0;
-	if (!l) {
-		return;
-	}
 	compact(l);
 	/* in time order all wait from before @ts; one from after it (a file whose
 	 * records are not) waits on for a later switch-in */
@@ -70,19 +50,10 @@ void wake_take(struct wake_pairing *p, uint32_t tid, uint64_t ts, const struct w
 	*out = l->v;
 	*n = k;
 	l->done = k;
-	p->waiting -= k;
 }
 
-void wake_pairing_free(struct wake_pairing *p)
+void wake_list_free(struct wake_list *l)
 {
-	for (size_t i = 0; i < p->pending.cap; i++) {
-		uint32_t tid;
-		struct wake_list *l = id_map_at(&p->pending, i, &tid);
-
-		if (l) {
-			free(l->v);
-		}
-	}
-	id_map_free(&p->pending);
-	p->waiting = 0;
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }

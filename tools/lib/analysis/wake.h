@@ -6,15 +6,14 @@
  * pair with that switch-in (a thread readied twice before it runs has two
  * wake-ups, each with its own latency), and a ReadyThread at the very time
  * of a switch-in of its thread pairs with it, whichever the pass met
- * first. Memory grows with the ReadyThreads waiting, not with the file.
+ * first. Memory grows with the ReadyThreads waiting, not with the file;
+ * the lists are kept per TID (identity.h's struct an_tid).
  */
 #ifndef TOOLS_LIB_ANALYSIS_WAKE_H
 #define TOOLS_LIB_ANALYSIS_WAKE_H
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#include "tools/lib/common/id_map.h"
 
 /** struct wake_ready - a ReadyThread waiting for its thread's switch-in. */
 struct wake_ready {
@@ -23,24 +22,33 @@ struct wake_ready {
 	unsigned cpu;
 };
 
-/** struct wake_pairing - the waiting ReadyThreads; zero-initialise. */
-struct wake_pairing {
-	struct id_map pending; /* TID -> struct wake_list */
-	uint64_t waiting;      /* ReadyThreads waiting now */
+/**
+ * struct wake_list - one thread's waiting ReadyThreads (kept with what is
+ * kept of its TID); zero-initialise.
+ */
+struct wake_list {
+	struct wake_ready *v; /* [done, n) wait; [0, done) were handed out last */
+	unsigned n, cap;
+	unsigned done;
 };
 
-/** wake_add - thread @tid readied at @ts on @cpu by @waker. Return: 0, or -ENOMEM. */
-int wake_add(struct wake_pairing *p, uint32_t tid, const struct wake_ready *r);
+/** wake_add - the thread of @l readied as @r. Return: 0, or -ENOMEM. */
+int wake_add(struct wake_list *l, const struct wake_ready *r);
 
 /**
- * wake_take - thread @tid switched in at @ts: its waiting ReadyThreads (at
- * @ts or before) into *@out (valid until the next call for @tid), *@n of
- * them, and forgotten.
+ * wake_take - the thread of @l switched in at @ts: its waiting
+ * ReadyThreads (at @ts or before) into *@out (valid until the next call on
+ * @l), *@n of them, and forgotten.
  */
-void wake_take(struct wake_pairing *p, uint32_t tid, uint64_t ts, const struct wake_ready **out,
-	       unsigned *n);
+void wake_take(struct wake_list *l, uint64_t ts, const struct wake_ready **out, unsigned *n);
 
-/** wake_pairing_free - NULL-safe on a zeroed one. */
-void wake_pairing_free(struct wake_pairing *p);
+/** wake_waiting - are ReadyThreads waiting in @l? */
+static inline bool wake_waiting(const struct wake_list *l)
+{
+	return l->n > l->done;
+}
+
+/** wake_list_free - NULL-safe on a zeroed one. */
+void wake_list_free(struct wake_list *l);
 
 #endif /* TOOLS_LIB_ANALYSIS_WAKE_H */

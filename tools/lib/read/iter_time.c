@@ -16,7 +16,13 @@
  *                   new thread is known once the CPU's next switch is read)
  *   header          buffer 0's records (live)
  *
- *   sources ──► heap on (ts, live before batches, source) ──► next event
+ *   sources ──► tournament on (ts, source) ──► next event
+ *
+ * The sources play a tournament (a loser tree: each inner node keeps the
+ * loser of the match below it, the root's the winner): when the winner is
+ * refilled, only its path to the root is replayed, one comparison a level.
+ * At one time, buffer 0 comes first, then each CPU's live records before its
+ * batches; an exhausted source's key is past every time.
  *
  * A source's next event is converted when fetched and handed out as it is;
  * the source is refilled at the following call, so the event (and the
@@ -24,30 +30,50 @@
  * events per CPU, whatever the length of the file.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/lib/read/read.h"
+#include "producer/ccswap_expand.h"
+#include "producer/etw_layout.h"
 #include "tools/lib/read/read_internal.h"
 #include "writer/etl_reader.h"
 
+/*
+ * A CPU's compact switches: its batches expanded a record at a time; a
+ * switch waits (@sw[@pi], @have) until the next one gives its new thread.
+ */
+struct batch_walk {
+	bool in_batch;
+	struct etw_ccswap_iter it;
+	struct etl_record rec; /* the batch being expanded */
+	uint64_t number;       /* batches met */
+	bool first;	       /* the next switch is its batch's first */
+	struct dec_event sw[2];
+	unsigned pi;
+	bool have;
+	bool have_err; /* a batch that did not expand: said after the switch before it */
+	struct etl_error err;
+};
+
 /* One source of the merge. */
 struct time_src {
-	bool batches;	       /* a CPU's compact switches (else its live records) */
-	struct dec_cursor cur; /* batches: the CPU's cursor */
-	const unsigned *bufs;  /* live: the buffers, in order */
+	bool batches;	      /* a CPU's compact switches (else its live records) */
+	const unsigned *bufs; /* its buffers, in order */
 	unsigned nbufs;
-	unsigned bi;		 /* live: the buffer being read */
-	size_t pos;		 /* live: inside it */
+	unsigned bi;		 /* the buffer being read */
+	size_t pos;		 /* inside it */
+	struct batch_walk *bw;	 /* batches */
 	struct rec_store st;	 /* the record of @ev (live), the batch record (batches) */
 	struct rec_store cur_st; /* batches: unused record store of rv_conv_dec_event() */
 	struct etwforge_event ev;
 };
 
-/* A heap entry: the key of a source's next event, inline. */
+/* A source's key: its next event's time, then its index; @ts UINT64_MAX and @i ~0u: none. */
 struct time_key {
 	uint64_t ts;
-	unsigned rank; /* source index x 2 + (batches): live first at one time */
+	unsigned i;
 };
 
 struct iter_time {
@@ -55,46 +81,49 @@ struct iter_time {
 	unsigned kinds;
 	struct time_src *src;
 	unsigned nsrc;
-	struct time_key *heap;
-	unsigned hn;
-	unsigned init; /* sources fetched a first time */
-	int refill;    /* the source whose event was handed out last (or failed), -1 none */
+	unsigned k;	      /* leaves of the tournament: nsrc rounded up to a power of 2 */
+	struct time_key *key; /* per leaf */
+	unsigned *tree;	      /* [0] the winner; [1..k-1] the losers of the matches */
+	unsigned init;	      /* sources fetched a first time */
+	int refill;	      /* the source whose event was handed out last (or failed), -1 none */
 };
 
 static bool key_less(const struct time_key *a, const struct time_key *b)
 {
-	return a->ts < b->ts || (a->ts == b->ts && a->rank < b->rank);
+	/* without a branch: a match's outcome is a coin toss the predictor loses */
+	return (a->ts < b->ts) | ((a->ts == b->ts) & (a->i < b->i));
 }
 
-static void heap_down(struct iter_time *it, unsigned i)
+/* The winner of the subtree under @node, its matches' losers stored on the way. */
+static unsigned play(struct iter_time *it, unsigned node)
 {
-	struct time_key k = it->heap[i];
+	unsigned a, b;
 
-	for (;;) {
-		unsigned l = 2 * i + 1, m;
-
-		if (l >= it->hn) {
-			break;
-		}
-		m = l + 1 < it->hn && key_less(&it->heap[l + 1], &it->heap[l]) ? l + 1 : l;
-		if (!key_less(&it->heap[m], &k)) {
-			break;
-		}
-		it->heap[i] = it->heap[m];
-		i = m;
+	if (node >= it->k) {
+		return node - it->k;
 	}
-	it->heap[i] = k;
+	a = play(it, 2 * node);
+	b = play(it, 2 * node + 1);
+	if (key_less(&it->key[b], &it->key[a])) {
+		it->tree[node] = a;
+		return b;
+	}
+	it->tree[node] = b;
+	return a;
 }
 
-static void heap_up(struct iter_time *it, unsigned i)
+/* Leaf @w's key changed: replay its matches up to the root. */
+static void replay(struct iter_time *it, unsigned w)
 {
-	struct time_key k = it->heap[i];
+	for (unsigned node = (w + it->k) / 2; node >= 1; node /= 2) {
+		unsigned l = it->tree[node];
+		/* all ones when the stored loser beats @w: masks, so no branch is taken */
+		unsigned m = 0u - (unsigned)key_less(&it->key[l], &it->key[w]);
 
-	while (i > 0 && key_less(&k, &it->heap[(i - 1) / 2])) {
-		it->heap[i] = it->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
+		it->tree[node] = (w & m) | (l & ~m);
+		w = (l & m) | (w & ~m);
 	}
-	it->heap[i] = k;
+	it->tree[0] = w;
 }
 
 /* The next event of live source @s. Return: 1, 0 at its end, -EINVAL (@e; it goes on after). */
@@ -125,26 +154,141 @@ static int live_next(struct iter_time *it, struct time_src *s, struct etl_error 
 	return 0;
 }
 
-/* Fetch source @i's next event into the heap. Return: 0, or -EINVAL (@e). */
+static int batch_fail(struct etl_error *e, const struct etl_reader *d, uint64_t off,
+		      const char *what)
+{
+	e->offset = off;
+	e->unopened = false;
+	snprintf(e->msg, sizeof(e->msg), "%s: offset 0x%llx: %s", etl_reader_name(d),
+		 (unsigned long long)off, what);
+	return -EINVAL;
+}
+
+static uint64_t payload_offset(const struct etl_record *r)
+{
+	return r->file_offset + (uint64_t)(r->payload - r->data);
+}
+
+/* Hand out the waiting switch: its new thread @new_tid when @known. */
+static void batch_emit(struct time_src *s, bool known, uint32_t new_tid)
+{
+	struct dec_event *p = &s->bw->sw[s->bw->pi];
+
+	p->new_tid_known = known;
+	p->new_tid = known ? new_tid : 0;
+	rv_conv_dec_event(p, &s->st, &s->cur_st, &s->ev);
+	s->bw->have = false;
+}
+
+/*
+ * The next compact switch of batch source @s (as the read room's cursors
+ * give them: event_stream.h). Return: 1, 0 at its end, -EINVAL (@e; the
+ * source goes on after the damage at the next call).
+ */
+static int batch_next(struct iter_time *it, struct time_src *s, struct etl_error *e)
+{
+	const struct etl_reader *d = it->f->d;
+	struct batch_walk *w = s->bw;
+
+	if (w->have_err) {
+		w->have_err = false;
+		*e = w->err;
+		return -EINVAL;
+	}
+	for (;;) {
+		if (w->in_batch) {
+			struct etw_cswitch_compact cc;
+			struct dec_event *q = &w->sw[w->pi ^ 1u];
+			size_t bad = 0;
+			int r = etw_ccswap_expand_next(&w->it, &cc, &bad);
+
+			if (r < 0) {
+				w->in_batch = false; /* the rest of the batch is skipped */
+				batch_fail(e, d, payload_offset(&w->rec) + bad,
+					   "compact CSwitch record runs past the batch or names an "
+					   "empty TidTable slot");
+				if (w->have) {
+					/* the switch before the damage first, its new thread unknown */
+					w->err = *e;
+					w->have_err = true;
+					batch_emit(s, false, 0);
+					return 1;
+				}
+				return -EINVAL;
+			}
+			if (r == 0) {
+				w->in_batch = false;
+				continue;
+			}
+			if (q->rec.data != w->rec.data) {
+				q->rec = w->rec; /* once per batch, not per switch */
+			}
+			q->kind = DEC_EV_COMPACT;
+			q->u.cc = cc;
+			q->file_offset = payload_offset(&w->rec) + cc.rec_offset;
+			q->batch = w->number - 1;
+			q->batch_first = w->first;
+			w->first = false;
+			if (w->have) {
+				batch_emit(s, true, cc.old_tid);
+				w->pi ^= 1u;
+				w->have = true;
+				return 1;
+			}
+			w->pi ^= 1u;
+			w->have = true;
+			continue;
+		}
+		if (s->bi >= s->nbufs) {
+			if (w->have) {
+				batch_emit(s, false, 0); /* the CPU's last switch: nobody follows */
+				return 1;
+			}
+			return 0;
+		}
+		{
+			const struct etl_buffer *b = etl_reader_buffer(d, s->bufs[s->bi]);
+			struct etl_record r;
+			int rc = etl_buffer_next(d, b, &s->pos, &r, e);
+
+			if (rc <= 0) {
+				s->bi++;
+				s->pos = 0;
+				if (rc < 0) {
+					return rc; /* the rest of that buffer is lost */
+				}
+				continue;
+			}
+			if (r.kind != ETL_KIND_PERFINFO || r.hook_id != ETW_HOOK_CSWITCH_BATCH) {
+				continue;
+			}
+			if (etw_ccswap_expand_begin(&w->it, r.payload, r.payload_len,
+						    it->f->info.max_wait_reason) < 0) {
+				return batch_fail(
+					e, d, r.file_offset,
+					"compact CSwitch batch shorter than its 0x58-byte "
+					"header");
+			}
+			w->in_batch = true;
+			w->rec = r;
+			w->number++;
+			w->first = true;
+		}
+	}
+}
+
+/* Fetch source @i's next event (its key past every time at its end). Return: 0, or -EINVAL (@e). */
 static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
 {
 	struct time_src *s = &it->src[i];
 	int rc;
 
 	if (s->batches) {
-		struct dec_event dev;
-
-		rc = dec_cursor_next(&s->cur, &dev, e);
-		if (rc > 0) {
-			rv_conv_dec_event(&dev, &s->st, &s->cur_st, &s->ev);
-		}
+		rc = batch_next(it, s, e);
 	} else {
 		rc = live_next(it, s, e);
 	}
-	if (rc > 0) {
-		it->heap[it->hn] = (struct time_key){s->ev.ts, 2 * i + s->batches};
-		heap_up(it, it->hn++);
-	}
+	it->key[i] = rc > 0 ? (struct time_key){s->ev.ts, i} : (struct time_key){UINT64_MAX, ~0u};
 	return rc < 0 ? rc : 0;
 }
 
@@ -156,9 +300,11 @@ void iter_time_free(struct iter_time *it)
 	for (unsigned i = 0; it->src && i < it->nsrc; i++) {
 		rv_store_free(&it->src[i].st);
 		rv_store_free(&it->src[i].cur_st);
+		free(it->src[i].bw);
 	}
 	free(it->src);
-	free(it->heap);
+	free(it->key);
+	free(it->tree);
 	free(it);
 }
 
@@ -181,9 +327,12 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 		ncpu += i == 0 || etl_reader_buffer(f->d, order[i])->processor_index !=
 					  etl_reader_buffer(f->d, order[i - 1])->processor_index;
 	}
+	for (it->k = 1; it->k < 2 * ncpu + 1; it->k *= 2) {
+	}
 	it->src = calloc(2 * ncpu + 1, sizeof(*it->src));
-	it->heap = calloc(2 * ncpu + 1, sizeof(*it->heap));
-	if (!it->src || !it->heap) {
+	it->key = calloc(it->k, sizeof(*it->key));
+	it->tree = calloc(it->k, sizeof(*it->tree));
+	if (!it->src || !it->key || !it->tree) {
 		iter_time_free(it);
 		return NULL;
 	}
@@ -200,9 +349,19 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 			it->src[it->nsrc++].nbufs = n;
 		}
 		if (batches) {
-			it->src[it->nsrc].batches = true;
-			dec_cursor_init(&it->src[it->nsrc++].cur, f->d, cpu, DEC_EV_COMPACT,
-					f->info.max_wait_reason);
+			struct time_src *b = &it->src[it->nsrc++];
+
+			b->batches = true;
+			b->bufs = bufs;
+			b->nbufs = n;
+			b->bw = calloc(1, sizeof(*b->bw));
+			if (!b->bw) {
+				iter_time_free(it);
+				return NULL;
+			}
+			for (unsigned k = 0; k < 2; k++) {
+				b->bw->sw[k].cpu = cpu;
+			}
 		}
 		i += n ? n : 1;
 	}
@@ -220,25 +379,28 @@ int iter_time_next(struct iter_time *it, const struct etwforge_event **out,
 		it->refill = -1;
 		if (fetch(it, i, &e) < 0) {
 			it->refill = (int)i; /* the source goes on at the next call */
+			replay(it, i);	     /* meanwhile it has no event */
 			return read_reader_fail(err, &e, -EINVAL);
 		}
+		replay(it, i);
 	}
-	while (it->init < it->nsrc) {
-		i = it->init++;
-		if (fetch(it, i, &e) < 0) {
-			it->refill = (int)i;
-			return read_reader_fail(err, &e, -EINVAL);
+	if (it->init < it->k) {
+		while (it->init < it->k) {
+			i = it->init++;
+			if (i >= it->nsrc) {
+				it->key[i] = (struct time_key){UINT64_MAX, ~0u};
+			} else if (fetch(it, i, &e) < 0) {
+				it->refill = (int)i;
+				return read_reader_fail(err, &e, -EINVAL);
+			}
 		}
+		it->tree[0] = play(it, 1);
 	}
-	if (it->hn == 0) {
+	i = it->tree[0];
+	if (it->key[i].i == ~0u) {
 		return 0;
 	}
-	i = it->heap[0].rank / 2;
 	*out = &it->src[i].ev;
-	it->heap[0] = it->heap[--it->hn];
-	if (it->hn) {
-		heap_down(it, 0);
-	}
 	it->refill = (int)i;
 	return 1;
 }

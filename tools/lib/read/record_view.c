@@ -513,9 +513,7 @@ void rv_conv_dec_event(const struct dec_event *ev, struct rec_store *rc, struct 
 		       struct etwforge_event *o)
 {
 	if (ev->kind == DEC_EV_COMPACT) {
-		/* every field but the union is written: clear only that */
-		memset(&o->u, 0, sizeof(o->u));
-		conv_compact(ev, rc, o);
+		conv_compact(ev, rc, o); /* it writes every field but the union's others */
 		return;
 	}
 	memset(o, 0, sizeof(*o));
