@@ -122,6 +122,11 @@ void an_clock_init(struct an_clock *c, struct etwforge_file *f)
 		c->end_ns = last_buffer_ns(f, c);
 	}
 	c->end_ts = an_ts_at(c, c->end_ns);
+	an_clock_buckets(c);
+}
+
+void an_clock_buckets(struct an_clock *c)
+{
 	for (unsigned k = 0; k < 64; k++) {
 		/* the first span of 2^k ns: ticks_up() of it, then down while it still is */
 		uint64_t t = ticks_up(c, UINT64_C(1) << k);

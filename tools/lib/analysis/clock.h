@@ -43,6 +43,9 @@ unsigned an_bucket(const struct an_clock *c, uint64_t ticks);
 /** an_clock_init - the clock of @f (reads its buffer headers when EndTime is missing). */
 void an_clock_init(struct an_clock *c, struct etwforge_file *f);
 
+/** an_clock_buckets - @bucket_at and @log2_ns_per_tick of @c, from its @hz. */
+void an_clock_buckets(struct an_clock *c);
+
 /** an_ns - @ts as ns since the session start; negative before it, saturated. */
 int64_t an_ns(const struct an_clock *c, uint64_t ts);
 
