@@ -16,7 +16,7 @@
 #include "text_escape.h"
 #include "timeline_legend.h"
 
-#define CHAR_PX	       6.2 /* the width of a character of the 11 px font, about */
+#define CHAR_PX	       6.5 /* the width of a character of the 11 px font, at most about */
 #define GOLDEN_ANGLE   137.508
 #define THREADS_LISTED 24 /* threads named per process; the rest summed */
 
@@ -276,7 +276,7 @@ int legend_build(struct legend *lg, const struct thread_names *names, double tot
 	const struct etwforge_analysis_totals *t;
 	struct ranked *procs = NULL;
 	struct pieces ps = {0};
-	size_t np = 0, max = (size_t)((double)(width > 40 ? width - 40 : width) / CHAR_PX);
+	size_t np = 0, max = (size_t)((double)(width > 50 ? width - 50 : width) / CHAR_PX);
 	uint64_t named_ns = 0, rest = 0;
 	struct piece *pc;
 	int rc = -ENOMEM;
