@@ -30,41 +30,21 @@
  * events per CPU, whatever the length of the file.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/lib/read/read.h"
-#include "producer/ccswap_expand.h"
-#include "producer/etw_layout.h"
 #include "tools/lib/read/read_internal.h"
 #include "writer/etl_reader.h"
 
-/*
- * A CPU's compact switches: its batches expanded a record at a time; a
- * switch waits (@sw[@pi], @have) until the next one gives its new thread.
- */
-struct batch_walk {
-	bool in_batch;
-	struct etw_ccswap_iter it;
-	struct etl_record rec; /* the batch being expanded */
-	uint64_t number;       /* batches met */
-	bool first;	       /* the next switch is its batch's first */
-	struct dec_event sw[2];
-	unsigned pi;
-	bool have;
-	bool have_err; /* a batch that did not expand: said after the switch before it */
-	struct etl_error err;
-};
-
 /* One source of the merge. */
 struct time_src {
-	bool batches;	      /* a CPU's compact switches (else its live records) */
-	const unsigned *bufs; /* its buffers, in order */
+	bool batches;	       /* a CPU's compact switches (else its live records) */
+	struct dec_cursor cur; /* batches: the CPU's cursor */
+	const unsigned *bufs;  /* live: its buffers, in order */
 	unsigned nbufs;
-	unsigned bi;		 /* the buffer being read */
-	size_t pos;		 /* inside it */
-	struct batch_walk *bw;	 /* batches */
+	unsigned bi;		 /* live: the buffer being read */
+	size_t pos;		 /* live: inside it */
 	struct rec_store st;	 /* the record of @ev (live), the batch record (batches) */
 	struct rec_store cur_st; /* batches: unused record store of rv_conv_dec_event() */
 	struct etwforge_event ev;
@@ -154,129 +134,6 @@ static int live_next(struct iter_time *it, struct time_src *s, struct etl_error 
 	return 0;
 }
 
-static int batch_fail(struct etl_error *e, const struct etl_reader *d, uint64_t off,
-		      const char *what)
-{
-	e->offset = off;
-	e->unopened = false;
-	snprintf(e->msg, sizeof(e->msg), "%s: offset 0x%llx: %s", etl_reader_name(d),
-		 (unsigned long long)off, what);
-	return -EINVAL;
-}
-
-static uint64_t payload_offset(const struct etl_record *r)
-{
-	return r->file_offset + (uint64_t)(r->payload - r->data);
-}
-
-/* Hand out the waiting switch: its new thread @new_tid when @known. */
-static void batch_emit(struct time_src *s, bool known, uint32_t new_tid)
-{
-	struct dec_event *p = &s->bw->sw[s->bw->pi];
-
-	p->new_tid_known = known;
-	p->new_tid = known ? new_tid : 0;
-	rv_conv_dec_event(p, &s->st, &s->cur_st, &s->ev);
-	s->bw->have = false;
-}
-
-/*
- * The next compact switch of batch source @s (as the read room's cursors
- * give them: event_stream.h). Return: 1, 0 at its end, -EINVAL (@e; the
- * source goes on after the damage at the next call).
- */
-static int batch_next(struct iter_time *it, struct time_src *s, struct etl_error *e)
-{
-	const struct etl_reader *d = it->f->d;
-	struct batch_walk *w = s->bw;
-
-	if (w->have_err) {
-		w->have_err = false;
-		*e = w->err;
-		return -EINVAL;
-	}
-	for (;;) {
-		if (w->in_batch) {
-			struct etw_cswitch_compact cc;
-			struct dec_event *q = &w->sw[w->pi ^ 1u];
-			size_t bad = 0;
-			int r = etw_ccswap_expand_next(&w->it, &cc, &bad);
-
-			if (r < 0) {
-				w->in_batch = false; /* the rest of the batch is skipped */
-				batch_fail(e, d, payload_offset(&w->rec) + bad,
-					   "compact CSwitch record runs past the batch or names an "
-					   "empty TidTable slot");
-				if (w->have) {
-					/* the switch before the damage first, its new thread unknown */
-					w->err = *e;
-					w->have_err = true;
-					batch_emit(s, false, 0);
-					return 1;
-				}
-				return -EINVAL;
-			}
-			if (r == 0) {
-				w->in_batch = false;
-				continue;
-			}
-			if (q->rec.data != w->rec.data) {
-				q->rec = w->rec; /* once per batch, not per switch */
-			}
-			q->kind = DEC_EV_COMPACT;
-			q->u.cc = cc;
-			q->file_offset = payload_offset(&w->rec) + cc.rec_offset;
-			q->batch = w->number - 1;
-			q->batch_first = w->first;
-			w->first = false;
-			if (w->have) {
-				batch_emit(s, true, cc.old_tid);
-				w->pi ^= 1u;
-				w->have = true;
-				return 1;
-			}
-			w->pi ^= 1u;
-			w->have = true;
-			continue;
-		}
-		if (s->bi >= s->nbufs) {
-			if (w->have) {
-				batch_emit(s, false, 0); /* the CPU's last switch: nobody follows */
-				return 1;
-			}
-			return 0;
-		}
-		{
-			const struct etl_buffer *b = etl_reader_buffer(d, s->bufs[s->bi]);
-			struct etl_record r;
-			int rc = etl_buffer_next(d, b, &s->pos, &r, e);
-
-			if (rc <= 0) {
-				s->bi++;
-				s->pos = 0;
-				if (rc < 0) {
-					return rc; /* the rest of that buffer is lost */
-				}
-				continue;
-			}
-			if (r.kind != ETL_KIND_PERFINFO || r.hook_id != ETW_HOOK_CSWITCH_BATCH) {
-				continue;
-			}
-			if (etw_ccswap_expand_begin(&w->it, r.payload, r.payload_len,
-						    it->f->info.max_wait_reason) < 0) {
-				return batch_fail(
-					e, d, r.file_offset,
-					"compact CSwitch batch shorter than its 0x58-byte "
-					"header");
-			}
-			w->in_batch = true;
-			w->rec = r;
-			w->number++;
-			w->first = true;
-		}
-	}
-}
-
 /* Fetch source @i's next event (its key past every time at its end). Return: 0, or -EINVAL (@e). */
 static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
 {
@@ -284,7 +141,12 @@ static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
 	int rc;
 
 	if (s->batches) {
-		rc = batch_next(it, s, e);
+		const struct dec_event *dev;
+
+		rc = dec_cursor_peek(&s->cur, &dev, e);
+		if (rc > 0) {
+			rv_conv_dec_event(dev, &s->st, &s->cur_st, &s->ev);
+		}
 	} else {
 		rc = live_next(it, s, e);
 	}
@@ -300,7 +162,6 @@ void iter_time_free(struct iter_time *it)
 	for (unsigned i = 0; it->src && i < it->nsrc; i++) {
 		rv_store_free(&it->src[i].st);
 		rv_store_free(&it->src[i].cur_st);
-		free(it->src[i].bw);
 	}
 	free(it->src);
 	free(it->key);
@@ -349,19 +210,9 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 			it->src[it->nsrc++].nbufs = n;
 		}
 		if (batches) {
-			struct time_src *b = &it->src[it->nsrc++];
-
-			b->batches = true;
-			b->bufs = bufs;
-			b->nbufs = n;
-			b->bw = calloc(1, sizeof(*b->bw));
-			if (!b->bw) {
-				iter_time_free(it);
-				return NULL;
-			}
-			for (unsigned k = 0; k < 2; k++) {
-				b->bw->sw[k].cpu = cpu;
-			}
+			it->src[it->nsrc].batches = true;
+			dec_cursor_init(&it->src[it->nsrc++].cur, f->d, cpu, DEC_EV_COMPACT,
+					f->info.max_wait_reason);
 		}
 		i += n ? n : 1;
 	}
