@@ -24,8 +24,6 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 {
 	struct etwforge_output *out = etwforge_output_new();
 	struct draw_view v = {0};
-	const struct draw_request rq = {o->have_from, o->have_to,  o->from_ns,
-					o->to_ns,     o->cpu_mask, o->keep_going};
 	const struct etwforge_analysis_totals *tot;
 	struct etwforge_error *err = cli_err();
 	struct timeline *tl = NULL;
@@ -61,7 +59,7 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		status = cli_error("dump", err);
 		goto out;
 	}
-	rc = draw_open(&v, f, &rq, &names, &past_end, &bad_cpu, err);
+	rc = draw_open(&v, f, &o->rq, &names, &past_end, &bad_cpu, err);
 	if (rc == -ERANGE) {
 		fprintf(stderr,
 			PROG ": --cpus: CPU %u is not in %s (%u CPUs) (try '" PROG " --help')\n",
@@ -71,8 +69,8 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	}
 	if (rc == -EINVAL) { /* damage in the identity records */
 		damage_add(&dl, etwforge_error_message(err), NULL);
-		damage_add_file(&dl, f, o->keep_going);
-		damage_print(&dl, etwforge_file_info(f)->name, o->keep_going);
+		damage_add_file(&dl, f, o->rq.keep_going);
+		damage_print(&dl, etwforge_file_info(f)->name, o->rq.keep_going);
 		goto out;
 	}
 	if (rc < 0) {
@@ -86,7 +84,7 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	    (o->chrome && !(ch = chrome_new(&v, etwforge_output_stream(out, (unsigned)ch_i))))) {
 		goto nomem;
 	}
-	rc = draw_pass(&v, tl, ch, o->keep_going, err);
+	rc = draw_pass(&v, tl, ch, o->rq.keep_going, err);
 	if (rc == -ENOMEM) {
 		goto nomem;
 	}
@@ -94,9 +92,9 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		damage_add(&dl, etwforge_error_message(err), NULL); /* the pass stopped there */
 	}
 	tot = etwforge_analysis_totals(v.an);
-	damage_add_file(&dl, f, o->keep_going);
-	ndamage = damage_print(&dl, v.info->name, o->keep_going);
-	if (ndamage && !o->keep_going) {
+	damage_add_file(&dl, f, o->rq.keep_going);
+	ndamage = damage_print(&dl, v.info->name, o->rq.keep_going);
+	if (ndamage && !o->rq.keep_going) {
 		goto pictures; /* nothing is written from a damaged file without --keep-going */
 	}
 	if (past_end) {
@@ -125,7 +123,7 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		fprintf(stderr,
 			PROG ": note: %s: no context switch %s %.6f ms and %.6f ms (the trace "
 			     "ends at %.6f ms)\n",
-			v.info->name, o->cpu_mask ? "of those CPUs between" : "between",
+			v.info->name, o->rq.cpu_mask ? "of those CPUs between" : "between",
 			(double)v.from / 1e6, (double)v.to / 1e6, (double)v.end_ns / 1e6);
 	}
 	if (tot->damaged) {

@@ -11,6 +11,7 @@
 
 #include "tools/lib/analysis/identity.h"
 #include "tools/lib/common/error.h"
+#include "tools/lib/common/grow.h"
 #include "tools/lib/read/read.h"
 
 #define HOOK_PROCESS_START     0x0301u
@@ -51,16 +52,12 @@ static char *dup_or_null(const char *s)
 
 static int rec_add(struct rec_list *l, const struct id_rec *r)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct id_rec *v = realloc(l->v, cap * sizeof(*v));
+	struct id_rec *v = grow_room(l->v, &l->cap, l->n, sizeof(*v), 256);
 
-		if (!v) {
-			return -ENOMEM;
-		}
-		l->v = v;
-		l->cap = cap;
+	if (!v) {
+		return -ENOMEM;
 	}
+	l->v = v;
 	l->v[l->n++] = *r;
 	return 0;
 }
@@ -179,17 +176,12 @@ static int64_t new_thread(struct an_identity *id, uint32_t tid, uint64_t lo, uin
 {
 	struct an_thread *t;
 
-	if (id->nthreads == id->cap_threads) {
-		size_t cap = id->cap_threads ? id->cap_threads * 2 : 256;
-		struct an_thread *v = realloc(id->threads, cap * sizeof(*v));
-
-		if (!v) {
-			return -1;
-		}
-		id->threads = v;
-		id->cap_threads = cap;
+	t = grow_room(id->threads, &id->cap_threads, id->nthreads, sizeof(*t), 256);
+	if (!t) {
+		return -1;
 	}
-	t = &id->threads[id->nthreads];
+	id->threads = t;
+	t += id->nthreads;
 	memset(t, 0, sizeof(*t));
 	t->pub.tid = tid;
 	t->pub.process = -1;
@@ -206,17 +198,12 @@ static int64_t new_process(struct an_identity *id, uint32_t pid, uint64_t lo, ui
 {
 	struct an_process *p;
 
-	if (id->nprocs == id->cap_procs) {
-		size_t cap = id->cap_procs ? id->cap_procs * 2 : 64;
-		struct an_process *v = realloc(id->procs, cap * sizeof(*v));
-
-		if (!v) {
-			return -1;
-		}
-		id->procs = v;
-		id->cap_procs = cap;
+	p = grow_room(id->procs, &id->cap_procs, id->nprocs, sizeof(*p), 64);
+	if (!p) {
+		return -1;
 	}
-	p = &id->procs[id->nprocs];
+	id->procs = p;
+	p += id->nprocs;
 	memset(p, 0, sizeof(*p));
 	p->pub.pid = pid;
 	p->pub.image = "";

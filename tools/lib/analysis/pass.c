@@ -32,6 +32,7 @@
 #include "tools/lib/analysis/state.h"
 #include "tools/lib/analysis/infer.h"
 #include "tools/lib/common/error.h"
+#include "tools/lib/common/grow.h"
 #include "tools/lib/read/read.h"
 
 #define STATE_WAITING	 5   /* KTHREAD_STATE Waiting: the wait reason means something */
@@ -50,18 +51,13 @@ static struct etwforge_item *queue(struct etwforge_analysis *a, enum etwforge_it
 	if (!(a->o.items & kind)) {
 		return NULL;
 	}
-	if (a->qn == a->qcap) {
-		size_t cap = a->qcap ? a->qcap * 2 : 64;
-		struct an_queued *v = realloc(a->q, cap * sizeof(*v));
-
-		if (!v) {
-			a->nomem = true;
-			return NULL;
-		}
-		a->q = v;
-		a->qcap = cap;
+	q = grow_room(a->q, &a->qcap, a->qn, sizeof(*q), 64);
+	if (!q) {
+		a->nomem = true;
+		return NULL;
 	}
-	q = &a->q[a->qn++];
+	a->q = q;
+	q += a->qn++;
 	memset(q, 0, sizeof(*q));
 	q->item.kind = kind;
 	q->item.thread = -1;
@@ -165,7 +161,7 @@ static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, str
 {
 	struct an_thread *th = &a->id.threads[row];
 	const struct wake_ready *r;
-	unsigned n;
+	size_t n;
 	bool count = an_counted(a, c) && an_in_window(a, ts);
 
 	if (count) {
@@ -193,7 +189,7 @@ static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, str
 		return;
 	}
 	wake_take(&e->wakes, ts, &r, &n);
-	for (unsigned i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		wakeup(a, c, tid, row, &r[i], ts);
 	}
 }

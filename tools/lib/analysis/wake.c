@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tools/lib/analysis/wake.h"
+#include "tools/lib/common/grow.h"
 
 /* Drop what the last wake_take() handed out. */
 static void compact(struct wake_list *l)
@@ -22,24 +23,21 @@ static void compact(struct wake_list *l)
 
 int wake_add(struct wake_list *l, const struct wake_ready *r)
 {
-	compact(l);
-	if (l->n == l->cap) {
-		unsigned cap = l->cap ? l->cap * 2 : 2;
-		struct wake_ready *v = realloc(l->v, cap * sizeof(*v));
+	struct wake_ready *v;
 
-		if (!v) {
-			return -ENOMEM;
-		}
-		l->v = v;
-		l->cap = cap;
+	compact(l);
+	v = grow_room(l->v, &l->cap, l->n, sizeof(*v), 2);
+	if (!v) {
+		return -ENOMEM;
 	}
+	l->v = v;
 	l->v[l->n++] = *r;
 	return 0;
 }
 
-void wake_take(struct wake_list *l, uint64_t ts, const struct wake_ready **out, unsigned *n)
+void wake_take(struct wake_list *l, uint64_t ts, const struct wake_ready **out, size_t *n)
 {
-	unsigned k = 0;
+	size_t k = 0;
 
 	compact(l);
 	/* in time order all wait from before @ts; one from after it (a file whose

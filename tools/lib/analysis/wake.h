@@ -13,6 +13,7 @@
 #define TOOLS_LIB_ANALYSIS_WAKE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /** struct wake_ready - a ReadyThread waiting for its thread's switch-in. */
@@ -28,8 +29,8 @@ struct wake_ready {
  */
 struct wake_list {
 	struct wake_ready *v; /* [done, n) wait; [0, done) were handed out last */
-	unsigned n, cap;
-	unsigned done;
+	size_t n, cap;
+	size_t done;
 };
 
 /** wake_add - the thread of @l readied as @r. Return: 0, or -ENOMEM. */
@@ -40,7 +41,7 @@ int wake_add(struct wake_list *l, const struct wake_ready *r);
  * ReadyThreads (at @ts or before) into *@out (valid until the next call on
  * @l), *@n of them, and forgotten.
  */
-void wake_take(struct wake_list *l, uint64_t ts, const struct wake_ready **out, unsigned *n);
+void wake_take(struct wake_list *l, uint64_t ts, const struct wake_ready **out, size_t *n);
 
 /** wake_waiting - are ReadyThreads waiting in @l? */
 static inline bool wake_waiting(const struct wake_list *l)
