@@ -589,41 +589,68 @@ static bool identity_event(unsigned kinds, const struct etwforge_record *r,
 	return true;
 }
 
+/*
+ * The hooks whose payload the library decodes: the record's name (for one
+ * too short, etwforge_payload_name()) and the event kind it can be (0: it
+ * is no event of its own but a switch, spin lock or batch).
+ */
+static const struct {
+	uint16_t hook;
+	const char *name;
+	unsigned kind;
+} decoded_hooks[] = {
+	{0x0524, "CSwitch", 0},
+	{0x0529, "SpinLock", 0},
+	{0x0525, "CSwitch batch", 0},
+	{0x0F4B, "SpinLockConfig", 0},
+	{0x0F4C, "SpinLockConfig", 0},
+	{0x0301, "Process", ETWFORGE_EV_PROCESS},
+	{0x0302, "Process", ETWFORGE_EV_PROCESS},
+	{0x0303, "Process", ETWFORGE_EV_PROCESS},
+	{0x0304, "Process", ETWFORGE_EV_PROCESS},
+	{0x0327, "Process", ETWFORGE_EV_PROCESS},
+	{0x030B, "Process", ETWFORGE_EV_PROCESS},
+	{0x0501, "Thread", ETWFORGE_EV_THREAD},
+	{0x0502, "Thread", ETWFORGE_EV_THREAD},
+	{0x0503, "Thread", ETWFORGE_EV_THREAD},
+	{0x0504, "Thread", ETWFORGE_EV_THREAD},
+	{0x0548, "ThreadSetName", ETWFORGE_EV_THREAD_NAME},
+	{0x0532, "ReadyThread", ETWFORGE_EV_READY},
+	{0x0F2E, "SampledProfile", ETWFORGE_EV_SAMPLE},
+	{0x0F48, "ProfileInterval", ETWFORGE_EV_PROFILE_INTERVAL},
+	{0x0F49, "ProfileInterval", ETWFORGE_EV_PROFILE_INTERVAL},
+	{0x0F4A, "ProfileInterval", ETWFORGE_EV_PROFILE_INTERVAL},
+	{0x0B0A, "SystemConfig CPU", ETWFORGE_EV_SYSCONFIG_CPU},
+	{0x0005, "GroupMasks", ETWFORGE_EV_RUNDOWN},
+	{0x0020, "GroupMasks", ETWFORGE_EV_RUNDOWN},
+	/* no payload, so no name for a short one: an event all the same */
+	{ETW_HOOK_RUNDOWN_COMPLETE, NULL, ETWFORGE_EV_RUNDOWN},
+};
+
+static unsigned decoded_at(uint16_t hook)
+{
+	unsigned i = 0;
+
+	while (i < sizeof(decoded_hooks) / sizeof(decoded_hooks[0]) &&
+	       decoded_hooks[i].hook != hook) {
+		i++;
+	}
+	return i;
+}
+
+const char *read_payload_name(uint16_t hook)
+{
+	unsigned i = decoded_at(hook);
+
+	return i < sizeof(decoded_hooks) / sizeof(decoded_hooks[0]) ? decoded_hooks[i].name : NULL;
+}
+
 /* The identity event kind a hook's record can be (0: none). */
 static unsigned identity_kind_of(uint16_t hook)
 {
-	switch (hook) {
-	case 0x0301:
-	case 0x0302:
-	case 0x0303:
-	case 0x0304:
-	case 0x0327:
-	case 0x030B:
-		return ETWFORGE_EV_PROCESS;
-	case 0x0501:
-	case 0x0502:
-	case 0x0503:
-	case 0x0504:
-		return ETWFORGE_EV_THREAD;
-	case 0x0548:
-		return ETWFORGE_EV_THREAD_NAME;
-	case 0x0532:
-		return ETWFORGE_EV_READY;
-	case 0x0F2E:
-		return ETWFORGE_EV_SAMPLE;
-	case 0x0F48:
-	case 0x0F49:
-	case 0x0F4A:
-		return ETWFORGE_EV_PROFILE_INTERVAL;
-	case 0x0B0A:
-		return ETWFORGE_EV_SYSCONFIG_CPU;
-	case 0x0005:
-	case 0x0020:
-	case ETW_HOOK_RUNDOWN_COMPLETE: /* no payload: no name for a short one, an event all the same */
-		return ETWFORGE_EV_RUNDOWN;
-	default:
-		return 0;
-	}
+	unsigned i = decoded_at(hook);
+
+	return i < sizeof(decoded_hooks) / sizeof(decoded_hooks[0]) ? decoded_hooks[i].kind : 0;
 }
 
 /*
