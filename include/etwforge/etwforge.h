@@ -325,7 +325,7 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  * @json:        the summary as one JSON object: NULL = none, "-" = standard
  *               output, else a file
  * @progress:    called every @progress_ms of wall time (NULL = never) and
- *               once at the end
+ *               once at the end (gen and replay)
  * @progress_ms: 0 = 200
  * @notes:       where notes and warnings go (a discarded session, switches
  *               that do not chain); NULL = nowhere
@@ -334,6 +334,18 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  *               not for every release; verify then checks that each logged
  *               one satisfies the sampling predicate, not that the set is
  *               complete (etwforge-truth(5), SPINLOCK LINES)
+ * @stream_paths: replay only: write each session where the stream's meta
+ *               line names it, any path. By default a stream does not choose
+ *               where files go: with @output every session's file derives
+ *               from it (OUTPUT-2.etl, ...); without it the stream's names
+ *               must be plain file names in the current folder (no '/', not
+ *               "." or ".." or "-"), else -EINVAL (ETWFORGE_ERROR_INPUT)
+ * @stop:        when not NULL, read between steps of a run (every 10 ms of
+ *               simulated time, every few thousand stream lines, and before
+ *               the outputs go into place): once *@stop is not 0 the run
+ *               stops, removes what it made (every target as it was) and
+ *               fails with -ECANCELED ("interrupted", ETWFORGE_ERROR_DATA).
+ *               A signal handler may set it; the library only reads it
  */
 struct etwforge_run_opts {
 	size_t sz;
@@ -345,6 +357,8 @@ struct etwforge_run_opts {
 	unsigned progress_ms;
 	FILE *notes;
 	bool truth_logged_spinlocks;
+	bool stream_paths;
+	const volatile int *stop;
 };
 
 /**

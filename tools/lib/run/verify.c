@@ -301,7 +301,19 @@ static int on_cswitch(struct verify *v, const struct sim_cswitch *cs)
 			return verify_failed(v);
 		}
 		if (r > 0) {
+			/*
+			 * This switch is the first of the batch that never reached the
+			 * file: it flushed the CPU's last batch in the file (if any),
+			 * whose header time and PMC items are then this switch's.
+			 */
 			st->dropped = true;
+			if (st->have_batch) {
+				if (check_batch_close(v, st, cs->ts[v->s->clock], cs->pmc) < 0) {
+					return verify_failed(v);
+				}
+				st->have_batch = false;
+				vident_placed(&v->ident, cs->cpu);
+			}
 			return 0;
 		}
 		v->n_compact++;
