@@ -290,6 +290,16 @@ ETWFORGE_API int etwforge_scenario_finish(struct etwforge_scenario *sc, struct e
 ETWFORGE_API int etwforge_scenario_print(struct etwforge_scenario *sc, FILE *f,
 					 struct etwforge_error *err);
 
+/**
+ * etwforge_scenario_warning - warning @i of @sc (from 0; NULL past the
+ * last): a value that loads but may not be what was meant, as one line
+ * "FILE:LINE:COL: KEY: what" (a bare number in a file is nanoseconds, and
+ * one below a microsecond, such as `hold: 2`, is said). A later
+ * etwforge_scenario_set() of that key takes its warning back. A tool says
+ * them (etwforge gen does, even with -q); the run goes on.
+ */
+ETWFORGE_API const char *etwforge_scenario_warning(const struct etwforge_scenario *sc, unsigned i);
+
 /* ---- runs: gen and replay ------------------------------------------------- */
 
 /**
@@ -1335,7 +1345,8 @@ ETWFORGE_API size_t etwforge_stats_json(const struct etwforge_file *f,
  * Declare it with ETWFORGE_OPTS(etwforge_corpus_opts, o, ...).
  * @sz:       sizeof(struct etwforge_corpus_opts) (see "Growth" at the top)
  * @seed:     what the edge cases leave free (thread ids, priorities, PMC
- *            values, addresses) comes from it; 0 = 1. The same seed and
+ *            values, addresses) comes from it, 1..2^63-1 (larger: -EINVAL);
+ *            0 = the default, 1. The same seed and
  *            version give the same bytes (the xxh3 values of the manifest).
  * @mangle:   write the broken-file set instead of the valid catalogue: each
  *            file a valid one with exactly one invariant broken, with the

@@ -159,6 +159,35 @@ struct replay_run {
 
 #define STEP_LINES 4096 /* lines between two looks at the stop flag and the clock */
 
+/*
+ * A line the producer refused: a write error is the file's (a writer has
+ * it), anything else is the stream's - a record the format cannot carry -
+ * and is said at its line (a limit the reader does not know of).
+ */
+static void feed_error(struct replay_run *r, const char *stream, const struct truth_record *rec,
+		       int rc, struct etwforge_error *err)
+{
+	const char *name = strcmp(stream, "-") ? stream : "<stdin>";
+
+	for (unsigned k = 0; k < r->cfg->nsessions; k++) {
+		if (r->run.writers[k] && writer_get_error(r->run.writers[k])) {
+			session_run_error(&r->run, rc, err);
+			return;
+		}
+	}
+	if (rc == -E2BIG) {
+		error_fail_at(err, rc, ERR_INPUT,
+			      "%s:%lu: the record is larger than a buffer (the meta line's "
+			      "buffer_size)",
+			      name, rec->line);
+	} else if (rc == -EINVAL || rc == -EOVERFLOW || rc == -ENOSPC || rc == -ERANGE) {
+		error_fail_at(err, rc, ERR_INPUT, "%s:%lu: the record cannot be encoded (%s)", name,
+			      rec->line, strerror(-rc));
+	} else {
+		session_run_error(&r->run, rc, err);
+	}
+}
+
 static void report_progress(const struct replay_run *r, const struct etwforge_run_opts *o,
 			    double t0)
 {
@@ -304,7 +333,7 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 			}
 			rc = feed(&sink, &rec);
 			if (rc < 0) {
-				session_run_error(&r.run, rc, err);
+				feed_error(&r, stream, &rec, rc, err);
 				goto out;
 			}
 		}

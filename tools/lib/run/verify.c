@@ -558,6 +558,27 @@ static int check_rundown(struct verify *v)
 	return check_rundown_record(v, &last, v->end_ts[v->s->clock]);
 }
 
+/*
+ * After a mismatch: the rest of the truth must be a stream, or the stream's
+ * fault is what is said (as replay says it: a bad stream is the input's
+ * fault, whichever command reads it). Return: @rc, or the stream's error.
+ */
+static int rest_of_stream(struct verify *v, struct truth_reader *tr, int rc)
+{
+	struct etwforge_error e;
+	struct truth_record rec;
+	int kind;
+
+	error_ok(&e);
+	while ((kind = truth_next(tr, &rec, &e)) > TRUTH_EOF) {
+	}
+	if (kind < 0 && v->err) {
+		*v->err = e;
+		return kind;
+	}
+	return rc;
+}
+
 /* Walk the truth, checking the file's events as they come. */
 static int walk(struct verify *v, struct truth_reader *tr)
 {
@@ -584,7 +605,8 @@ static int walk(struct verify *v, struct truth_reader *tr)
 			r = vident_line(&v->ident, kind, &rec);
 		}
 		if (r < 0) {
-			return v->err && v->err->code ? v->err->code : -EBADMSG;
+			return rest_of_stream(v, tr,
+					      v->err && v->err->code ? v->err->code : -EBADMSG);
 		}
 	}
 }
@@ -638,6 +660,7 @@ int run_verify(const char *etl, const char *truth, const char *session,
 	v.d = d;
 	rc = check_machine(&v, etl_reader_logfile(d));
 	if (rc < 0) {
+		rc = rest_of_stream(&v, tr, rc);
 		goto out;
 	}
 	v.cpus = calloc(cfg->cpus, sizeof(*v.cpus));
