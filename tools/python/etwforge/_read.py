@@ -262,7 +262,7 @@ class File:
     def _cursor(self, mask: int, order: str) -> _Cursor:
         if order not in _lib.ORDER:
             raise ValueError(f"etwforge: order {order!r} is not one of "
-                             f"{', '.join(repr(o) for o in _lib.ORDER)}")
+                             f"{', '.join(repr(o) for o in sorted(_lib.ORDER))}")
         with self._lock:
             self._drain()
             if not self._f:
