@@ -168,6 +168,7 @@ FAULTS = {signal.SIGILL, signal.SIGTRAP, signal.SIGABRT, signal.SIGBUS, signal.S
 
 
 def default_signals():
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file of a fault signal
     for s in range(1, signal.NSIG):
         try:
             signal.signal(s, signal.SIG_DFL)

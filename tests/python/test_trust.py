@@ -6,6 +6,7 @@ type everywhere), a stream built out of time order, a failed replay (no file
 left), the run's warnings, and Ctrl-C or SIGTERM in the middle of a run."""
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -390,7 +391,8 @@ def run_child(tmp_path, sig):
     (out / "g.etl").write_text("before")
     p = subprocess.Popen([sys.executable, "-c", CHILD, str(out), SCENARIOS],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ))
+                         env=dict(os.environ), cwd=tmp_path,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
     assert p.stdout.readline().strip() == "start"
     import time
     for _ in range(3000):  # until the run has made its temporary files
@@ -409,7 +411,11 @@ def test_ctrl_c_stops_generate_at_once(tmp_path):
     assert left == ["g.etl"] and old == "before"
 
 
-def test_sigterm_during_generate_leaves_nothing(tmp_path):
-    rc, stdout, stderr, left, old = run_child(tmp_path, signal.SIGTERM)
-    assert rc == -signal.SIGTERM, (rc, stdout, stderr)
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1,
+                                 signal.SIGALRM, signal.SIGRTMIN + 2],
+                         ids=lambda s: signal.Signals(s).name if s in signal.Signals._value2member_map_
+                         else str(s))
+def test_a_fatal_signal_during_generate_leaves_nothing(tmp_path, sig):
+    rc, stdout, stderr, left, old = run_child(tmp_path, sig)
+    assert rc == -sig, (rc, stdout, stderr)  # as it would have ended, but clean
     assert left == ["g.etl"] and old == "before"

@@ -162,16 +162,30 @@ def _warn(lines) -> None:
         warnings.warn(line, RunWarning, stacklevel=3)
 
 
-class _Interruptible:
-    """While a run goes on in the main thread: SIGINT and SIGTERM set the
-    run's stop flag (the library stops within a step: 10 ms of simulated
-    time, a few thousand lines), the progress callback lets Python see
-    them; once the run has cleaned up, the signal is given back to the
-    handler that was there before (KeyboardInterrupt, the default action
-    of SIGTERM, ...). Elsewhere than in the main thread nothing changes."""
+def _fatal_signals() -> tuple:
+    """The signals whose default action ends the process and that a user can
+    send (not the faults a program raises itself)."""
+    names = ("SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGUSR1", "SIGUSR2", "SIGALRM",
+             "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGIO", "SIGPWR", "SIGSTKFLT")
+    sigs = [getattr(_signal, n) for n in names if hasattr(_signal, n)]
+    if hasattr(_signal, "SIGRTMIN"):
+        sigs += range(_signal.SIGRTMIN, _signal.SIGRTMAX + 1)
+    return tuple(sigs)
 
-    SIGNALS = tuple(getattr(_signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP")
-                    if hasattr(_signal, n))
+
+class _Interruptible:
+    """While a run goes on in the main thread, a signal that would end the
+    process (its default action), or Ctrl-C while Python's own handler
+    raises KeyboardInterrupt, sets the run's stop flag instead: the library
+    stops within a step (10 ms of simulated time, a few thousand lines) and
+    removes what it made; the progress callback is where Python sees the
+    signal. Then the signal is given back to what was there before: the
+    KeyboardInterrupt, the default action (the process ends, nothing left
+    behind). Signals with a handler of the program's own are left to it,
+    and outside the main thread nothing changes (Python handles signals in
+    the main thread only)."""
+
+    SIGNALS = _fatal_signals()
 
     def __init__(self, opts):
         self.stop = ctypes.c_int(0)
@@ -193,11 +207,12 @@ class _Interruptible:
         for sig in self.SIGNALS:
             try:
                 old = _signal.getsignal(sig)
-                if old in (_signal.SIG_IGN, None):
-                    continue  # ignored stays ignored; None: not set from Python
-                _signal.signal(sig, self._handler)
-                self.old[sig] = old
-            except (ValueError, OSError):
+                ours = old is _signal.SIG_DFL or (sig == _signal.SIGINT and
+                                                  old is _signal.default_int_handler)
+                if ours:
+                    _signal.signal(sig, self._handler)
+                    self.old[sig] = old
+            except (ValueError, OSError, TypeError):
                 pass
         if self.old:
             self.opts.stop = ctypes.pointer(self.stop)
@@ -209,7 +224,7 @@ class _Interruptible:
         for sig, old in self.old.items():
             _signal.signal(sig, old)
         if self.got:
-            _signal.raise_signal(self.got[0])  # the handler from before, now
+            _signal.raise_signal(self.got[0])  # to what was there before, now
         return False
 
 
@@ -250,8 +265,9 @@ def generate(scenario: Union[None, PathLike, str, Mapping[str, Any]] = None,
     Error (a write failure), ValueError (a NUL inside a string). What the
     run notes (a bare number of nanoseconds below a microsecond in the
     scenario, a discarded session) comes as a RunWarning. In the main
-    thread, Ctrl-C (or SIGTERM) stops the run at once: every output is left
-    as it was, then KeyboardInterrupt (or the signal's own action) follows.
+    thread, Ctrl-C (or SIGTERM, or any signal that would end the process)
+    stops the run at once: every output is left as it was, then
+    KeyboardInterrupt (or the signal's own action) follows.
     """
     sets = ([f"seed={seed}"] if seed is not None else []) + _assignments(set, overrides)
     sets_b = [_lib.cstr(a, "set", path=False) for a in sets]
