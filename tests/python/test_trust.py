@@ -391,7 +391,7 @@ def run_child(tmp_path, sig):
     (out / "g.etl").write_text("before")
     p = subprocess.Popen([sys.executable, "-c", CHILD, str(out), SCENARIOS],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ), cwd=tmp_path,
+                         env=dict(os.environ),
                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
     assert p.stdout.readline().strip() == "start"
     import time
