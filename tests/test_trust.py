@@ -310,6 +310,10 @@ def case_messages():
         check(os.path.exists(os.path.join(d, "h.etl")), "hold: 2: the run went on")
         p = run("gen", sc, "-q", "-o", os.path.join(d, "h.etl"), "--set", "locks.0.hold=2us")
         check(p.returncode == 0 and p.stderr == "", f"--set takes it back: {p.stderr!r}")
+        p = run("dump", os.path.join(d, "h.etl"), "--timeline", os.path.join(d, "t.svg"),
+                "--from", "1.5")
+        check(p.returncode == 2 and p.stderr == "etwforge dump: --from: 1.5 needs a unit (1.5s, "
+              "1.5ms, 1.5us or 1.5ns)\n", f"dump --from 1.5: {p.stderr!r}")
         # gen --help: the output's name is part of the bytes
         h = " ".join(run("gen", "--help").stdout.split())
         check("the output file's name is part of them (the header holds it" in h, "gen --help")

@@ -235,6 +235,22 @@ def test_missing_files_raise_one_type(small, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_a_fifo_is_read_as_a_stream(small, tmp_path):
+    fifo = tmp_path / "p.fifo"
+    os.mkfifo(fifo)
+    data = open(small, "rb").read()
+
+    def feed():
+        with open(fifo, "wb") as w:
+            w.write(data)
+
+    t = threading.Thread(target=feed)
+    t.start()
+    with etwforge.open(fifo) as f, etwforge.open(small) as g:
+        assert f.switches().columns() == g.switches().columns()
+    t.join()
+
+
 def test_a_device_is_no_etl_file():
     with pytest.raises(etwforge.ETLError) as e:
         etwforge.open("/dev/null")

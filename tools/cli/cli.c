@@ -271,7 +271,12 @@ int cli_parse_duration(const char *s, int64_t *ns, const char **why)
 	uint64_t v;
 	int rc;
 
-	if (s[0] && strspn(s, "0123456789") == strlen(s) && strspn(s, "0") != strlen(s)) {
+	size_t digits = strspn(s, "0123456789");
+	size_t frac = s[digits] == '.' ? strspn(s + digits + 1, "0123456789") : 0;
+	bool bare = s[digits] == '\0' || (s[digits] == '.' && s[digits + 1 + frac] == '\0');
+
+	/* a number without its unit, "5" or "1.5" (but 0) */
+	if ((digits || frac) && bare && strspn(s, "0.") != strlen(s)) {
 		*why = "needs a unit";
 		return -ENOMSG;
 	}
