@@ -17,7 +17,7 @@ import warnings
 import pytest
 
 import etwforge
-from conftest import SCENARIOS, cli
+from conftest import SCENARIOS, cli, python_env
 
 
 @pytest.fixture(scope="module")
@@ -407,7 +407,7 @@ def run_child(tmp_path, sig):
     (out / "g.etl").write_text("before")
     p = subprocess.Popen([sys.executable, "-c", CHILD, str(out), SCENARIOS],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ),
+                         env=python_env(),
                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
     assert p.stdout.readline().strip() == "start"
     import time
