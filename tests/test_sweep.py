@@ -100,6 +100,11 @@ def scenario(r):
     }
     if r.random() < 0.3:
         sc["machine"]["quantum"] = dur(log_uniform(r, 100, 1000000) * 1000)
+    if r.random() < 0.1:
+        # the clocks count from boot: a boot long before the start may pass 2^63-1
+        start = log_uniform(r, 1, 2**63 - 1) if r.random() < 0.5 else r.randrange(2**63)
+        sc["machine"]["start_time"] = start
+        sc["machine"]["boot_time"] = r.randint(0, start)
     if r.random() < 0.5:
         sc["threads"] = [{
             "name": f"g{k}",
