@@ -523,9 +523,11 @@ ETWFORGE_API int etwforge_generate(struct etwforge_scenario *sc,
 
 /**
  * etwforge_replay - encode the truth stream @stream ("-" = standard input)
- * exactly, one ETL file per session of its meta line.
- * Return: as etwforge_generate(); a bad line is -EINVAL with
- * `stream:line: what`.
+ * exactly, one ETL file per session of its meta line, where @opts->output
+ * says (see @stream_paths of struct etwforge_run_opts: the stream's own
+ * file names are taken only as plain names in the current folder).
+ * Return: as etwforge_generate(); a bad line, a record it cannot hold or a
+ * file name it may not take is -EINVAL with `stream:line: what`.
  */
 ETWFORGE_API int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 				 struct etwforge_summary *sum, struct etwforge_error *err);
