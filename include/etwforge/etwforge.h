@@ -290,6 +290,16 @@ ETWFORGE_API int etwforge_scenario_finish(struct etwforge_scenario *sc, struct e
 ETWFORGE_API int etwforge_scenario_print(struct etwforge_scenario *sc, FILE *f,
 					 struct etwforge_error *err);
 
+/**
+ * etwforge_scenario_warning - warning @i of @sc (from 0; NULL past the
+ * last): a value that loads but may not be what was meant, as one line
+ * "FILE:LINE:COL: KEY: what" (a bare number in a file is nanoseconds, and
+ * one below a microsecond, such as `hold: 2`, is said). A later
+ * etwforge_scenario_set() of that key takes its warning back. A tool says
+ * them (etwforge gen does, even with -q); the run goes on.
+ */
+ETWFORGE_API const char *etwforge_scenario_warning(const struct etwforge_scenario *sc, unsigned i);
+
 /* ---- runs: gen and replay ------------------------------------------------- */
 
 /**
@@ -325,7 +335,7 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  * @json:        the summary as one JSON object: NULL = none, "-" = standard
  *               output, else a file
  * @progress:    called every @progress_ms of wall time (NULL = never) and
- *               once at the end
+ *               once at the end (gen and replay)
  * @progress_ms: 0 = 200
  * @notes:       where notes and warnings go (a discarded session, switches
  *               that do not chain); NULL = nowhere
@@ -334,6 +344,18 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  *               not for every release; verify then checks that each logged
  *               one satisfies the sampling predicate, not that the set is
  *               complete (etwforge-truth(5), SPINLOCK LINES)
+ * @stream_paths: replay only: write each session where the stream's meta
+ *               line names it, any path. By default a stream does not choose
+ *               where files go: with @output every session's file derives
+ *               from it (OUTPUT-2.etl, ...); without it the stream's names
+ *               must be plain file names in the current folder (no '/', not
+ *               "." or ".." or "-"), else -EINVAL (ETWFORGE_ERROR_INPUT)
+ * @stop:        when not NULL, read between steps of a run (every 10 ms of
+ *               simulated time, every few thousand stream lines, and before
+ *               the outputs go into place): once *@stop is not 0 the run
+ *               stops, removes what it made (every target as it was) and
+ *               fails with -ECANCELED ("interrupted", ETWFORGE_ERROR_DATA).
+ *               A signal handler may set it; the library only reads it
  */
 struct etwforge_run_opts {
 	size_t sz;
@@ -345,6 +367,8 @@ struct etwforge_run_opts {
 	unsigned progress_ms;
 	FILE *notes;
 	bool truth_logged_spinlocks;
+	bool stream_paths;
+	const volatile int *stop;
 };
 
 /**
@@ -499,9 +523,11 @@ ETWFORGE_API int etwforge_generate(struct etwforge_scenario *sc,
 
 /**
  * etwforge_replay - encode the truth stream @stream ("-" = standard input)
- * exactly, one ETL file per session of its meta line.
- * Return: as etwforge_generate(); a bad line is -EINVAL with
- * `stream:line: what`.
+ * exactly, one ETL file per session of its meta line, where @opts->output
+ * says (see @stream_paths of struct etwforge_run_opts: the stream's own
+ * file names are taken only as plain names in the current folder).
+ * Return: as etwforge_generate(); a bad line, a record it cannot hold or a
+ * file name it may not take is -EINVAL with `stream:line: what`.
  */
 ETWFORGE_API int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 				 struct etwforge_summary *sum, struct etwforge_error *err);
@@ -1703,7 +1729,8 @@ etwforge_stats_analysis(const struct etwforge_stats *st);
  * Declare it with ETWFORGE_OPTS(etwforge_corpus_opts, o, ...).
  * @sz:       sizeof(struct etwforge_corpus_opts) (see "Growth" at the top)
  * @seed:     what the edge cases leave free (thread ids, priorities, PMC
- *            values, addresses) comes from it; 0 = 1. The same seed and
+ *            values, addresses) comes from it, 1..2^63-1 (larger: -EINVAL);
+ *            0 = the default, 1. The same seed and
  *            version give the same bytes (the xxh3 values of the manifest).
  * @mangle:   write the broken-file set instead of the valid catalogue: each
  *            file a valid one with exactly one invariant broken, with the

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import array
 import ctypes
+import threading
 from ctypes import (POINTER, c_bool, c_char_p, c_int, c_int64, c_size_t, c_uint, c_uint32,
                     c_uint64, c_void_p)
 from typing import Iterable, Optional, Tuple
@@ -195,24 +196,28 @@ class Schedule:
                 mask[c // 8] |= 1 << (c % 8)
             o.cpus, o.cpus_bytes = ctypes.cast(mask, c_void_p), len(mask)
         self._mask = mask
+        self._guard = threading.Lock()  # its library calls, one thread at a time
         self.damage: list = []
-        if not getattr(f, "_f", None):
-            raise ValueError("etwforge: the file is closed")
-        with ErrorBox() as e:
-            self._a = _new(f._f, ctypes.byref(o), e.ptr)
-            if not self._a:
-                if _lib.error_kind(e.ptr) == _lib.ERROR_INPUT:
-                    raise ValueError((_lib.error_message(e.ptr) or b"").decode(
-                        "utf-8", "replace"))
-                e.raise_(-ctypes.get_errno() or -22, ETLError)
-        try:
-            self.wakeups = Table(_WAKE_COLS, _CODES) if wakeups else None
-            self._read(f.keep_going)
-            self._tables()
-        except BaseException:
-            _free(self._a)
-            self._a = None
-            raise
+        # the analysis reads the file under the File's lock (another thread may close
+        # it); once read, it needs the file no more: the tables outlive close()
+        with f._lock:
+            if not f._f:
+                raise ValueError("etwforge: the file is closed")
+            with ErrorBox() as e:
+                self._a = _new(f._f, ctypes.byref(o), e.ptr)
+                if not self._a:
+                    if _lib.error_kind(e.ptr) == _lib.ERROR_INPUT:
+                        raise ValueError((_lib.error_message(e.ptr) or b"").decode(
+                            "utf-8", "replace"))
+                    e.raise_(-ctypes.get_errno() or -22, ETLError)
+            try:
+                self.wakeups = Table(_WAKE_COLS, _CODES) if wakeups else None
+                self._read(f.keep_going)
+                self._tables()
+            except BaseException:
+                _free(self._a)
+                self._a = None
+                raise
 
     def _read(self, keep_going: bool) -> None:
         item = POINTER(_Item)()
@@ -263,36 +268,41 @@ class Schedule:
             raise IndexError(f"etwforge: no thread row {row!r} (0..{len(self.threads) - 1})")
         return _thread(self._live(), row).contents
 
+    def _copy(self, p, n: int) -> list:
+        return [p[k] for k in range(n)] if p else []
+
     def hist(self, row: Optional[int], which: str) -> list:
         """A distribution of thread row @row ("burst", "wait", "wake"), or of
         every wake-up (row None, "wake"): 64 counts ([] at the COUNTS detail)."""
         if which not in ("burst", "wait", "wake"):
             raise ValueError(f"etwforge: no distribution {which!r} (burst, wait, wake)")
-        if row is None:
-            if which != "wake":
-                raise ValueError("etwforge: only 'wake' has a distribution of every thread")
-            p = _totals(self._live()).contents.wake_hist
-        else:
-            p = getattr(self._row(row), which + "_hist")
-        return [p[k] for k in range(HIST_BUCKETS)] if p else []
+        if row is None and which != "wake":
+            raise ValueError("etwforge: only 'wake' has a distribution of every thread")
+        with self._guard:
+            if row is None:
+                return self._copy(_totals(self._live()).contents.wake_hist, HIST_BUCKETS)
+            return self._copy(getattr(self._row(row), which + "_hist"), HIST_BUCKETS)
 
     def wait_reasons(self, row: int) -> list:
         """Switch-outs of thread row @row by KWAIT_REASON (a Waiting switch's)."""
-        r = self._row(row)
-        return [r.wait_reasons[k] for k in range(r.nreasons)] if r.wait_reasons else []
+        with self._guard:
+            r = self._row(row)
+            return self._copy(r.wait_reasons, r.nreasons)
 
     def states(self, row: int) -> list:
         """Switch-outs of thread row @row by KTHREAD_STATE."""
-        r = self._row(row)
-        return [r.states[k] for k in range(r.nstates)] if r.states else []
+        with self._guard:
+            r = self._row(row)
+            return self._copy(r.states, r.nstates)
 
     def ips(self, row: Optional[int]) -> list:
         """[(ip, samples)] of thread row @row (None: the idle thread), most first."""
-        if row is not None:
-            self._row(row)
-        n = c_size_t()
-        p = _ips(self._live(), -1 if row is None else row, ctypes.byref(n))
-        return [(p[k].ip, p[k].samples) for k in range(n.value)]
+        with self._guard:
+            if row is not None:
+                self._row(row)
+            n = c_size_t()
+            p = _ips(self._live(), -1 if row is None else row, ctypes.byref(n))
+            return [(p[k].ip, p[k].samples) for k in range(n.value)]
 
     def cpu_by_process(self) -> dict:
         """{pid: cpu_ns}: CPU time per PID (its process rows summed)."""
@@ -302,10 +312,15 @@ class Schedule:
         return out
 
     def close(self) -> None:
-        """Free the library's analysis (the tables stay)."""
-        if getattr(self, "_a", None):
-            _free(self._a)
-            self._a = None
+        """Free the library's analysis (the tables stay; hist(), ips() and the
+        others raise ValueError after)."""
+        guard = getattr(self, "_guard", None)
+        if guard is None:
+            return
+        with guard:
+            if getattr(self, "_a", None):
+                _free(self._a)
+                self._a = None
 
     def __del__(self):
         self.close()
