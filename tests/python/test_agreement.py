@@ -244,3 +244,43 @@ def test_time_order_refuses_records(gen_files):
     with etwforge.open(etl) as f:
         with pytest.raises(etwforge.Error, match="time order gives events"):
             list(f.events(kinds=["record"], order="time"))
+
+
+def test_schedule_safe_after_close_and_from_threads(tmp_path):
+    """A Schedule's tables outlive its file; its library calls after close()
+    raise ValueError; schedules made from one file by several threads, while
+    another closes it, never crash."""
+    import threading
+    etl = tmp_path / "d.etl"
+    etwforge.generate(os.path.join(SCENARIOS, "desktop.yaml"), etl, duration="100ms")
+    f = etwforge.open(etl)
+    s = f.schedule()
+    f.close()
+    assert len(s.threads) and s.totals["switches"] > 0
+    ran = max(range(len(s.threads)), key=lambda i: s.threads.bursts[i])
+    assert sum(s.hist(ran, "burst")) == s.threads.bursts[ran] > 0
+    with pytest.raises(ValueError, match="closed"):
+        f.schedule()
+    s.close()
+    with pytest.raises(ValueError, match="closed"):
+        s.ips(0)
+    f = etwforge.open(etl)
+    errors = []
+
+    def work():
+        for _ in range(5):
+            try:
+                sch = f.schedule(wakeups=True)
+                sch.ips(None)
+            except ValueError:
+                pass  # closed meanwhile
+            except Exception as e:  # anything else is a bug
+                errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    f.close()
+    for t in threads:
+        t.join()
+    assert not errors
