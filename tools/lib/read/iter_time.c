@@ -68,6 +68,7 @@ struct iter_time {
 	unsigned init;	      /* sources fetched a first time */
 	bool built;	      /* the tournament is set up (every source fetched once) */
 	unsigned k;	      /* its leaves: the sources that play, rounded up to a power of 2 */
+	unsigned alive;	      /* the playing sources not at their end */
 	unsigned *leaf;	      /* per source, its leaf (sources that do not play: none) */
 	unsigned *leaf_src;   /* per leaf, its source (nsrc: empty) */
 	unsigned *tree;	      /* [0] the winning source; [1..k-1] the losers of the matches */
@@ -126,7 +127,8 @@ static void replay(struct iter_time *it, unsigned w)
 
 /*
  * The tournament of the sources that have an event now (each fetched
- * once). Return: 0, or -ENOMEM.
+ * once; built again when half its leaves are at their end).
+ * Return: 0, or -ENOMEM.
  */
 static int build(struct iter_time *it)
 {
@@ -137,6 +139,9 @@ static int build(struct iter_time *it)
 	}
 	for (it->k = 1; it->k < n; it->k *= 2) {
 	}
+	it->alive = n;
+	free(it->leaf_src);
+	free(it->tree);
 	it->leaf_src = malloc(it->k * sizeof(*it->leaf_src));
 	it->tree = calloc(it->k, sizeof(*it->tree));
 	if (!it->leaf_src || !it->tree) {
@@ -290,6 +295,10 @@ int iter_time_next(struct iter_time *it, const struct etwforge_event **out,
 		}
 		if (it->built) {
 			replay(it, i);
+			it->alive -= it->key[i].ts == UINT64_MAX;
+			if (it->k > 1 && 2 * it->alive <= it->k && build(it) < 0) {
+				return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+			}
 		}
 	}
 	if (!it->built) {
