@@ -124,9 +124,22 @@ static void put_record(struct ccswap_block *b, const struct ccswap_params *prm,
  * The kernel's steps one by one, for a switch that starts or closes a batch
  * (or finds the table full).
  */
+/* Who is told of a closed batch: ccswap_log()'s emitter or ccswap_log_n()'s. */
+struct emitter {
+	ccswap_emit_fn fn;
+	ccswap_emit_at_fn at;
+	void *ctx;
+};
+
+static int emit_batch(const struct emitter *e, const struct ccswap_block *b,
+		      enum producer_flush_reason why, const struct sim_cswitch *cs)
+{
+	return e->at ? e->at(e->ctx, b, why, cs) : e->fn(e->ctx, b, why);
+}
+
 static CCSWAP_NOINLINE int log_slow(struct ccswap_block *b, const struct ccswap_params *prm,
-				    const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit,
-				    void *ctx)
+				    const struct sim_cswitch *cs, uint64_t ts,
+				    const struct emitter *e)
 {
 	int64_t delta = 0;
 	unsigned idx = 0;
@@ -173,7 +186,7 @@ static CCSWAP_NOINLINE int log_slow(struct ccswap_block *b, const struct ccswap_
 		int rc;
 
 		sync_tables(b);
-		rc = emit(ctx, b, why);
+		rc = emit_batch(e, b, why, cs);
 		if (rc < 0) {
 			return rc;
 		}
@@ -220,7 +233,9 @@ int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
 	    CCSWAP_UNLIKELY((uint32_t)(cs->tick - b->start_tick) > CCSWAP_TICK_LIMIT) ||
 	    CCSWAP_UNLIKELY(delta > CCSWAP_DELTA_LIMIT) || CCSWAP_UNLIKELY(b->stop) ||
 	    CCSWAP_UNLIKELY(idx == ETW_CCSWAP_MAX_TID)) {
-		return log_slow(b, prm, cs, ts, emit, ctx);
+		const struct emitter e = {emit, NULL, ctx};
+
+		return log_slow(b, prm, cs, ts, &e);
 	}
 
 	/*
@@ -254,6 +269,130 @@ int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
 	b->offset = off + ccswap_rec_encode(b->bytes + off, &in);
 	b->records++;
 	return 0;
+}
+
+/*
+ * @c ? @a : @b for data-dependent @c, as one conditional move: gcc turns
+ * ccswap_sel()'s arithmetic form into four operations, and a plain ?: into
+ * a branch that mispredicts (the integer units are what ccswap_log_n()
+ * waits for). Elsewhere, ccswap_sel()'s forms.
+ */
+#if defined(__x86_64__) && defined(CCSWAP_GNUC) && !defined(CCSWAP_HAVE_UNPREDICTABLE)
+static inline uint64_t sel64(uint32_t c, uint64_t a, uint64_t b)
+{
+	__asm__("test %2, %2\n\tcmovnz %1, %0" : "+r"(b) : "r"(a), "r"(c) : "cc");
+	return b;
+}
+
+static inline uint32_t sel32(uint32_t c, uint32_t a, uint32_t b)
+{
+	__asm__("test %2, %2\n\tcmovnz %1, %0" : "+r"(b) : "r"(a), "r"(c) : "cc");
+	return b;
+}
+#else
+static inline uint64_t sel64(uint32_t c, uint64_t a, uint64_t b)
+{
+#if defined(CCSWAP_HAVE_UNPREDICTABLE)
+	return __builtin_unpredictable(c) ? a : b;
+#else
+	return b ^ ((a ^ b) & (0ull - c));
+#endif
+}
+
+static inline uint32_t sel32(uint32_t c, uint32_t a, uint32_t b)
+{
+	return ccswap_sel(c, a, b);
+}
+#endif
+
+/*
+ * ccswap_log_n()'s loop for one clock (a constant once inlined). The record
+ * is built as ccswap_rec_encode() builds it, but with fewer operations:
+ * the integer units are what a switch waits for here, not memory.
+ */
+static CCSWAP_INLINE int log_run(struct ccswap_block *const *blk, const struct ccswap_params *prm,
+				 const struct sim_cswitch *cs, size_t n, const unsigned clock,
+				 const struct emitter *e, size_t *done)
+{
+	const uint32_t mwr = prm->max_wait_reason;
+	size_t i;
+
+	for (i = 0; i < n; i++, cs++) {
+		struct ccswap_block *b = blk[cs->cpu];
+		uint64_t ts = cs->ts[clock];
+		uint32_t off = b->offset;
+		uint32_t nt = b->ntids;
+		uint32_t tid = cs->old_tid;
+		int64_t delta = (int64_t)(ts - b->last_ts);
+		uint32_t hit = ccswap_tid_match(b->tids, tid);
+		uint32_t idx = ccswap_ctz(hit | 1u << nt);
+		/* every flush test at once, one branch (see ccswap_log()) */
+		uint32_t slow =
+			(uint32_t)(off - 1u > CCSWAP_OFF_MAX_M1) |
+			(uint32_t)((uint32_t)(cs->tick - b->start_tick) > CCSWAP_TICK_LIMIT) |
+			(uint32_t)(delta > CCSWAP_DELTA_LIMIT) | (uint32_t)b->stop | idx >> 4;
+
+		if (CCSWAP_UNLIKELY(slow)) {
+			int rc = log_slow(b, prm, cs, ts, e);
+
+			if (rc < 0) {
+				*done = i;
+				return rc;
+			}
+			continue;
+		}
+
+		uint32_t absent = (uint32_t)(hit == 0) & (uint32_t)(tid != 0);
+		int32_t base =
+			(int8_t)sel32(absent, (uint8_t)cs->old_base_pri, (uint8_t)b->base_pri[idx]);
+
+		b->tids[idx] = tid;
+		b->base_pri[idx] = (int8_t)base;
+		b->ntids = nt + absent;
+		b->last_ts = ts;
+
+		uint32_t d = (uint32_t)delta;
+		uint32_t inc = (uint32_t)((int32_t)cs->old_pri - base);
+		uint32_t state = cs->old_state;
+		uint32_t swr =
+			sel32(state == ETW_THREAD_STATE_WAITING, cs->old_wait_reason, state + mwr) &
+			FIELD_MAX(ETW_CCF_STATE_WR);
+		uint32_t wait = sel32(cs->new_tid != 0, cs->new_wait_ticks, 0);
+		uint32_t x = swr << 7 | inc << 4 | idx; /* LITE's fields from bit 2 */
+		uint32_t hi = (wait > ETW_CCSWAP_WAIT_SAT ? ETW_CCSWAP_WAIT_SAT : wait) << 15 |
+			      FIELD_PREP(ETW_CCF_PRIORITY, (uint8_t)cs->old_pri) | swr << 4 | idx;
+		uint64_t full = (uint64_t)hi << 32 | d << 2 | ETW_CCSWAP_FULL;
+		uint32_t lite =
+			(uint32_t)((wait >> 1 | inc >> 3) == 0) & (uint32_t)(delta < 0x20000);
+		uint32_t big = (uint32_t)(delta >= 0x4000);
+		uint32_t busy = (uint32_t)(tid != 0);
+		/* IDLE_SHORT (0) or IDLE (1); LITE or FULL */
+		uint64_t rec = sel64(busy, sel64(lite, d << 15 | x << 2 | ETW_CCSWAP_LITE, full),
+				     d << 2 | big);
+		uint32_t len = sel32(busy, 8 - 4 * lite, 2 + 2 * big);
+
+		ccswap_put_le64(b->bytes + off, rec);
+		b->offset = off + len;
+		b->records++;
+	}
+	*done = i;
+	return 0;
+}
+
+int ccswap_log_n(struct ccswap_block *const *blk, const struct ccswap_params *prm,
+		 const struct sim_cswitch *cs, size_t n, enum sim_clock clock,
+		 ccswap_emit_at_fn emit, void *ctx, size_t *done)
+{
+	const struct emitter e = {NULL, emit, ctx};
+
+	switch (clock) {
+	case SIM_CLOCK_QPC:
+		return log_run(blk, prm, cs, n, SIM_CLOCK_QPC, &e, done);
+	case SIM_CLOCK_SYSTIME:
+		return log_run(blk, prm, cs, n, SIM_CLOCK_SYSTIME, &e, done);
+	default:
+		return log_run(blk, prm, cs, n, SIM_CLOCK_CYCLES, &e, done);
+	}
 }
 
 int ccswap_finish(struct ccswap_block *b, ccswap_emit_fn emit, void *ctx)

@@ -58,10 +58,11 @@ struct ccswap_bench {
 	struct ccswap_params prm;
 	struct sim_rng rng; /* the stream generator: RNG and CPU models */
 	struct cpu_model cpu[CCSWAP_BENCH_CPUS];
-	struct sim_cswitch *win;  /* the current lap's switches */
-	struct ccswap_block *blk; /* [CCSWAP_BENCH_CPUS] */
-	float *lap_ns;		  /* per-switch time of each lap of the last pass */
-	float *floor_ns;	  /* the same for the empty function */
+	struct sim_cswitch *win;		      /* the current lap's switches */
+	struct ccswap_block *blk;		      /* [CCSWAP_BENCH_CPUS] */
+	struct ccswap_block *blkp[CCSWAP_BENCH_CPUS]; /* &blk[c], as ccswap_log_n() takes them */
+	float *lap_ns;	 /* per-switch time of each lap of the last pass */
+	float *floor_ns; /* the same for the empty function */
 	uint64_t nlaps;
 	uint16_t *sizes; /* batch sizes of the check pass */
 	size_t nsizes;
@@ -272,6 +273,9 @@ struct ccswap_bench *ccswap_bench_create(const struct ccswap_bench_opts *opts)
 		errno = ENOMEM;
 		return NULL;
 	}
+	for (unsigned c = 0; c < CCSWAP_BENCH_CPUS; c++) {
+		bb->blkp[c] = &bb->blk[c];
+	}
 	return bb;
 }
 
@@ -318,8 +322,24 @@ static int (*volatile empty_log_fn)(struct ccswap_block *, const struct ccswap_p
  * in @bb->floor_ns): what the loop and the call cost alone.
  * *@rc: 0 or the (negative) error of a failing switch.
  */
+/* ccswap_log_n()'s emitter over a ccswap_log() one: the same batches. */
+struct emit_at {
+	ccswap_emit_fn fn;
+	void *ctx;
+};
+
+static int emit_at(void *ctx, const struct ccswap_block *b, enum producer_flush_reason why,
+		   const struct sim_cswitch *cs)
+{
+	const struct emit_at *e = ctx;
+
+	(void)cs;
+	return e->fn(e->ctx, b, why);
+}
+
 static double run_pass(struct ccswap_bench *bb, ccswap_emit_fn emit, void *ctx, bool floor, int *rc)
 {
+	struct emit_at ea = {emit, ctx};
 	double total = 0;
 	uint64_t left = bb->o.switches;
 	int err = 0;
@@ -341,10 +361,17 @@ static double run_pass(struct ccswap_bench *bb, ccswap_emit_fn emit, void *ctx, 
 			}
 		}
 		t0 = now_ns();
-		for (unsigned i = 0; i < n; i++, cs++) {
-			/* errors are negative: OR-ing keeps "some switch failed" without a branch */
-			err |= ccswap_log(&bb->blk[cs->cpu], &bb->prm, cs, cs->ts[BENCH_CLOCK],
-					  emit, ctx);
+		if (bb->o.single) {
+			for (unsigned i = 0; i < n; i++, cs++) {
+				/* errors are negative: OR-ing keeps "some switch failed" without a branch */
+				err |= ccswap_log(&bb->blk[cs->cpu], &bb->prm, cs,
+						  cs->ts[BENCH_CLOCK], emit, ctx);
+			}
+		} else {
+			size_t done;
+
+			err |= ccswap_log_n(bb->blkp, &bb->prm, cs, n, BENCH_CLOCK, emit_at, &ea,
+					    &done);
 		}
 		t1 = now_ns();
 		total += t1 - t0;

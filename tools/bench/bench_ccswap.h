@@ -32,6 +32,8 @@
  * @window:          switches generated per lap, then timed (4096)
  * @stop_every:      set the stop flag on every block every Nth lap (16)
  * @clean:           run with quirks off (prm.quirks = false)
+ * @single:          one ccswap_log() call per switch (the engine's API before
+ *                   ccswap_log_n(), which takes the whole lap in one call)
  * @max_wait_reason: OldThreadStateWr bias (40, win10-1709)
  */
 struct ccswap_bench_opts {
@@ -40,6 +42,7 @@ struct ccswap_bench_opts {
 	unsigned window;
 	unsigned stop_every;
 	bool clean;
+	bool single;
 	uint8_t max_wait_reason;
 };
 
