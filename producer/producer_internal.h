@@ -16,14 +16,18 @@ const struct producer_cfg *producer_get_cfg(const struct producer *p);
 
 /*
  * producer_place - room for @size bytes at @ts in session @i's buffer of
- * @cpu. Return: where to write, or NULL with *@rc 0 (no free buffer: the
- * event is lost and counted) or a negative errno.
+ * @cpu, for lane @l. Return: where to write, or NULL with *@rc 0 (no free
+ * buffer: the event is lost and counted) or a negative errno.
  */
-uint8_t *producer_place(struct producer *p, unsigned i, unsigned cpu, uint32_t size, uint64_t ts,
-			int *rc);
+uint8_t *producer_place(struct producer_lane *l, unsigned i, unsigned cpu, uint32_t size,
+			uint64_t ts, int *rc);
 /* producer_commit - the event placed last is written: pad it to 8, count it. */
-void producer_commit(struct producer *p, unsigned i, unsigned cpu, uint32_t size);
+void producer_commit(struct producer_lane *l, unsigned i, unsigned cpu, uint32_t size);
 /* producer_count_record - one more record of @kind written to a session. */
-void producer_count_record(struct producer *p, enum sim_record_kind kind);
+void producer_count_record(struct producer_lane *l, enum sim_record_kind kind);
+/* producer_own_lane - the lane of producer_cswitch() and friends. */
+struct producer_lane *producer_own_lane(struct producer *p);
+/* producer_lane_producer - the producer a lane belongs to. */
+struct producer *producer_lane_producer(const struct producer_lane *l);
 
 #endif /* PRODUCER_PRODUCER_INTERNAL_H */

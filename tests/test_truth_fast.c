@@ -463,7 +463,8 @@ Test(truth_fast, reads_thread_stop_and_end_lines)
 	cr_assert_eq(fast("{'kind':'thread','cpu':1,'ts':{'qpc':4},'event':'dcstart','pid':512,"
 			  "'tid':4176,'name':'worker'}",
 			  &rec, &opt),
-		     TRUTH_THREAD, "a string of an identity line: read, handed back for the reader");
+		     TRUTH_THREAD,
+		     "a string of an identity line: read, handed back for the reader");
 	cr_assert_eq(opt.ntext, 1);
 	cr_expect_eq(opt.text[0].to, &rec.u.thread.name, "for the member it belongs to");
 	cr_expect_eq(opt.text[0].n, 6);

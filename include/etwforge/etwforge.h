@@ -334,6 +334,10 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  *               not for every release; verify then checks that each logged
  *               one satisfies the sampling predicate, not that the set is
  *               complete (etwforge-truth(5), SPINLOCK LINES)
+ * @jobs:        gen only: threads, the simulation's included; the others
+ *               encode (a share of the CPUs each) and write the truth while
+ *               the simulation goes on, the same bytes as one thread. 0 or 1
+ *               = one thread; at most 1 + the machine's CPUs are used
  */
 struct etwforge_run_opts {
 	size_t sz;
@@ -345,6 +349,7 @@ struct etwforge_run_opts {
 	unsigned progress_ms;
 	FILE *notes;
 	bool truth_logged_spinlocks;
+	unsigned jobs;
 };
 
 /**
