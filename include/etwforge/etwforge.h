@@ -338,6 +338,10 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  *               encode (a share of the CPUs each) and write the truth while
  *               the simulation goes on, the same bytes as one thread. 0 or 1
  *               = one thread; at most 1 + the machine's CPUs are used
+ * @simulate_only: gen only: the machine runs, its records go nowhere: no
+ *               file is made (@output, @truth and @json are not used), the
+ *               summary has the seed, duration, CPUs, switches and wall
+ *               time. What a run costs before a byte is encoded
  */
 struct etwforge_run_opts {
 	size_t sz;
@@ -350,6 +354,7 @@ struct etwforge_run_opts {
 	FILE *notes;
 	bool truth_logged_spinlocks;
 	unsigned jobs;
+	bool simulate_only;
 };
 
 /**

@@ -588,6 +588,11 @@ int ccswap_bench_time(struct ccswap_bench *bb, struct ccswap_bench_time *t)
 	return 0;
 }
 
+void ccswap_bench_single(struct ccswap_bench *bb, bool on)
+{
+	bb->o.single = on;
+}
+
 void ccswap_bench_print_mix(FILE *f, const struct ccswap_bench_mix *mix)
 {
 	static const char *const forms[4] = {"idle_short", "idle", "lite", "full"};

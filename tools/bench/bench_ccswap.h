@@ -116,6 +116,13 @@ int ccswap_bench_check(struct ccswap_bench *bb, struct ccswap_bench_mix *mix);
  */
 int ccswap_bench_time(struct ccswap_bench *bb, struct ccswap_bench_time *t);
 
+/**
+ * ccswap_bench_single - feed the next passes one ccswap_log() call per switch
+ * (@on), the engine's way before ccswap_log_n(), or a lap per call (the
+ * default): the same switches, the same bytes.
+ */
+void ccswap_bench_single(struct ccswap_bench *bb, bool on);
+
 /** ccswap_bench_print_mix - the mix as a few text lines. */
 void ccswap_bench_print_mix(FILE *f, const struct ccswap_bench_mix *mix);
 

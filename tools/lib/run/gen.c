@@ -409,6 +409,9 @@ static int jobs_begin(struct gen_run *g, const struct etwforge_run_opts *o,
 	return 0;
 }
 
+static int simulate_only(const struct scenario *sc, struct etwforge_summary *sum, double t0,
+			 struct etwforge_error *err);
+
 int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts,
 		 struct etwforge_summary *sum, struct etwforge_error *err)
 {
@@ -420,6 +423,9 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	uint32_t tick0;
 	int rc;
 
+	if (o->simulate_only) {
+		return simulate_only(sc, sum, t0, err);
+	}
 	g.sc = malloc(sizeof(*g.sc));
 	if (!g.sc) {
 		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
@@ -580,4 +586,26 @@ int run_simulate(const struct scenario *sc, uint64_t *switches)
 	sched_destroy(s);
 	free(copy);
 	return rc;
+}
+
+/* etwforge_run_opts.simulate_only: run_simulate(), and a summary of what it did. */
+static int simulate_only(const struct scenario *sc, struct etwforge_summary *sum, double t0,
+			 struct etwforge_error *err)
+{
+	uint64_t switches;
+	int rc = run_simulate(sc, &switches);
+
+	if (rc < 0) {
+		return error_fail(err, rc, rc == -EINVAL ? ERR_INPUT : ERR_DATA,
+				  "cannot run the machine: %s", strerror(-rc));
+	}
+	if (sum) {
+		memset(sum, 0, sizeof(*sum));
+		sum->t.seed = sc->sched.seed;
+		sum->t.duration_ns = sc->sched.duration_ns;
+		sum->t.cpus = sc->sched.cpus;
+		sum->t.switches = switches;
+		sum->t.wall_seconds = wall_seconds() - t0;
+	}
+	return error_ok(err);
 }
