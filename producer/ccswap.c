@@ -21,7 +21,7 @@
  * test, a restart zeroes both tables, and only referenced threads appear.
  *
  * Two paths. When no batch starts or closes (all but ~1 % of switches) the
- * order of lookup and flush test makes no difference, so ccswap_log() runs
+ * order of lookup and flush test makes no difference, so log_fast() runs
  * that case straight through, with no branch that depends on the data:
  *
  *   hit = 16-lane compare of TidTable with the old TID (SSE2 or plain C)
@@ -29,7 +29,13 @@
  *   Offset == 0 | Offset > 0x3F8 | tick age > 500 | delta > 2^30 | stop |
  *   idx == 16 ? log_slow(): the steps above one by one, in the kernel's order
  *   slot idx = (TID, absent ? its base priority : what it holds)
- *   ccswap_rec_encode(): every form's bits computed, the right ones kept
+ *   the record: every form's bits computed, the right ones kept by
+ *   conditional moves, its length looked up by its type
+ *
+ * ccswap_log() takes one switch, ccswap_log_n() a run of them (the state of
+ * the loop kept in registers, the clock's slot a constant); both are
+ * log_fast(), else log_slow(). The integer units are what a switch waits
+ * for (not memory): the fast path counts its operations.
  *
  * The TidTable and ThreadBasePriority live natively in the block and are
  * written to the wire bytes only when a batch is emitted; a batch is read
@@ -209,68 +215,6 @@ static CCSWAP_NOINLINE int log_slow(struct ccswap_block *b, const struct ccswap_
 	return 0;
 }
 
-int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
-	       const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit, void *ctx)
-{
-	uint32_t off = b->offset;
-	uint32_t n = b->ntids;
-	uint32_t tid = cs->old_tid;
-	int64_t delta = (int64_t)(ts - b->last_ts);
-	uint32_t hit = ccswap_tid_match(b->tids, tid);
-	/*
-	 * The first hit, else the first free slot (16: table full). For TID 0
-	 * the hit mask marks the empty slots, so idx = n: harmless, idle
-	 * records carry no index.
-	 */
-	uint32_t idx = ccswap_ctz(hit | 1u << n);
-
-	/*
-	 * Each test is a well-predicted branch. idx == 16 also sends an idle
-	 * switch into a full table the slow way: rare, and log_slow() gets it
-	 * right.
-	 */
-	if (CCSWAP_UNLIKELY(off - 1u > CCSWAP_OFF_MAX_M1) ||
-	    CCSWAP_UNLIKELY((uint32_t)(cs->tick - b->start_tick) > CCSWAP_TICK_LIMIT) ||
-	    CCSWAP_UNLIKELY(delta > CCSWAP_DELTA_LIMIT) || CCSWAP_UNLIKELY(b->stop) ||
-	    CCSWAP_UNLIKELY(idx == ETW_CCSWAP_MAX_TID)) {
-		const struct emitter e = {emit, NULL, ctx};
-
-		return log_slow(b, prm, cs, ts, &e);
-	}
-
-	/*
-	 * No batch starts or closes, so lookup-before-test (quirks) and
-	 * test-before-lookup (clean) agree. Slot idx is written whatever
-	 * happened, without a branch: an absent TID is inserted there (idx = n),
-	 * a present one (or TID 0 into the empty slot n) rewrites what is there.
-	 */
-	uint32_t absent = (uint32_t)(hit == 0) & (uint32_t)(tid != 0);
-	int8_t base =
-		(int8_t)ccswap_sel(absent, (uint8_t)cs->old_base_pri, (uint8_t)b->base_pri[idx]);
-
-	b->tids[idx] = tid;
-	b->base_pri[idx] = base;
-	b->ntids = n + absent;
-	b->last_ts = ts;
-
-	struct ccswap_rec_in in = {
-		.delta = delta,
-		.old_tid = tid,
-		.new_tid = cs->new_tid,
-		.wait = cs->new_wait_ticks,
-		.old_pri = cs->old_pri,
-		.base = base,
-		.state = cs->old_state,
-		.wait_reason = cs->old_wait_reason,
-		.idx = idx,
-		.max_wait_reason = prm->max_wait_reason,
-	};
-
-	b->offset = off + ccswap_rec_encode(b->bytes + off, &in);
-	b->records++;
-	return 0;
-}
-
 /*
  * @c ? @a : @b for data-dependent @c, as one conditional move: gcc turns
  * ccswap_sel()'s arithmetic form into four operations, and a plain ?: into
@@ -289,7 +233,18 @@ static inline uint32_t sel32(uint32_t c, uint32_t a, uint32_t b)
 	__asm__("test %2, %2\n\tcmovnz %1, %0" : "+r"(b) : "r"(a), "r"(c) : "cc");
 	return b;
 }
+/* @x == @k ? @a : @b, the comparison and the move as two instructions. */
+static inline uint32_t sel_eq(uint32_t x, uint32_t k, uint32_t a, uint32_t b)
+{
+	__asm__("cmpl %2, %1\n\tcmove %3, %0" : "+r"(b) : "r"(x), "ri"(k), "r"(a) : "cc");
+	return b;
+}
 #else
+static inline uint32_t sel_eq(uint32_t x, uint32_t k, uint32_t a, uint32_t b)
+{
+	return ccswap_sel(x == k, a, b);
+}
+
 static inline uint64_t sel64(uint32_t c, uint64_t a, uint64_t b)
 {
 #if defined(CCSWAP_HAVE_UNPREDICTABLE)
@@ -310,6 +265,97 @@ static inline uint32_t sel32(uint32_t c, uint32_t a, uint32_t b)
  * is built as ccswap_rec_encode() builds it, but with fewer operations:
  * the integer units are what a switch waits for here, not memory.
  */
+/* @c ? @a : @b for pointers. */
+static inline void *sel64ptr(uint32_t c, void *a, void *b)
+{
+	return (void *)(uintptr_t)sel64(c, (uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b);
+}
+
+/*
+ * The common case of one switch (no batch starts or closes), with as few
+ * integer operations as the record allows: they, not memory, are what a
+ * switch waits for. Return: false when a rule needs the kernel's steps one
+ * by one (log_slow()), with nothing done.
+ *
+ * The flush tests are one AND of (value - limit - 1) terms: each is
+ * negative while its value is within its limit, so the AND is negative
+ * when all are. A delta so negative that the subtraction wraps goes the
+ * slow way too, which gets it right.
+ */
+static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, uint32_t mwr,
+				   const struct sim_cswitch *cs, uint64_t ts)
+{
+	uint32_t off = b->offset;
+	uint32_t nt = b->ntids;
+	uint32_t tid = cs->old_tid;
+	int64_t delta = (int64_t)(ts - b->last_ts);
+	uint32_t hit = ccswap_tid_match(b->tids, tid);
+	uint32_t idx = ccswap_ctz(hit | 1u << nt);
+	int64_t ok = ((int64_t)(uint32_t)(off - 1u) - (CCSWAP_OFF_MAX_M1 + 1)) &
+		     ((int64_t)(uint32_t)(cs->tick - b->start_tick) - (CCSWAP_TICK_LIMIT + 1)) &
+		     (delta - (CCSWAP_DELTA_LIMIT + 1)) & ((int64_t)b->stop - 1) &
+		     ((int64_t)idx - ETW_CCSWAP_MAX_TID);
+
+	if (CCSWAP_UNLIKELY(ok >= 0)) {
+		return false;
+	}
+
+	/*
+	 * No batch starts or closes. hit == 0 means the TID is absent (TID 0
+	 * hits the empty slots, and the table is not full here): it goes in
+	 * slot nt with its base priority; slot idx is written either way.
+	 */
+	int32_t base = (int8_t)sel_eq(hit, 0, (uint8_t)cs->old_base_pri, (uint8_t)b->base_pri[idx]);
+
+	/*
+	 * Only an absent TID goes into the table: a store into it would hold up
+	 * the next switch's 16-byte loads of it (a narrow store does not
+	 * forward into a wide load), so a present one is written to a slot of
+	 * its own instead, without a branch.
+	 */
+	*(uint32_t *)sel64ptr(hit == 0, &b->tids[idx], &b->tid_sink) = tid;
+	b->base_pri[idx] = (int8_t)base;
+	b->ntids = nt + (hit == 0);
+	b->last_ts = ts;
+
+	uint32_t d = (uint32_t)delta;
+	uint32_t inc = (uint32_t)((int32_t)cs->old_pri - base);
+	uint32_t state = cs->old_state;
+	uint32_t swr = sel_eq(state, ETW_THREAD_STATE_WAITING, cs->old_wait_reason, state + mwr) &
+		       FIELD_MAX(ETW_CCF_STATE_WR);
+	uint32_t wait = sel_eq(cs->new_tid, 0, 0, cs->new_wait_ticks);
+	uint32_t sat = wait > ETW_CCSWAP_WAIT_SAT ? ETW_CCSWAP_WAIT_SAT : wait;
+	uint32_t fields = swr << 4 | idx; /* StateWr and the index, FULL's dword1 low bits */
+	uint64_t full =
+		(uint64_t)(sat << 15 | FIELD_PREP(ETW_CCF_PRIORITY, (uint8_t)cs->old_pri) | fields)
+			<< 32 |
+		(d << 2 | ETW_CCSWAP_FULL);
+	uint32_t litev = d << 15 | (fields << 5 & 0x7E00u) | inc << 6 | idx << 2 | ETW_CCSWAP_LITE;
+	uint32_t lite = (uint32_t)((wait >> 1 | inc >> 3) == 0) & (uint32_t)(delta < 0x20000);
+	uint32_t big = (uint32_t)(delta >= 0x4000);
+	/* IDLE_SHORT (0) or IDLE (1) of the idle thread; LITE or FULL */
+	uint64_t rec = sel64(tid != 0, sel64(lite, litev, full), d << 2 | big);
+	/* the record's length by its type: IDLE_SHORT 2, IDLE 4, LITE 4, FULL 8 */
+	static const uint8_t len[4] = {2, 4, 4, 8};
+
+	ccswap_put_le64(b->bytes + off, rec);
+	b->offset = off + len[rec & ETW_CCSWAP_TYPE_MASK];
+	b->records++;
+	return true;
+}
+
+int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
+	       const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit, void *ctx)
+{
+	if (CCSWAP_UNLIKELY(!log_fast(b, prm->max_wait_reason, cs, ts))) {
+		const struct emitter e = {emit, NULL, ctx};
+
+		return log_slow(b, prm, cs, ts, &e);
+	}
+	return 0;
+}
+
+/* ccswap_log_n()'s loop for one clock (a constant once inlined). */
 static CCSWAP_INLINE int log_run(struct ccswap_block *const *blk, const struct ccswap_params *prm,
 				 const struct sim_cswitch *cs, size_t n, const unsigned clock,
 				 const struct emitter *e, size_t *done)
@@ -320,60 +366,15 @@ static CCSWAP_INLINE int log_run(struct ccswap_block *const *blk, const struct c
 	for (i = 0; i < n; i++, cs++) {
 		struct ccswap_block *b = blk[cs->cpu];
 		uint64_t ts = cs->ts[clock];
-		uint32_t off = b->offset;
-		uint32_t nt = b->ntids;
-		uint32_t tid = cs->old_tid;
-		int64_t delta = (int64_t)(ts - b->last_ts);
-		uint32_t hit = ccswap_tid_match(b->tids, tid);
-		uint32_t idx = ccswap_ctz(hit | 1u << nt);
-		/* every flush test at once, one branch (see ccswap_log()) */
-		uint32_t slow =
-			(uint32_t)(off - 1u > CCSWAP_OFF_MAX_M1) |
-			(uint32_t)((uint32_t)(cs->tick - b->start_tick) > CCSWAP_TICK_LIMIT) |
-			(uint32_t)(delta > CCSWAP_DELTA_LIMIT) | (uint32_t)b->stop | idx >> 4;
 
-		if (CCSWAP_UNLIKELY(slow)) {
+		if (CCSWAP_UNLIKELY(!log_fast(b, mwr, cs, ts))) {
 			int rc = log_slow(b, prm, cs, ts, e);
 
 			if (rc < 0) {
 				*done = i;
 				return rc;
 			}
-			continue;
 		}
-
-		uint32_t absent = (uint32_t)(hit == 0) & (uint32_t)(tid != 0);
-		int32_t base =
-			(int8_t)sel32(absent, (uint8_t)cs->old_base_pri, (uint8_t)b->base_pri[idx]);
-
-		b->tids[idx] = tid;
-		b->base_pri[idx] = (int8_t)base;
-		b->ntids = nt + absent;
-		b->last_ts = ts;
-
-		uint32_t d = (uint32_t)delta;
-		uint32_t inc = (uint32_t)((int32_t)cs->old_pri - base);
-		uint32_t state = cs->old_state;
-		uint32_t swr =
-			sel32(state == ETW_THREAD_STATE_WAITING, cs->old_wait_reason, state + mwr) &
-			FIELD_MAX(ETW_CCF_STATE_WR);
-		uint32_t wait = sel32(cs->new_tid != 0, cs->new_wait_ticks, 0);
-		uint32_t x = swr << 7 | inc << 4 | idx; /* LITE's fields from bit 2 */
-		uint32_t hi = (wait > ETW_CCSWAP_WAIT_SAT ? ETW_CCSWAP_WAIT_SAT : wait) << 15 |
-			      FIELD_PREP(ETW_CCF_PRIORITY, (uint8_t)cs->old_pri) | swr << 4 | idx;
-		uint64_t full = (uint64_t)hi << 32 | d << 2 | ETW_CCSWAP_FULL;
-		uint32_t lite =
-			(uint32_t)((wait >> 1 | inc >> 3) == 0) & (uint32_t)(delta < 0x20000);
-		uint32_t big = (uint32_t)(delta >= 0x4000);
-		uint32_t busy = (uint32_t)(tid != 0);
-		/* IDLE_SHORT (0) or IDLE (1); LITE or FULL */
-		uint64_t rec = sel64(busy, sel64(lite, d << 15 | x << 2 | ETW_CCSWAP_LITE, full),
-				     d << 2 | big);
-		uint32_t len = sel32(busy, 8 - 4 * lite, 2 + 2 * big);
-
-		ccswap_put_le64(b->bytes + off, rec);
-		b->offset = off + len;
-		b->records++;
 	}
 	*done = i;
 	return 0;

@@ -32,7 +32,7 @@ BIN = os.environ["ETWFORGE_BIN"]
 FIGURES = [
     "ccswap.ns_per_switch", "ccswap.switches_per_s", "ccswap.bytes_per_switch",
     "ccswap.memset_ns_per_switch", "ccswap.memset_ratio", "ccswap.call_floor_ns_per_switch",
-    "ccswap.per_call_ns_per_switch", "ccswap.per_call_ratio",
+    "ccswap.before_ns_per_switch", "ccswap.before_ratio",
     "cswitch.plain.ns_per_switch", "cswitch.pmc.ns_per_switch", "cswitch.pebs.ns_per_switch",
     "spinlock.ns_per_event",
 ] + [

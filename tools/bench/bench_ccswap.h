@@ -32,8 +32,9 @@
  * @window:          switches generated per lap, then timed (4096)
  * @stop_every:      set the stop flag on every block every Nth lap (16)
  * @clean:           run with quirks off (prm.quirks = false)
- * @single:          one ccswap_log() call per switch (the engine's API before
- *                   ccswap_log_n(), which takes the whole lap in one call)
+ * @single:          one call per switch of the engine as it was before
+ *                   ccswap_log_n() (bench_ccswap.c keeps its fast path), not
+ *                   the whole lap in one ccswap_log_n() call
  * @max_wait_reason: OldThreadStateWr bias (40, win10-1709)
  */
 struct ccswap_bench_opts {
@@ -117,9 +118,9 @@ int ccswap_bench_check(struct ccswap_bench *bb, struct ccswap_bench_mix *mix);
 int ccswap_bench_time(struct ccswap_bench *bb, struct ccswap_bench_time *t);
 
 /**
- * ccswap_bench_single - feed the next passes one ccswap_log() call per switch
- * (@on), the engine's way before ccswap_log_n(), or a lap per call (the
- * default): the same switches, the same bytes.
+ * ccswap_bench_single - feed the next passes to the engine as it was before
+ * ccswap_log_n(), a call per switch (@on), or a lap per ccswap_log_n() call
+ * (the default): the same switches, the same bytes.
  */
 void ccswap_bench_single(struct ccswap_bench *bb, bool on);
 

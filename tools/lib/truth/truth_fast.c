@@ -29,6 +29,9 @@
 #include <assert.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "producer/etw_process.h"
 #include "tools/lib/truth/truth_schema.h"
@@ -1492,15 +1495,71 @@ static FC_INLINE const char *fc_range(const char *p, int64_t lo, int64_t hi, int
 	return *v >= lo && *v <= hi ? p : NULL;
 }
 
+/* fc_range() of a field in 0..@hi, @hi <= 99: one or two digits, looked at one by one. */
+static FC_INLINE const char *fc_small(const char *p, int64_t hi, int64_t *v)
+{
+	unsigned a = (unsigned)(unsigned char)p[0] - '0', b = (unsigned)(unsigned char)p[1] - '0';
+
+	if (a > 9) {
+		return NULL;
+	}
+	if (b > 9) {
+		*v = a;
+		return (int64_t)a <= hi ? p + 1 : NULL;
+	}
+	if (a == 0 || (unsigned)(unsigned char)p[2] - '0' <= 9) {
+		return NULL; /* a leading zero, or 3 digits or more: out of range */
+	}
+	*v = a * 10 + b;
+	return *v <= hi ? p + 2 : NULL;
+}
+
+/*
+ * Do the @n (1..32) bytes at @p spell @k (a 32-byte, zero-padded copy)?
+ * Sixteen bytes at a time with SSE2, else a word at a time.
+ */
+static FC_INLINE bool text_at(const char *p, const char *k, size_t n)
+{
+#if defined(__SSE2__)
+	uint32_t m0 = n >= 16 ? 0xFFFFu : (1u << n) - 1u;
+	uint32_t m1 = n >= 32 ? 0xFFFFu : n > 16 ? (1u << (n - 16)) - 1u : 0u;
+	uint32_t e0 = (uint32_t)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+			       _mm_loadu_si128((const __m128i *)(const void *)k)));
+
+	if (m1) {
+		uint32_t e1 = (uint32_t)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)),
+				       _mm_loadu_si128((const __m128i *)(const void *)(k + 16))));
+
+		return (e0 & m0) == m0 && (e1 & m1) == m1;
+	}
+	return (e0 & m0) == m0;
+#else
+	uint64_t diff = 0;
+
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t m = n - i >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * (n - i))) - 1;
+
+		diff |= (ld64(p + i) ^ ld64(k + i)) & m;
+	}
+	return diff == 0;
+#endif
+}
+
 #define FC_ROW(x, name, ctype, how, lo, hi, need, dflt, when) FC_##how(name, ctype, lo, hi)
 #define FC_KEY(name)                                                                               \
-	if (!LIT(p, ",\"" #name "\":")) {                                                          \
-		return NULL;                                                                       \
-	}                                                                                          \
-	p += sizeof(",\"" #name "\":") - 1;
+	{                                                                                          \
+		static const char key_[32] = ",\"" #name "\":";                                    \
+                                                                                                   \
+		if (!text_at(p, key_, sizeof(",\"" #name "\":") - 1)) {                            \
+			return NULL;                                                               \
+		}                                                                                  \
+		p += sizeof(",\"" #name "\":") - 1;                                                \
+	}
 #define FC_NUM(name, ctype, lo, hi)                                                                \
 	FC_KEY(name)                                                                               \
-	if (!(p = fc_range(p, lo, hi, &v))) {                                                      \
+	if (!(p = (lo) >= 0 && (hi) <= 99 ? fc_small(p, hi, &v) : fc_range(p, lo, hi, &v))) {      \
 		return NULL;                                                                       \
 	}                                                                                          \
 	cs->name = (ctype)v;
