@@ -216,9 +216,9 @@ static CCSWAP_NOINLINE int log_slow(struct ccswap_block *b, const struct ccswap_
 }
 
 /*
- * @c ? @a : @b for data-dependent @c, as one conditional move: gcc turns
- * ccswap_sel()'s arithmetic form into four operations, and a plain ?: into
- * a branch that mispredicts (the integer units are what ccswap_log_n()
+ * @c (0 or 1) ? @a : @b for data-dependent @c, as one conditional move: gcc
+ * turns ccswap_sel()'s arithmetic form into four operations, and a plain ?:
+ * into a branch that mispredicts (the integer units are what the fast path
  * waits for). Elsewhere, ccswap_sel()'s forms.
  */
 #if defined(__x86_64__) && defined(CCSWAP_GNUC) && !defined(CCSWAP_HAVE_UNPREDICTABLE)
@@ -228,11 +228,7 @@ static inline uint64_t sel64(uint32_t c, uint64_t a, uint64_t b)
 	return b;
 }
 
-static inline uint32_t sel32(uint32_t c, uint32_t a, uint32_t b)
-{
-	__asm__("test %2, %2\n\tcmovnz %1, %0" : "+r"(b) : "r"(a), "r"(c) : "cc");
-	return b;
-}
+
 /* @x == @k ? @a : @b, the comparison and the move as two instructions. */
 static inline uint32_t sel_eq(uint32_t x, uint32_t k, uint32_t a, uint32_t b)
 {
@@ -253,19 +249,9 @@ static inline uint64_t sel64(uint32_t c, uint64_t a, uint64_t b)
 	return b ^ ((a ^ b) & (0ull - c));
 #endif
 }
-
-static inline uint32_t sel32(uint32_t c, uint32_t a, uint32_t b)
-{
-	return ccswap_sel(c, a, b);
-}
 #endif
 
-/*
- * ccswap_log_n()'s loop for one clock (a constant once inlined). The record
- * is built as ccswap_rec_encode() builds it, but with fewer operations:
- * the integer units are what a switch waits for here, not memory.
- */
-/* @c ? @a : @b for pointers. */
+/* @c (0 or 1) ? @a : @b for pointers. */
 static inline void *sel64ptr(uint32_t c, void *a, void *b)
 {
 	return (void *)(uintptr_t)sel64(c, (uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b);
@@ -273,9 +259,9 @@ static inline void *sel64ptr(uint32_t c, void *a, void *b)
 
 /*
  * The common case of one switch (no batch starts or closes), with as few
- * integer operations as the record allows: they, not memory, are what a
- * switch waits for. Return: false when a rule needs the kernel's steps one
- * by one (log_slow()), with nothing done.
+ * integer operations as the record allows: the bytes of ccswap_rec_encode(),
+ * the fields shared between forms computed once. Return: false when a rule
+ * needs the kernel's steps one by one (log_slow()), with nothing done.
  *
  * The flush tests are one AND of (value - limit - 1) terms: each is
  * negative while its value is within its limit, so the AND is negative
