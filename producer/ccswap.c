@@ -228,7 +228,6 @@ static inline uint64_t sel64(uint32_t c, uint64_t a, uint64_t b)
 	return b;
 }
 
-
 /* @x == @k ? @a : @b, the comparison and the move as two instructions. */
 static inline uint32_t sel_eq(uint32_t x, uint32_t k, uint32_t a, uint32_t b)
 {
