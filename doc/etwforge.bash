@@ -10,7 +10,7 @@ _etwforge_options() {
 		echo "-o --output -t --truth --truth-spinlocks --seed --duration --cpus -s --set --print-config --json -j --jobs -q --quiet -h --help"
 		;;
 	replay)
-		echo "-o --output --json -q --quiet -h --help"
+		echo "-o --output --stream-paths --json -q --quiet -h --help"
 		;;
 	dump)
 		echo "--stats --jsonl --raw --keep-going --max-wait-reason --timeline --chrome-trace --truth --from --to --cpus -h --help"

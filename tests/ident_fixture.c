@@ -20,6 +20,12 @@
  * CPU 0 from t=10, and per round k (t = 100 + 100 k) a ReadyThread of 2001
  * by 1001 at t on CPU 0, 2001 on CPU 1 from t+10 to t+50.
  *
+ * ident_fixture_write_reuse(): the same processes and threads; 1001 (app.exe)
+ * runs on CPU 0 from 100 to 300, ends at 400; a thread of svc.exe starts as
+ * 1001 at 500, runs on CPU 0 from 600 to 700, readied at 600 (its
+ * ReadyThread after its switch-in in the file); 1002 runs on CPU 1 from
+ * 200 to 800; a ReadyThread of 2001 at 250 (2001 never runs); end 1000.
+ *
  * So (ident_fixture_write): 2 processes, 3 threads (3333 has no Thread record), 2 ReadyThread,
  * 1 SampledProfile, switches to a thread: 5 attributed (1001 twice, 2001,
  * 1002 twice), 1 unattributed (3333).
@@ -102,6 +108,15 @@ static void thread(struct fx *x, uint32_t pid, uint32_t tid, const uint16_t *nam
 	th.name.le = store;
 	th.name.units = units;
 	put(x, 0, 2, 0x0503, tid, pid, b, etw_encode_thread(b, sizeof(b), ETL_ARCH_X64, 3, &th, 0));
+}
+
+/* A live Thread record of @hook (0x0501 Start, 0x0502 End) at @t on CPU 0, without a name. */
+static void thread_event(struct fx *x, uint16_t hook, uint64_t t, uint32_t pid, uint32_t tid)
+{
+	uint8_t b[0x200];
+	struct etw_thread th = {.process_id = pid, .thread_id = tid, .base_priority = 8};
+
+	put(x, 0, t, hook, tid, pid, b, etw_encode_thread(b, sizeof(b), ETL_ARCH_X64, 3, &th, 0));
 }
 
 static void set_name(struct fx *x, uint32_t pid, uint32_t tid, const char *name)
@@ -216,6 +231,27 @@ int ident_fixture_write(const char *path)
 	cswitch(&x, 1, 850, 0, 1002);
 	cswitch(&x, 1, 950, 1002, 0);
 	return close_fx(&x, 1200);
+}
+
+int ident_fixture_write_reuse(const char *path)
+{
+	struct fx x;
+
+	if (open_fx(&x, path) < 0) {
+		return -1;
+	}
+	rundown(&x);
+	cswitch(&x, 0, 100, 0, 1001);
+	cswitch(&x, 0, 300, 1001, 0);
+	thread_event(&x, 0x0502, 400, 100, 1001); /* app.exe's 1001 ends */
+	thread_event(&x, 0x0501, 500, 200, 1001); /* svc.exe's 1001 starts */
+	cswitch(&x, 0, 600, 0, 1001);
+	ready(&x, 600, 0, 0, 1001); /* at its switch-in's very time, after it in the file */
+	cswitch(&x, 0, 700, 1001, 0);
+	cswitch(&x, 1, 200, 0, 1002);
+	ready(&x, 250, 1002, 100, 2001);
+	cswitch(&x, 1, 800, 1002, 0);
+	return close_fx(&x, 1000);
 }
 
 int ident_fixture_write_pingpong(const char *path, unsigned rounds)

@@ -17,4 +17,7 @@ int ident_fixture_write(const char *path);
  */
 int ident_fixture_write_pingpong(const char *path, unsigned rounds);
 
+/** ident_fixture_write_reuse - a TID reused by another process (ident_fixture.c). */
+int ident_fixture_write_reuse(const char *path);
+
 #endif

@@ -46,7 +46,8 @@ FIGURES = [
     "gen.server64_null.sim_share", "gen.server64_jobs1.wall_switches_per_s",
     "gen.server64_jobs.wall_switches_per_s", "gen.server64_jobs.speedup",
     "decode.stats.mb_per_s", "decode.stats.switches_per_s",
-    "decode.iter.mb_per_s", "decode.iter.switches_per_s",
+    "decode.iter.mb_per_s", "decode.iter.switches_per_s", "decode.analysis.switches_per_s",
+    "decode.server64.stats.switches_per_s", "decode.server64.analysis.switches_per_s",
     "replay.switches_per_s", "verify.switches_per_s",
     "mutate.stage.mutants_per_s", "mutate.each.mutants_per_s",
 ]

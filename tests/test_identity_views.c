@@ -242,14 +242,21 @@ Test(identity_views, timeline_names_and_shares)
 	cr_expect_null(strstr(svg, "<script"), "nothing from the file becomes markup");
 }
 
-/* A window that holds the first wake-up's ReadyThread (45 us) and not the second (80 us). */
+/*
+ * A wake-up is in a window when its switch-in is: the first one's (ReadyThread
+ * at 45 us, switch-in at 60 us) is in 0-60 us, not in 0-50 us; the second's
+ * (80 us, 85 us) in neither.
+ */
 Test(identity_views, timeline_window_arrows)
 {
 	const char *svg;
 
+	draw("--from 0us --to 60us");
+	svg = slurp("t.svg");
+	cr_expect(strstr(svg, "arrows: 1 wake-ups"), "the one that switched in in the window");
 	draw("--from 0us --to 50us");
 	svg = slurp("t.svg");
-	cr_expect(strstr(svg, "arrows: 1 wake-ups"), "the one whose span meets the window");
+	cr_expect_null(strstr(svg, "wake-up"), "its ReadyThread is in 0-50 us, its switch-in not");
 }
 
 static json_t *find_event(json_t *events, const char *ph, const char *name, long pid, long tid)
@@ -368,11 +375,11 @@ Test(identity_views, arrows_limit)
 	}
 	cr_expect_eq(flows, 201);
 	json_decref(o);
-	/* a window holding 10 of them: arrows again */
+	/* a window holding the switch-ins of 9 of them (at 11, 21, ... 91 us): arrows again */
 	cr_assert_eq(test_etwforge("dump p201.etl --timeline p201w.svg --from 0us --to 100us", err,
 				   sizeof(err)),
 		     0, "%s", err);
-	cr_expect(strstr(slurp("p201w.svg"), "arrows: 10 wake-ups"));
+	cr_expect(strstr(slurp("p201w.svg"), "arrows: 9 wake-ups"));
 }
 
 /*

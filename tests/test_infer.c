@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_infer.c - what `dump --timeline / --chrome-trace` infer from
- * a file (tools/cli/dump_infer.c): why a compact batch was flushed, at each
+ * tests/test_infer.c - what the analysis infers from a file
+ * (tools/lib/analysis/infer.c): why a compact batch was flushed, at each
  * rule's boundary and in the kernel's order (KERNEL_FACTS 1.2 step 4), and
  * why a spin-lock release was logged (6.2, default thresholds of 6.3).
  * The end-to-end agreement with gen's own counts is tests/test_pictures.py.
@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "dump_infer.h"
+#include "tools/lib/analysis/infer.h"
 
 #define TICK_NS 15625000ull /* TimerResolution 156250 x 100 ns */
 
@@ -39,32 +39,36 @@ struct flush_case {
 	uint64_t delta;
 	uint64_t span_ns;
 	bool at_end;
-	enum flush_reason want;
+	enum etwforge_flush_seen want;
 };
 
 static struct flush_case flush_cases[] = {
-	{"nothing shows", 15, 100, 0x100, 1000, 1000000, false, FLUSH_UNKNOWN},
-	{"16 TIDs, a 17th thread", 16, 100, 0x100, 1000, 1000000, false, FLUSH_TID_FULL},
-	{"16 TIDs, the thread is among them", 16, 64, 0x100, 1000, 1000000, false, FLUSH_UNKNOWN},
-	{"16 TIDs, the idle thread", 16, 0, 0x100, 1000, 1000000, false, FLUSH_UNKNOWN},
+	{"nothing shows", 15, 100, 0x100, 1000, 1000000, false, ETWFORGE_FLUSH_UNKNOWN},
+	{"16 TIDs, a 17th thread", 16, 100, 0x100, 1000, 1000000, false, ETWFORGE_FLUSH_TID_FULL},
+	{"16 TIDs, the thread is among them", 16, 64, 0x100, 1000, 1000000, false,
+	 ETWFORGE_FLUSH_UNKNOWN},
+	{"16 TIDs, the idle thread", 16, 0, 0x100, 1000, 1000000, false, ETWFORGE_FLUSH_UNKNOWN},
 	{"16 TIDs, flusher not in the file", 16, UINT32_MAX, 0x392, 1000, 1000000, false,
-	 FLUSH_UNKNOWN},
+	 ETWFORGE_FLUSH_UNKNOWN},
 	{"15 TIDs, flusher not in the file, size", 15, UINT32_MAX, 0x392, 1000, 1000000, false,
-	 FLUSH_SIZE},
-	{"Offset + 8 == 0x400 fits", 15, 100, 0x390, 1000, 1000000, false, FLUSH_UNKNOWN},
-	{"Offset + 8 > 0x400", 15, 100, 0x392, 1000, 1000000, false, FLUSH_SIZE},
-	{"delta 0x40000000 fits", 15, 100, 0x100, 0x40000000, 1000000, false, FLUSH_UNKNOWN},
-	{"delta 0x40000001", 15, 100, 0x100, 0x40000001, 1000000, false, FLUSH_DELTA},
-	{"500 ticks exactly", 15, 100, 0x100, 1000, 500 * TICK_NS, false, FLUSH_UNKNOWN},
-	{"501 ticks: sure", 15, 100, 0x100, 1000, 501 * TICK_NS, false, FLUSH_TICKS},
+	 ETWFORGE_FLUSH_SIZE},
+	{"Offset + 8 == 0x400 fits", 15, 100, 0x390, 1000, 1000000, false, ETWFORGE_FLUSH_UNKNOWN},
+	{"Offset + 8 > 0x400", 15, 100, 0x392, 1000, 1000000, false, ETWFORGE_FLUSH_SIZE},
+	{"delta 0x40000000 fits", 15, 100, 0x100, 0x40000000, 1000000, false,
+	 ETWFORGE_FLUSH_UNKNOWN},
+	{"delta 0x40000001", 15, 100, 0x100, 0x40000001, 1000000, false, ETWFORGE_FLUSH_DELTA},
+	{"500 ticks exactly", 15, 100, 0x100, 1000, 500 * TICK_NS, false, ETWFORGE_FLUSH_UNKNOWN},
+	{"501 ticks: sure", 15, 100, 0x100, 1000, 501 * TICK_NS, false, ETWFORGE_FLUSH_TICKS},
 	{"500.5 ticks: the phase decides", 15, 100, 0x100, 1000, 500 * TICK_NS + TICK_NS / 2, false,
-	 FLUSH_TICKS},
+	 ETWFORGE_FLUSH_TICKS},
 	{"500.5 ticks and size: size", 15, 100, 0x392, 1000, 500 * TICK_NS + TICK_NS / 2, false,
-	 FLUSH_SIZE},
-	{"ticks before size", 15, 100, 0x392, 1000, 600 * TICK_NS, false, FLUSH_TICKS},
-	{"size before delta", 15, 100, 0x392, 0x50000000, 1000000, false, FLUSH_SIZE},
-	{"TID table before ticks", 16, 100, 0x100, 1000, 600 * TICK_NS, false, FLUSH_TID_FULL},
-	{"end of tracing", 16, UINT32_MAX, 0x392, 0x50000000, 600 * TICK_NS, true, FLUSH_END},
+	 ETWFORGE_FLUSH_SIZE},
+	{"ticks before size", 15, 100, 0x392, 1000, 600 * TICK_NS, false, ETWFORGE_FLUSH_TICKS},
+	{"size before delta", 15, 100, 0x392, 0x50000000, 1000000, false, ETWFORGE_FLUSH_SIZE},
+	{"TID table before ticks", 16, 100, 0x100, 1000, 600 * TICK_NS, false,
+	 ETWFORGE_FLUSH_TID_FULL},
+	{"end of tracing", 16, UINT32_MAX, 0x392, 0x50000000, 600 * TICK_NS, true,
+	 ETWFORGE_FLUSH_END},
 };
 
 ParameterizedTestParameters(infer, flush_rules)
@@ -85,7 +89,7 @@ ParameterizedTest(struct flush_case *c, infer, flush_rules)
 	e.span_ns = c->span_ns;
 	e.at_end = c->at_end;
 	cr_expect_eq(infer_flush(&e), c->want, "%s: got %s, want %s", c->what,
-		     flush_reason_name(infer_flush(&e)), flush_reason_name(c->want));
+		     infer_flush_name(infer_flush(&e)), infer_flush_name(c->want));
 }
 
 Test(infer, unknown_tick_length_never_says_ticks)
@@ -94,7 +98,7 @@ Test(infer, unknown_tick_length_never_says_ticks)
 
 	e.tick_ns = 0;
 	e.span_ns = UINT64_MAX;
-	cr_assert_eq(infer_flush(&e), FLUSH_UNKNOWN);
+	cr_assert_eq(infer_flush(&e), ETWFORGE_FLUSH_UNKNOWN);
 }
 
 Test(infer, reason_names_are_the_summary_names)
@@ -102,8 +106,8 @@ Test(infer, reason_names_are_the_summary_names)
 	/* gen --json's batches_by_reason keys, in order, without "stop" */
 	static const char *const want[] = {"tid_full", "ticks", "size", "delta", "end", "unknown"};
 
-	for (unsigned r = 0; r < FLUSH_REASONS; r++) {
-		cr_assert_str_eq(flush_reason_name((enum flush_reason)r), want[r]);
+	for (unsigned r = 0; r < ETWFORGE_FLUSH_SEEN; r++) {
+		cr_assert_str_eq(infer_flush_name(r), want[r]);
 	}
 }
 
@@ -120,19 +124,20 @@ Test(infer, spin_kind_follows_the_sampling_predicate)
 	struct etwforge_spinlock l;
 
 	l = lock(5000, 5000 + 1000001, 0);
-	cr_expect_eq(infer_spin(&l, &defaults), SPIN_HOLD, "held over HoldThreshold");
+	cr_expect_eq(infer_spin(&l, &defaults), ETWFORGE_SPIN_HOLD, "held over HoldThreshold");
 	l = lock(5000, 5000 + 1000001, 7);
-	cr_expect_eq(infer_spin(&l, &defaults), SPIN_HOLD, "the hold test comes first");
+	cr_expect_eq(infer_spin(&l, &defaults), ETWFORGE_SPIN_HOLD, "the hold test comes first");
 	l = lock(5000, 5000 + 1000000, 7);
-	cr_expect_eq(infer_spin(&l, &defaults), SPIN_CONTENDED,
+	cr_expect_eq(infer_spin(&l, &defaults), ETWFORGE_SPIN_CONTENDED,
 		     "1000000 cycles is not over the threshold");
 	l = lock(5000, 5100, 1);
-	cr_expect_eq(infer_spin(&l, &defaults), SPIN_CONTENDED, "SpinCount >= SpinThreshold (1)");
+	cr_expect_eq(infer_spin(&l, &defaults), ETWFORGE_SPIN_CONTENDED,
+		     "SpinCount >= SpinThreshold (1)");
 	l = lock(5000, 5100, 0);
-	cr_expect_eq(infer_spin(&l, &defaults), SPIN_SAMPLED,
+	cr_expect_eq(infer_spin(&l, &defaults), ETWFORGE_SPIN_SAMPLED,
 		     "no spin, short hold: an acquire sample");
 	l = lock(5000, 5000 + (UINT64_C(1) << 32) + 7, 0);
-	cr_expect_eq(infer_spin(&l, &defaults), SPIN_SAMPLED,
+	cr_expect_eq(infer_spin(&l, &defaults), ETWFORGE_SPIN_SAMPLED,
 		     "the hold time is compared in 32 bits");
 }
 
@@ -143,9 +148,10 @@ Test(infer, spin_kind_uses_the_files_own_parameters)
 	struct etwforge_spinlock l;
 
 	l = lock(5000, 5000 + 3000000, 0);
-	cr_expect_eq(infer_spin(&l, &cfg), SPIN_SAMPLED, "the hold test is off");
+	cr_expect_eq(infer_spin(&l, &cfg), ETWFORGE_SPIN_SAMPLED, "the hold test is off");
 	l = lock(5000, 5100, 4);
-	cr_expect_eq(infer_spin(&l, &cfg), SPIN_CONTENDED, "4 spins >= 4");
+	cr_expect_eq(infer_spin(&l, &cfg), ETWFORGE_SPIN_CONTENDED, "4 spins >= 4");
 	l = lock(5000, 5100, 3);
-	cr_expect_eq(infer_spin(&l, &cfg), SPIN_SAMPLED, "3 spins < 4: not a contention sample");
+	cr_expect_eq(infer_spin(&l, &cfg), ETWFORGE_SPIN_SAMPLED,
+		     "3 spins < 4: not a contention sample");
 }

@@ -4,7 +4,7 @@
  * on their own: the rule that draws wake-up arrows only when at most
  * WAKE_ARROWS_MAX are in the window (tools/cli/timeline_wakeups.c), the
  * escaping of names read from a file (tools/cli/text_escape.c) and the id map
- * the pictures keep per thread (tools/cli/tid_map.c).
+ * the readers of a trace keep per thread (tools/lib/common/id_map.c).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -12,14 +12,10 @@
 #include <string.h>
 
 #include "text_escape.h"
-#include "tid_map.h"
+#include "tools/lib/common/id_map.h"
 #include "timeline_wakeups.h"
 
-static struct sched_wake wake(int from_lane, int to_lane)
-{
-	return (struct sched_wake){
-		.t_ready = 10, .t_run = 20, .tid = 8, .from_lane = from_lane, .to_lane = to_lane};
-}
+static const struct etwforge_item wake = {.kind = ETWFORGE_ITEM_WAKE, .t0 = 10, .t1 = 20, .tid = 8};
 
 Test(picture_parts, arrows_up_to_the_limit)
 {
@@ -28,10 +24,10 @@ Test(picture_parts, arrows_up_to_the_limit)
 	memset(&a, 0, sizeof(a));
 	cr_expect_not(wake_arrows_drawn(&a), "none: nothing to draw");
 	for (unsigned i = 0; i < WAKE_ARROWS_MAX; i++) {
-		wake_arrows_add(&a, &(struct sched_wake){.from_lane = 0, .to_lane = 1});
+		wake_arrows_add(&a, &wake, 0, 1);
 	}
 	cr_expect(wake_arrows_drawn(&a), "exactly the limit is drawn");
-	wake_arrows_add(&a, &(struct sched_wake){.from_lane = 1, .to_lane = 0});
+	wake_arrows_add(&a, &wake, 1, 0);
 	cr_expect_not(wake_arrows_drawn(&a), "one more: none is");
 	cr_expect_eq(a.n, WAKE_ARROWS_MAX, "memory stays at the limit");
 	cr_expect_eq(a.total, WAKE_ARROWS_MAX + 1);
@@ -40,13 +36,11 @@ Test(picture_parts, arrows_up_to_the_limit)
 Test(picture_parts, arrows_off_lane_not_counted_against_the_limit)
 {
 	static struct wake_arrows a;
-	struct sched_wake hidden = wake(-1, 0), shown = wake(0, 0);
-
 	memset(&a, 0, sizeof(a));
 	for (unsigned i = 0; i < 3 * WAKE_ARROWS_MAX; i++) {
-		wake_arrows_add(&a, &hidden);
+		wake_arrows_add(&a, &wake, -1, 0);
 	}
-	wake_arrows_add(&a, &shown);
+	wake_arrows_add(&a, &wake, 0, 0);
 	cr_expect(wake_arrows_drawn(&a), "the one with both CPUs shown is drawn");
 	cr_expect_eq(a.n, 1);
 	cr_expect_eq(a.off_lane, 3 * WAKE_ARROWS_MAX);
@@ -94,26 +88,26 @@ Test(picture_parts, names_copied_whole_characters)
 	cr_expect_str_eq(out, "?[x", "a control character");
 }
 
-Test(picture_parts, tid_map_grows)
+Test(picture_parts, id_map_grows)
 {
-	struct tid_map m = {.elem_size = sizeof(uint64_t)};
+	struct id_map m = {.elem_size = sizeof(uint64_t)};
 	size_t seen = 0;
 	uint32_t id;
 
 	for (uint32_t t = 0; t < 5000; t += 4) {
-		uint64_t *v = tid_map_add(&m, t);
+		uint64_t *v = id_map_add(&m, t);
 
 		cr_assert_not_null(v);
 		*v += t;
 	}
 	cr_expect_eq(m.n, 1250);
-	cr_expect_eq(*(uint64_t *)tid_map_get(&m, 4996), 4996);
-	cr_expect_eq(*(uint64_t *)tid_map_add(&m, 8), 8, "an id already there keeps its value");
-	cr_expect_null(tid_map_get(&m, 5));
+	cr_expect_eq(*(uint64_t *)id_map_get(&m, 4996), 4996);
+	cr_expect_eq(*(uint64_t *)id_map_add(&m, 8), 8, "an id already there keeps its value");
+	cr_expect_null(id_map_get(&m, 5));
 	for (size_t i = 0; i < m.cap; i++) {
-		seen += tid_map_at(&m, i, &id) != NULL;
+		seen += id_map_at(&m, i, &id) != NULL;
 	}
 	cr_expect_eq(seen, 1250);
-	tid_map_free(&m);
-	cr_expect_null(tid_map_get(&m, 8));
+	id_map_free(&m);
+	cr_expect_null(id_map_get(&m, 8));
 }

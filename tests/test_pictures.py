@@ -10,6 +10,7 @@ Each case is one meson test; exit status 0 passes, anything else fails
 with the reason on stderr.
 """
 import collections
+import colorsys
 import json
 import os
 import random
@@ -23,6 +24,7 @@ import xml.etree.ElementTree as ET
 BIN = os.environ["ETWFORGE_BIN"]
 DATA = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "data", "see")
 SVG = "{http://www.w3.org/2000/svg}"
+SCENARIOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "scenarios")
 REASONS = ["tid_full", "ticks", "size", "delta", "end", "unknown"]
 
 
@@ -242,7 +244,10 @@ def case_chrome(tmp):
         out = os.path.join(tmp, etl + ".json")
         run("dump", path, "--chrome-trace", out)
         ev = chrome_of(out)
-        slices = sum(1 for e in ev if e["ph"] == "X")
+        slices = sum(1 for e in ev if e["ph"] == "X" and not e["args"].get("from_start"))
+        first = [e for e in ev if e["ph"] == "X" and e["args"].get("from_start")]
+        check(len(first) <= 8 and all(e["ts"] == 0 for e in first),
+              f"{etl}: slices from the session start: {first[:3]} (one per CPU at most, at 0)")
         want, total = switches_with_next(path)
         check(total == s["switches"], f"{etl}: dump lists {total} switches, gen {s['switches']}")
         check(slices == want, f"{etl}: {slices} slices, {want} switches with a known new thread")
@@ -617,6 +622,62 @@ def case_foreign(tmp):
         _, err = run("verify", etl, "--truth", os.path.join(tmp, other + ".jsonl"), status=1)
         check("is not the truth of" in err and len(err.strip().splitlines()) == 1,
               f"verify --truth {other}: {err}")
+
+
+def desktop(tmp, *args):
+    """The desktop example (processes, threads, wake-ups) into TMP/desk.etl: its path."""
+    etl = os.path.join(tmp, "desk.etl")
+    run("gen", os.path.join(SCENARIOS, "desktop.yaml"), "--duration", "500ms", *args, "-o", etl,
+        "-q")
+    return etl
+
+
+def hue_of(rgb):
+    r, g, b = (int(rgb[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return colorsys.rgb_to_hls(r, g, b)[0] * 360
+
+
+def case_legend(tmp):
+    """The desktop's timeline: each process a hue a person tells apart from the others
+    listed, legend lines wrapped to the picture (every thread there, none cut), and
+    names (not bare TIDs) in the spans of the full view."""
+    etl = desktop(tmp)
+    svg = os.path.join(tmp, "desk.svg")
+    run("dump", etl, "--timeline", svg)
+    root, _ = svg_of(svg)
+    width = float(root.get("width"))
+    swatches = [r.get("fill") for r in root.iter(SVG + "rect")
+                if r.get("width") == "10" and r.get("height") == "10"]
+    check(len(swatches) >= 6, f"{len(swatches)} process swatches")
+    hues = [hue_of(c) for c in swatches]
+    for i, a in enumerate(hues):
+        for b in hues[i + 1:]:
+            d = min(abs(a - b), 360 - abs(a - b))
+            check(d >= 360 / len(hues) / 2, f"hues {a:.0f} and {b:.0f} are too close: {hues}")
+    texts = list(root.iter(SVG + "text"))
+    head = next(i for i, t in enumerate(texts) if (t.text or "").startswith("processes (the file"))
+    lines = texts[head + 1:]
+    check(len(lines) >= 6, f"{len(lines)} legend lines")
+    for t in lines:
+        # 11 px sans-serif: a character is 6.5 px at most
+        check(float(t.get("x")) + 6.5 * len(t.text) <= width, f"runs past the picture: {t.text}")
+        check(not t.text.rstrip().endswith((" t", "…")), f"cut: {t.text}")
+    text = " ".join(t.text for t in lines)
+    check(text.count("ThreadPoolForegroundWorker") == 12, "the renderer's 12 workers, each once")
+    labels = [t.text for t in texts[:head] if t.text and float(t.get("y", 0)) > 130]
+    named = [x for x in labels if not x.strip().isdigit() and not x.startswith("CPU")]
+    check(named, f"the full view's labels are TIDs only: {labels[:10]}")
+
+
+def case_flush_words(tmp):
+    """A window with compact switches but no flush does not say it has no batches."""
+    etl = desktop(tmp)
+    svg = os.path.join(tmp, "w.svg")
+    run("dump", etl, "--timeline", svg, "--from", "100ms", "--to", "101ms")
+    root, _ = svg_of(svg)
+    texts = [t.text or "" for t in root.iter(SVG + "text")]
+    check(not any("no compact batches" in t for t in texts), "says there are no batches")
+    check(any("none in this window" in t for t in texts), f"{[t for t in texts if 'none' in t]}")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -22,6 +22,7 @@
 #include <criterion/new/assert.h>
 
 #include "tests/test_util.h"
+#include "writer/etl_reader.h"
 #include "writer/etl_wire.h"
 #include "tools/lib/run/out_sink.h"
 #include "writer/writer.h"
@@ -276,6 +277,43 @@ Test(writer, header_buffer_x64_every_field)
 	check_data_hdr(f + KB4, 0x48 + 0x28, 500, 1, 1, 28, 0x20);
 	cr_assert(all_byte(f + KB4 + 0x48, 0x28, 0x5A));
 	free(f);
+}
+
+/*
+ * Names beyond ASCII are UTF-8 in, UTF-16LE in the header: "Lögger 😀"
+ * (U+00F6; U+1F600 as the pair D83D DE00) and "ü.etl" (U+00FC), typed by hand.
+ */
+Test(writer, header_names_beyond_ascii)
+{
+	static const uint8_t want[] = {
+		'L',  0, 0xF6, 0,    'g',  0,	 'g', 0, 'e', 0, 'r', 0,
+		' ',  0, 0x3D, 0xD8, 0x00, 0xDE, 0,   0, /* 9 units + NUL = 20 bytes */
+		0xFC, 0, '.',  0,    'e',  0,	 't', 0, 'l', 0, 0,   0, /* 6 x 2 = 12 bytes */
+	};
+	const char *path = path_in("u64.etl");
+	struct writer_opts o = full_opts(path, ETL_ARCH_X64);
+	struct etl_writer *w;
+	struct etl_reader *d;
+	struct etl_error err;
+	size_t len;
+	uint8_t *f;
+
+	o.logger_name = "L\xc3\xb6gger \xf0\x9f\x98\x80";
+	o.logfile_name = "\xc3\xbc.etl";
+	w = out_writer_create(&o);
+	cr_assert(w != NULL, "create: %s", strerror(errno));
+	cr_assert(eq(int, writer_finish(w, 500, 0x01D9000099990000LL), 0));
+	writer_destroy(w);
+	f = read_file(path, &len);
+	/* Record 0 Size = 0x20 + 0x118 + 20 + 12 = 0x158, the names at 0x48 + 0x20 + 0x118 */
+	cr_assert(eq(u16, get_le16(f + 0x4C), 0x158));
+	cr_assert(eq(int, memcmp(f + 0x180, want, sizeof(want)), 0));
+	free(f);
+	d = etl_reader_open_file(path, &err);
+	cr_assert(d != NULL, "%s", err.msg);
+	cr_assert_str_eq(etl_reader_logfile(d)->logger_name, "L\xc3\xb6gger \xf0\x9f\x98\x80");
+	cr_assert_str_eq(etl_reader_logfile(d)->logfile_name, "\xc3\xbc.etl");
+	etl_reader_close(d);
 }
 
 Test(writer, header_buffer_x86_every_field)
@@ -1134,9 +1172,11 @@ Test(writer, validate_rejects_bad_options)
 		{"clock 4", {.path = p, .clock = (enum etl_clock)4}},
 		{"compressed", {.path = p, .log_file_mode = 0x04000000}},
 		{"pool 2^20 + 1", {.path = p, .pool_buffers = 1048577}},
-		{"logger non-ASCII", {.path = p, .logger_name = "caf\xc3\xa9"}},
-		{"logfile non-ASCII", {.path = p, .logfile_name = "\xff.etl"}},
-		{"path non-ASCII", {.path = "/tmp/\xc3\xa9.etl"}},
+		{"logger not UTF-8", {.path = p, .logger_name = "caf\xe9"}},
+		{"logfile not UTF-8", {.path = p, .logfile_name = "\xff.etl"}},
+		{"path not UTF-8", {.path = "/tmp/\xe9.etl"}},
+		{"logger a surrogate", {.path = p, .logger_name = "\xed\xa0\x80"}},
+		{"logger overlong", {.path = p, .logger_name = "\xc0\xaf"}},
 		{"logger 1025", {.path = p, .logger_name = long_name}},
 		{"logfile 1025", {.path = p, .logfile_name = long_name}},
 		/* 0x48 + align8(0x20 + 0x118 + 2050 + 2050) + 72 = 72 + 4416 + 72 = 4560 > 4096 */
@@ -1148,6 +1188,7 @@ Test(writer, validate_rejects_bad_options)
 	};
 	struct writer_opts ok[] = {
 		{.path = p, .buffer_size = 4096},
+		{.path = "/tmp/\xc3\xa9.etl", .logger_name = "caf\xc3\xa9"},
 		{.path = p, .buffer_size = 12288},
 		{.path = p, .buffer_size = 16777216},
 		{.path = p, .cpus = 2048, .buffer_size = 4096},

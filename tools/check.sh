@@ -3,7 +3,9 @@
 # tools/check.sh - the test command: install what is missing, build, run the
 # whole suite, and print `N passed, N failed` last: test cases counted from
 # meson's test log (each Criterion suite's Synthesis line).
-# CC=clang tools/check.sh builds with clang; BUILD=dir picks the build folder;
+# CC=clang tools/check.sh builds with clang; BUILD=dir picks the build folder
+# (default: build-check-CC[-san][-TYPE], or build/ when tools/quickstart.sh made
+# it for the same compiler and options: `tools/check.sh --which-build` says);
 # SANITIZE=1 builds with -Db_sanitize=address,undefined; BUILDTYPE=release
 # builds with --buildtype=release (-O3). Warnings are errors in every build
 # this script makes (-Dstrict_warnings=enabled).
@@ -16,6 +18,24 @@ buildtype=${BUILDTYPE:-debugoptimized}
 suffix=${SANITIZE:+-san}
 [ "$buildtype" = debugoptimized ] || suffix="$suffix-$buildtype"
 build=${BUILD:-$top/build-check-$(basename "$cc")$suffix}
+# a build of tools/quickstart.sh (build/, gcc, debugoptimized, no sanitizer) is
+# this one's: reuse it rather than build everything a second time
+if [ -z "${BUILD:-}" ] && [ "$(basename "$cc")" = gcc ] && [ -z "$suffix" ] &&
+	[ ! -f "$build/build.ninja" ] && [ -f "$top/build/build.ninja" ] &&
+	grep -q '^C compiler for the host machine: gcc ' "$top/build/meson-logs/meson-log.txt" &&
+	python3 - "$top/build/meson-info/intro-buildoptions.json" <<'PY'
+import json, sys
+opts = {o["name"]: o["value"] for o in json.load(open(sys.argv[1]))}
+sys.exit(0 if opts.get("b_sanitize") == "none" and opts.get("buildtype") == "debugoptimized"
+         else 1)
+PY
+then
+	build=$top/build
+fi
+if [ "${1:-}" = --which-build ]; then
+	echo "$build"
+	exit 0
+fi
 opts=(--buildtype="$buildtype" -Dstrict_warnings=enabled)
 if [ -n "${SANITIZE:-}" ]; then
 	opts+=(-Db_sanitize=address,undefined)

@@ -74,13 +74,75 @@ void etl_put_buffer_header(uint8_t *buf, const struct etl_buffer_info *bi)
 	memset(buf + ETL_BH_REF_CLOCK, 0, ETL_BH_LEN - ETL_BH_REF_CLOCK);
 }
 
-/* ASCII -> UTF-16LE with the terminating NUL; returns the bytes written. */
+/*
+ * The code point at @s (UTF-8), its length in *@len; -1 if the bytes are
+ * not one well-formed character.
+ */
+static long utf8_next(const unsigned char *s, size_t *len)
+{
+	static const uint32_t min[4] = {0, 0x80, 0x800, 0x10000};
+	unsigned n = s[0] < 0x80		   ? 1
+		     : s[0] >= 0xC2 && s[0] < 0xE0 ? 2
+		     : s[0] >= 0xE0 && s[0] < 0xF0 ? 3
+		     : s[0] >= 0xF0 && s[0] < 0xF5 ? 4
+						   : 0;
+	uint32_t c;
+
+	if (n == 0) {
+		return -1;
+	}
+	c = n == 1 ? s[0] : s[0] & (0x7Fu >> n);
+	for (unsigned i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80) {
+			return -1;
+		}
+		c = (c << 6) | (s[i] & 0x3Fu);
+	}
+	if (c < min[n - 1] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+		return -1;
+	}
+	*len = n;
+	return (long)c;
+}
+
+long etl_utf16_units(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	long units = 0;
+
+	while (*p) {
+		size_t n;
+		long c = utf8_next(p, &n);
+
+		if (c < 0) {
+			return -1;
+		}
+		units += c > 0xFFFF ? 2 : 1;
+		p += n;
+	}
+	return units;
+}
+
+/* UTF-8 (well-formed, etl_utf16_units()) -> UTF-16LE with the terminating NUL; returns the bytes. */
 static size_t put_utf16z(uint8_t *p, const char *s)
 {
-	size_t i;
+	const unsigned char *q = (const unsigned char *)s;
+	size_t i = 0;
 
-	for (i = 0; s[i] != '\0'; i++) {
-		put_le16(p + 2 * i, (uint16_t)(unsigned char)s[i]);
+	while (*q) {
+		size_t n = 1;
+		long c = utf8_next(q, &n);
+
+		if (c < 0) {
+			c = 0xFFFD; /* not reached: writer_create() refuses such a name */
+		}
+		if (c > 0xFFFF) {
+			c -= 0x10000;
+			put_le16(p + 2 * i++, (uint16_t)(0xD800 + (c >> 10)));
+			c = 0xDC00 + (c & 0x3FF);
+		}
+		put_le16(p + 2 * i++, (uint16_t)c);
+		q += n;
 	}
 	put_le16(p + 2 * i, 0);
 	return 2 * (i + 1);
@@ -137,7 +199,8 @@ static void put_logfile_header(uint8_t *lf, const struct writer_opts *o)
 
 void etl_header_encode(uint8_t *buf, const struct writer_opts *o)
 {
-	size_t rec0 = logfile_record_len(o->arch, strlen(o->logger_name), strlen(o->logfile_name));
+	size_t rec0 = logfile_record_len(o->arch, (size_t)etl_utf16_units(o->logger_name),
+					 (size_t)etl_utf16_units(o->logfile_name));
 	uint8_t *p = buf + ETL_BH_LEN;
 	uint8_t *names = p + ETL_SH_LEN + logfile_len(o->arch);
 	uint8_t *ext;

@@ -112,9 +112,17 @@ struct etl_buffer_info {
 void etl_put_buffer_header(uint8_t *buf, const struct etl_buffer_info *bi);
 
 /**
+ * etl_utf16_units - the UTF-16 code units of the UTF-8 name @s (a character
+ * beyond U+FFFF counts two), or -1 if @s is not well-formed UTF-8 (overlong
+ * forms, surrogates, values above U+10FFFF): the header holds both names
+ * as UTF-16.
+ */
+long etl_utf16_units(const char *s);
+
+/**
  * etl_header_len - bytes the header buffer's two records take after the
  * buffer header (0x0000 record aligned to 8, then the 0x0005 record aligned
- * to 8), for names of @logger_chars and @logfile_chars characters.
+ * to 8), for names of @logger_chars and @logfile_chars UTF-16 units.
  */
 size_t etl_header_len(enum etl_arch arch, size_t logger_chars, size_t logfile_chars);
 

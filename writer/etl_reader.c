@@ -479,9 +479,41 @@ static int check_cpu(const struct etl_reader *d, const struct etl_buffer *b, str
 	return 0;
 }
 
+/* @c as UTF-8 at @out + *@o, if it fits before @cap (room kept for the NUL). */
+static void put_utf8(char *out, size_t *o, size_t cap, uint32_t c)
+{
+	uint8_t b[4];
+	size_t n;
+
+	if (c < 0x80) {
+		b[0] = (uint8_t)c;
+		n = 1;
+	} else if (c < 0x800) {
+		b[0] = (uint8_t)(0xC0 | (c >> 6));
+		b[1] = (uint8_t)(0x80 | (c & 0x3F));
+		n = 2;
+	} else if (c < 0x10000) {
+		b[0] = (uint8_t)(0xE0 | (c >> 12));
+		b[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+		b[2] = (uint8_t)(0x80 | (c & 0x3F));
+		n = 3;
+	} else {
+		b[0] = (uint8_t)(0xF0 | (c >> 18));
+		b[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+		b[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+		b[3] = (uint8_t)(0x80 | (c & 0x3F));
+		n = 4;
+	}
+	if (*o + n < cap) {
+		memcpy(out + *o, b, n);
+		*o += n;
+	}
+}
+
 /**
  * read_utf16z - convert the NUL-terminated UTF-16LE string at @p (@n bytes
- * available) to ASCII in @out, "?" for anything else, truncated to @cap.
+ * available) to UTF-8 in @out, a control character as "?" and an unpaired
+ * surrogate as U+FFFD, truncated to @cap (never inside a character).
  * Return: bytes consumed including the terminator, or 0 if none in @n.
  */
 static size_t read_utf16z(const uint8_t *p, size_t n, char *out, size_t cap)
@@ -489,15 +521,22 @@ static size_t read_utf16z(const uint8_t *p, size_t n, char *out, size_t cap)
 	size_t o = 0;
 
 	for (size_t i = 0; i + 2 <= n; i += 2) {
-		uint16_t c = get_le16(p + i);
+		uint32_t c = get_le16(p + i);
 
 		if (c == 0) {
 			out[o] = '\0';
 			return i + 2;
 		}
-		if (o + 1 < cap) {
-			out[o++] = (c >= 0x20 && c < 0x7F) ? (char)c : '?';
+		if (c >= 0xD800 && c < 0xDC00 && i + 4 <= n && get_le16(p + i + 2) >= 0xDC00 &&
+		    get_le16(p + i + 2) < 0xE000) {
+			c = 0x10000 + ((c - 0xD800) << 10) + (get_le16(p + i + 2) - 0xDC00u);
+			i += 2;
+		} else if (c >= 0xD800 && c < 0xE000) {
+			c = 0xFFFD;
+		} else if (c < 0x20 || c == 0x7F) {
+			c = '?';
 		}
+		put_utf8(out, &o, cap, c);
 	}
 	out[0] = '\0';
 	return 0;

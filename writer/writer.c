@@ -75,19 +75,17 @@
 #define MAX_CPUS (ETL_PROCESSOR_INDEX_MASK + 1u)
 
 /* Checks one name: ASCII (it becomes UTF-16LE code units 1:1) and not too long. */
-static int check_name(const char *s, const char *not_ascii, const char *too_long, const char **why)
+static int check_name(const char *s, const char *not_utf8, const char *too_long, const char **why)
 {
-	size_t n;
+	long n = etl_utf16_units(s);
 
-	for (n = 0; s[n] != '\0'; n++) {
-		if ((unsigned char)s[n] > 0x7F) {
-			*why = not_ascii;
-			return -EINVAL;
-		}
-		if (n == ETL_MAX_NAME_CHARS) {
-			*why = too_long;
-			return -EINVAL;
-		}
+	if (n < 0) {
+		*why = not_utf8;
+		return -EINVAL;
+	}
+	if (n > (long)ETL_MAX_NAME_CHARS) {
+		*why = too_long;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -140,16 +138,19 @@ static int resolve_opts(const struct writer_opts *in, struct writer_opts *o, con
 	}
 	o->logger_name = o->logger_name ? o->logger_name : ETL_DEFAULT_LOGGER_NAME;
 	o->logfile_name = o->logfile_name ? o->logfile_name : o->path;
-	ret = check_name(o->logger_name, "logger_name: not ASCII",
-			 "logger_name: longer than 1024 characters", why);
+	ret = check_name(o->logger_name,
+			 "the session's name is not UTF-8 (the header holds it as UTF-16)",
+			 "the session's name is longer than 1024 UTF-16 units", why);
 	if (!ret) {
-		ret = check_name(o->logfile_name, "logfile_name (default: path): not ASCII",
-				 "logfile_name (default: path): longer than 1024 characters", why);
+		ret = check_name(o->logfile_name,
+				 "the file name is not UTF-8 (the header holds it as UTF-16)",
+				 "the file name is longer than 1024 UTF-16 units", why);
 	}
 	if (ret) {
 		return ret;
 	}
-	if (ETL_BH_LEN + etl_header_len(o->arch, strlen(o->logger_name), strlen(o->logfile_name)) >
+	if (ETL_BH_LEN + etl_header_len(o->arch, (size_t)etl_utf16_units(o->logger_name),
+					(size_t)etl_utf16_units(o->logfile_name)) >
 	    o->buffer_size) {
 		*why = "buffer_size: too small for the header buffer with these names";
 		return -EINVAL;

@@ -290,6 +290,16 @@ ETWFORGE_API int etwforge_scenario_finish(struct etwforge_scenario *sc, struct e
 ETWFORGE_API int etwforge_scenario_print(struct etwforge_scenario *sc, FILE *f,
 					 struct etwforge_error *err);
 
+/**
+ * etwforge_scenario_warning - warning @i of @sc (from 0; NULL past the
+ * last): a value that loads but may not be what was meant, as one line
+ * "FILE:LINE:COL: KEY: what" (a bare number in a file is nanoseconds, and
+ * one below a microsecond, such as `hold: 2`, is said). A later
+ * etwforge_scenario_set() of that key takes its warning back. A tool says
+ * them (etwforge gen does, even with -q); the run goes on.
+ */
+ETWFORGE_API const char *etwforge_scenario_warning(const struct etwforge_scenario *sc, unsigned i);
+
 /* ---- runs: gen and replay ------------------------------------------------- */
 
 /**
@@ -325,7 +335,7 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  * @json:        the summary as one JSON object: NULL = none, "-" = standard
  *               output, else a file
  * @progress:    called every @progress_ms of wall time (NULL = never) and
- *               once at the end
+ *               once at the end (gen and replay)
  * @progress_ms: 0 = 200
  * @notes:       where notes and warnings go (a discarded session, switches
  *               that do not chain); NULL = nowhere
@@ -334,6 +344,18 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  *               not for every release; verify then checks that each logged
  *               one satisfies the sampling predicate, not that the set is
  *               complete (etwforge-truth(5), SPINLOCK LINES)
+ * @stream_paths: replay only: write each session where the stream's meta
+ *               line names it, any path. By default a stream does not choose
+ *               where files go: with @output every session's file derives
+ *               from it (OUTPUT-2.etl, ...); without it the stream's names
+ *               must be plain file names in the current folder (no '/', not
+ *               "." or ".." or "-"), else -EINVAL (ETWFORGE_ERROR_INPUT)
+ * @stop:        when not NULL, read between steps of a run (every 10 ms of
+ *               simulated time, every few thousand stream lines, and before
+ *               the outputs go into place): once *@stop is not 0 the run
+ *               stops, removes what it made (every target as it was) and
+ *               fails with -ECANCELED ("interrupted", ETWFORGE_ERROR_DATA).
+ *               A signal handler may set it; the library only reads it
  * @jobs:        gen only: threads, the simulation's included; the others
  *               encode (a share of the CPUs each) and write the truth while
  *               the simulation goes on, the same bytes as one thread. 0 or 1
@@ -353,6 +375,8 @@ struct etwforge_run_opts {
 	unsigned progress_ms;
 	FILE *notes;
 	bool truth_logged_spinlocks;
+	bool stream_paths;
+	const volatile int *stop;
 	unsigned jobs;
 	bool simulate_only;
 };
@@ -509,9 +533,11 @@ ETWFORGE_API int etwforge_generate(struct etwforge_scenario *sc,
 
 /**
  * etwforge_replay - encode the truth stream @stream ("-" = standard input)
- * exactly, one ETL file per session of its meta line.
- * Return: as etwforge_generate(); a bad line is -EINVAL with
- * `stream:line: what`.
+ * exactly, one ETL file per session of its meta line, where @opts->output
+ * says (see @stream_paths of struct etwforge_run_opts: the stream's own
+ * file names are taken only as plain names in the current folder).
+ * Return: as etwforge_generate(); a bad line, a record it cannot hold or a
+ * file name it may not take is -EINVAL with `stream:line: what`.
  */
 ETWFORGE_API int etwforge_replay(const char *stream, const struct etwforge_run_opts *opts,
 				 struct etwforge_summary *sum, struct etwforge_error *err);
@@ -713,7 +739,7 @@ enum etwforge_event_kind {
 	ETWFORGE_EV_CSWITCH = 0x04,  /* a plain CSwitch 0x0524, decoded */
 	ETWFORGE_EV_COMPACT = 0x08,  /* a switch expanded from a compact batch 0x0525 */
 	ETWFORGE_EV_SPINLOCK = 0x10, /* a SpinLock 0x0529, decoded */
-	/* the identity records (FILE and CPU orders only; etwforge(1), IDENTITY RECORDS) */
+	/* the identity records (etwforge(1), IDENTITY RECORDS) */
 	ETWFORGE_EV_PROCESS = 0x20,	      /* Process 0x0301-0x0304, 0x0327, 0x030B */
 	ETWFORGE_EV_THREAD = 0x40,	      /* Thread 0x0501-0x0504 */
 	ETWFORGE_EV_THREAD_NAME = 0x80,	      /* ThreadSetName 0x0548 */
@@ -726,12 +752,13 @@ enum etwforge_event_kind {
 #define ETWFORGE_EV_SWITCHES (ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT)
 #define ETWFORGE_EV_IDENTITY 0x1FE0u /* ETWFORGE_EV_PROCESS ... ETWFORGE_EV_RUNDOWN */
 #define ETWFORGE_EV_ALL	     0x1FFFu
+#define ETWFORGE_EV_EVENTS   0x1FFCu /* every decoded kind: all but buffers and records */
 
 /* Orders (etwforge_iter_new() @order). */
 enum etwforge_order {
 	ETWFORGE_ORDER_FILE = 0, /* buffers in file order: a listing to read beside a hex dump */
 	ETWFORGE_ORDER_CPU,	 /* buffer 0, then each CPU's buffers by SequenceNumber */
-	ETWFORGE_ORDER_TIME,	 /* switches, spin locks and ReadyThread of every CPU by time */
+	ETWFORGE_ORDER_TIME,	 /* every decoded event of every CPU by time (no buffer, record) */
 };
 
 /*
@@ -1122,9 +1149,12 @@ struct etwforge_iter;
  * etwforge_iter_new - iterate the events of @kinds (a mask of
  * ETWFORGE_EV_*) of @f in @order. In ETWFORGE_ORDER_FILE and _CPU the
  * records come as they sit (a compact batch's switches follow its record);
- * ETWFORGE_ORDER_TIME merges the switches, spin locks and ReadyThread
- * events of every CPU by timestamp (not buffers, records or the other
- * identity kinds of ETWFORGE_EV_IDENTITY).
+ * ETWFORGE_ORDER_TIME merges every decoded event of every CPU by
+ * timestamp (ETWFORGE_EV_EVENTS: switches, spin locks and the identity
+ * kinds; a compact batch's switches where they happened, not where the
+ * batch was written), events of one timestamp in the order the CPUs'
+ * records were logged, buffer 0's first; it gives no buffers or records,
+ * and asking for them is an error (EINVAL), never an empty iteration.
  * A record of an identity kind whose payload does not decode (cut short, a
  * string without its end) is no event of its kind; as a record its
  * @decoded is ETWFORGE_PAYLOAD_SHORT.
@@ -1307,8 +1337,8 @@ ETWFORGE_API const char *etwforge_stats_kind_name(unsigned k);
  * etwforge_file_stats - count every buffer and record of @f, expanding
  * compact batches, into @st (from etwforge_stats_new(); cleared first),
  * and what its Process, Thread, ReadyThread and SampledProfile records say
- * (ETWFORGE_STAT_PROCESSES and after: a second pass, in memory that grows
- * with the file's distinct PIDs and TIDs).
+ * (ETWFORGE_STAT_PROCESSES and after: an analysis of the file at
+ * ETWFORGE_DETAIL_COUNTS, kept in @st: etwforge_stats_analysis()).
  * Return: 0, or -EINVAL at damage (@err), with the counts up to there; for
  * a file opened with ETWFORGE_OPEN_KEEP_GOING, a batch that does not expand
  * (or the rest of a buffer that does not frame) is skipped and the counts
@@ -1319,10 +1349,388 @@ ETWFORGE_API int etwforge_file_stats(struct etwforge_file *f, struct etwforge_st
 
 /**
  * etwforge_stats_json - @st (of @f) as the one JSON object `dump --stats
- * --jsonl` prints. Return: as etwforge_event_json().
+ * --jsonl` prints (with where the CPU went: "wakeups", "cpu_time" by
+ * process and CPU, from etwforge_stats_analysis()). Return: as
+ * etwforge_event_json().
  */
 ETWFORGE_API size_t etwforge_stats_json(const struct etwforge_file *f,
 					const struct etwforge_stats *st, char *buf, size_t cap);
+
+/* ---- one reading of a trace: who ran, who woke whom, where the CPU went ---- */
+
+/*
+ * An analysis reads a file once, in time order, and keeps per CPU what runs
+ * and per thread and process who it is (from the file's Process, Thread and
+ * ThreadSetName records; TIDs and PIDs reused over time are told apart by
+ * their Start and End records). It pairs each ReadyThread with the readied
+ * thread's next switch-in (plain and compact switches alike) and counts
+ * what a consumer's analyses report: CPU time by process, thread and CPU,
+ * run bursts, waits, wait reasons and states, wake-up latency, idle time,
+ * sampled addresses. `etwforge dump --stats`, its pictures and the Python
+ * package all read a trace through it, so their numbers agree.
+ *
+ * Times are nanoseconds since the session started (the file's start_ts),
+ * negative before it. A slice of a CPU runs from one switch to the next;
+ * before a CPU's first switch its old thread runs since the session start,
+ * after its last one the new thread runs until the end of tracing (EndTime,
+ * else the last buffer) -- unless the switch is compact: a compact record
+ * names the thread switched out, so after a CPU's last compact switch the
+ * file does not say who ran (the slice is not @known, its time unknown_ns).
+ * Time is summed in the session clock's units and turned into nanoseconds
+ * once per total, so the two levels of detail agree to the nanosecond.
+ */
+struct etwforge_analysis;
+
+/* etwforge_analysis_opts @detail */
+enum etwforge_detail {
+	/* everything below, in one pass in time order (items, distributions, windows) */
+	ETWFORGE_DETAIL_FULL = 0,
+	/* the counts and CPU times of the tables and totals only (no item, distribution or
+	 * window): a compact batch is summed a batch at a time, many times faster */
+	ETWFORGE_DETAIL_COUNTS = 1,
+};
+
+/* What etwforge_analysis_next() hands out: etwforge_analysis_opts @items, a mask. */
+enum etwforge_item_kind {
+	ETWFORGE_ITEM_SLICE = 0x1, /* a thread ran on a CPU from @t0 to @t1 */
+	ETWFORGE_ITEM_WAKE = 0x2,  /* a ReadyThread at @t0 and the thread's next switch-in at @t1 */
+	ETWFORGE_ITEM_FLUSH = 0x4, /* a compact batch flushed at @t0, with the reason it shows */
+	ETWFORGE_ITEM_SPIN = 0x8,  /* a logged spin-lock release at @t0, with why it was logged */
+	ETWFORGE_ITEM_SAMPLE = 0x10 /* a SampledProfile at @t0 */
+};
+#define ETWFORGE_ITEM_ALL 0x1Fu
+
+/* Why a compact batch was flushed, as far as its file shows (an item's @reason). */
+enum etwforge_flush_seen {
+	ETWFORGE_FLUSH_TID_FULL = 0, /* its 16-entry TidTable was full and a 17th thread came */
+	ETWFORGE_FLUSH_TICKS,	     /* more than 500 interrupt ticks since it started */
+	ETWFORGE_FLUSH_SIZE,	     /* Offset + 8 > 0x400: the next record might not fit */
+	ETWFORGE_FLUSH_DELTA,	     /* the time since the previous switch exceeds 2^30 */
+	ETWFORGE_FLUSH_END,	     /* written when tracing ended */
+	ETWFORGE_FLUSH_UNKNOWN,	     /* none of these shows: the stop flag, lost events, damage */
+};
+#define ETWFORGE_FLUSH_SEEN 6
+
+/* Why a spin-lock release was logged, the first clause of the kernel's test it meets. */
+enum etwforge_spin_seen {
+	ETWFORGE_SPIN_HOLD = 0,	 /* held longer than HoldThreshold cycles */
+	ETWFORGE_SPIN_CONTENDED, /* SpinCount >= SpinThreshold */
+	ETWFORGE_SPIN_SAMPLED,	 /* neither: one of AcquireSampleRate acquisitions */
+};
+#define ETWFORGE_SPIN_SEEN 3
+
+/**
+ * etwforge_flush_seen_name - "tid_full", "ticks", "size", "delta", "end",
+ * "unknown"; etwforge_flush_seen_label - the words a legend uses ("TID
+ * table full", ...). NULL past them.
+ */
+ETWFORGE_API const char *etwforge_flush_seen_name(unsigned reason);
+ETWFORGE_API const char *etwforge_flush_seen_label(unsigned reason);
+
+/** etwforge_spin_seen_name - "hold", "contended", "sampled"; NULL past them. */
+ETWFORGE_API const char *etwforge_spin_seen_name(unsigned kind);
+
+/**
+ * struct etwforge_analysis_opts - what an analysis counts and hands out.
+ * Declare it with ETWFORGE_OPTS(etwforge_analysis_opts, o, ...).
+ * @sz:         sizeof(struct etwforge_analysis_opts) (see "Growth" at the top)
+ * @detail:     ETWFORGE_DETAIL_FULL (0) or _COUNTS
+ * @items:      the ETWFORGE_ITEM_* kinds etwforge_analysis_next() hands out
+ *              (0: none; etwforge_analysis_run() reads to the end)
+ * @window:     count only [@from_ns, @to_ns]: slices clipped to it, the
+ *              switches, samples and spin locks in it, the wake-ups whose
+ *              switch-in is in it; items that meet it
+ * @cpus:       a bitmap (bit c % 8 of byte c / 8) of the CPUs counted and
+ *              handed out, @cpus_bytes long; NULL: every CPU. A wake-up
+ *              counts on the CPU it switched in on.
+ * @keep_going: where the file is damaged, skip what is damaged (counted in
+ *              the totals' @damaged) and go on, instead of failing there
+ */
+struct etwforge_analysis_opts {
+	size_t sz;
+	unsigned detail;
+	unsigned items;
+	bool window;
+	int64_t from_ns;
+	int64_t to_ns;
+	const uint8_t *cpus;
+	size_t cpus_bytes;
+	bool keep_going;
+};
+
+/**
+ * etwforge_analysis_new - an analysis of @f (which must outlive it). The
+ * file's Process and Thread records are read first (every thread's name is
+ * known from the start); nothing else is read until the first
+ * etwforge_analysis_next() or etwforge_analysis_run().
+ * Return: it, or NULL with errno and @err: EINVAL (@opts refused: its sz,
+ * @detail, @items with ETWFORGE_DETAIL_COUNTS, a CPU of @cpus not in the
+ * file, @to_ns before @from_ns), ENOMEM; EINVAL (DATA) damage in the
+ * identity records of a file not opened with ETWFORGE_OPEN_KEEP_GOING.
+ */
+ETWFORGE_API struct etwforge_analysis *
+etwforge_analysis_new(struct etwforge_file *f, const struct etwforge_analysis_opts *opts,
+		      struct etwforge_error *err);
+
+/** etwforge_analysis_free - NULL is a no-op. */
+ETWFORGE_API void etwforge_analysis_free(struct etwforge_analysis *a);
+
+/**
+ * struct etwforge_item - one item of an analysis, owned by it and valid
+ * until the next etwforge_analysis_next(); read through the pointer given
+ * (it may grow at its end).
+ * @cpu:      slice, flush, spin, sample: its CPU; wake: the CPU it switched
+ *            in on (@from_cpu: the ReadyThread's)
+ * @t0/@t1:   ns since the session start; slice: from, to (clipped to the
+ *            window); wake: readied, switched in; else both the time
+ * @tid:      slice: the thread that ran (@known); wake: the readied one;
+ *            sample: the sampled one
+ * @thread:   @tid's row of the thread table, -1 for idle or unknown
+ * @known:    slice: the file says which thread ran (not so after a CPU's
+ *            last compact switch)
+ * @opened:   slice: a switch began it (not: running since the trace began)
+ * @waker:    wake: the thread that readied it (the ReadyThread header's;
+ *            0: idle, a DPC or an interrupt), @waker_thread its row or -1
+ * @reason:   flush: an etwforge_flush_seen; spin: an etwforge_spin_seen
+ * @batch/@tids/@record_bytes: flush: the batch's number on its CPU, its
+ *            TidTable entries, its bytes of records
+ * @lock:     spin: the release (valid as long as the item)
+ * @ip:       sample: the instruction pointer
+ */
+struct etwforge_item {
+	enum etwforge_item_kind kind;
+	unsigned cpu;
+	int64_t t0;
+	int64_t t1;
+	uint32_t tid;
+	int64_t thread;
+	bool known;
+	bool opened;
+	uint32_t waker;
+	int64_t waker_thread;
+	unsigned from_cpu;
+	unsigned reason;
+	uint64_t batch;
+	unsigned tids;
+	uint64_t record_bytes;
+	const struct etwforge_spinlock *lock;
+	uint64_t ip;
+};
+
+/**
+ * etwforge_analysis_next - read on to the next item of the kinds asked
+ * for, counting everything on the way; at the end the tables are complete.
+ * Items come in the order the pass meets them: a slice when it ends, a
+ * wake-up at its switch-in, a flush when the next batch of its CPU begins.
+ * Return: 1 with *@item; 0 at the end; -EINVAL damage (@err: `file: offset
+ * 0x...: what`; without @keep_going the analysis ends there, its tables
+ * holding what came before); -ENOMEM.
+ */
+ETWFORGE_API int etwforge_analysis_next(struct etwforge_analysis *a,
+					const struct etwforge_item **item,
+					struct etwforge_error *err);
+
+/** etwforge_analysis_run - read to the end, items not handed out. Return: as _next(), 0 done. */
+ETWFORGE_API int etwforge_analysis_run(struct etwforge_analysis *a, struct etwforge_error *err);
+
+/* Buckets of a distribution: bucket k counts the values of [2^k, 2^(k+1)) ns (0: 0 and 1). */
+#define ETWFORGE_HIST_BUCKETS 64u
+
+/**
+ * struct etwforge_analysis_totals - what the analysis counted (in its
+ * window, on its CPUs). Read it through etwforge_analysis_totals(); it may
+ * grow at its end.
+ * @from_ns/@to_ns:  the span counted: the window, or the session start to
+ *                   the end of tracing
+ * @end_ns:          the end of tracing (EndTime, else the latest buffer)
+ * @clock_hz:        the session clock's units per second
+ * @cpus:            CPUs counted
+ * @switches:        context switches (@compact of them from batches)
+ * @switch_ins:      of which to a thread other than idle that the file
+ *                   names (@attributed: a Thread record names it;
+ *                   @unattributed: none does). A CPU's last compact switch
+ *                   is neither: its new thread is not known.
+ * @readies:         ReadyThread events (in the span: their time)
+ * @wakeups:         ReadyThreads paired with the readied thread's next
+ *                   switch-in (in the span: the switch-in's time)
+ * @samples:         SampledProfile events; @samples_attributed of them of
+ *                   a thread a Thread record names; @idle_samples of TID 0
+ * @busy_ns/@idle_ns/@unknown_ns: CPU time of threads, of idle, and not known
+ * @cpu_from_samples: the file has no switch: CPU time is @samples x
+ *                   @sample_interval_ns (the file's profile interval, else
+ *                   1 ms)
+ * @flushes/@spins:  items of those kinds met (counted whether asked or not)
+ * @damaged:         damaged places skipped (@keep_going)
+ * @threads/@processes: rows of the tables
+ * @wake_hist:       ETWFORGE_HIST_BUCKETS: wake-up latencies (FULL only)
+ */
+struct etwforge_analysis_totals {
+	int64_t from_ns;
+	int64_t to_ns;
+	int64_t end_ns;
+	uint64_t clock_hz;
+	unsigned cpus;
+	uint64_t switches;
+	uint64_t compact;
+	uint64_t switch_ins;
+	uint64_t attributed;
+	uint64_t unattributed;
+	uint64_t readies;
+	uint64_t wakeups;
+	uint64_t samples;
+	uint64_t samples_attributed;
+	uint64_t idle_samples;
+	uint64_t busy_ns;
+	uint64_t idle_ns;
+	uint64_t unknown_ns;
+	bool cpu_from_samples;
+	uint64_t sample_interval_ns;
+	uint64_t flushes;
+	uint64_t spins;
+	uint64_t damaged;
+	size_t threads;
+	size_t processes;
+	const uint64_t *wake_hist;
+};
+
+/** etwforge_analysis_totals - the totals so far (complete at the end), owned by @a. */
+ETWFORGE_API const struct etwforge_analysis_totals *
+etwforge_analysis_totals(const struct etwforge_analysis *a);
+
+/**
+ * struct etwforge_thread_row - one thread of the trace: a TID from its
+ * Start (or from before the trace) to its End (or after it); a TID reused
+ * is a new row. A thread no Thread record names has a row all the same
+ * (@named false, @pid 0). Read it through etwforge_analysis_thread(); it
+ * may grow at its end. Counts are in the window, on the CPUs counted.
+ * @process:     its row in the process table, -1 when no Process record
+ *               names its process
+ * @name:        ThreadName or the latest ThreadSetName; "" none
+ * @start_ns/@end_ns: its Start and End, INT64_MIN / INT64_MAX: not in the
+ *               trace
+ * @cpu_ns:      time it ran (from switches; from samples where the file
+ *               has none)
+ * @switch_ins:  times it was switched in; @samples: samples of it
+ * @wakeups:     its ReadyThreads paired with a switch-in; @wake_ns their
+ *               latencies summed
+ * @waits:       times it was switched out and in again; @wait_ns the time
+ *               between, summed; @max_wait_ns the longest
+ * @bursts:      its slices (a switch-in to the next switch-out, both in
+ *               the file); @max_burst_ns the longest
+ * @burst_hist/@wait_hist/@wake_hist: ETWFORGE_HIST_BUCKETS each (FULL)
+ * @wait_reasons: switch-outs by the OldThreadWaitReason of a switch whose
+ *               OldThreadState is Waiting (5), @nreasons entries (FULL)
+ * @states:      switch-outs by OldThreadState, @nstates entries (FULL)
+ * @distinct_ips: sampled addresses (etwforge_analysis_ips())
+ */
+struct etwforge_thread_row {
+	uint32_t tid;
+	uint32_t pid;
+	int64_t process;
+	const char *name;
+	bool named;
+	int64_t start_ns;
+	int64_t end_ns;
+	uint64_t cpu_ns;
+	uint64_t switch_ins;
+	uint64_t samples;
+	uint64_t wakeups;
+	uint64_t wake_ns;
+	uint64_t waits;
+	uint64_t wait_ns;
+	uint64_t max_wait_ns;
+	uint64_t bursts;
+	uint64_t max_burst_ns;
+	const uint64_t *burst_hist;
+	const uint64_t *wait_hist;
+	const uint64_t *wake_hist;
+	const uint64_t *wait_reasons;
+	unsigned nreasons;
+	const uint64_t *states;
+	unsigned nstates;
+	size_t distinct_ips;
+};
+
+/**
+ * struct etwforge_process_row - one process: a PID from its Start (or from
+ * before the trace) to its End; a PID reused is a new row. Read it through
+ * etwforge_analysis_process(); it may grow at its end.
+ * @image:   ImageFileName; @cmdline the command line ("" none)
+ * @threads: rows of the thread table in it
+ * @cpu_ns/@switch_ins/@samples: its threads' summed
+ */
+struct etwforge_process_row {
+	uint32_t pid;
+	uint32_t ppid;
+	const char *image;
+	const char *cmdline;
+	int64_t start_ns;
+	int64_t end_ns;
+	size_t threads;
+	uint64_t cpu_ns;
+	uint64_t switch_ins;
+	uint64_t samples;
+};
+
+/**
+ * struct etwforge_cpu_row - one CPU counted. Read it through
+ * etwforge_analysis_cpu(); it may grow at its end.
+ * @busy_ns/@idle_ns/@unknown_ns: as the totals', on this CPU
+ */
+struct etwforge_cpu_row {
+	unsigned cpu;
+	uint64_t switches;
+	uint64_t busy_ns;
+	uint64_t idle_ns;
+	uint64_t unknown_ns;
+	uint64_t samples;
+	uint64_t idle_samples;
+};
+
+/**
+ * etwforge_analysis_thread / _process / _cpu - row @i of a table (the
+ * totals say how many threads and processes; CPUs: etwforge_analysis_cpus()).
+ * Return: it, owned by @a (valid until it is freed; its counts grow while
+ * it reads); NULL past the end.
+ */
+ETWFORGE_API const struct etwforge_thread_row *
+etwforge_analysis_thread(const struct etwforge_analysis *a, size_t i);
+ETWFORGE_API const struct etwforge_process_row *
+etwforge_analysis_process(const struct etwforge_analysis *a, size_t i);
+ETWFORGE_API unsigned etwforge_analysis_cpus(const struct etwforge_analysis *a);
+ETWFORGE_API const struct etwforge_cpu_row *etwforge_analysis_cpu(const struct etwforge_analysis *a,
+								  unsigned i);
+
+/**
+ * etwforge_analysis_thread_at - the row of thread @tid at @t_ns (a TID's
+ * rows tell its reuses apart), -1 when no row has it (or @tid is 0).
+ */
+ETWFORGE_API int64_t etwforge_analysis_thread_at(const struct etwforge_analysis *a, uint32_t tid,
+						 int64_t t_ns);
+
+/** struct etwforge_ip_count - a sampled address and how many samples it has. */
+struct etwforge_ip_count {
+	uint64_t ip;
+	uint64_t samples;
+};
+
+/**
+ * etwforge_analysis_ips - the sampled addresses of thread row @row (-1: of
+ * the idle thread), most samples first (FULL detail; complete at the end).
+ * Return: the array (owned by @a, valid until the next call or free) and
+ * *@n its length; NULL with *@n 0 when none; NULL with errno ENOMEM.
+ */
+ETWFORGE_API const struct etwforge_ip_count *etwforge_analysis_ips(struct etwforge_analysis *a,
+								   int64_t row, size_t *n);
+
+/**
+ * etwforge_stats_analysis - the analysis (ETWFORGE_DETAIL_COUNTS, read to
+ * its end) that etwforge_file_stats() took the identity counts from: CPU
+ * time by process, thread and CPU, wake-ups. Return: it, owned by @st
+ * (valid until @st is filled again or freed); NULL before a fill.
+ */
+ETWFORGE_API const struct etwforge_analysis *
+etwforge_stats_analysis(const struct etwforge_stats *st);
 
 /* ---- the fuzzing corpus (`etwforge corpus`) ------------------------------- */
 
@@ -1331,7 +1739,8 @@ ETWFORGE_API size_t etwforge_stats_json(const struct etwforge_file *f,
  * Declare it with ETWFORGE_OPTS(etwforge_corpus_opts, o, ...).
  * @sz:       sizeof(struct etwforge_corpus_opts) (see "Growth" at the top)
  * @seed:     what the edge cases leave free (thread ids, priorities, PMC
- *            values, addresses) comes from it; 0 = 1. The same seed and
+ *            values, addresses) comes from it, 1..2^63-1 (larger: -EINVAL);
+ *            0 = the default, 1. The same seed and
  *            version give the same bytes (the xxh3 values of the manifest).
  * @mangle:   write the broken-file set instead of the valid catalogue: each
  *            file a valid one with exactly one invariant broken, with the

@@ -42,8 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap(); /* a mutant that does not open */
 	}
 	for (int order = 0; order <= 2; order++) {
-		struct etwforge_iter *it =
-			etwforge_iter_new(f, (enum etwforge_order)order, ETWFORGE_EV_ALL, NULL);
+		struct etwforge_iter *it = etwforge_iter_new(
+			f, (enum etwforge_order)order,
+			order == ETWFORGE_ORDER_TIME ? ETWFORGE_EV_EVENTS : ETWFORGE_EV_ALL, NULL);
 		int rc;
 
 		while (it && (rc = etwforge_iter_next(it, &ev, NULL)) > 0) {

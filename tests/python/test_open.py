@@ -96,7 +96,7 @@ def test_not_an_etl_file(tmp_path):
     with pytest.raises(etwforge.ETLError) as e:
         etwforge.open(b"not an etl file at all" * 10)
     assert "not an ETL file" in str(e.value)
-    with pytest.raises(etwforge.ETLError):
+    with pytest.raises(etwforge.NoSuchFileError):
         etwforge.open(tmp_path / "missing.etl")
 
 

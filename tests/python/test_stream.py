@@ -16,14 +16,14 @@ EDGE = """\
 """
 
 
-def edge_stream():
+def edge_stream(end=True):
     s = etwforge.Stream()
     s.meta(target="win10-1507", cpus=1, sessions=[
         {"name": "NT Kernel Logger", "clock": "qpc", "flags": ["cswitch", "compact_cswitch"]}])
     s.cswitch(cpu=0, tick=1, ts=1000, old=0, new=4096)
     s.cswitch(cpu=0, tick=1, ts=1073742824, old_tid=4096, old_pri=9, old_base_pri=8,
               old_state=5, old_wait_reason=6, new_tid=0)
-    return s.end(tick=2, ts=1073743000)
+    return s.end(tick=2, ts=1073743000) if end else s
 
 
 def test_builder_equals_hand_written_lines(tmp_path):
@@ -64,14 +64,14 @@ def test_replay_then_verify_and_read(tmp_path):
     ({"new_pri_decrement": "x"}, "new_pri_decrement", ""),
 ])
 def test_bad_field_raises_at_the_call(bad, field, words):
-    s = edge_stream()
+    s = edge_stream(end=False)  # a line after the end line is refused as such
     kw = {"cpu": 0, "ts": 2_000_000_000, "old": 0, "new": 5}
     kw.update(bad)
     with pytest.raises(etwforge.StreamError) as e:
         s.cswitch(**kw)
     assert e.value.field == field and words in str(e.value)
-    assert str(e.value).startswith("stream:5: ")
-    assert len(s.lines()) == 4  # the bad line was not added
+    assert str(e.value).startswith("stream:4: ")
+    assert len(s.lines()) == 3  # the bad line was not added
 
 
 def test_identity_lines(tmp_path):

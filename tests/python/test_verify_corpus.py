@@ -34,7 +34,7 @@ def test_verify_mismatch_names_the_truth_line(gen_files, tmp_path):
 
 def test_verify_errors(gen_files, tmp_path):
     etl, truth, _ = gen_files
-    with pytest.raises(etwforge.ScenarioError):
+    with pytest.raises(etwforge.NoSuchFileError):
         etwforge.verify(etl, tmp_path / "missing.jsonl")
     with pytest.raises(etwforge.Error):
         etwforge.verify(tmp_path / "missing.etl", truth)

@@ -19,6 +19,29 @@
 
 static void (*volatile at_signal)(int sig); /* cli_at_signal() */
 
+/*
+ * Every signal whose default action ends the process and that a user can
+ * send: the asynchronous ones end the run with 128 + N; the faults (also
+ * sent by kill) and SIGABRT clean up, then go on as they would have (the
+ * previous action, a core dump or a sanitizer's report). SIGPIPE and
+ * SIGXFSZ are ignored instead: a closed pipe (EPIPE) and a file-size limit
+ * (EFBIG) are write errors (exit 1, cleaned up).
+ */
+static const int async_signals[] = {
+	SIGHUP,	   SIGINT,    SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+	SIGXCPU,   SIGVTALRM, SIGPROF, SIGIO,
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+};
+static const int fault_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS};
+
+#define SIG_SLOTS 128			     /* above SIGRTMAX */
+static struct sigaction previous[SIG_SLOTS]; /* the action before ours (fault signals) */
+
 static void on_signal(int sig)
 {
 	void (*fn)(int) = at_signal;
@@ -30,33 +53,73 @@ static void on_signal(int sig)
 	_exit(128 + sig);
 }
 
+/*
+ * A fault signal: clean up, then put back the action from before us. A real
+ * fault (raised by the kernel) happens again on return and meets it; one
+ * sent by a process (kill, abort()) is raised again, and delivered when this
+ * handler returns.
+ */
+static void on_fault(int sig, siginfo_t *info, void *uctx)
+{
+	void (*fn)(int) = at_signal;
+
+	(void)uctx;
+	etwforge_outputs_abandon();
+	if (fn) {
+		fn(sig);
+	}
+	if (sig > 0 && sig < SIG_SLOTS) {
+		sigaction(sig, &previous[sig], NULL);
+	}
+	if (!info || info->si_code <= 0) {
+		raise(sig);
+	}
+}
+
 void cli_at_signal(void (*fn)(int sig))
 {
 	at_signal = fn;
 }
 
+/* Handle @sig with on_signal() unless it was ignored on entry (nohup, background jobs). */
+static void handle(int sig, const struct sigaction *sa)
+{
+	struct sigaction was;
+
+	if (sig <= 0 || sig >= SIG_SLOTS || sigaction(sig, NULL, &was) != 0 ||
+	    was.sa_handler == SIG_IGN) {
+		return;
+	}
+	previous[sig] = was;
+	sigaction(sig, sa, NULL);
+}
+
 void cli_signals_install(void)
 {
-	static const int cleanup[] = {SIGINT, SIGTERM, SIGHUP};
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(cleanup) / sizeof(cleanup[0]); i++) {
-		sigaddset(&sa.sa_mask, cleanup[i]);
+	/* one clean-up at a time: every other handled signal waits for it */
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fault_signals) / sizeof(fault_signals[0]); i++) {
+		sigdelset(&sa.sa_mask, fault_signals[i]);
 	}
-	for (size_t i = 0; i < sizeof(cleanup) / sizeof(cleanup[0]); i++) {
-		struct sigaction was;
-
-		/* a signal ignored on entry stays ignored (nohup, background jobs) */
-		if (sigaction(cleanup[i], NULL, &was) == 0 && was.sa_handler == SIG_IGN) {
-			continue;
-		}
-		sigaction(cleanup[i], &sa, NULL);
+	for (size_t i = 0; i < sizeof(async_signals) / sizeof(async_signals[0]); i++) {
+		handle(async_signals[i], &sa);
 	}
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		handle(sig, &sa);
+	}
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO;
+	for (size_t i = 0; i < sizeof(fault_signals) / sizeof(fault_signals[0]); i++) {
+		handle(fault_signals[i], &sa);
+	}
+	sa.sa_flags = 0;
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGXFSZ, &sa, NULL);
 }
 
 int cli_option_error(const char *cmd, int c, char *const *argv)
@@ -208,7 +271,12 @@ int cli_parse_duration(const char *s, int64_t *ns, const char **why)
 	uint64_t v;
 	int rc;
 
-	if (s[0] && strspn(s, "0123456789") == strlen(s) && strspn(s, "0") != strlen(s)) {
+	size_t digits = strspn(s, "0123456789");
+	size_t frac = s[digits] == '.' ? strspn(s + digits + 1, "0123456789") : 0;
+	bool bare = s[digits] == '\0' || (s[digits] == '.' && s[digits + 1 + frac] == '\0');
+
+	/* a number without its unit, "5" or "1.5" (but 0) */
+	if ((digits || frac) && bare && strspn(s, "0.") != strlen(s)) {
 		*why = "needs a unit";
 		return -ENOMSG;
 	}

@@ -23,12 +23,17 @@ enum {
 };
 
 /**
- * cli_signals_install - once, first in main(): SIGINT, SIGTERM and SIGHUP
- * remove the temporary files of the runs in progress
- * (etwforge_outputs_abandon()), run the cli_at_signal() hook, and exit with
- * 128 + the signal number; a signal ignored on entry stays ignored (nohup,
- * background jobs). SIGPIPE is ignored, so a closed pipe is a write error
- * (EPIPE) a command decides about (cli_error(), cli_exit_sigpipe()).
+ * cli_signals_install - once, first in main(): every signal whose default
+ * action ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2,
+ * SIGALRM, the real-time ones, ...) removes the temporary files of the runs
+ * in progress (etwforge_outputs_abandon()), runs the cli_at_signal() hook,
+ * and exits with 128 + the signal number; the fault signals (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS) and SIGABRT clean up the same
+ * way, then end as they would have (a core dump, a sanitizer's report). A
+ * signal ignored on entry stays ignored (nohup, background jobs). SIGPIPE
+ * and SIGXFSZ are ignored, so a closed pipe (EPIPE) and a file-size limit
+ * (EFBIG) are write errors a command decides about (cli_error(),
+ * cli_exit_sigpipe()).
  */
 void cli_signals_install(void);
 

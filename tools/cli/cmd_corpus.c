@@ -37,8 +37,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -o, --out DIR     the folder to write\n"
 		"  -s, --seed N      what the edge cases leave free (thread ids, priorities,\n"
-		"                    counters, addresses) comes from N (default 1); the same\n"
-		"                    seed gives the same files\n"
+		"                    counters, addresses) comes from N, 1..2^63-1 (default\n"
+		"                    1); the same seed gives the same files\n"
 		"  -m, --mangle      the broken-file set instead: each file a valid one with\n"
 		"                    exactly one invariant of the framing or a payload broken,\n"
 		"                    and in the manifest what `etwforge dump` reports for it\n"
@@ -52,6 +52,7 @@ static void usage(FILE *f)
 		"  -S, --shard K/M   with --mutants: only the mutants i with i %% M == K-1\n"
 		"                    (K from 1 to M), so M machines write disjoint parts\n"
 		"                    whose union is, byte for byte, the run without --shard\n"
+		"                    (a shard with no mutant writes nothing and says so)\n"
 		"  -z, --zip NAME    also NAME_seed_corpus.zip (the ETL files) and NAME.dict,\n"
 		"                    as OSS-Fuzz expects them beside a fuzzer named NAME\n"
 		"  -q, --quiet       no summary\n"
@@ -128,9 +129,11 @@ int cmd_corpus(int argc, char **argv)
 
 			errno = 0;
 			o.seed = strtoull(optarg, &end, 0);
-			if (errno || !end || *end || optarg[0] == '-' || !optarg[0]) {
+			if (errno || !end || *end || optarg[0] == '-' || !optarg[0] ||
+			    o.seed == 0 || o.seed > (uint64_t)INT64_MAX) {
 				fprintf(stderr,
-					"etwforge corpus: --seed: '%s' is not a number 0..2^64-1\n",
+					"etwforge corpus: --seed: '%s' is not a number "
+					"1..9223372036854775807 (2^63-1)\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -192,6 +195,14 @@ int cmd_corpus(int argc, char **argv)
 	}
 	if (etwforge_corpus_write(dir, &o, &sum, err) < 0) {
 		return cli_error("corpus", err);
+	}
+	if (!quiet && o.mutants && !sum.outputs) {
+		fprintf(stderr,
+			"etwforge corpus: shard %" PRIu64 "/%" PRIu64 " of %" PRIu64
+			" mutants is empty (no mutant i < %" PRIu64 " has i %% %" PRIu64
+			" == %" PRIu64 "): nothing written\n",
+			o.shard + 1, o.shards, o.mutants, o.mutants, o.shards, o.shard);
+		return EXIT_OK;
 	}
 	if (!quiet) {
 		fprintf(stderr,

@@ -775,15 +775,15 @@ int cmd_dump(int argc, char **argv)
 			} else if ((v = value_of(argc, argv, &i, "--truth")) != NULL) {
 				o.draw.truth = v;
 			} else if ((v = value_of(argc, argv, &i, "--from")) != NULL) {
-				if (parse_time("--from", v, &o.draw.from_ns) < 0) {
+				if (parse_time("--from", v, &o.draw.rq.from_ns) < 0) {
 					return EXIT_USAGE;
 				}
-				o.draw.have_from = true;
+				o.draw.rq.have_from = true;
 			} else if ((v = value_of(argc, argv, &i, "--to")) != NULL) {
-				if (parse_time("--to", v, &o.draw.to_ns) < 0) {
+				if (parse_time("--to", v, &o.draw.rq.to_ns) < 0) {
 					return EXIT_USAGE;
 				}
-				o.draw.have_to = true;
+				o.draw.rq.have_to = true;
 			} else if ((v = value_of(argc, argv, &i, "--cpus")) != NULL) {
 				const char *why = "";
 
@@ -794,7 +794,7 @@ int cmd_dump(int argc, char **argv)
 						v, why);
 					return EXIT_USAGE;
 				}
-				o.draw.cpu_mask = cpu_mask;
+				o.draw.rq.cpu_mask = cpu_mask;
 			} else if (missing) {
 				return usage_error("option needs a value", a);
 			} else if (!strcmp(a, "--max-wait-reason")) {
@@ -833,19 +833,20 @@ int cmd_dump(int argc, char **argv)
 					     "--jsonl or --raw",
 				   NULL);
 	}
-	if (!drawing && (o.draw.have_from || o.draw.have_to || o.draw.cpu_mask || o.draw.truth)) {
+	if (!drawing &&
+	    (o.draw.rq.have_from || o.draw.rq.have_to || o.draw.rq.cpu_mask || o.draw.truth)) {
 		return usage_error("--from, --to, --cpus and --truth need --timeline or "
 				   "--chrome-trace",
 				   NULL);
 	}
-	if (o.draw.have_from && o.draw.have_to && o.draw.to_ns <= o.draw.from_ns) {
+	if (o.draw.rq.have_from && o.draw.rq.have_to && o.draw.rq.to_ns <= o.draw.rq.from_ns) {
 		return usage_error("--to must be after --from", NULL);
 	}
 	if (!drawing && etwforge_stdio_closed(STDOUT_FILENO)) {
 		fprintf(stderr, PROG ": standard output is closed\n"); /* where it prints */
 		return EXIT_DATA;
 	}
-	o.draw.keep_going = o.keep_going;
+	o.draw.rq.keep_going = o.keep_going;
 	o.draw.input = o.path;
 	f = etwforge_file_open(
 		o.path, ETWFORGE_OPEN_SALVAGE | (o.keep_going ? ETWFORGE_OPEN_KEEP_GOING : 0u),

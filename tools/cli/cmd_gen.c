@@ -47,11 +47,14 @@ static void usage(FILE *f)
 		"                        machine's cores, at most 1 + the scenario's CPUs):\n"
 		"                        the others encode a share of the CPUs each and write\n"
 		"                        the truth; the same bytes with any N\n"
-		"  -q, --quiet           no progress line, no summary\n"
+		"  -q, --quiet           no progress line, no summary, no notes (warnings\n"
+		"                        stay)\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"The summary gives switches, batches by flush reason, bytes per switch, events\n"
-		"lost and the xxh3-64 of each output file. Same scenario and seed, same bytes.\n"
+		"lost and the xxh3-64 of each output file. Same scenario and seed, same bytes;\n"
+		"the output file's name is part of them (the header holds it as given): the\n"
+		"same run written as another name differs there.\n"
 		"Outputs appear only when the whole run succeeded; two outputs naming the same\n"
 		"file, or an output naming the scenario, are refused. An ETL file written in\n"
 		"place ('-', a FIFO, a pipe, a device) is spooled until the end in $TMPDIR\n"
@@ -231,6 +234,14 @@ int cmd_gen(int argc, char **argv)
 			etwforge_scenario_free(sc);
 			return shorthand_error(err, set_opt[i]);
 		}
+	}
+	for (unsigned i = 0; rc == 0; i++) {
+		const char *w = etwforge_scenario_warning(sc, i);
+
+		if (!w) {
+			break;
+		}
+		fprintf(stderr, "etwforge gen: warning: %s\n", w); /* said even with -q */
 	}
 	if (rc == 0 && print_config) {
 		rc = etwforge_scenario_print(sc, stdout, err);

@@ -13,16 +13,24 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: etwforge replay STREAM.jsonl -o OUT.etl [--json[=FILE]] [-q]\n"
+		"       etwforge replay STREAM.jsonl --stream-paths [-o OUT.etl] ...\n"
 		"\n"
 		"Encode a context-switch / spin-lock stream written in the truth schema\n"
 		"(etwforge-truth(5); the format `etwforge gen --truth` writes) into one ETL\n"
 		"file per session of its meta line, exactly as the kernel's logging code\n"
 		"would.\n"
 		"\n"
-		"  -o, --output FILE  the first session's ETL file ('-' = stdout; default:\n"
-		"                     the \"file\" of its meta entry); other sessions go to\n"
-		"                     their \"file\", except that a name gen derived from the\n"
-		"                     first (OUT-2.etl) or none follows -o (FILE-2.etl)\n"
+		"  -o, --output FILE  the first session's ETL file ('-' = stdout); the\n"
+		"                     others follow it: FILE-2.etl, FILE-3.etl, ... Without\n"
+		"                     -o each session goes to the \"file\" of its meta entry,\n"
+		"                     which must then be a plain name (no '/', not '..'):\n"
+		"                     it is written in the current folder\n"
+		"      --stream-paths\n"
+		"                     write each session where its meta entry's \"file\"\n"
+		"                     says, any path (a stream is data that travels: it\n"
+		"                     chooses no place to write unless told so); -o then\n"
+		"                     names the first, and a name gen derived (OUT-2.etl)\n"
+		"                     or none follows it\n"
 		"      --json[=FILE]  the final summary as one JSON object on stdout (or in\n"
 		"                     FILE) instead of text on stderr\n"
 		"  -q, --quiet        no summary\n"
@@ -44,11 +52,9 @@ static void usage(FILE *f)
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"json", optional_argument, NULL, 'j'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"output", required_argument, NULL, 'o'}, {"json", optional_argument, NULL, 'j'},
+		{"quiet", no_argument, NULL, 'q'},	  {"stream-paths", no_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
 	ETWFORGE_OPTS(etwforge_run_opts, o);
 	struct etwforge_summary *sum;
@@ -68,6 +74,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			break;
+		case 'P':
+			o.stream_paths = true;
 			break;
 		case 'h':
 			usage(stdout);

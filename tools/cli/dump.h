@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "draw.h"
 #include "etwforge/etwforge.h"
 
 /**
@@ -24,22 +25,16 @@ int dump_stats(struct etwforge_file *f, bool json, bool keep_going);
  *              output may be it
  * @timeline:   the SVG file (NULL: none)
  * @chrome:     the Chrome trace-event JSON file (NULL: none)
- * @from_ns/@to_ns: the window, ns since the session start, if @have_from/@have_to
- * @cpu_mask:   bit c of byte c / 8 set for each CPU to show (NULL: all)
- * @keep_going: draw what is readable of a damaged file (exit status 1)
  * @truth:      the truth stream whose thread groups name the threads (NULL: none)
+ * @rq:         the window, the CPUs, whether to draw what is readable of a
+ *              damaged file (exit status 1): draw.h
  */
 struct draw_opts {
 	const char *input;
 	const char *timeline;
 	const char *chrome;
 	const char *truth;
-	bool have_from;
-	bool have_to;
-	int64_t from_ns;
-	int64_t to_ns;
-	const uint8_t *cpu_mask;
-	bool keep_going;
+	struct draw_request rq;
 };
 
 /**

@@ -9,18 +9,21 @@
  *   "X" events       one per slice a switch opened with a known thread
  *                    that is not idle (so one per switch whose new thread
  *                    is known and not TID 0): name = the thread's name,
- *                    ts/dur in us
+ *                    ts/dur in us; and before each CPU's first switch the
+ *                    thread that ran since the session start, marked
+ *                    args.from_start (no switch in the file opened it)
  *   "i" events       thread-scoped instants: "flush: REASON" where a
  *                    compact batch was flushed, "spinlock: KIND" where a
  *                    logged spin-lock release is
  *
- * When the file names its threads (Process and Thread records,
- * dump_identity.h), also:
+ * What it writes are the items of the library's analysis of the file
+ * (etwforge_analysis_next()). When the file names its threads (Process and
+ * Thread records: the analysis's thread table), also:
  *
  *   pid PID, tid TID one track per thread the file names, in its process:
  *                    process_name / thread_name metadata at the start, and
  *                    each of its slices again there ("X", args cpu)
- *   "s" / "f"        a flow per wake-up (dump_wakeup.h): from the readying
+ *   "s" / "f"        a flow per wake-up (ETWFORGE_ITEM_WAKE): from the readying
  *                    thread's track (its CPU's when the file does not name
  *                    it) at the ReadyThread to the readied thread's track
  *                    at its next switch-in, bound to the slice there
@@ -42,7 +45,7 @@
 
 struct chrome {
 	FILE *f;
-	const struct sched_frame *fr;
+	const struct draw_view *v;
 	const struct thread_names *names;
 	bool comma;	/* an event was written: the next one needs a comma */
 	uint64_t flows; /* flow ids handed out */
@@ -100,15 +103,17 @@ static void metadata(struct chrome *c, const char *name, unsigned tid, const cha
 }
 
 /*
- * The thread @tid has a track of its own: the file names it, and neither it
- * nor its process is 0 (idle, the swapper in Perfetto). Return: it, or NULL.
+ * The thread row @row has a track of its own: the file names it, and neither
+ * it nor its process is 0 (idle, the swapper in Perfetto). Return: it, or NULL.
  */
-static const struct ident_thread *own_track(const struct chrome *c, uint32_t tid)
+static const struct etwforge_thread_row *own_track(const struct chrome *c, int64_t row)
 {
-	const struct ident_thread *t =
-		c->names && tid ? identity_thread(c->names->ident, tid) : NULL;
+	const struct etwforge_thread_row *t =
+		c->names && c->names->an && row >= 0
+			? etwforge_analysis_thread(c->names->an, (size_t)row)
+			: NULL;
 
-	return t && t->pid ? t : NULL;
+	return t && t->named && t->tid && t->pid ? t : NULL;
 }
 
 /* The metadata of a process or thread track of the file's own (@str: its name). */
@@ -125,32 +130,32 @@ static void named_metadata(struct chrome *c, const char *what, uint32_t pid, uin
 }
 
 /* A process_name per process and a thread_name per thread the file names. */
-static void identity_tracks(struct chrome *c, const struct identity *id)
+static void identity_tracks(struct chrome *c, const struct etwforge_analysis *an)
 {
-	for (size_t i = 0; i < id->processes.cap; i++) {
-		uint32_t pid;
-		const struct ident_process *p = tid_map_at(&id->processes, i, &pid);
+	const struct etwforge_analysis_totals *t = etwforge_analysis_totals(an);
 
-		if (p && pid) {
-			named_metadata(c, "process_name", pid, pid, p->image[0] ? p->image : "?");
+	for (size_t i = 0; i < t->processes; i++) {
+		const struct etwforge_process_row *p = etwforge_analysis_process(an, i);
+
+		if (p && p->pid) {
+			named_metadata(c, "process_name", p->pid, p->pid,
+				       p->image[0] ? p->image : "?");
 		}
 	}
-	for (size_t i = 0; i < id->threads.cap; i++) {
-		uint32_t tid;
-		const struct ident_thread *t = tid_map_at(&id->threads, i, &tid);
+	for (size_t i = 0; i < t->threads; i++) {
+		const struct etwforge_thread_row *th = own_track(c, (int64_t)i);
+		const struct etwforge_process_row *p = thread_process(c->names, (int64_t)i);
 
-		if (t && tid && t->pid) {
-			const char *image = identity_image(id, t->pid);
-
-			named_metadata(c, "thread_name", t->pid, tid,
-				       t->name[0] ? t->name
-				       : image[0] ? image
-						  : "?");
+		if (th) {
+			named_metadata(c, "thread_name", th->pid, th->tid,
+				       th->name[0]	  ? th->name
+				       : p && p->image[0] ? p->image
+							  : "?");
 		}
 	}
 }
 
-struct chrome *chrome_new(const struct sched_frame *fr, const struct thread_names *names, FILE *out)
+struct chrome *chrome_new(const struct draw_view *v, FILE *out)
 {
 	struct chrome *c = calloc(1, sizeof(*c));
 	char label[512]; /* "FILE: LoggerName", cut if longer */
@@ -159,36 +164,36 @@ struct chrome *chrome_new(const struct sched_frame *fr, const struct thread_name
 		return NULL;
 	}
 	c->f = out;
-	c->fr = fr;
-	c->names = names;
+	c->v = v;
+	c->names = v->names;
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"etwforge dump "
 	      "--chrome-trace\",\"file\":",
 	      out);
-	put_json_string(out, fr->info->name);
+	put_json_string(out, v->info->name);
 	fputs(",\"logger_name\":", out);
-	put_json_string(out, fr->info->logger_name);
+	put_json_string(out, v->info->logger_name);
 	fprintf(out,
 		",\"cpus\":%" PRIu32 ",\"clock_type\":%" PRIu32 ",\"clock_hz\":%" PRIu64
 		",\"time_origin\":\"session start (ts %" PRIu64 ")\"},\"traceEvents\":[",
-		fr->info->cpus, fr->info->clock_type, fr->hz, fr->info->start_ts);
-	snprintf(label, sizeof(label), "%s: %s", fr->info->name, fr->info->logger_name);
-	metadata(c, "process_name", fr->nlanes ? fr->lane_cpu[0] + 1 : 1, "name", label, 0);
-	for (unsigned l = 0; l < fr->nlanes; l++) {
+		v->info->cpus, v->info->clock_type, v->hz, v->info->start_ts);
+	snprintf(label, sizeof(label), "%s: %s", v->info->name, v->info->logger_name);
+	metadata(c, "process_name", v->nlanes ? v->lane_cpu[0] + 1 : 1, "name", label, 0);
+	for (unsigned l = 0; l < v->nlanes; l++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), "CPU %u", fr->lane_cpu[l]);
-		metadata(c, "thread_name", fr->lane_cpu[l] + 1, "name", name, 0);
-		metadata(c, "thread_sort_index", fr->lane_cpu[l] + 1, "sort_index", NULL,
-			 (long)fr->lane_cpu[l]);
+		snprintf(name, sizeof(name), "CPU %u", v->lane_cpu[l]);
+		metadata(c, "thread_name", v->lane_cpu[l] + 1, "name", name, 0);
+		metadata(c, "thread_sort_index", v->lane_cpu[l] + 1, "sort_index", NULL,
+			 (long)v->lane_cpu[l]);
 	}
-	if (names && identity_any(names->ident)) {
-		identity_tracks(c, names->ident);
+	if (thread_named_rows(c->names)) {
+		identity_tracks(c, c->names->an);
 	}
 	return c;
 }
 
 /* One complete event of slice @s named @name on track (@pid, @tid). */
-static void slice_event(struct chrome *c, const struct sched_slice *s, const char *name,
+static void slice_event(struct chrome *c, const struct etwforge_item *s, const char *name,
 			uint32_t pid, uint32_t tid)
 {
 	begin_event(c);
@@ -201,104 +206,121 @@ static void slice_event(struct chrome *c, const struct sched_slice *s, const cha
 	put_abs_us(c->f, "", (uint64_t)s->t1 - (uint64_t)s->t0);
 	fprintf(c->f,
 		",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":{\"tid\":%" PRIu32
-		",\"cpu\":%u}}",
-		pid, tid, s->tid, s->cpu);
+		",\"cpu\":%u%s}}",
+		pid, tid, s->tid, s->cpu, s->opened ? "" : ",\"from_start\":true");
 }
 
-static void on_slice(void *ctx, const struct sched_slice *s)
+static void on_slice(struct chrome *c, const struct etwforge_item *s)
 {
-	struct chrome *c = ctx;
-	const struct ident_thread *t;
+	const struct etwforge_thread_row *t;
 	char name[THREAD_NAME_MAX];
 
-	if (!s->known || s->tid == 0 || !s->opened) {
-		return; /* idle is blank; before a CPU's first switch nothing opened a slice */
+	if (!s->known || s->tid == 0) {
+		return; /* idle is blank; after a CPU's last compact switch nobody is known */
 	}
-	thread_name(c->names, s->tid, name, sizeof(name));
+	thread_name(c->names, s->tid, s->thread, name, sizeof(name));
 	slice_event(c, s, name, CHROME_PID, s->cpu + 1);
-	if ((t = own_track(c, s->tid)) != NULL) {
+	if ((t = own_track(c, s->thread)) != NULL) {
 		slice_event(c, s, name, t->pid, s->tid); /* the thread's own track */
 	}
 }
 
-/* The track (pid, tid) of thread @tid at a wake-up: its own, else CPU @cpu's. */
-static void wake_track(const struct chrome *c, uint32_t tid, unsigned cpu, uint32_t *pid,
-		       uint32_t *track)
+/* The track (pid, tid) of thread @tid (row @row) at a wake-up: its own, else CPU @cpu's. */
+static void wake_track(const struct chrome *c, uint32_t tid, int64_t row, unsigned cpu,
+		       uint32_t *pid, uint32_t *track)
 {
-	const struct ident_thread *t = own_track(c, tid);
+	const struct etwforge_thread_row *t = own_track(c, row);
 
 	*pid = t ? t->pid : CHROME_PID;
 	*track = t ? tid : cpu + 1;
 }
 
-static void on_wake(void *ctx, const struct sched_wake *wk)
+static void on_wake(struct chrome *c, const struct etwforge_item *wk)
 {
-	struct chrome *c = ctx;
 	uint32_t pid, tid;
 	uint64_t id = ++c->flows;
 
-	if (wk->to_lane < 0 && !own_track(c, wk->tid)) {
-		return; /* it ran on a CPU not drawn, in no track of its own */
-	}
-	wake_track(c, wk->waker, wk->from_cpu, &pid, &tid);
+	wake_track(c, wk->waker, wk->waker_thread, wk->from_cpu, &pid, &tid);
 	begin_event(c);
 	fprintf(c->f,
 		"{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"s\",\"id\":%" PRIu64 ",\"ts\":",
 		id);
-	put_us(c->f, wk->t_ready);
+	put_us(c->f, wk->t0);
 	fprintf(c->f,
 		",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":{\"waker\":%" PRIu32
 		",\"tid\":%" PRIu32 ",\"cpu\":%u}}",
 		pid, tid, wk->waker, wk->tid, wk->from_cpu);
-	wake_track(c, wk->tid, wk->to_cpu, &pid, &tid);
+	wake_track(c, wk->tid, wk->thread, wk->cpu, &pid, &tid);
 	begin_event(c);
 	fprintf(c->f,
 		"{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64
 		",\"ts\":",
 		id);
-	put_us(c->f, wk->t_run);
+	put_us(c->f, wk->t1);
 	fprintf(c->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}", pid, tid);
 }
 
-static void on_flush(void *ctx, const struct sched_flush *fl)
+static void on_flush(struct chrome *c, const struct etwforge_item *fl)
 {
-	struct chrome *c = ctx;
+	const char *why = etwforge_flush_seen_name(fl->reason);
 
 	begin_event(c);
-	fprintf(c->f, "{\"name\":\"flush: %s\",\"cat\":\"batch\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
-		flush_reason_name(fl->reason));
-	put_us(c->f, fl->t);
+	fprintf(c->f,
+		"{\"name\":\"flush: %s\",\"cat\":\"batch\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", why);
+	put_us(c->f, fl->t0);
 	fprintf(c->f,
 		",\"pid\":%d,\"tid\":%u,\"args\":{\"reason\":\"%s\",\"batch\":%" PRIu64
 		",\"tids\":%u,\"record_bytes\":%" PRIu64 "}}",
-		CHROME_PID, fl->cpu + 1, flush_reason_name(fl->reason), fl->batch, fl->tids,
-		fl->record_bytes);
+		CHROME_PID, fl->cpu + 1, why, fl->batch, fl->tids, fl->record_bytes);
 }
 
-static void on_spin(void *ctx, const struct sched_spin *sp)
+static void on_spin(struct chrome *c, const struct etwforge_item *sp)
 {
-	struct chrome *c = ctx;
 	const struct etwforge_spinlock *l = sp->lock;
+	const char *kind = etwforge_spin_seen_name(sp->reason);
 
 	begin_event(c);
 	fprintf(c->f,
 		"{\"name\":\"spinlock: %s\",\"cat\":\"spinlock\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
-		spin_kind_name(sp->kind));
-	put_us(c->f, sp->t);
+		kind);
+	put_us(c->f, sp->t0);
 	fprintf(c->f,
 		",\"pid\":%d,\"tid\":%u,\"args\":{\"kind\":\"%s\",\"lock\":\"0x%" PRIx64
 		"\",\"caller\":\"0x%" PRIx64 "\",\"tid\":%" PRIu32 ",\"spin_count\":%" PRIu32
 		",\"wait_cycles\":%" PRIu32 ",\"hold_cycles\":%" PRIu64 ",\"irql\":%u}}",
-		CHROME_PID, sp->cpu + 1, spin_kind_name(sp->kind), l->lock, l->caller, l->tid,
-		l->spin_count, l->wait_cycles, l->release_time - l->acquire_time, l->irql);
+		CHROME_PID, sp->cpu + 1, kind, l->lock, l->caller, l->tid, l->spin_count,
+		l->wait_cycles, l->release_time - l->acquire_time, l->irql);
 }
 
-const struct sched_ops chrome_ops = {
-	.slice = on_slice,
-	.flush = on_flush,
-	.spin = on_spin,
-	.wake = on_wake,
-};
+void chrome_item(struct chrome *c, const struct etwforge_item *it)
+{
+	bool drawn = draw_lane(c->v, it->cpu) >= 0;
+
+	switch (it->kind) {
+	case ETWFORGE_ITEM_SLICE:
+		if (drawn) {
+			on_slice(c, it);
+		}
+		break;
+	case ETWFORGE_ITEM_WAKE:
+		if (drawn || own_track(c, it->thread)) {
+			on_wake(c, it);
+		}
+		break;
+	case ETWFORGE_ITEM_FLUSH:
+		if (drawn) {
+			on_flush(c, it);
+		}
+		break;
+	case ETWFORGE_ITEM_SPIN:
+		if (drawn) {
+			on_spin(c, it);
+		}
+		break;
+	default:
+		break;
+	}
+}
 
 int chrome_finish(struct chrome *c)
 {

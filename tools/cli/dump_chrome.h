@@ -1,37 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/cli/dump_chrome.h - the Chrome trace-event JSON `etwforge dump
- * --chrome-trace` writes of a file's schedule (dump_chrome.c): a consumer
- * of the walk of dump_sched.h, each event written as it comes.
+ * --chrome-trace` writes of a file's schedule (dump_chrome.c): make it,
+ * hand it every item of the view's analysis, then finish it.
  */
 #ifndef TOOLS_DUMP_CHROME_H
 #define TOOLS_DUMP_CHROME_H
 
 #include <stdio.h>
 
-#include "dump_sched.h"
-#include "thread_names.h"
+#include "view.h"
 
 struct chrome;
 
-/** chrome_ops - the callbacks that feed a struct chrome: each writes its event at once. */
-extern const struct sched_ops chrome_ops;
-
 /**
- * chrome_new - start a Chrome trace-event JSON document on @out: the
- * object's head and the metadata events naming the process (the session)
- * and one thread per CPU of @fr, and the processes and threads of
- * @names->ident when the file names them. Memory does not grow with the
- * trace.
- * Return: the writer, or NULL (ENOMEM).
+ * chrome_new - start the JSON of @v's lanes in @out: the header and the
+ * tracks (CPUs, and the file's named processes and threads). Events are
+ * written as items come: memory does not grow with the trace.
+ * Return: it, or NULL (ENOMEM).
  */
-struct chrome *chrome_new(const struct sched_frame *fr, const struct thread_names *names,
-			  FILE *out);
+struct chrome *chrome_new(const struct draw_view *v, FILE *out);
 
-/**
- * chrome_finish - close the document.
- * Return: 0, or -EIO when the stream has an error.
- */
+/** chrome_item - one item of the analysis as trace events. */
+void chrome_item(struct chrome *c, const struct etwforge_item *it);
+
+/** chrome_finish - close the JSON. Return: 0, or -EIO when @out has an error. */
 int chrome_finish(struct chrome *c);
 
 /** chrome_free - NULL is a no-op. */

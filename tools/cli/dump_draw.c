@@ -3,15 +3,17 @@
  * tools/cli/dump_draw.c - `dump --timeline OUT.svg` and `--chrome-trace
  * OUT.json`: both outputs in one set (README "Output rules": two that are
  * one file are refused before anything is made; both appear only when the
- * whole run succeeded), one walk of the file feeding both pictures, after
- * a pass over its Process and Thread records (dump_identity.h) for names.
+ * whole run succeeded), drawn by draw.c's one pass over the library's
+ * analysis of the file; this file adds the outputs and what dump says.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "dump.h"
+#include "draw.h"
 #include "dump_chrome.h"
 #include "dump_timeline.h"
 #include "thread_names.h"
@@ -21,21 +23,18 @@
 int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 {
 	struct etwforge_output *out = etwforge_output_new();
-	struct sched_frame fr;
-	struct sched_consumer cons[2];
-	struct sched_totals tot;
+	struct draw_view v = {0};
+	const struct etwforge_analysis_totals *tot;
 	struct etwforge_error *err = cli_err();
 	struct timeline *tl = NULL;
 	struct chrome *ch = NULL;
 	struct thread_names names = {NULL, NULL, NULL};
-	struct identity ident = {0};
 	unsigned long unnamed = 0;
 	int tl_i = -1, ch_i = -1, rc, status = EXIT_DATA;
 	struct damage_log dl = {0};
-	unsigned ncons = 0, bad_cpu = 0;
+	unsigned bad_cpu = 0;
 	size_t ndamage;
 	bool past_end = false;
-	int64_t from, to;
 
 	if (!out) {
 		perror(PROG);
@@ -47,11 +46,6 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		goto out;
 	}
 	names.unnamed = &unnamed;
-	if (identity_load(&ident, f) < 0) {
-		fprintf(stderr, PROG ": out of memory\n");
-		goto out;
-	}
-	names.ident = &ident; /* the file's names; the truth's win where given */
 	if (etwforge_output_input(out, o->input, "the input", err) < 0 ||
 	    (o->truth && etwforge_output_input(out, o->truth, "--truth", err) < 0)) {
 		status = cli_error("dump", err);
@@ -65,8 +59,7 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		status = cli_error("dump", err);
 		goto out;
 	}
-	rc = sched_frame_init(&fr, f, o->have_from ? o->from_ns : INT64_MIN,
-			      o->have_to ? o->to_ns : INT64_MAX, o->cpu_mask, &bad_cpu);
+	rc = draw_open(&v, f, &o->rq, &names, &past_end, &bad_cpu, err);
 	if (rc == -ERANGE) {
 		fprintf(stderr,
 			PROG ": --cpus: CPU %u is not in %s (%u CPUs) (try '" PROG " --help')\n",
@@ -74,56 +67,43 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (rc < 0) {
-		fprintf(stderr, PROG ": %s\n", strerror(-rc));
+	if (rc == -EINVAL) { /* damage in the identity records */
+		damage_add(&dl, etwforge_error_message(err), NULL);
+		damage_add_file(&dl, f, o->rq.keep_going);
+		damage_print(&dl, etwforge_file_info(f)->name, o->rq.keep_going);
 		goto out;
 	}
-	from = o->have_from ? o->from_ns : 0;
-	to = o->have_to ? o->to_ns : fr.end_ns;
-	if (!o->have_to && to <= from) {
-		/* an empty or 1 ns trace is drawn as 1 ns; a --from past the end is refused, but
-		 * only once the walk has shown the file is sound (its damage comes first) */
-		past_end = o->have_from;
-		to = from + 1;
+	if (rc < 0) {
+		goto nomem;
 	}
 	if (etwforge_output_open(out, err) < 0) {
 		status = cli_error("dump", err);
-		goto frame;
+		goto out;
 	}
-	if (o->timeline) {
-		tl = timeline_new(&fr, &names, from, to);
-		if (!tl) {
-			goto nomem;
-		}
-		cons[ncons++] = (struct sched_consumer){&timeline_ops, tl};
+	if ((o->timeline && !(tl = timeline_new(&v))) ||
+	    (o->chrome && !(ch = chrome_new(&v, etwforge_output_stream(out, (unsigned)ch_i))))) {
+		goto nomem;
 	}
-	if (o->chrome) {
-		ch = chrome_new(&fr, &names, etwforge_output_stream(out, (unsigned)ch_i));
-		if (!ch) {
-			goto nomem;
-		}
-		cons[ncons++] = (struct sched_consumer){&chrome_ops, ch};
-	}
-	rc = sched_walk(f, &fr, cons, ncons, o->keep_going, &tot, err);
+	rc = draw_pass(&v, tl, ch, o->rq.keep_going, err);
 	if (rc == -ENOMEM) {
 		goto nomem;
 	}
 	if (rc < 0) {
-		damage_add(&dl, etwforge_error_message(err), NULL); /* the walk stopped there */
+		damage_add(&dl, etwforge_error_message(err), NULL); /* the pass stopped there */
 	}
-	damage_add_file(&dl, f, o->keep_going);
-	ndamage = damage_print(&dl, etwforge_file_info(f)->name, o->keep_going);
-	if (ndamage && !o->keep_going) {
+	tot = etwforge_analysis_totals(v.an);
+	damage_add_file(&dl, f, o->rq.keep_going);
+	ndamage = damage_print(&dl, v.info->name, o->rq.keep_going);
+	if (ndamage && !o->rq.keep_going) {
 		goto pictures; /* nothing is written from a damaged file without --keep-going */
 	}
 	if (past_end) {
 		fprintf(stderr, PROG ": %s: the trace ends before --from (at %.3f ms)\n",
-			etwforge_file_info(f)->name, (double)fr.end_ns / 1e6);
+			v.info->name, (double)v.end_ns / 1e6);
 		status = EXIT_USAGE;
 		goto pictures;
 	}
-	if ((tl &&
-	     timeline_write(tl, &tot, etwforge_output_stream(out, (unsigned)tl_i)) == -ENOMEM) ||
+	if ((tl && timeline_write(tl, etwforge_output_stream(out, (unsigned)tl_i)) == -ENOMEM) ||
 	    (ch && chrome_finish(ch) == -ENOMEM)) {
 		goto nomem;
 	}
@@ -131,26 +111,24 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		status = cli_error("dump", err);
 		goto pictures;
 	}
-	status = tot.damaged || ndamage ? EXIT_DATA : EXIT_OK;
+	status = tot->damaged || ndamage ? EXIT_DATA : EXIT_OK;
 	if (unnamed) {
 		fprintf(stderr,
 			PROG ": note: %s names no thread group for %lu of the threads drawn (shown "
 			     "as \"TID n\"); the truth gen writes names every thread of its file\n",
 			o->truth, unnamed);
 	}
-	if (tot.switches == 0) {
+	if (tot->switches == 0) {
 		/* a picture of nothing is a result nobody wants to find out by looking */
 		fprintf(stderr,
 			PROG ": note: %s: no context switch %s %.6f ms and %.6f ms (the trace "
 			     "ends at %.6f ms)\n",
-			etwforge_file_info(f)->name,
-			o->cpu_mask ? "of those CPUs between" : "between", (double)from / 1e6,
-			(double)to / 1e6, (double)fr.end_ns / 1e6);
+			v.info->name, o->rq.cpu_mask ? "of those CPUs between" : "between",
+			(double)v.from / 1e6, (double)v.to / 1e6, (double)v.end_ns / 1e6);
 	}
-	if (tot.damaged) {
-		fprintf(stderr, PROG ": %s: %llu damaged batch%s skipped\n",
-			etwforge_file_info(f)->name, (unsigned long long)tot.damaged,
-			tot.damaged == 1 ? "" : "es");
+	if (tot->damaged) {
+		fprintf(stderr, PROG ": %s: %llu damaged place%s skipped\n", v.info->name,
+			(unsigned long long)tot->damaged, tot->damaged == 1 ? "" : "s");
 	}
 	goto pictures;
 nomem:
@@ -158,11 +136,9 @@ nomem:
 pictures:
 	timeline_free(tl);
 	chrome_free(ch);
-frame:
-	sched_frame_finish(&fr);
 out:
 	etwforge_output_free(out); /* removes the temporaries unless committed */
 	etwforge_names_free(names.groups);
-	identity_free(&ident);
+	draw_close(&v);
 	return status;
 }

@@ -32,8 +32,92 @@ static uint64_t count(const struct etwforge_stats *s, enum etwforge_stat what, u
 	return v;
 }
 
+#define PROCESSES_LISTED 20
+
+struct by_time {
+	size_t row;
+	uint64_t ns;
+};
+
+static int by_time_desc(const void *a, const void *b)
+{
+	const struct by_time *x = a, *y = b;
+
+	if (x->ns != y->ns) {
+		return x->ns > y->ns ? -1 : 1;
+	}
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static void put_ms(const char *label, uint64_t ns, double total)
+{
+	printf("  %-32s %12.3f %6.1f%%\n", label, (double)ns / 1e6,
+	       total > 0 ? 100.0 * (double)ns / total : 0.0);
+}
+
+/* Where the CPU went: by kind of time, by process (busiest first) and idle by CPU. */
+static void print_cpu_time(const struct etwforge_analysis *an)
+{
+	const struct etwforge_analysis_totals *t = etwforge_analysis_totals(an);
+	double total = (double)(t->busy_ns + t->idle_ns + t->unknown_ns);
+	struct by_time *v = calloc(t->processes ? t->processes : 1, sizeof(*v));
+	uint64_t in_processes = 0, rest = 0;
+	size_t n = 0;
+	char label[64];
+
+	printf("CPU time (ms, share)%s\n",
+	       t->cpu_from_samples ? " from samples: the file has no switch" : "");
+	put_ms("threads", t->busy_ns, total);
+	put_ms("the idle thread", t->idle_ns, total);
+	if (t->unknown_ns) {
+		put_ms("nobody known (after compact)", t->unknown_ns, total);
+	}
+	if (!v) {
+		return;
+	}
+	for (size_t i = 0; i < t->processes; i++) {
+		const struct etwforge_process_row *p = etwforge_analysis_process(an, i);
+
+		if (p && p->cpu_ns) {
+			v[n++] = (struct by_time){i, p->cpu_ns};
+			in_processes += p->cpu_ns;
+		}
+	}
+	if (n) {
+		qsort(v, n, sizeof(*v), by_time_desc);
+		printf("CPU time by process (ms, share)\n");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct etwforge_process_row *p = etwforge_analysis_process(an, v[i].row);
+
+		if (i >= PROCESSES_LISTED) {
+			rest += v[i].ns;
+			continue;
+		}
+		snprintf(label, sizeof(label), "%.22s (%" PRIu32 ")", p->image[0] ? p->image : "?",
+			 p->pid);
+		put_ms(label, v[i].ns, total);
+	}
+	if (n > PROCESSES_LISTED) {
+		snprintf(label, sizeof(label), "%zu more processes", n - PROCESSES_LISTED);
+		put_ms(label, rest, total);
+	}
+	if (n && t->busy_ns > in_processes) {
+		put_ms("threads of no process", t->busy_ns - in_processes, total);
+	}
+	free(v);
+	printf("the idle thread by cpu (ms, share of the CPU)\n");
+	for (unsigned i = 0; i < etwforge_analysis_cpus(an); i++) {
+		const struct etwforge_cpu_row *c = etwforge_analysis_cpu(an, i);
+
+		snprintf(label, sizeof(label), "cpu %u", c->cpu);
+		put_ms(label, c->idle_ns, (double)(c->busy_ns + c->idle_ns + c->unknown_ns));
+	}
+}
+
 static void print_text(struct etwforge_file *f, const struct etwforge_stats *s)
 {
+	const struct etwforge_analysis *an = etwforge_stats_analysis(s);
 	char label[24];
 	uint64_t nc = 0, v;
 
@@ -93,6 +177,10 @@ static void print_text(struct etwforge_file *f, const struct etwforge_stats *s)
 	printf("%-28s %12" PRIu64 "\n", "processes", count(s, ETWFORGE_STAT_PROCESSES, 0));
 	printf("%-28s %12" PRIu64 "\n", "threads", count(s, ETWFORGE_STAT_THREADS, 0));
 	printf("%-28s %12" PRIu64 "\n", "ReadyThread events", count(s, ETWFORGE_STAT_READY, 0));
+	if (an) {
+		printf("  %-26s %12" PRIu64 "\n", "wake-ups (paired)",
+		       etwforge_analysis_totals(an)->wakeups);
+	}
 	printf("%-28s %12" PRIu64 "\n", "SampledProfile events",
 	       count(s, ETWFORGE_STAT_SAMPLES, 0));
 	printf("switches to a thread\n");
@@ -100,6 +188,9 @@ static void print_text(struct etwforge_file *f, const struct etwforge_stats *s)
 	       count(s, ETWFORGE_STAT_SWITCHES_ATTRIBUTED, 0));
 	printf("  %-26s %12" PRIu64 "\n", "unattributed",
 	       count(s, ETWFORGE_STAT_SWITCHES_UNATTRIBUTED, 0));
+	if (an) {
+		print_cpu_time(an);
+	}
 }
 
 static int print_json(struct etwforge_file *f, const struct etwforge_stats *s)

@@ -23,10 +23,13 @@
  * number of switches; everything is written at the end, spans of one
  * colour and shade merged into one <path>.
  *
- * When the file names its threads (Process and Thread records,
- * dump_identity.h) a thread takes its process's colour and the legend under
- * the lanes lists the processes (timeline_legend.c); wake-ups are arrows
- * when few enough to read (timeline_wakeups.c).
+ * What it draws are the items of the library's analysis of the file
+ * (etwforge_analysis_next(): slices, flushes, spin locks, wake-ups); the
+ * counts it prints are the analysis's totals, or the items it was given.
+ * When the file names its threads (Process and Thread records) a thread
+ * takes its process's colour and the legend under the lanes lists the
+ * processes (timeline_legend.c); wake-ups are arrows when few enough to
+ * read (timeline_wakeups.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,27 +42,30 @@
 #include "timeline_legend.h"
 #include "timeline_wakeups.h"
 
-#define SVG_WIDTH    1400
-#define MARGIN_L     76
-#define MARGIN_R     24
-#define PLOT_W	     (SVG_WIDTH - MARGIN_L - MARGIN_R) /* pixel columns of a lane */
-#define PLOT_TOP     138			       /* title, legend, axis labels above */
-#define MIN_EXACT_PX 2.0			       /* narrower slices are aggregated */
-#define TICK_BIN_PX  2
-#define SPIN_BIN_PX  3
-#define TICK_BINS    ((PLOT_W + TICK_BIN_PX - 1) / TICK_BIN_PX)
-#define SPIN_BINS    ((PLOT_W + SPIN_BIN_PX - 1) / SPIN_BIN_PX)
-#define SPIN_DENSE   (SPIN_BINS / 4) /* more bins marked than this: a band of bars */
-#define CANDIDATES   16		     /* threads tracked in one pixel column */
-#define SHADES	     4		     /* utilisation steps: 25 %, 50 %, 75 %, 100 % opacity */
-#define TENTHS	     10		     /* span ends are kept in tenths of a pixel */
-#define FONT	     "sans-serif"
-#define TID_UNKNOWN  UINT32_MAX /* a span of a thread the file does not name */
-#define LABEL_GAP_PX 200	/* a thread's label at most once in this many pixels */
+#define SVG_WIDTH     1400
+#define MARGIN_L      76
+#define MARGIN_R      24
+#define PLOT_W	      (SVG_WIDTH - MARGIN_L - MARGIN_R) /* pixel columns of a lane */
+#define PLOT_TOP      138				/* title, legend, axis labels above */
+#define MIN_EXACT_PX  2.0				/* narrower slices are aggregated */
+#define TICK_BIN_PX   2
+#define SPIN_BIN_PX   3
+#define TICK_BINS     ((PLOT_W + TICK_BIN_PX - 1) / TICK_BIN_PX)
+#define SPIN_BINS     ((PLOT_W + SPIN_BIN_PX - 1) / SPIN_BIN_PX)
+#define SPIN_DENSE    (SPIN_BINS / 4) /* more bins marked than this: a band of bars */
+#define CANDIDATES    16	      /* threads tracked in one pixel column */
+#define SHADES	      4		      /* utilisation steps: 25 %, 50 %, 75 %, 100 % opacity */
+#define TENTHS	      10	      /* span ends are kept in tenths of a pixel */
+#define FONT	      "sans-serif"
+#define TID_UNKNOWN   UINT32_MAX /* a span of a thread the file does not name */
+#define LABEL_GAP_PX  200	 /* a thread's label at most once in this many pixels */
+#define FLUSH_REASONS ETWFORGE_FLUSH_SEEN
+#define SPIN_KINDS    ETWFORGE_SPIN_SEEN
 
 /* A horizontal piece of a lane in one colour: a slice, or a run of columns. */
 struct span {
 	uint32_t tid;
+	int32_t row; /* its thread row, -1 none */
 	uint32_t lane;
 	uint32_t x0, x1; /* tenths of a pixel from the plot's left edge */
 	uint8_t shade;	 /* 1..SHADES */
@@ -72,12 +78,13 @@ struct column {
 	unsigned n;
 	struct {
 		uint32_t tid;
+		int32_t row;
 		double ns;
 	} cand[CANDIDATES];
 };
 
 struct timeline {
-	const struct sched_frame *fr;
+	const struct draw_view *v;
 	const struct thread_names *names;
 	int64_t from, to;
 	double px_per_ns;
@@ -85,41 +92,27 @@ struct timeline {
 	unsigned nlanes;
 	struct column *open;
 	uint32_t *cell_tid;  /* [lane][PLOT_W]: the dominant thread */
+	int32_t *cell_row;   /* [lane][PLOT_W]: its row */
 	uint8_t *cell_shade; /* [lane][PLOT_W]: 0 = nothing ran */
 	uint8_t *ticks;	     /* [lane][TICK_BINS]: bit r = a flush of reason r */
 	uint16_t *spins;     /* [lane][SPIN_BINS][SPIN_KINDS]: spin locks (saturating) */
+	uint64_t flushes[FLUSH_REASONS]; /* flush items by reason */
+	uint64_t spin_n[SPIN_KINDS];	 /* spin items by kind */
 	struct span *spans;
 	size_t nspans, cap;
 	bool aggregated;
 	bool unknown; /* a span of TID_UNKNOWN exists */
 	bool nomem;
-	struct busy_tally busy;	  /* per thread, when the file names threads */
 	struct wake_arrows wakes; /* the window's wake-ups */
+	struct legend legend;	  /* colours by process, and the legend (at the end) */
 };
 
 /* ---- colours ---------------------------------------------------------------- */
 
-/*
- * The colour of thread @tid, the same in every picture: hue, saturation and
- * lightness from the hash of the TID. Return: 0xRRGGBB.
- */
-static uint32_t thread_rgb(uint32_t tid)
+/* The colour of a span's thread: its process's hue when the file names it, else its TID's. */
+static uint32_t span_rgb(const struct timeline *tl, uint32_t tid, int32_t row)
 {
-	uint32_t h = colour_mix(tid);
-
-	return colour_hsl((double)(h % 360u), (50.0 + (double)((h >> 9) % 35u)) / 100.0,
-			  (40.0 + (double)((h >> 17) % 24u)) / 100.0);
-}
-
-/* The colour of a span's thread: its process's when the file names it, else its TID's. */
-static uint32_t span_rgb(const struct timeline *tl, uint32_t tid)
-{
-	uint32_t rgb;
-
-	if (tl->names && process_rgb(tl->names->ident, tid, &rgb)) {
-		return rgb;
-	}
-	return thread_rgb(tid);
+	return legend_rgb(&tl->legend, tid, row);
 }
 
 /* Dark text on light colours, white on dark ones (relative luminance). */
@@ -132,40 +125,42 @@ static bool dark_text_on(uint32_t rgb)
 }
 
 static const char *const reason_colour[FLUSH_REASONS] = {
-	[FLUSH_TID_FULL] = "#1f5fbf", [FLUSH_TICKS] = "#2ca02c", [FLUSH_SIZE] = "#ff7f0e",
-	[FLUSH_DELTA] = "#d62728",    [FLUSH_END] = "#000000",	 [FLUSH_UNKNOWN] = "#a05fd0",
+	[ETWFORGE_FLUSH_TID_FULL] = "#1f5fbf", [ETWFORGE_FLUSH_TICKS] = "#2ca02c",
+	[ETWFORGE_FLUSH_SIZE] = "#ff7f0e",     [ETWFORGE_FLUSH_DELTA] = "#d62728",
+	[ETWFORGE_FLUSH_END] = "#000000",      [ETWFORGE_FLUSH_UNKNOWN] = "#a05fd0",
 };
 
 static const char *const spin_colour[SPIN_KINDS] = {
-	[SPIN_HOLD] = "#6b3d1f",
-	[SPIN_CONTENDED] = "#d62728",
-	[SPIN_SAMPLED] = "#7f7f7f",
+	[ETWFORGE_SPIN_HOLD] = "#6b3d1f",
+	[ETWFORGE_SPIN_CONTENDED] = "#d62728",
+	[ETWFORGE_SPIN_SAMPLED] = "#7f7f7f",
 };
 
 /* ---- collecting --------------------------------------------------------------- */
 
-struct timeline *timeline_new(const struct sched_frame *fr, const struct thread_names *names,
-			      int64_t from_ns, int64_t to_ns)
+struct timeline *timeline_new(const struct draw_view *v)
 {
 	struct timeline *tl = calloc(1, sizeof(*tl));
-	size_t n = fr->nlanes ? fr->nlanes : 1;
+	size_t n = v->nlanes ? v->nlanes : 1;
 
 	if (!tl) {
 		return NULL;
 	}
-	tl->fr = fr;
-	tl->names = names;
-	tl->from = from_ns;
-	tl->to = to_ns > from_ns ? to_ns : from_ns + 1;
+	tl->v = v;
+	tl->names = v->names;
+	tl->from = v->from;
+	tl->to = v->to > v->from ? v->to : v->from + 1;
 	tl->px_per_ns = (double)PLOT_W / (double)(tl->to - tl->from);
 	tl->col_ns = (double)(tl->to - tl->from) / (double)PLOT_W;
-	tl->nlanes = fr->nlanes;
+	tl->nlanes = v->nlanes;
 	tl->open = calloc(n, sizeof(*tl->open));
 	tl->cell_tid = calloc(n * PLOT_W, sizeof(*tl->cell_tid));
+	tl->cell_row = calloc(n * PLOT_W, sizeof(*tl->cell_row));
 	tl->cell_shade = calloc(n * PLOT_W, 1);
 	tl->ticks = calloc(n * TICK_BINS, 1);
 	tl->spins = calloc(n * SPIN_BINS * SPIN_KINDS, sizeof(*tl->spins));
-	if (!tl->open || !tl->cell_tid || !tl->cell_shade || !tl->ticks || !tl->spins) {
+	if (!tl->open || !tl->cell_tid || !tl->cell_row || !tl->cell_shade || !tl->ticks ||
+	    !tl->spins) {
 		timeline_free(tl);
 		return NULL;
 	}
@@ -182,16 +177,17 @@ void timeline_free(struct timeline *tl)
 	}
 	free(tl->open);
 	free(tl->cell_tid);
+	free(tl->cell_row);
 	free(tl->cell_shade);
 	free(tl->ticks);
 	free(tl->spins);
 	free(tl->spans);
-	busy_free(&tl->busy);
+	legend_free(&tl->legend);
 	free(tl);
 }
 
-static void add_span(struct timeline *tl, uint32_t tid, unsigned lane, double x0, double x1,
-		     uint8_t shade)
+static void add_span(struct timeline *tl, uint32_t tid, int32_t row, unsigned lane, double x0,
+		     double x1, uint8_t shade)
 {
 	struct span *s;
 
@@ -208,6 +204,7 @@ static void add_span(struct timeline *tl, uint32_t tid, unsigned lane, double x0
 	}
 	s = &tl->spans[tl->nspans++];
 	s->tid = tid;
+	s->row = row;
 	s->lane = lane;
 	s->x0 = (uint32_t)lround(x0 * TENTHS);
 	s->x1 = (uint32_t)lround(x1 * TENTHS);
@@ -232,13 +229,15 @@ static void close_column(struct timeline *tl, unsigned lane)
 	}
 	util = c->busy / tl->col_ns;
 	tl->cell_tid[(size_t)lane * PLOT_W + (unsigned)c->col] = c->cand[best].tid;
+	tl->cell_row[(size_t)lane * PLOT_W + (unsigned)c->col] = c->cand[best].row;
 	tl->cell_shade[(size_t)lane * PLOT_W + (unsigned)c->col] =
 		(uint8_t)(util >= 1.0 ? SHADES : 1 + (int)(util * (SHADES - 1) + 0.5));
 	tl->aggregated = true;
 	c->col = -1;
 }
 
-static void add_to_column(struct timeline *tl, unsigned lane, int col, uint32_t tid, double ns)
+static void add_to_column(struct timeline *tl, unsigned lane, int col, uint32_t tid, int32_t row,
+			  double ns)
 {
 	struct column *c = &tl->open[lane];
 	unsigned i;
@@ -253,12 +252,13 @@ static void add_to_column(struct timeline *tl, unsigned lane, int col, uint32_t 
 		c->n = 0;
 	}
 	c->busy += ns;
-	for (i = 0; i < c->n && c->cand[i].tid != tid; i++) {
+	for (i = 0; i < c->n && (c->cand[i].tid != tid || c->cand[i].row != row); i++) {
 	}
 	if (i < c->n) {
 		c->cand[i].ns += ns;
 	} else if (c->n < CANDIDATES) {
 		c->cand[c->n].tid = tid;
+		c->cand[c->n].row = row;
 		c->cand[c->n++].ns = ns;
 	} else {
 		unsigned min = 0;
@@ -270,6 +270,7 @@ static void add_to_column(struct timeline *tl, unsigned lane, int col, uint32_t 
 		}
 		if (ns > c->cand[min].ns) { /* an approximation past CANDIDATES threads */
 			c->cand[min].tid = tid;
+			c->cand[min].row = row;
 			c->cand[min].ns = ns;
 		}
 	}
@@ -280,11 +281,11 @@ static double x_of(const struct timeline *tl, int64_t t)
 	return (double)(t - tl->from) * tl->px_per_ns;
 }
 
-static void tl_slice(void *ctx, const struct sched_slice *s)
+static void tl_slice(struct timeline *tl, const struct etwforge_item *s, unsigned lane)
 {
-	struct timeline *tl = ctx;
 	int64_t t0 = s->t0 > tl->from ? s->t0 : tl->from;
 	int64_t t1 = s->t1 < tl->to ? s->t1 : tl->to;
+	int32_t row = s->thread >= 0 && s->thread <= INT32_MAX ? (int32_t)s->thread : -1;
 	double x0, x1;
 
 	if ((s->known && s->tid == 0) || t1 <= t0) {
@@ -292,22 +293,15 @@ static void tl_slice(void *ctx, const struct sched_slice *s)
 	}
 	x0 = x_of(tl, t0);
 	x1 = x_of(tl, t1);
-	if (s->known && tl->names && identity_any(tl->names->ident)) {
-		if (identity_thread(tl->names->ident, s->tid)) {
-			busy_add(&tl->busy, s->tid, t1 - t0);
-		} else {
-			tl->busy.unattributed_ns += t1 - t0;
-		}
-	}
 	if (!s->known) {
 		if (x1 - x0 >= MIN_EXACT_PX) { /* hatched; a sliver does not matter */
-			add_span(tl, TID_UNKNOWN, s->lane, x0, x1, SHADES);
+			add_span(tl, TID_UNKNOWN, -1, lane, x0, x1, SHADES);
 			tl->unknown = true;
 		}
 		return;
 	}
 	if (x1 - x0 >= MIN_EXACT_PX) {
-		add_span(tl, s->tid, s->lane, x0, x1, SHADES);
+		add_span(tl, s->tid, row, lane, x0, x1, SHADES);
 		return;
 	}
 	for (int col = (int)x0; col <= (int)x1 && col < PLOT_W; col++) {
@@ -315,53 +309,65 @@ static void tl_slice(void *ctx, const struct sched_slice *s)
 		double a = (double)t0 > c0 ? (double)t0 : c0, b = (double)t1 < c1 ? (double)t1 : c1;
 
 		if (b > a) {
-			add_to_column(tl, s->lane, col, s->tid, b - a);
+			add_to_column(tl, lane, col, s->tid, row, b - a);
 		}
 	}
 }
 
-static void tl_flush(void *ctx, const struct sched_flush *fl)
+static void tl_flush(struct timeline *tl, const struct etwforge_item *fl, unsigned lane)
 {
-	struct timeline *tl = ctx;
-	double x = x_of(tl, fl->t);
+	double x = x_of(tl, fl->t0);
 
+	tl->flushes[fl->reason < FLUSH_REASONS ? fl->reason : ETWFORGE_FLUSH_UNKNOWN]++;
 	if (x >= 0 && x <= PLOT_W) {
 		unsigned bin = (unsigned)x / TICK_BIN_PX;
 
 		bin = bin < TICK_BINS ? bin : TICK_BINS - 1;
-		tl->ticks[(size_t)fl->lane * TICK_BINS + bin] |= (uint8_t)(1u << fl->reason);
+		tl->ticks[(size_t)lane * TICK_BINS + bin] |= (uint8_t)(1u << fl->reason);
 	}
 }
 
-static void tl_spin(void *ctx, const struct sched_spin *sp)
+static void tl_spin(struct timeline *tl, const struct etwforge_item *sp, unsigned lane)
 {
-	struct timeline *tl = ctx;
-	double x = x_of(tl, sp->t);
+	double x = x_of(tl, sp->t0);
+	unsigned k = sp->reason < SPIN_KINDS ? sp->reason : ETWFORGE_SPIN_SAMPLED;
 
+	tl->spin_n[k]++;
 	if (x >= 0 && x <= PLOT_W) {
 		unsigned bin = (unsigned)x / SPIN_BIN_PX;
-
 		uint16_t *c;
 
 		bin = bin < SPIN_BINS ? bin : SPIN_BINS - 1;
-		c = &tl->spins[((size_t)sp->lane * SPIN_BINS + bin) * SPIN_KINDS + sp->kind];
+		c = &tl->spins[((size_t)lane * SPIN_BINS + bin) * SPIN_KINDS + k];
 		*c = (uint16_t)(*c + (*c < UINT16_MAX));
 	}
 }
 
-static void tl_wake(void *ctx, const struct sched_wake *wk)
+void timeline_item(struct timeline *tl, const struct etwforge_item *it)
 {
-	struct timeline *tl = ctx;
+	int lane = draw_lane(tl->v, it->cpu);
 
-	wake_arrows_add(&tl->wakes, wk);
+	if (it->kind == ETWFORGE_ITEM_WAKE) {
+		wake_arrows_add(&tl->wakes, it, draw_lane(tl->v, it->from_cpu), lane);
+		return;
+	}
+	if (lane < 0) {
+		return;
+	}
+	switch (it->kind) {
+	case ETWFORGE_ITEM_SLICE:
+		tl_slice(tl, it, (unsigned)lane);
+		break;
+	case ETWFORGE_ITEM_FLUSH:
+		tl_flush(tl, it, (unsigned)lane);
+		break;
+	case ETWFORGE_ITEM_SPIN:
+		tl_spin(tl, it, (unsigned)lane);
+		break;
+	default:
+		break;
+	}
 }
-
-const struct sched_ops timeline_ops = {
-	.slice = tl_slice,
-	.flush = tl_flush,
-	.spin = tl_spin,
-	.wake = tl_wake,
-};
 
 /* ---- writing ------------------------------------------------------------------ */
 
@@ -451,7 +457,7 @@ static void plan(const struct timeline *tl, struct layout *ly)
 		ly->tick_h = ly->tick_h ? 1 : 0;
 	}
 	ly->bar_h = p - gap - ly->spin_h - ly->tick_h;
-	ly->below = legend_height(tl->names ? tl->names->ident : NULL, &tl->busy);
+	ly->below = legend_height(&tl->legend);
 	ly->below += tl->wakes.total ? LEGEND_LINE_H + 4 : 0;
 	ly->height = PLOT_TOP + n * p + 36 + ly->below;
 	ly->label_font = p >= 14 ? 11 : p >= 9 ? p - 2 : 9;
@@ -490,6 +496,9 @@ static int span_cmp(const void *a, const void *b)
 	if (x->tid != y->tid) {
 		return x->tid < y->tid ? -1 : 1;
 	}
+	if (x->row != y->row) {
+		return x->row < y->row ? -1 : 1;
+	}
 	if (x->shade != y->shade) {
 		return x->shade < y->shade ? -1 : 1;
 	}
@@ -504,6 +513,7 @@ static void cells_to_spans(struct timeline *tl)
 {
 	for (unsigned lane = 0; lane < tl->nlanes; lane++) {
 		const uint32_t *tid = tl->cell_tid + (size_t)lane * PLOT_W;
+		const int32_t *row = tl->cell_row + (size_t)lane * PLOT_W;
 		const uint8_t *sh = tl->cell_shade + (size_t)lane * PLOT_W;
 
 		close_column(tl, lane);
@@ -514,10 +524,11 @@ static void cells_to_spans(struct timeline *tl)
 				c++;
 				continue;
 			}
-			while (e < PLOT_W && sh[e] == sh[c] && tid[e] == tid[c]) {
+			while (e < PLOT_W && sh[e] == sh[c] && tid[e] == tid[c] &&
+			       row[e] == row[c]) {
 				e++;
 			}
-			add_span(tl, tid[c], lane, c, e, sh[c]);
+			add_span(tl, tid[c], row[c], lane, c, e, sh[c]);
 			c = e;
 		}
 	}
@@ -534,14 +545,14 @@ static void write_spans(const struct timeline *tl, const struct layout *ly, FILE
 		if (s->tid == TID_UNKNOWN) {
 			fputs("<path fill=\"url(#unknown)\"", f);
 		} else {
-			fprintf(f, "<path fill=\"#%06x\"", span_rgb(tl, s->tid));
+			fprintf(f, "<path fill=\"#%06x\"", span_rgb(tl, s->tid, s->row));
 		}
 		if (s->shade < SHADES) {
 			fprintf(f, " fill-opacity=\"%.2f\"", (double)s->shade / SHADES);
 		}
 		fputs(" d=\"", f);
-		for (;
-		     i < tl->nspans && tl->spans[i].tid == s->tid && tl->spans[i].shade == s->shade;
+		for (; i < tl->nspans && tl->spans[i].tid == s->tid && tl->spans[i].row == s->row &&
+		       tl->spans[i].shade == s->shade;
 		     i++) {
 			const struct span *p = &tl->spans[i];
 			uint32_t w = p->x1 > p->x0 ? p->x1 - p->x0 : 1;
@@ -555,11 +566,62 @@ static void write_spans(const struct timeline *tl, const struct layout *ly, FILE
 			putc('z', f);
 		}
 		fputs("\"><title>", f);
-		put_xml_text(f, s->tid == TID_UNKNOWN
-					? "thread not known (after the CPU's last compact switch)"
-					: thread_name(tl->names, s->tid, name, sizeof(name)));
+		put_xml_text(f,
+			     s->tid == TID_UNKNOWN
+				     ? "thread not known (after the CPU's last compact switch)"
+				     : thread_name(tl->names, s->tid, s->row, name, sizeof(name)));
 		fputs("</title></path>\n", f);
 	}
+}
+
+/*
+ * The longest label of @s's thread that fits in @room characters: its name
+ * ("msedge.exe!CrBrowserMain 4120"), the thread's own name or its
+ * process's image with the TID ("CrBrowserMain 4120"), without it
+ * ("msedge.exe"), cut with an ellipsis ("msedge\xe2\x80\xa6"), the TID.
+ * Return: it (in @buf), or NULL when none fits.
+ */
+static const char *fitting_label(const struct timeline *tl, const struct span *s, double room,
+				 char *buf, size_t cap)
+{
+	const struct etwforge_thread_row *t =
+		tl->names && tl->names->an && s->row >= 0
+			? etwforge_analysis_thread(tl->names->an, (size_t)s->row)
+			: NULL;
+	const struct etwforge_process_row *p = thread_process(tl->names, s->row);
+	const char *group = tl->names ? etwforge_names_group(tl->names->groups, s->tid) : NULL;
+	const char *own = group				? group
+			  : t && t->named && t->name[0] ? t->name
+			  : p && p->image[0]		? p->image
+							: NULL;
+	char part[64];
+
+	thread_name(tl->names, s->tid, s->row, buf, cap);
+	if ((double)strlen(buf) <= room) {
+		return buf;
+	}
+	if (own) {
+		text_copy_name(part, sizeof(part), own);
+		snprintf(buf, cap, "%s %" PRIu32, part, s->tid);
+		if ((double)strlen(buf) <= room) {
+			return buf;
+		}
+		snprintf(buf, cap, "%s", part);
+		if ((double)strlen(buf) <= room && room >= 6) {
+			return buf;
+		}
+		if (room >= 6) { /* its first characters and an ellipsis: a name, not a number */
+			size_t keep = (size_t)room - 1;
+
+			while (keep > 0 && ((unsigned char)part[keep] & 0xC0) == 0x80) {
+				keep--; /* not inside a character */
+			}
+			snprintf(buf, cap, "%.*s\xe2\x80\xa6", (int)keep, part);
+			return buf;
+		}
+	}
+	snprintf(buf, cap, "%" PRIu32, s->tid);
+	return (double)strlen(buf) <= room ? buf : NULL;
 }
 
 /* The thread's name (or TID) inside every span wide enough to hold it. */
@@ -577,7 +639,7 @@ static void write_labels(const struct timeline *tl, const struct layout *ly, FIL
 	for (size_t i = 0; i < tl->nspans; i++) {
 		const struct span *s = &tl->spans[i];
 		double w = (double)(s->x1 - s->x0) / TENTHS - 4;
-		char name[THREAD_NAME_MAX], num[16];
+		char name[THREAD_NAME_MAX];
 		const char *text;
 
 		/* spans are sorted by thread, shade, lane, x: the last label is just before */
@@ -589,19 +651,15 @@ static void write_labels(const struct timeline *tl, const struct layout *ly, FIL
 		    (double)s->x0 / TENTHS < last + LABEL_GAP_PX) {
 			continue;
 		}
-		text = thread_name(tl->names, s->tid, name, sizeof(name));
-		if ((double)strlen(text) * char_w > w) {
-			snprintf(num, sizeof(num), "%" PRIu32, s->tid);
-			text = num;
-			if ((double)strlen(text) * char_w > w) {
-				continue;
-			}
+		text = fitting_label(tl, s, w / char_w, name, sizeof(name));
+		if (!text) {
+			continue;
 		}
 		fputs("<text x=\"", f);
 		put_tenths(f, MARGIN_L * TENTHS + s->x0 + 2 * TENTHS);
 		fprintf(f, "\" y=\"%u\"%s>",
 			lane_top(ly, s->lane) + ly->spin_h + ly->bar_h / 2 + font * 7 / 20,
-			dark_text_on(span_rgb(tl, s->tid)) ? "" : " fill=\"#fff\"");
+			dark_text_on(span_rgb(tl, s->tid, s->row)) ? "" : " fill=\"#fff\"");
 		put_xml_text(f, text);
 		fputs("</text>\n", f);
 		last = (double)s->x0 / TENTHS;
@@ -637,7 +695,7 @@ static void write_ticks(const struct timeline *tl, const struct layout *ly, FILE
 		}
 		if (any) {
 			fprintf(f, "\"><title>batch flush: %s</title></path>\n",
-				flush_reason_label((enum flush_reason)r));
+				etwforge_flush_seen_label(r));
 		}
 	}
 }
@@ -646,10 +704,10 @@ static void write_ticks(const struct timeline *tl, const struct layout *ly, FILE
 static void put_mark(FILE *f, unsigned k, unsigned x, unsigned y, unsigned s)
 {
 	switch (k) {
-	case SPIN_CONTENDED:
+	case ETWFORGE_SPIN_CONTENDED:
 		fprintf(f, "M%u %uh%ul-%u %uz", x - s / 2, y, s, s / 2, s);
 		break;
-	case SPIN_HOLD:
+	case ETWFORGE_SPIN_HOLD:
 		fprintf(f, "M%u %uh%uv%uh-%uz", x - s / 2, y, s, s, s);
 		break;
 	default:
@@ -724,11 +782,11 @@ static void write_spins(const struct timeline *tl, const struct layout *ly, FILE
 					"px, "
 					"its height log2 of the count (tallest: %u or "
 					"more)</title></path>\n",
-					spin_kind_name((enum spin_kind)k), SPIN_BIN_PX,
+					etwforge_spin_seen_name(k), SPIN_BIN_PX,
 					1u << (top_bits[k] - 1));
 			} else {
 				fprintf(f, "\"><title>spin lock: %s</title></path>\n",
-					spin_kind_name((enum spin_kind)k));
+					etwforge_spin_seen_name(k));
 			}
 		}
 	}
@@ -777,7 +835,7 @@ static void write_lanes(const struct timeline *tl, const struct layout *ly, FILE
 	for (unsigned lane = 0; lane < tl->nlanes; lane += ly->label_every) {
 		fprintf(f, "<text x=\"%d\" y=\"%u\">CPU %u</text>\n", MARGIN_L - 8,
 			lane_top(ly, lane) + ly->spin_h + ly->bar_h / 2 + ly->label_font * 7 / 20,
-			tl->fr->lane_cpu[lane]);
+			tl->v->lane_cpu[lane]);
 	}
 	fputs("</g>\n", f);
 }
@@ -803,17 +861,17 @@ static void put_hz(FILE *f, uint64_t hz)
 
 /* Title, what was drawn, and the legend with its counts. */
 static void write_head(const struct timeline *tl, const struct layout *ly,
-		       const struct sched_totals *tot, FILE *f)
+		       const struct etwforge_analysis_totals *tot, FILE *f)
 {
-	const struct etwforge_file_info *in = tl->fr->info;
+	const struct etwforge_file_info *in = tl->v->info;
 	uint64_t batches = 0, spins = 0;
 	unsigned x;
 
 	for (unsigned r = 0; r < FLUSH_REASONS; r++) {
-		batches += tot->flushes[r];
+		batches += tl->flushes[r];
 	}
 	for (unsigned k = 0; k < SPIN_KINDS; k++) {
-		spins += tot->spins[k];
+		spins += tl->spin_n[k];
 	}
 	fputs("<text x=\"12\" y=\"22\" font-size=\"15\" font-weight=\"bold\">", f);
 	put_xml(f, in->name);
@@ -823,7 +881,7 @@ static void write_head(const struct timeline *tl, const struct layout *ly,
 		"</text>\n<text x=\"12\" y=\"40\" font-size=\"11\" fill=\"#333\">%u of %" PRIu32
 		" CPUs, %s clock at ",
 		tl->nlanes, in->cpus, clock_name(in->clock_type));
-	put_hz(f, tl->fr->hz);
+	put_hz(f, tl->v->hz);
 	fprintf(f,
 		", %.6g to %.6g ms since the session start: %" PRIu64 " switches (%" PRIu64
 		" from compact batches), %" PRIu64 " batch flushes, %" PRIu64
@@ -835,7 +893,7 @@ static void write_head(const struct timeline *tl, const struct layout *ly,
 	fprintf(f,
 		"<g font-size=\"11\" fill=\"#333\">\n<text x=\"12\" y=\"60\">colour: %s; blank: "
 		"idle%s</text>\n",
-		tl->names && identity_any(tl->names->ident)
+		tl->legend.named
 			? "the process, in a shade per thread (the file's Process and Thread "
 			  "records, listed under the lanes)"
 			: "the thread (a fixed hash of its TID, the same in every picture)",
@@ -853,15 +911,18 @@ static void write_head(const struct timeline *tl, const struct layout *ly,
 	fputs("<text x=\"12\" y=\"98\">batch flushes:</text>\n", f);
 	x = 104;
 	if (batches == 0) {
-		fputs("<text x=\"104\" y=\"98\">none here (no compact batches)</text>\n", f);
+		fprintf(f, "<text x=\"104\" y=\"98\">%s</text>\n",
+			tot->compact ? "none in this window (its switches are in batches flushed "
+				       "after it)"
+				     : "none here (no compact batches)");
 	}
 	for (unsigned r = 0; batches && r < FLUSH_REASONS; r++) {
-		const char *label = flush_reason_label((enum flush_reason)r);
+		const char *label = etwforge_flush_seen_label(r);
 
 		fprintf(f, "<rect x=\"%u\" y=\"88\" width=\"3\" height=\"12\" fill=\"%s\"/>", x,
 			reason_colour[r]);
 		fprintf(f, "<text x=\"%u\" y=\"98\">%s: %" PRIu64 "</text>\n", x + 7, label,
-			tot->flushes[r]);
+			tl->flushes[r]);
 		x += 7 + (unsigned)((double)strlen(label) * 6.2) + 64;
 	}
 	/* line 3: spin locks */
@@ -872,12 +933,12 @@ static void write_head(const struct timeline *tl, const struct layout *ly,
 		x += 60;
 	}
 	for (unsigned k = 0; spins && k < SPIN_KINDS; k++) {
-		const char *name = spin_kind_name((enum spin_kind)k);
+		const char *name = etwforge_spin_seen_name(k);
 
 		fprintf(f, "<path fill=\"%s\" d=\"", spin_colour[k]);
 		put_mark(f, k, x + 4, 107, 9);
 		fprintf(f, "\"/><text x=\"%u\" y=\"116\">%s: %" PRIu64 "</text>\n", x + 12, name,
-			tot->spins[k]);
+			tl->spin_n[k]);
 		x += 12 + (unsigned)((double)strlen(name) * 6.2) + 64;
 	}
 	if (ly->spin_bars) {
@@ -885,7 +946,7 @@ static void write_head(const struct timeline *tl, const struct layout *ly,
 			"<path fill=\"%s\" d=\"M%u 111h2v5h-2zM%u 108h2v8h-2zM%u 113h2v3h-2z\"/>"
 			"<text x=\"%u\" y=\"116\">where too many to mark: bars, log2 of the "
 			"count</text>\n",
-			spin_colour[SPIN_CONTENDED], x, x + 3, x + 6, x + 12);
+			spin_colour[ETWFORGE_SPIN_CONTENDED], x, x + 3, x + 6, x + 12);
 		x += 12 + 270;
 	}
 	fprintf(f,
@@ -895,9 +956,9 @@ static void write_head(const struct timeline *tl, const struct layout *ly,
 }
 
 /* thread_name() in the form the arrows take it. */
-static const char *wake_name(const void *ctx, uint32_t tid, char *buf, size_t cap)
+static const char *wake_name(const void *ctx, uint32_t tid, int64_t row, char *buf, size_t cap)
 {
-	return thread_name(ctx, tid, buf, cap);
+	return thread_name(ctx, tid, row, buf, cap);
 }
 
 /* The wake-up arrows, when few enough. Return: 0, or -ENOMEM. */
@@ -927,28 +988,27 @@ static int write_wakes(const struct timeline *tl, const struct layout *ly, FILE 
 	return 0;
 }
 
-/* Under the axis: the wake-ups line and the processes. Return: 0, or -ENOMEM. */
-static int write_below(const struct timeline *tl, const struct layout *ly, FILE *f)
+/* Under the axis: the wake-ups line and the processes. */
+static void write_below(const struct timeline *tl, const struct layout *ly, FILE *f)
 {
 	unsigned y = ly->height - ly->below;
-	double total_ns = (double)(tl->to - tl->from) * (double)tl->nlanes;
 
 	if (tl->wakes.total) {
 		wake_arrows_legend(f, &tl->wakes, 12, y + 12);
 		y += LEGEND_LINE_H + 4;
 	}
-	if (tl->busy.nomem) {
-		return -ENOMEM;
-	}
-	return legend_write(f, tl->names ? tl->names->ident : NULL, &tl->busy, total_ns, 12, y);
+	legend_write(f, &tl->legend, 12, y);
 }
 
-int timeline_write(struct timeline *tl, const struct sched_totals *tot, FILE *out)
+int timeline_write(struct timeline *tl, FILE *out)
 {
+	const struct etwforge_analysis_totals *tot = etwforge_analysis_totals(tl->v->an);
 	struct layout ly;
 
 	cells_to_spans(tl);
-	if (tl->nomem) {
+	if (tl->nomem ||
+	    legend_build(&tl->legend, tl->names, (double)(tl->to - tl->from) * (double)tl->nlanes,
+			 SVG_WIDTH) < 0) {
 		return -ENOMEM;
 	}
 	if (tl->nspans) { /* qsort(NULL, 0, ...) is undefined */
@@ -978,9 +1038,10 @@ int timeline_write(struct timeline *tl, const struct sched_totals *tot, FILE *ou
 	write_labels(tl, &ly, out);
 	write_ticks(tl, &ly, out);
 	write_spins(tl, &ly, out);
-	if (write_wakes(tl, &ly, out) < 0 || write_below(tl, &ly, out) < 0) {
+	if (write_wakes(tl, &ly, out) < 0) {
 		return -ENOMEM;
 	}
+	write_below(tl, &ly, out);
 	fputs("</svg>\n", out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -12,15 +12,16 @@
 
 #define WAKE_COLOUR "#111"
 
-void wake_arrows_add(struct wake_arrows *a, const struct sched_wake *wk)
+void wake_arrows_add(struct wake_arrows *a, const struct etwforge_item *wk, int from_lane,
+		     int to_lane)
 {
 	a->total++;
-	if (wk->from_lane < 0 || wk->to_lane < 0) {
+	if (from_lane < 0 || to_lane < 0) {
 		a->off_lane++;
 		return;
 	}
 	if (a->n < WAKE_ARROWS_MAX) {
-		a->v[a->n++] = *wk;
+		a->v[a->n++] = (struct wake_arrow){*wk, from_lane, to_lane};
 	}
 }
 
@@ -43,7 +44,8 @@ static double clamp(double v, double lo, double hi)
 }
 
 void wake_arrows_write(FILE *f, const struct wake_arrows *a, const struct wake_geometry *g,
-		       const char *(*name_of)(const void *ctx, uint32_t tid, char *buf, size_t cap),
+		       const char *(*name_of)(const void *ctx, uint32_t tid, int64_t row, char *buf,
+					      size_t cap),
 		       const void *ctx)
 {
 	if (!wake_arrows_drawn(a)) {
@@ -53,17 +55,18 @@ void wake_arrows_write(FILE *f, const struct wake_arrows *a, const struct wake_g
 	      "stroke-opacity=\"0.85\" marker-end=\"url(#wake-head)\">\n",
 	      f);
 	for (unsigned i = 0; i < a->n; i++) {
-		const struct sched_wake *w = &a->v[i];
-		double x1 = clamp(g->x0 + (double)(w->t_ready - g->from_ns) * g->px_per_ns, g->x0,
+		const struct wake_arrow *ar = &a->v[i];
+		const struct etwforge_item *w = &ar->wk;
+		double x1 = clamp(g->x0 + (double)(w->t0 - g->from_ns) * g->px_per_ns, g->x0,
 				  g->x0 + g->plot_w);
-		double x2 = clamp(g->x0 + (double)(w->t_run - g->from_ns) * g->px_per_ns, g->x0,
+		double x2 = clamp(g->x0 + (double)(w->t1 - g->from_ns) * g->px_per_ns, g->x0,
 				  g->x0 + g->plot_w);
-		double y1 = g->lane_top[w->from_lane] + g->bar_h / 2.0;
-		double y2 = g->lane_top[w->to_lane] + g->bar_h / 2.0;
+		double y1 = g->lane_top[ar->from_lane] + g->bar_h / 2.0;
+		double y2 = g->lane_top[ar->to_lane] + g->bar_h / 2.0;
 		char waker[160], woken[160];
 
-		if (w->from_lane == w->to_lane) { /* an arc over the bar of the lane */
-			double top = g->lane_top[w->to_lane] - 2.0;
+		if (ar->from_lane == ar->to_lane) { /* an arc over the bar of the lane */
+			double top = g->lane_top[ar->to_lane] - 2.0;
 
 			fprintf(f, "<path d=\"M%.1f %.1fC%.1f %.1f %.1f %.1f %.1f %.1f\">", x1, y1,
 				x1, top, x2, top, x2, y2);
@@ -71,11 +74,11 @@ void wake_arrows_write(FILE *f, const struct wake_arrows *a, const struct wake_g
 			fprintf(f, "<path d=\"M%.1f %.1fL%.1f %.1f\">", x1, y1, x2, y2);
 		}
 		fputs("<title>wake-up: ", f);
-		put_xml_text(f, name_of(ctx, w->waker, waker, sizeof(waker)));
+		put_xml_text(f, name_of(ctx, w->waker, w->waker_thread, waker, sizeof(waker)));
 		fputs(" readied ", f);
-		put_xml_text(f, name_of(ctx, w->tid, woken, sizeof(woken)));
+		put_xml_text(f, name_of(ctx, w->tid, w->thread, woken, sizeof(woken)));
 		fprintf(f, " at %.6f ms on CPU %u; it ran at %.6f ms on CPU %u</title></path>\n",
-			(double)w->t_ready / 1e6, w->from_cpu, (double)w->t_run / 1e6, w->to_cpu);
+			(double)w->t0 / 1e6, w->from_cpu, (double)w->t1 / 1e6, w->cpu);
 	}
 	fputs("</g>\n", f);
 }

@@ -15,20 +15,31 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dump_wakeup.h"
+#include "etwforge/etwforge.h"
 
 #define WAKE_ARROWS_MAX 200
 
+/**
+ * struct wake_arrow - a wake-up (an analysis's ETWFORGE_ITEM_WAKE) and the
+ * lanes of its two CPUs (-1: not drawn).
+ */
+struct wake_arrow {
+	struct etwforge_item wk;
+	int from_lane;
+	int to_lane;
+};
+
 /** struct wake_arrows - the wake-ups of a window; zero-initialise. */
 struct wake_arrows {
-	struct sched_wake v[WAKE_ARROWS_MAX];
+	struct wake_arrow v[WAKE_ARROWS_MAX];
 	unsigned n;
 	uint64_t total;	   /* wake-ups in the window, both CPUs shown or not */
 	uint64_t off_lane; /* of which with a CPU not shown */
 };
 
-/** wake_arrows_add - one wake-up of the window. */
-void wake_arrows_add(struct wake_arrows *a, const struct sched_wake *wk);
+/** wake_arrows_add - one wake-up of the window, its CPUs on lanes @from_lane and @to_lane. */
+void wake_arrows_add(struct wake_arrows *a, const struct etwforge_item *wk, int from_lane,
+		     int to_lane);
 
 /** wake_arrows_drawn - are the arrows drawn (at most WAKE_ARROWS_MAX, at least one)? */
 bool wake_arrows_drawn(const struct wake_arrows *a);
@@ -52,9 +63,13 @@ struct wake_geometry {
 /** wake_arrows_defs - the arrowhead marker, inside <defs>. */
 void wake_arrows_defs(FILE *f);
 
-/** wake_arrows_write - the arrows, when drawn; @name_of names a thread into a buffer. */
+/**
+ * wake_arrows_write - the arrows, when drawn; @name_of names a thread (its
+ * TID and thread row) into a buffer.
+ */
 void wake_arrows_write(FILE *f, const struct wake_arrows *a, const struct wake_geometry *g,
-		       const char *(*name_of)(const void *ctx, uint32_t tid, char *buf, size_t cap),
+		       const char *(*name_of)(const void *ctx, uint32_t tid, int64_t row, char *buf,
+					      size_t cap),
 		       const void *ctx);
 
 /** wake_arrows_legend - the legend's text about wake-ups (nothing when the file has none). */

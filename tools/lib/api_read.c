@@ -161,11 +161,6 @@ struct etwforge_stats *etwforge_stats_new(void)
 	return calloc(1, sizeof(struct etwforge_stats));
 }
 
-void etwforge_stats_free(struct etwforge_stats *st)
-{
-	free(st);
-}
-
 int etwforge_stats_count(const struct etwforge_stats *st, enum etwforge_stat what, unsigned index,
 			 uint64_t *out)
 {
@@ -197,16 +192,4 @@ const char *etwforge_payload_name(uint16_t hook)
 const char *etwforge_stats_kind_name(unsigned k)
 {
 	return read_stats_kind_name(k);
-}
-
-int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *st,
-			struct etwforge_error *err)
-{
-	return read_file_stats(f, st, err);
-}
-
-size_t etwforge_stats_json(const struct etwforge_file *f, const struct etwforge_stats *st,
-			   char *buf, size_t cap)
-{
-	return read_stats_json(f, st, buf, cap);
 }

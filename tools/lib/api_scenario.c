@@ -77,3 +77,15 @@ int etwforge_scenario_print(struct etwforge_scenario *sc, FILE *f, struct etwfor
 	}
 	return 0;
 }
+
+const char *etwforge_scenario_warning(const struct etwforge_scenario *sc, unsigned i)
+{
+	for (unsigned k = 0; sc && k < sc->sc.where.nnotes; k++) {
+		const char *note = sk_note_current(&sc->sc.where, k);
+
+		if (note && i-- == 0) {
+			return note;
+		}
+	}
+	return NULL;
+}

@@ -732,9 +732,22 @@ int fuzz_corpus_write(const char *dir, const struct etwforge_corpus_opts *opts,
 				  "written in the output folder)",
 				  o->zip_name);
 	}
+	if (o->seed > (uint64_t)INT64_MAX) {
+		return error_fail(err, -EINVAL, ERR_INPUT,
+				  "--seed %" PRIu64 ": out of range 1..9223372036854775807 (each "
+				  "truth stream carries it, a signed 64-bit JSON integer)",
+				  o->seed);
+	}
 	rc = mutants_check(o, err);
 	if (rc < 0) {
 		return rc;
+	}
+	if (o->mutants && o->shard >= o->mutants) {
+		/* an empty shard (more shards than mutants): nothing to write, no folder made */
+		if (sum) {
+			memset(sum, 0, sizeof(*sum));
+		}
+		return error_ok(err);
 	}
 	if (o->mutants) {
 		rc = corpus_build_valid(&cat, o->seed ? o->seed : 1, err);

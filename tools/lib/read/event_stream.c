@@ -34,27 +34,29 @@ static uint64_t payload_offset(const struct etl_record *rec)
 }
 
 /*
- * Deliver a compact switch: the pending one goes out with its successor's
- * TID, and @cc becomes the pending one, built in place (the batch record it
- * carries is copied only when the batch changed).
+ * A compact switch @cc of the batch being read: the waiting one, if any, is
+ * handed out (*@out) with @cc's old thread as its new one, and @cc waits in
+ * the other slot (its batch record copied only when the slot held another
+ * batch's switch). Return: 1 when *@out is set.
  */
 static int push_compact(struct dec_cursor *c, const struct etw_cswitch_compact *cc,
-			struct dec_event *out)
+			const struct dec_event **out)
 {
-	struct dec_event *ev = &c->pending;
+	struct dec_event *ev = &c->sw[c->pi ^ 1u];
 	int ready = c->have_pending;
 
 	if (ready) {
-		*out = c->pending;
-		out->new_tid_known = true;
-		out->new_tid = cc->old_tid;
+		struct dec_event *p = &c->sw[c->pi];
+
+		p->new_tid_known = true;
+		p->new_tid = cc->old_tid;
+		*out = p;
 	}
-	if (!c->have_pending || ev->rec.data != c->batch_rec.data) {
+	if (ev->rec.data != c->batch_rec.data) {
 		ev->rec = c->batch_rec;
 	}
 	ev->kind = DEC_EV_COMPACT;
 	ev->cpu = c->cpu;
-	memset(&ev->u, 0, sizeof(ev->u));
 	ev->u.cc = *cc;
 	ev->file_offset = payload_offset(&c->batch_rec) + cc->rec_offset;
 	ev->batch = c->batch_no - 1;
@@ -63,11 +65,32 @@ static int push_compact(struct dec_cursor *c, const struct etw_cswitch_compact *
 	ev->new_tid = 0;
 	c->batch_first = false;
 	c->have_pending = true;
+	c->pi ^= 1u;
 	return ready;
+}
+
+/* The waiting compact switch, its new thread unknown, handed out. */
+static const struct dec_event *take_pending(struct dec_cursor *c)
+{
+	c->have_pending = false;
+	return &c->sw[c->pi];
 }
 
 int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err)
 {
+	const struct dec_event *p;
+	int r = dec_cursor_peek(c, &p, err);
+
+	if (r > 0) {
+		*ev = *p;
+	}
+	return r;
+}
+
+int dec_cursor_peek(struct dec_cursor *c, const struct dec_event **out, struct etl_error *err)
+{
+	struct dec_event *ev = &c->one;
+
 	if (c->have_deferred) {
 		c->have_deferred = false;
 		*err = c->deferred;
@@ -88,8 +111,7 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error
 					/* the switch before the damage first, its new thread unknown */
 					c->deferred = *err;
 					c->have_deferred = true;
-					*ev = c->pending;
-					c->have_pending = false;
+					*out = take_pending(c);
 					return 1;
 				}
 				return -EINVAL;
@@ -98,15 +120,14 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error
 				c->in_batch = false;
 				continue;
 			}
-			if (push_compact(c, &cc, ev)) {
+			if (push_compact(c, &cc, out)) {
 				return 1;
 			}
 			continue;
 		}
 		if (c->oi >= c->norder) {
 			if (c->have_pending) {
-				*ev = c->pending;
-				c->have_pending = false;
+				*out = take_pending(c);
 				return 1;
 			}
 			return 0;
@@ -141,6 +162,7 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error
 			ev->cpu = c->cpu;
 			ev->rec = rec;
 			ev->file_offset = rec.file_offset;
+			*out = ev;
 			return 1;
 		}
 		if (rec.kind != ETL_KIND_PERFINFO) {
@@ -173,6 +195,7 @@ int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error
 			ev->cpu = c->cpu;
 			ev->rec = rec;
 			ev->file_offset = rec.file_offset;
+			*out = ev;
 			return 1;
 		}
 		if (rec.hook_id == ETW_HOOK_CSWITCH_BATCH && (c->kinds & DEC_EV_COMPACT)) {

@@ -66,7 +66,9 @@ struct dec_cursor {
 	uint64_t batch_no;
 	bool batch_first;
 	bool have_pending;
-	struct dec_event pending; /* compact switch waiting for its successor */
+	struct dec_event sw[2]; /* sw[pi]: the compact switch waiting for its successor */
+	unsigned pi;
+	struct dec_event one; /* the last event of another kind handed out */
 	bool have_deferred;
 	struct etl_error deferred; /* a batch error, given after the pending switch */
 };
@@ -86,5 +88,11 @@ void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned 
  * Return: 1 with *@ev, 0 at the end, -EINVAL malformed (@err filled).
  */
 int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err);
+
+/**
+ * dec_cursor_peek - dec_cursor_next() without the copy: *@ev points into
+ * @c, valid until its next call (a reader of every switch of a file).
+ */
+int dec_cursor_peek(struct dec_cursor *c, const struct dec_event **ev, struct etl_error *err);
 
 #endif /* TOOLS_LIB_EVENT_STREAM_H */

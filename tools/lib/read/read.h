@@ -57,7 +57,8 @@ size_t read_event_json(const struct etwforge_event *ev, unsigned flags, char *bu
 size_t read_file_json(const struct etwforge_file *f, char *buf, size_t cap);
 
 /**
- * struct stats_identity - the identity counts of --stats (stats_identity.c).
+ * struct stats_identity - the identity counts of --stats (the analysis
+ * room's, filled by the API).
  * @processes:    distinct PIDs of Process records (0x0301-0x0304, 0x0327)
  * @threads:      distinct TIDs of Thread records (0x0501-0x0504)
  * @ready:        ReadyThread 0x0532 events (decoded: not a too-short one)
@@ -86,7 +87,9 @@ struct stats_identity {
  * @compact:         switches in compact batches by form (idle_short, idle,
  *                   lite, full)
  * @ident:           processes, threads, ready and sample events, switches
- *                   attributed or not (stats_identity.h)
+ *                   attributed or not
+ * @an:              the analysis the identity counts come from (the API
+ *                   makes and frees it: the read room knows no analysis)
  */
 struct etwforge_stats {
 	uint64_t buffers;
@@ -100,6 +103,7 @@ struct etwforge_stats {
 	uint64_t records_by_kind[8][2];
 	uint64_t hooks[3][2][65536];
 	struct stats_identity ident;
+	struct etwforge_analysis *an;
 };
 
 /* read_record_times - as etwforge_record_times(). */
@@ -114,8 +118,18 @@ int read_stats_hook(const struct etwforge_stats *st, unsigned kind, bool is64, u
 		    uint64_t *out);
 /* read_stats_hook_next - the first hook id >= @from with records, -ENOENT none, -ERANGE bad @kind. */
 int read_stats_hook_next(const struct etwforge_stats *st, unsigned kind, bool is64, int from);
-int read_file_stats(struct etwforge_file *f, struct etwforge_stats *st, struct etwforge_error *err);
-size_t read_stats_json(const struct etwforge_file *f, const struct etwforge_stats *st, char *buf,
-		       size_t cap);
+/*
+ * read_file_stats - as etwforge_file_stats() but the identity counts; the
+ * compact switches by form too with @forms (else left for the caller: the
+ * analysis counts them as it reads the batches).
+ */
+int read_file_stats(struct etwforge_file *f, struct etwforge_stats *st, bool forms,
+		    struct etwforge_error *err);
+struct jout;
+/* read_json_more_fn - members to add at the end of a JSON object. */
+typedef void (*read_json_more_fn)(struct jout *j, const void *ctx);
+/* read_stats_json - as etwforge_stats_json(), @more (NULL: none) adding its members last. */
+size_t read_stats_json(const struct etwforge_file *f, const struct etwforge_stats *st,
+		       read_json_more_fn more, const void *ctx, char *buf, size_t cap);
 
 #endif

@@ -3,8 +3,9 @@
  * tools/lib/read/stats.c - read_file_stats(): count every buffer and
  * record of a file (by kind, hook id and CPU, with PEBS/PMC items) and the
  * switches of its compact batches by record form, without building an
- * event per switch: this is `dump --stats`, and it has to be fast. The
- * identity counts take a second pass (stats_identity.c).
+ * event per switch: this is `dump --stats`, and it has to be fast. Who
+ * the switches went to (the identity counts) is the analysis room's to say:
+ * the API fills them from its reading of the file (api_analysis.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,7 +16,6 @@
 #include "producer/etw_layout.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
-#include "tools/lib/read/stats_identity.h"
 #include "tools/lib/common/json_out.h"
 #include "writer/etl_reader.h"
 
@@ -144,16 +144,6 @@ static int count_compact(const struct etl_reader *d, const struct etl_record *r,
 	return 0;
 }
 
-/* A plain CSwitch, decoded as the iterator does: its new thread to the identity counts. */
-static int switch_in(struct stats_ident *si, const struct etl_record *r)
-{
-	struct etw_payload pl;
-
-	etw_decode_payload(r->hook_id, r->version, r->is64 ? ETL_ARCH_X64 : ETL_ARCH_X86,
-			   r->payload, r->payload_len, &pl);
-	return pl.kind == ETW_PAYLOAD_CSWITCH ? stats_identity_switch_in(si, pl.u.cs.new_tid) : 0;
-}
-
 /*
  * zero_stats - clear @s, writing only the parts that are not zero already.
  * Most of its 3 MiB (the per-hook counts) stays zero, and a caller's calloc()
@@ -180,21 +170,17 @@ static void zero_stats(struct etwforge_stats *s)
 	}
 }
 
-int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct etwforge_error *err)
+int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, bool forms,
+		    struct etwforge_error *err)
 {
 	const struct etl_reader *d = read_file_reader(f);
 	bool keep_going = read_file_keep_going(f);
 	struct etl_error e;
 	struct etl_record r;
 	int first = 0; /* with keep_going: the first damage, said in @err */
-	struct stats_ident *si;
 	int rc;
 
 	zero_stats(s);
-	si = stats_identity_new();
-	if (!si) {
-		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
-	}
 	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
 		const struct etl_buffer *b = etl_reader_buffer(d, i);
 		size_t pos = 0;
@@ -212,15 +198,10 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 			    r.kind == ETL_KIND_PERFINFO) {
 				s->hooks[hooked_index(r.kind)][r.is64][r.hook_id]++;
 			}
-			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH &&
-			    switch_in(si, &r) < 0) {
-				stats_identity_free(si);
-				return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
-			}
-			if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
+			if (forms && r.kind == ETL_KIND_PERFINFO &&
+			    r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
 			    count_compact(d, &r, s, first ? NULL : err) < 0) {
 				if (!keep_going) {
-					stats_identity_free(si);
 					return -EINVAL;
 				}
 				first = -EINVAL; /* the batch is skipped, the count goes on */
@@ -228,19 +209,12 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, struct et
 		}
 		if (rc < 0) {
 			if (!keep_going) {
-				stats_identity_free(si);
 				return error_fail_at(err, -EINVAL, ERR_DATA, "%s", e.msg);
 			}
 			if (!first) {
 				first = error_fail_at(err, -EINVAL, ERR_DATA, "%s", e.msg);
 			}
 		}
-	}
-	/* the damage is the framing pass's to say: the second meets the same */
-	rc = stats_identity_finish(si, f, &s->ident, first ? NULL : err);
-	stats_identity_free(si);
-	if (rc < 0 && (rc == -ENOMEM || !first)) {
-		return rc;
 	}
 	return first ? first : error_ok(err);
 }
@@ -269,8 +243,8 @@ static void cpu_map(struct jout *j, const uint64_t *v)
 	jout_close(j, '}');
 }
 
-size_t read_stats_json(const struct etwforge_file *f, const struct etwforge_stats *s, char *buf,
-		       size_t cap)
+size_t read_stats_json(const struct etwforge_file *f, const struct etwforge_stats *s,
+		       read_json_more_fn more, const void *ctx, char *buf, size_t cap)
 {
 	struct jout j;
 	char label[24], hook[8];
@@ -341,6 +315,9 @@ size_t read_stats_json(const struct etwforge_file *f, const struct etwforge_stat
 	jout_ku64(&j, "attributed", s->ident.attributed);
 	jout_ku64(&j, "unattributed", s->ident.unattributed);
 	jout_close(&j, '}');
+	if (more) {
+		more(&j, ctx);
+	}
 	jout_close(&j, '}');
 	return jout_finish(&j);
 }

@@ -28,6 +28,7 @@
 #include "tools/lib/common/wall_clock.h"
 #include "tools/lib/run/gen_jobs.h"
 #include "tools/lib/run/run.h"
+#include "tools/lib/run/run_stop.h"
 #include "tools/lib/run/summary.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/truth/truth.h"
@@ -356,6 +357,9 @@ static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double
 			last = wall_seconds();
 			report_progress(g, o, t0);
 		}
+		if (run_stopped(o, err)) {
+			return -ECANCELED;
+		}
 		if (rc == 1) {
 			break;
 		}
@@ -486,6 +490,10 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	locks_fill(sum ? sum : &local, &g);
 	if (g.json_f) {
 		etwforge_summary_print(g.json_f, sum ? sum : &local, true);
+	}
+	if (run_stopped(o, err)) {
+		rc = -ECANCELED;
+		goto out;
 	}
 	rc = session_run_commit(&g.run, err);
 	if (rc < 0) {

@@ -23,8 +23,9 @@
  *
  * The temporary names live in a process-wide table that out_abandon()
  * walks with unlink() (async-signal-safe): a tool's signal handler calls it
- * (through etwforge_outputs_abandon()) before it exits. The table is changed only with those signals
- * blocked, so the handler never sees half an update. A spool file has no
+ * (through etwforge_outputs_abandon()) before it exits. The table is changed only with every
+ * signal such a handler may run on blocked (all but the faults), one atomic slot at a time,
+ * so the handler never sees half an update and runs in several threads share it. A spool file has no
  * name once it is made (it is made and unlinked with the signals blocked),
  * so nothing can leave it behind.
  */
@@ -32,6 +33,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,22 +48,49 @@
 
 /* ---- the process-wide table of temporary files (for the signal handler) -- */
 
-static const char *volatile temps[MAX_TEMPS];
+/*
+ * Slots are claimed and released with atomic exchanges, so runs in several
+ * threads share the tables; the handler only loads (lock-free atomics are
+ * async-signal-safe).
+ */
+static _Atomic(const char *) temps[MAX_TEMPS];
 
 /* Folders made for the outputs of a run (out_dir_make), removed with it if it fails. */
 #define MAX_DIRS 4
-static const char *volatile dirs[MAX_DIRS];
+static _Atomic(const char *) dirs[MAX_DIRS];
 
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+/* Put @name in the first free slot of @table. Return: false if it is full. */
+static bool slot_claim(_Atomic(const char *) *table, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const char *none = NULL;
+
+		if (atomic_compare_exchange_strong(&table[i], &none, name)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The signals a tool's handler may clean up on: every one but the faults a
+ * program raises itself (blocking those would turn a crash into a kill).
+ */
+static void cleanup_set(sigset_t *set)
+{
+	static const int faults[] = {SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS};
+
+	sigfillset(set);
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
+		sigdelset(set, faults[i]);
+	}
+}
 
 static void block_signals(sigset_t *old)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
-		sigaddset(&set, cleanup_signals[i]);
-	}
+	cleanup_set(&set);
 	sigprocmask(SIG_BLOCK, &set, old);
 }
 
@@ -73,35 +102,29 @@ static void restore_signals(const sigset_t *old)
 /* Put @name in the table (signals must be blocked). Return: false if full. */
 static bool temp_register(const char *name)
 {
-	for (unsigned i = 0; i < MAX_TEMPS; i++) {
-		if (!temps[i]) {
-			temps[i] = name;
-			return true;
-		}
-	}
-	return false;
+	return slot_claim(temps, MAX_TEMPS, name);
 }
 
 static void temp_unregister(const char *name)
 {
 	for (unsigned i = 0; i < MAX_TEMPS; i++) {
-		if (temps[i] == name) {
-			temps[i] = NULL;
-		}
+		const char *was = name;
+
+		atomic_compare_exchange_strong(&temps[i], &was, NULL);
 	}
 }
 
 void out_abandon(void)
 {
 	for (unsigned i = 0; i < MAX_TEMPS; i++) {
-		const char *t = temps[i];
+		const char *t = atomic_load(&temps[i]);
 
 		if (t) {
 			unlink(t);
 		}
 	}
 	for (unsigned i = 0; i < MAX_DIRS; i++) {
-		const char *d = dirs[i];
+		const char *d = atomic_load(&dirs[i]);
 
 		if (d) {
 			rmdir(d); /* only when empty: made for this run and nothing committed */
@@ -175,12 +198,8 @@ int out_dir_make(const char *path, struct etwforge_error *err)
 		free(copy);
 		return error_fail(err, -e, ERR_DATA, "%s: cannot create: %s", path, strerror(e));
 	}
-	for (unsigned i = 0; i < MAX_DIRS; i++) {
-		if (!dirs[i]) {
-			dirs[i] = copy;
-			copy = NULL;
-			break;
-		}
+	if (slot_claim(dirs, MAX_DIRS, copy)) {
+		copy = NULL;
 	}
 	restore_signals(&old);
 	free(copy); /* the table is full: it is still made, only not removed on a signal */
@@ -193,10 +212,9 @@ void out_dir_done(const char *path, bool keep)
 
 	block_signals(&old);
 	for (unsigned i = 0; i < MAX_DIRS; i++) {
-		const char *d = dirs[i];
+		const char *d = atomic_load(&dirs[i]);
 
-		if (d && !strcmp(d, path)) {
-			dirs[i] = NULL;
+		if (d && !strcmp(d, path) && atomic_compare_exchange_strong(&dirs[i], &d, NULL)) {
 			if (!keep) {
 				rmdir(d);
 			}
@@ -823,15 +841,22 @@ int out_file_close(struct out_file *f)
 	return finish_one(f);
 }
 
+/* A pending signal whose default ends the process (a tool's handler for it cleans up and exits). */
 static bool cleanup_signal_pending(void)
 {
-	sigset_t pend;
+	static const int harmless[] = {SIGCHLD, SIGCONT, SIGURG, SIGWINCH,
+				       SIGTSTP, SIGTTIN, SIGTTOU};
+	sigset_t pend, set;
 
 	if (sigpending(&pend) != 0) {
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
-		if (sigismember(&pend, cleanup_signals[i]) == 1) {
+	cleanup_set(&set);
+	for (size_t i = 0; i < sizeof(harmless) / sizeof(harmless[0]); i++) {
+		sigdelset(&set, harmless[i]);
+	}
+	for (int sig = 1; sig <= SIGRTMAX; sig++) {
+		if (sigismember(&set, sig) == 1 && sigismember(&pend, sig) == 1) {
 			return true;
 		}
 	}

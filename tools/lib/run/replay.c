@@ -16,6 +16,7 @@
 #include "tools/lib/run/summary.h"
 #include "tools/lib/run/engine_mem.h"
 #include "tools/lib/run/replay_mem.h"
+#include "tools/lib/run/run_stop.h"
 #include "tools/lib/truth/truth.h"
 #include "tools/lib/run/out_file.h"
 
@@ -106,6 +107,43 @@ static void chain_note(struct chain_check *ch, const struct truth_record *rec)
 	ch->next_old[cs->cpu] = cs->new_tid;
 }
 
+/*
+ * A stream does not choose where files go (it travels: attached to a bug
+ * report, made by another tool). Unless @o->stream_paths: with -o every
+ * session's file derives from it (the stream's names are dropped, so
+ * session_run_name() derives them); without -o each name the stream gives
+ * must be a plain file name, for the current folder.
+ */
+static int stream_names(struct trace_config *cfg, const char *stream,
+			const struct etwforge_run_opts *o, struct etwforge_error *err)
+{
+	if (o->stream_paths) {
+		return 0;
+	}
+	for (unsigned i = 0; i < cfg->nsessions; i++) {
+		char *file = cfg->sessions[i].file;
+
+		if (o->output) {
+			if (i > 0) {
+				file[0] = '\0';
+			}
+			continue;
+		}
+		if (file[0] && (strchr(file, '/') || !strcmp(file, ".") || !strcmp(file, "..") ||
+				!strcmp(file, "-"))) {
+			return error_fail_at(
+				err, -EINVAL, ERR_INPUT,
+				"%s:1: sessions.%u.file: \"%s\" is not a plain file name "
+				"in the current folder; a stream does not choose where "
+				"files go: give -o OUT.etl (every session's file then "
+				"derives from it), or --stream-paths to write where the "
+				"stream says",
+				strcmp(stream, "-") ? stream : "<stdin>", i, file);
+		}
+	}
+	return 0;
+}
+
 /* Everything one replay holds, freed in one place. */
 struct replay_run {
 	struct trace_config *cfg;
@@ -114,7 +152,70 @@ struct replay_run {
 	const char *labels[SIM_MAX_SESSIONS]; /* each session's file, as named for messages */
 	bool planned;
 	struct chain_check ch;
+	uint64_t steps;	    /* lines fed */
+	uint64_t nswitches; /* switch lines fed */
+	double last;	    /* wall time of the last progress report */
 };
+
+#define STEP_LINES 4096 /* lines between two looks at the stop flag and the clock */
+
+/*
+ * A line the producer refused: a write error is the file's (a writer has
+ * it), anything else is the stream's - a record the format cannot carry -
+ * and is said at its line (a limit the reader does not know of).
+ */
+static void feed_error(struct replay_run *r, const char *stream, const struct truth_record *rec,
+		       int rc, struct etwforge_error *err)
+{
+	const char *name = strcmp(stream, "-") ? stream : "<stdin>";
+
+	for (unsigned k = 0; k < r->cfg->nsessions; k++) {
+		if (r->run.writers[k] && writer_get_error(r->run.writers[k])) {
+			session_run_error(&r->run, rc, err);
+			return;
+		}
+	}
+	if (rc == -E2BIG) {
+		error_fail_at(err, rc, ERR_INPUT,
+			      "%s:%lu: the record is larger than a buffer (the meta line's "
+			      "buffer_size)",
+			      name, rec->line);
+	} else if (rc == -EINVAL || rc == -EOVERFLOW || rc == -ENOSPC || rc == -ERANGE) {
+		error_fail_at(err, rc, ERR_INPUT, "%s:%lu: the record cannot be encoded (%s)", name,
+			      rec->line, strerror(-rc));
+	} else {
+		session_run_error(&r->run, rc, err);
+	}
+}
+
+static void report_progress(const struct replay_run *r, const struct etwforge_run_opts *o,
+			    double t0)
+{
+	struct etwforge_progress p = {0};
+
+	p.switches = r->nswitches;
+	p.wall_seconds = wall_seconds() - t0;
+	for (unsigned i = 0; i < r->cfg->nsessions; i++) {
+		struct writer_stats ws;
+
+		writer_get_stats(r->run.writers[i], &ws);
+		p.bytes += ws.bytes_written;
+	}
+	o->progress(o->progress_ctx, &p);
+}
+
+/* Between lines: progress when it is time, then the caller's stop flag. */
+static int step(struct replay_run *r, const struct etwforge_run_opts *o, double t0,
+		struct etwforge_error *err)
+{
+	double every = (o->progress_ms ? o->progress_ms : 200) / 1000.0;
+
+	if (o->progress && wall_seconds() - r->last >= every) {
+		r->last = wall_seconds();
+		report_progress(r, o, t0);
+	}
+	return run_stopped(o, err) ? -ECANCELED : 0;
+}
 
 static void replay_free(struct replay_run *r)
 {
@@ -179,6 +280,7 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	if (run_stdin_closed(stream, err) < 0) {
 		return -EBADF;
 	}
+	r.last = t0;
 	r.cfg = calloc(1, sizeof(*r.cfg));
 	if (!r.cfg) {
 		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
@@ -190,6 +292,10 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	}
 	if (!o->output && !r.cfg->sessions[0].file[0]) {
 		rc = error_fail(err, -EINVAL, ERR_INPUT, "no output: give -o OUT.etl");
+		goto out;
+	}
+	rc = stream_names(r.cfg, stream, o, err);
+	if (rc < 0) {
 		goto out;
 	}
 	r.ch.next_old = calloc(r.cfg->cpus, sizeof(*r.ch.next_old));
@@ -214,16 +320,20 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	}
 	sink = session_run_sink(&r.run);
 	while (kind != TRUTH_EOF) {
+		if (++r.steps % STEP_LINES == 0 && (rc = step(&r, o, t0, err)) < 0) {
+			goto out;
+		}
 		if (kind == TRUTH_END) {
 			end = rec;
 			have_end = true;
 		} else {
 			if (kind == TRUTH_CSWITCH) {
 				chain_note(&r.ch, &rec);
+				r.nswitches++;
 			}
 			rc = feed(&sink, &rec);
 			if (rc < 0) {
-				session_run_error(&r.run, rc, err);
+				feed_error(&r, stream, &rec, rc, err);
 				goto out;
 			}
 		}
@@ -248,6 +358,13 @@ int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	}
 	rc = session_run_finish(&r.run, &end.u.end, err);
 	if (rc < 0) {
+		goto out;
+	}
+	if (o->progress) {
+		report_progress(&r, o, t0);
+	}
+	if (run_stopped(o, err)) {
+		rc = -ECANCELED;
 		goto out;
 	}
 	summary_fill(sum ? sum : &local, r.cfg, &r.run, &end.u.end, wall_seconds() - t0);

@@ -68,7 +68,8 @@ void session_run_notes(const struct trace_config *tc, const char *const labels[S
 			"regular file: discarded (name it ",
 			prog, tc->sessions[i].name, tc->sessions[0].file);
 		if (rederive) {
-			fprintf(notes, "in the stream's meta line)\n");
+			fprintf(notes, "in the stream's meta line and give --stream-paths, or give "
+				       "-o a regular file)\n");
 		} else {
 			fprintf(notes, "with sessions.%u.file)\n", i);
 		}

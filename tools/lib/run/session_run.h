@@ -53,7 +53,9 @@ struct session_run {
  * label SESSION_RUN_DISCARDED. With @rederive (replay: the files come
  * from a stream gen wrote), a session whose file is the name derived from
  * the stream's first file follows the new @output too, so `replay t.jsonl
- * -o r.etl` writes r-2.etl, never gen's own OUT-2.etl.
+ * -o r.etl` writes r-2.etl, never gen's own OUT-2.etl (replay without
+ * --stream-paths has dropped every later session's name when -o is given,
+ * so all of them derive from it).
  */
 void session_run_name(struct trace_config *tc, const char *output, bool rederive,
 		      const char *labels[SIM_MAX_SESSIONS]);

@@ -301,7 +301,19 @@ static int on_cswitch(struct verify *v, const struct sim_cswitch *cs)
 			return verify_failed(v);
 		}
 		if (r > 0) {
+			/*
+			 * This switch is the first of the batch that never reached the
+			 * file: it flushed the CPU's last batch in the file (if any),
+			 * whose header time and PMC items are then this switch's.
+			 */
 			st->dropped = true;
+			if (st->have_batch) {
+				if (check_batch_close(v, st, cs->ts[v->s->clock], cs->pmc) < 0) {
+					return verify_failed(v);
+				}
+				st->have_batch = false;
+				vident_placed(&v->ident, cs->cpu);
+			}
 			return 0;
 		}
 		v->n_compact++;
@@ -546,6 +558,27 @@ static int check_rundown(struct verify *v)
 	return check_rundown_record(v, &last, v->end_ts[v->s->clock]);
 }
 
+/*
+ * After a mismatch: the rest of the truth must be a stream, or the stream's
+ * fault is what is said (as replay says it: a bad stream is the input's
+ * fault, whichever command reads it). Return: @rc, or the stream's error.
+ */
+static int rest_of_stream(struct verify *v, struct truth_reader *tr, int rc)
+{
+	struct etwforge_error e;
+	struct truth_record rec;
+	int kind;
+
+	error_ok(&e);
+	while ((kind = truth_next(tr, &rec, &e)) > TRUTH_EOF) {
+	}
+	if (kind < 0 && v->err) {
+		*v->err = e;
+		return kind;
+	}
+	return rc;
+}
+
 /* Walk the truth, checking the file's events as they come. */
 static int walk(struct verify *v, struct truth_reader *tr)
 {
@@ -572,7 +605,8 @@ static int walk(struct verify *v, struct truth_reader *tr)
 			r = vident_line(&v->ident, kind, &rec);
 		}
 		if (r < 0) {
-			return v->err && v->err->code ? v->err->code : -EBADMSG;
+			return rest_of_stream(v, tr,
+					      v->err && v->err->code ? v->err->code : -EBADMSG);
 		}
 	}
 }
@@ -626,6 +660,7 @@ int run_verify(const char *etl, const char *truth, const char *session,
 	v.d = d;
 	rc = check_machine(&v, etl_reader_logfile(d));
 	if (rc < 0) {
+		rc = rest_of_stream(&v, tr, rc);
 		goto out;
 	}
 	v.cpus = calloc(cfg->cpus, sizeof(*v.cpus));

@@ -332,7 +332,13 @@ int scenario_apply_process_exit_status(struct sk_walk *w, const struct sk_desc *
 	if (rc) {
 		return rc;
 	}
-	neg = n->plain && n->str[0] == '-';
+	neg = n->str[0] == '-';
+	if (!n->plain && !sk_parse_u64(n->str + neg, &v) && n->str[neg] != '+') {
+		return sk_fail(w, n,
+			       "\"%s\" is quoted, so it is a string: write the number without "
+			       "quotes (exit_status: %s)",
+			       n->str, n->str);
+	}
 	if (!n->plain || sk_parse_u64(n->str + neg, &v) || n->str[neg] == '+' ||
 	    v > (neg ? UINT64_C(0x80000000) : UINT32_MAX)) {
 		return sk_fail(w, n,
@@ -460,21 +466,43 @@ int scenario_apply_thread_name(struct sk_walk *w, const struct sk_desc *d, void 
 	struct scenario_group_x *x = group_x_of(w, d);
 	const char *s;
 	int rc = sk_get_str(w, n, 0, sizeof(x->thread_name), &s);
+	size_t len = 0;
 
 	(void)base;
-	if (rc == 0) {
-		sk_copy_str(x->thread_name, sizeof(x->thread_name), s);
+	if (rc) {
+		return rc;
 	}
-	return rc;
+	/* as the threads get it: each "{n}" an index, up to 10 digits (2^32 - 1) */
+	for (const char *p = s; *p; p++) {
+		if (p[0] == '{' && p[1] == 'n' && p[2] == '}') {
+			len += 10;
+			p += 2;
+		} else {
+			len++;
+		}
+	}
+	if (len >= sizeof(x->thread_name)) {
+		return sk_fail(w, n,
+			       "is too long: %zu bytes once each {n} is a thread's index (10 "
+			       "digits at most), at most %zu",
+			       len, sizeof(x->thread_name) - 1);
+	}
+	sk_copy_str(x->thread_name, sizeof(x->thread_name), s);
+	return 0;
 }
 
 int scenario_apply_profile_interval(struct sk_walk *w, const struct sk_desc *d, void *base,
 				    const struct yt_node *n)
 {
+	bool negative = n->kind == YT_SCALAR && n->str && n->str[0] == '-';
 	uint64_t v;
-	int rc = sk_get_duration(w, n, 0, UINT64_MAX, &v);
+	int rc = negative ? 0 : sk_get_duration(w, n, 0, UINT64_MAX, &v);
 
 	(void)base;
+	if (negative) {
+		return sk_fail(w, n, "%s is out of range (122100ns..1s: what Windows accepts)",
+			       n->str);
+	}
 	if (rc == 0 && v % 100) {
 		return sk_fail(w, n, "%s is not a whole number of 100 ns (Windows' unit for it)",
 			       n->str);

@@ -144,6 +144,47 @@ void sk_where_put(struct sk_walk *w, const char *path, uint32_t line, uint32_t c
 	e->col = col;
 }
 
+const char *sk_note_current(const struct sk_where_log *log, unsigned i)
+{
+	const struct sk_note *nt;
+	int k;
+
+	if (i >= log->nnotes || i >= SK_NOTES_MAX) {
+		return NULL;
+	}
+	nt = &log->notes[i];
+	k = where_index(log, nt->path);
+	if (k < 0 || log->at[k].src != SK_SRC_FILE || log->at[k].line != nt->line ||
+	    log->at[k].col != nt->col) {
+		return NULL;
+	}
+	return nt->msg;
+}
+
+/* Note that @n (at @w->path) is read as written, but may not be what was meant. */
+SK_PRINTF_LIKE(3, 4)
+static void sk_note(struct sk_walk *w, const struct yt_node *n, const char *fmt, ...)
+{
+	struct sk_note *nt;
+	va_list ap;
+	int k;
+
+	if (!w->log || w->log->nnotes >= SK_NOTES_MAX || strlen(w->path) >= SK_PATH_MAX) {
+		return;
+	}
+	nt = &w->log->notes[w->log->nnotes++];
+	strcpy(nt->path, w->path);
+	nt->line = n->line;
+	nt->col = n->col;
+	k = snprintf(nt->msg, sizeof(nt->msg), "%s:%" PRIu32 ":%" PRIu32 ": %s: ", w->file, n->line,
+		     n->col, path_or_name(w));
+	if (k >= 0 && (size_t)k < sizeof(nt->msg)) {
+		va_start(ap, fmt);
+		vsnprintf(nt->msg + k, sizeof(nt->msg) - (size_t)k, fmt, ap);
+		va_end(ap);
+	}
+}
+
 bool sk_where_has(const struct sk_where_log *log, const char *path)
 {
 	return where_index(log, path) >= 0;
@@ -463,6 +504,19 @@ int sk_get_uint(struct sk_walk *w, const struct yt_node *n, uint64_t min, uint64
 	return 0;
 }
 
+/* Digits with at most one '.' among them: a number without a unit. */
+static bool bare_number(const char *s)
+{
+	size_t digits = strspn(s, "0123456789");
+
+	if (s[digits] == '.') {
+		size_t frac = strspn(s + digits + 1, "0123456789");
+
+		return (digits || frac) && s[digits + 1 + frac] == '\0';
+	}
+	return digits && s[digits] == '\0';
+}
+
 int sk_get_duration(struct sk_walk *w, const struct yt_node *n, uint64_t min, uint64_t max,
 		    uint64_t *out)
 {
@@ -476,8 +530,8 @@ int sk_get_duration(struct sk_walk *w, const struct yt_node *n, uint64_t min, ui
 		return rc;
 	}
 	rc = sk_parse_duration(n->str, &v);
-	if (rc == 0 && w->src == SK_SRC_SET && v != 0 &&
-	    strspn(n->str, "0123456789") == strlen(n->str)) {
+	if ((rc == 0 || rc == -EDOM) && w->src == SK_SRC_SET && bare_number(n->str) &&
+	    strspn(n->str, "0.") != strlen(n->str)) {
 		/* typed in a --set, "5" is seconds or ms without its unit more often than
 		 * 5 ns: a file keeps integers as ns, an assignment wants the unit */
 		return sk_fail(w, n,
@@ -486,7 +540,10 @@ int sk_get_duration(struct sk_walk *w, const struct yt_node *n, uint64_t min, ui
 			       n->str, n->str, n->str, n->str, n->str);
 	}
 	if (rc == -EDOM) {
-		return sk_fail(w, n, "\"%s\" is not a whole number of nanoseconds", n->str);
+		return sk_fail(w, n,
+			       "\"%s\" is not a whole number of nanoseconds (a bare number is "
+			       "nanoseconds: give a unit, %ss or %sms)",
+			       n->str, n->str, n->str);
 	}
 	if (rc == -EINVAL && !(n->str[0] == '-' && sk_parse_duration(n->str + 1, &v) != -EINVAL)) {
 		return sk_fail(w, n,
@@ -498,6 +555,13 @@ int sk_get_duration(struct sk_walk *w, const struct yt_node *n, uint64_t min, ui
 		sk_format_duration(lo, sizeof(lo), min);
 		sk_format_duration(hi, sizeof(hi), max);
 		return sk_fail(w, n, "%s is out of range (%s..%s)", n->str, lo, hi);
+	}
+	if (w->src == SK_SRC_FILE && n->plain && v > 0 && v < 1000 &&
+	    strspn(n->str, "0123456789") == strlen(n->str)) {
+		sk_note(w, n,
+			"%s is read as %" PRIu64 "ns, less than a microsecond (a bare number is "
+			"nanoseconds): if %sus or %sms was meant, write the unit",
+			n->str, v, n->str, n->str);
 	}
 	*out = v;
 	return 0;

@@ -72,6 +72,21 @@ struct sk_where {
 	uint32_t col;
 };
 
+#define SK_NOTES_MAX 8 /* notes kept per document (the first ones) */
+
+/**
+ * struct sk_note - a value taken as written that may not be what was meant
+ * (a bare number of nanoseconds below a microsecond): the run goes on, the
+ * tool says it. Current while @path still has its value from @line:@col.
+ * @msg: "FILE:LINE:COL: KEY: what"
+ */
+struct sk_note {
+	char path[SK_PATH_MAX];
+	uint32_t line;
+	uint32_t col;
+	char msg[256];
+};
+
 /**
  * struct sk_where_log - the positions of the keys set so far, newest
  * value per path. A document embeds one and zeroes it with itself; when
@@ -82,6 +97,8 @@ struct sk_where {
 struct sk_where_log {
 	unsigned n;
 	struct sk_where at[SK_WHERE_MAX];
+	unsigned nnotes;
+	struct sk_note notes[SK_NOTES_MAX];
 };
 
 struct sk_desc;
@@ -244,6 +261,12 @@ int sk_fail_key(const struct sk_where_log *log, const char *source, struct etwfo
 
 /** sk_where_put - remember that @path got its value at @line:@col (from w->src). */
 void sk_where_put(struct sk_walk *w, const char *path, uint32_t line, uint32_t col);
+/**
+ * sk_note_current - note @i of @log, if the value it is about is still the
+ * one it was written for (no later --set or list replaced it); else NULL.
+ */
+const char *sk_note_current(const struct sk_where_log *log, unsigned i);
+
 /** sk_where_has - did something (the document or a --set) give @path a value? */
 bool sk_where_has(const struct sk_where_log *log, const char *path);
 /** sk_where_drop_under - forget the positions below @path (a list or mix replaced). */

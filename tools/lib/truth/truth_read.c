@@ -48,6 +48,7 @@
 #include "tools/lib/common/one_line.h"
 #include "tools/lib/common/suggest.h"
 #include "tools/lib/truth/truth_fast.h"
+#include "tools/lib/truth/truth_limits.h"
 #include "tools/lib/truth/truth_schema.h"
 
 #define READ_BLOCK   (1u << 20) /* bytes asked of the stream at a time */
@@ -680,6 +681,30 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 }
 
 /* "groups" (read by the names reader): a list of {"name":..,"tids":[..]}, spelled right. */
+/* One group: "name" a string, "tids" a list of thread IDs (1..2^32-1). */
+static int check_group(const struct rd *d, json_t *g, size_t i)
+{
+	json_t *name = json_object_get(g, "name"), *tids = json_object_get(g, "tids"), *t;
+	size_t k;
+
+	if (!json_is_string(name)) {
+		return fail(d, "groups[%zu].name: %s", i, name ? "must be a string" : "missing");
+	}
+	if (!json_is_array(tids)) {
+		return fail(d, "groups[%zu].tids: %s", i,
+			    tids ? "must be a list of thread IDs" : "missing");
+	}
+	json_array_foreach(tids, k, t)
+	{
+		if (!json_is_integer(t) || json_integer_value(t) < 1 ||
+		    json_integer_value(t) > UINT32_MAX) {
+			return fail(d, "groups[%zu].tids[%zu]: must be a thread ID 1..4294967295",
+				    i, k);
+		}
+	}
+	return 0;
+}
+
 static int check_groups(const struct rd *d, json_t *groups)
 {
 	char pfx[32];
@@ -700,6 +725,9 @@ static int check_groups(const struct rd *d, json_t *groups)
 				    i);
 		}
 		if (check_fields(d, g, pfx, "a group", group_fields, NFIELDS(group_fields)) < 0) {
+			return -EINVAL;
+		}
+		if (check_group(d, g, i) < 0) {
 			return -EINVAL;
 		}
 	}
@@ -1606,6 +1634,17 @@ static int unknown_kind(const struct rd *d, const char *kind)
 	return fail(d, "kind: unknown \"%s\" (%s)", kind, list);
 }
 
+/* What the line holds must fit its record (truth_limits.c). Return: @kind, or -EINVAL. */
+static int limits(const struct rd *d, const struct truth_record *rec, int kind)
+{
+	struct etwforge_error e; /* written only when a limit is passed */
+
+	if (truth_check_limits(rec, &e) < 0) {
+		return fail(d, "%s", e.msg);
+	}
+	return kind;
+}
+
 #define J_CASE(knd, ENUM, ctype, um, ...)                                                          \
 	else if (!strcmp(kind, #knd))                                                              \
 	{                                                                                          \
@@ -1658,7 +1697,7 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, struct etwforge
 	}
 	rec->line = d.line;
 	if (!r->end_line && !r->no_fast && (rc = next_fast(r, &d, s, n, rec)) != 0) {
-		return rc;
+		return rc < 0 ? rc : limits(&d, rec, rc);
 	}
 	memset(&rec->u, 0, sizeof(rec->u));
 	rec->kind = TRUTH_EOF;
@@ -1686,5 +1725,5 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, struct etwforge
 		rc = unknown_kind(&d, kind);
 	}
 	json_decref(o);
-	return rc < 0 ? rc : (int)rec->kind;
+	return rc < 0 ? rc : limits(&d, rec, (int)rec->kind);
 }

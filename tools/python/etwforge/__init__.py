@@ -17,19 +17,30 @@ as events or as columns of switches, and check a file against its truth:
 
 Public names:
   generate(scenario, out, truth, seed, set=, **overrides) -> Summary
-  replay(stream, out) -> Summary
+  replay(stream, out, stream_paths=False) -> Summary
   Stream: a truth-stream builder (meta, cswitch, spinlock, process, thread,
     thread_name, ready, sample, interval, config, masks, rundown,
     ccswap_stop, end, line, write, text, lines, replay)
   open(path_or_bytes, keep_going=False, salvage=False) -> File
     File: header, damage, events(), records(), switches(),
-    switch_chunks(); Event; Switches; FORM_NAMES
+    switch_chunks(), schedule(); Event; Switches; FORM_NAMES
+  Schedule: File.schedule()'s tables (threads, processes, cpus, wakeups,
+    totals): the numbers dump --stats prints and the pictures draw
   verify(etl, truth, session=None) -> Verified
   corpus(out_dir, seed=1, mangle=False, zip_name=None) -> manifest entries
-  Summary, SessionSummary, LockSummary, Verified: results
+  Summary, SessionSummary, LockSummary, Verified: results (xxh3 values as
+    the tool prints them: 16 hex digits)
   Error, ScenarioError, StreamError, ETLError, VerifyError: exceptions,
-    str() the library's one line
+    str() the library's one line; NoSuchFileError (an Error and a
+    FileNotFoundError) for a file to read that is not there, from every call
+  RunWarning: what a run notes (warnings.warn), such as a stream whose
+    switches do not chain
   version(): the library's version; __version__ the package's
+
+Threads: a File may be shared by threads (each File has a lock, its
+iterators take turns; close() from any thread ends them with ValueError).
+Ctrl-C in the main thread stops generate() and replay() at once, leaving
+every output as it was.
 
 The library is libetwforge.so.1: installed beside this package by meson
 install, or named by the environment variable ETWFORGE_LIB.
@@ -37,8 +48,10 @@ install, or named by the environment variable ETWFORGE_LIB.
 from __future__ import annotations
 
 from . import _lib
-from ._errors import ETLError, Error, ScenarioError, StreamError, VerifyError
+from ._errors import (ETLError, Error, NoSuchFileError, RunWarning, ScenarioError, StreamError,
+                      VerifyError)
 from ._read import FORM_NAMES, Event, File, Switches, open
+from ._schedule import Schedule, Table
 from ._run import LockSummary, SessionSummary, Summary, generate, replay
 from ._stream import Stream
 from ._verify import Verified, corpus, verify
@@ -52,5 +65,6 @@ def version() -> str:
 
 
 __all__ = ["generate", "replay", "Stream", "open", "File", "Event", "Switches", "FORM_NAMES",
-           "verify", "corpus", "Summary", "SessionSummary", "LockSummary", "Verified", "Error",
-           "ScenarioError", "StreamError", "ETLError", "VerifyError", "version", "__version__"]
+           "Schedule", "Table", "verify", "corpus", "Summary", "SessionSummary", "LockSummary",
+           "Verified", "Error", "ScenarioError", "StreamError", "ETLError", "VerifyError",
+           "NoSuchFileError", "RunWarning", "version", "__version__"]

@@ -2,12 +2,15 @@
 """The exceptions: each carries the library's one-line message."""
 from __future__ import annotations
 
+import errno as errno_mod
+import os
 import re
 from typing import Optional
 
 from . import _lib
 
 _OFFSET = re.compile(r": offset (0x[0-9a-fA-F]+):")
+_MISSING = re.compile(r"^(.*): cannot open: " + re.escape(os.strerror(errno_mod.ENOENT)) + "$")
 _TRUTH_LINE = re.compile(r"\(truth (.*):(\d+)\)\s*$")
 _STREAM_LINE = re.compile(r"^(.*?):(\d+): ")
 
@@ -67,6 +70,40 @@ class VerifyError(ETLError):
         self.truth_line: Optional[int] = int(m.group(2)) if m else None
 
 
+class NoSuchFileError(Error, FileNotFoundError):
+    """A file the call was to read is not there (a scenario, a stream, an
+    ETL file, a truth): the same exception from every call, both an
+    etwforge.Error and a FileNotFoundError. filename is the path."""
+
+    def __init__(self, message: str, filename: Optional[str] = None):
+        super().__init__(message, errno_mod.ENOENT, "input")
+        self.errno = errno_mod.ENOENT
+        self.strerror = os.strerror(errno_mod.ENOENT)
+        self.filename = filename
+
+    def __str__(self):
+        return self.message
+
+
+class RunWarning(UserWarning):
+    """What a run says besides its result: a stream whose switches do not
+    chain (written as given; verify will disagree), a value read as written
+    that may not be what was meant (a bare number of nanoseconds), a session
+    discarded. The warning's text is the tool's one line."""
+
+
+def error_for(msg: str, code: int, kind: str, cls: type = None):
+    """The exception for the library's message @msg: NoSuchFileError for a
+    file that is not there, else @cls (default: ScenarioError for an
+    "input" error, Error for the rest)."""
+    m = _MISSING.match(msg)
+    if m:
+        return NoSuchFileError(msg, m.group(1))
+    if cls is None or cls is Error:
+        cls = ScenarioError if kind == "input" else Error
+    return cls(msg, code, kind)
+
+
 class ErrorBox:
     """An etwforge_error object for one call (a context manager)."""
 
@@ -82,10 +119,12 @@ class ErrorBox:
         _lib.error_free(self.ptr)
         self.ptr = None
 
+    def message(self) -> str:
+        """The error object's message."""
+        return (_lib.error_message(self.ptr) or b"").decode("utf-8", "replace")
+
     def raise_(self, rc: int, cls: type = Error, fallback: str = "etwforge: failed"):
-        msg = (_lib.error_message(self.ptr) or b"").decode("utf-8", "replace") or fallback
+        msg = self.message() or fallback
         code = -(_lib.error_code(self.ptr) or rc)
         kind = "input" if _lib.error_kind(self.ptr) == _lib.ERROR_INPUT else "data"
-        if cls is Error and kind == "input":
-            cls = ScenarioError
-        raise cls(msg, code, kind)
+        raise error_for(msg, code, kind, cls)

@@ -54,10 +54,14 @@ lib = _load()
 # ---- the structs the package reads or fills (their layout is the header's) ----
 
 
+PROGRESS_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+
+
 class RunOpts(ctypes.Structure):
     _fields_ = [("sz", c_size_t), ("output", c_char_p), ("truth", c_char_p), ("json", c_char_p),
-                ("progress", c_void_p), ("progress_ctx", c_void_p), ("progress_ms", c_uint),
-                ("notes", c_void_p), ("truth_logged_spinlocks", c_bool)]
+                ("progress", PROGRESS_FN), ("progress_ctx", c_void_p), ("progress_ms", c_uint),
+                ("notes", c_void_p), ("truth_logged_spinlocks", c_bool),
+                ("stream_paths", c_bool), ("stop", POINTER(c_int))]
 
 
 class Totals(ctypes.Structure):
@@ -113,6 +117,22 @@ class SwitchColumns(ctypes.Structure):
                 ("file_offset", POINTER(c_uint64))]
 
 
+def cstr(value, what: str, path: bool = True) -> bytes:
+    """@value as the bytes of a C string: a path (str, bytes or os.PathLike,
+    in the file system's encoding) or, @path False, text (UTF-8). A NUL
+    inside would end the string early: refused as Python's own open()
+    refuses it, with a ValueError naming @what."""
+    if isinstance(value, bytes):
+        b = value
+    elif isinstance(value, str):
+        b = os.fsencode(value) if path else value.encode("utf-8")
+    else:
+        b = os.fsencode(value)
+    if b"\0" in b:
+        raise ValueError(f"etwforge: {what}: embedded null character in {value!r}")
+    return b
+
+
 def _fn(name, restype, *argtypes):
     f = getattr(lib, name)
     f.restype = restype
@@ -159,6 +179,24 @@ iter_switches = _fn("etwforge_iter_switches", c_int, P, POINTER(SwitchColumns), 
 event_json = _fn("etwforge_event_json", c_size_t, POINTER(EventHead), c_uint, c_char_p, c_size_t)
 corpus_write = _fn("etwforge_corpus_write", c_int, c_char_p, POINTER(CorpusOpts),
                    POINTER(CorpusSummary), P)
+scenario_warning = _fn("etwforge_scenario_warning", c_char_p, P, c_uint)
+
+# Python's own: run the signal handlers now (from a C callback, in the main thread)
+check_signals = ctypes.pythonapi.PyErr_CheckSignals
+check_signals.restype = c_int
+check_signals.argtypes = []
+
+# the C library's stdio, for the notes of a run: a FILE * in memory (open_memstream)
+_libc = ctypes.CDLL(None)
+open_memstream = getattr(_libc, "open_memstream")
+open_memstream.restype = c_void_p
+open_memstream.argtypes = [POINTER(ctypes.c_void_p), POINTER(c_size_t)]
+fclose = getattr(_libc, "fclose")
+fclose.restype = c_int
+fclose.argtypes = [c_void_p]
+free = getattr(_libc, "free")
+free.restype = None
+free.argtypes = [c_void_p]
 
 # enum etwforge_error_kind
 ERROR_INPUT, ERROR_DATA = 1, 2

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import array
+import builtins
 import ctypes
 import json
 import os
+import stat
+import threading
+import weakref
 from typing import Any, Iterable, Iterator, Optional, Union
 
 from . import _lib
@@ -126,6 +130,30 @@ class Switches:
         return {n: getattr(self, n) for n, _, _ in SWITCH_COLUMNS}
 
 
+class _Cursor:
+    """A library iterator of a File: freed once, by whoever comes first -
+    its generator's end, File.close(), or the garbage collector."""
+
+    __slots__ = ("file", "ptr", "__weakref__")
+
+    def __init__(self, file: "File", ptr):
+        self.file = file
+        self.ptr = ptr
+
+    def free(self) -> None:
+        """Free the iterator; the file's lock must be held."""
+        if self.ptr:
+            _lib.iter_free(self.ptr)
+            self.ptr = None
+
+    def __del__(self):
+        try:
+            if self.ptr:
+                self.file._release(self)
+        except Exception:  # interpreter shutdown: the library may be gone
+            pass
+
+
 class File:
     """An open ETL file (open() returns it; a context manager).
 
@@ -134,23 +162,44 @@ class File:
     damage: the damaged places found, as ETLError objects (keep_going).
     Iterating the file gives its events (events()); records() gives what
     `dump --jsonl` lists; switches() the switches as columns.
+
+    Threads: a File may be shared by threads. Every library call on it is
+    made under the File's own lock, so iterators of one file in several
+    threads take turns (one generator is still used by one thread at a
+    time, as any Python generator). close() frees every iterator of the
+    file: an iterator used after it raises ValueError, whichever thread
+    holds it; nothing the file handed out (events, columns) depends on it.
     """
 
     def __init__(self, src: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview], *,
                  keep_going: bool = False, salvage: bool = False, name: Optional[str] = None):
         self._f = None
+        self._lock = threading.RLock()
+        self._cursors: "weakref.WeakSet[_Cursor]" = weakref.WeakSet()
+        self._pending: list = []  # cursors to free, left by a thread that found the lock taken
         self.keep_going = keep_going
         self._buf = None
         flags = (_lib.OPEN_KEEP_GOING if keep_going else 0) | (
             _lib.OPEN_SALVAGE if salvage else 0)
+        if not isinstance(src, (bytes, bytearray, memoryview)):
+            path = _lib.cstr(src, "path")
+            what = _not_regular(path) if path != b"-" else None
+            if what == "stream":
+                # a FIFO or a socket: read whole, as `dump -` reads standard input
+                with builtins.open(path, "rb") as fh:
+                    name, src = os.fsdecode(path), fh.read()
+            elif what:
+                raise ETLError(f"{os.fsdecode(path)}: not a regular file but {what}: an ETL "
+                               "file is read from a file, or from its bytes "
+                               "(etwforge.open(data))")
         with ErrorBox() as e:
             if isinstance(src, (bytes, bytearray, memoryview)):
                 data = bytes(src)
                 self._buf = ctypes.create_string_buffer(data, len(data))
                 self._f = _lib.file_open_mem(self._buf, len(data),
-                                             (name or "<bytes>").encode(), flags, e.ptr)
+                                             _lib.cstr(name or "<bytes>", "name"), flags, e.ptr)
             else:
-                self._f = _lib.file_open(os.fsencode(src), flags, e.ptr)
+                self._f = _lib.file_open(path, flags, e.ptr)
             if not self._f:
                 e.raise_(-ctypes.get_errno() or -22, ETLError)
         n = _lib.file_json(self._f, None, 0)
@@ -160,11 +209,42 @@ class File:
         self.damage: list = [ETLError(_lib.file_damage_at(self._f, i).contents.msg.decode(
             "utf-8", "replace")) for i in range(_lib.file_damage_count(self._f))]
 
+    @property
+    def closed(self) -> bool:
+        """True once close() has run."""
+        return not self._f
+
+    def _release(self, cur: _Cursor) -> None:
+        """Free @cur now if the lock is free (or ours), else leave it to the
+        next holder: a finalizer never waits for another thread."""
+        if self._lock.acquire(blocking=False):
+            try:
+                cur.free()
+                self._cursors.discard(cur)
+                self._drain()
+            finally:
+                self._lock.release()
+        else:
+            self._pending.append(cur)  # list.append: atomic
+
+    def _drain(self) -> None:
+        """Free what finalizers left (the lock is held)."""
+        while self._pending:
+            cur = self._pending.pop()
+            cur.free()
+            self._cursors.discard(cur)
+
     def close(self) -> None:
-        """Close the file (iterators over it must not be used after)."""
-        if self._f:
-            _lib.file_close(self._f)
-            self._f = None
+        """Close the file and free its iterators (safe from any thread, also
+        while another iterates: that iterator raises ValueError next)."""
+        with self._lock:
+            self._drain()
+            for cur in list(self._cursors):
+                cur.free()
+            self._cursors.clear()
+            if self._f:
+                _lib.file_close(self._f)
+                self._f = None
 
     def __enter__(self) -> "File":
         return self
@@ -173,45 +253,77 @@ class File:
         self.close()
 
     def __del__(self):
-        if getattr(self, "_f", None):
-            self.close()
+        try:
+            if getattr(self, "_f", None):
+                self.close()
+        except Exception:  # interpreter shutdown
+            pass
 
-    def _iter(self, mask: int, order: str):
-        if not self._f:
-            raise ValueError("etwforge: the file is closed")
-        with ErrorBox() as e:
-            it = _lib.iter_new(self._f, _lib.ORDER[order], mask, e.ptr)
-            if not it:
-                e.raise_(-22, ETLError)
-        return it
+    def _cursor(self, mask: int, order: str) -> _Cursor:
+        if order not in _lib.ORDER:
+            raise ValueError(f"etwforge: order {order!r} is not one of "
+                             f"{', '.join(repr(o) for o in sorted(_lib.ORDER))}")
+        with self._lock:
+            self._drain()
+            if not self._f:
+                raise ValueError("etwforge: the file is closed")
+            with ErrorBox() as e:
+                it = _lib.iter_new(self._f, _lib.ORDER[order], mask, e.ptr)
+                if not it:
+                    e.raise_(-22, ETLError)
+            cur = _Cursor(self, it)
+            self._cursors.add(cur)
+        return cur
+
+    def _next_locked(self, cur: _Cursor, call):
+        """@call() under the lock, on a cursor that must still be open."""
+        with self._lock:
+            self._drain()
+            if not cur.ptr:
+                raise ValueError("etwforge: the file was closed while iterating it")
+            return call()
 
     def _walk(self, mask: int, order: str) -> Iterator[Event]:
-        it = self._iter(mask, order)
+        return self._events(self._cursor(mask, order))
+
+    def _events(self, cur: _Cursor) -> Iterator[Event]:
         ev = ctypes.POINTER(_lib.EventHead)()
-        cap = 8192
-        buf = ctypes.create_string_buffer(cap)
+        state = {"cap": 8192}
+        state["buf"] = ctypes.create_string_buffer(state["cap"])
+        e = ErrorBox()
+
+        def step():
+            rc = _lib.iter_next(cur.ptr, ctypes.byref(ev), e.ptr)
+            if rc <= 0:
+                if rc == 0:
+                    cur.free()  # done: give the iterator back at once
+                return rc, e.message() if rc < 0 else None
+            buf, cap = state["buf"], state["cap"]
+            n = _lib.event_json(ev, 0, buf, cap)
+            if n >= cap:
+                state["cap"] = cap = n + 1
+                state["buf"] = buf = ctypes.create_string_buffer(cap)
+                _lib.event_json(ev, 0, buf, cap)
+            h = ev.contents
+            return rc, (h.kind, h.cpu, h.ts, h.file_offset, buf.value)
+
         try:
-            with ErrorBox() as e:
-                while True:
-                    rc = _lib.iter_next(it, ctypes.byref(ev), e.ptr)
-                    if rc == 0:
-                        return
-                    if rc < 0:
-                        err = ETLError(_lib.error_message(e.ptr).decode("utf-8", "replace"))
-                        if not self.keep_going:
-                            raise err
-                        self.damage.append(err)
-                        continue
-                    n = _lib.event_json(ev, 0, buf, cap)
-                    if n >= cap:
-                        cap = n + 1
-                        buf = ctypes.create_string_buffer(cap)
-                        _lib.event_json(ev, 0, buf, cap)
-                    h = ev.contents
-                    yield Event(_KIND_NAME.get(h.kind, "record"), h.kind == 0x08, h.cpu, h.ts,
-                                h.file_offset, json.loads(buf.value))
+            while True:
+                rc, got = self._next_locked(cur, step)
+                if rc == 0:
+                    return
+                if rc < 0:
+                    err = ETLError(got)
+                    if not self.keep_going:
+                        raise err
+                    self.damage.append(err)
+                    continue
+                kind, cpu, ts, off, text = got
+                yield Event(_KIND_NAME.get(kind, "record"), kind == 0x08, cpu, ts, off,
+                            json.loads(text))
         finally:
-            _lib.iter_free(it)
+            e.__exit__()
+            self._release(cur)
 
     def events(self, kinds: Optional[Iterable[str]] = None, order: str = "cpu") -> Iterator[Event]:
         """The events of the kinds named (default: switches with compact
@@ -220,8 +332,11 @@ class File:
         "record" and "buffer"), in order "cpu" (each CPU's buffers in
         sequence), "file" or "time" (switches, spin locks and ready events
         merged by time). Damage raises ETLError, or with keep_going is
-        added to damage and skipped."""
+        added to damage and skipped. A bad kind or order raises ValueError,
+        and so does a closed file."""
         mask = 0
+        if isinstance(kinds, str):
+            kinds = [kinds]
         for k in (kinds or DEFAULT_KINDS):
             if k not in _KINDS_BY_NAME:
                 raise ValueError(f"etwforge: no event kind {k!r} (one of "
@@ -238,38 +353,59 @@ class File:
         return self._walk(0x02 | 0x08, "cpu")
 
     def switch_chunks(self, n: int = 65536, order: str = "cpu") -> Iterator[Switches]:
-        """The file's switches, n at a time, as Switches columns (the C
-        library fills them; Python never touches a switch)."""
-        it = self._iter(0x04 | 0x08, order)
+        """The file's switches, n at a time (n >= 1), as Switches columns
+        (the C library fills them; Python never touches a switch)."""
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError(f"etwforge: switch_chunks: n must be an int, not {n!r}")
+        if n < 1:
+            raise ValueError(f"etwforge: switch_chunks: n must be at least 1, not {n}")
+        return self._chunks(self._cursor(0x04 | 0x08, order), n)
+
+    def _chunks(self, cur: _Cursor, n: int) -> Iterator[Switches]:
         cols = _lib.SwitchColumns(sz=ctypes.sizeof(_lib.SwitchColumns))
         bufs = {}
         for name, _code, ctype in SWITCH_COLUMNS:
             bufs[name] = (ctype * n)()
             setattr(cols, name, ctypes.cast(bufs[name], ctypes.POINTER(ctype)))
         got = ctypes.c_size_t()
+        e = ErrorBox()
+
+        def step():
+            rc = _lib.iter_switches(cur.ptr, ctypes.byref(cols), n, ctypes.byref(got), e.ptr)
+            return rc, got.value, e.message() if rc < 0 else None
+
         try:
-            with ErrorBox() as e:
-                while True:
-                    rc = _lib.iter_switches(it, ctypes.byref(cols), n, ctypes.byref(got), e.ptr)
-                    chunk = Switches()
-                    k = got.value
-                    for name, _code, ctype in SWITCH_COLUMNS:
-                        getattr(chunk, name).frombytes(
-                            memoryview(bufs[name]).cast("B")[:k * ctypes.sizeof(ctype)])
-                    if rc < 0:
-                        err = ETLError(_lib.error_message(e.ptr).decode("utf-8", "replace"))
-                        if not self.keep_going:
-                            raise err
-                        chunk.damage.append(err)
-                        self.damage.append(err)
-                    elif k == 0:
-                        return
-                    if k or chunk.damage:
-                        yield chunk
-                    if rc == 0 and k < n:
-                        return
+            while True:
+                rc, k, msg = self._next_locked(cur, step)
+                chunk = Switches()
+                for name, _code, ctype in SWITCH_COLUMNS:
+                    getattr(chunk, name).frombytes(
+                        memoryview(bufs[name]).cast("B")[:k * ctypes.sizeof(ctype)])
+                if rc < 0:
+                    err = ETLError(msg)
+                    if not self.keep_going:
+                        raise err
+                    chunk.damage.append(err)
+                    self.damage.append(err)
+                elif k == 0:
+                    return
+                if k or chunk.damage:
+                    yield chunk
+                if rc == 0 and k < n:
+                    return
         finally:
-            _lib.iter_free(it)
+            e.__exit__()
+            self._release(cur)
+
+    def schedule(self, *, window: Optional[tuple] = None, cpus: Optional[Iterable[int]] = None,
+                 detail: str = "full", wakeups: bool = False) -> "Schedule":
+        """The library's reading of the file (who ran, who woke whom, where
+        the CPU went) as tables: a Schedule. window=(from_ns, to_ns) counts
+        only that span (ns since the session start), cpus only those CPUs;
+        detail="counts" the counts and CPU times only (faster: no window,
+        distribution or wake-up list); wakeups=True lists every wake-up."""
+        from ._schedule import Schedule
+        return Schedule(self, window=window, cpus=cpus, detail=detail, wakeups=wakeups)
 
     def switches(self, order: str = "cpu") -> Switches:
         """Every switch of the file (plain and compact), as Switches columns."""
@@ -279,6 +415,22 @@ class File:
                 getattr(out, name).extend(getattr(chunk, name))
             out.damage.extend(chunk.damage)
         return out
+
+
+def _not_regular(path: bytes) -> Optional[str]:
+    """What @path is when it is no regular file nor folder: "stream" (a
+    FIFO, a socket), "a device"; else None (a missing path is the library's
+    to say)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
+        return None
+    if stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+        return "stream"
+    return "a device"
+
 
 
 def open(src: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview], *,

@@ -16,15 +16,22 @@ from ._run import PathLike, Summary, replay as _replay
 
 _LINE_MSG = re.compile(r"^(?P<path>.*?):(?P<line>\d+): (?P<rest>.*)$", re.S)
 _FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*): ")
+_LINE_REF = re.compile(r"\(line (\d+)\)")
 
 
-def _check(meta: dict, line: Optional[dict], lineno: int) -> None:
-    """Replay meta (+ line) into the null device: the library's own checks
-    of names, types and ranges, with its messages (renumbered to lineno)."""
+def _check(meta: dict, context: list, line: Optional[dict], lineno: int) -> None:
+    """Replay the meta line, the @context lines ((number, dict) of the lines
+    already added that the new one is checked against: the last of its
+    CPU, the end line) and @line into the null device: the library's own
+    checks of names, types, ranges and time order, with its messages
+    (line numbers those of the stream being built)."""
     fd, path = tempfile.mkstemp(prefix="etwforge-stream-", suffix=".jsonl")
+    numbers = [1] + [n for n, _ in context] + [lineno]
     try:
         with os.fdopen(fd, "w") as f:
             f.write(json.dumps(meta) + "\n")
+            for _, d in context:
+                f.write(json.dumps(d) + "\n")
             if line is not None:
                 f.write(json.dumps(line) + "\n")
         # every session to the null device: counted, nothing written
@@ -32,13 +39,18 @@ def _check(meta: dict, line: Optional[dict], lineno: int) -> None:
         with ErrorBox() as e:
             rc = _lib.replay(path.encode(), ctypes.byref(o), None, e.ptr)
             if rc < 0:
-                msg = _lib.error_message(e.ptr).decode("utf-8", "replace")
+                msg = e.message()
                 mm = _LINE_MSG.match(msg)
                 field = None
                 if mm and mm.group("path") == path:
                     rest = mm.group("rest")
                     n = int(mm.group("line"))
-                    msg = f"stream:{1 if n == 1 else lineno}: {rest}"
+
+                    def renumber(k: int) -> int:
+                        return numbers[k - 1] if 1 <= k <= len(numbers) else k
+
+                    rest = _LINE_REF.sub(lambda m: f"(line {renumber(int(m.group(1)))})", rest)
+                    msg = f"stream:{renumber(n)}: {rest}"
                     fm = _FIELD.match(rest)
                     field = fm.group(1) if fm else None
                 raise StreamError(msg.replace(path, "stream"), field)
@@ -63,8 +75,10 @@ class Stream:
     ts may be an int (the same value in every clock the meta's sessions
     use) or a dict {"qpc": ...}; cswitch takes old= and new= for old_tid
     and new_tid, and a tick left out is the CPU's last one (0 at first).
-    Each method returns the stream, so calls chain. check=False skips the
-    per-call check (replay still checks every line).
+    Each method returns the stream, so calls chain. Each line is checked as
+    it is added, also against the lines before it: its CPU's clocks and
+    tick may not go back, nothing may follow the end line. check=False
+    skips the per-call check (replay still checks every line).
     """
 
     def __init__(self, check: bool = True):
@@ -72,6 +86,8 @@ class Stream:
         self._meta: Optional[dict] = None
         self._lines: list = []
         self._ticks: dict = {}
+        self._last: dict = {}  # cpu -> index in _lines of its last line
+        self._end: Optional[int] = None  # index of the end line
 
     # ---- the meta line ----
     def meta(self, **fields: Any) -> "Stream":
@@ -86,7 +102,7 @@ class Stream:
         m = {"kind": "meta", "format": "etwforge-truth", "version": 1}
         m.update(fields)
         if self.check:
-            _check(m, None, 1)
+            _check(m, [], None, 1)
         self._meta = m
         return self
 
@@ -105,17 +121,41 @@ class Stream:
         "sample", "interval", "config", "masks", "rundown")."""
         if self._meta is None:
             self.meta()
+        lineno = len(self._lines) + 2
         d = {"kind": kind}
         for k, v in fields.items():
             if v is None:
                 continue
-            if k == "ts" and isinstance(v, int) and not isinstance(v, bool):
-                v = {c: v for c in self._clocks()}
+            if k == "ts":
+                if isinstance(v, bool) or not isinstance(v, (int, Mapping)):
+                    raise StreamError(
+                        f"stream:{lineno}: ts: {v!r} is neither an int (the time in every "
+                        "clock the sessions use) nor a dict of clocks such as "
+                        "{'qpc': 1000}", "ts")
+                v = {c: v for c in self._clocks()} if isinstance(v, int) else dict(v)
             d[k] = v
         if self.check:
-            _check(self._meta, d, len(self._lines) + 2)
+            _check(self._meta, self._context(d), d, lineno)
+        cpu = d.get("cpu")
+        if isinstance(cpu, int) and not isinstance(cpu, bool):
+            self._last[cpu] = len(self._lines)
+        if kind == "end":
+            self._end = len(self._lines)
         self._lines.append(d)
         return self
+
+    def _context(self, d: dict) -> list:
+        """The lines already added that @d is checked against, as (number,
+        line): the end line (nothing may follow it), else the last line of
+        @d's CPU (its clocks and tick may not go back), or of every CPU for
+        a line of none (end, ccswap_stop)."""
+        if self._end is not None:
+            idx = [self._end]
+        elif isinstance(d.get("cpu"), int) and not isinstance(d.get("cpu"), bool):
+            idx = [self._last[d["cpu"]]] if d["cpu"] in self._last else []
+        else:
+            idx = sorted(self._last.values())
+        return [(i + 2, self._lines[i]) for i in idx]
 
     def cswitch(self, cpu: int, ts: Union[int, Mapping[str, int]], old_tid: Optional[int] = None,
                 new_tid: Optional[int] = None, *, old: Optional[int] = None,
@@ -156,9 +196,10 @@ class Stream:
     def process(self, cpu: int, ts: Union[int, Mapping[str, int]], event: str, pid: int,
                 image: str, **fields: Any) -> "Stream":
         """A Process record: event ("start", "end", "dcstart", "dcend",
-        "defunct"), pid, image, and key, ppid, session, exit_status (259),
-        dtb, flags, sid, sid_token, cmdline, package, app_id, exit_time,
-        ctx_tid, ctx_pid, kernel_time, user_time."""
+        "defunct"), pid, image (7-bit ASCII), key (required: the process's
+        UniqueProcessKey, a hex string "0xffff..."), and ppid, session,
+        exit_status (259), dtb, flags, sid, sid_token, cmdline, package,
+        app_id, exit_time, ctx_tid, ctx_pid, kernel_time, user_time."""
         return self.line("process", cpu=cpu, ts=ts, event=event, pid=pid, image=image,
                          **fields)
 
@@ -223,25 +264,68 @@ class Stream:
         return "".join(json.dumps(d, separators=(",", ":")) + "\n" for d in self.lines())
 
     def write(self, path: PathLike) -> None:
-        """Write the stream as JSON Lines to path."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.text())
+        """Write the stream as JSON Lines to path (in place only once whole)."""
+        tmp = _beside(path)
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(self.text())
+            os.replace(tmp, path)
+        except BaseException:
+            _unlink(tmp)
+            raise
 
     def replay(self, out: PathLike, *, truth: Optional[PathLike] = None,
-               json: Optional[PathLike] = None) -> Summary:
+               json: Optional[PathLike] = None, stream_paths: bool = False) -> Summary:
         """Encode the stream into ETL files (etwforge replay), the first at
         out; truth: also keep the stream there (else a temporary file).
-        Returns a Summary; raises ScenarioError "stream:LINE: what"."""
+        Returns a Summary; raises ScenarioError "stream:LINE: what". A
+        failed replay leaves no file behind: not the ETL files, not the
+        truth (written beside it first, put in place once the files are)."""
         if truth is not None:
-            self.write(truth)
-            return _replay(truth, out, json=json)
-        fd, path = tempfile.mkstemp(prefix="etwforge-stream-", suffix=".jsonl")
-        os.close(fd)
+            _lib.cstr(truth, "truth")
+            if _same_file(truth, out):
+                raise ScenarioError(f"truth {os.fspath(truth)} and out {os.fspath(out)} are "
+                                    "the same file")
+            tmp = _beside(truth)
+            label = os.fspath(truth)
+        else:
+            fd, tmp = tempfile.mkstemp(prefix="etwforge-stream-", suffix=".jsonl")
+            os.close(fd)
+            label = "stream"
         try:
-            self.write(path)
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(self.text())
             try:
-                return _replay(path, out, json=json)
+                r = _replay(tmp, out, json=json, stream_paths=stream_paths)
             except ScenarioError as e:
-                raise ScenarioError(str(e).replace(path, "stream"), e.errno, e.kind) from None
+                raise ScenarioError(str(e).replace(tmp, label), e.errno, e.kind) from None
+            if truth is not None:
+                os.replace(tmp, truth)
+            return r
         finally:
-            os.unlink(path)
+            _unlink(tmp)
+
+
+def _beside(path: PathLike) -> str:
+    """A temporary name in @path's folder (a rename there is atomic)."""
+    p = os.fspath(path)
+    d, b = os.path.split(p)
+    fd, tmp = tempfile.mkstemp(prefix=f".{b}.", dir=d or ".")
+    os.close(fd)
+    return tmp
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _same_file(a: PathLike, b: Optional[PathLike]) -> bool:
+    if b is None:
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(os.fspath(a)) == os.path.abspath(os.fspath(b))

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/cli/dump_infer.c - why a compact batch was flushed and why a spin lock
- * was logged, inferred from what the file keeps (see dump_infer.h).
+ * tools/lib/analysis/infer.c - why a compact batch was flushed and why a
+ * spin lock was logged, inferred from what the file keeps (see infer.h).
  *
- * The flush test (KERNEL_FACTS 1.2 step 4) runs at a switch, before that
+ * The kernel's flush test runs at a switch, before that
  * switch's record is added; the batch it closes is the one before. What of
  * each condition survives in the file:
  *
@@ -17,7 +17,7 @@
  *              exact
  *   stop       leaves no trace: unknown
  */
-#include "dump_infer.h"
+#include "tools/lib/analysis/infer.h"
 
 #define BATCH_HEADER_END 0x68u	     /* trace header 0x10 + PERFINFO_CCSWAP_BUFFER 0x58 */
 #define BATCH_CAP	 0x400u	     /* the block, trace header included */
@@ -36,21 +36,21 @@ static bool in_table(const struct flush_evidence *e, uint32_t tid)
 	return false;
 }
 
-enum flush_reason infer_flush(const struct flush_evidence *e)
+enum etwforge_flush_seen infer_flush(const struct flush_evidence *e)
 {
 	bool size = BATCH_HEADER_END + e->record_bytes + WORST_RECORD > BATCH_CAP;
 	bool delta = e->delta > DELTA_LIMIT;
 	bool ticks_sure = false, ticks_maybe = false;
 
 	if (e->at_end) {
-		return FLUSH_END;
+		return ETWFORGE_FLUSH_END;
 	}
 	if (e->tids >= TID_SLOTS) {
 		if (!e->flusher_known) {
-			return FLUSH_UNKNOWN; /* the first rule cannot be excluded */
+			return ETWFORGE_FLUSH_UNKNOWN; /* the first rule cannot be excluded */
 		}
 		if (e->flusher_old_tid != 0 && !in_table(e, e->flusher_old_tid)) {
-			return FLUSH_TID_FULL;
+			return ETWFORGE_FLUSH_TID_FULL;
 		}
 	}
 	if (e->tick_ns) {
@@ -59,51 +59,51 @@ enum flush_reason infer_flush(const struct flush_evidence *e)
 		ticks_maybe = !ticks_sure && e->span_ns > (uint64_t)TICK_LIMIT * e->tick_ns;
 	}
 	if (ticks_sure) {
-		return FLUSH_TICKS;
+		return ETWFORGE_FLUSH_TICKS;
 	}
 	if (size) {
-		return FLUSH_SIZE;
+		return ETWFORGE_FLUSH_SIZE;
 	}
 	if (delta) {
-		return FLUSH_DELTA;
+		return ETWFORGE_FLUSH_DELTA;
 	}
-	return ticks_maybe ? FLUSH_TICKS : FLUSH_UNKNOWN;
+	return ticks_maybe ? ETWFORGE_FLUSH_TICKS : ETWFORGE_FLUSH_UNKNOWN;
 }
 
-const char *flush_reason_name(enum flush_reason r)
+const char *infer_flush_name(unsigned r)
 {
-	static const char *const names[FLUSH_REASONS] = {
+	static const char *const names[ETWFORGE_FLUSH_SEEN] = {
 		"tid_full", "ticks", "size", "delta", "end", "unknown",
 	};
-	return r < FLUSH_REASONS ? names[r] : "unknown";
+	return r < ETWFORGE_FLUSH_SEEN ? names[r] : NULL;
 }
 
-const char *flush_reason_label(enum flush_reason r)
+const char *infer_flush_label(unsigned r)
 {
-	static const char *const labels[FLUSH_REASONS] = {
+	static const char *const labels[ETWFORGE_FLUSH_SEEN] = {
 		"TID table full", "> 500 ticks",  "size (0x400)",
 		"delta > 2^30",	  "end of trace", "unknown (stop, loss)",
 	};
-	return r < FLUSH_REASONS ? labels[r] : labels[FLUSH_UNKNOWN];
+	return r < ETWFORGE_FLUSH_SEEN ? labels[r] : NULL;
 }
 
-enum spin_kind infer_spin(const struct etwforge_spinlock *l,
-			  const struct etwforge_spinlock_config *cfg)
+enum etwforge_spin_seen infer_spin(const struct etwforge_spinlock *l,
+				   const struct etwforge_spinlock_config *cfg)
 {
 	uint32_t held = (uint32_t)(l->release_time - l->acquire_time);
 
 	if (cfg->hold_threshold != 0 && held > cfg->hold_threshold) {
-		return SPIN_HOLD;
+		return ETWFORGE_SPIN_HOLD;
 	}
 	if (l->spin_count >= cfg->spin_threshold) {
-		return SPIN_CONTENDED;
+		return ETWFORGE_SPIN_CONTENDED;
 	}
-	return SPIN_SAMPLED;
+	return ETWFORGE_SPIN_SAMPLED;
 }
 
-const char *spin_kind_name(enum spin_kind k)
+const char *infer_spin_name(unsigned k)
 {
-	static const char *const names[SPIN_KINDS] = {"hold", "contended", "sampled"};
+	static const char *const names[ETWFORGE_SPIN_SEEN] = {"hold", "contended", "sampled"};
 
-	return k < SPIN_KINDS ? names[k] : "sampled";
+	return k < ETWFORGE_SPIN_SEEN ? names[k] : NULL;
 }

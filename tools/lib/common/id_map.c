@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/cli/tid_map.c - the id map of tid_map.h: open addressing with linear
+ * tools/lib/common/id_map.c - the id map of id_map.h: open addressing with linear
  * probing, grown to twice its size when half full.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "tid_map.h"
+#include "tools/lib/common/id_map.h"
 
 static size_t slot_of(uint32_t id, size_t cap)
 {
 	return (size_t)((id * 2654435761u) & (uint32_t)(cap - 1));
 }
 
-void *tid_map_get(const struct tid_map *m, uint32_t id)
+void *id_map_get(const struct id_map *m, uint32_t id)
 {
 	if (!m->cap) {
 		return NULL;
@@ -26,7 +26,7 @@ void *tid_map_get(const struct tid_map *m, uint32_t id)
 	return NULL;
 }
 
-static int grow(struct tid_map *m)
+static int grow(struct id_map *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 64;
 	uint32_t *ids = calloc(cap, sizeof(*ids));
@@ -61,9 +61,9 @@ static int grow(struct tid_map *m)
 	return 0;
 }
 
-void *tid_map_add(struct tid_map *m, uint32_t id)
+void *id_map_add(struct id_map *m, uint32_t id)
 {
-	void *v = tid_map_get(m, id);
+	void *v = id_map_get(m, id);
 	size_t j;
 
 	if (v) {
@@ -80,7 +80,7 @@ void *tid_map_add(struct tid_map *m, uint32_t id)
 	return m->vals + j * m->elem_size;
 }
 
-void *tid_map_at(const struct tid_map *m, size_t i, uint32_t *id)
+void *id_map_at(const struct id_map *m, size_t i, uint32_t *id)
 {
 	if (i >= m->cap || !m->used[i]) {
 		return NULL;
@@ -89,10 +89,10 @@ void *tid_map_at(const struct tid_map *m, size_t i, uint32_t *id)
 	return m->vals + i * m->elem_size;
 }
 
-void tid_map_free(struct tid_map *m)
+void id_map_free(struct id_map *m)
 {
 	free(m->ids);
 	free(m->used);
 	free(m->vals);
-	*m = (struct tid_map){.elem_size = m->elem_size};
+	*m = (struct id_map){.elem_size = m->elem_size};
 }

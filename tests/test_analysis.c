@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_analysis.c - the analysis room (tools/lib/analysis/) on files
+ * whose answers are known by construction (tests/ident_fixture.c): a TID
+ * reused by another process is two thread rows, each with its own CPU
+ * time and switch-ins; a ReadyThread at the very time of its thread's
+ * switch-in, met after it, is a wake-up; one that never switches in is
+ * not; both levels of detail say the same; the options are checked; and a
+ * span's distribution bucket is the floor of log2 of its nanoseconds for
+ * clocks of any rate. The agreement with dump, the pictures, Python and
+ * the truth on every example is tests/python/test_agreement.py.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "etwforge/etwforge.h"
+#include "tests/ident_fixture.h"
+#include "tests/test_util.h"
+#include "tools/lib/analysis/clock.h"
+
+static struct etwforge_file *reuse_file(void)
+{
+	const char *path = test_path("reuse.etl");
+	struct etwforge_file *f;
+
+	cr_assert_eq(ident_fixture_write_reuse(path), 0);
+	f = etwforge_file_open(path, 0, NULL);
+	cr_assert_not_null(f);
+	return f;
+}
+
+static struct etwforge_analysis *analyse(struct etwforge_file *f, unsigned detail)
+{
+	ETWFORGE_OPTS(etwforge_analysis_opts, o, .detail = detail);
+	struct etwforge_error *err = etwforge_error_new();
+	struct etwforge_analysis *a = etwforge_analysis_new(f, &o, err);
+
+	cr_assert_not_null(a, "%s", etwforge_error_message(err));
+	cr_assert_eq(etwforge_analysis_run(a, err), 0, "%s", etwforge_error_message(err));
+	etwforge_error_free(err);
+	return a;
+}
+
+/* The row of @tid whose process is @pid, or NULL. */
+static const struct etwforge_thread_row *row_of(const struct etwforge_analysis *a, uint32_t tid,
+						uint32_t pid)
+{
+	const struct etwforge_analysis_totals *t = etwforge_analysis_totals(a);
+
+	for (size_t i = 0; i < t->threads; i++) {
+		const struct etwforge_thread_row *r = etwforge_analysis_thread(a, i);
+
+		if (r->tid == tid && r->pid == pid) {
+			return r;
+		}
+	}
+	return NULL;
+}
+
+TestSuite(analysis, .init = test_dir_make, .fini = test_dir_remove);
+
+Test(analysis, a_reused_tid_is_two_rows_each_with_its_time)
+{
+	struct etwforge_file *f = reuse_file();
+
+	for (unsigned detail = 0; detail < 2; detail++) {
+		struct etwforge_analysis *a = analyse(f, detail);
+		const struct etwforge_thread_row *app = row_of(a, 1001, 100),
+						 *svc = row_of(a, 1001, 200);
+		const struct etwforge_process_row *p;
+
+		cr_assert_not_null(app, "detail %u: app.exe's 1001", detail);
+		cr_assert_not_null(svc, "detail %u: svc.exe's 1001", detail);
+		/* QPC at 10 MHz: a unit is 100 ns */
+		cr_expect_eq(app->cpu_ns, 200 * 100, "detail %u: 100..300", detail);
+		cr_expect_eq(svc->cpu_ns, 100 * 100, "detail %u: 600..700", detail);
+		cr_expect_eq(app->switch_ins, 1);
+		cr_expect_eq(svc->switch_ins, 1);
+		cr_expect(app->named && svc->named);
+		cr_expect_eq(svc->start_ns, 500 * 100, "its Start");
+		cr_expect_eq(app->end_ns, 400 * 100, "its End");
+		cr_expect_geq(svc->process, 0);
+		p = etwforge_analysis_process(a, (size_t)svc->process);
+		cr_expect_str_eq(p->image, "svc.exe");
+		cr_expect_eq(etwforge_analysis_thread_at(a, 1001, 350 * 100),
+			     etwforge_analysis_thread_at(a, 1001, 100 * 100),
+			     "one row before its End");
+		cr_expect_neq(etwforge_analysis_thread_at(a, 1001, 650 * 100),
+			      etwforge_analysis_thread_at(a, 1001, 100 * 100), "another after");
+		etwforge_analysis_free(a);
+	}
+	etwforge_file_close(f);
+}
+
+Test(analysis, a_ready_at_its_switch_in_time_is_a_wake_up_whichever_comes_first)
+{
+	struct etwforge_file *f = reuse_file();
+
+	for (unsigned detail = 0; detail < 2; detail++) {
+		struct etwforge_analysis *a = analyse(f, detail);
+		const struct etwforge_analysis_totals *t = etwforge_analysis_totals(a);
+
+		cr_expect_eq(t->readies, 2, "detail %u", detail);
+		cr_expect_eq(t->wakeups, 1, "detail %u: 1001's at 600; 2001 never runs", detail);
+		cr_expect_eq(t->switches, 6);
+		cr_expect_eq(t->switch_ins, 3);
+		cr_expect_eq(t->attributed, 3);
+		/* CPU 0: idle 0..100 (from the start), 300..600, 700..1000; CPU 1: idle 0..200,
+		 * 800..1000, 1002 200..800 */
+		cr_expect_eq(t->idle_ns, (100 + 300 + 300 + 200 + 200) * 100, "detail %u", detail);
+		cr_expect_eq(t->busy_ns, (200 + 100 + 600) * 100, "detail %u", detail);
+		etwforge_analysis_free(a);
+	}
+	etwforge_file_close(f);
+}
+
+Test(analysis, the_wake_up_item_carries_both_ends)
+{
+	struct etwforge_file *f = reuse_file();
+	ETWFORGE_OPTS(etwforge_analysis_opts, o, .items = ETWFORGE_ITEM_WAKE);
+	struct etwforge_analysis *a = etwforge_analysis_new(f, &o, NULL);
+	const struct etwforge_item *it;
+	unsigned n = 0;
+
+	cr_assert_not_null(a);
+	while (etwforge_analysis_next(a, &it, NULL) == 1) {
+		cr_expect_eq(it->kind, ETWFORGE_ITEM_WAKE);
+		cr_expect_eq(it->tid, 1001);
+		cr_expect_eq(it->t0, 600 * 100);
+		cr_expect_eq(it->t1, 600 * 100);
+		cr_expect_eq(it->cpu, 0);
+		cr_expect_eq(it->from_cpu, 0);
+		n++;
+	}
+	cr_expect_eq(n, 1);
+	etwforge_analysis_free(a);
+	etwforge_file_close(f);
+}
+
+Test(analysis, options_are_checked)
+{
+	struct etwforge_file *f = reuse_file();
+	struct etwforge_error *err = etwforge_error_new();
+	static const uint8_t cpu9[2] = {0, 0x02};
+	ETWFORGE_OPTS(etwforge_analysis_opts, counts_items, .detail = ETWFORGE_DETAIL_COUNTS,
+		      .items = ETWFORGE_ITEM_SLICE);
+	ETWFORGE_OPTS(etwforge_analysis_opts, bad_detail, .detail = 7);
+	ETWFORGE_OPTS(etwforge_analysis_opts, backwards, .window = true, .from_ns = 5, .to_ns = 4);
+	ETWFORGE_OPTS(etwforge_analysis_opts, bad_cpu, .cpus = cpu9, .cpus_bytes = 2);
+
+	cr_expect_null(etwforge_analysis_new(f, &counts_items, err));
+	cr_expect(strstr(etwforge_error_message(err), "COUNTS"), "%s", etwforge_error_message(err));
+	cr_expect_null(etwforge_analysis_new(f, &bad_detail, err));
+	cr_expect_eq(etwforge_error_kind(err), ETWFORGE_ERROR_INPUT);
+	cr_expect_null(etwforge_analysis_new(f, &backwards, err));
+	cr_expect(strstr(etwforge_error_message(err), "ends before it starts"));
+	cr_expect_null(etwforge_analysis_new(f, &bad_cpu, err));
+	cr_expect(strstr(etwforge_error_message(err), "CPU 9 is not in"), "%s",
+		  etwforge_error_message(err));
+	etwforge_error_free(err);
+	etwforge_file_close(f);
+}
+
+Test(analysis, a_window_counts_what_is_in_it)
+{
+	struct etwforge_file *f = reuse_file();
+	ETWFORGE_OPTS(etwforge_analysis_opts, o, .window = true, .from_ns = 250 * 100,
+		      .to_ns = 650 * 100);
+	struct etwforge_analysis *a = etwforge_analysis_new(f, &o, NULL);
+	const struct etwforge_analysis_totals *t;
+
+	cr_assert_not_null(a);
+	cr_assert_eq(etwforge_analysis_run(a, NULL), 0);
+	t = etwforge_analysis_totals(a);
+	cr_expect_eq(t->switches, 2, "at 300 and 600");
+	cr_expect_eq(t->wakeups, 1, "its switch-in at 600 is in the window");
+	cr_expect_eq(row_of(a, 1001, 100)->cpu_ns, 50 * 100, "250..300");
+	cr_expect_eq(row_of(a, 1001, 200)->cpu_ns, 50 * 100, "600..650");
+	etwforge_analysis_free(a);
+	etwforge_file_close(f);
+}
+
+/* floor(log2(@ns)), 0 for 0 and 1: the bucket by definition. */
+static unsigned bucket_of_ns(uint64_t ns)
+{
+	unsigned b = 0;
+
+	while (ns > 1) {
+		ns >>= 1;
+		b++;
+	}
+	return b;
+}
+
+Test(analysis, a_span_falls_in_the_bucket_of_its_nanoseconds)
+{
+	static const uint64_t rates[] = {10000000,   3579545,	 14318180, 1000000000,
+					 2400000000, 3600000000, 1};
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+
+	for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+		struct an_clock c = {.hz = rates[r]};
+
+		/* an_clock_init() without a file: the rate is all the buckets need */
+		c.start_ts = 0;
+		c.end_ns = 0;
+		an_clock_buckets(&c);
+		for (unsigned i = 0; i < 20000; i++) {
+			uint64_t ticks;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			ticks = i < 64 ? i : x >> (x % 60);
+			cr_assert_eq(an_bucket(&c, ticks), bucket_of_ns(an_span_ns(&c, ticks)),
+				     "%" PRIu64 " Hz, %" PRIu64 " units", rates[r], ticks);
+		}
+	}
+}

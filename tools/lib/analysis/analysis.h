@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/analysis/analysis.h - the analysis room: one reading of a trace
+ * (who ran where, who each thread and process is, who woke whom, where the
+ * CPU went) that every front end asks. The functions are the etwforge_
+ * ones of the same name (include/etwforge/etwforge.h), which api_analysis.c
+ * hands through; the tables and the pass are state.h's.
+ */
+#ifndef TOOLS_LIB_ANALYSIS_ANALYSIS_H
+#define TOOLS_LIB_ANALYSIS_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etwforge/etwforge.h"
+
+struct etwforge_analysis *analysis_new(struct etwforge_file *f,
+				       const struct etwforge_analysis_opts *opts,
+				       struct etwforge_error *err);
+void analysis_free(struct etwforge_analysis *a);
+int analysis_next(struct etwforge_analysis *a, const struct etwforge_item **item,
+		  struct etwforge_error *err);
+int analysis_run(struct etwforge_analysis *a, struct etwforge_error *err);
+const struct etwforge_analysis_totals *analysis_totals(const struct etwforge_analysis *a);
+const struct etwforge_thread_row *analysis_thread(const struct etwforge_analysis *a, size_t i);
+const struct etwforge_process_row *analysis_process(const struct etwforge_analysis *a, size_t i);
+unsigned analysis_cpus(const struct etwforge_analysis *a);
+const struct etwforge_cpu_row *analysis_cpu(const struct etwforge_analysis *a, unsigned i);
+int64_t analysis_thread_at(const struct etwforge_analysis *a, uint32_t tid, int64_t t_ns);
+const struct etwforge_ip_count *analysis_ips(struct etwforge_analysis *a, int64_t row, size_t *n);
+
+struct jout;
+/**
+ * analysis_json - the members `dump --stats --jsonl` adds about @ctx (an
+ * analysis read to its end): "wakeups", "cpu_time" (busy, idle, unknown,
+ * by process, by CPU). A read_json_more_fn.
+ */
+void analysis_json(struct jout *j, const void *ctx);
+
+/** analysis_forms - the compact switches read, by record form (idle_short, idle, lite, full). */
+void analysis_forms(const struct etwforge_analysis *a, uint64_t forms[4]);
+
+/** analysis_named - distinct TIDs and PIDs a Thread / Process record names (for --stats). */
+void analysis_named(const struct etwforge_analysis *a, uint64_t *tids, uint64_t *pids);
+
+#endif /* TOOLS_LIB_ANALYSIS_ANALYSIS_H */

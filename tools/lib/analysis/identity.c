@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/analysis/identity.c - the thread and process tables of a file
+ * (see identity.h): its identity records gathered in one pass in CPU
+ * order, sorted by id and time, cut into rows by their Starts and Ends;
+ * a TID's rows chained in time order, gaps filled as switches find them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/lib/analysis/identity.h"
+#include "tools/lib/common/error.h"
+#include "tools/lib/common/grow.h"
+#include "tools/lib/read/read.h"
+
+#define HOOK_PROCESS_START     0x0301u
+#define HOOK_PROCESS_END       0x0302u
+#define HOOK_PROCESS_TERMINATE 0x030Bu /* a note of an end: names nothing */
+#define HOOK_THREAD_START      0x0501u
+#define HOOK_THREAD_END	       0x0502u
+
+/* What an identity record does to the rows of its id. */
+enum rec_kind {
+	REC_START, /* begins a row */
+	REC_END,   /* ends the current row */
+	REC_NAME,  /* names the current row (rundown, defunct) */
+	REC_RENAME /* ThreadSetName: a name, not a Thread record */
+};
+
+/* One identity record, as gathered. */
+struct id_rec {
+	uint32_t id; /* TID, or PID */
+	uint32_t pid;
+	uint32_t ppid;
+	uint64_t ts;
+	size_t seq; /* file order, for equal times */
+	enum rec_kind kind;
+	char *name; /* thread name, or image */
+	char *cmdline;
+};
+
+struct rec_list {
+	struct id_rec *v;
+	size_t n, cap;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s && s[0] ? strdup(s) : NULL;
+}
+
+static int rec_add(struct rec_list *l, const struct id_rec *r)
+{
+	struct id_rec *v = grow_room(l->v, &l->cap, l->n, sizeof(*v), 256);
+
+	if (!v) {
+		return -ENOMEM;
+	}
+	l->v = v;
+	l->v[l->n++] = *r;
+	return 0;
+}
+
+static void rec_list_free(struct rec_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].cmdline);
+	}
+	free(l->v);
+}
+
+static int by_id_time(const void *a, const void *b)
+{
+	const struct id_rec *x = a, *y = b;
+
+	if (x->id != y->id) {
+		return x->id < y->id ? -1 : 1;
+	}
+	if (x->ts != y->ts) {
+		return x->ts < y->ts ? -1 : 1;
+	}
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* A string the record owns, or an error when it found no memory. */
+static int take(char **to, const char *from)
+{
+	*to = dup_or_null(from);
+	return from && from[0] && !*to ? -ENOMEM : 0;
+}
+
+/*
+ * Gather @f's identity records into @th (threads) and @pr (processes); the
+ * idle thread (TID 0) has no row, *@idle_named says a Thread record names it.
+ */
+static int gather(struct etwforge_file *f, bool keep_going, struct rec_list *th,
+		  struct rec_list *pr, bool *idle_named, struct etwforge_error *err)
+{
+	struct etwforge_iter *it = read_iter_new(
+		f, ETWFORGE_ORDER_CPU,
+		ETWFORGE_EV_PROCESS | ETWFORGE_EV_THREAD | ETWFORGE_EV_THREAD_NAME, err);
+	const struct etwforge_event *ev;
+	size_t seq = 0;
+	int rc = 0, r;
+
+	if (!it) {
+		return -ENOMEM;
+	}
+	while (rc == 0 && (r = read_iter_next(it, &ev, err)) != 0) {
+		struct id_rec rec = {.ts = ev ? ev->ts : 0, .seq = seq++};
+
+		if (r < 0) {
+			if (!keep_going) {
+				rc = r;
+			}
+			continue;
+		}
+		switch (ev->kind) {
+		case ETWFORGE_EV_PROCESS:
+			if (ev->rec->hook == HOOK_PROCESS_TERMINATE) {
+				continue;
+			}
+			rec.id = rec.pid = ev->u.process.pid;
+			rec.ppid = ev->u.process.ppid;
+			rec.kind = ev->rec->hook == HOOK_PROCESS_START ? REC_START
+				   : ev->rec->hook == HOOK_PROCESS_END ? REC_END
+								       : REC_NAME;
+			if (take(&rec.name, ev->u.process.image) < 0 ||
+			    take(&rec.cmdline, ev->u.process.cmdline) < 0 ||
+			    rec_add(pr, &rec) < 0) {
+				free(rec.name);
+				free(rec.cmdline);
+				rc = -ENOMEM;
+			}
+			continue;
+		case ETWFORGE_EV_THREAD:
+			rec.id = ev->u.thread.tid;
+			rec.pid = ev->u.thread.pid;
+			rec.kind = ev->rec->hook == HOOK_THREAD_START ? REC_START
+				   : ev->rec->hook == HOOK_THREAD_END ? REC_END
+								      : REC_NAME;
+			if (take(&rec.name, ev->u.thread.name) < 0) {
+				rc = -ENOMEM;
+			}
+			break;
+		case ETWFORGE_EV_THREAD_NAME:
+			rec.id = ev->u.thread_name.tid;
+			rec.pid = ev->u.thread_name.pid;
+			rec.kind = REC_RENAME;
+			if (take(&rec.name, ev->u.thread_name.name) < 0) {
+				rc = -ENOMEM;
+			}
+			break;
+		default:
+			continue;
+		}
+		if (rc == 0 && rec.id != 0 && rec_add(th, &rec) < 0) {
+			rc = -ENOMEM;
+		}
+		*idle_named |= rec.id == 0 && rec.kind != REC_RENAME;
+		if (rc < 0 || rec.id == 0) {
+			free(rec.name); /* the idle thread has no row: its time is idle time */
+		}
+	}
+	read_iter_free(it);
+	if (rc == -ENOMEM) {
+		error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+	}
+	return rc;
+}
+
+/* A new thread row covering [@lo, @hi] of @tid. Return: its index, -1 out of memory. */
+static int64_t new_thread(struct an_identity *id, uint32_t tid, uint64_t lo, uint64_t hi)
+{
+	struct an_thread *t;
+
+	t = grow_room(id->threads, &id->cap_threads, id->nthreads, sizeof(*t), 256);
+	if (!t) {
+		return -1;
+	}
+	id->threads = t;
+	t += id->nthreads;
+	memset(t, 0, sizeof(*t));
+	t->pub.tid = tid;
+	t->pub.process = -1;
+	t->pub.name = "";
+	t->pub.start_ns = INT64_MIN;
+	t->pub.end_ns = INT64_MAX;
+	t->lo = lo;
+	t->hi = hi;
+	t->next = -1;
+	return (int64_t)id->nthreads++;
+}
+
+static int64_t new_process(struct an_identity *id, uint32_t pid, uint64_t lo, uint64_t hi)
+{
+	struct an_process *p;
+
+	p = grow_room(id->procs, &id->cap_procs, id->nprocs, sizeof(*p), 64);
+	if (!p) {
+		return -1;
+	}
+	id->procs = p;
+	p += id->nprocs;
+	memset(p, 0, sizeof(*p));
+	p->pub.pid = pid;
+	p->pub.image = "";
+	p->pub.cmdline = "";
+	p->pub.start_ns = INT64_MIN;
+	p->pub.end_ns = INT64_MAX;
+	p->lo = lo;
+	p->hi = hi;
+	p->next = -1;
+	return (int64_t)id->nprocs++;
+}
+
+struct an_tid *an_tid(struct an_identity *id, uint32_t tid)
+{
+	struct an_tid *e = id_map_get(&id->tids, tid);
+
+	if (!e) {
+		e = id_map_add(&id->tids, tid);
+		if (e) {
+			e->head = e->hit = -1;
+		}
+	}
+	return e;
+}
+
+/* The process row of @pid at @ts, -1 none. */
+static int64_t process_at(const struct an_identity *id, uint32_t pid, uint64_t ts)
+{
+	const int64_t *head = id_map_get(&id->pids, pid);
+
+	for (int64_t p = head ? *head : -1; p >= 0; p = id->procs[p].next) {
+		if (ts >= id->procs[p].lo && ts <= id->procs[p].hi) {
+			return p;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The rows of one id from its records @r[0..n) (sorted by time), chained
+ * from *@head: a row is [lo, hi] in clock units. @thread: thread rows,
+ * else process rows. Return: 0, or -ENOMEM.
+ */
+static int cut_rows(struct an_identity *id, const struct an_clock *c, const struct id_rec *r,
+		    size_t n, bool thread, int64_t *head)
+{
+	int64_t cur = -1, last = -1; /* the open row; the latest row */
+	bool open = false;
+	bool named = false;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ts = r[i].ts;
+
+		if (r[i].kind == REC_START &&
+		    !(open && last >= 0 &&
+		      (thread ? id->threads[last].lo : id->procs[last].lo) == ts)) {
+			uint64_t *hi = NULL;
+
+			if (open) { /* a Start without an End before it: the old one ends here */
+				hi = thread ? &id->threads[cur].hi : &id->procs[cur].hi;
+				*hi = ts - 1;
+			}
+			cur = thread ? new_thread(id, r[i].id, ts, UINT64_MAX)
+				     : new_process(id, r[i].id, ts, UINT64_MAX);
+			if (cur < 0) {
+				return -ENOMEM;
+			}
+			if (thread) {
+				id->threads[cur].pub.start_ns = an_ns(c, ts);
+			} else {
+				id->procs[cur].pub.start_ns = an_ns(c, ts);
+			}
+			open = true;
+		} else if (!open) {
+			/* a row from before the trace, or from the end of the previous one */
+			uint64_t lo = last < 0 ? 0
+				      : thread ? id->threads[last].hi + 1
+					       : id->procs[last].hi + 1;
+
+			cur = thread ? new_thread(id, r[i].id, lo, UINT64_MAX)
+				     : new_process(id, r[i].id, lo, UINT64_MAX);
+			if (cur < 0) {
+				return -ENOMEM;
+			}
+			open = true;
+		}
+		if (last != cur) {
+			if (last < 0) {
+				*head = cur;
+			} else if (thread) {
+				id->threads[last].next = cur;
+			} else {
+				id->procs[last].next = cur;
+			}
+			last = cur;
+		}
+		if (thread) {
+			struct an_thread *t = &id->threads[cur];
+
+			if (r[i].kind != REC_RENAME) {
+				t->pub.named = t->named = true;
+				named = true;
+			}
+			t->pub.pid = r[i].pid;
+			if (!t->linked) {
+				/* its process: the PID's row when it began (or first showed) */
+				t->linked = true;
+				t->pub.process = process_at(id, t->pub.pid, t->lo ? t->lo : ts);
+				if (t->pub.process >= 0) {
+					id->procs[t->pub.process].pub.threads++;
+				}
+			}
+			if (r[i].name) {
+				free(t->name);
+				t->name = strdup(r[i].name);
+				if (!t->name) {
+					return -ENOMEM;
+				}
+				t->pub.name = t->name;
+			}
+			if (r[i].kind == REC_END) {
+				t->hi = ts;
+				t->pub.end_ns = an_ns(c, ts);
+				open = false;
+			}
+		} else {
+			struct an_process *p = &id->procs[cur];
+
+			named = true;
+			p->pub.ppid = r[i].ppid;
+			if (r[i].name) {
+				free(p->image);
+				p->image = strdup(r[i].name);
+				if (!p->image) {
+					return -ENOMEM;
+				}
+				p->pub.image = p->image;
+			}
+			if (r[i].cmdline) {
+				free(p->cmdline);
+				p->cmdline = strdup(r[i].cmdline);
+				if (!p->cmdline) {
+					return -ENOMEM;
+				}
+				p->pub.cmdline = p->cmdline;
+			}
+			if (r[i].kind == REC_END) {
+				p->hi = ts;
+				p->pub.end_ns = an_ns(c, ts);
+				open = false;
+			}
+		}
+	}
+	if (thread) {
+		id->named_tids += named;
+	} else {
+		id->named_pids += named;
+	}
+	return 0;
+}
+
+/* Cut each id's records (sorted) into rows. */
+static int cut_all(struct an_identity *id, const struct an_clock *c, struct rec_list *l,
+		   bool thread)
+{
+	if (l->n) {
+		qsort(l->v, l->n, sizeof(*l->v), by_id_time);
+	}
+	for (size_t i = 0; i < l->n;) {
+		size_t e = i + 1;
+		int64_t head = -1;
+
+		while (e < l->n && l->v[e].id == l->v[i].id) {
+			e++;
+		}
+		if (cut_rows(id, c, l->v + i, e - i, thread, &head) < 0) {
+			return -ENOMEM;
+		}
+		if (thread) {
+			struct an_tid *t = an_tid(id, l->v[i].id);
+
+			if (!t) {
+				return -ENOMEM;
+			}
+			t->head = head;
+		} else {
+			int64_t *p = id_map_add(&id->pids, l->v[i].id);
+
+			if (!p) {
+				return -ENOMEM;
+			}
+			*p = head;
+		}
+		i = e;
+	}
+	return 0;
+}
+
+int an_identity_load(struct an_identity *id, struct etwforge_file *f, const struct an_clock *c,
+		     bool full, bool keep_going, struct etwforge_error *err)
+{
+	struct rec_list th = {0}, pr = {0};
+	bool idle_named = false;
+	int rc;
+
+	id->full = full;
+	id->tids.elem_size = sizeof(struct an_tid);
+	id->pids.elem_size = sizeof(int64_t);
+	rc = gather(f, keep_going, &th, &pr, &idle_named, err);
+	id->named_tids += idle_named;
+	if (rc == 0 && (cut_all(id, c, &pr, false) < 0 || cut_all(id, c, &th, true) < 0)) {
+		rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+	}
+	rec_list_free(&th);
+	rec_list_free(&pr);
+	return rc;
+}
+
+int64_t an_thread_find(const struct an_identity *id, uint32_t tid, uint64_t ts)
+{
+	const struct an_tid *e = id_map_get(&id->tids, tid);
+	int64_t r;
+
+	if (!e) {
+		return -1;
+	}
+	if (e->hit >= 0 && ts >= id->threads[e->hit].lo && ts <= id->threads[e->hit].hi) {
+		return e->hit;
+	}
+	for (r = e->head; r >= 0 && ts > id->threads[r].hi; r = id->threads[r].next) {
+	}
+	return r >= 0 && ts >= id->threads[r].lo ? r : -1;
+}
+
+int64_t an_thread_at(struct an_identity *id, uint32_t tid, uint64_t ts)
+{
+	struct an_tid *e = an_tid(id, tid);
+
+	return e ? an_thread_of(id, e, tid, ts) : -1;
+}
+
+int64_t an_thread_of(struct an_identity *id, struct an_tid *e, uint32_t tid, uint64_t ts)
+{
+	int64_t prev = -1, r, row;
+	uint64_t lo, hi;
+
+	if (e->hit >= 0 && ts >= id->threads[e->hit].lo && ts <= id->threads[e->hit].hi) {
+		return e->hit;
+	}
+	for (r = e->head; r >= 0 && ts > id->threads[r].hi; r = id->threads[r].next) {
+		prev = r;
+	}
+	if (r >= 0 && ts >= id->threads[r].lo) {
+		e->hit = r;
+		return r;
+	}
+	/* the gap between @prev and @r */
+	lo = prev >= 0 ? id->threads[prev].hi + 1 : 0;
+	hi = r >= 0 ? id->threads[r].lo - 1 : UINT64_MAX;
+	row = new_thread(id, tid, lo, hi);
+	if (row < 0) {
+		return -1;
+	}
+	id->threads[row].next = r;
+	if (prev >= 0) {
+		id->threads[prev].next = row;
+	} else {
+		e->head = row;
+	}
+	e->hit = row;
+	return row;
+}
+
+int an_thread_full(struct an_thread *t)
+{
+	if (t->hist) {
+		return 0;
+	}
+	t->hist = calloc(3 * ETWFORGE_HIST_BUCKETS, sizeof(*t->hist));
+	t->reasons = calloc(AN_REASONS, sizeof(*t->reasons));
+	t->states = calloc(AN_STATES, sizeof(*t->states));
+	if (!t->hist || !t->reasons || !t->states) {
+		free(t->hist);
+		free(t->reasons);
+		free(t->states);
+		t->hist = t->reasons = t->states = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void an_identity_free(struct an_identity *id)
+{
+	for (size_t i = 0; i < id->nthreads; i++) {
+		free(id->threads[i].name);
+		free(id->threads[i].hist);
+		free(id->threads[i].reasons);
+		free(id->threads[i].states);
+		ip_counts_free(&id->threads[i].ips);
+	}
+	for (size_t i = 0; i < id->nprocs; i++) {
+		free(id->procs[i].image);
+		free(id->procs[i].cmdline);
+	}
+	for (size_t i = 0; i < id->tids.cap; i++) {
+		uint32_t tid;
+		struct an_tid *e = id_map_at(&id->tids, i, &tid);
+
+		if (e) {
+			wake_list_free(&e->wakes);
+		}
+	}
+	free(id->threads);
+	free(id->procs);
+	id_map_free(&id->tids);
+	id_map_free(&id->pids);
+	memset(id, 0, sizeof(*id));
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/lib/analysis/state.h - what the files of the analysis
+ * room share: the analysis itself (analysis.c: options, tables, items),
+ * the full pass in time order (pass.c) and the batch-at-a-time counts
+ * (counts.c), which add into the same sums.
+ */
+#ifndef TOOLS_LIB_ANALYSIS_STATE_H
+#define TOOLS_LIB_ANALYSIS_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "etwforge/etwforge.h"
+#include "tools/lib/analysis/clock.h"
+#include "tools/lib/analysis/identity.h"
+#include "tools/lib/analysis/ip_counts.h"
+#include "tools/lib/analysis/wake.h"
+
+#define AN_MAX_CPUS 2048u /* ProcessorIndex: 11 bits */
+
+/*
+ * struct an_cpu - one CPU: what runs on it now (the pass), the batch being
+ * read (flush reasons), and its sums.
+ * @known/@tid/@row: the thread running since @t0 (@row -1: idle, unknown)
+ * @opened:  a switch put it there (not: since the trace began)
+ */
+struct an_cpu {
+	bool seen;
+	bool known;
+	bool opened;
+	uint32_t tid;
+	int64_t row;
+	uint64_t t0;
+	bool batch;
+	uint64_t number;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint64_t header_ts;
+	unsigned tids;
+	uint32_t table[16];
+	uint64_t record_bytes;
+	bool counted;
+	uint64_t busy_t, idle_t, unknown_t;
+	struct etwforge_cpu_row pub;
+};
+
+/* One queued item, with its own copy of what it points to. */
+struct an_queued {
+	struct etwforge_item item;
+	struct etwforge_spinlock lock;
+};
+
+struct etwforge_analysis {
+	struct etwforge_file *f;
+	struct etwforge_analysis_opts o;
+	struct an_clock clock;
+	struct an_identity id;
+	struct etwforge_spinlock_config spin;
+	struct an_cpu *cpu; /* by CPU number */
+	unsigned ncpu;
+	unsigned *counted; /* the CPUs counted, in order (the cpu table) */
+	unsigned ncounted;
+	uint64_t from_ts, to_ts; /* the window in clock units (the whole trace: 0, max) */
+	int64_t from_ns, to_ns;
+	/* the full pass */
+	struct etwforge_iter *it;
+	bool started, ended;
+	int failed; /* the error that ended the pass */
+	struct an_queued *q;
+	size_t qn, qi, qcap;
+	bool nomem;
+	/* sums */
+	struct etwforge_analysis_totals tot;
+	uint64_t busy_t, idle_t, unknown_t;
+	uint64_t wake_hist[ETWFORGE_HIST_BUCKETS];
+	bool any_switch;
+	uint64_t forms[4];	 /* compact switches by record form */
+	uint64_t interval_100ns; /* the profile interval the file gives, 0 none */
+	struct ip_counts idle_ips;
+	struct etwforge_ip_count *ips_out; /* the last etwforge_analysis_ips() answer */
+	uint64_t *proc_t;		   /* per process row: its threads' CPU time summed */
+	uint64_t *proc_in, *proc_samples;
+	uint64_t gen;	   /* events read: the sums change with it */
+	uint64_t proc_gen; /* what @gen was when @proc_t was summed */
+};
+
+/** an_counted - does CPU @c count? */
+static inline bool an_counted(const struct etwforge_analysis *a, unsigned c)
+{
+	return c < a->ncpu && a->cpu[c].counted;
+}
+
+/** an_in_window - is the time @ts (clock units) in the window? */
+static inline bool an_in_window(const struct etwforge_analysis *a, uint64_t ts)
+{
+	return ts >= a->from_ts && ts <= a->to_ts;
+}
+
+/**
+ * pass_next - read on until the queue holds an item (or the end).
+ * Return: 1 an item is queued, 0 the end (the last slices closed), -EINVAL
+ * damage (@err; with keep_going the pass goes on at the next call), -ENOMEM.
+ */
+int pass_next(struct etwforge_analysis *a, struct etwforge_error *err);
+
+/**
+ * counts_run - the counts and CPU times of the whole trace a batch at a
+ * time (ETWFORGE_DETAIL_COUNTS). Return: 0; -EAGAIN the file is one the
+ * batch sums cannot read exactly (a CPU with plain and compact switches):
+ * nothing was added, run the full pass; -EINVAL damage (@err); -ENOMEM.
+ */
+int counts_run(struct etwforge_analysis *a, struct etwforge_error *err);
+
+#endif /* TOOLS_LIB_ANALYSIS_STATE_H */

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/lib/read/iter_time.c - the events of every CPU in time order
+ * (ETWFORGE_ORDER_TIME): a k-way merge of sources that are each in time
+ * order on their own.
+ *
+ * A CPU's buffers are not: the kernel writes a compact batch when it is
+ * flushed, after the records logged on that CPU meanwhile (ReadyThread,
+ * samples, thread starts), so the batch's switches come behind later
+ * events. Each CPU therefore gives two sources, each in order:
+ *
+ *   CPU c, live     its buffers' records but compact batches: plain
+ *                   CSwitch, SpinLock, ReadyThread, samples, processes,
+ *                   threads, ... (logged when they happened)
+ *   CPU c, batches  its compact batches' switches, expanded (a switch's
+ *                   new thread is known once the CPU's next switch is read)
+ *   header          buffer 0's records (live)
+ *
+ *   sources ──► tournament on (ts, source) ──► next event
+ *
+ * The sources play a tournament (a loser tree: each inner node keeps the
+ * loser of the match below it, the root's the winner): when the winner is
+ * refilled, only its path to the root is replayed, one comparison a level.
+ * At one time, buffer 0 comes first, then each CPU's live records before its
+ * batches; an exhausted source's key is past every time.
+ *
+ * A source's next event is converted when fetched and handed out as it is;
+ * the source is refilled at the following call, so the event (and the
+ * record and strings it points to) stays valid until then. Memory: two
+ * events per CPU, whatever the length of the file.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/lib/read/read.h"
+#include "tools/lib/read/read_internal.h"
+#include "writer/etl_reader.h"
+
+/* One source of the merge. */
+struct time_src {
+	bool batches;	       /* a CPU's compact switches (else its live records) */
+	struct dec_cursor cur; /* batches: the CPU's cursor */
+	const unsigned *bufs;  /* live: its buffers, in order */
+	unsigned nbufs;
+	unsigned bi;		 /* live: the buffer being read */
+	size_t pos;		 /* live: inside it */
+	struct rec_store st;	 /* the record of @ev (live), the batch record (batches) */
+	struct rec_store cur_st; /* batches: unused record store of rv_conv_dec_event() */
+	struct etwforge_event ev;
+};
+
+/* A source's key: its next event's time, then its index; @ts UINT64_MAX and @i ~0u: none. */
+struct time_key {
+	uint64_t ts;
+	unsigned i;
+};
+
+struct iter_time {
+	struct etwforge_file *f;
+	unsigned kinds;
+	struct time_src *src;
+	unsigned nsrc;
+	unsigned k;	      /* leaves of the tournament: nsrc rounded up to a power of 2 */
+	struct time_key *key; /* per leaf */
+	unsigned *tree;	      /* [0] the winner; [1..k-1] the losers of the matches */
+	unsigned init;	      /* sources fetched a first time */
+	int refill;	      /* the source whose event was handed out last (or failed), -1 none */
+};
+
+static bool key_less(const struct time_key *a, const struct time_key *b)
+{
+	/* without a branch: a match's outcome is a coin toss the predictor loses */
+	return (a->ts < b->ts) | ((a->ts == b->ts) & (a->i < b->i));
+}
+
+/* The winner of the subtree under @node, its matches' losers stored on the way. */
+static unsigned play(struct iter_time *it, unsigned node)
+{
+	unsigned a, b;
+
+	if (node >= it->k) {
+		return node - it->k;
+	}
+	a = play(it, 2 * node);
+	b = play(it, 2 * node + 1);
+	if (key_less(&it->key[b], &it->key[a])) {
+		it->tree[node] = a;
+		return b;
+	}
+	it->tree[node] = b;
+	return a;
+}
+
+/* Leaf @w's key changed: replay its matches up to the root. */
+static void replay(struct iter_time *it, unsigned w)
+{
+	for (unsigned node = (w + it->k) / 2; node >= 1; node /= 2) {
+		unsigned l = it->tree[node];
+		/* all ones when the stored loser beats @w: masks, so no branch is taken */
+		unsigned m = 0u - (unsigned)key_less(&it->key[l], &it->key[w]);
+
+		it->tree[node] = (w & m) | (l & ~m);
+		w = (l & m) | (w & ~m);
+	}
+	it->tree[0] = w;
+}
+
+/* The next event of live source @s. Return: 1, 0 at its end, -EINVAL (@e; it goes on after). */
+static int live_next(struct iter_time *it, struct time_src *s, struct etl_error *e)
+{
+	const struct etl_reader *d = it->f->d;
+
+	while (s->bi < s->nbufs) {
+		const struct etl_buffer *b = etl_reader_buffer(d, s->bufs[s->bi]);
+		struct etl_record r;
+		int rc = etl_buffer_next(d, b, &s->pos, &r, e);
+
+		if (rc <= 0) {
+			s->bi++;
+			s->pos = 0;
+			if (rc < 0) {
+				return rc; /* the rest of that buffer is lost */
+			}
+			continue;
+		}
+		if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH) {
+			continue; /* the batches source has its switches */
+		}
+		if (rv_record_event(it->kinds, &r, b->index, &s->st, &s->ev)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Fetch source @i's next event (its key past every time at its end). Return: 0, or -EINVAL (@e). */
+static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
+{
+	struct time_src *s = &it->src[i];
+	int rc;
+
+	if (s->batches) {
+		const struct dec_event *dev;
+
+		rc = dec_cursor_peek(&s->cur, &dev, e);
+		if (rc > 0) {
+			rv_conv_dec_event(dev, &s->st, &s->cur_st, &s->ev);
+		}
+	} else {
+		rc = live_next(it, s, e);
+	}
+	it->key[i] = rc > 0 ? (struct time_key){s->ev.ts, i} : (struct time_key){UINT64_MAX, ~0u};
+	return rc < 0 ? rc : 0;
+}
+
+void iter_time_free(struct iter_time *it)
+{
+	if (!it) {
+		return;
+	}
+	for (unsigned i = 0; it->src && i < it->nsrc; i++) {
+		rv_store_free(&it->src[i].st);
+		rv_store_free(&it->src[i].cur_st);
+	}
+	free(it->src);
+	free(it->key);
+	free(it->tree);
+	free(it);
+}
+
+struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
+{
+	struct iter_time *it = calloc(1, sizeof(*it));
+	unsigned norder, ncpu = 0;
+	const unsigned *order = etl_reader_cpu_order(f->d, &norder);
+	static const unsigned header_buffer = 0;
+	bool live = kinds & ~(unsigned)ETWFORGE_EV_COMPACT, batches = kinds & ETWFORGE_EV_COMPACT;
+
+	if (!it) {
+		return NULL;
+	}
+	it->f = f;
+	it->kinds = kinds;
+	it->refill = -1;
+	/* the CPUs whose buffers the file has: runs of the CPU order */
+	for (unsigned i = 0; i < norder; i++) {
+		ncpu += i == 0 || etl_reader_buffer(f->d, order[i])->processor_index !=
+					  etl_reader_buffer(f->d, order[i - 1])->processor_index;
+	}
+	for (it->k = 1; it->k < 2 * ncpu + 1; it->k *= 2) {
+	}
+	it->src = calloc(2 * ncpu + 1, sizeof(*it->src));
+	it->key = calloc(it->k, sizeof(*it->key));
+	it->tree = calloc(it->k, sizeof(*it->tree));
+	if (!it->src || !it->key || !it->tree) {
+		iter_time_free(it);
+		return NULL;
+	}
+	if (live && etl_reader_buffer_count(f->d) > 0) {
+		it->src[it->nsrc].bufs = &header_buffer;
+		it->src[it->nsrc++].nbufs = 1;
+	}
+	for (unsigned i = 0; i < norder;) {
+		unsigned cpu = etl_reader_buffer(f->d, order[i])->processor_index, n;
+		const unsigned *bufs = etl_reader_cpu_buffers(f->d, cpu, &n);
+
+		if (live) {
+			it->src[it->nsrc].bufs = bufs;
+			it->src[it->nsrc++].nbufs = n;
+		}
+		if (batches) {
+			it->src[it->nsrc].batches = true;
+			dec_cursor_init(&it->src[it->nsrc++].cur, f->d, cpu, DEC_EV_COMPACT,
+					f->info.max_wait_reason);
+		}
+		i += n ? n : 1;
+	}
+	return it;
+}
+
+int iter_time_next(struct iter_time *it, const struct etwforge_event **out,
+		   struct etwforge_error *err)
+{
+	struct etl_error e;
+	unsigned i;
+
+	if (it->refill >= 0) {
+		i = (unsigned)it->refill;
+		it->refill = -1;
+		if (fetch(it, i, &e) < 0) {
+			it->refill = (int)i; /* the source goes on at the next call */
+			replay(it, i);	     /* meanwhile it has no event */
+			return read_reader_fail(err, &e, -EINVAL);
+		}
+		replay(it, i);
+	}
+	if (it->init < it->k) {
+		while (it->init < it->k) {
+			i = it->init++;
+			if (i >= it->nsrc) {
+				it->key[i] = (struct time_key){UINT64_MAX, ~0u};
+			} else if (fetch(it, i, &e) < 0) {
+				it->refill = (int)i;
+				return read_reader_fail(err, &e, -EINVAL);
+			}
+		}
+		it->tree[0] = play(it, 1);
+	}
+	i = it->tree[0];
+	if (it->key[i].i == ~0u) {
+		return 0;
+	}
+	*out = &it->src[i].ev;
+	it->refill = (int)i;
+	return 1;
+}
