@@ -48,7 +48,9 @@
  * struct psess - one session as the event path sees it, everything a scan
  * of the configuration would tell precomputed at create time.
  * @cur:       the buffer borrowed for each CPU (NULL: none held)
- * @idx:       its index (the lanes keep its pool clock)
+ * @clock_max: the largest timestamp the producer's own lane logged to it
+ *             (the pool clock; other lanes keep theirs)
+ * @idx:       its index
  */
 struct psess {
 	unsigned flags; /* PRODUCER_F_* */
@@ -66,6 +68,7 @@ struct psess {
 	uint64_t cs_head; /* its Marker, Size and HookId: the header's first quadword */
 	unsigned cs_npmc; /* PMC items on 0x0524: pmc_count if pmc_cswitch, else 0 */
 	unsigned idx;
+	uint64_t clock_max;
 	struct etl_buf **cur;
 };
 
@@ -74,7 +77,8 @@ struct psess {
  * state: counters, the pool clock of each session, the switch being logged
  * (for the batch emitter). The producer has one of its own; producer_lanes()
  * adds one per thread that feeds a share of the CPUs.
- * @clock_max: per session, the largest timestamp logged to it (its pool clock)
+ * @clock_max: per session, the largest timestamp logged to it (its pool
+ *             clock; the producer's own lane keeps it in the session, psess)
  * @key:       the order key of the record being logged (etl_buf.key)
  */
 struct producer_lane {
@@ -293,8 +297,18 @@ void producer_destroy(struct producer *p)
 }
 
 /* place()'s way at a buffer boundary: write the full buffer, borrow the next. */
-static uint8_t *place_slow(struct producer_lane *l, struct psess *s, unsigned cpu, uint32_t size,
-			   uint64_t ts, int *rc)
+/*
+ * Where lane @l keeps session @s's pool clock: in the session for the
+ * producer's own lane (a constant offset once inlined into its callers),
+ * in the lane for the others.
+ */
+static inline uint64_t *pool_clock(struct producer *p, struct producer_lane *l, struct psess *s)
+{
+	return l == &p->lane ? &s->clock_max : &l->clock_max[s->idx];
+}
+
+static uint8_t *place_slow(struct producer *p, struct producer_lane *l, struct psess *s,
+			   unsigned cpu, uint32_t size, uint64_t ts, int *rc)
 {
 	struct etl_buf *b = s->cur[cpu];
 
@@ -310,7 +324,7 @@ static uint8_t *place_slow(struct producer_lane *l, struct psess *s, unsigned cp
 			return NULL;
 		}
 	}
-	*rc = s->be->buffer_get(s->ctx, cpu, l->clock_max[s->idx], &b);
+	*rc = s->be->buffer_get(s->ctx, cpu, *pool_clock(p, l, s), &b);
 	if (*rc == -ENOBUFS) {
 		l->st.events_lost++;
 		*rc = 0;
@@ -330,26 +344,27 @@ static uint8_t *place_slow(struct producer_lane *l, struct psess *s, unsigned cp
  * boundaries. Return: the buffer to write at its pos, or NULL with *@rc = 0
  * (no free buffer: the event is lost and counted) or a negative errno.
  */
-static inline struct etl_buf *reserve(struct producer_lane *l, struct psess *s, unsigned cpu,
-				      uint32_t size, uint64_t ts, int *rc)
+static inline struct etl_buf *reserve(struct producer *p, struct producer_lane *l, struct psess *s,
+				      unsigned cpu, uint32_t size, uint64_t ts, int *rc)
 {
 	struct etl_buf *b = s->cur[cpu];
+	uint64_t *cm = pool_clock(p, l, s);
 
-	if (ts > l->clock_max[s->idx]) {
-		l->clock_max[s->idx] = ts;
+	if (ts > *cm) {
+		*cm = ts;
 	}
 	if (b && b->pos + size <= b->size) {
 		*rc = 0;
 		return b;
 	}
-	return place_slow(l, s, cpu, size, ts, rc) ? s->cur[cpu] : NULL;
+	return place_slow(p, l, s, cpu, size, ts, rc) ? s->cur[cpu] : NULL;
 }
 
 /* reserve(), returning where to write. */
-static inline uint8_t *place(struct producer_lane *l, struct psess *s, unsigned cpu, uint32_t size,
-			     uint64_t ts, int *rc)
+static inline uint8_t *place(struct producer *p, struct producer_lane *l, struct psess *s,
+			     unsigned cpu, uint32_t size, uint64_t ts, int *rc)
 {
-	struct etl_buf *b = reserve(l, s, cpu, size, ts, rc);
+	struct etl_buf *b = reserve(p, l, s, cpu, size, ts, rc);
 
 	return b ? b->base + b->pos : NULL;
 }
@@ -410,7 +425,7 @@ static int emit_batch(void *ctx, const struct ccswap_block *b, enum producer_flu
 		int rc;
 
 		l->st.batch_events++;
-		out = place(l, s, l->cur_cpu, size, l->cur_ts, &rc);
+		out = place(p, l, s, l->cur_cpu, size, l->cur_ts, &rc);
 		if (!out) {
 			if (rc < 0) {
 				return rc;
@@ -449,7 +464,7 @@ static inline uint8_t *put_cswitch_pmc(uint8_t *q, const uint8_t *ids, unsigned 
  * or a negative errno; -EINVAL for v4 flags out of range, as soon as an
  * event is placed (nothing is committed then).
  */
-static inline int log_plain_event(struct producer_lane *l, struct psess *s,
+static inline int log_plain_event(struct producer *p, struct producer_lane *l, struct psess *s,
 				  const struct sim_cswitch *cs, const struct cswitch_words *cw)
 {
 	uint32_t size = s->cs_size;
@@ -462,7 +477,7 @@ static inline int log_plain_event(struct producer_lane *l, struct psess *s,
 	int rc;
 
 	l->st.cswitch_events++;
-	b = reserve(l, s, cs->cpu, size, ts, &rc);
+	b = reserve(p, l, s, cs->cpu, size, ts, &rc);
 	if (!b) {
 		return rc;
 	}
@@ -491,14 +506,13 @@ static inline int log_plain_event(struct producer_lane *l, struct psess *s,
  * One 0x0524 event per plain session: the header and items per session, the
  * payload worked out once as three quadwords and stored in each.
  */
-static int log_plain(struct producer_lane *l, const struct sim_cswitch *cs)
+static int log_plain(struct producer *p, struct producer_lane *l, const struct sim_cswitch *cs)
 {
-	struct producer *p = l->p;
 	struct cswitch_words cw;
 
 	cswitch_words(&cw, cs, p->cs_v4);
 	for (unsigned k = 0; k < p->nplain; k++) {
-		int rc = log_plain_event(l, &p->sess[p->plain[k]], cs, &cw);
+		int rc = log_plain_event(p, l, &p->sess[p->plain[k]], cs, &cw);
 
 		if (rc < 0) {
 			return rc;
@@ -508,9 +522,9 @@ static int log_plain(struct producer_lane *l, const struct sim_cswitch *cs)
 }
 
 /* producer_cswitch() in general: every plain session, then every clock's batch block. */
-static PRODUCER_NOINLINE int cswitch_all(struct producer_lane *l, const struct sim_cswitch *cs)
+static PRODUCER_NOINLINE int cswitch_all(struct producer *p, struct producer_lane *l,
+					 const struct sim_cswitch *cs)
 {
-	struct producer *p = l->p;
 	int rc;
 
 	if (cs->cpu >= p->cfg.cpus) {
@@ -518,7 +532,7 @@ static PRODUCER_NOINLINE int cswitch_all(struct producer_lane *l, const struct s
 	}
 	l->st.switches++;
 	if (p->nplain) {
-		rc = log_plain(l, cs);
+		rc = log_plain(p, l, cs);
 		if (rc < 0) {
 			return rc;
 		}
@@ -543,9 +557,9 @@ static PRODUCER_NOINLINE int cswitch_all(struct producer_lane *l, const struct s
  * without a buffer change. Anything else (no buffer held, a full one, a bad
  * CPU, other sessions) goes the general way, with nothing done here yet.
  */
-int producer_lane_cswitch(struct producer_lane *l, const struct sim_cswitch *cs)
+static inline int lane_cswitch(struct producer *p, struct producer_lane *l,
+			       const struct sim_cswitch *cs)
 {
-	struct producer *p = l->p;
 	struct psess *s = p->one_plain;
 
 	if (s && cs->cpu < p->cfg.cpus) {
@@ -556,20 +570,25 @@ int producer_lane_cswitch(struct producer_lane *l, const struct sim_cswitch *cs)
 
 			l->st.switches++;
 			cswitch_words(&cw, cs, p->cs_v4);
-			return log_plain_event(l, s, cs, &cw);
+			return log_plain_event(p, l, s, cs, &cw);
 		}
 	}
-	return cswitch_all(l, cs);
+	return cswitch_all(p, l, cs);
+}
+
+int producer_lane_cswitch(struct producer_lane *l, const struct sim_cswitch *cs)
+{
+	return lane_cswitch(l->p, l, cs);
 }
 
 int producer_cswitch(struct producer *p, const struct sim_cswitch *cs)
 {
-	return producer_lane_cswitch(&p->lane, cs);
+	return lane_cswitch(p, &p->lane, cs);
 }
 
-int producer_lane_spinlock(struct producer_lane *l, const struct sim_spinlock *sl)
+static inline int lane_spinlock(struct producer *p, struct producer_lane *l,
+				const struct sim_spinlock *sl)
 {
-	struct producer *p = l->p;
 	struct etw_spinlock w = {0};
 	const uint8_t *payload = NULL;
 	uint32_t len = (uint32_t)p->spin_len;
@@ -603,7 +622,7 @@ int producer_lane_spinlock(struct producer_lane *l, const struct sim_spinlock *s
 		int rc;
 
 		l->st.spinlock_events++;
-		out = place(l, s, sl->cpu, size, ts, &rc);
+		out = place(p, l, s, sl->cpu, size, ts, &rc);
 		if (!out) {
 			if (rc < 0) {
 				return rc;
@@ -630,9 +649,14 @@ int producer_lane_spinlock(struct producer_lane *l, const struct sim_spinlock *s
 	return 0;
 }
 
+int producer_lane_spinlock(struct producer_lane *l, const struct sim_spinlock *sl)
+{
+	return lane_spinlock(l->p, l, sl);
+}
+
 int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
 {
-	return producer_lane_spinlock(&p->lane, sl);
+	return lane_spinlock(p, &p->lane, sl);
 }
 
 int producer_lane_stop(struct producer_lane *l, const struct sim_ccswap_stop *st)
@@ -683,7 +707,7 @@ static int spinlock_rundown(struct producer *p, uint16_t hook, const uint64_t ts
 		uint8_t *out;
 		int rc;
 
-		out = place(&p->lane, s, 0, size, h.ts, &rc);
+		out = place(p, &p->lane, s, 0, size, h.ts, &rc);
 		if (!out) {
 			if (rc < 0) {
 				return rc;
@@ -803,13 +827,13 @@ void producer_lane_key(struct producer_lane *l, uint64_t key)
 
 uint64_t producer_clock_max(struct producer *p, unsigned i)
 {
-	uint64_t m = p->lane.clock_max[i];
+	uint64_t m = p->sess[i].clock_max;
 
 	for (unsigned k = 0; k < p->nlanes; k++) {
 		m = p->lanes[k].clock_max[i] > m ? p->lanes[k].clock_max[i] : m;
 	}
 	/* the producer's own lane goes on from here (a chunk logged by one thread) */
-	p->lane.clock_max[i] = m;
+	p->sess[i].clock_max = m;
 	return m;
 }
 
@@ -836,7 +860,7 @@ const struct producer_cfg *producer_get_cfg(const struct producer *p)
 uint8_t *producer_place(struct producer_lane *l, unsigned i, unsigned cpu, uint32_t size,
 			uint64_t ts, int *rc)
 {
-	return place(l, &l->p->sess[i], cpu, size, ts, rc);
+	return place(l->p, l, &l->p->sess[i], cpu, size, ts, rc);
 }
 
 void producer_commit(struct producer_lane *l, unsigned i, unsigned cpu, uint32_t size)
