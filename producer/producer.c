@@ -40,8 +40,10 @@
  */
 #if defined(__GNUC__)
 #define PRODUCER_NOINLINE __attribute__((noinline))
+#define PRODUCER_INLINE	  inline __attribute__((always_inline))
 #else
 #define PRODUCER_NOINLINE
+#define PRODUCER_INLINE inline
 #endif
 
 /*
@@ -70,28 +72,6 @@ struct psess {
 	unsigned idx;
 	uint64_t clock_max;
 	struct etl_buf **cur;
-};
-
-/*
- * struct producer_lane - what the event path changes beside the CPUs' own
- * state: counters, the pool clock of each session, the switch being logged
- * (for the batch emitter). The producer has one of its own; producer_lanes()
- * adds one per thread that feeds a share of the CPUs.
- * @clock_max: per session, the largest timestamp logged to it (its pool
- *             clock; the producer's own lane keeps it in the session, psess)
- * @key:       the order key of the record being logged (etl_buf.key)
- */
-struct producer_lane {
-	struct producer *p;
-	struct producer_stats st;
-	uint64_t clock_max[SIM_MAX_SESSIONS];
-	uint64_t key;
-	unsigned index, nlanes; /* CPUs c with c % nlanes == index (nlanes 1: all) */
-	/* the switch being logged, for the batch emitter */
-	unsigned cur_cpu;
-	unsigned cur_clock; /* index into clocks[] */
-	uint64_t cur_ts;
-	const uint64_t *cur_pmc; /* NULL at the end of tracing: zero-filled items */
 };
 
 struct producer {
@@ -506,7 +486,8 @@ static inline int log_plain_event(struct producer *p, struct producer_lane *l, s
  * One 0x0524 event per plain session: the header and items per session, the
  * payload worked out once as three quadwords and stored in each.
  */
-static int log_plain(struct producer *p, struct producer_lane *l, const struct sim_cswitch *cs)
+static PRODUCER_INLINE int log_plain(struct producer *p, struct producer_lane *l,
+				     const struct sim_cswitch *cs)
 {
 	struct cswitch_words cw;
 
@@ -522,8 +503,8 @@ static int log_plain(struct producer *p, struct producer_lane *l, const struct s
 }
 
 /* producer_cswitch() in general: every plain session, then every clock's batch block. */
-static PRODUCER_NOINLINE int cswitch_all(struct producer *p, struct producer_lane *l,
-					 const struct sim_cswitch *cs)
+static PRODUCER_INLINE int cswitch_all(struct producer *p, struct producer_lane *l,
+				       const struct sim_cswitch *cs)
 {
 	int rc;
 
@@ -552,6 +533,21 @@ static PRODUCER_NOINLINE int cswitch_all(struct producer *p, struct producer_lan
 }
 
 /*
+ * cswitch_all() for the producer's own lane (its pool clocks and the switch
+ * being logged at constant offsets from @p) and for any lane.
+ */
+static PRODUCER_NOINLINE int cswitch_own(struct producer *p, const struct sim_cswitch *cs)
+{
+	return cswitch_all(p, &p->lane, cs);
+}
+
+static PRODUCER_NOINLINE int cswitch_lane(struct producer *p, struct producer_lane *l,
+					  const struct sim_cswitch *cs)
+{
+	return cswitch_all(p, l, cs);
+}
+
+/*
  * The fast path, for the common machine of one plain session: the event fits
  * the CPU's buffer, so what cswitch_all() would do is log_plain_event()
  * without a buffer change. Anything else (no buffer held, a full one, a bad
@@ -573,7 +569,7 @@ static inline int lane_cswitch(struct producer *p, struct producer_lane *l,
 			return log_plain_event(p, l, s, cs, &cw);
 		}
 	}
-	return cswitch_all(p, l, cs);
+	return l == &p->lane ? cswitch_own(p, cs) : cswitch_lane(p, l, cs);
 }
 
 int producer_lane_cswitch(struct producer_lane *l, const struct sim_cswitch *cs)
@@ -868,17 +864,7 @@ void producer_commit(struct producer_lane *l, unsigned i, unsigned cpu, uint32_t
 	commit(&l->p->sess[i], cpu, size);
 }
 
-void producer_count_record(struct producer_lane *l, enum sim_record_kind kind)
-{
-	l->st.records[kind]++;
-}
-
 struct producer_lane *producer_own_lane(struct producer *p)
 {
 	return &p->lane;
-}
-
-struct producer *producer_lane_producer(const struct producer_lane *l)
-{
-	return l->p;
 }
