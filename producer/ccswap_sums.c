@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "producer/ccswap_internal.h"
 #include "producer/ccswap_sums.h"
 #include "producer/etw_layout.h"
 #include "writer/etl_wire.h"
@@ -70,37 +71,57 @@ static size_t first_bad(const uint8_t *payload, size_t len, uint32_t empty)
 	return len;
 }
 
+/*
+ * Per form, where a record's slot lies in its first eight bytes read as one
+ * little-endian word: LITE bits [5:2], FULL dword 1 bits [3:0]; the idle
+ * forms name the idle slot (shift and mask nothing, or 16 in).
+ */
+static const uint8_t slot_shift[4] = {0, 0, 2, 32};
+static const uint8_t slot_mask[4] = {0, 0, 0xF, 0xF};
+static const uint8_t slot_or[4] = {ETW_CCSWAP_IDLE_SLOT, ETW_CCSWAP_IDLE_SLOT, 0, 0};
+static_assert(ETW_CCSWAP_SLOTS == 17, "sum_records() clears 17 sums");
+static_assert(ETW_CCL_TID_INDEX == 0xFu << 2 && ETW_CCF_TID_INDEX == 0xFu,
+	      "the TID index: LITE bits [5:2], FULL dword 1 bits [3:0]");
+
+/* Per form, 1 in its 16-bit lane of struct run's @forms. */
+static const uint64_t form_one[4] = {1, UINT64_C(1) << 16, UINT64_C(1) << 32, UINT64_C(1) << 48};
+
 #define COUNT_SHIFT 48 /* a slot's running sum: its spans below, its records above */
 #define TICKS_MASK  ((UINT64_C(1) << COUNT_SHIFT) - 1)
-static_assert((UINT64_C(0x3FFFFFFF) * 512) < (UINT64_C(1) << COUNT_SHIFT),
-	      "a batch's spans of one thread (at most 512 records of 2^30) stay below the count");
+#define NOT_FIRST   ETW_CCSWAP_SLOTS /* where a slot's later spans' starts go */
+static_assert((UINT64_C(0x3FFFFFFF) * 32768) < (UINT64_C(1) << COUNT_SHIFT),
+	      "a batch's spans of one thread (fewer than 32768 records in a record's 64 KiB, "
+	      "each at most 2^30) stay below the count");
 
 /* The records of sum_records() so far, in registers and on the stack. */
 struct run {
-	uint64_t acc[ETW_CCSWAP_SLOTS]; /* spans + (records << COUNT_SHIFT) */
-	uint64_t at[ETW_CCSWAP_SLOTS];	/* the last span's start */
-	uint64_t first_at[ETW_CCSWAP_SLOTS];
-	uint32_t seen, bad;
-	uint64_t ts, n, hi, odd, full; /* forms: all, LITE or FULL, IDLE or FULL, FULL */
+	uint64_t acc[ETW_CCSWAP_SLOTS];		 /* spans + (records << COUNT_SHIFT) */
+	uint64_t at[ETW_CCSWAP_SLOTS];		 /* the last span's start */
+	uint64_t first_at[ETW_CCSWAP_SLOTS + 1]; /* the first span's start; [NOT_FIRST] none's */
+	uint32_t seen;
+	uint64_t ts;
+	uint64_t forms; /* records by form, one 16-bit lane each */
 };
 
-/* One record of form @t: @delta the span of thread @slot, switched in at r->ts. */
-static inline void run_add(struct run *r, uint32_t empty, unsigned t, unsigned slot, uint32_t delta)
+/*
+ * One record, its first eight bytes @x (form in bits 1:0): its span (delta)
+ * to its slot's sums; its thread switched in at r->ts. No branch: a slot's
+ * first span's start goes to its place, a later one's to NOT_FIRST.
+ */
+static inline size_t run_add(struct run *r, uint64_t x)
 {
+	unsigned t = (unsigned)x & ETW_CCSWAP_TYPE_MASK;
+	uint32_t delta = ((uint32_t)x >> delta_shift[t]) & delta_mask[t];
+	unsigned slot = ((unsigned)(x >> slot_shift[t]) & slot_mask[t]) | slot_or[t];
 	uint32_t bit = 1u << slot;
 
-	r->bad |= empty & bit; /* the idle slot's bit (16) is never set in @empty */
-	if (!(r->seen & bit)) {
-		r->seen |= bit;
-		r->first_at[slot] = r->ts;
-	}
+	r->first_at[(r->seen & bit) ? NOT_FIRST : slot] = r->ts;
+	r->seen |= bit;
 	r->acc[slot] += delta | UINT64_C(1) << COUNT_SHIFT;
 	r->at[slot] = r->ts;
 	r->ts += delta;
-	r->n++;
-	r->hi += t >> 1;
-	r->odd += t & 1u;
-	r->full += (t >> 1) & t;
+	r->forms += form_one[t];
+	return REC_LEN(t);
 }
 
 /*
@@ -114,35 +135,31 @@ static bool sum_records(const uint8_t *payload, size_t pos, size_t len, uint32_t
 			struct etw_ccswap_sums *s, uint64_t *ts)
 {
 	struct run r;
-	unsigned t, slot;
+	uint32_t seen;
 
-	memset(r.acc, 0, sizeof(r.acc));
-	r.seen = r.bad = 0;
+	/* element by element: a memset() of 136 bytes costs a batch more (rep stos) */
+	r.acc[0] = r.acc[1] = r.acc[2] = r.acc[3] = r.acc[4] = r.acc[5] = r.acc[6] = r.acc[7] = 0;
+	r.acc[8] = r.acc[9] = r.acc[10] = r.acc[11] = r.acc[12] = r.acc[13] = r.acc[14] = 0;
+	r.acc[15] = r.acc[16] = 0;
+	r.seen = 0;
 	r.ts = *ts;
-	r.n = r.hi = r.odd = r.full = 0;
+	r.forms = 0;
 	while (len - pos >= 8 && pos < len) {
-		uint32_t delta = record_at(payload + pos, &t, &slot);
-
-		run_add(&r, empty, t, slot, delta);
-		pos += REC_LEN(t);
+		pos += run_add(&r, get_le64(payload + pos));
 	}
 	while (pos < len) {
 		uint8_t rec[8] = {0};
-		uint32_t delta;
+		unsigned t = payload[pos] & ETW_CCSWAP_TYPE_MASK;
 
-		t = payload[pos] & ETW_CCSWAP_TYPE_MASK;
 		if (REC_LEN(t) > len - pos) {
 			return false;
 		}
 		memcpy(rec, payload + pos, REC_LEN(t));
-		delta = record_at(rec, &t, &slot);
-		run_add(&r, empty, t, slot, delta);
-		pos += REC_LEN(t);
+		pos += run_add(&r, get_le64(rec));
 	}
-	for (unsigned k = 0; k < ETW_CCSWAP_SLOTS; k++) {
-		if (!((r.seen >> k) & 1u)) {
-			continue;
-		}
+	for (seen = r.seen; seen; seen &= seen - 1) {
+		unsigned k = ccswap_ctz(seen);
+
 		if (!((s->seen >> k) & 1u)) {
 			s->seen |= 1u << k;
 			s->ticks[k] = 0;
@@ -153,13 +170,14 @@ static bool sum_records(const uint8_t *payload, size_t pos, size_t len, uint32_t
 		s->ins[k] += r.acc[k] >> COUNT_SHIFT;
 		s->last_in[k] = r.at[k];
 	}
-	s->forms[ETW_CCSWAP_FULL] += r.full;
-	s->forms[ETW_CCSWAP_LITE] += r.hi - r.full;
-	s->forms[ETW_CCSWAP_IDLE] += r.odd - r.full;
-	s->forms[ETW_CCSWAP_IDLE_SHORT] += r.n - r.hi - r.odd + r.full;
-	s->records += r.n;
+	for (unsigned k = 0; k < 4; k++) {
+		uint64_t n = (r.forms >> (16 * k)) & 0xFFFFu;
+
+		s->forms[k] += n;
+		s->records += n;
+	}
 	*ts = r.ts;
-	return !r.bad;
+	return !(r.seen & empty); /* the idle slot's bit (16) is never set in @empty */
 }
 
 int etw_ccswap_sum(const uint8_t *payload, size_t len, uint64_t prev, enum etw_ccswap_first first,

@@ -247,8 +247,8 @@ static int64_t process_at(const struct an_identity *id, uint32_t pid, uint64_t t
  * from *@head: a row is [lo, hi] in clock units. @thread: thread rows,
  * else process rows. Return: 0, or -ENOMEM.
  */
-static int cut_rows(struct an_identity *id, const struct an_clock *c, const struct id_rec *r,
-		    size_t n, bool thread, int64_t *head)
+static int cut_rows(struct an_identity *id, const struct an_clock *c, struct id_rec *r, size_t n,
+		    bool thread, int64_t *head)
 {
 	int64_t cur = -1, last = -1; /* the open row; the latest row */
 	bool open = false;
@@ -316,12 +316,10 @@ static int cut_rows(struct an_identity *id, const struct an_clock *c, const stru
 					id->procs[t->pub.process].pub.threads++;
 				}
 			}
-			if (r[i].name) {
+			if (r[i].name) { /* the record's string becomes the row's */
 				free(t->name);
-				t->name = strdup(r[i].name);
-				if (!t->name) {
-					return -ENOMEM;
-				}
+				t->name = r[i].name;
+				r[i].name = NULL;
 				t->pub.name = t->name;
 			}
 			if (r[i].kind == REC_END) {
@@ -336,18 +334,14 @@ static int cut_rows(struct an_identity *id, const struct an_clock *c, const stru
 			p->pub.ppid = r[i].ppid;
 			if (r[i].name) {
 				free(p->image);
-				p->image = strdup(r[i].name);
-				if (!p->image) {
-					return -ENOMEM;
-				}
+				p->image = r[i].name;
+				r[i].name = NULL;
 				p->pub.image = p->image;
 			}
 			if (r[i].cmdline) {
 				free(p->cmdline);
-				p->cmdline = strdup(r[i].cmdline);
-				if (!p->cmdline) {
-					return -ENOMEM;
-				}
+				p->cmdline = r[i].cmdline;
+				r[i].cmdline = NULL;
 				p->pub.cmdline = p->cmdline;
 			}
 			if (r[i].kind == REC_END) {
@@ -365,12 +359,45 @@ static int cut_rows(struct an_identity *id, const struct an_clock *c, const stru
 	return 0;
 }
 
+/* Room for @n more rows of one kind (@thread) and for their ids in its map. */
+static int reserve(struct an_identity *id, size_t n, bool thread)
+{
+	if (thread && id->nthreads + n > id->cap_threads) {
+		struct an_thread *t = realloc(id->threads, (id->nthreads + n) * sizeof(*t));
+
+		if (!t) {
+			return -ENOMEM;
+		}
+		id->threads = t;
+		id->cap_threads = id->nthreads + n;
+	}
+	if (!thread && id->nprocs + n > id->cap_procs) {
+		struct an_process *p = realloc(id->procs, (id->nprocs + n) * sizeof(*p));
+
+		if (!p) {
+			return -ENOMEM;
+		}
+		id->procs = p;
+		id->cap_procs = id->nprocs + n;
+	}
+	return id_map_reserve(thread ? &id->tids : &id->pids, n) < 0 ? -ENOMEM : 0;
+}
+
 /* Cut each id's records (sorted) into rows. */
 static int cut_all(struct an_identity *id, const struct an_clock *c, struct rec_list *l,
 		   bool thread)
 {
+	size_t ids = 0;
+
 	if (l->n) {
 		qsort(l->v, l->n, sizeof(*l->v), by_id_time);
+	}
+	/* room for a row per id and its map entry at once (gaps found later grow them) */
+	for (size_t i = 0; i < l->n; i++) {
+		ids += i == 0 || l->v[i].id != l->v[i - 1].id;
+	}
+	if (reserve(id, ids, thread) < 0) {
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < l->n;) {
 		size_t e = i + 1;

@@ -26,9 +26,9 @@ void *id_map_get(const struct id_map *m, uint32_t id)
 	return NULL;
 }
 
-static int grow(struct id_map *m)
+/* The slots made @cap (a power of two, room for every id in them). */
+static int grow_to(struct id_map *m, size_t cap)
 {
-	size_t cap = m->cap ? m->cap * 2 : 64;
 	uint32_t *ids = calloc(cap, sizeof(*ids));
 	bool *used = calloc(cap, sizeof(*used));
 	unsigned char *vals = calloc(cap, m->elem_size ? m->elem_size : 1);
@@ -59,6 +59,21 @@ static int grow(struct id_map *m)
 	m->vals = vals;
 	m->cap = cap;
 	return 0;
+}
+
+static int grow(struct id_map *m)
+{
+	return grow_to(m, m->cap ? m->cap * 2 : 64);
+}
+
+int id_map_reserve(struct id_map *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 64;
+
+	while (cap < 2 * n) {
+		cap *= 2;
+	}
+	return cap > m->cap ? grow_to(m, cap) : 0;
 }
 
 void *id_map_add(struct id_map *m, uint32_t id)

@@ -29,6 +29,12 @@ void *id_map_get(const struct id_map *m, uint32_t id);
 void *id_map_add(struct id_map *m, uint32_t id);
 
 /**
+ * id_map_reserve - room for @n ids in all (no growing while they are added).
+ * Return: 0, or -1 out of memory (@m as it was).
+ */
+int id_map_reserve(struct id_map *m, size_t n);
+
+/**
  * id_map_at - slot @i (0 .. @m->cap - 1): its value and *@id, or NULL
  * for an empty slot; to visit every id in no particular order.
  */
