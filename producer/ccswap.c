@@ -29,13 +29,15 @@
  *   Offset == 0 | Offset > 0x3F8 | tick age > 500 | delta > 2^30 | stop |
  *   idx == 16 ? log_slow(): the steps above one by one, in the kernel's order
  *   slot idx = (TID, absent ? its base priority : what it holds)
- *   the record: every form's bits computed, the right ones kept by
- *   conditional moves, its length looked up by its type
+ *   ccswap_rec_encode(): every form's bits computed, the right ones kept
  *
  * ccswap_log() takes one switch, ccswap_log_n() a run of them (the state of
- * the loop kept in registers, the clock's slot a constant); both are
- * log_fast(), else log_slow(). The integer units are what a switch waits
- * for (not memory): the fast path counts its operations.
+ * the loop kept in registers, the clock's slot a constant, no call a
+ * switch); both are log_fast(), else log_slow(). A fast path with the flush
+ * tests folded into one comparison and the record's length looked up (a
+ * sixth fewer operations) was no faster on a 2-core AMD EPYC and made gen
+ * 2 % slower: the switch's ~120 operations keep the integer units busy
+ * whichever way they are arranged.
  *
  * The TidTable and ThreadBasePriority live natively in the block and are
  * written to the wire bytes only when a batch is emitted; a batch is read
@@ -216,115 +218,61 @@ static CCSWAP_NOINLINE int log_slow(struct ccswap_block *b, const struct ccswap_
 }
 
 /*
- * @c (0 or 1) ? @a : @b for data-dependent @c, as one conditional move: gcc
- * turns ccswap_sel()'s arithmetic form into four operations, and a plain ?:
- * into a branch that mispredicts (the integer units are what the fast path
- * waits for). Elsewhere, ccswap_sel()'s forms.
+ * The common case of one switch (no batch starts or closes): each flush
+ * test a well-predicted branch, the record by ccswap_rec_encode() (its form
+ * chosen without a branch). Return: false when a rule needs the kernel's
+ * steps one by one (log_slow()), with nothing done.
  */
-#if defined(__x86_64__) && defined(CCSWAP_GNUC) && !defined(CCSWAP_HAVE_UNPREDICTABLE)
-static inline uint64_t sel64(uint32_t c, uint64_t a, uint64_t b)
-{
-	__asm__("test %2, %2\n\tcmovnz %1, %0" : "+r"(b) : "r"(a), "r"(c) : "cc");
-	return b;
-}
-
-/* @x == @k ? @a : @b, the comparison and the move as two instructions. */
-static inline uint32_t sel_eq(uint32_t x, uint32_t k, uint32_t a, uint32_t b)
-{
-	__asm__("cmpl %2, %1\n\tcmove %3, %0" : "+r"(b) : "r"(x), "ri"(k), "r"(a) : "cc");
-	return b;
-}
-#else
-static inline uint32_t sel_eq(uint32_t x, uint32_t k, uint32_t a, uint32_t b)
-{
-	return ccswap_sel(x == k, a, b);
-}
-
-static inline uint64_t sel64(uint32_t c, uint64_t a, uint64_t b)
-{
-#if defined(CCSWAP_HAVE_UNPREDICTABLE)
-	return __builtin_unpredictable(c) ? a : b;
-#else
-	return b ^ ((a ^ b) & (0ull - c));
-#endif
-}
-#endif
-
-/* @c (0 or 1) ? @a : @b for pointers. */
-static inline void *sel64ptr(uint32_t c, void *a, void *b)
-{
-	return (void *)(uintptr_t)sel64(c, (uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b);
-}
-
-/*
- * The common case of one switch (no batch starts or closes), with as few
- * integer operations as the record allows: the bytes of ccswap_rec_encode(),
- * the fields shared between forms computed once. Return: false when a rule
- * needs the kernel's steps one by one (log_slow()), with nothing done.
- *
- * The flush tests are one AND of (value - limit - 1) terms: each is
- * negative while its value is within its limit, so the AND is negative
- * when all are. A delta so negative that the subtraction wraps goes the
- * slow way too, which gets it right.
- */
-static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, uint32_t mwr,
+static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, uint8_t mwr,
 				   const struct sim_cswitch *cs, uint64_t ts)
 {
 	uint32_t off = b->offset;
-	uint32_t nt = b->ntids;
+	uint32_t n = b->ntids;
 	uint32_t tid = cs->old_tid;
 	int64_t delta = (int64_t)(ts - b->last_ts);
 	uint32_t hit = ccswap_tid_match(b->tids, tid);
-	uint32_t idx = ccswap_ctz(hit | 1u << nt);
-	int64_t ok = ((int64_t)(uint32_t)(off - 1u) - (CCSWAP_OFF_MAX_M1 + 1)) &
-		     ((int64_t)(uint32_t)(cs->tick - b->start_tick) - (CCSWAP_TICK_LIMIT + 1)) &
-		     (delta - (CCSWAP_DELTA_LIMIT + 1)) & ((int64_t)b->stop - 1) &
-		     ((int64_t)idx - ETW_CCSWAP_MAX_TID);
+	uint32_t idx = ccswap_ctz(hit | 1u << n);
 
-	if (CCSWAP_UNLIKELY(ok >= 0)) {
+	/*
+	 * idx == 16 also sends an idle switch into a full table the slow way:
+	 * rare, and log_slow() gets it right.
+	 */
+	if (CCSWAP_UNLIKELY(off - 1u > CCSWAP_OFF_MAX_M1) ||
+	    CCSWAP_UNLIKELY((uint32_t)(cs->tick - b->start_tick) > CCSWAP_TICK_LIMIT) ||
+	    CCSWAP_UNLIKELY(delta > CCSWAP_DELTA_LIMIT) || CCSWAP_UNLIKELY(b->stop) ||
+	    CCSWAP_UNLIKELY(idx == ETW_CCSWAP_MAX_TID)) {
 		return false;
 	}
 
 	/*
-	 * No batch starts or closes. hit == 0 means the TID is absent (TID 0
-	 * hits the empty slots, and the table is not full here): it goes in
-	 * slot nt with its base priority; slot idx is written either way.
+	 * No batch starts or closes, so lookup-before-test (quirks) and
+	 * test-before-lookup (clean) agree. Slot idx is written
+	 * whatever happened: an absent TID is inserted there (idx = n), a
+	 * present one (or TID 0 into the empty slot n) rewrites what is there.
 	 */
-	int32_t base = (int8_t)sel_eq(hit, 0, (uint8_t)cs->old_base_pri, (uint8_t)b->base_pri[idx]);
+	uint32_t absent = (uint32_t)(hit == 0) & (uint32_t)(tid != 0);
+	int8_t base =
+		(int8_t)ccswap_sel(absent, (uint8_t)cs->old_base_pri, (uint8_t)b->base_pri[idx]);
 
-	/*
-	 * Only an absent TID goes into the table: a store into it would hold up
-	 * the next switch's 16-byte loads of it (a narrow store does not
-	 * forward into a wide load), so a present one is written to a slot of
-	 * its own instead, without a branch.
-	 */
-	*(uint32_t *)sel64ptr(hit == 0, &b->tids[idx], &b->tid_sink) = tid;
-	b->base_pri[idx] = (int8_t)base;
-	b->ntids = nt + (hit == 0);
+	b->tids[idx] = tid;
+	b->base_pri[idx] = base;
+	b->ntids = n + absent;
 	b->last_ts = ts;
 
-	uint32_t d = (uint32_t)delta;
-	uint32_t inc = (uint32_t)((int32_t)cs->old_pri - base);
-	uint32_t state = cs->old_state;
-	uint32_t swr = sel_eq(state, ETW_THREAD_STATE_WAITING, cs->old_wait_reason, state + mwr) &
-		       FIELD_MAX(ETW_CCF_STATE_WR);
-	uint32_t wait = sel_eq(cs->new_tid, 0, 0, cs->new_wait_ticks);
-	uint32_t sat = wait > ETW_CCSWAP_WAIT_SAT ? ETW_CCSWAP_WAIT_SAT : wait;
-	uint32_t fields = swr << 4 | idx; /* StateWr and the index, FULL's dword1 low bits */
-	uint64_t full =
-		(uint64_t)(sat << 15 | FIELD_PREP(ETW_CCF_PRIORITY, (uint8_t)cs->old_pri) | fields)
-			<< 32 |
-		(d << 2 | ETW_CCSWAP_FULL);
-	uint32_t litev = d << 15 | (fields << 5 & 0x7E00u) | inc << 6 | idx << 2 | ETW_CCSWAP_LITE;
-	uint32_t lite = (uint32_t)((wait >> 1 | inc >> 3) == 0) & (uint32_t)(delta < 0x20000);
-	uint32_t big = (uint32_t)(delta >= 0x4000);
-	/* IDLE_SHORT (0) or IDLE (1) of the idle thread; LITE or FULL */
-	uint64_t rec = sel64(tid != 0, sel64(lite, litev, full), d << 2 | big);
-	/* the record's length by its type: IDLE_SHORT 2, IDLE 4, LITE 4, FULL 8 */
-	static const uint8_t len[4] = {2, 4, 4, 8};
+	struct ccswap_rec_in in = {
+		.delta = delta,
+		.old_tid = tid,
+		.new_tid = cs->new_tid,
+		.wait = cs->new_wait_ticks,
+		.old_pri = cs->old_pri,
+		.base = base,
+		.state = cs->old_state,
+		.wait_reason = cs->old_wait_reason,
+		.idx = idx,
+		.max_wait_reason = mwr,
+	};
 
-	ccswap_put_le64(b->bytes + off, rec);
-	b->offset = off + len[rec & ETW_CCSWAP_TYPE_MASK];
+	b->offset = off + ccswap_rec_encode(b->bytes + off, &in);
 	b->records++;
 	return true;
 }
@@ -345,7 +293,7 @@ static CCSWAP_INLINE int log_run(struct ccswap_block *const *blk, const struct c
 				 const struct sim_cswitch *cs, size_t n, const unsigned clock,
 				 const struct emitter *e, size_t *done)
 {
-	const uint32_t mwr = prm->max_wait_reason;
+	const uint8_t mwr = prm->max_wait_reason;
 	size_t i;
 
 	for (i = 0; i < n; i++, cs++) {

@@ -43,7 +43,6 @@ struct ccswap_block {
 	uint32_t ntids;
 	uint64_t last_ts;
 	bool stop;
-	uint32_t tid_sink; /* where the fast path writes a TID already in the table */
 	alignas(16) uint32_t tids[ETW_CCSWAP_MAX_TID];
 	int8_t base_pri[ETW_CCSWAP_MAX_TID];
 	uint8_t bytes[ETW_BATCH_CAP];
