@@ -22,7 +22,9 @@
  * loser of the match below it, the root's the winner): when the winner is
  * refilled, only its path to the root is replayed, one comparison a level.
  * At one time, buffer 0 comes first, then each CPU's live records before its
- * batches; an exhausted source's key is past every time.
+ * batches; an exhausted source's key is past every time. Only the sources
+ * with an event at the start play (a CPU whose buffers hold nothing but
+ * batches has no live source in the tree): fewer levels to replay.
  *
  * A source's next event is converted when fetched and handed out as it is;
  * the source is refilled at the following call, so the event (and the
@@ -33,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
 #include "tools/lib/read/read_internal.h"
 #include "writer/etl_reader.h"
@@ -61,10 +64,14 @@ struct iter_time {
 	unsigned kinds;
 	struct time_src *src;
 	unsigned nsrc;
-	unsigned k;	      /* leaves of the tournament: nsrc rounded up to a power of 2 */
-	struct time_key *key; /* per leaf */
-	unsigned *tree;	      /* [0] the winner; [1..k-1] the losers of the matches */
+	struct time_key *key; /* per source, and [nsrc] past every time (empty leaves) */
 	unsigned init;	      /* sources fetched a first time */
+	bool built;	      /* the tournament is set up (every source fetched once) */
+	unsigned k;	      /* its leaves: the sources that play, rounded up to a power of 2 */
+	unsigned alive;	      /* the playing sources not at their end */
+	unsigned *leaf;	      /* per source, its leaf (sources that do not play: none) */
+	unsigned *leaf_src;   /* per leaf, its source (nsrc: empty) */
+	unsigned *tree;	      /* [0] the winning source; [1..k-1] the losers of the matches */
 	int refill;	      /* the source whose event was handed out last (or failed), -1 none */
 };
 
@@ -80,7 +87,7 @@ static unsigned play(struct iter_time *it, unsigned node)
 	unsigned a, b;
 
 	if (node >= it->k) {
-		return node - it->k;
+		return it->leaf_src[node - it->k];
 	}
 	a = play(it, 2 * node);
 	b = play(it, 2 * node + 1);
@@ -92,18 +99,68 @@ static unsigned play(struct iter_time *it, unsigned node)
 	return a;
 }
 
-/* Leaf @w's key changed: replay its matches up to the root. */
+/*
+ * Source @w's key changed: replay its matches up to the root. The winner's
+ * key rides along in registers: a level's loads (its loser and that one's
+ * key) do not wait for the level below, only the comparison does.
+ */
 static void replay(struct iter_time *it, unsigned w)
 {
-	for (unsigned node = (w + it->k) / 2; node >= 1; node /= 2) {
+	uint64_t wts = it->key[w].ts;
+	unsigned wi = it->key[w].i;
+
+	for (unsigned node = (it->leaf[w] + it->k) / 2; node >= 1; node /= 2) {
 		unsigned l = it->tree[node];
+		uint64_t lts = it->key[l].ts;
+		unsigned li = it->key[l].i;
 		/* all ones when the stored loser beats @w: masks, so no branch is taken */
-		unsigned m = 0u - (unsigned)key_less(&it->key[l], &it->key[w]);
+		unsigned m = 0u - (unsigned)((lts < wts) | ((lts == wts) & (li < wi)));
+		uint64_t m64 = 0u - (uint64_t)(m & 1u);
 
 		it->tree[node] = (w & m) | (l & ~m);
 		w = (l & m) | (w & ~m);
+		wts = (lts & m64) | (wts & ~m64);
+		wi = (li & m) | (wi & ~m);
 	}
 	it->tree[0] = w;
+}
+
+/*
+ * The tournament of the sources that have an event now (each fetched
+ * once; built again when half its leaves are at their end).
+ * Return: 0, or -ENOMEM.
+ */
+static int build(struct iter_time *it)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < it->nsrc; i++) {
+		n += it->key[i].ts != UINT64_MAX;
+	}
+	for (it->k = 1; it->k < n; it->k *= 2) {
+	}
+	it->alive = n;
+	free(it->leaf_src);
+	free(it->tree);
+	it->leaf_src = malloc(it->k * sizeof(*it->leaf_src));
+	it->tree = calloc(it->k, sizeof(*it->tree));
+	if (!it->leaf_src || !it->tree) {
+		return -ENOMEM;
+	}
+	n = 0;
+	for (unsigned i = 0; i < it->nsrc; i++) {
+		it->leaf[i] = ~0u;
+		if (it->key[i].ts != UINT64_MAX) {
+			it->leaf[i] = n;
+			it->leaf_src[n++] = i;
+		}
+	}
+	while (n < it->k) {
+		it->leaf_src[n++] = it->nsrc; /* past every time */
+	}
+	it->tree[0] = play(it, 1);
+	it->built = true;
+	return 0;
 }
 
 /* The next event of live source @s. Return: 1, 0 at its end, -EINVAL (@e; it goes on after). */
@@ -165,6 +222,8 @@ void iter_time_free(struct iter_time *it)
 	}
 	free(it->src);
 	free(it->key);
+	free(it->leaf);
+	free(it->leaf_src);
 	free(it->tree);
 	free(it);
 }
@@ -188,12 +247,10 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 		ncpu += i == 0 || etl_reader_buffer(f->d, order[i])->processor_index !=
 					  etl_reader_buffer(f->d, order[i - 1])->processor_index;
 	}
-	for (it->k = 1; it->k < 2 * ncpu + 1; it->k *= 2) {
-	}
 	it->src = calloc(2 * ncpu + 1, sizeof(*it->src));
-	it->key = calloc(it->k, sizeof(*it->key));
-	it->tree = calloc(it->k, sizeof(*it->tree));
-	if (!it->src || !it->key || !it->tree) {
+	it->key = calloc(2 * ncpu + 2, sizeof(*it->key));
+	it->leaf = calloc(2 * ncpu + 1, sizeof(*it->leaf));
+	if (!it->src || !it->key || !it->leaf) {
 		iter_time_free(it);
 		return NULL;
 	}
@@ -216,6 +273,7 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 		}
 		i += n ? n : 1;
 	}
+	it->key[it->nsrc] = (struct time_key){UINT64_MAX, ~0u};
 	return it;
 }
 
@@ -230,22 +288,30 @@ int iter_time_next(struct iter_time *it, const struct etwforge_event **out,
 		it->refill = -1;
 		if (fetch(it, i, &e) < 0) {
 			it->refill = (int)i; /* the source goes on at the next call */
-			replay(it, i);	     /* meanwhile it has no event */
+			if (it->built) {
+				replay(it, i); /* meanwhile it has no event */
+			}
 			return read_reader_fail(err, &e, -EINVAL);
 		}
-		replay(it, i);
+		if (it->built) {
+			replay(it, i);
+			it->alive -= it->key[i].ts == UINT64_MAX;
+			if (it->k > 1 && 2 * it->alive <= it->k && build(it) < 0) {
+				return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+			}
+		}
 	}
-	if (it->init < it->k) {
-		while (it->init < it->k) {
+	if (!it->built) {
+		while (it->init < it->nsrc) {
 			i = it->init++;
-			if (i >= it->nsrc) {
-				it->key[i] = (struct time_key){UINT64_MAX, ~0u};
-			} else if (fetch(it, i, &e) < 0) {
+			if (fetch(it, i, &e) < 0) {
 				it->refill = (int)i;
 				return read_reader_fail(err, &e, -EINVAL);
 			}
 		}
-		it->tree[0] = play(it, 1);
+		if (build(it) < 0) {
+			return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+		}
 	}
 	i = it->tree[0];
 	if (it->key[i].i == ~0u) {
