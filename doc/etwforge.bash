@@ -7,7 +7,7 @@
 _etwforge_options() {
 	case $1 in
 	gen)
-		echo "-o --output -t --truth --truth-spinlocks --seed --duration --cpus -s --set --print-config --json -q --quiet -h --help"
+		echo "-o --output -t --truth --truth-spinlocks --seed --duration --cpus -s --set --print-config --json -j --jobs -q --quiet -h --help"
 		;;
 	replay)
 		echo "-o --output --stream-paths --json -q --quiet -h --help"

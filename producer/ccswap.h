@@ -9,6 +9,7 @@
 
 #include <stdalign.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "producer/etw_layout.h"
@@ -61,6 +62,13 @@ struct ccswap_params {
 typedef int (*ccswap_emit_fn)(void *ctx, const struct ccswap_block *b,
 			      enum producer_flush_reason reason);
 
+/**
+ * ccswap_emit_at_fn - ccswap_emit_fn for ccswap_log_n(), told the switch @cs
+ * whose arrival closed the batch (NULL: ccswap_finish_at(), the end).
+ */
+typedef int (*ccswap_emit_at_fn)(void *ctx, const struct ccswap_block *b,
+				 enum producer_flush_reason reason, const struct sim_cswitch *cs);
+
 /** ccswap_block_init - zeroed block, not started (base priorities start at zero). */
 void ccswap_block_init(struct ccswap_block *b);
 
@@ -71,6 +79,19 @@ void ccswap_block_init(struct ccswap_block *b);
  */
 int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
 	       const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit, void *ctx);
+
+/**
+ * ccswap_log_n - ccswap_log() for the @n switches at @cs in order, each into
+ * the block of its CPU, @blk[cs->cpu], with its timestamp of
+ * @clock: a run of switches in one call, the per-switch state kept in
+ * registers where ccswap_log() would reload it (bytes identical to @n calls
+ * of ccswap_log(); the test ccswap_fast holds the two to each other).
+ * @done: the switches logged (all @n unless the emitter failed)
+ * Return: 0, or the emitter's error at switch *@done.
+ */
+int ccswap_log_n(struct ccswap_block *const *blk, const struct ccswap_params *prm,
+		 const struct sim_cswitch *cs, size_t n, enum sim_clock clock,
+		 ccswap_emit_at_fn emit, void *ctx, size_t *done);
 
 /**
  * ccswap_finish - end of tracing: emit the pending batch (if any) with

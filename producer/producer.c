@@ -40,15 +40,19 @@
  */
 #if defined(__GNUC__)
 #define PRODUCER_NOINLINE __attribute__((noinline))
+#define PRODUCER_INLINE	  inline __attribute__((always_inline))
 #else
 #define PRODUCER_NOINLINE
+#define PRODUCER_INLINE inline
 #endif
 
 /*
  * struct psess - one session as the event path sees it, everything a scan
  * of the configuration would tell precomputed at create time.
  * @cur:       the buffer borrowed for each CPU (NULL: none held)
- * @clock_max: the largest timestamp logged to this session (the pool clock)
+ * @clock_max: the largest timestamp the producer's own lane logged to it
+ *             (the pool clock; other lanes keep theirs)
+ * @idx:       its index
  */
 struct psess {
 	unsigned flags; /* PRODUCER_F_* */
@@ -65,6 +69,7 @@ struct psess {
 	uint32_t cs_size; /* 0x0524's Size with its items (a multiple of 8) */
 	uint64_t cs_head; /* its Marker, Size and HookId: the header's first quadword */
 	unsigned cs_npmc; /* PMC items on 0x0524: pmc_count if pmc_cswitch, else 0 */
+	unsigned idx;
 	uint64_t clock_max;
 	struct etl_buf **cur;
 };
@@ -85,12 +90,9 @@ struct producer {
 	uint8_t spin[SIM_MAX_SESSIONS];			    /* sessions logging 0x0529 */
 	uint8_t ncompact[SIM_CLOCK_SLOTS];		    /* per clock index */
 	uint8_t compact[SIM_CLOCK_SLOTS][SIM_MAX_SESSIONS]; /* sessions logging its batches */
-	struct producer_stats st;
-	/* the switch being logged, for the batch emitter */
-	unsigned cur_cpu;
-	unsigned cur_clock; /* index into clocks[] */
-	uint64_t cur_ts;
-	const uint64_t *cur_pmc; /* NULL at the end of tracing: zero-filled items */
+	struct producer_lane lane;   /* the producer's own: producer_cswitch() and friends */
+	struct producer_lane *lanes; /* producer_lanes() */
+	unsigned nlanes;
 };
 
 static const char *const reason_names[PRODUCER_FLUSH_REASONS] = {
@@ -170,6 +172,7 @@ static int setup_session(struct producer *p, unsigned i)
 	struct psess *ps = &p->sess[i];
 
 	ps->flags = s->flags;
+	ps->idx = i;
 	ps->be = s->backend;
 	ps->ctx = s->backend_ctx;
 	ps->clock = s->clock;
@@ -230,6 +233,8 @@ struct producer *producer_create(const struct producer_cfg *cfg)
 		return NULL;
 	}
 	p->cfg = *cfg;
+	p->lane.p = p;
+	p->lane.nlanes = 1;
 	p->prm.max_wait_reason = cfg->max_wait_reason;
 	p->prm.quirks = cfg->quirks;
 	p->arch_marker = cfg->arch == ETL_ARCH_X86 ? ETL_PERFINFO_MARKER32 : ETL_PERFINFO_MARKER64;
@@ -267,12 +272,23 @@ void producer_destroy(struct producer *p)
 		free(p->sess[i].cur);
 	}
 	free(p->blocks);
+	free(p->lanes);
 	free(p);
 }
 
 /* place()'s way at a buffer boundary: write the full buffer, borrow the next. */
-static uint8_t *place_slow(struct producer *p, struct psess *s, unsigned cpu, uint32_t size,
-			   uint64_t ts, int *rc)
+/*
+ * Where lane @l keeps session @s's pool clock: in the session for the
+ * producer's own lane (a constant offset once inlined into its callers),
+ * in the lane for the others.
+ */
+static inline uint64_t *pool_clock(struct producer *p, struct producer_lane *l, struct psess *s)
+{
+	return l == &p->lane ? &s->clock_max : &l->clock_max[s->idx];
+}
+
+static uint8_t *place_slow(struct producer *p, struct producer_lane *l, struct psess *s,
+			   unsigned cpu, uint32_t size, uint64_t ts, int *rc)
 {
 	struct etl_buf *b = s->cur[cpu];
 
@@ -282,14 +298,15 @@ static uint8_t *place_slow(struct producer *p, struct psess *s, unsigned cpu, ui
 	}
 	if (b) {
 		s->cur[cpu] = NULL;
+		b->key = l->key;
 		*rc = s->be->buffer_put(s->ctx, b, ts);
 		if (*rc < 0) {
 			return NULL;
 		}
 	}
-	*rc = s->be->buffer_get(s->ctx, cpu, s->clock_max, &b);
+	*rc = s->be->buffer_get(s->ctx, cpu, *pool_clock(p, l, s), &b);
 	if (*rc == -ENOBUFS) {
-		p->st.events_lost++;
+		l->st.events_lost++;
 		*rc = 0;
 		return NULL;
 	}
@@ -307,26 +324,27 @@ static uint8_t *place_slow(struct producer *p, struct psess *s, unsigned cpu, ui
  * boundaries. Return: the buffer to write at its pos, or NULL with *@rc = 0
  * (no free buffer: the event is lost and counted) or a negative errno.
  */
-static inline struct etl_buf *reserve(struct producer *p, struct psess *s, unsigned cpu,
-				      uint32_t size, uint64_t ts, int *rc)
+static inline struct etl_buf *reserve(struct producer *p, struct producer_lane *l, struct psess *s,
+				      unsigned cpu, uint32_t size, uint64_t ts, int *rc)
 {
 	struct etl_buf *b = s->cur[cpu];
+	uint64_t *cm = pool_clock(p, l, s);
 
-	if (ts > s->clock_max) {
-		s->clock_max = ts;
+	if (ts > *cm) {
+		*cm = ts;
 	}
 	if (b && b->pos + size <= b->size) {
 		*rc = 0;
 		return b;
 	}
-	return place_slow(p, s, cpu, size, ts, rc) ? s->cur[cpu] : NULL;
+	return place_slow(p, l, s, cpu, size, ts, rc) ? s->cur[cpu] : NULL;
 }
 
 /* reserve(), returning where to write. */
-static inline uint8_t *place(struct producer *p, struct psess *s, unsigned cpu, uint32_t size,
-			     uint64_t ts, int *rc)
+static inline uint8_t *place(struct producer *p, struct producer_lane *l, struct psess *s,
+			     unsigned cpu, uint32_t size, uint64_t ts, int *rc)
 {
-	struct etl_buf *b = reserve(p, s, cpu, size, ts, rc);
+	struct etl_buf *b = reserve(p, l, s, cpu, size, ts, rc);
 
 	return b ? b->base + b->pos : NULL;
 }
@@ -370,14 +388,15 @@ static uint8_t *put_pmc(uint8_t *q, const struct psess *s, const uint64_t *pmc)
 
 static int emit_batch(void *ctx, const struct ccswap_block *b, enum producer_flush_reason why)
 {
-	struct producer *p = ctx;
+	struct producer_lane *l = ctx;
+	struct producer *p = l->p;
 	const uint8_t *payload = b->bytes + ETL_TH_LEN;
 	uint32_t len = b->offset - ETL_TH_LEN;
-	unsigned c = p->cur_clock;
+	unsigned c = l->cur_clock;
 
-	p->st.batches++;
-	p->st.batches_by_reason[why]++;
-	p->st.batch_records += b->records;
+	l->st.batches++;
+	l->st.batches_by_reason[why]++;
+	l->st.batch_records += b->records;
 	for (unsigned k = 0; k < p->ncompact[c]; k++) {
 		struct psess *s = &p->sess[p->compact[c][k]];
 		unsigned items = s->pmc_batch ? s->pmc_count : 0;
@@ -385,8 +404,8 @@ static int emit_batch(void *ctx, const struct ccswap_block *b, enum producer_flu
 		uint8_t *out, *q;
 		int rc;
 
-		p->st.batch_events++;
-		out = place(p, s, p->cur_cpu, size, p->cur_ts, &rc);
+		l->st.batch_events++;
+		out = place(p, l, s, l->cur_cpu, size, l->cur_ts, &rc);
 		if (!out) {
 			if (rc < 0) {
 				return rc;
@@ -396,12 +415,12 @@ static int emit_batch(void *ctx, const struct ccswap_block *b, enum producer_flu
 		q = put_header(out,
 			       p->arch_marker | ETW_VERSION_BATCH |
 				       FIELD_PREP(ETL_MARKER_PMC_MASK, items),
-			       size, ETW_HOOK_CSWITCH_BATCH, p->cur_ts);
+			       size, ETW_HOOK_CSWITCH_BATCH, l->cur_ts);
 		if (items) {
-			q = put_pmc(q, s, p->cur_pmc);
+			q = put_pmc(q, s, l->cur_pmc);
 		}
 		memcpy(q, payload, len);
-		commit(s, p->cur_cpu, size);
+		commit(s, l->cur_cpu, size);
 	}
 	return 0;
 }
@@ -425,8 +444,8 @@ static inline uint8_t *put_cswitch_pmc(uint8_t *q, const uint8_t *ids, unsigned 
  * or a negative errno; -EINVAL for v4 flags out of range, as soon as an
  * event is placed (nothing is committed then).
  */
-static inline int log_plain_event(struct producer *p, struct psess *s, const struct sim_cswitch *cs,
-				  const struct cswitch_words *cw)
+static inline int log_plain_event(struct producer *p, struct producer_lane *l, struct psess *s,
+				  const struct sim_cswitch *cs, const struct cswitch_words *cw)
 {
 	uint32_t size = s->cs_size;
 	uint64_t head = s->cs_head;
@@ -437,8 +456,8 @@ static inline int log_plain_event(struct producer *p, struct psess *s, const str
 	uint8_t *out, *q;
 	int rc;
 
-	p->st.cswitch_events++;
-	b = reserve(p, s, cs->cpu, size, ts, &rc);
+	l->st.cswitch_events++;
+	b = reserve(p, l, s, cs->cpu, size, ts, &rc);
 	if (!b) {
 		return rc;
 	}
@@ -467,13 +486,14 @@ static inline int log_plain_event(struct producer *p, struct psess *s, const str
  * One 0x0524 event per plain session: the header and items per session, the
  * payload worked out once as three quadwords and stored in each.
  */
-static int log_plain(struct producer *p, const struct sim_cswitch *cs)
+static PRODUCER_INLINE int log_plain(struct producer *p, struct producer_lane *l,
+				     const struct sim_cswitch *cs)
 {
 	struct cswitch_words cw;
 
 	cswitch_words(&cw, cs, p->cs_v4);
 	for (unsigned k = 0; k < p->nplain; k++) {
-		int rc = log_plain_event(p, &p->sess[p->plain[k]], cs, &cw);
+		int rc = log_plain_event(p, l, &p->sess[p->plain[k]], cs, &cw);
 
 		if (rc < 0) {
 			return rc;
@@ -483,27 +503,28 @@ static int log_plain(struct producer *p, const struct sim_cswitch *cs)
 }
 
 /* producer_cswitch() in general: every plain session, then every clock's batch block. */
-static PRODUCER_NOINLINE int cswitch_all(struct producer *p, const struct sim_cswitch *cs)
+static PRODUCER_INLINE int cswitch_all(struct producer *p, struct producer_lane *l,
+				       const struct sim_cswitch *cs)
 {
 	int rc;
 
 	if (cs->cpu >= p->cfg.cpus) {
 		return -EINVAL;
 	}
-	p->st.switches++;
+	l->st.switches++;
 	if (p->nplain) {
-		rc = log_plain(p, cs);
+		rc = log_plain(p, l, cs);
 		if (rc < 0) {
 			return rc;
 		}
 	}
-	p->cur_cpu = cs->cpu;
-	p->cur_pmc = cs->pmc;
+	l->cur_cpu = cs->cpu;
+	l->cur_pmc = cs->pmc;
 	for (unsigned c = 0; c < p->nclocks; c++) {
-		p->cur_clock = c;
-		p->cur_ts = cs->ts[p->clocks[c]];
+		l->cur_clock = c;
+		l->cur_ts = cs->ts[p->clocks[c]];
 		rc = ccswap_log(&p->blocks[(size_t)cs->cpu * p->nclocks + c], &p->prm, cs,
-				p->cur_ts, emit_batch, p);
+				l->cur_ts, emit_batch, l);
 		if (rc < 0) {
 			return rc;
 		}
@@ -512,12 +533,28 @@ static PRODUCER_NOINLINE int cswitch_all(struct producer *p, const struct sim_cs
 }
 
 /*
+ * cswitch_all() for the producer's own lane (its pool clocks and the switch
+ * being logged at constant offsets from @p) and for any lane.
+ */
+static PRODUCER_NOINLINE int cswitch_own(struct producer *p, const struct sim_cswitch *cs)
+{
+	return cswitch_all(p, &p->lane, cs);
+}
+
+static PRODUCER_NOINLINE int cswitch_lane(struct producer *p, struct producer_lane *l,
+					  const struct sim_cswitch *cs)
+{
+	return cswitch_all(p, l, cs);
+}
+
+/*
  * The fast path, for the common machine of one plain session: the event fits
  * the CPU's buffer, so what cswitch_all() would do is log_plain_event()
  * without a buffer change. Anything else (no buffer held, a full one, a bad
  * CPU, other sessions) goes the general way, with nothing done here yet.
  */
-int producer_cswitch(struct producer *p, const struct sim_cswitch *cs)
+static inline int lane_cswitch(struct producer *p, struct producer_lane *l,
+			       const struct sim_cswitch *cs)
 {
 	struct psess *s = p->one_plain;
 
@@ -527,15 +564,26 @@ int producer_cswitch(struct producer *p, const struct sim_cswitch *cs)
 		if (b && b->pos + s->cs_size <= b->size) {
 			struct cswitch_words cw;
 
-			p->st.switches++;
+			l->st.switches++;
 			cswitch_words(&cw, cs, p->cs_v4);
-			return log_plain_event(p, s, cs, &cw);
+			return log_plain_event(p, l, s, cs, &cw);
 		}
 	}
-	return cswitch_all(p, cs);
+	return l == &p->lane ? cswitch_own(p, cs) : cswitch_lane(p, l, cs);
 }
 
-int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
+int producer_lane_cswitch(struct producer_lane *l, const struct sim_cswitch *cs)
+{
+	return lane_cswitch(l->p, l, cs);
+}
+
+int producer_cswitch(struct producer *p, const struct sim_cswitch *cs)
+{
+	return lane_cswitch(p, &p->lane, cs);
+}
+
+static inline int lane_spinlock(struct producer *p, struct producer_lane *l,
+				const struct sim_spinlock *sl)
 {
 	struct etw_spinlock w = {0};
 	const uint8_t *payload = NULL;
@@ -544,7 +592,7 @@ int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
 	if (sl->cpu >= p->cfg.cpus) {
 		return -EINVAL;
 	}
-	p->st.spinlocks++;
+	l->st.spinlocks++;
 	if (!sl->logged) {
 		return 0;
 	}
@@ -569,8 +617,8 @@ int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
 		uint8_t *out, *q;
 		int rc;
 
-		p->st.spinlock_events++;
-		out = place(p, s, sl->cpu, size, ts, &rc);
+		l->st.spinlock_events++;
+		out = place(p, l, s, sl->cpu, size, ts, &rc);
 		if (!out) {
 			if (rc < 0) {
 				return rc;
@@ -597,17 +645,34 @@ int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
 	return 0;
 }
 
-int producer_ccswap_stop(struct producer *p, const struct sim_ccswap_stop *st)
+int producer_lane_spinlock(struct producer_lane *l, const struct sim_spinlock *sl)
 {
+	return lane_spinlock(l->p, l, sl);
+}
+
+int producer_spinlock(struct producer *p, const struct sim_spinlock *sl)
+{
+	return lane_spinlock(p, &p->lane, sl);
+}
+
+int producer_lane_stop(struct producer_lane *l, const struct sim_ccswap_stop *st)
+{
+	struct producer *p = l->p;
+
 	for (unsigned c = 0; c < p->nclocks; c++) {
 		if (p->clocks[c] != st->clock) {
 			continue;
 		}
-		for (unsigned cpu = 0; cpu < p->cfg.cpus; cpu++) {
+		for (unsigned cpu = l->index; cpu < p->cfg.cpus; cpu += l->nlanes) {
 			p->blocks[(size_t)cpu * p->nclocks + c].stop = true;
 		}
 	}
 	return 0;
+}
+
+int producer_ccswap_stop(struct producer *p, const struct sim_ccswap_stop *st)
+{
+	return producer_lane_stop(&p->lane, st);
 }
 
 /*
@@ -638,7 +703,7 @@ static int spinlock_rundown(struct producer *p, uint16_t hook, const uint64_t ts
 		uint8_t *out;
 		int rc;
 
-		out = place(p, s, 0, size, h.ts, &rc);
+		out = place(p, &p->lane, s, 0, size, h.ts, &rc);
 		if (!out) {
 			if (rc < 0) {
 				return rc;
@@ -648,7 +713,7 @@ static int spinlock_rundown(struct producer *p, uint16_t hook, const uint64_t ts
 		(void)etl_encode_system_header(out, ETL_SH_LEN, &h);
 		(void)etw_encode_spinlock_config(out + ETL_SH_LEN, ETW_SPINCFG_LEN, &c);
 		commit(s, 0, size);
-		p->st.spinlock_config_events++;
+		p->lane.st.spinlock_config_events++;
 	}
 	return 0;
 }
@@ -660,21 +725,23 @@ int producer_start(struct producer *p, const uint64_t start_ts[SIM_CLOCK_SLOTS])
 
 int producer_end(struct producer *p, const struct sim_end *end)
 {
-	p->cur_pmc = NULL;
+	struct producer_lane *l = &p->lane;
+
+	l->cur_pmc = NULL;
 	for (unsigned cpu = 0; cpu < p->cfg.cpus; cpu++) {
 		for (unsigned c = 0; c < p->nclocks; c++) {
 			struct ccswap_block *b = &p->blocks[(size_t)cpu * p->nclocks + c];
 			int rc;
 
 			if (!p->cfg.flush_at_end) {
-				p->st.batches_dropped += b->offset != 0;
+				l->st.batches_dropped += b->offset != 0;
 				b->offset = 0;
 				continue;
 			}
-			p->cur_cpu = cpu;
-			p->cur_clock = c;
-			p->cur_ts = end->ts[p->clocks[c]];
-			rc = ccswap_finish(b, emit_batch, p);
+			l->cur_cpu = cpu;
+			l->cur_clock = c;
+			l->cur_ts = end->ts[p->clocks[c]];
+			rc = ccswap_finish(b, emit_batch, l);
 			if (rc < 0) {
 				return rc;
 			}
@@ -683,9 +750,87 @@ int producer_end(struct producer *p, const struct sim_end *end)
 	return spinlock_rundown(p, ETW_HOOK_SPINLOCK_DC_END, end->ts);
 }
 
+/* @to += @from, counter by counter (struct producer_stats is all uint64_t). */
+static void stats_add(struct producer_stats *to, const struct producer_stats *from)
+{
+	uint64_t *t = (uint64_t *)to;
+	const uint64_t *f = (const uint64_t *)from;
+
+	static_assert(sizeof(*to) % sizeof(uint64_t) == 0, "counters only");
+	for (size_t i = 0; i < sizeof(*to) / sizeof(uint64_t); i++) {
+		t[i] += f[i];
+	}
+}
+
 void producer_get_stats(const struct producer *p, struct producer_stats *st)
 {
-	*st = p->st;
+	*st = p->lane.st;
+	for (unsigned k = 0; k < p->nlanes; k++) {
+		stats_add(st, &p->lanes[k].st);
+	}
+}
+
+uint32_t producer_event_max(const struct producer *p, unsigned i, enum producer_event_of of)
+{
+	const struct psess *s = &p->sess[i];
+	unsigned items;
+
+	switch (of) {
+	case PRODUCER_OF_CSWITCH:
+		if (s->flags & PRODUCER_F_COMPACT) {
+			items = s->pmc_batch ? s->pmc_count : 0;
+			return (uint32_t)etl_align8(ETW_BATCH_CAP + items * ETL_EXT_ITEM_LEN);
+		}
+		return s->flags & PRODUCER_F_CSWITCH ? s->cs_size : 0;
+	case PRODUCER_OF_SPINLOCK:
+		items = s->pmc_spinlock ? s->pmc_count : 0;
+		return s->flags & PRODUCER_F_SPINLOCK
+			       ? (uint32_t)etl_align8(ETL_TH_LEN + items * ETL_EXT_ITEM_LEN +
+						      p->spin_len)
+			       : 0;
+	default:
+		return (uint32_t)etl_align8(s->max_event);
+	}
+}
+
+int producer_lanes(struct producer *p, unsigned n)
+{
+	if (n == 0 || p->lanes) {
+		return -EINVAL;
+	}
+	p->lanes = calloc(n, sizeof(*p->lanes));
+	if (!p->lanes) {
+		return -ENOMEM;
+	}
+	p->nlanes = n;
+	for (unsigned k = 0; k < n; k++) {
+		p->lanes[k].p = p;
+		p->lanes[k].index = k;
+		p->lanes[k].nlanes = n;
+	}
+	return 0;
+}
+
+struct producer_lane *producer_lane(struct producer *p, unsigned k)
+{
+	return k < p->nlanes ? &p->lanes[k] : &p->lane;
+}
+
+void producer_lane_key(struct producer_lane *l, uint64_t key)
+{
+	l->key = key;
+}
+
+uint64_t producer_clock_max(struct producer *p, unsigned i)
+{
+	uint64_t m = p->sess[i].clock_max;
+
+	for (unsigned k = 0; k < p->nlanes; k++) {
+		m = p->lanes[k].clock_max[i] > m ? p->lanes[k].clock_max[i] : m;
+	}
+	/* the producer's own lane goes on from here (a chunk logged by one thread) */
+	p->sess[i].clock_max = m;
+	return m;
 }
 
 unsigned producer_nsessions(const struct producer *p)
@@ -708,18 +853,18 @@ const struct producer_cfg *producer_get_cfg(const struct producer *p)
 	return &p->cfg;
 }
 
-uint8_t *producer_place(struct producer *p, unsigned i, unsigned cpu, uint32_t size, uint64_t ts,
-			int *rc)
+uint8_t *producer_place(struct producer_lane *l, unsigned i, unsigned cpu, uint32_t size,
+			uint64_t ts, int *rc)
 {
-	return place(p, &p->sess[i], cpu, size, ts, rc);
+	return place(l->p, l, &l->p->sess[i], cpu, size, ts, rc);
 }
 
-void producer_commit(struct producer *p, unsigned i, unsigned cpu, uint32_t size)
+void producer_commit(struct producer_lane *l, unsigned i, unsigned cpu, uint32_t size)
 {
-	commit(&p->sess[i], cpu, size);
+	commit(&l->p->sess[i], cpu, size);
 }
 
-void producer_count_record(struct producer *p, enum sim_record_kind kind)
+struct producer_lane *producer_own_lane(struct producer *p)
 {
-	p->st.records[kind]++;
+	return &p->lane;
 }

@@ -180,7 +180,53 @@ uint16_t producer_record_hook(enum sim_record_kind kind, enum sim_event ev);
  */
 int producer_record(struct producer *p, const struct sim_record *r);
 
-/** producer_get_stats - counters so far. */
+/*
+ * Lanes: the producer fed by several threads, each with a share of the CPUs
+ * (lane k: the CPUs c with c % n == k), in the same order a single feeder
+ * would give each CPU's records. Each lane keeps its own counters and pool
+ * clocks; the CPUs' batch blocks and buffers are only ever touched by their
+ * lane. The writers behind must defer (writer_defer()), and each record's
+ * order key is told first (producer_lane_key()).
+ */
+struct producer_lane;
+
+/** producer_lanes - make @n lanes (once). Return: 0, -EINVAL, -ENOMEM. */
+int producer_lanes(struct producer *p, unsigned n);
+
+/** producer_lane - lane @k (past the lanes: the producer's own, that of producer_cswitch()). */
+struct producer_lane *producer_lane(struct producer *p, unsigned k);
+
+/** producer_lane_key - the order key of the record @l logs next (etl_buf.key of a buffer it fills). */
+void producer_lane_key(struct producer_lane *l, uint64_t key);
+
+/* As producer_cswitch(), producer_spinlock(), producer_record(), for lane @l's CPUs. */
+int producer_lane_cswitch(struct producer_lane *l, const struct sim_cswitch *cs);
+int producer_lane_spinlock(struct producer_lane *l, const struct sim_spinlock *sl);
+int producer_lane_record(struct producer_lane *l, const struct sim_record *r);
+/** producer_lane_stop - producer_ccswap_stop() for lane @l's CPUs. */
+int producer_lane_stop(struct producer_lane *l, const struct sim_ccswap_stop *st);
+
+/**
+ * producer_clock_max - session @i's pool clock over every lane (the
+ * largest timestamp logged to it), which the producer's own lane then
+ * goes on from.
+ */
+uint64_t producer_clock_max(struct producer *p, unsigned i);
+
+/* What a record is, for producer_event_max(). */
+enum producer_event_of {
+	PRODUCER_OF_CSWITCH = 0,
+	PRODUCER_OF_SPINLOCK,
+	PRODUCER_OF_RECORD, /* an identity or rundown record */
+};
+
+/**
+ * producer_event_max - the most bytes session @i's buffer of a CPU takes
+ * for one record of @of on it (0: none), alignment included.
+ */
+uint32_t producer_event_max(const struct producer *p, unsigned i, enum producer_event_of of);
+
+/** producer_get_stats - counters so far, over every lane. */
 void producer_get_stats(const struct producer *p, struct producer_stats *st);
 
 /** producer_sink - a trace_sink that feeds @p. */

@@ -317,9 +317,10 @@ static int encode(const struct producer_cfg *cfg, const struct sim_record *r, ui
 }
 
 /* Write header + @payload[@len] into session @i's @cpu buffer at the session's clock. */
-static int put(struct producer *p, unsigned i, const struct sim_record *r, uint16_t hook,
+static int put(struct producer_lane *l, unsigned i, const struct sim_record *r, uint16_t hook,
 	       const struct etw_event_ctx *ctx0, const uint8_t *payload, size_t len)
 {
+	struct producer *p = producer_lane_producer(l);
 	const struct producer_cfg *cfg = producer_get_cfg(p);
 	struct etw_event_form form;
 	struct etw_event_ctx ctx = *ctx0;
@@ -335,7 +336,7 @@ static int put(struct producer *p, unsigned i, const struct sim_record *r, uint1
 		return -E2BIG;
 	}
 	ctx.ts = r->u.head.ts[producer_session_clock(p, i)];
-	out = producer_place(p, i, r->u.head.cpu, (uint32_t)(hlen + len), ctx.ts, &rc);
+	out = producer_place(l, i, r->u.head.cpu, (uint32_t)(hlen + len), ctx.ts, &rc);
 	if (!out) {
 		return rc;
 	}
@@ -346,13 +347,19 @@ static int put(struct producer *p, unsigned i, const struct sim_record *r, uint1
 	if (len) {
 		memcpy(out + h, payload, len);
 	}
-	producer_commit(p, i, r->u.head.cpu, (uint32_t)(hlen + len));
-	producer_count_record(p, r->kind);
+	producer_commit(l, i, r->u.head.cpu, (uint32_t)(hlen + len));
+	producer_count_record(l, r->kind);
 	return 0;
 }
 
 int producer_record(struct producer *p, const struct sim_record *r)
 {
+	return producer_lane_record(producer_own_lane(p), r);
+}
+
+int producer_lane_record(struct producer_lane *l, const struct sim_record *r)
+{
+	struct producer *p = producer_lane_producer(l);
 	const struct producer_cfg *cfg = producer_get_cfg(p);
 	unsigned want = producer_record_flags(r->kind), ns = producer_nsessions(p);
 	uint8_t payload[PAYLOAD_MAX];
@@ -388,7 +395,7 @@ int producer_record(struct producer *p, const struct sim_record *r)
 		if (len < 0) {
 			return len == -ENOSPC ? -E2BIG : -EINVAL;
 		}
-		rc = put(p, i, r, hook, &ctx, payload, (size_t)len);
+		rc = put(l, i, r, hook, &ctx, payload, (size_t)len);
 		if (rc < 0) {
 			return rc;
 		}

@@ -32,6 +32,7 @@ BIN = os.environ["ETWFORGE_BIN"]
 FIGURES = [
     "ccswap.ns_per_switch", "ccswap.switches_per_s", "ccswap.bytes_per_switch",
     "ccswap.memset_ns_per_switch", "ccswap.memset_ratio", "ccswap.call_floor_ns_per_switch",
+    "ccswap.before_ns_per_switch", "ccswap.before_ratio",
     "cswitch.plain.ns_per_switch", "cswitch.pmc.ns_per_switch", "cswitch.pebs.ns_per_switch",
     "spinlock.ns_per_event",
 ] + [
@@ -41,6 +42,9 @@ FIGURES = [
     for q in ["switches_per_s", "mb_per_s", "peak_rss_mib", "wall_switches_per_s"]
 ] + [
     "gen.default.truth_cost", "gen.server64.truth_cost", "gen.server64.ident_cost",
+    "gen.server64_sim.switches_per_s", "gen.server64_null.switches_per_s",
+    "gen.server64_null.sim_share", "gen.server64_jobs1.wall_switches_per_s",
+    "gen.server64_jobs.wall_switches_per_s", "gen.server64_jobs.speedup",
     "decode.stats.mb_per_s", "decode.stats.switches_per_s",
     "decode.iter.mb_per_s", "decode.iter.switches_per_s", "decode.analysis.switches_per_s",
     "decode.server64.stats.switches_per_s", "decode.server64.analysis.switches_per_s",
@@ -48,7 +52,7 @@ FIGURES = [
     "mutate.stage.mutants_per_s", "mutate.each.mutants_per_s",
 ]
 WORK = ["ccswap", "cswitch", "spinlock", "gen.default", "gen.server64", "gen.server64_ident",
-        "decode",
+        "gen.server64_cores", "decode",
         "replay_verify", "mutate"]
 FORMS = ["idle_short", "idle", "lite", "full"]
 REASONS = ["tid_full", "ticks", "size", "delta", "stop", "end"]
@@ -122,9 +126,24 @@ def case_json():
             check(isinstance(f.get("unit"), str) and f["unit"], f"{n}: unit")
             check(f.get("runs") == runs, f"{n}: runs {f.get('runs')}")
             check(f.get("label"), f"{n}: label")
+            # a time or a rate says its clock: CPU time or the wall clock
+            timed = f["unit"].endswith("/s") or f["unit"].startswith("ns/")
+            check("clock" in f, f"{n}: no clock")
+            check(f["clock"] in (("cpu", "wall") if timed else (None,)),
+                  f"{n} ({f['unit']}): clock {f['clock']!r}")
+            if "wall_" in n or n.split(".")[0] in ("ccswap", "cswitch", "spinlock"):
+                check(f["clock"] == "wall" or not timed, f"{n}: a wall-clock figure")
+            elif timed:
+                check(f["clock"] == "cpu", f"{n}: a CPU-time figure")
         work = doc.get("work", {})
         for w in WORK:
             check(w in work and work[w].get("what"), f"work.{w} missing: {sorted(work)}")
+        # each description whole (one of them used to stop at "a child process per")
+        for w in [w for w in WORK if w.startswith("gen.")]:
+            check(work[w]["what"].endswith("a child process per run"),
+                  f"work.{w}: cut off? {work[w]['what']!r}")
+        for w in work:
+            check("too long" not in work[w]["what"], f"work.{w}: {work[w]['what']!r}")
         cc = work["ccswap"]
         for k in FORMS + REASONS:
             check(cc.get(k, 0) > 0, f"the ccswap stream has no {k}: {cc}")
@@ -152,6 +171,14 @@ def case_text():
         check(any(ln.startswith("TINY figures") for ln in lines), "the size is said")
         check(any(ln.startswith("machine ") and "cores" in ln for ln in lines), "machine")
         check(any(ln.startswith("build ") for ln in lines), "build")
+        head = [ln for ln in lines if ln.startswith("figure ")]
+        check(head and head[0].split() == ["figure", "median", "min", "max", "clock", "unit"],
+              f"the header: {head}")
+        check(any(ln.startswith("(clock: CPU = CPU time") for ln in lines), "the clocks said")
+        for ln in lines:
+            if ln.startswith(("ccswap.", "spinlock.")) and ln.endswith(
+                    ("ns/switch", "ns/event", "switches/s")):
+                check(ln.split()[4] == "wall", f"a row without its clock: {ln}")
         rows = [ln.split() for ln in lines if ln.startswith(("ccswap.", "spinlock."))]
         names = [r[0] for r in rows]
         want = [n for n in FIGURES if n.startswith(("ccswap.", "spinlock."))]

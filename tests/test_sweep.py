@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """tests/test_sweep.py - random scenarios, each key drawn from its range
 (etwforge-scenario(5)), kernel.flush_at_end both ways: every scenario gen
-takes must give files that verify against its own truth, and the truth
-replayed must give the same bytes, file for file. A scenario gen refuses
+takes must give files that verify against its own truth, the same files,
+truth and counts with --jobs 3 as with --jobs 1, and the truth replayed must
+give the same bytes, file for file. A scenario gen refuses
 must be refused on one line with exit status 2 (a rule across keys, such as
 a clock passing 2^63-1); anything else fails.
 
@@ -137,6 +138,31 @@ class Fail(Exception):
     pass
 
 
+def jobs_same(d, summary, files):
+    """gen --jobs 3 (two workers) in another folder: the same files, truth and counts."""
+    c = os.path.join(d, "jobs")
+    os.makedirs(c)
+    p = subprocess.run([BIN, "gen", "../scenario.json", "-o", "y.etl", "--truth", "../t3.jsonl",
+                        "--json=../sum3.json", "-q", "--jobs", "3"], cwd=c, capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        raise Fail(f"gen --jobs 3: exit {p.returncode}: {p.stderr.strip()}")
+    with open(os.path.join(d, "sum3.json")) as f:
+        other = json.load(f)
+    for k in ("switches", "sessions"):
+        if summary.get(k) != other.get(k):
+            raise Fail(f"gen --jobs 3: its summary's {k} differ from --jobs 1's")
+    for s in files:
+        with open(os.path.join(d, "gen", s["file"]), "rb") as f1, \
+                open(os.path.join(c, s["file"]), "rb") as f2:
+            if f1.read() != f2.read():
+                raise Fail(f"gen --jobs 3: {s['file']} differs from --jobs 1's")
+    with open(os.path.join(d, "t.jsonl"), "rb") as f1, \
+            open(os.path.join(d, "t3.jsonl"), "rb") as f2:
+        if f1.read() != f2.read():
+            raise Fail("gen --jobs 3: the truth differs from --jobs 1's")
+
+
 def one(sc, d):
     """gen, verify every file, replay and compare. Return: "refused" or "ok"."""
     a, b = os.path.join(d, "gen"), os.path.join(d, "replay")
@@ -145,7 +171,8 @@ def one(sc, d):
     with open(os.path.join(d, "scenario.json"), "w") as f:
         json.dump(sc, f)
     p = subprocess.run([BIN, "gen", "../scenario.json", "-o", "y.etl", "--truth", "../t.jsonl",
-                        "--json=../sum.json", "-q"], cwd=a, capture_output=True, text=True)
+                        "--json=../sum.json", "-q", "--jobs", "1"], cwd=a, capture_output=True,
+                       text=True)
     if p.returncode == 2 and p.stderr.count("\n") == 1 and p.stderr.strip():
         return "refused: " + p.stderr.strip()
     if p.returncode != 0:
@@ -153,6 +180,7 @@ def one(sc, d):
     with open(os.path.join(d, "sum.json")) as f:
         summary = json.load(f)
     files = [s for s in summary["sessions"] if s.get("xxh3")]
+    jobs_same(d, summary, files)
     for s in files:
         p = subprocess.run([BIN, "verify", "-q", s["file"], "--truth", "../t.jsonl"], cwd=a,
                            capture_output=True, text=True)

@@ -460,10 +460,19 @@ Test(truth_fast, reads_thread_stop_and_end_lines)
 			  "'tid':4176}",
 			  &rec, &opt),
 		     0, "not a thread event: declined (the jansson path names it)");
-	cr_expect_eq(fast("{'kind':'thread','cpu':1,'ts':{'qpc':4},'event':'dcstart','pid':512,"
+	cr_assert_eq(fast("{'kind':'thread','cpu':1,'ts':{'qpc':4},'event':'dcstart','pid':512,"
 			  "'tid':4176,'name':'worker'}",
 			  &rec, &opt),
-		     0, "a string of an identity line: declined (the jansson path keeps it)");
+		     TRUTH_THREAD,
+		     "a string of an identity line: read, handed back for the reader");
+	cr_assert_eq(opt.ntext, 1);
+	cr_expect_eq(opt.text[0].to, &rec.u.thread.name, "for the member it belongs to");
+	cr_expect_eq(opt.text[0].n, 6);
+	cr_expect(!memcmp(opt.text[0].s, "worker", 6));
+	cr_expect_eq(fast("{'kind':'thread','cpu':1,'ts':{'qpc':4},'event':'dcstart','pid':512,"
+			  "'tid':4176,'name':'w\\u00e9'}",
+			  &rec, &opt),
+		     0, "an escaped string: declined (the jansson path reads it)");
 	cr_assert_eq(fast("{'kind':'ccswap_stop','tick':3,'ts':{'qpc':5},'clock':'systime'}", &rec,
 			  &opt),
 		     TRUTH_CCSWAP_STOP);

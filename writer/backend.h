@@ -37,6 +37,9 @@
  * @events:      events written into it
  * @event_bytes: sum of their unaligned Size
  * @cpu:         the CPU it belongs to
+ * @key:         the producer's order key of the event that did not fit, set
+ *               before buffer_put (a writer fed by several threads writes
+ *               the buffers put by key: writer_defer())
  */
 struct etl_buf {
 	uint8_t *base;
@@ -45,6 +48,7 @@ struct etl_buf {
 	uint32_t events;
 	uint32_t cpu;
 	uint64_t event_bytes;
+	uint64_t key;
 };
 
 /**

@@ -67,6 +67,8 @@
 #include "writer/etl_layout.h"
 #include "writer/etl_wire.h"
 #include "writer/etl_xpress.h"
+#include "writer/writer_buffer.h"
+#include "writer/writer_defer.h"
 #include "writer/writer_internal.h"
 
 /* ProcessorIndex is 11 bits (ETW_PROCESSOR_INDEX_MASK), so at most 2048 CPUs. */
@@ -184,47 +186,15 @@ int writer_validate_opts(const struct writer_opts *o, const char **why)
 
 #define WRITER_RESIDENT_MAX ((size_t)512 << 20) /* buffers faulted in at the start */
 
-/*
- * A CPU's buffer, zero-filled and (@resident) faulted in: see Memory atop.
- * One mapping faulted in by the kernel in one call (MAP_POPULATE: about
- * 50 ms for 80 MiB, against about 10 times that for a write per page);
- * where that is missing, a write per page.
- */
-static uint8_t *buf_alloc(size_t size, bool resident)
-{
-	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-	void *p;
-
-#ifdef MAP_POPULATE
-	flags |= resident ? MAP_POPULATE : 0;
-#endif
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
-	if (p == MAP_FAILED) {
-		errno = ENOMEM;
-		return NULL;
-	}
-#ifndef MAP_POPULATE
-	for (size_t i = 0; resident && i < size; i += 4096) {
-		((volatile uint8_t *)p)[i] = 0;
-	}
-#endif
-	return p;
-}
-
-static void buf_free(uint8_t *p, size_t size)
-{
-	if (p) {
-		munmap(p, size);
-	}
-}
-
 static void free_writer(struct etl_writer *w)
 {
-	if (w->cpu) {
+	if (w->cpu && !w->scratch) {
 		for (unsigned i = 0; i < w->o.cpus; i++) {
-			buf_free(w->cpu[i].buf.base, w->o.buffer_size);
+			writer_buf_free(w->cpu[i].buf.base, w->o.buffer_size);
 		}
 	}
+	writer_buf_free(w->scratch, w->o.buffer_size);
+	writer_defer_free(w);
 	free(w->cpu);
 	free(w->hdr);
 	free(w->zbuf);
@@ -253,11 +223,24 @@ struct etl_writer *writer_create(const struct writer_opts *opts, const struct et
 	if (!w->cpu) {
 		goto err_free;
 	}
+	if (sink->discard && !w->o.compress) {
+		/*
+		 * Bytes that go nowhere (the null device) need no buffer each: every
+		 * CPU writes over one, which only its counts are read of. (Compressed,
+		 * a buffer's bytes decide its length in the file: each its own.)
+		 */
+		w->scratch = writer_buf_alloc(w->o.buffer_size, true);
+		if (!w->scratch) {
+			goto err_free;
+		}
+	}
 	for (unsigned i = 0; i < w->o.cpus; i++) {
 		struct etl_buf *b = &w->cpu[i].buf;
 
-		b->base = buf_alloc(w->o.buffer_size,
-				    (size_t)(i + 1u) * w->o.buffer_size <= WRITER_RESIDENT_MAX);
+		b->base = w->scratch ? w->scratch
+				     : writer_buf_alloc(w->o.buffer_size,
+							(size_t)(i + 1u) * w->o.buffer_size <=
+								WRITER_RESIDENT_MAX);
 		if (!b->base) {
 			goto err_free;
 		}
@@ -300,159 +283,28 @@ err_free:
 	return NULL;
 }
 
-/* ---- pool model: a binary min-heap of in-flight return times ------------ */
-
-static void inflight_push(struct etl_writer *w, uint64_t t)
-{
-	uint32_t i = w->n_inflight++;
-
-	assert(w->n_inflight <= w->o.pool_buffers);
-	while (i > 0 && w->inflight[(i - 1) / 2] > t) {
-		w->inflight[i] = w->inflight[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	w->inflight[i] = t;
-}
-
-static void inflight_pop(struct etl_writer *w)
-{
-	uint64_t last = w->inflight[--w->n_inflight];
-	uint32_t n = w->n_inflight;
-	uint32_t i = 0;
-
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= n) {
-			break;
-		}
-		if (c + 1 < n && w->inflight[c + 1] < w->inflight[c]) {
-			c++;
-		}
-		if (w->inflight[c] >= last) {
-			break;
-		}
-		w->inflight[i] = w->inflight[c];
-		i = c;
-	}
-	if (n > 0) {
-		w->inflight[i] = last;
-	}
-}
-
-/* Buffers whose flush latency has passed at @ts are back in the pool. */
-static void pool_retire(struct etl_writer *w, uint64_t ts)
-{
-	while (w->n_inflight > 0 && w->inflight[0] <= ts) {
-		inflight_pop(w);
-	}
-}
-
-/* ---- buffers ------------------------------------------------------------ */
-
-/*
- * Append one data buffer that takes @len bytes of the file (BufferSize, or
- * less when compressed) at the running offset: its first @used bytes, then
- * zeros the sink may leave as a hole (see etl_sink.h).
- */
-static int write_data(struct etl_writer *w, const uint8_t *buf, uint32_t used, uint32_t len)
-{
-	const struct etl_sink *s = &w->sink;
-	uint64_t off = w->o.buffer_size + w->data_bytes;
-	int ret;
-
-	if (used > len) {
-		used = len;
-	}
-	ret = s->ops->write_at(s->ctx, off, buf, used);
-	if (!ret && used < len) {
-		ret = s->ops->hole(s->ctx, off + used, len - used);
-	}
-	if (ret) {
-		return ret;
-	}
-	w->data_buffers++;
-	w->data_bytes += len;
-	return 0;
-}
-
-/*
- * Compressed mode: the 0x48-byte header stays plain, the records up to the
- * data end become one XPRESS stream, and the on-disk BufferSize is the
- * header plus that stream. A buffer that would not shrink is written plain
- * (uncompressed buffers may sit in a compressed file, as in relogged ones).
- */
-static int write_compressed(struct etl_writer *w, const struct etl_buf *b,
-			    const struct etl_buffer_info *plain)
-{
-	uint32_t bs = w->o.buffer_size;
-	struct etl_buffer_info bi = *plain;
-	long n = etl_xpress_compress(b->base + ETL_BH_LEN, b->pos - ETL_BH_LEN,
-				     w->zbuf + ETL_BH_LEN, bs - ETL_BH_LEN);
-
-	if (n < 0 || (uint64_t)n >= bs - ETL_BH_LEN) {
-		return write_data(w, b->base, b->pos, bs);
-	}
-	bi.buffer_size = ETL_BH_LEN + (uint32_t)n;
-	bi.flags |= ETL_BUFFER_FLAG_COMPRESSED;
-	etl_put_buffer_header(w->zbuf, &bi);
-	return write_data(w, w->zbuf, bi.buffer_size, bi.buffer_size);
-}
-
 /* Write @cpu's buffer with TimeStamp @ts and give it back to the pool. */
 static int flush_cpu(struct etl_writer *w, unsigned cpu, uint64_t ts)
 {
 	struct cpu_state *c = &w->cpu[cpu];
 	struct etl_buf *b = &c->buf;
-	uint32_t bs = w->o.buffer_size;
-	struct etl_buffer_info bi = {
-		.buffer_size = bs,
-		.end = b->pos,
-		.timestamp = ts,
-		.sequence = w->next_seq,
-		.cpu = (uint16_t)cpu,
-		.logger_id = w->o.logger_id,
-		.flags = (uint16_t)(ETL_BUFFER_FLAG_PROC_INDEX |
-				    (c->lost_pending ? ETL_BUFFER_FLAG_EVENTS_LOST : 0u)),
-		.type = ETL_BUFFER_TYPE_GENERIC,
-	};
-	uint64_t before = w->data_bytes;
 	int ret;
 
-	/* BuffersWritten (incl. the header buffer) is a ULONG. */
 	if (w->data_buffers >= UINT32_MAX - 1u) {
 		w->err = -EFBIG;
 		return w->err;
 	}
-	/*
-	 * The tail may hold bytes of an abandoned reservation or an older use:
-	 * it is not written (the file has zeros there, a hole), so it needs no
-	 * clearing.
-	 */
-	etl_put_buffer_header(b->base, &bi);
-	ret = w->o.compress ? write_compressed(w, b, &bi) : write_data(w, b->base, b->pos, bs);
-
-	w->st.events_written += b->events;
-	w->st.event_bytes += b->event_bytes;
+	ret = writer_write_buffer(w, b, ts, c->lost_pending);
 	c->has_buffer = false;
 	c->pending = 0;
 	b->pos = ETL_BH_LEN;
 	b->events = 0;
 	b->event_bytes = 0;
 	w->n_held--;
-	if (w->o.pool_buffers) {
-		uint64_t back = ts + w->o.flush_latency;
-
-		inflight_push(w, back < ts ? UINT64_MAX : back);
-	}
 	if (ret) {
-		w->err = ret;
 		return ret;
 	}
 	c->lost_pending = false;
-	w->next_seq++;
-	w->st.buffers_written++;
-	w->st.bytes_written += w->data_bytes - before;
 	return 0;
 }
 
@@ -483,11 +335,14 @@ static int buffer_get(void *ctx, unsigned cpu, uint64_t clock, struct etl_buf **
 	if (w->done || cpu >= w->o.cpus) {
 		return -EINVAL;
 	}
+	if (w->defer) {
+		return writer_defer_get(w, cpu, out);
+	}
 	c = &w->cpu[cpu];
 	if (clock > w->pool_clock) {
 		w->pool_clock = clock;
 	}
-	pool_retire(w, w->pool_clock);
+	writer_pool_retire(w, w->pool_clock);
 	if (!c->has_buffer) {
 		if (w->o.pool_buffers && w->n_held + w->n_inflight >= w->o.pool_buffers) {
 			w->st.events_lost++;
@@ -497,6 +352,9 @@ static int buffer_get(void *ctx, unsigned cpu, uint64_t clock, struct etl_buf **
 				w->st.buffers_lost++;
 			}
 			return -ENOBUFS;
+		}
+		if (!c->buf.base && !(c->buf.base = writer_defer_memory(w, cpu))) {
+			return -ENOMEM; /* its memory went with a buffer kept while deferring */
 		}
 		c->has_buffer = true;
 		c->starved = false;
@@ -517,6 +375,9 @@ static int buffer_put(void *ctx, struct etl_buf *b, uint64_t ts)
 		return w->err;
 	}
 	assert(b->cpu < w->o.cpus && b == &w->cpu[b->cpu].buf && w->cpu[b->cpu].has_buffer);
+	if (w->defer) {
+		return writer_defer_put(w, b, ts);
+	}
 	if (b->events == 0) {
 		drop_empty(w, b->cpu);
 		return 0;

@@ -20,18 +20,7 @@
 #include "writer/etl_layout.h"
 #include "writer/etl_header.h"
 #include "writer/etl_sink.h"
-
-/** struct writer_stats - what a writer did; lost events are data, not errors. */
-struct writer_stats {
-	uint64_t events_written;
-	uint64_t events_lost;
-	uint64_t buffers_written; /* incl. the header buffer: = BuffersWritten */
-	uint64_t buffers_lost;
-	uint64_t bytes_written;
-	uint64_t event_bytes; /* sum of unaligned Size of written events */
-	uint64_t xxh3;	      /* XXH3-64 of the whole file (after writer_finish()) */
-	bool discarded; /* the sink discards (etl_sink.discard): counted, not written, xxh3 0 */
-};
+#include "writer/writer_stats.h"
 
 struct etl_writer;
 
@@ -87,6 +76,8 @@ int writer_get_error(const struct etl_writer *w);
  * sink is released. NULL is a no-op.
  */
 void writer_destroy(struct etl_writer *w);
+
+/* Several threads, one writer: writer/writer_defer.h. */
 
 /** writer_backend_ops - the buffer contract (writer/backend.h) over a writer (ctx = the writer). */
 const struct etl_backend_ops *writer_backend_ops(void);

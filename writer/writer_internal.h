@@ -34,42 +34,6 @@
 /* Largest pool the model tracks (in-flight return times are kept per buffer). */
 #define ETL_MAX_POOL_BUFFERS (1u << 20)
 
-/* ---- writer.c ----------------------------------------------------------- */
-
-/** struct cpu_state - one CPU's current buffer and loss bookkeeping. */
-struct cpu_state {
-	struct etl_buf buf; /* memory owned for the writer's lifetime; lent to the producer */
-	uint32_t pending;   /* writer_reserve(): Size awaiting writer_commit(), 0 if none */
-	bool has_buffer;    /* holds a pool buffer (counts as in use) */
-	bool starved;	    /* went without a buffer; cleared when it gets one */
-	bool lost_pending;  /* events lost since this CPU's previous buffer was written */
-};
-
-/**
- * struct etl_writer - one ETL file being written.
- * @o:        options with every default resolved (names not kept)
- * @cpu:      per-CPU state, @o.cpus entries
- * @hdr:      the header buffer, encoded at create, totals patched at finish
- * @sink:     where the bytes go; data buffers at BufferSize + @data_bytes
- * @inflight: min-heap of the return times of flushed buffers (pool model)
- * @err:      first output error, negative errno, sticky
- */
-struct etl_writer {
-	struct writer_opts o;
-	struct cpu_state *cpu;
-	uint8_t *hdr;
-	uint8_t *zbuf; /* compress: one buffer's compressed image */
-	struct etl_sink sink;
-	uint64_t data_buffers; /* data buffers written so far */
-	uint64_t data_bytes;   /* their bytes (a compressed buffer is shorter) */
-	uint64_t *inflight;
-	uint32_t n_inflight;
-	uint32_t n_held;
-	uint64_t pool_clock; /* the largest timestamp seen (writer_reserve) */
-	uint64_t next_seq;
-	struct writer_stats st;
-	int err;
-	bool done; /* writer_finish() ran (successfully or not) */
-};
+#include "writer/writer_state.h"
 
 #endif /* WRITER_WRITER_INTERNAL_H */

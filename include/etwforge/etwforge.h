@@ -356,6 +356,14 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  *               stops, removes what it made (every target as it was) and
  *               fails with -ECANCELED ("interrupted", ETWFORGE_ERROR_DATA).
  *               A signal handler may set it; the library only reads it
+ * @jobs:        gen only: threads, the simulation's included; the others
+ *               encode (a share of the CPUs each) and write the truth while
+ *               the simulation goes on, the same bytes as one thread. 0 or 1
+ *               = one thread; at most 1 + the machine's CPUs are used
+ * @simulate_only: gen only: the machine runs, its records go nowhere: no
+ *               file is made (@output, @truth and @json are not used), the
+ *               summary has the seed, duration, CPUs, switches and wall
+ *               time. What a run costs before a byte is encoded
  */
 struct etwforge_run_opts {
 	size_t sz;
@@ -369,6 +377,8 @@ struct etwforge_run_opts {
 	bool truth_logged_spinlocks;
 	bool stream_paths;
 	const volatile int *stop;
+	unsigned jobs;
+	bool simulate_only;
 };
 
 /**

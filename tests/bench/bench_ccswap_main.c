@@ -58,6 +58,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--clean")) {
 			o.clean = true;
+		} else if (!strcmp(argv[i], "--single")) {
+			o.single = true;
 		} else if (i + 1 < argc && !strcmp(argv[i], "--runs")) {
 			if (!parse_u64(argv[++i], &v) || v == 0 || v > MAX_RUNS) {
 				return usage();

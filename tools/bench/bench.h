@@ -34,7 +34,7 @@
 #include "tools/bench/bench_api.h"
 
 #define BENCH_MAX_RUNS	  99
-#define BENCH_MAX_FIGURES 64
+#define BENCH_MAX_FIGURES 96
 #define BENCH_MAX_WORK	  16
 #define BENCH_MAX_KV	  24
 
@@ -94,7 +94,7 @@ struct bench_kv {
  */
 struct bench_work {
 	char name[32];
-	char what[200];
+	char what[400];
 	unsigned nkv;
 	struct bench_kv kv[BENCH_MAX_KV];
 };
@@ -112,6 +112,8 @@ struct bench {
 	/* the progress callback of the options */
 	void (*progress)(void *ctx, const char *what);
 	void *progress_ctx;
+	/* the clock of the path being measured: bench_figure()'s for times and rates */
+	const char *clock;
 };
 
 /* ---- bench_util.c ---------------------------------------------------------- */
@@ -125,10 +127,18 @@ double bench_cpu_s(void);
 /**
  * bench_figure - add the figure @name (@label, @unit) from the @n values of
  * @v (one per run): median, min, max. @name, @label and @unit must be
- * string literals (they are kept).
+ * string literals (they are kept). A time or a rate is of the path's clock
+ * (b->clock, set by bench_run()); other units have none.
  */
 void bench_figure(struct bench *b, const char *name, const char *label, const char *unit,
 		  const double *v, unsigned n);
+
+/** bench_figure_clock - bench_figure() with the clock said: BENCH_CPU, BENCH_WALL or NULL. */
+void bench_figure_clock(struct bench *b, const char *name, const char *label, const char *unit,
+			const char *clock, const double *v, unsigned n);
+
+#define BENCH_CPU  "cpu"
+#define BENCH_WALL "wall"
 
 /**
  * bench_laps_ns - the time of a pass timed in laps, with preempted laps
@@ -176,6 +186,13 @@ struct bench_scratch;
  */
 int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
 	      struct etwforge_error *err);
+
+/**
+ * bench_cores - (d, cont.) server64.yaml: the machine alone, gen to the null
+ * device, gen to files with one thread and with --jobs N (bench_cores.c).
+ */
+int bench_cores(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
+		struct etwforge_error *err);
 
 /** bench_mutate - (g) the mutator over the catalogue: an AFL++ stage, and a new input each call. */
 int bench_mutate(struct bench *b, const struct bench_size *sz, struct etwforge_error *err);

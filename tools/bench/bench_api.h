@@ -87,11 +87,15 @@ struct bench_opts {
  * @label: what it is, for people
  * @unit:  "ns/switch", "ns/event", "switches/s", "MB/s" (10^6 bytes),
  *         "MiB", "bytes/switch" or "x" (a ratio measured within each run)
+ * @clock: the clock behind a time or a rate: "cpu" (the process's or the
+ *         child's CPU time, user + system), "wall" (elapsed), or NULL (a
+ *         ratio, a size, a count)
  */
 struct bench_figure {
 	const char *name;
 	const char *label;
 	const char *unit;
+	const char *clock;
 	unsigned runs;
 	double median;
 	double min;

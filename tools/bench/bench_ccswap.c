@@ -29,6 +29,7 @@
 #include <time.h>
 #include <xxhash.h>
 
+#include "producer/ccswap_internal.h"
 #include "scheduler_model/sim_rng.h"
 #include "writer/etl_wire.h"
 #include "tools/bench/bench_ccswap.h"
@@ -58,10 +59,11 @@ struct ccswap_bench {
 	struct ccswap_params prm;
 	struct sim_rng rng; /* the stream generator: RNG and CPU models */
 	struct cpu_model cpu[CCSWAP_BENCH_CPUS];
-	struct sim_cswitch *win;  /* the current lap's switches */
-	struct ccswap_block *blk; /* [CCSWAP_BENCH_CPUS] */
-	float *lap_ns;		  /* per-switch time of each lap of the last pass */
-	float *floor_ns;	  /* the same for the empty function */
+	struct sim_cswitch *win;		      /* the current lap's switches */
+	struct ccswap_block *blk;		      /* [CCSWAP_BENCH_CPUS] */
+	struct ccswap_block *blkp[CCSWAP_BENCH_CPUS]; /* &blk[c], as ccswap_log_n() takes them */
+	float *lap_ns;	 /* per-switch time of each lap of the last pass */
+	float *floor_ns; /* the same for the empty function */
 	uint64_t nlaps;
 	uint16_t *sizes; /* batch sizes of the check pass */
 	size_t nsizes;
@@ -272,6 +274,9 @@ struct ccswap_bench *ccswap_bench_create(const struct ccswap_bench_opts *opts)
 		errno = ENOMEM;
 		return NULL;
 	}
+	for (unsigned c = 0; c < CCSWAP_BENCH_CPUS; c++) {
+		bb->blkp[c] = &bb->blk[c];
+	}
 	return bb;
 }
 
@@ -318,8 +323,78 @@ static int (*volatile empty_log_fn)(struct ccswap_block *, const struct ccswap_p
  * in @bb->floor_ns): what the loop and the call cost alone.
  * *@rc: 0 or the (negative) error of a failing switch.
  */
+/*
+ * The engine's fast path as it was before ccswap_log_n() (ccswap_log() at
+ * the start of that work, kept here as the anchor of its figure): the flush
+ * tests one branch each, the record by ccswap_rec_encode(). A switch that
+ * starts or closes a batch goes to ccswap_log(), whose slow path is the same.
+ */
+#define BEFORE_TICK_LIMIT  500u
+#define BEFORE_DELTA_LIMIT 0x40000000
+#define BEFORE_OFF_MAX_M1  (ETW_BATCH_CAP - 8u - 1u)
+
+static int log_before(struct ccswap_block *b, const struct ccswap_params *prm,
+		      const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit, void *ctx)
+{
+	uint32_t off = b->offset;
+	uint32_t n = b->ntids;
+	uint32_t tid = cs->old_tid;
+	int64_t delta = (int64_t)(ts - b->last_ts);
+	uint32_t hit = ccswap_tid_match(b->tids, tid);
+	uint32_t idx = ccswap_ctz(hit | 1u << n);
+
+	if (CCSWAP_UNLIKELY(off - 1u > BEFORE_OFF_MAX_M1) ||
+	    CCSWAP_UNLIKELY((uint32_t)(cs->tick - b->start_tick) > BEFORE_TICK_LIMIT) ||
+	    CCSWAP_UNLIKELY(delta > BEFORE_DELTA_LIMIT) || CCSWAP_UNLIKELY(b->stop) ||
+	    CCSWAP_UNLIKELY(idx == ETW_CCSWAP_MAX_TID)) {
+		return ccswap_log(b, prm, cs, ts, emit, ctx);
+	}
+
+	uint32_t absent = (uint32_t)(hit == 0) & (uint32_t)(tid != 0);
+	int8_t base =
+		(int8_t)ccswap_sel(absent, (uint8_t)cs->old_base_pri, (uint8_t)b->base_pri[idx]);
+
+	b->tids[idx] = tid;
+	b->base_pri[idx] = base;
+	b->ntids = n + absent;
+	b->last_ts = ts;
+
+	struct ccswap_rec_in in = {
+		.delta = delta,
+		.old_tid = tid,
+		.new_tid = cs->new_tid,
+		.wait = cs->new_wait_ticks,
+		.old_pri = cs->old_pri,
+		.base = base,
+		.state = cs->old_state,
+		.wait_reason = cs->old_wait_reason,
+		.idx = idx,
+		.max_wait_reason = prm->max_wait_reason,
+	};
+
+	b->offset = off + ccswap_rec_encode(b->bytes + off, &in);
+	b->records++;
+	return 0;
+}
+
+/* ccswap_log_n()'s emitter over a ccswap_log() one: the same batches. */
+struct emit_at {
+	ccswap_emit_fn fn;
+	void *ctx;
+};
+
+static int emit_at(void *ctx, const struct ccswap_block *b, enum producer_flush_reason why,
+		   const struct sim_cswitch *cs)
+{
+	const struct emit_at *e = ctx;
+
+	(void)cs;
+	return e->fn(e->ctx, b, why);
+}
+
 static double run_pass(struct ccswap_bench *bb, ccswap_emit_fn emit, void *ctx, bool floor, int *rc)
 {
+	struct emit_at ea = {emit, ctx};
 	double total = 0;
 	uint64_t left = bb->o.switches;
 	int err = 0;
@@ -341,10 +416,17 @@ static double run_pass(struct ccswap_bench *bb, ccswap_emit_fn emit, void *ctx, 
 			}
 		}
 		t0 = now_ns();
-		for (unsigned i = 0; i < n; i++, cs++) {
-			/* errors are negative: OR-ing keeps "some switch failed" without a branch */
-			err |= ccswap_log(&bb->blk[cs->cpu], &bb->prm, cs, cs->ts[BENCH_CLOCK],
-					  emit, ctx);
+		if (bb->o.single) {
+			for (unsigned i = 0; i < n; i++, cs++) {
+				/* errors are negative: OR-ing keeps "some switch failed" without a branch */
+				err |= log_before(&bb->blk[cs->cpu], &bb->prm, cs,
+						  cs->ts[BENCH_CLOCK], emit, ctx);
+			}
+		} else {
+			size_t done;
+
+			err |= ccswap_log_n(bb->blkp, &bb->prm, cs, n, BENCH_CLOCK, emit_at, &ea,
+					    &done);
 		}
 		t1 = now_ns();
 		total += t1 - t0;
@@ -559,6 +641,11 @@ int ccswap_bench_time(struct ccswap_bench *bb, struct ccswap_bench_time *t)
 	}
 	t->memset_ns = best / (double)bb->o.switches;
 	return 0;
+}
+
+void ccswap_bench_single(struct ccswap_bench *bb, bool on)
+{
+	bb->o.single = on;
 }
 
 void ccswap_bench_print_mix(FILE *f, const struct ccswap_bench_mix *mix)

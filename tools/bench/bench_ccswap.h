@@ -32,6 +32,9 @@
  * @window:          switches generated per lap, then timed (4096)
  * @stop_every:      set the stop flag on every block every Nth lap (16)
  * @clean:           run with quirks off (prm.quirks = false)
+ * @single:          one call per switch of the engine as it was before
+ *                   ccswap_log_n() (bench_ccswap.c keeps its fast path), not
+ *                   the whole lap in one ccswap_log_n() call
  * @max_wait_reason: OldThreadStateWr bias (40, win10-1709)
  */
 struct ccswap_bench_opts {
@@ -40,6 +43,7 @@ struct ccswap_bench_opts {
 	unsigned window;
 	unsigned stop_every;
 	bool clean;
+	bool single;
 	uint8_t max_wait_reason;
 };
 
@@ -112,6 +116,13 @@ int ccswap_bench_check(struct ccswap_bench *bb, struct ccswap_bench_mix *mix);
  * emitted other bytes than the check pass, -ENOMEM.
  */
 int ccswap_bench_time(struct ccswap_bench *bb, struct ccswap_bench_time *t);
+
+/**
+ * ccswap_bench_single - feed the next passes to the engine as it was before
+ * ccswap_log_n(), a call per switch (@on), or a lap per ccswap_log_n() call
+ * (the default): the same switches, the same bytes.
+ */
+void ccswap_bench_single(struct ccswap_bench *bb, bool on);
 
 /** ccswap_bench_print_mix - the mix as a few text lines. */
 void ccswap_bench_print_mix(FILE *f, const struct ccswap_bench_mix *mix);

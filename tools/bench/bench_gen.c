@@ -263,8 +263,13 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 
 		for (unsigned t = 0; t < 2; t++) {
 			for (unsigned k = 0; k < NFIG; k++) {
-				bench_figure(b, cases[c].fig[t][k], cases[c].label[t], unit[k],
-					     fig[c][t][k], sz->runs);
+				/* rates in the child's CPU time, but the wall-clock one */
+				bench_figure_clock(b, cases[c].fig[t][k], cases[c].label[t],
+						   unit[k],
+						   k == WALL  ? BENCH_WALL
+						   : k == RSS ? NULL
+							      : BENCH_CPU,
+						   fig[c][t][k], sz->runs);
 			}
 		}
 		bench_figure(b, cases[c].cost,

@@ -74,6 +74,12 @@ static void build_json(struct jout *j, const struct bench *b)
 		jout_key(j, "max");
 		jdouble(j, f->max);
 		jout_kstr(j, "unit", f->unit);
+		jout_key(j, "clock");
+		if (f->clock) {
+			jout_str(j, f->clock);
+		} else {
+			jout_raw(j, "null", 4);
+		}
 		jout_ku64(j, "runs", f->runs);
 		jout_close(j, '}');
 	}
@@ -233,17 +239,23 @@ static void print_text(FILE *f, const struct bench *b)
 	}
 	fprintf(f, "machine  %s, %u cores, %s\n", m->cpu, m->cores, m->kernel);
 	fprintf(f, "build    %s, %s\n\n", m->compiler, m->build);
-	fprintf(f, "%-40s  %10s  %10s  %10s  %s\n", "figure", "median", "min", "max", "unit");
+	fprintf(f, "%-44s  %10s  %10s  %10s  %-5s %s\n", "figure", "median", "min", "max", "clock",
+		"unit");
 	for (unsigned i = 0; i < b->nfig; i++) {
 		const struct bench_figure *fig = &b->fig[i];
 		const char *unit;
 
-		fprintf(f, "%-40s", fig->name);
+		fprintf(f, "%-44s", fig->name);
 		print_num(f, shown(fig, fig->median, &unit));
 		print_num(f, shown(fig, fig->min, &unit));
 		print_num(f, shown(fig, fig->max, &unit));
-		fprintf(f, "  %s\n", unit);
+		fprintf(f, "  %-5s %s\n",
+			!fig->clock			 ? ""
+			: !strcmp(fig->clock, BENCH_CPU) ? "CPU"
+							 : "wall",
+			unit);
 	}
+	fprintf(f, "(clock: CPU = CPU time, user + system; wall = elapsed time)\n");
 	if (b->nwork) {
 		fprintf(f, "\nwork (the same in every run of the same size: compare it between "
 			   "runs)\n");

@@ -4,7 +4,9 @@
  * needs: clocks, a figure from its runs (median, min, max), preempted laps
  * taken out, and the work descriptions.
  */
+#include <assert.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +37,22 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Is @unit a time or a rate (so it has a clock)? */
+static bool timed(const char *unit)
+{
+	size_t n = strlen(unit);
+
+	return (n >= 2 && !strcmp(unit + n - 2, "/s")) || !strncmp(unit, "ns/", 3);
+}
+
 void bench_figure(struct bench *b, const char *name, const char *label, const char *unit,
 		  const double *v, unsigned n)
+{
+	bench_figure_clock(b, name, label, unit, timed(unit) ? b->clock : NULL, v, n);
+}
+
+void bench_figure_clock(struct bench *b, const char *name, const char *label, const char *unit,
+			const char *clock, const double *v, unsigned n)
 {
 	struct bench_figure *f;
 	double s[BENCH_MAX_RUNS];
@@ -50,6 +66,7 @@ void bench_figure(struct bench *b, const char *name, const char *label, const ch
 	f->name = name;
 	f->label = label;
 	f->unit = unit;
+	f->clock = clock;
 	f->runs = n;
 	f->min = s[0];
 	f->max = s[n - 1];
@@ -100,6 +117,7 @@ struct bench_work *bench_work_add(struct bench *b, const char *name, const char 
 {
 	struct bench_work *w;
 	va_list ap;
+	int n;
 
 	if (b->nwork == BENCH_MAX_WORK) {
 		return NULL;
@@ -108,8 +126,13 @@ struct bench_work *bench_work_add(struct bench *b, const char *name, const char 
 	memset(w, 0, sizeof(*w));
 	snprintf(w->name, sizeof(w->name), "%s", name);
 	va_start(ap, fmt);
-	vsnprintf(w->what, sizeof(w->what), fmt, ap);
+	n = vsnprintf(w->what, sizeof(w->what), fmt, ap);
 	va_end(ap);
+	/* a description cut off would say something else: fail loudly instead */
+	assert(n >= 0 && (size_t)n < sizeof(w->what));
+	if (n < 0 || (size_t)n >= sizeof(w->what)) {
+		snprintf(w->what, sizeof(w->what), "%s: (its description is too long)", name);
+	}
 	return w;
 }
 

@@ -4,9 +4,11 @@
  * progress line and the summary; the simulation itself is the library's
  * etwforge_generate().
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,6 +43,10 @@ static void usage(FILE *f)
 		"      --print-config    print the effective scenario as YAML and exit\n"
 		"      --json[=FILE]     the final summary as one JSON object on stdout (or\n"
 		"                        in FILE) instead of text on stderr\n"
+		"  -j, --jobs N          threads, the simulation's included (default: this\n"
+		"                        machine's cores, at most 1 + the scenario's CPUs):\n"
+		"                        the others encode a share of the CPUs each and write\n"
+		"                        the truth; the same bytes with any N\n"
 		"  -q, --quiet           no progress line, no summary, no notes (warnings\n"
 		"                        stay)\n"
 		"  -h, --help            this text\n"
@@ -70,6 +76,32 @@ static void progress(void *ctx, const struct etwforge_progress *p)
 }
 
 #define MAX_SETS 256
+#define MAX_JOBS 1025 /* the simulation and one worker per CPU of the largest machine */
+
+/* --jobs: this machine's cores (gen uses at most 1 + the scenario's CPUs). */
+static unsigned default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1u : n > MAX_JOBS ? MAX_JOBS : (unsigned)n;
+}
+
+/* --jobs N: 1..MAX_JOBS. Return: 0, or -1 after a one-line error. */
+static int parse_jobs(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || *s == '+' || v < 1 || v > MAX_JOBS) {
+		fprintf(stderr, "etwforge gen: --jobs: \"%s\" is not a number of threads (1..%u)\n",
+			s, MAX_JOBS);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
 
 /*
  * An error of `--seed N`, `--duration D` or `--cpus N` (a `--set` underneath:
@@ -100,7 +132,8 @@ int cmd_gen(int argc, char **argv)
 		{"cpus", required_argument, NULL, 'C'},
 		{"set", required_argument, NULL, 's'},
 		{"print-config", no_argument, NULL, 'P'},
-		{"json", optional_argument, NULL, 'j'},
+		{"json", optional_argument, NULL, 'J'},
+		{"jobs", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -118,7 +151,8 @@ int cmd_gen(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, ":o:t:s:qh", longopts, NULL)) != -1) {
+	o.jobs = default_jobs();
+	while ((c = getopt_long(argc, argv, ":o:t:s:j:qh", longopts, NULL)) != -1) {
 		const char *fmt = NULL, *opt = NULL;
 
 		switch (c) {
@@ -157,9 +191,14 @@ int cmd_gen(int argc, char **argv)
 		case 'P':
 			print_config = true;
 			break;
-		case 'j':
+		case 'J':
 			json = true;
 			o.json = optarg ? optarg : "-";
+			break;
+		case 'j':
+			if (parse_jobs(optarg, &o.jobs) < 0) {
+				return EXIT_USAGE;
+			}
 			break;
 		case 'q':
 			quiet = true;

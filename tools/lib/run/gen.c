@@ -26,6 +26,7 @@
 #include "spinlock_model/spinlock.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/common/wall_clock.h"
+#include "tools/lib/run/gen_jobs.h"
 #include "tools/lib/run/run.h"
 #include "tools/lib/run/run_stop.h"
 #include "tools/lib/run/summary.h"
@@ -35,7 +36,11 @@
 
 #define SLICE_NS 10000000u /* 10 ms of simulated time per step */
 
-/* Feeds the truth writer (if any) and the producer; holds the end record back. */
+/*
+ * Feeds the truth writer (if any) and the producer; holds the end record
+ * back. With --jobs, @prod is gen_jobs' sink, which formats the truth lines
+ * itself: @have_truth is then off, and the end line waits for the workers.
+ */
 struct gen_tee {
 	struct trace_sink truth;
 	bool have_truth;
@@ -122,6 +127,7 @@ struct gen_run {
 	struct ident *ident; /* the identity model (freed with the machine), or NULL */
 	struct truth_writer tw;
 	struct gen_tee tee;
+	struct gen_jobs *jobs; /* --jobs: the workers, or NULL */
 	FILE *truth_f;
 	FILE *json_f;
 	int truth_i;
@@ -130,6 +136,7 @@ struct gen_run {
 
 static void gen_free(struct gen_run *g)
 {
+	gen_jobs_stop(g->jobs);
 	sched_destroy(g->sched);
 	if (g->planned) {
 		session_run_close(&g->run);
@@ -148,11 +155,14 @@ static void report_progress(const struct gen_run *g, const struct etwforge_run_o
 	p.duration_ns = g->sc->sched.duration_ns;
 	p.switches = st.switches;
 	p.wall_seconds = wall_seconds() - t0;
-	for (unsigned i = 0; i < g->sc->trace.nsessions; i++) {
+	for (unsigned i = 0; !g->jobs && i < g->sc->trace.nsessions; i++) {
 		struct writer_stats ws;
 
 		writer_get_stats(g->run.writers[i], &ws);
 		p.bytes += ws.bytes_written;
+	}
+	if (g->jobs) {
+		p.bytes = gen_jobs_bytes(g->jobs); /* the workers write */
 	}
 	o->progress(o->progress_ctx, &p);
 }
@@ -305,12 +315,28 @@ static void locks_fill(struct etwforge_summary *sum, const struct gen_run *g)
 	}
 }
 
+/* A record the producer or the truth could not take (@rc), said once. */
+static int feed_error(struct gen_run *g, const struct etwforge_run_opts *o, int rc,
+		      struct etwforge_error *err)
+{
+	if (rc == -EIO && g->truth_f && ferror(g->truth_f)) {
+		/* the stream's: EPIPE for a closed pipe (a worker's, with --jobs) */
+		int e = g->jobs && gen_jobs_errno(g->jobs) ? gen_jobs_errno(g->jobs)
+			: errno				   ? errno
+							   : EIO;
+
+		return error_fail(err, -e, ERR_DATA, "%s: write failed: %s", o->truth, strerror(e));
+	}
+	session_run_error(&g->run, rc, err);
+	return rc;
+}
+
 /* Run the machine to its end, reporting progress between slices. */
 static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double t0,
 		    struct etwforge_error *err)
 {
 	double every = (o->progress_ms ? o->progress_ms : 200) / 1000.0, last = t0;
-	uint64_t t = 0;
+	uint64_t t = 0, slices = 0;
 	char msg[1024];
 	int rc;
 
@@ -322,15 +348,10 @@ static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double
 				/* a fault of the model: what it wrote so far is not a trace */
 				return error_fail(err, rc, ERR_DATA, "%s", msg);
 			}
-			if (rc == -EIO && g->truth_f && ferror(g->truth_f)) {
-				int e = errno ? errno
-					      : EIO; /* the stream's: EPIPE for a closed pipe */
-
-				return error_fail(err, -e, ERR_DATA, "%s: write failed: %s",
-						  o->truth, strerror(e));
-			}
-			session_run_error(&g->run, rc, err);
-			return rc;
+			return feed_error(g, o, rc, err);
+		}
+		if (g->truth_f && !g->jobs && ++slices % 16 == 0) {
+			out_writeback(fileno(g->truth_f)); /* the workers' do it with --jobs */
 		}
 		if (o->progress && wall_seconds() - last >= every) {
 			last = wall_seconds();
@@ -350,8 +371,50 @@ static int simulate(struct gen_run *g, const struct etwforge_run_opts *o, double
 		return error_fail(err, -EPROTO, ERR_DATA,
 				  "the simulation ended without an end record");
 	}
+	if (g->jobs) {
+		/* the workers' last chunks, then the truth's end line after theirs */
+		rc = gen_jobs_drain(g->jobs);
+		if (rc < 0) {
+			return feed_error(g, o, rc, err);
+		}
+		if (g->truth_f && (rc = g->tee.truth.ops->end(g->tee.truth.ctx, &g->tee.end)) < 0) {
+			return feed_error(g, o, rc, err);
+		}
+	}
 	return 0;
 }
+
+/*
+ * --jobs: workers encode and write the truth; the machine fires into them.
+ * Their number: what was asked less the simulation's thread, at most one
+ * per CPU of the machine (a worker encodes a share of the CPUs).
+ */
+static int jobs_begin(struct gen_run *g, const struct etwforge_run_opts *o,
+		      struct etwforge_error *err)
+{
+	unsigned workers = o->jobs > 1 ? o->jobs - 1 : 0;
+	int rc;
+
+	if (workers > g->sc->trace.cpus) {
+		workers = g->sc->trace.cpus;
+	}
+	if (!workers) {
+		return 0;
+	}
+	rc = gen_jobs_start(&g->jobs, &g->run, workers, g->sc->sched.ncounters, g->truth_f,
+			    &g->sc->trace, o->truth_logged_spinlocks);
+	if (rc < 0) {
+		return error_fail(err, rc, ERR_DATA, "cannot start the workers: %s", strerror(-rc));
+	}
+	g->tee.prod = gen_jobs_sink(g->jobs);
+	if (g->truth_f) {
+		g->tee.have_truth = false; /* the workers write it; the end line is ours */
+	}
+	return 0;
+}
+
+static int simulate_only(const struct scenario *sc, struct etwforge_summary *sum, double t0,
+			 struct etwforge_error *err);
 
 int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts,
 		 struct etwforge_summary *sum, struct etwforge_error *err)
@@ -364,6 +427,9 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	uint32_t tick0;
 	int rc;
 
+	if (o->simulate_only) {
+		return simulate_only(sc, sum, t0, err);
+	}
 	g.sc = malloc(sizeof(*g.sc));
 	if (!g.sc) {
 		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
@@ -398,6 +464,10 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	if (rc < 0) {
 		goto out;
 	}
+	rc = jobs_begin(&g, o, err);
+	if (rc < 0) {
+		goto out;
+	}
 	rc = ident_begin(&g, err);
 	if (rc < 0) {
 		goto out;
@@ -410,6 +480,8 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	if (rc < 0) {
 		goto out;
 	}
+	gen_jobs_stop(g.jobs);
+	g.jobs = NULL;
 	rc = session_run_finish(&g.run, &g.tee.end, err);
 	if (rc < 0) {
 		goto out;
@@ -438,4 +510,110 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 out:
 	gen_free(&g);
 	return rc;
+}
+
+/* ---- the machine alone ---------------------------------------------------- */
+
+static int count_cswitch(void *ctx, const struct sim_cswitch *cs)
+{
+	(void)cs;
+	++*(uint64_t *)ctx;
+	return 0;
+}
+
+static int count_spinlock(void *ctx, const struct sim_spinlock *sl)
+{
+	(void)ctx;
+	(void)sl;
+	return 0;
+}
+
+static int count_stop(void *ctx, const struct sim_ccswap_stop *st)
+{
+	(void)ctx;
+	(void)st;
+	return 0;
+}
+
+static int count_end(void *ctx, const struct sim_end *end)
+{
+	(void)ctx;
+	(void)end;
+	return 0;
+}
+
+static int count_record(void *ctx, const struct sim_record *r)
+{
+	(void)ctx;
+	(void)r;
+	return 0;
+}
+
+static const struct trace_sink_ops count_ops = {
+	.cswitch = count_cswitch,
+	.spinlock = count_spinlock,
+	.ccswap_stop = count_stop,
+	.end = count_end,
+	.record = count_record,
+};
+
+int run_simulate(const struct scenario *sc, uint64_t *switches)
+{
+	struct scenario *copy = malloc(sizeof(*copy));
+	struct ident_cfg ic;
+	struct sched *s = NULL;
+	struct spin *spin = NULL;
+	struct ident *ident = NULL;
+	uint64_t t = 0;
+	int rc;
+
+	*switches = 0;
+	if (!copy) {
+		return -ENOMEM;
+	}
+	*copy = *sc;
+	s = sched_create(&copy->sched, (struct trace_sink){&count_ops, switches});
+	rc = s ? pebs_attach(s) : -errno;
+	if (rc >= 0) {
+		rc = spin_attach(s, &copy->lock_model, &spin);
+	}
+	if (rc >= 0) {
+		scenario_ident_cfg(copy, &ic);
+		if (ident_wanted(&ic) && (rc = ident_attach(s, &ic, &ident)) >= 0) {
+			rc = ident_start(ident);
+		}
+	}
+	while (rc >= 0) {
+		t += SLICE_NS;
+		rc = sched_run_until(s, t);
+		if (rc == 1) {
+			rc = 0;
+			break;
+		}
+	}
+	sched_destroy(s);
+	free(copy);
+	return rc;
+}
+
+/* etwforge_run_opts.simulate_only: run_simulate(), and a summary of what it did. */
+static int simulate_only(const struct scenario *sc, struct etwforge_summary *sum, double t0,
+			 struct etwforge_error *err)
+{
+	uint64_t switches;
+	int rc = run_simulate(sc, &switches);
+
+	if (rc < 0) {
+		return error_fail(err, rc, rc == -EINVAL ? ERR_INPUT : ERR_DATA,
+				  "cannot run the machine: %s", strerror(-rc));
+	}
+	if (sum) {
+		memset(sum, 0, sizeof(*sum));
+		sum->t.seed = sc->sched.seed;
+		sum->t.duration_ns = sc->sched.duration_ns;
+		sum->t.cpus = sc->sched.cpus;
+		sum->t.switches = switches;
+		sum->t.wall_seconds = wall_seconds() - t0;
+	}
+	return error_ok(err);
 }

@@ -30,6 +30,7 @@
  * @data_fd:   where the body goes: @of->fd (OUT_RENAME) or @of->spool_fd
  * @head:      the header buffer's length (BufferSize)
  * @spool_err: the last error was the spool's, not the output's
+ * @unsynced:  bytes written since the last out_writeback()
  */
 struct out_sink {
 	struct etl_sink sink;
@@ -37,7 +38,18 @@ struct out_sink {
 	int data_fd;
 	uint32_t head;
 	bool spool_err;
+	uint64_t unsynced;
 };
+
+/* Bytes of an output written between two out_writeback() calls. */
+#define OUT_WRITEBACK_EVERY (8u << 20)
+
+/**
+ * out_writeback - start writing @fd's dirty pages to disk, without waiting
+ * (Linux's sync_file_range; elsewhere nothing): the fsync of the commit is
+ * then short. A hint only.
+ */
+void out_writeback(int fd);
 
 /**
  * out_sink_init - @s writes into @of, an output of an open set. An output

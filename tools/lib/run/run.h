@@ -18,6 +18,14 @@
 int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts,
 		 struct etwforge_summary *sum, struct etwforge_error *err);
 
+/**
+ * run_simulate - the machine of the finished scenario @sc alone, its
+ * models attached as gen attaches them, every record into a sink that only
+ * counts (the bench: what gen costs before a byte is encoded).
+ * Return: 0 with *@switches, or a negative errno.
+ */
+int run_simulate(const struct scenario *sc, uint64_t *switches);
+
 /** run_replay - etwforge_replay(). */
 int run_replay(const char *stream, const struct etwforge_run_opts *opts,
 	       struct etwforge_summary *sum, struct etwforge_error *err);

@@ -83,6 +83,12 @@ int truth_writer_init(struct truth_writer *w, FILE *f, const struct trace_config
 struct trace_sink truth_writer_sink(struct truth_writer *w);
 /** truth_writer_flush - hand the buffered lines to @f (not fflush). Return: 0 or -EIO. */
 int truth_writer_flush(struct truth_writer *w);
+/*
+ * A writer initialized with @f NULL keeps every line in its buffer (it
+ * grows); truth_writer_flush_to() hands them to @f and empties it (gen
+ * --jobs: lines made by several threads, written in order by one).
+ */
+int truth_writer_flush_to(struct truth_writer *w, FILE *f);
 /**
  * truth_writer_finish - free the buffer (unflushed lines are dropped); a
  * writer that was zeroed and never initialized, or NULL, is a no-op.

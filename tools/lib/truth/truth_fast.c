@@ -29,7 +29,11 @@
 #include <assert.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
+#include "producer/etw_process.h"
 #include "tools/lib/truth/truth_schema.h"
 
 #define MAX_DEPTH     16 /* nesting of an unknown key's value (jansson allows 2048) */
@@ -657,6 +661,36 @@ static bool str_is(const struct tok *t, const char *s)
 	return t->type == T_STR && t->n == strlen(s) && !memcmp(t->s, s, t->n);
 }
 
+/* A plain string @t for member @to (absent: fine unless @req). Return: false to decline. */
+static bool keep_text(const struct tok *t, bool req, const char **to, struct truth_fast_opt *opt)
+{
+	if (t->type == T_NONE) {
+		return !req;
+	}
+	if (t->type != T_STR || opt->ntext == TRUTH_FAST_TEXTS) {
+		return false;
+	}
+	opt->text[opt->ntext].to = to;
+	opt->text[opt->ntext].s = t->s;
+	opt->text[opt->ntext].n = t->n;
+	opt->ntext++;
+	return true;
+}
+
+/* Does the string @t parse as a SID (get_sid)? Long ones are left to the jansson path. */
+static bool sid_ok(const struct tok *t)
+{
+	char buf[256];
+	struct etw_sid sid;
+
+	if (t->n >= sizeof(buf)) {
+		return false;
+	}
+	memcpy(buf, t->s, t->n);
+	buf[t->n] = '\0';
+	return etw_sid_parse(buf, &sid) == 0;
+}
+
 /* "0x" and 1 or more hex digits, at most @max (get_addr). */
 static bool addr(const struct tok *t, uint64_t max, uint64_t *out)
 {
@@ -909,14 +943,21 @@ static int one_event(const struct tok *t, unsigned allowed)
 		}                                                                                  \
 		m = (ctype)e_;                                                                     \
 	} while (0)
-/* identity strings (any number of them): the jansson path keeps them */
+/* identity strings: handed back in @opt, the reader keeps a copy (the record points at it) */
 #define FR_TEXT(k, lo, hi, req, m, ctype)                                                          \
 	do {                                                                                       \
-		if (tok(r, k)->type != T_NONE || req) {                                            \
+		if (!keep_text(tok(r, k), req, &m, opt)) {                                         \
 			return false;                                                              \
 		}                                                                                  \
 	} while (0)
-#define FR_SID(k, lo, hi, req, m, ctype) FR_TEXT(k, lo, hi, req, m, ctype)
+/* a SID that does not parse is the jansson path's error */
+#define FR_SID(k, lo, hi, req, m, ctype)                                                           \
+	do {                                                                                       \
+		if (!keep_text(tok(r, k), req, &m, opt) ||                                         \
+		    (tok(r, k)->type == T_STR && !sid_ok(tok(r, k)))) {                            \
+			return false;                                                              \
+		}                                                                                  \
+	} while (0)
 /* its text goes back in @opt (truth_read.c keeps a copy) */
 #define FR_STR(k, lo, hi, req, m, ctype)                                                           \
 	do {                                                                                       \
@@ -1275,7 +1316,12 @@ void truth_fast_init(struct truth_fast *fx, const struct trace_config *cfg)
 	for (unsigned i = 0; i < SIM_MAX_SESSIONS; i++) {
 		fx->name_len[i] = i < cfg->nsessions ? strlen(cfg->sessions[i].name) : 0;
 	}
+	fx->pebs = false;
+	for (unsigned i = 0; i < cfg->nsessions && i < SIM_MAX_SESSIONS; i++) {
+		fx->pebs = fx->pebs || cfg->sessions[i].pebs;
+	}
 	tpl_init(fx);
+	fx->pmc_list = fx->ntpl != 0; /* the template gave up on an object */
 }
 
 #define FR_CASE(kind, ENUM, ctype, um, ...)                                                        \
@@ -1313,4 +1359,308 @@ int truth_fast_line(const struct truth_fast *fx, const char *s, size_t n, struct
 	default:
 		return 0;
 	}
+}
+
+/* ---- gen's switch line, straight through (truth_fast_cswitch) ------------ */
+
+/*
+ * The reader's buffer has TRUTH_FAST_PAD readable bytes past its data, so
+ * the words below may be loaded whole; a line is taken only when it ends
+ * (its '\n') before the data does.
+ */
+#if defined(__GNUC__)
+#define FC_INLINE inline __attribute__((always_inline))
+#else
+#define FC_INLINE inline
+#endif
+
+static FC_INLINE uint64_t ld64(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+/*
+ * LIT(p, s): do the bytes at @p spell the literal @s (up to 32 bytes)?
+ * Compared a word at a time against words and masks built from the
+ * literal at compile time.
+ */
+#define LIT_N(s) (sizeof(s) - 1)
+#define LIT_B(s, k)                                                                                \
+	((k) < LIT_N(s)                                                                            \
+		 ? (uint64_t)(unsigned char)(s)[(k) < LIT_N(s) ? (k) : 0] << (8 * ((k) % 8))       \
+		 : 0)
+#define LIT_W(s, i)                                                                                \
+	(LIT_B(s, 8 * (i)) | LIT_B(s, 8 * (i) + 1) | LIT_B(s, 8 * (i) + 2) |                       \
+	 LIT_B(s, 8 * (i) + 3) | LIT_B(s, 8 * (i) + 4) | LIT_B(s, 8 * (i) + 5) |                   \
+	 LIT_B(s, 8 * (i) + 6) | LIT_B(s, 8 * (i) + 7))
+#define LIT_M(s, i)                                                                                \
+	(LIT_N(s) >= 8 * (i) + 8 ? UINT64_MAX                                                      \
+	 : LIT_N(s) <= 8 * (i)	 ? 0                                                               \
+				 : (UINT64_C(1) << (8 * (LIT_N(s) - 8 * (i)) % 64)) - 1)
+#define LIT_D(p, s, i) (LIT_M(s, i) ? (ld64((p) + 8 * (i)) ^ LIT_W(s, i)) & LIT_M(s, i) : 0)
+#define LIT(p, s)                                                                                  \
+	((void)sizeof(char[LIT_N(s) <= 32 ? 1 : -1]),                                              \
+	 (LIT_D(p, s, 0) | LIT_D(p, s, 1) | LIT_D(p, s, 2) | LIT_D(p, s, 3)) == 0)
+
+/*
+ * @x - '0' in every byte (@t), and per byte a mark (0x80) where @x is not
+ * an ASCII digit: exact up to the first mark and in it (a borrow or carry
+ * only moves to later bytes), which is all the callers look at.
+ */
+static FC_INLINE uint64_t non_digits(uint64_t x, uint64_t *t)
+{
+	*t = x - UINT64_C(0x3030303030303030);
+	return ((*t + UINT64_C(0x7676767676767676)) | *t) & UINT64_C(0x8080808080808080);
+}
+
+/* The value of the @k (1..8) digits at the start of @t (x - '0', its low bytes). */
+static FC_INLINE uint64_t digits_value(uint64_t t, unsigned k)
+{
+	uint64_t v = t << (8 * (8 - k) & 63);
+
+	if (k == 8) {
+		v = t;
+	}
+	v = v * 10 + (v >> 8);
+	v = ((v & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x000F424000000064) +
+	     ((v >> 16) & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x0000271000000001)) >>
+	    32;
+	return v;
+}
+
+static const uint64_t pow10_8[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+/*
+ * The digits of a JSON integer at @d as scan_int() reads them (no leading
+ * zero, at most 19 digits), eight at a time; what follows is the next text
+ * of the line, which the caller matches (so a fraction or an exponent is
+ * refused there). Return: past them, or NULL.
+ */
+static FC_INLINE const char *fc_digits(const char *d, uint64_t *out)
+{
+	uint64_t t, nd = non_digits(ld64(d), &t), v;
+	unsigned k, n;
+
+	if (nd & 0x80) {
+		return NULL;
+	}
+	if (nd & 0x8000) { /* one digit: the common case */
+		*out = t & 0xF;
+		return d + 1;
+	}
+	if ((t & 0xFF) == 0) {
+		return NULL; /* a leading zero */
+	}
+	k = nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+	n = k;
+	v = digits_value(t, k);
+	while (k == 8) { /* 9 digits or more: the next eight */
+		nd = non_digits(ld64(d + n), &t);
+		k = nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+		if (k == 0) {
+			break;
+		}
+		if (n + k > 19) {
+			return NULL;
+		}
+		v = v * pow10_8[k] + digits_value(t, k);
+		n += k;
+	}
+	*out = v;
+	return d + n;
+}
+
+/* An integer in @lo..@hi (a '-' only when @lo < 0). Return: past it, or NULL. */
+static FC_INLINE const char *fc_range(const char *p, int64_t lo, int64_t hi, int64_t *v)
+{
+	uint64_t u;
+
+	if (lo < 0 && *p == '-') {
+		if (!(p = fc_digits(p + 1, &u)) || u > (uint64_t)INT64_MAX + 1) {
+			return NULL;
+		}
+		*v = (int64_t)(0 - u);
+	} else {
+		if (!(p = fc_digits(p, &u)) || u > (uint64_t)INT64_MAX) {
+			return NULL;
+		}
+		*v = (int64_t)u;
+	}
+	return *v >= lo && *v <= hi ? p : NULL;
+}
+
+/* fc_range() of a field in 0..@hi, @hi <= 99: one or two digits, looked at one by one. */
+static FC_INLINE const char *fc_small(const char *p, int64_t hi, int64_t *v)
+{
+	unsigned a = (unsigned)(unsigned char)p[0] - '0', b = (unsigned)(unsigned char)p[1] - '0';
+
+	if (a > 9) {
+		return NULL;
+	}
+	if (b > 9) {
+		*v = a;
+		return (int64_t)a <= hi ? p + 1 : NULL;
+	}
+	if (a == 0 || (unsigned)(unsigned char)p[2] - '0' <= 9) {
+		return NULL; /* a leading zero, or 3 digits or more: out of range */
+	}
+	*v = a * 10 + b;
+	return *v <= hi ? p + 2 : NULL;
+}
+
+/*
+ * Do the @n (1..32) bytes at @p spell @k (a 32-byte, zero-padded copy)?
+ * Sixteen bytes at a time with SSE2, else a word at a time.
+ */
+static FC_INLINE bool text_at(const char *p, const char *k, size_t n)
+{
+#if defined(__SSE2__)
+	uint32_t m0 = n >= 16 ? 0xFFFFu : (1u << n) - 1u;
+	uint32_t m1 = n >= 32 ? 0xFFFFu : n > 16 ? (1u << (n - 16)) - 1u : 0u;
+	uint32_t e0 = (uint32_t)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+			       _mm_loadu_si128((const __m128i *)(const void *)k)));
+
+	if (m1) {
+		uint32_t e1 = (uint32_t)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)),
+				       _mm_loadu_si128((const __m128i *)(const void *)(k + 16))));
+
+		return (e0 & m0) == m0 && (e1 & m1) == m1;
+	}
+	return (e0 & m0) == m0;
+#else
+	uint64_t diff = 0;
+
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t m = n - i >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * (n - i))) - 1;
+
+		diff |= (ld64(p + i) ^ ld64(k + i)) & m;
+	}
+	return diff == 0;
+#endif
+}
+
+#define FC_ROW(x, name, ctype, how, lo, hi, need, dflt, when) FC_##how(name, ctype, lo, hi)
+#define FC_KEY(name)                                                                               \
+	{                                                                                          \
+		static const char key_[32] = ",\"" #name "\":";                                    \
+                                                                                                   \
+		if (!text_at(p, key_, sizeof(",\"" #name "\":") - 1)) {                            \
+			return NULL;                                                               \
+		}                                                                                  \
+		p += sizeof(",\"" #name "\":") - 1;                                                \
+	}
+#define FC_NUM(name, ctype, lo, hi)                                                                \
+	FC_KEY(name)                                                                               \
+	if (!(p = (lo) >= 0 && (hi) <= 99 ? fc_small(p, hi, &v) : fc_range(p, lo, hi, &v))) {      \
+		return NULL;                                                                       \
+	}                                                                                          \
+	cs->name = (ctype)v;
+#define FC_U(name, ctype, lo, hi)   FC_NUM(name, ctype, lo, hi)
+#define FC_I(name, ctype, lo, hi)   FC_NUM(name, ctype, lo, hi)
+#define FC_CPU(name, ctype, lo, hi) FC_NUM(name, ctype, 0, (int64_t)fx->cfg->cpus - 1)
+#define FC_TS(name, ctype, lo, hi)                                                                 \
+	FC_KEY(name)                                                                               \
+	if (!(p = fc_clocks(fx, p, cs->name))) {                                                   \
+		return NULL;                                                                       \
+	}
+#define FC_PMC(name, ctype, lo, hi)                                                                \
+	if (fx->nstamp[TRUTH_STAMP_CSWITCH]) {                                                     \
+		FC_KEY(name)                                                                       \
+		if (!(p = fc_pmc(fx, p, cs->name))) {                                              \
+			return NULL;                                                               \
+		}                                                                                  \
+	}
+#define FC_PEBS(name, ctype, lo, hi)                                                               \
+	if (fx->pebs) {                                                                            \
+		FC_KEY(name)                                                                       \
+		if (!LIT(p, "\"0x") || !(p = tpl_hex(p + 3, &cs->name))) {                         \
+			return NULL;                                                               \
+		}                                                                                  \
+	}
+#define FC_CHECK(x, name)                                                                          \
+	if (truth_check_##name(fx->cfg, cs, NULL) < 0) {                                           \
+		return NULL;                                                                       \
+	}
+
+/* "ts": each clock in use, in order, as put_clocks() writes them. Return: past '}', or NULL. */
+static const char *fc_clocks(const struct truth_fast *fx, const char *p, uint64_t *ts)
+{
+	char open = '{';
+	int64_t v;
+
+	for (unsigned c = SIM_CLOCK_QPC; c <= SIM_CLOCK_CYCLES; c++) {
+		if (!fx->used[c]) {
+			continue;
+		}
+		if (*p++ != open) {
+			return NULL;
+		}
+		open = ',';
+		if (c == SIM_CLOCK_QPC && LIT(p, "\"qpc\":")) {
+			p += 6;
+		} else if (c == SIM_CLOCK_SYSTIME && LIT(p, "\"systime\":")) {
+			p += 10;
+		} else if (c == SIM_CLOCK_CYCLES && LIT(p, "\"cycles\":")) {
+			p += 9;
+		} else {
+			return NULL;
+		}
+		if (!(p = fc_range(p, 0, INT64_MAX, &v))) {
+			return NULL;
+		}
+		ts[c] = (uint64_t)v;
+	}
+	return open == ',' && *p == '}' ? p + 1 : NULL;
+}
+
+/* "pmc": the first stamping session's list (gen writes one when they agree). */
+static const char *fc_pmc(const struct truth_fast *fx, const char *p, uint64_t *pmc)
+{
+	unsigned set_by[SIM_MAX_COUNTERS] = {0};
+	uint64_t vals[SIM_MAX_PMC];
+	unsigned n = 0;
+	int64_t v;
+
+	if (!fx->pmc_list || *p++ != '[') {
+		return NULL;
+	}
+	while (*p != ']') {
+		if ((n && *p++ != ',') || n == SIM_MAX_PMC ||
+		    !(p = fc_range(p, 0, INT64_MAX, &v))) {
+			return NULL;
+		}
+		vals[n++] = (uint64_t)v;
+	}
+	return pmc_apply(fx, vals, n, fx->stamp[TRUTH_STAMP_CSWITCH][0], set_by, pmc) ? p + 1
+										      : NULL;
+}
+
+const char *truth_fast_cswitch(const struct truth_fast *fx, const char *p, const char *end,
+			       struct sim_cswitch *cs)
+{
+	const char *start = p;
+	int64_t v;
+
+	if (!fx->ntpl || end - p < 32 || !LIT(p, "{\"kind\":\"cswitch\"")) {
+		return NULL;
+	}
+	p += sizeof("{\"kind\":\"cswitch\"") - 1;
+	/* what the line may leave out; every other member is written below */
+	memset(cs->ts, 0, sizeof(cs->ts)); /* the clocks not in use */
+	memset(cs->pmc, 0, sizeof(cs->pmc));
+	cs->pebs_index = 0;
+	SIM_CSWITCH_FIELDS(FC_ROW, FC_CHECK, )
+	if (p >= end - 1 || p[0] != '}' || p[1] != '\n') {
+		return NULL;
+	}
+	(void)start;
+	return p + 2;
 }

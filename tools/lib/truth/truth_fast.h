@@ -50,7 +50,15 @@ struct truth_fast {
 	size_t name_len[SIM_MAX_SESSIONS];
 	unsigned ntpl;
 	struct truth_tpl_step tpl[TRUTH_TPL_STEPS];
+	bool pebs;     /* a session has PEBS: the line has "pebs_index" */
+	bool pmc_list; /* the stamping sessions agree: "pmc" is a list */
 };
+
+/* Identity strings one line may hold (a process has the most: image, command line, SID, ...). */
+#define TRUTH_FAST_TEXTS 8
+
+/* Readable bytes a buffer given to truth_fast_cswitch() has past its end. */
+#define TRUTH_FAST_PAD 64
 
 /**
  * struct truth_fast_opt - which optional keys a line had, for the defaults
@@ -58,12 +66,20 @@ struct truth_fast {
  * @tick:  "tick" was given
  * @ts:    bit c: clock c was given in "ts"
  * @name:  the spin lock's "name" (not NUL-terminated), NULL if absent
+ * @text:  the identity strings given (@ntext of them), for the reader to
+ *         keep a copy of and point the record's members at
  */
 struct truth_fast_opt {
 	bool tick;
 	unsigned ts;
 	const char *name;
 	size_t name_len;
+	unsigned ntext;
+	struct {
+		const char **to; /* the record's member */
+		const char *s;	 /* the string's bytes, not NUL-terminated */
+		size_t n;
+	} text[TRUTH_FAST_TEXTS];
 };
 
 /** truth_fast_init - @fx for the stream whose meta line gave @cfg (kept by pointer). */
@@ -81,6 +97,20 @@ void truth_fast_init(struct truth_fast *fx, const struct trace_config *cfg);
  */
 int truth_fast_line(const struct truth_fast *fx, const char *s, size_t n, struct truth_record *rec,
 		    struct truth_fast_opt *opt);
+
+/**
+ * truth_fast_cswitch - the switch line at @p exactly as gen writes it for
+ * this configuration (the template of truth_fast_init()), read in one pass
+ * without a look for its end first: keys compared as constant words,
+ * integers eight digits at a time, each value range-checked as the other
+ * paths do, and the line's own check (a Waiting thread's wait reason).
+ * The buffer must hold TRUTH_FAST_PAD readable bytes past @end.
+ * Return: past the line's '\n' (before @end) with @cs filled, or NULL:
+ * not that text (nothing is consumed; the caller reads the line the
+ * general way, @cs may be partly written).
+ */
+const char *truth_fast_cswitch(const struct truth_fast *fx, const char *p, const char *end,
+			       struct sim_cswitch *cs);
 
 /**
  * truth_reader_fast - use the fast path (@on, the default) or read every

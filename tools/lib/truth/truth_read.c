@@ -1264,7 +1264,7 @@ static int read_line(struct truth_reader *r, char **s, size_t *n)
 		r->pos = 0;
 		if (r->cap - r->len < READ_BLOCK / 2) {
 			size_t cap = r->cap * 2;
-			char *nb = realloc(r->buf, cap + 1);
+			char *nb = realloc(r->buf, cap + TRUTH_FAST_PAD + 1);
 
 			if (!nb) {
 				r->read_errno = ENOMEM;
@@ -1283,6 +1283,7 @@ static int read_line(struct truth_reader *r, char **s, size_t *n)
 			r->nul_at = r->base + (uint64_t)(nul - r->buf) + 1;
 		}
 		r->len += got;
+		memset(r->buf + r->len, 0, TRUTH_FAST_PAD); /* truth_fast_cswitch() reads ahead */
 		if (got == 0) {
 			r->eof = true;
 			if (ferror(r->f)) {
@@ -1394,7 +1395,7 @@ static struct truth_reader *truth_start(struct truth_reader *r, struct trace_con
 	size_t n;
 	int rc, e;
 
-	if (!(r->buf = malloc(READ_BLOCK + 1))) {
+	if (!(r->buf = calloc(1, READ_BLOCK + TRUTH_FAST_PAD + 1))) {
 		e = ENOMEM;
 		error_fail_at(err, -EINVAL, ERR_INPUT, "%s: %s", r->path, strerror(e));
 		goto fail;
@@ -1577,6 +1578,27 @@ static int next_fast(struct truth_reader *r, const struct rd *d, const char *s, 
 	int kind = truth_fast_line(&r->fast, s, n, rec, &opt);
 	int rc;
 
+	if (kind && opt.ntext) {
+		/* the identity strings: copies for the record, as get_text() keeps them */
+		if (r->kept_cap < n + 1) {
+			char *k = realloc(r->kept, n + 1);
+
+			if (!k) {
+				return 0; /* the jansson path says it */
+			}
+			r->kept = k;
+			r->kept_cap = n + 1;
+		}
+		r->kept_len = 0;
+		for (unsigned i = 0; i < opt.ntext; i++) {
+			char *to = r->kept + r->kept_len;
+
+			memcpy(to, opt.text[i].s, opt.text[i].n);
+			to[opt.text[i].n] = '\0';
+			*opt.text[i].to = to;
+			r->kept_len += opt.text[i].n + 1;
+		}
+	}
 	switch (kind) {
 		TRUTH_KINDS(F_CASE)
 	default:
@@ -1639,6 +1661,20 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, struct etwforge
 	size_t n;
 	int rc;
 
+	if (!r->end_line && !r->no_fast && !r->blank_line && r->pos < r->len) {
+		/* gen's switch line, read where it lies (its end is found as it is read) */
+		const char *q =
+			truth_fast_cswitch(&r->fast, r->buf + r->pos, r->buf + r->len, &rec->u.cs);
+
+		if (q) {
+			r->pos = (size_t)(q - r->buf);
+			d.line = ++r->line;
+			rec->kind = TRUTH_CSWITCH;
+			rec->line = d.line;
+			rc = check_cpu_time(&d, r, rec->u.cs.cpu, rec->u.cs.tick, rec->u.cs.ts);
+			return rc < 0 ? rc : TRUTH_CSWITCH;
+		}
+	}
 	memset(rec, 0, sizeof(*rec));
 	if (r->done) {
 		rec->line = r->line + 1;

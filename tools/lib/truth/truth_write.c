@@ -119,16 +119,38 @@ static int wbuf_drain(struct truth_wbuf *wb, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* Room in a writer's buffer: drain the whole lines before this one, grow if still short. */
+/*
+ * Room in a writer's buffer: drain the whole lines before this one, grow if
+ * still short. A writer without a stream keeps its lines: it only grows.
+ */
 static bool room_wbuf(struct line *l, size_t n)
 {
 	struct truth_wbuf *wb = l->wb;
 	size_t part = (size_t)(l->p - l->base);
-	int rc = wbuf_drain(wb, l->f);
+	int rc = l->f ? wbuf_drain(wb, l->f) : 0;
 
 	if (rc < 0) {
 		l->err = rc;
 		return false;
+	}
+	if (!l->f) {
+		size_t kept = (size_t)(l->base - wb->buf), cap = wb->cap;
+		char *nb;
+
+		while (cap - kept - part < n) {
+			cap *= 2;
+		}
+		nb = realloc(wb->buf, cap);
+		if (!nb) {
+			l->err = -ENOMEM;
+			return false;
+		}
+		wb->buf = nb;
+		wb->cap = cap;
+		l->base = nb + kept;
+		l->p = l->base + part;
+		l->end = nb + cap;
+		return true;
 	}
 	memmove(wb->buf, l->base, part);
 	if (wb->cap - part < n) {
@@ -991,6 +1013,11 @@ void truth_writer_finish(struct truth_writer *w)
 int truth_writer_flush(struct truth_writer *w)
 {
 	return wbuf_drain(w->wb, w->f);
+}
+
+int truth_writer_flush_to(struct truth_writer *w, FILE *f)
+{
+	return wbuf_drain(w->wb, f);
 }
 
 /* The line built at the end of @w's buffer is whole: keep it. */
