@@ -39,7 +39,7 @@ finish() {
 }
 
 # the block of README.md, as typed
-block=$(awk '/<!-- not run: tools\/oss-fuzz\/check_user_project.sh runs this block/ { m = 1; next }
+block=$(awk '/<!-- not run: tools\/fuzzing\/oss-fuzz\/check_user_project.sh runs this block/ { m = 1; next }
 	m == 1 && /^```sh$/ { m = 2; next }
 	m == 2 && /^```$/ { exit }
 	m == 2 { print }' "$top/README.md")

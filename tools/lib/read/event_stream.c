@@ -138,6 +138,16 @@ int dec_cursor_peek(struct dec_cursor *c, const struct dec_event **out, struct e
 		int r = etl_buffer_next(c->d, b, &c->pos, &rec, err);
 
 		if (r < 0) {
+			/* the rest of that buffer is lost: the next call goes on with the next one */
+			c->oi++;
+			c->pos = 0;
+			if (c->have_pending) {
+				/* the switch before the damage first, its new thread unknown */
+				c->deferred = *err;
+				c->have_deferred = true;
+				*out = take_pending(c);
+				return 1;
+			}
 			return r;
 		}
 		if (r == 0) {

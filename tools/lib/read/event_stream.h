@@ -70,7 +70,7 @@ struct dec_cursor {
 	unsigned pi;
 	struct dec_event one; /* the last event of another kind handed out */
 	bool have_deferred;
-	struct etl_error deferred; /* a batch error, given after the pending switch */
+	struct etl_error deferred; /* an error, given after the pending switch */
 };
 
 /**
@@ -84,7 +84,8 @@ void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned 
  * dec_cursor_next - the next event.
  * A compact batch that does not decode is an error once the switches before
  * it are out (the last of them without its new thread); the next call goes
- * on after that batch.
+ * on after that batch. A record that breaks its buffer's framing is one
+ * too; the next call goes on with the CPU's next buffer.
  * Return: 1 with *@ev, 0 at the end, -EINVAL malformed (@err filled).
  */
 int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err);
