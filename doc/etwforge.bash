@@ -18,6 +18,9 @@ _etwforge_options() {
 	verify)
 		echo "-t --truth -s --session -q --quiet -h --help"
 		;;
+	compare)
+		echo "--json --svg -k --keep-going -h --help"
+		;;
 	bench)
 		echo "--json --quick --only -h --help"
 		;;
@@ -29,7 +32,7 @@ _etwforge_options() {
 
 _etwforge() {
 	local cur prev cmd i
-	local commands="gen replay dump verify bench corpus help"
+	local commands="gen replay dump verify compare bench corpus help"
 
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
@@ -73,7 +76,7 @@ _etwforge() {
 		mapfile -t COMPREPLY < <(compgen -P "${cur%"${cur##*,}"}" -W "$paths" -- "${cur##*,}")
 		return
 		;;
-	dump:--timeline)
+	dump:--timeline | compare:--svg)
 		_etwforge_files '@(svg)'
 		return
 		;;
@@ -97,7 +100,7 @@ _etwforge() {
 	esac
 
 	if [[ $cmd == help ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "gen replay dump verify bench corpus" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "gen replay dump verify compare bench corpus" -- "$cur")
 		return
 	fi
 	if [[ $cur == -* ]]; then
@@ -107,7 +110,7 @@ _etwforge() {
 	case $cmd in
 	gen) _etwforge_files '@(yaml|yml|json)' ;;
 	replay) _etwforge_files '@(jsonl|json)' ;;
-	dump | verify) _etwforge_files '@(etl)' ;;
+	dump | verify | compare) _etwforge_files '@(etl)' ;;
 	bench) ;; # no arguments
 	esac
 }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "producer/etw_names.h"
 #include "scheduler_model/sched_cfg.h"
 
 #define NS_PER_SEC 1000000000u
@@ -48,58 +49,9 @@ int sched_behaviour_parse(const char *name, enum sched_behaviour *out)
 	return -EINVAL;
 }
 
-/* KWAIT_REASON names (KERNEL_FACTS 7, the current 43-entry enum). */
-static const char *const wait_reason_names[] = {
-	"Executive",
-	"FreePage",
-	"PageIn",
-	"PoolAllocation",
-	"DelayExecution",
-	"Suspended",
-	"UserRequest",
-	"WrExecutive",
-	"WrFreePage",
-	"WrPageIn",
-	"WrPoolAllocation",
-	"WrDelayExecution",
-	"WrSuspended",
-	"WrUserRequest",
-	"WrEventPair",
-	"WrQueue",
-	"WrLpcReceive",
-	"WrLpcReply",
-	"WrVirtualMemory",
-	"WrPageOut",
-	"WrRendezvous",
-	"WrKeyedEvent",
-	"WrTerminated",
-	"WrProcessInSwap",
-	"WrCpuRateControl",
-	"WrCalloutStack",
-	"WrKernel",
-	"WrResource",
-	"WrPushLock",
-	"WrMutex",
-	"WrQuantumEnd",
-	"WrDispatchInt",
-	"WrPreempted",
-	"WrYieldExecution",
-	"WrFastMutex",
-	"WrGuardedMutex",
-	"WrRundown",
-	"WrAlertByThreadId",
-	"WrDeferredPreempt",
-	"WrPhysicalFault",
-	"WrIoRing",
-	"WrMdlCache",
-	"WrRcu",
-};
-
 const char *sched_wait_reason_name(unsigned reason)
 {
-	return reason < sizeof(wait_reason_names) / sizeof(wait_reason_names[0])
-		       ? wait_reason_names[reason]
-		       : "?";
+	return etw_wait_reason_name(reason);
 }
 
 static void set_name(struct sched_group *g, const char *name)

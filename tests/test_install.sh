@@ -91,7 +91,9 @@ astat=$(find "$tmp/root" -name 'libetwforge.a' | head -n 1)
 [ -n "$astat" ] || fail "no libetwforge.a installed"
 aothers=$(nm --defined-only "$astat" | awk 'NF == 3 && $2 ~ /^[A-Z]$/ { print $3 }' | grep -v '^etwforge_' || true)
 [ -z "$aothers" ] || fail "libetwforge.a defines global names that are not etwforge_: $(echo $aothers | head -c 300)"
-sflags="$(pkg-config --cflags etwforge) -Wl,-Bstatic $(pkg-config --static --libs etwforge) -Wl,-Bdynamic -lm"
+# (the C library's own libm stays shared: glibc's static libm needs a static libc)
+sflags="$(pkg-config --cflags etwforge) -Wl,-Bstatic $(pkg-config --static --libs etwforge |
+	sed 's/ -lm\b//') -Wl,-Bdynamic -lm"
 if nm -D "$lib" | grep -q ' U __asan_'; then
 	sflags="-fsanitize=address,undefined $sflags"
 fi

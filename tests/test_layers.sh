@@ -7,7 +7,8 @@
 # The rules (a folder may include from the folders after its colon):
 #   writer/                 writer/ (ETL framing, both ways, at the bottom)
 #   producer/               writer/, producer/
-#   scheduler_model/        producer/trace_sink.h, scheduler_model/ (the core)
+#   scheduler_model/        producer/trace_sink.h, producer/etw_names.h (the names
+#                           of the wait reasons it draws), scheduler_model/ (the core)
 #   pebs_model/, spinlock_model/
 #                           producer/trace_sink.h, scheduler_model/, their own:
 #                           a model reaches the core and the sink, never the
@@ -55,7 +56,7 @@ ROOMS_BELOW_TOP = r"tools/lib/(common|config|scenario|truth|read|run)/"
 RULES = [  # folder, allowed include (a regex on the path as written)
     ("writer", r"writer/"),
     ("producer", LOW),
-    ("scheduler_model", r"(producer/trace_sink\.h|scheduler_model/)"),
+    ("scheduler_model", r"(producer/(trace_sink|etw_names)\.h|scheduler_model/)"),
     ("pebs_model", r"(producer/trace_sink\.h|scheduler_model/|pebs_model/)"),
     ("spinlock_model", r"(producer/trace_sink\.h|scheduler_model/|spinlock_model/)"),
     ("tools/lib/common", f"({PUB}|tools/lib/common/)"),

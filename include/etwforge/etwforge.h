@@ -1491,7 +1491,9 @@ ETWFORGE_API void etwforge_analysis_free(struct etwforge_analysis *a);
  * @opened:   slice: a switch began it (not: running since the trace began)
  * @waker:    wake: the thread that readied it (the ReadyThread header's;
  *            0: idle, a DPC or an interrupt), @waker_thread its row or -1
- * @reason:   flush: an etwforge_flush_seen; spin: an etwforge_spin_seen
+ * @reason:   flush: an etwforge_flush_seen; spin: an etwforge_spin_seen;
+ *            sample: its Flags byte (bit 0 ExecutingDpc, bit 1 ExecutingIsr,
+ *            bits 3-7 the thread's priority)
  * @batch/@tids/@record_bytes: flush: the batch's number on its CPU, its
  *            TidTable entries, its bytes of records
  * @lock:     spin: the release (valid as long as the item)
@@ -1731,6 +1733,114 @@ ETWFORGE_API const struct etwforge_ip_count *etwforge_analysis_ips(struct etwfor
  */
 ETWFORGE_API const struct etwforge_analysis *
 etwforge_stats_analysis(const struct etwforge_stats *st);
+
+/* ---- traits: what a trace looks like, to compare two (`etwforge compare`) -- */
+
+/*
+ * The statistics an analyst's eye goes to when deciding whether a trace
+ * comes from a real machine (how samples are spaced, how skewed they are,
+ * how many processes and threads a machine has, how its IDs look, how
+ * threads leave and come back), each with a distance in [0, 1] between two
+ * traces. Read from the analysis of the file (one reading of it).
+ */
+
+/** enum etwforge_trait_kind - what a trait is, and so how two are compared. */
+enum etwforge_trait_kind {
+	ETWFORGE_TRAIT_AMOUNT,	    /* a quantity >= 0: distance 1 - smaller / larger */
+	ETWFORGE_TRAIT_FRACTION,    /* a share in [0, 1]: distance |a - b| */
+	ETWFORGE_TRAIT_SIGNED,	    /* a correlation in [-1, 1]: distance |a - b| / 2 */
+	ETWFORGE_TRAIT_DIST_LOG2,   /* a distribution, bucket k = [2^k, 2^(k+1)) of @unit:
+				       Kolmogorov-Smirnov distance of the two */
+	ETWFORGE_TRAIT_DIST_LINEAR, /* a distribution over [0, 1] in @ncounts equal
+				       buckets: Kolmogorov-Smirnov distance */
+	ETWFORGE_TRAIT_MIX,	    /* counts of named categories: Jensen-Shannon
+				       divergence (base 2) of the two shares */
+};
+
+/**
+ * struct etwforge_trait - one statistic of a trace.
+ * @name:    a short key ("sample_spacing_cv")
+ * @what:    one line saying what it is
+ * @unit:    "ns", "ms", "s", "" (a plain number or share)
+ * @kind:    how it compares
+ * @scored:  it counts in etwforge_traits_score() (else it is context: the
+ *           size of the machine or the length of the trace)
+ * @present: the trace shows it (no samples: no sample traits)
+ * @value:   AMOUNT, FRACTION, SIGNED: the value; a distribution: its median
+ *           (in @unit; the lower edge of its bucket); MIX: the share of its
+ *           most common category
+ * @counts/@ncounts: a distribution's buckets or a mix's categories
+ * @labels:  MIX: the categories' names (@ncounts of them)
+ */
+struct etwforge_trait {
+	const char *name;
+	const char *what;
+	const char *unit;
+	enum etwforge_trait_kind kind;
+	bool scored;
+	bool present;
+	double value;
+	const uint64_t *counts;
+	unsigned ncounts;
+	const char *const *labels;
+};
+
+struct etwforge_traits;
+
+/**
+ * etwforge_traits_new - read @f (its full analysis, once) and compute its
+ * traits. Damage: as etwforge_analysis_run() (the file's keep-going flag).
+ * Return: the traits (free them with etwforge_traits_free()), or NULL with
+ * @err filled.
+ */
+ETWFORGE_API struct etwforge_traits *etwforge_traits_new(struct etwforge_file *f,
+							 struct etwforge_error *err);
+
+/** etwforge_traits_free - free @t (NULL: nothing). */
+ETWFORGE_API void etwforge_traits_free(struct etwforge_traits *t);
+
+/** etwforge_traits_count - how many traits there are (the same for every trace). */
+ETWFORGE_API size_t etwforge_traits_count(const struct etwforge_traits *t);
+
+/** etwforge_traits_at - trait @i (0 .., in a fixed order), NULL past the end; owned by @t. */
+ETWFORGE_API const struct etwforge_trait *etwforge_traits_at(const struct etwforge_traits *t,
+							     size_t i);
+
+/**
+ * etwforge_trait_distance - how far apart trait @a and trait @b are, in
+ * [0, 1] (0: the same) into *@d.
+ * Return: 0; -ENOENT one of them is not present; -EINVAL they are not the
+ * same trait.
+ */
+ETWFORGE_API int etwforge_trait_distance(const struct etwforge_trait *a,
+					 const struct etwforge_trait *b, double *d);
+
+/**
+ * etwforge_traits_score - the mean distance of the scored traits both
+ * present (0: alike on all of them; 1: as far apart as can be); *@compared
+ * (may be NULL) how many that was. 0 traits compared: 0.
+ */
+ETWFORGE_API double etwforge_traits_score(const struct etwforge_traits *a,
+					  const struct etwforge_traits *b, unsigned *compared);
+
+/**
+ * etwforge_traits_json - the traits of @a (named @name_a) beside those of
+ * @b (@name_b; NULL: @a alone) as one JSON object: "a", "b", "score" (as
+ * etwforge_traits_score()), "compared", and "traits", one object each with
+ * "name", "what", "unit", "kind" ("amount", "fraction", "signed",
+ * "dist_log2", "dist_linear", "mix"), "scored", "labels" (a mix), "a" and
+ * "b" ({"present", "value", "counts"}) and "distance" (null: not both
+ * present). Return: as etwforge_event_json() (the length it needs).
+ */
+ETWFORGE_API size_t etwforge_traits_json(const struct etwforge_traits *a,
+					 const struct etwforge_traits *b, const char *name_a,
+					 const char *name_b, char *buf, size_t cap);
+
+/** etwforge_wait_reason_name - KWAIT_REASON @reason's name ("WrPreempted"), "?" unknown. */
+ETWFORGE_API const char *etwforge_wait_reason_name(unsigned reason);
+
+/** etwforge_thread_state_name - KTHREAD_STATE @state's name ("Ready"), "?" unknown. */
+ETWFORGE_API const char *etwforge_thread_state_name(unsigned state);
 
 /* ---- the fuzzing corpus (`etwforge corpus`) ------------------------------- */
 

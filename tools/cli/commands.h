@@ -14,5 +14,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif /* TOOLS_COMMANDS_H */

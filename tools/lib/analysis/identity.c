@@ -17,8 +17,10 @@
 #define HOOK_PROCESS_START     0x0301u
 #define HOOK_PROCESS_END       0x0302u
 #define HOOK_PROCESS_TERMINATE 0x030Bu /* a note of an end: names nothing */
+#define HOOK_PROCESS_DC_START  0x0303u
 #define HOOK_THREAD_START      0x0501u
 #define HOOK_THREAD_END	       0x0502u
+#define HOOK_THREAD_DC_START   0x0503u
 
 /* What an identity record does to the rows of its id. */
 enum rec_kind {
@@ -36,7 +38,8 @@ struct id_rec {
 	uint64_t ts;
 	size_t seq; /* file order, for equal times */
 	enum rec_kind kind;
-	char *name; /* thread name, or image */
+	int base_pri; /* a Thread record's BasePriority, else -1 */
+	char *name;   /* thread name, or image */
 	char *cmdline;
 };
 
@@ -95,9 +98,29 @@ static int take(char **to, const char *from)
  * Gather @f's identity records into @th (threads) and @pr (processes); the
  * idle thread (TID 0) has no row, *@idle_named says a Thread record names it.
  */
-static int gather(struct etwforge_file *f, bool keep_going, struct rec_list *th,
-		  struct rec_list *pr, bool *idle_named, struct etwforge_error *err)
+/* A DCStart record of the start rundown: counted into @rd (@cpus: a bit per CPU seen). */
+static void note_rundown(struct an_rundown *rd, uint8_t *cpus, const struct etwforge_event *ev)
 {
+	uint16_t hook = ev->rec->hook;
+
+	if (hook != HOOK_PROCESS_DC_START && hook != HOOK_THREAD_DC_START) {
+		return;
+	}
+	rd->lo = rd->records == 0 || ev->ts < rd->lo ? ev->ts : rd->lo;
+	rd->hi = rd->records == 0 || ev->ts > rd->hi ? ev->ts : rd->hi;
+	rd->records++;
+	rd->with_context += ev->rec->tid != 0 || ev->rec->pid != 0;
+	if (!(cpus[(ev->cpu & 2047u) / 8] & (1u << (ev->cpu & 7u)))) {
+		cpus[(ev->cpu & 2047u) / 8] |= (uint8_t)(1u << (ev->cpu & 7u));
+		rd->cpus++;
+	}
+}
+
+static int gather(struct etwforge_file *f, bool keep_going, struct rec_list *th,
+		  struct rec_list *pr, bool *idle_named, struct an_rundown *rd,
+		  struct etwforge_error *err)
+{
+	uint8_t cpus[2048 / 8] = {0};
 	struct etwforge_iter *it = read_iter_new(
 		f, ETWFORGE_ORDER_CPU,
 		ETWFORGE_EV_PROCESS | ETWFORGE_EV_THREAD | ETWFORGE_EV_THREAD_NAME, err);
@@ -109,7 +132,7 @@ static int gather(struct etwforge_file *f, bool keep_going, struct rec_list *th,
 		return -ENOMEM;
 	}
 	while (rc == 0 && (r = read_iter_next(it, &ev, err)) != 0) {
-		struct id_rec rec = {.ts = ev ? ev->ts : 0, .seq = seq++};
+		struct id_rec rec = {.ts = ev ? ev->ts : 0, .seq = seq++, .base_pri = -1};
 
 		if (r < 0) {
 			if (!keep_going) {
@@ -117,6 +140,7 @@ static int gather(struct etwforge_file *f, bool keep_going, struct rec_list *th,
 			}
 			continue;
 		}
+		note_rundown(rd, cpus, ev);
 		switch (ev->kind) {
 		case ETWFORGE_EV_PROCESS:
 			if (ev->rec->hook == HOOK_PROCESS_TERMINATE) {
@@ -138,6 +162,7 @@ static int gather(struct etwforge_file *f, bool keep_going, struct rec_list *th,
 		case ETWFORGE_EV_THREAD:
 			rec.id = ev->u.thread.tid;
 			rec.pid = ev->u.thread.pid;
+			rec.base_pri = ev->u.thread.base_pri;
 			rec.kind = ev->rec->hook == HOOK_THREAD_START ? REC_START
 				   : ev->rec->hook == HOOK_THREAD_END ? REC_END
 								      : REC_NAME;
@@ -191,6 +216,7 @@ static int64_t new_thread(struct an_identity *id, uint32_t tid, uint64_t lo, uin
 	t->lo = lo;
 	t->hi = hi;
 	t->next = -1;
+	t->base_pri = -1;
 	return (int64_t)id->nthreads++;
 }
 
@@ -308,6 +334,9 @@ static int cut_rows(struct an_identity *id, const struct an_clock *c, struct id_
 				named = true;
 			}
 			t->pub.pid = r[i].pid;
+			if (r[i].base_pri >= 0) {
+				t->base_pri = r[i].base_pri;
+			}
 			if (!t->linked) {
 				/* its process: the PID's row when it began (or first showed) */
 				t->linked = true;
@@ -439,7 +468,7 @@ int an_identity_load(struct an_identity *id, struct etwforge_file *f, const stru
 	id->full = full;
 	id->tids.elem_size = sizeof(struct an_tid);
 	id->pids.elem_size = sizeof(int64_t);
-	rc = gather(f, keep_going, &th, &pr, &idle_named, err);
+	rc = gather(f, keep_going, &th, &pr, &idle_named, &id->rundown, err);
 	id->named_tids += idle_named;
 	if (rc == 0 && (cut_all(id, c, &pr, false) < 0 || cut_all(id, c, &th, true) < 0)) {
 		rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");

@@ -56,6 +56,7 @@ struct an_thread {
 	struct etwforge_thread_row pub;
 	char *name;
 	uint64_t wait_t, wake_t, max_wait_t, max_burst_t;
+	int base_pri; /* BasePriority of its Thread record, -1 none */
 	uint64_t *hist;
 	uint64_t *reasons;
 	uint64_t *states;
@@ -89,6 +90,18 @@ struct an_tid {
 };
 
 /** struct an_identity - the tables. */
+/*
+ * struct an_rundown - the start rundown as the file shows it: its Process
+ * and Thread DCStart records, when (clock units), on how many CPUs, and how
+ * many of them name a thread in their header (the controller's).
+ */
+struct an_rundown {
+	uint64_t records;
+	uint64_t lo, hi; /* the first's and the last's time (records > 0) */
+	unsigned cpus;
+	uint64_t with_context; /* header ThreadId or ProcessId not 0 */
+};
+
 struct an_identity {
 	struct an_thread *threads;
 	size_t nthreads, cap_threads;
@@ -99,6 +112,7 @@ struct an_identity {
 	uint64_t named_tids; /* distinct TIDs a Thread record names */
 	uint64_t named_pids; /* distinct PIDs a Process record names */
 	bool full;	     /* rows get distributions (FULL detail) */
+	struct an_rundown rundown;
 };
 
 /**

@@ -35,6 +35,7 @@
 #include "tools/lib/common/grow.h"
 #include "tools/lib/read/read.h"
 
+#define STATE_READY	 1   /* KTHREAD_STATE Ready: preempted, or its quantum ended */
 #define STATE_WAITING	 5   /* KTHREAD_STATE Waiting: the wait reason means something */
 #define END_TOLERANCE_NS 100 /* EndTime is a FILETIME: 100 ns steps */
 
@@ -155,9 +156,12 @@ static void wakeup(struct etwforge_analysis *a, unsigned c, uint32_t tid, int64_
 	}
 }
 
-/* Thread @tid (row @row, its TID's @e) switched in on @c at @ts. */
+/*
+ * Thread @tid (row @row, its TID's @e) switched in on @c at @ts, with
+ * priority @pri (-1: the record does not say).
+ */
 static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, struct an_tid *e,
-		      int64_t row, uint64_t ts)
+		      int64_t row, uint64_t ts, int pri)
 {
 	struct an_thread *th = &a->id.threads[row];
 	const struct wake_ready *r;
@@ -192,10 +196,17 @@ static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, str
 	for (size_t i = 0; i < n; i++) {
 		wakeup(a, c, tid, row, &r[i], ts);
 	}
+	if (n && count && pri >= 0 && th->base_pri >= 0) {
+		a->boosts[pri - th->base_pri + (int)(AN_BOOSTS / 2)]++;
+	}
 }
 
-/* The old thread of a switch is out: its state and wait reason, when the record says them. */
-static void switch_out(struct etwforge_analysis *a, unsigned c, uint64_t ts, bool says,
+/*
+ * The old thread of a switch is out: its state and wait reason, when the
+ * record says them (@plain: a CSwitch, which says the wait reason of every
+ * state; a compact record says it only for a waiting thread).
+ */
+static void switch_out(struct etwforge_analysis *a, unsigned c, uint64_t ts, bool says, bool plain,
 		       unsigned state, unsigned reason)
 {
 	struct an_cpu *cw = &a->cpu[c];
@@ -212,6 +223,9 @@ static void switch_out(struct etwforge_analysis *a, unsigned c, uint64_t ts, boo
 		th->states[state < AN_STATES ? state : AN_STATES - 1]++;
 		if (state == STATE_WAITING) {
 			th->reasons[reason < AN_REASONS ? reason : AN_REASONS - 1]++;
+		}
+		if (plain && state == STATE_READY) {
+			a->ready_reasons[reason < AN_REASONS ? reason : AN_REASONS - 1]++;
 		}
 	}
 }
@@ -296,7 +310,7 @@ static void on_switch(struct etwforge_analysis *a, const struct etwforge_event *
 	}
 	close_slice(a, c, ts, false);
 	/* the idle forms describe the idle thread; LITE and FULL the old thread */
-	switch_out(a, c, ts, !compact || cc->form_code >= 2,
+	switch_out(a, c, ts, !compact || cc->form_code >= 2, !compact,
 		   compact ? cc->old_state : cs->old_state,
 		   compact ? cc->old_wait_reason : cs->old_wait_reason);
 	if (cw->counted && an_in_window(a, ts)) {
@@ -315,7 +329,8 @@ static void on_switch(struct etwforge_analysis *a, const struct etwforge_event *
 		if (cw->row < 0) {
 			a->nomem = true;
 		} else {
-			switch_in(a, c, new_tid, e, cw->row, ts);
+			switch_in(a, c, new_tid, e, cw->row, ts,
+				  compact || cs->new_pri < 0 ? -1 : (cs->new_pri & 31));
 		}
 	}
 	cw->t0 = ts;
@@ -390,6 +405,9 @@ static void on_sample(struct etwforge_analysis *a, const struct etwforge_event *
 		it->tid = s->tid;
 		it->thread = row;
 		it->ip = s->ip;
+		/* its Flags byte: ExecutingDpc, ExecutingIsr, Priority << 3 */
+		it->reason = (unsigned)s->dpc | (unsigned)s->isr << 1 |
+			     (unsigned)(s->priority & 31u) << 3;
 	}
 }
 

@@ -18,6 +18,7 @@
 #include "tools/lib/analysis/wake.h"
 
 #define AN_MAX_CPUS 2048u /* ProcessorIndex: 11 bits */
+#define AN_BOOSTS   63u	  /* priority - base priority, -31..31, at [+31] */
 
 /*
  * struct an_cpu - one CPU: what runs on it now (the pass), the batch being
@@ -74,6 +75,9 @@ struct etwforge_analysis {
 	struct etwforge_analysis_totals tot;
 	uint64_t busy_t, idle_t, unknown_t;
 	uint64_t wake_hist[ETWFORGE_HIST_BUCKETS];
+	/* the full pass only: how threads leave and come back (what traits.c reads) */
+	uint64_t ready_reasons[AN_REASONS]; /* wait reasons of plain switch-outs to Ready */
+	uint64_t boosts[AN_BOOSTS];	    /* woken threads' priority over base at switch-in */
 	bool any_switch;
 	uint64_t forms[4];	 /* compact switches by record form */
 	uint64_t interval_100ns; /* the profile interval the file gives, 0 none */

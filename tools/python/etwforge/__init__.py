@@ -26,6 +26,10 @@ Public names:
     switch_chunks(), schedule(); Event; Switches; FORM_NAMES
   Schedule: File.schedule()'s tables (threads, processes, cpus, wakeups,
     totals): the numbers dump --stats prints and the pictures draw
+  compare(a, b, keep_going=False) -> Comparison: two traces' traits side by
+    side (sample spacing and skew, processes, threads, IDs, rundown, CPU
+    use, wait reasons, wake-ups), a distance each and one score;
+    traits(path) one trace's
   verify(etl, truth, session=None) -> Verified
   corpus(out_dir, seed=1, mangle=False, zip_name=None) -> manifest entries
   Summary, SessionSummary, LockSummary, Verified: results (xxh3 values as
@@ -48,6 +52,7 @@ install, or named by the environment variable ETWFORGE_LIB.
 from __future__ import annotations
 
 from . import _lib
+from ._compare import Comparison, compare, traits
 from ._errors import (ETLError, Error, NoSuchFileError, RunWarning, ScenarioError, StreamError,
                       VerifyError)
 from ._read import FORM_NAMES, Event, File, Switches, open
@@ -65,6 +70,6 @@ def version() -> str:
 
 
 __all__ = ["generate", "replay", "Stream", "open", "File", "Event", "Switches", "FORM_NAMES",
-           "Schedule", "Table", "verify", "corpus", "Summary", "SessionSummary", "LockSummary",
+           "Schedule", "Table", "compare", "traits", "Comparison", "verify", "corpus", "Summary", "SessionSummary", "LockSummary",
            "Verified", "Error", "ScenarioError", "StreamError", "ETLError", "VerifyError",
            "NoSuchFileError", "RunWarning", "version", "__version__"]

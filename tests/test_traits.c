@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_traits.c - the traits of a trace and their distances
+ * (etwforge_traits_*, `etwforge compare`): each distance worked out by hand;
+ * the traits of the real PerfView sample against numbers a separate script
+ * counted over `dump --jsonl` (samples by timestamp, CPU, address, thread
+ * and flags; the Process and Thread DCStart records); a trace against
+ * itself (0), the symmetry of the score, and an ordering: two seeds of one
+ * scenario are closer than two scenarios.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etwforge/etwforge.h"
+#include "tests/test_util.h"
+
+#ifndef SOURCE_DIR
+#define SOURCE_DIR "."
+#endif
+
+TestSuite(traits, .init = test_dir_make, .fini = test_dir_remove);
+
+static struct etwforge_trait trait(const char *name, enum etwforge_trait_kind kind, double v,
+				   const uint64_t *counts, unsigned n)
+{
+	return (struct etwforge_trait){.name = name,
+				       .what = "",
+				       .unit = "",
+				       .kind = kind,
+				       .scored = true,
+				       .present = true,
+				       .value = v,
+				       .counts = counts,
+				       .ncounts = n};
+}
+
+static double dist(struct etwforge_trait a, struct etwforge_trait b)
+{
+	double d = -1;
+
+	cr_assert_eq(etwforge_trait_distance(&a, &b, &d), 0);
+	return d;
+}
+
+Test(traits, distances_by_hand)
+{
+	static const uint64_t half[2] = {1, 1}, left[2] = {1, 0}, right[2] = {0, 1};
+	static const uint64_t d1[3] = {1, 1, 0}, d2[3] = {0, 1, 1}, d3[3] = {2, 2, 0};
+	struct etwforge_trait x, y;
+	double d;
+
+	/* amounts: 1 - smaller / larger */
+	cr_assert_float_eq(dist(trait("n", ETWFORGE_TRAIT_AMOUNT, 34, NULL, 0),
+				trait("n", ETWFORGE_TRAIT_AMOUNT, 11, NULL, 0)),
+			   1 - 11.0 / 34, 1e-12);
+	cr_assert_eq(dist(trait("n", ETWFORGE_TRAIT_AMOUNT, 0, NULL, 0),
+			  trait("n", ETWFORGE_TRAIT_AMOUNT, 0, NULL, 0)),
+		     0);
+	cr_assert_eq(dist(trait("n", ETWFORGE_TRAIT_AMOUNT, 0, NULL, 0),
+			  trait("n", ETWFORGE_TRAIT_AMOUNT, 0.067, NULL, 0)),
+		     1);
+	/* shares: the difference; correlations: half of it */
+	cr_assert_float_eq(dist(trait("f", ETWFORGE_TRAIT_FRACTION, 0.945, NULL, 0),
+				trait("f", ETWFORGE_TRAIT_FRACTION, 0.019, NULL, 0)),
+			   0.926, 1e-12);
+	cr_assert_float_eq(dist(trait("s", ETWFORGE_TRAIT_SIGNED, -1, NULL, 0),
+				trait("s", ETWFORGE_TRAIT_SIGNED, 0.5, NULL, 0)),
+			   0.75, 1e-12);
+	/* Jensen-Shannon (base 2): disjoint mixes 1; (1/2, 1/2) against (1, 0):
+	 * m = (3/4, 1/4), KL(p||m) = 1/2 log2(2/3) + 1/2 log2(2) = 0.2075187...,
+	 * KL(q||m) = log2(4/3) = 0.4150375..., their mean 0.3112781... */
+	cr_assert_float_eq(dist(trait("m", ETWFORGE_TRAIT_MIX, 0, left, 2),
+				trait("m", ETWFORGE_TRAIT_MIX, 0, right, 2)),
+			   1.0, 1e-12);
+	cr_assert_float_eq(dist(trait("m", ETWFORGE_TRAIT_MIX, 0, half, 2),
+				trait("m", ETWFORGE_TRAIT_MIX, 0, left, 2)),
+			   0.3112781244591328, 1e-12);
+	/* Kolmogorov-Smirnov: CDFs (1/2, 1, 1) and (0, 1/2, 1): 1/2; scaled counts: 0 */
+	cr_assert_float_eq(dist(trait("d", ETWFORGE_TRAIT_DIST_LOG2, 0, d1, 3),
+				trait("d", ETWFORGE_TRAIT_DIST_LOG2, 0, d2, 3)),
+			   0.5, 1e-12);
+	cr_assert_float_eq(dist(trait("d", ETWFORGE_TRAIT_DIST_LOG2, 0, d1, 3),
+				trait("d", ETWFORGE_TRAIT_DIST_LOG2, 0, d3, 3)),
+			   0.0, 1e-12);
+	/* absent, or not the same trait */
+	x = trait("f", ETWFORGE_TRAIT_FRACTION, 0.5, NULL, 0);
+	y = x;
+	y.present = false;
+	cr_assert_eq(etwforge_trait_distance(&x, &y, &d), -ENOENT);
+	y = trait("g", ETWFORGE_TRAIT_FRACTION, 0.5, NULL, 0);
+	cr_assert_eq(etwforge_trait_distance(&x, &y, &d), -EINVAL);
+	y = trait("f", ETWFORGE_TRAIT_AMOUNT, 0.5, NULL, 0);
+	cr_assert_eq(etwforge_trait_distance(&x, &y, &d), -EINVAL);
+}
+
+/* The traits of @path, read whole. */
+static struct etwforge_traits *traits_of(const char *path)
+{
+	struct etwforge_error *err = etwforge_error_new();
+	struct etwforge_file *f = etwforge_file_open(path, 0, err);
+	struct etwforge_traits *t;
+
+	cr_assert_not_null(f, "%s: %s", path, etwforge_error_message(err));
+	t = etwforge_traits_new(f, err);
+	cr_assert_not_null(t, "%s: %s", path, etwforge_error_message(err));
+	etwforge_file_close(f);
+	etwforge_error_free(err);
+	return t;
+}
+
+static const struct etwforge_trait *named(const struct etwforge_traits *t, const char *name)
+{
+	for (size_t i = 0; i < etwforge_traits_count(t); i++) {
+		if (!strcmp(etwforge_traits_at(t, i)->name, name)) {
+			return etwforge_traits_at(t, i);
+		}
+	}
+	cr_assert_fail("no trait %s", name);
+	return NULL;
+}
+
+static void is(const struct etwforge_traits *t, const char *name, double want, double eps)
+{
+	const struct etwforge_trait *x = named(t, name);
+
+	cr_assert(x->present, "%s is not present", name);
+	cr_assert(fabs(x->value - want) <= eps, "%s: %.9g, counted %.9g", name, x->value, want);
+}
+
+Test(traits, the_perfview_sample)
+{
+	const char *path = test_sample("perfview_net.4.5.2.x64.etl");
+	struct etwforge_traits *t = traits_of(path);
+	const struct etwforge_trait *prio;
+
+	/* 79,528 samples: 13,165 at a timestamp another CPU's sample has too; 75,116 at
+	 * the 10 most sampled addresses; 135 in a DPC or ISR; 73,313 of the idle thread,
+	 * 72,805 of them at one address, all with priority 16 */
+	is(t, "sample_times_shared", 13165.0 / 79528, 1e-9);
+	is(t, "top10_ip_share", 75116.0 / 79528, 1e-9);
+	is(t, "dpc_isr_sample_share", 135.0 / 79528, 1e-9);
+	is(t, "idle_top_ip_share", 72805.0 / 73313, 1e-9);
+	prio = named(t, "idle_sample_priority");
+	cr_assert(prio->present);
+	cr_assert_eq(prio->ncounts, 32);
+	cr_assert_eq(prio->counts[16], 73313);
+	cr_assert_str_eq(prio->labels[16], "16");
+	/* the spacing of each CPU's samples, CV per CPU 0.05343 0.03913 0.15356 0.10003
+	 * 0.03652 0.05999 0.07417 0.07610: the median 0.0670816 */
+	is(t, "sample_spacing_cv", 0.0670816, 1e-6);
+	/* the start rundown: 32 Process and 670 Thread DCStarts over 83,821 ticks of
+	 * 100 ns on CPUs 2 and 3, 662 naming the controller in their header, 64
+	 * samples among them */
+	is(t, "rundown_time", 8.3821, 1e-4);
+	is(t, "rundown_cpus", 2, 0);
+	is(t, "rundown_header_context", 662.0 / 702, 1e-9);
+	is(t, "rundown_interleaved", 64.0 / (64 + 702), 1e-9);
+	is(t, "cpus", 8, 0);
+	is(t, "threads_at_start", 662, 0);
+	is(t, "round_times", 0, 0);
+	/* no switch in the file: nothing about how threads leave and come back */
+	cr_assert(!named(t, "wake_latency")->present);
+	cr_assert(!named(t, "ready_wait_reasons")->present);
+	cr_assert(!named(t, "cpu_busy_share")->present);
+	cr_assert_eq(etwforge_traits_score(t, t, NULL), 0);
+	etwforge_traits_free(t);
+}
+
+/* A trace of tools/scenarios/@scenario with @seed, 300 ms, in the scratch folder. */
+static const char *gen(const char *scenario, unsigned seed)
+{
+	static char name[8][64];
+	static unsigned k;
+	char args[512], err[512];
+	const char *out = name[k++ % 8];
+
+	snprintf((char *)out, 64, "%s-%u.etl", scenario, seed);
+	snprintf(args, sizeof(args),
+		 "gen '%s/../tools/scenarios/%s.yaml' -o %s --seed %u --duration 300ms -q",
+		 SOURCE_DIR, scenario, out, seed);
+	cr_assert_eq(test_etwforge(args, err, sizeof(err)), 0, "%s", err);
+	return test_path(out);
+}
+
+Test(traits, a_trace_is_closest_to_itself_then_to_its_scenario)
+{
+	struct etwforge_traits *d1 = traits_of(gen("desktop", 1));
+	struct etwforge_traits *d2 = traits_of(gen("desktop", 2));
+	struct etwforge_traits *s1 = traits_of(gen("server64", 1));
+	unsigned n = 0, m = 0;
+	double same, seeds, kinds;
+
+	same = etwforge_traits_score(d1, d1, &n);
+	cr_assert_eq(same, 0);
+	cr_assert_gt(n, 10, "only %u traits compared", n);
+	seeds = etwforge_traits_score(d1, d2, &n);
+	cr_assert_eq(seeds, etwforge_traits_score(d2, d1, &m), "the score is symmetric");
+	cr_assert_eq(n, m);
+	kinds = etwforge_traits_score(d1, s1, NULL);
+	cr_assert_gt(seeds, 0, "two seeds differ somewhere");
+	cr_assert_lt(seeds, kinds, "desktop/desktop %.3f, desktop/server64 %.3f", seeds, kinds);
+	for (size_t i = 0; i < etwforge_traits_count(d1); i++) {
+		double d;
+
+		if (etwforge_trait_distance(etwforge_traits_at(d1, i), etwforge_traits_at(s1, i),
+					    &d) == 0) {
+			cr_assert(d >= 0 && d <= 1, "%s: %g", etwforge_traits_at(d1, i)->name, d);
+		}
+	}
+	etwforge_traits_free(d1);
+	etwforge_traits_free(d2);
+	etwforge_traits_free(s1);
+}
+
+Test(traits, json_has_every_trait_and_the_score)
+{
+	struct etwforge_traits *a = traits_of(gen("desktop", 3));
+	const char *path = test_sample("perfview_net.4.5.2.x64.etl");
+	struct etwforge_traits *b = traits_of(path);
+	size_t n = etwforge_traits_json(a, b, "a.etl", "b.etl", NULL, 0);
+	char *buf = malloc(n + 1);
+	json_error_t je;
+	json_t *o, *list, *x;
+
+	cr_assert_not_null(buf);
+	cr_assert_eq(etwforge_traits_json(a, b, "a.etl", "b.etl", buf, n + 1), n);
+	o = json_loads(buf, 0, &je);
+	cr_assert_not_null(o, "%s: %s", je.text, buf);
+	cr_assert_str_eq(json_string_value(json_object_get(o, "b")), "b.etl");
+	cr_assert_float_eq(json_real_value(json_object_get(o, "score")),
+			   etwforge_traits_score(a, b, NULL), 1e-6);
+	list = json_object_get(o, "traits");
+	cr_assert_eq(json_array_size(list), etwforge_traits_count(a));
+	x = json_array_get(list, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(x, "name")),
+			 etwforge_traits_at(a, 0)->name);
+	/* a trait only one trace shows has no distance */
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		json_t *t = json_array_get(list, i);
+		bool both = json_is_true(json_object_get(json_object_get(t, "a"), "present")) &&
+			    json_is_true(json_object_get(json_object_get(t, "b"), "present"));
+
+		cr_assert_eq(json_is_null(json_object_get(t, "distance")), !both, "%s",
+			     json_string_value(json_object_get(t, "name")));
+	}
+	json_decref(o);
+	free(buf);
+	etwforge_traits_free(a);
+	etwforge_traits_free(b);
+}
