@@ -1046,6 +1046,35 @@ void scenario_ident_cfg(const struct scenario *sc, struct ident_cfg *out)
 	struct scenario_procs v = scenario_procs_of((struct scenario *)sc);
 
 	scenario_procs_ident_cfg(&v, out);
+	out->modules = sc->modules.nimages ? &sc->modules : NULL;
+}
+
+/*
+ * The address spaces (scheduler_model/modules.h): the images and functions
+ * of every process and of the kernel, bases from the seed, and each
+ * group's hot functions.
+ */
+static int finish_modules(struct scenario *sc, struct etwforge_error *err)
+{
+	struct ident_cfg ic;
+	struct mod_process procs[IDENT_MAX_PROCESSES];
+	struct mod_problem p;
+	struct scenario_procs v = scenario_procs_of(sc);
+	struct mod_space sp;
+
+	scenario_procs_ident_cfg(&v, &ic);
+	for (unsigned i = 0; i < ic.nprocesses; i++) {
+		procs[i] = (struct mod_process){ic.processes[i].image, ic.processes[i].pid,
+						ic.processes[i].cmdline};
+	}
+	sp = (struct mod_space){ic.nprocesses, procs, ic.group_process, &sc->sched};
+	mod_cfg_init(&sc->modules, sc->trace.arch == ETL_ARCH_X64, sc->sched.seed);
+	if (mod_cfg_finish(&sc->modules, &sp, &p) < 0 ||
+	    mod_cfg_default_hot(&sc->modules, &sp) < 0) {
+		sc->modules.nimages = 0;
+		return sk_fail_key(&sc->where, sc->source, err, "processes", "images: %s", p.why);
+	}
+	return 0;
 }
 
 int64_t scenario_effective_boot_time(const struct scenario *sc)
@@ -1581,6 +1610,9 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 		struct scenario_procs v = scenario_procs_of(sc);
 
 		rc = scenario_procs_finish(&v, err);
+	}
+	if (rc == 0) {
+		rc = finish_modules(sc, err);
 	}
 	if (rc) {
 		return rc;
