@@ -401,14 +401,29 @@ CHILD = textwrap.dedent("""
 """)
 
 
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1,
+           signal.SIGALRM, signal.SIGRTMIN + 2)
+
+
+def child_setup():
+    """The child's start: no core file; the signals as a terminal's job
+    control gives them, whatever ran the tests (nohup ignores SIGHUP, a
+    shell's background job SIGINT and SIGQUIT, and an ignored signal stays
+    ignored: the run would go on); and a file-size limit, so that a signal
+    which does not stop it cannot fill the disk (SIGXFSZ ends it instead)."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4 << 30, 4 << 30))
+    for s in SIGNALS:
+        signal.signal(s, signal.SIG_DFL)
+
+
 def run_child(tmp_path, sig):
     out = tmp_path / "o"
     out.mkdir()
     (out / "g.etl").write_text("before")
     p = subprocess.Popen([sys.executable, "-c", CHILD, str(out), SCENARIOS],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=python_env(),
-                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
+                         env=python_env(), preexec_fn=child_setup)
     assert p.stdout.readline().strip() == "start"
     import time
     for _ in range(3000):  # until the run has made its temporary files
