@@ -483,13 +483,37 @@ static const char *identity_name(uint16_t hook)
 		return "Group masks end";
 	case ETW_HOOK_RUNDOWN_COMPLETE:
 		return "Rundown complete";
+	case ETW_HOOK_IMAGE_LOAD:
+		return "Image Load";
+	case ETW_HOOK_IMAGE_UNLOAD:
+		return "Image Unload";
+	case ETW_HOOK_IMAGE_DC_START:
+		return "Image DCStart";
+	case ETW_HOOK_IMAGE_DC_END:
+		return "Image DCEnd";
+	case ETW_HOOK_IMAGE_KERNEL_BASE:
+		return "Image KernelBase";
+	case ETW_HOOK_IMAGE_HYPERCALL:
+		return "Image HypercallPage";
+	case ETW_HOOK_STACK_WALK:
+		return "StackWalk";
+	case ETW_HOOK_STACK_KEY_CREATE:
+		return "StackWalk KeyCreate";
+	case ETW_HOOK_STACK_KEY_DELETE:
+		return "StackWalk KeyDelete";
+	case ETW_HOOK_STACK_KEY_RUNDOWN:
+		return "StackWalk KeyRundown";
+	case ETW_HOOK_STACK_KEY_KERNEL:
+		return "StackWalk StackKeyKernel";
+	case ETW_HOOK_STACK_KEY_USER:
+		return "StackWalk StackKeyUser";
 	default:
 		return NULL;
 	}
 }
 
 /*
- * decode_identity - the identity and rundown records: a hook and version
+ * decode_identity - the identity, rundown, image and stack-walk records: a hook and version
  * with a decoder gives its kind, or SHORT when the decoder refuses the bytes.
  */
 static void decode_identity(uint16_t hook, uint8_t version, enum etl_arch arch, const uint8_t *p,
@@ -563,6 +587,35 @@ static void decode_identity(uint16_t hook, uint8_t version, enum etl_arch arch, 
 		kind = ETW_PAYLOAD_RUNDOWN_COMPLETE;
 		r = 0;
 		break;
+	case ETW_HOOK_IMAGE_LOAD:
+	case ETW_HOOK_IMAGE_UNLOAD:
+	case ETW_HOOK_IMAGE_DC_START:
+	case ETW_HOOK_IMAGE_DC_END:
+		if (version == ETW_VERSION_IMAGE_WIN8 || version == ETW_VERSION_IMAGE_WIN10) {
+			kind = ETW_PAYLOAD_IMAGE;
+			r = etw_decode_image(p, len, arch, version, &out->u.im);
+		}
+		break;
+	case ETW_HOOK_IMAGE_KERNEL_BASE:
+	case ETW_HOOK_IMAGE_HYPERCALL:
+		kind = ETW_PAYLOAD_IMAGE_ADDRESS;
+		r = etw_decode_image_address(p, len, arch, &out->u.address);
+		break;
+	case ETW_HOOK_STACK_WALK:
+		kind = ETW_PAYLOAD_STACK_WALK;
+		r = etw_decode_stack_walk(p, len, arch, &out->u.sw);
+		break;
+	case ETW_HOOK_STACK_KEY_KERNEL:
+	case ETW_HOOK_STACK_KEY_USER:
+		kind = ETW_PAYLOAD_STACK_KEY;
+		r = etw_decode_stack_key(p, len, arch, &out->u.sk);
+		break;
+	case ETW_HOOK_STACK_KEY_CREATE:
+	case ETW_HOOK_STACK_KEY_DELETE:
+	case ETW_HOOK_STACK_KEY_RUNDOWN:
+		kind = ETW_PAYLOAD_STACK_DEF;
+		r = etw_decode_stack_def(p, len, arch, &out->u.sd);
+		break;
 	default:
 		break;
 	}
@@ -615,5 +668,54 @@ void etw_decode_payload(uint16_t hook, uint8_t version, enum etl_arch arch, cons
 	default:
 		decode_identity(hook, version, arch, p, len, out);
 		return;
+	}
+}
+
+void etw_decode_classic_payload(const uint8_t *guid, uint8_t type, uint16_t version,
+				enum etl_arch arch, const uint8_t *p, size_t len,
+				struct etw_payload *out)
+{
+	enum etw_payload_kind kind = ETW_PAYLOAD_NONE;
+	int r = -EINVAL;
+
+	memset(out, 0, sizeof(*out));
+	if (memcmp(guid, etw_ktc_guid, ETW_GUID_LEN) != 0) {
+		return;
+	}
+	switch (type) {
+	case ETW_KTC_IMAGE_ID:
+		if (version == ETW_VERSION_KTC) {
+			out->name = "ImageID";
+			kind = ETW_PAYLOAD_KTC_IMAGE_ID;
+			r = etw_decode_ktc_image_id(p, len, arch, &out->u.kid);
+		}
+		break;
+	case ETW_KTC_DBGID_RSDS:
+	case ETW_KTC_DBGID_ILRSDS:
+		if (version == ETW_VERSION_KTC) {
+			out->name = type == ETW_KTC_DBGID_RSDS ? "DbgID_RSDS" : "DbgID_ILRSDS";
+			kind = ETW_PAYLOAD_KTC_DBGID;
+			r = etw_decode_ktc_dbgid(p, len, arch, false, &out->u.kdb);
+		}
+		break;
+	case ETW_KTC_DBGID_NONE:
+		if (version == ETW_VERSION_KTC) {
+			out->name = "DbgID None";
+			kind = ETW_PAYLOAD_KTC_DBGID_NONE;
+			r = etw_decode_ktc_dbgid(p, len, arch, true, &out->u.kdb);
+		}
+		break;
+	case ETW_KTC_FILE_VERSION:
+		if (version == ETW_VERSION_KTC_FILE_VERSION) {
+			out->name = "FileVersion";
+			kind = ETW_PAYLOAD_KTC_FILE_VERSION;
+			r = etw_decode_ktc_file_version(p, len, &out->u.kfv);
+		}
+		break;
+	default:
+		break;
+	}
+	if (kind != ETW_PAYLOAD_NONE) {
+		out->kind = r < 0 ? ETW_PAYLOAD_SHORT : kind;
 	}
 }

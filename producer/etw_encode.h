@@ -17,10 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "producer/etw_image.h"
+#include "producer/etw_ktc.h"
 #include "producer/etw_layout.h"
 #include "producer/etw_process.h"
 #include "producer/etw_profile.h"
 #include "producer/etw_rundown.h"
+#include "producer/etw_stack.h"
 #include "producer/etw_sysconfig.h"
 #include "producer/etw_thread.h"
 #include "writer/etl_trace_header.h"
@@ -184,6 +187,17 @@ enum etw_payload_kind {
 	ETW_PAYLOAD_CPU_CONFIG,	       /* 0x0B0A: version 3 */
 	ETW_PAYLOAD_GROUP_MASKS,       /* 0x0005, 0x0020 */
 	ETW_PAYLOAD_RUNDOWN_COMPLETE,  /* 0x0008: no payload */
+	/* images, stack walks (etw_image.h, etw_stack.h): */
+	ETW_PAYLOAD_IMAGE,	   /* 0x030A, 0x1402-0x1404: version 2 or 3 */
+	ETW_PAYLOAD_IMAGE_ADDRESS, /* 0x1421 KernelBase, 0x1422 HypercallPage */
+	ETW_PAYLOAD_STACK_WALK,	   /* 0x1820 */
+	ETW_PAYLOAD_STACK_KEY,	   /* 0x1825 / 0x1826 */
+	ETW_PAYLOAD_STACK_DEF,	   /* 0x1822 / 0x1823 / 0x1824 */
+	/* the KernelTraceControl image identities (etw_ktc.h), by GUID and type: */
+	ETW_PAYLOAD_KTC_IMAGE_ID,     /* type 0, v2 */
+	ETW_PAYLOAD_KTC_DBGID,	      /* types 36 (RSDS) and 37 (ILRSDS), v2 */
+	ETW_PAYLOAD_KTC_DBGID_NONE,   /* type 32, v2: u.kdb's base and PID only */
+	ETW_PAYLOAD_KTC_FILE_VERSION, /* type 64, v0 */
 };
 
 /**
@@ -210,6 +224,14 @@ struct etw_payload {
 		struct etw_profile_interval pi;
 		struct etw_cpu_config cpu;
 		struct etw_group_masks gm;
+		struct etw_image im;
+		uint64_t address; /* IMAGE_ADDRESS */
+		struct etw_stack_walk sw;
+		struct etw_stack_key sk;
+		struct etw_stack_def sd;
+		struct etw_ktc_image_id kid;
+		struct etw_ktc_dbgid kdb;
+		struct etw_ktc_file_version kfv;
 	} u;
 	unsigned tids;
 	size_t batch_bytes;
@@ -222,8 +244,23 @@ struct etw_payload {
  * to 4 share the 0x18-byte layout (KERNEL_FACTS 4.2, 5.2); version 1 is not
  * decoded. The identity and rundown records (RUNDOWN_FACTS) are decoded for
  * the versions their decoders know; a malformed one is ETW_PAYLOAD_SHORT.
+ * So are the image and stack-walk records (STACK_IMAGE_FACTS 2, 3): Image
+ * versions 2 and 3, every version of the others.
  */
 void etw_decode_payload(uint16_t hook, uint8_t version, enum etl_arch arch, const uint8_t *p,
 			size_t len, struct etw_payload *out);
+
+/**
+ * etw_decode_classic_payload - the dispatcher of classic events (an
+ * EVENT_TRACE_HEADER, writer/etl_trace_header.h): decode the @len payload
+ * bytes at @p of an event with @guid (16 wire bytes), Class.Type @type and
+ * Class.Version @version. Knows the KernelTraceControl image identities
+ * (etw_ktc.h) in the versions Windows writes (ImageID, DbgID_* and None v2,
+ * FileVersion v0); anything else is ETW_PAYLOAD_NONE, a malformed one
+ * ETW_PAYLOAD_SHORT.
+ */
+void etw_decode_classic_payload(const uint8_t *guid, uint8_t type, uint16_t version,
+				enum etl_arch arch, const uint8_t *p, size_t len,
+				struct etw_payload *out);
 
 #endif /* PRODUCER_ETW_ENCODE_H */

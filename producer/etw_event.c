@@ -25,6 +25,11 @@
  *   0x0B0A        SystemConfig CPU            SYSTEM    3
  *   0x0005/0020   group masks (data buffers)  PERFINFO  2
  *   0x0008        rundown complete            PERFINFO  2   (no payload)
+ *   0x030A/1402   Image Load / Unload         SYSTEM    target (2, or 3)
+ *   0x1403/1404   Image DCStart / DCEnd       PERFINFO  target   a process's
+ *                 images; a kernel module's (PID 0) are SYSTEM: etw_image_form()
+ *   0x1421/1422   KernelBase / HypercallPage  PERFINFO  2
+ *   0x1820-1826   StackWalk and stack keys    PERFINFO  2
  *
  * The header buffer's own 0x0005 is SYSTEM (writer/etl_header.c), not this.
  */
@@ -41,6 +46,7 @@ enum version_from {
 	FIXED,	 /* the row's own */
 	DEFUNCT, /* etw_target.defunct_version */
 	THREAD,	 /* etw_target.thread_version */
+	IMAGE,	 /* etw_target.image_version */
 };
 
 struct form_row {
@@ -72,6 +78,18 @@ static const struct form_row forms[] = {
 	{ETL_HOOK_HEADER_EXTENSION,      ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_GROUP_MASKS},
 	{ETW_HOOK_GROUP_MASKS_END,       ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_GROUP_MASKS},
 	{ETW_HOOK_RUNDOWN_COMPLETE,      ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_GROUP_MASKS},
+	{ETW_HOOK_IMAGE_LOAD,            ETW_HEADER_SYSTEM,   IMAGE,   0},
+	{ETW_HOOK_IMAGE_UNLOAD,          ETW_HEADER_SYSTEM,   IMAGE,   0},
+	{ETW_HOOK_IMAGE_DC_START,        ETW_HEADER_PERFINFO, IMAGE,   0},
+	{ETW_HOOK_IMAGE_DC_END,          ETW_HEADER_PERFINFO, IMAGE,   0},
+	{ETW_HOOK_IMAGE_KERNEL_BASE,     ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_IMAGE_SINGLETON},
+	{ETW_HOOK_IMAGE_HYPERCALL,       ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_IMAGE_SINGLETON},
+	{ETW_HOOK_STACK_WALK,            ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_STACK_WALK},
+	{ETW_HOOK_STACK_KEY_CREATE,      ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_STACK_WALK},
+	{ETW_HOOK_STACK_KEY_DELETE,      ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_STACK_WALK},
+	{ETW_HOOK_STACK_KEY_RUNDOWN,     ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_STACK_WALK},
+	{ETW_HOOK_STACK_KEY_KERNEL,      ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_STACK_WALK},
+	{ETW_HOOK_STACK_KEY_USER,        ETW_HEADER_PERFINFO, FIXED,   ETW_VERSION_STACK_WALK},
 };
 /* clang-format on */
 
@@ -100,10 +118,23 @@ int etw_event_form_for(const struct etw_target *t, uint16_t hook, struct etw_eve
 		out->header = r->header;
 		out->version = r->from == DEFUNCT  ? t->defunct_version
 			       : r->from == THREAD ? t->thread_version
+			       : r->from == IMAGE  ? t->image_version
 						   : r->version;
 		return 0;
 	}
 	return -ENOENT;
+}
+
+int etw_image_form(const struct etw_target *t, uint16_t hook, bool kernel_module,
+		   struct etw_event_form *out)
+{
+	int r = etw_event_form_for(t, hook, out);
+
+	if (r == 0 && kernel_module &&
+	    (hook == ETW_HOOK_IMAGE_DC_START || hook == ETW_HOOK_IMAGE_DC_END)) {
+		out->header = ETW_HEADER_SYSTEM;
+	}
+	return r;
 }
 
 int etw_encode_event_header(uint8_t *buf, size_t cap, enum etl_arch arch, uint16_t hook,

@@ -8,6 +8,7 @@
 #ifndef PRODUCER_ETW_EVENT_H
 #define PRODUCER_ETW_EVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,16 @@ size_t etw_header_form_len(enum etw_header_form header);
  * Return: 0 and *@out set, or -ENOENT for a hook not in the table.
  */
 int etw_event_form_for(const struct etw_target *t, uint16_t hook, struct etw_event_form *out);
+
+/**
+ * etw_image_form - etw_event_form_for() for an image record, with the two
+ * rundown forms (STACK_IMAGE_FACTS 2.3): DCStart/DCEnd of a kernel module
+ * (@kernel_module, payload PID 0) is SYSTEM (the thread running the
+ * rundown), of an image mapped in a process PERFINFO. Return: as
+ * etw_event_form_for().
+ */
+int etw_image_form(const struct etw_target *t, uint16_t hook, bool kernel_module,
+		   struct etw_event_form *out);
 
 /**
  * etw_encode_event_header - write the header of an event of @payload_len

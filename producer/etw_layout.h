@@ -5,8 +5,10 @@
  * ../shared/spec/KERNEL_FACTS.md (section given per block) or the seed pages
  * in ../shared/seeds/; and of the identity and rundown events (process,
  * thread, ReadyThread, SampledProfile, SystemConfig CPU, the group-mask
- * records), from ../shared/spec/RUNDOWN_FACTS.md ("RF" below). The framing they sit in (trace headers, markers,
- * buffers) is writer/etl_layout.h.
+ * records), from ../shared/spec/RUNDOWN_FACTS.md ("RF" below); and of the
+ * image, stack-walk and KernelTraceControl records, from
+ * ../shared/spec/STACK_IMAGE_FACTS.md ("SIF" below). The framing they sit in
+ * (trace headers, markers, buffers) is writer/etl_layout.h.
  *
  * Offsets are named constants tied together with static_asserts, never the
  * sizeof of a host struct: the layouts differ between x86 and x64 and the
@@ -419,5 +421,135 @@ enum {
 static_assert(ETW_GM_MASKS + 4 * ETW_GROUP_MASKS == ETW_GM_VERSION, "Masks[8]");
 static_assert(ETW_GM_LEN == ETL_HDR_EXT_LEN, "the header buffer's 0x0005 payload");
 #define ETW_VERSION_GROUP_MASKS 2
+
+/* ==== Images, stack walks, image identities (STACK_IMAGE_FACTS) ========== */
+
+/* ---- Hook ids (SIF 2.1, 3.1) --------------------------------------------- */
+#define ETW_HOOK_IMAGE_LOAD	    0x030Au /* Process group, type 10: the only load hook */
+#define ETW_HOOK_IMAGE_UNLOAD	    0x1402u
+#define ETW_HOOK_IMAGE_DC_START	    0x1403u
+#define ETW_HOOK_IMAGE_DC_END	    0x1404u
+#define ETW_HOOK_IMAGE_KERNEL_BASE  0x1421u /* DCEnd only, before the kernel modules */
+#define ETW_HOOK_IMAGE_HYPERCALL    0x1422u
+#define ETW_HOOK_STACK_WALK	    0x1820u
+#define ETW_HOOK_STACK_KEY_CREATE   0x1822u /* never logged (SIF 3.1); decoded all the same */
+#define ETW_HOOK_STACK_KEY_DELETE   0x1823u /* a cached stack's definition, on eviction */
+#define ETW_HOOK_STACK_KEY_RUNDOWN  0x1824u /* ... and for every entry still cached at stop */
+#define ETW_HOOK_STACK_KEY_KERNEL   0x1825u /* a reference to a cached kernel stack */
+#define ETW_HOOK_STACK_KEY_USER	    0x1826u /* ... to a cached user stack */
+#define ETW_VERSION_IMAGE_WIN8	    2	    /* 9200: Reserved0 u32 at 0x1C */
+#define ETW_VERSION_IMAGE_WIN10	    3	    /* 18362: SignatureLevel, SignatureType */
+#define ETW_VERSION_IMAGE_SINGLETON 2	    /* 0x1421 / 0x1422 on both builds */
+#define ETW_VERSION_STACK_WALK	    2	    /* every stack record, PERFINFO */
+
+/*
+ * ---- WMI_IMAGELOAD_INFORMATION v2/v3 (SIF 2.2): 0x38 bytes on x64, 0x2C on
+ * x86, then FileName UTF-16 z. v2 has Reserved0 as a u32 at 0x1C/0x14; v3
+ * splits it into SignatureLevel u8, SignatureType u8, Reserved0 u16.
+ */
+enum {
+	ETW_IM64_BASE = 0x00,
+	ETW_IM64_SIZE = 0x08,
+	ETW_IM64_PID = 0x10,
+	ETW_IM64_CHECKSUM = 0x14,
+	ETW_IM64_TIMESTAMP = 0x18,
+	ETW_IM64_SIG_LEVEL = 0x1C,
+	ETW_IM64_SIG_TYPE = 0x1D,
+	ETW_IM64_RESERVED0 = 0x1E,
+	ETW_IM64_DEFAULT_BASE = 0x20,
+	ETW_IM64_RESERVED1 = 0x28, /* Reserved1..4, u32 each */
+	ETW_IM64_FILE_NAME = 0x38,
+};
+enum {
+	ETW_IM32_BASE = 0x00,
+	ETW_IM32_SIZE = 0x04,
+	ETW_IM32_PID = 0x08,
+	ETW_IM32_CHECKSUM = 0x0C,
+	ETW_IM32_TIMESTAMP = 0x10,
+	ETW_IM32_SIG_LEVEL = 0x14,
+	ETW_IM32_SIG_TYPE = 0x15,
+	ETW_IM32_RESERVED0 = 0x16,
+	ETW_IM32_DEFAULT_BASE = 0x18,
+	ETW_IM32_RESERVED1 = 0x1C,
+	ETW_IM32_FILE_NAME = 0x2C,
+};
+#define ETW_IMAGE_RESERVED_N 4u /* Reserved1..Reserved4 */
+static_assert(ETW_IM64_RESERVED1 + 4 * ETW_IMAGE_RESERVED_N == ETW_IM64_FILE_NAME,
+	      "x64 image fixed part 0x38");
+static_assert(ETW_IM32_RESERVED1 + 4 * ETW_IMAGE_RESERVED_N == ETW_IM32_FILE_NAME,
+	      "x86 image fixed part 0x2C");
+static_assert(ETW_IM64_RESERVED0 + 2 == ETW_IM64_DEFAULT_BASE &&
+		      ETW_IM32_RESERVED0 + 2 == ETW_IM32_DEFAULT_BASE,
+	      "v3 Reserved0 is a u16");
+
+/*
+ * ---- STACK_WALK_EVENT_DATA 0x1820 (SIF 3.2) and the stack-key reference
+ * 0x1825/0x1826 (3.6): the same head on x86 and x64, then the frames
+ * (pointer each, innermost first) or the key (a pointer).
+ */
+enum {
+	ETW_SW_EVENT_TS = 0x00,
+	ETW_SW_PROCESS = 0x08,
+	ETW_SW_THREAD = 0x0C,
+	ETW_SW_FRAMES = 0x10, /* 0x1820: Stack[n]; 0x1825/0x1826: StackKey */
+};
+#define ETW_STACK_MAX_FRAMES   192u		     /* ETW_STACK_SW_ARRAY_SIZE: Stack1..Stack192 */
+#define ETW_STACK_MIN_CACHED   4u		     /* ETW_MINIMUM_CACHED_STACK_LENGTH */
+#define ETW_STACK_DEF_KEY      0x00u		     /* 0x1822-0x1824: StackKey, then Stack[n] */
+#define ETW_USER_ADDRESS_END   0x8000000000000000ull /* x64 kernel frames lie above */
+#define ETW_USER_ADDRESS_END32 0x80000000u	     /* x86 (without /3GB) */
+
+/* ---- KernelTraceControl image identities (SIF 6): FULL_HEADER records ---- */
+/* {B3E675D7-2554-4F18-830B-2762732560DE}, as its 16 bytes on the wire */
+#define ETW_KTC_GUID_BYTES                                                                         \
+	{                                                                                          \
+		0xd7, 0x75, 0xe6, 0xb3, 0x54, 0x25, 0x18, 0x4f, 0x83, 0x0b, 0x27, 0x62, 0x73,      \
+			0x25, 0x60, 0xde                                                           \
+	}
+#define ETW_KTC_IMAGE_ID	     0x00u /* Class.Type (the opcode) */
+#define ETW_KTC_DBGID_NONE	     0x20u /* DBGID_LOG_TYPE_NONE: no debug directory */
+#define ETW_KTC_DBGID_RSDS	     0x24u
+#define ETW_KTC_DBGID_ILRSDS	     0x25u
+#define ETW_KTC_FILE_VERSION	     0x40u
+#define ETW_VERSION_KTC		     2 /* ImageID, DbgID_*, None */
+#define ETW_VERSION_KTC_FILE_VERSION 0
+/* WMI_IMAGEID_INFORMATION, pack(1) */
+enum {
+	ETW_KID64_BASE = 0x00,
+	ETW_KID64_SIZE = 0x08,
+	ETW_KID64_PID = 0x10,
+	ETW_KID64_TIMESTAMP = 0x14,
+	ETW_KID64_NAME = 0x18,
+	ETW_KID32_BASE = 0x00,
+	ETW_KID32_SIZE = 0x04,
+	ETW_KID32_PID = 0x08,
+	ETW_KID32_TIMESTAMP = 0x0C,
+	ETW_KID32_NAME = 0x10,
+};
+/* DbgID_RSDS / DbgID_ILRSDS (the same layout), and None (ImageBase, ProcessId) */
+enum {
+	ETW_KDB64_BASE = 0x00,
+	ETW_KDB64_PID = 0x08,
+	ETW_KDB64_GUID = 0x0C,
+	ETW_KDB64_AGE = 0x1C,
+	ETW_KDB64_PDB = 0x20,
+	ETW_KDB32_BASE = 0x00,
+	ETW_KDB32_PID = 0x04,
+	ETW_KDB32_GUID = 0x08,
+	ETW_KDB32_AGE = 0x18,
+	ETW_KDB32_PDB = 0x1C,
+};
+#define ETW_GUID_LEN 16u
+static_assert(ETW_KDB64_GUID + ETW_GUID_LEN == ETW_KDB64_AGE &&
+		      ETW_KDB32_GUID + ETW_GUID_LEN == ETW_KDB32_AGE,
+	      "GuidSig is 16 bytes");
+static_assert(ETW_KDB64_PID + 4 == ETW_KDB64_GUID, "None ends with its ProcessId");
+/* FileVersion v0: ImageSize u32, TimeDateStamp u32, then 10 UTF-16 z strings */
+enum {
+	ETW_KFV_SIZE = 0x00,
+	ETW_KFV_TIMESTAMP = 0x04,
+	ETW_KFV_STRINGS = 0x08,
+};
+#define ETW_KFV_NSTRINGS 10u
 
 #endif /* PRODUCER_ETW_LAYOUT_H */

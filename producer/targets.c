@@ -14,6 +14,8 @@
  * the build switched is unknown; our choice: the 9200 forms (Defunct v4, no
  * name) up to 1709, the 18362 forms from 1903 on, 22H2 included (Thread v4
  * is the newest class known, but the strictest reader keys on v3).
+ * Image records (STACK_IMAGE_FACTS 2.2) are v2 on 9200 and v3 on 18362 (the
+ * signature bytes); the same split: v2 up to 1709, v3 from 1903 on.
  */
 #include <stddef.h>
 #include <string.h>
@@ -22,12 +24,12 @@
 
 static const struct etw_target targets[] = {
 	/* clang-format off */
-	/* name         build  major minor mwr cs  kev defunct thread name */
-	{"win10-1507", 10240, 10, 0, 39, 2, 60, 4, 3, false},
-	{"win10-1607", 14393, 10, 0, 39, 2, 65, 4, 3, false},
-	{"win10-1709", 16299, 10, 0, 40, 4, 65, 4, 3, false},
-	{"win10-1903", 18362, 10, 0, 40, 4, 70, 5, 3, true},
-	{"win11-22h2", 22621, 10, 0, 43, 4, 80, 5, 3, true},
+	/* name         build  major minor mwr cs  kev defunct thread name image */
+	{"win10-1507", 10240, 10, 0, 39, 2, 60, 4, 3, false, 2},
+	{"win10-1607", 14393, 10, 0, 39, 2, 65, 4, 3, false, 2},
+	{"win10-1709", 16299, 10, 0, 40, 4, 65, 4, 3, false, 2},
+	{"win10-1903", 18362, 10, 0, 40, 4, 70, 5, 3, true, 3},
+	{"win11-22h2", 22621, 10, 0, 43, 4, 80, 5, 3, true, 3},
 	/* clang-format on */
 };
 

@@ -22,6 +22,8 @@
  * @thread_version:   Thread 0x0501-0x0504 marker version (3)
  * @thread_name:      v3 thread records carry the trailing ThreadName (the
  *                    18362 form); v4 always does
+ * @image_version:    Image 0x030A/0x1402-0x1404 marker version: 2 (the
+ *                    9200 form) or 3 (18362: the signature bytes)
  */
 struct etw_target {
 	const char *name;
@@ -34,6 +36,7 @@ struct etw_target {
 	uint8_t defunct_version;
 	uint8_t thread_version;
 	bool thread_name;
+	uint8_t image_version;
 };
 
 /** etw_target_find - by name. Return: the target or NULL. */

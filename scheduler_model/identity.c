@@ -10,12 +10,14 @@
  * pointers come from the model's own RNG stream. Memory is one small entry
  * per thread slot and per process, whatever the duration.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scheduler_model/identity.h"
+#include "scheduler_model/modules.h"
 
 /* Where the addresses come from (plausible ranges; no reader follows them). */
 #define X64_EPROCESS  0xFFFFB10000000080ull
@@ -36,6 +38,8 @@
 #define IMAGE_SPAN    0x80000u	/* an image's code, for sampled IPs */
 #define KCODE_SPAN    0xA00000u /* the kernel's */
 #define IDLE_IP_SPAN  0x100u	/* the idle loop (HalProcessorIdle) */
+
+static_assert(MOD_SYSTEM == IDENT_SYSTEM, "the address spaces index processes as we do");
 
 enum proc_state {
 	PROC_NOT_STARTED = 0,
@@ -531,7 +535,12 @@ static int on_event(void *ctx, uint64_t now_ns)
 		r->tid = v.tid;
 		r->count = 1;
 		r->priority = (uint8_t)(v.group < 0 ? 0 : v.pri);
-		if (v.group < 0) {
+		if (m->cfg.modules) {
+			/* the hot functions of the thread's group, the idle loop when idle */
+			r->ip = v.group < 0 ? mod_idle_ip(m->cfg.modules, &m->rng)
+					    : mod_sample(m->cfg.modules, (unsigned)v.group, &m->rng,
+							 NULL);
+		} else if (v.group < 0) {
 			r->ip = kcode + 0x3F0000u + sim_rng_below(&m->rng, IDLE_IP_SPAN);
 		} else {
 			unsigned pi = proc_index_of_group(m, (unsigned)v.group);

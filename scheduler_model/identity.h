@@ -70,6 +70,8 @@ struct ident_process {
 	int32_t exit_status;
 };
 
+struct mod_cfg;
+
 /**
  * struct ident_cfg - the model's configuration; the strings are borrowed
  * for the model's life.
@@ -86,6 +88,9 @@ struct ident_process {
  * @thread_name:  each group's thread name pattern ("{n}": the thread's
  *                index in its group, from 0), NULL: unnamed
  * @memory_mb, @computer_name: for SystemConfig CPU
+ * @modules:      the address spaces (scheduler_model/modules.h), finished:
+ *                sampled IPs come from its hot functions; NULL: from
+ *                made-up ranges
  */
 struct ident_cfg {
 	bool proc_thread;
@@ -101,6 +106,7 @@ struct ident_cfg {
 	struct ident_process processes[IDENT_MAX_PROCESSES];
 	uint16_t group_process[SCHED_MAX_GROUPS];
 	const char *thread_name[SCHED_MAX_GROUPS];
+	const struct mod_cfg *modules;
 };
 
 /**

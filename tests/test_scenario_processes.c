@@ -405,3 +405,93 @@ Test(scenario_processes, ident_cfg_check_rules)
 	cr_assert_str_eq(why, "two processes have the same PID");
 	free(c);
 }
+
+static const char hot_scenario[] =
+	"processes:\n"
+	"  - name: game.exe\n"
+	"threads:\n"
+	"  - name: render\n"
+	"    process: game.exe\n"
+	"    count: 2\n"
+	"    behaviour: cpu_bound\n"
+	"    hot: {game.exe!fn_1190: 70, ntdll.dll!RtlAllocateHeap: 20,\n"
+	"          ntoskrnl.exe!MmAccessFault: 10}\n";
+
+Test(scenario_processes, hot_functions_are_found_in_the_process_and_the_kernel)
+{
+	struct scenario *sc = load_finished(hot_scenario);
+	const struct mod_cfg *m = &sc->modules;
+	char buf[24];
+	static const char *const want[] = {"fn_1190", "RtlAllocateHeap", "MmAccessFault"};
+
+	cr_assert_eq(m->hot_n[0], 3);
+	for (unsigned k = 0; k < 3; k++) {
+		const struct mod_function *f = &m->functions[m->hot[m->hot_first[0] + k].fn];
+
+		cr_assert_str_eq(mod_function_name(f, buf, sizeof(buf)), want[k]);
+	}
+	cr_assert_eq(m->hot[m->hot_first[0]].weight, 70);
+	cr_assert(m->images[m->functions[m->hot[m->hot_first[0] + 2].fn].image].kernel);
+	free(sc);
+}
+
+Test(scenario_processes, a_hot_function_not_in_its_image_is_one_located_line)
+{
+	static const struct {
+		const char *from, *to, *msg;
+	} bad[] = {
+		{"game.exe!fn_1190", "game.exe!fn_1191",
+		 "t.yaml:8:11: threads.0.hot.game.exe!fn_1191: no function \"fn_1191\" in game.exe "
+		 "(did you mean \"fn_1190\"?)"},
+		{"ntdll.dll!", "ntdl.dll!",
+		 "t.yaml:8:33: threads.0.hot.ntdl.dll!RtlAllocateHeap: no image \"ntdl.dll\" in "
+		 "the "
+		 "group's process or the kernel (did you mean \"ntdll.dll\"?)"},
+		{"game.exe!fn_1190", "game.exe",
+		 "t.yaml:8:11: threads.0.hot: \"game.exe\" is not "
+		 "image!function (as ntdll.dll!RtlAllocateHeap, at "
+		 "most 127 bytes)"},
+		{": 70", ": 0",
+		 "t.yaml:8:29: threads.0.hot.game.exe!fn_1190: 0 is out of range "
+		 "(1..1000000)"},
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[1024];
+		const char *at = strstr(hot_scenario, bad[i].from);
+		struct scenario *sc = new_scenario();
+		int rc;
+
+		snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - hot_scenario), hot_scenario,
+			 bad[i].to, at + strlen(bad[i].from));
+		rc = scenario_load_string(sc, "t.yaml", text, &serr);
+		if (rc == 0) {
+			rc = scenario_finish(sc, &serr);
+		}
+		cr_assert_eq(rc, -EINVAL, "%s", text);
+		cr_assert_str_eq(serr.msg, bad[i].msg);
+		free(sc);
+	}
+}
+
+Test(scenario_processes, hot_prints_and_loads_back)
+{
+	struct scenario *sc = load_finished(hot_scenario);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct scenario *again;
+
+	cr_assert_not_null(f);
+	scenario_print(f, sc);
+	fclose(f);
+	cr_assert_not_null(
+		strstr(text, "hot: {\"game.exe!fn_1190\": 70, \"ntdll.dll!RtlAllocateHeap\": 20, "
+			     "\"ntoskrnl.exe!MmAccessFault\": 10}"),
+		"%s", text);
+	again = load_finished(text);
+	cr_assert_eq(memcmp(&again->modules.hot, &sc->modules.hot, sizeof(sc->modules.hot)), 0);
+	free(again);
+	free(sc);
+	free(text);
+}

@@ -95,6 +95,26 @@ enum {
 };
 static_assert(ETL_SH_USER_TIME + 4 == ETL_SH_LEN, "SYSTEM header is 0x20 bytes");
 
+/* ---- EVENT_TRACE_HEADER, FULL_HEADER32/64 (KERNEL_FACTS 3.4) ------------ */
+enum {
+	ETL_FH_SIZE = 0x00, /* u16: the whole record, not a version */
+	ETL_FH_HEADER_TYPE = 0x02,
+	ETL_FH_MARKER_FLAGS = 0x03,
+	ETL_FH_CLASS_TYPE = 0x04, /* the opcode */
+	ETL_FH_CLASS_LEVEL = 0x05,
+	ETL_FH_CLASS_VERSION = 0x06, /* u16 */
+	ETL_FH_THREAD_ID = 0x08,
+	ETL_FH_PROCESS_ID = 0x0C,
+	ETL_FH_TIME_STAMP = 0x10,
+	ETL_FH_GUID = 0x18,
+	ETL_FH_KERNEL_TIME = 0x28,
+	ETL_FH_USER_TIME = 0x2C,
+	ETL_FH_LEN = 0x30,
+};
+static_assert(ETL_FH_GUID + 16 == ETL_FH_KERNEL_TIME && ETL_FH_USER_TIME + 4 == ETL_FH_LEN,
+	      "EVENT_TRACE_HEADER is 0x30 bytes");
+#define ETL_FULL_MARKER_FLAGS 0xC0u /* TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE */
+
 /* ---- WMI_BUFFER_HEADER, 0x48 bytes (KERNEL_FACTS 8.1) -------------------- */
 enum {
 	ETL_BH_BUFFER_SIZE = 0x00,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * writer/etl_trace_header.c - encode and decode the PERFINFO trace header
- * and its extended items, and the SYSTEM header full and compact (see
- * etl_trace_header.h). Every byte goes through
- * put_le*()/get_le*() at the offsets named in etl_layout.h (STYLE B5).
+ * and its extended items, the SYSTEM header full and compact, and the
+ * EVENT_TRACE_HEADER of classic events (see etl_trace_header.h). Every byte
+ * goes through put_le*()/get_le*() at the offsets named in etl_layout.h
+ * (STYLE B5).
  * Errors: -EINVAL bad argument (pmc_count > 7, unknown arch, Size smaller
  * than the header), -ENOSPC short buffer; nothing is written on failure.
  */
@@ -203,4 +204,69 @@ int etl_encode_compact_header(uint8_t *buf, size_t cap, const struct etl_system_
 int etl_decode_compact_header(const uint8_t *buf, size_t len, struct etl_system_header *h)
 {
 	return decode_system(buf, len, h, ETL_HT_COMPACT32, ETL_HT_COMPACT64, ETL_COMPACT_SH_LEN);
+}
+
+int etl_encode_full_header(uint8_t *buf, size_t cap, const struct etl_full_header *h)
+{
+	uint8_t type;
+
+	switch (h->arch) {
+	case ETL_ARCH_X64:
+		type = ETL_HT_FULL_HEADER64;
+		break;
+	case ETL_ARCH_X86:
+		type = ETL_HT_FULL_HEADER32;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (h->size < ETL_FH_LEN) {
+		return -EINVAL;
+	}
+	if (cap < ETL_FH_LEN) {
+		return -ENOSPC;
+	}
+	put_le16(buf + ETL_FH_SIZE, h->size);
+	put_u8(buf + ETL_FH_HEADER_TYPE, type);
+	put_u8(buf + ETL_FH_MARKER_FLAGS, ETL_FULL_MARKER_FLAGS);
+	put_u8(buf + ETL_FH_CLASS_TYPE, h->type);
+	put_u8(buf + ETL_FH_CLASS_LEVEL, h->level);
+	put_le16(buf + ETL_FH_CLASS_VERSION, h->version);
+	put_le32(buf + ETL_FH_THREAD_ID, h->thread_id);
+	put_le32(buf + ETL_FH_PROCESS_ID, h->process_id);
+	put_le64(buf + ETL_FH_TIME_STAMP, h->ts);
+	memcpy(buf + ETL_FH_GUID, h->guid, sizeof(h->guid));
+	put_le32(buf + ETL_FH_KERNEL_TIME, h->kernel_time);
+	put_le32(buf + ETL_FH_USER_TIME, h->user_time);
+	return ETL_FH_LEN;
+}
+
+int etl_decode_full_header(const uint8_t *buf, size_t len, struct etl_full_header *h)
+{
+	struct etl_full_header out;
+	uint8_t type;
+
+	if (len < ETL_FH_LEN || get_u8(buf + ETL_FH_MARKER_FLAGS) != ETL_FULL_MARKER_FLAGS) {
+		return -EINVAL;
+	}
+	type = get_u8(buf + ETL_FH_HEADER_TYPE);
+	if (type != ETL_HT_FULL_HEADER32 && type != ETL_HT_FULL_HEADER64) {
+		return -EINVAL;
+	}
+	out.arch = type == ETL_HT_FULL_HEADER64 ? ETL_ARCH_X64 : ETL_ARCH_X86;
+	out.size = get_le16(buf + ETL_FH_SIZE);
+	if (out.size < ETL_FH_LEN) {
+		return -EINVAL;
+	}
+	out.type = get_u8(buf + ETL_FH_CLASS_TYPE);
+	out.level = get_u8(buf + ETL_FH_CLASS_LEVEL);
+	out.version = get_le16(buf + ETL_FH_CLASS_VERSION);
+	out.thread_id = get_le32(buf + ETL_FH_THREAD_ID);
+	out.process_id = get_le32(buf + ETL_FH_PROCESS_ID);
+	out.ts = get_le64(buf + ETL_FH_TIME_STAMP);
+	memcpy(out.guid, buf + ETL_FH_GUID, sizeof(out.guid));
+	out.kernel_time = get_le32(buf + ETL_FH_KERNEL_TIME);
+	out.user_time = get_le32(buf + ETL_FH_USER_TIME);
+	*h = out;
+	return ETL_FH_LEN;
 }

@@ -2,7 +2,8 @@
 /*
  * writer/etl_trace_header.h - the trace headers kernel event records start
  * with: PERFINFO_TRACE_HEADER with its PEBS/PMC extended items (KERNEL_FACTS
- * 3.2) and SYSTEM_TRACE_HEADER (3.3), full or compact: framing, both ways, for the producer
+ * 3.2), SYSTEM_TRACE_HEADER (3.3), full or compact, and EVENT_TRACE_HEADER
+ * (3.4): framing, both ways, for the producer
  * that writes records, the header buffer, and the reader that walks them.
  * Pure functions over caller memory.
  */
@@ -98,5 +99,43 @@ int etl_encode_compact_header(uint8_t *buf, size_t cap, const struct etl_system_
  * Return: 0x18, or -EINVAL (short, or not a compact header).
  */
 int etl_decode_compact_header(const uint8_t *buf, size_t len, struct etl_system_header *h);
+
+/**
+ * struct etl_full_header - EVENT_TRACE_HEADER (0x30 bytes on x86 and x64),
+ * the header of classic (MOF) events such as the image identities a merge
+ * adds (KERNEL_FACTS 3.4).
+ * @arch:          x64 -> HeaderType FULL_HEADER64 (0x14), x86 -> FULL_HEADER32 (0x0A)
+ * @size:          whole event size incl. the header (unaligned), at offset 0
+ * @type:          Class.Type, the opcode
+ * @level:         Class.Level
+ * @version:       Class.Version
+ * @guid:          the event's GUID, its 16 wire bytes
+ * @kernel_time, @user_time: the logging thread's times
+ */
+struct etl_full_header {
+	enum etl_arch arch;
+	uint16_t size;
+	uint8_t type;
+	uint8_t level;
+	uint16_t version;
+	uint32_t thread_id;
+	uint32_t process_id;
+	uint64_t ts;
+	uint8_t guid[16];
+	uint32_t kernel_time;
+	uint32_t user_time;
+};
+
+/**
+ * etl_encode_full_header - write 0x30 bytes.
+ * Return: 0x30, -EINVAL (unknown arch, @size below 0x30), -ENOSPC.
+ */
+int etl_encode_full_header(uint8_t *buf, size_t cap, const struct etl_full_header *h);
+
+/**
+ * etl_decode_full_header - read one (FULL_HEADER32/64 and flags 0xC0).
+ * Return: 0x30, or -EINVAL (short, another header type, Size below 0x30).
+ */
+int etl_decode_full_header(const uint8_t *buf, size_t len, struct etl_full_header *h);
 
 #endif /* WRITER_ETL_TRACE_HEADER_H */

@@ -444,6 +444,16 @@ void rv_conv_record(const struct etl_record *r, unsigned buffer, struct rec_stor
 			o->decoded = ETWFORGE_PAYLOAD_SHORT;
 			break;
 		case ETW_PAYLOAD_NONE:
+		/* decoded by producer/, not yet part of the public record */
+		case ETW_PAYLOAD_IMAGE:
+		case ETW_PAYLOAD_IMAGE_ADDRESS:
+		case ETW_PAYLOAD_STACK_WALK:
+		case ETW_PAYLOAD_STACK_KEY:
+		case ETW_PAYLOAD_STACK_DEF:
+		case ETW_PAYLOAD_KTC_IMAGE_ID:
+		case ETW_PAYLOAD_KTC_DBGID:
+		case ETW_PAYLOAD_KTC_DBGID_NONE:
+		case ETW_PAYLOAD_KTC_FILE_VERSION:
 			break;
 		case ETW_PAYLOAD_PROCESS:
 		case ETW_PAYLOAD_PROCESS_TERMINATE:

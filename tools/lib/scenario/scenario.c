@@ -745,6 +745,7 @@ static const struct sk_desc group_keys[] = {
 		   .off = offsetof(SC, group_x)),
 	K_CUSTOM_X("thread_name", scenario_apply_thread_name, scenario_print_thread_name,
 		   .off = offsetof(SC, group_x)),
+	K_CUSTOM_X("hot", scenario_apply_hot, scenario_print_hot, .off = offsetof(SC, group_x)),
 	K_END,
 };
 
@@ -1046,6 +1047,117 @@ void scenario_ident_cfg(const struct scenario *sc, struct ident_cfg *out)
 	struct scenario_procs v = scenario_procs_of((struct scenario *)sc);
 
 	scenario_procs_ident_cfg(&v, out);
+	out->modules = sc->modules.nimages ? &sc->modules : NULL;
+}
+
+/* The names of the images of address space @pi (a process's, and the kernel's), for a did-you-mean. */
+static unsigned image_names(const struct mod_cfg *m, uint32_t pi, const char **out, unsigned cap)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < m->nimages && n < cap; i++) {
+		if (m->images[i].kernel || m->images[i].process == pi) {
+			out[n++] = m->images[i].name;
+		}
+	}
+	return n;
+}
+
+/* Group @g's hot functions ("image!function"), found in its process @pi's images or the kernel's. */
+static int finish_hot(struct scenario *sc, unsigned g, uint32_t pi, struct etwforge_error *err)
+{
+	const struct scenario_group_x *x = &sc->group_x[g];
+	struct mod_cfg *m = &sc->modules;
+	static const char *names[MOD_MAX_IMAGES];
+	char key[SK_PATH_MAX];
+
+	for (unsigned k = 0; k < x->nhot; k++) {
+		char img[SCENARIO_HOT_FN_MAX];
+		const char *fn = strchr(x->hot[k].fn, '!') + 1;
+		int im, f;
+
+		snprintf(img, sizeof(img), "%.*s", (int)(fn - 1 - x->hot[k].fn), x->hot[k].fn);
+		snprintf(key, sizeof(key), "threads.%u.hot.%s", g, x->hot[k].fn);
+		im = mod_find_image(m, pi, false, img);
+		if (im < 0) {
+			im = mod_find_image(m, pi, true, img);
+		}
+		if (im < 0) {
+			unsigned n = image_names(m, pi, names, MOD_MAX_IMAGES);
+			const char *near = suggest_name(img, names, n);
+
+			return sk_fail_key(
+				&sc->where, sc->source, err, key,
+				"no image \"%s\" in the group's process or the kernel%s%s%s", img,
+				near ? " (did you mean \"" : "", near ? near : "",
+				near ? "\"?)" : "");
+		}
+		f = mod_find_function(m, (uint32_t)im, fn);
+		if (f < 0) {
+			const struct mod_image *mi = &m->images[im];
+			static char bufs[64][24];
+			unsigned n = 0;
+
+			for (uint32_t j = 0; j < mi->nfn && n < 64; j++) {
+				names[n] = mod_function_name(&m->functions[mi->first_fn + j],
+							     bufs[n], sizeof(bufs[n]));
+				n++;
+			}
+			{
+				const char *near = suggest_name(fn, names, n);
+
+				return sk_fail_key(&sc->where, sc->source, err, key,
+						   "no function \"%s\" in %s%s%s%s", fn, mi->name,
+						   near ? " (did you mean \"" : "",
+						   near ? near : "", near ? "\"?)" : "");
+			}
+		}
+		if (mod_add_hot(m, g, (uint32_t)f, x->hot[k].weight) < 0) {
+			return sk_fail_key(&sc->where, sc->source, err, key,
+					   "too many hot functions (%d at most)", MOD_MAX_HOT);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The address spaces (scheduler_model/modules.h): the images and functions
+ * of every process and of the kernel, bases from the seed, and each
+ * group's hot functions.
+ */
+static int finish_modules(struct scenario *sc, struct etwforge_error *err)
+{
+	struct ident_cfg ic;
+	struct mod_process procs[IDENT_MAX_PROCESSES];
+	struct mod_problem p;
+	struct scenario_procs v = scenario_procs_of(sc);
+	struct mod_space sp;
+
+	scenario_procs_ident_cfg(&v, &ic);
+	for (unsigned i = 0; i < ic.nprocesses; i++) {
+		procs[i] = (struct mod_process){ic.processes[i].image, ic.processes[i].pid,
+						ic.processes[i].cmdline};
+	}
+	sp = (struct mod_space){ic.nprocesses, procs, ic.group_process, &sc->sched};
+	mod_cfg_init(&sc->modules, sc->trace.arch == ETL_ARCH_X64, sc->sched.seed);
+	if (mod_cfg_finish(&sc->modules, &sp, &p) < 0) {
+		sc->modules.nimages = 0;
+		return sk_fail_key(&sc->where, sc->source, err, "processes", "images: %s", p.why);
+	}
+	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
+		int rc = finish_hot(sc, g, ic.group_process[g], err);
+
+		if (rc) {
+			sc->modules.nimages = 0;
+			return rc;
+		}
+	}
+	if (mod_cfg_default_hot(&sc->modules, &sp) < 0) {
+		sc->modules.nimages = 0;
+		return sk_fail_key(&sc->where, sc->source, err, "threads",
+				   "too many hot functions (%d at most)", MOD_MAX_HOT);
+	}
+	return 0;
 }
 
 int64_t scenario_effective_boot_time(const struct scenario *sc)
@@ -1581,6 +1693,9 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 		struct scenario_procs v = scenario_procs_of(sc);
 
 		rc = scenario_procs_finish(&v, err);
+	}
+	if (rc == 0) {
+		rc = finish_modules(sc, err);
 	}
 	if (rc) {
 		return rc;

@@ -120,6 +120,7 @@
 #include <stdio.h>
 
 #include "scheduler_model/identity.h"
+#include "scheduler_model/modules.h"
 #include "scheduler_model/sched.h"
 #include "spinlock_model/spinlock.h"
 #include "tools/lib/scenario/scenario_process.h"
@@ -206,6 +207,7 @@ struct scenario {
 	struct scenario_group_x group_x[SCHED_MAX_GROUPS];
 	char computer_name[SCENARIO_COMPUTER_NAME_MAX];
 	struct ident_cfg ident;
+	struct mod_cfg modules;
 };
 
 /**

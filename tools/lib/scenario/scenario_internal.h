@@ -119,6 +119,8 @@ void scenario_print_exit_status(FILE *f, const void *root, const struct sk_desc 
 				const void *base, unsigned item);
 void scenario_print_group_process(FILE *f, const void *root, const struct sk_desc *d,
 				  const void *base, unsigned item);
+void scenario_print_hot(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			unsigned item);
 void scenario_print_thread_name(FILE *f, const void *root, const struct sk_desc *d,
 				const void *base, unsigned item);
 void scenario_print_profile_interval(FILE *f, const void *root, const struct sk_desc *d,

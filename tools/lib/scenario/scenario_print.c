@@ -417,6 +417,23 @@ void scenario_print_thread_name(FILE *f, const void *root, const struct sk_desc 
 	put_str(f, sc->group_x[item].thread_name);
 }
 
+void scenario_print_hot(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			unsigned item)
+{
+	const struct scenario *sc = root;
+	const struct scenario_group_x *x = &sc->group_x[item];
+
+	(void)d;
+	(void)base;
+	fputc('{', f);
+	for (unsigned k = 0; k < x->nhot; k++) {
+		fprintf(f, "%s", k ? ", " : "");
+		put_str(f, x->hot[k].fn);
+		fprintf(f, ": %" PRIu32, x->hot[k].weight);
+	}
+	fputc('}', f);
+}
+
 void scenario_print_profile_interval(FILE *f, const void *root, const struct sk_desc *d,
 				     const void *base, unsigned item)
 {

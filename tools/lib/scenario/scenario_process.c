@@ -460,6 +460,69 @@ int scenario_apply_group_process(struct sk_walk *w, const struct sk_desc *d, voi
 	return rc;
 }
 
+/*
+ * threads[].hot: a map of "image!function": weight. The names are resolved
+ * against the group's process's images at finish (scenario.c).
+ */
+int scenario_apply_hot(struct sk_walk *w, const struct sk_desc *d, void *base,
+		       const struct yt_node *n)
+{
+	struct scenario_group_x *x = group_x_of(w, d);
+	struct scenario_group_x keep = *x;
+
+	(void)base;
+	if (!yt_is_null(n) && n->kind != YT_MAP) {
+		return sk_fail(w, n, "must be a map of image!function: weight, not %s",
+			       yt_kind_name(n));
+	}
+	if (!yt_is_null(n) && n->n > SCENARIO_HOT_MAX) {
+		return sk_fail(w, n, "%zu hot functions, at most %d", n->n, SCENARIO_HOT_MAX);
+	}
+	sk_where_drop_under(w->log, w->path);
+	x->nhot = 0;
+	for (size_t i = 0; !yt_is_null(n) && i < n->n; i++) {
+		const struct yt_node *k = n->kids[2 * i];
+		const char *bang;
+		uint64_t v;
+		size_t old;
+		int rc;
+
+		if (k->kind != YT_SCALAR || yt_is_null(k)) {
+			*x = keep;
+			return sk_fail(w, k, "a key must be image!function, not %s",
+				       yt_kind_name(k));
+		}
+		bang = strchr(k->str, '!');
+		if (!bang || bang == k->str || !bang[1] || strchr(bang + 1, '!') ||
+		    k->len >= SCENARIO_HOT_FN_MAX) {
+			*x = keep;
+			return sk_fail(
+				w, k,
+				"\"%s\" is not image!function (as ntdll.dll!RtlAllocateHeap, "
+				"at most %d bytes)",
+				k->str, SCENARIO_HOT_FN_MAX - 1);
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(n->kids[2 * j]->str, k->str)) {
+				*x = keep;
+				return sk_fail(w, k, "\"%s\" is given twice", k->str);
+			}
+		}
+		old = sk_push(w, k->str);
+		rc = sk_get_uint(w, n->kids[2 * i + 1], 1, 1000000, &v);
+		if (rc) {
+			*x = keep;
+			return rc;
+		}
+		sk_copy_str(x->hot[x->nhot].fn, sizeof(x->hot[x->nhot].fn), k->str);
+		x->hot[x->nhot].weight = (uint32_t)v;
+		x->nhot++;
+		sk_where_put(w, w->path, k->line, k->col);
+		sk_pop(w, old);
+	}
+	return 0;
+}
+
 int scenario_apply_thread_name(struct sk_walk *w, const struct sk_desc *d, void *base,
 			       const struct yt_node *n)
 {

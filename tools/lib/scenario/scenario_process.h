@@ -67,6 +67,15 @@ struct scenario_process {
 	int32_t exit_status;
 };
 
+#define SCENARIO_HOT_MAX    16	/* hot functions of one group */
+#define SCENARIO_HOT_FN_MAX 128 /* "image!function" */
+
+/** struct scenario_hot - one entry of threads[].hot: "image!function" and its weight. */
+struct scenario_hot {
+	char fn[SCENARIO_HOT_FN_MAX];
+	uint32_t weight;
+};
+
 /**
  * struct scenario_group_x - what a thread group says in scenario terms
  * beyond struct sched_group (parallel to @sched.groups).
@@ -75,11 +84,14 @@ struct scenario_process {
  * @thread_name: its threads' name, "{n}" = the index in the group ("" = none)
  * @own_image:   the image of its own process ("<group>.exe"), filled by
  *               scenario_finish() when @process is ""
+ * @hot/@nhot:   where its time goes (none: its behaviour's default)
  */
 struct scenario_group_x {
 	char process[SCENARIO_IMAGE_MAX];
 	char thread_name[SCENARIO_THREAD_NAME_MAX];
 	char own_image[SCENARIO_IMAGE_MAX];
+	unsigned nhot;
+	struct scenario_hot hot[SCENARIO_HOT_MAX];
 };
 
 /**
@@ -144,6 +156,8 @@ int scenario_apply_group_process(struct sk_walk *w, const struct sk_desc *d, voi
 				 const struct yt_node *n);
 int scenario_apply_thread_name(struct sk_walk *w, const struct sk_desc *d, void *base,
 			       const struct yt_node *n);
+int scenario_apply_hot(struct sk_walk *w, const struct sk_desc *d, void *base,
+		       const struct yt_node *n);
 int scenario_apply_profile_interval(struct sk_walk *w, const struct sk_desc *d, void *base,
 				    const struct yt_node *n);
 
