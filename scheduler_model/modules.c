@@ -190,6 +190,7 @@ int mod_add_function(struct mod_cfg *c, uint32_t image, const char *name, uint32
 	f->rva = rva;
 	f->size = size;
 	f->hot = 0;
+	f->weight = 0;
 	return (int)c->nfunctions++;
 }
 
@@ -290,7 +291,7 @@ static void derive_identity(const struct mod_cfg *c, struct mod_image *im)
 		im->pdb_guid[8] = (uint8_t)((im->pdb_guid[8] & 0x3Fu) | 0x80u); /* RFC 4122 */
 		im->pdb_age = 1;
 	}
-	if (!im->pdb_name[0]) {
+	if (!im->pdb_name[0] && !(im->given & MOD_GIVEN_NO_PDB)) {
 		const char *dot = strrchr(im->name, '.');
 		int stem = dot ? (int)(dot - im->name) : (int)strlen(im->name);
 
@@ -670,6 +671,16 @@ int mod_cfg_default_hot(struct mod_cfg *c, const struct mod_space *sp)
 				rows[k].weight + (uint32_t)(h64(c, sc->groups[g].name, k) % 3u);
 
 			if (fn >= 0 && mod_add_hot(c, g, (uint32_t)fn, w) < 0) {
+				return -ENOSPC;
+			}
+		}
+		/* the scenario's weighted functions of the process's images (System: the kernel's) */
+		for (uint32_t f = 0; f < c->nfunctions; f++) {
+			const struct mod_image *im = &c->images[c->functions[f].image];
+
+			if (c->functions[f].weight &&
+			    (pi == MOD_SYSTEM ? im->kernel : !im->kernel && im->process == pi) &&
+			    mod_add_hot(c, g, f, c->functions[f].weight) < 0) {
 				return -ENOSPC;
 			}
 		}

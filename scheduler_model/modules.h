@@ -81,6 +81,9 @@ struct mod_space {
  * @size:   its length in bytes
  * @hot:    the offset (from @rva) of its hottest instruction: most samples
  *          land there, as loops make them do
+ * @weight: a scenario's weight for it (0: none): it joins the default hot
+ *          list of every group of its process (of System for a kernel
+ *          module's), mod_cfg_default_hot()
  */
 struct mod_function {
 	const char *name;
@@ -88,6 +91,7 @@ struct mod_function {
 	uint32_t rva;
 	uint32_t size;
 	uint32_t hot;
+	uint32_t weight;
 };
 
 /**
@@ -108,7 +112,8 @@ struct mod_function {
  * @unload_ns:  when it is unloaded (MOD_NEVER: not during the session)
  * @first_fn, @nfn: its functions, mod_cfg.functions[@first_fn ...], by rva
  * @given:      bit 0: base given, bit 1: timestamp, bit 2: checksum, bit 3: PDB
- *              GUID, bit 4: path (the rest are derived)
+ *              GUID, bit 4: path, bit 5: no PDB at all (no debug directory:
+ *              @pdb_name stays empty) (the rest are derived)
  */
 struct mod_image {
 	char name[MOD_NAME_MAX];
@@ -133,6 +138,7 @@ struct mod_image {
 #define MOD_GIVEN_CHECKSUM  0x4u
 #define MOD_GIVEN_PDB	    0x8u
 #define MOD_GIVEN_PATH	    0x10u
+#define MOD_GIVEN_NO_PDB    0x20u
 
 /** struct mod_hot - a hot function of a group: where its time goes, with a weight. */
 struct mod_hot {
@@ -215,7 +221,9 @@ int mod_cfg_finish(struct mod_cfg *c, const struct mod_space *sp, struct mod_pro
 
 /**
  * mod_cfg_default_hot - a hot list for each group of @sp that has none:
- * its behaviour's (a System group's: kernel functions only).
+ * its behaviour's (a System group's: kernel functions only), then the
+ * functions with a weight of its process's images (a System group's: of
+ * the kernel modules).
  * Return: 0 or -ENOSPC.
  */
 int mod_cfg_default_hot(struct mod_cfg *c, const struct mod_space *sp);

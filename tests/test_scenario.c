@@ -1094,7 +1094,7 @@ static const struct bad_case bad_cases[] = {
 	 "x.yaml:1:1: sesions: unknown key (did you mean 'sessions'?)"},
 	{"x.yaml", "colour: red\n", false,
 	 "x.yaml:1:1: colour: unknown key (known: seed, duration, machine, kernel, sessions, "
-	 "processes, threads, locks, profile_interval, sysconfig)"},
+	 "processes, threads, locks, profile_interval, sysconfig, drivers)"},
 	{"x.yaml", "threads: [{behavior: io_bound}]\n", false,
 	 "x.yaml:1:12: threads.0.behavior: unknown key (did you mean 'behaviour'?)"},
 	{"x.yaml", "threads: [{behaviour: busy}]\n", false,

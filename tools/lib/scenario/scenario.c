@@ -786,6 +786,8 @@ static const struct sk_desc process_keys[] = {
 	K_CUSTOM_X("lifetime", scenario_apply_process_lifetime, NULL, .min = 1,
 		   .max = MAX_PROCESS_NS),
 	K_CUSTOM("exit_status", scenario_apply_process_exit_status, scenario_print_exit_status),
+	K_CUSTOM_X("images", scenario_apply_images, scenario_print_process_images,
+		   .off = offsetof(SC, images)),
 	K_END,
 };
 
@@ -852,6 +854,8 @@ static const struct sk_desc scenario_keys[] = {
 	K_CUSTOM_X("profile_interval", scenario_apply_profile_interval,
 		   scenario_print_profile_interval, .off = offsetof(SC, ident.profile_interval)),
 	K_BOOL("sysconfig", SC, ident.sysconfig),
+	K_CUSTOM_X("drivers", scenario_apply_drivers, scenario_print_drivers,
+		   .off = offsetof(SC, images)),
 	K_END,
 };
 
@@ -932,6 +936,7 @@ static void process_init(void *root, unsigned i)
 	struct scenario *sc = root;
 
 	scenario_process_init(&sc->processes[i]);
+	scenario_images_drop(&sc->images, (int)i);
 }
 
 static void lock_init(void *root, unsigned i)
@@ -1132,6 +1137,7 @@ static int finish_modules(struct scenario *sc, struct etwforge_error *err)
 	struct mod_problem p;
 	struct scenario_procs v = scenario_procs_of(sc);
 	struct mod_space sp;
+	unsigned kept[SCENARIO_MAX_IMAGES], nkept = 0;
 
 	scenario_procs_ident_cfg(&v, &ic);
 	for (unsigned i = 0; i < ic.nprocesses; i++) {
@@ -1140,9 +1146,20 @@ static int finish_modules(struct scenario *sc, struct etwforge_error *err)
 	}
 	sp = (struct mod_space){ic.nprocesses, procs, ic.group_process, &sc->sched};
 	mod_cfg_init(&sc->modules, sc->trace.arch == ETL_ARCH_X64, sc->sched.seed);
-	if (mod_cfg_finish(&sc->modules, &sp, &p) < 0) {
+	if (scenario_images_check(&sc->images, sc->nprocesses, &sc->where, sc->source, err)) {
+		return -EINVAL;
+	}
+	if (scenario_images_add(&sc->images, sc->nprocesses, &sc->modules, kept, &nkept) < 0) {
 		sc->modules.nimages = 0;
-		return sk_fail_key(&sc->where, sc->source, err, "processes", "images: %s", p.why);
+		return sk_fail_key(&sc->where, sc->source, err, "processes",
+				   "images: too many functions (%d at most)", MOD_MAX_FUNCTIONS);
+	}
+	if (mod_cfg_finish(&sc->modules, &sp, &p) < 0) {
+		int rc = scenario_images_problem(&sc->images, &sc->modules, kept, nkept, &p,
+						 &sc->where, sc->source, err);
+
+		sc->modules.nimages = 0;
+		return rc;
 	}
 	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
 		int rc = finish_hot(sc, g, ic.group_process[g], err);

@@ -123,6 +123,7 @@
 #include "scheduler_model/modules.h"
 #include "scheduler_model/sched.h"
 #include "spinlock_model/spinlock.h"
+#include "tools/lib/scenario/scenario_image.h"
 #include "tools/lib/scenario/scenario_process.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/config/trace_config.h"
@@ -207,6 +208,7 @@ struct scenario {
 	struct scenario_group_x group_x[SCHED_MAX_GROUPS];
 	char computer_name[SCENARIO_COMPUTER_NAME_MAX];
 	struct ident_cfg ident;
+	struct scenario_images images;
 	struct mod_cfg modules;
 };
 

@@ -125,6 +125,10 @@ void scenario_print_thread_name(FILE *f, const void *root, const struct sk_desc 
 				const void *base, unsigned item);
 void scenario_print_profile_interval(FILE *f, const void *root, const struct sk_desc *d,
 				     const void *base, unsigned item);
+void scenario_print_process_images(FILE *f, const void *root, const struct sk_desc *d,
+				   const void *base, unsigned item);
+void scenario_print_drivers(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			    unsigned item);
 void scenario_print_uint(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			 unsigned item);
 

@@ -445,6 +445,27 @@ void scenario_print_profile_interval(FILE *f, const void *root, const struct sk_
 	put_duration(f, (uint64_t)sc->ident.profile_interval * 100u);
 }
 
+void scenario_print_process_images(FILE *f, const void *root, const struct sk_desc *d,
+				   const void *base, unsigned item)
+{
+	const struct scenario *sc = root;
+
+	(void)d;
+	(void)base;
+	scenario_print_images(f, &sc->images, (int)item);
+}
+
+void scenario_print_drivers(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			    unsigned item)
+{
+	const struct scenario *sc = root;
+
+	(void)d;
+	(void)base;
+	(void)item;
+	scenario_print_images(f, &sc->images, SCENARIO_IMAGE_DRIVER);
+}
+
 static void put_value(FILE *f, const struct scenario *sc, const struct sk_desc *d, const void *base,
 		      unsigned item)
 {
