@@ -28,6 +28,8 @@
 #define PRODUCER_F_PROC_THREAD 0x8u  /* Masks[0] 0x3: 0x0301-0x0304, 0x0501-0x0504, 0x0548 */
 #define PRODUCER_F_DISPATCHER  0x10u /* Masks[1] 0x200: 0x0532 */
 #define PRODUCER_F_PROFILE     0x20u /* Masks[1] 0x2: 0x0F2E, 0x0F48-0x0F4A */
+/* The image records (STACK_IMAGE_FACTS 2): EnableFlags IMAGE_LOAD, xperf's LOADER. */
+#define PRODUCER_F_LOADER 0x40u /* Masks[0] 0x4: 0x030A, 0x1402-0x1404, 0x1421/0x1422 */
 
 /**
  * producer_stamps - the one PMC-stamping policy (KERNEL_FACTS 3.2, 9): does
@@ -52,12 +54,16 @@ bool producer_stamps(unsigned flags, bool pebs, const uint16_t *events, unsigned
  * @pmc_ids:     which machine counters (index into sim_cswitch.pmc), in order
  * @pmc_events:  hook ids that get the PMC item (ProfileEventList, <= 4)
  * @pmc_event_count: entries in @pmc_events
+ * @merged:      the file is as a merge leaves it (xperf -merge, PerfView): the
+ *               KernelTraceControl identity of each image (ImageID, then
+ *               DbgID_RSDS or None) right before each image record
  * @backend/@backend_ctx: its buffers (writer/backend.h; writer_backend_ops())
  */
 struct producer_session {
 	const char *name;
 	enum sim_clock clock;
 	unsigned flags;
+	bool merged;
 	bool pebs;
 	unsigned pmc_count;
 	uint8_t pmc_ids[SIM_MAX_PMC];
@@ -170,6 +176,25 @@ unsigned producer_record_flags(enum sim_record_kind kind);
  * records). Return: the hook, or 0 for an event the family does not have.
  */
 uint16_t producer_record_hook(enum sim_record_kind kind, enum sim_event ev);
+
+struct etw_image;
+struct etw_event_form;
+
+/**
+ * producer_image_form - the header form and version @t writes image record
+ * @im with (a kernel module's rundown SYSTEM, a process's PERFINFO).
+ * Return: 0 or -EINVAL (an event images do not have).
+ */
+int producer_image_form(const struct etw_target *t, const struct sim_image *im,
+			struct etw_event_form *form);
+
+/**
+ * producer_image_payload - the WMI_IMAGELOAD_INFORMATION @t writes for @im
+ * (its FileName left empty): TimeDateStamp 0 in a process's DCStart/DCEnd,
+ * no signature bytes before version 3. Return: 0.
+ */
+int producer_image_payload(const struct etw_target *t, const struct sim_image *im,
+			   struct etw_image *w);
 
 /**
  * producer_record - log an identity or rundown record (trace_sink.h says

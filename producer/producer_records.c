@@ -13,7 +13,10 @@
  *   who gets what: process, thread, thread_name   proc_thread sessions
  *                  ready                          dispatcher sessions
  *                  sample, interval               profile sessions
- *                  masks, rundown                 proc_thread or profile
+ *                  image                          loader sessions (a merged
+ *                                                 one: its KernelTraceControl
+ *                                                 identity first)
+ *                  masks, rundown                 proc_thread, profile or loader
  *                  cpu_config                     every session
  *
  * Not a hot path (a few records per thread, one per wake-up or sample): the
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "producer/etw_event.h"
+#include "producer/etw_image.h"
 #include "producer/etw_process.h"
 #include "producer/etw_profile.h"
 #include "producer/etw_rundown.h"
@@ -45,9 +49,11 @@ unsigned producer_record_flags(enum sim_record_kind kind)
 	case SIM_REC_SAMPLE:
 	case SIM_REC_INTERVAL:
 		return PRODUCER_F_PROFILE;
+	case SIM_REC_IMAGE:
+		return PRODUCER_F_LOADER;
 	case SIM_REC_MASKS:
 	case SIM_REC_RUNDOWN:
-		return PRODUCER_F_PROC_THREAD | PRODUCER_F_PROFILE;
+		return PRODUCER_F_PROC_THREAD | PRODUCER_F_PROFILE | PRODUCER_F_LOADER;
 	default:
 		return ~0u; /* cpu_config: every session */
 	}
@@ -64,6 +70,9 @@ void producer_group_masks(unsigned flags, uint32_t masks[ETW_GROUP_MASKS])
 	memset(masks, 0, sizeof(uint32_t) * ETW_GROUP_MASKS);
 	if (flags & PRODUCER_F_PROC_THREAD) {
 		groupmask_set(masks, 0x00000003u); /* PERF_PROCESS | PERF_THREAD */
+	}
+	if (flags & PRODUCER_F_LOADER) {
+		groupmask_set(masks, 0x00000004u); /* PERF_LOADER */
 	}
 	if (flags & PRODUCER_F_PROFILE) {
 		groupmask_set(masks, 0x20000002u); /* PERF_PROFILE */
@@ -106,6 +115,14 @@ uint16_t producer_record_hook(enum sim_record_kind kind, enum sim_event ev)
 		[SIM_EVENT_NEW] = ETL_HOOK_HEADER_EXTENSION,
 		[SIM_EVENT_END] = ETW_HOOK_GROUP_MASKS_END,
 	};
+	static const uint16_t image[SIM_EVENTS] = {
+		[SIM_EVENT_LOAD] = ETW_HOOK_IMAGE_LOAD,
+		[SIM_EVENT_UNLOAD] = ETW_HOOK_IMAGE_UNLOAD,
+		[SIM_EVENT_DCSTART] = ETW_HOOK_IMAGE_DC_START,
+		[SIM_EVENT_DCEND] = ETW_HOOK_IMAGE_DC_END,
+		[SIM_EVENT_KERNEL_BASE] = ETW_HOOK_IMAGE_KERNEL_BASE,
+		[SIM_EVENT_HYPERCALL_PAGE] = ETW_HOOK_IMAGE_HYPERCALL,
+	};
 	bool evok = (unsigned)ev < SIM_EVENTS;
 
 	switch (kind) {
@@ -127,9 +144,42 @@ uint16_t producer_record_hook(enum sim_record_kind kind, enum sim_event ev)
 		return evok ? masks[ev] : 0;
 	case SIM_REC_RUNDOWN:
 		return ETW_HOOK_RUNDOWN_COMPLETE;
+	case SIM_REC_IMAGE:
+		return evok ? image[ev] : 0;
 	default:
 		return 0;
 	}
+}
+
+int producer_image_form(const struct etw_target *t, const struct sim_image *im,
+			struct etw_event_form *form)
+{
+	uint16_t hook = producer_record_hook(SIM_REC_IMAGE, im->event);
+
+	if (!hook) {
+		return -EINVAL;
+	}
+	return etw_image_form(t, hook, im->pid == 0, form);
+}
+
+int producer_image_payload(const struct etw_target *t, const struct sim_image *im,
+			   struct etw_image *w)
+{
+	bool rundown = im->event == SIM_EVENT_DCSTART || im->event == SIM_EVENT_DCEND;
+
+	memset(w, 0, sizeof(*w));
+	w->image_base = im->base;
+	w->image_size = im->size;
+	w->process_id = im->pid;
+	w->checksum = im->checksum;
+	/* Windows' rundown of a process's images has no TimeDateStamp (every real one reads 0) */
+	w->time_date_stamp = rundown && im->pid != 0 ? 0 : im->timestamp;
+	if (t->image_version >= ETW_VERSION_IMAGE_WIN10) {
+		w->signature_level = im->signature_level;
+		w->signature_type = im->signature_type;
+	}
+	w->default_base = im->default_base;
+	return 0;
 }
 
 /* UTF-8 @s (NULL: empty) into UTF-16 at @store. */
@@ -311,9 +361,42 @@ static int encode(const struct producer_cfg *cfg, const struct sim_record *r, ui
 	case SIM_REC_RUNDOWN:
 		*hook = ETW_HOOK_RUNDOWN_COMPLETE;
 		return 0;
+	case SIM_REC_IMAGE: {
+		const struct sim_image *s = &r->u.image;
+		struct etw_image w;
+
+		*hook = producer_record_hook(r->kind, s->event);
+		if (!*hook) {
+			return -EINVAL;
+		}
+		ctx->thread_id = s->ctx_tid;
+		ctx->process_id = s->ctx_pid;
+		ctx->kernel_time = s->kernel_time;
+		ctx->user_time = s->user_time;
+		if (s->event == SIM_EVENT_KERNEL_BASE || s->event == SIM_EVENT_HYPERCALL_PAGE) {
+			return etw_encode_image_address(buf, PAYLOAD_MAX, arch, s->base, 0);
+		}
+		if (producer_image_form(cfg->target, s, &form) < 0 ||
+		    producer_image_payload(cfg->target, s, &w) < 0 ||
+		    text(s->file_name, t1, &w.file_name) < 0) {
+			return -EINVAL;
+		}
+		return etw_encode_image(buf, PAYLOAD_MAX, arch, form.version, &w, 0);
+	}
 	default:
 		return -EINVAL;
 	}
+}
+
+/* The header form of @r with @hook: an image's by its process (etw_image_form()). */
+static int form_of(const struct producer_cfg *cfg, const struct sim_record *r, uint16_t hook,
+		   struct etw_event_form *form)
+{
+	if (r->kind == SIM_REC_IMAGE && r->u.image.event != SIM_EVENT_KERNEL_BASE &&
+	    r->u.image.event != SIM_EVENT_HYPERCALL_PAGE) {
+		return producer_image_form(cfg->target, &r->u.image, form);
+	}
+	return etw_event_form_for(cfg->target, hook, form);
 }
 
 /* Write header + @payload[@len] into session @i's @cpu buffer at the session's clock. */
@@ -328,7 +411,7 @@ static int put(struct producer_lane *l, unsigned i, const struct sim_record *r, 
 	uint8_t *out;
 	int rc, h;
 
-	if (etw_event_form_for(cfg->target, hook, &form) < 0) {
+	if (form_of(cfg, r, hook, &form) < 0) {
 		return -EINVAL;
 	}
 	hlen = etw_header_form_len(form.header);

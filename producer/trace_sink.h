@@ -31,6 +31,7 @@
 
 #include "producer/records/control.h"
 #include "producer/records/cswitch.h"
+#include "producer/records/image.h"
 #include "producer/records/process.h"
 #include "producer/records/profile.h"
 #include "producer/records/ready.h"
@@ -130,6 +131,10 @@ enum sim_event {
 	SIM_EVENT_DEFUNCT,
 	SIM_EVENT_SET,
 	SIM_EVENT_NEW,
+	SIM_EVENT_LOAD,
+	SIM_EVENT_UNLOAD,
+	SIM_EVENT_KERNEL_BASE,
+	SIM_EVENT_HYPERCALL_PAGE,
 	SIM_EVENTS,
 };
 
@@ -144,12 +149,20 @@ enum sim_event {
 #define SIM_EV_INTERVAL                                                                            \
 	(SIM_EV_BIT(SIM_EVENT_SET) | SIM_EV_BIT(SIM_EVENT_DCSTART) | SIM_EV_BIT(SIM_EVENT_DCEND))
 #define SIM_EV_MASKS (SIM_EV_BIT(SIM_EVENT_NEW) | SIM_EV_BIT(SIM_EVENT_END))
+#define SIM_EV_IMAGE                                                                               \
+	(SIM_EV_BIT(SIM_EVENT_LOAD) | SIM_EV_BIT(SIM_EVENT_UNLOAD) |                               \
+	 SIM_EV_BIT(SIM_EVENT_DCSTART) | SIM_EV_BIT(SIM_EVENT_DCEND) |                             \
+	 SIM_EV_BIT(SIM_EVENT_KERNEL_BASE) | SIM_EV_BIT(SIM_EVENT_HYPERCALL_PAGE))
 
-/** sim_event_name - "start", "end", "dcstart", "dcend", "defunct", "set", "new"; NULL past them. */
+/**
+ * sim_event_name - "start", "end", "dcstart", "dcend", "defunct", "set", "new",
+ * "load", "unload", "kernel_base", "hypercall_page"; NULL past them.
+ */
 static inline const char *sim_event_name(enum sim_event e)
 {
 	static const char *const names[SIM_EVENTS] = {
-		"start", "end", "dcstart", "dcend", "defunct", "set", "new",
+		"start", "end",	 "dcstart", "dcend",	   "defunct",	     "set",
+		"new",	 "load", "unload",  "kernel_base", "hypercall_page",
 	};
 
 	return (unsigned)e < SIM_EVENTS ? names[e] : NULL;
@@ -162,7 +175,8 @@ static inline const char *sim_event_name(enum sim_event e)
  * sessions whose flags ask for it (producer.h): process, thread and
  * thread_name to proc_thread sessions, ready to dispatcher ones, sample and
  * interval to profile ones, masks and rundown to sessions with a rundown
- * (proc_thread or profile), cpu_config to every session.
+ * (proc_thread or profile), cpu_config to every session; image
+ * (producer/records/image.h) to loader sessions.
  */
 struct sim_process {
 	SIM_PROCESS_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
@@ -191,6 +205,9 @@ struct sim_masks {
 struct sim_rundown {
 	SIM_RUNDOWN_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
 };
+struct sim_image {
+	SIM_IMAGE_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
 
 /* enum sim_record_kind - which member of struct sim_record's union holds the record. */
 enum sim_record_kind {
@@ -203,6 +220,7 @@ enum sim_record_kind {
 	SIM_REC_CPU_CONFIG,
 	SIM_REC_MASKS,
 	SIM_REC_RUNDOWN,
+	SIM_REC_IMAGE,
 	SIM_RECORD_KINDS,
 };
 
@@ -229,6 +247,7 @@ struct sim_record {
 		struct sim_cpu_config cpu_config;
 		struct sim_masks masks;
 		struct sim_rundown rundown;
+		struct sim_image image;
 	} u;
 };
 

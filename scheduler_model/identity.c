@@ -8,7 +8,17 @@
  * derived from the PID or TID alone, so they are the same in every record
  * of the same process or thread and need no memory; sampled instruction
  * pointers come from the model's own RNG stream. Memory is one small entry
- * per thread slot and per process, whatever the duration.
+ * per thread slot, per process and per image, whatever the duration.
+ *
+ * Images (loader): each image of the address spaces is not yet loaded,
+ * loaded or unloaded. The start rundown lists the loaded ones (an image
+ * whose load time is 0, of a process alive at the start); a process that
+ * starts loads the images whose time has come (its first thread's
+ * context, right after its Thread Start); an image with a load time after
+ * its process's start is loaded then, by one of the process's threads (a
+ * System thread for a driver); an unload time unloads it, and a process's
+ * end unloads what it still has, before its Process End. The stop rundown
+ * lists what is loaded.
  */
 #include <assert.h>
 #include <errno.h>
@@ -38,6 +48,9 @@
 #define IMAGE_SPAN    0x80000u	/* an image's code, for sampled IPs */
 #define KCODE_SPAN    0xA00000u /* the kernel's */
 #define IDLE_IP_SPAN  0x100u	/* the idle loop (HalProcessorIdle) */
+/* HypercallPage 0x1422: the page's address (P's, a fixed kernel VA; x86: the same page below 4 GiB) */
+#define X64_HYPERCALL 0xFFFFFFFFFFD03000ull
+#define X86_HYPERCALL 0xFFD03000u
 
 static_assert(MOD_SYSTEM == IDENT_SYSTEM, "the address spaces index processes as we do");
 
@@ -45,6 +58,12 @@ enum proc_state {
 	PROC_NOT_STARTED = 0,
 	PROC_ALIVE,
 	PROC_ENDED,
+};
+
+enum img_state {
+	IMG_NOT_LOADED = 0,
+	IMG_LOADED,
+	IMG_UNLOADED,
 };
 
 struct ident_slot {
@@ -66,12 +85,15 @@ struct ident {
 	enum proc_state state[IDENT_MAX_PROCESSES];
 	uint32_t live[IDENT_MAX_PROCESSES]; /* live threads */
 	char name[512];			    /* the name being fired */
+	uint8_t img[MOD_MAX_IMAGES];	    /* enum img_state */
+	uint64_t next_image;		    /* the next timed load or unload (SCHED_NEVER_NS) */
+	char guid[MOD_GUID_TEXT];	    /* the image being fired's PDB GUID */
 	struct sim_record rec;
 };
 
 bool ident_wanted(const struct ident_cfg *c)
 {
-	return c->proc_thread || c->dispatcher || c->profile || c->sysconfig;
+	return c->proc_thread || c->loader || c->dispatcher || c->profile || c->sysconfig;
 }
 
 /* ---- values derived from a PID or TID ---------------------------------- */
@@ -320,6 +342,201 @@ static int fire_cpu_config(struct ident *m)
 	return fire(m, SIM_REC_CPU_CONFIG, 0);
 }
 
+/* Arm the model's event at the earliest of what is pending. */
+static void arm(struct ident *m)
+{
+	uint64_t t = m->next_sample < m->next_image ? m->next_sample : m->next_image;
+
+	sched_model_arm(m->s, m->handle, t);
+}
+
+/* The CPU thread @tid last ran on (0 when it is none of the live threads). */
+static unsigned creator_cpu(struct ident *m, uint32_t tid)
+{
+	struct sched_thread_view v;
+
+	for (unsigned k = 0; tid && k < m->nslots; k++) {
+		if (m->slot[k].alive && sched_thread_at(m->s, k, &v) && v.tid == tid) {
+			return v.cpu;
+		}
+	}
+	return 0;
+}
+
+/* ---- images ------------------------------------------------------------------ */
+
+static bool images_on(const struct ident *m)
+{
+	return m->cfg.loader && m->cfg.modules;
+}
+
+/* Image @i's record of @ev into @cpu's buffer, a SYSTEM header's context @tid/@pid/@kt/@ut. */
+static int fire_image(struct ident *m, uint32_t i, enum sim_event ev, unsigned cpu, uint32_t tid,
+		      uint32_t pid, uint32_t kt, uint32_t ut)
+{
+	const struct mod_image *im = &m->cfg.modules->images[i];
+	struct sim_image *r = &m->rec.u.image;
+
+	memset(r, 0, sizeof(*r));
+	r->event = ev;
+	r->ctx_tid = tid;
+	r->ctx_pid = pid;
+	r->kernel_time = kt;
+	r->user_time = ut;
+	mod_image_record(m->cfg.modules, i, im->kernel ? 0 : m->cfg.processes[im->process].pid, r,
+			 m->guid);
+	return fire(m, SIM_REC_IMAGE, cpu);
+}
+
+/* Is image @i one of process @pi's (a kernel module: System's, listed apart)? */
+static bool image_of(const struct ident *m, uint32_t i, unsigned pi)
+{
+	const struct mod_image *im = &m->cfg.modules->images[i];
+
+	return !im->kernel && im->process == pi;
+}
+
+/* The rundown of process @pi's loaded images (PERFINFO: no context), or the kernel's modules. */
+static int rundown_images(struct ident *m, unsigned pi, bool kernel, enum sim_event ev)
+{
+	for (uint32_t i = 0; images_on(m) && i < m->cfg.modules->nimages; i++) {
+		const struct mod_image *im = &m->cfg.modules->images[i];
+		int rc;
+
+		if (m->img[i] != IMG_LOADED || (kernel ? !im->kernel : !image_of(m, i, pi))) {
+			continue;
+		}
+		/* a kernel module's: SYSTEM, the controller's context (0/0, as the interval's) */
+		if ((rc = fire_image(m, i, ev, 0, 0, 0, 0, 0)) < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* The stop rundown's kernel part: KernelBase, HypercallPage, then the kernel modules. */
+static int rundown_kernel_end(struct ident *m)
+{
+	const struct mod_cfg *c = m->cfg.modules;
+	int nt = mod_find_image(c, IDENT_SYSTEM, true, "ntoskrnl.exe");
+	struct sim_image *r = &m->rec.u.image;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->event = SIM_EVENT_KERNEL_BASE;
+	r->base = nt >= 0 ? c->images[nt].base : 0;
+	if ((rc = fire(m, SIM_REC_IMAGE, 0)) < 0) {
+		return rc;
+	}
+	memset(r, 0, sizeof(*r));
+	r->event = SIM_EVENT_HYPERCALL_PAGE;
+	r->base = wrap32(m, X64_HYPERCALL, X86_HYPERCALL);
+	if ((rc = fire(m, SIM_REC_IMAGE, 0)) < 0) {
+		return rc;
+	}
+	return rundown_images(m, IDENT_SYSTEM, true, SIM_EVENT_DCEND);
+}
+
+/* The images loaded before the session: kernel modules, and those of the processes alive then. */
+static void images_at_start(struct ident *m)
+{
+	for (uint32_t i = 0; images_on(m) && i < m->cfg.modules->nimages; i++) {
+		const struct mod_image *im = &m->cfg.modules->images[i];
+
+		if (im->load_ns == 0 && im->unload_ns != 0 &&
+		    (im->kernel || m->cfg.processes[im->process].start_ns == 0)) {
+			m->img[i] = IMG_LOADED;
+		}
+	}
+}
+
+/*
+ * Process @pi's images whose load time has come (@now): Loads, in the context
+ * @tid/@pid (times @kt/@ut) on @cpu.
+ */
+static int load_images(struct ident *m, unsigned pi, uint64_t now, unsigned cpu, uint32_t tid,
+		       uint32_t pid, uint32_t kt, uint32_t ut)
+{
+	for (uint32_t i = 0; images_on(m) && i < m->cfg.modules->nimages; i++) {
+		const struct mod_image *im = &m->cfg.modules->images[i];
+		int rc;
+
+		if (m->img[i] != IMG_NOT_LOADED || !image_of(m, i, pi) || im->load_ns > now ||
+		    im->unload_ns <= now) {
+			continue;
+		}
+		m->img[i] = IMG_LOADED;
+		if ((rc = fire_image(m, i, SIM_EVENT_LOAD, cpu, tid, pid, kt, ut)) < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Process @pi's loaded images unloaded (its end). */
+static int unload_images(struct ident *m, unsigned pi, unsigned cpu, uint32_t tid, uint32_t pid,
+			 uint32_t kt, uint32_t ut)
+{
+	for (uint32_t i = 0; images_on(m) && i < m->cfg.modules->nimages; i++) {
+		int rc;
+
+		if (m->img[i] != IMG_LOADED || !image_of(m, i, pi)) {
+			continue;
+		}
+		m->img[i] = IMG_UNLOADED;
+		if ((rc = fire_image(m, i, SIM_EVENT_UNLOAD, cpu, tid, pid, kt, ut)) < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* The next timed load or unload after @now (SCHED_NEVER_NS: none). */
+static uint64_t next_image_time(const struct ident *m, uint64_t now)
+{
+	uint64_t t = SCHED_NEVER_NS;
+
+	for (uint32_t i = 0; images_on(m) && i < m->cfg.modules->nimages; i++) {
+		const struct mod_image *im = &m->cfg.modules->images[i];
+		uint64_t at = m->img[i] == IMG_NOT_LOADED ? im->load_ns
+			      : m->img[i] == IMG_LOADED	  ? im->unload_ns
+							  : SCHED_NEVER_NS;
+
+		if (at > now && at < t && at != MOD_NEVER &&
+		    (im->kernel || m->state[im->process] != PROC_ENDED)) {
+			t = at;
+		}
+	}
+	return t;
+}
+
+static void creator_of(struct ident *m, unsigned pi, uint32_t *tid, uint32_t *pid);
+
+/* The loads and unloads whose time is @now: by a thread of the process (System's for a driver). */
+static int images_due(struct ident *m, uint64_t now)
+{
+	for (uint32_t i = 0; images_on(m) && i < m->cfg.modules->nimages; i++) {
+		const struct mod_image *im = &m->cfg.modules->images[i];
+		unsigned pi = im->kernel ? IDENT_SYSTEM : im->process;
+		bool load = m->img[i] == IMG_NOT_LOADED && im->load_ns <= now && im->load_ns != 0;
+		bool unload = m->img[i] == IMG_LOADED && im->unload_ns <= now;
+		uint32_t tid, pid;
+		int rc;
+
+		if ((!load && !unload) || m->state[pi] != PROC_ALIVE) {
+			continue;
+		}
+		creator_of(m, pi, &tid, &pid);
+		m->img[i] = load ? IMG_LOADED : IMG_UNLOADED;
+		rc = fire_image(m, i, load ? SIM_EVENT_LOAD : SIM_EVENT_UNLOAD, creator_cpu(m, tid),
+				tid, pid, 0, 0);
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
 /* ---- rundowns -------------------------------------------------------------- */
 
 /* The threads of process @pi alive now, in slot order: @ev records of each. */
@@ -363,6 +580,7 @@ int ident_start(struct ident *m)
 	    (rc = fire_masks(m, SIM_EVENT_NEW, true)) < 0) {
 		return rc;
 	}
+	images_at_start(m);
 	for (unsigned pi = 0; pi < m->cfg.nprocesses; pi++) {
 		if (m->cfg.processes[pi].start_ns != 0) {
 			continue;
@@ -373,10 +591,19 @@ int ident_start(struct ident *m)
 		}
 		rc = pi == IDENT_IDLE ? idle_threads(m, SIM_EVENT_DCSTART)
 				      : threads_of(m, pi, SIM_EVENT_DCSTART, 0);
+		if (rc == 0 && pi != IDENT_IDLE) {
+			/* System's own images (none here), then the kernel modules */
+			rc = rundown_images(m, pi, false, SIM_EVENT_DCSTART);
+			if (rc == 0 && pi == IDENT_SYSTEM) {
+				rc = rundown_images(m, pi, true, SIM_EVENT_DCSTART);
+			}
+		}
 		if (rc < 0) {
 			return rc;
 		}
 	}
+	m->next_image = next_image_time(m, 0);
+	arm(m);
 	if (m->cfg.profile && (rc = fire_interval(m, SIM_EVENT_DCSTART)) < 0) {
 		return rc;
 	}
@@ -400,8 +627,14 @@ static int stop(void *ctx, uint64_t now_ns)
 			continue;
 		}
 		rc = pi == IDENT_IDLE ? idle_threads(m, SIM_EVENT_DCEND)
-				      : threads_of(m, pi, SIM_EVENT_DCEND, 0);
+				      : rundown_images(m, pi, false, SIM_EVENT_DCEND);
+		if (rc == 0 && pi != IDENT_IDLE) {
+			rc = threads_of(m, pi, SIM_EVENT_DCEND, 0);
+		}
 		if (rc < 0 || (rc = fire_process(m, pi, SIM_EVENT_DCEND, 0, 0, 0, 0, 0)) < 0) {
+			return rc;
+		}
+		if (pi == IDENT_IDLE && images_on(m) && (rc = rundown_kernel_end(m)) < 0) {
 			return rc;
 		}
 	}
@@ -455,12 +688,12 @@ static void on_thread(void *ctx, uint64_t now_ns, const struct sim_thread_change
 	struct sched_thread_view v = {0};
 	int rc = 0;
 
-	(void)now_ns;
 	if (c->slot >= m->nslots) {
 		return;
 	}
 	if (!c->exit) {
 		uint32_t ctid, cpid;
+		bool starts = false;
 
 		creator_of(m, pi, &ctid, &cpid);
 		m->slot[c->slot].alive = true;
@@ -469,10 +702,18 @@ static void on_thread(void *ctx, uint64_t now_ns, const struct sim_thread_change
 		if (m->state[pi] == PROC_NOT_STARTED) {
 			m->state[pi] = PROC_ALIVE;
 			rc = fire_process(m, pi, SIM_EVENT_START, c->cpu, ctid, cpid, 0, 0);
+			starts = true;
 		}
 		if (rc == 0) {
-			(void)fire_thread(m, SIM_EVENT_START, c->cpu, (int)c->group, c->tid,
-					  m->slot[c->slot].index, 0, ctid, cpid);
+			rc = fire_thread(m, SIM_EVENT_START, c->cpu, (int)c->group, c->tid,
+					 m->slot[c->slot].index, 0, ctid, cpid);
+		}
+		if (rc == 0 && starts) {
+			/* its first thread maps its images */
+			(void)load_images(m, pi, now_ns, c->cpu, c->tid, m->cfg.processes[pi].pid,
+					  0, 0);
+			m->next_image = next_image_time(m, now_ns);
+			arm(m);
 		}
 		return;
 	}
@@ -487,8 +728,11 @@ static void on_thread(void *ctx, uint64_t now_ns, const struct sim_thread_change
 
 		times_of(m, v.cycles, pi == IDENT_SYSTEM, &kt, &ut);
 		m->state[pi] = PROC_ENDED;
-		(void)fire_process(m, pi, SIM_EVENT_END, c->cpu, c->tid, m->cfg.processes[pi].pid,
-				   kt, ut);
+		rc = unload_images(m, pi, c->cpu, c->tid, m->cfg.processes[pi].pid, kt, ut);
+		if (rc == 0) {
+			(void)fire_process(m, pi, SIM_EVENT_END, c->cpu, c->tid,
+					   m->cfg.processes[pi].pid, kt, ut);
+		}
 	}
 }
 
@@ -520,10 +764,8 @@ static void on_ready(void *ctx, uint64_t now_ns, const struct sim_wake *w)
 }
 
 /* The profile timer: one sample per CPU of what runs there. */
-static int on_event(void *ctx, uint64_t now_ns)
+static int samples(struct ident *m, uint64_t now_ns)
 {
-	struct ident *m = ctx;
-
 	for (unsigned c = 0; c < m->sc->cpus; c++) {
 		struct sim_sample *r = &m->rec.u.sample;
 		struct sched_cpu_view v;
@@ -557,8 +799,24 @@ static int on_event(void *ctx, uint64_t now_ns)
 		}
 	}
 	m->next_sample = now_ns + m->interval_ns;
-	sched_model_arm(m->s, m->handle, m->next_sample);
 	return 0;
+}
+
+/* The model's event: what is due now (samples, then loads and unloads); armed again for the next. */
+static int on_event(void *ctx, uint64_t now_ns)
+{
+	struct ident *m = ctx;
+	int rc = 0;
+
+	if (now_ns >= m->next_sample) {
+		rc = samples(m, now_ns);
+	}
+	if (rc == 0 && now_ns >= m->next_image) {
+		rc = images_due(m, now_ns);
+		m->next_image = next_image_time(m, now_ns);
+	}
+	arm(m);
+	return rc;
 }
 
 static void destroy(void *ctx)
@@ -612,6 +870,8 @@ int ident_attach(struct sched *s, const struct ident_cfg *c, struct ident **out)
 	}
 	m->handle = h;
 	m->interval_ns = (uint64_t)c->profile_interval * 100u;
+	m->next_sample = SCHED_NEVER_NS;
+	m->next_image = SCHED_NEVER_NS;
 	if (c->profile && m->interval_ns) {
 		m->next_sample = m->interval_ns;
 		sched_model_arm(s, h, m->next_sample);

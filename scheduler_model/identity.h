@@ -9,17 +9,22 @@
  *                      sessions'), the DCStart rundown -- Idle and its one
  *                      thread per CPU (TID 0), System, then every process
  *                      alive at the start in creation order, each followed
- *                      by its threads -- [the profile interval DCStart],
+ *                      by its threads [and its images; System's by the
+ *                      kernel modules] -- [the profile interval DCStart],
  *                      rundown complete
  *   live               Thread Start as the core creates a thread (its
  *                      process's Start first when it is the process's
- *                      first), Thread End as it terminates (Process End
+ *                      first, [its images' Loads after]), Thread End as it
+ *                      terminates ([its images' Unloads and] Process End
  *                      after its last thread once the process has exited);
+ *                      [Image Load / Unload at the times the address
+ *                      spaces give];
  *                      ReadyThread at every wake-up (dispatcher);
  *                      SampledProfile on every CPU every interval (profile)
  *   ident_stop()       at the end (on CPU 0): [SystemConfig CPU], masks end
- *                      (the sessions'), Idle's threads, Idle, then every
- *                      live process's threads and the process (DCEnd),
+ *                      (the sessions'), Idle's threads, Idle, [KernelBase,
+ *                      HypercallPage, the kernel modules], then every live
+ *                      process's [images,] threads and the process (DCEnd),
  *                      [profile interval DCEnd], masks new (zeros), rundown
  *                      complete
  *
@@ -76,6 +81,8 @@ struct mod_cfg;
  * struct ident_cfg - the model's configuration; the strings are borrowed
  * for the model's life.
  * @proc_thread:  fire Process / Thread records and the rundowns
+ * @loader:       fire the image records (rundowns, loads, unloads) of
+ *                @modules
  * @dispatcher:   fire ReadyThread at wake-ups
  * @profile:      fire SampledProfile every @profile_interval (100-ns units)
  * @sysconfig:    fire SystemConfig CPU at the stop
@@ -94,6 +101,7 @@ struct mod_cfg;
  */
 struct ident_cfg {
 	bool proc_thread;
+	bool loader;
 	bool dispatcher;
 	bool profile;
 	bool sysconfig;

@@ -837,3 +837,41 @@ uint64_t mod_idle_ip(const struct mod_cfg *c, struct sim_rng *rng)
 	}
 	return mod_fn_address(c, c->idle_fn) + sim_rng_below(rng, f->size);
 }
+
+/* ---- image records -------------------------------------------------------------- */
+
+void mod_image_record(const struct mod_cfg *c, uint32_t i, uint32_t pid, struct sim_image *r,
+		      char guid[MOD_GUID_TEXT])
+{
+	const struct mod_image *im = &c->images[i];
+	const uint8_t *g = im->pdb_guid;
+	bool windows = known_of(im->name) != NULL;
+
+	r->base = im->base;
+	r->size = im->size;
+	r->pid = im->kernel ? 0 : pid;
+	r->checksum = im->checksum;
+	r->timestamp = im->timestamp;
+	if (im->kernel) {
+		/* SE_SIGNING_LEVEL_WINDOWS, SE_IMAGE_SIGNATURE_EMBEDDED; ntoskrnl reads 0 */
+		r->signature_level = strcasecmp(im->name, "ntoskrnl.exe") ? 12 : 0;
+		r->signature_type = 1;
+	} else {
+		/* WINDOWS or AUTHENTICODE, SE_IMAGE_SIGNATURE_CACHE */
+		r->signature_level = windows ? 12 : 4;
+		r->signature_type = 2;
+	}
+	r->default_base = im->kernel ? 0 : im->base;
+	r->file_name = im->path;
+	r->pdb_name = im->pdb_name[0] ? im->pdb_name : NULL;
+	r->pdb_age = im->pdb_name[0] ? im->pdb_age : 0;
+	r->pdb_guid = NULL;
+	if (im->pdb_name[0]) {
+		/* Data1..3 little-endian on the wire, Data4 as it is */
+		snprintf(guid, MOD_GUID_TEXT,
+			 "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X",
+			 g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11],
+			 g[12], g[13], g[14], g[15]);
+		r->pdb_guid = guid;
+	}
+}

@@ -259,4 +259,20 @@ uint64_t mod_fn_address(const struct mod_cfg *c, uint32_t fn);
 /** mod_is_kernel_address - does @a lie in the kernel's half (x64 / x86)? */
 bool mod_is_kernel_address(const struct mod_cfg *c, uint64_t a);
 
+#define MOD_GUID_TEXT 37 /* "3C8F0528-9C07-4257-9192-78EA9AA6A1F4" and its NUL */
+
+/**
+ * mod_image_record - image @i's fields of an image record (trace_sink.h's
+ * struct sim_image: all but cpu, ts, event and the header's context), @pid
+ * its process's PID (0 for a kernel module). Its signature is Windows' own
+ * for the default images (ntoskrnl.exe 0/Embedded, the other kernel
+ * modules 12/Embedded, the system DLLs 12/Cache) and 4/Cache (Authenticode)
+ * for the others; DefaultBase is the base (a 64-bit image at its preferred
+ * base; x86: a PE32 image's) and 0 for a kernel module. The strings point
+ * into @c and @guid (the PDB GUID as text; NULL in the record for an image
+ * without a PDB).
+ */
+void mod_image_record(const struct mod_cfg *c, uint32_t i, uint32_t pid, struct sim_image *r,
+		      char guid[MOD_GUID_TEXT]);
+
 #endif /* SCHEDULER_MODEL_MODULES_H */

@@ -6,6 +6,16 @@
  * 0x1421 and HypercallPage 0x1422. Encoded and decoded by
  * producer/etw_image.c. The columns are those of producer/records/process.h.
  *
+ * SIM_IMAGE_FIELDS(F, C, x) - the truth's "image" line: what the machine
+ * tells the logging code about an image mapped or unmapped (load, unload),
+ * or found by a rundown (dcstart, dcend), and the two addresses of the
+ * stop rundown (kernel_base, hypercall_page: @base alone). Its fields carry
+ * the image's own values; the producer applies Windows' rules: a process's
+ * DCStart/DCEnd gets TimeDateStamp 0 (every such real record has it), and a
+ * v2 target has no room for the signature bytes. The PDB identity is for a
+ * merged session's KernelTraceControl records (producer/records/ktc.h):
+ * DbgID_RSDS when @pdb_guid is set, else None.
+ *
  * ETW_IMAGE_FIELDS(F, x) - WMI_IMAGELOAD_INFORMATION from the decoder's
  * struct etw_image *w, in wire order (Reserved1..4 are not listed: 0 in
  * every real record, kept in w->reserved).
@@ -14,7 +24,39 @@
 #ifndef PRODUCER_RECORDS_IMAGE_H
 #define PRODUCER_RECORDS_IMAGE_H
 
+#define SIM_SIGNATURE_LEVEL_MAX 15 /* SE_SIGNING_LEVEL_* */
+
 /* clang-format off */
+#define SIM_IMAGE_FIELDS(F, C, x)                                                                  \
+	F(x, cpu,             uint32_t,       BUF,   0, 0,             REQ, 0, ALWAYS)             \
+	F(x, ts,              uint64_t,       TS,    0, 0,             REQ, 0, ALWAYS)             \
+	/* load, unload, dcstart, dcend, kernel_base, hypercall_page */                            \
+	F(x, event,           enum sim_event, EVENT, 0, SIM_EV_IMAGE,  REQ, 0, ALWAYS)             \
+	/* SYSTEM header (load, unload, a kernel module's rundown): the loading, unloading or       \
+	   rundown thread and its times */                                                         \
+	F(x, ctx_tid,         uint32_t,       U,     0, UINT32_MAX,    OPT, 0, ALWAYS)             \
+	F(x, ctx_pid,         uint32_t,       U,     0, UINT32_MAX,    OPT, 0, ALWAYS)             \
+	F(x, kernel_time,     uint32_t,       U,     0, UINT32_MAX,    OPT, 0, ALWAYS)             \
+	F(x, user_time,       uint32_t,       U,     0, UINT32_MAX,    OPT, 0, ALWAYS)             \
+	/* ImageBase; kernel_base: ntoskrnl's, hypercall_page: the page's address */               \
+	F(x, base,            uint64_t,       ADDR,  0, 0,             REQ, 0, ALWAYS)             \
+	F(x, size,            uint64_t,       ADDR,  0, 0,             OPT, 0, ALWAYS)             \
+	/* the address space's process; 0 for a kernel module */                                   \
+	F(x, pid,             uint32_t,       U,     0, UINT32_MAX,    OPT, 0, ALWAYS)             \
+	F(x, checksum,        uint32_t,       U,     0, UINT32_MAX,    OPT, 0, ALWAYS)             \
+	/* the PE TimeDateStamp */                                                                 \
+	F(x, timestamp,       uint32_t,       U,     0, UINT32_MAX,    OPT, 0, ALWAYS)             \
+	F(x, signature_level, uint8_t,        U,     0, SIM_SIGNATURE_LEVEL_MAX, OPT, 0, ALWAYS)   \
+	F(x, signature_type,  uint8_t,        U,     0, UINT8_MAX,     OPT, 0, ALWAYS)             \
+	/* the preferred base: the base for a 64-bit image, 0 for a kernel module */               \
+	F(x, default_base,    uint64_t,       ADDR,  0, 0,             OPT, 0, ALWAYS)             \
+	F(x, file_name,       const char *,   TEXT,  0, 0,             OPT, 0, SET)                \
+	/* the CodeView identity: "3C8F0528-9C07-4257-9192-78EA9AA6A1F4", none: no debug record */ \
+	F(x, pdb_guid,        const char *,   TEXT,  0, 0,             OPT, 0, SET)                \
+	F(x, pdb_age,         uint32_t,       U,     0, UINT32_MAX,    OPT, 0, ALWAYS)             \
+	F(x, pdb_name,        const char *,   TEXT,  0, 0,             OPT, 0, SET)                \
+	C(x, pdb_guid)
+
 #define ETW_IMAGE_FIELDS(F, x)                                                                     \
 	F(x, base,            uint64_t,        HEX,  1,        w->image_base,      0x00, 0x00,     \
 	  "ImageBase")                                                                             \

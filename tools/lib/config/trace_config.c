@@ -9,11 +9,11 @@
 #include "tools/lib/config/trace_config.h"
 
 const char *const trace_flag_names[TRACE_NFLAGS] = {
-	"cswitch", "compact_cswitch", "spinlock", "proc_thread", "dispatcher", "profile",
+	"cswitch", "compact_cswitch", "spinlock", "proc_thread", "dispatcher", "profile", "loader",
 };
 const unsigned trace_flag_bits[TRACE_NFLAGS] = {
-	PRODUCER_F_CSWITCH,	PRODUCER_F_COMPACT,    PRODUCER_F_SPINLOCK,
-	PRODUCER_F_PROC_THREAD, PRODUCER_F_DISPATCHER, PRODUCER_F_PROFILE,
+	PRODUCER_F_CSWITCH,    PRODUCER_F_COMPACT, PRODUCER_F_SPINLOCK, PRODUCER_F_PROC_THREAD,
+	PRODUCER_F_DISPATCHER, PRODUCER_F_PROFILE, PRODUCER_F_LOADER,
 };
 
 static const char *const clock_names[SIM_CLOCK_SLOTS] = {NULL, "qpc", "systime", "cycles"};
@@ -150,6 +150,7 @@ void trace_config_producer(const struct trace_config *cfg, struct producer_cfg *
 		ps->name = s->name;
 		ps->clock = s->clock;
 		ps->flags = s->flags;
+		ps->merged = s->merged;
 		ps->pebs = s->pebs;
 		ps->pmc_count = s->pmc_count;
 		memcpy(ps->pmc_ids, s->pmc_counters, sizeof(ps->pmc_ids));

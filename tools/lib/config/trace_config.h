@@ -39,6 +39,7 @@ struct trace_session_cfg {
 	uint32_t pool_buffers;	/* extension: 0 = unlimited */
 	uint64_t flush_latency; /* extension: clock units */
 	bool compress;		/* extension "compressed": XPRESS data buffers */
+	bool merged;		/* extension "merged": KernelTraceControl image identities */
 	char file[TRACE_PATH_MAX];
 };
 
@@ -104,7 +105,7 @@ struct trace_config {
 
 /* a session's flags by name, as scenarios and truths spell them: trace_flag_names[k] is the
  * producer bit trace_flag_bits[k] */
-#define TRACE_NFLAGS 6u
+#define TRACE_NFLAGS 7u
 extern const char *const trace_flag_names[TRACE_NFLAGS];
 extern const unsigned trace_flag_bits[TRACE_NFLAGS];
 

@@ -184,6 +184,7 @@ static int copy_record_strings(struct chunk *c, struct sim_record *r)
 		DC_KIND(CPU_CONFIG, cpu_config, struct sim_cpu_config, SIM_CPU_CONFIG_FIELDS)
 		DC_KIND(MASKS, masks, struct sim_masks, SIM_GROUP_MASKS_FIELDS)
 		DC_KIND(RUNDOWN, rundown, struct sim_rundown, SIM_RUNDOWN_FIELDS)
+		DC_KIND(IMAGE, image, struct sim_image, SIM_IMAGE_FIELDS)
 	default:
 		return 0;
 	}

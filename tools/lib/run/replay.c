@@ -38,6 +38,7 @@ static bool as_record(const struct truth_record *rec, struct sim_record *r)
 		AS_RECORD(CONFIG, cpu_config, CPU_CONFIG)
 		AS_RECORD(MASKS, masks, MASKS)
 		AS_RECORD(RUNDOWN, rundown, RUNDOWN)
+		AS_RECORD(IMAGE, image, IMAGE)
 #undef AS_RECORD
 	default:
 		return false;

@@ -27,6 +27,7 @@
 
 #include "producer/etw_encode.h"
 #include "producer/etw_event.h"
+#include "producer/etw_image.h"
 #include "producer/etw_layout.h"
 #include "producer/producer.h"
 #include "tools/lib/run/verify_ident.h"
@@ -86,7 +87,7 @@ bool vident_wants(const struct verify_ident *vi, int kind)
 		{TRUTH_THREAD_NAME, SIM_REC_THREAD_NAME}, {TRUTH_READY, SIM_REC_READY},
 		{TRUTH_SAMPLE, SIM_REC_SAMPLE},		  {TRUTH_INTERVAL, SIM_REC_INTERVAL},
 		{TRUTH_CONFIG, SIM_REC_CPU_CONFIG},	  {TRUTH_MASKS, SIM_REC_MASKS},
-		{TRUTH_RUNDOWN, SIM_REC_RUNDOWN},
+		{TRUTH_RUNDOWN, SIM_REC_RUNDOWN},	  {TRUTH_IMAGE, SIM_REC_IMAGE},
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
@@ -131,6 +132,12 @@ static bool is_identity(const struct etl_record *r)
 	case ETL_HOOK_HEADER_EXTENSION:
 	case ETW_HOOK_GROUP_MASKS_END:
 	case ETW_HOOK_RUNDOWN_COMPLETE:
+	case ETW_HOOK_IMAGE_LOAD:
+	case ETW_HOOK_IMAGE_UNLOAD:
+	case ETW_HOOK_IMAGE_DC_START:
+	case ETW_HOOK_IMAGE_DC_END:
+	case ETW_HOOK_IMAGE_KERNEL_BASE:
+	case ETW_HOOK_IMAGE_HYPERCALL:
 		return true;
 	default:
 		return false;
@@ -295,11 +302,13 @@ static int sid(struct verify_ident *vi, uint64_t off, const char *field, const s
 		return -EBADMSG;                                                                   \
 	}
 
-/* The truth line's CPU, clocks, hook and header context; its name into vi->what. */
+/* The truth line's CPU, clocks, hook, header form and context; its name into vi->what. */
 struct line_head {
 	uint32_t cpu;
 	const uint64_t *ts;
 	uint16_t hook;
+	bool form_set; /* @form is the line's own (an image's), not the hook's */
+	struct etw_event_form form;
 	uint32_t tid, pid, kernel_time, user_time;
 };
 
@@ -389,6 +398,21 @@ static void line_head(struct verify_ident *vi, int kind, const struct truth_reco
 		snprintf(vi->what, sizeof(vi->what), "masks %s",
 			 tr->u.masks.event == SIM_EVENT_NEW ? "new" : "end");
 		break;
+	case TRUTH_IMAGE: {
+		const struct sim_image *p = &tr->u.image;
+
+		h->cpu = p->cpu;
+		h->ts = p->ts;
+		h->hook = producer_record_hook(SIM_REC_IMAGE, p->event);
+		HEAD_CTX(h, p, ctx_tid, ctx_pid, kernel_time, user_time);
+		h->form_set = p->event != SIM_EVENT_KERNEL_BASE &&
+			      p->event != SIM_EVENT_HYPERCALL_PAGE &&
+			      producer_image_form(vi->cfg->target, p, &h->form) == 0;
+		ev = sim_event_name(p->event);
+		snprintf(vi->what, sizeof(vi->what), "image %s %.40s", ev ? ev : "?",
+			 p->file_name ? p->file_name : "");
+		break;
+	}
 	default: /* TRUTH_RUNDOWN */
 		h->cpu = tr->u.rundown.cpu;
 		h->ts = tr->u.rundown.ts;
@@ -411,7 +435,9 @@ static int check_header(struct verify_ident *vi, const struct etl_record *rec,
 		return fail(vi, off, "hook 0x%04x, truth line %lu says 0x%04x", rec->hook_id,
 			    vi->line, h->hook);
 	}
-	if (etw_event_form_for(vi->cfg->target, h->hook, &form) < 0) {
+	if (h->form_set) {
+		form = h->form;
+	} else if (etw_event_form_for(vi->cfg->target, h->hook, &form) < 0) {
 		return fail(vi, off, "the target %s has no form for hook 0x%04x",
 			    vi->cfg->target->name, h->hook);
 	}
@@ -466,6 +492,40 @@ static int check_masks(struct verify_ident *vi, const struct etw_group_masks *g,
 	}
 	return num(vi, base + 4u * ETW_GROUP_MASKS, "the masks' Version", NUM_U, g->version,
 		   vi->cfg->target->kernel_event_version);
+}
+
+/*
+ * An image record: its fields as the producer writes the line's
+ * (producer_image_payload(): a process's rundown without TimeDateStamp),
+ * or the one address of KernelBase / HypercallPage.
+ */
+static int check_image(struct verify_ident *vi, const struct etw_payload *pl, uint64_t base,
+		       const struct sim_image *line)
+{
+	const bool x86 = vi->cfg->arch == ETL_ARCH_X86;
+	const uint64_t mask = x86 ? 0xFFFFFFFFu : UINT64_MAX;
+	const unsigned ver = vi->cfg->target->image_version;
+	struct etw_image want;
+	struct sim_image tt = *line;
+	const struct sim_image *t = &tt;
+
+	if (pl->kind == ETW_PAYLOAD_IMAGE_ADDRESS) {
+		const uint64_t *w = &pl->u.address;
+
+		ETW_IMAGE_ADDRESS_FIELDS(VI_ROW, (&(struct { uint64_t address; }){line->base}))
+		return 0;
+	}
+	if (pl->kind != ETW_PAYLOAD_IMAGE) {
+		return fail(vi, base, "the payload is not an image's");
+	}
+	(void)producer_image_payload(vi->cfg->target, line, &want);
+	tt.timestamp = want.time_date_stamp;
+	{
+		const struct etw_image *w = &pl->u.im;
+
+		ETW_IMAGE_FIELDS(VI_ROW, t)
+	}
+	return 0;
 }
 
 /* The payload of @rec against truth line @tr (its hook already checked). */
@@ -546,6 +606,8 @@ static int check_payload(struct verify_ident *vi, int kind, const struct truth_r
 		ETW_CPU_CONFIG_FIELDS(VI_ROW, t)
 		return 0;
 	}
+	case TRUTH_IMAGE:
+		return check_image(vi, &pl, base, &tr->u.image);
 	default: /* TRUTH_MASKS */
 		return check_masks(vi, &pl.u.gm, base, &tr->u.masks);
 	}

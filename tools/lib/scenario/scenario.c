@@ -192,7 +192,7 @@ static int apply_flags(struct sk_walk *w, const struct sk_desc *d, void *base,
 	size_t cnt;
 	int rc = sk_need_list(w, n,
 			      "flags (cswitch, compact_cswitch, spinlock, proc_thread, dispatcher, "
-			      "profile)",
+			      "profile, loader)",
 			      16, &cnt);
 
 	(void)d;

@@ -901,6 +901,7 @@ int scenario_procs_finish(const struct scenario_procs *sc, struct etwforge_error
 		id->proc_thread = id->proc_thread || (f & PRODUCER_F_PROC_THREAD);
 		id->dispatcher = id->dispatcher || (f & PRODUCER_F_DISPATCHER);
 		id->profile = id->profile || (f & PRODUCER_F_PROFILE);
+		id->loader = id->loader || (f & PRODUCER_F_LOADER);
 	}
 	id->names_in_thread_records = t->target->thread_name;
 	id->ptr64 = t->arch == ETL_ARCH_X64;

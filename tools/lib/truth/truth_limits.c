@@ -81,6 +81,13 @@ int truth_check_limits(const struct truth_record *rec, struct etwforge_error *er
 		return text_fits("name", rec->u.thread_name.name, TRUTH_TEXT_UNITS, err);
 	case TRUTH_INTERVAL:
 		return text_fits("source_name", rec->u.interval.source_name, TRUTH_TEXT_UNITS, err);
+	case TRUTH_IMAGE:
+		if (rec->u.image.pdb_name && strlen(rec->u.image.pdb_name) > TRUTH_TEXT_UNITS) {
+			return error_fail(err, -EINVAL, ERR_INPUT,
+					  "pdb_name: %zu bytes, at most %u",
+					  strlen(rec->u.image.pdb_name), TRUTH_TEXT_UNITS);
+		}
+		return text_fits("file_name", rec->u.image.file_name, TRUTH_TEXT_UNITS, err);
 	case TRUTH_CONFIG:
 		if (text_fits("computer_name", rec->u.cpu_config.computer_name,
 			      TRUTH_COMPUTER_UNITS, err) < 0) {

@@ -142,8 +142,8 @@ static const char *const meta_fields[] = {
 	"start_ts", "groups",
 };
 static const char *const session_fields[] = {
-	"name",	       "clock",	       "flags",		"pebs",	      "pmc",
-	"buffer_size", "pool_buffers", "flush_latency", "compressed", "file",
+	"name",		"clock",	 "flags",      "pebs", "pmc",	 "buffer_size",
+	"pool_buffers", "flush_latency", "compressed", "file", "merged",
 };
 static const char *const session_pmc_fields[] = {"counters", "events"};
 static const char *const spinlock_cfg_fields[] = {
@@ -642,7 +642,7 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 		if (!json_is_array(v)) {
 			return fail(d,
 				    "%sflags: must be a list (cswitch, compact_cswitch, "
-				    "spinlock)",
+				    "spinlock, proc_thread, dispatcher, profile, loader)",
 				    pfx);
 		}
 		s->flags = 0;
@@ -657,7 +657,8 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 			if (!fl || k == TRACE_NFLAGS) {
 				return fail(d,
 					    "%sflags[%zu]: must be \"cswitch\", "
-					    "\"compact_cswitch\" or \"spinlock\"",
+					    "\"compact_cswitch\", \"spinlock\", \"proc_thread\", "
+					    "\"dispatcher\", \"profile\" or \"loader\"",
 					    pfx, j);
 			}
 			s->flags |= trace_flag_bits[k];
@@ -674,6 +675,7 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 	    (rc = get_u32(d, o, pfx, "pool_buffers", false, 0, UINT32_MAX, &s->pool_buffers)) < 0 ||
 	    (rc = get_u64(d, o, pfx, "flush_latency", false, &s->flush_latency)) < 0 ||
 	    (rc = get_bool(d, o, pfx, "compressed", false, &s->compress)) < 0 ||
+	    (rc = get_bool(d, o, pfx, "merged", false, &s->merged)) < 0 ||
 	    (rc = get_name(d, o, pfx, "file", s->file, sizeof(s->file))) < 0) {
 		return rc;
 	}

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "producer/etw_ktc.h"
 #include "producer/etw_layout.h"
 
 static_assert(SIM_SPIN_ACQUIRE_SAMPLE == TRUTH_NWHY - 1, "truth_why_names covers the enum");
@@ -64,4 +65,19 @@ int truth_check_waiting_reason(const struct trace_config *cfg, const struct sim_
 			  "old_wait_reason: %u is not below max_wait_reason %u; the thread "
 			  "is Waiting, so it would decode as a thread state",
 			  (unsigned)cs->old_wait_reason, (unsigned)cfg->max_wait_reason);
+}
+
+int truth_check_pdb_guid(const struct trace_config *cfg, const struct sim_image *im,
+			 struct etwforge_error *err)
+{
+	uint8_t g[ETW_GUID_LEN];
+
+	(void)cfg;
+	if (!im->pdb_guid || etw_guid_parse(im->pdb_guid, g) == 0) {
+		return 0;
+	}
+	return error_fail(err, -EINVAL, ERR_INPUT,
+			  "pdb_guid: \"%.60s\" is not a GUID such as "
+			  "\"3C8F0528-9C07-4257-9192-78EA9AA6A1F4\"",
+			  im->pdb_guid);
 }

@@ -50,4 +50,13 @@ unsigned truth_stamping_sessions(const struct trace_config *cfg, bool spin,
 int truth_check_waiting_reason(const struct trace_config *cfg, const struct sim_cswitch *cs,
 			       struct etwforge_error *err);
 
+/**
+ * truth_check_pdb_guid - an image's pdb_guid, when given, is a GUID
+ * ("3C8F0528-9C07-4257-9192-78EA9AA6A1F4", braces allowed), as the
+ * DbgID_RSDS record carries it.
+ * Return: 0 or -EINVAL with @err (ERR_INPUT).
+ */
+int truth_check_pdb_guid(const struct trace_config *cfg, const struct sim_image *im,
+			 struct etwforge_error *err);
+
 #endif /* TOOLS_LIB_TRUTH_SCHEMA_H */

@@ -632,7 +632,7 @@ static void put_clock(struct line *l, enum sim_clock c)
 #define B_STR						     0
 #define B_GROUP						     0
 #define B_CLOCK						     (2 + 8)
-#define B_EVENT						     9
+#define B_EVENT						     (2 + 14) /* "hypercall_page" */
 #define B_BUF						     U64_MAX_CHARS
 #define B_TEXT						     0
 #define B_SID						     0
@@ -748,6 +748,9 @@ static bool fmt_session(struct line *l, const struct trace_config *cfg,
 	if (s->compress) {
 		/* only when set: older streams stay as they were */
 		LIT(l, ",\"compressed\":true");
+	}
+	if (s->merged) {
+		LIT(l, ",\"merged\":true");
 	}
 	put_c(l, '}');
 	return true;
@@ -969,6 +972,8 @@ static bool fmt_record(struct line *l, const struct trace_config *cfg, const str
 		return fmt_masks(l, cfg, sh, &r->u.masks);
 	case SIM_REC_RUNDOWN:
 		return fmt_rundown(l, cfg, sh, &r->u.rundown);
+	case SIM_REC_IMAGE:
+		return fmt_image(l, cfg, sh, &r->u.image);
 	default:
 		l->err = -EINVAL;
 		return false;
