@@ -244,20 +244,23 @@ static bool user_image_is_exe(const struct mod_image *im, const struct mod_proce
 static void default_path(const struct mod_cfg *c, struct mod_image *im, const struct mod_process *p)
 {
 	const struct known_image *k = known_of(im->name);
+	char name[sizeof(im->name)]; /* a copy: gcc cannot tell it from im->path (-Wrestrict) */
 
 	(void)c;
 	if (im->given & MOD_GIVEN_PATH) {
 		return;
 	}
+	memcpy(name, im->name, sizeof(name));
 	if (im->kernel) {
 		snprintf(im->path, sizeof(im->path), "\\SystemRoot\\%s\\%s",
-			 k ? k->dir : "System32\\drivers", im->name);
+			 k ? k->dir : "System32\\drivers", name);
 		return;
 	}
 	if (!k && p && user_image_is_exe(im, p) && p->cmdline) {
 		/* the executable of the command line: C:\... becomes the volume's NT path */
-		const char *s = p->cmdline + (p->cmdline[0] == '"');
-		size_t n = strcspn(s, "\" ");
+		bool quoted = p->cmdline[0] == '"';
+		const char *s = p->cmdline + quoted;
+		size_t n = strcspn(s, quoted ? "\"" : " "); /* "C:\Program Files\..." keeps its spaces */
 
 		if (n > 3 && s[1] == ':' && s[2] == '\\' && n < sizeof(im->path) - 32) {
 			snprintf(im->path, sizeof(im->path), "\\Device\\HarddiskVolume3%.*s",
@@ -268,7 +271,7 @@ static void default_path(const struct mod_cfg *c, struct mod_image *im, const st
 	snprintf(im->path, sizeof(im->path), "\\Device\\HarddiskVolume3\\%s\\%s",
 		 k ? k->dir
 		   : (user_image_is_exe(im, p) ? "Program Files\\App" : "Windows\\System32"),
-		 im->name);
+		 name);
 }
 
 /* The values derived from the name: timestamp, checksum, PDB identity. */
@@ -292,10 +295,14 @@ static void derive_identity(const struct mod_cfg *c, struct mod_image *im)
 		im->pdb_age = 1;
 	}
 	if (!im->pdb_name[0] && !(im->given & MOD_GIVEN_NO_PDB)) {
-		const char *dot = strrchr(im->name, '.');
-		int stem = dot ? (int)(dot - im->name) : (int)strlen(im->name);
+		char name[sizeof(im->name)]; /* a copy: gcc cannot tell it from im->pdb_name */
+		const char *dot;
+		int stem;
 
-		snprintf(im->pdb_name, sizeof(im->pdb_name), "%.*s.pdb", stem, im->name);
+		memcpy(name, im->name, sizeof(name));
+		dot = strrchr(name, '.');
+		stem = dot ? (int)(dot - name) : (int)strlen(name);
+		snprintf(im->pdb_name, sizeof(im->pdb_name), "%.*s.pdb", stem, name);
 	}
 }
 
