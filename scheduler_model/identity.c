@@ -396,19 +396,31 @@ static bool image_of(const struct ident *m, uint32_t i, unsigned pi)
 	return !im->kernel && im->process == pi;
 }
 
+/* Image @i's place in its list (mod_image_rank()). */
+static unsigned rank_of(const struct ident *m, uint32_t i)
+{
+	const struct mod_image *im = &m->cfg.modules->images[i];
+
+	return mod_image_rank(m->cfg.modules, i,
+			      im->kernel ? NULL : m->cfg.processes[im->process].image);
+}
+
 /* The rundown of process @pi's loaded images (PERFINFO: no context), or the kernel's modules. */
 static int rundown_images(struct ident *m, unsigned pi, bool kernel, enum sim_event ev)
 {
-	for (uint32_t i = 0; images_on(m) && i < m->cfg.modules->nimages; i++) {
-		const struct mod_image *im = &m->cfg.modules->images[i];
-		int rc;
+	for (unsigned rank = 0; images_on(m) && rank < MOD_RANKS; rank++) {
+		for (uint32_t i = 0; i < m->cfg.modules->nimages; i++) {
+			const struct mod_image *im = &m->cfg.modules->images[i];
+			int rc;
 
-		if (m->img[i] != IMG_LOADED || (kernel ? !im->kernel : !image_of(m, i, pi))) {
-			continue;
-		}
-		/* a kernel module's: SYSTEM, the controller's context (0/0, as the interval's) */
-		if ((rc = fire_image(m, i, ev, 0, 0, 0, 0, 0)) < 0) {
-			return rc;
+			if (m->img[i] != IMG_LOADED ||
+			    (kernel ? !im->kernel : !image_of(m, i, pi)) || rank_of(m, i) != rank) {
+				continue;
+			}
+			/* a kernel module's: SYSTEM, the controller's context (0/0, as the interval's) */
+			if ((rc = fire_image(m, i, ev, 0, 0, 0, 0, 0)) < 0) {
+				return rc;
+			}
 		}
 	}
 	return 0;
@@ -457,17 +469,19 @@ static void images_at_start(struct ident *m)
 static int load_images(struct ident *m, unsigned pi, uint64_t now, unsigned cpu, uint32_t tid,
 		       uint32_t pid, uint32_t kt, uint32_t ut)
 {
-	for (uint32_t i = 0; images_on(m) && i < m->cfg.modules->nimages; i++) {
-		const struct mod_image *im = &m->cfg.modules->images[i];
-		int rc;
+	for (unsigned rank = 0; images_on(m) && rank < MOD_RANKS; rank++) {
+		for (uint32_t i = 0; i < m->cfg.modules->nimages; i++) {
+			const struct mod_image *im = &m->cfg.modules->images[i];
+			int rc;
 
-		if (m->img[i] != IMG_NOT_LOADED || !image_of(m, i, pi) || im->load_ns > now ||
-		    im->unload_ns <= now) {
-			continue;
-		}
-		m->img[i] = IMG_LOADED;
-		if ((rc = fire_image(m, i, SIM_EVENT_LOAD, cpu, tid, pid, kt, ut)) < 0) {
-			return rc;
+			if (m->img[i] != IMG_NOT_LOADED || !image_of(m, i, pi) ||
+			    im->load_ns > now || im->unload_ns <= now || rank_of(m, i) != rank) {
+				continue;
+			}
+			m->img[i] = IMG_LOADED;
+			if ((rc = fire_image(m, i, SIM_EVENT_LOAD, cpu, tid, pid, kt, ut)) < 0) {
+				return rc;
+			}
 		}
 	}
 	return 0;

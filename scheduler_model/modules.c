@@ -260,7 +260,8 @@ static void default_path(const struct mod_cfg *c, struct mod_image *im, const st
 		/* the executable of the command line: C:\... becomes the volume's NT path */
 		bool quoted = p->cmdline[0] == '"';
 		const char *s = p->cmdline + quoted;
-		size_t n = strcspn(s, quoted ? "\"" : " "); /* "C:\Program Files\..." keeps its spaces */
+		size_t n = strcspn(s, quoted ? "\""
+					     : " "); /* "C:\Program Files\..." keeps its spaces */
 
 		if (n > 3 && s[1] == ':' && s[2] == '\\' && n < sizeof(im->path) - 32) {
 			snprintf(im->path, sizeof(im->path), "\\Device\\HarddiskVolume3%.*s",
@@ -846,6 +847,20 @@ uint64_t mod_idle_ip(const struct mod_cfg *c, struct sim_rng *rng)
 }
 
 /* ---- image records -------------------------------------------------------------- */
+
+unsigned mod_image_rank(const struct mod_cfg *c, uint32_t i, const char *exe)
+{
+	const struct mod_image *im = &c->images[i];
+	const struct known_image *k = known_of(im->name);
+
+	if (im->kernel) {
+		return k ? (unsigned)(k - known) - K_NTOSKRNL : 2;
+	}
+	if (exe && !strcasecmp(im->name, exe)) {
+		return 0;
+	}
+	return k ? 1 + (unsigned)(k - known) : 4;
+}
 
 void mod_image_record(const struct mod_cfg *c, uint32_t i, uint32_t pid, struct sim_image *r,
 		      char guid[MOD_GUID_TEXT])

@@ -259,6 +259,17 @@ uint64_t mod_fn_address(const struct mod_cfg *c, uint32_t fn);
 /** mod_is_kernel_address - does @a lie in the kernel's half (x64 / x86)? */
 bool mod_is_kernel_address(const struct mod_cfg *c, uint64_t a);
 
+#define MOD_RANKS 5
+
+/**
+ * mod_image_rank - where image @i comes in its address space's list, as
+ * the loader maps them (a process's executable @exe 0, ntdll.dll 1,
+ * kernel32.dll 2, kernelbase.dll 3, the others 4; the kernel's ntoskrnl.exe
+ * 0, hal.dll 1, drivers 2): the rundowns and a new process's loads list
+ * its images by rank, then by index. Return: 0 .. MOD_RANKS - 1.
+ */
+unsigned mod_image_rank(const struct mod_cfg *c, uint32_t i, const char *exe);
+
 #define MOD_GUID_TEXT 37 /* "3C8F0528-9C07-4257-9192-78EA9AA6A1F4" and its NUL */
 
 /**

@@ -6,7 +6,8 @@
  * cases the workers must get exactly right: a bounded buffer pool that runs
  * out (events and buffers lost, chunks encoded by one worker), spin locks
  * with only the logged releases in the truth, identity records (their
- * strings copied with the record), PMC and PEBS items, three clocks, x86,
+ * strings copied with the record), image records (rundowns, loads and
+ * unloads, in two sessions), PMC and PEBS items, three clocks, x86,
  * standard output through a spool, and more workers than CPUs.
  */
 #include <criterion/criterion.h>
@@ -157,11 +158,23 @@ Test(gen_jobs, spin_locks_identity_records_counters_clocks_and_x86)
 	snprintf(args, sizeof(args),
 		 "'%s/../tools/scenarios/multi_clock.yaml' --duration 200ms "
 		 "--set machine.arch=x86 --set 'sessions.0.flags=[cswitch, compact_cswitch, "
-		 "proc_thread, dispatcher, profile]' --set sessions.0.pebs=true "
+		 "proc_thread, dispatcher, profile, loader]' --set sessions.0.pebs=true "
 		 "--set 'sessions.0.pmc.counters=[TotalCycles, BranchMispredictions]' "
 		 "--set 'sessions.0.pmc.events=[\"0x0525\"]' --set sessions.2.pebs=true",
 		 SOURCE_DIR);
 	same_with_jobs(args, 3);
+}
+
+Test(gen_jobs, image_records)
+{
+	char args[1024];
+
+	snprintf(args, sizeof(args),
+		 "'%s/../tools/scenarios/desktop.yaml' --duration 300ms "
+		 "--set 'sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, "
+		 "profile, loader]' --set 'sessions.1.flags=[cswitch, loader]'",
+		 SOURCE_DIR);
+	same_with_jobs(args, 2);
 }
 
 Test(gen_jobs, standard_output_through_the_spool)

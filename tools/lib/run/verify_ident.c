@@ -400,6 +400,7 @@ static void line_head(struct verify_ident *vi, int kind, const struct truth_reco
 		break;
 	case TRUTH_IMAGE: {
 		const struct sim_image *p = &tr->u.image;
+		const char *slash;
 
 		h->cpu = p->cpu;
 		h->ts = p->ts;
@@ -409,8 +410,11 @@ static void line_head(struct verify_ident *vi, int kind, const struct truth_reco
 			      p->event != SIM_EVENT_HYPERCALL_PAGE &&
 			      producer_image_form(vi->cfg->target, p, &h->form) == 0;
 		ev = sim_event_name(p->event);
+		slash = p->file_name ? strrchr(p->file_name, '\\') : NULL;
 		snprintf(vi->what, sizeof(vi->what), "image %s %.40s", ev ? ev : "?",
-			 p->file_name ? p->file_name : "");
+			 slash		? slash + 1
+			 : p->file_name ? p->file_name
+					: "");
 		break;
 	}
 	default: /* TRUTH_RUNDOWN */
