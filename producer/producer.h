@@ -30,6 +30,16 @@
 #define PRODUCER_F_PROFILE     0x20u /* Masks[1] 0x2: 0x0F2E, 0x0F48-0x0F4A */
 /* The image records (STACK_IMAGE_FACTS 2): EnableFlags IMAGE_LOAD, xperf's LOADER. */
 #define PRODUCER_F_LOADER 0x40u /* Masks[0] 0x4: 0x030A, 0x1402-0x1404, 0x1421/0x1422 */
+/*
+ * Stack walks (STACK_IMAGE_FACTS 3.7): no mask bit, asked per event (xperf
+ * -stackwalk, TraceStackTracingInfo). StackWalk 0x1820 after each event of
+ * the kinds named: SampledProfile, CSwitch, ReadyThread.
+ */
+#define PRODUCER_F_STACK_PROFILE 0x80u
+#define PRODUCER_F_STACK_CSWITCH 0x100u
+#define PRODUCER_F_STACK_READY	 0x200u
+#define PRODUCER_F_STACKS                                                                          \
+	(PRODUCER_F_STACK_PROFILE | PRODUCER_F_STACK_CSWITCH | PRODUCER_F_STACK_READY)
 
 /**
  * producer_stamps - the one PMC-stamping policy (KERNEL_FACTS 3.2, 9): does
@@ -169,6 +179,20 @@ void producer_group_masks(unsigned flags, uint32_t masks[8]);
  * (any one of them will do); every bit for the records every session gets.
  */
 unsigned producer_record_flags(enum sim_record_kind kind);
+
+/**
+ * producer_stack_flag - the session flag that wants the stacks of @ev
+ * (SIM_EVENT_PROFILE, _CSWITCH, _READY_THREAD); 0 for another event.
+ */
+unsigned producer_stack_flag(enum sim_event ev);
+
+/**
+ * producer_stack_frames - the addresses of a stack line's @text ("0x..."
+ * separated by single spaces) into @out[@cap]. Return: how many (1 ..
+ * @cap), or -EINVAL (empty, not such a list, more than @cap, or on @x86 an
+ * address above 32 bits).
+ */
+int producer_stack_frames(const char *text, bool x86, uint64_t *out, size_t cap);
 
 /**
  * producer_record_hook - the hook a record of @kind with event @ev is

@@ -16,12 +16,16 @@
  *                  image                          loader sessions (a merged
  *                                                 one: its KernelTraceControl
  *                                                 identity first)
+ *                  stack                          sessions whose stacks name
+ *                                                 its event (EventTimeStamp in
+ *                                                 each one's clock)
  *                  masks, rundown                 proc_thread, profile or loader
  *                  cpu_config                     every session
  *
  * Not a hot path (a few records per thread, one per wake-up or sample): the
  * payload goes through a stack buffer, and strings are transcoded here.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 
@@ -30,6 +34,7 @@
 #include "producer/etw_process.h"
 #include "producer/etw_profile.h"
 #include "producer/etw_rundown.h"
+#include "producer/etw_stack.h"
 #include "producer/etw_sysconfig.h"
 #include "producer/etw_thread.h"
 #include "producer/producer_internal.h"
@@ -51,6 +56,8 @@ unsigned producer_record_flags(enum sim_record_kind kind)
 		return PRODUCER_F_PROFILE;
 	case SIM_REC_IMAGE:
 		return PRODUCER_F_LOADER;
+	case SIM_REC_STACK:
+		return PRODUCER_F_STACKS;
 	case SIM_REC_MASKS:
 	case SIM_REC_RUNDOWN:
 		return PRODUCER_F_PROC_THREAD | PRODUCER_F_PROFILE | PRODUCER_F_LOADER;
@@ -63,6 +70,57 @@ unsigned producer_record_flags(enum sim_record_kind kind)
 static void groupmask_set(uint32_t masks[ETW_GROUP_MASKS], uint32_t perf_mask)
 {
 	masks[perf_mask >> 29] |= perf_mask & 0x1FFFFFFFu;
+}
+
+unsigned producer_stack_flag(enum sim_event ev)
+{
+	switch (ev) {
+	case SIM_EVENT_PROFILE:
+		return PRODUCER_F_STACK_PROFILE;
+	case SIM_EVENT_CSWITCH:
+		return PRODUCER_F_STACK_CSWITCH;
+	case SIM_EVENT_READY_THREAD:
+		return PRODUCER_F_STACK_READY;
+	default:
+		return 0;
+	}
+}
+
+int producer_stack_frames(const char *text, bool x86, uint64_t *out, size_t cap)
+{
+	const char *p = text;
+	size_t n = 0;
+
+	if (!p || !*p) {
+		return -EINVAL;
+	}
+	for (;;) {
+		uint64_t v = 0;
+		unsigned digits = 0;
+
+		if (p[0] != '0' || p[1] != 'x' || n == cap) {
+			return -EINVAL;
+		}
+		for (p += 2; isxdigit((unsigned char)*p); p++, digits++) {
+			unsigned d = (unsigned)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+
+			if (v >> 60) {
+				return -EINVAL;
+			}
+			v = v << 4 | d;
+		}
+		if (!digits || (x86 && v > UINT32_MAX)) {
+			return -EINVAL;
+		}
+		out[n++] = v;
+		if (!*p) {
+			return (int)n;
+		}
+		if (*p != ' ' || p[1] == ' ') {
+			return -EINVAL;
+		}
+		p++;
+	}
 }
 
 void producer_group_masks(unsigned flags, uint32_t masks[ETW_GROUP_MASKS])
@@ -444,7 +502,11 @@ int producer_lane_record(struct producer_lane *l, const struct sim_record *r)
 {
 	struct producer *p = producer_lane_producer(l);
 	const struct producer_cfg *cfg = producer_get_cfg(p);
-	unsigned want = producer_record_flags(r->kind), ns = producer_nsessions(p);
+	unsigned want = r->kind == SIM_REC_STACK ? producer_stack_flag(r->u.stack.event)
+						 : producer_record_flags(r->kind);
+	unsigned ns = producer_nsessions(p);
+	uint64_t frames[ETW_STACK_MAX_FRAMES];
+	int nframes = 0;
 	uint8_t payload[PAYLOAD_MAX];
 	struct etw_event_ctx ctx;
 	uint16_t hook = 0;
@@ -472,6 +534,27 @@ int producer_lane_record(struct producer_lane *l, const struct sim_record *r)
 				return -EINVAL;
 			}
 			len = etw_encode_group_masks(payload, sizeof(payload), &g);
+		} else if (r->kind == SIM_REC_STACK) {
+			/* EventTimeStamp: the event's time in this session's clock */
+			struct etw_stack_walk w = {
+				.event_ts = r->u.stack.ts[producer_session_clock(p, i)],
+				.process_id = r->u.stack.pid,
+				.thread_id = r->u.stack.tid,
+			};
+
+			if (!nframes) {
+				nframes = producer_stack_frames(r->u.stack.frames,
+								cfg->arch == ETL_ARCH_X86, frames,
+								ETW_STACK_MAX_FRAMES);
+			}
+			if (nframes < 0) {
+				return -EINVAL;
+			}
+			memset(&ctx, 0, sizeof(ctx));
+			w.frames.ips = frames;
+			w.frames.n = (size_t)nframes;
+			hook = ETW_HOOK_STACK_WALK;
+			len = etw_encode_stack_walk(payload, sizeof(payload), cfg->arch, &w, 0);
 		} else if (len < 0) {
 			len = encode(cfg, r, payload, &hook, &ctx);
 		}

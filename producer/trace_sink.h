@@ -35,6 +35,7 @@
 #include "producer/records/process.h"
 #include "producer/records/profile.h"
 #include "producer/records/ready.h"
+#include "producer/records/stack.h"
 #include "producer/records/spinlock.h"
 #include "producer/records/sysconfig.h"
 #include "producer/records/thread.h"
@@ -135,6 +136,9 @@ enum sim_event {
 	SIM_EVENT_UNLOAD,
 	SIM_EVENT_KERNEL_BASE,
 	SIM_EVENT_HYPERCALL_PAGE,
+	SIM_EVENT_PROFILE,
+	SIM_EVENT_CSWITCH,
+	SIM_EVENT_READY_THREAD,
 	SIM_EVENTS,
 };
 
@@ -153,16 +157,21 @@ enum sim_event {
 	(SIM_EV_BIT(SIM_EVENT_LOAD) | SIM_EV_BIT(SIM_EVENT_UNLOAD) |                               \
 	 SIM_EV_BIT(SIM_EVENT_DCSTART) | SIM_EV_BIT(SIM_EVENT_DCEND) |                             \
 	 SIM_EV_BIT(SIM_EVENT_KERNEL_BASE) | SIM_EV_BIT(SIM_EVENT_HYPERCALL_PAGE))
+#define SIM_EV_STACK                                                                               \
+	(SIM_EV_BIT(SIM_EVENT_PROFILE) | SIM_EV_BIT(SIM_EVENT_CSWITCH) |                           \
+	 SIM_EV_BIT(SIM_EVENT_READY_THREAD))
 
 /**
  * sim_event_name - "start", "end", "dcstart", "dcend", "defunct", "set", "new",
- * "load", "unload", "kernel_base", "hypercall_page"; NULL past them.
+ * "load", "unload", "kernel_base", "hypercall_page", and the events a stack
+ * belongs to, "profile", "cswitch", "ready_thread"; NULL past them.
  */
 static inline const char *sim_event_name(enum sim_event e)
 {
 	static const char *const names[SIM_EVENTS] = {
-		"start", "end",	 "dcstart", "dcend",	   "defunct",	     "set",
-		"new",	 "load", "unload",  "kernel_base", "hypercall_page",
+		"start",   "end",	   "dcstart", "dcend",	     "defunct",	       "set",
+		"new",	   "load",	   "unload",  "kernel_base", "hypercall_page", "profile",
+		"cswitch", "ready_thread",
 	};
 
 	return (unsigned)e < SIM_EVENTS ? names[e] : NULL;
@@ -176,7 +185,9 @@ static inline const char *sim_event_name(enum sim_event e)
  * thread_name to proc_thread sessions, ready to dispatcher ones, sample and
  * interval to profile ones, masks and rundown to sessions with a rundown
  * (proc_thread or profile), cpu_config to every session; image
- * (producer/records/image.h) to loader sessions.
+ * (producer/records/image.h) to loader sessions; stack
+ * (producer/records/stack.h) to the sessions whose stacks option names its
+ * event.
  */
 struct sim_process {
 	SIM_PROCESS_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
@@ -208,6 +219,9 @@ struct sim_rundown {
 struct sim_image {
 	SIM_IMAGE_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
 };
+struct sim_stack {
+	SIM_STACK_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
 
 /* enum sim_record_kind - which member of struct sim_record's union holds the record. */
 enum sim_record_kind {
@@ -221,6 +235,7 @@ enum sim_record_kind {
 	SIM_REC_MASKS,
 	SIM_REC_RUNDOWN,
 	SIM_REC_IMAGE,
+	SIM_REC_STACK,
 	SIM_RECORD_KINDS,
 };
 
@@ -248,6 +263,7 @@ struct sim_record {
 		struct sim_masks masks;
 		struct sim_rundown rundown;
 		struct sim_image image;
+		struct sim_stack stack;
 	} u;
 };
 

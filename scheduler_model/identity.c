@@ -22,10 +22,12 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "scheduler_model/call_stacks.h"
 #include "scheduler_model/identity.h"
 #include "scheduler_model/modules.h"
 
@@ -83,17 +85,24 @@ struct ident {
 	struct ident_slot *slot;
 	uint32_t next_index[SCHED_MAX_GROUPS];
 	enum proc_state state[IDENT_MAX_PROCESSES];
-	uint32_t live[IDENT_MAX_PROCESSES]; /* live threads */
-	char name[512];			    /* the name being fired */
-	uint8_t img[MOD_MAX_IMAGES];	    /* enum img_state */
-	uint64_t next_image;		    /* the next timed load or unload (SCHED_NEVER_NS) */
-	char guid[MOD_GUID_TEXT];	    /* the image being fired's PDB GUID */
+	uint32_t live[IDENT_MAX_PROCESSES];   /* live threads */
+	char name[512];			      /* the name being fired */
+	uint8_t img[MOD_MAX_IMAGES];	      /* enum img_state */
+	uint64_t next_image;		      /* the next timed load or unload (SCHED_NEVER_NS) */
+	char guid[MOD_GUID_TEXT];	      /* the image being fired's PDB GUID */
+	struct stk_paths *paths;	      /* stacks: the address spaces' call paths */
+	uint32_t swap_fn;		      /* KiSwapContext: where a switched-in thread waited */
+	uint32_t timer_fn;		      /* KiTimerExpiration: an idle CPU's waking DPC */
+	uint32_t signal_fn;		      /* KeReleaseSpinLock: where a waker signals */
+	struct stk_walk walk;		      /* the stack being fired */
+	char frames[STK_MAX_FRAMES * 19 + 1]; /* one part as "0x... 0x..." */
 	struct sim_record rec;
 };
 
 bool ident_wanted(const struct ident_cfg *c)
 {
-	return c->proc_thread || c->loader || c->dispatcher || c->profile || c->sysconfig;
+	return c->proc_thread || c->loader || c->dispatcher || c->profile || c->sysconfig ||
+	       (c->stacks & SIM_EV_STACK);
 }
 
 /* ---- values derived from a PID or TID ---------------------------------- */
@@ -750,6 +759,105 @@ static void on_thread(void *ctx, uint64_t now_ns, const struct sim_thread_change
 	}
 }
 
+/* ---- stacks -------------------------------------------------------------- */
+
+static bool stacks_on(const struct ident *m, enum sim_event ev)
+{
+	return (m->cfg.stacks & SIM_EV_BIT(ev)) && m->paths;
+}
+
+/* The user function thread @tid of @group runs in (one of its group's hot user functions). */
+static uint32_t app_of(const struct ident *m, unsigned group, uint32_t tid)
+{
+	const struct mod_cfg *c = m->cfg.modules;
+	const struct mod_hot *h = &c->hot[c->hot_first[group]];
+	uint32_t n = 0, pick;
+
+	for (uint32_t k = 0; k < c->hot_n[group]; k++) {
+		n += !c->images[c->functions[h[k].fn].image].kernel;
+	}
+	if (n == 0) {
+		return STK_NONE;
+	}
+	pick = (tid / 4u) % n;
+	for (uint32_t k = 0; k < c->hot_n[group]; k++) {
+		if (!c->images[c->functions[h[k].fn].image].kernel && pick-- == 0) {
+			return h[k].fn;
+		}
+	}
+	return STK_NONE;
+}
+
+/* One part of the stack (@f[@n], none when 0) of @ev's thread @tid/@pid on @cpu. */
+static int fire_part(struct ident *m, unsigned cpu, enum sim_event ev, uint32_t pid, uint32_t tid,
+		     const uint64_t *f, unsigned n)
+{
+	struct sim_stack *r = &m->rec.u.stack;
+	size_t o = 0;
+
+	if (n == 0) {
+		return 0;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		o += (size_t)snprintf(m->frames + o, sizeof(m->frames) - o, "%s0x%" PRIx64,
+				      k ? " " : "", f[k]);
+	}
+	memset(r, 0, sizeof(*r));
+	r->event = ev;
+	r->pid = pid;
+	r->tid = tid;
+	r->frames = m->frames;
+	return fire(m, SIM_REC_STACK, cpu);
+}
+
+/*
+ * The stack of @ev's thread @tid (of @group; < 0: the idle CPU's DPC) at @ip in @fn, after
+ * the event on @cpu: its kernel part, then its user part.
+ */
+static int fire_stack(struct ident *m, unsigned cpu, enum sim_event ev, int group, uint32_t tid,
+		      uint32_t fn, uint64_t ip)
+{
+	unsigned pi = group < 0 ? IDENT_IDLE : proc_index_of_group(m, (unsigned)group);
+	enum stk_who who = group < 0		? STK_IDLE_DPC
+			   : pi == IDENT_SYSTEM ? STK_SYSTEM_THREAD
+						: STK_USER_THREAD;
+	uint32_t pid = group < 0 ? 0 : m->cfg.processes[pi].pid;
+	uint32_t app = group < 0 ? STK_NONE : app_of(m, (unsigned)group, tid);
+	int rc;
+
+	stk_build(m->paths, pi, who, fn, ip, app, &m->walk);
+	if ((rc = fire_part(m, cpu, ev, pid, tid, m->walk.kernel, m->walk.nk)) < 0) {
+		return rc;
+	}
+	return fire_part(m, cpu, ev, pid, tid, m->walk.user, m->walk.nu);
+}
+
+/* An address in @fn (its hot instruction), or 0 for STK_NONE. */
+static uint64_t at_fn(const struct ident *m, uint32_t fn)
+{
+	return fn == STK_NONE
+		       ? 0
+		       : mod_fn_address(m->cfg.modules, fn) + m->cfg.modules->functions[fn].hot;
+}
+
+/* The context switch's stack: the new thread's, where it waited (KiSwapContext). */
+static void on_switched(void *ctx, uint64_t now_ns, const struct sim_cswitch *cs)
+{
+	struct ident *m = ctx;
+	struct sched_cpu_view v;
+
+	(void)now_ns;
+	if (!stacks_on(m, SIM_EVENT_CSWITCH) || cs->new_tid == 0) {
+		return;
+	}
+	sched_cpu_view(m->s, cs->cpu, &v);
+	if (v.group < 0 || v.tid != cs->new_tid) {
+		return;
+	}
+	(void)fire_stack(m, cs->cpu, SIM_EVENT_CSWITCH, v.group, v.tid, m->swap_fn,
+			 at_fn(m, m->swap_fn));
+}
+
 static uint32_t pid_running(struct ident *m, const struct sched_cpu_view *v)
 {
 	return v->group < 0 ? 0 : proc_of_group(m, (unsigned)v->group)->pid;
@@ -774,7 +882,17 @@ static void on_ready(void *ctx, uint64_t now_ns, const struct sim_wake *w)
 	r->adjust_reason = w->created ? 0 : 1; /* None for a new thread, else Unwait */
 	r->adjust_increment = w->boost;
 	r->flags = (w->timer || v.tid == 0) ? 0x1 : 0; /* ReadiedFromDPC */
-	(void)fire(m, SIM_REC_READY, w->cpu);
+	if (fire(m, SIM_REC_READY, w->cpu) < 0 || !stacks_on(m, SIM_EVENT_READY_THREAD)) {
+		return;
+	}
+	/* the waker's stack: a DPC's on an idle CPU (the timer's), else the thread's signalling */
+	if (v.tid == 0) {
+		(void)fire_stack(m, w->cpu, SIM_EVENT_READY_THREAD, -1, 0, m->timer_fn,
+				 at_fn(m, m->timer_fn));
+	} else if (v.group >= 0) {
+		(void)fire_stack(m, w->cpu, SIM_EVENT_READY_THREAD, v.group, v.tid, m->signal_fn,
+				 at_fn(m, m->signal_fn));
+	}
 }
 
 /* The profile timer: one sample per CPU of what runs there. */
@@ -783,6 +901,8 @@ static int samples(struct ident *m, uint64_t now_ns)
 	for (unsigned c = 0; c < m->sc->cpus; c++) {
 		struct sim_sample *r = &m->rec.u.sample;
 		struct sched_cpu_view v;
+		uint32_t fn = STK_NONE;
+		uint64_t ip;
 		uint64_t kcode = wrap32(m, X64_KCODE, X86_KCODE);
 		int rc;
 
@@ -795,7 +915,7 @@ static int samples(struct ident *m, uint64_t now_ns)
 			/* the hot functions of the thread's group, the idle loop when idle */
 			r->ip = v.group < 0 ? mod_idle_ip(m->cfg.modules, &m->rng)
 					    : mod_sample(m->cfg.modules, (unsigned)v.group, &m->rng,
-							 NULL);
+							 &fn);
 		} else if (v.group < 0) {
 			r->ip = kcode + 0x3F0000u + sim_rng_below(&m->rng, IDLE_IP_SPAN);
 		} else {
@@ -808,7 +928,13 @@ static int samples(struct ident *m, uint64_t now_ns)
 					sim_rng_below(&m->rng, IMAGE_SPAN);
 			}
 		}
+		ip = r->ip;
 		if ((rc = fire(m, SIM_REC_SAMPLE, c)) < 0) {
+			return rc;
+		}
+		/* the idle thread's samples have no stack (none is in a DPC or ISR here) */
+		if (stacks_on(m, SIM_EVENT_PROFILE) && v.group >= 0 &&
+		    (rc = fire_stack(m, c, SIM_EVENT_PROFILE, v.group, v.tid, fn, ip)) < 0) {
 			return rc;
 		}
 	}
@@ -837,6 +963,7 @@ static void destroy(void *ctx)
 {
 	struct ident *m = ctx;
 
+	stk_free(m->paths);
 	free(m->slot);
 	free(m);
 }
@@ -845,6 +972,16 @@ static const struct sim_hook_ops ident_ops = {
 	.event = on_event,
 	.thread = on_thread,
 	.ready = on_ready,
+	.stop = stop,
+	.destroy = destroy,
+};
+
+/* with the switches' stacks: called after every switch */
+static const struct sim_hook_ops ident_stack_ops = {
+	.event = on_event,
+	.thread = on_thread,
+	.ready = on_ready,
+	.switched = on_switched,
 	.stop = stop,
 	.destroy = destroy,
 };
@@ -877,7 +1014,20 @@ int ident_attach(struct sched *s, const struct ident_cfg *c, struct ident **out)
 			m->live[pi]++;
 		}
 	}
-	h = sched_attach(s, &ident_ops, m);
+	if ((c->stacks & SIM_EV_STACK) && c->modules) {
+		m->paths = stk_new(c->modules, c->nprocesses);
+		if (!m->paths) {
+			destroy(m);
+			return -ENOMEM;
+		}
+		m->swap_fn = stk_kernel_fn(m->paths, "KiSwapContext");
+		m->timer_fn = stk_kernel_fn(m->paths, "KiTimerExpiration");
+		m->signal_fn = stk_kernel_fn(m->paths, "KeReleaseSpinLock");
+	}
+	h = sched_attach(s,
+			 m->paths && (c->stacks & SIM_EV_BIT(SIM_EVENT_CSWITCH)) ? &ident_stack_ops
+										 : &ident_ops,
+			 m);
 	if (h < 0) {
 		destroy(m);
 		return h;

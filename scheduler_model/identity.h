@@ -20,7 +20,8 @@
  *                      [Image Load / Unload at the times the address
  *                      spaces give];
  *                      ReadyThread at every wake-up (dispatcher);
- *                      SampledProfile on every CPU every interval (profile)
+ *                      SampledProfile on every CPU every interval (profile);
+ *                      [StackWalk after a sample, a switch or a wake-up]
  *   ident_stop()       at the end (on CPU 0): [SystemConfig CPU], masks end
  *                      (the sessions'), Idle's threads, Idle, [KernelBase,
  *                      HypercallPage, the kernel modules], then every live
@@ -85,6 +86,12 @@ struct mod_cfg;
  *                @modules
  * @dispatcher:   fire ReadyThread at wake-ups
  * @profile:      fire SampledProfile every @profile_interval (100-ns units)
+ * @stacks:       the events whose call stacks follow them (StackWalk, the
+ *                kernel part then the user part, call_stacks.h), as
+ *                SIM_EV_BIT()s: SIM_EVENT_PROFILE (a sample's thread; an
+ *                idle one has none), _CSWITCH (the new thread, where it
+ *                waited), _READY_THREAD (the waker; an idle CPU's DPC);
+ *                needs @modules
  * @sysconfig:    fire SystemConfig CPU at the stop
  * @names_in_thread_records: the target's Thread records carry ThreadName;
  *                otherwise a named thread gets ThreadSetName after its
@@ -104,6 +111,7 @@ struct ident_cfg {
 	bool loader;
 	bool dispatcher;
 	bool profile;
+	unsigned stacks;
 	bool sysconfig;
 	bool names_in_thread_records;
 	bool ptr64;

@@ -1043,6 +1043,13 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 		s->st.preemptions++;
 	}
 	rc = s->sink.ops->cswitch(s->sink.ctx, cs);
+	if (s->nswitched && rc >= 0) {
+		for (unsigned h = 0; h < s->nhooks; h++) {
+			if (s->hooks[h].ops->switched) {
+				s->hooks[h].ops->switched(s->hooks[h].ctx, s->now, cs);
+			}
+		}
+	}
 
 	if (old != SCHED_NONE && old_state == SCHED_TS_READY) {
 		ready_thread(s, old, preempted ? RT_FRONT : 0);
@@ -1337,6 +1344,7 @@ int sched_attach(struct sched *s, const struct sim_hook_ops *ops, void *ctx)
 	s->nbusy += ops->busy != NULL;
 	s->nlife += ops->thread != NULL;
 	s->nwake += ops->ready != NULL;
+	s->nswitched += ops->switched != NULL;
 	if (ops->cswitch) {
 		s->cs_hooks[s->ncs].fn = ops->cswitch;
 		s->cs_hooks[s->ncs].ctx = ctx;

@@ -132,6 +132,7 @@ struct sched {
 	unsigned nbusy;		   /* hooks with a busy() */
 	unsigned nlife;		   /* ... with a thread() */
 	unsigned nwake;		   /* ... with a ready() */
+	unsigned nswitched;	   /* ... with a switched() */
 	uint64_t model_at;	   /* the earliest armed model event */
 	unsigned model_h;	   /* whose */
 	unsigned ncpu;

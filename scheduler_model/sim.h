@@ -101,6 +101,8 @@ struct sim_wake {
  *            the model's code holds the CPU above PASSIVE_LEVEL.
  * @thread:   a thread was created or terminated (sim_thread_change).
  * @ready:    a thread was readied (sim_wake).
+ * @switched: the context switch @cs was logged (the new thread runs on
+ *            @cs->cpu); records fired now come right after it.
  * @stop:     the run reached its duration: the last records before the end.
  *            Return: 0 or a sink's negative error.
  * @destroy:  the core is destroyed: free the model.
@@ -114,6 +116,7 @@ struct sim_hook_ops {
 	bool (*busy)(void *ctx, unsigned cpu);
 	void (*thread)(void *ctx, uint64_t now_ns, const struct sim_thread_change *c);
 	void (*ready)(void *ctx, uint64_t now_ns, const struct sim_wake *w);
+	void (*switched)(void *ctx, uint64_t now_ns, const struct sim_cswitch *cs);
 	int (*stop)(void *ctx, uint64_t now_ns);
 	void (*destroy)(void *ctx);
 };

@@ -1240,7 +1240,7 @@ static const struct bad bad_streams[] = {
 	{"no kind", META4 "{'cpu':0}\n", 2, false, "kind: missing"},
 	{"unknown kind", META4 "{'kind':'cswap'}\n", 2, false,
 	 "kind: unknown \"cswap\" (cswitch, spinlock, ccswap_stop, end, process, thread, "
-	 "thread_name, ready, sample, interval, config, masks, rundown or image)"},
+	 "thread_name, ready, sample, interval, config, masks, rundown, image or stack)"},
 	{"second meta", META4 META4, 2, false, "kind: unknown \"meta\""},
 	{"misspelt kind", META4 "{'kind':'cswich'}\n", 2, false,
 	 "kind: unknown \"cswich\" (did you mean 'cswitch'?)"},

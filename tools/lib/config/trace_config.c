@@ -16,6 +16,13 @@ const unsigned trace_flag_bits[TRACE_NFLAGS] = {
 	PRODUCER_F_DISPATCHER, PRODUCER_F_PROFILE, PRODUCER_F_LOADER,
 };
 
+const char *const trace_stack_names[TRACE_NSTACKS] = {"profile", "cswitch", "ready_thread"};
+const unsigned trace_stack_bits[TRACE_NSTACKS] = {
+	PRODUCER_F_STACK_PROFILE,
+	PRODUCER_F_STACK_CSWITCH,
+	PRODUCER_F_STACK_READY,
+};
+
 static const char *const clock_names[SIM_CLOCK_SLOTS] = {NULL, "qpc", "systime", "cycles"};
 
 const char *sim_clock_name(enum sim_clock c)

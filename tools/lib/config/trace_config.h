@@ -109,6 +109,12 @@ struct trace_config {
 extern const char *const trace_flag_names[TRACE_NFLAGS];
 extern const unsigned trace_flag_bits[TRACE_NFLAGS];
 
+/* the events whose stacks a session logs, as scenarios and truths spell them ("stacks"):
+ * trace_stack_names[k] is the producer bit trace_stack_bits[k] (PRODUCER_F_STACK_*) */
+#define TRACE_NSTACKS 3u
+extern const char *const trace_stack_names[TRACE_NSTACKS];
+extern const unsigned trace_stack_bits[TRACE_NSTACKS];
+
 /** sim_clock_name - "qpc", "systime", "cycles". */
 const char *sim_clock_name(enum sim_clock c);
 /** sim_clock_parse - by name; Return: 0 or -EINVAL. */

@@ -185,6 +185,7 @@ static int copy_record_strings(struct chunk *c, struct sim_record *r)
 		DC_KIND(MASKS, masks, struct sim_masks, SIM_GROUP_MASKS_FIELDS)
 		DC_KIND(RUNDOWN, rundown, struct sim_rundown, SIM_RUNDOWN_FIELDS)
 		DC_KIND(IMAGE, image, struct sim_image, SIM_IMAGE_FIELDS)
+		DC_KIND(STACK, stack, struct sim_stack, SIM_STACK_FIELDS)
 	default:
 		return 0;
 	}

@@ -39,6 +39,7 @@ static bool as_record(const struct truth_record *rec, struct sim_record *r)
 		AS_RECORD(MASKS, masks, MASKS)
 		AS_RECORD(RUNDOWN, rundown, RUNDOWN)
 		AS_RECORD(IMAGE, image, IMAGE)
+		AS_RECORD(STACK, stack, STACK)
 #undef AS_RECORD
 	default:
 		return false;

@@ -29,6 +29,7 @@
 #include "producer/etw_event.h"
 #include "producer/etw_image.h"
 #include "producer/etw_layout.h"
+#include "producer/etw_stack.h"
 #include "producer/producer.h"
 #include "tools/lib/run/verify_ident.h"
 #include "writer/etl_layout.h"
@@ -83,11 +84,17 @@ bool vident_wants(const struct verify_ident *vi, int kind)
 		int truth;
 		enum sim_record_kind rec;
 	} map[] = {
-		{TRUTH_PROCESS, SIM_REC_PROCESS},	  {TRUTH_THREAD, SIM_REC_THREAD},
-		{TRUTH_THREAD_NAME, SIM_REC_THREAD_NAME}, {TRUTH_READY, SIM_REC_READY},
-		{TRUTH_SAMPLE, SIM_REC_SAMPLE},		  {TRUTH_INTERVAL, SIM_REC_INTERVAL},
-		{TRUTH_CONFIG, SIM_REC_CPU_CONFIG},	  {TRUTH_MASKS, SIM_REC_MASKS},
-		{TRUTH_RUNDOWN, SIM_REC_RUNDOWN},	  {TRUTH_IMAGE, SIM_REC_IMAGE},
+		{TRUTH_PROCESS, SIM_REC_PROCESS},
+		{TRUTH_THREAD, SIM_REC_THREAD},
+		{TRUTH_THREAD_NAME, SIM_REC_THREAD_NAME},
+		{TRUTH_READY, SIM_REC_READY},
+		{TRUTH_SAMPLE, SIM_REC_SAMPLE},
+		{TRUTH_INTERVAL, SIM_REC_INTERVAL},
+		{TRUTH_CONFIG, SIM_REC_CPU_CONFIG},
+		{TRUTH_MASKS, SIM_REC_MASKS},
+		{TRUTH_RUNDOWN, SIM_REC_RUNDOWN},
+		{TRUTH_IMAGE, SIM_REC_IMAGE},
+		{TRUTH_STACK, SIM_REC_STACK},
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
@@ -138,6 +145,7 @@ static bool is_identity(const struct etl_record *r)
 	case ETW_HOOK_IMAGE_DC_END:
 	case ETW_HOOK_IMAGE_KERNEL_BASE:
 	case ETW_HOOK_IMAGE_HYPERCALL:
+	case ETW_HOOK_STACK_WALK:
 		return true;
 	default:
 		return false;
@@ -417,6 +425,14 @@ static void line_head(struct verify_ident *vi, int kind, const struct truth_reco
 					: "");
 		break;
 	}
+	case TRUTH_STACK:
+		h->cpu = tr->u.stack.cpu;
+		h->ts = tr->u.stack.ts;
+		h->hook = ETW_HOOK_STACK_WALK;
+		ev = sim_event_name(tr->u.stack.event);
+		snprintf(vi->what, sizeof(vi->what), "stack of %s tid %" PRIu32, ev ? ev : "?",
+			 tr->u.stack.tid);
+		break;
 	default: /* TRUTH_RUNDOWN */
 		h->cpu = tr->u.rundown.cpu;
 		h->ts = tr->u.rundown.ts;
@@ -532,6 +548,39 @@ static int check_image(struct verify_ident *vi, const struct etw_payload *pl, ui
 	return 0;
 }
 
+/*
+ * A StackWalk: EventTimeStamp is the line's time in the session's clock,
+ * the process, the thread and every frame are the line's.
+ */
+static int check_stack(struct verify_ident *vi, const struct etw_stack_walk *w, uint64_t base,
+		       const struct sim_stack *line)
+{
+	const bool x86 = vi->cfg->arch == ETL_ARCH_X86;
+	const uint64_t mask = x86 ? 0xFFFFFFFFu : UINT64_MAX;
+	uint64_t want[ETW_STACK_MAX_FRAMES];
+	int n = producer_stack_frames(line->frames, x86, want, ETW_STACK_MAX_FRAMES);
+	char field[32];
+
+	if (n < 0) {
+		return fail(vi, base, "truth line %lu's frames are not a list of addresses",
+			    vi->line);
+	}
+	if (num(vi, base, "EventTimeStamp", NUM_U, w->event_ts, line->ts[vi->s->clock]) < 0 ||
+	    num(vi, base + 8, "StackProcess", NUM_U, w->process_id, line->pid) < 0 ||
+	    num(vi, base + 12, "StackThread", NUM_U, w->thread_id, line->tid) < 0 ||
+	    num(vi, base + 16, "the number of frames", NUM_U, w->frames.n, (uint64_t)n) < 0) {
+		return -EBADMSG;
+	}
+	for (size_t i = 0; i < w->frames.n; i++) {
+		snprintf(field, sizeof(field), "Stack[%zu]", i);
+		if (num(vi, base + 16 + i * (x86 ? 4u : 8u), field, NUM_X,
+			etw_frame(&w->frames, vi->cfg->arch, i) & mask, want[i] & mask) < 0) {
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
 /* The payload of @rec against truth line @tr (its hook already checked). */
 static int check_payload(struct verify_ident *vi, int kind, const struct truth_record *tr,
 			 const struct etl_record *rec)
@@ -612,6 +661,11 @@ static int check_payload(struct verify_ident *vi, int kind, const struct truth_r
 	}
 	case TRUTH_IMAGE:
 		return check_image(vi, &pl, base, &tr->u.image);
+	case TRUTH_STACK:
+		if (pl.kind != ETW_PAYLOAD_STACK_WALK) {
+			return fail(vi, base, "the payload is not a stack walk's");
+		}
+		return check_stack(vi, &pl.u.sw, base, &tr->u.stack);
 	default: /* TRUTH_MASKS */
 		return check_masks(vi, &pl.u.gm, base, &tr->u.masks);
 	}
@@ -624,7 +678,8 @@ int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr
 	struct vident_cpu *c;
 	int r;
 
-	if (!vident_wants(vi, kind)) {
+	if (!vident_wants(vi, kind) ||
+	    (kind == TRUTH_STACK && !(vi->s->flags & producer_stack_flag(tr->u.stack.event)))) {
 		return 0;
 	}
 	vi->line = tr->line;

@@ -207,7 +207,34 @@ static int apply_flags(struct sk_walk *w, const struct sk_desc *d, void *base,
 		}
 	}
 	if (rc == 0) {
-		s->flags = flags;
+		s->flags =
+			(s->flags & PRODUCER_F_STACKS) | flags; /* the stacks are apply_stacks()' */
+	}
+	return rc;
+}
+
+/* sessions[].stacks: the events whose stacks the session logs (as xperf -stackwalk names them). */
+static int apply_stacks(struct sk_walk *w, const struct sk_desc *d, void *base,
+			const struct yt_node *n)
+{
+	struct trace_session_cfg *s = base;
+	unsigned flags = 0;
+	size_t cnt;
+	int rc = sk_need_list(w, n, "stacks (profile, cswitch, ready_thread)", TRACE_NSTACKS, &cnt);
+
+	(void)d;
+	for (size_t i = 0; rc == 0 && i < cnt; i++) {
+		unsigned k;
+		size_t old = sk_push_index(w, (unsigned)i);
+
+		rc = sk_get_enum(w, n->kids[i], trace_stack_names, TRACE_NSTACKS, false, &k);
+		if (rc == 0) {
+			flags |= trace_stack_bits[k];
+			sk_pop(w, old);
+		}
+	}
+	if (rc == 0) {
+		s->flags = (s->flags & ~PRODUCER_F_STACKS) | flags;
 	}
 	return rc;
 }
@@ -719,6 +746,7 @@ static const struct sk_desc session_keys[] = {
 	K_STR("name", SESS, name, 1),
 	K_ENUM("clock", SESS, clock, clock_names, true),
 	K_CUSTOM("flags", apply_flags, scenario_print_flags),
+	K_CUSTOM("stacks", apply_stacks, scenario_print_stacks),
 	K_BOOL("pebs", SESS, pebs),
 	{.key = "pmc", .kind = SK_MAP, .sub = pmc_keys},
 	K_UINT_M("buffer_size", SESS, buffer_size, 4096, 16u * 1024 * 1024, 4096),
@@ -1329,6 +1357,20 @@ static int finish_sessions(struct scenario *sc, struct etwforge_error *err)
 			return sk_fail_key(&sc->where, sc->source, err, path,
 					   "compact_cswitch needs cswitch too (the kernel logs "
 					   "compact batches only with both group masks)");
+		}
+		for (unsigned k = 0; k < TRACE_NSTACKS; k++) {
+			static const unsigned logs[TRACE_NSTACKS] = {
+				PRODUCER_F_PROFILE, PRODUCER_F_CSWITCH, PRODUCER_F_DISPATCHER};
+			static const char *const flag[TRACE_NSTACKS] = {"profile", "cswitch",
+									"dispatcher"};
+
+			if ((s->flags & trace_stack_bits[k]) && !(s->flags & logs[k])) {
+				snprintf(path, sizeof(path), "sessions.%u.stacks", i);
+				return sk_fail_key(&sc->where, sc->source, err, path,
+						   "%s: the session does not log the event (its "
+						   "flags have no %s)",
+						   trace_stack_names[k], flag[k]);
+			}
 		}
 		for (unsigned j = 0; j < i; j++) {
 			if (!strcmp(s->name, t->sessions[j].name)) {

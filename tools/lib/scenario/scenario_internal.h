@@ -81,6 +81,8 @@ void scenario_print_target(FILE *f, const void *root, const struct sk_desc *d, c
 			   unsigned item);
 void scenario_print_flags(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			  unsigned item);
+void scenario_print_stacks(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item);
 void scenario_print_taken_by(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			     unsigned item);
 void scenario_print_nested(FILE *f, const void *root, const struct sk_desc *d, const void *base,

@@ -125,6 +125,25 @@ void scenario_print_flags(FILE *f, const void *root, const struct sk_desc *d, co
 	fputc(']', f);
 }
 
+void scenario_print_stacks(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item)
+{
+	const struct trace_session_cfg *s = base;
+	bool first = true;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	fputc('[', f);
+	for (unsigned k = 0; k < TRACE_NSTACKS; k++) {
+		if (s->flags & trace_stack_bits[k]) {
+			fprintf(f, "%s%s", first ? "" : ", ", trace_stack_names[k]);
+			first = false;
+		}
+	}
+	fputc(']', f);
+}
+
 void scenario_print_counters(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			     unsigned item)
 {

@@ -902,6 +902,9 @@ int scenario_procs_finish(const struct scenario_procs *sc, struct etwforge_error
 		id->dispatcher = id->dispatcher || (f & PRODUCER_F_DISPATCHER);
 		id->profile = id->profile || (f & PRODUCER_F_PROFILE);
 		id->loader = id->loader || (f & PRODUCER_F_LOADER);
+		for (enum sim_event ev = SIM_EVENT_PROFILE; ev <= SIM_EVENT_READY_THREAD; ev++) {
+			id->stacks |= (f & producer_stack_flag(ev)) ? SIM_EV_BIT(ev) : 0u;
+		}
 	}
 	id->names_in_thread_records = t->target->thread_name;
 	id->ptr64 = t->arch == ETL_ARCH_X64;

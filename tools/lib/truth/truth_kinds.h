@@ -57,7 +57,9 @@
 	K(rundown,     RUNDOWN,     struct sim_rundown,     rundown, "a rundown line",             \
 	  SIM_RUNDOWN_FIELDS,     TRUTH_STAMP_NONE,     NONE)                                      \
 	K(image,       IMAGE,       struct sim_image,       image,  "an image line",               \
-	  SIM_IMAGE_FIELDS,       TRUTH_STAMP_NONE,     NONE)
+	  SIM_IMAGE_FIELDS,       TRUTH_STAMP_NONE,     NONE)                                      \
+	K(stack,       STACK,       struct sim_stack,       stack,  "a stack line",                \
+	  SIM_STACK_FIELDS,       TRUTH_STAMP_NONE,     NONE)
 /* clang-format on */
 
 /* Who stamps the PMC values a line's "pmc" holds (the index of the writer's and readers' sets). */

@@ -143,7 +143,7 @@ static const char *const meta_fields[] = {
 };
 static const char *const session_fields[] = {
 	"name",		"clock",	 "flags",      "pebs", "pmc",	 "buffer_size",
-	"pool_buffers", "flush_latency", "compressed", "file", "merged",
+	"pool_buffers", "flush_latency", "compressed", "file", "merged", "stacks",
 };
 static const char *const session_pmc_fields[] = {"counters", "events"};
 static const char *const spinlock_cfg_fields[] = {
@@ -662,6 +662,32 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 					    pfx, j);
 			}
 			s->flags |= trace_flag_bits[k];
+		}
+	}
+	v = json_object_get(o, "stacks");
+	if (v) {
+		size_t j;
+		json_t *e;
+
+		if (!json_is_array(v)) {
+			return fail(d, "%sstacks: must be a list (profile, cswitch, ready_thread)",
+				    pfx);
+		}
+		json_array_foreach(v, j, e)
+		{
+			const char *st = json_string_value(e);
+			size_t k = 0;
+
+			while (st && k < TRACE_NSTACKS && strcmp(st, trace_stack_names[k])) {
+				k++;
+			}
+			if (!st || k == TRACE_NSTACKS) {
+				return fail(d,
+					    "%sstacks[%zu]: must be \"profile\", \"cswitch\" or "
+					    "\"ready_thread\"",
+					    pfx, j);
+			}
+			s->flags |= trace_stack_bits[k];
 		}
 	}
 	if ((rc = get_bool(d, o, pfx, "pebs", false, &s->pebs)) < 0) {

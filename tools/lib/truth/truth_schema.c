@@ -13,6 +13,7 @@
 
 #include "producer/etw_ktc.h"
 #include "producer/etw_layout.h"
+#include "producer/producer.h"
 
 static_assert(SIM_SPIN_ACQUIRE_SAMPLE == TRUTH_NWHY - 1, "truth_why_names covers the enum");
 
@@ -80,4 +81,20 @@ int truth_check_pdb_guid(const struct trace_config *cfg, const struct sim_image 
 			  "pdb_guid: \"%.60s\" is not a GUID such as "
 			  "\"3C8F0528-9C07-4257-9192-78EA9AA6A1F4\"",
 			  im->pdb_guid);
+}
+
+int truth_check_frames(const struct trace_config *cfg, const struct sim_stack *st,
+		       struct etwforge_error *err)
+{
+	uint64_t f[ETW_STACK_MAX_FRAMES];
+
+	if (producer_stack_frames(st->frames, cfg->arch == ETL_ARCH_X86, f, ETW_STACK_MAX_FRAMES) >
+	    0) {
+		return 0;
+	}
+	return error_fail(err, -EINVAL, ERR_INPUT,
+			  "frames: must be 1 to %u addresses \"0x...\" separated by single "
+			  "spaces%s",
+			  ETW_STACK_MAX_FRAMES,
+			  cfg->arch == ETL_ARCH_X86 ? ", below 4 GiB (x86)" : "");
 }

@@ -59,4 +59,12 @@ int truth_check_waiting_reason(const struct trace_config *cfg, const struct sim_
 int truth_check_pdb_guid(const struct trace_config *cfg, const struct sim_image *im,
 			 struct etwforge_error *err);
 
+/**
+ * truth_check_frames - a stack line's frames are 1 to 192 addresses
+ * (producer_stack_frames()), below 4 GiB on x86.
+ * Return: 0 or -EINVAL with @err (ERR_INPUT; NULL: no message).
+ */
+int truth_check_frames(const struct trace_config *cfg, const struct sim_stack *st,
+		       struct etwforge_error *err);
+
 #endif /* TOOLS_LIB_TRUTH_SCHEMA_H */

@@ -752,6 +752,23 @@ static bool fmt_session(struct line *l, const struct trace_config *cfg,
 	if (s->merged) {
 		LIT(l, ",\"merged\":true");
 	}
+	if (s->flags & PRODUCER_F_STACKS) {
+		/* only when set: older streams stay as they were */
+		first = true;
+		LIT(l, ",\"stacks\":[");
+		for (unsigned k = 0; k < TRACE_NSTACKS; k++) {
+			if (s->flags & trace_stack_bits[k]) {
+				if (!first) {
+					put_c(l, ',');
+				}
+				put_c(l, '"');
+				lit(l, trace_stack_names[k], strlen(trace_stack_names[k]));
+				put_c(l, '"');
+				first = false;
+			}
+		}
+		put_c(l, ']');
+	}
 	put_c(l, '}');
 	return true;
 }
@@ -974,6 +991,8 @@ static bool fmt_record(struct line *l, const struct trace_config *cfg, const str
 		return fmt_rundown(l, cfg, sh, &r->u.rundown);
 	case SIM_REC_IMAGE:
 		return fmt_image(l, cfg, sh, &r->u.image);
+	case SIM_REC_STACK:
+		return fmt_stack(l, cfg, sh, &r->u.stack);
 	default:
 		l->err = -EINVAL;
 		return false;

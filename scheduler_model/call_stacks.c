@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * scheduler_model/call_stacks.c - the call stacks of call_stacks.h: each
+ * function's stable chain of callers, the thread-start and system-call
+ * frames of each address space, found once.
+ */
+#include "scheduler_model/call_stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler_model/modules.h"
+
+#define NSTUBS 7  /* ntdll's system-call stubs */
+#define NBASE  10 /* kernelbase's callers of them */
+
+/* the frames a user process's stacks end or enter the kernel with */
+struct stk_process {
+	uint32_t rtl_start; /* ntdll!RtlUserThreadStart */
+	uint32_t thunk;	    /* kernel32!BaseThreadInitThunk */
+	uint32_t stub[NSTUBS];
+	unsigned nstub;
+	uint32_t base[NBASE];
+	unsigned nbase;
+};
+
+struct stk_paths {
+	const struct mod_cfg *c;
+	unsigned nprocesses;
+	uint32_t syscall_end;  /* KiSystemServiceCopyEnd */
+	uint32_t system_start; /* PspSystemThreadStartup */
+	uint32_t retire_dpc;   /* KiRetireDpcList */
+	uint32_t idle_loop;    /* KiIdleLoop */
+	struct stk_process proc[];
+};
+
+static const char *const stubs[NSTUBS] = {
+	"NtWaitForSingleObject",
+	"NtWaitForMultipleObjects",
+	"NtRemoveIoCompletion",
+	"NtDelayExecution",
+	"NtReadFile",
+	"NtWriteFile",
+	"NtDeviceIoControlFile",
+};
+static const char *const bases[NBASE] = {
+	"WaitForSingleObjectEx",
+	"WaitForMultipleObjectsEx",
+	"SleepEx",
+	"ReadFile",
+	"WriteFile",
+	"DeviceIoControl",
+	"GetQueuedCompletionStatus",
+	"MultiByteToWideChar",
+	"CreateFileW",
+	"lstrcmpiW",
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xBF58476D1CE4E5B9ull;
+	x ^= x >> 27;
+	x *= 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+/* A hash of the seed, @a and @salt: every choice of a path comes from one. */
+static uint64_t h(const struct stk_paths *p, uint64_t a, uint64_t salt)
+{
+	return mix(p->c->seed ^ mix(a * 0x9E3779B97F4A7C15ull + salt));
+}
+
+/* Function @name of image @name in process @pi (kernel: the kernel's), or STK_NONE. */
+static uint32_t fn_of(const struct mod_cfg *c, unsigned pi, bool kernel, const char *image,
+		      const char *name)
+{
+	int i = mod_find_image(c, pi, kernel, image);
+	int f = i < 0 ? -1 : mod_find_function(c, (uint32_t)i, name);
+
+	return f < 0 ? STK_NONE : (uint32_t)f;
+}
+
+uint32_t stk_kernel_fn(const struct stk_paths *p, const char *name)
+{
+	return fn_of(p->c, MOD_SYSTEM, true, "ntoskrnl.exe", name);
+}
+
+struct stk_paths *stk_new(const struct mod_cfg *c, unsigned nprocesses)
+{
+	struct stk_paths *p =
+		calloc(1, sizeof(*p) + (size_t)nprocesses * sizeof(struct stk_process));
+
+	if (!p) {
+		return NULL;
+	}
+	p->c = c;
+	p->nprocesses = nprocesses;
+	p->syscall_end = stk_kernel_fn(p, "KiSystemServiceCopyEnd");
+	p->system_start = stk_kernel_fn(p, "PspSystemThreadStartup");
+	p->retire_dpc = stk_kernel_fn(p, "KiRetireDpcList");
+	p->idle_loop = stk_kernel_fn(p, "KiIdleLoop");
+	for (unsigned pi = MOD_SYSTEM + 1; pi < nprocesses; pi++) {
+		struct stk_process *sp = &p->proc[pi];
+
+		sp->rtl_start = fn_of(c, pi, false, "ntdll.dll", "RtlUserThreadStart");
+		sp->thunk = fn_of(c, pi, false, "kernel32.dll", "BaseThreadInitThunk");
+		for (unsigned k = 0; k < NSTUBS; k++) {
+			uint32_t f = fn_of(c, pi, false, "ntdll.dll", stubs[k]);
+
+			if (f != STK_NONE) {
+				sp->stub[sp->nstub++] = f;
+			}
+		}
+		for (unsigned k = 0; k < NBASE; k++) {
+			uint32_t f = fn_of(c, pi, false, "kernelbase.dll", bases[k]);
+
+			if (f != STK_NONE) {
+				sp->base[sp->nbase++] = f;
+			}
+		}
+	}
+	return p;
+}
+
+void stk_free(struct stk_paths *p)
+{
+	free(p);
+}
+
+/* A return address in @caller after its call to @callee: the same one for the same pair. */
+static uint64_t ret_addr(const struct stk_paths *p, uint32_t caller, uint32_t callee)
+{
+	const struct mod_function *f = &p->c->functions[caller];
+	uint64_t off = f->size > 16 ? 5 + h(p, caller, (uint64_t)callee << 20 | 1u) % (f->size - 8)
+				    : f->size / 2;
+
+	return mod_fn_address(p->c, caller) + off;
+}
+
+static void push(uint64_t *v, unsigned *n, uint64_t a)
+{
+	if (*n < STK_MAX_FRAMES) {
+		v[(*n)++] = a;
+	}
+}
+
+/*
+ * The chain of callers of @fn in its own image, @lo to @hi of them (the
+ * number fixed by @fn, cut short when the image has no function left):
+ * their return addresses onto @v. A function's caller is the first after a
+ * start hashed from the function alone that is not on the chain yet, so a
+ * function has the same caller wherever it is met, and no chain loops.
+ * Return: the outermost function (@fn when the image has no other).
+ */
+static uint32_t chain(const struct stk_paths *p, uint32_t fn, unsigned lo, unsigned hi, uint64_t *v,
+		      unsigned *n)
+{
+	const struct mod_cfg *c = p->c;
+	const struct mod_image *im = &c->images[c->functions[fn].image];
+	unsigned depth = lo + (unsigned)(h(p, fn, 2) % (hi - lo + 1));
+	uint32_t seen[STK_MAX_FRAMES];
+	unsigned nseen = 0;
+	uint32_t cur = fn;
+
+	seen[nseen++] = fn;
+	for (unsigned k = 0; k < depth && nseen < STK_MAX_FRAMES; k++) {
+		uint32_t start = (uint32_t)(h(p, cur, 3) % im->nfn), caller = STK_NONE;
+
+		for (uint32_t j = 0; j < im->nfn && caller == STK_NONE; j++) {
+			uint32_t f = im->first_fn + (start + j) % im->nfn;
+			bool on = false;
+
+			for (unsigned q = 0; q < nseen && !on; q++) {
+				on = seen[q] == f;
+			}
+			if (!on) {
+				caller = f;
+			}
+		}
+		if (caller == STK_NONE) {
+			break; /* every function of the image is on the chain */
+		}
+		push(v, n, ret_addr(p, caller, cur));
+		seen[nseen++] = caller;
+		cur = caller;
+	}
+	return cur;
+}
+
+/* The user part from function @from (already on the stack) to the thread's start. */
+static void user_tail(const struct stk_paths *p, const struct stk_process *sp, uint32_t from,
+		      uint32_t app, struct stk_walk *w)
+{
+	const struct mod_cfg *c = p->c;
+	uint32_t top = from;
+
+	if (app != STK_NONE && c->functions[app].image != c->functions[from].image) {
+		push(w->user, &w->nu, ret_addr(p, app, from));
+		top = chain(p, app, 4, 22, w->user, &w->nu);
+	}
+	if (sp->thunk != STK_NONE) {
+		push(w->user, &w->nu, ret_addr(p, sp->thunk, top));
+	}
+	if (sp->rtl_start != STK_NONE) {
+		push(w->user, &w->nu, ret_addr(p, sp->rtl_start, sp->thunk));
+	}
+}
+
+void stk_build(const struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, uint64_t ip,
+	       uint32_t app, struct stk_walk *w)
+{
+	const struct mod_cfg *c = p->c;
+	bool kernel_ip = mod_is_kernel_address(c, ip);
+	const struct stk_process *sp = pi < p->nprocesses ? &p->proc[pi] : NULL;
+	uint32_t top;
+
+	w->nk = w->nu = 0;
+	if (!ip) {
+		return;
+	}
+	if (who != STK_USER_THREAD || pi <= MOD_SYSTEM) {
+		sp = NULL;
+	}
+	if (!kernel_ip) {
+		push(w->user, &w->nu, ip);
+		if (fn != STK_NONE && sp) {
+			top = chain(p, fn, 2, 9, w->user, &w->nu);
+			user_tail(p, sp, top, app, w);
+		}
+		return;
+	}
+	push(w->kernel, &w->nk, ip);
+	top = fn == STK_NONE ? STK_NONE : chain(p, fn, 2, 18, w->kernel, &w->nk);
+	if (who == STK_IDLE_DPC) {
+		if (p->retire_dpc != STK_NONE && p->idle_loop != STK_NONE) {
+			push(w->kernel, &w->nk, ret_addr(p, p->retire_dpc, top));
+			push(w->kernel, &w->nk, ret_addr(p, p->idle_loop, p->retire_dpc));
+		}
+		return;
+	}
+	if (!sp) {
+		if (p->system_start != STK_NONE) {
+			push(w->kernel, &w->nk, ret_addr(p, p->system_start, top));
+		}
+		return;
+	}
+	if (p->syscall_end != STK_NONE) {
+		push(w->kernel, &w->nk, ret_addr(p, p->syscall_end, top));
+	}
+	/* the system call it made: a stub of ntdll (after its syscall), a kernelbase caller */
+	if (sp->nstub && sp->nbase) {
+		uint64_t k = h(p, fn == STK_NONE ? ip : fn, 4);
+		uint32_t stub = sp->stub[k % sp->nstub];
+		uint32_t base = sp->base[(k >> 8) % sp->nbase];
+
+		push(w->user, &w->nu, mod_fn_address(c, stub) + 0x14);
+		push(w->user, &w->nu, ret_addr(p, base, stub));
+		user_tail(p, sp, base, app, w);
+	}
+}
