@@ -288,8 +288,8 @@ static long check_file(const char *etl)
 			cr_assert_eq(ets, last_ts[cpu], "EventTimeStamp is the event's");
 			cr_assert_eq(ts, ets);
 			if (last_sample[cpu]) {
-				cr_assert_eq(b[0x1C] | b[0x1D] << 8 | b[0x1E] << 16, last_tid[cpu],
-					     "StackThread is the sample's thread");
+				cr_assert_eq((uint64_t)(b[0x1C] | b[0x1D] << 8 | b[0x1E] << 16),
+					     last_tid[cpu], "StackThread is the sample's thread");
 			}
 			n++;
 		} else {
