@@ -542,17 +542,22 @@ int producer_lane_record(struct producer_lane *l, const struct sim_record *r)
 				.thread_id = r->u.stack.tid,
 			};
 
-			if (!nframes) {
-				nframes = producer_stack_frames(r->u.stack.frames,
-								cfg->arch == ETL_ARCH_X86, frames,
-								ETW_STACK_MAX_FRAMES);
-			}
-			if (nframes < 0) {
-				return -EINVAL;
+			if (r->u.stack.ips) {
+				w.frames.ips = r->u.stack.ips;
+				w.frames.n = r->u.stack.nips;
+			} else {
+				if (!nframes) {
+					nframes = producer_stack_frames(
+						r->u.stack.frames, cfg->arch == ETL_ARCH_X86,
+						frames, ETW_STACK_MAX_FRAMES);
+				}
+				if (nframes < 0) {
+					return -EINVAL;
+				}
+				w.frames.ips = frames;
+				w.frames.n = (size_t)nframes;
 			}
 			memset(&ctx, 0, sizeof(ctx));
-			w.frames.ips = frames;
-			w.frames.n = (size_t)nframes;
 			hook = ETW_HOOK_STACK_WALK;
 			len = etw_encode_stack_walk(payload, sizeof(payload), cfg->arch, &w, 0);
 		} else if (len < 0) {

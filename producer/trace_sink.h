@@ -219,8 +219,15 @@ struct sim_rundown {
 struct sim_image {
 	SIM_IMAGE_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
 };
+/*
+ * A stack line's frames either as its text (@frames, what a truth holds) or,
+ * from the model, as @ips[@nips] with @frames NULL: the producer encodes the
+ * addresses, the truth writer prints them as @frames.
+ */
 struct sim_stack {
 	SIM_STACK_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+	const uint64_t *ips;
+	uint32_t nips;
 };
 
 /* enum sim_record_kind - which member of struct sim_record's union holds the record. */

@@ -11,8 +11,9 @@
 
 #include "scheduler_model/modules.h"
 
-#define NSTUBS 7  /* ntdll's system-call stubs */
-#define NBASE  10 /* kernelbase's callers of them */
+#define NSTUBS	  7  /* ntdll's system-call stubs */
+#define NBASE	  10 /* kernelbase's callers of them */
+#define MAX_CHAIN 22 /* the longest chain */
 
 /* the frames a user process's stacks end or enter the kernel with */
 struct stk_process {
@@ -24,13 +25,23 @@ struct stk_process {
 	unsigned nbase;
 };
 
+/* a function's chain, found once (the same every time) */
+struct stk_chain {
+	uint64_t *frames; /* NULL: not found yet */
+	uint32_t top;
+	uint8_t n;
+};
+
+enum { CH_KERNEL, CH_DLL, CH_APP, NCHAINS }; /* the three lengths chains come in */
+
 struct stk_paths {
 	const struct mod_cfg *c;
 	unsigned nprocesses;
-	uint32_t syscall_end;  /* KiSystemServiceCopyEnd */
-	uint32_t system_start; /* PspSystemThreadStartup */
-	uint32_t retire_dpc;   /* KiRetireDpcList */
-	uint32_t idle_loop;    /* KiIdleLoop */
+	struct stk_chain *chains[NCHAINS]; /* by function */
+	uint32_t syscall_end;		   /* KiSystemServiceCopyEnd */
+	uint32_t system_start;		   /* PspSystemThreadStartup */
+	uint32_t retire_dpc;		   /* KiRetireDpcList */
+	uint32_t idle_loop;		   /* KiIdleLoop */
 	struct stk_process proc[];
 };
 
@@ -96,6 +107,13 @@ struct stk_paths *stk_new(const struct mod_cfg *c, unsigned nprocesses)
 	}
 	p->c = c;
 	p->nprocesses = nprocesses;
+	for (unsigned k = 0; k < NCHAINS; k++) {
+		p->chains[k] = calloc(c->nfunctions ? c->nfunctions : 1, sizeof(struct stk_chain));
+		if (!p->chains[k]) {
+			stk_free(p);
+			return NULL;
+		}
+	}
 	p->syscall_end = stk_kernel_fn(p, "KiSystemServiceCopyEnd");
 	p->system_start = stk_kernel_fn(p, "PspSystemThreadStartup");
 	p->retire_dpc = stk_kernel_fn(p, "KiRetireDpcList");
@@ -125,6 +143,12 @@ struct stk_paths *stk_new(const struct mod_cfg *c, unsigned nprocesses)
 
 void stk_free(struct stk_paths *p)
 {
+	for (unsigned k = 0; p && k < NCHAINS; k++) {
+		for (uint32_t f = 0; p->chains[k] && f < p->c->nfunctions; f++) {
+			free(p->chains[k][f].frames);
+		}
+		free(p->chains[k]);
+	}
 	free(p);
 }
 
@@ -148,23 +172,24 @@ static void push(uint64_t *v, unsigned *n, uint64_t a)
 /*
  * The chain of callers of @fn in its own image, @lo to @hi of them (the
  * number fixed by @fn, cut short when the image has no function left):
- * their return addresses onto @v. A function's caller is the first after a
+ * their return addresses into @v. A function's caller is the first after a
  * start hashed from the function alone that is not on the chain yet, so a
  * function has the same caller wherever it is met, and no chain loops.
- * Return: the outermost function (@fn when the image has no other).
+ * Return: how many; the outermost function (@fn when the image has no
+ * other) in @top.
  */
-static uint32_t chain(const struct stk_paths *p, uint32_t fn, unsigned lo, unsigned hi, uint64_t *v,
-		      unsigned *n)
+static unsigned find_chain(const struct stk_paths *p, uint32_t fn, unsigned lo, unsigned hi,
+			   uint64_t *v, uint32_t *top)
 {
 	const struct mod_cfg *c = p->c;
 	const struct mod_image *im = &c->images[c->functions[fn].image];
 	unsigned depth = lo + (unsigned)(h(p, fn, 2) % (hi - lo + 1));
-	uint32_t seen[STK_MAX_FRAMES];
-	unsigned nseen = 0;
+	uint32_t seen[MAX_CHAIN + 1];
+	unsigned nseen = 0, n = 0;
 	uint32_t cur = fn;
 
 	seen[nseen++] = fn;
-	for (unsigned k = 0; k < depth && nseen < STK_MAX_FRAMES; k++) {
+	for (unsigned k = 0; k < depth; k++) {
 		uint32_t start = (uint32_t)(h(p, cur, 3) % im->nfn), caller = STK_NONE;
 
 		for (uint32_t j = 0; j < im->nfn && caller == STK_NONE; j++) {
@@ -181,15 +206,39 @@ static uint32_t chain(const struct stk_paths *p, uint32_t fn, unsigned lo, unsig
 		if (caller == STK_NONE) {
 			break; /* every function of the image is on the chain */
 		}
-		push(v, n, ret_addr(p, caller, cur));
+		v[n++] = ret_addr(p, caller, cur);
 		seen[nseen++] = caller;
 		cur = caller;
 	}
-	return cur;
+	*top = cur;
+	return n;
+}
+
+/* @fn's chain of kind @kind onto @v (found the first time). Return: the outermost function. */
+static uint32_t chain(struct stk_paths *p, unsigned kind, uint32_t fn, uint64_t *v, unsigned *n)
+{
+	static const unsigned lo[NCHAINS] = {2, 2, 4}, hi[NCHAINS] = {18, 9, 22};
+	struct stk_chain *ch = &p->chains[kind][fn];
+
+	if (!ch->frames) {
+		uint64_t f[MAX_CHAIN];
+		unsigned k = find_chain(p, fn, lo[kind], hi[kind], f, &ch->top);
+
+		ch->frames = malloc((k ? k : 1) * sizeof(*f));
+		if (!ch->frames) {
+			return fn; /* out of memory: the chain is left out */
+		}
+		memcpy(ch->frames, f, k * sizeof(*f));
+		ch->n = (uint8_t)k;
+	}
+	for (unsigned k = 0; k < ch->n; k++) {
+		push(v, n, ch->frames[k]);
+	}
+	return ch->top;
 }
 
 /* The user part from function @from (already on the stack) to the thread's start. */
-static void user_tail(const struct stk_paths *p, const struct stk_process *sp, uint32_t from,
+static void user_tail(struct stk_paths *p, const struct stk_process *sp, uint32_t from,
 		      uint32_t app, struct stk_walk *w)
 {
 	const struct mod_cfg *c = p->c;
@@ -197,7 +246,7 @@ static void user_tail(const struct stk_paths *p, const struct stk_process *sp, u
 
 	if (app != STK_NONE && c->functions[app].image != c->functions[from].image) {
 		push(w->user, &w->nu, ret_addr(p, app, from));
-		top = chain(p, app, 4, 22, w->user, &w->nu);
+		top = chain(p, CH_APP, app, w->user, &w->nu);
 	}
 	if (sp->thunk != STK_NONE) {
 		push(w->user, &w->nu, ret_addr(p, sp->thunk, top));
@@ -207,7 +256,7 @@ static void user_tail(const struct stk_paths *p, const struct stk_process *sp, u
 	}
 }
 
-void stk_build(const struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, uint64_t ip,
+void stk_build(struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, uint64_t ip,
 	       uint32_t app, struct stk_walk *w)
 {
 	const struct mod_cfg *c = p->c;
@@ -225,13 +274,13 @@ void stk_build(const struct stk_paths *p, unsigned pi, enum stk_who who, uint32_
 	if (!kernel_ip) {
 		push(w->user, &w->nu, ip);
 		if (fn != STK_NONE && sp) {
-			top = chain(p, fn, 2, 9, w->user, &w->nu);
+			top = chain(p, CH_DLL, fn, w->user, &w->nu);
 			user_tail(p, sp, top, app, w);
 		}
 		return;
 	}
 	push(w->kernel, &w->nk, ip);
-	top = fn == STK_NONE ? STK_NONE : chain(p, fn, 2, 18, w->kernel, &w->nk);
+	top = fn == STK_NONE ? STK_NONE : chain(p, CH_KERNEL, fn, w->kernel, &w->nk);
 	if (who == STK_IDLE_DPC) {
 		if (p->retire_dpc != STK_NONE && p->idle_loop != STK_NONE) {
 			push(w->kernel, &w->nk, ret_addr(p, p->retire_dpc, top));

@@ -69,9 +69,11 @@ void stk_free(struct stk_paths *p);
  * stk_build - the stack of a thread of process @pi (its index in the
  * address spaces) stopped at @ip in function @fn (STK_NONE: @ip alone, or
  * no stack when @ip is 0), whose own code is @app (a user function of its
- * process; STK_NONE: the process's executable's first function).
+ * process; STK_NONE: none, the stack ends in the IP's own image). A
+ * function's chain is found the first time and kept: memory grows with the
+ * functions met, not with time.
  */
-void stk_build(const struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, uint64_t ip,
+void stk_build(struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, uint64_t ip,
 	       uint32_t app, struct stk_walk *w);
 
 /**

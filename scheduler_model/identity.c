@@ -22,7 +22,6 @@
  */
 #include <assert.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,17 +84,16 @@ struct ident {
 	struct ident_slot *slot;
 	uint32_t next_index[SCHED_MAX_GROUPS];
 	enum proc_state state[IDENT_MAX_PROCESSES];
-	uint32_t live[IDENT_MAX_PROCESSES];   /* live threads */
-	char name[512];			      /* the name being fired */
-	uint8_t img[MOD_MAX_IMAGES];	      /* enum img_state */
-	uint64_t next_image;		      /* the next timed load or unload (SCHED_NEVER_NS) */
-	char guid[MOD_GUID_TEXT];	      /* the image being fired's PDB GUID */
-	struct stk_paths *paths;	      /* stacks: the address spaces' call paths */
-	uint32_t swap_fn;		      /* KiSwapContext: where a switched-in thread waited */
-	uint32_t timer_fn;		      /* KiTimerExpiration: an idle CPU's waking DPC */
-	uint32_t signal_fn;		      /* KeReleaseSpinLock: where a waker signals */
-	struct stk_walk walk;		      /* the stack being fired */
-	char frames[STK_MAX_FRAMES * 19 + 1]; /* one part as "0x... 0x..." */
+	uint32_t live[IDENT_MAX_PROCESSES]; /* live threads */
+	char name[512];			    /* the name being fired */
+	uint8_t img[MOD_MAX_IMAGES];	    /* enum img_state */
+	uint64_t next_image;		    /* the next timed load or unload (SCHED_NEVER_NS) */
+	char guid[MOD_GUID_TEXT];	    /* the image being fired's PDB GUID */
+	struct stk_paths *paths;	    /* stacks: the address spaces' call paths */
+	uint32_t swap_fn;		    /* KiSwapContext: where a switched-in thread waited */
+	uint32_t timer_fn;		    /* KiTimerExpiration: an idle CPU's waking DPC */
+	uint32_t signal_fn;		    /* KeReleaseSpinLock: where a waker signals */
+	struct stk_walk walk;		    /* the stack being fired */
 	struct sim_record rec;
 };
 
@@ -793,20 +791,16 @@ static int fire_part(struct ident *m, unsigned cpu, enum sim_event ev, uint32_t 
 		     const uint64_t *f, unsigned n)
 {
 	struct sim_stack *r = &m->rec.u.stack;
-	size_t o = 0;
 
 	if (n == 0) {
 		return 0;
-	}
-	for (unsigned k = 0; k < n; k++) {
-		o += (size_t)snprintf(m->frames + o, sizeof(m->frames) - o, "%s0x%" PRIx64,
-				      k ? " " : "", f[k]);
 	}
 	memset(r, 0, sizeof(*r));
 	r->event = ev;
 	r->pid = pid;
 	r->tid = tid;
-	r->frames = m->frames;
+	r->ips = f; /* the truth writer prints them as the line's frames */
+	r->nips = n;
 	return fire(m, SIM_REC_STACK, cpu);
 }
 

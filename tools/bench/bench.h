@@ -182,7 +182,8 @@ struct bench_scratch;
 
 /**
  * bench_gen - (d) gen of the default scenario and server64.yaml, truth off
- * and on, each run in a child process (peak RSS from wait4()).
+ * and on, and desktop.yaml without and with loader and stacks, each run in
+ * a child process (peak RSS from wait4()).
  */
 int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
 	      struct etwforge_error *err);

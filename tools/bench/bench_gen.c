@@ -4,7 +4,10 @@
  * built-in default scenario and tools/scenarios/server64.yaml (built into
  * the library: an installed tool has no source tree), truth off and on;
  * and server64 with CSwitch only beside the identity records (proc_thread,
- * dispatcher, profile), truth off, for what those records cost.
+ * dispatcher, profile), truth off, for what those records cost; and
+ * tools/scenarios/desktop.yaml without loader and stacks beside the same
+ * with loader and the stacks of profile and cswitch, truth off, for what
+ * images and stacks cost.
  *
  *   per run, per scenario, truth off then on:
  *     bench_child_run() ---------------> child: etwforge_generate() into
@@ -33,13 +36,16 @@
 #include "tools/bench/bench_build.h"
 
 static const char server64_yaml[] = BENCH_SERVER64_YAML;
+static const char *const desktop_lines[] = {BENCH_DESKTOP_YAML_LINES};
+static char desktop_yaml[8192]; /* desktop_lines joined (desktop_text()) */
 
-enum { DEFAULT = 0, SERVER64, IDENT, NCASES };
+enum { DEFAULT = 0, SERVER64, IDENT, STACKS, NCASES };
 enum { RATE = 0, MBPS, RSS, WALL, NFIG };
 
 /*
  * A case's two variants: truth off and on (@set NULL: the same files), or
- * the scenario with @set[0] and with @set[1] (truth off; other files).
+ * the scenario with @set[0] and with @set[1] and @set2[1] (truth off; other
+ * files).
  */
 struct gen_case {
 	const char *name;
@@ -50,6 +56,7 @@ struct gen_case {
 	const char *label[2];
 	const char *cost;
 	const char *set[2];
+	const char *set2[2];
 };
 
 static const struct gen_case cases[NCASES] = {
@@ -63,6 +70,7 @@ static const struct gen_case cases[NCASES] = {
 	   "gen.default_truth.peak_rss_mib", "gen.default_truth.wall_switches_per_s"}},
 	 {"gen default scenario", "gen default scenario, --truth"},
 	 "gen.default.truth_cost",
+	 {NULL, NULL},
 	 {NULL, NULL}},
 	{"server64",
 	 "tools/scenarios/server64.yaml",
@@ -74,6 +82,7 @@ static const struct gen_case cases[NCASES] = {
 	   "gen.server64_truth.peak_rss_mib", "gen.server64_truth.wall_switches_per_s"}},
 	 {"gen server64.yaml", "gen server64.yaml, --truth"},
 	 "gen.server64.truth_cost",
+	 {NULL, NULL},
 	 {NULL, NULL}},
 	{"server64_ident",
 	 "server64.yaml (session 0 CSwitch only, then + proc_thread, dispatcher, profile)",
@@ -86,7 +95,22 @@ static const struct gen_case cases[NCASES] = {
 	 {"gen server64.yaml, CSwitch only", "gen server64.yaml, + identity records"},
 	 "gen.server64.ident_cost",
 	 {"sessions.0.flags=[cswitch, compact_cswitch]",
-	  "sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, profile]"}},
+	  "sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, profile]"},
+	 {NULL, NULL}},
+	{"desktop_stacks",
+	 "tools/scenarios/desktop.yaml (session 0 without loader and stacks, then with loader "
+	 "and the stacks of profile and cswitch)",
+	 "desktop.yaml",
+	 desktop_yaml,
+	 {{"gen.desktop.switches_per_s", "gen.desktop.mb_per_s", "gen.desktop.peak_rss_mib",
+	   "gen.desktop.wall_switches_per_s"},
+	  {"gen.desktop_stacks.switches_per_s", "gen.desktop_stacks.mb_per_s",
+	   "gen.desktop_stacks.peak_rss_mib", "gen.desktop_stacks.wall_switches_per_s"}},
+	 {"gen desktop.yaml, no loader or stacks", "gen desktop.yaml, + loader, stacks"},
+	 "gen.desktop.stacks_cost",
+	 {"sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, profile]",
+	  "sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, profile, loader]"},
+	 {"sessions.0.stacks=[]", "sessions.0.stacks=[profile, cswitch]"}},
 };
 
 /* What a child tells its parent. */
@@ -105,7 +129,8 @@ struct job {
 	const struct gen_case *gc;
 	uint64_t sim_ns;
 	bool truth;
-	const char *set; /* an extra --set, or NULL */
+	const char *set;  /* an extra --set, or NULL */
+	const char *set2; /* a second one, or NULL */
 };
 
 /* One run, in the child (in the scratch folder). */
@@ -130,6 +155,9 @@ static int gen_child(void *ctx, void *out, struct etwforge_error *err)
 	}
 	if (rc == 0 && job->set) {
 		rc = etwforge_scenario_set(sc, job->set, err);
+	}
+	if (rc == 0 && job->set2) {
+		rc = etwforge_scenario_set(sc, job->set2, err);
 	}
 	o.output = bench_scratch_name(BENCH_F_GEN);
 	o.truth = job->truth ? bench_scratch_name(BENCH_F_GEN_TRUTH) : NULL;
@@ -191,11 +219,32 @@ static void describe(struct bench *b, const struct gen_case *gc, uint64_t sim_ns
 	bench_kv_u64(w, "fork_baseline_kib", (uint64_t)baseline_kib, 0);
 }
 
+/* desktop.yaml's text from its lines. Return: 0, or -E2BIG. */
+static int desktop_text(struct etwforge_error *err)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(desktop_lines) / sizeof(desktop_lines[0]); i++) {
+		size_t k = strlen(desktop_lines[i]);
+
+		if (n + k >= sizeof(desktop_yaml)) {
+			return error_fail(err, -E2BIG, ERR_DATA,
+					  "gen: desktop.yaml: over %zu bytes",
+					  sizeof(desktop_yaml) - 1);
+		}
+		memcpy(desktop_yaml + n, desktop_lines[i], k);
+		n += k;
+	}
+	desktop_yaml[n] = '\0';
+	return 0;
+}
+
 int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch *s,
 	      struct etwforge_error *err)
 {
 	double fig[NCASES][2][NFIG][BENCH_MAX_RUNS], cost[NCASES][BENCH_MAX_RUNS];
-	const uint64_t sim_ns[NCASES] = {sz->gen_default_ns, sz->gen_server_ns, sz->gen_server_ns};
+	const uint64_t sim_ns[NCASES] = {sz->gen_default_ns, sz->gen_server_ns, sz->gen_server_ns,
+					 sz->gen_default_ns};
 	struct report first[NCASES][2], rep;
 	struct rusage ru;
 	double wall;
@@ -203,6 +252,9 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 	int rc;
 
 	bench_progress(b, "gen: end to end, in child processes");
+	if ((rc = desktop_text(err)) < 0) {
+		return rc;
+	}
 	rc = bench_child_run(s, "gen", NULL, NULL, NULL, 0, &ru, &wall, err);
 	if (rc < 0) {
 		return rc;
@@ -215,7 +267,7 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 			for (unsigned t = 0; t < 2; t++) {
 				const bool by_set = cases[c].set[0] != NULL;
 				struct job job = {&cases[c], sim_ns[c], t == 1 && !by_set,
-						  cases[c].set[t]};
+						  cases[c].set[t], cases[c].set2[t]};
 				/* the truth changes no byte of the files: compare with variant 0 */
 				const unsigned same = by_set ? t : 0;
 				char what[64];
@@ -273,8 +325,9 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 			}
 		}
 		bench_figure(b, cases[c].cost,
-			     cases[c].set[0] ? "gen CPU time, identity records on / off"
-					     : "gen CPU time, truth on / off",
+			     c == STACKS       ? "gen CPU time, loader and stacks on / off"
+			     : cases[c].set[0] ? "gen CPU time, identity records on / off"
+					       : "gen CPU time, truth on / off",
 			     "x", cost[c], sz->runs);
 		describe(b, &cases[c], sim_ns[c], &first[c][0], &first[c][1], baseline);
 	}

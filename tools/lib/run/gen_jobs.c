@@ -129,6 +129,33 @@ static char *arena_str(struct chunk *c, const char *s)
 	return p;
 }
 
+/* @n addresses copied into the chunk's arena (8-aligned). */
+static const uint64_t *arena_ips(struct chunk *c, const uint64_t *ips, uint32_t n)
+{
+	struct ablock *b = c->arena;
+	size_t bytes = (size_t)n * sizeof(*ips);
+	size_t at = b ? (b->len + 7u) & ~(size_t)7u : 0;
+	uint64_t *p;
+
+	if (!b || at > b->cap || b->cap - at < bytes) {
+		size_t cap = bytes > ARENA_BLOCK ? bytes : ARENA_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b) {
+			return NULL;
+		}
+		b->next = c->arena;
+		b->len = 0;
+		b->cap = cap;
+		c->arena = b;
+		at = 0;
+	}
+	p = (uint64_t *)(void *)(b->data + at);
+	memcpy(p, ips, bytes);
+	b->len = at + bytes;
+	return p;
+}
+
 static void arena_reset(struct chunk *c)
 {
 	while (c->arena) {
@@ -185,7 +212,15 @@ static int copy_record_strings(struct chunk *c, struct sim_record *r)
 		DC_KIND(MASKS, masks, struct sim_masks, SIM_GROUP_MASKS_FIELDS)
 		DC_KIND(RUNDOWN, rundown, struct sim_rundown, SIM_RUNDOWN_FIELDS)
 		DC_KIND(IMAGE, image, struct sim_image, SIM_IMAGE_FIELDS)
-		DC_KIND(STACK, stack, struct sim_stack, SIM_STACK_FIELDS)
+	case SIM_REC_STACK: {
+		struct sim_stack *x = &r->u.stack;
+
+		SIM_STACK_FIELDS(DC_ROW, DC_NO_CHECK, x)
+		if (x->ips && !(x->ips = arena_ips(c, x->ips, x->nips))) {
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	default:
 		return 0;
 	}

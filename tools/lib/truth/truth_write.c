@@ -966,6 +966,40 @@ int truth_write_end(FILE *f, const struct trace_config *cfg, const struct sim_en
 	return emit(f, &l, fmt_end(&l, cfg, &sh, end));
 }
 
+/* A stack line: the model's addresses (@ips) printed as its frames. */
+static bool fmt_stack_line(struct line *l, const struct trace_config *cfg, const struct shape *sh,
+			   const struct sim_stack *st)
+{
+	static const char digits[] = "0123456789abcdef";
+	char text[ETW_STACK_MAX_FRAMES * 19 + 1];
+	struct sim_stack copy;
+	size_t o = 0;
+
+	if (st->frames || !st->ips) {
+		return fmt_stack(l, cfg, sh, st);
+	}
+	for (uint32_t k = 0; k < st->nips && k < ETW_STACK_MAX_FRAMES; k++) {
+		uint64_t a = st->ips[k];
+		int shift = 60;
+
+		if (k) {
+			text[o++] = ' ';
+		}
+		text[o++] = '0';
+		text[o++] = 'x';
+		while (shift > 0 && !(a >> shift)) {
+			shift -= 4;
+		}
+		for (; shift >= 0; shift -= 4) {
+			text[o++] = digits[(a >> shift) & 0xFu];
+		}
+	}
+	text[o] = '\0';
+	copy = *st;
+	copy.frames = text;
+	return fmt_stack(l, cfg, sh, &copy);
+}
+
 /* An identity or rundown record's line, by its kind. */
 static bool fmt_record(struct line *l, const struct trace_config *cfg, const struct shape *sh,
 		       const struct sim_record *r)
@@ -992,7 +1026,7 @@ static bool fmt_record(struct line *l, const struct trace_config *cfg, const str
 	case SIM_REC_IMAGE:
 		return fmt_image(l, cfg, sh, &r->u.image);
 	case SIM_REC_STACK:
-		return fmt_stack(l, cfg, sh, &r->u.stack);
+		return fmt_stack_line(l, cfg, sh, &r->u.stack);
 	default:
 		l->err = -EINVAL;
 		return false;
