@@ -256,8 +256,8 @@ static void user_tail(struct stk_paths *p, const struct stk_process *sp, uint32_
 	}
 }
 
-void stk_build(struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, uint64_t ip,
-	       uint32_t app, struct stk_walk *w)
+void stk_build(struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, uint32_t via,
+	       uint64_t ip, uint32_t app, struct stk_walk *w)
 {
 	const struct mod_cfg *c = p->c;
 	bool kernel_ip = mod_is_kernel_address(c, ip);
@@ -280,6 +280,10 @@ void stk_build(struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, 
 		return;
 	}
 	push(w->kernel, &w->nk, ip);
+	if (via != STK_NONE && fn != STK_NONE) {
+		push(w->kernel, &w->nk, ret_addr(p, via, fn));
+		fn = via;
+	}
 	top = fn == STK_NONE ? STK_NONE : chain(p, CH_KERNEL, fn, w->kernel, &w->nk);
 	if (who == STK_IDLE_DPC) {
 		if (p->retire_dpc != STK_NONE && p->idle_loop != STK_NONE) {

@@ -20,6 +20,10 @@
  *                           caller, the app function's chain, the two
  *                           thread-start frames
  *   system thread           kernel: IP, its chain, PspSystemThreadStartup
+ *   a switched-in thread    the IP in KiSwapContext, called by the wait of
+ *                           the thread (KeWaitForSingleObject,
+ *                           NtWaitForSingleObject, NtReadFile or
+ *                           NtDeviceIoControlFile, one per thread), its chain
  *   idle CPU's DPC          kernel: IP, its chain, KiRetireDpcList,
  *                           KiIdleLoop
  *
@@ -68,13 +72,14 @@ void stk_free(struct stk_paths *p);
 /**
  * stk_build - the stack of a thread of process @pi (its index in the
  * address spaces) stopped at @ip in function @fn (STK_NONE: @ip alone, or
- * no stack when @ip is 0), whose own code is @app (a user function of its
+ * no stack when @ip is 0), called by @via (a kernel function; STK_NONE:
+ * @fn's own caller), whose own code is @app (a user function of its
  * process; STK_NONE: none, the stack ends in the IP's own image). A
  * function's chain is found the first time and kept: memory grows with the
  * functions met, not with time.
  */
-void stk_build(struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, uint64_t ip,
-	       uint32_t app, struct stk_walk *w);
+void stk_build(struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, uint32_t via,
+	       uint64_t ip, uint32_t app, struct stk_walk *w);
 
 /**
  * stk_kernel_fn - a named function of the kernel ("KiSwapContext"), or

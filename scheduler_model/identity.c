@@ -91,9 +91,11 @@ struct ident {
 	char guid[MOD_GUID_TEXT];	    /* the image being fired's PDB GUID */
 	struct stk_paths *paths;	    /* stacks: the address spaces' call paths */
 	uint32_t swap_fn;		    /* KiSwapContext: where a switched-in thread waited */
-	uint32_t timer_fn;		    /* KiTimerExpiration: an idle CPU's waking DPC */
-	uint32_t signal_fn;		    /* KeReleaseSpinLock: where a waker signals */
-	struct stk_walk walk;		    /* the stack being fired */
+	uint32_t wait_fn[4];		    /* the waits that called it */
+	unsigned nwait;
+	uint32_t timer_fn;    /* KiTimerExpiration: an idle CPU's waking DPC */
+	uint32_t signal_fn;   /* KeReleaseSpinLock: where a waker signals */
+	struct stk_walk walk; /* the stack being fired */
 	struct sim_record rec;
 };
 
@@ -809,7 +811,7 @@ static int fire_part(struct ident *m, unsigned cpu, enum sim_event ev, uint32_t 
  * the event on @cpu: its kernel part, then its user part.
  */
 static int fire_stack(struct ident *m, unsigned cpu, enum sim_event ev, int group, uint32_t tid,
-		      uint32_t fn, uint64_t ip)
+		      uint32_t fn, uint32_t via, uint64_t ip)
 {
 	unsigned pi = group < 0 ? IDENT_IDLE : proc_index_of_group(m, (unsigned)group);
 	enum stk_who who = group < 0		? STK_IDLE_DPC
@@ -819,7 +821,7 @@ static int fire_stack(struct ident *m, unsigned cpu, enum sim_event ev, int grou
 	uint32_t app = group < 0 ? STK_NONE : app_of(m, (unsigned)group, tid);
 	int rc;
 
-	stk_build(m->paths, pi, who, fn, ip, app, &m->walk);
+	stk_build(m->paths, pi, who, fn, via, ip, app, &m->walk);
 	if ((rc = fire_part(m, cpu, ev, pid, tid, m->walk.kernel, m->walk.nk)) < 0) {
 		return rc;
 	}
@@ -848,7 +850,9 @@ static void on_switched(void *ctx, uint64_t now_ns, const struct sim_cswitch *cs
 	if (v.group < 0 || v.tid != cs->new_tid) {
 		return;
 	}
+	/* called by the thread's own wait: one of them per thread */
 	(void)fire_stack(m, cs->cpu, SIM_EVENT_CSWITCH, v.group, v.tid, m->swap_fn,
+			 m->nwait ? m->wait_fn[(v.tid / 4u) % m->nwait] : STK_NONE,
 			 at_fn(m, m->swap_fn));
 }
 
@@ -881,11 +885,11 @@ static void on_ready(void *ctx, uint64_t now_ns, const struct sim_wake *w)
 	}
 	/* the waker's stack: a DPC's on an idle CPU (the timer's), else the thread's signalling */
 	if (v.tid == 0) {
-		(void)fire_stack(m, w->cpu, SIM_EVENT_READY_THREAD, -1, 0, m->timer_fn,
+		(void)fire_stack(m, w->cpu, SIM_EVENT_READY_THREAD, -1, 0, m->timer_fn, STK_NONE,
 				 at_fn(m, m->timer_fn));
 	} else if (v.group >= 0) {
 		(void)fire_stack(m, w->cpu, SIM_EVENT_READY_THREAD, v.group, v.tid, m->signal_fn,
-				 at_fn(m, m->signal_fn));
+				 STK_NONE, at_fn(m, m->signal_fn));
 	}
 }
 
@@ -928,7 +932,8 @@ static int samples(struct ident *m, uint64_t now_ns)
 		}
 		/* the idle thread's samples have no stack (none is in a DPC or ISR here) */
 		if (stacks_on(m, SIM_EVENT_PROFILE) && v.group >= 0 &&
-		    (rc = fire_stack(m, c, SIM_EVENT_PROFILE, v.group, v.tid, fn, ip)) < 0) {
+		    (rc = fire_stack(m, c, SIM_EVENT_PROFILE, v.group, v.tid, fn, STK_NONE, ip)) <
+			    0) {
 			return rc;
 		}
 	}
@@ -1014,7 +1019,18 @@ int ident_attach(struct sched *s, const struct ident_cfg *c, struct ident **out)
 			destroy(m);
 			return -ENOMEM;
 		}
+		static const char *const waits[] = {"KeWaitForSingleObject",
+						    "NtWaitForSingleObject", "NtReadFile",
+						    "NtDeviceIoControlFile"};
+
 		m->swap_fn = stk_kernel_fn(m->paths, "KiSwapContext");
+		for (unsigned k = 0; k < sizeof(waits) / sizeof(waits[0]); k++) {
+			uint32_t f = stk_kernel_fn(m->paths, waits[k]);
+
+			if (f != STK_NONE) {
+				m->wait_fn[m->nwait++] = f;
+			}
+		}
 		m->timer_fn = stk_kernel_fn(m->paths, "KiTimerExpiration");
 		m->signal_fn = stk_kernel_fn(m->paths, "KeReleaseSpinLock");
 	}
