@@ -64,16 +64,12 @@ bool producer_stamps(unsigned flags, bool pebs, const uint16_t *events, unsigned
  * @pmc_ids:     which machine counters (index into sim_cswitch.pmc), in order
  * @pmc_events:  hook ids that get the PMC item (ProfileEventList, <= 4)
  * @pmc_event_count: entries in @pmc_events
- * @merged:      the file is as a merge leaves it (xperf -merge, PerfView): the
- *               KernelTraceControl identity of each image (ImageID, then
- *               DbgID_RSDS or None) right before each image record
  * @backend/@backend_ctx: its buffers (writer/backend.h; writer_backend_ops())
  */
 struct producer_session {
 	const char *name;
 	enum sim_clock clock;
 	unsigned flags;
-	bool merged;
 	bool pebs;
 	unsigned pmc_count;
 	uint8_t pmc_ids[SIM_MAX_PMC];

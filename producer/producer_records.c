@@ -13,9 +13,7 @@
  *   who gets what: process, thread, thread_name   proc_thread sessions
  *                  ready                          dispatcher sessions
  *                  sample, interval               profile sessions
- *                  image                          loader sessions (a merged
- *                                                 one: its KernelTraceControl
- *                                                 identity first)
+ *                  image                          loader sessions
  *                  stack                          sessions whose stacks name
  *                                                 its event (EventTimeStamp in
  *                                                 each one's clock)

@@ -12,9 +12,10 @@
  * stop rundown (kernel_base, hypercall_page: @base alone). Its fields carry
  * the image's own values; the producer applies Windows' rules: a process's
  * DCStart/DCEnd gets TimeDateStamp 0 (every such real record has it), and a
- * v2 target has no room for the signature bytes. The PDB identity is for a
- * merged session's KernelTraceControl records (producer/records/ktc.h):
- * DbgID_RSDS when @pdb_guid is set, else None.
+ * v2 target has no room for the signature bytes. The PDB identity is in no
+ * kernel record: it is what a merge's KernelTraceControl records
+ * (producer/records/ktc.h) would carry, DbgID_RSDS when @pdb_guid is set,
+ * else None; the truth keeps it with the image.
  *
  * ETW_IMAGE_FIELDS(F, x) - WMI_IMAGELOAD_INFORMATION from the decoder's
  * struct etw_image *w, in wire order (Reserved1..4 are not listed: 0 in

@@ -39,7 +39,6 @@ struct trace_session_cfg {
 	uint32_t pool_buffers;	/* extension: 0 = unlimited */
 	uint64_t flush_latency; /* extension: clock units */
 	bool compress;		/* extension "compressed": XPRESS data buffers */
-	bool merged;		/* extension "merged": KernelTraceControl image identities */
 	char file[TRACE_PATH_MAX];
 };
 
