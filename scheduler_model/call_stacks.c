@@ -45,41 +45,10 @@ struct stk_paths {
 	struct stk_process proc[];
 };
 
-static const char *const stubs[NSTUBS] = {
-	"NtWaitForSingleObject",
-	"NtWaitForMultipleObjects",
-	"NtRemoveIoCompletion",
-	"NtDelayExecution",
-	"NtReadFile",
-	"NtWriteFile",
-	"NtDeviceIoControlFile",
-};
-static const char *const bases[NBASE] = {
-	"WaitForSingleObjectEx",
-	"WaitForMultipleObjectsEx",
-	"SleepEx",
-	"ReadFile",
-	"WriteFile",
-	"DeviceIoControl",
-	"GetQueuedCompletionStatus",
-	"MultiByteToWideChar",
-	"CreateFileW",
-	"lstrcmpiW",
-};
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xBF58476D1CE4E5B9ull;
-	x ^= x >> 27;
-	x *= 0x94D049BB133111EBull;
-	return x ^ (x >> 31);
-}
-
 /* A hash of the seed, @a and @salt: every choice of a path comes from one. */
 static uint64_t h(const struct stk_paths *p, uint64_t a, uint64_t salt)
 {
-	return mix(p->c->seed ^ mix(a * 0x9E3779B97F4A7C15ull + salt));
+	return mod_mix64(p->c->seed ^ mod_mix64(a * 0x9E3779B97F4A7C15ull + salt));
 }
 
 /* Function @name of image @name in process @pi (kernel: the kernel's), or STK_NONE. */
@@ -95,6 +64,25 @@ static uint32_t fn_of(const struct mod_cfg *c, unsigned pi, bool kernel, const c
 uint32_t stk_kernel_fn(const struct stk_paths *p, const char *name)
 {
 	return fn_of(p->c, MOD_SYSTEM, true, "ntoskrnl.exe", name);
+}
+
+/*
+ * The named functions of image @image of process @pi whose names start with
+ * @prefix (its system-call stubs, its API), at most @max, into @out.
+ */
+static void named(const struct mod_cfg *c, unsigned pi, const char *image, const char *prefix,
+		  uint32_t *out, unsigned *n, unsigned max)
+{
+	int i = mod_find_image(c, pi, false, image);
+	const struct mod_image *im = i < 0 ? NULL : &c->images[i];
+
+	for (uint32_t k = 0; im && k < im->nfn && *n < max; k++) {
+		const char *name = c->functions[im->first_fn + k].name;
+
+		if (name && !strncmp(name, prefix, strlen(prefix))) {
+			out[(*n)++] = im->first_fn + k;
+		}
+	}
 }
 
 struct stk_paths *stk_new(const struct mod_cfg *c, unsigned nprocesses)
@@ -123,20 +111,8 @@ struct stk_paths *stk_new(const struct mod_cfg *c, unsigned nprocesses)
 
 		sp->rtl_start = fn_of(c, pi, false, "ntdll.dll", "RtlUserThreadStart");
 		sp->thunk = fn_of(c, pi, false, "kernel32.dll", "BaseThreadInitThunk");
-		for (unsigned k = 0; k < NSTUBS; k++) {
-			uint32_t f = fn_of(c, pi, false, "ntdll.dll", stubs[k]);
-
-			if (f != STK_NONE) {
-				sp->stub[sp->nstub++] = f;
-			}
-		}
-		for (unsigned k = 0; k < NBASE; k++) {
-			uint32_t f = fn_of(c, pi, false, "kernelbase.dll", bases[k]);
-
-			if (f != STK_NONE) {
-				sp->base[sp->nbase++] = f;
-			}
-		}
+		named(c, pi, "ntdll.dll", "Nt", sp->stub, &sp->nstub, NSTUBS);
+		named(c, pi, "kernelbase.dll", "", sp->base, &sp->nbase, NBASE);
 	}
 	return p;
 }

@@ -212,7 +212,7 @@ int mod_add_hot(struct mod_cfg *c, unsigned group, uint32_t fn, uint32_t weight)
 }
 
 /* splitmix64's finaliser: every bit of @x moves every bit of the result. */
-static uint64_t mix64(uint64_t x)
+uint64_t mod_mix64(uint64_t x)
 {
 	x ^= x >> 30;
 	x *= 0xBF58476D1CE4E5B9ull;
@@ -233,7 +233,7 @@ static uint64_t h64(const struct mod_cfg *c, const char *name, uint64_t salt)
 		h = (h ^ (uint64_t)(*p | ((*p >= 'A' && *p <= 'Z') ? 0x20u : 0u))) *
 		    0x100000001B3ull;
 	}
-	return mix64(h ^ mix64(c->seed ^ mix64(salt + 1u)));
+	return mod_mix64(h ^ mod_mix64(c->seed ^ mod_mix64(salt + 1u)));
 }
 
 static bool user_image_is_exe(const struct mod_image *im, const struct mod_process *p)

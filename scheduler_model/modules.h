@@ -259,6 +259,9 @@ uint64_t mod_fn_address(const struct mod_cfg *c, uint32_t fn);
 /** mod_is_kernel_address - does @a lie in the kernel's half (x64 / x86)? */
 bool mod_is_kernel_address(const struct mod_cfg *c, uint64_t a);
 
+/** mod_mix64 - a 64-bit mix (splitmix64's finaliser): what derived values hash with. */
+uint64_t mod_mix64(uint64_t x);
+
 #define MOD_RANKS 5
 
 /**

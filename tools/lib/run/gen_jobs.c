@@ -105,40 +105,14 @@ struct gen_jobs {
 
 /* ---- the simulation's side: records into the chunk ----------------------- */
 
-static char *arena_str(struct chunk *c, const char *s)
+/* @n bytes of the chunk's arena, @align-aligned (a power of two), or NULL. */
+static void *arena_alloc(struct chunk *c, size_t n, size_t align)
 {
-	size_t n = strlen(s) + 1;
 	struct ablock *b = c->arena;
-	char *p;
+	size_t at = b ? (b->len + align - 1) & ~(align - 1) : 0;
 
-	if (!b || b->cap - b->len < n) {
+	if (!b || at > b->cap || b->cap - at < n) {
 		size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-
-		b = malloc(sizeof(*b) + cap);
-		if (!b) {
-			return NULL;
-		}
-		b->next = c->arena;
-		b->len = 0;
-		b->cap = cap;
-		c->arena = b;
-	}
-	p = b->data + b->len;
-	memcpy(p, s, n);
-	b->len += n;
-	return p;
-}
-
-/* @n addresses copied into the chunk's arena (8-aligned). */
-static const uint64_t *arena_ips(struct chunk *c, const uint64_t *ips, uint32_t n)
-{
-	struct ablock *b = c->arena;
-	size_t bytes = (size_t)n * sizeof(*ips);
-	size_t at = b ? (b->len + 7u) & ~(size_t)7u : 0;
-	uint64_t *p;
-
-	if (!b || at > b->cap || b->cap - at < bytes) {
-		size_t cap = bytes > ARENA_BLOCK ? bytes : ARENA_BLOCK;
 
 		b = malloc(sizeof(*b) + cap);
 		if (!b) {
@@ -150,10 +124,24 @@ static const uint64_t *arena_ips(struct chunk *c, const uint64_t *ips, uint32_t 
 		c->arena = b;
 		at = 0;
 	}
-	p = (uint64_t *)(void *)(b->data + at);
-	memcpy(p, ips, bytes);
-	b->len = at + bytes;
-	return p;
+	b->len = at + n;
+	return b->data + at;
+}
+
+static char *arena_str(struct chunk *c, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = arena_alloc(c, n, 1);
+
+	return p ? memcpy(p, s, n) : NULL;
+}
+
+/* @n addresses copied into the chunk's arena. */
+static const uint64_t *arena_ips(struct chunk *c, const uint64_t *ips, uint32_t n)
+{
+	uint64_t *p = arena_alloc(c, (size_t)n * sizeof(*ips), sizeof(*ips));
+
+	return p ? memcpy(p, ips, (size_t)n * sizeof(*ips)) : NULL;
 }
 
 static void arena_reset(struct chunk *c)

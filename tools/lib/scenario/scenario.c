@@ -184,28 +184,43 @@ static int apply_lifetime(struct sk_walk *w, const struct sk_desc *d, void *base
 	return rc;
 }
 
-static int apply_flags(struct sk_walk *w, const struct sk_desc *d, void *base,
-		       const struct yt_node *n)
+/* A list of names from @names[@n] (@what: the message's list) into their @bits. */
+static int apply_enum_bits(struct sk_walk *w, const struct yt_node *n, const char *what,
+			   const char *const *names, const unsigned *bits, unsigned count,
+			   unsigned max, unsigned *out)
 {
-	struct trace_session_cfg *s = base;
 	unsigned flags = 0;
 	size_t cnt;
-	int rc = sk_need_list(w, n,
-			      "flags (cswitch, compact_cswitch, spinlock, proc_thread, dispatcher, "
-			      "profile, loader)",
-			      16, &cnt);
+	int rc = sk_need_list(w, n, what, max, &cnt);
 
-	(void)d;
 	for (size_t i = 0; rc == 0 && i < cnt; i++) {
 		unsigned k;
 		size_t old = sk_push_index(w, (unsigned)i);
 
-		rc = sk_get_enum(w, n->kids[i], trace_flag_names, TRACE_NFLAGS, false, &k);
+		rc = sk_get_enum(w, n->kids[i], names, count, false, &k);
 		if (rc == 0) {
-			flags |= trace_flag_bits[k];
+			flags |= bits[k];
 			sk_pop(w, old);
 		}
 	}
+	if (rc == 0) {
+		*out = flags;
+	}
+	return rc;
+}
+
+static int apply_flags(struct sk_walk *w, const struct sk_desc *d, void *base,
+		       const struct yt_node *n)
+{
+	struct trace_session_cfg *s = base;
+	unsigned flags;
+	int rc = apply_enum_bits(
+		w, n,
+		"flags (cswitch, compact_cswitch, spinlock, proc_thread, dispatcher, "
+		"profile, loader)",
+		trace_flag_names, trace_flag_bits, TRACE_NFLAGS, 16, &flags);
+
+	(void)d;
 	if (rc == 0) {
 		s->flags =
 			(s->flags & PRODUCER_F_STACKS) | flags; /* the stacks are apply_stacks()' */
@@ -218,21 +233,11 @@ static int apply_stacks(struct sk_walk *w, const struct sk_desc *d, void *base,
 			const struct yt_node *n)
 {
 	struct trace_session_cfg *s = base;
-	unsigned flags = 0;
-	size_t cnt;
-	int rc = sk_need_list(w, n, "stacks (profile, cswitch, ready_thread)", TRACE_NSTACKS, &cnt);
+	unsigned flags;
+	int rc = apply_enum_bits(w, n, "stacks (profile, cswitch, ready_thread)", trace_stack_names,
+				 trace_stack_bits, TRACE_NSTACKS, TRACE_NSTACKS, &flags);
 
 	(void)d;
-	for (size_t i = 0; rc == 0 && i < cnt; i++) {
-		unsigned k;
-		size_t old = sk_push_index(w, (unsigned)i);
-
-		rc = sk_get_enum(w, n->kids[i], trace_stack_names, TRACE_NSTACKS, false, &k);
-		if (rc == 0) {
-			flags |= trace_stack_bits[k];
-			sk_pop(w, old);
-		}
-	}
 	if (rc == 0) {
 		s->flags = (s->flags & ~PRODUCER_F_STACKS) | flags;
 	}

@@ -106,42 +106,42 @@ void scenario_print_quantum(FILE *f, const void *root, const struct sk_desc *d, 
 	put_duration(f, scenario_effective_quantum(sc));
 }
 
-void scenario_print_flags(FILE *f, const void *root, const struct sk_desc *d, const void *base,
-			  unsigned item)
+/* The names of @flags's bits, as a flow list. */
+static void print_names(FILE *f, unsigned flags, const char *const *names, const unsigned *bits,
+			unsigned n)
 {
-	const struct trace_session_cfg *s = base;
 	bool first = true;
 
-	(void)root;
-	(void)d;
-	(void)item;
 	fputc('[', f);
-	for (unsigned k = 0; k < TRACE_NFLAGS; k++) {
-		if (s->flags & trace_flag_bits[k]) {
-			fprintf(f, "%s%s", first ? "" : ", ", trace_flag_names[k]);
+	for (unsigned k = 0; k < n; k++) {
+		if (flags & bits[k]) {
+			fprintf(f, "%s%s", first ? "" : ", ", names[k]);
 			first = false;
 		}
 	}
 	fputc(']', f);
 }
 
-void scenario_print_stacks(FILE *f, const void *root, const struct sk_desc *d, const void *base,
-			   unsigned item)
+void scenario_print_flags(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			  unsigned item)
 {
 	const struct trace_session_cfg *s = base;
-	bool first = true;
 
 	(void)root;
 	(void)d;
 	(void)item;
-	fputc('[', f);
-	for (unsigned k = 0; k < TRACE_NSTACKS; k++) {
-		if (s->flags & trace_stack_bits[k]) {
-			fprintf(f, "%s%s", first ? "" : ", ", trace_stack_names[k]);
-			first = false;
-		}
-	}
-	fputc(']', f);
+	print_names(f, s->flags, trace_flag_names, trace_flag_bits, TRACE_NFLAGS);
+}
+
+void scenario_print_stacks(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			   unsigned item)
+{
+	const struct trace_session_cfg *s = base;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	print_names(f, s->flags, trace_stack_names, trace_stack_bits, TRACE_NSTACKS);
 }
 
 void scenario_print_counters(FILE *f, const void *root, const struct sk_desc *d, const void *base,

@@ -525,6 +525,45 @@ static int parse_hook(const char *s, uint16_t *out)
 	return 0;
 }
 
+/*
+ * A session's list @v (absent: nothing) of names from @names[@n], each
+ * adding its bit from @bits to @flags.
+ */
+static int parse_names(const struct rd *d, json_t *v, const char *pfx, const char *key,
+		       const char *const *names, const unsigned *bits, unsigned n, unsigned *flags)
+{
+	char list[160] = "";
+	size_t at = 0, j;
+	json_t *e;
+
+	for (unsigned k = 0; k < n && at < sizeof(list); k++) {
+		int w = snprintf(list + at, sizeof(list) - at, "%s\"%s\"",
+				 k == 0	      ? ""
+				 : k + 1 == n ? " or "
+					      : ", ",
+				 names[k]);
+
+		at += w > 0 ? (size_t)w : 0;
+	}
+	if (v && !json_is_array(v)) {
+		return fail(d, "%s%s: must be a list of %s", pfx, key, list);
+	}
+	json_array_foreach(v, j, e)
+	{
+		const char *name = json_string_value(e);
+		unsigned k = 0;
+
+		while (name && k < n && strcmp(name, names[k])) {
+			k++;
+		}
+		if (!name || k == n) {
+			return fail(d, "%s%s[%zu]: must be %s", pfx, key, j, list);
+		}
+		*flags |= bits[k];
+	}
+	return 0;
+}
+
 static int parse_session_pmc(const struct rd *d, json_t *pmc, const char *pfx,
 			     struct trace_config *cfg, struct trace_session_cfg *s)
 {
@@ -634,61 +673,14 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 	if (rc > 0 && sim_clock_parse(str, &s->clock)) {
 		return fail(d, "%sclock: unknown clock \"%s\" (qpc, systime or cycles)", pfx, str);
 	}
-	v = json_object_get(o, "flags");
-	if (v) {
-		size_t j;
-		json_t *e;
-
-		if (!json_is_array(v)) {
-			return fail(d,
-				    "%sflags: must be a list (cswitch, compact_cswitch, "
-				    "spinlock, proc_thread, dispatcher, profile, loader)",
-				    pfx);
-		}
-		s->flags = 0;
-		json_array_foreach(v, j, e)
-		{
-			const char *fl = json_string_value(e);
-			size_t k = 0;
-
-			while (fl && k < TRACE_NFLAGS && strcmp(fl, trace_flag_names[k])) {
-				k++;
-			}
-			if (!fl || k == TRACE_NFLAGS) {
-				return fail(d,
-					    "%sflags[%zu]: must be \"cswitch\", "
-					    "\"compact_cswitch\", \"spinlock\", \"proc_thread\", "
-					    "\"dispatcher\", \"profile\" or \"loader\"",
-					    pfx, j);
-			}
-			s->flags |= trace_flag_bits[k];
-		}
+	if (json_object_get(o, "flags")) {
+		s->flags = 0; /* else the default's */
 	}
-	v = json_object_get(o, "stacks");
-	if (v) {
-		size_t j;
-		json_t *e;
-
-		if (!json_is_array(v)) {
-			return fail(d, "%sstacks: must be a list (profile, cswitch, ready_thread)",
-				    pfx);
-		}
-		json_array_foreach(v, j, e)
-		{
-			const char *st = json_string_value(e);
-			size_t k = 0;
-
-			while (st && k < TRACE_NSTACKS && strcmp(st, trace_stack_names[k])) {
-				k++;
-			}
-			if (!st || k == TRACE_NSTACKS) {
-				return fail(d,
-					    "%sstacks[%zu]: must be \"profile\", \"cswitch\" or "
-					    "\"ready_thread\"",
-					    pfx, j);
-			}
-			s->flags |= trace_stack_bits[k];
-		}
+	if ((rc = parse_names(d, json_object_get(o, "flags"), pfx, "flags", trace_flag_names,
+			      trace_flag_bits, TRACE_NFLAGS, &s->flags)) < 0 ||
+	    (rc = parse_names(d, json_object_get(o, "stacks"), pfx, "stacks", trace_stack_names,
+			      trace_stack_bits, TRACE_NSTACKS, &s->flags)) < 0) {
+		return rc;
 	}
 	if ((rc = get_bool(d, o, pfx, "pebs", false, &s->pebs)) < 0) {
 		return rc;

@@ -677,11 +677,30 @@ static void put_clock(struct line *l, enum sim_clock c)
 TRUTH_KINDS(W_FMT)
 
 /* One "sessions" entry: DESIGN.md's keys, then the extensions. */
-static bool fmt_session(struct line *l, const struct trace_config *cfg,
-			const struct trace_session_cfg *s)
+/* The names of @flags's bits as a JSON list (room: the caller's 200). */
+static void put_names(struct line *l, unsigned flags, const char *const *names,
+		      const unsigned *bits, unsigned n)
 {
 	bool first = true;
 
+	put_c(l, '[');
+	for (unsigned k = 0; k < n; k++) {
+		if (flags & bits[k]) {
+			if (!first) {
+				put_c(l, ',');
+			}
+			put_c(l, '"');
+			lit(l, names[k], strlen(names[k]));
+			put_c(l, '"');
+			first = false;
+		}
+	}
+	put_c(l, ']');
+}
+
+static bool fmt_session(struct line *l, const struct trace_config *cfg,
+			const struct trace_session_cfg *s)
+{
 	if (!room(l, 16)) {
 		return false;
 	}
@@ -691,19 +710,9 @@ static bool fmt_session(struct line *l, const struct trace_config *cfg,
 	}
 	LIT(l, ",\"clock\":\"");
 	lit(l, sim_clock_name(s->clock), strlen(sim_clock_name(s->clock)));
-	LIT(l, "\",\"flags\":[");
-	for (unsigned k = 0; k < TRACE_NFLAGS; k++) {
-		if (s->flags & trace_flag_bits[k]) {
-			if (!first) {
-				put_c(l, ',');
-			}
-			put_c(l, '"');
-			lit(l, trace_flag_names[k], strlen(trace_flag_names[k]));
-			put_c(l, '"');
-			first = false;
-		}
-	}
-	LIT(l, "],\"pebs\":");
+	LIT(l, "\",\"flags\":");
+	put_names(l, s->flags, trace_flag_names, trace_flag_bits, TRACE_NFLAGS);
+	LIT(l, ",\"pebs\":");
 	put_bool(l, s->pebs);
 	LIT(l, ",\"pmc\":{\"counters\":[");
 	for (unsigned j = 0; j < s->pmc_count && j < SIM_MAX_PMC; j++) {
@@ -751,20 +760,11 @@ static bool fmt_session(struct line *l, const struct trace_config *cfg,
 	}
 	if (s->flags & PRODUCER_F_STACKS) {
 		/* only when set: older streams stay as they were */
-		first = true;
-		LIT(l, ",\"stacks\":[");
-		for (unsigned k = 0; k < TRACE_NSTACKS; k++) {
-			if (s->flags & trace_stack_bits[k]) {
-				if (!first) {
-					put_c(l, ',');
-				}
-				put_c(l, '"');
-				lit(l, trace_stack_names[k], strlen(trace_stack_names[k]));
-				put_c(l, '"');
-				first = false;
-			}
+		if (!room(l, 64)) {
+			return false;
 		}
-		put_c(l, ']');
+		LIT(l, ",\"stacks\":");
+		put_names(l, s->flags, trace_stack_names, trace_stack_bits, TRACE_NSTACKS);
 	}
 	put_c(l, '}');
 	return true;
