@@ -38,6 +38,13 @@
 #define PRODUCER_F_STACK_PROFILE 0x80u
 #define PRODUCER_F_STACK_CSWITCH 0x100u
 #define PRODUCER_F_STACK_READY	 0x200u
+/*
+ * The file as a merge leaves it (xperf -merge, PerfView; STACK_IMAGE_FACTS
+ * 6): the KernelTraceControl identity of each image (ImageID, then
+ * DbgID_RSDS or None, FULL_HEADER, the image event's time) right before
+ * each image record. No mask bit: the merge adds them after the fact.
+ */
+#define PRODUCER_F_MERGED 0x400u
 #define PRODUCER_F_STACKS                                                                          \
 	(PRODUCER_F_STACK_PROFILE | PRODUCER_F_STACK_CSWITCH | PRODUCER_F_STACK_READY)
 

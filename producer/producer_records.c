@@ -13,7 +13,9 @@
  *   who gets what: process, thread, thread_name   proc_thread sessions
  *                  ready                          dispatcher sessions
  *                  sample, interval               profile sessions
- *                  image                          loader sessions
+ *                  image                          loader sessions (a merged
+ *                                                 one: its KernelTraceControl
+ *                                                 identity first)
  *                  stack                          sessions whose stacks name
  *                                                 its event (EventTimeStamp in
  *                                                 each one's clock)
@@ -29,6 +31,7 @@
 
 #include "producer/etw_event.h"
 #include "producer/etw_image.h"
+#include "producer/etw_ktc.h"
 #include "producer/etw_process.h"
 #include "producer/etw_profile.h"
 #include "producer/etw_rundown.h"
@@ -36,6 +39,7 @@
 #include "producer/etw_sysconfig.h"
 #include "producer/etw_thread.h"
 #include "producer/producer_internal.h"
+#include "writer/etl_trace_header.h"
 
 #define PAYLOAD_MAX 16384u /* the largest payload we build (a long command line) */
 #define TEXT_MAX    8192u  /* UTF-16 bytes of one string */
@@ -491,6 +495,88 @@ static int put(struct producer_lane *l, unsigned i, const struct sim_record *r, 
 	return 0;
 }
 
+/* A KernelTraceControl record (FULL_HEADER) of Class.Type @type into session @i's @cpu buffer. */
+static int put_full(struct producer_lane *l, unsigned i, const struct sim_record *r, uint8_t type,
+		    const struct etw_event_ctx *ctx, const uint8_t *payload, size_t len)
+{
+	struct producer *p = producer_lane_producer(l);
+	const struct producer_cfg *cfg = producer_get_cfg(p);
+	struct etl_full_header h = {
+		.arch = cfg->arch,
+		.size = (uint16_t)(ETL_FH_LEN + len),
+		.type = type,
+		.version = ETW_VERSION_KTC,
+		.thread_id = ctx->thread_id,
+		.process_id = ctx->process_id,
+		.ts = r->u.head.ts[producer_session_clock(p, i)],
+		.kernel_time = ctx->kernel_time,
+		.user_time = ctx->user_time,
+	};
+	uint8_t *out;
+	int rc;
+
+	if (ETL_FH_LEN + len > 0xFFFFu) {
+		return -E2BIG;
+	}
+	memcpy(h.guid, etw_ktc_guid, sizeof(h.guid));
+	out = producer_place(l, i, r->u.head.cpu, (uint32_t)(ETL_FH_LEN + len), h.ts, &rc);
+	if (!out) {
+		return rc;
+	}
+	if ((rc = etl_encode_full_header(out, ETL_FH_LEN + len, &h)) < 0) {
+		return rc;
+	}
+	memcpy(out + ETL_FH_LEN, payload, len);
+	producer_commit(l, i, r->u.head.cpu, (uint32_t)(ETL_FH_LEN + len));
+	return 0;
+}
+
+/*
+ * A merged session's identity of image record @r (its header context
+ * @ctx): ImageID, then DbgID_RSDS or None. Their header: the image event's
+ * thread, process and times when it has a SYSTEM header, else ThreadId
+ * 0xFFFFFFFF, the image's process and no times (STACK_IMAGE_FACTS 6.2).
+ */
+static int put_identity(struct producer_lane *l, unsigned i, const struct sim_record *r,
+			const struct etw_event_ctx *ctx)
+{
+	const struct producer_cfg *cfg = producer_get_cfg(producer_lane_producer(l));
+	const struct sim_image *im = &r->u.image;
+	const char *slash = im->file_name ? strrchr(im->file_name, '\\') : NULL;
+	struct etw_event_form form;
+	struct etw_event_ctx hc = *ctx;
+	struct etw_ktc_image_id id = {im->base, im->size, im->pid, im->timestamp, {0}};
+	struct etw_ktc_dbgid dbg = {.image_base = im->base, .process_id = im->pid};
+	uint8_t name[TEXT_MAX], payload[PAYLOAD_MAX];
+	bool none = !im->pdb_guid;
+	int len, rc;
+
+	if (producer_image_form(cfg->target, im, &form) < 0) {
+		return -EINVAL;
+	}
+	if (form.header != ETW_HEADER_SYSTEM) {
+		memset(&hc, 0, sizeof(hc));
+		hc.thread_id = UINT32_MAX;
+		hc.process_id = im->pid;
+	}
+	if (text(slash ? slash + 1 : im->file_name, name, &id.original_file_name) < 0 ||
+	    (len = etw_encode_ktc_image_id(payload, sizeof(payload), cfg->arch, &id, 0)) < 0 ||
+	    (rc = put_full(l, i, r, ETW_KTC_IMAGE_ID, &hc, payload, (size_t)len)) < 0) {
+		return -EINVAL;
+	}
+	if (!none && etw_guid_parse(im->pdb_guid, dbg.guid) < 0) {
+		return -EINVAL;
+	}
+	dbg.age = im->pdb_age;
+	dbg.pdb_file_name = im->pdb_name;
+	len = etw_encode_ktc_dbgid(payload, sizeof(payload), cfg->arch, none, &dbg, 0);
+	if (len < 0) {
+		return -EINVAL;
+	}
+	return put_full(l, i, r, none ? ETW_KTC_DBGID_NONE : ETW_KTC_DBGID_RSDS, &hc, payload,
+			(size_t)len);
+}
+
 int producer_record(struct producer *p, const struct sim_record *r)
 {
 	return producer_lane_record(producer_own_lane(p), r);
@@ -563,6 +649,12 @@ int producer_lane_record(struct producer_lane *l, const struct sim_record *r)
 		}
 		if (len < 0) {
 			return len == -ENOSPC ? -E2BIG : -EINVAL;
+		}
+		if ((flags & PRODUCER_F_MERGED) && r->kind == SIM_REC_IMAGE &&
+		    r->u.image.event != SIM_EVENT_KERNEL_BASE &&
+		    r->u.image.event != SIM_EVENT_HYPERCALL_PAGE &&
+		    (rc = put_identity(l, i, r, &ctx)) < 0) {
+			return rc;
 		}
 		rc = put(l, i, r, hook, &ctx, payload, (size_t)len);
 		if (rc < 0) {

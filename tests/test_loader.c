@@ -7,7 +7,10 @@
  * `etwforge dump --jsonl --raw` (header form and the payload's fields at
  * the offsets of the spec's table, read here by hand); verify is clean, a
  * changed or missing image line is a mismatch, replay gives the same
- * bytes, and an x86 file with the version-2 layout too.
+ * bytes, and an x86 file with the version-2 layout too. A merged session
+ * puts ImageID and DbgID_RSDS (None without a PDB) right before each image
+ * record, with its time and the header rules of STACK_IMAGE_FACTS 6.2 (read
+ * from the bytes); merged without loader is refused.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -377,4 +380,173 @@ Test(loader, verify_replay_and_a_changed_image_line)
 	cr_assert_eq(test_run("cd '%s' && grep -v kernel_base d.jsonl > m.jsonl", test_dir), 0);
 	rc = test_etwforge("verify -q d.etl --truth m.jsonl", err, sizeof(err));
 	cr_assert_eq(rc, 1, "%s", err);
+}
+
+/* The records of dump's output for CPU @cpu, in file order: kind, hook, ts and raw bytes. */
+struct rec {
+	char kind[16], hook[8];
+	long cpu;
+	uint64_t ts;
+	uint8_t b[512];
+	size_t n;
+};
+
+static struct rec *dump_records(size_t *count)
+{
+	FILE *f;
+	static char buf[1 << 16];
+	struct rec *v = NULL;
+	size_t cap = 0;
+
+	cr_assert_eq(
+		test_run("cd '%s' && '%s' dump d.etl --jsonl --raw > d.dump", test_dir, test_bin()),
+		0);
+	f = fopen(test_path("d.dump"), "r");
+	cr_assert_not_null(f);
+	*count = 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		json_t *o = json_loads(buf, 0, NULL);
+		const char *k = o ? json_string_value(json_object_get(o, "kind")) : NULL;
+		const char *h = o ? json_string_value(json_object_get(o, "hook")) : NULL;
+		const char *raw = o ? json_string_value(json_object_get(o, "raw")) : NULL;
+		struct rec *r;
+
+		if (!k || !raw) {
+			json_decref(o);
+			continue;
+		}
+		if (*count == cap) {
+			cap = cap ? 2 * cap : 4096;
+			v = realloc(v, cap * sizeof(*v));
+			cr_assert_not_null(v);
+		}
+		r = &v[(*count)++];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->kind, sizeof(r->kind), "%s", k);
+		snprintf(r->hook, sizeof(r->hook), "%s", h ? h : "");
+		r->cpu = (long)json_integer_value(json_object_get(o, "cpu"));
+		r->ts = (uint64_t)json_integer_value(json_object_get(o, "ts"));
+		for (r->n = 0; r->n < sizeof(r->b) && raw[2 * r->n] && raw[2 * r->n + 1]; r->n++) {
+			unsigned x;
+
+			sscanf(raw + 2 * r->n, "%2x", &x);
+			r->b[r->n] = (uint8_t)x;
+		}
+		json_decref(o);
+	}
+	fclose(f);
+	return v;
+}
+
+/* The record before @i on its CPU. */
+static const struct rec *before(const struct rec *v, size_t i, unsigned back)
+{
+	for (size_t k = i; k-- > 0;) {
+		if (v[k].cpu == v[i].cpu && --back == 0) {
+			return &v[k];
+		}
+	}
+	cr_assert_fail("no record before %zu", i);
+	return NULL;
+}
+
+/* A KernelTraceControl record: FULL_HEADER64 Class.Type @type, v2, the GUID, @tid/@pid, @ts. */
+static void expect_ktc(const struct rec *r, uint8_t type, uint32_t tid, uint32_t pid, uint64_t ts)
+{
+	static const uint8_t guid[16] = {0xd7, 0x75, 0xe6, 0xb3, 0x54, 0x25, 0x18, 0x4f,
+					 0x83, 0x0b, 0x27, 0x62, 0x73, 0x25, 0x60, 0xde};
+
+	cr_assert_str_eq(r->kind, "FULL_HEADER64");
+	cr_assert_eq(r->b[0] | r->b[1] << 8, r->n, "Size at 0");
+	cr_assert_eq(r->b[2], 0x14);
+	cr_assert_eq(r->b[3], 0xC0);
+	cr_assert_eq(r->b[4], type);
+	cr_assert_eq(r->b[6] | r->b[7] << 8, 2, "Class.Version 2");
+	cr_assert_eq(u32(r->b + 8), tid);
+	cr_assert_eq(u32(r->b + 12), pid);
+	cr_assert_eq(u64(r->b + 16), ts, "the image event's time");
+	cr_assert_eq(memcmp(r->b + 0x18, guid, 16), 0);
+}
+
+Test(loader, merged_sessions_put_each_image_identity_right_before_it)
+{
+	static const char text[] =
+		"seed: 5\nduration: 300ms\nmachine: {cpus: 2, arch: x64, target: win10-1903}\n"
+		"sessions:\n"
+		"  - {name: k, clock: qpc, flags: [cswitch, proc_thread, loader], merged: true}\n"
+		"processes: [{name: app.exe, pid: 1200}]\n"
+		"drivers: [{name: nvlddmkm.sys, size: 0x100000, load: 80ms, pdb: none}]\n"
+		"threads: [{name: r, process: app.exe, count: 1}, {name: kw, process: System}]\n";
+	size_t n, checked = 0;
+	struct rec *v;
+
+	test_write("s.yaml", text, strlen(text));
+	cr_assert_eq(test_run("cd '%s' && '%s' gen -q s.yaml -o d.etl --truth d.jsonl && '%s' "
+			      "verify -q d.etl --truth d.jsonl",
+			      test_dir, test_bin(), test_bin()),
+		     0);
+	v = dump_records(&n);
+	for (size_t i = 0; i < n; i++) {
+		const struct rec *dbg, *id;
+		bool perfinfo = !strcmp(v[i].kind, "PERFINFO64");
+		unsigned hdr = perfinfo ? 0x10 : 0x20;
+
+		if (strcasecmp(v[i].hook, "0x030a") && strcasecmp(v[i].hook, "0x1402") &&
+		    strcasecmp(v[i].hook, "0x1403") && strcasecmp(v[i].hook, "0x1404")) {
+			cr_assert(strcasecmp(v[i].hook, "0x1421") ||
+					  strcmp(before(v, i, 1)->kind, "FULL_HEADER64"),
+				  "no identity before the kernel base");
+			continue;
+		}
+		dbg = before(v, i, 1);
+		id = before(v, i, 2);
+		{
+			uint32_t pid = u32(v[i].b + hdr + 0x10);
+			uint32_t tid = perfinfo ? UINT32_MAX : u32(v[i].b + 8);
+			uint32_t hpid = perfinfo ? pid : u32(v[i].b + 12);
+			bool none = dbg->b[4] == 0x20;
+
+			expect_ktc(id, 0x00, tid, hpid, v[i].ts);
+			expect_ktc(dbg, none ? 0x20 : 0x24, tid, hpid, v[i].ts);
+			/* ImageID: base, size, pid, the file's TimeDateStamp even where the image
+			 * record has 0, the name alone */
+			cr_assert_eq(u64(id->b + 0x30), u64(v[i].b + hdr));
+			cr_assert_eq(u64(id->b + 0x38), u64(v[i].b + hdr + 8));
+			cr_assert_eq(u32(id->b + 0x40), pid);
+			cr_assert_neq(u32(id->b + 0x44), 0);
+			cr_assert_neq(id->b[0x48], '\\', "the file name alone");
+			cr_assert_eq(u64(dbg->b + 0x30), u64(v[i].b + hdr));
+			cr_assert_eq(u32(dbg->b + 0x38), pid);
+			if (none) {
+				cr_assert_eq(dbg->n, 0x3C, "None: base and pid");
+				cr_assert_eq(id->b[0x48], 'n', "only nvlddmkm.sys has no PDB");
+			} else {
+				cr_assert_eq(u32(dbg->b + 0x4C), 1, "age 1");
+				cr_assert_eq(dbg->b[dbg->n - 1], 0, "the PDB name's NUL");
+				cr_assert_not_null(strstr((const char *)dbg->b + 0x50, ".pdb"));
+			}
+			if (perfinfo && pid == 1200 && !strcasecmp(v[i].hook, "0x1403")) {
+				cr_assert_eq(u32(v[i].b + hdr + 0x18), 0, "the rundown's TDS is 0");
+			}
+		}
+		checked++;
+	}
+	cr_assert_gt(checked, 10);
+	free(v);
+}
+
+Test(loader, merged_without_loader_is_refused)
+{
+	static const char text[] = "sessions:\n  - {name: k, flags: [cswitch], merged: true}\n";
+	char err[1024];
+	int rc;
+
+	test_write("m.yaml", text, strlen(text));
+	rc = test_etwforge("gen -q m.yaml -o m.etl", err, sizeof(err));
+	cr_assert_eq(rc, 2, "%s", err);
+	cr_assert_not_null(strstr(err, "m.yaml:2:"), "%s", err);
+	cr_assert_not_null(strstr(err, "sessions.0.merged: the session logs no image to identify "
+				       "(its flags have no loader)"),
+			   "%s", err);
+	cr_assert_eq(test_run("test ! -e '%s/m.etl'", test_dir), 0, "nothing written");
 }

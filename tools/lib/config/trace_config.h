@@ -39,6 +39,7 @@ struct trace_session_cfg {
 	uint32_t pool_buffers;	/* extension: 0 = unlimited */
 	uint64_t flush_latency; /* extension: clock units */
 	bool compress;		/* extension "compressed": XPRESS data buffers */
+	bool merged; /* "merged": KernelTraceControl image identities (PRODUCER_F_MERGED) */
 	char file[TRACE_PATH_MAX];
 };
 

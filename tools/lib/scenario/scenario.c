@@ -752,6 +752,7 @@ static const struct sk_desc session_keys[] = {
 	K_ENUM("clock", SESS, clock, clock_names, true),
 	K_CUSTOM("flags", apply_flags, scenario_print_flags),
 	K_CUSTOM("stacks", apply_stacks, scenario_print_stacks),
+	K_BOOL("merged", SESS, merged),
 	K_BOOL("pebs", SESS, pebs),
 	{.key = "pmc", .kind = SK_MAP, .sub = pmc_keys},
 	K_UINT_M("buffer_size", SESS, buffer_size, 4096, 16u * 1024 * 1024, 4096),
@@ -1376,6 +1377,12 @@ static int finish_sessions(struct scenario *sc, struct etwforge_error *err)
 						   "flags have no %s)",
 						   trace_stack_names[k], flag[k]);
 			}
+		}
+		if (s->merged && !(s->flags & PRODUCER_F_LOADER)) {
+			snprintf(path, sizeof(path), "sessions.%u.merged", i);
+			return sk_fail_key(&sc->where, sc->source, err, path,
+					   "the session logs no image to identify (its flags have "
+					   "no loader)");
 		}
 		for (unsigned j = 0; j < i; j++) {
 			if (!strcmp(s->name, t->sessions[j].name)) {

@@ -143,7 +143,7 @@ static const char *const meta_fields[] = {
 };
 static const char *const session_fields[] = {
 	"name",		"clock",	 "flags",      "pebs", "pmc",	 "buffer_size",
-	"pool_buffers", "flush_latency", "compressed", "file", "stacks",
+	"pool_buffers", "flush_latency", "compressed", "file", "stacks", "merged",
 };
 static const char *const session_pmc_fields[] = {"counters", "events"};
 static const char *const spinlock_cfg_fields[] = {
@@ -693,6 +693,7 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 	    (rc = get_u32(d, o, pfx, "pool_buffers", false, 0, UINT32_MAX, &s->pool_buffers)) < 0 ||
 	    (rc = get_u64(d, o, pfx, "flush_latency", false, &s->flush_latency)) < 0 ||
 	    (rc = get_bool(d, o, pfx, "compressed", false, &s->compress)) < 0 ||
+	    (rc = get_bool(d, o, pfx, "merged", false, &s->merged)) < 0 ||
 	    (rc = get_name(d, o, pfx, "file", s->file, sizeof(s->file))) < 0) {
 		return rc;
 	}

@@ -758,6 +758,9 @@ static bool fmt_session(struct line *l, const struct trace_config *cfg,
 		/* only when set: older streams stay as they were */
 		LIT(l, ",\"compressed\":true");
 	}
+	if (s->merged) {
+		LIT(l, ",\"merged\":true"); /* only when set, as compressed */
+	}
 	if (s->flags & PRODUCER_F_STACKS) {
 		/* only when set: older streams stay as they were */
 		if (!room(l, 64)) {
