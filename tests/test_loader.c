@@ -457,7 +457,7 @@ static void expect_ktc(const struct rec *r, uint8_t type, uint32_t tid, uint32_t
 					 0x83, 0x0b, 0x27, 0x62, 0x73, 0x25, 0x60, 0xde};
 
 	cr_assert_str_eq(r->kind, "FULL_HEADER64");
-	cr_assert_eq(r->b[0] | r->b[1] << 8, r->n, "Size at 0");
+	cr_assert_eq((size_t)(r->b[0] | r->b[1] << 8), r->n, "Size at 0");
 	cr_assert_eq(r->b[2], 0x14);
 	cr_assert_eq(r->b[3], 0xC0);
 	cr_assert_eq(r->b[4], type);
