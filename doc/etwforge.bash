@@ -7,7 +7,7 @@
 _etwforge_options() {
 	case $1 in
 	gen)
-		echo "-o --output -t --truth --truth-spinlocks --seed --duration --cpus -s --set --print-config --json -j --jobs -q --quiet -h --help"
+		echo "-o --output -t --truth --truth-spinlocks --seed --duration --cpus -s --set --symbols --print-config --json -j --jobs -q --quiet -h --help"
 		;;
 	replay)
 		echo "-o --output --stream-paths --json -q --quiet -h --help"
@@ -84,7 +84,7 @@ _etwforge() {
 		_etwforge_files '@(json)'
 		return
 		;;
-	corpus:-o | corpus:--out)
+	corpus:-o | corpus:--out | gen:--symbols)
 		if declare -F _filedir >/dev/null; then
 			_filedir -d
 		else

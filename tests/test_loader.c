@@ -550,3 +550,70 @@ Test(loader, merged_without_loader_is_refused)
 			   "%s", err);
 	cr_assert_eq(test_run("test ! -e '%s/m.etl'", test_dir), 0, "nothing written");
 }
+
+Test(loader, symbols_one_breakpad_file_per_pdb)
+{
+	char line[512], path[1024], guid[64] = "", err[1024];
+	FILE *f;
+	unsigned long prev_end = 0, funcs = 0;
+	int rc;
+
+	gen("x64", "win10-1903");
+	cr_assert_eq(test_run("cd '%s' && rm -f d.etl && '%s' gen -q s.yaml -o d.etl --symbols sym",
+			      test_dir, test_bin()),
+		     0);
+	/* ntdll.dll's identity from the truth: "D71323D9-2088-..." and age 1 */
+	f = fopen(test_path("d.jsonl"), "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f) && !guid[0]) {
+		char *g = strstr(line, "\"pdb_name\":\"ntdll.pdb\"")
+				  ? strstr(line, "\"pdb_guid\":\"")
+				  : NULL;
+
+		if (g) {
+			size_t n = 0;
+
+			for (g += strlen("\"pdb_guid\":\""); *g != '"'; g++) {
+				if (*g != '-') {
+					guid[n++] = *g;
+				}
+			}
+			guid[n] = '\0';
+		}
+	}
+	fclose(f);
+	cr_assert_eq(strlen(guid), 32);
+	snprintf(path, sizeof(path), "sym/ntdll.pdb/%s1/ntdll.sym", guid);
+	f = fopen(test_path(path), "r");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_not_null(fgets(line, sizeof(line), f));
+	snprintf(path, sizeof(path), "MODULE windows x86_64 %s1 ntdll.pdb\n", guid);
+	cr_assert_str_eq(line, path);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long rva, size;
+		char name[256];
+
+		cr_assert_eq(sscanf(line, "FUNC %lx %lx 0 %255s", &rva, &size, name), 3, "%s",
+			     line);
+		cr_assert_geq(rva, prev_end, "by address, no overlap: %s", line);
+		cr_assert_gt(size, 0);
+		prev_end = rva + size;
+		funcs++;
+	}
+	fclose(f);
+	cr_assert_gt(funcs, 10);
+	/* d3d11.dll and the driver have their own; a driver without a PDB has none */
+	cr_assert_eq(
+		test_run("cd '%s' && ls sym/d3d11.pdb/*/d3d11.sym sym/nvlddmkm.pdb/*/nvlddmkm.sym "
+			 ">/dev/null && '%s' gen -q s.yaml -s 'drivers=[{name: nvlddmkm.sys, size: "
+			 "0x100000, pdb: none}]' -o n.etl "
+			 "--symbols nsym && test -e nsym/ntdll.pdb && test ! -e nsym/nvlddmkm.pdb",
+			 test_dir, test_bin()),
+		0);
+	/* a folder that cannot be made: exit 1, no ETL file */
+	test_write("plain", "x", 1);
+	rc = test_etwforge("gen -q s.yaml -o e.etl --symbols plain/sym", err, sizeof(err));
+	cr_assert_eq(rc, 1, "%s", err);
+	cr_assert_not_null(strstr(err, "--symbols: plain/sym: "), "%s", err);
+	cr_assert_eq(test_run("test ! -e '%s/e.etl'", test_dir), 0, "nothing written");
+}

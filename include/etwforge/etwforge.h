@@ -364,6 +364,12 @@ typedef void (*etwforge_progress_fn)(void *ctx, const struct etwforge_progress *
  *               file is made (@output, @truth and @json are not used), the
  *               summary has the seed, duration, CPUs, switches and wall
  *               time. What a run costs before a byte is encoded
+ * @symbols:     gen only: a folder (made when missing) that gets, before the
+ *               ETL files go into place, one Breakpad text symbol file per
+ *               image with a PDB identity: DIR/<pdb name>/<GUID without
+ *               dashes, upper case><age in hex>/<pdb name without
+ *               .pdb>.sym, with a MODULE line and a FUNC line per function
+ *               (etwforge(1), gen --symbols); NULL = none
  */
 struct etwforge_run_opts {
 	size_t sz;
@@ -379,6 +385,7 @@ struct etwforge_run_opts {
 	const volatile int *stop;
 	unsigned jobs;
 	bool simulate_only;
+	const char *symbols;
 };
 
 /**

@@ -40,6 +40,8 @@ static void usage(FILE *f)
 		"      --cpus N          same as --set machine.cpus=N\n"
 		"  -s, --set KEY=VALUE   override any scenario key (e.g. sessions.0.clock=cycles,\n"
 		"                        threads.1.count=40); repeatable, applied in order\n"
+		"      --symbols DIR     also write one Breakpad text symbol file per image\n"
+		"                        with a PDB identity: DIR/NAME.pdb/GUIDAGE/NAME.sym\n"
 		"      --print-config    print the effective scenario as YAML and exit\n"
 		"      --json[=FILE]     the final summary as one JSON object on stdout (or\n"
 		"                        in FILE) instead of text on stderr\n"
@@ -134,6 +136,7 @@ int cmd_gen(int argc, char **argv)
 		{"print-config", no_argument, NULL, 'P'},
 		{"json", optional_argument, NULL, 'J'},
 		{"jobs", required_argument, NULL, 'j'},
+		{"symbols", required_argument, NULL, 'Y'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -199,6 +202,9 @@ int cmd_gen(int argc, char **argv)
 			if (parse_jobs(optarg, &o.jobs) < 0) {
 				return EXIT_USAGE;
 			}
+			break;
+		case 'Y':
+			o.symbols = optarg;
 			break;
 		case 'q':
 			quiet = true;

@@ -17,6 +17,7 @@
  * target as it was.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@
 #include "tools/lib/run/run.h"
 #include "tools/lib/run/run_stop.h"
 #include "tools/lib/run/summary.h"
+#include "tools/lib/run/symbols.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/truth/truth.h"
 #include "tools/lib/run/out_file.h"
@@ -493,6 +495,10 @@ int run_generate(const struct scenario *sc, const struct etwforge_run_opts *opts
 	}
 	if (run_stopped(o, err)) {
 		rc = -ECANCELED;
+		goto out;
+	}
+	if (o->sz > offsetof(struct etwforge_run_opts, symbols) && o->symbols &&
+	    (rc = run_write_symbols(&g.sc->modules, o->symbols, err)) < 0) {
 		goto out;
 	}
 	rc = session_run_commit(&g.run, err);
