@@ -10,7 +10,8 @@
  * bytes, and an x86 file with the version-2 layout too. A merged session
  * puts ImageID and DbgID_RSDS (None without a PDB) right before each image
  * record, with its time and the header rules of STACK_IMAGE_FACTS 6.2 (read
- * from the bytes); merged without loader is refused.
+ * from the bytes); merged without loader is refused. gen --symbols writes
+ * one Breakpad file per PDB, where and as the layout says.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -196,50 +197,6 @@ Test(loader, the_truth_has_the_rundown_and_live_order_of_windows)
 	free(v);
 }
 
-/* The raw bytes of the first record of dump's with @hook and (when @pid >= 0) payload ProcessId. */
-static size_t raw_record(const char *hook, long pid, unsigned pid_at, uint8_t *out, size_t cap,
-			 char *form, size_t form_cap)
-{
-	FILE *f;
-	char buf[16384];
-	size_t len = 0;
-
-	cr_assert_eq(
-		test_run("cd '%s' && '%s' dump d.etl --jsonl --raw > d.dump", test_dir, test_bin()),
-		0);
-	f = fopen(test_path("d.dump"), "r");
-	cr_assert_not_null(f);
-	while (!len && fgets(buf, sizeof(buf), f)) {
-		json_t *o = json_loads(buf, 0, NULL);
-		const char *h = o ? json_string_value(json_object_get(o, "hook")) : NULL;
-		const char *raw = o ? json_string_value(json_object_get(o, "raw")) : NULL;
-		const char *k = o ? json_string_value(json_object_get(o, "kind")) : NULL;
-
-		if (h && raw && k && !strcasecmp(h, hook)) {
-			size_t n = strlen(raw) / 2;
-			unsigned hdr = strstr(k, "SYSTEM") ? 0x20 : 0x10;
-
-			cr_assert_leq(n, cap);
-			for (size_t j = 0; j < n; j++) {
-				unsigned b;
-
-				sscanf(raw + 2 * j, "%2x", &b);
-				out[j] = (uint8_t)b;
-			}
-			if (pid < 0 || (n >= hdr + pid_at + 4 &&
-					(long)(out[hdr + pid_at] | out[hdr + pid_at + 1] << 8 |
-					       out[hdr + pid_at + 2] << 16) == pid)) {
-				len = n;
-				snprintf(form, form_cap, "%s", k);
-			}
-		}
-		json_decref(o);
-	}
-	fclose(f);
-	cr_assert_gt(len, 0, "no %s record", hook);
-	return len;
-}
-
 static uint64_t u64(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -264,6 +221,90 @@ static size_t utf16_len(const uint8_t *p, size_t n)
 static uint32_t u32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The records of dump's output, in file order: kind, hook, CPU, ts and raw bytes. */
+struct rec {
+	char kind[16], hook[8];
+	long cpu;
+	uint64_t ts;
+	uint8_t b[1024];
+	size_t n;
+};
+
+static struct rec *dump_records(size_t *count)
+{
+	FILE *f;
+	static char buf[1 << 16];
+	struct rec *v = NULL;
+	size_t cap = 0;
+
+	cr_assert_eq(
+		test_run("cd '%s' && '%s' dump d.etl --jsonl --raw > d.dump", test_dir, test_bin()),
+		0);
+	f = fopen(test_path("d.dump"), "r");
+	cr_assert_not_null(f);
+	*count = 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		json_t *o = json_loads(buf, 0, NULL);
+		const char *k = o ? json_string_value(json_object_get(o, "kind")) : NULL;
+		const char *h = o ? json_string_value(json_object_get(o, "hook")) : NULL;
+		const char *raw = o ? json_string_value(json_object_get(o, "raw")) : NULL;
+		struct rec *r;
+
+		if (!k || !raw) {
+			json_decref(o);
+			continue;
+		}
+		if (*count == cap) {
+			cap = cap ? 2 * cap : 4096;
+			v = realloc(v, cap * sizeof(*v));
+			cr_assert_not_null(v);
+		}
+		r = &v[(*count)++];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->kind, sizeof(r->kind), "%s", k);
+		snprintf(r->hook, sizeof(r->hook), "%s", h ? h : "");
+		r->cpu = (long)json_integer_value(json_object_get(o, "cpu"));
+		r->ts = (uint64_t)json_integer_value(json_object_get(o, "ts"));
+		for (r->n = 0; r->n < sizeof(r->b) && raw[2 * r->n] && raw[2 * r->n + 1]; r->n++) {
+			unsigned x;
+
+			sscanf(raw + 2 * r->n, "%2x", &x);
+			r->b[r->n] = (uint8_t)x;
+		}
+		json_decref(o);
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * The raw bytes of the first record with @hook and (when @pid >= 0) payload
+ * ProcessId @pid at @pid_at into @out, its header kind into @form. Return: its size.
+ */
+static size_t raw_record(const char *hook, long pid, unsigned pid_at, uint8_t *out, size_t cap,
+			 char *form, size_t form_cap)
+{
+	size_t n, len = 0;
+	struct rec *v = dump_records(&n);
+
+	for (size_t i = 0; i < n && !len; i++) {
+		unsigned hdr = strstr(v[i].kind, "SYSTEM") ? 0x20 : 0x10;
+
+		if (strcasecmp(v[i].hook, hook) ||
+		    (pid >= 0 &&
+		     (v[i].n < hdr + pid_at + 4 || u32(v[i].b + hdr + pid_at) != (uint32_t)pid))) {
+			continue;
+		}
+		cr_assert_leq(v[i].n, cap);
+		memcpy(out, v[i].b, v[i].n);
+		len = v[i].n;
+		snprintf(form, form_cap, "%s", v[i].kind);
+	}
+	free(v);
+	cr_assert_gt(len, 0, "no %s record", hook);
+	return len;
 }
 
 Test(loader, the_records_have_the_forms_and_fields_of_windows_x64_v3)
@@ -305,9 +346,11 @@ Test(loader, the_records_have_the_forms_and_fields_of_windows_x64_v3)
 	n = raw_record("0x1422", -1, 0, r, sizeof(r), form, sizeof(form));
 	cr_assert_eq(n, 0x18);
 	cr_assert_eq(u64(r + 0x10), 0xFFFFFFFFFFD03000ull);
-	/* the group masks have PERF_LOADER */
+	/* the group masks have PERF_LOADER: Masks[0] bit 0x4 */
 	n = raw_record("0x0005", -1, 0, r, sizeof(r), form, sizeof(form));
-	cr_assert_gt(n, 0x14);
+	cr_assert_geq(n, 0x10 + 0x24);
+	cr_assert_eq(u32(r + (strstr(form, "SYSTEM") ? 0x20 : 0x10)) & 0x7u, 0x7u,
+		     "PERF_PROCESS | PERF_THREAD | PERF_LOADER");
 }
 
 Test(loader, x86_win8_style_v2_has_no_signature_and_4_byte_pointers)
@@ -380,62 +423,6 @@ Test(loader, verify_replay_and_a_changed_image_line)
 	cr_assert_eq(test_run("cd '%s' && grep -v kernel_base d.jsonl > m.jsonl", test_dir), 0);
 	rc = test_etwforge("verify -q d.etl --truth m.jsonl", err, sizeof(err));
 	cr_assert_eq(rc, 1, "%s", err);
-}
-
-/* The records of dump's output for CPU @cpu, in file order: kind, hook, ts and raw bytes. */
-struct rec {
-	char kind[16], hook[8];
-	long cpu;
-	uint64_t ts;
-	uint8_t b[512];
-	size_t n;
-};
-
-static struct rec *dump_records(size_t *count)
-{
-	FILE *f;
-	static char buf[1 << 16];
-	struct rec *v = NULL;
-	size_t cap = 0;
-
-	cr_assert_eq(
-		test_run("cd '%s' && '%s' dump d.etl --jsonl --raw > d.dump", test_dir, test_bin()),
-		0);
-	f = fopen(test_path("d.dump"), "r");
-	cr_assert_not_null(f);
-	*count = 0;
-	while (fgets(buf, sizeof(buf), f)) {
-		json_t *o = json_loads(buf, 0, NULL);
-		const char *k = o ? json_string_value(json_object_get(o, "kind")) : NULL;
-		const char *h = o ? json_string_value(json_object_get(o, "hook")) : NULL;
-		const char *raw = o ? json_string_value(json_object_get(o, "raw")) : NULL;
-		struct rec *r;
-
-		if (!k || !raw) {
-			json_decref(o);
-			continue;
-		}
-		if (*count == cap) {
-			cap = cap ? 2 * cap : 4096;
-			v = realloc(v, cap * sizeof(*v));
-			cr_assert_not_null(v);
-		}
-		r = &v[(*count)++];
-		memset(r, 0, sizeof(*r));
-		snprintf(r->kind, sizeof(r->kind), "%s", k);
-		snprintf(r->hook, sizeof(r->hook), "%s", h ? h : "");
-		r->cpu = (long)json_integer_value(json_object_get(o, "cpu"));
-		r->ts = (uint64_t)json_integer_value(json_object_get(o, "ts"));
-		for (r->n = 0; r->n < sizeof(r->b) && raw[2 * r->n] && raw[2 * r->n + 1]; r->n++) {
-			unsigned x;
-
-			sscanf(raw + 2 * r->n, "%2x", &x);
-			r->b[r->n] = (uint8_t)x;
-		}
-		json_decref(o);
-	}
-	fclose(f);
-	return v;
 }
 
 /* The record before @i on its CPU. */
