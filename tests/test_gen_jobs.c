@@ -7,7 +7,8 @@
  * out (events and buffers lost, chunks encoded by one worker), spin locks
  * with only the logged releases in the truth, identity records (their
  * strings copied with the record), image records (rundowns, loads and
- * unloads, in two sessions), PMC and PEBS items, three clocks, x86,
+ * unloads, in two sessions, one merged) and stacks (their addresses copied
+ * with the record), PMC and PEBS items, three clocks, x86,
  * standard output through a spool, and more workers than CPUs.
  */
 #include <criterion/criterion.h>
@@ -172,7 +173,8 @@ Test(gen_jobs, image_records)
 	snprintf(args, sizeof(args),
 		 "'%s/../tools/scenarios/desktop.yaml' --duration 300ms "
 		 "--set 'sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, "
-		 "profile, loader]' --set 'sessions.1.flags=[cswitch, loader]'",
+		 "profile, loader]' --set 'sessions.1.flags=[cswitch, loader]' "
+		 "--set sessions.1.merged=true --set 'sessions.1.stacks=[cswitch]'",
 		 SOURCE_DIR);
 	same_with_jobs(args, 2);
 }
