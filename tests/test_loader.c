@@ -520,6 +520,21 @@ Test(loader, merged_sessions_put_each_image_identity_right_before_it)
 	}
 	cr_assert_gt(checked, 10);
 	free(v);
+	/* verify reads them against the image lines: a PDB age changed in the truth is a
+	 * mismatch */
+	cr_assert_eq(test_run("cd '%s' && sed 's/\"pdb_age\":1,\"pdb_name\":\"ntdll.pdb\"/"
+			      "\"pdb_age\":2,\"pdb_name\":\"ntdll.pdb\"/' d.jsonl > e.jsonl && "
+			      "! cmp -s d.jsonl e.jsonl",
+			      test_dir),
+		     0);
+	{
+		char err[1024];
+		int rc = test_etwforge("verify -q d.etl --truth e.jsonl", err, sizeof(err));
+
+		cr_assert_eq(rc, 1, "%s", err);
+		cr_assert_not_null(strstr(err, "image dcstart ntdll.dll: the PDB identity is not"),
+				   "%s", err);
+	}
 }
 
 Test(loader, merged_without_loader_is_refused)

@@ -28,11 +28,13 @@
 #include "producer/etw_encode.h"
 #include "producer/etw_event.h"
 #include "producer/etw_image.h"
+#include "producer/etw_ktc.h"
 #include "producer/etw_layout.h"
 #include "producer/etw_stack.h"
 #include "producer/producer.h"
 #include "tools/lib/run/verify_ident.h"
 #include "writer/etl_layout.h"
+#include "writer/etl_trace_header.h"
 #include "writer/etl_wire.h"
 
 #define TEXT_CAP (3u * 32768u + 4u) /* UTF-8 of the longest UTF-16 string a record holds */
@@ -112,8 +114,18 @@ void vident_placed(struct verify_ident *vi, unsigned cpu)
 	}
 }
 
+/* A KernelTraceControl image identity (a merge's classic event of its GUID)? */
+static bool is_ktc(const struct etl_record *r)
+{
+	return r->kind == ETL_KIND_FULL && r->size >= ETL_FH_LEN &&
+	       !memcmp(r->data + ETL_FH_GUID, etw_ktc_guid, ETW_GUID_LEN);
+}
+
 static bool is_identity(const struct etl_record *r)
 {
+	if (is_ktc(r)) {
+		return true;
+	}
 	if (r->kind != ETL_KIND_SYSTEM && r->kind != ETL_KIND_COMPACT &&
 	    r->kind != ETL_KIND_PERFINFO) {
 		return false;
@@ -671,6 +683,107 @@ static int check_payload(struct verify_ident *vi, int kind, const struct truth_r
 	}
 }
 
+/*
+ * A merged session's identity of image line @t, the two records before its
+ * image record on CPU @cpu: ImageID, then DbgID_RSDS (or None without a
+ * pdb_guid), with the line's time, the header rules of the producer
+ * (producer_records.c put_identity()) and the line's values.
+ */
+static int check_ktc(struct verify_ident *vi, unsigned cpu, const struct sim_image *t,
+		     const struct line_head *h)
+{
+	const bool perfinfo = h->form_set && h->form.header != ETW_HEADER_SYSTEM;
+	const char *slash = t->file_name ? strrchr(t->file_name, '\\') : NULL;
+	const char *name = slash ? slash + 1 : t->file_name ? t->file_name : "";
+	const bool none = !t->pdb_guid;
+
+	for (unsigned k = 0; k < 2; k++) {
+		static const char *const what[2] = {"ImageID", "DbgID"};
+		uint8_t want_type = k == 0 ? ETW_KTC_IMAGE_ID
+				    : none ? ETW_KTC_DBGID_NONE
+					   : ETW_KTC_DBGID_RSDS;
+		struct etl_full_header fh;
+		struct etl_record rec;
+		const uint8_t *pl;
+		size_t len;
+		int r = next_identity(vi, cpu, &rec);
+
+		if (r <= 0) {
+			return r < 0 ? r
+				     : fail(vi, 0,
+					    "the file has no more records, the %s of truth "
+					    "line %lu first",
+					    what[k], vi->line);
+		}
+		if (!is_ktc(&rec) || etl_decode_full_header(rec.data, rec.size, &fh) < 0) {
+			return fail(vi, rec.file_offset,
+				    "not the %s KernelTraceControl record a merged session puts "
+				    "before truth line %lu",
+				    what[k], vi->line);
+		}
+		pl = rec.data + ETL_FH_LEN;
+		len = rec.size - ETL_FH_LEN;
+		if (num(vi, rec.file_offset + ETL_FH_CLASS_TYPE, "Class.Type", NUM_X, fh.type,
+			want_type) < 0 ||
+		    num(vi, rec.file_offset + ETL_FH_CLASS_VERSION, "Class.Version", NUM_U,
+			fh.version, ETW_VERSION_KTC) < 0 ||
+		    num(vi, rec.file_offset + ETL_FH_THREAD_ID, "ThreadId", NUM_U, fh.thread_id,
+			perfinfo ? UINT32_MAX : h->tid) < 0 ||
+		    num(vi, rec.file_offset + ETL_FH_PROCESS_ID, "ProcessId", NUM_U, fh.process_id,
+			perfinfo ? t->pid : h->pid) < 0 ||
+		    num(vi, rec.file_offset + ETL_FH_TIME_STAMP, "TimeStamp", NUM_U, fh.ts,
+			t->ts[vi->s->clock]) < 0) {
+			return -EBADMSG;
+		}
+		if (k == 0) {
+			struct etw_ktc_image_id id;
+			char got[512];
+
+			if (etw_decode_ktc_image_id(pl, len, vi->cfg->arch, &id) < 0) {
+				return fail(vi, rec.file_offset, "the ImageID does not decode");
+			}
+			(void)etw_wstr_to_utf8(id.original_file_name, got, sizeof(got));
+			if (num(vi, rec.file_offset, "ImageID ImageBase", NUM_X, id.image_base,
+				t->base) < 0 ||
+			    num(vi, rec.file_offset, "ImageID ImageSize", NUM_X, id.image_size,
+				t->size) < 0 ||
+			    num(vi, rec.file_offset, "ImageID ProcessId", NUM_U, id.process_id,
+				t->pid) < 0 ||
+			    num(vi, rec.file_offset, "ImageID TimeDateStamp", NUM_X,
+				id.time_date_stamp, t->timestamp) < 0) {
+				return -EBADMSG;
+			}
+			if (strcmp(got, name)) {
+				return fail(vi, rec.file_offset,
+					    "OriginalFileName \"%.100s\", truth line %lu says "
+					    "\"%.100s\"",
+					    got, vi->line, name);
+			}
+		} else {
+			struct etw_ktc_dbgid d;
+			uint8_t g[ETW_GUID_LEN] = {0};
+
+			if (etw_decode_ktc_dbgid(pl, len, vi->cfg->arch, none, &d) < 0 ||
+			    (!none && etw_guid_parse(t->pdb_guid, g) < 0)) {
+				return fail(vi, rec.file_offset, "the DbgID does not decode");
+			}
+			if (num(vi, rec.file_offset, "DbgID ImageBase", NUM_X, d.image_base,
+				t->base) < 0 ||
+			    num(vi, rec.file_offset, "DbgID ProcessId", NUM_U, d.process_id,
+				t->pid) < 0) {
+				return -EBADMSG;
+			}
+			if (!none && (memcmp(d.guid, g, sizeof(g)) || d.age != t->pdb_age ||
+				      strcmp(d.pdb_file_name ? d.pdb_file_name : "",
+					     t->pdb_name ? t->pdb_name : ""))) {
+				return fail(vi, rec.file_offset,
+					    "the PDB identity is not truth line %lu's", vi->line);
+			}
+		}
+	}
+	return 0;
+}
+
 int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr)
 {
 	struct line_head h;
@@ -690,6 +803,10 @@ int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr
 				     vi->truth_path, vi->line, vi->what, h.cpu, vi->cfg->cpus);
 	}
 	c = &vi->cpus[h.cpu];
+	if (kind == TRUTH_IMAGE && vi->s->merged && h.form_set &&
+	    (r = check_ktc(vi, h.cpu, &tr->u.image, &h)) < 0) {
+		return r;
+	}
 	r = next_identity(vi, h.cpu, &rec);
 	if (r < 0) {
 		return r;
