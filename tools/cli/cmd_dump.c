@@ -54,7 +54,9 @@ static void help(FILE *f)
 		"the batch header (first timestamp, TIDs, bytes of records), then every switch\n"
 		"it records (form, time = FirstTimeStamp + running deltas, old thread, priority,\n"
 		"state or wait reason, wait time) with its new thread taken from the next switch\n"
-		"on that CPU, across batches (absent for the CPU's last switch).\n"
+		"on that CPU, across batches (absent for the CPU's last switch); and the\n"
+		"identity records (processes, threads, samples, rundown), images, stack walks,\n"
+		"stack keys and the image identities a merge adds (see etwforge(1)).\n"
 		"\n"
 		"options:\n"
 		"  --stats    print counts instead of the listing: buffers (total, per CPU,\n"
@@ -324,7 +326,16 @@ static const char *or_null(const char *s)
 	return s ? s : "(none)";
 }
 
-/* The identity records: their main fields (--jsonl has every one). */
+/* A stack's frames, innermost first. */
+static void print_frames(const uint64_t *f, size_t n)
+{
+	printf(" frames %zu", n);
+	for (size_t i = 0; i < n; i++) {
+		printf("%s0x%" PRIx64, i ? "," : " ", f[i]);
+	}
+}
+
+/* The identity, image and stack records: their main fields (--jsonl has every one). */
 static void print_identity(const struct etwforge_record *r)
 {
 	switch (r->decoded) {
@@ -391,6 +402,70 @@ static void print_identity(const struct etwforge_record *r)
 		       c->mhz, c->nproc, c->memory_mb, c->computer_name, c->domain_name);
 		break;
 	}
+	case ETWFORGE_PAYLOAD_IMAGE: {
+		const struct etwforge_image *m = &r->u.image;
+
+		if (!m->file_name) { /* KernelBase, HypercallPage: one address */
+			printf(" | Image %s 0x%" PRIx64, m->event, m->base);
+			break;
+		}
+		printf(" | Image %s base 0x%" PRIx64 " size 0x%" PRIx64 " pid %" PRIu32
+		       " checksum 0x%" PRIx32 " timestamp 0x%" PRIx32 " default_base 0x%" PRIx64,
+		       m->event, m->base, m->size, m->pid, m->checksum, m->timestamp,
+		       m->default_base);
+		if (r->version >= 3) {
+			printf(" signature %u/%u", m->signature_level, m->signature_type);
+		}
+		printf(" file \"%s\"", m->file_name);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_STACK_WALK: {
+		const struct etwforge_stack_walk *w = &r->u.stack;
+
+		printf(" | StackWalk event_ts %" PRIu64 " pid %" PRIu32 " tid %" PRIu32,
+		       w->event_ts, w->pid, w->tid);
+		print_frames(w->frames, w->nframes);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_STACK_KEY: {
+		const struct etwforge_stack_key *k = &r->u.stack_key;
+
+		printf(" | StackKey %s event_ts %" PRIu64 " pid %" PRIu32 " tid %" PRIu32
+		       " key 0x%" PRIx64,
+		       k->event, k->event_ts, k->pid, k->tid, k->key);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_STACK_DEF:
+		printf(" | StackKey definition (%s) key 0x%" PRIx64, r->u.stack_def.event,
+		       r->u.stack_def.key);
+		print_frames(r->u.stack_def.frames, r->u.stack_def.nframes);
+		break;
+	case ETWFORGE_PAYLOAD_IMAGE_ID: {
+		const struct etwforge_image_id *m = &r->u.image_id;
+
+		printf(" | ImageID base 0x%" PRIx64 " size 0x%" PRIx64 " pid %" PRIu32
+		       " timestamp 0x%" PRIx32 " file \"%s\"",
+		       m->base, m->size, m->pid, m->timestamp, m->file_name);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_DBGID: {
+		const struct etwforge_dbgid *d = &r->u.dbgid;
+
+		printf(" | DbgID %s base 0x%" PRIx64 " pid %" PRIu32, d->event, d->base, d->pid);
+		if (d->guid) {
+			printf(" guid %s age %" PRIu32 " pdb \"%s\"", d->guid, d->age, d->pdb);
+		}
+		break;
+	}
+	case ETWFORGE_PAYLOAD_FILE_VERSION: {
+		const struct etwforge_file_version *v = &r->u.file_version;
+
+		printf(" | FileVersion size 0x%" PRIx32 " timestamp 0x%" PRIx32
+		       " file \"%s\" version \"%s\" product \"%s\" company \"%s\"",
+		       v->size, v->timestamp, v->orig_file_name, v->file_version, v->product_name,
+		       v->company_name);
+		break;
+	}
 	case ETWFORGE_PAYLOAD_RUNDOWN: {
 		const struct etwforge_rundown *d = &r->u.rundown;
 
@@ -449,7 +524,7 @@ static void print_payload(const struct etwforge_record *r)
 		break;
 	}
 	case ETWFORGE_PAYLOAD_SHORT:
-		printf(" | %s payload too short (%zu bytes)", etwforge_payload_name(r->hook),
+		printf(" | %s payload too short (%zu bytes)", etwforge_record_name(r),
 		       r->payload_len);
 		break;
 	case ETWFORGE_PAYLOAD_NONE:
