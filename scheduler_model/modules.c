@@ -243,14 +243,16 @@ static bool user_image_is_exe(const struct mod_image *im, const struct mod_proce
 static void default_path(const struct mod_cfg *c, struct mod_image *im, const struct mod_process *p)
 {
 	const struct known_image *k = known_of(im->name);
+	char name[sizeof(im->name)]; /* a copy: gcc cannot tell it from im->path (-Wrestrict) */
 
 	(void)c;
 	if (im->given & MOD_GIVEN_PATH) {
 		return;
 	}
+	memcpy(name, im->name, sizeof(name));
 	if (im->kernel) {
 		snprintf(im->path, sizeof(im->path), "\\SystemRoot\\%s\\%s",
-			 k ? k->dir : "System32\\drivers", im->name);
+			 k ? k->dir : "System32\\drivers", name);
 		return;
 	}
 	if (!k && p && user_image_is_exe(im, p) && p->cmdline) {
@@ -267,7 +269,7 @@ static void default_path(const struct mod_cfg *c, struct mod_image *im, const st
 	snprintf(im->path, sizeof(im->path), "\\Device\\HarddiskVolume3\\%s\\%s",
 		 k ? k->dir
 		   : (user_image_is_exe(im, p) ? "Program Files\\App" : "Windows\\System32"),
-		 im->name);
+		 name);
 }
 
 /* The values derived from the name: timestamp, checksum, PDB identity. */
@@ -291,10 +293,14 @@ static void derive_identity(const struct mod_cfg *c, struct mod_image *im)
 		im->pdb_age = 1;
 	}
 	if (!im->pdb_name[0]) {
-		const char *dot = strrchr(im->name, '.');
-		int stem = dot ? (int)(dot - im->name) : (int)strlen(im->name);
+		char name[sizeof(im->name)]; /* a copy: gcc cannot tell it from im->pdb_name */
+		const char *dot;
+		int stem;
 
-		snprintf(im->pdb_name, sizeof(im->pdb_name), "%.*s.pdb", stem, im->name);
+		memcpy(name, im->name, sizeof(name));
+		dot = strrchr(name, '.');
+		stem = dot ? (int)(dot - name) : (int)strlen(name);
+		snprintf(im->pdb_name, sizeof(im->pdb_name), "%.*s.pdb", stem, name);
 	}
 }
 
