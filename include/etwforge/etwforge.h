@@ -1625,6 +1625,13 @@ ETWFORGE_API const char *etwforge_spin_seen_name(unsigned kind);
  *              counts on the CPU it switched in on.
  * @keep_going: where the file is damaged, skip what is damaged (counted in
  *              the totals' @damaged) and go on, instead of failing there
+ * @symbols:    a symbol store, the folder of Breakpad text symbol files in
+ *              Breakpad's layout, DIR/PDB/ID/NAME.sym (ID: the PDB's GUID,
+ *              32 upper-case hex digits, then its age in hex; NAME the PDB's
+ *              name without .pdb): function names of the images whose PDB
+ *              identity the file gives (KernelTraceControl's DbgID_RSDS),
+ *              and of an image without one whose PDB (its name with .pdb)
+ *              the store holds in one version only; NULL none
  */
 struct etwforge_analysis_opts {
 	size_t sz;
@@ -1636,6 +1643,7 @@ struct etwforge_analysis_opts {
 	const uint8_t *cpus;
 	size_t cpus_bytes;
 	bool keep_going;
+	const char *symbols;
 };
 
 /**
@@ -1643,10 +1651,14 @@ struct etwforge_analysis_opts {
  * file's Process and Thread records are read first (every thread's name is
  * known from the start); nothing else is read until the first
  * etwforge_analysis_next() or etwforge_analysis_run().
+ * The file's images and stacks (etwforge(1), IMAGES AND STACKS) are read
+ * in the same first pass: an image's rows, and every event's stack joined.
  * Return: it, or NULL with errno and @err: EINVAL (@opts refused: its sz,
  * @detail, @items with ETWFORGE_DETAIL_COUNTS, a CPU of @cpus not in the
- * file, @to_ns before @from_ns), ENOMEM; EINVAL (DATA) damage in the
- * identity records of a file not opened with ETWFORGE_OPEN_KEEP_GOING.
+ * file, @to_ns before @from_ns), ENOENT / ENOTDIR (@symbols names no
+ * folder: INPUT), ENOMEM; EINVAL (DATA) damage in the identity, image or
+ * stack records of a file not opened with ETWFORGE_OPEN_KEEP_GOING, or a
+ * symbol file that is not one (`PATH:LINE: what`).
  */
 ETWFORGE_API struct etwforge_analysis *
 etwforge_analysis_new(struct etwforge_file *f, const struct etwforge_analysis_opts *opts,
@@ -1678,6 +1690,11 @@ ETWFORGE_API void etwforge_analysis_free(struct etwforge_analysis *a);
  *            TidTable entries, its bytes of records
  * @lock:     spin: the release (valid as long as the item)
  * @ip:       sample: the instruction pointer
+ * @stack:    sample: its call stack's row (etwforge_analysis_stack()), -1
+ *            none (the file has no stack records of the sample's time and
+ *            thread)
+ * @pid:      sample: the sampled thread's process (its Thread record's; else
+ *            its stack's StackProcess), 0 unknown or idle
  */
 struct etwforge_item {
 	enum etwforge_item_kind kind;
@@ -1697,6 +1714,8 @@ struct etwforge_item {
 	uint64_t record_bytes;
 	const struct etwforge_spinlock *lock;
 	uint64_t ip;
+	int64_t stack;
+	uint32_t pid;
 };
 
 /**
@@ -1745,6 +1764,21 @@ ETWFORGE_API int etwforge_analysis_run(struct etwforge_analysis *a, struct etwfo
  * @damaged:         damaged places skipped (@keep_going)
  * @threads/@processes: rows of the tables
  * @wake_hist:       ETWFORGE_HIST_BUCKETS: wake-up latencies (FULL only)
+ * @images:          rows of the image table (etwforge_analysis_image())
+ * @samples_in_image: samples whose IP an image of the sampled thread's
+ *                   process (or a kernel module) maps at its time
+ * @samples_stacked: samples with a stack (stack records of their time and
+ *                   thread)
+ * @stack_events:    events of the whole file with a stack (the distinct
+ *                   EventTimeStamp and StackThread of its stack records
+ *                   whose frames are known); @stacks the distinct stacks
+ * @stack_records:   StackWalk and stack-key references; @keys_unresolved
+ *                   references no later definition of their key resolves
+ * @frames:          frames of those events' stacks; @frames_in_image of them
+ *                   an image of the stack's process (or a kernel module)
+ *                   maps at the event's time
+ * @depth_hist:      ETWFORGE_HIST_BUCKETS: the frames of the samples' stacks,
+ *                   bucket k = [2^k, 2^(k+1)) frames (FULL only)
  */
 struct etwforge_analysis_totals {
 	int64_t from_ns;
@@ -1773,6 +1807,16 @@ struct etwforge_analysis_totals {
 	size_t threads;
 	size_t processes;
 	const uint64_t *wake_hist;
+	size_t images;
+	uint64_t samples_in_image;
+	uint64_t samples_stacked;
+	uint64_t stack_events;
+	size_t stacks;
+	uint64_t stack_records;
+	uint64_t keys_unresolved;
+	uint64_t frames;
+	uint64_t frames_in_image;
+	const uint64_t *depth_hist;
 };
 
 /** etwforge_analysis_totals - the totals so far (complete at the end), owned by @a. */
@@ -1904,6 +1948,132 @@ struct etwforge_ip_count {
  */
 ETWFORGE_API const struct etwforge_ip_count *etwforge_analysis_ips(struct etwforge_analysis *a,
 								   int64_t row, size_t *n);
+
+/**
+ * struct etwforge_image_row - one image: a module mapped at @base in
+ * process @pid (0: a kernel module, mapped in every process) from @load_ns
+ * to @unload_ns, from the file's Image records and the identities a merge
+ * wrote beside them. A Load over an image still mapped at that place of
+ * the process ends it, and so does the process's End. Read it through
+ * etwforge_analysis_image(); it may grow at its end.
+ * @process:   its process row, -1 (a kernel module, or no Process record)
+ * @load_ns/@unload_ns: INT64_MIN: mapped before the trace (a rundown's);
+ *             INT64_MAX: still mapped at its end
+ * @path:      as the Image record names it; @name its file name alone
+ * @timestamp: the PE TimeDateStamp (KernelTraceControl's ImageID's when the
+ *             record has 0); @checksum the PE CheckSum
+ * @pdb/@guid/@age: the PDB a merge named (DbgID_RSDS): its name without a
+ *             folder, GUID ("{...}") and age; NULL and 0 none
+ * @symbols:   the symbol store has its file (etwforge_analysis_opts)
+ * @samples:   samples whose IP it maps; @frames stack frames it maps
+ */
+struct etwforge_image_row {
+	uint32_t pid;
+	int64_t process;
+	uint64_t base;
+	uint64_t size;
+	int64_t load_ns;
+	int64_t unload_ns;
+	const char *path;
+	const char *name;
+	uint32_t timestamp;
+	uint32_t checksum;
+	const char *pdb;
+	const char *guid;
+	uint32_t age;
+	bool symbols;
+	uint64_t samples;
+	uint64_t frames;
+};
+
+/** etwforge_analysis_image - image row @i (the totals' @images), owned by @a; NULL past the end. */
+ETWFORGE_API const struct etwforge_image_row *
+etwforge_analysis_image(const struct etwforge_analysis *a, size_t i);
+
+/**
+ * struct etwforge_stack_row - one distinct call stack of the file's events:
+ * its frames, innermost (the instruction pointer) first, the kernel part's
+ * @kernel_frames, then the user part's. Read it through
+ * etwforge_analysis_stack(); it may grow at its end.
+ * @samples: samples whose stack it is (in the window, on the CPUs counted)
+ */
+struct etwforge_stack_row {
+	const uint64_t *frames;
+	size_t nframes;
+	size_t kernel_frames;
+	uint64_t samples;
+};
+
+/** etwforge_analysis_stack - stack row @i (the totals' @stacks), owned by @a; NULL past the end. */
+ETWFORGE_API const struct etwforge_stack_row *
+etwforge_analysis_stack(const struct etwforge_analysis *a, size_t i);
+
+/**
+ * struct etwforge_location - where an address is: in which image, which
+ * function.
+ * @image:    its image row, -1 in none
+ * @module:   the image's file name; NULL in none
+ * @function: the function of the symbol store holding it; NULL unknown
+ * @offset:   from the function's start, else from the image's base, else
+ *            the address itself
+ * @text:     "ntdll.dll!RtlUserThreadStart+0x21", "ntdll.dll+0x2c1a" or
+ *            "0x7f9d02f2c1a" (owned by the analysis, valid until its next
+ *            etwforge_analysis_locate())
+ */
+struct etwforge_location {
+	int64_t image;
+	const char *module;
+	const char *function;
+	uint64_t offset;
+	const char *text;
+};
+
+/**
+ * etwforge_analysis_locate - where @addr is in process @pid (0: only the
+ * kernel modules) at @t_ns (ns since the session start): the image mapping
+ * it then, its own first, else a kernel module's.
+ * Return: 1 in an image, 0 in none (@out says the address), -EINVAL @out NULL.
+ */
+ETWFORGE_API int etwforge_analysis_locate(struct etwforge_analysis *a, uint32_t pid, uint64_t addr,
+					  int64_t t_ns, struct etwforge_location *out);
+
+/**
+ * struct etwforge_call_node - one node of the call tree of the samples
+ * (FULL detail, after etwforge_analysis_run()): the root "all", a process
+ * under it ("Test.x64.exe (3676)", "Idle (0)" the idle thread's samples,
+ * "? (PID)" a process no record names), then each sample's frames from the
+ * outermost (the thread's start) to the innermost, merged by function:
+ * "module!function", "module!?" (no name known) or "?" (in no image). A
+ * sample without a stack is its IP alone. Read it through
+ * etwforge_analysis_call_node(); it may grow at its end.
+ * @parent:    -1 for the root (node 0)
+ * @first_child/@next_sibling: the children, most samples first; -1 none
+ * @depth:     0 the root, 1 a process, 2 its outermost frames, ...
+ * @samples:   samples whose stack goes through it; @self of them ending here
+ * @pid:       depth 1 and below: the process's PID
+ */
+struct etwforge_call_node {
+	int64_t parent;
+	int64_t first_child;
+	int64_t next_sibling;
+	unsigned depth;
+	const char *name;
+	uint64_t samples;
+	uint64_t self;
+	uint32_t pid;
+};
+
+/**
+ * etwforge_analysis_call_nodes - the nodes of the call tree, made at the
+ * first call after the analysis read to its end (FULL detail; in COUNTS,
+ * or before the end: 0).
+ * Return: how many; 0 with errno ENOMEM.
+ */
+ETWFORGE_API size_t etwforge_analysis_call_nodes(struct etwforge_analysis *a);
+
+/** etwforge_analysis_call_node - node @i, owned by @a; NULL past the end. */
+ETWFORGE_API const struct etwforge_call_node *
+etwforge_analysis_call_node(const struct etwforge_analysis *a, size_t i);
 
 /**
  * etwforge_stats_analysis - the analysis (ETWFORGE_DETAIL_COUNTS, read to
