@@ -328,3 +328,101 @@ Test(analysis_stacks, bad_stores_and_symbol_files_say_where)
 	refused(store_with("MODULE windows x86_64 " NTDLL_ID " ntdll.pdb\nPUBLIC 3000 0 \n"),
 		EINVAL, "ntdll.sym:2: PUBLIC record: bad name");
 }
+
+/* ---- dump --folded, --flamegraph, --chrome-trace, --symbols ------------------- */
+
+static int dump(const char *args, char *err, size_t cap)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "dump '%s' %s", test_sample(P_FILE), args);
+	return test_etwforge(cmd, err, cap);
+}
+
+static bool exists(const char *name)
+{
+	struct stat st;
+
+	return stat(test_path(name), &st) == 0;
+}
+
+Test(analysis_stacks, folded_stacks_hold_every_sample)
+{
+	static char text[1 << 20];
+	char err[512];
+	const char *dir = store_with("MODULE windows x86_64 " NTDLL_ID " ntdll.pdb\n"
+				     "FUNC 2c00 40 8 RtlUserThreadStart\n");
+	unsigned long long sum = 0;
+	unsigned lines = 0;
+	FILE *in;
+	char line[8192];
+
+	(void)dir;
+	cr_assert_eq(dump("--folded p.txt --symbols sym", err, sizeof(err)), 0, "%s", err);
+	in = fopen(test_path("p.txt"), "r");
+	cr_assert_not_null(in);
+	while (fgets(line, sizeof(line), in)) {
+		char *sp = strrchr(line, ' ');
+
+		cr_assert_not_null(sp, "%s", line);
+		sum += strtoull(sp + 1, NULL, 10);
+		lines++;
+	}
+	fclose(in);
+	cr_expect_eq(sum, 79528, "every sample once: %llu", sum);
+	test_read("p.txt", text, sizeof(text));
+	cr_expect(strstr(text, "\nsvchost.exe (1188);ntdll.dll!?;"), "ntdll+0x1c3f1: no FUNC");
+	cr_expect(strstr(text, ";ntdll.dll!RtlUserThreadStart;"), "ntdll+0x2c1a: in the FUNC");
+	cr_expect(strstr(text, "Idle (0);ntoskrnl.exe!? "));
+	cr_expect_gt(lines, 100);
+}
+
+Test(analysis_stacks, flamegraph_draws_the_processes)
+{
+	static char svg[1 << 21];
+	char err[512];
+
+	cr_assert_eq(dump("--flamegraph p.svg", err, sizeof(err)), 0, "%s", err);
+	test_read("p.svg", svg, sizeof(svg));
+	cr_expect_eq(strncmp(svg, "<?xml", 5), 0);
+	cr_expect(strstr(svg, "the whole trace: 79528 samples"));
+	cr_expect(strstr(svg, ">Test.x64.exe (3676): 5126 samples<"), "its own graph");
+	cr_expect(strstr(svg, "<title>Idle (0) (73313 samples, 92.19%)</title>"));
+	cr_expect(strstr(svg, "</svg>\n"));
+}
+
+Test(analysis_stacks, chrome_trace_carries_the_sample_stacks)
+{
+	static char json[1 << 25];
+	char err[512];
+	const char *sf;
+	unsigned samples = 0;
+
+	cr_assert_eq(dump("--chrome-trace p.json", err, sizeof(err)), 0, "%s", err);
+	test_read("p.json", json, sizeof(json));
+	for (const char *p = json; (p = strstr(p, "\"ph\":\"P\"")) != NULL; p++) {
+		samples++;
+	}
+	cr_expect_eq(samples, 79528);
+	sf = strstr(json, "\"stackFrames\":{");
+	cr_assert_not_null(sf);
+	/* the DPC sample P b38+0xDA70's one frame, in a kernel module */
+	cr_expect(strstr(json, "\"ip\":\"0xfffff880012c2070\""));
+	cr_expect(strstr(sf, "\"category\":\"ntoskrnl.exe\""));
+	cr_expect(strstr(sf, "\"parent\":\"S"));
+}
+
+Test(analysis_stacks, symbols_refused_before_anything_is_written)
+{
+	char err[512];
+
+	cr_expect_eq(dump("--folded p.txt --symbols none", err, sizeof(err)), 2);
+	cr_expect(strstr(err, "none: cannot open"), "%s", err);
+	cr_expect_not(exists("p.txt"));
+	cr_expect_eq(dump("--symbols sym", err, sizeof(err)), 2);
+	cr_expect(strstr(err, "--symbols need"), "%s", err);
+	store_with("MODULE windows x86_64 " NTDLL_ID " ntdll.pdb\nFUNC 2c00\n");
+	cr_expect_eq(dump("--flamegraph p.svg --symbols sym", err, sizeof(err)), 1);
+	cr_expect(strstr(err, "ntdll.sym:2: FUNC record: bad address"), "%s", err);
+	cr_expect_not(exists("p.svg"));
+}

@@ -45,6 +45,7 @@ static void help(FILE *f)
 	fprintf(f,
 		"usage: etwforge dump FILE.etl [--stats] [--jsonl] [--raw] [--keep-going]\n"
 		"       etwforge dump FILE.etl [--timeline OUT.svg] [--chrome-trace OUT.json]\n"
+		"                     [--flamegraph OUT.svg] [--folded OUT.txt] [--symbols DIR]\n"
 		"                     [--from T] [--to T] [--cpus LIST] [--keep-going]\n"
 		"\n"
 		"Read any ETL file (etwforge's or Windows') buffer by buffer and print it: the\n"
@@ -103,6 +104,19 @@ static void help(FILE *f)
 		"             events for batch flushes and spin-lock events; with Process and\n"
 		"             Thread records also a track per thread in its process and the\n"
 		"             wake-ups as flow events\n"
+		"  --flamegraph OUT.svg  draw the sampled stacks as a flame graph: a box per\n"
+		"             frame as wide as its share of the samples, callees above their\n"
+		"             callers, the whole trace by process (the idle thread's too),\n"
+		"             then each busy process on its own; a frame is named\n"
+		"             module!function (module!? without a symbol file, ? in no image,\n"
+		"             by the file's Image records); a sample without a stack is its\n"
+		"             instruction pointer alone\n"
+		"  --folded OUT.txt  the same as folded stacks, the text flame graph tools\n"
+		"             read: \"process;outer;...;inner count\" a line\n"
+		"  --symbols DIR  a Breakpad symbol store (DIR/PDB/GUIDAGE/NAME.sym, as\n"
+		"             symbol servers lay them out) naming the functions of the\n"
+		"             images whose PDB the file identifies (a merged trace), or\n"
+		"             whose PDB, named after the image, it holds in one version\n"
 		"  --truth T.jsonl  name the threads in the pictures by their scenario group\n"
 		"             (\"ui 4100\"), from the truth gen wrote with the file (another\n"
 		"             run's truth is refused: it would name the wrong threads); it\n"
@@ -112,10 +126,11 @@ static void help(FILE *f)
 		"  --cpus LIST  the CPUs to draw, e.g. 0-3,8 (default: all)\n"
 		"  -h, --help this text\n");
 	fprintf(f, "\n"
-		   "Pictures: --timeline and --chrome-trace may be given together (one pass over\n"
-		   "the file; two names for one file, or the input, are refused) and follow the\n"
-		   "output rules: written under a temporary name, renamed when complete, '-' is\n"
-		   "stdout. Flush reasons are inferred, as the file does not store them: TID\n"
+		   "Pictures: --timeline, --chrome-trace, --flamegraph and --folded may be given\n"
+		   "together (one pass over the file; two names for one file, or the input, are\n"
+		   "refused) and follow the output rules: written under a temporary name,\n"
+		   "renamed when complete, '-' is stdout. Flush reasons are inferred, as the file "
+		   "does not store them: TID\n"
 		   "table full (16 TIDs and the next batch starts with a thread not among them),\n"
 		   "ticks (the batch spans more than 500 ticks of TimerResolution), size\n"
 		   "(records + 0x70 > 0x400), delta (more than 0x40000000 clock units since the\n"
@@ -847,6 +862,12 @@ int cmd_dump(int argc, char **argv)
 				o.draw.timeline = v;
 			} else if ((v = value_of(argc, argv, &i, "--chrome-trace")) != NULL) {
 				o.draw.chrome = v;
+			} else if ((v = value_of(argc, argv, &i, "--flamegraph")) != NULL) {
+				o.draw.flamegraph = v;
+			} else if ((v = value_of(argc, argv, &i, "--folded")) != NULL) {
+				o.draw.folded = v;
+			} else if ((v = value_of(argc, argv, &i, "--symbols")) != NULL) {
+				o.draw.rq.symbols = v;
 			} else if ((v = value_of(argc, argv, &i, "--truth")) != NULL) {
 				o.draw.truth = v;
 			} else if ((v = value_of(argc, argv, &i, "--from")) != NULL) {
@@ -899,19 +920,22 @@ int cmd_dump(int argc, char **argv)
 	if (o.stats && o.raw) {
 		return usage_error("--raw does not combine with --stats", NULL);
 	}
-	drawing = o.draw.timeline || o.draw.chrome;
+	drawing = o.draw.timeline || o.draw.chrome || o.draw.flamegraph || o.draw.folded;
 	if (drawing && (o.stats || o.jsonl || o.raw)) {
-		return usage_error(o.draw.timeline
-					   ? "--timeline does not combine with --stats, --jsonl "
-					     "or --raw"
-					   : "--chrome-trace does not combine with --stats, "
-					     "--jsonl or --raw",
+		return usage_error(o.draw.timeline ? "--timeline does not combine with --stats, "
+						     "--jsonl or --raw"
+				   : o.draw.chrome ? "--chrome-trace does not combine with "
+						     "--stats, --jsonl or --raw"
+				   : o.draw.flamegraph ? "--flamegraph does not combine with "
+							 "--stats, --jsonl or --raw"
+						       : "--folded does not combine with --stats, "
+							 "--jsonl or --raw",
 				   NULL);
 	}
-	if (!drawing &&
-	    (o.draw.rq.have_from || o.draw.rq.have_to || o.draw.rq.cpu_mask || o.draw.truth)) {
-		return usage_error("--from, --to, --cpus and --truth need --timeline or "
-				   "--chrome-trace",
+	if (!drawing && (o.draw.rq.have_from || o.draw.rq.have_to || o.draw.rq.cpu_mask ||
+			 o.draw.truth || o.draw.rq.symbols)) {
+		return usage_error("--from, --to, --cpus, --truth and --symbols need --timeline, "
+				   "--chrome-trace, --flamegraph or --folded",
 				   NULL);
 	}
 	if (o.draw.rq.have_from && o.draw.rq.have_to && o.draw.rq.to_ns <= o.draw.rq.from_ns) {
