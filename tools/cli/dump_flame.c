@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #define PROCESS_SHARE  0.01 /* ... holding at least this share of the samples not idle */
 #define IDLE_NAME      "Idle (0)"
 #define NAME_MAX_BYTES 512
+#define LEVELS_MAX     512 /* deeper frames are not drawn (Windows writes 192 a record, 2 parts) */
 
 static const struct etwforge_call_node *node(struct etwforge_analysis *an, int64_t i)
 {
@@ -60,19 +62,20 @@ static void colour(const struct etwforge_call_node *n, char out[8])
 }
 
 /* How many levels of boxes wide enough to draw stand on @i, drawn @w px wide (1: itself). */
-static unsigned levels(struct etwforge_analysis *an, int64_t i, double w)
+static unsigned levels(struct etwforge_analysis *an, int64_t i, double w, unsigned level)
 {
 	const struct etwforge_call_node *n = node(an, i);
 	unsigned most = 0;
 
-	for (int64_t c = n->first_child; c >= 0; c = node(an, c)->next_sibling) {
+	for (int64_t c = n->first_child; level + 1 < LEVELS_MAX && c >= 0;
+	     c = node(an, c)->next_sibling) {
 		double cw = w * (double)node(an, c)->samples / (double)n->samples;
 		unsigned l;
 
 		if (cw < MIN_BOX) {
 			break; /* the rest are smaller: most samples first */
 		}
-		l = levels(an, c, cw);
+		l = levels(an, c, cw, level + 1);
 		most = l > most ? l : most;
 	}
 	return most + 1;
@@ -111,7 +114,8 @@ static void box(FILE *out, struct etwforge_analysis *an, int64_t i, double x, do
 		fputs("</text>", out);
 	}
 	fputs("</g>\n", out);
-	for (int64_t c = n->first_child; c >= 0; c = node(an, c)->next_sibling) {
+	for (int64_t c = n->first_child; level + 1 < LEVELS_MAX && c >= 0;
+	     c = node(an, c)->next_sibling) {
 		double cw = w * (double)node(an, c)->samples / (double)n->samples;
 
 		if (cw < MIN_BOX) {
@@ -161,7 +165,7 @@ int flame_svg(FILE *out, struct etwforge_analysis *an, const char *title)
 		}
 	}
 	for (unsigned k = 0; k < ng; k++) {
-		g[k].levels = node(an, g[k].root)->samples ? levels(an, g[k].root, width) : 0;
+		g[k].levels = node(an, g[k].root)->samples ? levels(an, g[k].root, width, 0) : 0;
 		y += HEADER_H + g[k].levels * FRAME_H;
 	}
 	fprintf(out,
@@ -195,19 +199,17 @@ int flame_svg(FILE *out, struct etwforge_analysis *an, const char *title)
 	return 0;
 }
 
-/* The lines of @i's subtree, @path its callers' names joined (@len bytes of it). */
-static int fold(FILE *out, struct etwforge_analysis *an, int64_t i, char **path, size_t *cap,
-		size_t len)
+/* @name after the path's first @len bytes (and a ';'). Return: the new length, SIZE_MAX no memory. */
+static size_t path_add(char **path, size_t *cap, size_t len, const char *name)
 {
-	const struct etwforge_call_node *n = node(an, i);
-	size_t add = strlen(n->name);
+	size_t add = strlen(name);
 
 	if (len + add + 2 > *cap) {
 		size_t c = 2 * (len + add + 2);
 		char *p = realloc(*path, c);
 
 		if (!p) {
-			return -ENOMEM;
+			return SIZE_MAX;
 		}
 		*path = p;
 		*cap = c;
@@ -215,27 +217,24 @@ static int fold(FILE *out, struct etwforge_analysis *an, int64_t i, char **path,
 	if (len) {
 		(*path)[len++] = ';';
 	}
-	memcpy(*path + len, n->name, add + 1);
-	len += add;
-	if (n->self) {
-		for (size_t k = 0; k < len; k++) {
-			/* a name from the file is untrusted: no control character breaks a line */
-			putc((unsigned char)(*path)[k] < 0x20 ? '?' : (*path)[k], out);
-		}
-		fprintf(out, " %" PRIu64 "\n", n->self);
+	memcpy(*path + len, name, add + 1);
+	return len + add;
+}
+
+/* A folded line: the path, a name from the file untrusted (no control character breaks a line). */
+static void fold_line(FILE *out, const char *path, size_t len, uint64_t n)
+{
+	for (size_t k = 0; k < len; k++) {
+		putc((unsigned char)path[k] < 0x20 ? '?' : path[k], out);
 	}
-	for (int64_t c = n->first_child; c >= 0; c = node(an, c)->next_sibling) {
-		if (fold(out, an, c, path, cap, len) < 0) {
-			return -ENOMEM;
-		}
-	}
-	return 0;
+	fprintf(out, " %" PRIu64 "\n", n);
 }
 
 int flame_folded(FILE *out, struct etwforge_analysis *an)
 {
-	size_t nodes, cap = 0;
+	size_t nodes, cap = 0, *lens = NULL, nlens = 0;
 	char *path = NULL;
+	int64_t i;
 	int rc = 0;
 
 	errno = 0;
@@ -243,11 +242,42 @@ int flame_folded(FILE *out, struct etwforge_analysis *an)
 	if (nodes == 0) {
 		return errno == ENOMEM ? -ENOMEM : 0;
 	}
-	/* from each process: "all" is no frame */
-	for (int64_t c = node(an, 0)->first_child; rc == 0 && c >= 0;
-	     c = node(an, c)->next_sibling) {
-		rc = fold(out, an, c, &path, &cap, 0);
+	/* depth first, without recursion (a stack may be thousands of frames deep): the
+	 * path's length at each depth in @lens; "all" is no frame */
+	i = node(an, 0)->first_child;
+	while (i >= 0) {
+		const struct etwforge_call_node *n = node(an, i);
+		size_t d = n->depth - 1, len;
+
+		if (d >= nlens) {
+			size_t *v = realloc(lens, (d + 64) * sizeof(*v));
+
+			if (!v) {
+				rc = -ENOMEM;
+				break;
+			}
+			lens = v;
+			nlens = d + 64;
+		}
+		len = path_add(&path, &cap, d ? lens[d - 1] : 0, n->name);
+		if (len == SIZE_MAX) {
+			rc = -ENOMEM;
+			break;
+		}
+		lens[d] = len;
+		if (n->self) {
+			fold_line(out, path, len, n->self);
+		}
+		if (n->first_child >= 0) {
+			i = n->first_child;
+			continue;
+		}
+		while (i > 0 && node(an, i)->next_sibling < 0) {
+			i = node(an, i)->parent;
+		}
+		i = i > 0 ? node(an, i)->next_sibling : -1;
 	}
+	free(lens);
 	free(path);
 	return rc;
 }

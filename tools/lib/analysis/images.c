@@ -180,11 +180,18 @@ struct slot {
 	uint32_t age;
 };
 
-/* A small map from (pid, base) to its slot, open addressing. */
+/* The rows open in one address space: what a Load over them or the process's End closes. */
+struct open_list {
+	size_t *rows;
+	size_t n, cap;
+};
+
+/* A small map from (pid, base) to its slot, open addressing; per PID its open rows. */
 struct slots {
 	struct slot *v;
 	bool *used;
 	size_t cap, n;
+	struct id_map open; /* PID -> struct open_list */
 };
 
 static uint64_t mix(uint32_t pid, uint64_t base)
@@ -237,8 +244,62 @@ static struct slot *slot_of(struct slots *s, uint32_t pid, uint64_t base)
 	return &s->v[i];
 }
 
+/* The slot of (@pid, @base), NULL none (a lookup: the table does not move). */
+static struct slot *slot_find(struct slots *s, uint32_t pid, uint64_t base)
+{
+	if (!s->cap) {
+		return NULL;
+	}
+	for (size_t i = mix(pid, base) & (s->cap - 1); s->used[i]; i = (i + 1) & (s->cap - 1)) {
+		if (s->v[i].pid == pid && s->v[i].base == base) {
+			return &s->v[i];
+		}
+	}
+	return NULL;
+}
+
+/* Row @row of @pid is open. Return: 0, -ENOMEM. */
+static int open_add(struct slots *s, uint32_t pid, size_t row)
+{
+	struct open_list *l = id_map_add(&s->open, pid);
+	size_t *v;
+
+	if (!l) {
+		return -ENOMEM;
+	}
+	v = grow_room(l->rows, &l->cap, l->n, sizeof(*v), 16);
+	if (!v) {
+		return -ENOMEM;
+	}
+	l->rows = v;
+	l->rows[l->n++] = row;
+	return 0;
+}
+
+/* Row @row of @pid is no longer open. */
+static void open_del(struct slots *s, uint32_t pid, size_t row)
+{
+	struct open_list *l = id_map_get(&s->open, pid);
+
+	for (size_t i = 0; l && i < l->n; i++) {
+		if (l->rows[i] == row) {
+			l->rows[i] = l->rows[--l->n];
+			return;
+		}
+	}
+}
+
 static void slots_free(struct slots *s)
 {
+	for (size_t k = 0; k < s->open.cap; k++) {
+		uint32_t pid;
+		struct open_list *l = id_map_at(&s->open, k, &pid);
+
+		if (l) {
+			free(l->rows);
+		}
+	}
+	id_map_free(&s->open);
 	for (size_t i = 0; i < s->cap; i++) {
 		if (s->used[i]) {
 			free(s->v[i].pdb);
@@ -296,19 +357,38 @@ static int take_identity(struct an_images *im, int64_t row, struct slot *s)
 	return 0;
 }
 
+/* Do [@a, @a + @an) and [@b, @b + @bn) overlap (no wrap past 2^64 assumed)? */
+static bool overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
+{
+	return a <= b ? b - a < an : a - b < bn;
+}
+
+/* Row @row ends at @hi: it is open no more, nor is its slot. */
+static void close_row(struct an_images *im, struct slots *s, size_t row, uint64_t hi)
+{
+	struct an_image *m = &im->rows[row];
+	struct slot *o = slot_find(s, m->pub.pid, m->pub.base);
+
+	m->hi = hi;
+	if (o && o->open == (int64_t)row) {
+		o->open = -1;
+	}
+	open_del(s, m->pub.pid, row);
+}
+
 /* The open rows of @pid overlapping [@base, @base + @size) end at @ts - 1 (a Load over them). */
 static void end_overlaps(struct an_images *im, struct slots *s, uint32_t pid, uint64_t base,
 			 uint64_t size, uint64_t ts)
 {
-	for (size_t i = 0; i < s->cap; i++) {
-		struct slot *o = &s->v[i];
+	struct open_list *l = id_map_get(&s->open, pid);
 
-		if (!s->used[i] || o->pid != pid || o->open < 0) {
-			continue;
-		}
-		if (o->base < base + size && base < o->base + im->rows[o->open].pub.size) {
-			im->rows[o->open].hi = ts ? ts - 1 : 0;
-			o->open = -1;
+	for (size_t i = 0; l && i < l->n;) {
+		const struct an_image *m = &im->rows[l->rows[i]];
+
+		if (overlap(m->pub.base, m->pub.size, base, size)) {
+			close_row(im, s, l->rows[i], ts ? ts - 1 : 0); /* swaps the last into i */
+		} else {
+			i++;
 		}
 	}
 }
@@ -321,11 +401,10 @@ static int cut(struct an_images *im, struct slots *s)
 		struct slot *o;
 
 		if (r->kind == R_PROC_END) {
-			for (size_t k = 0; k < s->cap; k++) {
-				if (s->used[k] && s->v[k].pid == r->pid && s->v[k].open >= 0) {
-					im->rows[s->v[k].open].hi = r->ts;
-					s->v[k].open = -1;
-				}
+			struct open_list *l = id_map_get(&s->open, r->pid);
+
+			while (l && l->n) {
+				close_row(im, s, l->rows[l->n - 1], r->ts);
 			}
 			continue;
 		}
@@ -347,11 +426,13 @@ static int cut(struct an_images *im, struct slots *s)
 			continue;
 		case R_LOAD:
 			if (o->open >= 0) {
-				im->rows[o->open].hi = r->ts ? r->ts - 1 : 0;
-				o->open = -1;
+				close_row(im, s, (size_t)o->open, r->ts ? r->ts - 1 : 0);
 			}
 			end_overlaps(im, s, r->pid, r->base, r->size, r->ts);
 			o->open = new_row(im, r, r->ts);
+			if (o->open >= 0 && open_add(s, r->pid, (size_t)o->open) < 0) {
+				return -ENOMEM;
+			}
 			break;
 		case R_DCSTART:
 		case R_DCEND:
@@ -360,6 +441,9 @@ static int cut(struct an_images *im, struct slots *s)
 				uint64_t lo = o->last >= 0 ? im->rows[o->last].hi + 1 : 0;
 
 				o->open = new_row(im, r, lo);
+				if (o->open >= 0 && open_add(s, r->pid, (size_t)o->open) < 0) {
+					return -ENOMEM;
+				}
 			}
 			break;
 		case R_UNLOAD:
@@ -369,6 +453,8 @@ static int cut(struct an_images *im, struct slots *s)
 			}
 			if (o->open < 0) {
 				o->open = new_row(im, r, 0); /* mapped before the trace */
+			} else {
+				open_del(s, r->pid, (size_t)o->open);
 			}
 			if (o->open >= 0) {
 				im->rows[o->open].hi = r->ts;
@@ -441,7 +527,7 @@ static int index_spaces(struct an_images *im)
 int an_images_finish(struct an_images *im, const struct an_identity *id, const struct an_clock *c,
 		     const char *symbols, struct etwforge_error *err)
 {
-	struct slots s = {0};
+	struct slots s = {.open.elem_size = sizeof(struct open_list)};
 	int rc = 0;
 
 	if (im->nrecs) {
