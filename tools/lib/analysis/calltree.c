@@ -28,48 +28,10 @@ struct an_call_entry {
 	uint64_t n;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xFF51AFD7ED558CCDu;
-	h ^= h >> 33;
-	h *= 0xC4CEB9FE1A85EC53u;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t entry_hash(int64_t proc, uint32_t pid, uint32_t stack, uint64_t ip)
 {
-	return mix((uint64_t)proc * 0x9E3779B97F4A7C15u ^ ((uint64_t)pid << 32 | stack) ^ mix(ip));
-}
-
-/* Room in a table of @*nslots slots for @n + 1 entries at half load, rehashed by @hash. */
-static int table_grow(uint32_t **slots, size_t *nslots, size_t n,
-		      uint64_t (*hash)(const void *ctx, uint32_t i), const void *ctx)
-{
-	size_t cap;
-	uint32_t *s;
-
-	if (2 * (n + 1) <= *nslots) {
-		return 0;
-	}
-	cap = *nslots ? 2 * *nslots : 1024;
-	s = calloc(cap, sizeof(*s));
-	if (!s) {
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t k = hash(ctx, (uint32_t)i) & (cap - 1);
-
-		while (s[k]) {
-			k = (k + 1) & (cap - 1);
-		}
-		s[k] = (uint32_t)i + 1;
-	}
-	free(*slots);
-	*slots = s;
-	*nslots = cap;
-	return 0;
+	return an_mix64((uint64_t)proc * 0x9E3779B97F4A7C15u ^ ((uint64_t)pid << 32 | stack) ^
+			an_mix64(ip));
 }
 
 static uint64_t entry_hash_at(const void *ctx, uint32_t i)
@@ -87,7 +49,7 @@ int an_calls_add(struct an_calls *c, int64_t proc, uint32_t pid, uint32_t stack,
 	size_t k;
 
 	if (c->n >= UINT32_MAX - 1 ||
-	    table_grow(&c->slots, &c->nslots, c->n, entry_hash_at, c) < 0) {
+	    an_slots_grow(&c->slots, &c->nslots, c->n, entry_hash_at, c) < 0) {
 		return -ENOMEM;
 	}
 	for (k = h & (c->nslots - 1); c->slots[k]; k = (k + 1) & (c->nslots - 1)) {
@@ -138,7 +100,7 @@ static uint64_t name_hash_at(const void *ctx, uint32_t i)
 {
 	const struct build *b = ctx;
 
-	return str_hash(b->c->names + b->name_list[i]);
+	return str_hash(b->c->names.buf + b->name_list[i]);
 }
 
 /* The offset of @name in the names, added when new. Return: it, (size_t)-1 out of memory. */
@@ -149,34 +111,25 @@ static size_t name_of(struct build *b, const char *name)
 	size_t k, len = strlen(name), at;
 	size_t *list;
 
-	if (table_grow(&b->name_slots, &b->nname_slots, b->nnames, name_hash_at, b) < 0) {
+	if (an_slots_grow(&b->name_slots, &b->nname_slots, b->nnames, name_hash_at, b) < 0) {
 		return (size_t)-1;
 	}
 	for (k = h & (b->nname_slots - 1); b->name_slots[k]; k = (k + 1) & (b->nname_slots - 1)) {
 		size_t off = b->name_list[b->name_slots[k] - 1];
 
-		if (!strcmp(c->names + off, name)) {
+		if (!strcmp(c->names.buf + off, name)) {
 			return off;
 		}
-	}
-	while (c->names_len + len + 1 > c->names_cap) {
-		size_t cap = c->names_cap ? 2 * c->names_cap : 4096;
-		char *p = realloc(c->names, cap);
-
-		if (!p) {
-			return (size_t)-1;
-		}
-		c->names = p;
-		c->names_cap = cap;
 	}
 	list = grow_room(b->name_list, &b->cap_names, b->nnames, sizeof(*list), 256);
 	if (!list) {
 		return (size_t)-1;
 	}
 	b->name_list = list;
-	at = c->names_len;
-	memcpy(c->names + at, name, len + 1);
-	c->names_len += len + 1;
+	at = an_text_add(&c->names, name, len);
+	if (at == SIZE_MAX) {
+		return (size_t)-1;
+	}
 	b->name_list[b->nnames] = at;
 	b->name_slots[k] = (uint32_t)b->nnames + 1;
 	b->nnames++;
@@ -185,7 +138,7 @@ static size_t name_of(struct build *b, const char *name)
 
 static uint64_t child_hash(int64_t parent, size_t name)
 {
-	return mix((uint64_t)parent * 0x9E3779B97F4A7C15u ^ name);
+	return an_mix64((uint64_t)parent * 0x9E3779B97F4A7C15u ^ name);
 }
 
 static uint64_t child_hash_at(const void *ctx, uint32_t i)
@@ -204,7 +157,7 @@ static int64_t child_of(struct build *b, int64_t parent, const char *name, uint3
 	size_t *offs;
 
 	if (off == (size_t)-1 || c->nnodes >= UINT32_MAX - 1 ||
-	    table_grow(&b->child_slots, &b->nchild_slots, c->nnodes, child_hash_at, b) < 0) {
+	    an_slots_grow(&b->child_slots, &b->nchild_slots, c->nnodes, child_hash_at, b) < 0) {
 		return -1;
 	}
 	for (k = child_hash(parent, off) & (b->nchild_slots - 1); b->child_slots[k];
@@ -355,7 +308,7 @@ int an_calls_build(struct an_calls *c, const struct an_identity *id, const struc
 	}
 	if (rc == 0) {
 		for (size_t i = 0; i < c->nnodes; i++) {
-			c->nodes[i].name = c->names + b.name_off[i];
+			c->nodes[i].name = c->names.buf + b.name_off[i];
 		}
 		rc = chain(c);
 	}
@@ -378,6 +331,6 @@ void an_calls_free(struct an_calls *c)
 	free(c->e);
 	free(c->slots);
 	free(c->nodes);
-	free(c->names);
+	free(c->names.buf);
 	memset(c, 0, sizeof(*c));
 }

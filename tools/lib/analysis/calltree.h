@@ -20,6 +20,7 @@
 #include "tools/lib/analysis/identity.h"
 #include "tools/lib/analysis/images.h"
 #include "tools/lib/analysis/stacks.h"
+#include "tools/lib/analysis/tables.h"
 
 #define AN_PROC_IDLE (-2) /* the process of the idle thread's samples */
 
@@ -37,8 +38,7 @@ struct an_calls {
 	size_t nslots;
 	struct etwforge_call_node *nodes;
 	size_t nnodes, cap_nodes;
-	char *names;
-	size_t names_len, names_cap;
+	struct an_text names;
 	bool built;
 };
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tools/lib/analysis/images.h"
+#include "tools/lib/analysis/tables.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/common/grow.h"
 
@@ -196,12 +197,7 @@ struct slots {
 
 static uint64_t mix(uint32_t pid, uint64_t base)
 {
-	uint64_t h = base ^ ((uint64_t)pid << 32 | pid);
-
-	h ^= h >> 33;
-	h *= 0xFF51AFD7ED558CCDu;
-	h ^= h >> 33;
-	return h;
+	return an_mix64(base ^ ((uint64_t)pid << 32 | pid));
 }
 
 static struct slot *slot_of(struct slots *s, uint32_t pid, uint64_t base)

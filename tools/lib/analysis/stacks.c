@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "tools/lib/analysis/stacks.h"
+#include "tools/lib/analysis/tables.h"
 #include "tools/lib/common/grow.h"
 
 #define NO_RUN UINT32_MAX
@@ -67,32 +68,9 @@ static bool same(const struct an_runs *r, const struct an_run *e, const uint64_t
 	return e->n == n && !memcmp(r->pool + e->off, f, n * sizeof(*f));
 }
 
-/* Room for the table's slots to hold one more run at half load. Return: 0, -ENOMEM. */
-static int slots_grow(struct an_runs *r)
+static uint64_t run_hash_at(const void *ctx, uint32_t i)
 {
-	size_t cap;
-	uint32_t *s;
-
-	if (2 * (r->n + 1) <= r->nslots) {
-		return 0;
-	}
-	cap = r->nslots ? 2 * r->nslots : 1024;
-	s = calloc(cap, sizeof(*s));
-	if (!s) {
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < r->n; i++) {
-		size_t k = r->v[i].hash & (cap - 1);
-
-		while (s[k]) {
-			k = (k + 1) & (cap - 1);
-		}
-		s[k] = (uint32_t)i + 1;
-	}
-	free(r->slots);
-	r->slots = s;
-	r->nslots = cap;
-	return 0;
+	return ((const struct an_runs *)ctx)->v[i].hash;
 }
 
 /*
@@ -106,7 +84,8 @@ static uint32_t run_of(struct an_runs *r, const uint64_t *f, size_t n, uint32_t 
 	size_t k;
 	struct an_run *v;
 
-	if (n > UINT32_MAX || r->n >= NO_RUN - 1 || slots_grow(r) < 0) {
+	if (n > UINT32_MAX || r->n >= NO_RUN - 1 ||
+	    an_slots_grow(&r->slots, &r->nslots, r->n, run_hash_at, r) < 0) {
 		return NO_RUN;
 	}
 	for (k = h & (r->nslots - 1); r->slots[k]; k = (k + 1) & (r->nslots - 1)) {

@@ -96,27 +96,6 @@ static int sym_add(struct an_sym **v, size_t *n, size_t *cap, const struct an_sy
 	return 0;
 }
 
-/* @name into the file's names. Return: its offset, or (size_t)-1 out of memory. */
-static size_t name_add(struct an_sym_file *f, const char *name, size_t len)
-{
-	size_t at = f->names_len;
-
-	while (f->names_len + len + 1 > f->names_cap) {
-		size_t cap = f->names_cap ? 2 * f->names_cap : 4096;
-		char *p = realloc(f->names, cap);
-
-		if (!p) {
-			return (size_t)-1;
-		}
-		f->names = p;
-		f->names_cap = cap;
-	}
-	memcpy(f->names + at, name, len);
-	f->names[at + len] = '\0';
-	f->names_len += len + 1;
-	return at;
-}
-
 /* A hex field of a record, then a blank. Return: the rest, NULL when it is not one. */
 static const char *hex_field(const char *p, uint64_t *v)
 {
@@ -178,8 +157,8 @@ static int record(struct an_sym_file *f, const char *p, bool func, const char **
 		*what = "name";
 		return -EINVAL;
 	}
-	e.name = name_add(f, p, len);
-	if (e.name == (size_t)-1) {
+	e.name = an_text_add(&f->names, p, len);
+	if (e.name == SIZE_MAX) {
 		return -ENOMEM;
 	}
 	return func ? sym_add(&f->func, &f->nfunc, &f->cap_func, &e)
@@ -259,7 +238,7 @@ static void file_free(struct an_sym_file *f)
 	free(f->path);
 	free(f->func);
 	free(f->pub);
-	free(f->names);
+	free(f->names.buf);
 }
 
 /*
@@ -405,7 +384,7 @@ const char *an_symbols_at(const struct an_symbols *s, int64_t file, uint64_t rva
 		return NULL;
 	}
 	*off = rva - e->rva;
-	return f->names + e->name;
+	return f->names.buf + e->name;
 }
 
 void an_symbols_free(struct an_symbols *s)

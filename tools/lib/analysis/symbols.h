@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "etwforge/etwforge.h"
+#include "tools/lib/analysis/tables.h"
 
 /* One function (FUNC) or public symbol (PUBLIC, @size 0) of a file. */
 struct an_sym {
@@ -33,8 +34,7 @@ struct an_sym_file {
 	char *path;
 	struct an_sym *func, *pub;
 	size_t nfunc, cap_func, npub, cap_pub;
-	char *names;
-	size_t names_len, names_cap;
+	struct an_text names;
 };
 
 /* struct an_symbols - a store and the files read from it. */
