@@ -46,6 +46,12 @@ def test_a_sample_and_its_joined_stack(sched):
     assert len(s) == sched.totals["samples"] == 79528
     stacked = [i for i in range(len(s)) if s.stack[i] >= 0]
     assert len(stacked) == sched.totals["samples_stacked"] == 6318
+    depth = sched.hist(None, "depth")
+    assert sum(depth) == 6318
+    assert depth[4] == sum(1 for i in stacked  # [16, 32) frames
+                           if 16 <= len(sched.stack(s.stack[i])["frames"]) < 32)
+    with pytest.raises(ValueError):
+        sched.hist(0, "depth")
     # P b21+0x16C8: TID 0xAC0, IP 0xFFFFF80021434313, kernel key ...442250, user key ...442390
     hits = [i for i in stacked if s.tid[i] == 0xAC0 and s.ip[i] == 0xFFFFF80021434313
             and len(sched.stack(s.stack[i])["frames"]) == 30]

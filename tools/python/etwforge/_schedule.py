@@ -215,7 +215,8 @@ class Schedule:
       start), tid, thread (its row), waker, waker_thread, from_cpu, cpu.
     hist(row, which): the distribution ("burst", "wait" or "wake") of a
       thread row: 64 counts, bucket k the values in [2^k, 2^(k+1)) ns;
-      hist(None, "wake"): every wake-up's latency.
+      hist(None, "wake"): every wake-up's latency; hist(None, "depth"):
+      the frames of the samples' stacks.
     wait_reasons(row) / states(row): switch-outs by wait reason / state.
     ips(row): [(ip, samples)], most samples first (row None: idle's).
     cpu_by_process(): {pid: cpu_ns} summed over a PID's process rows.
@@ -354,14 +355,20 @@ class Schedule:
 
     def hist(self, row: Optional[int], which: str) -> list:
         """A distribution of thread row @row ("burst", "wait", "wake"), or of
-        every wake-up (row None, "wake"): 64 counts ([] at the COUNTS detail)."""
-        if which not in ("burst", "wait", "wake"):
-            raise ValueError(f"etwforge: no distribution {which!r} (burst, wait, wake)")
-        if row is None and which != "wake":
-            raise ValueError("etwforge: only 'wake' has a distribution of every thread")
+        every wake-up (row None, "wake") or every sampled stack's frames (row
+        None, "depth": bucket k [2^k, 2^(k+1)) frames): 64 counts ([] at the
+        COUNTS detail)."""
+        if which not in ("burst", "wait", "wake", "depth"):
+            raise ValueError(f"etwforge: no distribution {which!r} (burst, wait, wake, depth)")
+        if row is None and which not in ("wake", "depth"):
+            raise ValueError("etwforge: only 'wake' and 'depth' have a distribution of every "
+                             "thread")
+        if row is not None and which == "depth":
+            raise ValueError("etwforge: 'depth' is a distribution of every thread (row None)")
         with self._guard:
             if row is None:
-                return self._copy(_totals(self._live()).contents.wake_hist, HIST_BUCKETS)
+                return self._copy(getattr(_totals(self._live()).contents, which + "_hist"),
+                                  HIST_BUCKETS)
             return self._copy(getattr(self._row(row), which + "_hist"), HIST_BUCKETS)
 
     def wait_reasons(self, row: int) -> list:
