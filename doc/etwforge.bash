@@ -13,7 +13,7 @@ _etwforge_options() {
 		echo "-o --output --stream-paths --json -q --quiet -h --help"
 		;;
 	dump)
-		echo "--stats --jsonl --raw --keep-going --max-wait-reason --timeline --chrome-trace --truth --from --to --cpus -h --help"
+		echo "--stats --jsonl --raw --keep-going --max-wait-reason --timeline --chrome-trace --flamegraph --folded --symbols --truth --from --to --cpus -h --help"
 		;;
 	verify)
 		echo "-t --truth -s --session -q --quiet -h --help"
@@ -76,7 +76,7 @@ _etwforge() {
 		mapfile -t COMPREPLY < <(compgen -P "${cur%"${cur##*,}"}" -W "$paths" -- "${cur##*,}")
 		return
 		;;
-	dump:--timeline | compare:--svg)
+	dump:--timeline | dump:--flamegraph | compare:--svg)
 		_etwforge_files '@(svg)'
 		return
 		;;
@@ -84,7 +84,11 @@ _etwforge() {
 		_etwforge_files '@(json)'
 		return
 		;;
-	corpus:-o | corpus:--out | gen:--symbols)
+	dump:--folded)
+		_etwforge_files '@(txt)'
+		return
+		;;
+	corpus:-o | corpus:--out | gen:--symbols | dump:--symbols)
 		if declare -F _filedir >/dev/null; then
 			_filedir -d
 		else

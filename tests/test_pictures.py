@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""tests/test_pictures.py CASE - `etwforge dump --timeline / --chrome-trace`
-from the outside: the SVG parses and stays bounded, the Chrome trace is
-valid trace-event JSON whose slices are the switches, and the inferred
+"""tests/test_pictures.py CASE - `etwforge dump --timeline / --chrome-trace /
+--flamegraph / --folded` from the outside: the SVGs parse and stay bounded,
+the Chrome trace is valid trace-event JSON whose slices are the switches
+and whose samples carry their stacks, the folded stacks hold every sample
+once, and the inferred
 flush reasons and spin-lock kinds agree with what gen or the stream say.
 
 The binary is $ETWFORGE_BIN; fixtures are in tests/data/see/ (argv[2]).
@@ -124,9 +126,37 @@ def chrome_of(path):
             check(e.get("cat") == "wakeup" and isinstance(e.get("id"), int), f"{e}")
             check(isinstance(e.get("ts"), num), f"{e}")
             check(ph == "s" or e.get("bp") == "e", f"a flow's end not bound to its slice: {e}")
+        elif ph == "P":
+            # a sample: where its IP is, its stack's innermost frame in stackFrames
+            check(e.get("cat") == "sample" and isinstance(e.get("ts"), num), f"{e}")
+            check(re.fullmatch(r"0x[0-9a-f]+", e["args"].get("ip", "")), f"{e}")
+            if e["pid"] == 1:
+                check(e["args"].get("cpu") == e["tid"] - 1, f"track and cpu disagree: {e}")
+            else:
+                check(e["args"]["tid"] == e["tid"], f"a sample on another thread's track: {e}")
+            check("sf" not in e or e["sf"] in doc.get("stackFrames", {}), f"no frame: {e}")
         else:
             raise Fail(f"unexpected phase {ph}: {e}")
+    frames = doc.get("stackFrames", {})
+    check(isinstance(frames, dict), "stackFrames is not an object")
+    for k, fr in frames.items():
+        check(isinstance(fr.get("name"), str) and fr["name"], f"frame {k}: {fr}")
+        check(isinstance(fr.get("category"), str), f"frame {k}: {fr}")
+        check("parent" not in fr or fr["parent"] in frames, f"frame {k}: no parent {fr}")
     return ev
+
+
+def folded_of(path):
+    """Parse folded stacks ("a;b;c N" lines). Return {stack: count}."""
+    out = {}
+    with open(path, encoding="utf-8", errors="strict") as f:
+        for line in f:
+            check(line.endswith("\n"), f"{path}: a line without its end: {line!r}")
+            stack, n = line[:-1].rsplit(" ", 1)
+            check(n.isdigit() and int(n) > 0 and stack, f"{path}: {line!r}")
+            check(stack not in out, f"{path}: {stack} twice")
+            out[stack] = int(n)
+    return out
 
 
 def switches_with_next(etl):
@@ -297,7 +327,7 @@ def case_names(tmp):
     _, err = run("dump", os.path.join(tmp, "demo.etl"), "--truth", bad, "--timeline", svg, status=2)
     check(err.count("\n") == 1 and "not a truth stream" in err, f"stderr: {err!r}")
     _, err = run("dump", os.path.join(tmp, "demo.etl"), "--truth", truth, status=2)
-    check("need --timeline or --chrome-trace" in err, f"stderr: {err!r}")
+    check("need --timeline, --chrome-trace, --flamegraph or --folded" in err, f"stderr: {err!r}")
 
 
 def case_reasons(tmp):
@@ -503,8 +533,14 @@ def case_usage(tmp):
         (["--timeline", svg, "--from", "0", "--to", "2"], "--to: 2 needs a unit"),
         (["--timeline", svg, "--from", "200ms", "--to", "100ms"], "--to must be after --from"),
         (["--timeline", svg, "--from", "1h"], "ends before --from"),
-        (["--from", "1ms"], "need --timeline or --chrome-trace"),
-        (["--cpus", "0"], "need --timeline or --chrome-trace"),
+        (["--from", "1ms"], "need --timeline, --chrome-trace, --flamegraph or --folded"),
+        (["--cpus", "0"], "need --timeline, --chrome-trace, --flamegraph or --folded"),
+        (["--symbols", tmp], "need --timeline, --chrome-trace, --flamegraph or --folded"),
+        (["--flamegraph", svg, "--symbols", os.path.join(tmp, "none")], "none: cannot open"),
+        (["--folded", svg, "--symbols", etl], "not a folder"),
+        (["--flamegraph", svg, "--stats"], "does not combine"),
+        (["--folded", svg, "--raw"], "does not combine"),
+        (["--flamegraph"], "needs a value"),
         (["--timeline", svg, "--stats"], "does not combine"),
         (["--chrome-trace", svg, "--jsonl"], "does not combine"),
         (["--timeline"], "needs a value"),
@@ -517,7 +553,8 @@ def case_usage(tmp):
         check(len(err.strip().splitlines()) == 1, f"{args}: not one line: {err}")
         check(not os.path.exists(svg), f"{args}: made {svg}")
     out, _ = run("dump", "--help")
-    for opt in ("--timeline", "--chrome-trace", "--from", "--to", "--cpus"):
+    for opt in ("--timeline", "--chrome-trace", "--flamegraph", "--folded", "--symbols",
+                "--from", "--to", "--cpus"):
         check(opt in out, f"--help does not list {opt}")
 
 
@@ -528,9 +565,15 @@ def case_samples(tmp):
     check(files, "no samples")
     for f in files:
         svg, js = os.path.join(tmp, f + ".svg"), os.path.join(tmp, f + ".json")
-        run("dump", os.path.join(samples, f), "--timeline", svg, "--chrome-trace", js)
+        fg, fo = os.path.join(tmp, f + ".flame.svg"), os.path.join(tmp, f + ".folded")
+        run("dump", os.path.join(samples, f), "--timeline", svg, "--chrome-trace", js,
+            "--flamegraph", fg, "--folded", fo)
         svg_of(svg)
-        chrome_of(js)
+        ev = chrome_of(js)
+        svg_of(fg)
+        # every sample once in the folded stacks, as many as the Chrome trace's samples
+        sampled = sum(1 for e in ev if e["ph"] == "P")
+        check(sum(folded_of(fo).values()) == sampled, f"{f}: folded stacks != {sampled}")
 
 
 def case_damaged(tmp):
@@ -544,9 +587,10 @@ def case_damaged(tmp):
     for f in files:
         for keep in ([], ["--keep-going"]):
             svg, js = os.path.join(tmp, f + ".svg"), os.path.join(tmp, f + ".json")
+            fg, fo = os.path.join(tmp, f + ".flame.svg"), os.path.join(tmp, f + ".folded")
             p = subprocess.run([BIN, "dump", os.path.join(folder, f), *keep, "--timeline", svg,
-                                "--chrome-trace", js], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
+                                "--chrome-trace", js, "--flamegraph", fg, "--folded", fo],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             err = p.stderr.decode(errors="replace")
             what = f"{f} {' '.join(keep)}: exit {p.returncode}, stderr: {err.strip()[:600]}"
             check(p.returncode in (0, 1), what)
@@ -556,7 +600,9 @@ def case_damaged(tmp):
             if keep or p.returncode == 0:
                 svg_of(svg)
                 chrome_of(js)
-            for out in (svg, js):
+                svg_of(fg)
+                folded_of(fo)
+            for out in (svg, js, fg, fo):
                 if os.path.exists(out):
                     os.unlink(out)
 

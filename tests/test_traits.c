@@ -144,6 +144,22 @@ Test(traits, the_perfview_sample)
 	is(t, "top10_ip_share", 75116.0 / 79528, 1e-9);
 	is(t, "dpc_isr_sample_share", 135.0 / 79528, 1e-9);
 	is(t, "idle_top_ip_share", 72805.0 / 73313, 1e-9);
+	/* 74,850 of them in an image the file's Image records map (the analysis's count,
+	 * pinned: dump --stats prints it); 6,318 with a stack
+	 * (the sample's documentation: 658 kernel-IP, 5,556 user-IP, 104 idle in a DPC or
+	 * an interrupt) */
+	is(t, "samples_in_module", 74850.0 / 79528, 1e-9);
+	cr_assert(named(t, "stack_depth")->present);
+	{
+		uint64_t stacked = 0;
+
+		for (unsigned k = 0; k < named(t, "stack_depth")->ncounts; k++) {
+			stacked += named(t, "stack_depth")->counts[k];
+		}
+		cr_assert_eq(stacked, 658 + 5556 + 104);
+		/* one frame: the idle DPC sample P b38+0xDA70's among them */
+		cr_assert_geq(named(t, "stack_depth")->counts[0], 1);
+	}
 	prio = named(t, "idle_sample_priority");
 	cr_assert(prio->present);
 	cr_assert_eq(prio->ncounts, 32);

@@ -755,11 +755,21 @@ enum etwforge_event_kind {
 	ETWFORGE_EV_PROFILE_INTERVAL = 0x400, /* 0x0F48 / 0x0F49 / 0x0F4A */
 	ETWFORGE_EV_SYSCONFIG_CPU = 0x800,    /* SystemConfig CPU 0x0B0A */
 	ETWFORGE_EV_RUNDOWN = 0x1000, /* group masks 0x0005 / 0x0020, rundown complete 0x0008 */
+	/* images, stack walks and the image identities a merge adds (etwforge(1), IMAGES AND STACKS) */
+	ETWFORGE_EV_IMAGE = 0x2000,	    /* Image 0x030A, 0x1402-0x1404, 0x1421, 0x1422 */
+	ETWFORGE_EV_STACK = 0x4000,	    /* StackWalk 0x1820: an event's frames */
+	ETWFORGE_EV_STACK_KEY = 0x8000,	    /* 0x1825 / 0x1826: an event's cached stack */
+	ETWFORGE_EV_STACK_DEF = 0x10000,    /* 0x1822-0x1824: a cached stack's frames */
+	ETWFORGE_EV_IMAGE_ID = 0x20000,	    /* KernelTraceControl ImageID */
+	ETWFORGE_EV_DBGID = 0x40000,	    /* KernelTraceControl DbgID_RSDS, _ILRSDS, None */
+	ETWFORGE_EV_FILE_VERSION = 0x80000, /* KernelTraceControl FileVersion */
 };
 #define ETWFORGE_EV_SWITCHES (ETWFORGE_EV_CSWITCH | ETWFORGE_EV_COMPACT)
-#define ETWFORGE_EV_IDENTITY 0x1FE0u /* ETWFORGE_EV_PROCESS ... ETWFORGE_EV_RUNDOWN */
-#define ETWFORGE_EV_ALL	     0x1FFFu
-#define ETWFORGE_EV_EVENTS   0x1FFCu /* every decoded kind: all but buffers and records */
+#define ETWFORGE_EV_IDENTITY 0x1FE0u  /* ETWFORGE_EV_PROCESS ... ETWFORGE_EV_RUNDOWN */
+#define ETWFORGE_EV_STACKS   0x1C000u /* ETWFORGE_EV_STACK, _STACK_KEY, _STACK_DEF */
+#define ETWFORGE_EV_IMAGES   0xE2000u /* ETWFORGE_EV_IMAGE, _IMAGE_ID, _DBGID, _FILE_VERSION */
+#define ETWFORGE_EV_ALL	     0xFFFFFu
+#define ETWFORGE_EV_EVENTS   0xFFFFCu /* every decoded kind: all but buffers and records */
 
 /* Orders (etwforge_iter_new() @order). */
 enum etwforge_order {
@@ -811,6 +821,13 @@ enum etwforge_payload {
 	ETWFORGE_PAYLOAD_PROFILE_INTERVAL, /* 0x0F48 / 0x0F49 / 0x0F4A (v2/v3) */
 	ETWFORGE_PAYLOAD_SYSCONFIG_CPU,	   /* 0x0B0A (v3) */
 	ETWFORGE_PAYLOAD_RUNDOWN,	   /* 0x0005 / 0x0020 / 0x0008 */
+	ETWFORGE_PAYLOAD_IMAGE,		   /* 0x030A, 0x1402-0x1404 (v2/v3), 0x1421, 0x1422 */
+	ETWFORGE_PAYLOAD_STACK_WALK,	   /* 0x1820 */
+	ETWFORGE_PAYLOAD_STACK_KEY,	   /* 0x1825 / 0x1826 */
+	ETWFORGE_PAYLOAD_STACK_DEF,	   /* 0x1822 / 0x1823 / 0x1824 */
+	ETWFORGE_PAYLOAD_IMAGE_ID,	   /* KernelTraceControl type 0 (v2) */
+	ETWFORGE_PAYLOAD_DBGID,		   /* KernelTraceControl types 36, 37, 32 (v2) */
+	ETWFORGE_PAYLOAD_FILE_VERSION,	   /* KernelTraceControl type 64 (v0) */
 };
 
 /** struct etwforge_cswitch - WMI_CONTEXTSWAP, the payload of a 0x0524 event. */
@@ -1010,6 +1027,141 @@ struct etwforge_rundown {
 	uint32_t version;
 };
 
+/*
+ * Images and stacks (etwforge(1), IMAGES AND STACKS, lists every field; the
+ * layouts are those of ntwmi.h's WMI_IMAGELOAD_INFORMATION,
+ * STACK_WALK_EVENT_DATA and WMI_IMAGEID_INFORMATION, and of PerfView's
+ * KernelTraceEventParser and SymbolTraceEventParser). Addresses are widened
+ * to 64 bits on x86. Frames and strings are owned by the iterator, valid
+ * until its next event.
+ */
+
+/**
+ * struct etwforge_image - WMI_IMAGELOAD_INFORMATION (v2; v3 adds the
+ * signature bytes), or the one address of 0x1421 / 0x1422.
+ * @event:        "load" (0x030A), "unload" (0x1402), "dcstart" (0x1403),
+ *                "dcend" (0x1404), "kernel_base" (0x1421: @base is
+ *                ntoskrnl's) or "hypercall_page" (0x1422: @base is the
+ *                page's address; the other fields 0, @file_name NULL)
+ * @base/@size:   where the image is mapped, and how much
+ * @pid:          the address space's process; 0 a kernel module
+ * @checksum:     the PE CheckSum; @timestamp its TimeDateStamp (Windows
+ *                writes 0 in a process's rundown)
+ * @signature_level/@signature_type: v3 (SE_SIGNING_LEVEL,
+ *                SE_IMAGE_SIGNATURE_TYPE); 0 in v2
+ * @default_base: the preferred base (0 for kernel modules)
+ * @file_name:    the NT path, as the kernel wrote it
+ */
+struct etwforge_image {
+	const char *event;
+	uint64_t base;
+	uint64_t size;
+	uint32_t pid;
+	uint32_t checksum;
+	uint32_t timestamp;
+	uint8_t signature_level;
+	uint8_t signature_type;
+	uint64_t default_base;
+	const char *file_name;
+};
+
+/**
+ * struct etwforge_stack_walk - STACK_WALK_EVENT_DATA 0x1820: the frames of
+ * the event logged at @event_ts by thread @tid of process @pid (a sample's
+ * thread; 0 and 0 for an idle-thread sample), all kernel or all user
+ * addresses (an event with both parts has two records, kernel first).
+ * @frames:  @nframes addresses, the innermost (the IP) first
+ */
+struct etwforge_stack_walk {
+	uint64_t event_ts;
+	uint32_t pid;
+	uint32_t tid;
+	const uint64_t *frames;
+	size_t nframes;
+};
+
+/**
+ * struct etwforge_stack_key - 0x1825 / 0x1826: as a stack walk, but the
+ * frames are a cached stack's, defined by the first definition of @key
+ * (struct etwforge_stack_def) logged after this reference.
+ * @event: "kernel" (0x1825) or "user" (0x1826)
+ */
+struct etwforge_stack_key {
+	const char *event;
+	uint64_t event_ts;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t key;
+};
+
+/**
+ * struct etwforge_stack_def - 0x1822 / 0x1823 / 0x1824: the frames of
+ * cached stack @key (innermost first); the key may be used again after it.
+ * @event: "create" (0x1822), "delete" (0x1823, evicted) or "rundown"
+ *         (0x1824, still cached when the session stopped)
+ */
+struct etwforge_stack_def {
+	const char *event;
+	uint64_t key;
+	const uint64_t *frames;
+	size_t nframes;
+};
+
+/**
+ * struct etwforge_image_id - KernelTraceControl ImageID (type 0, v2), a
+ * classic event a merge writes right before an image event, with its time.
+ * @timestamp: the PE TimeDateStamp, from the file (also where the image
+ *             event has 0)
+ * @file_name: the file's name alone ("ntdll.dll")
+ */
+struct etwforge_image_id {
+	uint64_t base;
+	uint64_t size;
+	uint32_t pid;
+	uint32_t timestamp;
+	const char *file_name;
+};
+
+/**
+ * struct etwforge_dbgid - KernelTraceControl DbgID_RSDS (type 36),
+ * DbgID_ILRSDS (37) or None (32, an image without a CodeView record): the
+ * image's PDB.
+ * @event: "rsds", "ilrsds" or "none" (then only @base and @pid; @guid and
+ *         @pdb NULL)
+ * @guid:  the PDB's GUID, "{3C8F0528-9C07-4257-9192-78EA9AA6A1F4}"
+ * @age:   the PDB's age
+ * @pdb:   PdbFileName as written (a path or a bare name; bytes >= 0x80
+ *         read as Latin-1)
+ */
+struct etwforge_dbgid {
+	const char *event;
+	uint64_t base;
+	uint32_t pid;
+	const char *guid;
+	uint32_t age;
+	const char *pdb;
+};
+
+/**
+ * struct etwforge_file_version - KernelTraceControl FileVersion (type 64,
+ * v0): the image's version resource; no base or process (the record's
+ * @pid says which process, its time which image event follows).
+ */
+struct etwforge_file_version {
+	uint32_t size;
+	uint32_t timestamp;
+	const char *orig_file_name;
+	const char *file_description;
+	const char *file_version;
+	const char *bin_file_version;
+	const char *ver_language;
+	const char *product_name;
+	const char *company_name;
+	const char *product_version;
+	const char *file_id;
+	const char *program_id;
+};
+
 /**
  * struct etwforge_batch - the PERFINFO_CCSWAP_BUFFER of a 0x0525 record.
  * @tid_table/@base_pri: its 16 entries each, owned by the iterator (valid
@@ -1083,6 +1235,13 @@ struct etwforge_record {
 		struct etwforge_profile_interval profile_interval;
 		struct etwforge_sysconfig_cpu sysconfig_cpu;
 		struct etwforge_rundown rundown;
+		struct etwforge_image image;
+		struct etwforge_stack_walk stack;
+		struct etwforge_stack_key stack_key;
+		struct etwforge_stack_def stack_def;
+		struct etwforge_image_id image_id;
+		struct etwforge_dbgid dbgid;
+		struct etwforge_file_version file_version;
 	} u;
 };
 
@@ -1147,6 +1306,13 @@ struct etwforge_event {
 		struct etwforge_profile_interval profile_interval;
 		struct etwforge_sysconfig_cpu sysconfig_cpu;
 		struct etwforge_rundown rundown;
+		struct etwforge_image image;
+		struct etwforge_stack_walk stack;
+		struct etwforge_stack_key stack_key;
+		struct etwforge_stack_def stack_def;
+		struct etwforge_image_id image_id;
+		struct etwforge_dbgid dbgid;
+		struct etwforge_file_version file_version;
 	} u;
 };
 
@@ -1157,14 +1323,16 @@ struct etwforge_iter;
  * ETWFORGE_EV_*) of @f in @order. In ETWFORGE_ORDER_FILE and _CPU the
  * records come as they sit (a compact batch's switches follow its record);
  * ETWFORGE_ORDER_TIME merges every decoded event of every CPU by
- * timestamp (ETWFORGE_EV_EVENTS: switches, spin locks and the identity
- * kinds; a compact batch's switches where they happened, not where the
- * batch was written), events of one timestamp in the order the CPUs'
+ * timestamp (ETWFORGE_EV_EVENTS: switches, spin locks, the identity
+ * kinds, images and stacks; a compact batch's switches where they
+ * happened, not where the batch was written; a stack record at its own
+ * time, after its event's), events of one timestamp in the order the CPUs'
  * records were logged, buffer 0's first; it gives no buffers or records,
  * and asking for them is an error (EINVAL), never an empty iteration.
- * A record of an identity kind whose payload does not decode (cut short, a
- * string without its end) is no event of its kind; as a record its
- * @decoded is ETWFORGE_PAYLOAD_SHORT.
+ * A record of an identity, image or stack kind whose payload does not
+ * decode (cut short, a string without its end, frames that are not whole
+ * pointers) is no event of its kind; as a record its @decoded is
+ * ETWFORGE_PAYLOAD_SHORT.
  * Return: the iterator, or NULL with errno (EINVAL, ENOMEM).
  */
 ETWFORGE_API struct etwforge_iter *etwforge_iter_new(struct etwforge_file *f,
@@ -1317,9 +1485,11 @@ ETWFORGE_API int etwforge_stats_hook_next(const struct etwforge_stats *st, unsig
 
 /**
  * etwforge_record_times - the KernelTime and UserTime of a record with a
- * full SYSTEM header (SYSTEM32/SYSTEM64; the compact form has none): the
- * logging thread's times in clock ticks (for Thread and Process records,
- * the thread the record is about, or its creator for Start).
+ * full SYSTEM header (SYSTEM32/SYSTEM64; the compact form has none) or an
+ * EVENT_TRACE_HEADER (FULL_HEADER32/64): the logging thread's times in
+ * clock ticks (for Thread and Process records, the thread the record is
+ * about, or its creator for Start; for KernelTraceControl's image
+ * identities, those of the image event they describe).
  * Return: true and both set, or false (another header; both 0).
  */
 ETWFORGE_API bool etwforge_record_times(const struct etwforge_record *r, uint32_t *kernel_time,
@@ -1332,6 +1502,16 @@ ETWFORGE_API bool etwforge_record_times(const struct etwforge_record *r, uint32_
  * Return: the name; NULL for a hook whose payload is not decoded.
  */
 ETWFORGE_API const char *etwforge_payload_name(uint16_t hook);
+
+/**
+ * etwforge_record_name - what record @r is, when the library decodes its
+ * payload: etwforge_payload_name() of its hook for a kernel header, and for
+ * a classic event of KernelTraceControl's image identities "ImageID",
+ * "DbgID_RSDS", "DbgID_ILRSDS", "DbgID None" or "FileVersion" (what a
+ * record with ETWFORGE_PAYLOAD_SHORT is called).
+ * Return: the name; NULL when its payload is not decoded.
+ */
+ETWFORGE_API const char *etwforge_record_name(const struct etwforge_record *r);
 
 /**
  * etwforge_stats_kind_name - the record kind of index @k (0 SYSTEM, 1
@@ -1452,6 +1632,13 @@ ETWFORGE_API const char *etwforge_spin_seen_name(unsigned kind);
  *              counts on the CPU it switched in on.
  * @keep_going: where the file is damaged, skip what is damaged (counted in
  *              the totals' @damaged) and go on, instead of failing there
+ * @symbols:    a symbol store, the folder of Breakpad text symbol files in
+ *              Breakpad's layout, DIR/PDB/ID/NAME.sym (ID: the PDB's GUID,
+ *              32 upper-case hex digits, then its age in hex; NAME the PDB's
+ *              name without .pdb): function names of the images whose PDB
+ *              identity the file gives (KernelTraceControl's DbgID_RSDS),
+ *              and of an image without one whose PDB (its name with .pdb)
+ *              the store holds in one version only; NULL none
  */
 struct etwforge_analysis_opts {
 	size_t sz;
@@ -1463,6 +1650,7 @@ struct etwforge_analysis_opts {
 	const uint8_t *cpus;
 	size_t cpus_bytes;
 	bool keep_going;
+	const char *symbols;
 };
 
 /**
@@ -1470,10 +1658,14 @@ struct etwforge_analysis_opts {
  * file's Process and Thread records are read first (every thread's name is
  * known from the start); nothing else is read until the first
  * etwforge_analysis_next() or etwforge_analysis_run().
+ * The file's images and stacks (etwforge(1), IMAGES AND STACKS) are read
+ * in the same first pass: an image's rows, and every event's stack joined.
  * Return: it, or NULL with errno and @err: EINVAL (@opts refused: its sz,
  * @detail, @items with ETWFORGE_DETAIL_COUNTS, a CPU of @cpus not in the
- * file, @to_ns before @from_ns), ENOMEM; EINVAL (DATA) damage in the
- * identity records of a file not opened with ETWFORGE_OPEN_KEEP_GOING.
+ * file, @to_ns before @from_ns), ENOENT / ENOTDIR (@symbols names no
+ * folder: INPUT), ENOMEM; EINVAL (DATA) damage in the identity, image or
+ * stack records of a file not opened with ETWFORGE_OPEN_KEEP_GOING, or a
+ * symbol file that is not one (`PATH:LINE: what`).
  */
 ETWFORGE_API struct etwforge_analysis *
 etwforge_analysis_new(struct etwforge_file *f, const struct etwforge_analysis_opts *opts,
@@ -1505,6 +1697,11 @@ ETWFORGE_API void etwforge_analysis_free(struct etwforge_analysis *a);
  *            TidTable entries, its bytes of records
  * @lock:     spin: the release (valid as long as the item)
  * @ip:       sample: the instruction pointer
+ * @stack:    sample: its call stack's row (etwforge_analysis_stack()), -1
+ *            none (the file has no stack records of the sample's time and
+ *            thread)
+ * @pid:      sample: the sampled thread's process (its Thread record's; else
+ *            its stack's StackProcess), 0 unknown or idle
  */
 struct etwforge_item {
 	enum etwforge_item_kind kind;
@@ -1524,6 +1721,8 @@ struct etwforge_item {
 	uint64_t record_bytes;
 	const struct etwforge_spinlock *lock;
 	uint64_t ip;
+	int64_t stack;
+	uint32_t pid;
 };
 
 /**
@@ -1572,6 +1771,21 @@ ETWFORGE_API int etwforge_analysis_run(struct etwforge_analysis *a, struct etwfo
  * @damaged:         damaged places skipped (@keep_going)
  * @threads/@processes: rows of the tables
  * @wake_hist:       ETWFORGE_HIST_BUCKETS: wake-up latencies (FULL only)
+ * @images:          rows of the image table (etwforge_analysis_image())
+ * @samples_in_image: samples whose IP an image of the sampled thread's
+ *                   process (or a kernel module) maps at its time
+ * @samples_stacked: samples with a stack (stack records of their time and
+ *                   thread)
+ * @stack_events:    events of the whole file with a stack (the distinct
+ *                   EventTimeStamp and StackThread of its stack records
+ *                   whose frames are known); @stacks the distinct stacks
+ * @stack_records:   StackWalk and stack-key references; @keys_unresolved
+ *                   references no later definition of their key resolves
+ * @frames:          frames of those events' stacks; @frames_in_image of them
+ *                   an image of the stack's process (or a kernel module)
+ *                   maps at the event's time
+ * @depth_hist:      ETWFORGE_HIST_BUCKETS: the frames of the samples' stacks,
+ *                   bucket k = [2^k, 2^(k+1)) frames (FULL only)
  */
 struct etwforge_analysis_totals {
 	int64_t from_ns;
@@ -1600,6 +1814,16 @@ struct etwforge_analysis_totals {
 	size_t threads;
 	size_t processes;
 	const uint64_t *wake_hist;
+	size_t images;
+	uint64_t samples_in_image;
+	uint64_t samples_stacked;
+	uint64_t stack_events;
+	size_t stacks;
+	uint64_t stack_records;
+	uint64_t keys_unresolved;
+	uint64_t frames;
+	uint64_t frames_in_image;
+	const uint64_t *depth_hist;
 };
 
 /** etwforge_analysis_totals - the totals so far (complete at the end), owned by @a. */
@@ -1731,6 +1955,132 @@ struct etwforge_ip_count {
  */
 ETWFORGE_API const struct etwforge_ip_count *etwforge_analysis_ips(struct etwforge_analysis *a,
 								   int64_t row, size_t *n);
+
+/**
+ * struct etwforge_image_row - one image: a module mapped at @base in
+ * process @pid (0: a kernel module, mapped in every process) from @load_ns
+ * to @unload_ns, from the file's Image records and the identities a merge
+ * wrote beside them. A Load over an image still mapped at that place of
+ * the process ends it, and so does the process's End. Read it through
+ * etwforge_analysis_image(); it may grow at its end.
+ * @process:   its process row, -1 (a kernel module, or no Process record)
+ * @load_ns/@unload_ns: INT64_MIN: mapped before the trace (a rundown's);
+ *             INT64_MAX: still mapped at its end
+ * @path:      as the Image record names it; @name its file name alone
+ * @timestamp: the PE TimeDateStamp (KernelTraceControl's ImageID's when the
+ *             record has 0); @checksum the PE CheckSum
+ * @pdb/@guid/@age: the PDB a merge named (DbgID_RSDS): its name without a
+ *             folder, GUID ("{...}") and age; NULL and 0 none
+ * @symbols:   the symbol store has its file (etwforge_analysis_opts)
+ * @samples:   samples whose IP it maps; @frames stack frames it maps
+ */
+struct etwforge_image_row {
+	uint32_t pid;
+	int64_t process;
+	uint64_t base;
+	uint64_t size;
+	int64_t load_ns;
+	int64_t unload_ns;
+	const char *path;
+	const char *name;
+	uint32_t timestamp;
+	uint32_t checksum;
+	const char *pdb;
+	const char *guid;
+	uint32_t age;
+	bool symbols;
+	uint64_t samples;
+	uint64_t frames;
+};
+
+/** etwforge_analysis_image - image row @i (the totals' @images), owned by @a; NULL past the end. */
+ETWFORGE_API const struct etwforge_image_row *
+etwforge_analysis_image(const struct etwforge_analysis *a, size_t i);
+
+/**
+ * struct etwforge_stack_row - one distinct call stack of the file's events:
+ * its frames, innermost (the instruction pointer) first, the kernel part's
+ * @kernel_frames, then the user part's. Read it through
+ * etwforge_analysis_stack(); it may grow at its end.
+ * @samples: samples whose stack it is (in the window, on the CPUs counted)
+ */
+struct etwforge_stack_row {
+	const uint64_t *frames;
+	size_t nframes;
+	size_t kernel_frames;
+	uint64_t samples;
+};
+
+/** etwforge_analysis_stack - stack row @i (the totals' @stacks), owned by @a; NULL past the end. */
+ETWFORGE_API const struct etwforge_stack_row *
+etwforge_analysis_stack(const struct etwforge_analysis *a, size_t i);
+
+/**
+ * struct etwforge_location - where an address is: in which image, which
+ * function.
+ * @image:    its image row, -1 in none
+ * @module:   the image's file name; NULL in none
+ * @function: the function of the symbol store holding it; NULL unknown
+ * @offset:   from the function's start, else from the image's base, else
+ *            the address itself
+ * @text:     "ntdll.dll!RtlUserThreadStart+0x21", "ntdll.dll+0x2c1a" or
+ *            "0x7f9d02f2c1a" (owned by the analysis, valid until its next
+ *            etwforge_analysis_locate())
+ */
+struct etwforge_location {
+	int64_t image;
+	const char *module;
+	const char *function;
+	uint64_t offset;
+	const char *text;
+};
+
+/**
+ * etwforge_analysis_locate - where @addr is in process @pid (0: only the
+ * kernel modules) at @t_ns (ns since the session start): the image mapping
+ * it then, its own first, else a kernel module's.
+ * Return: 1 in an image, 0 in none (@out says the address), -EINVAL @out NULL.
+ */
+ETWFORGE_API int etwforge_analysis_locate(struct etwforge_analysis *a, uint32_t pid, uint64_t addr,
+					  int64_t t_ns, struct etwforge_location *out);
+
+/**
+ * struct etwforge_call_node - one node of the call tree of the samples
+ * (FULL detail, after etwforge_analysis_run()): the root "all", a process
+ * under it ("Test.x64.exe (3676)", "Idle (0)" the idle thread's samples,
+ * "? (PID)" a process no record names), then each sample's frames from the
+ * outermost (the thread's start) to the innermost, merged by function:
+ * "module!function", "module!?" (no name known) or "?" (in no image). A
+ * sample without a stack is its IP alone. Read it through
+ * etwforge_analysis_call_node(); it may grow at its end.
+ * @parent:    -1 for the root (node 0)
+ * @first_child/@next_sibling: the children, most samples first; -1 none
+ * @depth:     0 the root, 1 a process, 2 its outermost frames, ...
+ * @samples:   samples whose stack goes through it; @self of them ending here
+ * @pid:       depth 1 and below: the process's PID
+ */
+struct etwforge_call_node {
+	int64_t parent;
+	int64_t first_child;
+	int64_t next_sibling;
+	unsigned depth;
+	const char *name;
+	uint64_t samples;
+	uint64_t self;
+	uint32_t pid;
+};
+
+/**
+ * etwforge_analysis_call_nodes - the nodes of the call tree, made at the
+ * first call after the analysis read to its end (FULL detail; in COUNTS,
+ * or before the end: 0).
+ * Return: how many; 0 with errno ENOMEM.
+ */
+ETWFORGE_API size_t etwforge_analysis_call_nodes(struct etwforge_analysis *a);
+
+/** etwforge_analysis_call_node - node @i, owned by @a; NULL past the end. */
+ETWFORGE_API const struct etwforge_call_node *
+etwforge_analysis_call_node(const struct etwforge_analysis *a, size_t i);
 
 /**
  * etwforge_stats_analysis - the analysis (ETWFORGE_DETAIL_COUNTS, read to

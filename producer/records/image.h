@@ -20,7 +20,9 @@
  * ETW_IMAGE_FIELDS(F, x) - WMI_IMAGELOAD_INFORMATION from the decoder's
  * struct etw_image *w, in wire order (Reserved1..4 are not listed: 0 in
  * every real record, kept in w->reserved).
- * ETW_IMAGE_ADDRESS_FIELDS(F, x) - 0x1421 / 0x1422 from uint64_t *w.
+ * ETW_IMAGE_ADDRESS_FIELDS(F, x) - 0x1421 / 0x1422 from uint64_t *w: ntoskrnl's
+ * ImageBase, or the hypercall page's address, as the base of struct
+ * etwforge_image.
  */
 #ifndef PRODUCER_RECORDS_IMAGE_H
 #define PRODUCER_RECORDS_IMAGE_H
@@ -79,7 +81,7 @@
 	  "FileName")
 
 #define ETW_IMAGE_ADDRESS_FIELDS(F, x)                                                             \
-	F(x, address,         uint64_t,        HEX,  1,        *w,                 0x00, 0x00,     \
+	F(x, base,            uint64_t,        HEX,  1,        *w,                 0x00, 0x00,     \
 	  "ImageBase")
 /* clang-format on */
 

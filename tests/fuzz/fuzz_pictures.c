@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/fuzz/fuzz_pictures.c - libFuzzer target for `etwforge dump
- * --timeline / --chrome-trace` (tools/cli/draw.c, dump_timeline.c,
- * dump_chrome.c over the library's analysis): any byte string opened as
- * dump opens it (salvaging, keeping going when its size is odd), read in
- * one pass into both pictures, written to /dev/null. The whole trace, or
+ * --timeline / --chrome-trace / --flamegraph / --folded` (tools/cli/draw.c,
+ * dump_timeline.c, dump_chrome.c, dump_flame.c over the library's
+ * analysis: its images, stacks and call tree too): any byte string opened
+ * as dump opens it (salvaging, keeping going when its size is odd), read
+ * in one pass into the pictures, written to /dev/null. The whole trace, or
  * (chosen by the size) a window inside it or only the even CPUs. Times come
  * from the file, so a damaged one has them anywhere in int64: nothing may
  * overflow, crash, hang or read out of bounds. Seed it as fuzz_dump.
@@ -17,6 +18,7 @@
 #include "etwforge/etwforge.h"
 #include "tools/cli/draw.h"
 #include "tools/cli/dump_chrome.h"
+#include "tools/cli/dump_flame.h"
 #include "tools/cli/dump_timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -38,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t even_cpus[65536 / 8];
 	unsigned flags = ETWFORGE_OPEN_SALVAGE | (size & 1 ? ETWFORGE_OPEN_KEEP_GOING : 0);
-	struct draw_request rq = {.keep_going = flags & ETWFORGE_OPEN_KEEP_GOING};
+	struct draw_request rq = {.keep_going = flags & ETWFORGE_OPEN_KEEP_GOING, .samples = true};
 	struct thread_names names = {NULL, NULL, NULL};
 	struct draw_view v = {0};
 	struct timeline *tl;
@@ -75,6 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tl && ch && draw_pass(&v, tl, ch, rq.keep_going, NULL) >= 0) {
 		timeline_write(tl, null_out());
 		chrome_finish(ch);
+		flame_svg(null_out(), v.an, "fuzz");
+		flame_folded(null_out(), v.an);
 	}
 	timeline_free(tl);
 	chrome_free(ch);

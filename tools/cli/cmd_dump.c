@@ -45,6 +45,7 @@ static void help(FILE *f)
 	fprintf(f,
 		"usage: etwforge dump FILE.etl [--stats] [--jsonl] [--raw] [--keep-going]\n"
 		"       etwforge dump FILE.etl [--timeline OUT.svg] [--chrome-trace OUT.json]\n"
+		"                     [--flamegraph OUT.svg] [--folded OUT.txt] [--symbols DIR]\n"
 		"                     [--from T] [--to T] [--cpus LIST] [--keep-going]\n"
 		"\n"
 		"Read any ETL file (etwforge's or Windows') buffer by buffer and print it: the\n"
@@ -54,7 +55,9 @@ static void help(FILE *f)
 		"the batch header (first timestamp, TIDs, bytes of records), then every switch\n"
 		"it records (form, time = FirstTimeStamp + running deltas, old thread, priority,\n"
 		"state or wait reason, wait time) with its new thread taken from the next switch\n"
-		"on that CPU, across batches (absent for the CPU's last switch).\n"
+		"on that CPU, across batches (absent for the CPU's last switch); and the\n"
+		"identity records (processes, threads, samples, rundown), images, stack walks,\n"
+		"stack keys and the image identities a merge adds (see etwforge(1)).\n"
 		"\n"
 		"options:\n"
 		"  --stats    print counts instead of the listing: buffers (total, per CPU,\n"
@@ -101,6 +104,19 @@ static void help(FILE *f)
 		"             events for batch flushes and spin-lock events; with Process and\n"
 		"             Thread records also a track per thread in its process and the\n"
 		"             wake-ups as flow events\n"
+		"  --flamegraph OUT.svg  draw the sampled stacks as a flame graph: a box per\n"
+		"             frame as wide as its share of the samples, callees above their\n"
+		"             callers, the whole trace by process (the idle thread's too),\n"
+		"             then each busy process on its own; a frame is named\n"
+		"             module!function (module!? without a symbol file, ? in no image,\n"
+		"             by the file's Image records); a sample without a stack is its\n"
+		"             instruction pointer alone\n"
+		"  --folded OUT.txt  the same as folded stacks, the text flame graph tools\n"
+		"             read: \"process;outer;...;inner count\" a line\n"
+		"  --symbols DIR  a Breakpad symbol store (DIR/PDB/GUIDAGE/NAME.sym, as\n"
+		"             symbol servers lay them out) naming the functions of the\n"
+		"             images whose PDB the file identifies (a merged trace), or\n"
+		"             whose PDB, named after the image, it holds in one version\n"
 		"  --truth T.jsonl  name the threads in the pictures by their scenario group\n"
 		"             (\"ui 4100\"), from the truth gen wrote with the file (another\n"
 		"             run's truth is refused: it would name the wrong threads); it\n"
@@ -110,10 +126,11 @@ static void help(FILE *f)
 		"  --cpus LIST  the CPUs to draw, e.g. 0-3,8 (default: all)\n"
 		"  -h, --help this text\n");
 	fprintf(f, "\n"
-		   "Pictures: --timeline and --chrome-trace may be given together (one pass over\n"
-		   "the file; two names for one file, or the input, are refused) and follow the\n"
-		   "output rules: written under a temporary name, renamed when complete, '-' is\n"
-		   "stdout. Flush reasons are inferred, as the file does not store them: TID\n"
+		   "Pictures: --timeline, --chrome-trace, --flamegraph and --folded may be given\n"
+		   "together (one pass over the file; two names for one file, or the input, are\n"
+		   "refused) and follow the output rules: written under a temporary name,\n"
+		   "renamed when complete, '-' is stdout. Flush reasons are inferred, as the file "
+		   "does not store them: TID\n"
 		   "table full (16 TIDs and the next batch starts with a thread not among them),\n"
 		   "ticks (the batch spans more than 500 ticks of TimerResolution), size\n"
 		   "(records + 0x70 > 0x400), delta (more than 0x40000000 clock units since the\n"
@@ -324,7 +341,16 @@ static const char *or_null(const char *s)
 	return s ? s : "(none)";
 }
 
-/* The identity records: their main fields (--jsonl has every one). */
+/* A stack's frames, innermost first. */
+static void print_frames(const uint64_t *f, size_t n)
+{
+	printf(" frames %zu", n);
+	for (size_t i = 0; i < n; i++) {
+		printf("%s0x%" PRIx64, i ? "," : " ", f[i]);
+	}
+}
+
+/* The identity, image and stack records: their main fields (--jsonl has every one). */
 static void print_identity(const struct etwforge_record *r)
 {
 	switch (r->decoded) {
@@ -391,6 +417,70 @@ static void print_identity(const struct etwforge_record *r)
 		       c->mhz, c->nproc, c->memory_mb, c->computer_name, c->domain_name);
 		break;
 	}
+	case ETWFORGE_PAYLOAD_IMAGE: {
+		const struct etwforge_image *m = &r->u.image;
+
+		if (!m->file_name) { /* KernelBase, HypercallPage: one address */
+			printf(" | Image %s 0x%" PRIx64, m->event, m->base);
+			break;
+		}
+		printf(" | Image %s base 0x%" PRIx64 " size 0x%" PRIx64 " pid %" PRIu32
+		       " checksum 0x%" PRIx32 " timestamp 0x%" PRIx32 " default_base 0x%" PRIx64,
+		       m->event, m->base, m->size, m->pid, m->checksum, m->timestamp,
+		       m->default_base);
+		if (r->version >= 3) {
+			printf(" signature %u/%u", m->signature_level, m->signature_type);
+		}
+		printf(" file \"%s\"", m->file_name);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_STACK_WALK: {
+		const struct etwforge_stack_walk *w = &r->u.stack;
+
+		printf(" | StackWalk event_ts %" PRIu64 " pid %" PRIu32 " tid %" PRIu32,
+		       w->event_ts, w->pid, w->tid);
+		print_frames(w->frames, w->nframes);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_STACK_KEY: {
+		const struct etwforge_stack_key *k = &r->u.stack_key;
+
+		printf(" | StackKey %s event_ts %" PRIu64 " pid %" PRIu32 " tid %" PRIu32
+		       " key 0x%" PRIx64,
+		       k->event, k->event_ts, k->pid, k->tid, k->key);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_STACK_DEF:
+		printf(" | StackKey definition (%s) key 0x%" PRIx64, r->u.stack_def.event,
+		       r->u.stack_def.key);
+		print_frames(r->u.stack_def.frames, r->u.stack_def.nframes);
+		break;
+	case ETWFORGE_PAYLOAD_IMAGE_ID: {
+		const struct etwforge_image_id *m = &r->u.image_id;
+
+		printf(" | ImageID base 0x%" PRIx64 " size 0x%" PRIx64 " pid %" PRIu32
+		       " timestamp 0x%" PRIx32 " file \"%s\"",
+		       m->base, m->size, m->pid, m->timestamp, m->file_name);
+		break;
+	}
+	case ETWFORGE_PAYLOAD_DBGID: {
+		const struct etwforge_dbgid *d = &r->u.dbgid;
+
+		printf(" | DbgID %s base 0x%" PRIx64 " pid %" PRIu32, d->event, d->base, d->pid);
+		if (d->guid) {
+			printf(" guid %s age %" PRIu32 " pdb \"%s\"", d->guid, d->age, d->pdb);
+		}
+		break;
+	}
+	case ETWFORGE_PAYLOAD_FILE_VERSION: {
+		const struct etwforge_file_version *v = &r->u.file_version;
+
+		printf(" | FileVersion size 0x%" PRIx32 " timestamp 0x%" PRIx32
+		       " file \"%s\" version \"%s\" product \"%s\" company \"%s\"",
+		       v->size, v->timestamp, v->orig_file_name, v->file_version, v->product_name,
+		       v->company_name);
+		break;
+	}
 	case ETWFORGE_PAYLOAD_RUNDOWN: {
 		const struct etwforge_rundown *d = &r->u.rundown;
 
@@ -449,7 +539,7 @@ static void print_payload(const struct etwforge_record *r)
 		break;
 	}
 	case ETWFORGE_PAYLOAD_SHORT:
-		printf(" | %s payload too short (%zu bytes)", etwforge_payload_name(r->hook),
+		printf(" | %s payload too short (%zu bytes)", etwforge_record_name(r),
 		       r->payload_len);
 		break;
 	case ETWFORGE_PAYLOAD_NONE:
@@ -772,6 +862,12 @@ int cmd_dump(int argc, char **argv)
 				o.draw.timeline = v;
 			} else if ((v = value_of(argc, argv, &i, "--chrome-trace")) != NULL) {
 				o.draw.chrome = v;
+			} else if ((v = value_of(argc, argv, &i, "--flamegraph")) != NULL) {
+				o.draw.flamegraph = v;
+			} else if ((v = value_of(argc, argv, &i, "--folded")) != NULL) {
+				o.draw.folded = v;
+			} else if ((v = value_of(argc, argv, &i, "--symbols")) != NULL) {
+				o.draw.rq.symbols = v;
 			} else if ((v = value_of(argc, argv, &i, "--truth")) != NULL) {
 				o.draw.truth = v;
 			} else if ((v = value_of(argc, argv, &i, "--from")) != NULL) {
@@ -824,19 +920,22 @@ int cmd_dump(int argc, char **argv)
 	if (o.stats && o.raw) {
 		return usage_error("--raw does not combine with --stats", NULL);
 	}
-	drawing = o.draw.timeline || o.draw.chrome;
+	drawing = o.draw.timeline || o.draw.chrome || o.draw.flamegraph || o.draw.folded;
 	if (drawing && (o.stats || o.jsonl || o.raw)) {
-		return usage_error(o.draw.timeline
-					   ? "--timeline does not combine with --stats, --jsonl "
-					     "or --raw"
-					   : "--chrome-trace does not combine with --stats, "
-					     "--jsonl or --raw",
+		return usage_error(o.draw.timeline ? "--timeline does not combine with --stats, "
+						     "--jsonl or --raw"
+				   : o.draw.chrome ? "--chrome-trace does not combine with "
+						     "--stats, --jsonl or --raw"
+				   : o.draw.flamegraph ? "--flamegraph does not combine with "
+							 "--stats, --jsonl or --raw"
+						       : "--folded does not combine with --stats, "
+							 "--jsonl or --raw",
 				   NULL);
 	}
-	if (!drawing &&
-	    (o.draw.rq.have_from || o.draw.rq.have_to || o.draw.rq.cpu_mask || o.draw.truth)) {
-		return usage_error("--from, --to, --cpus and --truth need --timeline or "
-				   "--chrome-trace",
+	if (!drawing && (o.draw.rq.have_from || o.draw.rq.have_to || o.draw.rq.cpu_mask ||
+			 o.draw.truth || o.draw.rq.symbols)) {
+		return usage_error("--from, --to, --cpus, --truth and --symbols need --timeline, "
+				   "--chrome-trace, --flamegraph or --folded",
 				   NULL);
 	}
 	if (o.draw.rq.have_from && o.draw.rq.have_to && o.draw.rq.to_ns <= o.draw.rq.from_ns) {

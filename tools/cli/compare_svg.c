@@ -65,6 +65,11 @@ void compare_value_text(char *buf, size_t cap, const struct etwforge_trait *t)
 		snprintf(buf, cap, "%+.2f", t->value);
 		break;
 	case ETWFORGE_TRAIT_DIST_LOG2:
+		if (strcmp(t->unit, "ns") != 0) { /* a count: frames */
+			snprintf(buf, cap, "median %.0f%s%s", t->value, t->unit[0] ? " " : "",
+				 t->unit);
+			break;
+		}
 		duration(d, sizeof(d), t->value);
 		snprintf(buf, cap, "median %s", d);
 		break;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "draw.h"
 #include "dump_chrome.h"
@@ -51,11 +52,13 @@ int draw_open(struct draw_view *v, struct etwforge_file *f, const struct draw_re
 	      struct etwforge_error *err)
 {
 	const struct etwforge_analysis_totals *tot;
-	ETWFORGE_OPTS(etwforge_analysis_opts, ao, .items = DRAW_ITEMS,
+	ETWFORGE_OPTS(etwforge_analysis_opts, ao,
+		      .items = DRAW_ITEMS | (rq->samples ? ETWFORGE_ITEM_SAMPLE : 0u),
 		      .window = rq->have_from || rq->have_to,
 		      .from_ns = rq->have_from ? rq->from_ns : INT64_MIN,
 		      .to_ns = rq->have_to ? rq->to_ns : INT64_MAX, .cpus = rq->cpu_mask,
-		      .cpus_bytes = rq->cpu_mask ? MAX_CPUS / 8 : 0, .keep_going = rq->keep_going);
+		      .cpus_bytes = rq->cpu_mask ? MAX_CPUS / 8 : 0, .keep_going = rq->keep_going,
+		      .symbols = rq->symbols);
 	int rc;
 
 	*v = (struct draw_view){.info = etwforge_file_info(f), .names = names};
@@ -70,7 +73,17 @@ int draw_open(struct draw_view *v, struct etwforge_file *f, const struct draw_re
 	}
 	v->an = etwforge_analysis_new(f, &ao, err);
 	if (!v->an) {
-		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+		const char *msg = etwforge_error_message(err);
+
+		if (errno == ENOMEM) {
+			return -ENOMEM;
+		}
+		/* the store's own errors name it, or a file in it; the ETL file's name the file */
+		if (rq->symbols &&
+		    (errno != EINVAL || (msg && !strncmp(msg, rq->symbols, strlen(rq->symbols))))) {
+			return -ENOENT;
+		}
+		return -EINVAL;
 	}
 	names->an = v->an;
 	tot = etwforge_analysis_totals(v->an);

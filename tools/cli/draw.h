@@ -18,8 +18,10 @@
 
 /**
  * struct draw_request - what to draw: the window asked for (@have_from,
- * @have_to), the CPUs (@cpu_mask, a bitmap of 65536 bits; NULL all), and
- * whether to skip damage.
+ * @have_to), the CPUs (@cpu_mask, a bitmap of 65536 bits; NULL all),
+ * whether to skip damage, whether the samples are items (@samples: the
+ * Chrome trace draws them), and the symbol store naming the functions of
+ * the sampled stacks (@symbols, NULL none).
  */
 struct draw_request {
 	bool have_from;
@@ -28,6 +30,8 @@ struct draw_request {
 	int64_t to_ns;
 	const uint8_t *cpu_mask;
 	bool keep_going;
+	bool samples;
+	const char *symbols;
 };
 
 /**
@@ -38,7 +42,8 @@ struct draw_request {
  * the end).
  * Return: 0; -ERANGE a CPU of the mask is not in the file (*@bad_cpu);
  * -EINVAL the analysis refused (@err: damage of the file's identity
- * records); -ENOMEM.
+ * records); -ENOENT the symbol store refused (@err: it is no folder, or a
+ * symbol file of it is broken); -ENOMEM.
  */
 int draw_open(struct draw_view *v, struct etwforge_file *f, const struct draw_request *rq,
 	      struct thread_names *names, bool *past_end, unsigned *bad_cpu,

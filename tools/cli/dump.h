@@ -20,11 +20,14 @@
 int dump_stats(struct etwforge_file *f, bool json, bool keep_going);
 
 /**
- * struct draw_opts - what `dump --timeline / --chrome-trace` was asked.
+ * struct draw_opts - what `dump --timeline / --chrome-trace / --flamegraph /
+ * --folded` was asked.
  * @input:      the ETL file drawn, as given ("-" = standard input): no
  *              output may be it
  * @timeline:   the SVG file (NULL: none)
  * @chrome:     the Chrome trace-event JSON file (NULL: none)
+ * @flamegraph: the flame graph SVG file of the sampled stacks (NULL: none)
+ * @folded:     the folded stacks text file (NULL: none)
  * @truth:      the truth stream whose thread groups name the threads (NULL: none)
  * @rq:         the window, the CPUs, whether to draw what is readable of a
  *              damaged file (exit status 1): draw.h
@@ -33,6 +36,8 @@ struct draw_opts {
 	const char *input;
 	const char *timeline;
 	const char *chrome;
+	const char *flamegraph;
+	const char *folded;
 	const char *truth;
 	struct draw_request rq;
 };

@@ -28,6 +28,18 @@
  *                    it) at the ReadyThread to the readied thread's track
  *                    at its next switch-in, bound to the slice there
  *
+ * Samples (SampledProfile), with their call stacks (the file's StackWalk
+ * and stack-key records, joined by the library):
+ *
+ *   "P" events       one per sample, on its thread's track (its CPU's when
+ *                    the file does not name it): name = where its
+ *                    instruction pointer is ("ntdll.dll!RtlUserThreadStart+0x21",
+ *                    "ntdll.dll+0x2c1a", "0x7f9d02f2c1a"), "sf" its stack's
+ *                    innermost frame
+ *   "stackFrames"    after the events: every frame of the stacks sampled,
+ *                    "S<stack>_<i>" (i from the innermost), its name where
+ *                    it is and its "parent" the next frame out
+ *
  * Streamed: each event is printed when the walk hands it over, so memory
  * stays the same however many switches the file holds. Times are integers
  * of ns printed as us with three decimals, so a slice ends exactly where
@@ -49,6 +61,11 @@ struct chrome {
 	const struct thread_names *names;
 	bool comma;	/* an event was written: the next one needs a comma */
 	uint64_t flows; /* flow ids handed out */
+	/* per stack row: sampled, and the process and time its frames are placed at */
+	bool *stack_seen;
+	uint32_t *stack_pid;
+	int64_t *stack_ns;
+	size_t nstacks;
 };
 
 /* @s as a JSON string body: quotes, backslashes and control bytes escaped. */
@@ -166,6 +183,14 @@ struct chrome *chrome_new(const struct draw_view *v, FILE *out)
 	c->f = out;
 	c->v = v;
 	c->names = v->names;
+	c->nstacks = etwforge_analysis_totals(v->an)->stacks;
+	c->stack_seen = calloc(c->nstacks ? c->nstacks : 1, sizeof(*c->stack_seen));
+	c->stack_pid = calloc(c->nstacks ? c->nstacks : 1, sizeof(*c->stack_pid));
+	c->stack_ns = calloc(c->nstacks ? c->nstacks : 1, sizeof(*c->stack_ns));
+	if (!c->stack_seen || !c->stack_pid || !c->stack_ns) {
+		chrome_free(c);
+		return NULL;
+	}
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"etwforge dump "
 	      "--chrome-trace\",\"file\":",
 	      out);
@@ -292,6 +317,36 @@ static void on_spin(struct chrome *c, const struct etwforge_item *sp)
 		l->wait_cycles, l->release_time - l->acquire_time, l->irql);
 }
 
+/* A sample "P" event, its stack noted for the frames written at the end. */
+static void on_sample(struct chrome *c, const struct etwforge_item *sm)
+{
+	const struct etwforge_thread_row *t = own_track(c, sm->thread);
+	struct etwforge_location w;
+
+	etwforge_analysis_locate(c->v->an, sm->pid, sm->ip, sm->t0, &w);
+	begin_event(c);
+	fputs("{\"name\":", c->f);
+	put_json_text(c->f, w.text);
+	fputs(",\"cat\":\"sample\",\"ph\":\"P\",\"ts\":", c->f);
+	put_us(c->f, sm->t0);
+	fprintf(c->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, t ? t->pid : (uint32_t)CHROME_PID,
+		t ? sm->tid : sm->cpu + 1);
+	if (sm->stack >= 0 && (size_t)sm->stack < c->nstacks) {
+		size_t k = (size_t)sm->stack;
+
+		fprintf(c->f, ",\"sf\":\"S%zu_0\"", k);
+		if (!c->stack_seen[k]) {
+			c->stack_seen[k] = true;
+			c->stack_pid[k] = sm->pid;
+			c->stack_ns[k] = sm->t0;
+		}
+	}
+	fprintf(c->f,
+		",\"args\":{\"tid\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"cpu\":%u,\"ip\":\"0x%" PRIx64
+		"\"}}",
+		sm->tid, sm->pid, sm->cpu, sm->ip);
+}
+
 void chrome_item(struct chrome *c, const struct etwforge_item *it)
 {
 	bool drawn = draw_lane(c->v, it->cpu) >= 0;
@@ -317,18 +372,61 @@ void chrome_item(struct chrome *c, const struct etwforge_item *it)
 			on_spin(c, it);
 		}
 		break;
+	case ETWFORGE_ITEM_SAMPLE:
+		if (drawn) {
+			on_sample(c, it);
+		}
+		break;
 	default:
 		break;
 	}
 }
 
+/* The frames of the stacks sampled: "stackFrames", each frame's parent the next one out. */
+static void stack_frames(struct chrome *c)
+{
+	bool first = true;
+
+	fputs(",\"stackFrames\":{", c->f);
+	for (size_t k = 0; k < c->nstacks; k++) {
+		const struct etwforge_stack_row *s =
+			c->stack_seen[k] ? etwforge_analysis_stack(c->v->an, k) : NULL;
+
+		for (size_t i = 0; s && i < s->nframes; i++) {
+			struct etwforge_location w;
+
+			etwforge_analysis_locate(c->v->an, c->stack_pid[k], s->frames[i],
+						 c->stack_ns[k], &w);
+			fprintf(c->f, "%s\n\"S%zu_%zu\":{\"name\":", first ? "" : ",", k, i);
+			put_json_text(c->f, w.text);
+			fputs(",\"category\":", c->f);
+			put_json_text(c->f, w.module ? w.module : "?");
+			if (i + 1 < s->nframes) {
+				fprintf(c->f, ",\"parent\":\"S%zu_%zu\"", k, i + 1);
+			}
+			fputs("}", c->f);
+			first = false;
+		}
+	}
+	fputs("}", c->f);
+}
+
 int chrome_finish(struct chrome *c)
 {
-	fputs("\n]}\n", c->f);
+	fputs("\n]", c->f);
+	if (c->nstacks) {
+		stack_frames(c);
+	}
+	fputs("}\n", c->f);
 	return ferror(c->f) ? -EIO : 0;
 }
 
 void chrome_free(struct chrome *c)
 {
+	if (c) {
+		free(c->stack_seen);
+		free(c->stack_pid);
+		free(c->stack_ns);
+	}
 	free(c);
 }

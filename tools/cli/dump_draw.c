@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/cli/dump_draw.c - `dump --timeline OUT.svg` and `--chrome-trace
- * OUT.json`: both outputs in one set (README "Output rules": two that are
+ * tools/cli/dump_draw.c - `dump --timeline OUT.svg`, `--chrome-trace
+ * OUT.json`, `--flamegraph OUT.svg` and `--folded OUT.txt`: the outputs in one set (README "Output rules": two that are
  * one file are refused before anything is made; both appear only when the
  * whole run succeeded), drawn by draw.c's one pass over the library's
  * analysis of the file; this file adds the outputs and what dump says.
@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "draw.h"
 #include "dump_chrome.h"
+#include "dump_flame.h"
 #include "dump_timeline.h"
 #include "thread_names.h"
 
@@ -24,13 +25,14 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 {
 	struct etwforge_output *out = etwforge_output_new();
 	struct draw_view v = {0};
+	struct draw_request rq;
 	const struct etwforge_analysis_totals *tot;
 	struct etwforge_error *err = cli_err();
 	struct timeline *tl = NULL;
 	struct chrome *ch = NULL;
 	struct thread_names names = {NULL, NULL, NULL};
 	unsigned long unnamed = 0;
-	int tl_i = -1, ch_i = -1, rc, status = EXIT_DATA;
+	int tl_i = -1, ch_i = -1, fg_i = -1, fo_i = -1, rc, status = EXIT_DATA;
 	struct damage_log dl = {0};
 	unsigned bad_cpu = 0;
 	size_t ndamage;
@@ -59,7 +61,22 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		status = cli_error("dump", err);
 		goto out;
 	}
-	rc = draw_open(&v, f, &o->rq, &names, &past_end, &bad_cpu, err);
+	if (o->flamegraph &&
+	    (fg_i = etwforge_output_add(out, o->flamegraph, "--flamegraph", err)) < 0) {
+		status = cli_error("dump", err);
+		goto out;
+	}
+	if (o->folded && (fo_i = etwforge_output_add(out, o->folded, "--folded", err)) < 0) {
+		status = cli_error("dump", err);
+		goto out;
+	}
+	rq = o->rq;
+	rq.samples = o->chrome != NULL;
+	rc = draw_open(&v, f, &rq, &names, &past_end, &bad_cpu, err);
+	if (rc == -ENOENT) { /* --symbols */
+		status = cli_error("dump", err);
+		goto out;
+	}
 	if (rc == -ERANGE) {
 		fprintf(stderr,
 			PROG ": --cpus: CPU %u is not in %s (%u CPUs) (try '" PROG " --help')\n",
@@ -104,7 +121,10 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 		goto pictures;
 	}
 	if ((tl && timeline_write(tl, etwforge_output_stream(out, (unsigned)tl_i)) == -ENOMEM) ||
-	    (ch && chrome_finish(ch) == -ENOMEM)) {
+	    (ch && chrome_finish(ch) == -ENOMEM) ||
+	    (fg_i >= 0 &&
+	     flame_svg(etwforge_output_stream(out, (unsigned)fg_i), v.an, v.info->name) < 0) ||
+	    (fo_i >= 0 && flame_folded(etwforge_output_stream(out, (unsigned)fo_i), v.an) < 0)) {
 		goto nomem;
 	}
 	if (etwforge_output_commit(out, err) < 0) {
@@ -118,13 +138,20 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 			     "as \"TID n\"); the truth gen writes names every thread of its file\n",
 			o->truth, unnamed);
 	}
-	if (tot->switches == 0) {
+	if (tot->switches == 0 && (tl || ch)) {
 		/* a picture of nothing is a result nobody wants to find out by looking */
 		fprintf(stderr,
 			PROG ": note: %s: no context switch %s %.6f ms and %.6f ms (the trace "
 			     "ends at %.6f ms)\n",
 			v.info->name, o->rq.cpu_mask ? "of those CPUs between" : "between",
 			(double)v.from / 1e6, (double)v.to / 1e6, (double)v.end_ns / 1e6);
+	}
+	if ((fg_i >= 0 || fo_i >= 0) && tot->samples == 0) {
+		fprintf(stderr,
+			PROG ": note: %s: no SampledProfile event %s %.6f ms and %.6f ms: the "
+			     "flame graph is empty\n",
+			v.info->name, o->rq.cpu_mask ? "of those CPUs between" : "between",
+			(double)v.from / 1e6, (double)v.to / 1e6);
 	}
 	if (tot->damaged) {
 		fprintf(stderr, PROG ": %s: %llu damaged place%s skipped\n", v.info->name,

@@ -115,6 +115,20 @@ static void print_cpu_time(const struct etwforge_analysis *an)
 	}
 }
 
+/* Samples in a known module and with a stack; the images; the stacks and their frames. */
+static void print_images_stacks(const struct etwforge_analysis_totals *t)
+{
+	printf("  %-26s %12" PRIu64 "\n", "in a known module", t->samples_in_image);
+	printf("  %-26s %12" PRIu64 "\n", "with a stack", t->samples_stacked);
+	printf("%-28s %12zu\n", "images", t->images);
+	printf("%-28s %12" PRIu64 "\n", "stack records", t->stack_records);
+	printf("  %-26s %12" PRIu64 "\n", "keys unresolved", t->keys_unresolved);
+	printf("  %-26s %12" PRIu64 "\n", "events with a stack", t->stack_events);
+	printf("  %-26s %12zu\n", "distinct stacks", t->stacks);
+	printf("  %-26s %12" PRIu64 "\n", "frames", t->frames);
+	printf("  %-26s %12" PRIu64 "\n", "frames in a known module", t->frames_in_image);
+}
+
 static void print_text(struct etwforge_file *f, const struct etwforge_stats *s)
 {
 	const struct etwforge_analysis *an = etwforge_stats_analysis(s);
@@ -183,6 +197,9 @@ static void print_text(struct etwforge_file *f, const struct etwforge_stats *s)
 	}
 	printf("%-28s %12" PRIu64 "\n", "SampledProfile events",
 	       count(s, ETWFORGE_STAT_SAMPLES, 0));
+	if (an) {
+		print_images_stacks(etwforge_analysis_totals(an));
+	}
 	printf("switches to a thread\n");
 	printf("  %-26s %12" PRIu64 "\n", "attributed",
 	       count(s, ETWFORGE_STAT_SWITCHES_ATTRIBUTED, 0));

@@ -39,6 +39,11 @@ make_seeds() {
 	"$etwforge" corpus -q --mangle --out "$out/seeds/mangled" || exit 1
 	cp "$out/seeds/corpus/"*.etl "$out/seeds/mangled/"*.etl "$out/seeds/etl/"
 	find "$top/tests/data/samples" -name '*.etl' -size -400k -exec cp {} "$out/seeds/etl/" \;
+	# the PerfView sample's first 22 buffers (332 KB, under -max_len): its kernel modules'
+	# and processes' image rundowns with their KernelTraceControl identities, samples with
+	# StackWalks and stack-key references (their definitions are at the end: left out)
+	head -c 332360 "$top/tests/data/samples/perfview_net.4.5.2.x64.etl" \
+		>"$out/seeds/etl/perfview-images-stacks-head.etl"
 	cp "$out/seeds/corpus/etl.dict" "$out/seeds/etl.dict"
 	# fuzz_truth: a byte choosing its meta line, then record lines of the corpus streams
 	mkdir -p "$out/seeds/truth"

@@ -80,6 +80,35 @@ const struct etwforge_ip_count *etwforge_analysis_ips(struct etwforge_analysis *
 	return analysis_ips(a, row, n);
 }
 
+const struct etwforge_image_row *etwforge_analysis_image(const struct etwforge_analysis *a,
+							 size_t i)
+{
+	return a ? analysis_image(a, i) : NULL;
+}
+
+const struct etwforge_stack_row *etwforge_analysis_stack(const struct etwforge_analysis *a,
+							 size_t i)
+{
+	return a ? analysis_stack(a, i) : NULL;
+}
+
+int etwforge_analysis_locate(struct etwforge_analysis *a, uint32_t pid, uint64_t addr, int64_t t_ns,
+			     struct etwforge_location *out)
+{
+	return a ? analysis_locate(a, pid, addr, t_ns, out) : -EINVAL;
+}
+
+size_t etwforge_analysis_call_nodes(struct etwforge_analysis *a)
+{
+	return a ? analysis_call_nodes(a) : 0;
+}
+
+const struct etwforge_call_node *etwforge_analysis_call_node(const struct etwforge_analysis *a,
+							     size_t i)
+{
+	return a ? analysis_call_node(a, i) : NULL;
+}
+
 const char *etwforge_flush_seen_name(unsigned reason)
 {
 	return infer_flush_name(reason);

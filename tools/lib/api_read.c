@@ -193,3 +193,8 @@ const char *etwforge_stats_kind_name(unsigned k)
 {
 	return read_stats_kind_name(k);
 }
+
+const char *etwforge_record_name(const struct etwforge_record *r)
+{
+	return r ? read_record_name(r) : NULL;
+}

@@ -2,7 +2,8 @@
 /*
  * tools/lib/analysis/an_json.c - an analysis's counts as JSON members
  * (analysis.h): what `dump --stats --jsonl` adds to the file's counts
- * about where the CPU went, by process and by CPU.
+ * about where the CPU went, by process and by CPU, and about the samples'
+ * images and stacks.
  */
 #include "tools/lib/analysis/analysis.h"
 #include "tools/lib/analysis/state.h"
@@ -15,6 +16,18 @@ void analysis_json(struct jout *j, const void *ctx)
 	uint64_t named_ns = 0;
 
 	jout_ku64(j, "wakeups", t->wakeups);
+	jout_ku64(j, "samples_in_image", t->samples_in_image);
+	jout_ku64(j, "samples_stacked", t->samples_stacked);
+	jout_ku64(j, "images", t->images);
+	jout_key(j, "stacks");
+	jout_open(j, '{');
+	jout_ku64(j, "records", t->stack_records);
+	jout_ku64(j, "keys_unresolved", t->keys_unresolved);
+	jout_ku64(j, "events", t->stack_events);
+	jout_ku64(j, "distinct", t->stacks);
+	jout_ku64(j, "frames", t->frames);
+	jout_ku64(j, "frames_in_image", t->frames_in_image);
+	jout_close(j, '}');
 	jout_key(j, "cpu_time");
 	jout_open(j, '{');
 	jout_ku64(j, "busy_ns", t->busy_ns);

@@ -13,6 +13,7 @@
 #include "tools/lib/analysis/analysis.h"
 #include "tools/lib/analysis/state.h"
 #include "tools/lib/analysis/infer.h"
+#include "tools/lib/analysis/where.h"
 #include "tools/lib/common/error.h"
 #include "tools/lib/read/read.h"
 #include "writer/etl_reader.h"
@@ -81,16 +82,62 @@ static int cpus_init(struct etwforge_analysis *a, struct etwforge_error *err)
 	return 0;
 }
 
-/* The file's clock, CPUs and identity, and the window: all an analysis starts from. */
+/* An image, identity, stack or Process event of the identity's pass, to its table. */
+static int more_note(void *ctx, const struct etwforge_event *ev, size_t seq)
+{
+	struct etwforge_analysis *a = ctx;
+
+	if (ev->kind & AN_STACK_KINDS) {
+		return an_stacks_note(&a->st, ev, seq);
+	}
+	return an_images_note(&a->im, ev, seq);
+}
+
+/* The public rows of the joined stacks. Return: 0, -ENOMEM. */
+static int stack_rows(struct etwforge_analysis *a)
+{
+	size_t n = a->st.joined.n;
+
+	a->stack_rows = calloc(n ? n : 1, sizeof(*a->stack_rows));
+	if (!a->stack_rows) {
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct etwforge_stack_row *r = &a->stack_rows[i];
+
+		r->frames = an_run_frames(&a->st.joined, (uint32_t)i, &r->nframes);
+		r->kernel_frames = a->st.joined.v[i].kernel;
+	}
+	return 0;
+}
+
+/* The file's images and stacks, read in the identity's pass: the rows, joined. */
+static int images_stacks(struct etwforge_analysis *a, struct etwforge_error *err)
+{
+	int rc = an_images_finish(&a->im, &a->id, &a->clock, a->o.symbols, err);
+
+	if (rc == 0 && (an_stacks_finish(&a->st, &a->im) < 0 || stack_rows(a) < 0)) {
+		rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+	}
+	return rc;
+}
+
+/* The file's clock, CPUs, identity, images and stacks, and the window: all an analysis starts from. */
 static int setup(struct etwforge_analysis *a, struct etwforge_error *err)
 {
+	const struct an_more more = {AN_IMAGE_KINDS | AN_STACK_KINDS, more_note, a};
 	int rc;
 
 	an_clock_init(&a->clock, a->f);
+	an_images_init(&a->im, read_file_info(a->f)->pointer_size);
+	an_stacks_init(&a->st, a->im.kernel_at);
 	rc = cpus_init(a, err);
 	if (rc == 0) {
 		rc = an_identity_load(&a->id, a->f, &a->clock, a->o.detail == ETWFORGE_DETAIL_FULL,
-				      a->o.keep_going, err);
+				      a->o.keep_going, &more, err);
+	}
+	if (rc == 0) {
+		rc = images_stacks(a, err);
 	}
 	if (rc < 0) {
 		return rc;
@@ -116,6 +163,10 @@ static void teardown(struct etwforge_analysis *a)
 {
 	read_iter_free(a->it);
 	an_identity_free(&a->id);
+	an_images_free(&a->im);
+	an_stacks_free(&a->st);
+	an_calls_free(&a->calls);
+	free(a->stack_rows);
 	ip_counts_free(&a->idle_ips);
 	free(a->cpu);
 	free(a->counted);
@@ -294,6 +345,14 @@ const struct etwforge_analysis_totals *analysis_totals(const struct etwforge_ana
 	t->threads = a->id.nthreads;
 	t->processes = a->id.nprocs;
 	t->wake_hist = a->o.detail == ETWFORGE_DETAIL_FULL ? a->wake_hist : NULL;
+	t->images = a->im.n;
+	t->stack_events = a->st.nev;
+	t->stacks = a->st.joined.n;
+	t->stack_records = a->st.records;
+	t->keys_unresolved = a->st.unresolved;
+	t->frames = a->st.frames;
+	t->frames_in_image = a->st.frames_in_image;
+	t->depth_hist = a->o.detail == ETWFORGE_DETAIL_FULL ? a->depth_hist : NULL;
 	return t;
 }
 
@@ -426,4 +485,53 @@ void analysis_named(const struct etwforge_analysis *a, uint64_t *tids, uint64_t 
 {
 	*tids = a->id.named_tids;
 	*pids = a->id.named_pids;
+}
+
+const struct etwforge_image_row *analysis_image(const struct etwforge_analysis *a, size_t i)
+{
+	return i < a->im.n ? &a->im.rows[i].pub : NULL;
+}
+
+const struct etwforge_stack_row *analysis_stack(const struct etwforge_analysis *a, size_t i)
+{
+	if (i >= a->st.joined.n) {
+		return NULL;
+	}
+	a->stack_rows[i].samples = a->st.samples[i];
+	return &a->stack_rows[i];
+}
+
+int analysis_locate(struct etwforge_analysis *a, uint32_t pid, uint64_t addr, int64_t t_ns,
+		    struct etwforge_location *out)
+{
+	struct an_where w;
+
+	if (!out) {
+		return -EINVAL;
+	}
+	an_where(&a->im, pid, addr, an_ts_at(&a->clock, t_ns), &w);
+	an_where_text(&a->im, &w, addr, a->where_text, sizeof(a->where_text));
+	out->image = w.image;
+	out->module = w.image >= 0 ? a->im.rows[w.image].pub.name : NULL;
+	out->function = w.function;
+	out->offset = w.offset;
+	out->text = a->where_text;
+	return w.image >= 0;
+}
+
+size_t analysis_call_nodes(struct etwforge_analysis *a)
+{
+	if (a->o.detail != ETWFORGE_DETAIL_FULL || !a->ended) {
+		return 0;
+	}
+	if (an_calls_build(&a->calls, &a->id, &a->im, &a->st) < 0) {
+		errno = ENOMEM;
+		return 0;
+	}
+	return a->calls.nnodes;
+}
+
+const struct etwforge_call_node *analysis_call_node(const struct etwforge_analysis *a, size_t i)
+{
+	return a->calls.built && i < a->calls.nnodes ? &a->calls.nodes[i] : NULL;
 }

@@ -28,6 +28,12 @@ unsigned analysis_cpus(const struct etwforge_analysis *a);
 const struct etwforge_cpu_row *analysis_cpu(const struct etwforge_analysis *a, unsigned i);
 int64_t analysis_thread_at(const struct etwforge_analysis *a, uint32_t tid, int64_t t_ns);
 const struct etwforge_ip_count *analysis_ips(struct etwforge_analysis *a, int64_t row, size_t *n);
+const struct etwforge_image_row *analysis_image(const struct etwforge_analysis *a, size_t i);
+const struct etwforge_stack_row *analysis_stack(const struct etwforge_analysis *a, size_t i);
+int analysis_locate(struct etwforge_analysis *a, uint32_t pid, uint64_t addr, int64_t t_ns,
+		    struct etwforge_location *out);
+size_t analysis_call_nodes(struct etwforge_analysis *a);
+const struct etwforge_call_node *analysis_call_node(const struct etwforge_analysis *a, size_t i);
 
 struct jout;
 /**

@@ -301,22 +301,23 @@ static int on_cswitch(struct etwforge_analysis *a, unsigned c, struct cpu_sum *c
 static int on_sample(struct etwforge_analysis *a, unsigned c, const struct etw_sampled_profile *s,
 		     uint64_t ts)
 {
-	int64_t row;
+	int64_t row = -1, stack;
+	uint32_t pid;
 
 	a->tot.samples++;
 	a->cpu[c].pub.samples++;
 	if (s->thread_id == 0) {
 		a->tot.idle_samples++;
 		a->cpu[c].pub.idle_samples++;
-		return 0;
+	} else {
+		row = an_thread_at(&a->id, s->thread_id, ts);
+		if (row < 0) {
+			return -ENOMEM;
+		}
+		a->id.threads[row].samples++;
+		a->tot.samples_attributed += a->id.threads[row].named;
 	}
-	row = an_thread_at(&a->id, s->thread_id, ts);
-	if (row < 0) {
-		return -ENOMEM;
-	}
-	a->id.threads[row].samples++;
-	a->tot.samples_attributed += a->id.threads[row].named;
-	return 0;
+	return an_sample_seen(a, s->thread_id, row, s->instruction_pointer, ts, &pid, &stack);
 }
 
 /*

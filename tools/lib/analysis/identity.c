@@ -118,12 +118,14 @@ static void note_rundown(struct an_rundown *rd, uint8_t *cpus, const struct etwf
 
 static int gather(struct etwforge_file *f, bool keep_going, struct rec_list *th,
 		  struct rec_list *pr, bool *idle_named, struct an_rundown *rd,
-		  struct etwforge_error *err)
+		  const struct an_more *more, struct etwforge_error *err)
 {
 	uint8_t cpus[2048 / 8] = {0};
-	struct etwforge_iter *it = read_iter_new(
-		f, ETWFORGE_ORDER_CPU,
-		ETWFORGE_EV_PROCESS | ETWFORGE_EV_THREAD | ETWFORGE_EV_THREAD_NAME, err);
+	struct etwforge_iter *it =
+		read_iter_new(f, ETWFORGE_ORDER_CPU,
+			      ETWFORGE_EV_PROCESS | ETWFORGE_EV_THREAD | ETWFORGE_EV_THREAD_NAME |
+				      (more ? more->kinds : 0u),
+			      err);
 	const struct etwforge_event *ev;
 	size_t seq = 0;
 	int rc = 0, r;
@@ -139,6 +141,11 @@ static int gather(struct etwforge_file *f, bool keep_going, struct rec_list *th,
 				rc = r;
 			}
 			continue;
+		}
+		if (more && (ev->kind & (more->kinds | ETWFORGE_EV_PROCESS)) &&
+		    more->fn(more->ctx, ev, rec.seq) < 0) {
+			rc = -ENOMEM;
+			break;
 		}
 		note_rundown(rd, cpus, ev);
 		switch (ev->kind) {
@@ -255,8 +262,7 @@ struct an_tid *an_tid(struct an_identity *id, uint32_t tid)
 	return e;
 }
 
-/* The process row of @pid at @ts, -1 none. */
-static int64_t process_at(const struct an_identity *id, uint32_t pid, uint64_t ts)
+int64_t an_process_at(const struct an_identity *id, uint32_t pid, uint64_t ts)
 {
 	const int64_t *head = id_map_get(&id->pids, pid);
 
@@ -340,7 +346,7 @@ static int cut_rows(struct an_identity *id, const struct an_clock *c, struct id_
 			if (!t->linked) {
 				/* its process: the PID's row when it began (or first showed) */
 				t->linked = true;
-				t->pub.process = process_at(id, t->pub.pid, t->lo ? t->lo : ts);
+				t->pub.process = an_process_at(id, t->pub.pid, t->lo ? t->lo : ts);
 				if (t->pub.process >= 0) {
 					id->procs[t->pub.process].pub.threads++;
 				}
@@ -459,7 +465,8 @@ static int cut_all(struct an_identity *id, const struct an_clock *c, struct rec_
 }
 
 int an_identity_load(struct an_identity *id, struct etwforge_file *f, const struct an_clock *c,
-		     bool full, bool keep_going, struct etwforge_error *err)
+		     bool full, bool keep_going, const struct an_more *more,
+		     struct etwforge_error *err)
 {
 	struct rec_list th = {0}, pr = {0};
 	bool idle_named = false;
@@ -468,7 +475,7 @@ int an_identity_load(struct an_identity *id, struct etwforge_file *f, const stru
 	id->full = full;
 	id->tids.elem_size = sizeof(struct an_tid);
 	id->pids.elem_size = sizeof(int64_t);
-	rc = gather(f, keep_going, &th, &pr, &idle_named, &id->rundown, err);
+	rc = gather(f, keep_going, &th, &pr, &idle_named, &id->rundown, more, err);
 	id->named_tids += idle_named;
 	if (rc == 0 && (cut_all(id, c, &pr, false) < 0 || cut_all(id, c, &th, true) < 0)) {
 		rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");

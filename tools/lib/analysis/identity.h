@@ -116,12 +116,29 @@ struct an_identity {
 };
 
 /**
+ * struct an_more - what else the identity's one pass over a file reads: the
+ * events of @kinds, and the Process events, each handed to @fn with its
+ * place in the pass (@seq: CPU order, for events of one time).
+ * @fn returns 0, or -ENOMEM to stop the pass.
+ */
+struct an_more {
+	unsigned kinds;
+	int (*fn)(void *ctx, const struct etwforge_event *ev, size_t seq);
+	void *ctx;
+};
+
+/**
  * an_identity_load - the rows of @f's Process, Thread and ThreadSetName
- * records (zeroed @id). With @keep_going, damage is skipped.
+ * records (zeroed @id), in one pass in CPU order that also hands @more
+ * (NULL: nothing more) its events. With @keep_going, damage is skipped.
  * Return: 0; -ENOMEM; -EINVAL damage (@err).
  */
 int an_identity_load(struct an_identity *id, struct etwforge_file *f, const struct an_clock *c,
-		     bool full, bool keep_going, struct etwforge_error *err);
+		     bool full, bool keep_going, const struct an_more *more,
+		     struct etwforge_error *err);
+
+/** an_process_at - the process row of @pid at @ts, -1 none. */
+int64_t an_process_at(const struct an_identity *id, uint32_t pid, uint64_t ts);
 
 /**
  * an_thread_at - the row of TID @tid (not 0) at @ts, made for the gap when

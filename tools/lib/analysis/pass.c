@@ -372,7 +372,8 @@ static void on_sample(struct etwforge_analysis *a, const struct etwforge_event *
 {
 	const struct etwforge_sample *s = &ev->u.sample;
 	struct etwforge_item *it;
-	int64_t row = -1;
+	int64_t row = -1, stack;
+	uint32_t pid;
 
 	if (!an_counted(a, ev->cpu) || !an_in_window(a, ev->ts)) {
 		return;
@@ -399,12 +400,17 @@ static void on_sample(struct etwforge_analysis *a, const struct etwforge_event *
 			}
 		}
 	}
+	if (an_sample_seen(a, s->tid, row, s->ip, ev->ts, &pid, &stack) < 0) {
+		a->nomem = true;
+	}
 	if ((it = queue(a, ETWFORGE_ITEM_SAMPLE))) {
 		it->cpu = ev->cpu;
 		it->t0 = it->t1 = an_ns(&a->clock, ev->ts);
 		it->tid = s->tid;
 		it->thread = row;
 		it->ip = s->ip;
+		it->stack = stack;
+		it->pid = pid;
 		/* its Flags byte: ExecutingDpc, ExecutingIsr, Priority << 3 */
 		it->reason = (unsigned)s->dpc | (unsigned)s->isr << 1 |
 			     (unsigned)(s->priority & 31u) << 3;

@@ -3,7 +3,8 @@
  * tools/lib/analysis/state.h - what the files of the analysis
  * room share: the analysis itself (analysis.c: options, tables, items),
  * the full pass in time order (pass.c) and the batch-at-a-time counts
- * (counts.c), which add into the same sums.
+ * (counts.c), which add into the same sums, and what both do with a
+ * sample's image and stack (sampled.c).
  */
 #ifndef TOOLS_LIB_ANALYSIS_STATE_H
 #define TOOLS_LIB_ANALYSIS_STATE_H
@@ -12,9 +13,12 @@
 #include <stdint.h>
 
 #include "etwforge/etwforge.h"
+#include "tools/lib/analysis/calltree.h"
 #include "tools/lib/analysis/clock.h"
 #include "tools/lib/analysis/identity.h"
+#include "tools/lib/analysis/images.h"
 #include "tools/lib/analysis/ip_counts.h"
+#include "tools/lib/analysis/stacks.h"
 #include "tools/lib/analysis/wake.h"
 
 #define AN_MAX_CPUS 2048u /* ProcessorIndex: 11 bits */
@@ -87,6 +91,13 @@ struct etwforge_analysis {
 	uint64_t *proc_in, *proc_samples;
 	uint64_t gen;	   /* events read: the sums change with it */
 	uint64_t proc_gen; /* what @gen was when @proc_t was summed */
+	/* images and stacks: read with the identity, the samples counted into them */
+	struct an_images im;
+	struct an_stacks st;
+	struct an_calls calls; /* FULL only */
+	uint64_t depth_hist[ETWFORGE_HIST_BUCKETS];
+	struct etwforge_stack_row *stack_rows; /* the public view of @st's joined stacks */
+	char where_text[1024];		       /* the last etwforge_analysis_locate()'s text */
 };
 
 /** an_counted - does CPU @c count? */
@@ -100,6 +111,16 @@ static inline bool an_in_window(const struct etwforge_analysis *a, uint64_t ts)
 {
 	return ts >= a->from_ts && ts <= a->to_ts;
 }
+
+/**
+ * an_sample_seen - what a counted sample of thread @tid (0 idle; @row its
+ * thread row, -1 none) at @ts with IP @ip adds to the images, the stacks
+ * and (FULL) the call tree. *@pid its process (its thread's, else its
+ * stack's), *@stack its stack's row, -1 none.
+ * Return: 0, or -ENOMEM.
+ */
+int an_sample_seen(struct etwforge_analysis *a, uint32_t tid, int64_t row, uint64_t ip, uint64_t ts,
+		   uint32_t *pid, int64_t *stack);
 
 /**
  * pass_next - read on until the queue holds an item (or the end).

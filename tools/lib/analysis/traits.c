@@ -39,6 +39,8 @@ enum trait_id {
 	T_IDLE_TOP_IP,
 	T_IDLE_PRIORITY,
 	T_DPC_ISR,
+	T_IN_MODULE,
+	T_STACK_DEPTH,
 	T_THREADS_SAMPLED,
 	T_CPU_CV_IN_PROCESS,
 	T_PROCESSES_AT_START,
@@ -88,6 +90,10 @@ static const struct {
 	 ETWFORGE_TRAIT_MIX, true},
 	{"dpc_isr_sample_share", "share of samples taken in a DPC or an interrupt", "",
 	 ETWFORGE_TRAIT_FRACTION, true},
+	{"samples_in_module",
+	 "share of samples whose address an image of the process or the kernel maps", "",
+	 ETWFORGE_TRAIT_FRACTION, true},
+	{"stack_depth", "frames of a sampled stack", "frames", ETWFORGE_TRAIT_DIST_LOG2, true},
 	{"threads_sampled", "share of threads with at least one sample", "",
 	 ETWFORGE_TRAIT_FRACTION, true},
 	{"thread_cpu_cv",
@@ -155,6 +161,7 @@ struct etwforge_traits {
 	uint64_t reasons[AN_REASONS];
 	const char *reason_labels[AN_REASONS];
 	uint64_t wake[ETWFORGE_HIST_BUCKETS];
+	uint64_t depth[ETWFORGE_HIST_BUCKETS];
 	uint64_t boost[AN_BOOSTS];
 	uint64_t burst[ETWFORGE_HIST_BUCKETS];
 	uint64_t wait[ETWFORGE_HIST_BUCKETS];
@@ -474,6 +481,11 @@ static void pass_traits(struct etwforge_traits *t, const struct etwforge_analysi
 	set_counts(t, T_RUN_BURST, t->burst, ETWFORGE_HIST_BUCKETS);
 	set_counts(t, T_WAIT, t->wait, ETWFORGE_HIST_BUCKETS);
 	set_counts(t, T_IDLE_PRIORITY, t->idle_priority, PRIORITIES);
+	if (tot->samples) {
+		set(t, T_IN_MODULE, (double)tot->samples_in_image / (double)tot->samples);
+	}
+	memcpy(t->depth, a->depth_hist, sizeof(t->depth));
+	set_counts(t, T_STACK_DEPTH, t->depth, ETWFORGE_HIST_BUCKETS);
 	lat = ip_counts_sorted(&s->latencies, &n);
 	if (lat && tot->wakeups) {
 		set(t, T_WAKE_TOP2,

@@ -2,7 +2,8 @@
 /*
  * tools/lib/read/event_json.c - events and files as the JSON objects `etwforge
  * dump --jsonl` prints, one per line: the file first, then each record with
- * its decoded payload, each switch of a compact batch after its batch.
+ * its decoded payload (a stack's frames a list of hex strings, a GUID its
+ * registry form), each switch of a compact batch after its batch.
  * Written with the library's one JSON writer (json_out.c).
  */
 #include <inttypes.h>
@@ -10,10 +11,13 @@
 #include <string.h>
 
 #include "producer/records/cswitch.h"
+#include "producer/records/image.h"
+#include "producer/records/ktc.h"
 #include "producer/records/process.h"
 #include "producer/records/profile.h"
 #include "producer/records/ready.h"
 #include "producer/records/spinlock.h"
+#include "producer/records/stack.h"
 #include "producer/records/sysconfig.h"
 #include "producer/records/thread.h"
 #include "tools/lib/common/error.h"
@@ -44,10 +48,16 @@ static void provider(struct jout *j, const struct etwforge_record *r)
 		jout_ku64(j, "opcode", r->opcode);
 		jout_ku64(j, "level", r->level);
 	} else {
+		uint32_t kt, ut;
+
 		jout_kstr(j, "guid", r->provider);
 		jout_ku64(j, "class_type", r->class_type);
 		jout_ku64(j, "class_level", r->class_level);
 		jout_ku64(j, "class_version", r->class_version);
+		if (read_record_times(r, &kt, &ut)) {
+			jout_ku64(j, "kernel_time", kt);
+			jout_ku64(j, "user_time", ut);
+		}
 	}
 }
 
@@ -101,27 +111,42 @@ static void kmasks(struct jout *j, const char *key, const uint32_t *m, unsigned 
 	jout_close(j, ']');
 }
 
-#define JI_U(key, v, when)                                                                         \
+#define JI_U(key, v, when, n)                                                                      \
 	if (when) {                                                                                \
 		jout_ku64(j, key, v);                                                              \
 	}
-#define JI_I(key, v, when)                                                                         \
+#define JI_I(key, v, when, n)                                                                      \
 	if (when) {                                                                                \
 		jout_ki64(j, key, v);                                                              \
 	}
-#define JI_HEX(key, v, when)                                                                       \
+#define JI_HEX(key, v, when, n)                                                                    \
 	if (when) {                                                                                \
 		jout_khex(j, key, v);                                                              \
 	}
-#define JI_BOOL(key, v, when)                                                                      \
+#define JI_BOOL(key, v, when, n)                                                                   \
 	if (when) {                                                                                \
 		jout_kbool(j, key, v);                                                             \
 	}
-#define JI_SID(key, v, when)			 kstr_or_null(j, key, v);
-#define JI_ASTR(key, v, when)			 kstr_or_null(j, key, v);
-#define JI_WSTR(key, v, when)			 kstr_or_null(j, key, v);
-#define JI_MASKS(key, v, when)			 kmasks(j, key, v, c->nmasks);
-#define JI_ROW(x, name, ctype, json, jwhen, ...) JI_##json(#name, c->name, jwhen)
+/* A run of frames: a list of hex strings, innermost first. */
+static void kframes(struct jout *j, const char *key, const uint64_t *f, size_t n)
+{
+	jout_key(j, key);
+	jout_open(j, '[');
+	for (size_t i = 0; i < n; i++) {
+		jout_sep(j);
+		jout_hex(j, f[i]);
+	}
+	jout_close(j, ']');
+}
+
+/* @n: the count of a FRAMES member (nNAME), not evaluated for the others */
+#define JI_SID(key, v, when, n)			 kstr_or_null(j, key, v);
+#define JI_ASTR(key, v, when, n)		 kstr_or_null(j, key, v);
+#define JI_WSTR(key, v, when, n)		 kstr_or_null(j, key, v);
+#define JI_GUID(key, v, when, n)		 kstr_or_null(j, key, v);
+#define JI_MASKS(key, v, when, n)		 kmasks(j, key, v, c->nmasks);
+#define JI_FRAMES(key, v, when, n)		 kframes(j, key, v, n);
+#define JI_ROW(x, name, ctype, json, jwhen, ...) JI_##json(#name, c->name, jwhen, c->n##name)
 
 /* An identity payload, as one member named after its kind: its fields do not meet the header's. */
 static void identity(struct jout *j, const struct etwforge_record *r)
@@ -193,6 +218,71 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 		ETW_CPU_CONFIG_FIELDS(JI_ROW, )
 		break;
 	}
+	case ETWFORGE_PAYLOAD_IMAGE: {
+		const struct etwforge_image *c = &r->u.image;
+
+		jout_key(j, "image");
+		jout_open(j, '{');
+		jout_kstr(j, "event", c->event);
+		if (r->hook == 0x1421 || r->hook == 0x1422) {
+			ETW_IMAGE_ADDRESS_FIELDS(JI_ROW, )
+		} else {
+			ETW_IMAGE_FIELDS(JI_ROW, )
+		}
+		break;
+	}
+	case ETWFORGE_PAYLOAD_STACK_WALK: {
+		const struct etwforge_stack_walk *c = &r->u.stack;
+
+		jout_key(j, "stack");
+		jout_open(j, '{');
+		ETW_STACK_WALK_FIELDS(JI_ROW, )
+		break;
+	}
+	case ETWFORGE_PAYLOAD_STACK_KEY: {
+		const struct etwforge_stack_key *c = &r->u.stack_key;
+
+		jout_key(j, "stack_key");
+		jout_open(j, '{');
+		jout_kstr(j, "event", c->event);
+		ETW_STACK_KEY_FIELDS(JI_ROW, )
+		break;
+	}
+	case ETWFORGE_PAYLOAD_STACK_DEF: {
+		const struct etwforge_stack_def *c = &r->u.stack_def;
+
+		jout_key(j, "stack_def");
+		jout_open(j, '{');
+		jout_kstr(j, "event", c->event);
+		ETW_STACK_DEF_FIELDS(JI_ROW, )
+		break;
+	}
+	case ETWFORGE_PAYLOAD_IMAGE_ID: {
+		const struct etwforge_image_id *c = &r->u.image_id;
+
+		jout_key(j, "image_id");
+		jout_open(j, '{');
+		ETW_KTC_IMAGE_ID_FIELDS(JI_ROW, )
+		break;
+	}
+	case ETWFORGE_PAYLOAD_DBGID: {
+		const struct etwforge_dbgid *c = &r->u.dbgid;
+		const bool some = c->guid != NULL;
+
+		jout_key(j, "dbgid");
+		jout_open(j, '{');
+		jout_kstr(j, "event", c->event);
+		ETW_KTC_DBGID_FIELDS(JI_ROW, )
+		break;
+	}
+	case ETWFORGE_PAYLOAD_FILE_VERSION: {
+		const struct etwforge_file_version *c = &r->u.file_version;
+
+		jout_key(j, "file_version");
+		jout_open(j, '{');
+		ETW_KTC_FILE_VERSION_FIELDS(JI_ROW, )
+		break;
+	}
 	default: {
 		const struct etwforge_rundown *c = &r->u.rundown;
 
@@ -243,7 +333,7 @@ static void payload(struct jout *j, const struct etwforge_record *r)
 	case ETWFORGE_PAYLOAD_SHORT: {
 		char what[64];
 
-		snprintf(what, sizeof(what), "%s payload too short", read_payload_name(r->hook));
+		snprintf(what, sizeof(what), "%s payload too short", read_record_name(r));
 		jout_kstr(j, "decode_error", what);
 		break;
 	}
@@ -255,6 +345,13 @@ static void payload(struct jout *j, const struct etwforge_record *r)
 	case ETWFORGE_PAYLOAD_PROFILE_INTERVAL:
 	case ETWFORGE_PAYLOAD_SYSCONFIG_CPU:
 	case ETWFORGE_PAYLOAD_RUNDOWN:
+	case ETWFORGE_PAYLOAD_IMAGE:
+	case ETWFORGE_PAYLOAD_STACK_WALK:
+	case ETWFORGE_PAYLOAD_STACK_KEY:
+	case ETWFORGE_PAYLOAD_STACK_DEF:
+	case ETWFORGE_PAYLOAD_IMAGE_ID:
+	case ETWFORGE_PAYLOAD_DBGID:
+	case ETWFORGE_PAYLOAD_FILE_VERSION:
 		identity(j, r);
 		break;
 	case ETWFORGE_PAYLOAD_NONE:

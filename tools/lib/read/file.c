@@ -181,6 +181,12 @@ const struct etwforge_damage *read_file_damage_at(const struct etwforge_file *f,
 bool read_record_times(const struct etwforge_record *r, uint32_t *kernel_time, uint32_t *user_time)
 {
 	*kernel_time = *user_time = 0;
+	if (r && r->data && r->size >= ETL_FH_LEN &&
+	    (r->header_type == ETL_HT_FULL_HEADER32 || r->header_type == ETL_HT_FULL_HEADER64)) {
+		*kernel_time = get_le32(r->data + ETL_FH_KERNEL_TIME);
+		*user_time = get_le32(r->data + ETL_FH_USER_TIME);
+		return true;
+	}
 	if (!r || !r->data || r->size < ETL_SH_LEN ||
 	    (r->header_type != ETL_HT_SYSTEM32 && r->header_type != ETL_HT_SYSTEM64)) {
 		return false;

@@ -111,6 +111,8 @@ bool read_record_times(const struct etwforge_record *r, uint32_t *kernel_time, u
 
 /* read_payload_name - as etwforge_payload_name(). */
 const char *read_payload_name(uint16_t hook);
+/* read_record_name - as etwforge_record_name(). */
+const char *read_record_name(const struct etwforge_record *r);
 const char *read_stats_kind_name(unsigned k);
 int read_stats_count(const struct etwforge_stats *st, enum etwforge_stat what, unsigned index,
 		     uint64_t *out);

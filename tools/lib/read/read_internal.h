@@ -57,6 +57,8 @@ struct rec_store {
 	uint32_t masks[ETW_GROUP_MASKS];
 	char *str; /* the strings of an identity record (malloc'd, grown to fit) */
 	size_t str_len, str_cap;
+	uint64_t *frames; /* the frames of a stack record, widened (malloc'd, grown to fit) */
+	size_t frames_cap;
 };
 
 /** rv_store_free - free what @st holds (not @st); it is empty again. */

@@ -3,9 +3,11 @@
  * tools/lib/read/record_view.c - the public views of what the framing
  * reader finds (read_internal.h): a record with its payload decoded by
  * producer's etw_decode_payload() (the one hook dispatcher of the project)
- * into the struct of its kind, member by member from the record tables of
- * producer/records/, its strings in UTF-8; a buffer; a switch expanded
- * from a compact batch; and which event of the iterator's kinds a record is.
+ * (or, for a classic event, etw_decode_classic_payload()) into the struct
+ * of its kind, member by member from the record tables of
+ * producer/records/, its strings in UTF-8 and its frames widened to 64
+ * bits; a buffer; a switch expanded from a compact batch; and which event
+ * of the iterator's kinds a record is.
  */
 #include <assert.h>
 #include <errno.h>
@@ -17,10 +19,13 @@
 #include "producer/ccswap_expand.h"
 #include "producer/etw_encode.h"
 #include "producer/records/cswitch.h"
+#include "producer/records/image.h"
+#include "producer/records/ktc.h"
 #include "producer/records/process.h"
 #include "producer/records/profile.h"
 #include "producer/records/ready.h"
 #include "producer/records/spinlock.h"
+#include "producer/records/stack.h"
 #include "producer/records/sysconfig.h"
 #include "producer/records/thread.h"
 #include "tools/lib/read/read.h"
@@ -202,21 +207,59 @@ static const char *str_sid(struct rec_store *st, const struct etw_sid *sid)
 	return out;
 }
 
+/* The GUID of a PDB, as its registry form, into the store. */
+static const char *str_guid(struct rec_store *st, const uint8_t *g)
+{
+	char *out = st->str + st->str_len;
+
+	etw_guid_format(g, out);
+	st->str_len += ETW_GUID_STR_LEN + 1;
+	return out;
+}
+
 /*
- * The identity records from their tables (the columns of
- * producer/records/process.h): a number as its row's "from"; a string
- * (SID, ASTR, WSTR) into the record's store, NULL when its row's "when"
- * does not hold; the group masks copied into the store.
+ * The frames of a stack record, widened to 64 bits, into the store (grown
+ * to fit: a record holds at most 65535 bytes). @n is set to their number.
+ * Return: them; NULL (and @n 0) when no memory.
  */
-#define ID_U(st, to, from, when)		       to = (from)
-#define ID_I(st, to, from, when)		       to = (from)
-#define ID_HEX(st, to, from, when)		       to = (from)
-#define ID_BOOL(st, to, from, when)		       to = (from)
-#define ID_SID(st, to, from, when)		       to = str_sid(st, from)
-#define ID_ASTR(st, to, from, when)		       to = str_ansi(st, from)
-#define ID_WSTR(st, to, from, when)		       to = (when) ? str_utf16(st, from) : NULL
-#define ID_MASKS(st, to, from, when)		       to = memcpy(st->masks, from, sizeof(st->masks))
-#define ID_ROW(x, name, ctype, json, jwhen, from, ...) ID_##json(st, x->name, from, jwhen);
+static const uint64_t *str_frames(struct rec_store *st, const struct etw_frames *f,
+				  enum etl_arch arch, size_t *n)
+{
+	*n = 0;
+	if (f->n > st->frames_cap) {
+		uint64_t *p = realloc(st->frames, f->n * sizeof(*p));
+
+		if (!p) {
+			return NULL;
+		}
+		st->frames = p;
+		st->frames_cap = f->n;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		st->frames[i] = etw_frame(f, arch, i);
+	}
+	*n = f->n;
+	return st->frames;
+}
+
+/*
+ * The identity, image and stack records from their tables (the columns of
+ * producer/records/process.h): a number as its row's "from"; a string
+ * (SID, ASTR, WSTR, GUID) into the record's store, NULL when its row's
+ * "when" does not hold; the group masks copied into the store; frames
+ * widened into it, member NAME with its count nNAME.
+ */
+#define ID_U(st, x, name, from, when)		       x->name = (from)
+#define ID_I(st, x, name, from, when)		       x->name = (from)
+#define ID_HEX(st, x, name, from, when)		       x->name = (from)
+#define ID_BOOL(st, x, name, from, when)	       x->name = (from)
+#define ID_SID(st, x, name, from, when)		       x->name = str_sid(st, from)
+#define ID_ASTR(st, x, name, from, when)	       x->name = (when) ? str_ansi(st, from) : NULL
+#define ID_WSTR(st, x, name, from, when)	       x->name = (when) ? str_utf16(st, from) : NULL
+#define ID_GUID(st, x, name, from, when)	       x->name = (when) ? str_guid(st, from) : NULL
+#define ID_FRAMES(st, x, name, from, when)	       x->name = str_frames(st, from, arch, &x->n##name)
+#define ID_MASKS(st, x, name, from, when)	       x->name = memcpy(st->masks, from, sizeof(st->masks))
+#define ID_ROW(x, name, ctype, json, jwhen, from, ...) ID_##json(st, x, name, from, jwhen);
 
 /* The public member's type: the row's own for numbers, UTF-8 for a string. */
 #define ID_TYPE_U(x, name, ctype)	   PUB_TYPE(x, name, ctype, )
@@ -227,6 +270,8 @@ static const char *str_sid(struct rec_store *st, const struct etw_sid *sid)
 #define ID_TYPE_ASTR(x, name, ctype)	   PUB_TYPE(x, name, const char *, )
 #define ID_TYPE_WSTR(x, name, ctype)	   PUB_TYPE(x, name, const char *, )
 #define ID_TYPE_MASKS(x, name, ctype)	   PUB_TYPE(x, name, const uint32_t *, )
+#define ID_TYPE_GUID(x, name, ctype)	   PUB_TYPE(x, name, const char *, )
+#define ID_TYPE_FRAMES(x, name, ctype)	   PUB_TYPE(x, name, const uint64_t *, )
 #define ID_TYPE(x, name, ctype, json, ...) ID_TYPE_##json(x, name, ctype)
 
 ETW_PROCESS_FIELDS(ID_TYPE, etwforge_process)
@@ -237,6 +282,14 @@ ETW_PROFILE_FIELDS(ID_TYPE, etwforge_sample)
 ETW_PROFILE_INTERVAL_FIELDS(ID_TYPE, etwforge_profile_interval)
 ETW_CPU_CONFIG_FIELDS(ID_TYPE, etwforge_sysconfig_cpu)
 ETW_GROUP_MASKS_FIELDS(ID_TYPE, etwforge_rundown)
+ETW_IMAGE_FIELDS(ID_TYPE, etwforge_image)
+ETW_IMAGE_ADDRESS_FIELDS(ID_TYPE, etwforge_image)
+ETW_STACK_WALK_FIELDS(ID_TYPE, etwforge_stack_walk)
+ETW_STACK_KEY_FIELDS(ID_TYPE, etwforge_stack_key)
+ETW_STACK_DEF_FIELDS(ID_TYPE, etwforge_stack_def)
+ETW_KTC_IMAGE_ID_FIELDS(ID_TYPE, etwforge_image_id)
+ETW_KTC_DBGID_FIELDS(ID_TYPE, etwforge_dbgid)
+ETW_KTC_FILE_VERSION_FIELDS(ID_TYPE, etwforge_file_version)
 
 static const char *event_name(uint16_t hook)
 {
@@ -265,9 +318,39 @@ static const char *event_name(uint16_t hook)
 		return "masks_end";
 	case ETW_HOOK_RUNDOWN_COMPLETE:
 		return "complete";
+	case ETW_HOOK_IMAGE_LOAD:
+		return "load";
+	case ETW_HOOK_IMAGE_UNLOAD:
+		return "unload";
+	case ETW_HOOK_IMAGE_DC_START:
+		return "dcstart";
+	case ETW_HOOK_IMAGE_DC_END:
+		return "dcend";
+	case ETW_HOOK_IMAGE_KERNEL_BASE:
+		return "kernel_base";
+	case ETW_HOOK_IMAGE_HYPERCALL:
+		return "hypercall_page";
+	case ETW_HOOK_STACK_KEY_KERNEL:
+		return "kernel";
+	case ETW_HOOK_STACK_KEY_USER:
+		return "user";
+	case ETW_HOOK_STACK_KEY_CREATE:
+		return "create";
+	case ETW_HOOK_STACK_KEY_DELETE:
+		return "delete";
+	case ETW_HOOK_STACK_KEY_RUNDOWN:
+		return "rundown";
 	default:
 		return "masks"; /* 0x0005 */
 	}
+}
+
+/* A KernelTraceControl DbgID record's kind, by its Class.Type. */
+static const char *dbgid_event(uint8_t type)
+{
+	return type == ETW_KTC_DBGID_RSDS     ? "rsds"
+	       : type == ETW_KTC_DBGID_ILRSDS ? "ilrsds"
+					      : "none";
 }
 
 /*
@@ -279,6 +362,8 @@ static bool conv_identity(const struct etw_payload *pl, const struct etl_record 
 			  struct rec_store *st, struct etwforge_record *o)
 {
 	const unsigned ver = r->version;
+	const enum etl_arch arch = r->is64 ? ETL_ARCH_X64 : ETL_ARCH_X86;
+	const bool some = pl->kind != ETW_PAYLOAD_KTC_DBGID_NONE;
 
 	(void)ver;
 	if (!str_reserve(st, r->payload_len)) {
@@ -366,10 +451,93 @@ static bool conv_identity(const struct etw_payload *pl, const struct etl_record 
 		o->u.rundown.event = event_name(r->hook_id);
 		o->decoded = ETWFORGE_PAYLOAD_RUNDOWN;
 		break;
+	case ETW_PAYLOAD_IMAGE: {
+		const struct etw_image *w = &pl->u.im;
+		struct etwforge_image *o2 = &o->u.image;
+
+		ETW_IMAGE_FIELDS(ID_ROW, o2)
+		o2->event = event_name(r->hook_id);
+		o->decoded = ETWFORGE_PAYLOAD_IMAGE;
+		break;
+	}
+	case ETW_PAYLOAD_IMAGE_ADDRESS: {
+		const uint64_t *w = &pl->u.address;
+		struct etwforge_image *o2 = &o->u.image;
+
+		ETW_IMAGE_ADDRESS_FIELDS(ID_ROW, o2)
+		o2->event = event_name(r->hook_id);
+		o->decoded = ETWFORGE_PAYLOAD_IMAGE;
+		break;
+	}
+	case ETW_PAYLOAD_STACK_WALK: {
+		const struct etw_stack_walk *w = &pl->u.sw;
+		struct etwforge_stack_walk *o2 = &o->u.stack;
+
+		ETW_STACK_WALK_FIELDS(ID_ROW, o2)
+		if (!o2->frames && w->frames.n) {
+			return false;
+		}
+		o->decoded = ETWFORGE_PAYLOAD_STACK_WALK;
+		break;
+	}
+	case ETW_PAYLOAD_STACK_KEY: {
+		const struct etw_stack_key *w = &pl->u.sk;
+		struct etwforge_stack_key *o2 = &o->u.stack_key;
+
+		ETW_STACK_KEY_FIELDS(ID_ROW, o2)
+		o2->event = event_name(r->hook_id);
+		o->decoded = ETWFORGE_PAYLOAD_STACK_KEY;
+		break;
+	}
+	case ETW_PAYLOAD_STACK_DEF: {
+		const struct etw_stack_def *w = &pl->u.sd;
+		struct etwforge_stack_def *o2 = &o->u.stack_def;
+
+		ETW_STACK_DEF_FIELDS(ID_ROW, o2)
+		if (!o2->frames && w->frames.n) {
+			return false;
+		}
+		o2->event = event_name(r->hook_id);
+		o->decoded = ETWFORGE_PAYLOAD_STACK_DEF;
+		break;
+	}
+	case ETW_PAYLOAD_KTC_IMAGE_ID: {
+		const struct etw_ktc_image_id *w = &pl->u.kid;
+		struct etwforge_image_id *o2 = &o->u.image_id;
+
+		ETW_KTC_IMAGE_ID_FIELDS(ID_ROW, o2)
+		o->decoded = ETWFORGE_PAYLOAD_IMAGE_ID;
+		break;
+	}
+	case ETW_PAYLOAD_KTC_DBGID:
+	case ETW_PAYLOAD_KTC_DBGID_NONE: {
+		const struct etw_ktc_dbgid *w = &pl->u.kdb;
+		struct etwforge_dbgid *o2 = &o->u.dbgid;
+
+		ETW_KTC_DBGID_FIELDS(ID_ROW, o2)
+		o2->event = dbgid_event(o->class_type);
+		o->decoded = ETWFORGE_PAYLOAD_DBGID;
+		break;
+	}
+	case ETW_PAYLOAD_KTC_FILE_VERSION: {
+		const struct etw_ktc_file_version *w = &pl->u.kfv;
+		struct etwforge_file_version *o2 = &o->u.file_version;
+
+		ETW_KTC_FILE_VERSION_FIELDS(ID_ROW, o2)
+		o->decoded = ETWFORGE_PAYLOAD_FILE_VERSION;
+		break;
+	}
 	default:
 		break;
 	}
 	return true;
+}
+
+/* The GUID of a classic event's header (EVENT_TRACE_HEADER.Guid, 16 wire bytes). */
+static const uint8_t *classic_guid(const struct etl_record *r)
+{
+	return r->kind == ETL_KIND_FULL && r->size >= EVH_GUID + ETW_GUID_LEN ? r->data + EVH_GUID
+									      : NULL;
 }
 
 /* The public view of record @r of buffer @buffer, its payload decoded, into @st. */
@@ -444,7 +612,7 @@ void rv_conv_record(const struct etl_record *r, unsigned buffer, struct rec_stor
 			o->decoded = ETWFORGE_PAYLOAD_SHORT;
 			break;
 		case ETW_PAYLOAD_NONE:
-		/* decoded by producer/, not yet part of the public record */
+			break;
 		case ETW_PAYLOAD_IMAGE:
 		case ETW_PAYLOAD_IMAGE_ADDRESS:
 		case ETW_PAYLOAD_STACK_WALK:
@@ -454,7 +622,6 @@ void rv_conv_record(const struct etl_record *r, unsigned buffer, struct rec_stor
 		case ETW_PAYLOAD_KTC_DBGID:
 		case ETW_PAYLOAD_KTC_DBGID_NONE:
 		case ETW_PAYLOAD_KTC_FILE_VERSION:
-			break;
 		case ETW_PAYLOAD_PROCESS:
 		case ETW_PAYLOAD_PROCESS_TERMINATE:
 		case ETW_PAYLOAD_THREAD:
@@ -467,6 +634,17 @@ void rv_conv_record(const struct etl_record *r, unsigned buffer, struct rec_stor
 		case ETW_PAYLOAD_RUNDOWN_COMPLETE:
 			conv_identity(&pl, r, st, o);
 			break;
+		}
+	} else if (classic_guid(r)) {
+		struct etw_payload pl;
+
+		etw_decode_classic_payload(classic_guid(r), o->class_type, o->class_version,
+					   r->is64 ? ETL_ARCH_X64 : ETL_ARCH_X86, r->payload,
+					   r->payload_len, &pl);
+		if (pl.kind == ETW_PAYLOAD_SHORT) {
+			o->decoded = ETWFORGE_PAYLOAD_SHORT;
+		} else if (pl.kind != ETW_PAYLOAD_NONE) {
+			conv_identity(&pl, r, st, o);
 		}
 	}
 }
@@ -560,6 +738,13 @@ static bool identity_event(unsigned kinds, const struct etwforge_record *r,
 		[ETWFORGE_PAYLOAD_PROFILE_INTERVAL] = ETWFORGE_EV_PROFILE_INTERVAL,
 		[ETWFORGE_PAYLOAD_SYSCONFIG_CPU] = ETWFORGE_EV_SYSCONFIG_CPU,
 		[ETWFORGE_PAYLOAD_RUNDOWN] = ETWFORGE_EV_RUNDOWN,
+		[ETWFORGE_PAYLOAD_IMAGE] = ETWFORGE_EV_IMAGE,
+		[ETWFORGE_PAYLOAD_STACK_WALK] = ETWFORGE_EV_STACK,
+		[ETWFORGE_PAYLOAD_STACK_KEY] = ETWFORGE_EV_STACK_KEY,
+		[ETWFORGE_PAYLOAD_STACK_DEF] = ETWFORGE_EV_STACK_DEF,
+		[ETWFORGE_PAYLOAD_IMAGE_ID] = ETWFORGE_EV_IMAGE_ID,
+		[ETWFORGE_PAYLOAD_DBGID] = ETWFORGE_EV_DBGID,
+		[ETWFORGE_PAYLOAD_FILE_VERSION] = ETWFORGE_EV_FILE_VERSION,
 	};
 	unsigned k = (unsigned)r->decoded < sizeof(kind_of) / sizeof(kind_of[0])
 			     ? kind_of[r->decoded]
@@ -591,6 +776,27 @@ static bool identity_event(unsigned kinds, const struct etwforge_record *r,
 		break;
 	case ETWFORGE_PAYLOAD_SYSCONFIG_CPU:
 		ev->u.sysconfig_cpu = r->u.sysconfig_cpu;
+		break;
+	case ETWFORGE_PAYLOAD_IMAGE:
+		ev->u.image = r->u.image;
+		break;
+	case ETWFORGE_PAYLOAD_STACK_WALK:
+		ev->u.stack = r->u.stack;
+		break;
+	case ETWFORGE_PAYLOAD_STACK_KEY:
+		ev->u.stack_key = r->u.stack_key;
+		break;
+	case ETWFORGE_PAYLOAD_STACK_DEF:
+		ev->u.stack_def = r->u.stack_def;
+		break;
+	case ETWFORGE_PAYLOAD_IMAGE_ID:
+		ev->u.image_id = r->u.image_id;
+		break;
+	case ETWFORGE_PAYLOAD_DBGID:
+		ev->u.dbgid = r->u.dbgid;
+		break;
+	case ETWFORGE_PAYLOAD_FILE_VERSION:
+		ev->u.file_version = r->u.file_version;
 		break;
 	default:
 		ev->u.rundown = r->u.rundown;
@@ -635,7 +841,46 @@ static const struct {
 	{0x0020, "GroupMasks", ETWFORGE_EV_RUNDOWN},
 	/* no payload, so no name for a short one: an event all the same */
 	{ETW_HOOK_RUNDOWN_COMPLETE, NULL, ETWFORGE_EV_RUNDOWN},
+	{0x030A, "Image", ETWFORGE_EV_IMAGE},
+	{0x1402, "Image", ETWFORGE_EV_IMAGE},
+	{0x1403, "Image", ETWFORGE_EV_IMAGE},
+	{0x1404, "Image", ETWFORGE_EV_IMAGE},
+	{0x1421, "KernelBase", ETWFORGE_EV_IMAGE},
+	{0x1422, "HypercallPage", ETWFORGE_EV_IMAGE},
+	{0x1820, "StackWalk", ETWFORGE_EV_STACK},
+	{0x1825, "StackKeyKernel", ETWFORGE_EV_STACK_KEY},
+	{0x1826, "StackKeyUser", ETWFORGE_EV_STACK_KEY},
+	{0x1822, "KeyCreate", ETWFORGE_EV_STACK_DEF},
+	{0x1823, "KeyDelete", ETWFORGE_EV_STACK_DEF},
+	{0x1824, "KeyRundown", ETWFORGE_EV_STACK_DEF},
 };
+
+/* KernelTraceControl's image identities, by Class.Type: their names and event kinds. */
+static const struct {
+	uint8_t type;
+	const char *name;
+	unsigned kind;
+} decoded_classic[] = {
+	{ETW_KTC_IMAGE_ID, "ImageID", ETWFORGE_EV_IMAGE_ID},
+	{ETW_KTC_DBGID_RSDS, "DbgID_RSDS", ETWFORGE_EV_DBGID},
+	{ETW_KTC_DBGID_ILRSDS, "DbgID_ILRSDS", ETWFORGE_EV_DBGID},
+	{ETW_KTC_DBGID_NONE, "DbgID None", ETWFORGE_EV_DBGID},
+	{ETW_KTC_FILE_VERSION, "FileVersion", ETWFORGE_EV_FILE_VERSION},
+};
+
+/* The row of decoded_classic of a classic event's @guid and @type; past the end: none. */
+static unsigned classic_at(const uint8_t *guid, uint8_t type)
+{
+	unsigned i = 0, n = sizeof(decoded_classic) / sizeof(decoded_classic[0]);
+
+	if (!guid || memcmp(guid, etw_ktc_guid, ETW_GUID_LEN) != 0) {
+		return n;
+	}
+	while (i < n && decoded_classic[i].type != type) {
+		i++;
+	}
+	return i;
+}
 
 static unsigned decoded_at(uint16_t hook)
 {
@@ -655,6 +900,22 @@ const char *read_payload_name(uint16_t hook)
 	return i < sizeof(decoded_hooks) / sizeof(decoded_hooks[0]) ? decoded_hooks[i].name : NULL;
 }
 
+const char *read_record_name(const struct etwforge_record *r)
+{
+	if (r->has_hook) {
+		return read_payload_name(r->hook);
+	}
+	if (r->has_provider && !strncmp(r->kind, "FULL_HEADER", 11) &&
+	    r->size >= EVH_GUID + ETW_GUID_LEN) {
+		unsigned i = classic_at(r->data + EVH_GUID, r->class_type);
+
+		return i < sizeof(decoded_classic) / sizeof(decoded_classic[0])
+			       ? decoded_classic[i].name
+			       : NULL;
+	}
+	return NULL;
+}
+
 /* The identity event kind a hook's record can be (0: none). */
 static unsigned identity_kind_of(uint16_t hook)
 {
@@ -672,6 +933,13 @@ static unsigned identity_kind_of(uint16_t hook)
  */
 bool rv_may_give_event(unsigned kinds, const struct etl_record *r)
 {
+	if (r->kind == ETL_KIND_FULL) {
+		const uint8_t *g = classic_guid(r);
+		unsigned i = g ? classic_at(g, r->data[ETH_CLASS_TYPE]) : ~0u;
+
+		return g && i < sizeof(decoded_classic) / sizeof(decoded_classic[0]) &&
+		       (kinds & decoded_classic[i].kind);
+	}
 	if (r->kind != ETL_KIND_PERFINFO && r->kind != ETL_KIND_SYSTEM) {
 		return false;
 	}
@@ -692,9 +960,9 @@ bool rv_record_event(unsigned kinds, const struct etl_record *r, unsigned buffer
 	}
 	memset(ev, 0, sizeof(*ev));
 	ev->cpu = r->cpu;
-	ev->ts = r->ts;
 	ev->file_offset = r->file_offset;
 	rv_conv_record(r, buffer, st);
+	ev->ts = st->rec.ts; /* a classic event's is in its own header */
 	ev->rec = &st->rec;
 	if ((kinds & ETWFORGE_EV_CSWITCH) && st->rec.decoded == ETWFORGE_PAYLOAD_CSWITCH) {
 		ev->kind = ETWFORGE_EV_CSWITCH;
@@ -712,5 +980,6 @@ bool rv_record_event(unsigned kinds, const struct etl_record *r, unsigned buffer
 void rv_store_free(struct rec_store *st)
 {
 	free(st->str);
+	free(st->frames);
 	memset(st, 0, sizeof(*st));
 }

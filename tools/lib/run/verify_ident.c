@@ -544,7 +544,7 @@ static int check_image(struct verify_ident *vi, const struct etw_payload *pl, ui
 	if (pl->kind == ETW_PAYLOAD_IMAGE_ADDRESS) {
 		const uint64_t *w = &pl->u.address;
 
-		ETW_IMAGE_ADDRESS_FIELDS(VI_ROW, (&(struct { uint64_t address; }){line->base}))
+		ETW_IMAGE_ADDRESS_FIELDS(VI_ROW, (&(struct { uint64_t base; }){line->base}))
 		return 0;
 	}
 	if (pl->kind != ETW_PAYLOAD_IMAGE) {

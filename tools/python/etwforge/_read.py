@@ -398,14 +398,19 @@ class File:
             self._release(cur)
 
     def schedule(self, *, window: Optional[tuple] = None, cpus: Optional[Iterable[int]] = None,
-                 detail: str = "full", wakeups: bool = False) -> "Schedule":
+                 detail: str = "full", wakeups: bool = False, samples: bool = False,
+                 symbols=None) -> "Schedule":
         """The library's reading of the file (who ran, who woke whom, where
-        the CPU went) as tables: a Schedule. window=(from_ns, to_ns) counts
-        only that span (ns since the session start), cpus only those CPUs;
-        detail="counts" the counts and CPU times only (faster: no window,
-        distribution or wake-up list); wakeups=True lists every wake-up."""
+        the CPU went, which image is where, which stacks were sampled) as
+        tables: a Schedule. window=(from_ns, to_ns) counts only that span
+        (ns since the session start), cpus only those CPUs; detail="counts"
+        the counts and CPU times only (faster: no window, distribution or
+        wake-up list); wakeups=True lists every wake-up, samples=True every
+        sample; symbols=DIR names functions from a Breakpad symbol store
+        (DIR/PDB/GUIDAGE/NAME.sym)."""
         from ._schedule import Schedule
-        return Schedule(self, window=window, cpus=cpus, detail=detail, wakeups=wakeups)
+        return Schedule(self, window=window, cpus=cpus, detail=detail, wakeups=wakeups,
+                        samples=samples, symbols=symbols)
 
     def switches(self, order: str = "cpu") -> Switches:
         """Every switch of the file (plain and compact), as Switches columns."""

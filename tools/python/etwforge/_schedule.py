@@ -2,13 +2,15 @@
 """File.schedule(): the library's one reading of a trace, as tables.
 
 Who ran on each CPU, who each thread and process is, who woke whom and
-where the CPU went: the numbers `etwforge dump --stats` prints and the
-pictures draw, from the same C code (etwforge_analysis_*).
+where the CPU went, which image sits where and which stacks were sampled:
+the numbers `etwforge dump --stats` prints and the pictures draw, from the
+same C code (etwforge_analysis_*).
 """
 from __future__ import annotations
 
 import array
 import ctypes
+import os
 import threading
 from ctypes import (POINTER, c_bool, c_char_p, c_int, c_int64, c_size_t, c_uint, c_uint32,
                     c_uint64, c_void_p)
@@ -20,12 +22,13 @@ from ._errors import ErrorBox, ETLError
 HIST_BUCKETS = 64
 _DETAIL = {"full": 0, "counts": 1}
 ITEM_WAKE = 0x2
+ITEM_SAMPLE = 0x10
 
 
 class _Opts(ctypes.Structure):
     _fields_ = [("sz", c_size_t), ("detail", c_uint), ("items", c_uint), ("window", c_bool),
                 ("from_ns", c_int64), ("to_ns", c_int64), ("cpus", c_void_p),
-                ("cpus_bytes", c_size_t), ("keep_going", c_bool)]
+                ("cpus_bytes", c_size_t), ("keep_going", c_bool), ("symbols", c_char_p)]
 
 
 class _Item(ctypes.Structure):
@@ -33,14 +36,16 @@ class _Item(ctypes.Structure):
                 ("tid", c_uint32), ("thread", c_int64), ("known", c_bool), ("opened", c_bool),
                 ("waker", c_uint32), ("waker_thread", c_int64), ("from_cpu", c_uint),
                 ("reason", c_uint), ("batch", c_uint64), ("tids", c_uint),
-                ("record_bytes", c_uint64), ("lock", c_void_p), ("ip", c_uint64)]
+                ("record_bytes", c_uint64), ("lock", c_void_p), ("ip", c_uint64),
+                ("stack", c_int64), ("pid", c_uint32)]
 
 
 _TOTALS = ("from_ns", "to_ns", "end_ns", "clock_hz", "cpus", "switches", "compact",
            "switch_ins", "attributed", "unattributed", "readies", "wakeups", "samples",
            "samples_attributed", "idle_samples", "busy_ns", "idle_ns", "unknown_ns",
            "cpu_from_samples", "sample_interval_ns", "flushes", "spins", "damaged", "threads",
-           "processes")
+           "processes", "images", "samples_in_image", "samples_stacked", "stack_events",
+           "stacks", "stack_records", "keys_unresolved", "frames", "frames_in_image")
 
 
 class _Totals(ctypes.Structure):
@@ -52,7 +57,11 @@ class _Totals(ctypes.Structure):
                                 "unknown_ns")] + [
         ("cpu_from_samples", c_bool), ("sample_interval_ns", c_uint64), ("flushes", c_uint64),
         ("spins", c_uint64), ("damaged", c_uint64), ("threads", c_size_t),
-        ("processes", c_size_t), ("wake_hist", POINTER(c_uint64))]
+        ("processes", c_size_t), ("wake_hist", POINTER(c_uint64)), ("images", c_size_t),
+        ("samples_in_image", c_uint64), ("samples_stacked", c_uint64),
+        ("stack_events", c_uint64), ("stacks", c_size_t), ("stack_records", c_uint64),
+        ("keys_unresolved", c_uint64), ("frames", c_uint64), ("frames_in_image", c_uint64),
+        ("depth_hist", POINTER(c_uint64))]
 
 
 class _ThreadRow(ctypes.Structure):
@@ -82,6 +91,30 @@ class _IpCount(ctypes.Structure):
     _fields_ = [("ip", c_uint64), ("samples", c_uint64)]
 
 
+class _ImageRow(ctypes.Structure):
+    _fields_ = [("pid", c_uint32), ("process", c_int64), ("base", c_uint64), ("size", c_uint64),
+                ("load_ns", c_int64), ("unload_ns", c_int64), ("path", c_char_p),
+                ("name", c_char_p), ("timestamp", c_uint32), ("checksum", c_uint32),
+                ("pdb", c_char_p), ("guid", c_char_p), ("age", c_uint32), ("symbols", c_bool),
+                ("samples", c_uint64), ("frames", c_uint64)]
+
+
+class _StackRow(ctypes.Structure):
+    _fields_ = [("frames", POINTER(c_uint64)), ("nframes", c_size_t),
+                ("kernel_frames", c_size_t), ("samples", c_uint64)]
+
+
+class _Location(ctypes.Structure):
+    _fields_ = [("image", c_int64), ("module", c_char_p), ("function", c_char_p),
+                ("offset", c_uint64), ("text", c_char_p)]
+
+
+class _CallNode(ctypes.Structure):
+    _fields_ = [("parent", c_int64), ("first_child", c_int64), ("next_sibling", c_int64),
+                ("depth", c_uint), ("name", c_char_p), ("samples", c_uint64),
+                ("self", c_uint64), ("pid", c_uint32)]
+
+
 P = c_void_p
 _new = _lib._fn("etwforge_analysis_new", P, P, POINTER(_Opts), P)
 _free = _lib._fn("etwforge_analysis_free", None, P)
@@ -92,6 +125,12 @@ _process = _lib._fn("etwforge_analysis_process", POINTER(_ProcessRow), P, c_size
 _cpus = _lib._fn("etwforge_analysis_cpus", c_uint, P)
 _cpu = _lib._fn("etwforge_analysis_cpu", POINTER(_CpuRow), P, c_uint)
 _ips = _lib._fn("etwforge_analysis_ips", POINTER(_IpCount), P, c_int64, POINTER(c_size_t))
+_image = _lib._fn("etwforge_analysis_image", POINTER(_ImageRow), P, c_size_t)
+_stack = _lib._fn("etwforge_analysis_stack", POINTER(_StackRow), P, c_size_t)
+_locate = _lib._fn("etwforge_analysis_locate", c_int, P, c_uint32, c_uint64, c_int64,
+                   POINTER(_Location))
+_call_nodes = _lib._fn("etwforge_analysis_call_nodes", c_size_t, P)
+_call_node = _lib._fn("etwforge_analysis_call_node", POINTER(_CallNode), P, c_size_t)
 
 
 def _text(b: Optional[bytes]) -> str:
@@ -135,14 +174,23 @@ _PROCESS_COLS = ("pid", "ppid", "image", "cmdline", "start_ns", "end_ns", "threa
                  "switch_ins", "samples")
 _CPU_COLS = ("cpu", "switches", "busy_ns", "idle_ns", "unknown_ns", "samples", "idle_samples")
 _WAKE_COLS = ("t_ready", "t_run", "tid", "thread", "waker", "waker_thread", "from_cpu", "cpu")
+_IMAGE_COLS = ("pid", "process", "base", "size", "load_ns", "unload_ns", "path", "name",
+               "timestamp", "checksum", "pdb", "guid", "age", "symbols", "samples", "frames")
+_IMAGE_TEXT = ("path", "name", "pdb", "guid")
+_SAMPLE_COLS = ("t", "cpu", "tid", "thread", "pid", "ip", "stack")
+_NODE_COLS = ("parent", "first_child", "next_sibling", "depth", "name", "samples", "self", "pid")
 _CODES = {n: "q" for n in ("process", "start_ns", "end_ns", "thread", "waker_thread",
-                           "t_ready", "t_run")}
+                           "t_ready", "t_run", "load_ns", "unload_ns", "t", "stack", "parent",
+                           "first_child", "next_sibling")}
 _CODES.update({n: "Q" for n in ("tid", "pid", "ppid", "cpu_ns", "switch_ins", "samples",
                                 "wakeups", "wake_ns", "waits", "wait_ns", "max_wait_ns",
                                 "bursts", "max_burst_ns", "distinct_ips", "threads", "cpu",
                                 "switches", "busy_ns", "idle_ns", "unknown_ns",
-                                "idle_samples", "waker", "from_cpu")})
+                                "idle_samples", "waker", "from_cpu", "base", "size",
+                                "timestamp", "checksum", "age", "frames", "ip", "depth",
+                                "self")})
 _CODES["named"] = "B"
+_CODES["symbols"] = "B"
 
 
 class Schedule:
@@ -167,20 +215,42 @@ class Schedule:
       start), tid, thread (its row), waker, waker_thread, from_cpu, cpu.
     hist(row, which): the distribution ("burst", "wait" or "wake") of a
       thread row: 64 counts, bucket k the values in [2^k, 2^(k+1)) ns;
-      hist(None, "wake"): every wake-up's latency.
+      hist(None, "wake"): every wake-up's latency; hist(None, "depth"):
+      the frames of the samples' stacks.
     wait_reasons(row) / states(row): switch-outs by wait reason / state.
     ips(row): [(ip, samples)], most samples first (row None: idle's).
     cpu_by_process(): {pid: cpu_ns} summed over a PID's process rows.
+    images: Table of image rows (a module mapped at a base of an address
+      space for a time): pid (0: a kernel module, in every process),
+      process (its row, -1), base, size, load_ns / unload_ns (-2^63: mapped
+      before the trace, 2^63-1: still at its end), path, name, timestamp,
+      checksum, pdb / guid / age (the PDB a merge named; "" and 0 none),
+      symbols (the symbol store has its file), samples, frames.
+    samples: Table (when asked for): t, cpu, tid, thread (its row), pid, ip,
+      stack (its row for stack(), -1 none).
+    stack(i): a distinct call stack: {"frames": [...] innermost first,
+      "kernel_frames": n (the first n), "samples": n}.
+    locate(pid, addr, t_ns): where an address of a process is at a time:
+      {"image": row or -1, "module", "function", "offset", "text"} (text
+      "ntdll.dll!RtlUserThreadStart+0x21", "ntdll.dll+0x2c1a", "0x1234").
+    call_tree(): the samples' call tree as a Table (node 0 "all", then a
+      node per process, then the frames from the outermost): parent,
+      first_child, next_sibling, depth, name, samples, self, pid.
+    folded(): {"process;outer;...;inner": samples ending there}, what
+      flame graph tools read.
     All times are nanoseconds since the session started.
     """
 
     def __init__(self, f, *, window: Optional[Tuple[int, int]] = None,
                  cpus: Optional[Iterable[int]] = None, detail: str = "full",
-                 wakeups: bool = False):
+                 wakeups: bool = False, samples: bool = False, symbols=None):
         if detail not in _DETAIL:
             raise ValueError(f"etwforge: detail {detail!r} is not one of 'full', 'counts'")
         o = _Opts(sz=ctypes.sizeof(_Opts), detail=_DETAIL[detail],
-                  items=ITEM_WAKE if wakeups else 0, keep_going=f.keep_going)
+                  items=(ITEM_WAKE if wakeups else 0) | (ITEM_SAMPLE if samples else 0),
+                  keep_going=f.keep_going)
+        if symbols is not None:
+            o.symbols = os.fsencode(symbols)
         mask = None
         if window is not None:
             if not (isinstance(window, tuple) and len(window) == 2 and
@@ -212,6 +282,7 @@ class Schedule:
                     e.raise_(-ctypes.get_errno() or -22, ETLError)
             try:
                 self.wakeups = Table(_WAKE_COLS, _CODES) if wakeups else None
+                self.samples = Table(_SAMPLE_COLS, _CODES) if samples else None
                 self._read(f.keep_going)
                 self._tables()
             except BaseException:
@@ -233,6 +304,11 @@ class Schedule:
                     self.damage.append(err)
                     continue
                 it = item.contents
+                if it.kind == ITEM_SAMPLE:
+                    self.samples._add({"t": it.t0, "cpu": it.cpu, "tid": it.tid,
+                                       "thread": it.thread, "pid": it.pid, "ip": it.ip,
+                                       "stack": it.stack})
+                    continue
                 self.wakeups._add({"t_ready": it.t0, "t_run": it.t1, "tid": it.tid,
                                    "thread": it.thread, "waker": it.waker,
                                    "waker_thread": it.waker_thread, "from_cpu": it.from_cpu,
@@ -257,6 +333,12 @@ class Schedule:
         for i in range(_cpus(self._a)):
             r = _cpu(self._a, i).contents
             self.cpus._add({n: getattr(r, n) for n in _CPU_COLS})
+        self.images = Table(_IMAGE_COLS, _CODES)
+        for i in range(t.images):
+            r = _image(self._a, i).contents
+            row = {n: getattr(r, n) for n in _IMAGE_COLS if n not in _IMAGE_TEXT}
+            row.update({n: _text(getattr(r, n)) for n in _IMAGE_TEXT})
+            self.images._add(row)
 
     def _live(self):
         if not self._a:
@@ -273,14 +355,20 @@ class Schedule:
 
     def hist(self, row: Optional[int], which: str) -> list:
         """A distribution of thread row @row ("burst", "wait", "wake"), or of
-        every wake-up (row None, "wake"): 64 counts ([] at the COUNTS detail)."""
-        if which not in ("burst", "wait", "wake"):
-            raise ValueError(f"etwforge: no distribution {which!r} (burst, wait, wake)")
-        if row is None and which != "wake":
-            raise ValueError("etwforge: only 'wake' has a distribution of every thread")
+        every wake-up (row None, "wake") or every sampled stack's frames (row
+        None, "depth": bucket k [2^k, 2^(k+1)) frames): 64 counts ([] at the
+        COUNTS detail)."""
+        if which not in ("burst", "wait", "wake", "depth"):
+            raise ValueError(f"etwforge: no distribution {which!r} (burst, wait, wake, depth)")
+        if row is None and which not in ("wake", "depth"):
+            raise ValueError("etwforge: only 'wake' and 'depth' have a distribution of every "
+                             "thread")
+        if row is not None and which == "depth":
+            raise ValueError("etwforge: 'depth' is a distribution of every thread (row None)")
         with self._guard:
             if row is None:
-                return self._copy(_totals(self._live()).contents.wake_hist, HIST_BUCKETS)
+                return self._copy(getattr(_totals(self._live()).contents, which + "_hist"),
+                                  HIST_BUCKETS)
             return self._copy(getattr(self._row(row), which + "_hist"), HIST_BUCKETS)
 
     def wait_reasons(self, row: int) -> list:
@@ -303,6 +391,53 @@ class Schedule:
             n = c_size_t()
             p = _ips(self._live(), -1 if row is None else row, ctypes.byref(n))
             return [(p[k].ip, p[k].samples) for k in range(n.value)]
+
+    def stack(self, i: int) -> dict:
+        """Distinct stack @i (a sample's "stack"): its frames, innermost first."""
+        with self._guard:
+            p = _stack(self._live(), i) if isinstance(i, int) and i >= 0 else None
+            if not p:
+                raise IndexError(f"etwforge: no stack {i!r} (0..{self.totals['stacks'] - 1})")
+            r = p.contents
+            return {"frames": self._copy(r.frames, r.nframes),
+                    "kernel_frames": r.kernel_frames, "samples": r.samples}
+
+    def locate(self, pid: int, addr: int, t_ns: int = 0) -> dict:
+        """Where @addr of process @pid (0: the kernel's modules only) is at
+        @t_ns: its image row (-1 none), module, function, offset and text."""
+        loc = _Location()
+        with self._guard:
+            _locate(self._live(), pid, addr, t_ns, ctypes.byref(loc))
+            return {"image": loc.image, "module": _text(loc.module) or None,
+                    "function": _text(loc.function) or None, "offset": loc.offset,
+                    "text": _text(loc.text)}
+
+    def call_tree(self) -> Table:
+        """The call tree of the samples (detail "full"; empty at "counts")."""
+        out = Table(_NODE_COLS, _CODES)
+        with self._guard:
+            a = self._live()
+            n = _call_nodes(a)
+            if n == 0 and ctypes.get_errno() == 12:
+                raise MemoryError("etwforge: the call tree")
+            for i in range(n):
+                r = _call_node(a, i).contents
+                row = {c: getattr(r, c) for c in _NODE_COLS if c != "name"}
+                row["name"] = _text(r.name)
+                out._add(row)
+        return out
+
+    def folded(self) -> dict:
+        """{"process;outer;...;inner": samples ending there}: the folded stacks."""
+        tree = self.call_tree()
+        out: dict = {}
+        paths = [""] * len(tree)
+        for i in range(1, len(tree)):  # a parent comes before its children
+            parent = tree.parent[i]
+            paths[i] = tree.name[i] if parent == 0 else paths[parent] + ";" + tree.name[i]
+            if tree.self[i]:
+                out[paths[i]] = tree.self[i]
+        return out
 
     def cpu_by_process(self) -> dict:
         """{pid: cpu_ns}: CPU time per PID (its process rows summed)."""
