@@ -63,6 +63,22 @@ static_assert(SIM_CLOCK_SLOTS == 4, "clocks_now() fills slots 0..3");
 #define RT_FRONT     0x1u /* head of its priority queue (it was preempted) */
 #define RT_KEEP_TICK 0x2u /* still the same ready episode: keep WaitTime */
 
+/*
+ * Lived-in machines: each thread's burst and wait means are its group's
+ * times a factor drawn from a log-normal spread (sigma 0.8 for bursts, 1.3
+ * for waits; the 32 equal-probability quantiles, in 1/256ths), so a group
+ * holds a few busy threads and many that hardly run, as a real process
+ * does. The burst factors average 1, the wait factors' reciprocals average
+ * 1: a group that mostly waits keeps the CPU share it had. Integers: the
+ * same draws with any compiler and -O level.
+ */
+static const uint16_t burst_spread[32] = {34,  50,  61,	 71,  80,  89,	97,  106, 115, 124, 133,
+					  142, 152, 162, 172, 183, 195, 208, 222, 236, 253, 270,
+					  290, 312, 338, 368, 404, 448, 506, 588, 723, 1060};
+static const uint16_t wait_spread[32] = {
+	34,  63,  88,  112, 137, 162, 188,  216,  246,	277,  311,  347,  387,	429,  476,  527,
+	584, 646, 717, 796, 886, 989, 1110, 1252, 1422, 1633, 1899, 2251, 2744, 3503, 4900, 9121};
+
 /* Idle C-states: promoted with time spent idle; exit latency in ns. */
 #define CSTATE_C2_AFTER_NS 200000u
 #define CSTATE_C3_AFTER_NS 2000000u
@@ -76,6 +92,9 @@ static const uint32_t cstate_exit_ns[4] = {0, 1000, 15000, 60000};
 #define CREATE_MIN_NS 20000u /* a replacement thread appears this long after */
 #define CREATE_MAX_NS 200000u
 #define STARVE_NS     4000000000ull /* ready this long: boosted to 15 */
+#define DPC_PCT	      5u	    /* lived-in: a wake-up finds a DPC running this often */
+#define DPC_MEAN_NS   20000u	    /* and waits for it this long on average */
+#define IPI_MEAN_NS   1500u	    /* lived-in: an IPI's delay past IPI_MIN_NS */
 #define BALANCE_NS    1000000000ull
 #define BALANCE_MAX   16u /* boosts per balance-set-manager pass */
 
@@ -627,6 +646,26 @@ static uint32_t find_idle(const struct sched *s, uint32_t i)
 
 static void ready_thread(struct sched *s, uint32_t i, unsigned flags);
 
+/*
+ * How long a thread readied for @cpu waits before it runs there, @base ns
+ * at least (the C-state's exit latency, or the IPI's). Plain: @base and up
+ * to 500 ns. Lived-in: the exit latency varies from 3/4 of @base to 3/2 of
+ * it, and now and then a DPC runs first.
+ */
+static uint64_t wake_delay(struct sched *s, struct sched_cpu *cpu, uint64_t base)
+{
+	uint64_t d;
+
+	if (!s->cfg.lived_in) {
+		return base + sim_rng_below(&cpu->rng, 500);
+	}
+	d = base - base / 4u + sim_rng_below(&cpu->rng, base * 3u / 4u + 500u);
+	if (sim_rng_chance(&cpu->rng, DPC_PCT)) {
+		d += sim_rng_exp(&cpu->rng, DPC_MEAN_NS);
+	}
+	return d;
+}
+
 /* Make @i the standby (next) thread of @c. */
 static void make_standby(struct sched *s, unsigned c, uint32_t i, uint64_t at)
 {
@@ -662,8 +701,7 @@ static void ready_thread(struct sched *s, uint32_t i, unsigned flags)
 	if (c != SCHED_NONE) {
 		cpu = &s->cpu[c];
 		cpu->cstate = cstate_after(s->now - cpu->idle_since);
-		make_standby(s, c, i,
-			     s->now + cstate_exit_ns[cpu->cstate] + sim_rng_below(&cpu->rng, 500));
+		make_standby(s, c, i, s->now + wake_delay(s, cpu, cstate_exit_ns[cpu->cstate]));
 		return;
 	}
 	c = t->ideal;
@@ -678,7 +716,10 @@ static void ready_thread(struct sched *s, uint32_t i, unsigned flags)
 		uint64_t at = cpu->standby_at;
 
 		if (displaced == SCHED_NONE) {
-			at = s->now + sim_rng_range(&cpu->rng, IPI_MIN_NS, IPI_MAX_NS);
+			at = s->now + (s->cfg.lived_in
+					       ? wake_delay(s, cpu, IPI_MIN_NS) +
+							 sim_rng_exp(&cpu->rng, IPI_MEAN_NS)
+					       : sim_rng_range(&cpu->rng, IPI_MIN_NS, IPI_MAX_NS));
 		}
 		make_standby(s, c, i, at);
 		if (displaced != SCHED_NONE) {
@@ -736,7 +777,7 @@ static uint64_t draw_burst(struct sched *s, uint32_t i, struct sim_rng *rng)
 		b = g->period_ns * g->duty_pct / 100u;
 		b = b - b / 10u + sim_rng_below(rng, b / 5u + 1u); /* +-10% */
 	} else {
-		b = sim_rng_exp(rng, grp_of(s, i)->burst_mean);
+		b = sim_rng_exp(rng, grp_of(s, i)->burst_mean * s->thr[i].burst_k / 256u);
 	}
 	return b < MIN_BURST_NS ? MIN_BURST_NS : b;
 }
@@ -811,6 +852,14 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
 	if (g->behaviour == SCHED_PERIODIC) {
 		t->next_period = s->now + sim_rng_below(&s->rng, g->period_ns);
 	}
+	t->burst_k = 256;
+	t->wait_k = 256;
+	if (s->cfg.lived_in) {
+		uint64_t r = sim_rng_next(&s->rng);
+
+		t->burst_k = burst_spread[r & 31u];
+		t->wait_k = wait_spread[(r >> 5) & 31u];
+	}
 	t->burst_left = draw_burst(s, i, &s->rng);
 	s->st.threads_created++;
 }
@@ -861,7 +910,7 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	} else if (wait_class_of[r] == WC_LOCK) {
 		dur = sim_rng_exp(rng, LOCK_WAIT_NS);
 	} else {
-		dur = sim_rng_exp(rng, gr->wait_mean);
+		dur = sim_rng_exp(rng, gr->wait_mean * t->wait_k / 256u);
 	}
 	if (dur < MIN_WAIT_NS) {
 		dur = MIN_WAIT_NS;
@@ -988,6 +1037,12 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 		cs->old_base_pri = t->base;
 		cs->old_state = old_state;
 		cs->old_wait_reason = waits ? t->wait_reason : 0;
+		if (old_state == SCHED_TS_READY && s->cfg.lived_in) {
+			/* why it is Ready again, as KiQuantumEnd and a preemption set it */
+			uint8_t r = preempted ? SCHED_WR_WR_PREEMPTED : SCHED_WR_WR_QUANTUM_END;
+
+			cs->old_wait_reason = r < s->cfg.max_wait_reason ? r : 0;
+		}
 		cs->old_wait_mode = waits ? t->wait_mode : 0;
 		cs->old_ideal_cpu = t->ideal;
 		cs->old_remaining_quantum = remaining_quantum(t);

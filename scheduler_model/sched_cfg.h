@@ -44,6 +44,8 @@ enum sched_wait_reason {
 	SCHED_WR_WR_RESOURCE = 27,
 	SCHED_WR_WR_PUSH_LOCK = 28,
 	SCHED_WR_WR_MUTEX = 29,
+	SCHED_WR_WR_QUANTUM_END = 30,
+	SCHED_WR_WR_PREEMPTED = 32,
 	SCHED_WR_WR_ALERT_BY_THREAD_ID = 37,
 };
 
@@ -113,6 +115,14 @@ struct sched_group {
  * @counter_source:   what each of them counts, for that model: a source id
  *                    of pebs_model/pmc_sources.h (0 = the id's default)
  * @pebs:             the machine's PMU keeps a PebsIndex per CPU (the same)
+ * @lived_in:         behave like a machine in use rather than a minimal model:
+ *                    a thread left Ready says why (WrPreempted, WrQuantumEnd),
+ *                    each thread of a group draws its own burst and wait means,
+ *                    each group's ideal processors start at a CPU of the seed,
+ *                    wake-up latencies vary (C-state exit, IPI, a DPC before),
+ *                    and the profile timer fires as hardware does (one grid,
+ *                    each CPU late by its own interrupt latency, a tick now
+ *                    and then lost); false: the behaviour before these
  */
 struct sched_cfg {
 	unsigned cpus;
@@ -129,6 +139,7 @@ struct sched_cfg {
 	unsigned ncounters;
 	uint8_t counter_source[SIM_MAX_COUNTERS];
 	bool pebs;
+	bool lived_in;
 	unsigned ngroups;
 	struct sched_group groups[SCHED_MAX_GROUPS];
 };

@@ -48,6 +48,8 @@ struct sched_thread {
 	uint64_t run_start_cyc;	 /* the cycle clock then */
 	uint64_t exit_at;	 /* end of its lifetime (SCHED_NEVER: none) */
 	uint64_t next_period;	 /* PERIODIC: next wake-up */
+	uint16_t burst_k;	 /* its burst mean: the group's * burst_k / 256 */
+	uint16_t wait_k;	 /* its wait mean: the group's * wait_k / 256 */
 };
 
 /** struct sched_cpu - one processor (its PRCB, as far as the model goes). */

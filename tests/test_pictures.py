@@ -608,10 +608,11 @@ def case_foreign(tmp):
     own = os.path.join(tmp, "own.svg")
     _, err = run("dump", etl, "--timeline", own, "--truth", os.path.join(tmp, "own.jsonl"))
     check(err == "" and os.path.exists(own), f"own truth: {err}")
-    for other, what in [("seed", "its switch on line"), ("threads", "its switch on line"),
+    # a lived-in machine's start time comes from the seed: another seed is told by it
+    for other, what in [("seed", "its start_time is"), ("threads", "its switch on line"),
                         ("cpus", "its cpus is 4, the file's NumberOfProcessors is 8"),
                         ("start", "its start_time is 133000000000000001, the file's StartTime "
-                                  "is 133000000000000000")]:
+                                  "is ")]:
         truth = os.path.join(tmp, other + ".jsonl")
         _, err = run("dump", etl, "--timeline", svg, "--truth", truth, status=1)
         check(f"{truth} is not the truth of {etl}: " in err and what in err,

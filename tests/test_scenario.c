@@ -177,9 +177,15 @@ Test(scenario, defaults_are_the_documented_desktop)
 	cr_assert_eq(sc->trace.quirks, true);
 	cr_assert_eq(sc->trace.flush_at_end, true);
 	cr_assert_eq(sc->trace.pebs_and_pmc, false);
-	/* 2022-06-15 08:53:20 UTC; boot one hour (3600 * 10^7 100-ns units) before */
-	cr_assert_eq(sc->trace.start_time, 133000000000000000ll);
-	cr_assert_eq(sc->trace.boot_time, 133000000000000000ll - 36000000000ll);
+	/* lived-in: start in 2019..2025 (FILETIME 131907744000000000 is 2019-01-01),
+	 * up ten minutes (6 * 10^9 100-ns units) to two months before */
+	cr_assert_eq(sc->realism, 1);
+	cr_assert_eq(sc->sched.lived_in, true);
+	cr_assert_geq(sc->trace.start_time, 131907744000000000ll);
+	cr_assert_lt(sc->trace.start_time, 131907744000000000ll + 7ll * 365 * 864000000000ll);
+	cr_assert_geq(sc->trace.start_time - sc->trace.boot_time, 6000000000ll);
+	cr_assert_leq(sc->trace.start_time - sc->trace.boot_time, 60ll * 864000000000ll);
+	cr_assert_neq(sc->trace.start_time % 10000000, 0, "not a round second");
 	/* 2 ticks of 156250 * 100 ns = 31.25 ms */
 	cr_assert_eq(sc->sched.quantum_ns, 31250000ull);
 	cr_assert_eq(sc->sched.cpus, 8);
@@ -946,6 +952,45 @@ static void assert_round_trip(struct scenario *sc)
 	free(back);
 }
 
+Test(scenario, realism_plain_keeps_the_round_clocks_and_lived_in_draws_them_from_the_seed)
+{
+	struct scenario *a = new_scenario(), *b = new_scenario(), *c = new_scenario();
+	struct scenario *d = new_scenario();
+
+	/* plain: 2022-06-15 08:53:20 UTC; boot one hour (3600 * 10^7 100-ns units) before */
+	load_ok(a, "machine: {realism: plain}\n");
+	finish_ok(a);
+	cr_assert_eq(a->sched.lived_in, false);
+	cr_assert_eq(a->trace.start_time, 133000000000000000ll);
+	cr_assert_eq(a->trace.boot_time, 133000000000000000ll - 36000000000ll);
+	/* lived-in: the same seed the same clocks, another seed others */
+	load_ok(b, "seed: 7\n");
+	finish_ok(b);
+	load_ok(c, "seed: 7\n");
+	finish_ok(c);
+	load_ok(d, "seed: 8\n");
+	finish_ok(d);
+	cr_assert_eq(b->trace.start_time, c->trace.start_time);
+	cr_assert_eq(b->trace.boot_time, c->trace.boot_time);
+	cr_assert_neq(b->trace.start_time, d->trace.start_time);
+	cr_assert_neq(b->trace.start_time - b->trace.boot_time,
+		      d->trace.start_time - d->trace.boot_time);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	/* a start time given keeps its hour of uptime; a mistyped name is refused */
+	a = new_scenario();
+	load_ok(a, "machine: {start_time: 133500000000000000}\n");
+	finish_ok(a);
+	cr_assert_eq(a->trace.start_time, 133500000000000000ll);
+	cr_assert_eq(a->trace.boot_time, 133500000000000000ll - 36000000000ll);
+	cr_assert_neq(scenario_load_string(a, "r.yaml", "machine: {realism: lived_in}\n", &serr),
+		      0);
+	cr_assert(strstr(serr.msg, "lived-in"), "%s", serr.msg);
+	free(a);
+}
+
 Test(scenario, print_round_trips_the_defaults)
 {
 	struct scenario *sc = new_scenario();
@@ -959,7 +1004,7 @@ Test(scenario, print_round_trips_the_defaults)
 	cr_assert(strstr(text, "\nduration: 2s\n"));
 	cr_assert(strstr(text, "\nmachine:\n  cpus: 8\n"));
 	cr_assert(strstr(text, "  quantum: 31250us\n"));
-	cr_assert(strstr(text, "  boot_time: 132999964000000000\n"));
+	cr_assert(strstr(text, "  realism: lived-in\n"), "%s", text);
 	cr_assert(strstr(text, "\nkernel:\n  quirks: true\n"));
 	cr_assert(strstr(text, "\nsessions:\n  - name: \"NT Kernel Logger\"\n    clock: qpc\n"
 			       "    flags: [cswitch, compact_cswitch, proc_thread]\n"));

@@ -186,6 +186,81 @@ static const char *gen(const char *scenario, unsigned seed)
 	return test_path(out);
 }
 
+/* A trace of tools/scenarios/desktop.yaml on a @realism machine, 300 ms. */
+static const char *gen_desktop(const char *realism)
+{
+	static char name[2][64];
+	char args[512], err[512];
+	char *out = name[realism[0] == 'p'];
+
+	snprintf(out, 64, "desktop-%s.etl", realism);
+	snprintf(args, sizeof(args),
+		 "gen '%s/../tools/scenarios/desktop.yaml' -o %s --duration 300ms -q "
+		 "--set machine.realism=%s",
+		 SOURCE_DIR, out, realism);
+	cr_assert_eq(test_etwforge(args, err, sizeof(err)), 0, "%s", err);
+	return test_path(out);
+}
+
+/* The share of category @k of a MIX trait. */
+static double share(const struct etwforge_trait *x, unsigned k)
+{
+	uint64_t all = 0;
+
+	for (unsigned i = 0; i < x->ncounts; i++) {
+		all += x->counts[i];
+	}
+	return k < x->ncounts && all ? (double)x->counts[k] / (double)all : 0;
+}
+
+Test(traits, a_lived_in_machine_looks_like_the_real_sample_where_a_plain_one_does_not)
+{
+	struct etwforge_traits *l = traits_of(gen_desktop("lived-in"));
+	struct etwforge_traits *p = traits_of(gen_desktop("plain"));
+	/* the plain CSwitch session's file: a compact record names no Ready reason */
+	struct etwforge_traits *l2 = traits_of(test_path("desktop-lived-in-2.etl"));
+	struct etwforge_traits *p2 = traits_of(test_path("desktop-plain-2.etl"));
+	const struct etwforge_trait *lr = named(l2, "ready_wait_reasons");
+	const struct etwforge_trait *pr = named(p2, "ready_wait_reasons");
+	struct etwforge_traits *real;
+
+	/* the profile timer: the real sample's CPUs space their samples with a CV of
+	 * 0.04 to 0.15 and share a timestamp in 17 % of them; plain CPUs tick in lockstep */
+	is(p, "sample_spacing_cv", 0, 0);
+	is(p, "sample_times_shared", 1, 0);
+	cr_assert_gt(named(l, "sample_spacing_cv")->value, 0.02);
+	cr_assert_lt(named(l, "sample_spacing_cv")->value, 0.2);
+	cr_assert_gt(named(l, "sample_times_shared")->value, 0.05);
+	cr_assert_lt(named(l, "sample_times_shared")->value, 0.4);
+	/* the idle thread's samples report priority 16, as the real ones */
+	cr_assert_eq(share(named(l, "idle_sample_priority"), 16), 1);
+	cr_assert_eq(share(named(p, "idle_sample_priority"), 0), 1);
+	/* a thread left Ready says why: WrQuantumEnd (30) or WrPreempted (32) */
+	cr_assert(lr->present && pr->present);
+	cr_assert_gt(share(lr, 30), 0);
+	cr_assert_gt(share(lr, 32), 0);
+	cr_assert_eq(share(lr, 30) + share(lr, 32), 1);
+	cr_assert_eq(share(pr, 0), 1);
+	/* a group's threads differ from each other */
+	cr_assert_gt(named(l, "thread_cpu_cv")->value, 2 * named(p, "thread_cpu_cv")->value,
+		     "lived-in %g, plain %g", named(l, "thread_cpu_cv")->value,
+		     named(p, "thread_cpu_cv")->value);
+	/* wake-up latencies spread instead of piling on two values */
+	cr_assert_lt(named(l, "wake_latency_top2_share")->value,
+		     named(p, "wake_latency_top2_share")->value);
+	/* clocks that are not round numbers */
+	is(l, "round_times", 0, 0);
+	is(p, "round_times", 1, 0);
+	real = traits_of(test_sample("perfview_net.4.5.2.x64.etl"));
+	cr_assert_lt(etwforge_traits_score(l, real, NULL), etwforge_traits_score(p, real, NULL),
+		     "the lived-in machine is nearer the real sample");
+	etwforge_traits_free(real);
+	etwforge_traits_free(l);
+	etwforge_traits_free(p);
+	etwforge_traits_free(l2);
+	etwforge_traits_free(p2);
+}
+
 Test(traits, a_trace_is_closest_to_itself_then_to_its_scenario)
 {
 	struct etwforge_traits *d1 = traits_of(gen("desktop", 1));

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 
 #include "pebs_model/pmc_sources.h"
+#include "scheduler_model/sim_rng.h"
 #include "tools/lib/common/input_file.h"
 #include "tools/lib/scenario/scenario.h"
 #include "tools/lib/scenario/scenario_internal.h"
@@ -70,6 +71,7 @@ const char *scenario_wait_reason_name(unsigned r)
 
 static const char *const clock_names[] = {NULL, "qpc", "systime", "cycles"};
 static const char *const arch_names[] = {"x64", "x86"};
+static const char *const realism_names[] = {"plain", "lived-in"};
 static const char *const behaviour_names[] = {"cpu_bound", "io_bound", "interactive", "periodic"};
 
 static_assert(ETL_ARCH_X64 == 0 && ETL_ARCH_X86 == 1, "arch_names order");
@@ -122,6 +124,20 @@ static int apply_boot_time(struct sk_walk *w, const struct sk_desc *d, void *bas
 	if (rc == 0) {
 		scenario_of(w)->trace.boot_time = (int64_t)v;
 		scenario_of(w)->boot_time_set = true;
+	}
+	return rc;
+}
+
+static int apply_start_time(struct sk_walk *w, const struct sk_desc *d, void *base,
+			    const struct yt_node *n)
+{
+	uint64_t v;
+	int rc = sk_get_uint(w, n, d->min, d->max, &v);
+
+	(void)base;
+	if (rc == 0) {
+		scenario_of(w)->trace.start_time = (int64_t)v;
+		scenario_of(w)->start_time_set = true;
 	}
 	return rc;
 }
@@ -681,13 +697,15 @@ static const struct sk_desc machine_keys[] = {
 	K_UINT("timer_resolution", SC, trace.timer_resolution, 5000, 156250),
 	K_CUSTOM("target", apply_target, scenario_print_target),
 	K_ENUM("arch", SC, trace.arch, arch_names, false),
-	K_UINT("start_time", SC, trace.start_time, 0, INT64_MAX),
+	K_CUSTOM_X("start_time", apply_start_time, scenario_print_start_time, .min = 0,
+		   .max = INT64_MAX),
 	K_CUSTOM_X("boot_time", apply_boot_time, scenario_print_boot_time, .min = 0,
 		   .max = INT64_MAX),
 	K_CUSTOM_X("quantum", apply_quantum, scenario_print_quantum, .min = 100 * NS_PER_US,
 		   .max = 10 * NS_PER_S),
 	K_UINT("memory_mb", SC, ident.memory_mb, 1, 4194304), /* 4 TiB: Windows' most */
 	K_STR("computer_name", SC, computer_name, 1),
+	K_ENUM("realism", SC, realism, realism_names, false),
 	K_END,
 };
 
@@ -998,6 +1016,7 @@ void scenario_default(struct scenario *sc)
 
 	sc->sched.duration_ns = 2 * NS_PER_S;
 	sc->sched.seed = 1;
+	sc->realism = 1;	  /* lived-in */
 	sc->sched.quantum_ns = 0; /* derived: 2 ticks */
 	sc->sched.ngroups = (unsigned)ARRAY_SIZE(default_groups);
 	for (unsigned i = 0; i < sc->sched.ngroups; i++) {
@@ -1160,10 +1179,51 @@ static int finish_modules(struct scenario *sc, struct etwforge_error *err)
 	return 0;
 }
 
+/* FILETIMEs: 2019-01-01 and seven years on, in 100 ns units */
+#define LIVED_START_MIN	 131907744000000000LL
+#define LIVED_START_SPAN (7LL * 365 * 86400 * 10000000)
+#define LIVED_UPTIME_MIN (600LL * 10000000)	   /* ten minutes */
+#define LIVED_UPTIME_AVG (3LL * 86400 * 10000000)  /* three days on average */
+#define LIVED_UPTIME_MAX (60LL * 86400 * 10000000) /* two months at most */
+
+/*
+ * A lived-in machine's start and boot time when the scenario gives neither:
+ * any 100 ns of 2019..2025 and an uptime of ten minutes to two months,
+ * drawn from the seed (a real trace's clocks are never round numbers).
+ */
+static void lived_in_times(const struct scenario *sc, int64_t *start, int64_t *boot)
+{
+	struct sim_rng r;
+	uint64_t up;
+
+	sim_rng_init(&r, sc->sched.seed, SIM_RNG_IDENT, 2);
+	*start = LIVED_START_MIN + (int64_t)sim_rng_below(&r, (uint64_t)LIVED_START_SPAN);
+	up = (uint64_t)LIVED_UPTIME_MIN + sim_rng_exp(&r, (uint64_t)LIVED_UPTIME_AVG);
+	up = up < (uint64_t)LIVED_UPTIME_MAX ? up : (uint64_t)LIVED_UPTIME_MAX;
+	*boot = *start - (int64_t)up;
+}
+
+int64_t scenario_effective_start_time(const struct scenario *sc)
+{
+	int64_t start, boot;
+
+	if (sc->start_time_set || sc->boot_time_set || !sc->realism) {
+		return sc->trace.start_time;
+	}
+	lived_in_times(sc, &start, &boot);
+	return start;
+}
+
 int64_t scenario_effective_boot_time(const struct scenario *sc)
 {
 	if (sc->boot_time_set) {
 		return sc->trace.boot_time;
+	}
+	if (!sc->start_time_set && sc->realism) {
+		int64_t start, boot;
+
+		lived_in_times(sc, &start, &boot);
+		return boot;
 	}
 	return sc->trace.start_time > SCENARIO_DEFAULT_UPTIME
 		       ? sc->trace.start_time - SCENARIO_DEFAULT_UPTIME
@@ -1675,6 +1735,7 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 	int rc;
 
 	t->max_wait_reason = t->target->max_wait_reason;
+	t->start_time = scenario_effective_start_time(sc);
 	t->boot_time = scenario_effective_boot_time(sc);
 	if (t->boot_time > t->start_time) {
 		return sk_fail_key(&sc->where, sc->source, err, "machine.boot_time",
@@ -1708,6 +1769,7 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 	s->start_time = t->start_time;
 	s->boot_time = t->boot_time;
 	s->max_wait_reason = t->max_wait_reason;
+	s->lived_in = sc->realism != 0;
 	s->pebs = false;
 	for (unsigned c = 0; c < SIM_CLOCK_SLOTS; c++) {
 		s->clocks[c] = c != 0 && trace_config_clock_used(t, (enum sim_clock)c);

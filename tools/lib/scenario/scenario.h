@@ -197,6 +197,8 @@ struct scenario {
 	struct spin_cfg lock_model;
 	struct scenario_session_x sess_x[SIM_MAX_SESSIONS];
 	bool boot_time_set;
+	bool start_time_set;
+	int realism; /* machine.realism: 0 plain, 1 lived-in (the default) */
 	bool quantum_set;
 	char source[TRACE_PATH_MAX];
 	unsigned nfiles;
