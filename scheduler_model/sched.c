@@ -79,6 +79,14 @@ static const uint16_t wait_spread[32] = {
 	34,  63,  88,  112, 137, 162, 188,  216,  246,	277,  311,  347,  387,	429,  476,  527,
 	584, 646, 717, 796, 886, 989, 1110, 1252, 1422, 1633, 1899, 2251, 2744, 3503, 4900, 9121};
 
+/* @mean (ns) times the factor @k (1/256ths), kept below sim_rng_exp()'s 2^44 */
+static uint64_t spread(uint64_t mean, uint16_t k)
+{
+	uint64_t v = mean < (1ull << 48) ? mean * k / 256u : (1ull << 44) - 1u;
+
+	return v < (1ull << 44) ? v : (1ull << 44) - 1u;
+}
+
 /* Idle C-states: promoted with time spent idle; exit latency in ns. */
 #define CSTATE_C2_AFTER_NS 200000u
 #define CSTATE_C3_AFTER_NS 2000000u
@@ -613,8 +621,42 @@ static uint8_t cstate_after(uint64_t idle_ns)
 	return idle_ns >= CSTATE_C2_AFTER_NS ? 2 : 1;
 }
 
-/* An idle CPU @t may run: the ideal one, the last one, else the first after the ideal. */
-static uint32_t find_idle(const struct sched *s, uint32_t i)
+/* Lived-in: any idle CPU @i may use, each as likely (SCHED_NONE: none). */
+static uint32_t any_idle(struct sched *s, uint32_t i)
+{
+	const struct sched_grp *g = &s->grp[s->thr[i].group];
+	uint64_t n = 0, k;
+
+	for (unsigned w = 0; w < s->nwords; w++) {
+		n += sim_popcount64(s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]));
+	}
+	if (!n) {
+		return SCHED_NONE;
+	}
+	k = sim_rng_below(&s->cpu[s->thr[i].ideal].rng, n);
+	for (unsigned w = 0; w < s->nwords; w++) {
+		uint64_t m = s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]);
+		unsigned c = sim_popcount64(m);
+
+		if (k >= c) {
+			k -= c;
+			continue;
+		}
+		while (k--) {
+			m &= m - 1u;
+		}
+		return w * 64u + sim_ctz64(m);
+	}
+	return SCHED_NONE;
+}
+
+/*
+ * An idle CPU @t may run: the ideal one, the last one, else (plain) the
+ * first after the ideal, or (lived-in) any, so that the threads whose own
+ * CPUs are busy spread over the idle ones instead of piling onto the lowest
+ * numbers after a busy range.
+ */
+static uint32_t find_idle(struct sched *s, uint32_t i)
 {
 	const struct sched_thread *t = &s->thr[i];
 	const struct sched_grp *g = &s->grp[t->group];
@@ -626,6 +668,9 @@ static uint32_t find_idle(const struct sched *s, uint32_t i)
 	if (t->last_cpu != SCHED_NONE && bit_test(s->idle_mask, t->last_cpu) &&
 	    allowed(s, i, t->last_cpu)) {
 		return t->last_cpu;
+	}
+	if (s->cfg.lived_in) {
+		return any_idle(s, i);
 	}
 	/* the words past the last CPU are all zero: wrap around at nwords */
 	for (unsigned k = 0; k <= nw; k++) {
@@ -777,7 +822,7 @@ static uint64_t draw_burst(struct sched *s, uint32_t i, struct sim_rng *rng)
 		b = g->period_ns * g->duty_pct / 100u;
 		b = b - b / 10u + sim_rng_below(rng, b / 5u + 1u); /* +-10% */
 	} else {
-		b = sim_rng_exp(rng, grp_of(s, i)->burst_mean * s->thr[i].burst_k / 256u);
+		b = sim_rng_exp(rng, spread(grp_of(s, i)->burst_mean, s->thr[i].burst_k));
 	}
 	return b < MIN_BURST_NS ? MIN_BURST_NS : b;
 }
@@ -910,7 +955,7 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	} else if (wait_class_of[r] == WC_LOCK) {
 		dur = sim_rng_exp(rng, LOCK_WAIT_NS);
 	} else {
-		dur = sim_rng_exp(rng, gr->wait_mean * t->wait_k / 256u);
+		dur = sim_rng_exp(rng, spread(gr->wait_mean, t->wait_k));
 	}
 	if (dur < MIN_WAIT_NS) {
 		dur = MIN_WAIT_NS;
