@@ -579,7 +579,7 @@ static void timer_next(struct ident *m, unsigned c)
 {
 	uint64_t skip = 1;
 
-	if (sim_rng_below(&m->timer_rng, 10000) < 7) {
+	if (sim_rng_below(&m->timer_rng, 10000) < 12) {
 		skip += 1 + sim_rng_below(&m->timer_rng, 4); /* interrupts held off */
 	}
 	m->grid[c] += skip * m->interval_ns;
