@@ -827,6 +827,40 @@ static uint64_t draw_burst(struct sched *s, uint32_t i, struct sim_rng *rng)
 	return b < MIN_BURST_NS ? MIN_BURST_NS : b;
 }
 
+/*
+ * Lived-in: a client ID for a new thread, as the kernel's handle table
+ * hands them out on a machine that has run a while: any free multiple of
+ * 4 in the pool (shared with the process IDs, so TIDs and PIDs
+ * interleave; an ID freed by an exited thread may come back later).
+ */
+static uint32_t draw_id(struct sched *s)
+{
+	uint32_t k;
+
+	for (unsigned tries = 0; tries < 64; tries++) {
+		k = 2u + (uint32_t)sim_rng_below(&s->id_rng, s->id_slots - 2u);
+		if (!((s->id_used[k >> 6] >> (k & 63u)) & 1u)) {
+			goto found;
+		}
+	}
+	for (k = 2; k < s->id_slots && ((s->id_used[k >> 6] >> (k & 63u)) & 1u); k++) {
+	}
+	if (k == s->id_slots) {
+		return 0; /* the pool is sized to stay at most a quarter full: never */
+	}
+found:
+	s->id_used[k >> 6] |= 1ull << (k & 63u);
+	return k * 4u;
+}
+
+/* Lived-in: thread @tid exited, its ID free again. */
+static void free_id(struct sched *s, uint32_t tid)
+{
+	if (s->id_used && tid / 4u < s->id_slots) {
+		s->id_used[tid / 256u] &= ~(1ull << (tid / 4u & 63u));
+	}
+}
+
 /* Slot @i gets a new thread (new TID) of its group, created at s->now. */
 static void create_thread(struct sched *s, uint32_t i, uint16_t group)
 {
@@ -836,11 +870,15 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
 	uint32_t k;
 
 	memset(t, 0, sizeof(*t));
-	t->tid = s->next_tid;
-	if (s->next_tid == SCHED_LAST_TID) {
-		s->tids_exhausted = true; /* no TID is ever reused: no more threads */
+	if (s->id_used) {
+		t->tid = draw_id(s);
 	} else {
-		s->next_tid += 4u;
+		t->tid = s->next_tid;
+		if (s->next_tid == SCHED_LAST_TID) {
+			s->tids_exhausted = true; /* no TID is ever reused: no more threads */
+		} else {
+			s->next_tid += 4u;
+		}
 	}
 	t->group = group;
 	t->state = SCHED_TS_INITIALIZED;
@@ -1026,6 +1064,7 @@ static void terminate(struct sched *s, uint32_t i, struct sim_rng *rng)
 
 	thread_note(s, i, true);
 	t->state = SCHED_TS_TERMINATED;
+	free_id(s, t->tid);
 	s->st.threads_terminated++;
 	ev_thread(s, i, s->now + sim_rng_range(rng, CREATE_MIN_NS, CREATE_MAX_NS));
 }
@@ -1590,18 +1629,23 @@ void sched_set_thread_listener(struct sched *s,
 	s->thread_ctx = ctx;
 }
 
-void sched_initial_tids(const struct sched *s, unsigned group, uint32_t *first, unsigned *count)
+unsigned sched_initial_tids(const struct sched *s, unsigned group, uint32_t *tids, unsigned cap)
 {
 	uint32_t slot = 0;
+	unsigned count;
 
+	/* initial_threads() gave the groups their slots in order, those of a group that
+	 * starts later too (its threads are created then) */
 	for (unsigned g = 0; g < group && g < s->cfg.ngroups; g++) {
-		slot += s->cfg.groups[g].start_ns ? 0u : s->cfg.groups[g].count;
+		slot += s->cfg.groups[g].count;
 	}
-	*count = group < s->cfg.ngroups && !s->cfg.groups[group].start_ns
-			 ? s->cfg.groups[group].count
-			 : 0;
-	/* initial_threads() created them in group order, so their TIDs run on */
-	*first = *count ? SCHED_FIRST_TID + 4u * slot : 0;
+	count = group < s->cfg.ngroups && !s->cfg.groups[group].start_ns
+			? s->cfg.groups[group].count
+			: 0;
+	for (unsigned k = 0; k < count && k < cap; k++) {
+		tids[k] = s->thr[slot + k].tid;
+	}
+	return count;
 }
 
 void sched_get_stats(const struct sched *s, struct sched_stats *st)
@@ -1782,6 +1826,40 @@ static void initial_threads(struct sched *s)
 	}
 }
 
+/*
+ * Lived-in: the client-ID pool, 0x1000 IDs at least and four times the
+ * threads and process IDs there can be, so a draw finds a free one at
+ * once; ID 0 (the idle thread's) and the process IDs are taken.
+ */
+static int id_pool(struct sched *s)
+{
+	uint64_t n = 4u * ((uint64_t)s->nthr + s->cfg.ntaken);
+
+	n = n < 1024u ? 1024u : n;
+	for (unsigned k = 0; k < s->cfg.ntaken; k++) {
+		uint64_t id = s->cfg.taken_ids[k] / 4u + 1u;
+
+		n = id > n ? id : n;
+	}
+	n = (n + 63u) & ~(uint64_t)63u;
+	if (n > SCHED_LAST_TID / 4u) {
+		return -1;
+	}
+	s->id_slots = (uint32_t)n;
+	s->id_used = calloc(n / 64u, sizeof(*s->id_used));
+	if (!s->id_used) {
+		return -1;
+	}
+	s->id_used[0] = 1u; /* 0: the idle thread */
+	for (unsigned k = 0; k < s->cfg.ntaken; k++) {
+		uint32_t id = s->cfg.taken_ids[k] / 4u;
+
+		s->id_used[id >> 6] |= 1ull << (id & 63u);
+	}
+	sim_rng_init(&s->id_rng, s->cfg.seed, SIM_RNG_SCHED_GLOBAL, 1);
+	return 0;
+}
+
 struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 {
 	struct sched *s;
@@ -1826,6 +1904,9 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	s->starve_ticks = (uint32_t)(STARVE_NS / s->tick_ns ? STARVE_NS / s->tick_ns : 1u);
 	s->next_tid = SCHED_FIRST_TID;
 	sim_rng_init(&s->rng, cfg->seed, SIM_RNG_SCHED_GLOBAL, 0);
+	if (cfg->lived_in && id_pool(s) < 0) {
+		goto err_s;
+	}
 	for (unsigned c = 0; c < s->ncpu; c++) {
 		struct sched_cpu *cpu = &s->cpu[c];
 
@@ -1859,6 +1940,7 @@ void sched_destroy(struct sched *s)
 	if (!s) {
 		return;
 	}
+	free(s->id_used);
 	for (unsigned h = 0; h < s->nhooks; h++) {
 		if (s->hooks[h].ops->destroy) {
 			s->hooks[h].ops->destroy(s->hooks[h].ctx);

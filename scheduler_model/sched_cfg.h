@@ -14,11 +14,12 @@
 #include "producer/trace_sink.h"
 #include "scheduler_model/sim.h"
 
-#define SCHED_MAX_CPUS	   1024
-#define SCHED_MAX_GROUPS   64
-#define SCHED_WAIT_REASONS 64
-#define SCHED_MAX_THREADS  262144  /* live threads (sum of the groups' counts) */
-#define SCHED_FIRST_TID	   0x1000u /* TIDs are 0x1000, 0x1004, ... never reused */
+#define SCHED_MAX_CPUS	    1024
+#define SCHED_MAX_GROUPS    64
+#define SCHED_WAIT_REASONS  64
+#define SCHED_MAX_THREADS   262144  /* live threads (sum of the groups' counts) */
+#define SCHED_FIRST_TID	    0x1000u /* plain: TIDs are 0x1000, 0x1004, ... never reused */
+#define SCHED_MAX_TAKEN_IDS 512u    /* lived-in: client IDs the TIDs must avoid (PIDs) */
 
 /** enum sched_thread_state - KTHREAD_STATE (KERNEL_FACTS 7). */
 enum sched_thread_state {
@@ -122,7 +123,11 @@ struct sched_group {
  *                    wake-up latencies vary (C-state exit, IPI, a DPC before),
  *                    and the profile timer fires as hardware does (one grid,
  *                    each CPU late by its own interrupt latency, a tick now
- *                    and then lost); false: the behaviour before these
+ *                    and then lost); thread IDs come from one pool with the
+ *                    process IDs (below), drawn where a free one is; false:
+ *                    the behaviour before these
+ * @taken_ids:        lived-in: the process IDs (and parents' IDs) a TID must
+ *                    not take, @ntaken of them
  */
 struct sched_cfg {
 	unsigned cpus;
@@ -140,6 +145,8 @@ struct sched_cfg {
 	uint8_t counter_source[SIM_MAX_COUNTERS];
 	bool pebs;
 	bool lived_in;
+	unsigned ntaken;
+	uint32_t taken_ids[SCHED_MAX_TAKEN_IDS];
 	unsigned ngroups;
 	struct sched_group groups[SCHED_MAX_GROUPS];
 };

@@ -170,7 +170,10 @@ struct sched {
 	uint64_t now;
 	uint32_t next_tid;
 	bool tids_exhausted; /* SCHED_LAST_TID was handed out */
-	struct sim_rng rng;  /* thread creation */
+	uint64_t *id_used;   /* lived-in: client IDs / 4 in use (PIDs, live TIDs) */
+	uint32_t id_slots;   /* how many IDs the pool holds (a multiple of 64) */
+	struct sim_rng id_rng;
+	struct sim_rng rng; /* thread creation */
 	/*
 	 * events in (time, id) order; ids: CPUs, then thread slots, then the
 	 * balancer, then the models (in the order attached)

@@ -189,7 +189,8 @@ def case_timeline(tmp):
             t = p.find(SVG + "title")
             if t is not None and t.text.startswith("TID ") and p.get("fill-opacity") is None:
                 colours[t.text] = p.get("fill")
-    gen(tmp, "other", "--seed", "9", "--duration", "300ms")
+    # another schedule of the same machine (a lived-in machine's TIDs come from the seed)
+    gen(tmp, "other", "--cpus", "4", "--duration", "300ms")
     svg2 = os.path.join(tmp, "other.svg")
     run("dump", os.path.join(tmp, "other.etl"), "--timeline", svg2)
     root2, _ = svg_of(svg2)

@@ -2016,13 +2016,17 @@ Test(sched, initial_tids_and_the_lifecycle_listener)
 	s = sched_create(&cfg, fake_sink(&fs));
 	cr_assert_not_null(s);
 	for (unsigned g = 0; g < cfg.ngroups; g++) {
-		uint32_t first;
+		uint32_t tids[64];
 		unsigned count;
 
-		sched_initial_tids(s, g, &first, &count);
+		count = sched_initial_tids(s, g, tids, 64);
 		cr_assert_eq(count, cfg.groups[g].count);
+		cr_assert_leq(count, 64);
 		for (unsigned k = 0; k < count; k++, slot++) {
-			cr_assert_eq(s->thr[slot].tid, first + 4u * k, "group %u thread %u", g, k);
+			/* a plain machine numbers them on, group after group */
+			cr_assert_eq(tids[k], SCHED_FIRST_TID + 4u * slot, "group %u thread %u", g,
+				     k);
+			cr_assert_eq(s->thr[slot].tid, tids[k]);
 			cr_assert_eq(s->thr[slot].group, g);
 		}
 	}

@@ -1770,6 +1770,15 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 	s->boot_time = t->boot_time;
 	s->max_wait_reason = t->max_wait_reason;
 	s->lived_in = sc->realism != 0;
+	s->ntaken = 0;
+	for (unsigned i = 0; i < sc->ident.nprocesses && s->ntaken + 2u <= SCHED_MAX_TAKEN_IDS;
+	     i++) {
+		/* a TID never takes a process's ID, nor that of its parent (simulated or not) */
+		const struct ident_process *p = &sc->ident.processes[i];
+
+		s->taken_ids[s->ntaken++] = p->pid;
+		s->taken_ids[s->ntaken++] = p->ppid;
+	}
 	s->pebs = false;
 	for (unsigned c = 0; c < SIM_CLOCK_SLOTS; c++) {
 		s->clocks[c] = c != 0 && trace_config_clock_used(t, (enum sim_clock)c);
