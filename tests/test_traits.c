@@ -247,6 +247,11 @@ Test(traits, a_lived_in_machine_looks_like_the_real_sample_where_a_plain_one_doe
 	/* wake-up latencies spread instead of piling on two values */
 	cr_assert_lt(named(l, "wake_latency_top2_share")->value,
 		     named(p, "wake_latency_top2_share")->value);
+	/* thread IDs among the process IDs, as the real sample's (97 % below its
+	 * largest PID); plain ones all above 4096 */
+	cr_assert_gt(named(l, "tids_below_max_pid")->value, 0.5);
+	is(p, "tids_below_max_pid", 0, 0);
+	is(l, "tids_multiple_of_4", 1, 0);
 	/* clocks that are not round numbers */
 	is(l, "round_times", 0, 0);
 	is(p, "round_times", 1, 0);
