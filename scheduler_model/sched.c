@@ -846,7 +846,7 @@ static uint32_t draw_id(struct sched *s)
 	for (k = 2; k < s->id_slots && ((s->id_used[k >> 6] >> (k & 63u)) & 1u); k++) {
 	}
 	if (k == s->id_slots) {
-		return 0; /* the pool is sized to stay at most a quarter full: never */
+		return 0; /* the pool is sized to stay at most 3/4 full: never */
 	}
 found:
 	s->id_used[k >> 6] |= 1ull << (k & 63u);
@@ -1744,6 +1744,9 @@ static void setup_group(struct sched *s, unsigned gi)
 		gr->act = SIM_ACT_MEDIA;
 		break;
 	}
+	if (g->wait_ns && g->behaviour != SCHED_PERIODIC) {
+		gr->wait_mean = g->wait_ns;
+	}
 }
 
 /*
@@ -1827,13 +1830,15 @@ static void initial_threads(struct sched *s)
 }
 
 /*
- * Lived-in: the client-ID pool, 0x1000 IDs at least and four times the
- * threads and process IDs there can be, so a draw finds a free one at
- * once; ID 0 (the idle thread's) and the process IDs are taken.
+ * Lived-in: the client-ID pool, IDs up to 0x1000 at least (where the
+ * process IDs are) and 4/3 of the threads and process IDs there can be, so
+ * that TIDs mostly lie among the PIDs, as on Windows, and a draw still
+ * finds a free ID in a few tries; ID 0 (the idle thread's) and the process
+ * IDs are taken.
  */
 static int id_pool(struct sched *s)
 {
-	uint64_t n = 4u * ((uint64_t)s->nthr + s->cfg.ntaken);
+	uint64_t n = ((uint64_t)s->nthr + s->cfg.ntaken) * 4u / 3u + 1u;
 
 	n = n < 1024u ? 1024u : n;
 	for (unsigned k = 0; k < s->cfg.ntaken; k++) {

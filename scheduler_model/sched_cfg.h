@@ -72,6 +72,9 @@ enum sched_behaviour {
  *                 must have weight 0.
  * @user_wait_pct: percent of waits in UserMode (the rest KernelMode)
  * @affinity:      CPU bitmap words (bit c of word c/64); all zero = any CPU
+ * @wait_ns:       the mean wait between bursts (0: the behaviour's, cpu_bound
+ *                 1 ms, io_bound 3 ms, interactive 25 ms; periodic waits for
+ *                 its period)
  * @lifetime_ns:   0 = lives for the whole run; else each thread terminates
  *                 after about this long and a new one (new TID) replaces it
  * @start_ns:      its threads are created at this time (0: they exist at
@@ -91,6 +94,7 @@ struct sched_group {
 	unsigned user_wait_pct;
 	uint64_t affinity[SCHED_MAX_CPUS / 64];
 	uint64_t lifetime_ns;
+	uint64_t wait_ns;
 	uint64_t start_ns;
 	uint64_t exit_ns;
 };

@@ -991,6 +991,73 @@ Test(scenario, realism_plain_keeps_the_round_clocks_and_lived_in_draws_them_from
 	free(a);
 }
 
+/* Groups named "... (background)" and the threads they hold. */
+static unsigned background_groups(const struct scenario *sc, unsigned *threads)
+{
+	unsigned n = 0;
+
+	*threads = 0;
+	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
+		if (strstr(sc->sched.groups[g].name, " (background)")) {
+			n++;
+			*threads += sc->sched.groups[g].count;
+		}
+	}
+	return n;
+}
+
+Test(scenario, a_lived_in_machine_runs_windows_own_processes_when_its_scenario_lets_it)
+{
+	struct scenario *sc = new_scenario();
+	unsigned threads, groups, procs;
+	bool csrss = false, lsass = false;
+
+	/* the built-in desktop: Windows' own 34 processes and ~660 threads besides its own */
+	finish_ok(sc);
+	groups = background_groups(sc, &threads);
+	cr_assert_geq(groups, 30);
+	cr_assert_gt(threads, 600);
+	for (unsigned i = 0; i < sc->nprocesses; i++) {
+		csrss |= !strcmp(sc->processes[i].image, "csrss.exe");
+		lsass |= !strcmp(sc->processes[i].name, "lsass.exe");
+		cr_assert_lt(sc->processes[i].pid, 4096);
+		cr_assert_eq(sc->processes[i].pid % 4, 0);
+	}
+	cr_assert(csrss && lsass);
+	/* the scenario's own explorer.exe keeps its PID and gains waiting threads */
+	for (unsigned i = 0; i < sc->nprocesses; i++) {
+		if (!strcmp(sc->processes[i].name, "explorer.exe")) {
+			cr_assert_eq(sc->processes[i].pid, 1868);
+		}
+	}
+	procs = sc->nprocesses;
+	free(sc);
+	/* a scenario with threads of its own: none unless it says so */
+	sc = new_scenario();
+	load_ok(sc, "threads: [{name: solo}]\n");
+	finish_ok(sc);
+	cr_assert_eq(background_groups(sc, &threads), 0);
+	cr_assert_eq(sc->background, 0);
+	free(sc);
+	sc = new_scenario();
+	load_ok(sc, "machine: {background: server}\nthreads: [{name: solo}]\n");
+	finish_ok(sc);
+	cr_assert_gt(background_groups(sc, &threads), 10);
+	cr_assert_gt(threads, 400);
+	free(sc);
+	/* plain: never */
+	sc = new_scenario();
+	load_ok(sc, "machine: {realism: plain, background: desktop}\n");
+	finish_ok(sc);
+	cr_assert_eq(background_groups(sc, &threads), 0);
+	cr_assert_lt(sc->nprocesses, procs);
+	/* a mistyped kind is refused with the kinds */
+	cr_assert_neq(scenario_load_string(sc, "b.yaml", "machine: {background: desk}\n", &serr),
+		      0);
+	cr_assert(strstr(serr.msg, "desktop"), "%s", serr.msg);
+	free(sc);
+}
+
 Test(scenario, print_round_trips_the_defaults)
 {
 	struct scenario *sc = new_scenario();
@@ -1576,7 +1643,9 @@ Test(scenario, examples_say_what_their_names_say)
 	cr_assert_eq(sc->ident.group_process[0], sc->ident.group_process[3],
 		     "request workers and handlers: one worker process");
 	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
-		bool system = !strcmp(sc->sched.groups[g].name, "system_workers");
+		/* its own System workers, and the background's (machine.background: server) */
+		bool system = !strcmp(sc->sched.groups[g].name, "system_workers") ||
+			      !strcmp(sc->sched.groups[g].name, "System (background)");
 
 		cr_assert_eq(sc->ident.group_process[g] == IDENT_SYSTEM, system, "group %u", g);
 	}

@@ -254,8 +254,12 @@ static int truth_begin(struct gen_run *g, const struct etwforge_run_opts *o,
 					       sched_thread_slots(g->sched) - at);
 		at += tg->count;
 	}
+	errno = 0;
 	if (truth_write_meta(g->truth_f, tc) < 0) {
-		return error_fail(err, -EIO, ERR_DATA, "%s: write failed", o->truth);
+		/* a long meta line reaches the device at once: say why it failed */
+		int e = errno ? errno : EIO;
+
+		return error_fail(err, -e, ERR_DATA, "%s: write failed: %s", o->truth, strerror(e));
 	}
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include "scheduler_model/sim_rng.h"
 #include "tools/lib/common/input_file.h"
 #include "tools/lib/scenario/scenario.h"
+#include "tools/lib/scenario/scenario_background.h"
 #include "tools/lib/scenario/scenario_internal.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/scenario/yaml_tree.h"
@@ -72,6 +73,7 @@ const char *scenario_wait_reason_name(unsigned r)
 static const char *const clock_names[] = {NULL, "qpc", "systime", "cycles"};
 static const char *const arch_names[] = {"x64", "x86"};
 static const char *const realism_names[] = {"plain", "lived-in"};
+static const char *const background_names[] = {"none", "desktop", "server"};
 static const char *const behaviour_names[] = {"cpu_bound", "io_bound", "interactive", "periodic"};
 
 static_assert(ETL_ARCH_X64 == 0 && ETL_ARCH_X86 == 1, "arch_names order");
@@ -196,6 +198,28 @@ static int apply_lifetime(struct sk_walk *w, const struct sk_desc *d, void *base
 	}
 	if (rc == 0) {
 		g->lifetime_ns = v;
+	}
+	return rc;
+}
+
+static int apply_wait_mean(struct sk_walk *w, const struct sk_desc *d, void *base,
+			   const struct yt_node *n)
+{
+	struct sched_group *g = base;
+	uint64_t v;
+	int rc = sk_get_duration(w, n, 0, d->max, &v);
+
+	if (rc == 0 && v != 0 && v < d->min) {
+		char lo[32];
+		char hi[32];
+
+		sk_format_duration(lo, sizeof(lo), d->min);
+		sk_format_duration(hi, sizeof(hi), d->max);
+		return sk_fail(w, n, "%s is out of range (0 = the behaviour's, or %s..%s)", n->str,
+			       lo, hi);
+	}
+	if (rc == 0) {
+		g->wait_ns = v;
 	}
 	return rc;
 }
@@ -706,6 +730,7 @@ static const struct sk_desc machine_keys[] = {
 	K_UINT("memory_mb", SC, ident.memory_mb, 1, 4194304), /* 4 TiB: Windows' most */
 	K_STR("computer_name", SC, computer_name, 1),
 	K_ENUM("realism", SC, realism, realism_names, false),
+	K_ENUM("background", SC, background, background_names, false),
 	K_END,
 };
 
@@ -756,6 +781,8 @@ static const struct sk_desc group_keys[] = {
 	K_UINT("duty", GRP, duty_pct, 1, 100),
 	K_CUSTOM_X("wait_reasons", apply_wait, scenario_print_wait, .set_key = set_wait_key),
 	K_UINT("user_wait", GRP, user_wait_pct, 0, 100),
+	K_CUSTOM_X("wait", apply_wait_mean, scenario_print_wait_mean, .min = NS_PER_US,
+		   .max = 86400 * NS_PER_S),
 	K_CUSTOM("affinity", apply_affinity, scenario_print_affinity),
 	K_CUSTOM_X("lifetime", apply_lifetime, scenario_print_lifetime, .min = 10 * NS_PER_US,
 		   .max = 86400 * NS_PER_S),
@@ -1016,8 +1043,9 @@ void scenario_default(struct scenario *sc)
 
 	sc->sched.duration_ns = 2 * NS_PER_S;
 	sc->sched.seed = 1;
-	sc->realism = 1;	  /* lived-in */
-	sc->sched.quantum_ns = 0; /* derived: 2 ticks */
+	sc->realism = 1;			      /* lived-in */
+	sc->background = SCENARIO_BACKGROUND_DESKTOP; /* the built-in desktop has it */
+	sc->sched.quantum_ns = 0;		      /* derived: 2 ticks */
 	sc->sched.ngroups = (unsigned)ARRAY_SIZE(default_groups);
 	for (unsigned i = 0; i < sc->sched.ngroups; i++) {
 		struct sched_group *g = &sc->sched.groups[i];
@@ -1735,6 +1763,24 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 	int rc;
 
 	t->max_wait_reason = t->target->max_wait_reason;
+	if (!sk_where_has(&sc->where, "machine.background") &&
+	    (sk_where_has(&sc->where, "threads") || sk_where_has(&sc->where, "processes"))) {
+		/* a scenario that lists its own threads or processes describes its machine:
+		 * Windows' own processes only when it says so */
+		sc->background = SCENARIO_BACKGROUND_NONE;
+	}
+	if (sc->realism) {
+		const struct scenario_bg bg = {
+			.kind = sc->background,
+			.seed = sc->sched.seed,
+			.nprocesses = &sc->nprocesses,
+			.processes = sc->processes,
+			.sched = &sc->sched,
+			.group_x = sc->group_x,
+		};
+
+		scenario_background_add(&bg);
+	}
 	t->start_time = scenario_effective_start_time(sc);
 	t->boot_time = scenario_effective_boot_time(sc);
 	if (t->boot_time > t->start_time) {

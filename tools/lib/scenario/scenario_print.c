@@ -302,6 +302,17 @@ void scenario_print_lifetime(FILE *f, const void *root, const struct sk_desc *d,
 	put_duration(f, g->lifetime_ns);
 }
 
+void scenario_print_wait_mean(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			      unsigned item)
+{
+	const struct sched_group *g = base;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	put_duration(f, g->wait_ns);
+}
+
 /* ---- processes, and the keys of a group and the top level that name them ---- */
 
 void scenario_print_name_str(FILE *f, const void *root, const struct sk_desc *d, const void *base,
