@@ -982,6 +982,12 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	t->wait_mode = sim_rng_chance(rng, g->user_wait_pct) ? 1 : 0;
 	t->boost = boost_for(g, r);
 	t->state = SCHED_TS_WAITING;
+	if (s->cfg.lived_in && !t->starved && t->pri > t->base && t->base < 16) {
+		/* the unwait boost goes when the thread waits again (Windows 8 on), so the
+		 * next wake-up boosts it afresh */
+		t->pri = t->base;
+		t->pri_dec = 0;
+	}
 	if (g->behaviour == SCHED_PERIODIC) {
 		if (t->next_period <= s->now) {
 			/* overran: skip to the next period boundary after now */
