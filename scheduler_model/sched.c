@@ -63,6 +63,30 @@ static_assert(SIM_CLOCK_SLOTS == 4, "clocks_now() fills slots 0..3");
 #define RT_FRONT     0x1u /* head of its priority queue (it was preempted) */
 #define RT_KEEP_TICK 0x2u /* still the same ready episode: keep WaitTime */
 
+/*
+ * Lived-in machines: each thread's burst and wait means are its group's
+ * times a factor drawn from a log-normal spread (sigma 0.8 for bursts, 1.3
+ * for waits; the 32 equal-probability quantiles, in 1/256ths), so a group
+ * holds a few busy threads and many that hardly run, as a real process
+ * does. The burst factors average 1, the wait factors' reciprocals average
+ * 1: a group that mostly waits keeps the CPU share it had. Integers: the
+ * same draws with any compiler and -O level.
+ */
+static const uint16_t burst_spread[32] = {34,  50,  61,	 71,  80,  89,	97,  106, 115, 124, 133,
+					  142, 152, 162, 172, 183, 195, 208, 222, 236, 253, 270,
+					  290, 312, 338, 368, 404, 448, 506, 588, 723, 1060};
+static const uint16_t wait_spread[32] = {
+	34,  63,  88,  112, 137, 162, 188,  216,  246,	277,  311,  347,  387,	429,  476,  527,
+	584, 646, 717, 796, 886, 989, 1110, 1252, 1422, 1633, 1899, 2251, 2744, 3503, 4900, 9121};
+
+/* @mean (ns) times the factor @k (1/256ths), kept below sim_rng_exp()'s 2^44 */
+static uint64_t spread(uint64_t mean, uint16_t k)
+{
+	uint64_t v = mean < (1ull << 48) ? mean * k / 256u : (1ull << 44) - 1u;
+
+	return v < (1ull << 44) ? v : (1ull << 44) - 1u;
+}
+
 /* Idle C-states: promoted with time spent idle; exit latency in ns. */
 #define CSTATE_C2_AFTER_NS 200000u
 #define CSTATE_C3_AFTER_NS 2000000u
@@ -76,6 +100,9 @@ static const uint32_t cstate_exit_ns[4] = {0, 1000, 15000, 60000};
 #define CREATE_MIN_NS 20000u /* a replacement thread appears this long after */
 #define CREATE_MAX_NS 200000u
 #define STARVE_NS     4000000000ull /* ready this long: boosted to 15 */
+#define DPC_PCT	      5u	    /* lived-in: a wake-up finds a DPC running this often */
+#define DPC_MEAN_NS   20000u	    /* and waits for it this long on average */
+#define IPI_MEAN_NS   1500u	    /* lived-in: an IPI's delay past IPI_MIN_NS */
 #define BALANCE_NS    1000000000ull
 #define BALANCE_MAX   16u /* boosts per balance-set-manager pass */
 
@@ -594,8 +621,42 @@ static uint8_t cstate_after(uint64_t idle_ns)
 	return idle_ns >= CSTATE_C2_AFTER_NS ? 2 : 1;
 }
 
-/* An idle CPU @t may run: the ideal one, the last one, else the first after the ideal. */
-static uint32_t find_idle(const struct sched *s, uint32_t i)
+/* Lived-in: any idle CPU @i may use, each as likely (SCHED_NONE: none). */
+static uint32_t any_idle(struct sched *s, uint32_t i)
+{
+	const struct sched_grp *g = &s->grp[s->thr[i].group];
+	uint64_t n = 0, k;
+
+	for (unsigned w = 0; w < s->nwords; w++) {
+		n += sim_popcount64(s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]));
+	}
+	if (!n) {
+		return SCHED_NONE;
+	}
+	k = sim_rng_below(&s->cpu[s->thr[i].ideal].rng, n);
+	for (unsigned w = 0; w < s->nwords; w++) {
+		uint64_t m = s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]);
+		unsigned c = sim_popcount64(m);
+
+		if (k >= c) {
+			k -= c;
+			continue;
+		}
+		while (k--) {
+			m &= m - 1u;
+		}
+		return w * 64u + sim_ctz64(m);
+	}
+	return SCHED_NONE;
+}
+
+/*
+ * An idle CPU @t may run: the ideal one, the last one, else (plain) the
+ * first after the ideal, or (lived-in) any, so that the threads whose own
+ * CPUs are busy spread over the idle ones instead of piling onto the lowest
+ * numbers after a busy range.
+ */
+static uint32_t find_idle(struct sched *s, uint32_t i)
 {
 	const struct sched_thread *t = &s->thr[i];
 	const struct sched_grp *g = &s->grp[t->group];
@@ -607,6 +668,9 @@ static uint32_t find_idle(const struct sched *s, uint32_t i)
 	if (t->last_cpu != SCHED_NONE && bit_test(s->idle_mask, t->last_cpu) &&
 	    allowed(s, i, t->last_cpu)) {
 		return t->last_cpu;
+	}
+	if (s->cfg.lived_in) {
+		return any_idle(s, i);
 	}
 	/* the words past the last CPU are all zero: wrap around at nwords */
 	for (unsigned k = 0; k <= nw; k++) {
@@ -626,6 +690,26 @@ static uint32_t find_idle(const struct sched *s, uint32_t i)
 }
 
 static void ready_thread(struct sched *s, uint32_t i, unsigned flags);
+
+/*
+ * How long a thread readied for @cpu waits before it runs there, @base ns
+ * at least (the C-state's exit latency, or the IPI's). Plain: @base and up
+ * to 500 ns. Lived-in: the exit latency varies from 3/4 of @base to 3/2 of
+ * it, and now and then a DPC runs first.
+ */
+static uint64_t wake_delay(struct sched *s, struct sched_cpu *cpu, uint64_t base)
+{
+	uint64_t d;
+
+	if (!s->cfg.lived_in) {
+		return base + sim_rng_below(&cpu->rng, 500);
+	}
+	d = base - base / 4u + sim_rng_below(&cpu->rng, base * 3u / 4u + 500u);
+	if (sim_rng_chance(&cpu->rng, DPC_PCT)) {
+		d += sim_rng_exp(&cpu->rng, DPC_MEAN_NS);
+	}
+	return d;
+}
 
 /* Make @i the standby (next) thread of @c. */
 static void make_standby(struct sched *s, unsigned c, uint32_t i, uint64_t at)
@@ -662,8 +746,7 @@ static void ready_thread(struct sched *s, uint32_t i, unsigned flags)
 	if (c != SCHED_NONE) {
 		cpu = &s->cpu[c];
 		cpu->cstate = cstate_after(s->now - cpu->idle_since);
-		make_standby(s, c, i,
-			     s->now + cstate_exit_ns[cpu->cstate] + sim_rng_below(&cpu->rng, 500));
+		make_standby(s, c, i, s->now + wake_delay(s, cpu, cstate_exit_ns[cpu->cstate]));
 		return;
 	}
 	c = t->ideal;
@@ -678,7 +761,10 @@ static void ready_thread(struct sched *s, uint32_t i, unsigned flags)
 		uint64_t at = cpu->standby_at;
 
 		if (displaced == SCHED_NONE) {
-			at = s->now + sim_rng_range(&cpu->rng, IPI_MIN_NS, IPI_MAX_NS);
+			at = s->now + (s->cfg.lived_in
+					       ? wake_delay(s, cpu, IPI_MIN_NS) +
+							 sim_rng_exp(&cpu->rng, IPI_MEAN_NS)
+					       : sim_rng_range(&cpu->rng, IPI_MIN_NS, IPI_MAX_NS));
 		}
 		make_standby(s, c, i, at);
 		if (displaced != SCHED_NONE) {
@@ -736,9 +822,43 @@ static uint64_t draw_burst(struct sched *s, uint32_t i, struct sim_rng *rng)
 		b = g->period_ns * g->duty_pct / 100u;
 		b = b - b / 10u + sim_rng_below(rng, b / 5u + 1u); /* +-10% */
 	} else {
-		b = sim_rng_exp(rng, grp_of(s, i)->burst_mean);
+		b = sim_rng_exp(rng, spread(grp_of(s, i)->burst_mean, s->thr[i].burst_k));
 	}
 	return b < MIN_BURST_NS ? MIN_BURST_NS : b;
+}
+
+/*
+ * Lived-in: a client ID for a new thread, as the kernel's handle table
+ * hands them out on a machine that has run a while: any free multiple of
+ * 4 in the pool (shared with the process IDs, so TIDs and PIDs
+ * interleave; an ID freed by an exited thread may come back later).
+ */
+static uint32_t draw_id(struct sched *s)
+{
+	uint32_t k;
+
+	for (unsigned tries = 0; tries < 64; tries++) {
+		k = 2u + (uint32_t)sim_rng_below(&s->id_rng, s->id_slots - 2u);
+		if (!((s->id_used[k >> 6] >> (k & 63u)) & 1u)) {
+			goto found;
+		}
+	}
+	for (k = 2; k < s->id_slots && ((s->id_used[k >> 6] >> (k & 63u)) & 1u); k++) {
+	}
+	if (k == s->id_slots) {
+		return 0; /* the pool is sized to stay at most 3/4 full: never */
+	}
+found:
+	s->id_used[k >> 6] |= 1ull << (k & 63u);
+	return k * 4u;
+}
+
+/* Lived-in: thread @tid exited, its ID free again. */
+static void free_id(struct sched *s, uint32_t tid)
+{
+	if (s->id_used && tid / 4u < s->id_slots) {
+		s->id_used[tid / 256u] &= ~(1ull << (tid / 4u & 63u));
+	}
 }
 
 /* Slot @i gets a new thread (new TID) of its group, created at s->now. */
@@ -750,11 +870,15 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
 	uint32_t k;
 
 	memset(t, 0, sizeof(*t));
-	t->tid = s->next_tid;
-	if (s->next_tid == SCHED_LAST_TID) {
-		s->tids_exhausted = true; /* no TID is ever reused: no more threads */
+	if (s->id_used) {
+		t->tid = draw_id(s);
 	} else {
-		s->next_tid += 4u;
+		t->tid = s->next_tid;
+		if (s->next_tid == SCHED_LAST_TID) {
+			s->tids_exhausted = true; /* no TID is ever reused: no more threads */
+		} else {
+			s->next_tid += 4u;
+		}
 	}
 	t->group = group;
 	t->state = SCHED_TS_INITIALIZED;
@@ -811,6 +935,14 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
 	if (g->behaviour == SCHED_PERIODIC) {
 		t->next_period = s->now + sim_rng_below(&s->rng, g->period_ns);
 	}
+	t->burst_k = 256;
+	t->wait_k = 256;
+	if (s->cfg.lived_in) {
+		uint64_t r = sim_rng_next(&s->rng);
+
+		t->burst_k = burst_spread[r & 31u];
+		t->wait_k = wait_spread[(r >> 5) & 31u];
+	}
 	t->burst_left = draw_burst(s, i, &s->rng);
 	s->st.threads_created++;
 }
@@ -850,6 +982,12 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	t->wait_mode = sim_rng_chance(rng, g->user_wait_pct) ? 1 : 0;
 	t->boost = boost_for(g, r);
 	t->state = SCHED_TS_WAITING;
+	if (s->cfg.lived_in && !t->starved && t->pri > t->base && t->base < 16) {
+		/* the unwait boost goes when the thread waits again (Windows 8 on), so the
+		 * next wake-up boosts it afresh */
+		t->pri = t->base;
+		t->pri_dec = 0;
+	}
 	if (g->behaviour == SCHED_PERIODIC) {
 		if (t->next_period <= s->now) {
 			/* overran: skip to the next period boundary after now */
@@ -861,7 +999,11 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	} else if (wait_class_of[r] == WC_LOCK) {
 		dur = sim_rng_exp(rng, LOCK_WAIT_NS);
 	} else {
-		dur = sim_rng_exp(rng, gr->wait_mean);
+		dur = sim_rng_exp(rng, spread(gr->wait_mean, t->wait_k));
+	}
+	if (s->cfg.lived_in && t->exit_at != SCHED_NEVER && s->now + dur > t->exit_at) {
+		/* its exit ends the wait (the terminate APC), however long it would have been */
+		dur = t->exit_at > s->now ? t->exit_at - s->now : 0;
 	}
 	if (dur < MIN_WAIT_NS) {
 		dur = MIN_WAIT_NS;
@@ -932,6 +1074,7 @@ static void terminate(struct sched *s, uint32_t i, struct sim_rng *rng)
 
 	thread_note(s, i, true);
 	t->state = SCHED_TS_TERMINATED;
+	free_id(s, t->tid);
 	s->st.threads_terminated++;
 	ev_thread(s, i, s->now + sim_rng_range(rng, CREATE_MIN_NS, CREATE_MAX_NS));
 }
@@ -988,6 +1131,12 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 		cs->old_base_pri = t->base;
 		cs->old_state = old_state;
 		cs->old_wait_reason = waits ? t->wait_reason : 0;
+		if (old_state == SCHED_TS_READY && s->cfg.lived_in) {
+			/* why it is Ready again, as KiQuantumEnd and a preemption set it */
+			uint8_t r = preempted ? SCHED_WR_WR_PREEMPTED : SCHED_WR_WR_QUANTUM_END;
+
+			cs->old_wait_reason = r < s->cfg.max_wait_reason ? r : 0;
+		}
 		cs->old_wait_mode = waits ? t->wait_mode : 0;
 		cs->old_ideal_cpu = t->ideal;
 		cs->old_remaining_quantum = remaining_quantum(t);
@@ -1498,18 +1647,23 @@ void sched_set_thread_listener(struct sched *s,
 	s->thread_ctx = ctx;
 }
 
-void sched_initial_tids(const struct sched *s, unsigned group, uint32_t *first, unsigned *count)
+unsigned sched_initial_tids(const struct sched *s, unsigned group, uint32_t *tids, unsigned cap)
 {
 	uint32_t slot = 0;
+	unsigned count;
 
+	/* initial_threads() gave the groups their slots in order, those of a group that
+	 * starts later too (its threads are created then) */
 	for (unsigned g = 0; g < group && g < s->cfg.ngroups; g++) {
-		slot += s->cfg.groups[g].start_ns ? 0u : s->cfg.groups[g].count;
+		slot += s->cfg.groups[g].count;
 	}
-	*count = group < s->cfg.ngroups && !s->cfg.groups[group].start_ns
-			 ? s->cfg.groups[group].count
-			 : 0;
-	/* initial_threads() created them in group order, so their TIDs run on */
-	*first = *count ? SCHED_FIRST_TID + 4u * slot : 0;
+	count = group < s->cfg.ngroups && !s->cfg.groups[group].start_ns
+			? s->cfg.groups[group].count
+			: 0;
+	for (unsigned k = 0; k < count && k < cap; k++) {
+		tids[k] = s->thr[slot + k].tid;
+	}
+	return count;
 }
 
 void sched_get_stats(const struct sched *s, struct sched_stats *st)
@@ -1608,6 +1762,9 @@ static void setup_group(struct sched *s, unsigned gi)
 		gr->act = SIM_ACT_MEDIA;
 		break;
 	}
+	if (g->wait_ns && g->behaviour != SCHED_PERIODIC) {
+		gr->wait_mean = g->wait_ns;
+	}
 }
 
 /*
@@ -1690,6 +1847,42 @@ static void initial_threads(struct sched *s)
 	}
 }
 
+/*
+ * Lived-in: the client-ID pool, IDs up to 0x1000 at least (where the
+ * process IDs are) and 4/3 of the threads and process IDs there can be, so
+ * that TIDs mostly lie among the PIDs, as on Windows, and a draw still
+ * finds a free ID in a few tries; ID 0 (the idle thread's) and the process
+ * IDs are taken.
+ */
+static int id_pool(struct sched *s)
+{
+	uint64_t n = ((uint64_t)s->nthr + s->cfg.ntaken) * 4u / 3u + 1u;
+
+	n = n < 1024u ? 1024u : n;
+	for (unsigned k = 0; k < s->cfg.ntaken; k++) {
+		uint64_t id = s->cfg.taken_ids[k] / 4u + 1u;
+
+		n = id > n ? id : n;
+	}
+	n = (n + 63u) & ~(uint64_t)63u;
+	if (n > SCHED_LAST_TID / 4u) {
+		return -1;
+	}
+	s->id_slots = (uint32_t)n;
+	s->id_used = calloc(n / 64u, sizeof(*s->id_used));
+	if (!s->id_used) {
+		return -1;
+	}
+	s->id_used[0] = 1u; /* 0: the idle thread */
+	for (unsigned k = 0; k < s->cfg.ntaken; k++) {
+		uint32_t id = s->cfg.taken_ids[k] / 4u;
+
+		s->id_used[id >> 6] |= 1ull << (id & 63u);
+	}
+	sim_rng_init(&s->id_rng, s->cfg.seed, SIM_RNG_SCHED_GLOBAL, 1);
+	return 0;
+}
+
 struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 {
 	struct sched *s;
@@ -1734,6 +1927,9 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	s->starve_ticks = (uint32_t)(STARVE_NS / s->tick_ns ? STARVE_NS / s->tick_ns : 1u);
 	s->next_tid = SCHED_FIRST_TID;
 	sim_rng_init(&s->rng, cfg->seed, SIM_RNG_SCHED_GLOBAL, 0);
+	if (cfg->lived_in && id_pool(s) < 0) {
+		goto err_s;
+	}
 	for (unsigned c = 0; c < s->ncpu; c++) {
 		struct sched_cpu *cpu = &s->cpu[c];
 
@@ -1767,6 +1963,7 @@ void sched_destroy(struct sched *s)
 	if (!s) {
 		return;
 	}
+	free(s->id_used);
 	for (unsigned h = 0; h < s->nhooks; h++) {
 		if (s->hooks[h].ops->destroy) {
 			s->hooks[h].ops->destroy(s->hooks[h].ctx);

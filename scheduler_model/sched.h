@@ -161,10 +161,12 @@ void sched_set_thread_listener(struct sched *s,
 			       void *ctx);
 
 /**
- * sched_initial_tids - group @group's threads at time 0: TIDs @first,
- * @first + 4, ... (@count of them; TIDs go to the groups in order).
+ * sched_initial_tids - group @group's threads at time 0: their TIDs in
+ * @tids (the first @cap of them; plain machines number them on from
+ * SCHED_FIRST_TID, group after group). Call before the first step.
+ * Return: how many there are.
  */
-void sched_initial_tids(const struct sched *s, unsigned group, uint32_t *first, unsigned *count);
+unsigned sched_initial_tids(const struct sched *s, unsigned group, uint32_t *tids, unsigned cap);
 
 /** sched_get_stats - counters so far. */
 void sched_get_stats(const struct sched *s, struct sched_stats *st);

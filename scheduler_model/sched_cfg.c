@@ -253,6 +253,8 @@ int sched_cfg_check(const struct sched_cfg *cfg, const char **why)
 		w = "ncounters must be 0..16";
 	} else if (cfg->ngroups == 0 || cfg->ngroups > SCHED_MAX_GROUPS) {
 		w = "ngroups must be 1..64";
+	} else if (cfg->ntaken > SCHED_MAX_TAKEN_IDS) {
+		w = "ntaken must be 0..512";
 	} else {
 		w = check_time_range(cfg);
 	}

@@ -14,11 +14,12 @@
 #include "producer/trace_sink.h"
 #include "scheduler_model/sim.h"
 
-#define SCHED_MAX_CPUS	   1024
-#define SCHED_MAX_GROUPS   64
-#define SCHED_WAIT_REASONS 64
-#define SCHED_MAX_THREADS  262144  /* live threads (sum of the groups' counts) */
-#define SCHED_FIRST_TID	   0x1000u /* TIDs are 0x1000, 0x1004, ... never reused */
+#define SCHED_MAX_CPUS	    1024
+#define SCHED_MAX_GROUPS    64
+#define SCHED_WAIT_REASONS  64
+#define SCHED_MAX_THREADS   262144  /* live threads (sum of the groups' counts) */
+#define SCHED_FIRST_TID	    0x1000u /* plain: TIDs are 0x1000, 0x1004, ... never reused */
+#define SCHED_MAX_TAKEN_IDS 512u    /* lived-in: client IDs the TIDs must avoid (PIDs) */
 
 /** enum sched_thread_state - KTHREAD_STATE (KERNEL_FACTS 7). */
 enum sched_thread_state {
@@ -44,6 +45,8 @@ enum sched_wait_reason {
 	SCHED_WR_WR_RESOURCE = 27,
 	SCHED_WR_WR_PUSH_LOCK = 28,
 	SCHED_WR_WR_MUTEX = 29,
+	SCHED_WR_WR_QUANTUM_END = 30,
+	SCHED_WR_WR_PREEMPTED = 32,
 	SCHED_WR_WR_ALERT_BY_THREAD_ID = 37,
 };
 
@@ -69,6 +72,9 @@ enum sched_behaviour {
  *                 must have weight 0.
  * @user_wait_pct: percent of waits in UserMode (the rest KernelMode)
  * @affinity:      CPU bitmap words (bit c of word c/64); all zero = any CPU
+ * @wait_ns:       the mean wait between bursts (0: the behaviour's, cpu_bound
+ *                 1 ms, io_bound 3 ms, interactive 25 ms; periodic waits for
+ *                 its period)
  * @lifetime_ns:   0 = lives for the whole run; else each thread terminates
  *                 after about this long and a new one (new TID) replaces it
  * @start_ns:      its threads are created at this time (0: they exist at
@@ -88,6 +94,7 @@ struct sched_group {
 	unsigned user_wait_pct;
 	uint64_t affinity[SCHED_MAX_CPUS / 64];
 	uint64_t lifetime_ns;
+	uint64_t wait_ns;
 	uint64_t start_ns;
 	uint64_t exit_ns;
 };
@@ -113,6 +120,18 @@ struct sched_group {
  * @counter_source:   what each of them counts, for that model: a source id
  *                    of pebs_model/pmc_sources.h (0 = the id's default)
  * @pebs:             the machine's PMU keeps a PebsIndex per CPU (the same)
+ * @lived_in:         behave like a machine in use rather than a minimal model:
+ *                    a thread left Ready says why (WrPreempted, WrQuantumEnd),
+ *                    each thread of a group draws its own burst and wait means,
+ *                    each group's ideal processors start at a CPU of the seed,
+ *                    wake-up latencies vary (C-state exit, IPI, a DPC before),
+ *                    and the profile timer fires as hardware does (one grid,
+ *                    each CPU late by its own interrupt latency, a tick now
+ *                    and then lost); thread IDs come from one pool with the
+ *                    process IDs (below), drawn where a free one is; false:
+ *                    the behaviour before these
+ * @taken_ids:        lived-in: the process IDs (and parents' IDs) a TID must
+ *                    not take, @ntaken of them
  */
 struct sched_cfg {
 	unsigned cpus;
@@ -129,6 +148,9 @@ struct sched_cfg {
 	unsigned ncounters;
 	uint8_t counter_source[SIM_MAX_COUNTERS];
 	bool pebs;
+	bool lived_in;
+	unsigned ntaken;
+	uint32_t taken_ids[SCHED_MAX_TAKEN_IDS];
 	unsigned ngroups;
 	struct sched_group groups[SCHED_MAX_GROUPS];
 };

@@ -48,6 +48,8 @@ struct sched_thread {
 	uint64_t run_start_cyc;	 /* the cycle clock then */
 	uint64_t exit_at;	 /* end of its lifetime (SCHED_NEVER: none) */
 	uint64_t next_period;	 /* PERIODIC: next wake-up */
+	uint16_t burst_k;	 /* its burst mean: the group's * burst_k / 256 */
+	uint16_t wait_k;	 /* its wait mean: the group's * wait_k / 256 */
 };
 
 /** struct sched_cpu - one processor (its PRCB, as far as the model goes). */
@@ -169,7 +171,10 @@ struct sched {
 	uint64_t now;
 	uint32_t next_tid;
 	bool tids_exhausted; /* SCHED_LAST_TID was handed out */
-	struct sim_rng rng;  /* thread creation */
+	uint64_t *id_used;   /* lived-in: client IDs / 4 in use (PIDs, live TIDs) */
+	uint32_t id_slots;   /* how many IDs the pool holds (a multiple of 64) */
+	struct sim_rng id_rng;
+	struct sim_rng rng; /* thread creation */
 	/*
 	 * events in (time, id) order; ids: CPUs, then thread slots, then the
 	 * balancer, then the models (in the order attached)

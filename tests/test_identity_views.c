@@ -399,7 +399,7 @@ Test(identity_views, generated_desktop)
 		 "gen -q '%s/../tools/scenarios/desktop.yaml' --duration 60ms -o d.etl",
 		 SOURCE_DIR);
 	cr_assert_eq(test_etwforge(cmd, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(test_etwforge("dump d.etl --timeline d.svg --from 40ms --to 45ms", err,
+	cr_assert_eq(test_etwforge("dump d.etl --timeline d.svg --from 30ms --to 60ms", err,
 				   sizeof(err)),
 		     0, "%s", err);
 	svg = slurp("d.svg");

@@ -177,9 +177,15 @@ Test(scenario, defaults_are_the_documented_desktop)
 	cr_assert_eq(sc->trace.quirks, true);
 	cr_assert_eq(sc->trace.flush_at_end, true);
 	cr_assert_eq(sc->trace.pebs_and_pmc, false);
-	/* 2022-06-15 08:53:20 UTC; boot one hour (3600 * 10^7 100-ns units) before */
-	cr_assert_eq(sc->trace.start_time, 133000000000000000ll);
-	cr_assert_eq(sc->trace.boot_time, 133000000000000000ll - 36000000000ll);
+	/* lived-in: start in 2019..2025 (FILETIME 131907744000000000 is 2019-01-01),
+	 * up ten minutes (6 * 10^9 100-ns units) to two months before */
+	cr_assert_eq(sc->realism, 1);
+	cr_assert_eq(sc->sched.lived_in, true);
+	cr_assert_geq(sc->trace.start_time, 131907744000000000ll);
+	cr_assert_lt(sc->trace.start_time, 131907744000000000ll + 7ll * 365 * 864000000000ll);
+	cr_assert_geq(sc->trace.start_time - sc->trace.boot_time, 6000000000ll);
+	cr_assert_leq(sc->trace.start_time - sc->trace.boot_time, 60ll * 864000000000ll);
+	cr_assert_neq(sc->trace.start_time % 10000000, 0, "not a round second");
 	/* 2 ticks of 156250 * 100 ns = 31.25 ms */
 	cr_assert_eq(sc->sched.quantum_ns, 31250000ull);
 	cr_assert_eq(sc->sched.cpus, 8);
@@ -946,6 +952,112 @@ static void assert_round_trip(struct scenario *sc)
 	free(back);
 }
 
+Test(scenario, realism_plain_keeps_the_round_clocks_and_lived_in_draws_them_from_the_seed)
+{
+	struct scenario *a = new_scenario(), *b = new_scenario(), *c = new_scenario();
+	struct scenario *d = new_scenario();
+
+	/* plain: 2022-06-15 08:53:20 UTC; boot one hour (3600 * 10^7 100-ns units) before */
+	load_ok(a, "machine: {realism: plain}\n");
+	finish_ok(a);
+	cr_assert_eq(a->sched.lived_in, false);
+	cr_assert_eq(a->trace.start_time, 133000000000000000ll);
+	cr_assert_eq(a->trace.boot_time, 133000000000000000ll - 36000000000ll);
+	/* lived-in: the same seed the same clocks, another seed others */
+	load_ok(b, "seed: 7\n");
+	finish_ok(b);
+	load_ok(c, "seed: 7\n");
+	finish_ok(c);
+	load_ok(d, "seed: 8\n");
+	finish_ok(d);
+	cr_assert_eq(b->trace.start_time, c->trace.start_time);
+	cr_assert_eq(b->trace.boot_time, c->trace.boot_time);
+	cr_assert_neq(b->trace.start_time, d->trace.start_time);
+	cr_assert_neq(b->trace.start_time - b->trace.boot_time,
+		      d->trace.start_time - d->trace.boot_time);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	/* a start time given keeps its hour of uptime; a mistyped name is refused */
+	a = new_scenario();
+	load_ok(a, "machine: {start_time: 133500000000000000}\n");
+	finish_ok(a);
+	cr_assert_eq(a->trace.start_time, 133500000000000000ll);
+	cr_assert_eq(a->trace.boot_time, 133500000000000000ll - 36000000000ll);
+	cr_assert_neq(scenario_load_string(a, "r.yaml", "machine: {realism: lived_in}\n", &serr),
+		      0);
+	cr_assert(strstr(serr.msg, "lived-in"), "%s", serr.msg);
+	free(a);
+}
+
+/* Groups named "... (background)" and the threads they hold. */
+static unsigned background_groups(const struct scenario *sc, unsigned *threads)
+{
+	unsigned n = 0;
+
+	*threads = 0;
+	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
+		if (strstr(sc->sched.groups[g].name, " (background)")) {
+			n++;
+			*threads += sc->sched.groups[g].count;
+		}
+	}
+	return n;
+}
+
+Test(scenario, a_lived_in_machine_runs_windows_own_processes_when_its_scenario_lets_it)
+{
+	struct scenario *sc = new_scenario();
+	unsigned threads, groups, procs;
+	bool csrss = false, lsass = false;
+
+	/* the built-in desktop: Windows' own 34 processes and ~660 threads besides its own */
+	finish_ok(sc);
+	groups = background_groups(sc, &threads);
+	cr_assert_geq(groups, 30);
+	cr_assert_gt(threads, 600);
+	for (unsigned i = 0; i < sc->nprocesses; i++) {
+		csrss |= !strcmp(sc->processes[i].image, "csrss.exe");
+		lsass |= !strcmp(sc->processes[i].name, "lsass.exe");
+		cr_assert_lt(sc->processes[i].pid, 4096);
+		cr_assert_eq(sc->processes[i].pid % 4, 0);
+	}
+	cr_assert(csrss && lsass);
+	/* the scenario's own explorer.exe keeps its PID and gains waiting threads */
+	for (unsigned i = 0; i < sc->nprocesses; i++) {
+		if (!strcmp(sc->processes[i].name, "explorer.exe")) {
+			cr_assert_eq(sc->processes[i].pid, 1868);
+		}
+	}
+	procs = sc->nprocesses;
+	free(sc);
+	/* a scenario with threads of its own: none unless it says so */
+	sc = new_scenario();
+	load_ok(sc, "threads: [{name: solo}]\n");
+	finish_ok(sc);
+	cr_assert_eq(background_groups(sc, &threads), 0);
+	cr_assert_eq(sc->background, 0);
+	free(sc);
+	sc = new_scenario();
+	load_ok(sc, "machine: {background: server}\nthreads: [{name: solo}]\n");
+	finish_ok(sc);
+	cr_assert_gt(background_groups(sc, &threads), 10);
+	cr_assert_gt(threads, 400);
+	free(sc);
+	/* plain: never */
+	sc = new_scenario();
+	load_ok(sc, "machine: {realism: plain, background: desktop}\n");
+	finish_ok(sc);
+	cr_assert_eq(background_groups(sc, &threads), 0);
+	cr_assert_lt(sc->nprocesses, procs);
+	/* a mistyped kind is refused with the kinds */
+	cr_assert_neq(scenario_load_string(sc, "b.yaml", "machine: {background: desk}\n", &serr),
+		      0);
+	cr_assert(strstr(serr.msg, "desktop"), "%s", serr.msg);
+	free(sc);
+}
+
 Test(scenario, print_round_trips_the_defaults)
 {
 	struct scenario *sc = new_scenario();
@@ -959,7 +1071,7 @@ Test(scenario, print_round_trips_the_defaults)
 	cr_assert(strstr(text, "\nduration: 2s\n"));
 	cr_assert(strstr(text, "\nmachine:\n  cpus: 8\n"));
 	cr_assert(strstr(text, "  quantum: 31250us\n"));
-	cr_assert(strstr(text, "  boot_time: 132999964000000000\n"));
+	cr_assert(strstr(text, "  realism: lived-in\n"), "%s", text);
 	cr_assert(strstr(text, "\nkernel:\n  quirks: true\n"));
 	cr_assert(strstr(text, "\nsessions:\n  - name: \"NT Kernel Logger\"\n    clock: qpc\n"
 			       "    flags: [cswitch, compact_cswitch, proc_thread]\n"));
@@ -1531,7 +1643,9 @@ Test(scenario, examples_say_what_their_names_say)
 	cr_assert_eq(sc->ident.group_process[0], sc->ident.group_process[3],
 		     "request workers and handlers: one worker process");
 	for (unsigned g = 0; g < sc->sched.ngroups; g++) {
-		bool system = !strcmp(sc->sched.groups[g].name, "system_workers");
+		/* its own System workers, and the background's (machine.background: server) */
+		bool system = !strcmp(sc->sched.groups[g].name, "system_workers") ||
+			      !strcmp(sc->sched.groups[g].name, "System (background)");
 
 		cr_assert_eq(sc->ident.group_process[g] == IDENT_SYSTEM, system, "group %u", g);
 	}

@@ -2016,13 +2016,17 @@ Test(sched, initial_tids_and_the_lifecycle_listener)
 	s = sched_create(&cfg, fake_sink(&fs));
 	cr_assert_not_null(s);
 	for (unsigned g = 0; g < cfg.ngroups; g++) {
-		uint32_t first;
+		uint32_t tids[64];
 		unsigned count;
 
-		sched_initial_tids(s, g, &first, &count);
+		count = sched_initial_tids(s, g, tids, 64);
 		cr_assert_eq(count, cfg.groups[g].count);
+		cr_assert_leq(count, 64);
 		for (unsigned k = 0; k < count; k++, slot++) {
-			cr_assert_eq(s->thr[slot].tid, first + 4u * k, "group %u thread %u", g, k);
+			/* a plain machine numbers them on, group after group */
+			cr_assert_eq(tids[k], SCHED_FIRST_TID + 4u * slot, "group %u thread %u", g,
+				     k);
+			cr_assert_eq(s->thr[slot].tid, tids[k]);
 			cr_assert_eq(s->thr[slot].group, g);
 		}
 	}
@@ -2035,4 +2039,72 @@ Test(sched, initial_tids_and_the_lifecycle_listener)
 	cr_assert(l.ordered, "in time order");
 	sched_destroy(s);
 	fake_sink_finish(&fs);
+}
+
+/* The live TIDs of a lived-in run: none twice, none a taken ID, and reuse seen. */
+struct id_watch {
+	uint8_t live[4096]; /* by TID / 4 */
+	const struct sched_cfg *cfg;
+	unsigned reused, starts;
+	uint8_t ever[4096];
+};
+
+static void on_id(void *ctx, const struct sched_thread_event *e)
+{
+	struct id_watch *w = ctx;
+	uint32_t k = e->tid / 4u;
+
+	cr_assert_eq(e->tid % 4u, 0);
+	cr_assert_lt(k, 4096u, "TID %u outside a pool of 4096 IDs", e->tid);
+	if (e->exit) {
+		cr_assert(w->live[k], "TID %u exits but is not alive", e->tid);
+		w->live[k] = 0;
+		return;
+	}
+	cr_assert_not(w->live[k], "TID %u handed out twice", e->tid);
+	for (unsigned i = 0; i < w->cfg->ntaken; i++) {
+		cr_assert_neq(e->tid, w->cfg->taken_ids[i], "TID %u is a PID", e->tid);
+	}
+	w->reused += w->ever[k];
+	w->live[k] = w->ever[k] = 1;
+	w->starts++;
+}
+
+Test(sched, a_lived_in_machine_draws_tids_from_the_pid_pool)
+{
+	struct sched_cfg cfg;
+	struct fake_sink fs;
+	struct sched *s;
+	struct id_watch *w = calloc(1, sizeof(*w));
+	uint32_t lo = UINT32_MAX;
+
+	cr_assert_not_null(w);
+	sched_cfg_defaults(&cfg);
+	cfg.lived_in = true;
+	cfg.duration_ns = 3000000000ull; /* the services group lives 400 ms: churn */
+	for (uint32_t pid = 4; pid < 4000; pid += 40) {
+		cfg.taken_ids[cfg.ntaken++] = pid;
+	}
+	w->cfg = &cfg;
+	cr_assert_eq(fake_sink_init(&fs, 0), 0);
+	s = sched_create(&cfg, fake_sink(&fs));
+	cr_assert_not_null(s);
+	for (unsigned i = 0; i < sched_thread_slots(s); i++) {
+		struct sched_thread_view v;
+
+		if (sched_thread_at(s, i, &v)) {
+			struct sched_thread_event e = {.tid = v.tid, .group = v.group};
+
+			on_id(w, &e);
+			lo = v.tid < lo ? v.tid : lo;
+		}
+	}
+	cr_assert_lt(lo, SCHED_FIRST_TID, "the TIDs reach below the plain machine's 4096");
+	sched_set_thread_listener(s, on_id, w);
+	cr_assert_eq(sched_run_until(s, UINT64_MAX), 1);
+	cr_assert_gt(w->starts, 60, "threads come and go (%u)", w->starts);
+	cr_log_info("%u threads, %u of them on a reused TID", w->starts, w->reused);
+	sched_destroy(s);
+	fake_sink_finish(&fs);
+	free(w);
 }

@@ -202,6 +202,166 @@ static const char *gen(const char *scenario, unsigned seed)
 	return test_path(out);
 }
 
+/* A trace of tools/scenarios/desktop.yaml on a @realism machine, 300 ms. */
+static const char *gen_desktop(const char *realism)
+{
+	static char name[2][64];
+	char args[512], err[512];
+	char *out = name[realism[0] == 'p'];
+
+	snprintf(out, 64, "desktop-%s.etl", realism);
+	snprintf(args, sizeof(args),
+		 "gen '%s/../tools/scenarios/desktop.yaml' -o %s --duration 300ms -q "
+		 "--set machine.realism=%s",
+		 SOURCE_DIR, out, realism);
+	cr_assert_eq(test_etwforge(args, err, sizeof(err)), 0, "%s", err);
+	return test_path(out);
+}
+
+/* The share of category @k of a MIX trait. */
+static double share(const struct etwforge_trait *x, unsigned k)
+{
+	uint64_t all = 0;
+
+	for (unsigned i = 0; i < x->ncounts; i++) {
+		all += x->counts[i];
+	}
+	return k < x->ncounts && all ? (double)x->counts[k] / (double)all : 0;
+}
+
+Test(traits, a_lived_in_machine_looks_like_the_real_sample_where_a_plain_one_does_not)
+{
+	struct etwforge_traits *l = traits_of(gen_desktop("lived-in"));
+	struct etwforge_traits *p = traits_of(gen_desktop("plain"));
+	/* the plain CSwitch session's file: a compact record names no Ready reason */
+	struct etwforge_traits *l2 = traits_of(test_path("desktop-lived-in-2.etl"));
+	struct etwforge_traits *p2 = traits_of(test_path("desktop-plain-2.etl"));
+	const struct etwforge_trait *lr = named(l2, "ready_wait_reasons");
+	const struct etwforge_trait *pr = named(p2, "ready_wait_reasons");
+	struct etwforge_traits *real;
+
+	/* the profile timer: the real sample's CPUs space their samples with a CV of
+	 * 0.04 to 0.15 and share a timestamp in 17 % of them; plain CPUs tick in lockstep */
+	is(p, "sample_spacing_cv", 0, 0);
+	is(p, "sample_times_shared", 1, 0);
+	cr_assert_gt(named(l, "sample_spacing_cv")->value, 0.02);
+	cr_assert_lt(named(l, "sample_spacing_cv")->value, 0.2);
+	cr_assert_gt(named(l, "sample_times_shared")->value, 0.05);
+	cr_assert_lt(named(l, "sample_times_shared")->value, 0.4);
+	/* the idle thread's samples report priority 16, as the real ones */
+	cr_assert_eq(share(named(l, "idle_sample_priority"), 16), 1);
+	cr_assert_eq(share(named(p, "idle_sample_priority"), 0), 1);
+	/* a thread left Ready says why: WrQuantumEnd (30) or WrPreempted (32) */
+	cr_assert(lr->present && pr->present);
+	cr_assert_gt(share(lr, 32), 0);
+	cr_assert_eq(share(lr, 30) + share(lr, 32), 1);
+	cr_assert_eq(share(pr, 0), 1);
+	/* a group's threads differ from each other */
+	cr_assert_gt(named(l, "thread_cpu_cv")->value, 2 * named(p, "thread_cpu_cv")->value,
+		     "lived-in %g, plain %g", named(l, "thread_cpu_cv")->value,
+		     named(p, "thread_cpu_cv")->value);
+	/* wake-up latencies spread instead of piling on two values */
+	cr_assert_lt(named(l, "wake_latency_top2_share")->value,
+		     named(p, "wake_latency_top2_share")->value);
+	/* thread IDs among the process IDs, as the real sample's (97 % below its
+	 * largest PID); plain ones all above 4096 */
+	cr_assert_gt(named(l, "tids_below_max_pid")->value, 0.5);
+	is(p, "tids_below_max_pid", 0, 0);
+	is(l, "tids_multiple_of_4", 1, 0);
+	/* clocks that are not round numbers */
+	is(l, "round_times", 0, 0);
+	is(p, "round_times", 1, 0);
+	real = traits_of(test_sample("perfview_net.4.5.2.x64.etl"));
+	cr_assert_lt(etwforge_traits_score(l, real, NULL), etwforge_traits_score(p, real, NULL),
+		     "the lived-in machine is nearer the real sample");
+	etwforge_traits_free(real);
+	etwforge_traits_free(l);
+	etwforge_traits_free(p);
+	etwforge_traits_free(l2);
+	etwforge_traits_free(p2);
+}
+
+/*
+ * Half the CPUs held by a pinned CPU-bound group, the other threads free:
+ * the idle share of each free CPU, and its least and most.
+ */
+static void free_cpus_idle(const char *realism, double *lo, double *hi, double *slope)
+{
+	char yaml[512], args[640], err[512], name[64];
+	struct etwforge_error *e = etwforge_error_new();
+	struct etwforge_file *f;
+	struct etwforge_analysis *a;
+	double sx = 0, sy = 0, sxy = 0, sxx = 0;
+
+	snprintf(yaml, sizeof(yaml),
+		 "seed: 3\nduration: 1s\nmachine: {cpus: 16, realism: %s}\n"
+		 "threads:\n"
+		 "  - {name: batch, count: 16, behaviour: cpu_bound, priority: 7, "
+		 "affinity: [\"8-15\"]}\n"
+		 "  - {name: workers, count: 64, behaviour: io_bound, priority: 9}\n",
+		 realism);
+	snprintf(name, sizeof(name), "half-%s", realism);
+	test_write("half.yaml", yaml, strlen(yaml));
+	snprintf(args, sizeof(args), "gen %s -o %s.etl -q", test_path("half.yaml"), name);
+	cr_assert_eq(test_etwforge(args, err, sizeof(err)), 0, "%s", err);
+	snprintf(name + strlen(name), sizeof(name) - strlen(name), ".etl");
+	f = etwforge_file_open(test_path(name), 0, e);
+	cr_assert_not_null(f, "%s", etwforge_error_message(e));
+	{
+		ETWFORGE_OPTS(etwforge_analysis_opts, o, .detail = ETWFORGE_DETAIL_COUNTS);
+
+		a = etwforge_analysis_new(f, &o, e);
+	}
+	cr_assert_not_null(a, "%s", etwforge_error_message(e));
+	cr_assert_eq(etwforge_analysis_run(a, e), 0, "%s", etwforge_error_message(e));
+	*lo = 1;
+	*hi = 0;
+	for (unsigned c = 0; c < 8; c++) {
+		const struct etwforge_cpu_row *r = etwforge_analysis_cpu(a, c);
+		double idle = (double)r->idle_ns / (double)(r->idle_ns + r->busy_ns + 1);
+
+		*lo = idle < *lo ? idle : *lo;
+		*hi = idle > *hi ? idle : *hi;
+		sx += c;
+		sy += idle;
+		sxy += c * idle;
+		sxx += (double)c * c;
+	}
+	*slope = (8 * sxy - sx * sy) / (8 * sxx - sx * sx); /* idle share per CPU number */
+	etwforge_analysis_free(a);
+	etwforge_file_close(f);
+	etwforge_error_free(e);
+}
+
+Test(traits, a_lived_in_machine_spreads_the_threads_whose_own_cpus_are_busy)
+{
+	double plo, phi, pslope, llo, lhi, lslope;
+
+	/* plain: a thread whose ideal CPU (8..15) is busy takes the first idle one
+	 * after it, wrapping to CPU 0: the free CPUs are busier the lower they are */
+	free_cpus_idle("plain", &plo, &phi, &pslope);
+	free_cpus_idle("lived-in", &llo, &lhi, &lslope);
+	cr_log_info("idle of CPUs 0-7: plain %.3f..%.3f (slope %.4f), lived-in %.3f..%.3f "
+		    "(slope %.4f)",
+		    plo, phi, pslope, llo, lhi, lslope);
+	cr_assert_gt(pslope, 0.01, "plain: idle rises with the CPU number (%.4f)", pslope);
+	cr_assert_lt(fabs(lslope), pslope / 2, "lived-in: flatter (%.4f against %.4f)", lslope,
+		     pslope);
+	cr_assert_lt(lhi - llo, phi - plo);
+	/* eight CPU-bound threads more than their CPUs: quantum ends, said as such
+	 * in the plain CSwitch session's file */
+	{
+		struct etwforge_traits *t = traits_of(test_path("half-lived-in-2.etl"));
+		const struct etwforge_trait *r = named(t, "ready_wait_reasons");
+
+		cr_assert(r->present);
+		cr_assert_gt(share(r, 30), 0, "WrQuantumEnd");
+		cr_assert_gt(share(r, 32), 0, "WrPreempted");
+		cr_assert_eq(share(r, 30) + share(r, 32), 1);
+		etwforge_traits_free(t);
+	}
+}
+
 Test(traits, a_trace_is_closest_to_itself_then_to_its_scenario)
 {
 	struct etwforge_traits *d1 = traits_of(gen("desktop", 1));

@@ -19,8 +19,10 @@
 
 TestSuite(verify, .init = test_dir_make, .fini = test_dir_remove);
 
+/* plain: the tests below name the threads by their TIDs, numbered on from 4096 */
 static const char scenario[] =
-	"seed: 3\nduration: 60ms\nmachine: {cpus: 2, arch: x64, target: win10-1709}\n"
+	"seed: 3\nduration: 60ms\n"
+	"machine: {cpus: 2, arch: x64, target: win10-1709, realism: plain}\n"
 	"sessions:\n"
 	"  - {name: k, clock: qpc, flags: [cswitch, compact_cswitch, proc_thread, dispatcher, "
 	"profile]}\n"

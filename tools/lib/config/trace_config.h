@@ -47,11 +47,13 @@ struct trace_session_cfg {
 
 /**
  * struct trace_group - a thread group of the scenario and its threads at
- * the start: TIDs @first_tid, @first_tid + 4, ... (@count of them). Later
- * threads are the truth's "thread" lines.
+ * the start: @tids (@count of them; borrowed), or when NULL the TIDs
+ * @first_tid, @first_tid + 4, ... Later threads are the truth's "thread"
+ * lines.
  */
 struct trace_group {
 	char name[64];
+	const uint32_t *tids;
 	uint32_t first_tid;
 	unsigned count;
 };

@@ -132,6 +132,7 @@ struct gen_run {
 	struct gen_jobs *jobs; /* --jobs: the workers, or NULL */
 	FILE *truth_f;
 	FILE *json_f;
+	uint32_t *group_tids; /* the meta line's TIDs of the groups at the start */
 	int truth_i;
 	int json_i;
 };
@@ -144,6 +145,7 @@ static void gen_free(struct gen_run *g)
 		session_run_close(&g->run);
 	}
 	truth_writer_finish(&g->tw);
+	free(g->group_tids);
 	free(g->sc);
 }
 
@@ -241,14 +243,25 @@ static int truth_begin(struct gen_run *g, const struct etwforge_run_opts *o,
 	}
 	tc->ngroups =
 		g->sc->sched.ngroups < TRACE_MAX_GROUPS ? g->sc->sched.ngroups : TRACE_MAX_GROUPS;
-	for (unsigned i = 0; i < tc->ngroups; i++) {
+	g->group_tids = malloc(((size_t)sched_thread_slots(g->sched) + 1u) * sizeof(uint32_t));
+	if (!g->group_tids) {
+		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+	}
+	for (unsigned i = 0, at = 0; i < tc->ngroups; i++) {
 		struct trace_group *tg = &tc->groups[i];
 
 		snprintf(tg->name, sizeof(tg->name), "%s", g->sc->sched.groups[i].name);
-		sched_initial_tids(g->sched, i, &tg->first_tid, &tg->count);
+		tg->tids = g->group_tids + at;
+		tg->count = sched_initial_tids(g->sched, i, g->group_tids + at,
+					       sched_thread_slots(g->sched) - at);
+		at += tg->count;
 	}
+	errno = 0;
 	if (truth_write_meta(g->truth_f, tc) < 0) {
-		return error_fail(err, -EIO, ERR_DATA, "%s: write failed", o->truth);
+		/* a long meta line reaches the device at once: say why it failed */
+		int e = errno ? errno : EIO;
+
+		return error_fail(err, -e, ERR_DATA, "%s: write failed: %s", o->truth, strerror(e));
 	}
 	return 0;
 }

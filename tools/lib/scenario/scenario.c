@@ -28,8 +28,10 @@
 #include <sys/stat.h>
 
 #include "pebs_model/pmc_sources.h"
+#include "scheduler_model/sim_rng.h"
 #include "tools/lib/common/input_file.h"
 #include "tools/lib/scenario/scenario.h"
+#include "tools/lib/scenario/scenario_background.h"
 #include "tools/lib/scenario/scenario_internal.h"
 #include "tools/lib/scenario/schema.h"
 #include "tools/lib/scenario/yaml_tree.h"
@@ -70,6 +72,8 @@ const char *scenario_wait_reason_name(unsigned r)
 
 static const char *const clock_names[] = {NULL, "qpc", "systime", "cycles"};
 static const char *const arch_names[] = {"x64", "x86"};
+static const char *const realism_names[] = {"plain", "lived-in"};
+static const char *const background_names[] = {"none", "desktop", "server"};
 static const char *const behaviour_names[] = {"cpu_bound", "io_bound", "interactive", "periodic"};
 
 static_assert(ETL_ARCH_X64 == 0 && ETL_ARCH_X86 == 1, "arch_names order");
@@ -122,6 +126,20 @@ static int apply_boot_time(struct sk_walk *w, const struct sk_desc *d, void *bas
 	if (rc == 0) {
 		scenario_of(w)->trace.boot_time = (int64_t)v;
 		scenario_of(w)->boot_time_set = true;
+	}
+	return rc;
+}
+
+static int apply_start_time(struct sk_walk *w, const struct sk_desc *d, void *base,
+			    const struct yt_node *n)
+{
+	uint64_t v;
+	int rc = sk_get_uint(w, n, d->min, d->max, &v);
+
+	(void)base;
+	if (rc == 0) {
+		scenario_of(w)->trace.start_time = (int64_t)v;
+		scenario_of(w)->start_time_set = true;
 	}
 	return rc;
 }
@@ -180,6 +198,28 @@ static int apply_lifetime(struct sk_walk *w, const struct sk_desc *d, void *base
 	}
 	if (rc == 0) {
 		g->lifetime_ns = v;
+	}
+	return rc;
+}
+
+static int apply_wait_mean(struct sk_walk *w, const struct sk_desc *d, void *base,
+			   const struct yt_node *n)
+{
+	struct sched_group *g = base;
+	uint64_t v;
+	int rc = sk_get_duration(w, n, 0, d->max, &v);
+
+	if (rc == 0 && v != 0 && v < d->min) {
+		char lo[32];
+		char hi[32];
+
+		sk_format_duration(lo, sizeof(lo), d->min);
+		sk_format_duration(hi, sizeof(hi), d->max);
+		return sk_fail(w, n, "%s is out of range (0 = the behaviour's, or %s..%s)", n->str,
+			       lo, hi);
+	}
+	if (rc == 0) {
+		g->wait_ns = v;
 	}
 	return rc;
 }
@@ -713,13 +753,16 @@ static const struct sk_desc machine_keys[] = {
 	K_UINT("timer_resolution", SC, trace.timer_resolution, 5000, 156250),
 	K_CUSTOM("target", apply_target, scenario_print_target),
 	K_ENUM("arch", SC, trace.arch, arch_names, false),
-	K_UINT("start_time", SC, trace.start_time, 0, INT64_MAX),
+	K_CUSTOM_X("start_time", apply_start_time, scenario_print_start_time, .min = 0,
+		   .max = INT64_MAX),
 	K_CUSTOM_X("boot_time", apply_boot_time, scenario_print_boot_time, .min = 0,
 		   .max = INT64_MAX),
 	K_CUSTOM_X("quantum", apply_quantum, scenario_print_quantum, .min = 100 * NS_PER_US,
 		   .max = 10 * NS_PER_S),
 	K_UINT("memory_mb", SC, ident.memory_mb, 1, 4194304), /* 4 TiB: Windows' most */
 	K_STR("computer_name", SC, computer_name, 1),
+	K_ENUM("realism", SC, realism, realism_names, false),
+	K_ENUM("background", SC, background, background_names, false),
 	K_END,
 };
 
@@ -772,6 +815,8 @@ static const struct sk_desc group_keys[] = {
 	K_UINT("duty", GRP, duty_pct, 1, 100),
 	K_CUSTOM_X("wait_reasons", apply_wait, scenario_print_wait, .set_key = set_wait_key),
 	K_UINT("user_wait", GRP, user_wait_pct, 0, 100),
+	K_CUSTOM_X("wait", apply_wait_mean, scenario_print_wait_mean, .min = NS_PER_US,
+		   .max = 86400 * NS_PER_S),
 	K_CUSTOM("affinity", apply_affinity, scenario_print_affinity),
 	K_CUSTOM_X("lifetime", apply_lifetime, scenario_print_lifetime, .min = 10 * NS_PER_US,
 		   .max = 86400 * NS_PER_S),
@@ -1037,7 +1082,9 @@ void scenario_default(struct scenario *sc)
 
 	sc->sched.duration_ns = 2 * NS_PER_S;
 	sc->sched.seed = 1;
-	sc->sched.quantum_ns = 0; /* derived: 2 ticks */
+	sc->realism = 1;			      /* lived-in */
+	sc->background = SCENARIO_BACKGROUND_DESKTOP; /* the built-in desktop has it */
+	sc->sched.quantum_ns = 0;		      /* derived: 2 ticks */
 	sc->sched.ngroups = (unsigned)ARRAY_SIZE(default_groups);
 	for (unsigned i = 0; i < sc->sched.ngroups; i++) {
 		struct sched_group *g = &sc->sched.groups[i];
@@ -1211,10 +1258,51 @@ static int finish_modules(struct scenario *sc, struct etwforge_error *err)
 	return 0;
 }
 
+/* FILETIMEs: 2019-01-01 and seven years on, in 100 ns units */
+#define LIVED_START_MIN	 131907744000000000LL
+#define LIVED_START_SPAN (7LL * 365 * 86400 * 10000000)
+#define LIVED_UPTIME_MIN (600LL * 10000000)	   /* ten minutes */
+#define LIVED_UPTIME_AVG (3LL * 86400 * 10000000)  /* three days on average */
+#define LIVED_UPTIME_MAX (60LL * 86400 * 10000000) /* two months at most */
+
+/*
+ * A lived-in machine's start and boot time when the scenario gives neither:
+ * any 100 ns of 2019..2025 and an uptime of ten minutes to two months,
+ * drawn from the seed (a real trace's clocks are never round numbers).
+ */
+static void lived_in_times(const struct scenario *sc, int64_t *start, int64_t *boot)
+{
+	struct sim_rng r;
+	uint64_t up;
+
+	sim_rng_init(&r, sc->sched.seed, SIM_RNG_IDENT, 2);
+	*start = LIVED_START_MIN + (int64_t)sim_rng_below(&r, (uint64_t)LIVED_START_SPAN);
+	up = (uint64_t)LIVED_UPTIME_MIN + sim_rng_exp(&r, (uint64_t)LIVED_UPTIME_AVG);
+	up = up < (uint64_t)LIVED_UPTIME_MAX ? up : (uint64_t)LIVED_UPTIME_MAX;
+	*boot = *start - (int64_t)up;
+}
+
+int64_t scenario_effective_start_time(const struct scenario *sc)
+{
+	int64_t start, boot;
+
+	if (sc->start_time_set || sc->boot_time_set || !sc->realism) {
+		return sc->trace.start_time;
+	}
+	lived_in_times(sc, &start, &boot);
+	return start;
+}
+
 int64_t scenario_effective_boot_time(const struct scenario *sc)
 {
 	if (sc->boot_time_set) {
 		return sc->trace.boot_time;
+	}
+	if (!sc->start_time_set && sc->realism) {
+		int64_t start, boot;
+
+		lived_in_times(sc, &start, &boot);
+		return boot;
 	}
 	return sc->trace.start_time > SCENARIO_DEFAULT_UPTIME
 		       ? sc->trace.start_time - SCENARIO_DEFAULT_UPTIME
@@ -1746,6 +1834,25 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 	int rc;
 
 	t->max_wait_reason = t->target->max_wait_reason;
+	if (!sk_where_has(&sc->where, "machine.background") &&
+	    (sk_where_has(&sc->where, "threads") || sk_where_has(&sc->where, "processes"))) {
+		/* a scenario that lists its own threads or processes describes its machine:
+		 * Windows' own processes only when it says so */
+		sc->background = SCENARIO_BACKGROUND_NONE;
+	}
+	if (sc->realism) {
+		const struct scenario_bg bg = {
+			.kind = sc->background,
+			.seed = sc->sched.seed,
+			.nprocesses = &sc->nprocesses,
+			.processes = sc->processes,
+			.sched = &sc->sched,
+			.group_x = sc->group_x,
+		};
+
+		scenario_background_add(&bg);
+	}
+	t->start_time = scenario_effective_start_time(sc);
 	t->boot_time = scenario_effective_boot_time(sc);
 	if (t->boot_time > t->start_time) {
 		return sk_fail_key(&sc->where, sc->source, err, "machine.boot_time",
@@ -1779,6 +1886,16 @@ int scenario_finish(struct scenario *sc, struct etwforge_error *err)
 	s->start_time = t->start_time;
 	s->boot_time = t->boot_time;
 	s->max_wait_reason = t->max_wait_reason;
+	s->lived_in = sc->realism != 0;
+	s->ntaken = 0;
+	for (unsigned i = 0; i < sc->ident.nprocesses && s->ntaken + 2u <= SCHED_MAX_TAKEN_IDS;
+	     i++) {
+		/* a TID never takes a process's ID, nor that of its parent (simulated or not) */
+		const struct ident_process *p = &sc->ident.processes[i];
+
+		s->taken_ids[s->ntaken++] = p->pid;
+		s->taken_ids[s->ntaken++] = p->ppid;
+	}
 	s->pebs = false;
 	for (unsigned c = 0; c < SIM_CLOCK_SLOTS; c++) {
 		s->clocks[c] = c != 0 && trace_config_clock_used(t, (enum sim_clock)c);

@@ -198,6 +198,9 @@ struct scenario {
 	struct spin_cfg lock_model;
 	struct scenario_session_x sess_x[SIM_MAX_SESSIONS];
 	bool boot_time_set;
+	bool start_time_set;
+	int realism;	/* machine.realism: 0 plain, 1 lived-in (the default) */
+	int background; /* machine.background: 0 none, 1 desktop (the default), 2 server */
 	bool quantum_set;
 	char source[TRACE_PATH_MAX];
 	unsigned nfiles;

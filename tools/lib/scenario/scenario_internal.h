@@ -71,7 +71,16 @@ extern const struct sk_schema scenario_schema;
 /* 1 hour in 100 ns units: the default uptime before start_time */
 #define SCENARIO_DEFAULT_UPTIME (3600LL * 10000000LL)
 
-/** scenario_effective_boot_time - boot_time, or its default from start_time. */
+/**
+ * scenario_effective_start_time - start_time; on a lived-in machine given
+ * neither start nor boot time, one drawn from the seed.
+ */
+int64_t scenario_effective_start_time(const struct scenario *sc);
+
+/**
+ * scenario_effective_boot_time - boot_time, or its default: start_time less
+ * an hour; on a lived-in machine given neither, an uptime drawn from the seed.
+ */
 int64_t scenario_effective_boot_time(const struct scenario *sc);
 /** scenario_effective_quantum - quantum_ns, or its default (2 ticks). */
 uint64_t scenario_effective_quantum(const struct scenario *sc);
@@ -101,6 +110,10 @@ void scenario_print_lifetime(FILE *f, const void *root, const struct sk_desc *d,
 			     unsigned item);
 void scenario_print_affinity(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			     unsigned item);
+void scenario_print_wait_mean(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			      unsigned item);
+void scenario_print_start_time(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			       unsigned item);
 void scenario_print_boot_time(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			      unsigned item);
 void scenario_print_quantum(FILE *f, const void *root, const struct sk_desc *d, const void *base,

@@ -95,6 +95,17 @@ void scenario_print_boot_time(FILE *f, const void *root, const struct sk_desc *d
 	fprintf(f, "%" PRId64, scenario_effective_boot_time(sc));
 }
 
+void scenario_print_start_time(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			       unsigned item)
+{
+	const struct scenario *sc = root;
+
+	(void)d;
+	(void)base;
+	(void)item;
+	fprintf(f, "%" PRId64, scenario_effective_start_time(sc));
+}
+
 void scenario_print_quantum(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			    unsigned item)
 {
@@ -308,6 +319,17 @@ void scenario_print_lifetime(FILE *f, const void *root, const struct sk_desc *d,
 	(void)d;
 	(void)item;
 	put_duration(f, g->lifetime_ns);
+}
+
+void scenario_print_wait_mean(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			      unsigned item)
+{
+	const struct sched_group *g = base;
+
+	(void)root;
+	(void)d;
+	(void)item;
+	put_duration(f, g->wait_ns);
 }
 
 /* ---- processes, and the keys of a group and the top level that name them ---- */

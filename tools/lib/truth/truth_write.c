@@ -865,7 +865,8 @@ static bool fmt_meta(struct line *l, const struct trace_config *cfg)
 				if (k) {
 					put_c(l, ',');
 				}
-				put_u64(l, cfg->groups[g].first_tid + 4u * k);
+				put_u64(l, cfg->groups[g].tids ? cfg->groups[g].tids[k]
+							       : cfg->groups[g].first_tid + 4u * k);
 			}
 			if (!room(l, 8)) {
 				return false;
