@@ -83,6 +83,13 @@ struct ident {
 	struct sim_rng timer_rng; /* lived-in: the profile interrupt's lateness */
 	uint64_t *grid;		  /* lived-in, per CPU: its timer's next tick */
 	uint64_t *due;		  /* and when that tick's sample is taken */
+	struct sim_rng rd_rng;	  /* lived-in: the start rundown's pace and CPU */
+	uint64_t next_rundown;	  /* lived-in: its next process's time (SCHED_NEVER_NS: done) */
+	unsigned rd_cpu;	  /* the CPU the rundown is logged on */
+	unsigned rd_next;	  /* the next process it runs down */
+	unsigned rd_move;	  /* the process after which it migrates */
+	uint64_t nfired;	  /* records fired so far */
+	bool rd_done[IDENT_MAX_PROCESSES]; /* run down already (out of turn: it changed first) */
 	unsigned nslots;
 	struct ident_slot *slot;
 	uint32_t next_index[SCHED_MAX_GROUPS];
@@ -173,6 +180,7 @@ static int fire(struct ident *m, enum sim_record_kind kind, unsigned cpu)
 {
 	m->rec.kind = kind;
 	m->rec.u.head.cpu = cpu;
+	m->nfired++;
 	return sched_fire_record(m->s, &m->rec);
 }
 
@@ -313,7 +321,7 @@ static int fire_masks(struct ident *m, enum sim_event ev, bool enabled)
 	return fire(m, SIM_REC_MASKS, 0);
 }
 
-static int fire_interval(struct ident *m, enum sim_event ev)
+static int fire_interval(struct ident *m, enum sim_event ev, unsigned cpu)
 {
 	struct sim_interval *r = &m->rec.u.interval;
 
@@ -323,13 +331,13 @@ static int fire_interval(struct ident *m, enum sim_event ev)
 	r->new_interval = m->cfg.profile_interval;
 	r->old_interval = m->cfg.profile_interval;
 	r->source_name = "Timer";
-	return fire(m, SIM_REC_INTERVAL, 0);
+	return fire(m, SIM_REC_INTERVAL, cpu);
 }
 
-static int fire_rundown_complete(struct ident *m)
+static int fire_rundown_complete(struct ident *m, unsigned cpu)
 {
 	memset(&m->rec.u.rundown, 0, sizeof(m->rec.u.rundown));
-	return fire(m, SIM_REC_RUNDOWN, 0);
+	return fire(m, SIM_REC_RUNDOWN, cpu);
 }
 
 static int fire_cpu_config(struct ident *m)
@@ -358,6 +366,8 @@ static int fire_cpu_config(struct ident *m)
 static void arm(struct ident *m)
 {
 	uint64_t t = m->next_sample < m->next_image ? m->next_sample : m->next_image;
+
+	t = m->next_rundown < t ? m->next_rundown : t;
 
 	sched_model_arm(m->s, m->handle, t);
 }
@@ -418,7 +428,8 @@ static unsigned rank_of(const struct ident *m, uint32_t i)
 }
 
 /* The rundown of process @pi's loaded images (PERFINFO: no context), or the kernel's modules. */
-static int rundown_images(struct ident *m, unsigned pi, bool kernel, enum sim_event ev)
+static int rundown_images(struct ident *m, unsigned pi, bool kernel, enum sim_event ev,
+			  unsigned cpu)
 {
 	for (unsigned rank = 0; images_on(m) && rank < MOD_RANKS; rank++) {
 		for (uint32_t i = 0; i < m->cfg.modules->nimages; i++) {
@@ -430,7 +441,7 @@ static int rundown_images(struct ident *m, unsigned pi, bool kernel, enum sim_ev
 				continue;
 			}
 			/* a kernel module's: SYSTEM, the controller's context (0/0, as the interval's) */
-			if ((rc = fire_image(m, i, ev, 0, 0, 0, 0, 0)) < 0) {
+			if ((rc = fire_image(m, i, ev, cpu, 0, 0, 0, 0)) < 0) {
 				return rc;
 			}
 		}
@@ -458,7 +469,7 @@ static int rundown_kernel_end(struct ident *m)
 	if ((rc = fire(m, SIM_REC_IMAGE, 0)) < 0) {
 		return rc;
 	}
-	return rundown_images(m, IDENT_SYSTEM, true, SIM_EVENT_DCEND);
+	return rundown_images(m, IDENT_SYSTEM, true, SIM_EVENT_DCEND, 0);
 }
 
 /* The images loaded before the session: kernel modules, and those of the processes alive then. */
@@ -537,6 +548,7 @@ static uint64_t next_image_time(const struct ident *m, uint64_t now)
 }
 
 static void creator_of(struct ident *m, unsigned pi, uint32_t *tid, uint32_t *pid);
+static int rundown_first(struct ident *m, unsigned pi);
 
 /* The loads and unloads whose time is @now: by a thread of the process (System's for a driver). */
 static int images_due(struct ident *m, uint64_t now)
@@ -551,6 +563,9 @@ static int images_due(struct ident *m, uint64_t now)
 
 		if ((!load && !unload) || m->state[pi] != PROC_ALIVE) {
 			continue;
+		}
+		if ((rc = rundown_first(m, pi)) < 0) {
+			return rc;
 		}
 		creator_of(m, pi, &tid, &pid);
 		m->img[i] = load ? IMG_LOADED : IMG_UNLOADED;
@@ -585,17 +600,103 @@ static int threads_of(struct ident *m, unsigned pi, enum sim_event ev, unsigned 
 	return 0;
 }
 
-static int idle_threads(struct ident *m, enum sim_event ev)
+static int idle_threads(struct ident *m, enum sim_event ev, unsigned cpu)
 {
 	for (unsigned c = 0; c < m->sc->cpus; c++) {
 		/* each idle thread (its CPU as @index), logged on the controller's CPU */
-		int rc = fire_thread(m, ev, 0, -1, 0, c, 0, 0, 0);
+		int rc = fire_thread(m, ev, cpu, -1, 0, c, 0, 0, 0);
 
 		if (rc < 0) {
 			return rc;
 		}
 	}
 	return 0;
+}
+
+/* Process @pi's start rundown, on CPU @cpu: the process, its threads, its images. */
+static int rundown_process(struct ident *m, unsigned pi, unsigned cpu)
+{
+	int rc;
+
+	m->rd_done[pi] = true;
+	if ((rc = fire_process(m, pi, SIM_EVENT_DCSTART, cpu, 0, 0, 0, 0)) < 0) {
+		return rc;
+	}
+	rc = pi == IDENT_IDLE ? idle_threads(m, SIM_EVENT_DCSTART, cpu)
+			      : threads_of(m, pi, SIM_EVENT_DCSTART, cpu);
+	if (rc == 0 && pi != IDENT_IDLE) {
+		/* System's own images (none here), then the kernel modules */
+		rc = rundown_images(m, pi, false, SIM_EVENT_DCSTART, cpu);
+		if (rc == 0 && pi == IDENT_SYSTEM) {
+			rc = rundown_images(m, pi, true, SIM_EVENT_DCSTART, cpu);
+		}
+	}
+	return rc;
+}
+
+/* The start rundown's last records: the profile interval, then RundownComplete. */
+static int rundown_end(struct ident *m, unsigned cpu)
+{
+	int rc;
+
+	m->next_rundown = SCHED_NEVER_NS;
+	if (m->cfg.profile && (rc = fire_interval(m, SIM_EVENT_DCSTART, cpu)) < 0) {
+		return rc;
+	}
+	return fire_rundown_complete(m, cpu);
+}
+
+/* Whether process @pi is alive and waits for its turn in a lived-in start rundown. */
+static bool rundown_pending(const struct ident *m, unsigned pi)
+{
+	return m->next_rundown != SCHED_NEVER_NS && m->state[pi] == PROC_ALIVE && !m->rd_done[pi];
+}
+
+/*
+ * Lived-in: the next process of the start rundown at @now. The controller's
+ * thread walks the process list while the machine runs on, so the records
+ * take time (2 to 8 us each, now and then a preemption of a few hundred us:
+ * the Windows sample file's rundown takes 8.4 ms for 34 processes, 662
+ * threads and their images; another machine's, 208 ms for 97 and 1,173)
+ * and live records of every CPU fall between them; it migrates once.
+ */
+static int rundown_step(struct ident *m, uint64_t now)
+{
+	uint64_t cost = 0, nrec = m->nfired;
+	unsigned pi = m->rd_next;
+	int rc;
+
+	while (pi < m->cfg.nprocesses && !rundown_pending(m, pi)) {
+		pi++;
+	}
+	if (pi >= m->cfg.nprocesses) {
+		return rundown_end(m, m->rd_cpu);
+	}
+	m->rd_next = pi + 1;
+	if ((rc = rundown_process(m, pi, m->rd_cpu)) < 0) {
+		return rc;
+	}
+	nrec = m->nfired - nrec;
+	for (uint64_t k = 0; k < nrec; k++) {
+		cost += 2000u + sim_rng_below(&m->rd_rng, 6000);
+	}
+	if (sim_rng_below(&m->rd_rng, 100) < 4) {
+		cost += sim_rng_exp(&m->rd_rng, 300000u); /* preempted */
+	}
+	if (pi == m->rd_move && m->sc->cpus > 1) {
+		/* to another CPU, once (the Windows sample file's is on two) */
+		m->rd_cpu =
+			(m->rd_cpu + 1u + (unsigned)sim_rng_below(&m->rd_rng, m->sc->cpus - 1u)) %
+			m->sc->cpus;
+	}
+	m->next_rundown = now + cost;
+	return 0;
+}
+
+/* A lived-in process about to change (a thread, an image) before its turn: its rundown now. */
+static int rundown_first(struct ident *m, unsigned pi)
+{
+	return rundown_pending(m, pi) ? rundown_process(m, pi, m->rd_cpu) : 0;
 }
 
 int ident_start(struct ident *m)
@@ -612,28 +713,23 @@ int ident_start(struct ident *m)
 			continue;
 		}
 		m->state[pi] = PROC_ALIVE;
-		if ((rc = fire_process(m, pi, SIM_EVENT_DCSTART, 0, 0, 0, 0, 0)) < 0) {
-			return rc;
-		}
-		rc = pi == IDENT_IDLE ? idle_threads(m, SIM_EVENT_DCSTART)
-				      : threads_of(m, pi, SIM_EVENT_DCSTART, 0);
-		if (rc == 0 && pi != IDENT_IDLE) {
-			/* System's own images (none here), then the kernel modules */
-			rc = rundown_images(m, pi, false, SIM_EVENT_DCSTART);
-			if (rc == 0 && pi == IDENT_SYSTEM) {
-				rc = rundown_images(m, pi, true, SIM_EVENT_DCSTART);
-			}
-		}
-		if (rc < 0) {
+		if (!m->sc->lived_in && (rc = rundown_process(m, pi, 0)) < 0) {
 			return rc;
 		}
 	}
 	m->next_image = next_image_time(m, 0);
-	arm(m);
-	if (m->cfg.profile && (rc = fire_interval(m, SIM_EVENT_DCSTART)) < 0) {
-		return rc;
+	if (m->sc->lived_in) {
+		/* the rundown begins a few tens of microseconds in, on any CPU */
+		sim_rng_init(&m->rd_rng, m->sc->seed, SIM_RNG_IDENT, 2);
+		m->rd_cpu = (unsigned)sim_rng_below(&m->rd_rng, m->sc->cpus);
+		m->rd_next = 0;
+		m->rd_move = (unsigned)sim_rng_below(&m->rd_rng, m->cfg.nprocesses);
+		m->next_rundown = 10000u + sim_rng_below(&m->rd_rng, 50000);
+		arm(m);
+		return 0;
 	}
-	return fire_rundown_complete(m);
+	arm(m);
+	return rundown_end(m, 0);
 }
 
 static int stop(void *ctx, uint64_t now_ns)
@@ -641,7 +737,12 @@ static int stop(void *ctx, uint64_t now_ns)
 	struct ident *m = ctx;
 	int rc;
 
-	(void)now_ns;
+	while (m->next_rundown != SCHED_NEVER_NS) {
+		/* a run shorter than its start rundown: the rest of it first */
+		if ((rc = rundown_step(m, now_ns)) < 0) {
+			return rc;
+		}
+	}
 	if (m->cfg.sysconfig && (rc = fire_cpu_config(m)) < 0) {
 		return rc;
 	}
@@ -652,8 +753,8 @@ static int stop(void *ctx, uint64_t now_ns)
 		if (m->state[pi] != PROC_ALIVE) {
 			continue;
 		}
-		rc = pi == IDENT_IDLE ? idle_threads(m, SIM_EVENT_DCEND)
-				      : rundown_images(m, pi, false, SIM_EVENT_DCEND);
+		rc = pi == IDENT_IDLE ? idle_threads(m, SIM_EVENT_DCEND, 0)
+				      : rundown_images(m, pi, false, SIM_EVENT_DCEND, 0);
 		if (rc == 0 && pi != IDENT_IDLE) {
 			rc = threads_of(m, pi, SIM_EVENT_DCEND, 0);
 		}
@@ -664,13 +765,13 @@ static int stop(void *ctx, uint64_t now_ns)
 			return rc;
 		}
 	}
-	if (m->cfg.profile && (rc = fire_interval(m, SIM_EVENT_DCEND)) < 0) {
+	if (m->cfg.profile && (rc = fire_interval(m, SIM_EVENT_DCEND, 0)) < 0) {
 		return rc;
 	}
 	if ((rc = fire_masks(m, SIM_EVENT_NEW, false)) < 0) {
 		return rc;
 	}
-	return fire_rundown_complete(m);
+	return fire_rundown_complete(m, 0);
 }
 
 /* ---- live events ------------------------------------------------------------- */
@@ -714,7 +815,7 @@ static void on_thread(void *ctx, uint64_t now_ns, const struct sim_thread_change
 	struct sched_thread_view v = {0};
 	int rc = 0;
 
-	if (c->slot >= m->nslots) {
+	if (c->slot >= m->nslots || rundown_first(m, pi) < 0) {
 		return;
 	}
 	if (!c->exit) {
@@ -1008,6 +1109,9 @@ static int on_event(void *ctx, uint64_t now_ns)
 	if (now_ns >= m->next_sample) {
 		rc = samples(m, now_ns);
 	}
+	if (rc == 0 && now_ns >= m->next_rundown) {
+		rc = rundown_step(m, now_ns);
+	}
 	if (rc == 0 && now_ns >= m->next_image) {
 		rc = images_due(m, now_ns);
 		m->next_image = next_image_time(m, now_ns);
@@ -1105,6 +1209,7 @@ int ident_attach(struct sched *s, const struct ident_cfg *c, struct ident **out)
 	m->handle = h;
 	m->interval_ns = (uint64_t)c->profile_interval * 100u;
 	m->next_sample = SCHED_NEVER_NS;
+	m->next_rundown = SCHED_NEVER_NS;
 	m->next_image = SCHED_NEVER_NS;
 	if (c->profile && m->interval_ns && m->sc->lived_in) {
 		/* one grid for every CPU, its phase from the seed */

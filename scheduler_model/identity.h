@@ -4,14 +4,20 @@
  * names of its threads, and the records that tell a consumer so. A model
  * attached to the scheduler core (sim.h) that fires, into the core's sink:
  *
- *   ident_start()      at the session start (on CPU 0, the controller's):
+ *   ident_start()      at the session start (the controller's thread):
  *                      masks end (previous: zeros), masks new (the
  *                      sessions'), the DCStart rundown -- Idle and its one
  *                      thread per CPU (TID 0), System, then every process
  *                      alive at the start in creation order, each followed
  *                      by its threads [and its images; System's by the
  *                      kernel modules] -- [the profile interval DCStart],
- *                      rundown complete
+ *                      rundown complete. Plain: all at time 0 on CPU 0.
+ *                      Lived-in: the masks at 0, then one process at a time
+ *                      from a few tens of microseconds in, 2-8 us a record,
+ *                      on one CPU and then another, live records
+ *                      between; a process that changes (a thread starts or
+ *                      ends, an image loads) before its turn is run down
+ *                      first; a stop before the end finishes it at once
  *   live               Thread Start as the core creates a thread (its
  *                      process's Start first when it is the process's
  *                      first, [its images' Loads after]), Thread End as it

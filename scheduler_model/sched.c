@@ -1839,6 +1839,11 @@ static void initial_threads(struct sched *s)
 			if (g->behaviour == SCHED_PERIODIC) {
 				wake = t->next_period;
 				t->next_period += g->period_ns;
+			} else if (s->cfg.lived_in) {
+				/* in the midst of a wait, as a running machine's threads are: what
+				 * is left of it is one of its waits (the wait is memoryless) */
+				wake = sim_rng_exp(&s->rng,
+						   spread(s->grp[gi].wait_mean, t->wait_k));
 			} else {
 				wake = sim_rng_below(&s->rng, 2000000u); /* first 2 ms */
 			}

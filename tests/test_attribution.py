@@ -6,8 +6,11 @@ whose session logs processes and threads is read with `dump --jsonl`, and
 
   * every non-idle TID a context switch (plain or compact), a ReadyThread
     (the readied thread and the readying one) or a SampledProfile names has
-    a Thread Start or DCStart at or before that record and a Thread End or
-    DCEnd at or after it;
+    a Thread Start at or before that record, or a DCStart anywhere (the
+    start rundown tells what lived at the session's start: on a lived-in
+    machine it takes milliseconds, live records fall between its records,
+    as on Windows, so a thread's first switch may precede its DCStart), and
+    a Thread End or DCEnd at or after it;
   * every thread's process has a Process record (Start or DCStart) with a
     non-empty image name.
 
@@ -38,12 +41,19 @@ def records(binary, path):
 
 def attribute(binary, path, label):
     starts, ends, procs, thread_pid, uses = {}, {}, {}, {}, []
+    session_start, early = None, 0
     for o in records(binary, path):
         ts = o.get("ts")
+        if o.get("kind") == "file":
+            session_start = o["start_ts"]
         if "thread" in o:
             t = o["thread"]
             thread_pid[t["tid"]] = t["pid"]
-            if t["event"] in ("start", "dcstart"):
+            if t["event"] == "dcstart":
+                # alive at the session's start
+                early += sum(1 for u in uses if u[0] == t["tid"] and u[1] < ts)
+                starts[t["tid"]] = session_start
+            elif t["event"] == "start":
                 starts[t["tid"]] = min(starts.get(t["tid"], ts), ts)
             else:
                 ends[t["tid"]] = max(ends.get(t["tid"], ts), ts)
@@ -73,7 +83,7 @@ def attribute(binary, path, label):
     for tid, pid in thread_pid.items():
         check(bool(procs.get(pid)), f"{label}: TID {tid}'s process {pid} has no Process record "
                                     "with an image name")
-    return len(uses), len(starts), len(procs)
+    return len(uses), len(starts), len(procs), early
 
 
 def main():
@@ -86,8 +96,8 @@ def main():
                             "--duration", "150ms", "-o", os.path.join(out, "a.etl")], check=True)
             files = sorted(f for f in os.listdir(out) if f.endswith(".etl"))
             n = attribute(binary, os.path.join(out, "a.etl"), f"{name}/a.etl")
-            print(f"{name}: {n[0]} TID uses, {n[1]} threads, {n[2]} processes, "
-                  f"files {' '.join(files)}")
+            print(f"{name}: {n[0]} TID uses ({n[3]} before their thread's DCStart), "
+                  f"{n[1]} threads, {n[2]} processes, files {' '.join(files)}")
     for f in failures:
         print("test_attribution:", f, file=sys.stderr)
     sys.exit(1 if failures else 0)

@@ -58,7 +58,12 @@ static void gen(const char *arch, const char *target)
 		     0);
 }
 
-/* One truth line, reduced: kind, event, pid (0 when none) and for an image its name. */
+/*
+ * One truth line, reduced: kind, event, pid (0 when none) and for an image its
+ * name. Only the identity records (process, thread, image, masks, interval,
+ * rundown ...): the live ones (switches, samples, wake-ups, stacks) fall between
+ * the start rundown's records on a lived-in machine, as on Windows.
+ */
 struct line {
 	char kind[16], event[16], file[64];
 	long pid;
@@ -79,6 +84,12 @@ static struct line *truth_lines(size_t *n)
 		struct line *l;
 
 		cr_assert_not_null(o, "%s", buf);
+		k = json_string_value(json_object_get(o, "kind"));
+		if (k && (!strcmp(k, "cswitch") || !strcmp(k, "sample") || !strcmp(k, "ready") ||
+			  !strcmp(k, "stack"))) {
+			json_decref(o);
+			continue;
+		}
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 1024;
 			v = realloc(v, cap * sizeof(*v));
@@ -86,7 +97,6 @@ static struct line *truth_lines(size_t *n)
 		}
 		l = &v[(*n)++];
 		memset(l, 0, sizeof(*l));
-		k = json_string_value(json_object_get(o, "kind"));
 		e = json_string_value(json_object_get(o, "event"));
 		fn = json_string_value(json_object_get(o, "file_name"));
 		snprintf(l->kind, sizeof(l->kind), "%s", k ? k : "");

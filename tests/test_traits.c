@@ -211,7 +211,7 @@ static const char *gen_desktop(const char *realism)
 
 	snprintf(out, 64, "desktop-%s.etl", realism);
 	snprintf(args, sizeof(args),
-		 "gen '%s/../tools/scenarios/desktop.yaml' -o %s --duration 300ms -q "
+		 "gen '%s/../tools/scenarios/desktop.yaml' -o %s --duration 1s -q "
 		 "--set machine.realism=%s",
 		 SOURCE_DIR, out, realism);
 	cr_assert_eq(test_etwforge(args, err, sizeof(err)), 0, "%s", err);
