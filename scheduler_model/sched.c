@@ -947,9 +947,33 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
 	s->st.threads_created++;
 }
 
-/* The boost a wait on @reason earns, by the thread's behaviour. */
-static uint8_t boost_for(const struct sched_group *g, unsigned reason)
+/*
+ * The boost a wait on @reason earns, by the thread's behaviour. Lived-in, as
+ * the waker's increment would be (wdm.h): an I/O completion's by its device
+ * (IO_DISK_INCREMENT 1, IO_NETWORK_INCREMENT 2, IO_NO_INCREMENT 0), a GUI
+ * thread's window input 2 (6 for the keyboard and mouse), an event set 1,
+ * a timer's expiry 0.
+ */
+static uint8_t boost_for(const struct sched *s, const struct sched_group *g, unsigned reason,
+			 struct sim_rng *rng)
 {
+	if (s->cfg.lived_in) {
+		uint64_t r = sim_rng_below(rng, 100);
+
+		switch (wait_class_of[reason]) {
+		case WC_DELAY:
+			return 0;
+		case WC_IO:
+			return r < 60 ? 1 : r < 90 ? 2 : 0;
+		case WC_USER:
+			if (g->behaviour == SCHED_INTERACTIVE) {
+				return r < 70 ? 2 : r < 78 ? 6 : 1;
+			}
+			return 1;
+		default:
+			return 1;
+		}
+	}
 	switch (wait_class_of[reason]) {
 	case WC_DELAY:
 		return 0;
@@ -980,7 +1004,7 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	r = gr->wreason[k];
 	t->wait_reason = (uint8_t)r;
 	t->wait_mode = sim_rng_chance(rng, g->user_wait_pct) ? 1 : 0;
-	t->boost = boost_for(g, r);
+	t->boost = boost_for(s, g, r, rng);
 	t->state = SCHED_TS_WAITING;
 	if (s->cfg.lived_in && !t->starved && t->pri > t->base && t->base < 16) {
 		/* the unwait boost goes when the thread waits again (Windows 8 on), so the

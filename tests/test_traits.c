@@ -428,3 +428,46 @@ Test(traits, json_has_every_trait_and_the_score)
 	etwforge_traits_free(a);
 	etwforge_traits_free(b);
 }
+
+/* The wake_boost trait of a 1 s machine of GUI and I/O threads, @realism. */
+static struct etwforge_traits *boost_machine(const char *realism)
+{
+	char yaml[640], args[640], err[512], name[64];
+
+	snprintf(yaml, sizeof(yaml),
+		 "seed: 4\nduration: 1s\nmachine: {cpus: 4, realism: %s}\n"
+		 "sessions:\n  - {name: k, flags: [cswitch, dispatcher, proc_thread]}\n"
+		 "threads:\n"
+		 "  - {name: ui, count: 8, behaviour: interactive}\n"
+		 "  - {name: io, count: 16, behaviour: io_bound}\n",
+		 realism);
+	test_write("boost.yaml", yaml, strlen(yaml));
+	snprintf(name, sizeof(name), "boost-%s.etl", realism);
+	snprintf(args, sizeof(args), "gen %s -o %s -q", test_path("boost.yaml"), name);
+	cr_assert_eq(test_etwforge(args, err, sizeof(err)), 0, "%s", err);
+	return traits_of(test_path(name));
+}
+
+Test(traits, a_lived_in_wake_up_boosts_as_its_waker_would)
+{
+	struct etwforge_traits *l = boost_machine("lived-in");
+	struct etwforge_traits *p = boost_machine("plain");
+	const struct etwforge_trait *lb = named(l, "wake_boost");
+	const struct etwforge_trait *pb = named(p, "wake_boost");
+	unsigned zero = 31; /* the labels run -31 .. +31 */
+
+	cr_assert(lb->present && pb->present);
+	cr_log_info("lived-in: 0 %.3f +1 %.3f +2 %.3f +6 %.3f; plain: 0 %.3f +1 %.3f +2 %.3f",
+		    share(lb, zero), share(lb, zero + 1), share(lb, zero + 2), share(lb, zero + 6),
+		    share(pb, zero), share(pb, zero + 1), share(pb, zero + 2));
+	/* I/O completions by their device (disk +1, network +2, none 0), window input
+	 * +2, the keyboard and mouse +6: no one increment takes nearly all */
+	cr_assert_gt(share(lb, zero), 0.02);
+	cr_assert_gt(share(lb, zero + 2), 0.1);
+	cr_assert_gt(share(lb, zero + 6), 0);
+	cr_assert_lt(share(lb, zero + 1), 0.8);
+	/* plain: never more than +2, never +6 */
+	cr_assert_eq(share(pb, zero + 6), 0);
+	etwforge_traits_free(l);
+	etwforge_traits_free(p);
+}
