@@ -628,4 +628,25 @@ Test(loader, symbols_one_breakpad_file_per_pdb)
 	cr_assert_eq(rc, 1, "%s", err);
 	cr_assert_not_null(strstr(err, "--symbols: plain/sym: "), "%s", err);
 	cr_assert_eq(test_run("test ! -e '%s/e.etl'", test_dir), 0, "nothing written");
+	/* one PDB's folder taken by a file: no .sym file at all, no folder made, no
+	 * temporary file left; the folder holds what it held */
+	cr_assert_eq(test_run("cd '%s' && mkdir bad && echo x > bad/d3d11.pdb", test_dir), 0);
+	rc = test_etwforge("gen -q s.yaml -o e.etl --symbols bad", err, sizeof(err));
+	cr_assert_eq(rc, 1, "%s", err);
+	cr_assert_not_null(strstr(err, "--symbols: bad/d3d11.pdb: "), "%s", err);
+	cr_assert_eq(test_run("cd '%s' && test \"$(ls -A bad)\" = d3d11.pdb && "
+			      "test \"$(cat bad/d3d11.pdb)\" = x && test ! -e e.etl",
+			      test_dir),
+		     0, "the folder as it was");
+	/* a folder where ntdll's file goes: the rename fails, no temporary file stays */
+	cr_assert_eq(test_run("cd '%s' && rm -r bad && mkdir -p bad/ntdll.pdb/%s1/ntdll.sym",
+			      test_dir, guid),
+		     0);
+	rc = test_etwforge("gen -q s.yaml -o e.etl --symbols bad", err, sizeof(err));
+	cr_assert_eq(rc, 1, "%s", err);
+	cr_assert_not_null(strstr(err, "ntdll.sym: "), "%s", err);
+	cr_assert_eq(test_run("cd '%s' && test -z \"$(find bad -name '*.tmp-*')\" && "
+			      "test ! -e e.etl",
+			      test_dir),
+		     0, "no temporary file left");
 }

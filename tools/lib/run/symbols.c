@@ -11,8 +11,12 @@
  * the layout Breakpad's symbol stores and its symbolizers read (the GUID
  * and age are the image's DbgID_RSDS). An image mapped in several
  * processes (a system DLL) is one file, with the functions each process's
- * copy names. Written after the run, before its ETL files are put in place;
- * a file that cannot be written fails the run (those written stay).
+ * copy names. Written after the run, before its ETL files are put in place,
+ * in two steps: every file under a temporary name beside its place, then,
+ * all written, each renamed into place; a file that cannot be written fails
+ * the run and leaves DIR as it was (the temporary files removed, the
+ * folders made for them too); a rename that fails (a folder in the file's
+ * place) leaves the files renamed before it, each whole.
  */
 #include "tools/lib/run/symbols.h"
 
@@ -21,19 +25,91 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tools/lib/common/error.h"
 
-/* mkdir @path, an existing folder being fine. */
-static int make_dir(const char *path)
+/* A file written under a temporary name, and its place. */
+struct sym_file {
+	char *tmp, *final;
+};
+
+/* What a write made: folders and temporary files to undo, the files to put in place. */
+struct made {
+	char **dirs; /* folders made, in the order made */
+	size_t ndirs;
+	struct sym_file *files;
+	size_t nfiles;
+};
+
+/* @s appended to @v[@n] (a copy). Return: 0, or -ENOMEM. */
+static int keep(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv) {
+		return -ENOMEM;
+	}
+	*v = nv;
+	if (!(nv[*n] = strdup(s))) {
+		return -ENOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
+/* The file @tmp, to be put at @final, noted in @m. Return: 0, or -ENOMEM. */
+static int keep_file(struct made *m, const char *tmp, const char *final)
+{
+	struct sym_file *v = realloc(m->files, (m->nfiles + 1) * sizeof(*v));
+
+	if (!v) {
+		return -ENOMEM;
+	}
+	m->files = v;
+	v[m->nfiles].tmp = strdup(tmp);
+	v[m->nfiles].final = strdup(final);
+	if (!v[m->nfiles].tmp || !v[m->nfiles].final) {
+		free(v[m->nfiles].tmp);
+		free(v[m->nfiles].final);
+		return -ENOMEM;
+	}
+	m->nfiles++;
+	return 0;
+}
+
+/* mkdir @path, an existing folder being fine; one made is noted in @m. */
+static int make_dir(struct made *m, const char *path)
 {
 	struct stat st;
 
-	if (mkdir(path, 0777) == 0 ||
-	    (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+	if (mkdir(path, 0777) == 0) {
+		return keep(&m->dirs, &m->ndirs, path);
+	}
+	if (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		return 0;
 	}
 	return -errno;
+}
+
+/* Free @m; @undo: its temporary files removed, and its folders that are empty then. */
+static void made_free(struct made *m, bool undo)
+{
+	for (size_t k = 0; k < m->nfiles; k++) {
+		if (undo) {
+			(void)unlink(m->files[k].tmp); /* gone already when it was put in place */
+		}
+		free(m->files[k].tmp);
+		free(m->files[k].final);
+	}
+	for (size_t k = m->ndirs; k-- > 0;) {
+		if (undo) {
+			(void)rmdir(m->dirs[k]); /* refused for one holding a file put in place */
+		}
+		free(m->dirs[k]);
+	}
+	free(m->dirs);
+	free(m->files);
 }
 
 /* Image @i's identity "<GUID><age>" (as DbgID_RSDS holds the GUID: Data1..3 little-endian). */
@@ -108,15 +184,15 @@ static uint32_t functions_of(const struct mod_cfg *c, uint32_t i, uint32_t *out)
 
 /* Image @i's file under @dir. */
 static int write_one(const struct mod_cfg *c, uint32_t i, const char *dir, uint32_t *fns,
-		     struct etwforge_error *err)
+		     struct made *m, struct etwforge_error *err)
 {
 	uint32_t nfn;
 	const struct mod_image *im = &c->images[i];
 	const char *dot = strrchr(im->pdb_name, '.');
 	int stem = dot ? (int)(dot - im->pdb_name) : (int)strlen(im->pdb_name);
-	char id[48], path[4096], buf[32];
+	char id[48], path[4096], tmp[4096 + 16], buf[32];
 	FILE *f;
-	int rc;
+	int rc, fd;
 
 	identity(im, id);
 	if (strchr(im->pdb_name, '/') || !strcmp(im->pdb_name, ".") ||
@@ -126,19 +202,29 @@ static int write_one(const struct mod_cfg *c, uint32_t i, const char *dir, uint3
 				  im->pdb_name);
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, im->pdb_name);
-	if ((rc = make_dir(path)) == 0) {
+	if ((rc = make_dir(m, path)) == 0) {
 		snprintf(path, sizeof(path), "%s/%s/%s", dir, im->pdb_name, id);
-		rc = make_dir(path);
+		rc = make_dir(m, path);
 	}
 	if (rc < 0) {
 		return error_fail(err, rc, ERR_DATA, "--symbols: %s: %s", path, strerror(-rc));
 	}
 	snprintf(path, sizeof(path), "%s/%s/%s/%.*s.sym", dir, im->pdb_name, id, stem,
 		 im->pdb_name);
-	f = fopen(path, "w");
-	if (!f) {
-		return error_fail(err, -errno, ERR_DATA, "--symbols: %s: %s", path,
-				  strerror(errno));
+	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		rc = -errno;
+		if (fd >= 0) {
+			(void)close(fd);
+			(void)unlink(tmp);
+		}
+		return error_fail(err, rc, ERR_DATA, "--symbols: %s: %s", path, strerror(-rc));
+	}
+	if (keep_file(m, tmp, path) < 0) {
+		(void)fclose(f);
+		(void)unlink(tmp);
+		return error_fail(err, -ENOMEM, ERR_DATA, "--symbols: out of memory");
 	}
 	fprintf(f, "MODULE windows %s %s %s\n", c->ptr64 ? "x86_64" : "x86", id, im->pdb_name);
 	nfn = functions_of(c, i, fns);
@@ -156,21 +242,29 @@ static int write_one(const struct mod_cfg *c, uint32_t i, const char *dir, uint3
 
 int run_write_symbols(const struct mod_cfg *c, const char *dir, struct etwforge_error *err)
 {
+	struct made m = {0};
 	uint32_t *fns = malloc(MOD_MAX_FUNCTIONS * sizeof(*fns));
-	int rc = fns ? make_dir(dir) : -ENOMEM;
+	int rc = fns ? make_dir(&m, dir) : -ENOMEM;
 
 	if (rc < 0) {
 		free(fns);
+		made_free(&m, true);
 		return error_fail(err, rc, ERR_DATA, "--symbols: %s: %s", dir, strerror(-rc));
 	}
-	for (uint32_t i = 0; i < c->nimages; i++) {
-		if (!c->images[i].pdb_name[0] || written_before(c, i)) {
-			continue;
-		}
-		if ((rc = write_one(c, i, dir, fns, err)) < 0) {
-			break;
+	for (uint32_t i = 0; rc == 0 && i < c->nimages; i++) {
+		if (c->images[i].pdb_name[0] && !written_before(c, i)) {
+			rc = write_one(c, i, dir, fns, &m, err);
 		}
 	}
 	free(fns);
+	for (size_t k = 0; rc == 0 && k < m.nfiles; k++) {
+		/* all written: each in place (a rename in its own folder) */
+		if (rename(m.files[k].tmp, m.files[k].final) < 0) {
+			/* those put in place before stay: whole files, each right */
+			rc = error_fail(err, -errno, ERR_DATA, "--symbols: %s: %s",
+					m.files[k].final, strerror(errno));
+		}
+	}
+	made_free(&m, rc < 0);
 	return rc;
 }
