@@ -18,6 +18,7 @@
 #include "pebs_model/pebs.h"
 #include "pebs_model/pmc_sources.h"
 #include "tests/test_util.h"
+#include "tests/scenario_fixture.h"
 #include "tools/lib/scenario/scenario.h"
 
 #define NNAMES 31
@@ -511,17 +512,6 @@ Test(pmc_sources, named_counters_count_what_the_unnamed_ids_did)
 }
 
 /* ---- scenarios ---------------------------------------------------------------- */
-
-static struct etwforge_error serr;
-
-static struct scenario *new_scenario(void)
-{
-	struct scenario *sc = malloc(sizeof(*sc));
-
-	cr_assert_not_null(sc);
-	scenario_default(sc);
-	return sc;
-}
 
 Test(pmc_scenario, every_name_in_any_case_is_stored_canonically)
 {

@@ -21,21 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/scenario_fixture.h"
 #include "tools/lib/scenario/scenario.h"
 
 TestSuite(scenario, .timeout = 20.);
-
-static struct etwforge_error serr;
-
-/* struct scenario is large (~180 KiB): keep them off the stack */
-static struct scenario *new_scenario(void)
-{
-	struct scenario *sc = malloc(sizeof(*sc));
-
-	cr_assert_not_null(sc);
-	scenario_default(sc);
-	return sc;
-}
 
 static void load_ok(struct scenario *sc, const char *text)
 {

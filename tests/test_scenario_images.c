@@ -19,28 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/scenario_fixture.h"
 #include "tools/lib/scenario/scenario.h"
 
 TestSuite(scenario_images, .timeout = 20.);
-
-static struct etwforge_error serr;
-
-static struct scenario *new_scenario(void)
-{
-	struct scenario *sc = malloc(sizeof(*sc));
-
-	cr_assert_not_null(sc);
-	scenario_default(sc);
-	return sc;
-}
-
-/* Load and finish @text. Return: 0, or the error (its message in serr). */
-static int load(struct scenario *sc, const char *text)
-{
-	int rc = scenario_load_string(sc, "t.yaml", text, &serr);
-
-	return rc ? rc : scenario_finish(sc, &serr);
-}
 
 static const char images_scenario[] =
 	"processes:\n"
@@ -78,7 +60,7 @@ Test(scenario_images, images_and_drivers_reach_the_address_spaces)
 			    0x91, 0x92, 0x78, 0xea, 0x9a, 0xa6, 0xa1, 0xf4};
 	bool hot = false;
 
-	cr_assert_eq(load(sc, images_scenario), 0, "%s", serr.msg);
+	cr_assert_eq(load_and_finish(sc, images_scenario), 0, "%s", serr.msg);
 	d3d = mod_find_image(m, 2, false, "d3d11.dll");
 	nv = mod_find_image(m, 0, true, "nvlddmkm.sys");
 	cr_assert_geq(d3d, 0);
@@ -126,7 +108,7 @@ Test(scenario_images, images_print_and_load_back)
 	size_t len = 0;
 	FILE *f;
 
-	cr_assert_eq(load(sc, images_scenario), 0, "%s", serr.msg);
+	cr_assert_eq(load_and_finish(sc, images_scenario), 0, "%s", serr.msg);
 	f = open_memstream(&text, &len);
 	cr_assert_not_null(f);
 	scenario_print(f, sc);
@@ -136,7 +118,7 @@ Test(scenario_images, images_print_and_load_back)
 				  "functions: [{name: \"DxgkDdiPresent\", rva: 0x2000, size: "
 				  "0x300, weight: 5}]}]"),
 			   "%s", text);
-	cr_assert_eq(load(again, text), 0, "%s", serr.msg);
+	cr_assert_eq(load_and_finish(again, text), 0, "%s", serr.msg);
 	cr_assert_eq(again->modules.nimages, sc->modules.nimages);
 	cr_assert_eq(memcmp(again->modules.images, sc->modules.images,
 			    sc->modules.nimages * sizeof(sc->modules.images[0])),
@@ -211,7 +193,7 @@ Test(scenario_images, every_mistake_is_one_located_line)
 		cr_assert_not_null(at, "%s", bad[i].from);
 		snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - images_scenario),
 			 images_scenario, bad[i].to, at + strlen(bad[i].from));
-		rc = load(sc, text);
+		rc = load_and_finish(sc, text);
 		if (!bad[i].msg) {
 			cr_assert_eq(rc, 0, "%s", serr.msg);
 		} else {

@@ -18,21 +18,10 @@
 #include <string.h>
 
 #include "scheduler_model/identity.h"
+#include "tests/scenario_fixture.h"
 #include "tools/lib/scenario/scenario.h"
 
 TestSuite(scenario_processes, .timeout = 20.);
-
-static struct etwforge_error serr;
-
-/* struct scenario is large: keep them off the stack */
-static struct scenario *new_scenario(void)
-{
-	struct scenario *sc = malloc(sizeof(*sc));
-
-	cr_assert_not_null(sc);
-	scenario_default(sc);
-	return sc;
-}
 
 static struct scenario *load_finished(const char *text)
 {
@@ -469,10 +458,7 @@ Test(scenario_processes, a_hot_function_not_in_its_image_is_one_located_line)
 
 		snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - hot_scenario), hot_scenario,
 			 bad[i].to, at + strlen(bad[i].from));
-		rc = scenario_load_string(sc, "t.yaml", text, &serr);
-		if (rc == 0) {
-			rc = scenario_finish(sc, &serr);
-		}
+		rc = load_and_finish(sc, text);
 		cr_assert_eq(rc, -EINVAL, "%s", text);
 		cr_assert_str_eq(serr.msg, bad[i].msg);
 		free(sc);

@@ -179,49 +179,38 @@ static int apply_hold_threshold(struct sk_walk *w, const struct sk_desc *d, void
 	return rc;
 }
 
-/* 0 (the thread lives for the whole run), or @d's range. */
-static int apply_lifetime(struct sk_walk *w, const struct sk_desc *d, void *base,
-			  const struct yt_node *n)
+/* A duration that is 0 (@zero says what 0 means) or in @d's range, into @v. */
+static int get_duration_or_zero(struct sk_walk *w, const struct sk_desc *d, const struct yt_node *n,
+				const char *zero, uint64_t *v)
 {
-	struct sched_group *g = base;
-	uint64_t v;
-	int rc = sk_get_duration(w, n, 0, d->max, &v);
+	int rc = sk_get_duration(w, n, 0, d->max, v);
 
-	if (rc == 0 && v != 0 && v < d->min) {
+	if (rc == 0 && *v != 0 && *v < d->min) {
 		char lo[32];
 		char hi[32];
 
 		sk_format_duration(lo, sizeof(lo), d->min);
 		sk_format_duration(hi, sizeof(hi), d->max);
-		return sk_fail(w, n, "%s is out of range (0 = the whole run, or %s..%s)", n->str,
-			       lo, hi);
-	}
-	if (rc == 0) {
-		g->lifetime_ns = v;
+		return sk_fail(w, n, "%s is out of range (0 = %s, or %s..%s)", n->str, zero, lo,
+			       hi);
 	}
 	return rc;
 }
 
+/* 0 (the thread lives for the whole run), or @d's range. */
+static int apply_lifetime(struct sk_walk *w, const struct sk_desc *d, void *base,
+			  const struct yt_node *n)
+{
+	return get_duration_or_zero(w, d, n, "the whole run",
+				    &((struct sched_group *)base)->lifetime_ns);
+}
+
+/* 0 (the behaviour's mean wait), or @d's range. */
 static int apply_wait_mean(struct sk_walk *w, const struct sk_desc *d, void *base,
 			   const struct yt_node *n)
 {
-	struct sched_group *g = base;
-	uint64_t v;
-	int rc = sk_get_duration(w, n, 0, d->max, &v);
-
-	if (rc == 0 && v != 0 && v < d->min) {
-		char lo[32];
-		char hi[32];
-
-		sk_format_duration(lo, sizeof(lo), d->min);
-		sk_format_duration(hi, sizeof(hi), d->max);
-		return sk_fail(w, n, "%s is out of range (0 = the behaviour's, or %s..%s)", n->str,
-			       lo, hi);
-	}
-	if (rc == 0) {
-		g->wait_ns = v;
-	}
-	return rc;
+	return get_duration_or_zero(w, d, n, "the behaviour's",
+				    &((struct sched_group *)base)->wait_ns);
 }
 
 /* A list of names from @names[@n] (@what: the message's list) into their @bits. */
