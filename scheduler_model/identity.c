@@ -655,7 +655,7 @@ static bool rundown_pending(const struct ident *m, unsigned pi)
 /*
  * Lived-in: the next process of the start rundown at @now. The controller's
  * thread walks the process list while the machine runs on, so the records
- * take time (2 to 8 us each, now and then a preemption of a few hundred us:
+ * take time (1 to 5 us each, now and then a preemption of a few hundred us:
  * the Windows sample file's rundown takes 8.4 ms for 34 processes, 662
  * threads and their images; another machine's, 208 ms for 97 and 1,173)
  * and live records of every CPU fall between them; it migrates once.
@@ -678,7 +678,7 @@ static int rundown_step(struct ident *m, uint64_t now)
 	}
 	nrec = m->nfired - nrec;
 	for (uint64_t k = 0; k < nrec; k++) {
-		cost += 2000u + sim_rng_below(&m->rd_rng, 6000);
+		cost += 1000u + sim_rng_below(&m->rd_rng, 4000);
 	}
 	if (sim_rng_below(&m->rd_rng, 100) < 4) {
 		cost += sim_rng_exp(&m->rd_rng, 300000u); /* preempted */

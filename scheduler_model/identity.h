@@ -13,7 +13,7 @@
  *                      kernel modules] -- [the profile interval DCStart],
  *                      rundown complete. Plain: all at time 0 on CPU 0.
  *                      Lived-in: the masks at 0, then one process at a time
- *                      from a few tens of microseconds in, 2-8 us a record,
+ *                      from a few tens of microseconds in, 1-5 us a record,
  *                      on one CPU and then another, live records
  *                      between; a process that changes (a thread starts or
  *                      ends, an image loads) before its turn is run down

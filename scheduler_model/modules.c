@@ -137,6 +137,101 @@ static const struct known_image known[] = {
 #define K_NTOSKRNL   3
 #define K_HAL	     4
 
+/*
+ * Lived-in: the system DLLs a Windows 10 process maps beside ntdll,
+ * kernel32 and kernelbase, in about the order the loader maps them (a
+ * console service host stops early in the list, a GUI program goes far
+ * down it), with their approximate sizes (0: one drawn from the seed). No
+ * functions: nothing samples in them; they are there to be mapped, run down
+ * and named, as the PerfView sample's 47 images a process (median) are.
+ */
+static const struct {
+	const char *name;
+	uint32_t size;
+} common_dlls[] = {
+	{"msvcrt.dll", 0x9E000},
+	{"ucrtbase.dll", 0x100000},
+	{"sechost.dll", 0x9C000},
+	{"rpcrt4.dll", 0x125000},
+	{"advapi32.dll", 0xA3000},
+	{"bcryptprimitives.dll", 0x82000},
+	{"combase.dll", 0x355000},
+	{"msvcp_win.dll", 0x9D000},
+	{"cryptbase.dll", 0xC000},
+	{"sspicli.dll", 0x32000},
+	{"user32.dll", 0x1A0000},
+	{"win32u.dll", 0x22000},
+	{"gdi32.dll", 0x29000},
+	{"gdi32full.dll", 0x1A0000},
+	{"imm32.dll", 0x30000},
+	{"oleaut32.dll", 0xCD000},
+	{"ole32.dll", 0x12A000},
+	{"shlwapi.dll", 0x55000},
+	{"kernel.appcore.dll", 0x11000},
+	{"bcrypt.dll", 0x27000},
+	{"cryptsp.dll", 0x18000},
+	{"profapi.dll", 0x1F000},
+	{"powrprof.dll", 0x4A000},
+	{"umpdc.dll", 0x12000},
+	{"cfgmgr32.dll", 0x4E000},
+	{"shcore.dll", 0xA9000},
+	{"windows.storage.dll", 0x780000},
+	{"shell32.dll", 0x746000},
+	{"userenv.dll", 0x2E000},
+	{"clbcatq.dll", 0xA9000},
+	{"ws2_32.dll", 0x6B000},
+	{"nsi.dll", 0x8000},
+	{"iphlpapi.dll", 0x3A000},
+	{"dnsapi.dll", 0xCB000},
+	{"mswsock.dll", 0x6A000},
+	{"crypt32.dll", 0x15E000},
+	{"msasn1.dll", 0x12000},
+	{"wintrust.dll", 0x6A000},
+	{"ntmarta.dll", 0x33000},
+	{"wldp.dll", 0x28000},
+	{"version.dll", 0xA000},
+	{"secur32.dll", 0xC000},
+	{"wintypes.dll", 0x15C000},
+	{"rmclient.dll", 0x1C000},
+	{"winsta.dll", 0x5D000},
+	{"wtsapi32.dll", 0x14000},
+	{"netapi32.dll", 0x17000},
+	{"uxtheme.dll", 0x9E000},
+	{"dwmapi.dll", 0x2F000},
+	{"msctf.dll", 0x154000},
+	{"propsys.dll", 0xF7000},
+	{"winmm.dll", 0x27000},
+	{"comctl32.dll", 0x29A000},
+	{"textinputframework.dll", 0x15E000},
+	{"coremessaging.dll", 0xF2000},
+	{"coreuicomponents.dll", 0x35D000},
+	{"twinapi.appcore.dll", 0x1F6000},
+	{"oleacc.dll", 0x66000},
+	{"dxgi.dll", 0xF4000},
+	{"d3d11.dll", 0x263000},
+	{"dcomp.dll", 0x1F4000},
+	{"mpr.dll", 0x1A000},
+	{"dbghelp.dll", 0x1E7000},
+	{"winhttp.dll", 0xF3000},
+	{"webio.dll", 0x7F000},
+	{"urlmon.dll", 0x1D8000},
+};
+#define NCOMMON (sizeof(common_dlls) / sizeof(common_dlls[0]))
+
+/* Processes with no Win32 subsystem: ntdll's images only. */
+static bool is_native(const char *image)
+{
+	static const char *const native[] = {"smss.exe", "Registry", "MemCompression",
+					     "Secure System", "vmmem"};
+
+	for (size_t i = 0; image && i < sizeof(native) / sizeof(native[0]); i++) {
+		if (!strcasecmp(image, native[i])) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static const struct known_image *known_of(const char *name)
 {
 	for (size_t i = 0; i < NKNOWN; i++) {
@@ -151,6 +246,7 @@ static const struct known_image *known_of(const char *name)
 
 void mod_cfg_init(struct mod_cfg *c, bool ptr64, uint64_t seed)
 {
+	c->common_dlls = false;
 	c->ptr64 = ptr64;
 	c->seed = seed;
 	c->nimages = 0;
@@ -327,7 +423,37 @@ static bool has_image(const struct mod_cfg *c, uint32_t pi, bool kernel, const c
 	return mod_find_image(c, pi, kernel, name) >= 0;
 }
 
-/* The defaults: each process gets its four, the kernel its two. */
+/*
+ * Lived-in: process @pi's common DLLs, the first 26 to 65 of the list (from
+ * the seed and its name: a median near 46, with its other four near the
+ * sample's 47), those it has already left out; while there is room: they
+ * are decoration, never a reason to refuse a scenario.
+ */
+static int add_common(struct mod_cfg *c, uint32_t pi, const char *image)
+{
+	unsigned n = is_native(image) ? 0 : 26u + (unsigned)(h64(c, image ? image : "", 10) % 40u);
+
+	for (unsigned k = 0; k < n && k < NCOMMON && c->nimages < MOD_MAX_IMAGES - 64u; k++) {
+		struct mod_image im;
+		int rc;
+
+		if (has_image(c, pi, false, common_dlls[k].name)) {
+			continue;
+		}
+		memset(&im, 0, sizeof(im));
+		snprintf(im.name, sizeof(im.name), "%s", common_dlls[k].name);
+		im.process = pi;
+		im.size = common_dlls[k].size;
+		im.unload_ns = MOD_NEVER;
+		im.given = MOD_COMMON;
+		if ((rc = mod_add_image(c, &im)) < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* The defaults: each process gets its four (lived-in: and its common DLLs), the kernel its two. */
 static int add_defaults(struct mod_cfg *c, const struct mod_space *sp)
 {
 	int rc;
@@ -348,6 +474,9 @@ static int add_defaults(struct mod_cfg *c, const struct mod_space *sp)
 			    (rc = add_default(c, pi, &known[k], NULL)) < 0) {
 				return rc;
 			}
+		}
+		if (c->common_dlls && (rc = add_common(c, pi, sp->processes[pi].image)) < 0) {
+			return rc;
 		}
 	}
 	return 0;
@@ -447,6 +576,9 @@ static int generate_functions(struct mod_cfg *c, uint32_t i)
 	uint32_t rva = FN_FIRST_RVA;
 	unsigned n = 0;
 
+	if (im->given & MOD_COMMON) {
+		return 0;
+	}
 	for (unsigned f = 0; f < c->nfunctions; f++) {
 		const struct mod_function *fn = &c->functions[f];
 

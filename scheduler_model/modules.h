@@ -34,7 +34,7 @@
 #include "scheduler_model/sched.h"
 #include "scheduler_model/sim_rng.h"
 
-#define MOD_MAX_IMAGES	  640	/* every process's defaults and the scenario's */
+#define MOD_MAX_IMAGES	  4096	/* every process's defaults and the scenario's */
 #define MOD_MAX_FUNCTIONS 16384 /* named and generated */
 #define MOD_MAX_HOT	  2048	/* entries of all groups' hot lists */
 #define MOD_NAME_MAX	  64	/* an image's file name */
@@ -113,7 +113,8 @@ struct mod_function {
  * @first_fn, @nfn: its functions, mod_cfg.functions[@first_fn ...], by rva
  * @given:      bit 0: base given, bit 1: timestamp, bit 2: checksum, bit 3: PDB
  *              GUID, bit 4: path, bit 5: no PDB at all (no debug directory:
- *              @pdb_name stays empty) (the rest are derived)
+ *              @pdb_name stays empty), bit 6: a lived-in common DLL, with
+ *              no functions (the rest are derived)
  */
 struct mod_image {
 	char name[MOD_NAME_MAX];
@@ -139,6 +140,7 @@ struct mod_image {
 #define MOD_GIVEN_PDB	    0x8u
 #define MOD_GIVEN_PATH	    0x10u
 #define MOD_GIVEN_NO_PDB    0x20u
+#define MOD_COMMON	    0x40u /* a lived-in common DLL: no functions generated */
 
 /** struct mod_hot - a hot function of a group: where its time goes, with a weight. */
 struct mod_hot {
@@ -156,8 +158,12 @@ struct mod_hot {
  *                + @hot_n[g]]; a group the scenario gives none gets its
  *                behaviour's default at finish
  * @idle_fn:      the idle loop (ntoskrnl's), where idle samples land
+ * @common_dlls:  lived-in: each Win32 process also maps 26 to 65 of the
+ *                system DLLs a Windows 10 process has (msvcrt, combase,
+ *                user32 ...), with no functions (set after mod_cfg_init())
  */
 struct mod_cfg {
+	bool common_dlls;
 	bool ptr64;
 	uint64_t seed;
 	unsigned nimages;

@@ -1216,6 +1216,7 @@ static int finish_modules(struct scenario *sc, struct etwforge_error *err)
 	}
 	sp = (struct mod_space){ic.nprocesses, procs, ic.group_process, &sc->sched};
 	mod_cfg_init(&sc->modules, sc->trace.arch == ETL_ARCH_X64, sc->sched.seed);
+	sc->modules.common_dlls = sc->realism != 0;
 	if (scenario_images_check(&sc->images, sc->nprocesses, &sc->where, sc->source, err)) {
 		return -EINVAL;
 	}
