@@ -250,7 +250,12 @@ void stk_build(struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, 
 	if (!kernel_ip) {
 		push(w->user, &w->nu, ip);
 		if (fn != STK_NONE && sp) {
-			top = chain(p, CH_DLL, fn, w->user, &w->nu);
+			/* in the thread's own module: as deep as its own code goes (the
+			 * PerfView sample's user parts: 19 frames, median) */
+			bool own = app != STK_NONE &&
+				   c->functions[app].image == c->functions[fn].image;
+
+			top = chain(p, own ? CH_APP : CH_DLL, fn, w->user, &w->nu);
 			user_tail(p, sp, top, app, w);
 		}
 		return;
