@@ -49,6 +49,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,8 +80,47 @@ static const uint16_t wait_spread[32] = {
 	34,  63,  88,  112, 137, 162, 188,  216,  246,	277,  311,  347,  387,	429,  476,  527,
 	584, 646, 717, 796, 886, 989, 1110, 1252, 1422, 1633, 1899, 2251, 2744, 3503, 4900, 9121};
 
+/* The 32 quantiles of the standard normal those tables take, in millionths. */
+static const int32_t normal_q[32] = {
+	-2153875, -1675940, -1417797, -1229859, -1077516, -946782, -830511, -724514,
+	-626099,  -533410,  -445097,  -360130,	-277690,  -197099, -117770, -39176,
+	39176,	  117770,   197099,   277690,	360130,	  445097,  533410,  626099,
+	724514,	  830511,   946782,   1077516,	1229859,  1417797, 1675940, 2153875};
+
+/*
+ * A group's factors for a sigma of @sigma hundredths into @k[32], as the
+ * tables above are made: exp(sigma z) at the quantiles, scaled so that
+ * they average 1 (@recip: their reciprocals do), in 1/256ths (at least 1).
+ */
+static void spread_table(unsigned sigma, bool recip, uint32_t k[32])
+{
+	double f[32], m = 0;
+
+	for (unsigned i = 0; i < 32; i++) {
+		f[i] = exp((double)sigma / 100.0 * (double)normal_q[i] / 1e6);
+		m += recip ? 1.0 / f[i] : f[i];
+	}
+	m /= 32.0;
+	for (unsigned i = 0; i < 32; i++) {
+		double v = 256.0 * (recip ? f[i] * m : f[i] / m) + 0.5;
+
+		k[i] = v < 1.0 ? 1u : v > 4e9 ? 4000000000u : (uint32_t)v;
+	}
+}
+
+/* A group's factors: the built-in table for @given 0, every thread alike for SCHED_SIGMA_ZERO. */
+static void group_spread(uint16_t given, const uint16_t *builtin, bool recip, uint32_t k[32])
+{
+	for (unsigned i = 0; i < 32; i++) {
+		k[i] = given == 0 ? builtin[i] : 256u;
+	}
+	if (given != 0 && given != SCHED_SIGMA_ZERO) {
+		spread_table(given, recip, k);
+	}
+}
+
 /* @mean (ns) times the factor @k (1/256ths), kept below sim_rng_exp()'s 2^44 */
-static uint64_t spread(uint64_t mean, uint16_t k)
+static uint64_t spread(uint64_t mean, uint32_t k)
 {
 	uint64_t v = mean < (1ull << 48) ? mean * k / 256u : (1ull << 44) - 1u;
 
@@ -940,8 +980,8 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
 	if (s->cfg.lived_in) {
 		uint64_t r = sim_rng_next(&s->rng);
 
-		t->burst_k = burst_spread[r & 31u];
-		t->wait_k = wait_spread[(r >> 5) & 31u];
+		t->burst_k = grp_of(s, i)->burst_k[r & 31u];
+		t->wait_k = grp_of(s, i)->wait_k[(r >> 5) & 31u];
 	}
 	t->burst_left = draw_burst(s, i, &s->rng);
 	s->st.threads_created++;
@@ -1789,6 +1829,8 @@ static void setup_group(struct sched *s, unsigned gi)
 	if (g->wait_ns && g->behaviour != SCHED_PERIODIC) {
 		gr->wait_mean = g->wait_ns;
 	}
+	group_spread(g->burst_sigma, burst_spread, false, gr->burst_k);
+	group_spread(g->wait_sigma, wait_spread, true, gr->wait_k);
 }
 
 /*

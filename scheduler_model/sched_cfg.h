@@ -75,6 +75,11 @@ enum sched_behaviour {
  * @wait_ns:       the mean wait between bursts (0: the behaviour's, cpu_bound
  *                 1 ms, io_bound 3 ms, interactive 25 ms; periodic waits for
  *                 its period)
+ * @burst_sigma, @wait_sigma: lived-in, the spread of the threads' own
+ *                 burst and wait means around the group's: the sigma of a
+ *                 log-normal in hundredths, up to SCHED_SIGMA_MAX (0: the
+ *                 default, 0.8 for bursts and 1.3 for waits;
+ *                 SCHED_SIGMA_ZERO: every thread alike)
  * @lifetime_ns:   0 = lives for the whole run; else each thread terminates
  *                 after about this long and a new one (new TID) replaces it
  * @start_ns:      its threads are created at this time (0: they exist at
@@ -83,6 +88,9 @@ enum sched_behaviour {
  *                 on, and each terminates the next time it runs (0: never)
  *                 -- its process exits then
  */
+#define SCHED_SIGMA_ZERO UINT16_MAX
+#define SCHED_SIGMA_MAX	 300 /* 3.00 */
+
 struct sched_group {
 	char name[64];
 	unsigned count;
@@ -95,6 +103,8 @@ struct sched_group {
 	uint64_t affinity[SCHED_MAX_CPUS / 64];
 	uint64_t lifetime_ns;
 	uint64_t wait_ns;
+	uint16_t burst_sigma;
+	uint16_t wait_sigma;
 	uint64_t start_ns;
 	uint64_t exit_ns;
 };

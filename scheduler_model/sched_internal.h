@@ -48,8 +48,8 @@ struct sched_thread {
 	uint64_t run_start_cyc;	 /* the cycle clock then */
 	uint64_t exit_at;	 /* end of its lifetime (SCHED_NEVER: none) */
 	uint64_t next_period;	 /* PERIODIC: next wake-up */
-	uint16_t burst_k;	 /* its burst mean: the group's * burst_k / 256 */
-	uint16_t wait_k;	 /* its wait mean: the group's * wait_k / 256 */
+	uint32_t burst_k;	 /* its burst mean: the group's * burst_k / 256 */
+	uint32_t wait_k;	 /* its wait mean: the group's * wait_k / 256 */
 };
 
 /** struct sched_cpu - one processor (its PRCB, as far as the model goes). */
@@ -79,6 +79,8 @@ struct sched_grp {
 	uint32_t nwait;			     /* how many */
 	uint64_t burst_mean;		     /* ns */
 	uint64_t wait_mean;		     /* ns, for non-lock waits */
+	uint32_t burst_k[32];		     /* lived-in: the threads' burst factors */
+	uint32_t wait_k[32];		     /* and wait factors (1/256ths) */
 	uint32_t cls;			     /* affinity class (0: unrestricted) */
 	enum sim_activity act;
 };

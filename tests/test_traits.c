@@ -471,3 +471,47 @@ Test(traits, a_lived_in_wake_up_boosts_as_its_waker_would)
 	etwforge_traits_free(l);
 	etwforge_traits_free(p);
 }
+
+/* thread_cpu_cv of 40 I/O threads whose spreads are @burst and @wait (NULL: the default). */
+static double spread_cv(const char *burst, const char *wait)
+{
+	char yaml[512], args[640], err[512], keys[128] = "";
+	struct etwforge_traits *t;
+	double v;
+
+	if (burst) {
+		snprintf(keys, sizeof(keys), ", burst_spread: %s, wait_spread: %s", burst, wait);
+	}
+	snprintf(yaml, sizeof(yaml),
+		 "seed: 3\nduration: 2s\nmachine: {cpus: 4}\n"
+		 "threads:\n  - {name: w, count: 40, behaviour: io_bound%s}\n",
+		 keys);
+	test_write("spread.yaml", yaml, strlen(yaml));
+	snprintf(args, sizeof(args), "gen %s -o spread.etl -q", test_path("spread.yaml"));
+	cr_assert_eq(test_etwforge(args, err, sizeof(err)), 0, "%s", err);
+	t = traits_of(test_path("spread.etl"));
+	v = named(t, "thread_cpu_cv")->value;
+	etwforge_traits_free(t);
+	return v;
+}
+
+Test(traits, a_group_s_spread_keys_make_its_threads_alike_or_unequal)
+{
+	double none = spread_cv("0", "0"), def = spread_cv(NULL, NULL),
+	       given = spread_cv("0.8", "1.3"), wide = spread_cv("2", "2.5");
+	char err[512];
+
+	cr_log_info("thread CPU CV: alike %.3f, default %.3f, 0.8/1.3 %.3f, 2/2.5 %.3f", none, def,
+		    given, wide);
+	cr_assert_lt(none, 0.3, "sigma 0: the threads alike (%.3f)", none);
+	cr_assert_gt(def, 3 * none);
+	cr_assert_eq(given, def, "the default's own values are the default");
+	cr_assert_gt(wide, 1.5 * def);
+	/* not a sigma: a located error, exit 2 */
+	static const char bad[] = "threads:\n  - {name: w, burst_spread: 0.805}\n";
+
+	test_write("bad.yaml", bad, strlen(bad));
+	cr_assert_eq(test_etwforge("gen bad.yaml -o bad.etl -q", err, sizeof(err)), 2);
+	cr_assert_not_null(strstr(err, "bad.yaml:2:"), "%s", err);
+	cr_assert_not_null(strstr(err, "burst_spread"), "%s", err);
+}

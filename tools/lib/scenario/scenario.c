@@ -213,6 +213,53 @@ static int apply_wait_mean(struct sk_walk *w, const struct sk_desc *d, void *bas
 				    &((struct sched_group *)base)->wait_ns);
 }
 
+/*
+ * A spread's sigma: a number from 0 to 3 with at most two decimals, into
+ * hundredths at @d's offset of the group (0 stored as SCHED_SIGMA_ZERO, the
+ * default's value as 0: 0 there means the default).
+ */
+static int apply_sigma(struct sk_walk *w, const struct sk_desc *d, void *base,
+		       const struct yt_node *n)
+{
+	const char *p;
+	unsigned v = 0, frac = 0, digits = 0;
+	int rc = sk_need_scalar(w, n, "a number from 0 to 3 (the log-normal's sigma)");
+
+	if (rc) {
+		return rc;
+	}
+	p = n->str;
+	if (!(*p >= '0' && *p <= '9')) {
+		return sk_fail(w, n, "\"%s\" is not a number from 0 to 3 (the log-normal's sigma)",
+			       n->str);
+	}
+	for (; *p >= '0' && *p <= '9' && v < 1000; p++) {
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9' && digits < 3; p++, digits++) {
+			frac = frac * 10 + (unsigned)(*p - '0');
+		}
+	}
+	if (*p || digits > 2) {
+		return sk_fail(w, n,
+			       "\"%s\" is not a number from 0 to 3 with at most two decimals "
+			       "(the log-normal's sigma)",
+			       n->str);
+	}
+	v = v * 100 + (digits == 1 ? frac * 10 : frac);
+	if (v > SCHED_SIGMA_MAX) {
+		return sk_fail(w, n, "%s is out of range (0..3)", n->str);
+	}
+	if (v == (d->off == offsetof(struct sched_group, burst_sigma) ? 80u : 130u)) {
+		v = 0; /* the default's own value: stored as the default, so it prints back the same */
+	} else if (v == 0) {
+		v = SCHED_SIGMA_ZERO;
+	}
+	*(uint16_t *)((char *)base + d->off) = (uint16_t)v;
+	return 0;
+}
+
 /* A list of names from @names[@n] (@what: the message's list) into their @bits. */
 static int apply_enum_bits(struct sk_walk *w, const struct yt_node *n, const char *what,
 			   const char *const *names, const unsigned *bits, unsigned count,
@@ -806,6 +853,10 @@ static const struct sk_desc group_keys[] = {
 	K_UINT("user_wait", GRP, user_wait_pct, 0, 100),
 	K_CUSTOM_X("wait", apply_wait_mean, scenario_print_wait_mean, .min = NS_PER_US,
 		   .max = 86400 * NS_PER_S),
+	K_CUSTOM_X("burst_spread", apply_sigma, scenario_print_sigma,
+		   .off = offsetof(GRP, burst_sigma)),
+	K_CUSTOM_X("wait_spread", apply_sigma, scenario_print_sigma,
+		   .off = offsetof(GRP, wait_sigma)),
 	K_CUSTOM("affinity", apply_affinity, scenario_print_affinity),
 	K_CUSTOM_X("lifetime", apply_lifetime, scenario_print_lifetime, .min = 10 * NS_PER_US,
 		   .max = 86400 * NS_PER_S),

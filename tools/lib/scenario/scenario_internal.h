@@ -112,6 +112,8 @@ void scenario_print_affinity(FILE *f, const void *root, const struct sk_desc *d,
 			     unsigned item);
 void scenario_print_wait_mean(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			      unsigned item);
+void scenario_print_sigma(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			  unsigned item);
 void scenario_print_start_time(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			       unsigned item);
 void scenario_print_boot_time(FILE *f, const void *root, const struct sk_desc *d, const void *base,

@@ -332,6 +332,22 @@ void scenario_print_wait_mean(FILE *f, const void *root, const struct sk_desc *d
 	put_duration(f, g->wait_ns);
 }
 
+void scenario_print_sigma(FILE *f, const void *root, const struct sk_desc *d, const void *base,
+			  unsigned item)
+{
+	uint16_t v = *(const uint16_t *)((const char *)base + d->off);
+
+	(void)root;
+	(void)item;
+	if (v == 0) {
+		/* the built-in spread */
+		v = d->off == offsetof(struct sched_group, burst_sigma) ? 80 : 130;
+	} else if (v == SCHED_SIGMA_ZERO) {
+		v = 0;
+	}
+	fprintf(f, "%u.%02u", v / 100u, v % 100u);
+}
+
 /* ---- processes, and the keys of a group and the top level that name them ---- */
 
 void scenario_print_name_str(FILE *f, const void *root, const struct sk_desc *d, const void *base,
