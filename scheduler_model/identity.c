@@ -28,6 +28,7 @@
 
 #include "scheduler_model/call_stacks.h"
 #include "scheduler_model/identity.h"
+#include "scheduler_model/interrupts.h"
 #include "scheduler_model/modules.h"
 
 /* Where the addresses come from (plausible ranges; no reader follows them). */
@@ -103,9 +104,11 @@ struct ident {
 	uint32_t swap_fn;		    /* KiSwapContext: where a switched-in thread waited */
 	uint32_t wait_fn[4];		    /* the waits that called it */
 	unsigned nwait;
-	uint32_t timer_fn;    /* KiTimerExpiration: an idle CPU's waking DPC */
-	uint32_t signal_fn;   /* KeReleaseSpinLock: where a waker signals */
-	struct stk_walk walk; /* the stack being fired */
+	uint32_t timer_fn;	 /* KiTimerExpiration: an idle CPU's waking DPC */
+	uint32_t signal_fn;	 /* KeReleaseSpinLock: where a waker signals */
+	struct stk_walk walk;	 /* the stack being fired */
+	struct irq_routines irq; /* the DPC routines and ISRs */
+	struct sim_rng irq_rng;	 /* lived-in: which samples a DPC or an ISR interrupted */
 	struct sim_record rec;
 };
 
@@ -997,6 +1000,32 @@ static void on_ready(void *ctx, uint64_t now_ns, const struct sim_wake *w)
 	}
 }
 
+/*
+ * Lived-in: is this sample taken in a DPC or an ISR (sets *@dpc or *@isr and
+ * returns the routine), or not (NULL)? The Windows sample file's shares, per
+ * idle and per thread sample (a busy CPU takes its interrupts and DPCs over a
+ * thread, so a busier machine has more): of 73,313 idle samples 84 in a DPC
+ * and 21 in an ISR; of 6,215 thread samples 23 and 7 (0.13 % and 0.035 % of
+ * all). A DPC is the timer's or a driver's, an ISR a driver's or the clock's.
+ */
+static const struct irq_routine *in_dpc_isr(struct ident *m, bool idle, bool *dpc, bool *isr)
+{
+	uint64_t r = sim_rng_below(&m->irq_rng, 1000000);
+	uint64_t d = idle ? 1146 : 3701, i = idle ? 286 : 1126; /* per million */
+	unsigned k;
+
+	if (r < d) {
+		*dpc = true;
+		k = (unsigned)sim_rng_below(&m->irq_rng, m->irq.ndpc + (m->irq.drivers ? 1u : 0u));
+		return k < m->irq.ndpc ? &m->irq.dpc[k] : &m->irq.timer;
+	}
+	if (r < d + i) {
+		*isr = true;
+		return &m->irq.isr[sim_rng_below(&m->irq_rng, m->irq.nisr)];
+	}
+	return NULL;
+}
+
 /* A sample of what runs on CPU @c now, and its stack. */
 static int sample_cpu(struct ident *m, unsigned c)
 {
@@ -1029,13 +1058,23 @@ static int sample_cpu(struct ident *m, unsigned c)
 				sim_rng_below(&m->rng, IMAGE_SPAN);
 		}
 	}
+	if (m->sc->lived_in) {
+		const struct irq_routine *rt = in_dpc_isr(m, v.group < 0, &r->dpc, &r->isr);
+
+		if (rt) {
+			r->ip = rt->addr;
+			fn = rt->fn;
+		}
+	}
 	ip = r->ip;
 	if ((rc = fire(m, SIM_REC_SAMPLE, c)) < 0) {
 		return rc;
 	}
-	/* the idle thread's samples have no stack (none is in a DPC or ISR here) */
+	/* the idle thread's samples have a stack only in a DPC or an ISR: kernel frames, 0/0 */
 	if (stacks_on(m, SIM_EVENT_PROFILE) && v.group >= 0) {
 		rc = fire_stack(m, c, SIM_EVENT_PROFILE, v.group, v.tid, fn, STK_NONE, ip);
+	} else if (stacks_on(m, SIM_EVENT_PROFILE) && (r->dpc || r->isr)) {
+		rc = fire_stack(m, c, SIM_EVENT_PROFILE, -1, 0, fn, STK_NONE, ip);
 	}
 	return rc < 0 ? rc : 0;
 }
@@ -1168,6 +1207,8 @@ int ident_attach(struct sched *s, const struct ident_cfg *c, struct ident **out)
 		return -ENOMEM;
 	}
 	sim_rng_init(&m->rng, m->sc->seed, SIM_RNG_IDENT, 0);
+	sim_rng_init(&m->irq_rng, m->sc->seed, SIM_RNG_IDENT, 4);
+	irq_routines_init(&m->irq, c->modules, c->ptr64);
 	for (unsigned k = 0; k < m->nslots; k++) {
 		if (sched_thread_at(s, k, &v)) {
 			unsigned pi = proc_index_of_group(m, v.group);
