@@ -98,6 +98,11 @@ struct mod_cfg;
  *                idle one has none), _CSWITCH (the new thread, where it
  *                waited), _READY_THREAD (the waker; an idle CPU's DPC);
  *                needs @modules
+ * @dpc:          fire DPC / TimerDPC records: the timer DPC that readies a
+ *                thread at its timer's expiry, and on an idle CPU the DPC of
+ *                the I/O that completes a wait (with driver modules)
+ * @interrupt:    fire ISR records: the clock interrupt before a timer's DPC,
+ *                the driver's before an I/O completion's
  * @sysconfig:    fire SystemConfig CPU at the stop
  * @names_in_thread_records: the target's Thread records carry ThreadName;
  *                otherwise a named thread gets ThreadSetName after its
@@ -118,6 +123,8 @@ struct ident_cfg {
 	bool dispatcher;
 	bool profile;
 	unsigned stacks;
+	bool dpc;
+	bool interrupt;
 	bool sysconfig;
 	bool names_in_thread_records;
 	bool ptr64;

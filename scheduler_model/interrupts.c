@@ -33,7 +33,8 @@ static void fixed(struct irq_routines *r, bool ptr64)
 
 	r->timer = (struct irq_routine){k + 0x2A0140u, IRQ_NO_FN, 0};
 	r->dpc[r->ndpc++] = r->timer;
-	r->isr[r->nisr++] = (struct irq_routine){k + 0x9C0080u, IRQ_NO_FN, IRQ_CLOCK_VECTOR};
+	r->clock = (struct irq_routine){k + 0x9C0080u, IRQ_NO_FN, IRQ_CLOCK_VECTOR};
+	r->isr[r->nisr++] = r->clock;
 }
 
 void irq_routines_init(struct irq_routines *r, const struct mod_cfg *c, bool ptr64)
@@ -51,6 +52,13 @@ void irq_routines_init(struct irq_routines *r, const struct mod_cfg *c, bool ptr
 		return;
 	}
 	r->timer = at(c, f, 0);
+	{
+		uint32_t clk = kernel_fn(c, "hal.dll", "HalpTimerClockInterrupt");
+
+		r->clock = clk != IRQ_NO_FN
+				   ? at(c, clk, IRQ_CLOCK_VECTOR)
+				   : (struct irq_routine){r->timer.addr, f, IRQ_CLOCK_VECTOR};
+	}
 	for (uint32_t i = 0; i < c->nimages && r->ndpc < IRQ_MAX_ROUTINES; i++) {
 		const struct mod_image *im = &c->images[i];
 
@@ -66,14 +74,7 @@ void irq_routines_init(struct irq_routines *r, const struct mod_cfg *c, bool ptr
 	}
 	r->drivers = r->ndpc > 0;
 	if (!r->drivers) {
-		uint32_t clk = kernel_fn(c, "hal.dll", "HalpTimerClockInterrupt");
-
 		r->dpc[r->ndpc++] = r->timer;
-		if (clk != IRQ_NO_FN) {
-			r->isr[r->nisr++] = at(c, clk, IRQ_CLOCK_VECTOR);
-		} else {
-			r->isr[r->nisr++] =
-				(struct irq_routine){r->timer.addr, f, IRQ_CLOCK_VECTOR};
-		}
+		r->isr[r->nisr++] = r->clock;
 	}
 }

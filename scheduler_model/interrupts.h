@@ -39,12 +39,15 @@ struct irq_routine {
 /**
  * struct irq_routines - every routine of the machine.
  * @timer:      the timer DPC (KiTimerExpiration)
+ * @clock:      the clock interrupt (the HAL's HalpTimerClockInterrupt, vector
+ *              IRQ_CLOCK_VECTOR): what a timer's expiry follows
  * @dpc/@ndpc:  the drivers' DPC routines (none: the timer DPC stands in)
  * @isr/@nisr:  the ISRs: the drivers', else the HAL's clock interrupt
  * @drivers:    whether the address spaces have driver modules
  */
 struct irq_routines {
 	struct irq_routine timer;
+	struct irq_routine clock;
 	struct irq_routine dpc[IRQ_MAX_ROUTINES];
 	unsigned ndpc;
 	struct irq_routine isr[IRQ_MAX_ROUTINES];

@@ -159,6 +159,10 @@ static bool is_identity(const struct etl_record *r)
 	case ETW_HOOK_IMAGE_KERNEL_BASE:
 	case ETW_HOOK_IMAGE_HYPERCALL:
 	case ETW_HOOK_STACK_WALK:
+	case ETW_HOOK_THREADED_DPC:
+	case ETW_HOOK_ISR:
+	case ETW_HOOK_DPC:
+	case ETW_HOOK_TIMER_DPC:
 		return true;
 	default:
 		return false;
