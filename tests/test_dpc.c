@@ -5,7 +5,13 @@
  * ISR (the truth's dpc / isr), at a kernel IP inside the timer DPC or a
  * driver's routine, an idle CPU's with a kernel-only stack of process 0 /
  * thread 0 and no other idle sample with one; a plain machine takes none;
- * verify catches a changed flag.
+ * verify catches a changed flag. With session flags dpc and interrupt, the
+ * file's DPC / TimerDPC / ISR records (dump --jsonl): a positive duration
+ * (header time after InitialTime), each CPU's records in time order, a DPC
+ * starting as its ISR returns with the thread it readied inside it, the
+ * group masks' PERF_DPC / PERF_INTERRUPT; verify, replay and --jobs; verify
+ * catches a changed initial_time; dpc alone logs no ISR; an unknown flag is
+ * one located line, exit 2.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -211,4 +217,165 @@ Test(dpc, verify_catches_a_changed_flag_and_replay_agrees)
 			      "cmp d.etl ../d.etl",
 			      test_dir, test_bin()),
 		     0, "replay writes the same bytes");
+}
+
+/* ---- the DPC / TimerDPC / ISR records ------------------------------------ */
+
+struct file_counts {
+	long dpc, timer_dpc, isr, ready_from_dpc;
+	uint32_t masks1;
+};
+
+/*
+ * Walk the file's records (dump --jsonl), in each CPU's buffer order: every
+ * DPC / ISR has a positive duration (header time after InitialTime) and its
+ * CPU's records stay in time order; a DPC starts when the ISR before it on
+ * its CPU returned (timer: the clock's, vector 0xD1; I/O: ndis.sys's), and
+ * the ReadyThread it readied lies within it.
+ */
+static void walk_file(const char *etl, bool x86, struct file_counts *n)
+{
+	FILE *f;
+	static char buf[1 << 16];
+	uint64_t last_ts[4] = {0}, isr_end[4] = {0}, ready_ts[4] = {0};
+
+	memset(n, 0, sizeof(*n));
+	cr_assert_eq(
+		test_run("cd '%s' && '%s' dump %s --jsonl > d.dump", test_dir, test_bin(), etl), 0);
+	f = fopen(test_path("d.dump"), "r");
+	cr_assert_not_null(f);
+	while (fgets(buf, sizeof(buf), f)) {
+		json_t *o = json_loads(buf, 0, NULL);
+		json_t *d = json_object_get(o, "dpc");
+		json_t *rd = json_object_get(o, "rundown");
+		long cpu = (long)json_integer_value(json_object_get(o, "cpu"));
+		uint64_t ts = (uint64_t)json_integer_value(json_object_get(o, "ts"));
+		const char *hook = json_string_value(json_object_get(o, "hook"));
+
+		if (!hook || cpu < 0 || cpu > 3) {
+			json_decref(o);
+			continue;
+		}
+		if (rd && json_array_size(json_object_get(rd, "masks")) > 1 && !n->masks1) {
+			n->masks1 = (uint32_t)json_integer_value(
+				json_array_get(json_object_get(rd, "masks"), 1));
+		}
+		if (d) {
+			const char *ev = json_string_value(json_object_get(d, "event"));
+			uint64_t init =
+				(uint64_t)json_integer_value(json_object_get(d, "initial_time"));
+			uint64_t routine = hex_of(d, "routine");
+
+			cr_assert(kernel_address(routine, x86), "a routine is the kernel's");
+			cr_assert_gt(ts, init, "%s on cpu %ld: a positive duration", ev, cpu);
+			cr_assert_geq(ts, last_ts[cpu], "cpu %ld in time order", cpu);
+			if (!strcmp(ev, "isr")) {
+				long v = (long)json_integer_value(json_object_get(d, "vector"));
+
+				cr_assert(v == 0xD1 || (v >= 0x60 && v < 0xE0), "vector %ld", v);
+				cr_assert_eq(json_integer_value(json_object_get(d, "return_value")),
+					     1);
+				isr_end[cpu] = ts;
+				n->isr++;
+			} else {
+				cr_assert(!strcmp(ev, "timer_dpc") || !strcmp(ev, "dpc"), "%s", ev);
+				/* with interrupt on, it starts as its ISR returns */
+				cr_assert(!isr_end[cpu] || init == isr_end[cpu],
+					  "a DPC starts as its ISR returns");
+				cr_assert(ready_ts[cpu] >= init && ready_ts[cpu] <= ts,
+					  "the thread it readied, within it");
+				n->timer_dpc += !strcmp(ev, "timer_dpc");
+				n->dpc += !strcmp(ev, "dpc");
+			}
+		} else if (!strcmp(hook, "0x0532")) {
+			json_t *r = json_object_get(o, "ready");
+
+			ready_ts[cpu] = ts;
+			n->ready_from_dpc += json_integer_value(json_object_get(r, "flags")) & 1;
+		}
+		if (ts > last_ts[cpu] && strcmp(hook, "0x0005") && strcmp(hook, "0x0020")) {
+			last_ts[cpu] = ts;
+		}
+		json_decref(o);
+	}
+	fclose(f);
+}
+
+Test(dpc, records_with_dpc_and_interrupt)
+{
+	struct file_counts n;
+
+	gen("x64", "lived-in", ", dpc, interrupt");
+	walk_file("d.etl", false, &n);
+	cr_assert_gt(n.timer_dpc, 10);
+	cr_assert_gt(n.dpc, 10, "I/O completions on idle CPUs (ndis.sys's DPC)");
+	cr_assert_eq(n.isr, n.timer_dpc + n.dpc, "an ISR before each DPC");
+	cr_assert_leq(n.timer_dpc + n.dpc, n.ready_from_dpc, "a DPC readies one thread or more");
+	cr_assert_eq(n.masks1 & 0x4080u, 0x4080u, "Masks[1]: PERF_DPC 0x80, PERF_INTERRUPT 0x4000");
+	cr_assert_eq(
+		test_run("cd '%s' && '%s' verify -q d.etl --truth d.jsonl", test_dir, test_bin()),
+		0);
+	cr_assert_eq(test_run("cd '%s' && mkdir r && cd r && '%s' replay -q ../d.jsonl -o d.etl && "
+			      "cmp d.etl ../d.etl",
+			      test_dir, test_bin()),
+		     0, "replay writes the same bytes");
+	cr_assert_eq(test_run("cd '%s' && mkdir j && cd j && '%s' gen -q ../s.yaml -o d.etl "
+			      "--jobs 3 && cmp d.etl ../d.etl",
+			      test_dir, test_bin()),
+		     0, "--jobs 3 writes the same bytes");
+}
+
+Test(dpc, x86_records)
+{
+	struct file_counts n;
+
+	gen("x86", "plain", ", dpc, interrupt");
+	walk_file("d.etl", true, &n);
+	cr_assert_gt(n.timer_dpc + n.dpc, 0);
+	cr_assert_eq(
+		test_run("cd '%s' && '%s' verify -q d.etl --truth d.jsonl", test_dir, test_bin()),
+		0);
+}
+
+Test(dpc, dpc_alone_has_no_isr_and_the_masks_say_so)
+{
+	struct file_counts n;
+
+	gen("x64", "lived-in", ", dpc");
+	walk_file("d.etl", false, &n);
+	cr_assert_gt(n.timer_dpc, 0);
+	cr_assert_eq(n.isr, 0);
+	cr_assert_eq(n.masks1 & 0x4080u, 0x80u);
+}
+
+Test(dpc, verify_catches_a_changed_initial_time)
+{
+	char err[1024];
+	int rc;
+
+	gen("x64", "lived-in", ", dpc, interrupt");
+	cr_assert_eq(test_run("cd '%s' && awk '!done && /\"event\":\"timer_dpc\"/ { "
+			      "sub(/\"initial_time\":\\{\"qpc\":/, \"&1\"); done = 1 } { print }' "
+			      "d.jsonl > e.jsonl && ! cmp -s d.jsonl e.jsonl",
+			      test_dir),
+		     0);
+	rc = test_etwforge("verify -q d.etl --truth e.jsonl", err, sizeof(err));
+	cr_assert_neq(rc, 0);
+	cr_assert(strstr(err, "InitialTime") || strstr(err, "initial_time"), "%s", err);
+}
+
+Test(dpc, an_unknown_flag_is_one_located_line)
+{
+	char err[1024];
+	static const char bad[] = "sessions:\n  - {name: k, flags: [cswitch, interupt]}\n";
+
+	test_write("bad.yaml", bad, sizeof(bad) - 1);
+	cr_assert_eq(test_etwforge("gen -q bad.yaml -o x.etl", err, sizeof(err)), 2);
+	cr_assert(strstr(err, "bad.yaml:2:") && strstr(err, "did you mean 'interrupt'"), "%s", err);
+	{
+		const char *nl = strchr(err, '\n');
+
+		cr_assert(!nl || !nl[1], "one line: %s", err);
+	}
+	cr_assert_neq(test_run("test -e '%s/x.etl'", test_dir), 0, "nothing written");
 }
