@@ -1017,6 +1017,9 @@ static int dpcs_due(struct ident *m, uint64_t now_ns)
 			continue;
 		}
 		d->on = false;
+		if (!m->cfg.dpc) {
+			continue;
+		}
 		memset(r, 0, sizeof(*r));
 		r->event = d->event;
 		memcpy(r->initial_time, d->initial, sizeof(r->initial_time));
@@ -1034,8 +1037,8 @@ static int dpcs_due(struct ident *m, uint64_t now_ns)
  * returns: the clock's for a timer, the driver's for its I/O, from 1 to 4
  * us before; the DPC runs from now (the ReadyThread is its work) for 2 us
  * and an exponential 3 us more (a timer's) or 8 us (an I/O's), at most 50
- * / 100 us, and is logged when it returns. A DPC already running on the
- * CPU readies this thread too: no second one. Durations from their own
+ * / 100 us, and is logged (with dpc) when it returns. A DPC already running
+ * on the CPU readies this thread too: no second one, and no interrupt. Durations from their own
  * RNG stream (SIM_RNG_IDENT 5).
  */
 static void dpc_begin(struct ident *m, unsigned cpu, uint64_t now_ns, bool timer)
@@ -1065,9 +1068,7 @@ static void dpc_begin(struct ident *m, unsigned cpu, uint64_t now_ns, bool timer
 			return;
 		}
 	}
-	if (!m->cfg.dpc) {
-		return;
-	}
+	/* tracked with interrupt alone too: a wake-up during it takes no second interrupt */
 	run = sim_rng_exp(&m->dpc_rng, timer ? 3000u : 8000u);
 	run = 2000u + (run < (timer ? 48000u : 98000u) ? run : (timer ? 48000u : 98000u));
 	d->on = true;

@@ -379,3 +379,17 @@ Test(dpc, an_unknown_flag_is_one_located_line)
 	}
 	cr_assert_neq(test_run("test -e '%s/x.etl'", test_dir), 0, "nothing written");
 }
+
+Test(dpc, interrupt_alone_has_no_dpc)
+{
+	struct file_counts n;
+
+	gen("x64", "lived-in", ", interrupt");
+	walk_file("d.etl", false, &n);
+	cr_assert_gt(n.isr, 0);
+	cr_assert_eq(n.timer_dpc + n.dpc, 0);
+	cr_assert_eq(n.masks1 & 0x4080u, 0x4000u);
+	cr_assert_eq(
+		test_run("cd '%s' && '%s' verify -q d.etl --truth d.jsonl", test_dir, test_bin()),
+		0);
+}
