@@ -95,7 +95,8 @@ struct mod_cfg;
  * @stacks:       the events whose call stacks follow them (StackWalk, the
  *                kernel part then the user part, call_stacks.h), as
  *                SIM_EV_BIT()s: SIM_EVENT_PROFILE (a sample's thread; an
- *                idle one has none), _CSWITCH (the new thread, where it
+ *                idle one has none but in a DPC or an ISR: kernel frames,
+ *                process 0, thread 0), _CSWITCH (the new thread, where it
  *                waited), _READY_THREAD (the waker; an idle CPU's DPC);
  *                needs @modules
  * @dpc:          fire DPC / TimerDPC records: the timer DPC that readies a
