@@ -1038,8 +1038,8 @@ static int dpcs_due(struct ident *m, uint64_t now_ns)
  * us before; the DPC runs from now (the ReadyThread is its work) for 2 us
  * and an exponential 3 us more (a timer's) or 8 us (an I/O's), at most 50
  * / 100 us, and is logged (with dpc) when it returns. A DPC already running
- * on the CPU readies this thread too: no second one, and no interrupt. Durations from their own
- * RNG stream (SIM_RNG_IDENT 5).
+ * on the CPU readies this thread too: no second one, and no interrupt.
+ * Durations from their own RNG stream (SIM_RNG_IDENT 5).
  */
 static void dpc_begin(struct ident *m, unsigned cpu, uint64_t now_ns, bool timer)
 {
