@@ -507,6 +507,14 @@ static const char *identity_name(uint16_t hook)
 		return "StackWalk StackKeyKernel";
 	case ETW_HOOK_STACK_KEY_USER:
 		return "StackWalk StackKeyUser";
+	case ETW_HOOK_THREADED_DPC:
+		return "ThreadedDPC";
+	case ETW_HOOK_ISR:
+		return "ISR";
+	case ETW_HOOK_DPC:
+		return "DPC";
+	case ETW_HOOK_TIMER_DPC:
+		return "TimerDPC";
 	default:
 		return NULL;
 	}
@@ -615,6 +623,17 @@ static void decode_identity(uint16_t hook, uint8_t version, enum etl_arch arch, 
 	case ETW_HOOK_STACK_KEY_RUNDOWN:
 		kind = ETW_PAYLOAD_STACK_DEF;
 		r = etw_decode_stack_def(p, len, arch, &out->u.sd);
+		break;
+	case ETW_HOOK_THREADED_DPC:
+	case ETW_HOOK_DPC:
+	case ETW_HOOK_TIMER_DPC:
+	case ETW_HOOK_ISR:
+		if (version == ETW_VERSION_DPC) {
+			bool isr = hook == ETW_HOOK_ISR;
+
+			kind = isr ? ETW_PAYLOAD_ISR : ETW_PAYLOAD_DPC;
+			r = etw_decode_dpc(p, len, arch, isr, &out->u.dpc);
+		}
 		break;
 	default:
 		break;

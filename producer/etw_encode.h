@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "producer/etw_dpc.h"
 #include "producer/etw_image.h"
 #include "producer/etw_ktc.h"
 #include "producer/etw_layout.h"
@@ -198,6 +199,9 @@ enum etw_payload_kind {
 	ETW_PAYLOAD_KTC_DBGID,	      /* types 36 (RSDS) and 37 (ILRSDS), v2 */
 	ETW_PAYLOAD_KTC_DBGID_NONE,   /* type 32, v2: u.kdb's base and PID only */
 	ETW_PAYLOAD_KTC_FILE_VERSION, /* type 64, v0 */
+	/* DPC and ISR records (STACK_IMAGE_FACTS 5) */
+	ETW_PAYLOAD_DPC, /* 0x0F42, 0x0F44, 0x0F45: version 2 */
+	ETW_PAYLOAD_ISR, /* 0x0F43: version 2 */
 };
 
 /**
@@ -232,6 +236,7 @@ struct etw_payload {
 		struct etw_ktc_image_id kid;
 		struct etw_ktc_dbgid kdb;
 		struct etw_ktc_file_version kfv;
+		struct etw_dpc dpc; /* DPC and ISR */
 	} u;
 	unsigned tids;
 	size_t batch_bytes;

@@ -422,6 +422,37 @@ static_assert(ETW_GM_MASKS + 4 * ETW_GROUP_MASKS == ETW_GM_VERSION, "Masks[8]");
 static_assert(ETW_GM_LEN == ETL_HDR_EXT_LEN, "the header buffer's 0x0005 payload");
 #define ETW_VERSION_GROUP_MASKS 2
 
+/*
+ * ---- DPC and ISR records (STACK_IMAGE_FACTS 5; ntwmi.h's
+ * PERFINFO_DPC_INFORMATION, PERFINFO_INTERRUPT_INFORMATION pack(1), PerfView's
+ * DPCTraceData / ISRTraceData), PerfInfo group, logged when the routine ends.
+ * No real file holds them: PERFINFO header (like SampledProfile, a PerfInfo
+ * hook the kernel logs at DISPATCH_LEVEL or above, with no thread context)
+ * and version 2 (dissect.etl's v2 templates; PerfView's length asserts).
+ */
+#define ETW_HOOK_THREADED_DPC 0x0F42u /* opcode 66 */
+#define ETW_HOOK_ISR	      0x0F43u /* opcode 67, PERFINFO_LOG_TYPE_INTERRUPT */
+#define ETW_HOOK_DPC	      0x0F44u /* opcode 68 */
+#define ETW_HOOK_TIMER_DPC    0x0F45u /* opcode 69 */
+#define ETW_VERSION_DPC	      2
+/* the same offsets on x86 and x64 up to the routine; the ISR's tail follows it */
+enum {
+	ETW_DPC_INITIAL_TIME = 0x00, /* u64 on both */
+	ETW_DPC_ROUTINE = 0x08,	     /* a pointer */
+	ETW_DPC64_LEN = 0x10,
+	ETW_DPC32_LEN = 0x0C,
+	ETW_ISR64_RETURN = 0x10, /* u8 ReturnValue */
+	ETW_ISR64_VECTOR = 0x11, /* u16 Vector, unaligned (pack 1) */
+	ETW_ISR64_RESERVED = 0x13,
+	ETW_ISR64_LEN = 0x14,
+	ETW_ISR32_RETURN = 0x0C,
+	ETW_ISR32_VECTOR = 0x0D,
+	ETW_ISR32_RESERVED = 0x0F,
+	ETW_ISR32_LEN = 0x10,
+};
+static_assert(ETW_ISR64_RETURN == ETW_DPC64_LEN && ETW_ISR32_RETURN == ETW_DPC32_LEN,
+	      "an ISR is a DPC's head and 4 bytes");
+
 /* ==== Images, stack walks, image identities (STACK_IMAGE_FACTS) ========== */
 
 /* ---- Hook ids (SIF 2.1, 3.1) --------------------------------------------- */

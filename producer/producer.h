@@ -45,6 +45,12 @@
  * each image record. No mask bit: the merge adds them after the fact.
  */
 #define PRODUCER_F_MERGED 0x400u
+/*
+ * DPC and ISR time (STACK_IMAGE_FACTS 5, 7): EnableFlags DPC 0x20 and
+ * INTERRUPT 0x40, xperf's DPC and INTERRUPT.
+ */
+#define PRODUCER_F_DPC	     0x800u  /* Masks[1] 0x80 PERF_DPC: 0x0F42, 0x0F44, 0x0F45 */
+#define PRODUCER_F_INTERRUPT 0x1000u /* Masks[1] 0x4000 PERF_INTERRUPT: 0x0F43 */
 #define PRODUCER_F_STACKS                                                                          \
 	(PRODUCER_F_STACK_PROFILE | PRODUCER_F_STACK_CSWITCH | PRODUCER_F_STACK_READY)
 
@@ -188,6 +194,13 @@ unsigned producer_record_flags(enum sim_record_kind kind);
  * (SIM_EVENT_PROFILE, _CSWITCH, _READY_THREAD); 0 for another event.
  */
 unsigned producer_stack_flag(enum sim_event ev);
+
+/**
+ * producer_dpc_flag - the session flag that logs a dpc record of event @ev:
+ * PRODUCER_F_INTERRUPT for SIM_EVENT_ISR, PRODUCER_F_DPC for the DPCs, 0
+ * for another event.
+ */
+unsigned producer_dpc_flag(enum sim_event ev);
 
 /**
  * producer_stack_frames - the addresses of a stack line's @text ("0x..."

@@ -19,6 +19,9 @@
  *                  stack                          sessions whose stacks name
  *                                                 its event (EventTimeStamp in
  *                                                 each one's clock)
+ *                  dpc                            dpc sessions (an ISR's:
+ *                                                 interrupt ones; InitialTime
+ *                                                 in each one's clock)
  *                  masks, rundown                 proc_thread, profile or loader
  *                  cpu_config                     every session
  *
@@ -32,6 +35,7 @@
 #include "producer/etw_event.h"
 #include "producer/etw_image.h"
 #include "producer/etw_ktc.h"
+#include "producer/etw_dpc.h"
 #include "producer/etw_process.h"
 #include "producer/etw_profile.h"
 #include "producer/etw_rundown.h"
@@ -60,6 +64,8 @@ unsigned producer_record_flags(enum sim_record_kind kind)
 		return PRODUCER_F_LOADER;
 	case SIM_REC_STACK:
 		return PRODUCER_F_STACKS;
+	case SIM_REC_DPC:
+		return PRODUCER_F_DPC | PRODUCER_F_INTERRUPT;
 	case SIM_REC_MASKS:
 	case SIM_REC_RUNDOWN:
 		return PRODUCER_F_PROC_THREAD | PRODUCER_F_PROFILE | PRODUCER_F_LOADER;
@@ -83,6 +89,20 @@ unsigned producer_stack_flag(enum sim_event ev)
 		return PRODUCER_F_STACK_CSWITCH;
 	case SIM_EVENT_READY_THREAD:
 		return PRODUCER_F_STACK_READY;
+	default:
+		return 0;
+	}
+}
+
+unsigned producer_dpc_flag(enum sim_event ev)
+{
+	switch (ev) {
+	case SIM_EVENT_DPC:
+	case SIM_EVENT_TIMER_DPC:
+	case SIM_EVENT_THREADED_DPC:
+		return PRODUCER_F_DPC;
+	case SIM_EVENT_ISR:
+		return PRODUCER_F_INTERRUPT;
 	default:
 		return 0;
 	}
@@ -149,6 +169,12 @@ void producer_group_masks(unsigned flags, uint32_t masks[ETW_GROUP_MASKS])
 	if (flags & PRODUCER_F_SPINLOCK) {
 		groupmask_set(masks, 0x20010000u); /* PERF_SPINLOCK */
 	}
+	if (flags & PRODUCER_F_DPC) {
+		groupmask_set(masks, 0x20000080u); /* PERF_DPC */
+	}
+	if (flags & PRODUCER_F_INTERRUPT) {
+		groupmask_set(masks, 0x20004000u); /* PERF_INTERRUPT */
+	}
 }
 
 uint16_t producer_record_hook(enum sim_record_kind kind, enum sim_event ev)
@@ -183,6 +209,12 @@ uint16_t producer_record_hook(enum sim_record_kind kind, enum sim_event ev)
 		[SIM_EVENT_KERNEL_BASE] = ETW_HOOK_IMAGE_KERNEL_BASE,
 		[SIM_EVENT_HYPERCALL_PAGE] = ETW_HOOK_IMAGE_HYPERCALL,
 	};
+	static const uint16_t dpc[SIM_EVENTS] = {
+		[SIM_EVENT_DPC] = ETW_HOOK_DPC,
+		[SIM_EVENT_TIMER_DPC] = ETW_HOOK_TIMER_DPC,
+		[SIM_EVENT_THREADED_DPC] = ETW_HOOK_THREADED_DPC,
+		[SIM_EVENT_ISR] = ETW_HOOK_ISR,
+	};
 	bool evok = (unsigned)ev < SIM_EVENTS;
 
 	switch (kind) {
@@ -206,6 +238,8 @@ uint16_t producer_record_hook(enum sim_record_kind kind, enum sim_event ev)
 		return ETW_HOOK_RUNDOWN_COMPLETE;
 	case SIM_REC_IMAGE:
 		return evok ? image[ev] : 0;
+	case SIM_REC_DPC:
+		return evok ? dpc[ev] : 0;
 	default:
 		return 0;
 	}
@@ -587,6 +621,7 @@ int producer_lane_record(struct producer_lane *l, const struct sim_record *r)
 	struct producer *p = producer_lane_producer(l);
 	const struct producer_cfg *cfg = producer_get_cfg(p);
 	unsigned want = r->kind == SIM_REC_STACK ? producer_stack_flag(r->u.stack.event)
+			: r->kind == SIM_REC_DPC ? producer_dpc_flag(r->u.dpc.event)
 						 : producer_record_flags(r->kind);
 	unsigned ns = producer_nsessions(p);
 	uint64_t frames[ETW_STACK_MAX_FRAMES];
@@ -644,6 +679,23 @@ int producer_lane_record(struct producer_lane *l, const struct sim_record *r)
 			memset(&ctx, 0, sizeof(ctx));
 			hook = ETW_HOOK_STACK_WALK;
 			len = etw_encode_stack_walk(payload, sizeof(payload), cfg->arch, &w, 0);
+		} else if (r->kind == SIM_REC_DPC) {
+			/* InitialTime: when the routine was entered, in this session's clock */
+			const struct sim_dpc *d = &r->u.dpc;
+			struct etw_dpc w = {
+				.initial_time = d->initial_time[producer_session_clock(p, i)],
+				.routine = d->routine,
+				.return_value = d->return_value,
+				.vector = d->vector,
+			};
+
+			memset(&ctx, 0, sizeof(ctx));
+			hook = producer_record_hook(SIM_REC_DPC, d->event);
+			if (!hook) {
+				return -EINVAL;
+			}
+			len = etw_encode_dpc(payload, sizeof(payload), cfg->arch,
+					     d->event == SIM_EVENT_ISR, &w, 0);
 		} else if (len < 0) {
 			len = encode(cfg, r, payload, &hook, &ctx);
 		}

@@ -31,6 +31,7 @@
 
 #include "producer/records/control.h"
 #include "producer/records/cswitch.h"
+#include "producer/records/dpc.h"
 #include "producer/records/image.h"
 #include "producer/records/process.h"
 #include "producer/records/profile.h"
@@ -139,6 +140,10 @@ enum sim_event {
 	SIM_EVENT_PROFILE,
 	SIM_EVENT_CSWITCH,
 	SIM_EVENT_READY_THREAD,
+	SIM_EVENT_DPC,		/* DPC 0x0F44 */
+	SIM_EVENT_TIMER_DPC,	/* TimerDPC 0x0F45 */
+	SIM_EVENT_THREADED_DPC, /* ThreadedDPC 0x0F42 */
+	SIM_EVENT_ISR,		/* ISR 0x0F43 */
 	SIM_EVENTS,
 };
 
@@ -160,18 +165,22 @@ enum sim_event {
 #define SIM_EV_STACK                                                                               \
 	(SIM_EV_BIT(SIM_EVENT_PROFILE) | SIM_EV_BIT(SIM_EVENT_CSWITCH) |                           \
 	 SIM_EV_BIT(SIM_EVENT_READY_THREAD))
+#define SIM_EV_DPC                                                                                 \
+	(SIM_EV_BIT(SIM_EVENT_DPC) | SIM_EV_BIT(SIM_EVENT_TIMER_DPC) |                             \
+	 SIM_EV_BIT(SIM_EVENT_THREADED_DPC) | SIM_EV_BIT(SIM_EVENT_ISR))
 
 /**
  * sim_event_name - "start", "end", "dcstart", "dcend", "defunct", "set", "new",
  * "load", "unload", "kernel_base", "hypercall_page", and the events a stack
- * belongs to, "profile", "cswitch", "ready_thread"; NULL past them.
+ * belongs to, "profile", "cswitch", "ready_thread", and the DPC and ISR
+ * records', "dpc", "timer_dpc", "threaded_dpc", "isr"; NULL past them.
  */
 static inline const char *sim_event_name(enum sim_event e)
 {
 	static const char *const names[SIM_EVENTS] = {
 		"start",   "end",	   "dcstart", "dcend",	     "defunct",	       "set",
 		"new",	   "load",	   "unload",  "kernel_base", "hypercall_page", "profile",
-		"cswitch", "ready_thread",
+		"cswitch", "ready_thread", "dpc",     "timer_dpc",   "threaded_dpc",   "isr",
 	};
 
 	return (unsigned)e < SIM_EVENTS ? names[e] : NULL;
@@ -187,7 +196,8 @@ static inline const char *sim_event_name(enum sim_event e)
  * (proc_thread or profile), cpu_config to every session; image
  * (producer/records/image.h) to loader sessions; stack
  * (producer/records/stack.h) to the sessions whose stacks option names its
- * event.
+ * event; dpc (producer/records/dpc.h) to dpc sessions, an ISR's to
+ * interrupt ones.
  */
 struct sim_process {
 	SIM_PROCESS_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
@@ -229,6 +239,9 @@ struct sim_stack {
 	const uint64_t *ips;
 	uint32_t nips;
 };
+struct sim_dpc {
+	SIM_DPC_FIELDS(SIM_MEMBER, SIM_NO_CHECK, )
+};
 
 /* enum sim_record_kind - which member of struct sim_record's union holds the record. */
 enum sim_record_kind {
@@ -243,6 +256,7 @@ enum sim_record_kind {
 	SIM_REC_RUNDOWN,
 	SIM_REC_IMAGE,
 	SIM_REC_STACK,
+	SIM_REC_DPC,
 	SIM_RECORD_KINDS,
 };
 
@@ -271,6 +285,7 @@ struct sim_record {
 		struct sim_rundown rundown;
 		struct sim_image image;
 		struct sim_stack stack;
+		struct sim_dpc dpc;
 	} u;
 };
 

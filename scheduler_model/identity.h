@@ -95,9 +95,15 @@ struct mod_cfg;
  * @stacks:       the events whose call stacks follow them (StackWalk, the
  *                kernel part then the user part, call_stacks.h), as
  *                SIM_EV_BIT()s: SIM_EVENT_PROFILE (a sample's thread; an
- *                idle one has none), _CSWITCH (the new thread, where it
+ *                idle one has none but in a DPC or an ISR: kernel frames,
+ *                process 0, thread 0), _CSWITCH (the new thread, where it
  *                waited), _READY_THREAD (the waker; an idle CPU's DPC);
  *                needs @modules
+ * @dpc:          fire DPC / TimerDPC records: the timer DPC that readies a
+ *                thread at its timer's expiry, and on an idle CPU the DPC of
+ *                the I/O that completes a wait (with driver modules)
+ * @interrupt:    fire ISR records: the clock interrupt before a timer's DPC,
+ *                the driver's before an I/O completion's
  * @sysconfig:    fire SystemConfig CPU at the stop
  * @names_in_thread_records: the target's Thread records carry ThreadName;
  *                otherwise a named thread gets ThreadSetName after its
@@ -118,6 +124,8 @@ struct ident_cfg {
 	bool dispatcher;
 	bool profile;
 	unsigned stacks;
+	bool dpc;
+	bool interrupt;
 	bool sysconfig;
 	bool names_in_thread_records;
 	bool ptr64;

@@ -1221,7 +1221,8 @@ static const struct bad_case bad_cases[] = {
 	 "(1000..4294967295)"},
 	{"x.yaml", "sessions: [{flags: [cswich]}]\n", false,
 	 "x.yaml:1:21: sessions.0.flags.0: \"cswich\" is not one of cswitch, compact_cswitch, "
-	 "spinlock, proc_thread, dispatcher, profile, loader (did you mean 'cswitch'?)"},
+	 "spinlock, proc_thread, dispatcher, profile, loader, dpc, interrupt (did you mean "
+	 "'cswitch'?)"},
 	{"x.yaml", "sessions: [{pmc: {events: [\"0x05245\"]}}]\n", false,
 	 "x.yaml:1:28: sessions.0.pmc.events.0: \"0x05245\" is not a hook id such as "
 	 "\"0x0524\""},

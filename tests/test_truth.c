@@ -1202,7 +1202,7 @@ static const struct bad bad_streams[] = {
 	 false, "sessions[0].clock: unknown clock \"tsc\""},
 	{"session flag",
 	 "{'kind':'meta','format':'etwforge-truth','version':1,"
-	 "'sessions':[{},{'flags':['cswitch','dpc']}]}\n",
+	 "'sessions':[{},{'flags':['cswitch','dpcs']}]}\n",
 	 1, false, "sessions[1].flags[1]: must be"},
 	{"compact without cswitch (trace_config_check)",
 	 "{'kind':'meta','format':'etwforge-truth','version':1,"
@@ -1240,7 +1240,7 @@ static const struct bad bad_streams[] = {
 	{"no kind", META4 "{'cpu':0}\n", 2, false, "kind: missing"},
 	{"unknown kind", META4 "{'kind':'cswap'}\n", 2, false,
 	 "kind: unknown \"cswap\" (cswitch, spinlock, ccswap_stop, end, process, thread, "
-	 "thread_name, ready, sample, interval, config, masks, rundown, image or stack)"},
+	 "thread_name, ready, sample, interval, config, masks, rundown, image, stack or dpc)"},
 	{"second meta", META4 META4, 2, false, "kind: unknown \"meta\""},
 	{"misspelt kind", META4 "{'kind':'cswich'}\n", 2, false,
 	 "kind: unknown \"cswich\" (did you mean 'cswitch'?)"},

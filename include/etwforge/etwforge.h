@@ -828,6 +828,7 @@ enum etwforge_payload {
 	ETWFORGE_PAYLOAD_IMAGE_ID,	   /* KernelTraceControl type 0 (v2) */
 	ETWFORGE_PAYLOAD_DBGID,		   /* KernelTraceControl types 36, 37, 32 (v2) */
 	ETWFORGE_PAYLOAD_FILE_VERSION,	   /* KernelTraceControl type 64 (v0) */
+	ETWFORGE_PAYLOAD_DPC,		   /* 0x0F42 / 0x0F43 / 0x0F44 / 0x0F45 (v2) */
 };
 
 /** struct etwforge_cswitch - WMI_CONTEXTSWAP, the payload of a 0x0524 event. */
@@ -1066,6 +1067,24 @@ struct etwforge_image {
 };
 
 /**
+ * struct etwforge_dpc - PERFINFO_DPC_INFORMATION of ThreadedDPC 0x0F42, DPC
+ * 0x0F44 and TimerDPC 0x0F45, or PERFINFO_INTERRUPT_INFORMATION of ISR
+ * 0x0F43: a routine that ran from @initial_time (session clock) to the
+ * record's timestamp, when it was logged.
+ * @event:        "threaded_dpc", "isr", "dpc" or "timer_dpc"
+ * @routine:      the DPC routine's or the ISR's address
+ * @return_value/@vector/@reserved: an ISR's (0 for a DPC)
+ */
+struct etwforge_dpc {
+	const char *event;
+	uint64_t initial_time;
+	uint64_t routine;
+	uint8_t return_value;
+	uint16_t vector;
+	uint8_t reserved;
+};
+
+/**
  * struct etwforge_stack_walk - STACK_WALK_EVENT_DATA 0x1820: the frames of
  * the event logged at @event_ts by thread @tid of process @pid (a sample's
  * thread; 0 and 0 for an idle-thread sample), all kernel or all user
@@ -1242,6 +1261,7 @@ struct etwforge_record {
 		struct etwforge_image_id image_id;
 		struct etwforge_dbgid dbgid;
 		struct etwforge_file_version file_version;
+		struct etwforge_dpc dpc;
 	} u;
 };
 

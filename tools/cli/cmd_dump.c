@@ -455,6 +455,16 @@ static void print_identity(const struct etwforge_record *r)
 		       r->u.stack_def.key);
 		print_frames(r->u.stack_def.frames, r->u.stack_def.nframes);
 		break;
+	case ETWFORGE_PAYLOAD_DPC: {
+		const struct etwforge_dpc *d = &r->u.dpc;
+
+		printf(" | %s initial_time %" PRIu64 " routine 0x%" PRIx64, d->event,
+		       d->initial_time, d->routine);
+		if (r->hook == 0x0F43) {
+			printf(" return_value %u vector %u", d->return_value, d->vector);
+		}
+		break;
+	}
 	case ETWFORGE_PAYLOAD_IMAGE_ID: {
 		const struct etwforge_image_id *m = &r->u.image_id;
 

@@ -9,11 +9,13 @@
 #include "tools/lib/config/trace_config.h"
 
 const char *const trace_flag_names[TRACE_NFLAGS] = {
-	"cswitch", "compact_cswitch", "spinlock", "proc_thread", "dispatcher", "profile", "loader",
+	"cswitch", "compact_cswitch", "spinlock", "proc_thread", "dispatcher",
+	"profile", "loader",	      "dpc",	  "interrupt",
 };
 const unsigned trace_flag_bits[TRACE_NFLAGS] = {
-	PRODUCER_F_CSWITCH,    PRODUCER_F_COMPACT, PRODUCER_F_SPINLOCK, PRODUCER_F_PROC_THREAD,
-	PRODUCER_F_DISPATCHER, PRODUCER_F_PROFILE, PRODUCER_F_LOADER,
+	PRODUCER_F_CSWITCH,	PRODUCER_F_COMPACT,    PRODUCER_F_SPINLOCK,
+	PRODUCER_F_PROC_THREAD, PRODUCER_F_DISPATCHER, PRODUCER_F_PROFILE,
+	PRODUCER_F_LOADER,	PRODUCER_F_DPC,	       PRODUCER_F_INTERRUPT,
 };
 
 const char *const trace_stack_names[TRACE_NSTACKS] = {"profile", "cswitch", "ready_thread"};

@@ -107,7 +107,7 @@ struct trace_config {
 
 /* a session's flags by name, as scenarios and truths spell them: trace_flag_names[k] is the
  * producer bit trace_flag_bits[k] */
-#define TRACE_NFLAGS 7u
+#define TRACE_NFLAGS 9u
 extern const char *const trace_flag_names[TRACE_NFLAGS];
 extern const unsigned trace_flag_bits[TRACE_NFLAGS];
 

@@ -1295,6 +1295,11 @@ static uint16_t rec_hook(const struct sim_record *r)
 		return 0x0B0A;
 	case SIM_REC_MASKS:
 		return r->u.masks.event == SIM_EVENT_NEW ? 0x0005 : 0x0020;
+	case SIM_REC_DPC:
+		return r->u.dpc.event == SIM_EVENT_ISR	       ? 0x0F43
+		       : r->u.dpc.event == SIM_EVENT_TIMER_DPC ? 0x0F45
+		       : r->u.dpc.event == SIM_EVENT_DPC       ? 0x0F44
+							       : 0x0F42;
 	default:
 		return 0x0008;
 	}
@@ -1698,6 +1703,65 @@ static void e_ident_names(struct sb *b, const struct edge *e)
 	sb_finish(b, 0);
 }
 
+/*
+ * A DPC or ISR record on CPU 0 that ran from the CPU's last record's time to
+ * its own (DEFAULT_DELTA: a positive duration); an ISR's vector @vector.
+ */
+static void sb_dpc(struct sb *b, enum sim_event ev, uint64_t routine, uint16_t vector,
+		   const char *mark)
+{
+	struct sim_record r = {.kind = SIM_REC_DPC};
+
+	r.u.dpc.event = ev;
+	memcpy(r.u.dpc.initial_time, b->cpu[0].ts, sizeof(r.u.dpc.initial_time));
+	r.u.dpc.routine = routine;
+	if (ev == SIM_EVENT_ISR) {
+		r.u.dpc.return_value = 1;
+		r.u.dpc.vector = vector;
+	}
+	sb_rec(b, 0, &r, mark);
+}
+
+/*
+ * DPC and ISR time (STACK_IMAGE_FACTS 4, 5): an idle sample taken in a DPC
+ * (flags 0x81) and one in an ISR (0x82), the clock's ISR, the timer DPC
+ * that readies a thread, a driver's ISR (vector 0x1A0, past a byte) and
+ * DPC, a ThreadedDPC; sessions with dpc and interrupt.
+ */
+static void e_ident_dpc(struct sb *b, const struct edge *e)
+{
+	uint32_t t, pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000);
+	struct sim_record r = {.kind = SIM_REC_SAMPLE};
+	uint64_t k;
+
+	sb_ident_setup(b, e);
+	k = sb_x86(b) ? 0x82000000u : 0xFFFFF80310000000ull;
+	b->cfg.sessions[0].flags |= PRODUCER_F_DPC | PRODUCER_F_INTERRUPT;
+	sb_start(b);
+	t = sb_new_tid(b);
+	sb_rundown_head(b);
+	sb_thread(b, SIM_EVENT_DCSTART, pid, t, NULL, NULL);
+	sb_rundown_done(b);
+	r.u.sample.ip = k + 0x2A0140u;
+	r.u.sample.count = 1;
+	r.u.sample.dpc = true;
+	r.u.sample.priority = 16;
+	sb_rec(b, 0, &r, "an idle sample in a DPC (flags 0x81)");
+	r.u.sample.dpc = false;
+	r.u.sample.isr = true;
+	r.u.sample.ip = k + 0x9C0080u;
+	sb_rec(b, 0, &r, "an idle sample in an ISR (flags 0x82)");
+	sb_dpc(b, SIM_EVENT_ISR, k + 0x9C0080u, 0xD1, "ISR: the clock interrupt, vector 0xD1");
+	sb_ready(b, 0, 0, t, 1, "ReadyThread from the timer DPC");
+	sb_dpc(b, SIM_EVENT_TIMER_DPC, k + 0x2A0140u, 0, "TimerDPC");
+	sb_dpc(b, SIM_EVENT_ISR, k + 0x800200u, 0x1A0, "ISR with a vector past a byte");
+	sb_dpc(b, SIM_EVENT_DPC, k + 0x800100u, 0, "DPC");
+	sb_dpc(b, SIM_EVENT_THREADED_DPC, k + 0x800300u, 0, "ThreadedDPC");
+	sb_sw(b, 0, 0, t);
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
 /* A thread (with its switches, wake-up and sample) whose process never appears. */
 static void e_ident_orphan(struct sb *b, const struct edge *e)
 {
@@ -2073,6 +2137,9 @@ static const struct edge catalogue[] = {
 	{"ident-all-x86-win10-1903", "identity records x86, 1903: ThreadName, Defunct v5",
 	 e_ident_all, 0, 1, "win10-1903"},
 	{"ident-all-x64-win11-22h2", "identity records x64, 22H2", e_ident_all, 0, 0, "win11-22h2"},
+	{"ident-dpc-isr-x64", "DPC / ISR samples and records: ISR, TimerDPC, DPC, ThreadedDPC",
+	 e_ident_dpc, 0, 0, NULL},
+	{"ident-dpc-isr-x86", "DPC / ISR samples and records, x86", e_ident_dpc, 0, 1, NULL},
 	{"ident-sid-null", "UserSID in its 4-byte NULL form", e_ident_sid, 0, 0, NULL},
 	{"ident-sid-null-x86", "UserSID NULL, x86", e_ident_sid, 0, 1, NULL},
 	{"ident-sid-1-sub-authority", "a SID of 1 sub-authority (S-1-5-18)", e_ident_sid, 1, 0,

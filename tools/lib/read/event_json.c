@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "producer/records/cswitch.h"
+#include "producer/records/dpc.h"
 #include "producer/records/image.h"
 #include "producer/records/ktc.h"
 #include "producer/records/process.h"
@@ -257,6 +258,19 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 		ETW_STACK_DEF_FIELDS(JI_ROW, )
 		break;
 	}
+	case ETWFORGE_PAYLOAD_DPC: {
+		const struct etwforge_dpc *c = &r->u.dpc;
+
+		jout_key(j, "dpc");
+		jout_open(j, '{');
+		jout_kstr(j, "event", c->event);
+		if (r->hook == 0x0F43) {
+			ETW_ISR_FIELDS(JI_ROW, )
+		} else {
+			ETW_DPC_FIELDS(JI_ROW, )
+		}
+		break;
+	}
 	case ETWFORGE_PAYLOAD_IMAGE_ID: {
 		const struct etwforge_image_id *c = &r->u.image_id;
 
@@ -352,6 +366,7 @@ static void payload(struct jout *j, const struct etwforge_record *r)
 	case ETWFORGE_PAYLOAD_IMAGE_ID:
 	case ETWFORGE_PAYLOAD_DBGID:
 	case ETWFORGE_PAYLOAD_FILE_VERSION:
+	case ETWFORGE_PAYLOAD_DPC:
 		identity(j, r);
 		break;
 	case ETWFORGE_PAYLOAD_NONE:

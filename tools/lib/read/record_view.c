@@ -19,6 +19,7 @@
 #include "producer/ccswap_expand.h"
 #include "producer/etw_encode.h"
 #include "producer/records/cswitch.h"
+#include "producer/records/dpc.h"
 #include "producer/records/image.h"
 #include "producer/records/ktc.h"
 #include "producer/records/process.h"
@@ -290,6 +291,7 @@ ETW_STACK_DEF_FIELDS(ID_TYPE, etwforge_stack_def)
 ETW_KTC_IMAGE_ID_FIELDS(ID_TYPE, etwforge_image_id)
 ETW_KTC_DBGID_FIELDS(ID_TYPE, etwforge_dbgid)
 ETW_KTC_FILE_VERSION_FIELDS(ID_TYPE, etwforge_file_version)
+ETW_ISR_FIELDS(ID_TYPE, etwforge_dpc)
 
 static const char *event_name(uint16_t hook)
 {
@@ -340,6 +342,14 @@ static const char *event_name(uint16_t hook)
 		return "delete";
 	case ETW_HOOK_STACK_KEY_RUNDOWN:
 		return "rundown";
+	case ETW_HOOK_THREADED_DPC:
+		return "threaded_dpc";
+	case ETW_HOOK_ISR:
+		return "isr";
+	case ETW_HOOK_DPC:
+		return "dpc";
+	case ETW_HOOK_TIMER_DPC:
+		return "timer_dpc";
 	default:
 		return "masks"; /* 0x0005 */
 	}
@@ -480,6 +490,16 @@ static bool conv_identity(const struct etw_payload *pl, const struct etl_record 
 		o->decoded = ETWFORGE_PAYLOAD_STACK_WALK;
 		break;
 	}
+	case ETW_PAYLOAD_DPC:
+	case ETW_PAYLOAD_ISR: {
+		const struct etw_dpc *w = &pl->u.dpc;
+		struct etwforge_dpc *o2 = &o->u.dpc;
+
+		ETW_ISR_FIELDS(ID_ROW, o2)
+		o2->event = event_name(r->hook_id);
+		o->decoded = ETWFORGE_PAYLOAD_DPC;
+		break;
+	}
 	case ETW_PAYLOAD_STACK_KEY: {
 		const struct etw_stack_key *w = &pl->u.sk;
 		struct etwforge_stack_key *o2 = &o->u.stack_key;
@@ -618,6 +638,8 @@ void rv_conv_record(const struct etl_record *r, unsigned buffer, struct rec_stor
 		case ETW_PAYLOAD_STACK_WALK:
 		case ETW_PAYLOAD_STACK_KEY:
 		case ETW_PAYLOAD_STACK_DEF:
+		case ETW_PAYLOAD_DPC:
+		case ETW_PAYLOAD_ISR:
 		case ETW_PAYLOAD_KTC_IMAGE_ID:
 		case ETW_PAYLOAD_KTC_DBGID:
 		case ETW_PAYLOAD_KTC_DBGID_NONE:

@@ -200,6 +200,7 @@ static int copy_record_strings(struct chunk *c, struct sim_record *r)
 		DC_KIND(MASKS, masks, struct sim_masks, SIM_GROUP_MASKS_FIELDS)
 		DC_KIND(RUNDOWN, rundown, struct sim_rundown, SIM_RUNDOWN_FIELDS)
 		DC_KIND(IMAGE, image, struct sim_image, SIM_IMAGE_FIELDS)
+		DC_KIND(DPC, dpc, struct sim_dpc, SIM_DPC_FIELDS)
 	case SIM_REC_STACK: {
 		struct sim_stack *x = &r->u.stack;
 

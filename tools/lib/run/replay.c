@@ -40,6 +40,7 @@ static bool as_record(const struct truth_record *rec, struct sim_record *r)
 		AS_RECORD(RUNDOWN, rundown, RUNDOWN)
 		AS_RECORD(IMAGE, image, IMAGE)
 		AS_RECORD(STACK, stack, STACK)
+		AS_RECORD(DPC, dpc, DPC)
 #undef AS_RECORD
 	default:
 		return false;

@@ -601,7 +601,7 @@ static int walk(struct verify *v, struct truth_reader *tr)
 			r = on_spinlock(v, &rec.u.sl);
 		} else if (kind == TRUTH_END) {
 			r = on_end(v, &rec.u.end);
-		} else if (kind >= TRUTH_PROCESS && kind <= TRUTH_STACK) {
+		} else if (kind >= TRUTH_PROCESS && kind <= TRUTH_DPC) {
 			r = vident_line(&v->ident, kind, &rec);
 		}
 		if (r < 0) {

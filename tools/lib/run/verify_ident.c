@@ -97,6 +97,7 @@ bool vident_wants(const struct verify_ident *vi, int kind)
 		{TRUTH_RUNDOWN, SIM_REC_RUNDOWN},
 		{TRUTH_IMAGE, SIM_REC_IMAGE},
 		{TRUTH_STACK, SIM_REC_STACK},
+		{TRUTH_DPC, SIM_REC_DPC},
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
@@ -158,6 +159,10 @@ static bool is_identity(const struct etl_record *r)
 	case ETW_HOOK_IMAGE_KERNEL_BASE:
 	case ETW_HOOK_IMAGE_HYPERCALL:
 	case ETW_HOOK_STACK_WALK:
+	case ETW_HOOK_THREADED_DPC:
+	case ETW_HOOK_ISR:
+	case ETW_HOOK_DPC:
+	case ETW_HOOK_TIMER_DPC:
 		return true;
 	default:
 		return false;
@@ -437,6 +442,14 @@ static void line_head(struct verify_ident *vi, int kind, const struct truth_reco
 					: "");
 		break;
 	}
+	case TRUTH_DPC:
+		h->cpu = tr->u.dpc.cpu;
+		h->ts = tr->u.dpc.ts;
+		h->hook = producer_record_hook(SIM_REC_DPC, tr->u.dpc.event);
+		ev = sim_event_name(tr->u.dpc.event);
+		snprintf(vi->what, sizeof(vi->what), "%s 0x%" PRIx64, ev ? ev : "?",
+			 tr->u.dpc.routine);
+		break;
 	case TRUTH_STACK:
 		h->cpu = tr->u.stack.cpu;
 		h->ts = tr->u.stack.ts;
@@ -678,6 +691,27 @@ static int check_payload(struct verify_ident *vi, int kind, const struct truth_r
 			return fail(vi, base, "the payload is not a stack walk's");
 		}
 		return check_stack(vi, &pl.u.sw, base, &tr->u.stack);
+	case TRUTH_DPC: {
+		const struct etw_dpc *w = &pl.u.dpc;
+		const struct sim_dpc *t = &tr->u.dpc;
+
+		/* InitialTime: the line's in the session's clock; an ISR's tail its own */
+		if (num(vi, base, "InitialTime", NUM_U, w->initial_time,
+			t->initial_time[vi->s->clock]) < 0 ||
+		    num(vi, base + 8, "Routine", NUM_X, w->routine & mask, t->routine & mask) < 0) {
+			return -EBADMSG;
+		}
+		if (pl.kind == ETW_PAYLOAD_ISR &&
+		    (num(vi, base + (x86 ? 0x0Cu : 0x10u), "ReturnValue", NUM_U, w->return_value,
+			 t->return_value) < 0 ||
+		     num(vi, base + (x86 ? 0x0Du : 0x11u), "Vector", NUM_U, w->vector, t->vector) <
+			     0 ||
+		     num(vi, base + (x86 ? 0x0Fu : 0x13u), "Reserved", NUM_U, w->reserved, 0) <
+			     0)) {
+			return -EBADMSG;
+		}
+		return 0;
+	}
 	default: /* TRUTH_MASKS */
 		return check_masks(vi, &pl.u.gm, base, &tr->u.masks);
 	}
@@ -792,7 +826,8 @@ int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr
 	int r;
 
 	if (!vident_wants(vi, kind) ||
-	    (kind == TRUTH_STACK && !(vi->s->flags & producer_stack_flag(tr->u.stack.event)))) {
+	    (kind == TRUTH_STACK && !(vi->s->flags & producer_stack_flag(tr->u.stack.event))) ||
+	    (kind == TRUTH_DPC && !(vi->s->flags & producer_dpc_flag(tr->u.dpc.event)))) {
 		return 0;
 	}
 	vi->line = tr->line;

@@ -192,16 +192,22 @@ int scenario_background_add(const struct scenario_bg *sc)
 	struct sim_rng r;
 	uint32_t pid = 64;
 	char user[64], gname[sizeof(sc->sched->groups[0].name)];
+	unsigned sa1, sa2, sa3; /* the SID's sub-authorities */
 	int added = 0;
 
 	if (sc->kind == SCENARIO_BACKGROUND_NONE) {
 		return 0;
 	}
 	sim_rng_init(&r, sc->seed, SIM_RNG_IDENT, 3);
-	snprintf(user, sizeof(user), "S-1-5-21-%u-%u-%u-1001",
-		 (unsigned)(1000000000u + sim_rng_below(&r, 3000000000u)),
-		 (unsigned)(1000000000u + sim_rng_below(&r, 3000000000u)),
-		 (unsigned)(100000000u + sim_rng_below(&r, 900000000u)));
+	/*
+	 * One draw a statement: as arguments of one call their order was the
+	 * compiler's (gcc's last first, clang's first first). This is gcc's order,
+	 * so files gcc wrote before stay as they were.
+	 */
+	sa3 = (unsigned)(100000000u + sim_rng_below(&r, 900000000u));
+	sa2 = (unsigned)(1000000000u + sim_rng_below(&r, 3000000000u));
+	sa1 = (unsigned)(1000000000u + sim_rng_below(&r, 3000000000u));
+	snprintf(user, sizeof(user), "S-1-5-21-%u-%u-%u-1001", sa1, sa2, sa3);
 	for (size_t k = 0; k < n; k++) {
 		const struct bg_proc *b = &list[k];
 

@@ -902,6 +902,8 @@ int scenario_procs_finish(const struct scenario_procs *sc, struct etwforge_error
 		id->dispatcher = id->dispatcher || (f & PRODUCER_F_DISPATCHER);
 		id->profile = id->profile || (f & PRODUCER_F_PROFILE);
 		id->loader = id->loader || (f & PRODUCER_F_LOADER);
+		id->dpc = id->dpc || (f & PRODUCER_F_DPC);
+		id->interrupt = id->interrupt || (f & PRODUCER_F_INTERRUPT);
 		for (enum sim_event ev = SIM_EVENT_PROFILE; ev <= SIM_EVENT_READY_THREAD; ev++) {
 			id->stacks |= (f & producer_stack_flag(ev)) ? SIM_EV_BIT(ev) : 0u;
 		}

@@ -92,24 +92,30 @@ struct kind_keys {
 
 #define NO_KEY MAX_KIND_KEYS
 
-/* The number of the key a TS (PMC) row has: the sum over the rows, each 0 but that one. */
-#define IS_TS_TS			  1
+/*
+ * The number of the key a TS (PMC) row has: the sum over the rows, each 0 but
+ * that one. Of the TS rows only "ts" itself is read here; another (a dpc
+ * line's "initial_time") declines to the general parse.
+ */
+#define IS_TS_NAME_ts			  1
+#define IS_TS_NAME_initial_time		  0
+#define IS_TS_TS(n)			  IS_TS_NAME_##n
 #define IS_PMC_PMC			  1
-#define IS_TS_U				  0
-#define IS_TS_I				  0
-#define IS_TS_CPU			  0
-#define IS_TS_BUF			  0
-#define IS_TS_TEXT			  0
-#define IS_TS_SID			  0
-#define IS_TS_PMC			  0
-#define IS_TS_PEBS			  0
-#define IS_TS_ADDR			  0
-#define IS_TS_BOOL			  0
-#define IS_TS_WHY			  0
-#define IS_TS_STR			  0
-#define IS_TS_GROUP			  0
-#define IS_TS_EVENT			  0
-#define IS_TS_CLOCK			  0
+#define IS_TS_U(n)			  0
+#define IS_TS_I(n)			  0
+#define IS_TS_CPU(n)			  0
+#define IS_TS_BUF(n)			  0
+#define IS_TS_TEXT(n)			  0
+#define IS_TS_SID(n)			  0
+#define IS_TS_PMC(n)			  0
+#define IS_TS_PEBS(n)			  0
+#define IS_TS_ADDR(n)			  0
+#define IS_TS_BOOL(n)			  0
+#define IS_TS_WHY(n)			  0
+#define IS_TS_STR(n)			  0
+#define IS_TS_GROUP(n)			  0
+#define IS_TS_EVENT(n)			  0
+#define IS_TS_CLOCK(n)			  0
 #define IS_PMC_U			  0
 #define IS_PMC_I			  0
 #define IS_PMC_CPU			  0
@@ -125,7 +131,7 @@ struct kind_keys {
 #define IS_PMC_GROUP			  0
 #define IS_PMC_EVENT			  0
 #define IS_PMC_CLOCK			  0
-#define TS_ROW(x, name, ctype, how, ...)  +IS_TS_##how *K_##x##_##name
+#define TS_ROW(x, name, ctype, how, ...)  +IS_TS_##how(name) * K_##x##_##name
 #define PMC_ROW(x, name, ctype, how, ...) +IS_PMC_##how *K_##x##_##name
 /* "kind" is key 0: a sum of 0 is no such key */
 #define KEY_OR_NONE(k) ((k) ? (unsigned)(k) : NO_KEY)
@@ -886,7 +892,7 @@ static int one_event(const struct tok *t, unsigned allowed)
 #define FR_BUF(k, lo, hi, req, m, ctype) FR_CPU(k, lo, hi, req, m, ctype)
 #define FR_TS(k, lo, hi, req, m, ctype)                                                            \
 	do {                                                                                       \
-		if (!get_ts(fx, r, k, req, m, opt)) {                                              \
+		if (k != r->kind->ts || !get_ts(fx, r, k, req, m, opt)) {                          \
 			return false;                                                              \
 		}                                                                                  \
 	} while (0)

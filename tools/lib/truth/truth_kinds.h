@@ -59,7 +59,9 @@
 	K(image,       IMAGE,       struct sim_image,       image,  "an image line",               \
 	  SIM_IMAGE_FIELDS,       TRUTH_STAMP_NONE,     NONE)                                      \
 	K(stack,       STACK,       struct sim_stack,       stack,  "a stack line",                \
-	  SIM_STACK_FIELDS,       TRUTH_STAMP_NONE,     NONE)
+	  SIM_STACK_FIELDS,       TRUTH_STAMP_NONE,     NONE)                                      \
+	K(dpc,         DPC,         struct sim_dpc,         dpc,    "a dpc line",                  \
+	  SIM_DPC_FIELDS,         TRUTH_STAMP_NONE,     NONE)
 /* clang-format on */
 
 /* Who stamps the PMC values a line's "pmc" holds (the index of the writer's and readers' sets). */

@@ -9,6 +9,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "producer/etw_ktc.h"
@@ -97,4 +98,25 @@ int truth_check_frames(const struct trace_config *cfg, const struct sim_stack *s
 			  "spaces%s",
 			  ETW_STACK_MAX_FRAMES,
 			  cfg->arch == ETL_ARCH_X86 ? ", below 4 GiB (x86)" : "");
+}
+
+int truth_check_initial_time(const struct trace_config *cfg, const struct sim_dpc *d,
+			     struct etwforge_error *err)
+{
+	(void)cfg;
+	for (unsigned c = 0; c < SIM_CLOCK_SLOTS; c++) {
+		if (d->initial_time[c] > d->ts[c]) {
+			return error_fail(
+				err, -EINVAL, ERR_INPUT,
+				"initial_time: %s %" PRIu64 " is after the line's ts %" PRIu64
+				" (the routine ends when it is logged)",
+				sim_clock_name((enum sim_clock)c), d->initial_time[c], d->ts[c]);
+		}
+	}
+	if (d->event != SIM_EVENT_ISR && (d->return_value || d->vector)) {
+		return error_fail(err, -EINVAL, ERR_INPUT,
+				  "return_value, vector: an ISR's alone (this line is a %s)",
+				  sim_event_name(d->event));
+	}
+	return 0;
 }

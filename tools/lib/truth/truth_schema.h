@@ -67,4 +67,12 @@ int truth_check_pdb_guid(const struct trace_config *cfg, const struct sim_image 
 int truth_check_frames(const struct trace_config *cfg, const struct sim_stack *st,
 		       struct etwforge_error *err);
 
+/**
+ * truth_check_initial_time - a dpc line's initial_time is at or before its
+ * ts in every clock; return_value and vector are 0 but for an ISR.
+ * Return: 0 or -EINVAL with @err (ERR_INPUT; NULL: no message).
+ */
+int truth_check_initial_time(const struct trace_config *cfg, const struct sim_dpc *d,
+			     struct etwforge_error *err);
+
 #endif /* TOOLS_LIB_TRUTH_SCHEMA_H */

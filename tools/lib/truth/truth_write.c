@@ -1028,6 +1028,8 @@ static bool fmt_record(struct line *l, const struct trace_config *cfg, const str
 		return fmt_image(l, cfg, sh, &r->u.image);
 	case SIM_REC_STACK:
 		return fmt_stack_line(l, cfg, sh, &r->u.stack);
+	case SIM_REC_DPC:
+		return fmt_dpc(l, cfg, sh, &r->u.dpc);
 	default:
 		l->err = -EINVAL;
 		return false;
