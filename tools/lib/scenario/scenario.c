@@ -256,7 +256,11 @@ static int apply_sigma(struct sk_walk *w, const struct sk_desc *d, void *base,
 	} else if (v == 0) {
 		v = SCHED_SIGMA_ZERO;
 	}
-	*(uint16_t *)((char *)base + d->off) = (uint16_t)v;
+	{
+		uint16_t v16 = (uint16_t)v;
+
+		memcpy((char *)base + d->off, &v16, sizeof(v16));
+	}
 	return 0;
 }
 

@@ -335,8 +335,9 @@ void scenario_print_wait_mean(FILE *f, const void *root, const struct sk_desc *d
 void scenario_print_sigma(FILE *f, const void *root, const struct sk_desc *d, const void *base,
 			  unsigned item)
 {
-	uint16_t v = *(const uint16_t *)((const char *)base + d->off);
+	uint16_t v;
 
+	memcpy(&v, (const char *)base + d->off, sizeof(v));
 	(void)root;
 	(void)item;
 	if (v == 0) {
