@@ -2472,6 +2472,12 @@ static const struct corpus_pending pending[] = {
 	{"pmc-cswitch-8",
 	 "8 PMC counters (allowed since 1703): the Marker's 3-bit count cannot carry 8; the "
 	 "engine refuses more than 7"},
+	{"stack-depth-0",
+	 "a StackWalk of 0 frames: the kernel logs none and the engine refuses one; the "
+	 "mangled set has it (mangle-stack-walk-0-frames)"},
+	{"ktc-pdb-name-unterminated",
+	 "a DbgID_RSDS PdbFileName without its NUL is not a valid file; the mangled set has it "
+	 "(mangle-dbgid-pdb-unterminated)"},
 };
 
 const struct corpus_pending *corpus_pending_list(unsigned *n)
