@@ -2163,7 +2163,7 @@ size_t fuzz_mutator_mutate(struct etwforge_mutator *x, const uint8_t *in, size_t
 			op_stop(x, m);
 			break;
 		case 10:
-			if (rnd(x, 4)) {
+			if (rnd(x, 3)) {
 				op_identity(x, m);
 			} else {
 				op_image_stack(x, m);
