@@ -29,6 +29,7 @@
 #include <xxhash.h>
 
 #include "scheduler_model/sim_rng.h"
+#include "producer/etw_layout.h"
 #include "producer/producer.h"
 #include "producer/trace_sink.h"
 #include "producer/targets.h"
@@ -1270,6 +1271,25 @@ static void e_cpus(struct sb *b, const struct edge *e)
 
 /* ---- identity and rundown records ------------------------------------------------ */
 
+/* An image line's hook (STACK_IMAGE_FACTS 2.1): Load is the Process group's type 10. */
+static uint16_t image_hook(enum sim_event ev)
+{
+	switch (ev) {
+	case SIM_EVENT_LOAD:
+		return 0x030A;
+	case SIM_EVENT_UNLOAD:
+		return 0x1402;
+	case SIM_EVENT_DCSTART:
+		return 0x1403;
+	case SIM_EVENT_DCEND:
+		return 0x1404;
+	case SIM_EVENT_KERNEL_BASE:
+		return 0x1421;
+	default:
+		return 0x1422;
+	}
+}
+
 /* The hook a record line becomes (the producer's table, producer_records.c). */
 static uint16_t rec_hook(const struct sim_record *r)
 {
@@ -1300,15 +1320,19 @@ static uint16_t rec_hook(const struct sim_record *r)
 		       : r->u.dpc.event == SIM_EVENT_TIMER_DPC ? 0x0F45
 		       : r->u.dpc.event == SIM_EVENT_DPC       ? 0x0F44
 							       : 0x0F42;
+	case SIM_REC_IMAGE:
+		return image_hook(r->u.image.event);
+	case SIM_REC_STACK:
+		return 0x1820;
 	default:
 		return 0x0008;
 	}
 }
 
-/* One identity or rundown line on @cpu, DEFAULT_DELTA after its last record. */
-static void sb_rec(struct sb *b, unsigned cpu, struct sim_record *r, const char *mark)
+/* One identity or rundown line on @cpu at the times @ts (each clock's value). */
+static void sb_rec_at(struct sb *b, unsigned cpu, struct sim_record *r, const uint64_t *ts,
+		      const char *mark)
 {
-	struct sb_cpu *p = &b->cpu[cpu];
 	uint16_t hook = rec_hook(r);
 	struct sb_hook_count *h = NULL;
 
@@ -1316,9 +1340,8 @@ static void sb_rec(struct sb *b, unsigned cpu, struct sim_record *r, const char 
 		sb_fail(b, -EINVAL);
 		return;
 	}
-	sb_advance(b, cpu, DEFAULT_DELTA);
 	r->u.head.cpu = cpu;
-	memcpy(r->u.head.ts, p->ts, sizeof(r->u.head.ts));
+	memcpy(r->u.head.ts, ts, sizeof(r->u.head.ts));
 	for (unsigned i = 0; i < b->nhooks; i++) {
 		if (b->hooks[i].hook == hook && b->hooks[i].cpu == cpu) {
 			h = &b->hooks[i];
@@ -1340,6 +1363,17 @@ static void sb_rec(struct sb *b, unsigned cpu, struct sim_record *r, const char 
 	if (truth_write_record(b->f, &b->cfg, r) < 0) {
 		sb_fail(b, -EIO);
 	}
+}
+
+/* One identity or rundown line on @cpu, DEFAULT_DELTA after its last record. */
+static void sb_rec(struct sb *b, unsigned cpu, struct sim_record *r, const char *mark)
+{
+	if (b->err || !b->started) {
+		sb_fail(b, -EINVAL);
+		return;
+	}
+	sb_advance(b, cpu, DEFAULT_DELTA);
+	sb_rec_at(b, cpu, r, b->cpu[cpu].ts, mark);
 }
 
 static bool sb_x86(const struct sb *b)
@@ -1847,6 +1881,317 @@ static void e_ident_config(struct sb *b, const struct edge *e)
 	sb_finish(b, 0);
 }
 
+/* ---- image and stack records ------------------------------------------------------ */
+
+/*
+ * The image records (Load 0x030A, Unload 0x1402, DCStart/DCEnd
+ * 0x1403/0x1404), StackWalk 0x1820 and a merge's KernelTraceControl
+ * identities (ImageID, DbgID_RSDS / None): STACK_IMAGE_FACTS 2, 3, 6.
+ * The frames and paths are made up; the shapes are the kernel's.
+ */
+
+/* The sessions of an image or stack edge: @x86, samples with their stacks, images, @merged. */
+static void sb_image_setup(struct sb *b, bool x86, bool merged)
+{
+	struct trace_session_cfg *s = &b->cfg.sessions[0];
+
+	sb_target(b, "win10-1903");
+	b->cfg.arch = x86 ? ETL_ARCH_X86 : ETL_ARCH_X64;
+	s->flags = PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT | PRODUCER_F_PROC_THREAD |
+		   PRODUCER_F_PROFILE | PRODUCER_F_LOADER | PRODUCER_F_STACK_PROFILE;
+	s->merged = merged;
+	s->buffer_size = 8192; /* a 192-frame StackWalk is 0x610 bytes */
+	b->kbase = 0x1000u * sim_rng_below(&b->rng, 0x4000);
+}
+
+/* One image line; a user image's DefaultBase is its base, a kernel module's 0. */
+struct sb_image {
+	enum sim_event event;
+	uint32_t pid;
+	uint64_t base, size;
+	const char *path;
+	const char *pdb_guid; /* NULL: DbgID None in a merged session */
+	const char *pdb_name;
+	const char *mark;
+};
+
+static void sb_image(struct sb *b, const struct sb_image *im)
+{
+	struct sim_record r = {.kind = SIM_REC_IMAGE};
+	struct sim_image *p = &r.u.image;
+
+	p->event = im->event;
+	p->pid = im->pid;
+	p->base = im->base;
+	p->size = im->size;
+	p->default_base = im->pid ? im->base : 0;
+	p->checksum = 0x10000u + (uint32_t)sim_rng_below(&b->rng, 0x100000);
+	p->timestamp = 0x50000000u + (uint32_t)sim_rng_below(&b->rng, 0x10000000);
+	p->signature_level = im->pid ? 12 : 0;
+	p->signature_type = 1;
+	p->file_name = im->path;
+	p->pdb_guid = im->pdb_guid;
+	p->pdb_age = im->pdb_guid ? 1 + (uint32_t)sim_rng_below(&b->rng, 3) : 0;
+	p->pdb_name = im->pdb_name;
+	if (im->event == SIM_EVENT_LOAD || im->event == SIM_EVENT_UNLOAD ||
+	    (im->pid == 0 && (im->event == SIM_EVENT_DCSTART || im->event == SIM_EVENT_DCEND))) {
+		p->ctx_pid = im->pid ? im->pid : 4;
+		p->ctx_tid = 4u * (uint32_t)sim_rng_range(&b->rng, 16, 4000);
+	}
+	sb_rec(b, 0, &r, im->mark);
+}
+
+/* @n frames as a stack line's text ("0x... 0x..."), kernel or user addresses of the arch. */
+static void sb_frames(struct sb *b, unsigned n, bool kernel, char *out, size_t cap)
+{
+	uint64_t base = sb_x86(b) ? (kernel ? 0x81000000u : 0x00401000u)
+				  : (kernel ? 0xFFFFF80310000000ull : 0x00007FF600201000ull);
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (unsigned k = 0; k < n && len < cap; k++) {
+		uint64_t ip = base + 0x10000u * k + sim_rng_below(&b->rng, 0x10000);
+		int w = snprintf(out + len, cap - len, "%s0x%llx", k ? " " : "",
+				 (unsigned long long)ip);
+
+		if (w < 0 || (size_t)w >= cap - len) {
+			sb_fail(b, -ENOSPC);
+			return;
+		}
+		len += (size_t)w;
+	}
+}
+
+/*
+ * A StackWalk of @n frames on @cpu for the event at @ts (its EventTimeStamp
+ * and header time): the sample's own times, or any other for an orphan.
+ */
+static void sb_stack(struct sb *b, unsigned cpu, const uint64_t *ts, uint32_t pid, uint32_t tid,
+		     unsigned n, bool kernel, const char *mark)
+{
+	char text[ETW_STACK_MAX_FRAMES * 19 + 1];
+	struct sim_record r = {.kind = SIM_REC_STACK};
+
+	sb_frames(b, n, kernel, text, sizeof(text));
+	r.u.stack.event = SIM_EVENT_PROFILE;
+	r.u.stack.pid = pid;
+	r.u.stack.tid = tid;
+	r.u.stack.frames = text;
+	sb_rec_at(b, cpu, &r, ts, mark);
+}
+
+/* A process with one thread in the rundown; the thread runs. Return: its TID. */
+static uint32_t sb_image_process(struct sb *b, uint32_t pid, const char *image)
+{
+	uint32_t t = sb_new_tid(b);
+
+	sb_rundown_head(b);
+	sb_process(b, &(struct sb_proc){.event = SIM_EVENT_DCSTART,
+					.pid = pid,
+					.ppid = 4,
+					.image = image,
+					.sid = "S-1-5-18"});
+	sb_thread(b, SIM_EVENT_DCSTART, pid, t, NULL, NULL);
+	sb_rundown_done(b);
+	sb_sw(b, 0, 0, t);
+	return t;
+}
+
+/*
+ * Samples of a running thread, each followed on its CPU by the StackWalk
+ * of one depth of @e->arg..@e->arg2 (odd depths: every other one), kernel
+ * frames then user frames. @e->str "x86" for 32-bit pointers.
+ */
+static void e_stack_depth(struct sb *b, const struct edge *e)
+{
+	bool x86 = e->str && !strcmp(e->str, "x86");
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000), t;
+	unsigned step = e->arg2 > e->arg && e->arg % 2 ? 2 : 1;
+
+	sb_image_setup(b, x86, false);
+	sb_start(b);
+	t = sb_image_process(b, pid, "app.exe");
+	for (int64_t n = e->arg; n <= (e->arg2 > e->arg ? e->arg2 : e->arg); n += step) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "a StackWalk of %u frames", (unsigned)n);
+		sb_sample(b, t, NULL);
+		sb_stack(b, 0, b->cpu[0].ts, pid, t, (unsigned)n, n % 2 == 1,
+			 n == e->arg ? what : NULL);
+	}
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
+/* A StackWalk whose EventTimeStamp names no event: 7 units before the next sample. */
+static void e_stack_orphan(struct sb *b, const struct edge *e)
+{
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000), t;
+	uint64_t ts[SIM_CLOCK_SLOTS];
+
+	(void)e;
+	sb_image_setup(b, false, false);
+	sb_start(b);
+	t = sb_image_process(b, pid, "app.exe");
+	sb_sample(b, t, "the sample before");
+	sb_stack(b, 0, b->cpu[0].ts, pid, t, 3, true, NULL);
+	memcpy(ts, b->cpu[0].ts, sizeof(ts));
+	ts[b->cfg.sessions[0].clock] +=
+		DEFAULT_DELTA - 7; /* the next sample comes DEFAULT_DELTA on */
+	sb_stack(b, 0, ts, pid, t, 2, true, "a StackWalk whose event is missing");
+	sb_sample(b, t, "the sample after (7 units later)");
+	sb_stack(b, 0, b->cpu[0].ts, pid, t, 4, true, NULL);
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
+/* The sample on CPU 0, its user StackWalk in CPU 1's buffer (a deferred user part). */
+static void e_stack_other_cpu(struct sb *b, const struct edge *e)
+{
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000), t;
+
+	(void)e;
+	sb_image_setup(b, false, false);
+	b->cfg.cpus = 2;
+	sb_start(b);
+	t = sb_image_process(b, pid, "app.exe");
+	sb_sw(b, 1, 0, sb_new_tid(b));
+	sb_sample(b, t, "the sample on CPU 0");
+	sb_stack(b, 0, b->cpu[0].ts, pid, t, 5, true, "its kernel part on CPU 0");
+	if (b->cpu[1].t100 < b->cpu[0].t100) {
+		memcpy(b->cpu[1].ts, b->cpu[0].ts, sizeof(b->cpu[1].ts));
+		b->cpu[1].t100 = b->cpu[0].t100;
+	}
+	sb_stack(b, 1, b->cpu[0].ts, pid, t, 6, false, "its user part on CPU 1");
+	sb_sw(b, 0, 0, 0);
+	sb_sw(b, 1, 0, 0);
+	sb_finish(b, 0);
+}
+
+/* Two loads into one process whose ranges overlap (the second starts 0x10000 into the first). */
+static void e_image_overlap(struct sb *b, const struct edge *e)
+{
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000);
+	uint64_t base = 0x00007FF8A0000000ull;
+
+	(void)e;
+	sb_image_setup(b, false, false);
+	sb_start(b);
+	sb_image_process(b, pid, "app.exe");
+	sb_image(b,
+		 &(struct sb_image){.event = SIM_EVENT_LOAD,
+				    .pid = pid,
+				    .base = base,
+				    .size = 0x20000,
+				    .path = "\\Device\\HarddiskVolume3\\Windows\\System32\\a.dll",
+				    .mark = "the first image"});
+	sb_image(b,
+		 &(struct sb_image){.event = SIM_EVENT_LOAD,
+				    .pid = pid,
+				    .base = base + 0x10000,
+				    .size = 0x20000,
+				    .path = "\\Device\\HarddiskVolume3\\Windows\\System32\\b.dll",
+				    .mark = "an image over the first's second half"});
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
+/* One image loaded once and unloaded twice. */
+static void e_image_unload_twice(struct sb *b, const struct edge *e)
+{
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000);
+	struct sb_image im = {.pid = pid,
+			      .base = 0x00007FF8B0000000ull,
+			      .size = 0x30000,
+			      .path = "\\Device\\HarddiskVolume3\\Windows\\System32\\c.dll"};
+
+	(void)e;
+	sb_image_setup(b, false, false);
+	sb_start(b);
+	sb_image_process(b, pid, "app.exe");
+	im.event = SIM_EVENT_LOAD;
+	sb_image(b, &im);
+	im.event = SIM_EVENT_UNLOAD;
+	im.mark = "the unload";
+	sb_image(b, &im);
+	im.mark = "the same image unloaded again";
+	sb_image(b, &im);
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
+/*
+ * An image path in each form the kernel writes (STACK_IMAGE_FACTS 2.3):
+ * \SystemRoot\ (a kernel module's rundown), \Device\HarddiskVolumeN\ (a
+ * process's rundown), \??\C:\ (a DOS path as opened), a bare name. @e->arg
+ * 1: x86.
+ */
+static void e_image_paths(struct sb *b, const struct edge *e)
+{
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000);
+	bool x86 = e->arg == 1;
+	uint64_t ubase = x86 ? 0x10000000u : 0x00007FF8C0000000ull;
+
+	sb_image_setup(b, x86, false);
+	sb_start(b);
+	sb_image_process(b, pid, "app.exe");
+	sb_image(b, &(struct sb_image){.event = SIM_EVENT_DCSTART,
+				       .base = x86 ? 0x82000000u : 0xFFFFF80320000000ull,
+				       .size = 0x100000,
+				       .path = "\\SystemRoot\\system32\\ntoskrnl.exe",
+				       .mark = "\\SystemRoot\\ (kernel module DCStart)"});
+	sb_image(b,
+		 &(struct sb_image){.event = SIM_EVENT_DCSTART,
+				    .pid = pid,
+				    .base = ubase,
+				    .size = 0x10000,
+				    .path = "\\Device\\HarddiskVolume3\\Windows\\System32\\d.dll",
+				    .mark = "\\Device\\HarddiskVolume3\\ (process DCStart)"});
+	sb_image(b, &(struct sb_image){.event = SIM_EVENT_LOAD,
+				       .pid = pid,
+				       .base = ubase + 0x100000,
+				       .size = 0x10000,
+				       .path = "\\??\\C:\\Tools\\e.dll",
+				       .mark = "\\??\\C:\\ (Load)"});
+	sb_image(b, &(struct sb_image){.event = SIM_EVENT_LOAD,
+				       .pid = pid,
+				       .base = ubase + 0x200000,
+				       .size = 0x10000,
+				       .path = "f.dll",
+				       .mark = "a bare name (Load)"});
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
+/* A merged session: ImageID then DbgID_RSDS before one load, ImageID then None before another. */
+static void e_ktc_dbgid(struct sb *b, const struct edge *e)
+{
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000);
+
+	(void)e;
+	sb_image_setup(b, false, true);
+	sb_start(b);
+	sb_image_process(b, pid, "app.exe");
+	sb_image(b,
+		 &(struct sb_image){.event = SIM_EVENT_LOAD,
+				    .pid = pid,
+				    .base = 0x00007FF8D0000000ull,
+				    .size = 0x40000,
+				    .path = "\\Device\\HarddiskVolume3\\Windows\\System32\\g.dll",
+				    .pdb_guid = "3C8F0528-9C07-4257-9192-78EA9AA6A1F4",
+				    .pdb_name = "g.pdb",
+				    .mark = "the load after ImageID and DbgID_RSDS"});
+	sb_image(b,
+		 &(struct sb_image){.event = SIM_EVENT_LOAD,
+				    .pid = pid,
+				    .base = 0x00007FF8D0100000ull,
+				    .size = 0x10000,
+				    .path = "\\Device\\HarddiskVolume3\\Windows\\System32\\h.dll",
+				    .mark = "the load after ImageID and DbgID None"});
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
 /* The logfile header of a clock type (arg), one plain and one compact session. */
 static void e_header_clock(struct sb *b, const struct edge *e)
 {
@@ -2163,6 +2508,30 @@ static const struct edge catalogue[] = {
 	 e_ident_rundown_split, 40, 0, NULL},
 	{"ident-config-cpus-disagree", "SystemConfig CPU says 8 processors, the header 2",
 	 e_ident_config, 8, 0, NULL},
+	/* image and stack records (STACK_IMAGE_FACTS 2, 3, 6) */
+	{"stack-depth-1", "a StackWalk of 1 frame (Size 0x28)", e_stack_depth, 1, 0, NULL},
+	{"stack-depth-192", "a StackWalk of 192 frames: Stack1..Stack192, the most (Size 0x620)",
+	 e_stack_depth, 192, 0, NULL},
+	{"stack-depth-odd-x86", "x86 StackWalks of 1, 3, 5 and 7 frames: Sizes not 8-aligned",
+	 e_stack_depth, 1, 7, "x86"},
+	{"stack-depth-192-x86", "an x86 StackWalk of 192 frames (Size 0x320)", e_stack_depth, 192,
+	 0, "x86"},
+	{"stack-event-missing", "a StackWalk whose EventTimeStamp matches no event", e_stack_orphan,
+	 0, 0, NULL},
+	{"stack-other-cpu", "a sample on CPU 0, its user StackWalk in CPU 1's buffer",
+	 e_stack_other_cpu, 0, 0, NULL},
+	{"image-overlapping", "two images of one process whose ranges overlap", e_image_overlap, 0,
+	 0, NULL},
+	{"image-unloaded-twice", "one image loaded once and unloaded twice", e_image_unload_twice,
+	 0, 0, NULL},
+	{"image-path-forms",
+	 "image paths \\SystemRoot\\, \\Device\\HarddiskVolume3\\, "
+	 "\\??\\C:\\ and a bare name",
+	 e_image_paths, 0, 0, NULL},
+	{"image-path-forms-x86", "the four path forms in x86 image records (FileName at 0x2C)",
+	 e_image_paths, 1, 0, NULL},
+	{"ktc-dbgid-rsds", "a merged session: ImageID + DbgID_RSDS, ImageID + DbgID None",
+	 e_ktc_dbgid, 0, 0, NULL},
 };
 
 /* Entries of the catalogue that cannot be made yet. */
@@ -2170,6 +2539,12 @@ static const struct corpus_pending pending[] = {
 	{"pmc-cswitch-8",
 	 "8 PMC counters (allowed since 1703): the Marker's 3-bit count cannot carry 8; the "
 	 "engine refuses more than 7"},
+	{"stack-depth-0",
+	 "a StackWalk of 0 frames: the kernel logs none and the engine refuses one; the "
+	 "mangled set has it (mangle-stack-walk-0-frames)"},
+	{"ktc-pdb-name-unterminated",
+	 "a DbgID_RSDS PdbFileName without its NUL is not a valid file; the mangled set has it "
+	 "(mangle-dbgid-pdb-unterminated)"},
 };
 
 const struct corpus_pending *corpus_pending_list(unsigned *n)

@@ -761,7 +761,9 @@ static int cut_record(struct mctx *m, rec_pred pred, size_t keep, const char *ms
 	if (old_end > data_end) {
 		old_end = data_end;
 	}
-	put_le16(m->p + r.file_offset + ETL_TH_SIZE, (uint16_t)(hdr + keep));
+	/* EVENT_TRACE_HEADER's Size is its first u16, the others' follows the Marker */
+	put_le16(m->p + r.file_offset + (r.kind == ETL_KIND_FULL ? ETL_FH_SIZE : ETL_TH_SIZE),
+		 (uint16_t)(hdr + keep));
 	if (new_end < old_end) {
 		uint32_t shrink = (uint32_t)(old_end - new_end);
 
@@ -771,7 +773,8 @@ static int cut_record(struct mctx *m, rec_pred pred, size_t keep, const char *ms
 		put_le32(m->p + b->file_offset + ETL_BH_CURRENT_OFFSET, b->data_end - shrink);
 		put_le32(m->p + b->file_offset + ETL_BH_OFFSET, b->data_end - shrink);
 	}
-	return expect_ok(m, r.file_offset + ETL_TH_SIZE, "payload-short", msg);
+	return expect_ok(m, r.file_offset + (r.kind == ETL_KIND_FULL ? ETL_FH_SIZE : ETL_TH_SIZE),
+			 "payload-short", msg);
 }
 
 static int r_thread_cut(struct mctx *m)
@@ -787,6 +790,101 @@ static int r_ready_short(struct mctx *m)
 static int r_sample_short(struct mctx *m)
 {
 	return cut_record(m, sampled_profile, 8, "SampledProfile payload too short");
+}
+
+/* ---- image, stack-walk and KernelTraceControl payloads ---------------------------- */
+
+/*
+ * StackWalk 0x1820 (EventTimeStamp, StackProcess, StackThread, then
+ * pointers to the record's end: no count field, n = (Size - 0x20) / 8 on
+ * x64, STACK_IMAGE_FACTS 3.2), the image records (FileName UTF-16 z last,
+ * 2.2) and a merge's DbgID_RSDS (GUID at 0x0C / 0x08, PdbFileName ANSI z
+ * last, 6.3).
+ */
+
+static bool stack_walk(const struct etl_record *r, const struct etl_buffer *b)
+{
+	(void)b;
+	return r->hook_id == ETW_HOOK_STACK_WALK && r->kind == ETL_KIND_PERFINFO &&
+	       r->payload_len >= ETW_SW_FRAMES + (r->is64 ? 8u : 4u);
+}
+
+/* A Load, Unload, DCStart or DCEnd whose FileName's NUL ends it. */
+static bool image_named(const struct etl_record *r, const struct etl_buffer *b)
+{
+	(void)b;
+	return (r->hook_id == ETW_HOOK_IMAGE_LOAD ||
+		(r->hook_id >= ETW_HOOK_IMAGE_UNLOAD && r->hook_id <= ETW_HOOK_IMAGE_DC_END)) &&
+	       (r->kind == ETL_KIND_SYSTEM || r->kind == ETL_KIND_PERFINFO) &&
+	       r->payload_len >= (r->is64 ? 0x3Au : 0x2Eu) &&
+	       get_le16(r->payload + r->payload_len - 2) == 0;
+}
+
+/* A KernelTraceControl DbgID_RSDS whose PdbFileName's NUL ends it. */
+static bool dbgid_rsds(const struct etl_record *r, const struct etl_buffer *b)
+{
+	(void)b;
+	return r->kind == ETL_KIND_FULL && r->size > ETL_FH_LEN &&
+	       r->data[ETL_FH_CLASS_TYPE] == ETW_KTC_DBGID_RSDS &&
+	       r->payload_len > (r->is64 ? 0x20u : 0x1Cu) && r->payload[r->payload_len - 1] == 0;
+}
+
+/* A StackWalk cut to its 0x10-byte head: 0 frames, which the kernel never logs. */
+static int r_stack_walk_empty(struct mctx *m)
+{
+	int rc = cut_record(m, stack_walk, ETW_SW_FRAMES, "");
+
+	if (rc == 0) {
+		m->exp->cls = "stack-walk-no-frames";
+		m->exp->message = "\"frames\":[]";
+	}
+	return rc;
+}
+
+/* A StackWalk's Size 4 (x64) or 2 (x86) bytes short: not a whole number of frames. */
+static int r_stack_walk_ragged(struct mctx *m)
+{
+	const struct etl_buffer *b;
+	struct etl_record r;
+
+	if (find_record(m, stack_walk, &r, &b) < 0) {
+		return -ENOENT;
+	}
+	return cut_record(m, stack_walk, r.payload_len - (r.is64 ? 4u : 2u),
+			  "StackWalk payload too short");
+}
+
+static int r_image_file_name_past(struct mctx *m)
+{
+	return name_unterminated(m, image_named, "Image payload too short");
+}
+
+/* PdbFileName's NUL (the record's last byte) made 'X': the ANSI name runs past the payload. */
+static int r_pdb_unterminated(struct mctx *m)
+{
+	const struct etl_buffer *b;
+	struct etl_record r;
+	uint64_t at;
+
+	if (find_record(m, dbgid_rsds, &r, &b) < 0) {
+		return -ENOENT;
+	}
+	at = payload_at(&r, r.payload_len - 1);
+	m->p[at] = 'X';
+	return expect_ok(m, at, "payload-short", "DbgID_RSDS payload too short");
+}
+
+/* A DbgID_RSDS cut 8 bytes into its 16-byte GuidSig. */
+static int r_dbgid_cut_in_guid(struct mctx *m)
+{
+	const struct etl_buffer *b;
+	struct etl_record r;
+
+	if (find_record(m, dbgid_rsds, &r, &b) < 0) {
+		return -ENOENT;
+	}
+	return cut_record(m, dbgid_rsds, (r.is64 ? 0x0Cu : 0x08u) + 8u,
+			  "DbgID_RSDS payload too short");
 }
 
 /* ---- buffer headers ------------------------------------------------------------ */
@@ -1204,6 +1302,25 @@ static const struct mangle_rule rules[] = {
 	 "a SampledProfile with 8 of its 16 payload bytes", r_sample_short},
 	{"mangle-sampled-profile-short-x86", "ident-all-x86-win10-1903",
 	 "an x86 SampledProfile with 8 of its 12 payload bytes", r_sample_short},
+	/* image, stack-walk and KernelTraceControl records */
+	{"mangle-stack-walk-0-frames", "stack-depth-1",
+	 "a StackWalk cut to its 0x10-byte head: 0 frames (the kernel logs none)",
+	 r_stack_walk_empty},
+	{"mangle-stack-walk-ragged", "stack-depth-192",
+	 "a StackWalk's Size 4 bytes short: (Size - 0x20) / 8 frames is not whole",
+	 r_stack_walk_ragged},
+	{"mangle-stack-walk-ragged-x86", "stack-depth-odd-x86",
+	 "an x86 StackWalk's Size 2 bytes short: not a whole number of 4-byte frames",
+	 r_stack_walk_ragged},
+	{"mangle-image-file-name-past-payload", "image-path-forms",
+	 "an Image record's FileName without its UTF-16 NUL: it runs past the payload",
+	 r_image_file_name_past},
+	{"mangle-image-file-name-past-payload-x86", "image-path-forms-x86",
+	 "an x86 Image record's FileName without its NUL", r_image_file_name_past},
+	{"mangle-dbgid-pdb-unterminated", "ktc-dbgid-rsds",
+	 "a DbgID_RSDS whose ANSI PdbFileName has no NUL", r_pdb_unterminated},
+	{"mangle-dbgid-cut-in-guid", "ktc-dbgid-rsds",
+	 "a DbgID_RSDS whose Size ends 8 bytes into its GuidSig", r_dbgid_cut_in_guid},
 };
 
 unsigned mangle_rule_count(void)

@@ -31,6 +31,7 @@
 #include "scheduler_model/sim_rng.h"
 #include "producer/ccswap_expand.h"
 #include "producer/etw_encode.h"
+#include "producer/etw_ktc.h"
 #include "producer/etw_layout.h"
 #include "producer/producer.h"
 #include "producer/trace_sink.h"
@@ -49,7 +50,8 @@
 #define MUT_MAX_CPUS	64
 #define MUT_MAX_BUFFER	65536u
 
-#define MUT_STR_MAX 64 /* bytes of one string of an identity record, NUL included */
+#define MUT_STR_MAX    64 /* bytes of one string of an identity record, NUL included */
+#define MUT_STACK_KEEP 16 /* frames a StackWalk keeps; deeper ones repeat them (encode_ident) */
 
 /* The strings of an identity record, by slot (pointed at only while it is encoded). */
 enum mstr {
@@ -80,6 +82,8 @@ struct mrec {
 	} u;
 	bool has[MS_SLOTS];
 	char str[MS_SLOTS][MUT_STR_MAX];
+	/* a StackWalk's first frames (u.rec.u.stack.nips of them in all); image: none */
+	uint64_t ips[MUT_STACK_KEEP];
 };
 
 static bool is_ident(const struct mrec *r)
@@ -617,12 +621,131 @@ static bool ident_from(struct mrec *x, uint16_t hook, const struct etw_payload *
 	}
 }
 
+/* ---- image, stack-walk and KernelTraceControl records ----------------------------- */
+
+/*
+ * Image records become image lines (file name in MS_IMAGE; a merge's
+ * DbgID_RSDS just before, in the same CPU's buffer, gives the PDB: GUID in
+ * MS_PACKAGE, name in MS_CMDLINE), StackWalks stack lines of a sample
+ * (their first MUT_STACK_KEEP frames kept, the depth in nips).
+ */
+struct mut_pdb {
+	bool have;
+	char guid[ETW_GUID_STR_LEN + 1];
+	uint32_t age;
+	char name[MUT_STR_MAX];
+};
+
+/* A merge's record @r: its DbgID_RSDS kept in @pdb for the image after it. Return: is it one. */
+static bool ktc_from(const struct etl_record *r, enum etl_arch arch, struct mut_pdb *pdb)
+{
+	struct etw_payload pl;
+
+	if (r->kind != ETL_KIND_FULL || r->size < ETL_FH_LEN ||
+	    memcmp(r->data + ETL_FH_GUID, etw_ktc_guid, ETW_GUID_LEN) != 0) {
+		return false;
+	}
+	etw_decode_classic_payload(r->data + ETL_FH_GUID, r->data[ETL_FH_CLASS_TYPE],
+				   get_le16(r->data + ETL_FH_CLASS_VERSION), arch, r->payload,
+				   r->payload_len, &pl);
+	if (pl.kind == ETW_PAYLOAD_KTC_DBGID) {
+		pdb->have = true;
+		etw_guid_format(pl.u.kdb.guid, pdb->guid);
+		pdb->age = pl.u.kdb.age;
+		snprintf(pdb->name, sizeof(pdb->name), "%s", pl.u.kdb.pdb_file_name);
+	} else if (pl.kind == ETW_PAYLOAD_KTC_DBGID_NONE) {
+		pdb->have = false;
+	}
+	return true;
+}
+
+static enum sim_event image_event(uint16_t hook)
+{
+	switch (hook) {
+	case ETW_HOOK_IMAGE_LOAD:
+		return SIM_EVENT_LOAD;
+	case ETW_HOOK_IMAGE_UNLOAD:
+		return SIM_EVENT_UNLOAD;
+	case ETW_HOOK_IMAGE_DC_START:
+		return SIM_EVENT_DCSTART;
+	case ETW_HOOK_IMAGE_DC_END:
+		return SIM_EVENT_DCEND;
+	case ETW_HOOK_IMAGE_KERNEL_BASE:
+		return SIM_EVENT_KERNEL_BASE;
+	default:
+		return SIM_EVENT_HYPERCALL_PAGE;
+	}
+}
+
+/* An image or StackWalk payload as a model record @x. Return: false if not one. */
+static bool image_stack_from(struct mrec *x, uint16_t hook, enum etl_arch arch,
+			     const struct etw_payload *pl, struct mut_pdb *pdb)
+{
+	struct sim_record *r = &x->u.rec;
+
+	switch (pl->kind) {
+	case ETW_PAYLOAD_IMAGE: {
+		struct sim_image *im = &r->u.image;
+		const struct etw_image *w = &pl->u.im;
+
+		r->kind = SIM_REC_IMAGE;
+		x->kind = TRUTH_IMAGE;
+		im->event = image_event(hook);
+		im->base = w->image_base;
+		im->size = w->image_size;
+		im->pid = w->process_id;
+		im->checksum = w->checksum;
+		im->timestamp = w->time_date_stamp;
+		im->signature_level = w->signature_level;
+		im->signature_type = w->signature_type;
+		im->default_base = w->default_base;
+		put_wstr(x, MS_IMAGE, w->file_name);
+		if (pdb->have) {
+			snprintf(x->str[MS_PACKAGE], MUT_STR_MAX, "%s", pdb->guid);
+			x->has[MS_PACKAGE] = true;
+			put_ansi(x, MS_CMDLINE, pdb->name);
+			im->pdb_age = pdb->age;
+		}
+		pdb->have = false;
+		return true;
+	}
+	case ETW_PAYLOAD_IMAGE_ADDRESS:
+		r->kind = SIM_REC_IMAGE;
+		x->kind = TRUTH_IMAGE;
+		r->u.image.event = image_event(hook);
+		r->u.image.base = pl->u.address;
+		return true;
+	case ETW_PAYLOAD_STACK_WALK: {
+		struct sim_stack *st = &r->u.stack;
+		const struct etw_stack_walk *w = &pl->u.sw;
+
+		if (w->frames.n == 0) {
+			return false; /* the engine logs none */
+		}
+		r->kind = SIM_REC_STACK;
+		x->kind = TRUTH_STACK;
+		st->event = SIM_EVENT_PROFILE;
+		st->pid = w->process_id;
+		st->tid = w->thread_id;
+		st->nips = (uint32_t)(w->frames.n < ETW_STACK_MAX_FRAMES ? w->frames.n
+									 : ETW_STACK_MAX_FRAMES);
+		for (unsigned k = 0; k < MUT_STACK_KEEP && k < st->nips; k++) {
+			x->ips[k] = etw_frame(&w->frames, arch, k);
+		}
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
 /* One CPU's identity records of @d as model records (appended); the flags they need. */
 static void idents_from(struct model *m, const struct etl_reader *d, unsigned cpu, unsigned *flags)
 {
 	unsigned n;
 	const unsigned *order = etl_reader_cpu_order(d, &n);
 	enum etl_arch arch = m->cfg.arch;
+	struct mut_pdb pdb = {0};
 
 	for (unsigned k = 0; k < n && m->n < MUT_MAX_RECORDS; k++) {
 		const struct etl_buffer *b = etl_reader_buffer(d, order[k]);
@@ -637,6 +760,10 @@ static void idents_from(struct model *m, const struct etl_reader *d, unsigned cp
 			struct etw_payload pl;
 			struct mrec *x;
 
+			if (ktc_from(&r, arch, &pdb)) {
+				*flags |= PRODUCER_F_MERGED;
+				continue;
+			}
 			if (r.kind == ETL_KIND_OTHER || r.hook_id == ETW_HOOK_CSWITCH ||
 			    r.hook_id == ETW_HOOK_CSWITCH_BATCH || r.hook_id == ETW_HOOK_SPINLOCK) {
 				continue;
@@ -651,13 +778,18 @@ static void idents_from(struct model *m, const struct etl_reader *d, unsigned cp
 			if (!x) {
 				return;
 			}
-			if (!ident_from(x, r.hook_id, &pl)) {
+			if (!ident_from(x, r.hook_id, &pl) &&
+			    !image_stack_from(x, r.hook_id, arch, &pl, &pdb)) {
 				m->n--;
 				continue;
 			}
 			x->t = r.ts;
 			x->u.rec.u.head.cpu = cpu;
-			if (x->kind != TRUTH_CONFIG) {
+			if (x->kind == TRUTH_IMAGE) {
+				*flags |= PRODUCER_F_LOADER;
+			} else if (x->kind == TRUTH_STACK) {
+				*flags |= producer_stack_flag(x->u.rec.u.stack.event);
+			} else if (x->kind != TRUTH_CONFIG) {
 				*flags |= producer_record_flags(x->u.rec.kind) &
 					  (PRODUCER_F_PROC_THREAD | PRODUCER_F_DISPATCHER |
 					   PRODUCER_F_PROFILE);
@@ -1280,6 +1412,135 @@ static void op_identity(struct etwforge_mutator *x, struct model *m)
 	}
 }
 
+/* ---- image and stack records: the operator ------------------------------------------ */
+
+/* The index of a random image (@want TRUTH_IMAGE) or stack line, or @m->n when there is none. */
+static unsigned some_kind(struct etwforge_mutator *x, const struct model *m, enum truth_kind want)
+{
+	unsigned n = 0, k;
+
+	for (unsigned i = 0; i < m->n; i++) {
+		n += m->r[i].kind == want;
+	}
+	if (n == 0) {
+		return m->n;
+	}
+	k = (unsigned)rnd(x, n);
+	for (unsigned i = 0; i < m->n; i++) {
+		if (m->r[i].kind == want && k-- == 0) {
+			return i;
+		}
+	}
+	return m->n;
+}
+
+/* An image Load and a StackWalk of its thread, at a random switch (the switch's new thread). */
+static void insert_image_stack(struct etwforge_mutator *x, struct model *m)
+{
+	static const uint32_t depths[] = {1, 2, 3, 4, 191, 192};
+	bool x86 = m->cfg.arch == ETL_ARCH_X86;
+	unsigned i = some_switch(x, m);
+	struct mrec *r;
+
+	if (i >= m->n || m->n + 2 > MUT_MAX_RECORDS || !(r = model_insert(m, i + 1, 2))) {
+		return;
+	}
+	memset(r, 0, 2 * sizeof(*r));
+	for (unsigned k = 0; k < 2; k++) {
+		r[k].t = m->r[i].t;
+		r[k].u.rec.u.head.cpu = m->r[i].u.cs.cpu;
+	}
+	r[0].kind = TRUTH_IMAGE;
+	r[0].u.rec.kind = SIM_REC_IMAGE;
+	r[0].u.rec.u.image.event = SIM_EVENT_LOAD;
+	r[0].u.rec.u.image.pid = 4u * (uint32_t)(100 + rnd(x, 4000));
+	r[0].u.rec.u.image.base = x86 ? 0x10000000u : 0x00007FF8E0000000ull;
+	r[0].u.rec.u.image.size = 0x1000u * (1 + rnd(x, 64));
+	snprintf(r[0].str[MS_IMAGE], MUT_STR_MAX, "\\??\\C:\\mutant.dll");
+	r[0].has[MS_IMAGE] = true;
+	r[1].kind = TRUTH_STACK;
+	r[1].u.rec.kind = SIM_REC_STACK;
+	r[1].u.rec.u.stack.event = SIM_EVENT_PROFILE;
+	r[1].u.rec.u.stack.tid = m->r[i].u.cs.new_tid;
+	r[1].u.rec.u.stack.nips = depths[rnd(x, 6)];
+	for (unsigned k = 0; k < MUT_STACK_KEEP; k++) {
+		r[1].ips[k] = (x86 ? 0x81000000u : 0xFFFFF80310000000ull) + 0x10000u * k;
+	}
+	sess(m)->flags |= PRODUCER_F_LOADER | PRODUCER_F_STACK_PROFILE;
+	note(x, "image-stack-insert");
+}
+
+/*
+ * Image and StackWalk fields: an image's base (onto another image: they
+ * overlap), its event (an image unloaded again, a DCEnd without DCStart),
+ * its path (each form the kernel writes) and PDB identity (DbgID_RSDS or
+ * None in a merged session); a StackWalk's depth (1 to 4 around the
+ * cached-stack minimum, 191, 192), thread, and CPU. Without either, an
+ * image Load and a StackWalk are put in.
+ */
+static void op_image_stack(struct etwforge_mutator *x, struct model *m)
+{
+	static const char *const paths[] = {"\\SystemRoot\\system32\\ntoskrnl.exe",
+					    "\\Device\\HarddiskVolume3\\Windows\\System32\\a.dll",
+					    "\\??\\C:\\b.dll", "c.dll", ""};
+	static const uint32_t depths[] = {1, 2, 3, 4, 191, 192};
+	unsigned i = some_kind(x, m, rnd(x, 2) ? TRUTH_IMAGE : TRUTH_STACK), j;
+	struct sim_record *q;
+
+	if (i == m->n) {
+		insert_image_stack(x, m);
+		return;
+	}
+	q = &m->r[i].u.rec;
+	if (q->kind == SIM_REC_IMAGE) {
+		switch (rnd(x, 4)) {
+		case 0:
+			j = some_kind(x, m, TRUTH_IMAGE);
+			q->u.image.base = m->r[j].u.rec.u.image.base + 0x1000u * rnd(x, 4);
+			note(x, "image-base");
+			break;
+		case 1:
+			q->u.image.event = (enum sim_event)(SIM_EVENT_LOAD + rnd(x, 2));
+			q->u.image.event =
+				rnd(x, 3) ? q->u.image.event
+					  : (enum sim_event)(SIM_EVENT_DCSTART + rnd(x, 2));
+			note(x, "image-event");
+			break;
+		case 2:
+			snprintf(m->r[i].str[MS_IMAGE], MUT_STR_MAX, "%s", paths[rnd(x, 5)]);
+			m->r[i].has[MS_IMAGE] = true;
+			note(x, "image-path");
+			break;
+		default:
+			m->r[i].has[MS_PACKAGE] = !m->r[i].has[MS_PACKAGE];
+			snprintf(m->r[i].str[MS_PACKAGE], MUT_STR_MAX,
+				 "3C8F0528-9C07-4257-9192-78EA9AA6A1F4");
+			snprintf(m->r[i].str[MS_CMDLINE], MUT_STR_MAX, "%s",
+				 rnd(x, 2) ? "m.pdb" : "C:\\src\\obj\\m.pdb");
+			m->r[i].has[MS_CMDLINE] = m->r[i].has[MS_PACKAGE];
+			sess(m)->flags |= PRODUCER_F_MERGED;
+			note(x, "image-pdb");
+			break;
+		}
+		return;
+	}
+	switch (rnd(x, 3)) {
+	case 0:
+		q->u.stack.nips = depths[rnd(x, 6)];
+		note(x, "stack-depth");
+		break;
+	case 1:
+		q->u.stack.tid = rnd(x, 3) ? some_tid(x, m) : 0;
+		q->u.stack.pid = rnd(x, 3) ? q->u.stack.pid : 0;
+		note(x, "stack-thread");
+		break;
+	default:
+		q->u.head.cpu = (uint32_t)rnd(x, m->cfg.cpus ? m->cfg.cpus : 1);
+		note(x, "stack-cpu");
+		break;
+	}
+}
+
 /* The session set-up: flags, clock, PEBS, PMC, buffer size, arch, target, quirks... */
 static void op_session(struct etwforge_mutator *x, struct model *m)
 {
@@ -1436,6 +1697,47 @@ static uint64_t ptr_fit(bool x86, uint64_t v)
 	return x86 ? v & 0xFFFFFFFFu : v;
 }
 
+/* An image or stack line as the producer takes it; the session flag that logs it. */
+static void repair_image_stack(struct model *m, struct mrec *r)
+{
+	struct sim_record *q = &r->u.rec;
+	bool x86 = m->cfg.arch == ETL_ARCH_X86;
+	uint8_t g[ETW_GUID_LEN];
+
+	if (q->kind == SIM_REC_IMAGE) {
+		struct sim_image *im = &q->u.image;
+
+		if (!(SIM_EV_IMAGE & SIM_EV_BIT(im->event))) {
+			im->event = SIM_EVENT_LOAD;
+		}
+		im->base = ptr_fit(x86, im->base);
+		im->size = ptr_fit(x86, im->size);
+		im->default_base = ptr_fit(x86, im->default_base);
+		if (im->signature_level > SIM_SIGNATURE_LEVEL_MAX) {
+			im->signature_level = 0;
+		}
+		if (r->has[MS_PACKAGE] && etw_guid_parse(r->str[MS_PACKAGE], g) < 0) {
+			r->has[MS_PACKAGE] = false;
+		}
+		r->has[MS_CMDLINE] = r->has[MS_PACKAGE];
+		for (char *c = r->str[MS_CMDLINE]; *c; c++) {
+			*c = (unsigned char)*c < 0x80 ? *c : '?';
+		}
+		sess(m)->flags |= PRODUCER_F_LOADER;
+		return;
+	}
+	if (!(SIM_EV_STACK & SIM_EV_BIT(q->u.stack.event))) {
+		q->u.stack.event = SIM_EVENT_PROFILE;
+	}
+	if (q->u.stack.nips == 0 || q->u.stack.nips > ETW_STACK_MAX_FRAMES) {
+		q->u.stack.nips = 1;
+	}
+	for (unsigned k = 0; k < MUT_STACK_KEEP; k++) {
+		r->ips[k] = ptr_fit(x86, r->ips[k]);
+	}
+	sess(m)->flags |= producer_stack_flag(q->u.stack.event);
+}
+
 /*
  * An identity record as the producer takes it: a known event, values in
  * range, addresses that fit the pointer size, a TOKEN_USER pointer that is
@@ -1515,6 +1817,10 @@ static void repair_ident(struct model *m, struct mrec *r)
 			q->u.masks.event = SIM_EVENT_NEW;
 		}
 		break;
+	case SIM_REC_IMAGE:
+	case SIM_REC_STACK:
+		repair_image_stack(m, r);
+		return;
 	default:
 		break;
 	}
@@ -1669,6 +1975,7 @@ static const char *slot(const struct mrec *r, enum mstr k)
 static int encode_ident(const struct trace_sink *sink, struct mrec *r, enum sim_clock c)
 {
 	struct sim_record q = r->u.rec;
+	uint64_t frames[ETW_STACK_MAX_FRAMES];
 
 	q.u.head.ts[c] = r->t;
 	switch (q.kind) {
@@ -1692,6 +1999,19 @@ static int encode_ident(const struct trace_sink *sink, struct mrec *r, enum sim_
 	case SIM_REC_CPU_CONFIG:
 		q.u.cpu_config.computer_name = slot(r, MS_IMAGE);
 		q.u.cpu_config.domain_name = slot(r, MS_CMDLINE);
+		break;
+	case SIM_REC_IMAGE:
+		q.u.image.file_name = slot(r, MS_IMAGE);
+		q.u.image.pdb_guid = slot(r, MS_PACKAGE);
+		q.u.image.pdb_name = slot(r, MS_CMDLINE);
+		break;
+	case SIM_REC_STACK:
+		/* the kept frames, repeated to the depth */
+		for (uint32_t k = 0; k < q.u.stack.nips && k < ETW_STACK_MAX_FRAMES; k++) {
+			frames[k] = r->ips[k % MUT_STACK_KEEP];
+		}
+		q.u.stack.frames = NULL;
+		q.u.stack.ips = frames;
 		break;
 	default:
 		break;
@@ -1843,7 +2163,11 @@ size_t fuzz_mutator_mutate(struct etwforge_mutator *x, const uint8_t *in, size_t
 			op_stop(x, m);
 			break;
 		case 10:
-			op_identity(x, m);
+			if (rnd(x, 3)) {
+				op_identity(x, m);
+			} else {
+				op_image_stack(x, m);
+			}
 			break;
 		default:
 			/* the other input is read only when it is used */
