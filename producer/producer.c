@@ -31,6 +31,7 @@
 #include "producer/cswitch_words.h"
 #include "producer/producer.h"
 #include "producer/producer_internal.h"
+#include "producer/stack_cache.h"
 #include "writer/etl_trace_header.h"
 #include "writer/etl_wire.h"
 
@@ -72,6 +73,8 @@ struct psess {
 	unsigned idx;
 	uint64_t clock_max;
 	struct etl_buf **cur;
+	unsigned stack_cache;	      /* entries per CPU; 0: no caching */
+	struct stack_cache **caches; /* per CPU, made at the CPU's first cached stack */
 };
 
 struct producer {
@@ -139,6 +142,9 @@ static int validate(const struct producer_cfg *cfg)
 				return -EINVAL;
 			}
 		}
+		if (s->stack_cache % STACK_CACHE_WAYS || s->stack_cache > STACK_CACHE_MAX) {
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -198,6 +204,10 @@ static int setup_session(struct producer *p, unsigned i)
 	}
 	ps->cur = calloc(p->cfg.cpus, sizeof(*ps->cur));
 	if (!ps->cur) {
+		return -ENOMEM;
+	}
+	ps->stack_cache = s->stack_cache;
+	if (s->stack_cache && !(ps->caches = calloc(p->cfg.cpus, sizeof(*ps->caches)))) {
 		return -ENOMEM;
 	}
 	if ((s->flags & (PRODUCER_F_CSWITCH | PRODUCER_F_COMPACT)) == PRODUCER_F_CSWITCH) {
@@ -270,6 +280,10 @@ void producer_destroy(struct producer *p)
 	}
 	for (unsigned i = 0; i < SIM_MAX_SESSIONS; i++) {
 		free(p->sess[i].cur);
+		for (unsigned c = 0; p->sess[i].caches && c < p->cfg.cpus; c++) {
+			stack_cache_destroy(p->sess[i].caches[c]);
+		}
+		free(p->sess[i].caches);
 	}
 	free(p->blocks);
 	free(p->lanes);
@@ -747,7 +761,31 @@ int producer_end(struct producer *p, const struct sim_end *end)
 			}
 		}
 	}
+	for (unsigned i = 0; i < p->cfg.nsessions; i++) {
+		int rc = p->sess[i].caches ? producer_stack_rundown(p, i, end->ts) : 0;
+
+		if (rc < 0) {
+			return rc;
+		}
+	}
 	return spinlock_rundown(p, ETW_HOOK_SPINLOCK_DC_END, end->ts);
+}
+
+struct stack_cache *producer_stack_cache(struct producer *p, unsigned i, unsigned cpu, bool make,
+					  int *rc)
+{
+	struct psess *s = &p->sess[i];
+
+	*rc = 0;
+	if (!s->caches) {
+		return NULL;
+	}
+	if (!s->caches[cpu] && make) {
+		s->caches[cpu] = stack_cache_create(
+			s->stack_cache, stack_cache_key_base(cpu, p->cfg.arch == ETL_ARCH_X86));
+		*rc = s->caches[cpu] ? 0 : -ENOMEM;
+	}
+	return s->caches[cpu];
 }
 
 /* @to += @from, counter by counter (struct producer_stats is all uint64_t). */

@@ -77,6 +77,8 @@ bool producer_stamps(unsigned flags, bool pebs, const uint16_t *events, unsigned
  * @pmc_ids:     which machine counters (index into sim_cswitch.pmc), in order
  * @pmc_events:  hook ids that get the PMC item (ProfileEventList, <= 4)
  * @pmc_event_count: entries in @pmc_events
+ * @stack_cache: stack caching (producer/stack_cache.h): entries per CPU, a
+ *               multiple of 4 up to 16384; 0 logs every stack as StackWalk
  * @backend/@backend_ctx: its buffers (writer/backend.h; writer_backend_ops())
  */
 struct producer_session {
@@ -88,6 +90,7 @@ struct producer_session {
 	uint8_t pmc_ids[SIM_MAX_PMC];
 	uint16_t pmc_events[4];
 	unsigned pmc_event_count;
+	unsigned stack_cache;
 	const struct etl_backend_ops *backend;
 	void *backend_ctx;
 };

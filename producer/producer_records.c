@@ -40,6 +40,7 @@
 #include "producer/etw_profile.h"
 #include "producer/etw_rundown.h"
 #include "producer/etw_stack.h"
+#include "producer/stack_cache.h"
 #include "producer/etw_sysconfig.h"
 #include "producer/etw_thread.h"
 #include "producer/producer_internal.h"
@@ -611,6 +612,127 @@ static int put_identity(struct producer_lane *l, unsigned i, const struct sim_re
 			(size_t)len);
 }
 
+/* A stack line's frames: its @ips, or its text read into @out. Return: how many, -EINVAL. */
+static int stack_frames(const struct producer_cfg *cfg, const struct sim_stack *st,
+			uint64_t out[ETW_STACK_MAX_FRAMES])
+{
+	if (st->ips) {
+		return st->nips && st->nips <= ETW_STACK_MAX_FRAMES ? (int)st->nips : -EINVAL;
+	}
+	return producer_stack_frames(st->frames, cfg->arch == ETL_ARCH_X86, out,
+				     ETW_STACK_MAX_FRAMES);
+}
+
+/* A key's definition (KeyDelete, KeyRundown @hook) at @r's time and CPU. */
+static int put_stack_def(struct producer_lane *l, unsigned i, const struct sim_record *r,
+			 uint16_t hook, uint64_t key, const uint64_t *ips, size_t n)
+{
+	const struct producer_cfg *cfg = producer_get_cfg(producer_lane_producer(l));
+	const struct etw_stack_def d = {.key = key, .frames = {.ips = ips, .n = n}};
+	const struct etw_event_ctx ctx = {0};
+	uint8_t payload[PAYLOAD_MAX];
+	int len = etw_encode_stack_def(payload, sizeof(payload), cfg->arch, &d, 0);
+
+	if (len < 0) {
+		return len == -ENOSPC ? -E2BIG : -EINVAL;
+	}
+	return put(l, i, r, hook, &ctx, payload, (size_t)len);
+}
+
+/*
+ * Stack line @r (frames @ips[@n]) into session @i: a StackWalk, or with
+ * stack caching a key reference (kernel or user by its first frame), after
+ * the definition of the entry it pushed out of the cache if any.
+ */
+static int put_stack(struct producer_lane *l, unsigned i, const struct sim_record *r,
+		     const uint64_t *ips, size_t n)
+{
+	struct producer *p = producer_lane_producer(l);
+	const struct producer_cfg *cfg = producer_get_cfg(p);
+	const uint64_t ts = r->u.stack.ts[producer_session_clock(p, i)];
+	const struct etw_event_ctx ctx = {0};
+	struct stack_cache_victim victim;
+	uint8_t payload[PAYLOAD_MAX];
+	struct stack_cache *c;
+	uint64_t key;
+	int rc, len;
+
+	c = producer_stack_cache(p, i, r->u.stack.cpu, true, &rc);
+	if (rc < 0) {
+		return rc;
+	}
+	rc = c ? stack_cache_get(c, ips, n, ts, &key, &victim) : 0;
+	if (rc < 0) {
+		return rc;
+	}
+	if (rc == 0) {
+		/* EventTimeStamp: the event's time in this session's clock */
+		const struct etw_stack_walk w = {
+			.event_ts = ts,
+			.process_id = r->u.stack.pid,
+			.thread_id = r->u.stack.tid,
+			.frames = {.ips = ips, .n = n},
+		};
+
+		len = etw_encode_stack_walk(payload, sizeof(payload), cfg->arch, &w, 0);
+		if (len < 0) {
+			return len == -ENOSPC ? -E2BIG : -EINVAL;
+		}
+		return put(l, i, r, ETW_HOOK_STACK_WALK, &ctx, payload, (size_t)len);
+	}
+	if (victim.n &&
+	    (rc = put_stack_def(l, i, r, ETW_HOOK_STACK_KEY_DELETE, victim.key, victim.frames,
+				victim.n)) < 0) {
+		return rc;
+	}
+	{
+		const struct etw_stack_key k = {
+			.event_ts = ts,
+			.process_id = r->u.stack.pid,
+			.thread_id = r->u.stack.tid,
+			.key = key,
+		};
+		const bool kernel = cfg->arch == ETL_ARCH_X86 ? ips[0] >= UINT64_C(0x80000000)
+							       : ips[0] >= UINT64_C(0xFFFF800000000000);
+
+		len = etw_encode_stack_key(payload, sizeof(payload), cfg->arch, &k, 0);
+		if (len < 0) {
+			return -EINVAL;
+		}
+		return put(l, i, r, kernel ? ETW_HOOK_STACK_KEY_KERNEL : ETW_HOOK_STACK_KEY_USER,
+			   &ctx, payload, (size_t)len);
+	}
+}
+
+int producer_stack_rundown(struct producer *p, unsigned i, const uint64_t ts[SIM_CLOCK_SLOTS])
+{
+	const struct producer_cfg *cfg = producer_get_cfg(p);
+	struct producer_lane *l = producer_own_lane(p);
+	struct sim_record r = {.kind = SIM_REC_STACK};
+
+	memcpy(r.u.stack.ts, ts, sizeof(r.u.stack.ts));
+	for (unsigned cpu = 0; cpu < cfg->cpus; cpu++) {
+		struct stack_cache *c;
+		const uint64_t *ips;
+		size_t pos = 0, n;
+		uint64_t key;
+		int rc;
+
+		c = producer_stack_cache(p, i, cpu, false, &rc);
+		if (!c) {
+			continue;
+		}
+		r.u.stack.cpu = cpu;
+		while (stack_cache_next(c, &pos, &key, &ips, &n)) {
+			rc = put_stack_def(l, i, &r, ETW_HOOK_STACK_KEY_RUNDOWN, key, ips, n);
+			if (rc < 0) {
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
 int producer_record(struct producer *p, const struct sim_record *r)
 {
 	return producer_lane_record(producer_own_lane(p), r);
@@ -654,31 +776,18 @@ int producer_lane_record(struct producer_lane *l, const struct sim_record *r)
 			}
 			len = etw_encode_group_masks(payload, sizeof(payload), &g);
 		} else if (r->kind == SIM_REC_STACK) {
-			/* EventTimeStamp: the event's time in this session's clock */
-			struct etw_stack_walk w = {
-				.event_ts = r->u.stack.ts[producer_session_clock(p, i)],
-				.process_id = r->u.stack.pid,
-				.thread_id = r->u.stack.tid,
-			};
-
-			if (r->u.stack.ips) {
-				w.frames.ips = r->u.stack.ips;
-				w.frames.n = r->u.stack.nips;
-			} else {
-				if (!nframes) {
-					nframes = producer_stack_frames(
-						r->u.stack.frames, cfg->arch == ETL_ARCH_X86,
-						frames, ETW_STACK_MAX_FRAMES);
-				}
-				if (nframes < 0) {
-					return -EINVAL;
-				}
-				w.frames.ips = frames;
-				w.frames.n = (size_t)nframes;
+			if (!nframes) {
+				nframes = stack_frames(cfg, &r->u.stack, frames);
 			}
-			memset(&ctx, 0, sizeof(ctx));
-			hook = ETW_HOOK_STACK_WALK;
-			len = etw_encode_stack_walk(payload, sizeof(payload), cfg->arch, &w, 0);
+			if (nframes < 0) {
+				return -EINVAL;
+			}
+			rc = put_stack(l, i, r, r->u.stack.ips ? r->u.stack.ips : frames,
+				       (size_t)nframes);
+			if (rc < 0) {
+				return rc;
+			}
+			continue;
 		} else if (r->kind == SIM_REC_DPC) {
 			/* InitialTime: when the routine was entered, in this session's clock */
 			const struct sim_dpc *d = &r->u.dpc;

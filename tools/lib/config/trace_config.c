@@ -159,6 +159,7 @@ void trace_config_producer(const struct trace_config *cfg, struct producer_cfg *
 		ps->name = s->name;
 		ps->clock = s->clock;
 		ps->flags = s->flags | (s->merged ? PRODUCER_F_MERGED : 0u);
+		ps->stack_cache = s->stack_cache;
 		ps->pebs = s->pebs;
 		ps->pmc_count = s->pmc_count;
 		memcpy(ps->pmc_ids, s->pmc_counters, sizeof(ps->pmc_ids));

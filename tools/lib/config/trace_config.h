@@ -40,6 +40,7 @@ struct trace_session_cfg {
 	uint64_t flush_latency; /* extension: clock units */
 	bool compress;		/* extension "compressed": XPRESS data buffers */
 	bool merged; /* "merged": KernelTraceControl image identities (PRODUCER_F_MERGED) */
+	uint32_t stack_cache; /* "stack_cache": entries per CPU, 0 = StackWalks only */
 	char file[TRACE_PATH_MAX];
 };
 

@@ -417,7 +417,7 @@ static int on_end(struct verify *v, const struct sim_end *end)
 			}
 		}
 	}
-	return vident_end(&v->ident) < 0 ? verify_failed(v) : 0;
+	return vident_end(&v->ident, end->ts) < 0 ? verify_failed(v) : 0;
 }
 
 /*

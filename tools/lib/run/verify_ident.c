@@ -32,6 +32,7 @@
 #include "producer/etw_layout.h"
 #include "producer/etw_stack.h"
 #include "producer/producer.h"
+#include "producer/stack_cache.h"
 #include "tools/lib/run/verify_ident.h"
 #include "writer/etl_layout.h"
 #include "writer/etl_trace_header.h"
@@ -62,7 +63,10 @@ int vident_init(struct verify_ident *vi, const char *file, const char *truth_pat
 	vi->cpus = calloc(cfg->cpus ? cfg->cpus : 1, sizeof(*vi->cpus));
 	vi->text = malloc(TEXT_CAP);
 	vi->text_cap = TEXT_CAP;
-	if (!vi->cpus || !vi->text) {
+	if (s->stack_cache) {
+		vi->caches = calloc(cfg->cpus ? cfg->cpus : 1, sizeof(*vi->caches));
+	}
+	if (!vi->cpus || !vi->text || (s->stack_cache && !vi->caches)) {
 		vident_free(vi);
 		return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 	}
@@ -74,6 +78,11 @@ int vident_init(struct verify_ident *vi, const char *file, const char *truth_pat
 
 void vident_free(struct verify_ident *vi)
 {
+	for (unsigned cpu = 0; vi->caches && cpu < vi->cfg->cpus; cpu++) {
+		stack_cache_destroy(vi->caches[cpu]);
+	}
+	free(vi->caches);
+	vi->caches = NULL;
 	free(vi->cpus);
 	free(vi->text);
 	vi->cpus = NULL;
@@ -159,6 +168,11 @@ static bool is_identity(const struct etl_record *r)
 	case ETW_HOOK_IMAGE_KERNEL_BASE:
 	case ETW_HOOK_IMAGE_HYPERCALL:
 	case ETW_HOOK_STACK_WALK:
+	case ETW_HOOK_STACK_KEY_CREATE:
+	case ETW_HOOK_STACK_KEY_DELETE:
+	case ETW_HOOK_STACK_KEY_RUNDOWN:
+	case ETW_HOOK_STACK_KEY_KERNEL:
+	case ETW_HOOK_STACK_KEY_USER:
 	case ETW_HOOK_THREADED_DPC:
 	case ETW_HOOK_ISR:
 	case ETW_HOOK_DPC:
@@ -818,6 +832,140 @@ static int check_ktc(struct verify_ident *vi, unsigned cpu, const struct sim_ima
 	return 0;
 }
 
+/*
+ * The next identity record of @h's CPU, in its place (after as many
+ * switch and spin-lock records as verify.c has matched), with @h's header.
+ * @what names what the truth expects there. Return: 0, or -EBADMSG (@err set).
+ */
+static int next_placed(struct verify_ident *vi, const struct line_head *h, const char *what,
+		       struct etl_record *rec)
+{
+	struct vident_cpu *c = &vi->cpus[h->cpu];
+	int r = next_identity(vi, h->cpu, rec);
+
+	if (r < 0) {
+		return r;
+	}
+	if (r == 0) {
+		return error_fail_at(vi->err, -EBADMSG, ERR_DATA,
+				     "%s: cpu %" PRIu32 ": the file has no more identity records, "
+				     "truth line %lu has %s",
+				     vi->file, h->cpu, vi->line, what);
+	}
+	if (c->passed != c->placed) {
+		return fail(vi, rec->file_offset,
+			    "the record comes after %" PRIu64 " switch or spin-lock records of "
+			    "cpu %" PRIu32 ", truth line %lu puts it after %" PRIu64,
+			    c->passed, h->cpu, vi->line, c->placed);
+	}
+	return check_header(vi, rec, h) < 0 ? -EBADMSG : 0;
+}
+
+/* The payload of @rec as a stack key's definition: @key and its frames @ips[@n]. */
+static int check_stack_def(struct verify_ident *vi, const struct etl_record *rec, uint64_t key,
+			   const uint64_t *ips, size_t n)
+{
+	const uint64_t base = rec->file_offset + (uint64_t)(rec->payload - rec->data);
+	const unsigned ptr = vi->cfg->arch == ETL_ARCH_X86 ? 4u : 8u;
+	const uint64_t mask = ptr == 4 ? 0xFFFFFFFFu : UINT64_MAX;
+	struct etw_stack_def d;
+	char field[32];
+
+	if (etw_decode_stack_def(rec->payload, rec->payload_len, vi->cfg->arch, &d) < 0) {
+		return fail(vi, base, "the payload (%zu bytes) is not a stack key's definition",
+			    rec->payload_len);
+	}
+	if (num(vi, base, "StackKey", NUM_X, d.key, key) < 0 ||
+	    num(vi, base + ptr, "the number of frames", NUM_U, d.frames.n, n) < 0) {
+		return -EBADMSG;
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(field, sizeof(field), "Stack[%zu]", i);
+		if (num(vi, base + ptr + i * ptr, field, NUM_X,
+			etw_frame(&d.frames, vi->cfg->arch, i) & mask, ips[i] & mask) < 0) {
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+/* Session's cache of @cpu, the same the producer keeps (made at its first stack). */
+static struct stack_cache *cache_of(struct verify_ident *vi, unsigned cpu)
+{
+	if (!vi->caches[cpu]) {
+		vi->caches[cpu] = stack_cache_create(
+			vi->s->stack_cache,
+			stack_cache_key_base(cpu, vi->cfg->arch == ETL_ARCH_X86));
+		if (!vi->caches[cpu]) {
+			error_fail(vi->err, -ENOMEM, ERR_DATA, "out of memory");
+		}
+	}
+	return vi->caches[cpu];
+}
+
+/*
+ * Stack line @tr in a session that caches stacks: what the producer's
+ * cache makes of it (producer/stack_cache.h), record by record: the
+ * definition of the entry it pushes out (KeyDelete), then its key reference
+ * (StackKeyKernel / StackKeyUser). Return: 1 when the stack is not cached
+ * (the caller checks its StackWalk), 0, or a negative errno (@err set).
+ */
+static int check_cached_stack(struct verify_ident *vi, const struct truth_record *tr,
+			      struct line_head *h)
+{
+	const struct sim_stack *line = &tr->u.stack;
+	const bool x86 = vi->cfg->arch == ETL_ARCH_X86;
+	uint64_t want[ETW_STACK_MAX_FRAMES];
+	int n = producer_stack_frames(line->frames, x86, want, ETW_STACK_MAX_FRAMES);
+	struct stack_cache *c = cache_of(vi, h->cpu);
+	struct stack_cache_victim victim;
+	struct etl_record rec;
+	struct etw_stack_key k;
+	uint64_t key, base;
+	int cached, r;
+
+	if (!c) {
+		return -ENOMEM;
+	}
+	if (n < 0) {
+		return fail(vi, 0, "truth line %lu's frames are not a list of addresses", vi->line);
+	}
+	cached = stack_cache_get(c, want, (size_t)n, line->ts[vi->s->clock], &key, &victim);
+	if (cached < 0) {
+		return error_fail(vi->err, cached, ERR_DATA, "out of memory");
+	}
+	if (victim.n) {
+		h->hook = ETW_HOOK_STACK_KEY_DELETE;
+		if ((r = next_placed(vi, h, "a stack key's definition", &rec)) < 0 ||
+		    (r = check_stack_def(vi, &rec, victim.key, victim.frames, victim.n)) < 0) {
+			return r;
+		}
+	}
+	if (!cached) {
+		h->hook = ETW_HOOK_STACK_WALK;
+		return 1;
+	}
+	h->hook = (x86 ? want[0] >= UINT64_C(0x80000000) : want[0] >= UINT64_C(0xFFFF800000000000))
+			  ? ETW_HOOK_STACK_KEY_KERNEL
+			  : ETW_HOOK_STACK_KEY_USER;
+	if ((r = next_placed(vi, h, vi->what, &rec)) < 0) {
+		return r;
+	}
+	base = rec.file_offset + (uint64_t)(rec.payload - rec.data);
+	if (etw_decode_stack_key(rec.payload, rec.payload_len, vi->cfg->arch, &k) < 0) {
+		return fail(vi, base, "the payload (%zu bytes) is not a stack key reference's",
+			    rec.payload_len);
+	}
+	if (num(vi, base, "EventTimeStamp", NUM_U, k.event_ts, line->ts[vi->s->clock]) < 0 ||
+	    num(vi, base + 8, "StackProcess", NUM_U, k.process_id, line->pid) < 0 ||
+	    num(vi, base + 12, "StackThread", NUM_U, k.thread_id, line->tid) < 0 ||
+	    num(vi, base + 16, "StackKey", NUM_X, k.key, key) < 0) {
+		return -EBADMSG;
+	}
+	vi->n++;
+	return 0;
+}
+
 int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr)
 {
 	struct line_head h;
@@ -838,6 +986,9 @@ int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr
 				     vi->truth_path, vi->line, vi->what, h.cpu, vi->cfg->cpus);
 	}
 	c = &vi->cpus[h.cpu];
+	if (kind == TRUTH_STACK && vi->caches && (r = check_cached_stack(vi, tr, &h)) <= 0) {
+		return r;
+	}
 	if (kind == TRUTH_IMAGE && vi->s->merged && h.form_set &&
 	    (r = check_ktc(vi, h.cpu, &tr->u.image, &h)) < 0) {
 		return r;
@@ -865,11 +1016,29 @@ int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr
 	return 0;
 }
 
-int vident_end(struct verify_ident *vi)
+int vident_end(struct verify_ident *vi, const uint64_t end_ts[SIM_CLOCK_SLOTS])
 {
 	for (unsigned cpu = 0; cpu < vi->cfg->cpus; cpu++) {
 		struct etl_record rec;
-		int r = next_identity(vi, cpu, &rec);
+		int r;
+
+		/* the keys still cached: KeyRundown at the end of tracing */
+		if (vi->caches && vi->caches[cpu]) {
+			struct line_head h = {.cpu = cpu, .ts = end_ts,
+					      .hook = ETW_HOOK_STACK_KEY_RUNDOWN};
+			const uint64_t *ips;
+			size_t pos = 0, n;
+			uint64_t key;
+
+			snprintf(vi->what, sizeof(vi->what), "the stack keys' rundown");
+			while (stack_cache_next(vi->caches[cpu], &pos, &key, &ips, &n)) {
+				if ((r = next_placed(vi, &h, "a stack key's rundown", &rec)) < 0 ||
+				    (r = check_stack_def(vi, &rec, key, ips, n)) < 0) {
+					return r;
+				}
+			}
+		}
+		r = next_identity(vi, cpu, &rec);
 
 		if (r < 0) {
 			return r;

@@ -37,6 +37,7 @@ struct verify_ident {
 	const struct etl_reader *d;
 	struct etwforge_error *err;
 	struct vident_cpu *cpus;
+	struct stack_cache **caches; /* per CPU: the producer's stack cache, replayed */
 	char *text; /* one decoded string in UTF-8 */
 	size_t text_cap;
 	unsigned long line; /* the truth line being checked */
@@ -63,7 +64,11 @@ void vident_placed(struct verify_ident *vi, unsigned cpu);
  */
 int vident_line(struct verify_ident *vi, int kind, const struct truth_record *rec);
 
-/** vident_end - after the truth's end: no CPU may hold an identity record left. */
-int vident_end(struct verify_ident *vi);
+/**
+ * vident_end - after the truth's end (at @end_ts): each CPU's stack keys
+ * still cached are run down (KeyRundown), then no CPU may hold an identity
+ * record left.
+ */
+int vident_end(struct verify_ident *vi, const uint64_t end_ts[SIM_CLOCK_SLOTS]);
 
 #endif /* TOOLS_LIB_RUN_VERIFY_IDENT_H */

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 
 #include "pebs_model/pmc_sources.h"
+#include "producer/stack_cache.h"
 #include "scheduler_model/sim_rng.h"
 #include "tools/lib/common/input_file.h"
 #include "tools/lib/scenario/scenario.h"
@@ -835,6 +836,7 @@ static const struct sk_desc session_keys[] = {
 	K_ENUM("clock", SESS, clock, clock_names, true),
 	K_CUSTOM("flags", apply_flags, scenario_print_flags),
 	K_CUSTOM("stacks", apply_stacks, scenario_print_stacks),
+	K_UINT_M("stack_cache", SESS, stack_cache, 0, STACK_CACHE_MAX, STACK_CACHE_WAYS),
 	K_BOOL("merged", SESS, merged),
 	K_BOOL("pebs", SESS, pebs),
 	{.key = "pmc", .kind = SK_MAP, .sub = pmc_keys},
@@ -1510,6 +1512,12 @@ static int finish_sessions(struct scenario *sc, struct etwforge_error *err)
 						   "flags have no %s)",
 						   trace_stack_names[k], flag[k]);
 			}
+		}
+		if (s->stack_cache && !(s->flags & PRODUCER_F_STACKS)) {
+			snprintf(path, sizeof(path), "sessions.%u.stack_cache", i);
+			return sk_fail_key(&sc->where, sc->source, err, path,
+					   "the session logs no stack to cache (its stacks list is "
+					   "empty)");
 		}
 		if (s->merged && !(s->flags & PRODUCER_F_LOADER)) {
 			snprintf(path, sizeof(path), "sessions.%u.merged", i);

@@ -44,6 +44,7 @@
 #include <jansson.h>
 
 #include "producer/etw_process.h"
+#include "producer/stack_cache.h"
 #include "tools/lib/common/input_file.h"
 #include "tools/lib/common/one_line.h"
 #include "tools/lib/common/suggest.h"
@@ -143,7 +144,7 @@ static const char *const meta_fields[] = {
 };
 static const char *const session_fields[] = {
 	"name",		"clock",	 "flags",      "pebs", "pmc",	 "buffer_size",
-	"pool_buffers", "flush_latency", "compressed", "file", "stacks", "merged",
+	"pool_buffers", "flush_latency", "compressed", "file", "stacks", "merged", "stack_cache",
 };
 static const char *const session_pmc_fields[] = {"counters", "events"};
 static const char *const spinlock_cfg_fields[] = {
@@ -694,8 +695,18 @@ static int parse_session(const struct rd *d, json_t *o, unsigned i, struct trace
 	    (rc = get_u64(d, o, pfx, "flush_latency", false, &s->flush_latency)) < 0 ||
 	    (rc = get_bool(d, o, pfx, "compressed", false, &s->compress)) < 0 ||
 	    (rc = get_bool(d, o, pfx, "merged", false, &s->merged)) < 0 ||
+	    (rc = get_u32(d, o, pfx, "stack_cache", false, 0, STACK_CACHE_MAX, &s->stack_cache)) <
+		    0 ||
 	    (rc = get_name(d, o, pfx, "file", s->file, sizeof(s->file))) < 0) {
 		return rc;
+	}
+	if (s->stack_cache % STACK_CACHE_WAYS) {
+		return fail(d, "%sstack_cache: %" PRIu32 " is not a multiple of %u", pfx,
+			    s->stack_cache, STACK_CACHE_WAYS);
+	}
+	if (s->stack_cache && !(s->flags & PRODUCER_F_STACKS)) {
+		return fail(d, "%sstack_cache: the session logs no stack to cache (no \"stacks\")",
+			    pfx);
 	}
 	return 0;
 }

@@ -761,6 +761,10 @@ static bool fmt_session(struct line *l, const struct trace_config *cfg,
 	if (s->merged) {
 		LIT(l, ",\"merged\":true"); /* only when set, as compressed */
 	}
+	if (s->stack_cache) {
+		LIT(l, ",\"stack_cache\":"); /* only when set, as compressed */
+		put_u64(l, s->stack_cache);
+	}
 	if (s->flags & PRODUCER_F_STACKS) {
 		/* only when set: older streams stay as they were */
 		if (!room(l, 64)) {
