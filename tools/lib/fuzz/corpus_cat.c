@@ -1962,6 +1962,19 @@ static void sb_frames(struct sb *b, unsigned n, bool kernel, char *out, size_t c
 	}
 }
 
+/* The stack of frames @text ("0x.. 0x..") on @cpu for the event at @ts. */
+static void sb_stack_text(struct sb *b, unsigned cpu, const uint64_t *ts, uint32_t pid,
+			  uint32_t tid, const char *text, const char *mark)
+{
+	struct sim_record r = {.kind = SIM_REC_STACK};
+
+	r.u.stack.event = SIM_EVENT_PROFILE;
+	r.u.stack.pid = pid;
+	r.u.stack.tid = tid;
+	r.u.stack.frames = text;
+	sb_rec_at(b, cpu, &r, ts, mark);
+}
+
 /*
  * A StackWalk of @n frames on @cpu for the event at @ts (its EventTimeStamp
  * and header time): the sample's own times, or any other for an orphan.
@@ -1970,14 +1983,9 @@ static void sb_stack(struct sb *b, unsigned cpu, const uint64_t *ts, uint32_t pi
 		     unsigned n, bool kernel, const char *mark)
 {
 	char text[ETW_STACK_MAX_FRAMES * 19 + 1];
-	struct sim_record r = {.kind = SIM_REC_STACK};
 
 	sb_frames(b, n, kernel, text, sizeof(text));
-	r.u.stack.event = SIM_EVENT_PROFILE;
-	r.u.stack.pid = pid;
-	r.u.stack.tid = tid;
-	r.u.stack.frames = text;
-	sb_rec_at(b, cpu, &r, ts, mark);
+	sb_stack_text(b, cpu, ts, pid, tid, text, mark);
 }
 
 /* A process with one thread in the rundown; the thread runs. Return: its TID. */
@@ -2041,6 +2049,41 @@ static void e_stack_orphan(struct sb *b, const struct edge *e)
 	sb_stack(b, 0, ts, pid, t, 2, true, "a StackWalk whose event is missing");
 	sb_sample(b, t, "the sample after (7 units later)");
 	sb_stack(b, 0, b->cpu[0].ts, pid, t, 4, true, NULL);
+	sb_sw(b, 0, 0, 0);
+	sb_finish(b, 0);
+}
+
+/*
+ * Stack caching with one set of 4 entries: six distinct stacks of 4 to 9
+ * frames, then the first again. Key references (0x1825 / 0x1826) in place
+ * of StackWalks, KeyDelete 0x1823 of the least recently used at the fifth,
+ * sixth and seventh stack, a key taken again by the seventh, KeyRundown
+ * 0x1824 of the four left at the end. @e->str "x86" for 32-bit pointers.
+ */
+static void e_stack_keys(struct sb *b, const struct edge *e)
+{
+	bool x86 = e->str && !strcmp(e->str, "x86");
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000), t;
+	char first[ETW_STACK_MAX_FRAMES * 19 + 1];
+
+	sb_image_setup(b, x86, false);
+	b->cfg.sessions[0].stack_cache = 4;
+	sb_start(b);
+	t = sb_image_process(b, pid, "app.exe");
+	sb_frames(b, 4, false, first, sizeof(first));
+	/* the marks are the samples' (a cached stack's records are not the line's hook) */
+	for (unsigned i = 0; i < 7; i++) {
+		sb_sample(b, t,
+			  i == 0   ? "a sample: a user key reference follows, defined later"
+			  : i == 4 ? "the fifth sample: KeyDelete of the first stack, a key reference"
+			  : i == 6 ? "the first stack again: a key freed earlier, taken again"
+				   : NULL);
+		if (i == 0 || i == 6) {
+			sb_stack_text(b, 0, b->cpu[0].ts, pid, t, first, NULL);
+		} else {
+			sb_stack(b, 0, b->cpu[0].ts, pid, t, 4 + i, i % 2 == 1, NULL);
+		}
+	}
 	sb_sw(b, 0, 0, 0);
 	sb_finish(b, 0);
 }
@@ -2520,6 +2563,11 @@ static const struct edge catalogue[] = {
 	 0, 0, NULL},
 	{"stack-other-cpu", "a sample on CPU 0, its user StackWalk in CPU 1's buffer",
 	 e_stack_other_cpu, 0, 0, NULL},
+	{"stack-keys",
+	 "stack caching: key references, KeyDelete at evictions, a key taken again, KeyRundown",
+	 e_stack_keys, 0, 0, NULL},
+	{"stack-keys-x86", "stack caching with 32-bit keys and frames (references Size 0x24)",
+	 e_stack_keys, 0, 0, "x86"},
 	{"image-overlapping", "two images of one process whose ranges overlap", e_image_overlap, 0,
 	 0, NULL},
 	{"image-unloaded-twice", "one image loaded once and unloaded twice", e_image_unload_twice,
