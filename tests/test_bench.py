@@ -38,11 +38,12 @@ FIGURES = [
 ] + [
     f"gen.{case}.{q}"
     for case in ["default", "default_truth", "server64", "server64_truth", "server64_cswitch",
-                 "server64_ident", "desktop", "desktop_stacks"]
+                 "server64_ident", "desktop", "desktop_stacks", "desktop_stacks_plain",
+                 "desktop_stacks_cached"]
     for q in ["switches_per_s", "mb_per_s", "peak_rss_mib", "wall_switches_per_s"]
 ] + [
     "gen.default.truth_cost", "gen.server64.truth_cost", "gen.server64.ident_cost",
-    "gen.desktop.stacks_cost",
+    "gen.desktop.stacks_cost", "gen.desktop.stack_cache_cost",
     "gen.server64_sim.switches_per_s", "gen.server64_null.switches_per_s",
     "gen.server64_null.sim_share", "gen.server64_jobs1.wall_switches_per_s",
     "gen.server64_jobs.wall_switches_per_s", "gen.server64_jobs.speedup",
@@ -53,7 +54,7 @@ FIGURES = [
     "mutate.stage.mutants_per_s", "mutate.each.mutants_per_s",
 ]
 WORK = ["ccswap", "cswitch", "spinlock", "gen.default", "gen.server64", "gen.server64_ident",
-        "gen.desktop_stacks",
+        "gen.desktop_stacks", "gen.desktop_stack_cache",
         "gen.server64_cores", "decode",
         "replay_verify", "mutate"]
 FORMS = ["idle_short", "idle", "lite", "full"]

@@ -7,7 +7,8 @@
  * dispatcher, profile), truth off, for what those records cost; and
  * tools/scenarios/desktop.yaml without loader and stacks beside the same
  * with loader and the stacks of profile and cswitch, truth off, for what
- * images and stacks cost.
+ * images and stacks cost; and those stacks cached beside plain, for what
+ * the stack cache costs.
  *
  *   per run, per scenario, truth off then on:
  *     bench_child_run() ---------------> child: etwforge_generate() into
@@ -39,13 +40,13 @@ static const char server64_yaml[] = BENCH_SERVER64_YAML;
 static const char *const desktop_lines[] = {BENCH_DESKTOP_YAML_LINES};
 static char desktop_yaml[8192]; /* desktop_lines joined (desktop_text()) */
 
-enum { DEFAULT = 0, SERVER64, IDENT, STACKS, NCASES };
+enum { DEFAULT = 0, SERVER64, IDENT, STACKS, STACK_CACHE, NCASES };
 enum { RATE = 0, MBPS, RSS, WALL, NFIG };
 
 /*
  * A case's two variants: truth off and on (@set NULL: the same files), or
- * the scenario with @set[0] and with @set[1] and @set2[1] (truth off; other
- * files).
+ * the scenario with @set[0] (and @set2[0], @set3[0]) and with @set[1] and
+ * @set2[1] (and @set3[1]) (truth off; other files).
  */
 struct gen_case {
 	const char *name;
@@ -57,6 +58,7 @@ struct gen_case {
 	const char *cost;
 	const char *set[2];
 	const char *set2[2];
+	const char *set3[2];
 };
 
 static const struct gen_case cases[NCASES] = {
@@ -71,6 +73,7 @@ static const struct gen_case cases[NCASES] = {
 	 {"gen default scenario", "gen default scenario, --truth"},
 	 "gen.default.truth_cost",
 	 {NULL, NULL},
+	 {NULL, NULL},
 	 {NULL, NULL}},
 	{"server64",
 	 "tools/scenarios/server64.yaml",
@@ -82,6 +85,7 @@ static const struct gen_case cases[NCASES] = {
 	   "gen.server64_truth.peak_rss_mib", "gen.server64_truth.wall_switches_per_s"}},
 	 {"gen server64.yaml", "gen server64.yaml, --truth"},
 	 "gen.server64.truth_cost",
+	 {NULL, NULL},
 	 {NULL, NULL},
 	 {NULL, NULL}},
 	{"server64_ident",
@@ -96,6 +100,7 @@ static const struct gen_case cases[NCASES] = {
 	 "gen.server64.ident_cost",
 	 {"sessions.0.flags=[cswitch, compact_cswitch]",
 	  "sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, profile]"},
+	 {NULL, NULL},
 	 {NULL, NULL}},
 	{"desktop_stacks",
 	 "tools/scenarios/desktop.yaml (session 0 without loader and stacks, then with loader "
@@ -110,7 +115,25 @@ static const struct gen_case cases[NCASES] = {
 	 "gen.desktop.stacks_cost",
 	 {"sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, profile]",
 	  "sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, profile, loader]"},
-	 {"sessions.0.stacks=[]", "sessions.0.stacks=[profile, cswitch]"}},
+	 {"sessions.0.stacks=[]", "sessions.0.stacks=[profile, cswitch]"},
+	 {NULL, NULL}},
+	{"desktop_stack_cache",
+	 "tools/scenarios/desktop.yaml (session 0 with loader and the stacks of profile and "
+	 "cswitch, then the same with a stack cache of 1024 entries a CPU)",
+	 "desktop.yaml",
+	 desktop_yaml,
+	 {{"gen.desktop_stacks_plain.switches_per_s", "gen.desktop_stacks_plain.mb_per_s",
+	   "gen.desktop_stacks_plain.peak_rss_mib",
+	   "gen.desktop_stacks_plain.wall_switches_per_s"},
+	  {"gen.desktop_stacks_cached.switches_per_s", "gen.desktop_stacks_cached.mb_per_s",
+	   "gen.desktop_stacks_cached.peak_rss_mib",
+	   "gen.desktop_stacks_cached.wall_switches_per_s"}},
+	 {"gen desktop.yaml, loader, stacks", "gen desktop.yaml, loader, cached stacks"},
+	 "gen.desktop.stack_cache_cost",
+	 {"sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, profile, loader]",
+	  "sessions.0.flags=[cswitch, compact_cswitch, proc_thread, dispatcher, profile, loader]"},
+	 {"sessions.0.stacks=[profile, cswitch]", "sessions.0.stacks=[profile, cswitch]"},
+	 {NULL, "sessions.0.stack_cache=1024"}},
 };
 
 /* What a child tells its parent. */
@@ -131,6 +154,7 @@ struct job {
 	bool truth;
 	const char *set;  /* an extra --set, or NULL */
 	const char *set2; /* a second one, or NULL */
+	const char *set3; /* a third one, or NULL */
 };
 
 /* One run, in the child (in the scratch folder). */
@@ -158,6 +182,9 @@ static int gen_child(void *ctx, void *out, struct etwforge_error *err)
 	}
 	if (rc == 0 && job->set2) {
 		rc = etwforge_scenario_set(sc, job->set2, err);
+	}
+	if (rc == 0 && job->set3) {
+		rc = etwforge_scenario_set(sc, job->set3, err);
 	}
 	o.output = bench_scratch_name(BENCH_F_GEN);
 	o.truth = job->truth ? bench_scratch_name(BENCH_F_GEN_TRUTH) : NULL;
@@ -244,7 +271,7 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 {
 	double fig[NCASES][2][NFIG][BENCH_MAX_RUNS], cost[NCASES][BENCH_MAX_RUNS];
 	const uint64_t sim_ns[NCASES] = {sz->gen_default_ns, sz->gen_server_ns, sz->gen_server_ns,
-					 sz->gen_default_ns};
+					 sz->gen_default_ns, sz->gen_default_ns};
 	struct report first[NCASES][2], rep;
 	struct rusage ru;
 	double wall;
@@ -267,7 +294,7 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 			for (unsigned t = 0; t < 2; t++) {
 				const bool by_set = cases[c].set[0] != NULL;
 				struct job job = {&cases[c], sim_ns[c], t == 1 && !by_set,
-						  cases[c].set[t], cases[c].set2[t]};
+						  cases[c].set[t], cases[c].set2[t], cases[c].set3[t]};
 				/* the truth changes no byte of the files: compare with variant 0 */
 				const unsigned same = by_set ? t : 0;
 				char what[64];
@@ -325,7 +352,8 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 			}
 		}
 		bench_figure(b, cases[c].cost,
-			     c == STACKS       ? "gen CPU time, loader and stacks on / off"
+			     c == STACK_CACHE  ? "gen CPU time, stacks cached / as StackWalks"
+			     : c == STACKS     ? "gen CPU time, loader and stacks on / off"
 			     : cases[c].set[0] ? "gen CPU time, identity records on / off"
 					       : "gen CPU time, truth on / off",
 			     "x", cost[c], sz->runs);
