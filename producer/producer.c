@@ -73,7 +73,7 @@ struct psess {
 	unsigned idx;
 	uint64_t clock_max;
 	struct etl_buf **cur;
-	unsigned stack_cache;	      /* entries per CPU; 0: no caching */
+	unsigned stack_cache;	     /* entries per CPU; 0: no caching */
 	struct stack_cache **caches; /* per CPU, made at the CPU's first cached stack */
 };
 
@@ -737,7 +737,7 @@ int producer_start(struct producer *p, const uint64_t start_ts[SIM_CLOCK_SLOTS])
 	return spinlock_rundown(p, ETW_HOOK_SPINLOCK_DC_START, start_ts);
 }
 
-int producer_end(struct producer *p, const struct sim_end *end)
+int producer_flush_end(struct producer *p, const struct sim_end *end)
 {
 	struct producer_lane *l = &p->lane;
 
@@ -761,18 +761,11 @@ int producer_end(struct producer *p, const struct sim_end *end)
 			}
 		}
 	}
-	for (unsigned i = 0; i < p->cfg.nsessions; i++) {
-		int rc = p->sess[i].caches ? producer_stack_rundown(p, i, end->ts) : 0;
-
-		if (rc < 0) {
-			return rc;
-		}
-	}
 	return spinlock_rundown(p, ETW_HOOK_SPINLOCK_DC_END, end->ts);
 }
 
 struct stack_cache *producer_stack_cache(struct producer *p, unsigned i, unsigned cpu, bool make,
-					  int *rc)
+					 int *rc)
 {
 	struct psess *s = &p->sess[i];
 

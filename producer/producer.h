@@ -176,7 +176,9 @@ int producer_start(struct producer *p, const uint64_t start_ts[SIM_CLOCK_SLOTS])
 /**
  * producer_end - end of tracing: flush (or drop, see flush_at_end) every
  * pending batch, header TS = @end->ts of its clock, then the spin-lock
- * configuration rundown (0x0F4C). Return: as producer_cswitch.
+ * configuration rundown (0x0F4C), then the stack keys still cached
+ * (KeyRundown 0x1824) of each session with stack caching, in each CPU's
+ * buffer. Return: as producer_cswitch.
  */
 int producer_end(struct producer *p, const struct sim_end *end);
 

@@ -57,13 +57,12 @@ static inline void producer_count_record(struct producer_lane *l, enum sim_recor
  * stacks (or has none for @cpu), or NULL with *@rc -ENOMEM.
  */
 struct stack_cache *producer_stack_cache(struct producer *p, unsigned i, unsigned cpu, bool make,
-					  int *rc);
+					 int *rc);
 /*
- * producer_stack_rundown - KeyRundown 0x1824 for each stack session @i's
- * caches still hold, at @ts (the end of tracing), in each CPU's buffer
- * (producer_records.c).
+ * producer_flush_end - producer_end() but the stack keys' rundown: the
+ * pending batches, then the spin-lock configuration rundown.
  */
-int producer_stack_rundown(struct producer *p, unsigned i, const uint64_t ts[SIM_CLOCK_SLOTS]);
+int producer_flush_end(struct producer *p, const struct sim_end *end);
 /* producer_own_lane - the lane of producer_cswitch() and friends. */
 struct producer_lane *producer_own_lane(struct producer *p);
 /* producer_lane_producer - the producer a lane belongs to. */

@@ -680,9 +680,8 @@ static int put_stack(struct producer_lane *l, unsigned i, const struct sim_recor
 		}
 		return put(l, i, r, ETW_HOOK_STACK_WALK, &ctx, payload, (size_t)len);
 	}
-	if (victim.n &&
-	    (rc = put_stack_def(l, i, r, ETW_HOOK_STACK_KEY_DELETE, victim.key, victim.frames,
-				victim.n)) < 0) {
+	if (victim.n && (rc = put_stack_def(l, i, r, ETW_HOOK_STACK_KEY_DELETE, victim.key,
+					    victim.frames, victim.n)) < 0) {
 		return rc;
 	}
 	{
@@ -692,8 +691,9 @@ static int put_stack(struct producer_lane *l, unsigned i, const struct sim_recor
 			.thread_id = r->u.stack.tid,
 			.key = key,
 		};
-		const bool kernel = cfg->arch == ETL_ARCH_X86 ? ips[0] >= UINT64_C(0x80000000)
-							       : ips[0] >= UINT64_C(0xFFFF800000000000);
+		const bool kernel = cfg->arch == ETL_ARCH_X86
+					    ? ips[0] >= UINT64_C(0x80000000)
+					    : ips[0] >= UINT64_C(0xFFFF800000000000);
 
 		len = etw_encode_stack_key(payload, sizeof(payload), cfg->arch, &k, 0);
 		if (len < 0) {
@@ -704,7 +704,8 @@ static int put_stack(struct producer_lane *l, unsigned i, const struct sim_recor
 	}
 }
 
-int producer_stack_rundown(struct producer *p, unsigned i, const uint64_t ts[SIM_CLOCK_SLOTS])
+/* KeyRundown 0x1824 of each stack session @i's caches still hold, at @ts, in each CPU's buffer. */
+static int stack_rundown(struct producer *p, unsigned i, const uint64_t ts[SIM_CLOCK_SLOTS])
 {
 	const struct producer_cfg *cfg = producer_get_cfg(p);
 	struct producer_lane *l = producer_own_lane(p);
@@ -731,6 +732,16 @@ int producer_stack_rundown(struct producer *p, unsigned i, const uint64_t ts[SIM
 		}
 	}
 	return 0;
+}
+
+int producer_end(struct producer *p, const struct sim_end *end)
+{
+	int rc = producer_flush_end(p, end);
+
+	for (unsigned i = 0; rc == 0 && i < producer_nsessions(p); i++) {
+		rc = stack_rundown(p, i, end->ts);
+	}
+	return rc;
 }
 
 int producer_record(struct producer *p, const struct sim_record *r)

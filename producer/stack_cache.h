@@ -21,13 +21,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STACK_CACHE_WAYS	4u     /* entries per set */
-#define STACK_CACHE_MAX		16384u /* entries per CPU at most */
-#define STACK_CACHE_MIN_FRAMES	4u     /* ETW_MINIMUM_CACHED_STACK_LENGTH */
-#define STACK_CACHE_KEY_STRIDE	0x30u  /* between two keys of a CPU */
-#define STACK_CACHE_KEY_RANGE	0x100000u /* a CPU's range of keys */
-#define STACK_CACHE_KEY_BASE64	UINT64_C(0xFFFFFA8303000000)
-#define STACK_CACHE_KEY_BASE32	UINT64_C(0x85000000)
+#define STACK_CACHE_WAYS       4u	 /* entries per set */
+#define STACK_CACHE_MAX	       16384u	 /* entries per CPU at most */
+#define STACK_CACHE_MIN_FRAMES 4u	 /* ETW_MINIMUM_CACHED_STACK_LENGTH */
+#define STACK_CACHE_KEY_STRIDE 0x30u	 /* between two keys of a CPU */
+#define STACK_CACHE_KEY_RANGE  0x100000u /* a CPU's range of keys */
+#define STACK_CACHE_KEY_BASE64 UINT64_C(0xFFFFFA8303000000)
+#define STACK_CACHE_KEY_BASE32 UINT64_C(0x85000000)
 
 struct stack_cache;
 

@@ -841,8 +841,8 @@ static const struct {
 	/* x64 references Size 0x28, x86 0x24; definitions 0x18 + 8n / 0x14 + 4n */
 	{"stack-keys",
 	 {"\"hook\":\"0x1826\",\"version\":2,\"size\":40,",
-	  "\"hook\":\"0x1823\",\"version\":2,\"size\":56,",
-	  "\"hook\":\"0x1824\",\"version\":2,", "\"key\":\"0xfffffa8303000000\""}},
+	  "\"hook\":\"0x1823\",\"version\":2,\"size\":56,", "\"hook\":\"0x1824\",\"version\":2,",
+	  "\"key\":\"0xfffffa8303000000\""}},
 	{"stack-keys-x86",
 	 {"\"hook\":\"0x1825\",\"version\":2,\"size\":36,",
 	  "\"hook\":\"0x1823\",\"version\":2,\"size\":36,", "\"key\":\"0x85000000\""}},

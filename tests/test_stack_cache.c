@@ -308,8 +308,8 @@ Test(stack_cache, references_join_their_definitions_to_the_same_frames)
 	cr_assert_gt(reused, 0, "keys are defined more than once");
 	cr_assert_gt(rundowns, 0);
 	cr_assert_leq(rundowns, 8, "at most 4 entries on each of 2 CPUs");
-	cr_assert_eq(refs + walks, nu, "every stack once: %zu + %zu, the other session %zu",
-		     refs, walks, nu);
+	cr_assert_eq(refs + walks, nu, "every stack once: %zu + %zu, the other session %zu", refs,
+		     walks, nu);
 	free(d);
 	free(u);
 }
@@ -320,9 +320,9 @@ Test(stack_cache, verify_replay_jobs_and_a_changed_key)
 	int rc;
 
 	gen(8);
-	cr_assert_eq(test_run("cd '%s' && '%s' verify -q d.etl --truth d.jsonl", test_dir,
-			      test_bin()),
-		     0);
+	cr_assert_eq(
+		test_run("cd '%s' && '%s' verify -q d.etl --truth d.jsonl", test_dir, test_bin()),
+		0);
 	cr_assert_eq(test_run("cd '%s' && mkdir r && cd r && '%s' replay -q ../d.jsonl "
 			      "--stream-paths -o d.etl && cmp d.etl ../d.etl && cmp u.etl ../u.etl",
 			      test_dir, test_bin()),
@@ -359,8 +359,9 @@ Test(stack_cache, a_bad_value_is_one_located_line)
 	rc = test_etwforge("gen -q n.yaml -o n.etl", err, sizeof(err));
 	cr_assert_eq(rc, 2, "%s", err);
 	cr_assert_not_null(strstr(err, "n.yaml:4:"), "%s", err);
-	cr_assert_not_null(strstr(err, "sessions.0.stack_cache: the session logs no stack to cache"),
-			   "%s", err);
+	cr_assert_not_null(
+		strstr(err, "sessions.0.stack_cache: the session logs no stack to cache"), "%s",
+		err);
 	cr_assert_eq(test_run("test ! -e '%s/n.etl'", test_dir), 0, "nothing written");
 	test_write("o.yaml", odd, strlen(odd));
 	rc = test_etwforge("gen -q o.yaml -o o.etl", err, sizeof(err));

@@ -123,8 +123,7 @@ static const struct gen_case cases[NCASES] = {
 	 "desktop.yaml",
 	 desktop_yaml,
 	 {{"gen.desktop_stacks_plain.switches_per_s", "gen.desktop_stacks_plain.mb_per_s",
-	   "gen.desktop_stacks_plain.peak_rss_mib",
-	   "gen.desktop_stacks_plain.wall_switches_per_s"},
+	   "gen.desktop_stacks_plain.peak_rss_mib", "gen.desktop_stacks_plain.wall_switches_per_s"},
 	  {"gen.desktop_stacks_cached.switches_per_s", "gen.desktop_stacks_cached.mb_per_s",
 	   "gen.desktop_stacks_cached.peak_rss_mib",
 	   "gen.desktop_stacks_cached.wall_switches_per_s"}},
@@ -293,8 +292,9 @@ int bench_gen(struct bench *b, const struct bench_size *sz, struct bench_scratch
 
 			for (unsigned t = 0; t < 2; t++) {
 				const bool by_set = cases[c].set[0] != NULL;
-				struct job job = {&cases[c], sim_ns[c], t == 1 && !by_set,
-						  cases[c].set[t], cases[c].set2[t], cases[c].set3[t]};
+				struct job job = {&cases[c],	     sim_ns[c],
+						  t == 1 && !by_set, cases[c].set[t],
+						  cases[c].set2[t],  cases[c].set3[t]};
 				/* the truth changes no byte of the files: compare with variant 0 */
 				const unsigned same = by_set ? t : 0;
 				char what[64];

@@ -2073,11 +2073,12 @@ static void e_stack_keys(struct sb *b, const struct edge *e)
 	sb_frames(b, 4, false, first, sizeof(first));
 	/* the marks are the samples' (a cached stack's records are not the line's hook) */
 	for (unsigned i = 0; i < 7; i++) {
-		sb_sample(b, t,
-			  i == 0   ? "a sample: a user key reference follows, defined later"
-			  : i == 4 ? "the fifth sample: KeyDelete of the first stack, a key reference"
-			  : i == 6 ? "the first stack again: a key freed earlier, taken again"
-				   : NULL);
+		sb_sample(
+			b, t,
+			i == 0	 ? "a sample: a user key reference follows, defined later"
+			: i == 4 ? "the fifth sample: KeyDelete of the first stack, a key reference"
+			: i == 6 ? "the first stack again: a key freed earlier, taken again"
+				 : NULL);
 		if (i == 0 || i == 6) {
 			sb_stack_text(b, 0, b->cpu[0].ts, pid, t, first, NULL);
 		} else {

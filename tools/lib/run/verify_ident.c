@@ -1024,8 +1024,8 @@ int vident_end(struct verify_ident *vi, const uint64_t end_ts[SIM_CLOCK_SLOTS])
 
 		/* the keys still cached: KeyRundown at the end of tracing */
 		if (vi->caches && vi->caches[cpu]) {
-			struct line_head h = {.cpu = cpu, .ts = end_ts,
-					      .hook = ETW_HOOK_STACK_KEY_RUNDOWN};
+			struct line_head h = {
+				.cpu = cpu, .ts = end_ts, .hook = ETW_HOOK_STACK_KEY_RUNDOWN};
 			const uint64_t *ips;
 			size_t pos = 0, n;
 			uint64_t key;

@@ -38,7 +38,7 @@ struct verify_ident {
 	struct etwforge_error *err;
 	struct vident_cpu *cpus;
 	struct stack_cache **caches; /* per CPU: the producer's stack cache, replayed */
-	char *text; /* one decoded string in UTF-8 */
+	char *text;		     /* one decoded string in UTF-8 */
 	size_t text_cap;
 	unsigned long line; /* the truth line being checked */
 	char what[96];	    /* how messages name it: "thread dcstart tid 4100" */

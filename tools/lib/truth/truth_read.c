@@ -143,8 +143,8 @@ static const char *const meta_fields[] = {
 	"start_ts", "groups",
 };
 static const char *const session_fields[] = {
-	"name",		"clock",	 "flags",      "pebs", "pmc",	 "buffer_size",
-	"pool_buffers", "flush_latency", "compressed", "file", "stacks", "merged", "stack_cache",
+	"name",		 "clock",      "flags", "pebs",	  "pmc",    "buffer_size", "pool_buffers",
+	"flush_latency", "compressed", "file",	"stacks", "merged", "stack_cache",
 };
 static const char *const session_pmc_fields[] = {"counters", "events"};
 static const char *const spinlock_cfg_fields[] = {
