@@ -494,9 +494,15 @@ static int form_of(const struct producer_cfg *cfg, const struct sim_record *r, u
 	return etw_event_form_for(cfg->target, hook, form);
 }
 
-/* Write header + @payload[@len] into session @i's @cpu buffer at the session's clock. */
-static int put(struct producer_lane *l, unsigned i, const struct sim_record *r, uint16_t hook,
-	       const struct etw_event_ctx *ctx0, const uint8_t *payload, size_t len)
+/*
+ * Room for a record of @hook with a payload of @len bytes in session @i's
+ * @cpu buffer at the session's clock, its header written. Return: where the
+ * payload goes (*@total: the record's size, for put_done()), or NULL with
+ * *@rc 0 (no free buffer: lost and counted) or a negative errno.
+ */
+static uint8_t *put_head(struct producer_lane *l, unsigned i, const struct sim_record *r,
+			 uint16_t hook, const struct etw_event_ctx *ctx0, size_t len,
+			 uint32_t *total, int *rc)
 {
 	struct producer *p = producer_lane_producer(l);
 	const struct producer_cfg *cfg = producer_get_cfg(p);
@@ -504,29 +510,54 @@ static int put(struct producer_lane *l, unsigned i, const struct sim_record *r, 
 	struct etw_event_ctx ctx = *ctx0;
 	size_t hlen;
 	uint8_t *out;
-	int rc, h;
+	int h;
 
+	*rc = -EINVAL;
 	if (form_of(cfg, r, hook, &form) < 0) {
-		return -EINVAL;
+		return NULL;
 	}
 	hlen = etw_header_form_len(form.header);
 	if (hlen + len > 0xFFFFu) {
-		return -E2BIG;
+		*rc = -E2BIG;
+		return NULL;
 	}
 	ctx.ts = r->u.head.ts[producer_session_clock(p, i)];
-	out = producer_place(l, i, r->u.head.cpu, (uint32_t)(hlen + len), ctx.ts, &rc);
+	out = producer_place(l, i, r->u.head.cpu, (uint32_t)(hlen + len), ctx.ts, rc);
 	if (!out) {
-		return rc;
+		return NULL;
 	}
 	h = etw_encode_event_header(out, hlen + len, cfg->arch, hook, form, len, &ctx);
 	if (h < 0) {
-		return h;
+		*rc = h;
+		return NULL;
+	}
+	*total = (uint32_t)(hlen + len);
+	return out + h;
+}
+
+/* The record put_head() made room for is written: commit it, count it. */
+static void put_done(struct producer_lane *l, unsigned i, const struct sim_record *r,
+		     uint32_t total)
+{
+	producer_commit(l, i, r->u.head.cpu, total);
+	producer_count_record(l, r->kind);
+}
+
+/* Write header + @payload[@len] into session @i's @cpu buffer at the session's clock. */
+static int put(struct producer_lane *l, unsigned i, const struct sim_record *r, uint16_t hook,
+	       const struct etw_event_ctx *ctx0, const uint8_t *payload, size_t len)
+{
+	uint32_t total;
+	int rc;
+	uint8_t *out = put_head(l, i, r, hook, ctx0, len, &total, &rc);
+
+	if (!out) {
+		return rc;
 	}
 	if (len) {
-		memcpy(out + h, payload, len);
+		memcpy(out, payload, len);
 	}
-	producer_commit(l, i, r->u.head.cpu, (uint32_t)(hlen + len));
-	producer_count_record(l, r->kind);
+	put_done(l, i, r, total);
 	return 0;
 }
 
@@ -666,19 +697,30 @@ static int put_stack(struct producer_lane *l, unsigned i, const struct sim_recor
 		return rc;
 	}
 	if (rc == 0) {
-		/* EventTimeStamp: the event's time in this session's clock */
+		/* EventTimeStamp: the event's time in this session's clock; encoded in place */
 		const struct etw_stack_walk w = {
 			.event_ts = ts,
 			.process_id = r->u.stack.pid,
 			.thread_id = r->u.stack.tid,
 			.frames = {.ips = ips, .n = n},
 		};
+		size_t want = etw_stack_walk_len(cfg->arch, n);
+		uint32_t total;
+		uint8_t *out;
 
-		len = etw_encode_stack_walk(payload, sizeof(payload), cfg->arch, &w, 0);
+		if (!n || n > ETW_STACK_MAX_FRAMES || !want) {
+			return -EINVAL;
+		}
+		out = put_head(l, i, r, ETW_HOOK_STACK_WALK, &ctx, want, &total, &rc);
+		if (!out) {
+			return rc;
+		}
+		len = etw_encode_stack_walk(out, want, cfg->arch, &w, 0);
 		if (len < 0) {
 			return len == -ENOSPC ? -E2BIG : -EINVAL;
 		}
-		return put(l, i, r, ETW_HOOK_STACK_WALK, &ctx, payload, (size_t)len);
+		put_done(l, i, r, total);
+		return 0;
 	}
 	if (victim.n && (rc = put_stack_def(l, i, r, ETW_HOOK_STACK_KEY_DELETE, victim.key,
 					    victim.frames, victim.n)) < 0) {

@@ -34,6 +34,14 @@ struct stk_chain {
 
 enum { CH_KERNEL, CH_DLL, CH_APP, NCHAINS }; /* the three lengths chains come in */
 
+#define NKEPT 4096u /* return addresses kept (a direct-mapped table by caller and callee) */
+
+/* one return address kept: ret_addr(@caller, @callee) */
+struct stk_ret {
+	uint32_t caller, callee; /* caller STK_NONE: empty */
+	uint64_t addr;
+};
+
 struct stk_paths {
 	const struct mod_cfg *c;
 	unsigned nprocesses;
@@ -42,6 +50,7 @@ struct stk_paths {
 	uint32_t system_start;		   /* PspSystemThreadStartup */
 	uint32_t retire_dpc;		   /* KiRetireDpcList */
 	uint32_t idle_loop;		   /* KiIdleLoop */
+	struct stk_ret kept[NKEPT];	   /* the frames the tails repeat, found once */
 	struct stk_process proc[];
 };
 
@@ -95,6 +104,9 @@ struct stk_paths *stk_new(const struct mod_cfg *c, unsigned nprocesses)
 	}
 	p->c = c;
 	p->nprocesses = nprocesses;
+	for (unsigned k = 0; k < NKEPT; k++) {
+		p->kept[k].caller = STK_NONE;
+	}
 	for (unsigned k = 0; k < NCHAINS; k++) {
 		p->chains[k] = calloc(c->nfunctions ? c->nfunctions : 1, sizeof(struct stk_chain));
 		if (!p->chains[k]) {
@@ -136,6 +148,19 @@ static uint64_t ret_addr(const struct stk_paths *p, uint32_t caller, uint32_t ca
 				    : f->size / 2;
 
 	return mod_fn_address(p->c, caller) + off;
+}
+
+/* ret_addr(), kept: the tails and the system calls ask for the same few pairs again and again. */
+static uint64_t ret_kept(struct stk_paths *p, uint32_t caller, uint32_t callee)
+{
+	struct stk_ret *k = &p->kept[(caller * 0x9E3779B1u ^ callee) % NKEPT];
+
+	if (k->caller != caller || k->callee != callee) {
+		k->caller = caller;
+		k->callee = callee;
+		k->addr = ret_addr(p, caller, callee);
+	}
+	return k->addr;
 }
 
 static void push(uint64_t *v, unsigned *n, uint64_t a)
@@ -221,14 +246,14 @@ static void user_tail(struct stk_paths *p, const struct stk_process *sp, uint32_
 	uint32_t top = from;
 
 	if (app != STK_NONE && c->functions[app].image != c->functions[from].image) {
-		push(w->user, &w->nu, ret_addr(p, app, from));
+		push(w->user, &w->nu, ret_kept(p, app, from));
 		top = chain(p, CH_APP, app, w->user, &w->nu);
 	}
 	if (sp->thunk != STK_NONE) {
-		push(w->user, &w->nu, ret_addr(p, sp->thunk, top));
+		push(w->user, &w->nu, ret_kept(p, sp->thunk, top));
 	}
 	if (sp->rtl_start != STK_NONE) {
-		push(w->user, &w->nu, ret_addr(p, sp->rtl_start, sp->thunk));
+		push(w->user, &w->nu, ret_kept(p, sp->rtl_start, sp->thunk));
 	}
 }
 
@@ -262,25 +287,25 @@ void stk_build(struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, 
 	}
 	push(w->kernel, &w->nk, ip);
 	if (via != STK_NONE && fn != STK_NONE) {
-		push(w->kernel, &w->nk, ret_addr(p, via, fn));
+		push(w->kernel, &w->nk, ret_kept(p, via, fn));
 		fn = via;
 	}
 	top = fn == STK_NONE ? STK_NONE : chain(p, CH_KERNEL, fn, w->kernel, &w->nk);
 	if (who == STK_IDLE_DPC) {
 		if (p->retire_dpc != STK_NONE && p->idle_loop != STK_NONE) {
-			push(w->kernel, &w->nk, ret_addr(p, p->retire_dpc, top));
-			push(w->kernel, &w->nk, ret_addr(p, p->idle_loop, p->retire_dpc));
+			push(w->kernel, &w->nk, ret_kept(p, p->retire_dpc, top));
+			push(w->kernel, &w->nk, ret_kept(p, p->idle_loop, p->retire_dpc));
 		}
 		return;
 	}
 	if (!sp) {
 		if (p->system_start != STK_NONE) {
-			push(w->kernel, &w->nk, ret_addr(p, p->system_start, top));
+			push(w->kernel, &w->nk, ret_kept(p, p->system_start, top));
 		}
 		return;
 	}
 	if (p->syscall_end != STK_NONE) {
-		push(w->kernel, &w->nk, ret_addr(p, p->syscall_end, top));
+		push(w->kernel, &w->nk, ret_kept(p, p->syscall_end, top));
 	}
 	/* the system call it made: a stub of ntdll (after its syscall), a kernelbase caller */
 	if (sp->nstub && sp->nbase) {
@@ -289,7 +314,7 @@ void stk_build(struct stk_paths *p, unsigned pi, enum stk_who who, uint32_t fn, 
 		uint32_t base = sp->base[(k >> 8) % sp->nbase];
 
 		push(w->user, &w->nu, mod_fn_address(c, stub) + 0x14);
-		push(w->user, &w->nu, ret_addr(p, base, stub));
+		push(w->user, &w->nu, ret_kept(p, base, stub));
 		user_tail(p, sp, base, app, w);
 	}
 }
