@@ -232,8 +232,11 @@ static uint32_t chain(struct stk_paths *p, unsigned kind, uint32_t fn, uint64_t 
 		memcpy(ch->frames, f, k * sizeof(*f));
 		ch->n = (uint8_t)k;
 	}
-	for (unsigned k = 0; k < ch->n; k++) {
-		push(v, n, ch->frames[k]);
+	{
+		unsigned k = *n + ch->n <= STK_MAX_FRAMES ? ch->n : STK_MAX_FRAMES - *n;
+
+		memcpy(v + *n, ch->frames, k * sizeof(*v));
+		*n += k;
 	}
 	return ch->top;
 }

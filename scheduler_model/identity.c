@@ -113,9 +113,11 @@ struct ident {
 	uint32_t swap_fn;		    /* KiSwapContext: where a switched-in thread waited */
 	uint32_t wait_fn[4];		    /* the waits that called it */
 	unsigned nwait;
-	uint32_t timer_fn;	 /* KiTimerExpiration: an idle CPU's waking DPC */
-	uint32_t signal_fn;	 /* KeReleaseSpinLock: where a waker signals */
-	struct stk_walk walk;	 /* the stack being fired */
+	uint32_t timer_fn;    /* KiTimerExpiration: an idle CPU's waking DPC */
+	uint32_t signal_fn;   /* KeReleaseSpinLock: where a waker signals */
+	struct stk_walk walk; /* the stack being fired */
+	uint32_t *app_fns;    /* each group's hot user functions, in its hot list's order */
+	uint32_t app_first[SCHED_MAX_GROUPS], app_n[SCHED_MAX_GROUPS];
 	struct irq_routines irq; /* the DPC routines and ISRs */
 	struct sim_rng irq_rng;	 /* lived-in: which samples a DPC or an ISR interrupted */
 	struct sim_rng dpc_rng;	 /* the DPC and ISR records' durations */
@@ -889,23 +891,33 @@ static bool stacks_on(const struct ident *m, enum sim_event ev)
 /* The user function thread @tid of @group runs in (one of its group's hot user functions). */
 static uint32_t app_of(const struct ident *m, unsigned group, uint32_t tid)
 {
-	const struct mod_cfg *c = m->cfg.modules;
-	const struct mod_hot *h = &c->hot[c->hot_first[group]];
-	uint32_t n = 0, pick;
+	uint32_t n = m->app_n[group];
 
-	for (uint32_t k = 0; k < c->hot_n[group]; k++) {
-		n += !c->images[c->functions[h[k].fn].image].kernel;
+	return n == 0 ? STK_NONE : m->app_fns[m->app_first[group] + (tid / 4u) % n];
+}
+
+/* Each group's hot user functions, listed once for app_of(). Return: 0 or -ENOMEM. */
+static int list_apps(struct ident *m)
+{
+	const struct mod_cfg *c = m->cfg.modules;
+	uint32_t n = 0;
+
+	m->app_fns = malloc((c->nhot ? c->nhot : 1) * sizeof(*m->app_fns));
+	if (!m->app_fns) {
+		return -ENOMEM;
 	}
-	if (n == 0) {
-		return STK_NONE;
-	}
-	pick = (tid / 4u) % n;
-	for (uint32_t k = 0; k < c->hot_n[group]; k++) {
-		if (!c->images[c->functions[h[k].fn].image].kernel && pick-- == 0) {
-			return h[k].fn;
+	for (unsigned g = 0; g < SCHED_MAX_GROUPS; g++) {
+		const struct mod_hot *h = &c->hot[c->hot_first[g]];
+
+		m->app_first[g] = n;
+		for (uint32_t k = 0; k < c->hot_n[g] && c->hot_first[g] + k < c->nhot; k++) {
+			if (!c->images[c->functions[h[k].fn].image].kernel) {
+				m->app_fns[n++] = h[k].fn;
+			}
 		}
+		m->app_n[g] = n - m->app_first[g];
 	}
-	return STK_NONE;
+	return 0;
 }
 
 /* One part of the stack (@f[@n], none when 0) of @ev's thread @tid/@pid on @cpu. */
@@ -1286,6 +1298,7 @@ static void destroy(void *ctx)
 	struct ident *m = ctx;
 
 	stk_free(m->paths);
+	free(m->app_fns);
 	free(m->slot);
 	free(m->grid);
 	free(m->due);
@@ -1343,7 +1356,7 @@ int ident_attach(struct sched *s, const struct ident_cfg *c, struct ident **out)
 	}
 	if ((c->stacks & SIM_EV_STACK) && c->modules) {
 		m->paths = stk_new(c->modules, c->nprocesses);
-		if (!m->paths) {
+		if (!m->paths || list_apps(m) < 0) {
 			destroy(m);
 			return -ENOMEM;
 		}
