@@ -970,7 +970,6 @@ int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr
 {
 	struct line_head h;
 	struct etl_record rec;
-	struct vident_cpu *c;
 	int r;
 
 	if (!vident_wants(vi, kind) ||
@@ -985,7 +984,6 @@ int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr
 				     "%s:%lu: %s: cpu %" PRIu32 " is past the machine's %u",
 				     vi->truth_path, vi->line, vi->what, h.cpu, vi->cfg->cpus);
 	}
-	c = &vi->cpus[h.cpu];
 	if (kind == TRUTH_STACK && vi->caches && (r = check_cached_stack(vi, tr, &h)) <= 0) {
 		return r;
 	}
@@ -993,23 +991,10 @@ int vident_line(struct verify_ident *vi, int kind, const struct truth_record *tr
 	    (r = check_ktc(vi, h.cpu, &tr->u.image, &h)) < 0) {
 		return r;
 	}
-	r = next_identity(vi, h.cpu, &rec);
-	if (r < 0) {
+	if ((r = next_placed(vi, &h, vi->what, &rec)) < 0) {
 		return r;
 	}
-	if (r == 0) {
-		return error_fail_at(vi->err, -EBADMSG, ERR_DATA,
-				     "%s: cpu %" PRIu32 ": the file has no more identity records, "
-				     "truth line %lu has %s",
-				     vi->file, h.cpu, vi->line, vi->what);
-	}
-	if (c->passed != c->placed) {
-		return fail(vi, rec.file_offset,
-			    "the record comes after %" PRIu64 " switch or spin-lock records of "
-			    "cpu %" PRIu32 ", truth line %lu puts it after %" PRIu64,
-			    c->passed, h.cpu, vi->line, c->placed);
-	}
-	if (check_header(vi, &rec, &h) < 0 || check_payload(vi, kind, tr, &rec) < 0) {
+	if (check_payload(vi, kind, tr, &rec) < 0) {
 		return -EBADMSG;
 	}
 	vi->n++;
