@@ -284,12 +284,7 @@ static struct rec *dump_records(size_t *count)
 		snprintf(r->hook, sizeof(r->hook), "%s", h ? h : "");
 		r->cpu = (long)json_integer_value(json_object_get(o, "cpu"));
 		r->ts = (uint64_t)json_integer_value(json_object_get(o, "ts"));
-		for (r->n = 0; r->n < sizeof(r->b) && raw[2 * r->n] && raw[2 * r->n + 1]; r->n++) {
-			unsigned x;
-
-			sscanf(raw + 2 * r->n, "%2x", &x);
-			r->b[r->n] = (uint8_t)x;
-		}
+		r->n = test_unhex(raw, r->b, sizeof(r->b));
 		json_decref(o);
 	}
 	fclose(f);

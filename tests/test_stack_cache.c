@@ -178,12 +178,7 @@ static struct srec *read_stacks(const char *etl, size_t *n)
 			json_decref(o);
 			continue;
 		}
-		for (size_t j = 0; j < len; j++) {
-			unsigned v;
-
-			sscanf(raw + 2 * j, "%2x", &v);
-			b[j] = (uint8_t)v;
-		}
+		cr_assert_eq(test_unhex(raw, b, sizeof(b)), len);
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 1024;
 			out = realloc(out, cap * sizeof(*out));

@@ -304,12 +304,7 @@ static long check_file(const char *etl)
 			json_decref(o);
 			continue;
 		}
-		for (size_t j = 0; j < sizeof(b) && raw[2 * j] && raw[2 * j + 1]; j++) {
-			unsigned v;
-
-			sscanf(raw + 2 * j, "%2x", &v);
-			b[j] = (uint8_t)v;
-		}
+		test_unhex(raw, b, sizeof(b));
 		if (!strcasecmp(hook, "0x1820")) {
 			uint64_t ets = 0, ts = 0;
 

@@ -3,6 +3,7 @@
  * tests/cli_util.c - scratch folders and command runs for the CLI suites.
  */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,4 +130,18 @@ char *test_sample(const char *name)
 	cr_assert_not_null(d, "ETWFORGE_SAMPLES is not set");
 	snprintf(path, sizeof(path), "%s/%s", d, name);
 	return path;
+}
+
+size_t test_unhex(const char *hex, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	while (n < cap && isxdigit((unsigned char)hex[2 * n]) &&
+	       isxdigit((unsigned char)hex[2 * n + 1])) {
+		unsigned v;
+
+		sscanf(hex + 2 * n, "%2x", &v);
+		out[n++] = (uint8_t)v;
+	}
+	return n;
 }

@@ -46,4 +46,10 @@ const char *test_bin(void);
 /** test_sample - $ETWFORGE_SAMPLES/@name (a Windows sample); fails the test if unset. Static buffer. */
 char *test_sample(const char *name);
 
+/**
+ * test_unhex - the bytes of hex text @hex (dump's "raw": two digits a byte,
+ * to the first character that is not) into @out, at most @cap. Return: how many.
+ */
+size_t test_unhex(const char *hex, uint8_t *out, size_t cap);
+
 #endif /* TESTS_TEST_UTIL_H */
