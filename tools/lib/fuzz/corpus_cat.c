@@ -2165,6 +2165,51 @@ static void e_image_unload_twice(struct sb *b, const struct edge *e)
 }
 
 /*
+ * The stop's image rundown (STACK_IMAGE_FACTS 2.4): KernelBase 0x1421
+ * (ntoskrnl's ImageBase alone) and HypercallPage 0x1422 before the kernel
+ * modules' DCEnd (SYSTEM header, process 0), then a process's (PERFINFO).
+ * @e->arg 1: x86.
+ */
+static void e_image_dcend(struct sb *b, const struct edge *e)
+{
+	const bool x86 = e->arg == 1;
+	uint32_t pid = 4u * (uint32_t)sim_rng_range(&b->rng, 100, 2000);
+	uint64_t nt, hal;
+
+	sb_image_setup(b, x86, false);
+	nt = sb_kaddr(b, 0x200000);
+	hal = sb_kaddr(b, 0xC00000);
+	sb_start(b);
+	sb_image_process(b, pid, "app.exe");
+	sb_sw(b, 0, 0, 0);
+	sb_masks(b, SIM_EVENT_END, true);
+	sb_image(b, &(struct sb_image){.event = SIM_EVENT_KERNEL_BASE,
+				       .base = nt,
+				       .mark = "KernelBase: ntoskrnl's ImageBase alone"});
+	sb_image(b, &(struct sb_image){.event = SIM_EVENT_HYPERCALL_PAGE,
+				       .base = x86 ? 0xFFD03000u : 0xFFFFFFFFFFD03000ull,
+				       .mark = "HypercallPage"});
+	sb_image(b, &(struct sb_image){.event = SIM_EVENT_DCEND,
+				       .base = nt,
+				       .size = 0xA4B000,
+				       .path = "\\SystemRoot\\system32\\ntoskrnl.exe",
+				       .mark = "a kernel module's DCEnd"});
+	sb_image(b, &(struct sb_image){.event = SIM_EVENT_DCEND,
+				       .base = hal,
+				       .size = 0x66000,
+				       .path = "\\SystemRoot\\system32\\hal.dll"});
+	sb_image(b, &(struct sb_image){.event = SIM_EVENT_DCEND,
+				       .pid = pid,
+				       .base = x86 ? 0x00400000u : 0x00007FF6A0000000ull,
+				       .size = 0x40000,
+				       .path = "\\Device\\HarddiskVolume3\\Tools\\app.exe",
+				       .mark = "a process's image DCEnd"});
+	sb_masks(b, SIM_EVENT_NEW, false);
+	sb_rundown_done(b);
+	sb_finish(b, 0);
+}
+
+/*
  * An image path in each form the kernel writes (STACK_IMAGE_FACTS 2.3):
  * \SystemRoot\ (a kernel module's rundown), \Device\HarddiskVolumeN\ (a
  * process's rundown), \??\C:\ (a DOS path as opened), a bare name. @e->arg
@@ -2573,6 +2618,12 @@ static const struct edge catalogue[] = {
 	 0, NULL},
 	{"image-unloaded-twice", "one image loaded once and unloaded twice", e_image_unload_twice,
 	 0, 0, NULL},
+	{"image-dcend-kernel-base",
+	 "the stop's image rundown: KernelBase 0x1421, HypercallPage 0x1422, kernel modules and "
+	 "a process's images as DCEnd",
+	 e_image_dcend, 0, 0, NULL},
+	{"image-dcend-kernel-base-x86", "the stop's image rundown with 32-bit addresses",
+	 e_image_dcend, 1, 0, NULL},
 	{"image-path-forms",
 	 "image paths \\SystemRoot\\, \\Device\\HarddiskVolume3\\, "
 	 "\\??\\C:\\ and a bare name",
