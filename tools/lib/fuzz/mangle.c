@@ -854,6 +854,41 @@ static int r_stack_walk_ragged(struct mctx *m)
 			  "StackWalk payload too short");
 }
 
+/* A StackKeyUser 0x1826 (a cached stack's reference: the event, then its key). */
+static bool stack_key_user(const struct etl_record *r, const struct etl_buffer *b)
+{
+	(void)b;
+	return r->hook_id == ETW_HOOK_STACK_KEY_USER && r->kind == ETL_KIND_PERFINFO &&
+	       r->payload_len >= ETW_SW_FRAMES + (r->is64 ? 8u : 4u);
+}
+
+/* A KeyRundown 0x1824 (a key still cached at the stop: the key, then its frames). */
+static bool stack_key_rundown(const struct etl_record *r, const struct etl_buffer *b)
+{
+	(void)b;
+	return r->hook_id == ETW_HOOK_STACK_KEY_RUNDOWN && r->kind == ETL_KIND_PERFINFO &&
+	       r->payload_len >= (r->is64 ? 16u : 8u);
+}
+
+/* A key reference cut to its 0x10-byte head: the event without the key. */
+static int r_stack_key_short(struct mctx *m)
+{
+	return cut_record(m, stack_key_user, ETW_SW_FRAMES, "StackKeyUser payload too short");
+}
+
+/* A key's definition 4 (x64) or 2 (x86) bytes short: not a whole number of frames. */
+static int r_stack_def_ragged(struct mctx *m)
+{
+	const struct etl_buffer *b;
+	struct etl_record r;
+
+	if (find_record(m, stack_key_rundown, &r, &b) < 0) {
+		return -ENOENT;
+	}
+	return cut_record(m, stack_key_rundown, r.payload_len - (r.is64 ? 4u : 2u),
+			  "KeyRundown payload too short");
+}
+
 static int r_image_file_name_past(struct mctx *m)
 {
 	return name_unterminated(m, image_named, "Image payload too short");
@@ -1312,6 +1347,12 @@ static const struct mangle_rule rules[] = {
 	{"mangle-stack-walk-ragged-x86", "stack-depth-odd-x86",
 	 "an x86 StackWalk's Size 2 bytes short: not a whole number of 4-byte frames",
 	 r_stack_walk_ragged},
+	{"mangle-stack-key-without-key", "stack-keys",
+	 "a StackKeyUser cut to its 0x10-byte head: the event without its key", r_stack_key_short},
+	{"mangle-stack-key-def-ragged", "stack-keys",
+	 "a KeyRundown's Size 4 bytes short: its frames are not whole", r_stack_def_ragged},
+	{"mangle-stack-key-def-ragged-x86", "stack-keys-x86",
+	 "an x86 KeyRundown's Size 2 bytes short", r_stack_def_ragged},
 	{"mangle-image-file-name-past-payload", "image-path-forms",
 	 "an Image record's FileName without its UTF-16 NUL: it runs past the payload",
 	 r_image_file_name_past},
