@@ -965,7 +965,7 @@ Test(corpus, image_and_stack_rules_report_the_record)
 }
 
 /* How many image and StackWalk events @data holds (-1: it does not open or decode). */
-static int image_stack_events(const uint8_t *data, size_t len)
+static int events_of(const uint8_t *data, size_t len, unsigned kinds)
 {
 	const struct etwforge_event *ev;
 	struct etwforge_file *f = etwforge_file_open_mem(data, len, "mutant", 0, NULL);
@@ -975,7 +975,7 @@ static int image_stack_events(const uint8_t *data, size_t len)
 	if (!f) {
 		return -1;
 	}
-	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_IMAGE | ETWFORGE_EV_STACK, NULL);
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU, kinds, NULL);
 	while (it && (rc = etwforge_iter_next(it, &ev, NULL)) > 0) {
 		n++;
 	}
@@ -987,19 +987,20 @@ static int image_stack_events(const uint8_t *data, size_t len)
 /*
  * Image, stack and merged files: every mutant parses, most keep their
  * image and stack events, the mutator changes each kind of field and puts
- * images and stacks into a file that has none.
+ * images and stacks into a file that has none, and turns stack caching
+ * on and off.
  */
 Test(mutator, image_and_stack_records_mutate_and_stay_decodable)
 {
-	static const char *const files[] = {"ktc-dbgid-rsds", "stack-depth-odd-x86",
+	static const char *const files[] = {"ktc-dbgid-rsds",	"stack-depth-odd-x86",
 					    "image-path-forms", "stack-other-cpu",
-					    "header-clock-qpc"};
-	static const char *const notes[] = {"image-base", "image-event",       "image-path",
-					    "image-pdb",  "stack-depth",       "stack-thread",
-					    "stack-cpu",  "image-stack-insert"};
+					    "header-clock-qpc", "stack-keys"};
+	static const char *const notes[] = {"image-base", "image-event",	"image-path",
+					    "image-pdb",  "stack-depth",	"stack-thread",
+					    "stack-cpu",  "image-stack-insert", "stack-cache"};
 	ETWFORGE_OPTS(etwforge_mutator_opts, o, .seed = 23, .mangle_percent = 0);
 	struct etwforge_mutator *m = etwforge_mutator_new(&o, NULL);
-	size_t kept = 0, total = 0, seen[8] = {0};
+	size_t kept = 0, total = 0, seen[9] = {0}, keyed = 0;
 
 	make_corpus("c", "");
 	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
@@ -1017,15 +1018,18 @@ Test(mutator, image_and_stack_records_mutate_and_stay_decodable)
 			snprintf(what, sizeof(what), "%s mutant %d (%s)", files[k], i, d);
 			assert_parses(out, n, what);
 			total++;
-			kept += image_stack_events(out, n) > 0;
-			for (size_t j = 0; j < 8; j++) {
+			kept += events_of(out, n, ETWFORGE_EV_IMAGE | ETWFORGE_EV_STACK) > 0;
+			keyed += strstr(d, "stack-cache") &&
+				 events_of(out, n, ETWFORGE_EV_STACK_KEY) > 0;
+			for (size_t j = 0; j < 9; j++) {
 				seen[j] += strstr(d, notes[j]) != NULL;
 			}
 		}
 		free(in);
 	}
 	cr_assert_gt(kept, total / 2, "image/stack events kept in %zu of %zu", kept, total);
-	for (size_t j = 0; j < 8; j++) {
+	cr_assert_gt(keyed, 0, "stack caching turned on never wrote a key reference");
+	for (size_t j = 0; j < 9; j++) {
 		cr_assert_gt(seen[j], 0, "the mutator never did %s", notes[j]);
 	}
 	etwforge_mutator_free(m);

@@ -1524,11 +1524,19 @@ static void op_image_stack(struct etwforge_mutator *x, struct model *m)
 		}
 		return;
 	}
-	switch (rnd(x, 3)) {
+	switch (rnd(x, 4)) {
 	case 0:
 		q->u.stack.nips = depths[rnd(x, 6)];
 		note(x, "stack-depth");
 		break;
+	case 3: {
+		/* stack caching on (a set of 4: evictions, keys taken again; or 1024) or off */
+		static const uint32_t entries[] = {0, 4, 8, 1024};
+
+		sess(m)->stack_cache = entries[rnd(x, 4)];
+		note(x, "stack-cache");
+		break;
+	}
 	case 1:
 		q->u.stack.tid = rnd(x, 3) ? some_tid(x, m) : 0;
 		q->u.stack.pid = rnd(x, 3) ? q->u.stack.pid : 0;
