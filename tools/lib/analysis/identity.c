@@ -485,10 +485,24 @@ int an_identity_load(struct an_identity *id, struct etwforge_file *f, const stru
 	return rc;
 }
 
+/*
+ * Where a walk of @e's rows for @ts may start: after the row found last when
+ * @ts is past it (the rows before it end earlier still), else at the first.
+ * A reading in time order then walks each chain once, not once per lookup.
+ */
+static int64_t walk_from(const struct an_identity *id, const struct an_tid *e, uint64_t ts,
+			 int64_t *prev)
+{
+	bool past = e->hit >= 0 && ts > id->threads[e->hit].hi;
+
+	*prev = past ? e->hit : -1;
+	return past ? id->threads[e->hit].next : e->head;
+}
+
 int64_t an_thread_find(const struct an_identity *id, uint32_t tid, uint64_t ts)
 {
 	const struct an_tid *e = id_map_get(&id->tids, tid);
-	int64_t r;
+	int64_t prev, r;
 
 	if (!e) {
 		return -1;
@@ -496,7 +510,8 @@ int64_t an_thread_find(const struct an_identity *id, uint32_t tid, uint64_t ts)
 	if (e->hit >= 0 && ts >= id->threads[e->hit].lo && ts <= id->threads[e->hit].hi) {
 		return e->hit;
 	}
-	for (r = e->head; r >= 0 && ts > id->threads[r].hi; r = id->threads[r].next) {
+	for (r = walk_from(id, e, ts, &prev); r >= 0 && ts > id->threads[r].hi;
+	     r = id->threads[r].next) {
 	}
 	return r >= 0 && ts >= id->threads[r].lo ? r : -1;
 }
@@ -516,7 +531,8 @@ int64_t an_thread_of(struct an_identity *id, struct an_tid *e, uint32_t tid, uin
 	if (e->hit >= 0 && ts >= id->threads[e->hit].lo && ts <= id->threads[e->hit].hi) {
 		return e->hit;
 	}
-	for (r = e->head; r >= 0 && ts > id->threads[r].hi; r = id->threads[r].next) {
+	for (r = walk_from(id, e, ts, &prev); r >= 0 && ts > id->threads[r].hi;
+	     r = id->threads[r].next) {
 		prev = r;
 	}
 	if (r >= 0 && ts >= id->threads[r].lo) {
