@@ -30,6 +30,7 @@
 
 #define STATE_WAITING 5u /* KTHREAD_STATE Waiting: a switch-out that ends a burst of work */
 #define ITEMS_PER_NOTE 65536u
+#define BUSY_SHARE     0.01 /* a thread that ran this share of its time is busy */
 
 uint64_t fit_clamp_ns(double ns, uint64_t lo, uint64_t hi)
 {
@@ -71,31 +72,33 @@ static int read_all(struct fit *fit, struct etwforge_error *err)
 
 /* ---- processes and threads --------------------------------------------- */
 
-static int cmp_rank(const void *x, const void *y, const struct fit *fit)
-{
-	const struct fit_proc *a = &fit->pr[*(const size_t *)x], *b = &fit->pr[*(const size_t *)y];
+/* A process and what it is ranked by (CPU time, then threads, then its index). */
+struct rank {
+	uint64_t cpu;
+	size_t threads, i;
+};
 
-	if (a->cpu_ns != b->cpu_ns) {
-		return a->cpu_ns > b->cpu_ns ? -1 : 1;
+static int cmp_rank(const void *x, const void *y)
+{
+	const struct rank *a = x, *b = y;
+
+	if (a->cpu != b->cpu) {
+		return a->cpu > b->cpu ? -1 : 1;
 	}
-	if (a->nthreads != b->nthreads) {
-		return a->nthreads > b->nthreads ? -1 : 1;
+	if (a->threads != b->threads) {
+		return a->threads > b->threads ? -1 : 1;
 	}
-	return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* qsort has no context argument in C11: the one fit being sorted for. */
-static const struct fit *sorting;
+/* A thread index and what it is sorted by: its process, then its row. */
+struct by_proc {
+	size_t proc, row, i;
+};
 
-static int cmp_rank_q(const void *x, const void *y)
+static int cmp_thread(const void *x, const void *y)
 {
-	return cmp_rank(x, y, sorting);
-}
-
-static int cmp_thread_q(const void *x, const void *y)
-{
-	const struct fit_thread *a = &sorting->th[*(const size_t *)x],
-				*b = &sorting->th[*(const size_t *)y];
+	const struct by_proc *a = x, *b = y;
 
 	if (a->proc != b->proc) {
 		return a->proc < b->proc ? -1 : 1;
@@ -188,6 +191,9 @@ static int read_tables(struct fit *fit)
 		}
 		th->mid_ns = lo + (hi > lo ? (hi - lo) / 2 : 0);
 		th->ran = r->cpu_ns > 0 || r->samples > 0 || r->switch_ins > 0;
+		th->cls = !th->ran				       ? FIT_IDLE
+			  : (double)r->cpu_ns >= BUSY_SHARE * th->life_ns ? FIT_BUSY
+									  : FIT_RAN;
 		{
 			const struct fit_proc *p = &fit->pr[pi];
 			int64_t born = p->start_ns > fit->from_ns ? p->start_ns : fit->from_ns;
@@ -200,11 +206,21 @@ static int read_tables(struct fit *fit)
 		fit->nth++;
 	}
 	free(proc_of);
-	for (size_t i = 0; i < fit->nth; i++) {
-		fit->order[i] = i;
+	{
+		struct by_proc *o = calloc(fit->nth + 1, sizeof(*o));
+
+		if (!o) {
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < fit->nth; i++) {
+			o[i] = (struct by_proc){fit->th[i].proc, fit->th[i].row, i};
+		}
+		qsort(o, fit->nth, sizeof(*o), cmp_thread);
+		for (size_t i = 0; i < fit->nth; i++) {
+			fit->order[i] = o[i].i;
+		}
+		free(o);
 	}
-	sorting = fit;
-	qsort(fit->order, fit->nth, sizeof(*fit->order), cmp_thread_q);
 	for (size_t i = fit->nth; i-- > 0;) {
 		fit->pr[fit->th[fit->order[i]].proc].first = i;
 	}
@@ -498,7 +514,8 @@ static int write_processes(struct fit *fit)
 /* Which processes are listed: those with a group, then by rank up to the limit. */
 static int list_processes(struct fit *fit)
 {
-	size_t *rank = calloc(fit->npr + 1, sizeof(*rank)), n = 0, listed = 0;
+	struct rank *rank = calloc(fit->npr + 1, sizeof(*rank));
+	size_t n = 0, listed = 0;
 
 	if (!rank) {
 		return -ENOMEM;
@@ -512,12 +529,11 @@ static int list_processes(struct fit *fit)
 		}
 	}
 	for (size_t i = 0; i < fit->npr; i++) {
-		rank[n++] = i;
+		rank[n++] = (struct rank){fit->pr[i].cpu_ns, fit->pr[i].nthreads, i};
 	}
-	sorting = fit;
-	qsort(rank, n, sizeof(*rank), cmp_rank_q);
+	qsort(rank, n, sizeof(*rank), cmp_rank);
 	for (size_t i = 0; i < n && listed < FIT_MAX_PROCESSES; i++) {
-		struct fit_proc *p = &fit->pr[rank[i]];
+		struct fit_proc *p = &fit->pr[rank[i].i];
 
 		if (!p->system && !p->listed) {
 			p->listed = true;

@@ -45,20 +45,23 @@
 #define MAX_PERIOD_NS	  (60ull * 1000000000u)
 #define THREAD_NAME_BYTES 127u
 
-static const struct fit *sorting;
+/* A process (or thread) and the key it is picked by: larger first, then by index. */
+struct pick {
+	uint64_t key, key2;
+	size_t i;
+};
 
-static int cmp_group(const void *x, const void *y)
+static int cmp_pick(const void *x, const void *y)
 {
-	const struct fit_proc *a = &sorting->pr[*(const size_t *)x],
-			      *b = &sorting->pr[*(const size_t *)y];
+	const struct pick *a = x, *b = y;
 
-	if (a->cpu_ns != b->cpu_ns) {
-		return a->cpu_ns > b->cpu_ns ? -1 : 1;
+	if (a->key != b->key) {
+		return a->key > b->key ? -1 : 1;
 	}
-	if (a->nthreads != b->nthreads) {
-		return a->nthreads > b->nthreads ? -1 : 1;
+	if (a->key2 != b->key2) {
+		return a->key2 > b->key2 ? -1 : 1;
 	}
-	return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
 }
 
 static int cmp_grp_order(const void *x, const void *y)
@@ -68,67 +71,139 @@ static int cmp_grp_order(const void *x, const void *y)
 	if (a->proc != b->proc) {
 		return a->proc < b->proc ? -1 : 1;
 	}
-	return a->part - b->part;
+	if ((a->single == SIZE_MAX) != (b->single == SIZE_MAX)) {
+		return a->single == SIZE_MAX ? 1 : -1; /* its singles first */
+	}
+	if (a->single != b->single) {
+		return a->nth < b->nth ? -1 : 1;
+	}
+	return a->mask < b->mask ? -1 : a->mask > b->mask;
 }
 
-static bool in_group(const struct fit_thread *t, const struct fit_group *g)
+/* The threads of process @p of the classes @mask not in a group of their own. */
+static size_t members(const struct fit *fit, size_t p, unsigned mask)
 {
-	return t->proc == g->proc && (g->part == 0 || (g->part == 1) == t->ran);
+	size_t n = 0;
+
+	for (size_t k = 0; k < fit->pr[p].nthreads; k++) {
+		const struct fit_thread *t = &fit->th[fit->order[fit->pr[p].first + k]];
+
+		n += (t->cls & mask) && t->group != SIZE_MAX - 1;
+	}
+	return n;
+}
+
+/* Split group @g's classes @part off into a group of their own, when both sides hold threads. */
+static bool split(struct fit *fit, size_t g, unsigned part)
+{
+	struct fit_group *gr = &fit->grp[g];
+
+	if (fit->ngrp >= FIT_MAX_GROUPS || gr->single != SIZE_MAX || !(gr->mask & part) ||
+	    gr->mask == part || !members(fit, gr->proc, gr->mask & part) ||
+	    !members(fit, gr->proc, gr->mask & ~part)) {
+		return false;
+	}
+	fit->grp[fit->ngrp++] = (struct fit_group){
+		.proc = gr->proc, .mask = gr->mask & part, .single = SIZE_MAX};
+	gr->mask &= ~part;
+	return true;
 }
 
 void fit_groups_choose(struct fit *fit)
 {
-	size_t *rank = calloc(fit->npr + 1, sizeof(*rank)), n = 0;
+	struct pick *pk = calloc(fit->npr + fit->nth + 1, sizeof(*pk));
+	size_t n = 0;
 
 	fit->ngrp = 0;
-	if (!rank) {
+	if (!pk) {
 		return; /* no groups: the caller's build finds none and says so */
 	}
+	/* 1. a group per process, the busiest first */
 	for (size_t i = 0; i < fit->npr; i++) {
 		if (fit->pr[i].nthreads) {
-			rank[n++] = i;
+			pk[n++] = (struct pick){fit->pr[i].cpu_ns, fit->pr[i].nthreads, i};
 		}
 	}
-	sorting = fit;
-	qsort(rank, n, sizeof(*rank), cmp_group);
+	qsort(pk, n, sizeof(*pk), cmp_pick);
 	for (size_t i = 0; i < n && fit->ngrp < FIT_MAX_GROUPS; i++) {
-		fit->grp[fit->ngrp++] = (struct fit_group){.proc = rank[i], .part = 0};
+		fit->grp[fit->ngrp++] =
+			(struct fit_group){.proc = pk[i].i, .mask = FIT_ALL, .single = SIZE_MAX};
 	}
-	/* split where it tells most: the processes with the most threads first */
-	while (fit->ngrp < FIT_MAX_GROUPS) {
-		size_t best = SIZE_MAX;
-
-		for (size_t g = 0; g < fit->ngrp; g++) {
-			const struct fit_proc *p = &fit->pr[fit->grp[g].proc];
-
-			if (fit->grp[g].part == 0 && p->nran > 0 && p->nran < p->nthreads &&
-			    (best == SIZE_MAX || p->nthreads > fit->pr[fit->grp[best].proc].nthreads)) {
-				best = g;
-			}
+	/* 2. the busy threads apart, busiest processes first (the groups are in that order) */
+	for (size_t g = 0, ng = fit->ngrp; g < ng; g++) {
+		split(fit, g, FIT_BUSY);
+	}
+	/* 3. the threads that never ran apart, most of them first */
+	n = 0;
+	for (size_t g = 0; g < fit->ngrp; g++) {
+		if (fit->grp[g].mask & FIT_IDLE) {
+			pk[n++] = (struct pick){members(fit, fit->grp[g].proc, FIT_IDLE), 0, g};
 		}
-		if (best == SIZE_MAX) {
-			break;
+	}
+	qsort(pk, n, sizeof(*pk), cmp_pick);
+	for (size_t i = 0; i < n; i++) {
+		split(fit, pk[i].i, FIT_IDLE);
+	}
+	/* 4. busy threads in groups of their own, busiest first, while room is left */
+	n = 0;
+	for (size_t t = 0; t < fit->nth; t++) {
+		if (fit->th[t].cls == FIT_BUSY) {
+			pk[n++] = (struct pick){fit->th[t].cpu_ns, 0, t};
 		}
-		fit->grp[best].part = 1;
-		fit->grp[fit->ngrp++] = (struct fit_group){.proc = fit->grp[best].proc, .part = 2};
+	}
+	qsort(pk, n, sizeof(*pk), cmp_pick);
+	for (size_t i = 0; i < n && fit->ngrp < FIT_MAX_GROUPS; i++) {
+		struct fit_thread *t = &fit->th[pk[i].i];
+		size_t g = 0;
+		unsigned nth = 0;
+
+		while (g < fit->ngrp && (fit->grp[g].proc != t->proc || fit->grp[g].single != SIZE_MAX ||
+					 !(fit->grp[g].mask & t->cls))) {
+			g++;
+		}
+		if (g == fit->ngrp || members(fit, t->proc, fit->grp[g].mask) < 2) {
+			continue; /* not grouped, or alone in its group already */
+		}
+		for (size_t k = 0; k < fit->ngrp; k++) {
+			nth += fit->grp[k].proc == t->proc && fit->grp[k].single != SIZE_MAX;
+		}
+		t->group = SIZE_MAX - 1; /* taken out of the class groups (members()) */
+		fit->grp[fit->ngrp++] = (struct fit_group){
+			.proc = t->proc, .mask = t->cls, .single = pk[i].i, .nth = nth + 1};
 	}
 	qsort(fit->grp, fit->ngrp, sizeof(fit->grp[0]), cmp_grp_order);
-	for (size_t i = 0; i < fit->nth; i++) {
-		for (size_t g = 0; g < fit->ngrp; g++) {
-			if (in_group(&fit->th[i], &fit->grp[g])) {
-				fit->th[i].group = g;
-				break;
+	for (size_t t = 0; t < fit->nth; t++) {
+		fit->th[t].group = SIZE_MAX;
+		for (size_t g = 0; g < fit->ngrp && fit->th[t].group == SIZE_MAX; g++) {
+			const struct fit_group *gr = &fit->grp[g];
+
+			if (gr->single == t) {
+				fit->th[t].group = g;
+			}
+		}
+		for (size_t g = 0; g < fit->ngrp && fit->th[t].group == SIZE_MAX; g++) {
+			const struct fit_group *gr = &fit->grp[g];
+			bool single = false;
+
+			for (size_t k = 0; k < fit->ngrp && !single; k++) {
+				single = fit->grp[k].single == t;
+			}
+			if (!single && gr->single == SIZE_MAX && gr->proc == fit->th[t].proc &&
+			    (gr->mask & fit->th[t].cls)) {
+				fit->th[t].group = g;
 			}
 		}
 	}
-	free(rank);
+	free(pk);
 }
 
 /* What a group's threads add up to. */
 struct sums {
 	size_t n, at_start, born, ended, waited, named;
 	uint64_t cpu, vol, samples, reasons[FIT_WAITS];
-	double life, rate, burst_mean;
+	double life, exposure, rate, burst_mean;
+	size_t churned;	   /* threads that began and ended in the trace */
+	double churn_life; /* their lives summed */
 	double bx, bxx, bnoise; /* log mean burst of threads with 2 bursts or more */
 	size_t bn;
 	double wy, wyy, wnoise; /* log wake rate (or sample rate) of every thread */
@@ -149,6 +224,11 @@ static void add_thread(struct fit *fit, const struct fit_thread *t, struct sums 
 	s->vol += t->vol;
 	s->samples += t->samples;
 	s->life += t->life_ns;
+	s->exposure += t->exposure;
+	if (!t->at_start && r->end_ns < INT64_MAX && r->end_ns <= fit->to_ns) {
+		s->churned++;
+		s->churn_life += t->life_ns;
+	}
 	for (unsigned k = 0; r->wait_reasons && k < r->nreasons && k < FIT_WAITS; k++) {
 		s->reasons[k] += r->wait_reasons[k];
 	}
@@ -295,6 +375,17 @@ static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 	char name[FIT_NAME + 8];
 	double period, wait, bs = -1, ws = -1, share;
 	const char *behaviour = "io_bound";
+	static const char *const suffix[8] = {"", " busy", "", "", " idle", "", " rest", ""};
+	static const char *const what[8] = {
+		"",
+		" that ran 1 % of their time or more",
+		" that ran less than 1 % of their time",
+		" that ran",
+		" that never ran",
+		" that were busy or never ran",
+		" that ran less than 1 % of their time or never",
+		"",
+	};
 	int rc;
 
 	for (size_t i = 0; i < fit->nth; i++) {
@@ -306,14 +397,14 @@ static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 	switch (fit->source) {
 	case FIT_FROM_SWITCHES:
 		period = s.waited ? s.burst_mean / (double)s.waited : IDLE_BURST_NS;
-		wait = s.rate > 0 ? (double)s.n / s.rate : 2 * (s.life / (double)(s.n ? s.n : 1));
+		/* no thread woke: long enough that the group's threads wake half a time */
+		wait = s.rate > 0 ? (double)s.n / s.rate : 2 * s.exposure;
 		bs = spread(s.bx, s.bxx, s.bnoise, s.bn);
 		ws = spread(s.wy, s.wyy, s.wnoise, s.wn);
 		break;
 	case FIT_FROM_SAMPLES:
 		period = (double)fit->tot->sample_interval_ns;
-		wait = share > 0 ? period * (1 - share) / share
-				 : 2 * (s.life / (double)(s.n ? s.n : 1));
+		wait = share > 0 ? period * (1 - share) / share : 2 * s.exposure;
 		bs = 0;
 		ws = spread(s.wy, s.wyy, s.wnoise, s.wn);
 		break;
@@ -334,21 +425,40 @@ static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 			behaviour = "cpu_bound";
 		}
 	}
-	snprintf(name, sizeof(name), "%s%s", p->name, gr->part == 2 ? " idle" : "");
+	if (gr->single != SIZE_MAX) {
+		snprintf(name, sizeof(name), "%s #%u", p->name, gr->nth);
+	} else {
+		snprintf(name, sizeof(name), "%s%s", p->name, suffix[gr->mask & FIT_ALL]);
+	}
 	fit_add_str(m, "name", name);
 	fit_comment(m->n ? m->kids[0] : NULL,
 		    "%zu thread%s of %s%s: CPU %.3f ms (%.2f %% of their time), %" PRIu64
 		    " bursts of work, %" PRIu64 " samples",
 		    s.n, s.n == 1 ? "" : "s", p->name,
-		    gr->part == 1 ? " that ran" : gr->part == 2 ? " that never ran" : "",
+		    gr->single != SIZE_MAX ? " (a group of its own)" : what[gr->mask & FIT_ALL],
 		    (double)s.cpu / 1e6, 100 * share, s.vol, s.samples);
 	fit_add_str(m, "process", p->system ? "System" : p->name);
-	fit_add_u64(m, "count", s.at_start ? s.at_start : 1);
-	if (s.born || s.ended) {
-		fit_comment(m->kids[m->n - 1],
-			    "%zu of its threads began during the trace and %zu ended: not fitted "
-			    "(count: those there from the start)",
-			    s.born, s.ended);
+	if (s.churned >= 2 && 3 * s.churned >= s.n) {
+		/* threads come and go: as many at a time as the trace has on average,
+		 * each living as long as those that began and ended in it */
+		double dur = (double)(fit->to_ns - fit->from_ns);
+		uint64_t count = dur > 0 ? (uint64_t)(s.life / dur + 0.5) : 1;
+
+		fit_add_u64(m, "count", count ? count : 1);
+		fit_comment(fit_add_duration(m, "lifetime",
+					     fit_clamp_ns(s.churn_life / (double)s.churned, 10000,
+							  MAX_WAIT_NS)),
+			    "%zu of its threads began and ended in the trace: each lives this "
+			    "long and a new one replaces it",
+			    s.churned);
+	} else {
+		fit_add_u64(m, "count", s.at_start ? s.at_start : 1);
+		if (s.born || s.ended) {
+			fit_comment(m->kids[m->n - 1],
+				    "%zu of its threads began during the trace and %zu ended: not "
+				    "fitted (count: those there from the start)",
+				    s.born, s.ended);
+		}
 	}
 	fit_add_word(m, "behaviour", behaviour);
 	fit_add_duration(m, "period", fit_clamp_ns(period, 1000, MAX_PERIOD_NS));

@@ -49,6 +49,7 @@ struct fit_thread {
 	double exposure;   /* of it, off CPU (ns) */
 	bool at_start;	   /* alive when its process began in the trace (or the trace did) */
 	bool ran;	   /* it ran or was sampled */
+	unsigned cls;	   /* FIT_BUSY, FIT_RAN or FIT_IDLE */
 	int64_t mid_ns;	   /* the middle of its life in the trace: where its samples are placed */
 	size_t group;	   /* its group, SIZE_MAX none */
 };
@@ -70,11 +71,20 @@ struct fit_proc {
 	struct fit_node *images; /* its images list, NULL none yet */
 };
 
-/* One thread group of the scenario. */
+/* The classes of a process's threads a group may hold (struct fit_group @mask). */
+enum {
+	FIT_BUSY = 1u, /* ran 1 % of its time or more */
+	FIT_RAN = 2u,  /* ran (or was sampled), less */
+	FIT_IDLE = 4u, /* never ran in the trace */
+	FIT_ALL = 7u,
+};
+
+/* One thread group of the scenario: the threads of a process of some classes, or one thread. */
 struct fit_group {
 	size_t proc;
-	int part;     /* 0 all its process's threads, 1 those that ran, 2 those that did not */
-	uint64_t cpu; /* for the order of picking */
+	unsigned mask; /* FIT_BUSY | FIT_RAN | FIT_IDLE */
+	size_t single; /* the one thread of a group of its own, SIZE_MAX none */
+	unsigned nth;  /* a single's number among its process's singles (its name) */
 };
 
 /* A sampled address placed in an image: thread, image row, offset, samples. */
