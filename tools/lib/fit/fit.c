@@ -30,6 +30,7 @@
 
 #define STATE_WAITING 5u /* KTHREAD_STATE Waiting: a switch-out that ends a burst of work */
 #define ITEMS_PER_NOTE 65536u
+#define RUNDOWN_SPAN_NS 1000000000u /* a rundown-only lookalike's length */
 #define BUSY_SHARE     0.01 /* a thread that ran this share of its time is busy */
 
 uint64_t fit_clamp_ns(double ns, uint64_t lo, uint64_t hi)
@@ -55,6 +56,7 @@ static int read_all(struct fit *fit, struct etwforge_error *err)
 	int rc;
 
 	while ((rc = analysis_next(fit->a, &it, err)) == 1) {
+		fit->last_ns = it->t1 > fit->last_ns ? it->t1 : fit->last_ns;
 		if (++items % ITEMS_PER_NOTE == 0 && fit->o->progress) {
 			const struct etwforge_analysis_totals *t = analysis_totals(fit->a);
 			double span = (double)(t->end_ns - t->from_ns);
@@ -581,24 +583,38 @@ static char *header_text(const struct fit *fit)
 			break;
 		}
 	}
-	snprintf(h, 2048,
-		 "A lookalike scenario made by etwforge fit%s: `etwforge gen` runs it into a trace\n"
-		 "like the one read. Fitted from %s.\n"
-		 "The trace: %u CPUs, %.3f s, %" PRIu64 " context switches, %" PRIu64
-		 " samples, %zu processes, %zu threads, %zu images.\n"
-		 "Not expressed by the scenario language (so not in the lookalike):\n"
-		 "- thread priorities, wait modes (user/kernel) and CPU affinities: not read\n"
-		 "  (gen's defaults)\n"
-		 "- wake-up latency (median about %" PRIu64 " ns) and who wakes whom: they follow\n"
-		 "  from gen's machine (C-states, DPCs, preemption), not from a key\n"
-		 "- stack depths (median about %" PRIu64 " frames) and shapes: gen's own\n"
-		 "- DPC and interrupt records, thread and process churn past the first threads of\n"
-		 "  a group (see each group)",
-		 fit->o->anonymize == FIT_ANON_ALL     ? " --anonymize=all"
-		 : fit->o->anonymize == FIT_ANON_NAMES ? " --anonymize"
-						       : "",
-		 from[fit->source], t->cpus, (double)(fit->to_ns - fit->from_ns) / 1e9, t->switches,
-		 t->samples, t->processes, t->threads, fit->images_in_trace, wake_med, depth_med);
+	{
+		char wake[160] = "", depth[120] = "";
+
+		if (wake_med) {
+			snprintf(wake, sizeof(wake),
+				 "- wake-up latency (median about %" PRIu64 " ns) and who wakes whom: "
+				 "they follow\n  from gen's machine (C-states, DPCs, preemption), not "
+				 "from a key\n",
+				 wake_med);
+		}
+		if (depth_med) {
+			snprintf(depth, sizeof(depth),
+				 "- stack depths (median about %" PRIu64 " frames) and shapes: gen's "
+				 "own\n",
+				 depth_med);
+		}
+		snprintf(h, 2048,
+			 "A lookalike scenario made by etwforge fit%s: `etwforge gen` runs it into "
+			 "a trace\nlike the one read. Fitted from %s.\n"
+			 "The trace: %u CPUs, %.3f s, %" PRIu64 " context switches, %" PRIu64
+			 " samples, %zu processes, %zu threads, %zu images.\n"
+			 "Not expressed by the scenario language (so not in the lookalike):\n"
+			 "- thread priorities, wait modes (user/kernel) and CPU affinities: not "
+			 "read\n  (gen's defaults)\n%s%s"
+			 "- DPC and interrupt records",
+			 fit->o->anonymize == FIT_ANON_ALL     ? " --anonymize=all"
+			 : fit->o->anonymize == FIT_ANON_NAMES ? " --anonymize"
+							       : "",
+			 from[fit->source], t->cpus, (double)(fit->to_ns - fit->from_ns) / 1e9,
+			 t->switches, t->samples, t->processes, t->threads, fit->images_in_trace,
+			 wake, depth);
+	}
 	return h;
 }
 
@@ -611,7 +627,14 @@ static int build(struct fit *fit)
 
 	fit->root = fit_doc_map();
 	fit_add_u64(fit->root, "seed", 1);
-	fit_add_duration(fit->root, "duration", dur < 1000 ? 1000 : dur);
+	if (fit->source == FIT_FROM_RUNDOWN && dur > RUNDOWN_SPAN_NS) {
+		fit_comment(fit_add_duration(fit->root, "duration", RUNDOWN_SPAN_NS),
+			    "the trace spans %.3f s with nothing but its rundowns: the lookalike "
+			    "runs 1 s (nothing happens between them)",
+			    (double)dur / 1e9);
+	} else {
+		fit_add_duration(fit->root, "duration", dur < 1000 ? 1000 : fit_round3(dur));
+	}
 	if (t->samples) {
 		uint64_t iv = t->sample_interval_ns / 100 * 100;
 
@@ -635,7 +658,7 @@ int fit_trace(struct etwforge_file *f, const struct fit_opts *o, struct fit_resu
 	ETWFORGE_OPTS(etwforge_analysis_opts, ao, .detail = ETWFORGE_DETAIL_FULL,
 		      .items = ETWFORGE_ITEM_SLICE | ETWFORGE_ITEM_SAMPLE,
 		      .keep_going = read_file_keep_going(f));
-	struct fit fit = {.f = f, .o = o};
+	struct fit fit = {.f = f, .o = o, .last_ns = INT64_MIN};
 	char *header = NULL;
 	int rc;
 
@@ -660,6 +683,11 @@ int fit_trace(struct etwforge_file *f, const struct fit_opts *o, struct fit_resu
 	}
 	fit.from_ns = fit.tot->from_ns;
 	fit.to_ns = fit.tot->to_ns > fit.tot->from_ns ? fit.tot->to_ns : fit.tot->from_ns;
+	if (fit.last_ns > fit.from_ns && fit.last_ns < fit.to_ns) {
+		/* a header's end of tracing long after its last event (a logger left
+		 * running): the events' span is what a lookalike needs */
+		fit.to_ns = fit.last_ns;
+	}
 	fit.source = fit.tot->switches	? FIT_FROM_SWITCHES
 		     : fit.tot->samples ? FIT_FROM_SAMPLES
 					: FIT_FROM_RUNDOWN;

@@ -24,7 +24,8 @@
 #include "tools/lib/fit/fit_names.h"
 
 #define FIT_MAX_GROUPS	  64u  /* threads[]: the language's limit */
-#define FIT_MAX_PROCESSES 128u /* processes[] */
+#define FIT_MAX_PROCESSES 80u /* processes[]: 128 in the language, but gen maps 4096 images in
+				 * all and a lived-in process has up to 69 */
 #define FIT_MAX_IMAGES	  64u  /* processes[].images and drivers, in all */
 #define FIT_MAX_FNS	  32u  /* functions of an image */
 #define FIT_MAX_HOT	  16u  /* threads[].hot entries */
@@ -121,6 +122,7 @@ struct fit {
 	struct fit_names names;
 	enum fit_source source;
 	int64_t from_ns, to_ns; /* the trace's span */
+	int64_t last_ns;	/* the last slice or sample's end, INT64_MIN none */
 	unsigned max_wait_reason;
 	struct fit_thread *th;
 	size_t nth;
