@@ -438,9 +438,10 @@ static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 		    gr->single != SIZE_MAX ? " (a group of its own)" : what[gr->mask & FIT_ALL],
 		    (double)s.cpu / 1e6, 100 * share, s.vol, s.samples);
 	fit_add_str(m, "process", p->system ? "System" : p->name);
-	if (s.churned >= 2 && 3 * s.churned >= s.n) {
-		/* threads come and go: as many at a time as the trace has on average,
-		 * each living as long as those that began and ended in it */
+	if (s.churned >= 2 && 3 * s.churn_life >= 2 * s.life) {
+		/* threads come and go (most of the group's time is theirs): as many at a
+		 * time as the trace has on average, each living as long as those that
+		 * began and ended in it */
 		double dur = (double)(fit->to_ns - fit->from_ns);
 		uint64_t count = dur > 0 ? (uint64_t)(s.life / dur + 0.5) : 1;
 

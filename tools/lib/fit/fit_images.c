@@ -397,7 +397,7 @@ int fit_images_write(struct fit *fit, struct fit_node *root)
 		fit_comment(root->n ? root->kids[root->n - 1] : NULL,
 			    "images: %zu of the trace's %zu are listed (those samples land in; the "
 			    "language holds 64); the others are gen's own (each process maps its "
-			    "executable, ntdll.dll, kernel32.dll, kernelbase.dll and system DLLs)",
+			    "executable and the system DLLs gen gives it)",
 			    fit->nimg, fit->images_in_trace);
 	}
 	return 0;
