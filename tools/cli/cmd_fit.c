@@ -135,8 +135,9 @@ int cmd_fit(int argc, char **argv)
 				anonymize = ETWFORGE_ANONYMIZE_ALL;
 			} else {
 				fprintf(stderr,
-					PROG ": --anonymize takes no value or =all, not '%s' (try '" PROG
-					     " --help')\n",
+					PROG
+					": --anonymize takes no value or =all, not '%s' (try '" PROG
+					" --help')\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -158,12 +159,13 @@ int cmd_fit(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, PROG ": expected one ETL file, TRACE.etl (try '" PROG " --help')\n");
+		fprintf(stderr,
+			PROG ": expected one ETL file, TRACE.etl (try '" PROG " --help')\n");
 		return EXIT_USAGE;
 	}
 	in = argv[optind];
-	f = etwforge_file_open(in, ETWFORGE_OPEN_SALVAGE | (keep_going ? ETWFORGE_OPEN_KEEP_GOING : 0u),
-			       err);
+	f = etwforge_file_open(
+		in, ETWFORGE_OPEN_SALVAGE | (keep_going ? ETWFORGE_OPEN_KEEP_GOING : 0u), err);
 	if (!f) {
 		return cli_error("fit", err);
 	}

@@ -57,12 +57,12 @@ struct etwforge_fit *etwforge_fit_new(struct etwforge_file *f, const struct etwf
 		return NULL;
 	}
 	if (o.anonymize > ETWFORGE_ANONYMIZE_ALL) {
-		error_fail(err, -EINVAL, ERR_INPUT, "etwforge_fit_new: anonymize %u is not one of 0, 1, 2",
-			   o.anonymize);
+		error_fail(err, -EINVAL, ERR_INPUT,
+			   "etwforge_fit_new: anonymize %u is not one of 0, 1, 2", o.anonymize);
 		errno = EINVAL;
 		return NULL;
 	}
-	fo.anonymize = o.anonymize == ETWFORGE_ANONYMIZE_ALL	   ? FIT_ANON_ALL
+	fo.anonymize = o.anonymize == ETWFORGE_ANONYMIZE_ALL	 ? FIT_ANON_ALL
 		       : o.anonymize == ETWFORGE_ANONYMIZE_NAMES ? FIT_ANON_NAMES
 								 : FIT_ANON_NONE;
 	fo.progress = o.progress;

@@ -28,10 +28,10 @@
 #include "tools/lib/fit/fit_internal.h"
 #include "tools/lib/read/read.h"
 
-#define STATE_WAITING 5u /* KTHREAD_STATE Waiting: a switch-out that ends a burst of work */
-#define ITEMS_PER_NOTE 65536u
+#define STATE_WAITING	5u /* KTHREAD_STATE Waiting: a switch-out that ends a burst of work */
+#define ITEMS_PER_NOTE	65536u
 #define RUNDOWN_SPAN_NS 1000000000u /* a rundown-only lookalike's length */
-#define BUSY_SHARE     0.01 /* a thread that ran this share of its time is busy */
+#define BUSY_SHARE	0.01	    /* a thread that ran this share of its time is busy */
 
 uint64_t fit_clamp_ns(double ns, uint64_t lo, uint64_t hi)
 {
@@ -62,8 +62,9 @@ static int read_all(struct fit *fit, struct etwforge_error *err)
 			double span = (double)(t->end_ns - t->from_ns);
 			double done = span > 0 ? (double)(it->t0 - t->from_ns) / span : 0;
 
-			fit->o->progress(fit->o->progress_ctx,
-					 done < 0 ? 0 : done > 0.999 ? 0.999 : done);
+			fit->o->progress(fit->o->progress_ctx, done < 0	      ? 0
+							       : done > 0.999 ? 0.999
+									      : done);
 		}
 	}
 	if (rc == 0 && fit->o->progress) {
@@ -193,7 +194,7 @@ static int read_tables(struct fit *fit)
 		}
 		th->mid_ns = lo + (hi > lo ? (hi - lo) / 2 : 0);
 		th->ran = r->cpu_ns > 0 || r->samples > 0 || r->switch_ins > 0;
-		th->cls = !th->ran				       ? FIT_IDLE
+		th->cls = !th->ran					  ? FIT_IDLE
 			  : (double)r->cpu_ns >= BUSY_SHARE * th->life_ns ? FIT_BUSY
 									  : FIT_RAN;
 		{
@@ -246,7 +247,8 @@ static int name_processes(struct fit *fit)
 			return rc;
 		}
 		for (;;) {
-			bool taken = !strcasecmp(p->image, "System") || !strcasecmp(p->image, "Idle");
+			bool taken =
+				!strcasecmp(p->image, "System") || !strcasecmp(p->image, "Idle");
 
 			if (dup == 1) {
 				snprintf(p->name, sizeof(p->name), "%s", p->image);
@@ -274,8 +276,9 @@ static const char *target_of(struct fit *fit, struct fit_node *machine)
 
 	if (!tg) {
 		tg = etw_target_at(0);
-		fit_comment(machine, "the trace's build (%" PRIu32 ") is older than any target: "
-				     "the oldest, %s",
+		fit_comment(machine,
+			    "the trace's build (%" PRIu32 ") is older than any target: "
+			    "the oldest, %s",
 			    fit->info->provider_version, tg->name);
 	}
 	fit->max_wait_reason = tg->max_wait_reason;
@@ -289,7 +292,10 @@ static int write_machine(struct fit *fit)
 	uint64_t tr = in->timer_resolution;
 
 	fit_comment(m, "the machine of the trace's header");
-	fit_add_u64(m, "cpus", in->cpus && in->cpus <= 1024 ? in->cpus : fit->tot->cpus ? fit->tot->cpus : 1);
+	fit_add_u64(m, "cpus",
+		    in->cpus && in->cpus <= 1024 ? in->cpus
+		    : fit->tot->cpus		 ? fit->tot->cpus
+						 : 1);
 	if (in->cpu_mhz >= 1 && in->cpu_mhz <= 100000) {
 		fit_add_u64(m, "cpu_mhz", in->cpu_mhz);
 	}
@@ -300,9 +306,8 @@ static int write_machine(struct fit *fit)
 		fit_add_u64(m, "timer_resolution", tr < 5000 ? 5000 : tr > 156250 ? 156250 : tr);
 	}
 	fit_add_word(m, "target", target_of(fit, m));
-	fit_add_word(m, "arch", in->pointer_size == 4 || (!in->is64 && in->pointer_size != 8)
-					? "x86"
-					: "x64");
+	fit_add_word(m, "arch",
+		     in->pointer_size == 4 || (!in->is64 && in->pointer_size != 8) ? "x86" : "x64");
 	if (fit->o->anonymize == FIT_ANON_NONE && in->start_time > 0 && in->boot_time > 0 &&
 	    in->boot_time <= in->start_time) {
 		fit_add_u64(m, "start_time", (uint64_t)in->start_time);
@@ -370,8 +375,9 @@ static int write_session(struct fit *fit)
 	}
 	if (t->spins) {
 		fit_add_word(flags, NULL, "spinlock");
-		fit_comment(flags, "%" PRIu64 " spin-lock releases: lock families are not fitted "
-				      "(gen's default set)",
+		fit_comment(flags,
+			    "%" PRIu64 " spin-lock releases: lock families are not fitted "
+			    "(gen's default set)",
 			    t->spins);
 	}
 	if (!flags || flags->n == 0) {
@@ -389,12 +395,14 @@ static int write_session(struct fit *fit)
 	}
 	if (t->switches && t->stack_events > t->samples_stacked) {
 		fit_add_word(stacks, NULL, "cswitch");
-		fit_comment(stacks, "%" PRIu64 " stacks of events other than samples: given to "
-				    "context switches (the file does not say which events)",
+		fit_comment(stacks,
+			    "%" PRIu64 " stacks of events other than samples: given to "
+			    "context switches (the file does not say which events)",
 			    t->stack_events - t->samples_stacked);
 	}
 	if (t->stack_events) {
-		fit_comment(stacks, "stack shapes: gen's own (a function's callers), not the trace's");
+		fit_comment(stacks,
+			    "stack shapes: gen's own (a function's callers), not the trace's");
 	}
 	if (t->images && merged_trace(fit)) {
 		fit_add_bool(s, "merged", true);
@@ -506,8 +514,9 @@ static int write_processes(struct fit *fit)
 					"sessions dropped)"
 				      : "; users (SIDs) and sessions: not read (gen's defaults)");
 	if (dropped) {
-		fit_comment(list, "not listed: %zu processes (%zu threads), past the language's %u "
-				  "processes and 64 thread groups",
+		fit_comment(list,
+			    "not listed: %zu processes (%zu threads), past the language's %u "
+			    "processes and 64 thread groups",
 			    dropped, dropped_threads, FIT_MAX_PROCESSES);
 	}
 	return list ? 0 : -ENOMEM;
@@ -588,14 +597,17 @@ static char *header_text(const struct fit *fit)
 
 		if (wake_med) {
 			snprintf(wake, sizeof(wake),
-				 "- wake-up latency (median about %" PRIu64 " ns) and who wakes whom: "
-				 "they follow\n  from gen's machine (C-states, DPCs, preemption), not "
+				 "- wake-up latency (median about %" PRIu64
+				 " ns) and who wakes whom: "
+				 "they follow\n  from gen's machine (C-states, DPCs, preemption), "
+				 "not "
 				 "from a key\n",
 				 wake_med);
 		}
 		if (depth_med) {
 			snprintf(depth, sizeof(depth),
-				 "- stack depths (median about %" PRIu64 " frames) and shapes: gen's "
+				 "- stack depths (median about %" PRIu64
+				 " frames) and shapes: gen's "
 				 "own\n",
 				 depth_med);
 		}
@@ -639,7 +651,9 @@ static int build(struct fit *fit)
 		uint64_t iv = t->sample_interval_ns / 100 * 100;
 
 		fit_add_duration(fit->root, "profile_interval",
-				 iv < 122100 ? 122100 : iv > 1000000000 ? 1000000000 : iv);
+				 iv < 122100	   ? 122100
+				 : iv > 1000000000 ? 1000000000
+						   : iv);
 	}
 	if (!fit->root || (rc = write_machine(fit)) || (rc = write_session(fit)) ||
 	    (rc = write_processes(fit)) || (rc = fit_images_write(fit, fit->root))) {

@@ -302,12 +302,12 @@ static void quoted(struct buf *b, const char *s, bool json)
 /* Can @s be a plain (unquoted) YAML scalar that reads back as this string? */
 static bool plain_ok(const char *s)
 {
-	static const char *const words[] = {"true", "false", "null", "yes", "no", "on",
-					    "off",  "y",     "n",    "~"};
+	static const char *const words[] = {"true", "false", "null", "yes", "no",
+					    "on",   "off",   "y",    "n",   "~"};
 	size_t len = strlen(s);
 
-	if (!len || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') ||
-		      s[0] == '_')) {
+	if (!len ||
+	    !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_')) {
 		return false;
 	}
 	for (size_t i = 0; i < len; i++) {

@@ -65,8 +65,7 @@ struct fit_node *fit_add_duration(struct fit_node *parent, const char *key, uint
  * fit_comment - add a comment line (printf-style) above @n. Return: 0 or
  * -ENOMEM (@n NULL: -ENOMEM).
  */
-int fit_comment(struct fit_node *n, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int fit_comment(struct fit_node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /**
  * fit_doc_yaml / _json - the tree as text (malloc'd, NUL-terminated),

@@ -103,8 +103,8 @@ static bool split(struct fit *fit, size_t g, unsigned part)
 	    !members(fit, gr->proc, gr->mask & ~part)) {
 		return false;
 	}
-	fit->grp[fit->ngrp++] = (struct fit_group){
-		.proc = gr->proc, .mask = gr->mask & part, .single = SIZE_MAX};
+	fit->grp[fit->ngrp++] =
+		(struct fit_group){.proc = gr->proc, .mask = gr->mask & part, .single = SIZE_MAX};
 	gr->mask &= ~part;
 	return true;
 }
@@ -157,8 +157,9 @@ void fit_groups_choose(struct fit *fit)
 		size_t g = 0;
 		unsigned nth = 0;
 
-		while (g < fit->ngrp && (fit->grp[g].proc != t->proc || fit->grp[g].single != SIZE_MAX ||
-					 !(fit->grp[g].mask & t->cls))) {
+		while (g < fit->ngrp &&
+		       (fit->grp[g].proc != t->proc || fit->grp[g].single != SIZE_MAX ||
+			!(fit->grp[g].mask & t->cls))) {
 			g++;
 		}
 		if (g == fit->ngrp || members(fit, t->proc, fit->grp[g].mask) < 2) {
@@ -202,8 +203,8 @@ struct sums {
 	size_t n, at_start, born, ended, waited, named;
 	uint64_t cpu, vol, samples, reasons[FIT_WAITS];
 	double life, exposure, rate, burst_mean;
-	size_t churned;	   /* threads that began and ended in the trace */
-	double churn_life; /* their lives summed */
+	size_t churned;		/* threads that began and ended in the trace */
+	double churn_life;	/* their lives summed */
 	double bx, bxx, bnoise; /* log mean burst of threads with 2 bursts or more */
 	size_t bn;
 	double wy, wyy, wnoise; /* log wake rate (or sample rate) of every thread */
@@ -360,8 +361,9 @@ static void wait_reasons(struct fit *fit, const struct sums *s, struct fit_node 
 		}
 	}
 	if (dropped) {
-		fit_comment(w, "%" PRIu64 " of %" PRIu64 " waits give a reason at or past the "
-			       "target's MaximumWaitReason: not in the mix",
+		fit_comment(w,
+			    "%" PRIu64 " of %" PRIu64 " waits give a reason at or past the "
+			    "target's MaximumWaitReason: not in the mix",
 			    dropped, all);
 	}
 }
@@ -496,8 +498,9 @@ int fit_groups_write(struct fit *fit, struct fit_node *threads)
 	fit_comment(threads, "%zu groups for %zu threads (priorities: gen's default, 8)", fit->ngrp,
 		    fit->nth - left_threads);
 	if (left) {
-		fit_comment(threads, "no group: the %zu threads of %zu more processes (the language "
-				     "holds 64 groups)",
+		fit_comment(threads,
+			    "no group: the %zu threads of %zu more processes (the language "
+			    "holds 64 groups)",
 			    left_threads, left);
 	}
 	if (fit->ngrp == 0) {

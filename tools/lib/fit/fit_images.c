@@ -20,11 +20,11 @@
 #include "tools/lib/common/grow.h"
 #include "tools/lib/fit/fit_internal.h"
 
-#define FN_GAP	     0x400u	  /* addresses further apart start a new function */
-#define FN_ALIGN     0x10u	  /* a function starts on it and ends past its last sample */
-#define PAGE	     0x1000u	  /* image sizes are whole pages */
-#define MAX_IMAGE    0x80000000u  /* 2 GiB */
-#define KERNEL_OWNER SIZE_MAX	  /* an image of the kernel */
+#define FN_GAP	     0x400u	 /* addresses further apart start a new function */
+#define FN_ALIGN     0x10u	 /* a function starts on it and ends past its last sample */
+#define PAGE	     0x1000u	 /* image sizes are whole pages */
+#define MAX_IMAGE    0x80000000u /* 2 GiB */
+#define KERNEL_OWNER SIZE_MAX	 /* an image of the kernel */
 
 static int add_hit(struct fit *fit, size_t thread, int64_t row, uint64_t off, uint64_t n)
 {
@@ -117,7 +117,8 @@ static int functions(struct fit *fit, size_t i)
 	}
 	qsort(offs, n, sizeof(*offs), cmp_u64);
 	for (size_t k = 0; k < n; k++) {
-		uint64_t off = offs[k] < MAX_IMAGE - 2 * FN_ALIGN ? offs[k] : MAX_IMAGE - 2 * FN_ALIGN;
+		uint64_t off =
+			offs[k] < MAX_IMAGE - 2 * FN_ALIGN ? offs[k] : MAX_IMAGE - 2 * FN_ALIGN;
 
 		uint64_t end = nc ? (uint64_t)c[nc - 1].rva + c[nc - 1].size : 0;
 
@@ -134,7 +135,8 @@ static int functions(struct fit *fit, size_t i)
 	}
 	for (size_t h = 0; h < fit->nhits; h++) {
 		for (size_t k = 0; fit->hits[h].image == i && k < nc; k++) {
-			if (fit->hits[h].off >= c[k].rva && fit->hits[h].off < (uint64_t)c[k].rva + c[k].size) {
+			if (fit->hits[h].off >= c[k].rva &&
+			    fit->hits[h].off < (uint64_t)c[k].rva + c[k].size) {
 				c[k].samples += fit->hits[h].n;
 				break;
 			}
@@ -211,7 +213,8 @@ int fit_images_place(struct fit *fit)
 				return -ENOMEM;
 			}
 			cand = c;
-			cand[ncand++] = (struct cand){.owner = owner, .row = hit->image, .name = im->name};
+			cand[ncand++] =
+				(struct cand){.owner = owner, .row = hit->image, .name = im->name};
 		}
 		cand[k].samples += hit->n;
 		/* from here on, the candidate (until images are chosen) */
@@ -258,7 +261,8 @@ int fit_images_place(struct fit *fit)
 				continue; /* a user image of System or of a process not listed */
 			}
 			for (size_t k = 0; k < ncand; k++) {
-				if (cand[k].row == sorted[s].row && cand[k].owner == sorted[s].owner) {
+				if (cand[k].row == sorted[s].row &&
+				    cand[k].owner == sorted[s].owner) {
 					pos[k] = fit->nimg;
 				}
 			}
@@ -483,8 +487,9 @@ int fit_images_hot(struct fit *fit, size_t g, struct fit_node *gnode)
 		kept += h[i].n;
 	}
 	if (kept < all) {
-		fit_comment(map, "%.1f %% of the group's %" PRIu64 " placed samples land elsewhere "
-				 "(in no listed image or function, or past 16 entries): not here",
+		fit_comment(map,
+			    "%.1f %% of the group's %" PRIu64 " placed samples land elsewhere "
+			    "(in no listed image or function, or past 16 entries): not here",
 			    100.0 * (double)(all - kept) / (double)all, all);
 	}
 	free(h);

@@ -23,14 +23,15 @@
 #include "tools/lib/fit/fit_doc.h"
 #include "tools/lib/fit/fit_names.h"
 
-#define FIT_MAX_GROUPS	  64u  /* threads[]: the language's limit */
-#define FIT_MAX_PROCESSES 80u /* processes[]: 128 in the language, but gen maps 4096 images in
+#define FIT_MAX_GROUPS 64u /* threads[]: the language's limit */
+#define FIT_MAX_PROCESSES                                                                          \
+	80u		   /* processes[]: 128 in the language, but gen maps 4096 images in
 				 * all and a lived-in process has up to 69 */
-#define FIT_MAX_IMAGES	  64u  /* processes[].images and drivers, in all */
-#define FIT_MAX_FNS	  32u  /* functions of an image */
-#define FIT_MAX_HOT	  16u  /* threads[].hot entries */
-#define FIT_NAME	  72u  /* a process's name or image, with its NUL */
-#define FIT_WAITS	  64u  /* wait reasons counted (KWAIT_REASON is 6 bits) */
+#define FIT_MAX_IMAGES 64u /* processes[].images and drivers, in all */
+#define FIT_MAX_FNS    32u /* functions of an image */
+#define FIT_MAX_HOT    16u /* threads[].hot entries */
+#define FIT_NAME       72u /* a process's name or image, with its NUL */
+#define FIT_WAITS      64u /* wait reasons counted (KWAIT_REASON is 6 bits) */
 
 /* Where a trace's CPU use is read from. */
 enum fit_source {
@@ -42,17 +43,17 @@ enum fit_source {
 /* One thread of the trace (a thread row of the analysis). */
 struct fit_thread {
 	size_t row;
-	size_t proc;	   /* its struct fit_proc */
-	uint64_t cpu_ns;   /* time it ran (from samples where the trace has no switch) */
-	uint64_t vol;	   /* switch-outs in state Waiting: the ends of its bursts of work */
-	uint64_t samples;  /* its SampledProfile events */
-	double life_ns;	   /* its time in the trace */
-	double exposure;   /* of it, off CPU (ns) */
-	bool at_start;	   /* alive when its process began in the trace (or the trace did) */
-	bool ran;	   /* it ran or was sampled */
-	unsigned cls;	   /* FIT_BUSY, FIT_RAN or FIT_IDLE */
-	int64_t mid_ns;	   /* the middle of its life in the trace: where its samples are placed */
-	size_t group;	   /* its group, SIZE_MAX none */
+	size_t proc;	  /* its struct fit_proc */
+	uint64_t cpu_ns;  /* time it ran (from samples where the trace has no switch) */
+	uint64_t vol;	  /* switch-outs in state Waiting: the ends of its bursts of work */
+	uint64_t samples; /* its SampledProfile events */
+	double life_ns;	  /* its time in the trace */
+	double exposure;  /* of it, off CPU (ns) */
+	bool at_start;	  /* alive when its process began in the trace (or the trace did) */
+	bool ran;	  /* it ran or was sampled */
+	unsigned cls;	  /* FIT_BUSY, FIT_RAN or FIT_IDLE */
+	int64_t mid_ns;	  /* the middle of its life in the trace: where its samples are placed */
+	size_t group;	  /* its group, SIZE_MAX none */
 };
 
 /* One process of the trace (System has one even without a Process record). */
@@ -66,8 +67,8 @@ struct fit_proc {
 	const char *image_in;	  /* its image as the trace says it (owned by the analysis) */
 	uint64_t cpu_ns;
 	size_t nthreads, nran;
-	bool listed;  /* in processes[] */
-	size_t first; /* its threads: fit->order[first .. first + nthreads) */
+	bool listed;		 /* in processes[] */
+	size_t first;		 /* its threads: fit->order[first .. first + nthreads) */
 	struct fit_node *node;	 /* its map in processes[], NULL not listed */
 	struct fit_node *images; /* its images list, NULL none yet */
 };

@@ -18,6 +18,7 @@
  * naming them tells nothing about the machine. Kept in this spelling.
  */
 static const char *const well_known[] = {
+	/* clang-format off */
 	/* processes */
 	"System", "Idle", "Registry", "MemCompression", "smss.exe", "csrss.exe", "wininit.exe",
 	"winlogon.exe", "services.exe", "lsass.exe", "svchost.exe", "fontdrvhost.exe", "dwm.exe",
@@ -61,6 +62,7 @@ static const char *const well_known[] = {
 	"CoreUIComponents.dll", "mscoree.dll", "mscoreei.dll", "clr.dll", "clrjit.dll",
 	"coreclr.dll", "mscorlib.ni.dll", "System.ni.dll", "vcruntime140.dll", "msvcp140.dll",
 	"wow64.dll", "wow64win.dll", "wow64cpu.dll", "apphelp.dll", "umpdc.dll",
+	/* clang-format on */
 };
 
 const char *fit_well_known(const char *s)

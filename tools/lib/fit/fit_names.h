@@ -33,7 +33,7 @@ struct fit_names {
 	struct fit_name_map {
 		struct fit_pseudonym {
 			char *from, *to;
-		} *p;
+		} * p;
 		size_t n, cap;
 	} map[FIT_NAME_KINDS];
 };
