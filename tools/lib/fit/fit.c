@@ -25,27 +25,16 @@
 #include "producer/targets.h"
 #include "tools/lib/analysis/analysis.h"
 #include "tools/lib/common/error.h"
-#include "tools/lib/fit/fit_internal.h"
+#include "tools/lib/fit/fit.h"
+#include "tools/lib/fit/fit_groups.h"
+#include "tools/lib/fit/fit_images.h"
+#include "tools/lib/fit/fit_model.h"
 #include "tools/lib/read/read.h"
 
 #define STATE_WAITING	5u /* KTHREAD_STATE Waiting: a switch-out that ends a burst of work */
 #define ITEMS_PER_NOTE	65536u
 #define RUNDOWN_SPAN_NS 1000000000u /* a rundown-only lookalike's length */
 #define BUSY_SHARE	0.01	    /* a thread that ran this share of its time is busy */
-
-uint64_t fit_clamp_ns(double ns, uint64_t lo, uint64_t hi)
-{
-	uint64_t v;
-
-	if (!(ns >= (double)lo)) { /* NaN too */
-		return lo;
-	}
-	if (ns >= (double)hi) {
-		return hi;
-	}
-	v = fit_round3((uint64_t)ns);
-	return v < lo ? lo : v > hi ? hi : v;
-}
 
 /* ---- the pass ----------------------------------------------------------- */
 

@@ -142,6 +142,20 @@ uint64_t fit_round3(uint64_t ns)
 	return (ns + scale / 2) / scale * scale;
 }
 
+uint64_t fit_clamp_ns(double ns, uint64_t lo, uint64_t hi)
+{
+	uint64_t v;
+
+	if (!(ns >= (double)lo)) { /* NaN too */
+		return lo;
+	}
+	if (ns >= (double)hi) {
+		return hi;
+	}
+	v = fit_round3((uint64_t)ns);
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 struct fit_node *fit_add_duration(struct fit_node *parent, const char *key, uint64_t ns)
 {
 	static const struct {

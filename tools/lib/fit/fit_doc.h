@@ -78,4 +78,7 @@ char *fit_doc_json(const struct fit_node *root);
 /** fit_round3 - @ns rounded to 3 significant digits (what the YAML says). */
 uint64_t fit_round3(uint64_t ns);
 
+/** fit_clamp_ns - @ns rounded to 3 digits, clamped to [@lo, @hi] (NaN: @lo). */
+uint64_t fit_clamp_ns(double ns, uint64_t lo, uint64_t hi);
+
 #endif /* TOOLS_LIB_FIT_FIT_DOC_H */

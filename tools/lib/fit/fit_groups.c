@@ -35,7 +35,9 @@
 
 #include "producer/etw_names.h"
 #include "tools/lib/analysis/analysis.h"
-#include "tools/lib/fit/fit_internal.h"
+#include "tools/lib/fit/fit_groups.h"
+#include "tools/lib/fit/fit_images.h"
+#include "tools/lib/fit/fit_model.h"
 
 #define WR_USER_REQUEST	  13u	      /* KWAIT_REASON WrUserRequest */
 #define CPU_BOUND_NS	  4000000.0   /* a mean burst this long: cpu_bound */
@@ -308,7 +310,7 @@ static int thread_name(struct fit *fit, size_t g, size_t n, struct fit_node *m)
 	if (!nm) {
 		return 0;
 	}
-	if (fit->o->anonymize != FIT_ANON_NONE) {
+	if (fit->names.mode != FIT_ANON_NONE) {
 		if ((rc = fit_name(&fit->names, FIT_NAME_THREAD, nm, out, sizeof(out)))) {
 			return rc;
 		}

@@ -18,7 +18,8 @@
 
 #include "tools/lib/analysis/analysis.h"
 #include "tools/lib/common/grow.h"
-#include "tools/lib/fit/fit_internal.h"
+#include "tools/lib/fit/fit_images.h"
+#include "tools/lib/fit/fit_model.h"
 
 #define FN_GAP	     0x400u	 /* addresses further apart start a new function */
 #define FN_ALIGN     0x10u	 /* a function starts on it and ends past its last sample */
@@ -325,7 +326,7 @@ static void image_entry(struct fit *fit, const struct fit_image *im, struct fit_
 			    im->fn_dropped);
 	}
 	fit_add_hex(m, "size", size);
-	if (fit->o->anonymize == FIT_ANON_NONE) {
+	if (fit->names.mode == FIT_ANON_NONE) {
 		char path[200];
 
 		if (r->path && *r->path) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/lib/fit/fit_internal.h - what the files of the fit room share: the
+ * tools/lib/fit/fit_model.h - what the files of the fit room share: the
  * trace as fit reads it (its processes, threads and images, from the
  * analysis tables), and the parts of the scenario each file writes.
  *
@@ -11,15 +11,14 @@
  *   fit_images.c  sampled addresses into images and functions, the images
  *                 listed (at most 64) and each group's hot functions
  */
-#ifndef TOOLS_LIB_FIT_FIT_INTERNAL_H
-#define TOOLS_LIB_FIT_FIT_INTERNAL_H
+#ifndef TOOLS_LIB_FIT_FIT_MODEL_H
+#define TOOLS_LIB_FIT_FIT_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "etwforge/etwforge.h"
-#include "tools/lib/fit/fit.h"
 #include "tools/lib/fit/fit_doc.h"
 #include "tools/lib/fit/fit_names.h"
 
@@ -114,6 +113,8 @@ struct fit_image {
 	uint64_t fn_dropped; /* samples of functions past FIT_MAX_FNS */
 };
 
+struct fit_opts;
+
 struct fit {
 	struct etwforge_file *f;
 	struct etwforge_analysis *a;
@@ -141,34 +142,4 @@ struct fit {
 	struct fit_node *root;
 };
 
-/** fit_groups_choose - pick the groups (fit->grp) from the processes' threads. */
-void fit_groups_choose(struct fit *fit);
-
-/**
- * fit_groups_write - the threads list: each group's keys (and its hot
- * functions, fit_images_hot()). Return: 0 or -ENOMEM.
- */
-int fit_groups_write(struct fit *fit, struct fit_node *threads);
-
-/**
- * fit_images_place - every sampled address of the grouped threads into an
- * image row; choose the images listed, their functions. Return: 0 or -ENOMEM.
- */
-int fit_images_place(struct fit *fit);
-
-/**
- * fit_images_write - the images of each listed process (under its map
- * @procs[i]) and the drivers (a list under @root). Return: 0 or -ENOMEM.
- */
-int fit_images_write(struct fit *fit, struct fit_node *root);
-
-/**
- * fit_images_hot - the hot map of group @g (under @gnode), at most
- * FIT_MAX_HOT entries, weights in 1..1000000. Return: 0 or -ENOMEM.
- */
-int fit_images_hot(struct fit *fit, size_t g, struct fit_node *gnode);
-
-/** fit_duration_ok - @ns rounded to 3 digits, clamped to [@lo, @hi]. */
-uint64_t fit_clamp_ns(double ns, uint64_t lo, uint64_t hi);
-
-#endif /* TOOLS_LIB_FIT_FIT_INTERNAL_H */
+#endif /* TOOLS_LIB_FIT_FIT_MODEL_H */
