@@ -21,6 +21,9 @@ _etwforge_options() {
 	compare)
 		echo "--json --svg -k --keep-going -h --help"
 		;;
+	fit)
+		echo "-o --output --anonymize --json -k --keep-going --progress -h --help"
+		;;
 	bench)
 		echo "--json --quick --only -h --help"
 		;;
@@ -32,7 +35,7 @@ _etwforge_options() {
 
 _etwforge() {
 	local cur prev cmd i
-	local commands="gen replay dump verify compare bench corpus help"
+	local commands="gen replay dump verify compare fit bench corpus help"
 
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
@@ -61,6 +64,10 @@ _etwforge() {
 	case $cmd:$prev in
 	gen:-o | gen:--output | replay:-o | replay:--output)
 		_etwforge_files '@(etl)'
+		return
+		;;
+	fit:-o | fit:--output)
+		_etwforge_files '@(yaml|yml|json)'
 		return
 		;;
 	gen:-t | gen:--truth | verify:-t | verify:--truth | dump:--truth)
@@ -104,7 +111,7 @@ _etwforge() {
 	esac
 
 	if [[ $cmd == help ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "gen replay dump verify compare bench corpus" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "gen replay dump verify compare fit bench corpus" -- "$cur")
 		return
 	fi
 	if [[ $cur == -* ]]; then
@@ -114,7 +121,7 @@ _etwforge() {
 	case $cmd in
 	gen) _etwforge_files '@(yaml|yml|json)' ;;
 	replay) _etwforge_files '@(jsonl|json)' ;;
-	dump | verify | compare) _etwforge_files '@(etl)' ;;
+	dump | verify | compare | fit) _etwforge_files '@(etl)' ;;
 	bench) ;; # no arguments
 	esac
 }

@@ -21,7 +21,9 @@
 #                           reading a file needs no scenario, truth or run
 #   tools/lib/analysis/     the public header, writer/, producer/, common/, read/,
 #                           analysis/: one reading of a trace, above read/
-#   tools/lib/run/          everything below the top but analysis/ and fuzz/
+#   tools/lib/fit/          the public header, writer/, producer/, common/, read/,
+#                           analysis/, fit/: the lookalike, from one reading
+#   tools/lib/run/          everything below the top but analysis/, fit/ and fuzz/
 #   tools/lib/fuzz/         everything below the top; nothing but the top
 #                           (tools/lib/api_*.c) and bench (its catalogue) use fuzz/
 #   tools/lib/ (api_*.c)    the public header and every room: adapters only
@@ -65,6 +67,7 @@ RULES = [  # folder, allowed include (a regex on the path as written)
     ("tools/lib/truth", f"({LOW}|scheduler_model/|tools/lib/(common|config|truth)/)"),
     ("tools/lib/read", f"({PUB}|{LOW}|tools/lib/(common|read)/)"),
     ("tools/lib/analysis", f"({PUB}|{LOW}|tools/lib/(common|read|analysis)/)"),
+    ("tools/lib/fit", f"({PUB}|{LOW}|tools/lib/(common|read|analysis|fit)/)"),
     ("tools/lib/run", f"({PUB}|{MODELS}|{LOW}|{ROOMS_BELOW_TOP})"),
     ("tools/lib/fuzz", f"({PUB}|{MODELS}|{LOW}|{ROOMS_BELOW_TOP}|tools/lib/fuzz/)"),
     ("tools/lib", f"({PUB}|tools/lib/)"),

@@ -34,7 +34,7 @@ import tempfile
 BIN = os.environ["ETWFORGE_BIN"]
 DOC = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "doc")
 SRC = os.path.join(DOC, "..")
-COMMANDS = ["gen", "replay", "dump", "verify", "compare", "bench", "corpus"]
+COMMANDS = ["gen", "replay", "dump", "verify", "compare", "fit", "bench", "corpus"]
 OPT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
 
 

@@ -2219,6 +2219,70 @@ ETWFORGE_API const char *etwforge_wait_reason_name(unsigned reason);
 /** etwforge_thread_state_name - KTHREAD_STATE @state's name ("Ready"), "?" unknown. */
 ETWFORGE_API const char *etwforge_thread_state_name(unsigned state);
 
+/* ---- fit: a scenario that looks like a trace (`etwforge fit`) ------------- */
+
+/* What etwforge_fit_new() renames (struct etwforge_fit_opts @anonymize). */
+enum etwforge_anonymize {
+	ETWFORGE_ANONYMIZE_NONE = 0,  /* the trace's names, command lines, paths, PDB identities */
+	ETWFORGE_ANONYMIZE_NAMES = 1, /* pseudonyms; names every Windows machine has kept */
+	ETWFORGE_ANONYMIZE_ALL = 2,   /* pseudonyms for every name */
+};
+
+/**
+ * struct etwforge_fit_opts - how etwforge_fit_new() fits.
+ * Declare it with ETWFORGE_OPTS(etwforge_fit_opts, o, ...); NULL is the
+ * defaults.
+ * @sz:           sizeof(struct etwforge_fit_opts) (see "Growth" at the top)
+ * @anonymize:    an enum etwforge_anonymize: with NAMES or ALL no string of
+ *                the trace reaches the scenario (process, image and thread
+ *                names become pseudonyms in the order first met: proc1.exe,
+ *                mod1.dll, thread1; command lines, paths, the logger's
+ *                name, start time and PDB identities are left to gen, which
+ *                derives them from the pseudonyms and the seed; IDs are
+ *                gen's own). NAMES keeps the names of a stock Windows
+ *                machine (System, svchost.exe, ntoskrnl.exe, ntdll.dll ...)
+ * @progress:     called now and then with the share of the trace read so
+ *                far (0..1), and with 1 at the end; NULL never
+ * @progress_ctx: its first argument
+ */
+struct etwforge_fit_opts {
+	size_t sz;
+	unsigned anonymize;
+	void (*progress)(void *ctx, double done);
+	void *progress_ctx;
+};
+
+struct etwforge_fit;
+
+/**
+ * etwforge_fit_new - read @f in full (one analysis) and make the scenario
+ * (etwforge-scenario(5)) that etwforge gen runs into a trace like it: the
+ * machine and session of its header and events, its processes, a thread
+ * group per process (two where some threads ran and others only waited;
+ * at most 64) with the run bursts, waits, spreads and wait reasons its
+ * context switches show (from samples alone: the CPU share; from the
+ * rundown alone: threads that wait), the images its samples land in with
+ * their functions, and each group's hot functions. What the scenario
+ * language cannot say is named in comments of the YAML. The scenario is
+ * checked: it loads as gen would load it. Damage: as
+ * etwforge_analysis_run() (the file's keep-going flag). The same file and
+ * options give the same bytes.
+ * Return: the fit (free it with etwforge_fit_free()), or NULL with errno
+ * and @err: EINVAL (@opts refused: INPUT; damage: DATA), ENOMEM.
+ */
+ETWFORGE_API struct etwforge_fit *etwforge_fit_new(struct etwforge_file *f,
+						   const struct etwforge_fit_opts *opts,
+						   struct etwforge_error *err);
+
+/** etwforge_fit_yaml - the scenario as YAML with its comments, owned by @fit. */
+ETWFORGE_API const char *etwforge_fit_yaml(const struct etwforge_fit *fit);
+
+/** etwforge_fit_json - the same scenario as one JSON object (no comments), owned by @fit. */
+ETWFORGE_API const char *etwforge_fit_json(const struct etwforge_fit *fit);
+
+/** etwforge_fit_free - NULL is a no-op. */
+ETWFORGE_API void etwforge_fit_free(struct etwforge_fit *fit);
+
 /* ---- the fuzzing corpus (`etwforge corpus`) ------------------------------- */
 
 /**

@@ -15,5 +15,6 @@ int cmd_verify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 
 #endif /* TOOLS_COMMANDS_H */

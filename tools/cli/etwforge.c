@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{"dump", cmd_dump, "read any ETL file (ours or Windows') and print or draw it"},
 	{"verify", cmd_verify, "check an ETL file against its truth stream"},
 	{"compare", cmd_compare, "set two traces' traits side by side, with distances and a score"},
+	{"fit", cmd_fit, "write a scenario that gen runs into a trace like a given one"},
 	{"bench", cmd_bench, "measure the hot paths and the commands on this machine"},
 	{"corpus", cmd_corpus, "write a fuzzing corpus: edge cases, broken files, dictionary"},
 };

@@ -30,6 +30,9 @@ Public names:
     side (sample spacing and skew, processes, threads, IDs, rundown, CPU
     use, wait reasons, wake-ups), a distance each and one score;
     traits(path) one trace's
+  fit(path, anonymize=False, keep_going=False) -> dict: a scenario that
+    generate() runs into a trace like the one at path (fit_yaml(): the
+    YAML text `etwforge fit` writes, with its comments)
   verify(etl, truth, session=None) -> Verified
   corpus(out_dir, seed=1, mangle=False, zip_name=None) -> manifest entries
   Summary, SessionSummary, LockSummary, Verified: results (xxh3 values as
@@ -53,6 +56,7 @@ from __future__ import annotations
 
 from . import _lib
 from ._compare import Comparison, compare, traits
+from ._fit import fit, fit_yaml
 from ._errors import (ETLError, Error, NoSuchFileError, RunWarning, ScenarioError, StreamError,
                       VerifyError)
 from ._read import FORM_NAMES, Event, File, Switches, open
@@ -70,6 +74,6 @@ def version() -> str:
 
 
 __all__ = ["generate", "replay", "Stream", "open", "File", "Event", "Switches", "FORM_NAMES",
-           "Schedule", "Table", "compare", "traits", "Comparison", "verify", "corpus", "Summary", "SessionSummary", "LockSummary",
+           "Schedule", "Table", "compare", "traits", "fit", "fit_yaml", "Comparison", "verify", "corpus", "Summary", "SessionSummary", "LockSummary",
            "Verified", "Error", "ScenarioError", "StreamError", "ETLError", "VerifyError",
            "NoSuchFileError", "RunWarning", "version", "__version__"]

@@ -1,0 +1,249 @@
+# SPDX-License-Identifier: MIT
+"""`etwforge fit` and etwforge.fit(): a lookalike scenario of a trace that gen
+runs; its errors; --anonymize leaving no string of the input; the round trip
+gen -> fit -> gen within the tolerances README states ("A shareable lookalike");
+a real trace closer to its lookalike than to any example scenario."""
+import json
+import os
+import re
+import statistics
+import subprocess
+
+import pytest
+
+import etwforge
+import fit_stats
+from conftest import SCENARIOS, TOP, cli
+
+SAMPLES = os.path.join(TOP, "tests", "data", "samples")
+PERFVIEW = os.path.join(SAMPLES, "perfview_net.4.5.2.x64.etl")
+NO_KERNEL = os.path.join(SAMPLES, "airbus_lxcore_kernel.etl")
+
+# README "A shareable lookalike": per statistic, the largest median over the
+# sweep and the largest distance of any one case (distances in [0, 1]).
+TOLERANCE = {
+    "processes": (0.01, 0.01),
+    "threads": (0.02, 0.45),
+    "busy": (0.15, 0.70),
+    "switch_rate": (0.40, 0.95),
+    "sample_rate": (0.01, 0.01),
+    "cpu_by_image": (0.05, 0.30),
+    "switches_by_image": (0.08, 0.35),
+    "threads_by_image": (0.01, 0.30),
+    "samples_by_module": (0.12, 0.50),
+    "burst": (0.20, 0.55),
+    "wait": (0.22, 0.70),
+    "reasons": (0.01, 0.20),
+}
+EXAMPLES = ["desktop", "lock_driver", "multi_clock", "server64"]
+RANDOM = [100 + i for i in range(12)]
+
+
+def run(*args, check=True):
+    if not cli():
+        pytest.skip("ETWFORGE_BIN is not set")
+    p = subprocess.run([cli(), *map(str, args)], capture_output=True)
+    if check:
+        assert p.returncode == 0, p.stderr.decode()
+    return p
+
+
+def gen(scenario, out, seed, duration="1s"):
+    run("gen", scenario, "-o", out, "--seed", seed, "--duration", duration)
+    return out
+
+
+@pytest.fixture(scope="module")
+def desk(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fit")
+    return gen(os.path.join(SCENARIOS, "desktop.yaml"), d / "desk.etl", 7)
+
+
+def test_fit_writes_a_scenario_gen_runs_the_same_bytes_each_time(desk, tmp_path):
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    run("fit", desk, "-o", a)
+    run("fit", desk, "-o", b)
+    assert a.read_bytes() == b.read_bytes()
+    text = a.read_text()
+    assert text.startswith("# A lookalike scenario made by etwforge fit")
+    assert "threads:" in text and "processes:" in text
+    gen(a, tmp_path / "look.etl", 1)
+    # what the trace has the lookalike has: its processes, its threads at the start
+    s0, s1 = fit_stats.stats(desk), fit_stats.stats(tmp_path / "look.etl")
+    assert s1["processes"] == s0["processes"]
+    assert abs(s1["threads"] - s0["threads"]) <= 0.02 * s0["threads"]
+    # --json is the same scenario as etwforge.fit()'s dict
+    j = json.loads(run("fit", desk, "--json").stdout)
+    assert j == etwforge.fit(str(desk))
+    assert [g["name"] for g in j["threads"]] and len(j["threads"]) <= 64
+
+
+def test_python_fit_runs_in_generate(desk, tmp_path):
+    d = etwforge.fit(str(desk), anonymize=True)
+    s = etwforge.generate(d, tmp_path / "py.etl", seed=3)
+    assert s.switches > 0
+    assert etwforge.fit_yaml(str(desk)).startswith("#")
+    with pytest.raises(ValueError):
+        etwforge.fit(str(desk), anonymize="some")
+
+
+def test_errors_say_one_line_and_leave_the_output_alone(desk, tmp_path):
+    out = tmp_path / "keep.yaml"
+    out.write_text("mine\n")
+    p = run("fit", check=False)
+    assert p.returncode == 2 and p.stderr.decode().count("\n") == 1
+    p = run("fit", desk, "--anonymise", check=False)
+    assert p.returncode == 2 and b"unknown option" in p.stderr
+    p = run("fit", desk, "--anonymize=most", "-o", out, check=False)
+    assert p.returncode == 2
+    junk = tmp_path / "junk.etl"
+    junk.write_bytes(b"not an ETL file at all" * 100)
+    for bad in (junk, NO_KERNEL):
+        p = run("fit", bad, "-o", out, check=False)
+        assert p.returncode == 1, p.stderr
+        assert p.stderr.decode().count("\n") == 1
+        assert out.read_text() == "mine\n"
+    assert "usage: etwforge fit" in run("fit", "--help").stdout.decode()
+    assert sorted(os.listdir(tmp_path)) == ["junk.etl", "keep.yaml"]  # no temporary left
+
+
+def test_a_real_trace_is_closer_to_its_lookalike_than_to_any_example(tmp_path):
+    run("fit", PERFVIEW, "-o", tmp_path / "pv.yaml")
+    text = (tmp_path / "pv.yaml").read_text()
+    assert "Not expressed by the scenario language" in text
+    look = gen(tmp_path / "pv.yaml", tmp_path / "pv.etl", 1, "10s")
+    own = etwforge.compare(PERFVIEW, look).score
+    for name in EXAMPLES + ["lock_contention"]:
+        other = gen(os.path.join(SCENARIOS, name + ".yaml"), tmp_path / (name + ".etl"), 1)
+        assert own < etwforge.compare(PERFVIEW, other).score, name
+
+
+def _strings(path):
+    """Every name, command line, SID, path (and its parts), PDB and GUID the reader gives."""
+    p = run("dump", "--jsonl", path)
+    keys = {"image", "cmdline", "sid", "package", "app_id", "name", "file_name", "pdb", "guid",
+            "computer_name", "domain_name", "logger_name", "orig_file_name"}
+    out = set()
+    for line in p.stdout.decode("utf-8", "replace").splitlines():
+        d = json.loads(line)
+        for v in d.values():
+            if not isinstance(v, dict):
+                continue
+            for k, s in v.items():
+                if k in keys and isinstance(s, str) and len(s) >= 4:
+                    out.add(s)
+                    out.update(x for x in re.split(r"[\\/]", s) if len(x) >= 4)
+        if d.get("kind") == "file" and d.get("logger_name"):
+            out.add(d["logger_name"])
+    return out
+
+
+def _found(data, s):
+    return s.encode() in data or s.encode("utf-16-le") in data
+
+
+@pytest.fixture(scope="module")
+def secret(tmp_path_factory):
+    """A trace full of names no one else has."""
+    d = tmp_path_factory.mktemp("secret")
+    sc = {
+        "duration": "300ms",
+        "machine": {"cpus": 4, "computer_name": "ALICE-LAPTOP7"},
+        "sessions": [{"name": "Zorblax Kernel Session", "clock": "qpc",
+                      "flags": ["cswitch", "proc_thread", "dispatcher", "profile", "loader"],
+                      "stacks": ["profile"], "merged": True}],
+        "processes": [
+            {"name": "quuxagent.exe", "user": "S-1-5-21-1111111111-2222222222-333333333-1001",
+             "cmdline": "quuxagent.exe --token=hunter2secret --home C:\\Users\\alicewonder",
+             "images": [{"name": "flibbertigibbet.dll", "size": 0x100000,
+                         "path": "\\Device\\HarddiskVolume3\\Users\\alicewonder\\flibbertigibbet.dll",
+                         "pdb": {"guid": "0DDBA11C-AFE5-4A11-B0B5-C0FFEE123456", "age": 3,
+                                 "name": "flibbertigibbet.pdb"},
+                         "functions": [{"name": "Frobnicate", "rva": 0x1000, "size": 0x800,
+                                        "weight": 50}]}]},
+        ],
+        "threads": [{"name": "w", "process": "quuxagent.exe", "count": 3,
+                     "thread_name": "SecretWorkerXyzzy", "behaviour": "cpu_bound"}],
+    }
+    path = d / "secret.yaml"
+    path.write_text(json.dumps(sc))
+    return gen(path, d / "secret.etl", 5, "300ms")
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory):
+    """The bytes gen writes whatever the scenario (its own DLLs, paths, names)."""
+    d = tmp_path_factory.mktemp("base")
+    run("gen", os.path.join(SCENARIOS, "desktop.yaml"), "-o", d / "base.etl", "--duration",
+        "20ms", "--set", "sessions.0.merged=true", "--set", "sessions.1.flags=[cswitch]")
+    return (d / "base.etl").read_bytes()
+
+
+@pytest.mark.parametrize("which", ["secret", "perfview"])
+def test_anonymize_all_leaves_no_string_of_the_input(which, secret, baseline, tmp_path):
+    src = secret if which == "secret" else PERFVIEW
+    strings = _strings(src)
+    own = {s for s in strings if _found(baseline, s)}  # gen writes them for any scenario
+    checked = strings - own
+    assert len(checked) >= 10, checked
+    run("fit", src, "--anonymize=all", "-o", tmp_path / "a.yaml")
+    yaml = (tmp_path / "a.yaml").read_bytes()
+    etl = gen(tmp_path / "a.yaml", tmp_path / "a.etl", 1, "200ms").read_bytes()
+    # the scenario language's own words ("drivers" is a folder of the input's
+    # paths too; System is the kernel's process) are not the input's
+    keys = {"System", "Idle"}
+
+    def walk(v):
+        if isinstance(v, dict):
+            keys.update(v)
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+    walk(etwforge.fit(str(src), anonymize="all"))
+    leaked = sorted(s for s in checked - keys if _found(yaml, s) or _found(etl, s))
+    assert not leaked, leaked
+    # the YAML holds none of gen's own vocabulary from the input either
+    kept = sorted(s for s in own - keys if len(s) >= 6 and s.encode() in yaml)
+    assert not kept, kept
+
+
+def test_anonymize_keeps_well_known_names_only(secret, tmp_path):
+    run("fit", secret, "--anonymize", "-o", tmp_path / "a.yaml")
+    yaml = (tmp_path / "a.yaml").read_text()
+    for s in ("quuxagent", "hunter2secret", "alicewonder", "flibbertigibbet", "SecretWorker",
+              "0DDBA11C", "Zorblax", "ALICE-LAPTOP7", "S-1-5-21-1111111111"):
+        assert s not in yaml
+    assert "ntoskrnl.exe" in yaml or "ntdll.dll" in yaml
+    # without it the names are the trace's
+    plain = run("fit", secret).stdout.decode()
+    assert "quuxagent.exe" in plain and "0DDBA11C-AFE5-4A11-B0B5-C0FFEE123456" in plain
+
+
+def _cases(tmp):
+    for name in EXAMPLES:
+        yield name, os.path.join(SCENARIOS, name + ".yaml")
+    for seed in RANDOM:
+        p = tmp / f"rand{seed}.json"
+        p.write_text(json.dumps(fit_stats.random_scenario(seed)))
+        yield f"rand{seed}", p
+
+
+def test_round_trip_comes_back_within_the_stated_tolerances(tmp_path):
+    got = {k: [] for k in fit_stats.STATS}
+    noise = {k: [] for k in fit_stats.STATS}
+    for name, sc in _cases(tmp_path):
+        a = fit_stats.stats(gen(sc, tmp_path / f"{name}.a.etl", 11))
+        b = fit_stats.stats(gen(sc, tmp_path / f"{name}.b.etl", 12))
+        run("fit", tmp_path / f"{name}.a.etl", "-o", tmp_path / f"{name}.fit.yaml")
+        c = fit_stats.stats(gen(tmp_path / f"{name}.fit.yaml", tmp_path / f"{name}.c.etl", 13))
+        rt, nz = fit_stats.distances(a, c), fit_stats.distances(a, b)
+        for k in fit_stats.STATS:
+            got[k].append(rt[k])
+            noise[k].append(nz[k])
+            assert rt[k] <= TOLERANCE[k][1], f"{name}: {k} {rt[k]:.3f} > {TOLERANCE[k][1]}"
+    for k in fit_stats.STATS:
+        med = statistics.median(got[k])
+        assert med <= TOLERANCE[k][0], f"{k}: median {med:.3f} > {TOLERANCE[k][0]} " \
+                                       f"(noise floor {statistics.median(noise[k]):.3f})"
