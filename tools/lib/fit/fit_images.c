@@ -250,8 +250,10 @@ int fit_images_place(struct fit *fit)
 			free(cand);
 			return -ENOMEM;
 		}
-		memcpy(sorted, cand, ncand * sizeof(*cand));
-		qsort(sorted, ncand, sizeof(*sorted), cmp_cand);
+		if (ncand) { /* @cand is NULL when no sample lands in an image */
+			memcpy(sorted, cand, ncand * sizeof(*cand));
+			qsort(sorted, ncand, sizeof(*sorted), cmp_cand);
+		}
 		for (size_t k = 0; k < ncand; k++) {
 			pos[k] = SIZE_MAX;
 		}
