@@ -739,8 +739,8 @@ Test(mutator, mangled_mutants_never_crash_the_reader)
 	etwforge_mutator_free(m);
 }
 
-/* How many Process and Thread events @data holds (-1: it does not open or decode). */
-static int identity_events(const uint8_t *data, size_t len)
+/* How many events of @kinds (ETWFORGE_EV_*) @data holds (-1: it does not open or decode). */
+static int events_of(const uint8_t *data, size_t len, unsigned kinds)
 {
 	const struct etwforge_event *ev;
 	struct etwforge_file *f = etwforge_file_open_mem(data, len, "mutant", 0, NULL);
@@ -750,8 +750,7 @@ static int identity_events(const uint8_t *data, size_t len)
 	if (!f) {
 		return -1;
 	}
-	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_PROCESS | ETWFORGE_EV_THREAD,
-			       NULL);
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU, kinds, NULL);
 	while (it && (rc = etwforge_iter_next(it, &ev, NULL)) > 0) {
 		n++;
 	}
@@ -794,7 +793,7 @@ Test(mutator, identity_records_mutate_and_stay_decodable)
 			snprintf(what, sizeof(what), "%s mutant %d (%s)", files[k], i, d);
 			assert_parses(out, n, what);
 			total++;
-			kept += identity_events(out, n) > 0;
+			kept += events_of(out, n, ETWFORGE_EV_PROCESS | ETWFORGE_EV_THREAD) > 0;
 			changed += strstr(d, "ident-") && !strstr(d, "ident-insert");
 			n = etwforge_mutator_mutate(mm, in, len, NULL, 0, 0, &out);
 			f = etwforge_file_open_mem(out, n, "mangled", ETWFORGE_OPEN_KEEP_GOING,
@@ -962,26 +961,6 @@ Test(corpus, image_and_stack_rules_report_the_record)
 		free(want);
 	}
 	json_decref(all);
-}
-
-/* How many image and StackWalk events @data holds (-1: it does not open or decode). */
-static int events_of(const uint8_t *data, size_t len, unsigned kinds)
-{
-	const struct etwforge_event *ev;
-	struct etwforge_file *f = etwforge_file_open_mem(data, len, "mutant", 0, NULL);
-	struct etwforge_iter *it;
-	int n = 0, rc = 0;
-
-	if (!f) {
-		return -1;
-	}
-	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU, kinds, NULL);
-	while (it && (rc = etwforge_iter_next(it, &ev, NULL)) > 0) {
-		n++;
-	}
-	etwforge_iter_free(it);
-	etwforge_file_close(f);
-	return rc < 0 ? -1 : n;
 }
 
 /*
