@@ -33,6 +33,7 @@
  *    XPRESS ones (plain LZ77, State 3 of buffer 0) are decompressed at open
  *    and their records read; other formats yield no records.
  */
+#define _DEFAULT_SOURCE /* madvise, MADV_DONTNEED */
 #include "writer/etl_reader.h"
 #include "writer/etl_xpress.h"
 
@@ -62,6 +63,15 @@
 #define MARKER_EVENT_TRACE	 0x40000000u /* TRACE_HEADER_EVENT_TRACE */
 #define MARKER_MESSAGE		 0x10000000u /* TRACE_MESSAGE */
 #define MARKER_END		 0xFFFFFFFFu /* padding after the data in real files */
+
+/*
+ * A mapped file of this size or more gives a buffer's pages back once its
+ * last record is read: a pass over a 1 GB trace then holds the buffers it
+ * is reading, not the whole file (the pages stay in the page cache, and a
+ * later pass maps them in again).
+ */
+#define RELEASE_MIN  ((size_t)64 << 20)
+#define OPEN_RELEASE 0x100u /* private flag: a mapping of RELEASE_MIN or more */
 
 struct etl_reader {
 	const uint8_t *data;
@@ -220,6 +230,35 @@ static void kind_label(char *out, size_t cap, enum etl_kind k, bool is64)
 	}
 }
 
+/*
+ * The whole pages of [@off, @off + @len) of a large mapping leave the
+ * process (see RELEASE_MIN). Reading a buffer's header alone maps all of
+ * it (the kernel maps the cached pages around a fault), so the opening
+ * walk over the headers gives each buffer back too.
+ */
+static void release_range(const struct etl_reader *d, uint64_t off, uint64_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from, to;
+
+	if (!(d->flags & OPEN_RELEASE) || off > d->len || len > d->len - off) {
+		return;
+	}
+	from = ((uintptr_t)(d->data + off) + page - 1) & ~(page - 1);
+	to = (uintptr_t)(d->data + off + len) & ~(page - 1);
+	if (to > from) {
+		/* MAP_PRIVATE and never written: a later read faults the file's bytes in again */
+		(void)madvise((void *)from, to - from, MADV_DONTNEED);
+	}
+}
+
+/* A mapped buffer read to its end: its pages leave the process. */
+static void release_read(const struct etl_reader *d, const struct etl_buffer *b)
+{
+	if (!b->compressed) {
+		release_range(d, b->file_offset, b->buffer_size);
+	}
+}
+
 int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size_t *pos,
 		    struct etl_record *rec, struct etl_error *err)
 {
@@ -245,6 +284,7 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 	end = b->data_end < ETL_BH_LEN ? ETL_BH_LEN : b->data_end;
 	at = b->file_offset + p;
 	if (p >= end || end - p < 4) {
+		release_read(d, b);
 		return 0;
 	}
 	if (p & 7u) {
@@ -254,6 +294,7 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 	}
 	marker = get_le32(base + p);
 	if (marker == MARKER_END) {
+		release_read(d, b);
 		return 0;
 	}
 	if (marker == 0) {
@@ -1003,6 +1044,7 @@ struct etl_reader *etl_reader_open_mem_flags(const uint8_t *data, size_t len, co
 			goto fail;
 		}
 		d->bufs[d->nbufs++] = b;
+		release_range(d, pos, b.buffer_size);
 		pos += b.buffer_size;
 	}
 	d->trailing = pos < len ? len - pos : 0;
@@ -1150,7 +1192,10 @@ struct etl_reader *etl_reader_open_file_flags(const char *path, unsigned flags,
 		errno = e;
 		return NULL;
 	}
-	d = etl_reader_open_mem_flags(map, (size_t)st.st_size, path, flags, err);
+	d = etl_reader_open_mem_flags(
+		map, (size_t)st.st_size, path,
+		(flags & ~OPEN_RELEASE) | ((size_t)st.st_size >= RELEASE_MIN ? OPEN_RELEASE : 0u),
+		err);
 	if (!d) {
 		e = errno;
 		munmap(map, (size_t)st.st_size);

@@ -1659,6 +1659,12 @@ ETWFORGE_API const char *etwforge_spin_seen_name(unsigned kind);
  *              identity the file gives (KernelTraceControl's DbgID_RSDS),
  *              and of an image without one whose PDB (its name with .pdb)
  *              the store holds in one version only; NULL none
+ * @stacks:     ETWFORGE_STACKS_JOIN (0): every event's stack joined, held
+ *              from the first pass to the end (memory grows with the
+ *              file's stack records); ETWFORGE_STACKS_NONE: stack records
+ *              are not read (no stack rows, call tree by IP only, the
+ *              totals' stack counts 0), for a pass over a long file whose
+ *              memory must stay flat
  */
 struct etwforge_analysis_opts {
 	size_t sz;
@@ -1671,6 +1677,13 @@ struct etwforge_analysis_opts {
 	size_t cpus_bytes;
 	bool keep_going;
 	const char *symbols;
+	unsigned stacks;
+};
+
+/* etwforge_analysis_opts @stacks */
+enum etwforge_stacks {
+	ETWFORGE_STACKS_JOIN = 0, /* every event's stack joined (the default) */
+	ETWFORGE_STACKS_NONE = 1, /* stack records not read: memory flat over a long file */
 };
 
 /**

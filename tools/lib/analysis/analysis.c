@@ -125,7 +125,10 @@ static int images_stacks(struct etwforge_analysis *a, struct etwforge_error *err
 /* The file's clock, CPUs, identity, images and stacks, and the window: all an analysis starts from. */
 static int setup(struct etwforge_analysis *a, struct etwforge_error *err)
 {
-	const struct an_more more = {AN_IMAGE_KINDS | AN_STACK_KINDS, more_note, a};
+	const struct an_more more = {
+		AN_IMAGE_KINDS |
+			(a->o.stacks == ETWFORGE_STACKS_NONE ? 0u : (unsigned)AN_STACK_KINDS),
+		more_note, a};
 	int rc;
 
 	an_clock_init(&a->clock, a->f);
@@ -198,6 +201,11 @@ struct etwforge_analysis *analysis_new(struct etwforge_file *f,
 			err, -EINVAL, ERR_INPUT,
 			"etwforge_analysis_new: detail %u is neither FULL (0) nor COUNTS (1)",
 			a->o.detail);
+	}
+	if (rc == 0 && a->o.stacks > ETWFORGE_STACKS_NONE) {
+		rc = error_fail(err, -EINVAL, ERR_INPUT,
+				"etwforge_analysis_new: stacks %u is neither JOIN (0) nor NONE (1)",
+				a->o.stacks);
 	}
 	if (rc == 0 && (a->o.items & ~ETWFORGE_ITEM_ALL)) {
 		rc = error_fail(err, -EINVAL, ERR_INPUT,

@@ -33,11 +33,24 @@
 
 #define STATE_WAITING	5u /* KTHREAD_STATE Waiting: a switch-out that ends a burst of work */
 #define ITEMS_PER_NOTE	65536u
+#define ANALYSIS_SHARE	0.75 /* of the progress line: the analysis; the rest the stack tally */
 #define RUNDOWN_SPAN_NS 1000000000u /* a rundown-only lookalike's length */
 #define BUSY_SHARE	0.01	    /* a thread that ran this share of its time is busy */
 
 /* ---- the pass ----------------------------------------------------------- */
 
+/* The stack tally's progress: its offset in the file, after the analysis's share. */
+static void stacks_progress(void *ctx, uint64_t offset)
+{
+	struct fit *fit = ctx;
+	double len = (double)fit->info->buffers * (double)fit->info->buffer_size;
+	double done = len > 0 ? (double)offset / len : 0;
+
+	done = done > 1 ? 1 : done;
+	fit->o->progress(fit->o->progress_ctx, ANALYSIS_SHARE + (0.999 - ANALYSIS_SHARE) * done);
+}
+
+/* The analysis's pass, then the stack tally's (kept apart: flat memory on a long trace). */
 static int read_all(struct fit *fit, struct etwforge_error *err)
 {
 	const struct etwforge_item *it;
@@ -51,10 +64,13 @@ static int read_all(struct fit *fit, struct etwforge_error *err)
 			double span = (double)(t->end_ns - t->from_ns);
 			double done = span > 0 ? (double)(it->t0 - t->from_ns) / span : 0;
 
-			fit->o->progress(fit->o->progress_ctx, done < 0	      ? 0
-							       : done > 0.999 ? 0.999
-									      : done);
+			done = done < 0 ? 0 : done > 1 ? 1 : done;
+			fit->o->progress(fit->o->progress_ctx, ANALYSIS_SHARE * done);
 		}
+	}
+	if (rc == 0) {
+		rc = fit_stacks_read(fit->f, read_file_keep_going(fit->f), &fit->stk,
+				     fit->o->progress ? stacks_progress : NULL, fit, err);
 	}
 	if (rc == 0 && fit->o->progress) {
 		fit->o->progress(fit->o->progress_ctx, 1.0);
@@ -379,17 +395,17 @@ static int write_session(struct fit *fit)
 	if (stacks) {
 		stacks->flow = true;
 	}
-	if (t->samples_stacked && t->samples) {
+	if (fit->stk.samples && t->samples) {
 		fit_add_word(stacks, NULL, "profile");
 	}
-	if (t->switches && t->stack_events > t->samples_stacked) {
+	if (t->switches && fit->stk.events > fit->stk.samples) {
 		fit_add_word(stacks, NULL, "cswitch");
 		fit_comment(stacks,
 			    "%" PRIu64 " stacks of events other than samples: given to "
 			    "context switches (the file does not say which events)",
-			    t->stack_events - t->samples_stacked);
+			    fit->stk.events - fit->stk.samples);
 	}
-	if (t->stack_events) {
+	if (fit->stk.events) {
 		fit_comment(stacks,
 			    "stack shapes: gen's own (a function's callers), not the trace's");
 	}
@@ -571,11 +587,11 @@ static char *header_text(const struct fit *fit)
 		}
 	}
 	half = seen = 0;
-	for (unsigned k = 0; t->depth_hist && k < ETWFORGE_HIST_BUCKETS; k++) {
-		half += t->depth_hist[k];
+	for (unsigned k = 0; k < ETWFORGE_HIST_BUCKETS; k++) {
+		half += fit->stk.depth_hist[k];
 	}
-	for (unsigned k = 0; t->depth_hist && k < ETWFORGE_HIST_BUCKETS; k++) {
-		seen += t->depth_hist[k];
+	for (unsigned k = 0; k < ETWFORGE_HIST_BUCKETS; k++) {
+		seen += fit->stk.depth_hist[k];
 		if (2 * seen >= half && half) {
 			depth_med = 1ull << k;
 			break;
@@ -660,7 +676,7 @@ int fit_trace(struct etwforge_file *f, const struct fit_opts *o, struct fit_resu
 {
 	ETWFORGE_OPTS(etwforge_analysis_opts, ao, .detail = ETWFORGE_DETAIL_FULL,
 		      .items = ETWFORGE_ITEM_SLICE | ETWFORGE_ITEM_SAMPLE,
-		      .keep_going = read_file_keep_going(f));
+		      .keep_going = read_file_keep_going(f), .stacks = ETWFORGE_STACKS_NONE);
 	struct fit fit = {.f = f, .o = o, .last_ns = INT64_MIN};
 	char *header = NULL;
 	int rc;

@@ -10,6 +10,7 @@
  *                 waits, spreads, wait reasons, behaviour and name
  *   fit_images.c  sampled addresses into images and functions, the images
  *                 listed (at most 64) and each group's hot functions
+ *   fit_stacks.c  the stacks: events and samples with one, their depths
  */
 #ifndef TOOLS_LIB_FIT_FIT_MODEL_H
 #define TOOLS_LIB_FIT_FIT_MODEL_H
@@ -21,6 +22,7 @@
 #include "etwforge/etwforge.h"
 #include "tools/lib/fit/fit_doc.h"
 #include "tools/lib/fit/fit_names.h"
+#include "tools/lib/fit/fit_stacks.h"
 
 #define FIT_MAX_GROUPS 64u /* threads[]: the language's limit */
 #define FIT_MAX_PROCESSES                                                                          \
@@ -138,7 +140,8 @@ struct fit {
 	size_t images_in_trace; /* distinct (process, name) of the image table */
 	struct fit_hit *hits;
 	size_t nhits, hcap;
-	uint64_t unplaced; /* samples of grouped threads in no image */
+	uint64_t unplaced;     /* samples of grouped threads in no image */
+	struct fit_stacks stk; /* the stack tally (the analysis joins none: flat memory) */
 	struct fit_node *root;
 };
 
