@@ -107,6 +107,28 @@ def test_errors_say_one_line_and_leave_the_output_alone(desk, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["junk.etl", "keep.yaml"]  # no temporary left
 
 
+def test_a_damaged_trace_fits_only_with_keep_going_said_once(desk, tmp_path):
+    data = bytearray(desk.read_bytes())
+    size = int.from_bytes(data[0:4], "little")  # buffer 0's BufferSize
+    assert len(data) >= 8 * size
+    data[7 * size + 0x10:7 * size + 0x48] = b"\xee" * 0x38  # buffer 7's header broken
+    bad = tmp_path / "bad.etl"
+    bad.write_bytes(bytes(data))
+    out = tmp_path / "bad.yaml"
+    p = run("fit", bad, "-o", out, check=False)
+    assert p.returncode == 1 and p.stderr.decode().count("\n") == 1, p.stderr
+    assert b"buffer 7" in p.stderr and not out.exists()
+    p = run("fit", bad, "--keep-going", "-o", out, check=False)
+    assert p.returncode == 0, p.stderr
+    err = p.stderr.decode()
+    assert err.count("Offset 4008636142") == 1, err  # the damage, said once
+    assert "etwforge fit: " in err and "1 damaged buffer skipped" in err, err
+    whole = tmp_path / "whole.yaml"
+    run("fit", desk, "-o", whole)
+    assert out.read_text() != whole.read_text()  # fitted on what is sound: one buffer less
+    assert "threads:" in out.read_text()
+
+
 def test_a_real_trace_is_closer_to_its_lookalike_than_to_any_example(tmp_path):
     run("fit", PERFVIEW, "-o", tmp_path / "pv.yaml")
     text = (tmp_path / "pv.yaml").read_text()

@@ -109,7 +109,7 @@ static struct etwforge_traits *read_traits(const char *path, bool keep_going, in
 		return NULL;
 	}
 	damage_add_file(&dl, f, keep_going);
-	if (damage_print(&dl, etwforge_file_info(f)->name, keep_going) && !keep_going) {
+	if (damage_print(&dl, PROG, etwforge_file_info(f)->name, keep_going) && !keep_going) {
 		*status = EXIT_DATA;
 	} else if (!(t = etwforge_traits_new(f, err))) {
 		*status = cli_error("compare", err);

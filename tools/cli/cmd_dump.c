@@ -715,14 +715,15 @@ static int walk(struct etwforge_file *f, enum etwforge_order order, const struct
 		print(ev, o);
 		if (ferror(stdout)) {
 			etwforge_iter_free(it);
-			damage_print(&dl, etwforge_file_info(f)->name, false);
+			damage_print(&dl, PROG, etwforge_file_info(f)->name, false);
 			return EXIT_STDOUT_FAILED;
 		}
 	}
 	etwforge_iter_free(it);
 	/* the open's damage too, in file order with what the walk met */
 	damage_add_file(&dl, f, o->keep_going);
-	return damage_print(&dl, etwforge_file_info(f)->name, o->keep_going) ? EXIT_DATA : EXIT_OK;
+	return damage_print(&dl, PROG, etwforge_file_info(f)->name, o->keep_going) ? EXIT_DATA
+										   : EXIT_OK;
 }
 
 static void print_text(const struct etwforge_event *ev, const struct dump_opts *o)

@@ -170,7 +170,7 @@ int cmd_fit(int argc, char **argv)
 		return cli_error("fit", err);
 	}
 	damage_add_file(&dl, f, keep_going);
-	if (damage_print(&dl, etwforge_file_info(f)->name, keep_going) && !keep_going) {
+	if (damage_print(&dl, PROG, etwforge_file_info(f)->name, keep_going) && !keep_going) {
 		goto out;
 	}
 	{

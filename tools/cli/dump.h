@@ -72,6 +72,6 @@ void damage_add_file(struct damage_log *l, struct etwforge_file *f, bool keep_go
  * and the count of damaged buffers; then empty @l.
  * Return: how many damaged places there were (0: the file is sound).
  */
-size_t damage_print(struct damage_log *l, const char *name, bool keep_going);
+size_t damage_print(struct damage_log *l, const char *prog, const char *name, bool keep_going);
 
 #endif /* TOOLS_DUMP_H */

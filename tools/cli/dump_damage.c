@@ -13,7 +13,6 @@
 
 #include "dump.h"
 
-#define PROG	     "etwforge dump"
 #define DAMAGE_LINES 10000 /* kept for sorting; a file damaged more is counted */
 
 struct damage_line {
@@ -90,7 +89,7 @@ static int by_offset(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-size_t damage_print(struct damage_log *l, const char *name, bool keep_going)
+size_t damage_print(struct damage_log *l, const char *prog, const char *name, bool keep_going)
 {
 	size_t total = l->total;
 
@@ -102,11 +101,11 @@ size_t damage_print(struct damage_log *l, const char *name, bool keep_going)
 		fprintf(stderr, "%s\n", l->v[i].msg);
 	}
 	if (keep_going && l->total > l->n) {
-		fprintf(stderr, PROG ": %s: %zu more damaged places not listed\n", name,
+		fprintf(stderr, "%s: %s: %zu more damaged places not listed\n", prog, name,
 			l->total - l->n);
 	}
 	if (keep_going && l->buffers) {
-		fprintf(stderr, PROG ": %s: %u damaged buffer%s skipped\n", name, l->buffers,
+		fprintf(stderr, "%s: %s: %u damaged buffer%s skipped\n", prog, name, l->buffers,
 			l->buffers == 1 ? "" : "s");
 	}
 	free(l->v);

@@ -87,7 +87,7 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	if (rc == -EINVAL) { /* damage in the identity records */
 		damage_add(&dl, etwforge_error_message(err), NULL);
 		damage_add_file(&dl, f, o->rq.keep_going);
-		damage_print(&dl, etwforge_file_info(f)->name, o->rq.keep_going);
+		damage_print(&dl, PROG, etwforge_file_info(f)->name, o->rq.keep_going);
 		goto out;
 	}
 	if (rc < 0) {
@@ -110,7 +110,7 @@ int dump_draw(struct etwforge_file *f, const struct draw_opts *o)
 	}
 	tot = etwforge_analysis_totals(v.an);
 	damage_add_file(&dl, f, o->rq.keep_going);
-	ndamage = damage_print(&dl, v.info->name, o->rq.keep_going);
+	ndamage = damage_print(&dl, PROG, v.info->name, o->rq.keep_going);
 	if (ndamage && !o->rq.keep_going) {
 		goto pictures; /* nothing is written from a damaged file without --keep-going */
 	}

@@ -247,7 +247,8 @@ int dump_stats(struct etwforge_file *f, bool json, bool keep_going)
 		rc = json ? print_json(f, s) : (print_text(f, s), EXIT_OK);
 	}
 	damage_add_file(&dl, f, keep_going);
-	if (damage_print(&dl, etwforge_file_info(f)->name, keep_going) && rc == EXIT_OK) {
+	if (damage_print(&dl, "etwforge dump", etwforge_file_info(f)->name, keep_going) &&
+	    rc == EXIT_OK) {
 		rc = EXIT_DATA;
 	}
 	etwforge_stats_free(s);
