@@ -129,6 +129,57 @@ def test_a_damaged_trace_fits_only_with_keep_going_said_once(desk, tmp_path):
     assert "threads:" in out.read_text()
 
 
+def _ns(text):
+    """A duration the lookalike writes ("1506ns", "1.5us", "12ms") in ns."""
+    m = re.fullmatch(r"([0-9.]+)(ns|us|ms|s)", text)
+    assert m, text
+    return float(m[1]) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[m[2]]
+
+
+def _spin_releases(path):
+    p = run("dump", "--stats", path)
+    m = re.search(rb"PERFINFO64\s+0x0529\s+(\d+)", p.stdout)
+    return int(m[1]) if m else 0
+
+
+def test_spin_lock_families_come_back_from_their_sampled_releases(tmp_path):
+    # lock_driver.yaml: four RSS queue locks per CPU (400000/s, 1500ns, queued,
+    # DPCs), a filter lock, a statistics lock, an ISR lock (30000/s, 300ns)
+    etl = gen(os.path.join(SCENARIOS, "lock_driver.yaml"), tmp_path / "ld.etl", 529)
+    sc = etwforge.fit(str(etl))
+    assert sc["kernel"]["spinlock"]["acquire_sample_rate"] == 1000
+    locks = sc["locks"]
+    assert len(locks) == 4
+    rx = locks[0]  # the most logged
+    assert rx["count"] == 4 and rx["per_cpu"] is True and rx["taken_by"] == ["dpc"]
+    assert abs(rx["rate"] - 400000) <= 0.1 * 400000, rx
+    assert abs(_ns(rx["hold"]) - 1500) <= 0.1 * 1500, rx
+    assert rx["modes"] == {"queued": 100}
+    isr = [lk for lk in locks if lk.get("taken_by") == ["isr"]]
+    assert len(isr) == 1 and abs(isr[0]["rate"] - 30000) <= 0.15 * 30000, isr
+    assert abs(_ns(isr[0]["hold"]) - 300) <= 0.3 * 300, isr
+    shared = [lk for lk in locks if "shared" in lk["modes"]]
+    assert len(shared) == 1 and shared[0]["modes"]["shared"] >= 85, locks
+    # the lookalike logs about as many releases
+    (tmp_path / "ld.yaml").write_text(etwforge.fit_yaml(str(etl)))
+    look = gen(tmp_path / "ld.yaml", tmp_path / "look.etl", 3)
+    a, b = _spin_releases(etl), _spin_releases(look)
+    assert a > 10000 and abs(b - a) <= 0.15 * a, (a, b)
+
+
+def test_priorities_and_a_cpu_mask_come_back(tmp_path):
+    desk = etwforge.fit(str(gen(os.path.join(SCENARIOS, "desktop.yaml"),
+                                tmp_path / "d.etl", 3)))
+    prio = {g["process"]: g.get("priority", 8) for g in desk["threads"]}
+    assert prio["SearchIndexer.exe"] == 4 and prio["audiodg.exe"] == 24, prio
+    assert not any("affinity" in g for g in desk["threads"])  # too few moves to tell
+    server = etwforge.fit(str(gen(os.path.join(SCENARIOS, "server64.yaml"),
+                                  tmp_path / "s.etl", 64)))
+    batch = [g for g in server["threads"] if g["process"] == "sqlservr.exe"
+             and g.get("behaviour") == "cpu_bound" and g.get("count", 1) > 1]
+    assert batch and batch[0]["affinity"] == list(range(32, 64)), batch
+
+
 def test_a_real_trace_is_closer_to_its_lookalike_than_to_any_example(tmp_path):
     run("fit", PERFVIEW, "-o", tmp_path / "pv.yaml")
     text = (tmp_path / "pv.yaml").read_text()

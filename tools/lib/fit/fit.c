@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "tools/lib/fit/fit.h"
 #include "tools/lib/fit/fit_groups.h"
 #include "tools/lib/fit/fit_images.h"
+#include "tools/lib/fit/fit_locks.h"
 #include "tools/lib/fit/fit_model.h"
 #include "tools/lib/read/read.h"
 
@@ -50,6 +52,45 @@ static void stacks_progress(void *ctx, uint64_t offset)
 	fit->o->progress(fit->o->progress_ctx, ANALYSIS_SHARE + (0.999 - ANALYSIS_SHARE) * done);
 }
 
+/* Where a slice or sample's thread ran and (a sample) at what priority. Return: 0, -ENOMEM. */
+static int note_seen(struct fit *fit, const struct etwforge_item *it)
+{
+	size_t row = (size_t)it->thread;
+	struct fit_seen *s;
+
+	if (row >= fit->nseen) {
+		size_t n = fit->nseen ? fit->nseen : 256;
+		struct fit_seen *v;
+
+		while (n <= row) {
+			n *= 2;
+		}
+		v = realloc(fit->seen, n * sizeof(*v));
+		if (!v) {
+			return -ENOMEM;
+		}
+		memset(v + fit->nseen, 0, (n - fit->nseen) * sizeof(*v));
+		for (size_t i = fit->nseen; i < n; i++) {
+			v[i].last_cpu = UINT_MAX;
+		}
+		fit->seen = v;
+		fit->nseen = n;
+	}
+	s = &fit->seen[row];
+	if (it->cpu < 64) {
+		s->cpus |= 1ull << it->cpu;
+	} else {
+		s->wide = true;
+	}
+	s->items += s->items < UINT32_MAX;
+	s->moves += s->last_cpu != UINT_MAX && s->last_cpu != it->cpu && s->moves < UINT32_MAX;
+	s->last_cpu = it->cpu;
+	if (it->kind == ETWFORGE_ITEM_SAMPLE) {
+		s->prio[(it->reason >> 3) & 31u]++;
+	}
+	return 0;
+}
+
 /* The analysis's pass, then the stack tally's (kept apart: flat memory on a long trace). */
 static int read_all(struct fit *fit, struct etwforge_error *err)
 {
@@ -58,6 +99,15 @@ static int read_all(struct fit *fit, struct etwforge_error *err)
 	int rc;
 
 	while ((rc = analysis_next(fit->a, &it, err)) == 1) {
+		if (it->kind == ETWFORGE_ITEM_SPIN) {
+			if (fit_locks_note(fit->locks, it) < 0) {
+				return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+			}
+			continue;
+		}
+		if (it->thread >= 0 && note_seen(fit, it) < 0) {
+			return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+		}
 		fit->last_ns = it->t1 > fit->last_ns ? it->t1 : fit->last_ns;
 		if (++items % ITEMS_PER_NOTE == 0 && fit->o->progress) {
 			const struct etwforge_analysis_totals *t = analysis_totals(fit->a);
@@ -380,10 +430,7 @@ static int write_session(struct fit *fit)
 	}
 	if (t->spins) {
 		fit_add_word(flags, NULL, "spinlock");
-		fit_comment(flags,
-			    "%" PRIu64 " spin-lock releases: lock families are not fitted "
-			    "(gen's default set)",
-			    t->spins);
+		fit_comment(flags, "%" PRIu64 " spin-lock releases: see locks", t->spins);
 	}
 	if (!flags || flags->n == 0) {
 		/* a session logs something: the trace shows nothing gen writes */
@@ -621,9 +668,10 @@ static char *header_text(const struct fit *fit)
 			 "a trace\nlike the one read. Fitted from %s.\n"
 			 "The trace: %u CPUs, %.3f s, %" PRIu64 " context switches, %" PRIu64
 			 " samples, %zu processes, %zu threads, %zu images.\n"
-			 "Not expressed by the scenario language (so not in the lookalike):\n"
-			 "- thread priorities, wait modes (user/kernel) and CPU affinities: not "
-			 "read\n  (gen's defaults)\n%s%s"
+			 "Not expressed by the scenario language, or not read (so not in the "
+			 "lookalike):\n"
+			 "- wait modes (user/kernel), and priorities where the trace has no "
+			 "samples: not read\n  (gen's defaults)\n%s%s"
 			 "- DPC and interrupt records",
 			 fit->o->anonymize == FIT_ANON_ALL     ? " --anonymize=all"
 			 : fit->o->anonymize == FIT_ANON_NAMES ? " --anonymize"
@@ -668,14 +716,17 @@ static int build(struct fit *fit)
 	if (!threads) {
 		return -ENOMEM;
 	}
-	return fit_groups_write(fit, threads);
+	if ((rc = fit_groups_write(fit, threads))) {
+		return rc;
+	}
+	return fit_locks_write(fit->locks, fit, fit->root);
 }
 
 int fit_trace(struct etwforge_file *f, const struct fit_opts *o, struct fit_result *out,
 	      struct etwforge_error *err)
 {
 	ETWFORGE_OPTS(etwforge_analysis_opts, ao, .detail = ETWFORGE_DETAIL_FULL,
-		      .items = ETWFORGE_ITEM_SLICE | ETWFORGE_ITEM_SAMPLE,
+		      .items = ETWFORGE_ITEM_SLICE | ETWFORGE_ITEM_SAMPLE | ETWFORGE_ITEM_SPIN,
 		      .keep_going = read_file_keep_going(f), .stacks = ETWFORGE_STACKS_NONE);
 	struct fit fit = {.f = f, .o = o, .last_ns = INT64_MIN};
 	char *header = NULL;
@@ -684,6 +735,11 @@ int fit_trace(struct etwforge_file *f, const struct fit_opts *o, struct fit_resu
 	memset(out, 0, sizeof(*out));
 	fit_names_init(&fit.names, o->anonymize);
 	fit.info = read_file_info(f);
+	fit.locks = fit_locks_new(f);
+	if (!fit.locks) {
+		rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+		goto out;
+	}
 	fit.a = analysis_new(f, &ao, err);
 	if (!fit.a) {
 		rc = errno ? -errno : -EINVAL;
@@ -737,6 +793,8 @@ out:
 	free(fit.order);
 	free(fit.pr);
 	free(fit.hits);
+	free(fit.seen);
+	fit_locks_free(fit.locks);
 	analysis_free(fit.a);
 	return rc;
 }

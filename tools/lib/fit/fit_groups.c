@@ -201,6 +201,17 @@ void fit_groups_choose(struct fit *fit)
 }
 
 /* What a group's threads add up to. */
+#define PRIO_SAMPLES_MIN 20u /* samples a group needs for its priority */
+/*
+ * A group's affinity: the CPUs its threads were seen on, when they are too
+ * few for what the threads did: on a machine that spreads work evenly, k
+ * moves from CPU to CPU all stay inside some s of n CPUs with odds of about
+ * C(n, s) (s/n)^k. Threads keep to their ideal processor and other work
+ * keeps them off some CPUs, so the bar is e^-30 (7 of 8 CPUs: 241 moves;
+ * 32 of 64: 104).
+ */
+#define AFFINITY_LOG_ODDS 30.0
+
 struct sums {
 	size_t n, at_start, born, ended, waited, named;
 	uint64_t cpu, vol, samples, reasons[FIT_WAITS];
@@ -370,9 +381,72 @@ static void wait_reasons(struct fit *fit, const struct sums *s, struct fit_node 
 	}
 }
 
+/*
+ * priority: the lowest priority that holds 2 % of the group's samples or
+ * more (a sample shows the thread's priority then, a boost included; the
+ * base is below the boosts), when it has PRIO_SAMPLES_MIN samples.
+ * affinity: the CPUs its threads ran or were sampled on, when that is not
+ * every CPU though they moved between CPUs enough (AFFINITY_LOG_ODDS).
+ */
+static void priority_affinity(struct fit *fit, size_t g, struct fit_node *m)
+{
+	uint64_t prio[32] = {0}, all = 0, cpus = 0, items = 0, moves = 0;
+	unsigned ncpu = fit->tot->cpus, base = 0, seen;
+	bool wide = false;
+
+	for (size_t i = 0; i < fit->nth; i++) {
+		const struct fit_seen *s;
+
+		if (fit->th[i].group != g || fit->th[i].row >= fit->nseen) {
+			continue;
+		}
+		s = &fit->seen[fit->th[i].row];
+		for (unsigned k = 0; k < 32; k++) {
+			prio[k] += s->prio[k];
+			all += s->prio[k];
+		}
+		cpus |= s->cpus;
+		wide |= s->wide;
+		items += s->items;
+		moves += s->moves;
+	}
+	if (all >= PRIO_SAMPLES_MIN) {
+		for (base = 1; base < 31 && 50 * prio[base] < all; base++) {
+		}
+		if (base != 8) {
+			fit_comment(fit_add_u64(m, "priority", base),
+				    "the lowest priority of 5 %% of its %" PRIu64
+				    " samples or more",
+				    all);
+		}
+	}
+	seen = (unsigned)__builtin_popcountll(cpus);
+	if (!wide && ncpu > 1 && ncpu <= 64 && seen && seen < ncpu &&
+	    -(lgamma(ncpu + 1.0) - lgamma(seen + 1.0) - lgamma(ncpu - seen + 1.0)) -
+			    (double)moves * log((double)seen / ncpu) >=
+		    AFFINITY_LOG_ODDS) {
+		struct fit_node *list = fit_add_list(m, "affinity");
+		unsigned n = 0;
+
+		if (list) {
+			list->flow = true;
+		}
+		for (unsigned c = 0; c < ncpu; c++) {
+			if (cpus >> c & 1u) {
+				fit_add_u64(list, NULL, c);
+				n++;
+			}
+		}
+		fit_comment(list,
+			    "%" PRIu64 " slices and samples, %" PRIu64
+			    " moves between CPUs, on %u of %u CPUs only",
+			    items, moves, n, ncpu);
+	}
+}
+
 static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 {
-	const struct fit_group *gr = &fit->grp[g];
+	struct fit_group *gr = &fit->grp[g];
 	const struct fit_proc *p = &fit->pr[gr->proc];
 	struct sums s = {0};
 	struct fit_node *m = fit_add_map(threads, NULL);
@@ -434,6 +508,7 @@ static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 	} else {
 		snprintf(name, sizeof(name), "%s%s", p->name, suffix[gr->mask & FIT_ALL]);
 	}
+	snprintf(fit->grp[g].name, sizeof(fit->grp[g].name), "%s", name);
 	fit_add_str(m, "name", name);
 	fit_comment(m->n ? m->kids[0] : NULL,
 		    "%zu thread%s of %s%s: CPU %.3f ms (%.2f %% of their time), %" PRIu64
@@ -475,6 +550,7 @@ static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 		fit_add_fixed2(m, "wait_spread", ws);
 	}
 	wait_reasons(fit, &s, m);
+	priority_affinity(fit, g, m);
 	if ((rc = thread_name(fit, g, s.n, m)) || (rc = fit_images_hot(fit, g, m))) {
 		return rc;
 	}
@@ -497,8 +573,10 @@ int fit_groups_write(struct fit *fit, struct fit_node *threads)
 		}
 		left += fit->pr[i].nthreads && !grouped;
 	}
-	fit_comment(threads, "%zu groups for %zu threads (priorities: gen's default, 8)", fit->ngrp,
-		    fit->nth - left_threads);
+	fit_comment(threads,
+		    "%zu groups for %zu threads (priority: from the samples' priorities where "
+		    "there are some, else gen's default, 8)",
+		    fit->ngrp, fit->nth - left_threads);
 	if (left) {
 		fit_comment(threads,
 			    "no group: the %zu threads of %zu more processes (the language "

@@ -11,6 +11,7 @@
  *   fit_images.c  sampled addresses into images and functions, the images
  *                 listed (at most 64) and each group's hot functions
  *   fit_stacks.c  the stacks: events and samples with one, their depths
+ *   fit_locks.c   spin-lock families from the logged releases
  */
 #ifndef TOOLS_LIB_FIT_FIT_MODEL_H
 #define TOOLS_LIB_FIT_FIT_MODEL_H
@@ -84,10 +85,23 @@ enum {
 
 /* One thread group of the scenario: the threads of a process of some classes, or one thread. */
 struct fit_group {
+	char name[FIT_NAME + 8]; /* as written (fit_groups_write) */
 	size_t proc;
 	unsigned mask; /* FIT_BUSY | FIT_RAN | FIT_IDLE */
 	size_t single; /* the one thread of a group of its own, SIZE_MAX none */
 	unsigned nth;  /* a single's number among its process's singles (its name) */
+};
+
+/* What the pass saw of a thread row beyond the analysis's table: where it ran, at what priority. */
+struct fit_locks; /* fit_locks.h */
+
+struct fit_seen {
+	uint64_t cpus;	   /* CPUs 0..63 it ran or was sampled on */
+	bool wide;	   /* on a CPU past 63 */
+	uint32_t items;	   /* its slices and samples */
+	uint32_t moves;	   /* items on another CPU than its item before */
+	unsigned last_cpu; /* its last item\'s, UINT_MAX none */
+	uint32_t prio[32]; /* its samples by priority (the sample's Flags) */
 };
 
 /* A sampled address placed in an image: thread, image row, offset, samples. */
@@ -142,6 +156,9 @@ struct fit {
 	size_t nhits, hcap;
 	uint64_t unplaced;     /* samples of grouped threads in no image */
 	struct fit_stacks stk; /* the stack tally (the analysis joins none: flat memory) */
+	struct fit_seen *seen; /* by thread row, @nseen of them */
+	size_t nseen;
+	struct fit_locks *locks;
 	struct fit_node *root;
 };
 
