@@ -167,7 +167,7 @@ def test_spin_lock_families_come_back_from_their_sampled_releases(tmp_path):
     assert a > 10000 and abs(b - a) <= 0.15 * a, (a, b)
 
 
-def test_priorities_and_a_cpu_mask_come_back(tmp_path):
+def test_priorities_cpu_masks_clocks_and_short_lives_come_back(tmp_path):
     desk = etwforge.fit(str(gen(os.path.join(SCENARIOS, "desktop.yaml"),
                                 tmp_path / "d.etl", 3)))
     prio = {g["process"]: g.get("priority", 8) for g in desk["threads"]}
@@ -178,6 +178,20 @@ def test_priorities_and_a_cpu_mask_come_back(tmp_path):
     batch = [g for g in server["threads"] if g["process"] == "sqlservr.exe"
              and g.get("behaviour") == "cpu_bound" and g.get("count", 1) > 1]
     assert batch and batch[0]["affinity"] == list(range(32, 64)), batch
+    # periodic threads (a clock wakes them): audiodg 10 ms at 8 %, the cluster
+    # heartbeat 5 ms at 2 %
+    for sc, proc, period, duty in ((desk, "audiodg.exe", 10e6, 8),
+                                   (server, "clussvc.exe", 5e6, 2)):
+        g = [g for g in sc["threads"] if g["process"] == proc]
+        assert len(g) == 1 and g[0]["behaviour"] == "periodic", g
+        assert abs(_ns(g[0]["period"]) - period) <= 0.05 * period and g[0]["duty"] == duty, g
+    assert sum(g["behaviour"] == "periodic" for g in server["threads"]) == 1
+    # the connection handlers live 100 ms each, 64 at a time, beside w3wp's long-lived threads
+    short = [g for g in server["threads"] if g["process"] == "w3wp.exe" and "lifetime" in g]
+    assert len(short) == 1 and abs(_ns(short[0]["lifetime"]) - 100e6) <= 0.15 * 100e6, short
+    assert 40 <= short[0]["count"] <= 80, short
+    assert any(g["process"] == "w3wp.exe" and "lifetime" not in g and g["count"] >= 100
+               for g in server["threads"])
 
 
 def test_a_real_trace_is_closer_to_its_lookalike_than_to_any_example(tmp_path):

@@ -258,6 +258,9 @@ static int read_tables(struct fit *fit)
 
 			th->at_start = r->start_ns <= born + 5000000;
 		}
+		if (!th->at_start && r->end_ns < INT64_MAX && r->end_ns <= fit->to_ns) {
+			th->cls = FIT_CHURN; /* came and went: with its like, apart from the rest */
+		}
 		fit->pr[pi].nthreads++;
 		fit->pr[pi].nran += th->ran;
 		fit->pr[pi].cpu_ns += th->cpu_ns;

@@ -135,6 +135,10 @@ void fit_groups_choose(struct fit *fit)
 	for (size_t g = 0, ng = fit->ngrp; g < ng; g++) {
 		split(fit, g, FIT_BUSY);
 	}
+	/* 2b. the threads that came and went apart (a lifetime of their own), busiest processes first */
+	for (size_t g = 0, ng = fit->ngrp; g < ng; g++) {
+		split(fit, g, FIT_CHURN);
+	}
 	/* 3. the threads that never ran apart, most of them first */
 	n = 0;
 	for (size_t g = 0; g < fit->ngrp; g++) {
@@ -211,6 +215,9 @@ void fit_groups_choose(struct fit *fit)
  * 32 of 64: 104).
  */
 #define AFFINITY_LOG_ODDS 30.0
+
+#define REGULAR_SHARE 0.9 /* of bursts and of waits within a factor of 4: periodic */
+#define REGULAR_MIN   20u /* waits a group needs to be called periodic */
 
 struct sums {
 	size_t n, at_start, born, ended, waited, named;
@@ -382,6 +389,41 @@ static void wait_reasons(struct fit *fit, const struct sums *s, struct fit_node 
 }
 
 /*
+ * Does group @g wake like a clock: REGULAR_SHARE of its bursts of work and
+ * of its waits each in two neighbouring power-of-two buckets (within a
+ * factor of 4), over REGULAR_MIN waits or more?
+ */
+static bool regular(const struct fit *fit, size_t g)
+{
+	uint64_t wh[ETWFORGE_HIST_BUCKETS] = {0}, bh[ETWFORGE_HIST_BUCKETS] = {0}, nw = 0, nb = 0;
+	uint64_t wtop = 0, btop = 0;
+
+	for (size_t i = 0; i < fit->nth; i++) {
+		const struct etwforge_thread_row *r;
+
+		if (fit->th[i].group != g) {
+			continue;
+		}
+		r = analysis_thread(fit->a, fit->th[i].row);
+		for (unsigned k = 0; k < ETWFORGE_HIST_BUCKETS; k++) {
+			wh[k] += r->wait_hist ? r->wait_hist[k] : 0;
+			bh[k] += r->burst_hist ? r->burst_hist[k] : 0;
+		}
+	}
+	for (unsigned k = 0; k < ETWFORGE_HIST_BUCKETS; k++) {
+		nw += wh[k];
+		nb += bh[k];
+		if (k + 1 < ETWFORGE_HIST_BUCKETS) {
+			wtop = wh[k] + wh[k + 1] > wtop ? wh[k] + wh[k + 1] : wtop;
+			btop = bh[k] + bh[k + 1] > btop ? bh[k] + bh[k + 1] : btop;
+		}
+	}
+	return nw >= REGULAR_MIN && nb >= REGULAR_MIN &&
+	       (double)wtop >= REGULAR_SHARE * (double)nw &&
+	       (double)btop >= REGULAR_SHARE * (double)nb;
+}
+
+/*
  * priority: the lowest priority that holds 2 % of the group's samples or
  * more (a sample shows the thread's priority then, a boost included; the
  * base is below the boosts), when it has PRIO_SAMPLES_MIN samples.
@@ -450,11 +492,13 @@ static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 	const struct fit_proc *p = &fit->pr[gr->proc];
 	struct sums s = {0};
 	struct fit_node *m = fit_add_map(threads, NULL);
-	char name[FIT_NAME + 8];
-	double period, wait, bs = -1, ws = -1, share;
+	char name[FIT_NAME + 16];
+	double period, wait, bs = -1, ws = -1, share, duty = 0;
 	const char *behaviour = "io_bound";
-	static const char *const suffix[8] = {"", " busy", "", "", " idle", "", " rest", ""};
-	static const char *const what[8] = {
+	static const char *const suffix[16] = {
+		"", " busy", "", "",	  " idle", "",	    " rest", "", " short-lived",
+		"", " rest", "", " rest", "",	   " rest", ""};
+	static const char *const what[16] = {
 		"",
 		" that ran 1 % of their time or more",
 		" that ran less than 1 % of their time",
@@ -462,6 +506,14 @@ static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 		" that never ran",
 		" that were busy or never ran",
 		" that ran less than 1 % of their time or never",
+		" that were there from the start or ended after",
+		" that began and ended in the trace",
+		" that were busy or came and went",
+		" that ran less than 1 % of their time or came and went",
+		" that ran or came and went",
+		" that never ran or came and went",
+		" that were busy, never ran, or came and went",
+		" that ran less than 1 % of their time, never ran, or came and went",
 		"",
 	};
 	int rc;
@@ -503,6 +555,11 @@ static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 			behaviour = "cpu_bound";
 		}
 	}
+	if (fit->source == FIT_FROM_SWITCHES && strcmp(behaviour, "cpu_bound") && regular(fit, g)) {
+		behaviour = "periodic"; /* period: the whole cycle, duty: its share of work */
+		duty = 100.0 * period / (period + wait);
+		period += wait;
+	}
 	if (gr->single != SIZE_MAX) {
 		snprintf(name, sizeof(name), "%s #%u", p->name, gr->nth);
 	} else {
@@ -542,7 +599,17 @@ static int write_group(struct fit *fit, size_t g, struct fit_node *threads)
 	}
 	fit_add_word(m, "behaviour", behaviour);
 	fit_add_duration(m, "period", fit_clamp_ns(period, 1000, MAX_PERIOD_NS));
-	fit_add_duration(m, "wait", fit_clamp_ns(wait, 1000, MAX_WAIT_NS));
+	if (duty > 0) {
+		fit_comment(
+			fit_add_u64(m, "duty",
+				    duty < 1	 ? 1
+				    : duty > 100 ? 100
+						 : (uint64_t)(duty + 0.5)),
+			"its bursts and waits each keep within a factor of 4: a clock wakes it");
+		bs = ws = -1;
+	} else {
+		fit_add_duration(m, "wait", fit_clamp_ns(wait, 1000, MAX_WAIT_NS));
+	}
 	if (bs >= 0) {
 		fit_add_fixed2(m, "burst_spread", bs);
 	}

@@ -53,7 +53,7 @@ struct fit_thread {
 	double exposure;  /* of it, off CPU (ns) */
 	bool at_start;	  /* alive when its process began in the trace (or the trace did) */
 	bool ran;	  /* it ran or was sampled */
-	unsigned cls;	  /* FIT_BUSY, FIT_RAN or FIT_IDLE */
+	unsigned cls;	  /* FIT_BUSY, FIT_RAN, FIT_IDLE or FIT_CHURN */
 	int64_t mid_ns;	  /* the middle of its life in the trace: where its samples are placed */
 	size_t group;	  /* its group, SIZE_MAX none */
 };
@@ -77,17 +77,18 @@ struct fit_proc {
 
 /* The classes of a process's threads a group may hold (struct fit_group @mask). */
 enum {
-	FIT_BUSY = 1u, /* ran 1 % of its time or more */
-	FIT_RAN = 2u,  /* ran (or was sampled), less */
-	FIT_IDLE = 4u, /* never ran in the trace */
-	FIT_ALL = 7u,
+	FIT_BUSY = 1u,	/* ran 1 % of its time or more */
+	FIT_RAN = 2u,	/* ran (or was sampled), less */
+	FIT_IDLE = 4u,	/* never ran in the trace */
+	FIT_CHURN = 8u, /* began and ended in the trace (any of the above) */
+	FIT_ALL = 15u,
 };
 
 /* One thread group of the scenario: the threads of a process of some classes, or one thread. */
 struct fit_group {
-	char name[FIT_NAME + 8]; /* as written (fit_groups_write) */
+	char name[FIT_NAME + 16]; /* as written (fit_groups_write) */
 	size_t proc;
-	unsigned mask; /* FIT_BUSY | FIT_RAN | FIT_IDLE */
+	unsigned mask; /* FIT_BUSY | FIT_RAN | FIT_IDLE | FIT_CHURN */
 	size_t single; /* the one thread of a group of its own, SIZE_MAX none */
 	unsigned nth;  /* a single's number among its process's singles (its name) */
 };
