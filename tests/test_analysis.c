@@ -7,18 +7,25 @@
  * switch-in, met after it, is a wake-up; one that never switches in is
  * not; both levels of detail say the same; the options are checked; and a
  * span's distribution bucket is the floor of log2 of its nanoseconds for
- * clocks of any rate. The agreement with dump, the pictures, Python and
+ * clocks of any rate; the time order the full pass reads is the same with
+ * times past what its packed keys hold. The agreement with dump, the pictures, Python and
  * the truth on every example is tests/python/test_agreement.py.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "etwforge/etwforge.h"
+#include "producer/etw_layout.h"
 #include "tests/ident_fixture.h"
 #include "tests/test_util.h"
 #include "tools/lib/analysis/clock.h"
+#include "writer/etl_layout.h"
+#include "writer/etl_reader.h"
+#include "writer/etl_wire.h"
 
 static struct etwforge_file *reuse_file(void)
 {
@@ -215,5 +222,96 @@ Test(analysis, a_span_falls_in_the_bucket_of_its_nanoseconds)
 			cr_assert_eq(an_bucket(&c, ticks), bucket_of_ns(an_span_ns(&c, ticks)),
 				     "%" PRIu64 " Hz, %" PRIu64 " units", rates[r], ticks);
 		}
+	}
+}
+
+/* Add @d to every timestamp of the ETL file @buf (@len bytes): records' and batches' own. */
+static void shift_times(uint8_t *buf, size_t len, uint64_t d)
+{
+	struct etl_error e;
+	struct etl_reader *r = etl_reader_open_mem(buf, len, "shift", &e);
+
+	cr_assert_not_null(r, "%s", e.msg);
+	for (unsigned i = 0; i < etl_reader_buffer_count(r); i++) {
+		const struct etl_buffer *b = etl_reader_buffer(r, i);
+		struct etl_record rec;
+		size_t pos = 0;
+
+		while (etl_buffer_next(r, b, &pos, &rec, &e) > 0) {
+			uint8_t *p = buf + (rec.data - buf);
+			unsigned at = rec.kind == ETL_KIND_PERFINFO ? ETL_TH_TS
+				      : rec.kind == ETL_KIND_SYSTEM || rec.kind == ETL_KIND_COMPACT
+					      ? ETL_SH_SYSTEM_TIME
+					      : 0;
+
+			if (at) {
+				put_le64(p + at, get_le64(p + at) + d);
+			}
+			if (rec.kind == ETL_KIND_PERFINFO &&
+			    rec.hook_id == ETW_HOOK_CSWITCH_BATCH &&
+			    rec.payload_len >= ETW_CCB_LEN) {
+				uint8_t *q = buf + (rec.payload - buf);
+
+				put_le64(q + ETW_CCB_FIRST_TS, get_le64(q + ETW_CCB_FIRST_TS) + d);
+			}
+		}
+	}
+	etl_reader_close(r);
+}
+
+/* The switches of @buf in time order, as "cpu offset ts-@d" lines into @out. */
+static size_t time_order(const uint8_t *buf, size_t len, uint64_t d, char *out, size_t cap)
+{
+	struct etwforge_file *f = etwforge_file_open_mem(buf, len, "order", 0, NULL);
+	struct etwforge_iter *it;
+	const struct etwforge_event *ev;
+	size_t n = 0, at = 0;
+
+	cr_assert_not_null(f);
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_TIME, ETWFORGE_EV_SWITCHES, NULL);
+	cr_assert_not_null(it);
+	while (etwforge_iter_next(it, &ev, NULL) > 0) {
+		at += (size_t)snprintf(out + at, cap - at, "%u %" PRIu64 " %" PRIu64 "\n", ev->cpu,
+				       ev->file_offset, ev->ts - d);
+		cr_assert_lt(at, cap);
+		n++;
+	}
+	etwforge_iter_free(it);
+	etwforge_file_close(f);
+	return n;
+}
+
+/*
+ * The time order packs a key's time and source into one word while the
+ * time leaves room (below 2^51 with the most CPUs); past it (here 2^60 is
+ * added to every time) it compares them apart: the same order either way,
+ * the compact session's switches and the plain one's.
+ */
+Test(analysis, the_time_order_is_the_same_past_the_packed_keys, .timeout = 60.)
+{
+	static const char *const names[] = {"o.etl", "o-2.etl"};
+	const uint64_t d = UINT64_C(1) << 60;
+	char err[512];
+
+	cr_assert_eq(test_etwforge("gen -q --duration 30ms -o o.etl", err, sizeof(err)), 0, "%s",
+		     err);
+	for (unsigned k = 0; k < 2; k++) {
+		FILE *fp = fopen(test_path(names[k]), "rb");
+		size_t cap = 1u << 24, len, n;
+		uint8_t *buf = malloc(cap);
+		char *a = malloc(cap), *b = malloc(cap);
+
+		cr_assert(fp && buf && a && b);
+		len = fread(buf, 1, cap, fp);
+		fclose(fp);
+		cr_assert_lt(len, cap);
+		n = time_order(buf, len, 0, a, cap);
+		cr_assert_gt(n, 100, "%s: %zu switches", names[k], n);
+		shift_times(buf, len, d);
+		cr_assert_eq(time_order(buf, len, d, b, cap), n);
+		cr_assert_str_eq(a, b, "%s", names[k]);
+		free(buf);
+		free(a);
+		free(b);
 	}
 }

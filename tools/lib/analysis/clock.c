@@ -153,7 +153,10 @@ unsigned an_bucket(const struct an_clock *c, uint64_t ticks)
 		return 0;
 	}
 	k = log2_floor(ticks) + c->log2_ns_per_tick;
-	k = k < 1 ? 1 : k > 63 ? 63 : k;
+	k = k < 1 ? 1 : k > 62 ? 62 : k;
+	/* the ns are 1 or 2 times 2^k: one step up, taken without a branch (half the spans take
+	 * it, a coin toss the predictor loses), then the walks below only check */
+	k += c->bucket_at[k + 1] <= ticks;
 	while (k < 63 && c->bucket_at[k + 1] <= ticks) {
 		k++;
 	}

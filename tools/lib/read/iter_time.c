@@ -65,6 +65,9 @@ struct iter_time {
 	struct time_src *src;
 	unsigned nsrc;
 	struct time_key *key; /* per source, and [nsrc] past every time (empty leaves) */
+	uint64_t *packed;     /* per source and [nsrc], the key as one word (packed_key()) */
+	unsigned shift;	      /* bits of a source's index in a packed key: 2^shift > nsrc */
+	bool wide;	      /* a time too large to pack was met: replay compares the keys */
 	unsigned init;	      /* sources fetched a first time */
 	bool built;	      /* the tournament is set up (every source fetched once) */
 	unsigned k;	      /* its leaves: the sources that play, rounded up to a power of 2 */
@@ -74,6 +77,25 @@ struct iter_time {
 	unsigned *tree;	      /* [0] the winning source; [1..k-1] the losers of the matches */
 	int refill;	      /* the source whose event was handed out last (or failed), -1 none */
 };
+
+/*
+ * A key as one word, time above index, when the time leaves room for the
+ * index (else @it->wide from now on): the order of the words is the order
+ * of the keys, one comparison instead of three. No key packs to UINT64_MAX
+ * but the one past every time (2^shift > nsrc: an index never fills its
+ * bits).
+ */
+static void set_key(struct iter_time *it, unsigned i, struct time_key k)
+{
+	it->key[i] = k;
+	if (k.i == ~0u) {
+		it->packed[i] = UINT64_MAX;
+	} else if (k.ts >> (64 - it->shift)) {
+		it->wide = true;
+	} else {
+		it->packed[i] = k.ts << it->shift | k.i;
+	}
+}
 
 static bool key_less(const struct time_key *a, const struct time_key *b)
 {
@@ -104,7 +126,7 @@ static unsigned play(struct iter_time *it, unsigned node)
  * key rides along in registers: a level's loads (its loser and that one's
  * key) do not wait for the level below, only the comparison does.
  */
-static void replay(struct iter_time *it, unsigned w)
+static void replay_wide(struct iter_time *it, unsigned w)
 {
 	uint64_t wts = it->key[w].ts;
 	unsigned wi = it->key[w].i;
@@ -121,6 +143,29 @@ static void replay(struct iter_time *it, unsigned w)
 		w = (l & m) | (w & ~m);
 		wts = (lts & m64) | (wts & ~m64);
 		wi = (li & m) | (wi & ~m);
+	}
+	it->tree[0] = w;
+}
+
+/* replay_wide() on packed keys: a level's match is one comparison of two words. */
+static void replay(struct iter_time *it, unsigned w)
+{
+	uint64_t wk = it->packed[w];
+
+	if (it->wide) {
+		replay_wide(it, w);
+		return;
+	}
+	for (unsigned node = (it->leaf[w] + it->k) / 2; node >= 1; node /= 2) {
+		unsigned l = it->tree[node];
+		uint64_t lk = it->packed[l];
+		/* all ones when the stored loser beats @w: masks, so no branch is taken */
+		uint64_t m64 = 0u - (uint64_t)(lk < wk);
+		unsigned m = (unsigned)m64;
+
+		it->tree[node] = (w & m) | (l & ~m);
+		w = (l & m) | (w & ~m);
+		wk = (lk & m64) | (wk & ~m64);
 	}
 	it->tree[0] = w;
 }
@@ -207,7 +252,8 @@ static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
 	} else {
 		rc = live_next(it, s, e);
 	}
-	it->key[i] = rc > 0 ? (struct time_key){s->ev.ts, i} : (struct time_key){UINT64_MAX, ~0u};
+	set_key(it, i,
+		rc > 0 ? (struct time_key){s->ev.ts, i} : (struct time_key){UINT64_MAX, ~0u});
 	return rc < 0 ? rc : 0;
 }
 
@@ -222,6 +268,7 @@ void iter_time_free(struct iter_time *it)
 	}
 	free(it->src);
 	free(it->key);
+	free(it->packed);
 	free(it->leaf);
 	free(it->leaf_src);
 	free(it->tree);
@@ -249,8 +296,9 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 	}
 	it->src = calloc(2 * ncpu + 1, sizeof(*it->src));
 	it->key = calloc(2 * ncpu + 2, sizeof(*it->key));
+	it->packed = calloc(2 * ncpu + 2, sizeof(*it->packed));
 	it->leaf = calloc(2 * ncpu + 1, sizeof(*it->leaf));
-	if (!it->src || !it->key || !it->leaf) {
+	if (!it->src || !it->key || !it->packed || !it->leaf) {
 		iter_time_free(it);
 		return NULL;
 	}
@@ -273,7 +321,9 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 		}
 		i += n ? n : 1;
 	}
-	it->key[it->nsrc] = (struct time_key){UINT64_MAX, ~0u};
+	for (it->shift = 1; (1u << it->shift) <= it->nsrc; it->shift++) {
+	}
+	set_key(it, it->nsrc, (struct time_key){UINT64_MAX, ~0u});
 	return it;
 }
 
