@@ -25,8 +25,10 @@
  * configuration rundown (0x0F4B, CPU 0's first record) when it has one,
  * else the kernel's defaults.
  */
-static void spin_params(struct etwforge_file *f, struct etwforge_spinlock_config *c)
+static bool spin_params(struct etwforge_file *f, struct etwforge_spinlock_config *c)
 {
+	bool found = false;
+
 	struct etwforge_iter *it = read_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_RECORD, NULL);
 	const struct etwforge_event *ev;
 
@@ -38,8 +40,10 @@ static void spin_params(struct etwforge_file *f, struct etwforge_spinlock_config
 	if (it && read_iter_next(it, &ev, NULL) == 1 &&
 	    ev->rec->decoded == ETWFORGE_PAYLOAD_SPINLOCK_CONFIG) {
 		*c = ev->rec->u.spinlock_config;
+		found = true;
 	}
 	read_iter_free(it);
+	return found;
 }
 
 /* The CPUs: the file's NumberOfProcessors, and any CPU a buffer names past it. */
@@ -145,7 +149,7 @@ static int setup(struct etwforge_analysis *a, struct etwforge_error *err)
 	if (rc < 0) {
 		return rc;
 	}
-	spin_params(a->f, &a->spin);
+	a->spin_from_file = spin_params(a->f, &a->spin);
 	if (a->o.window) {
 		a->from_ns = a->o.from_ns;
 		a->to_ns = a->o.to_ns;
@@ -320,6 +324,12 @@ static uint64_t thread_cpu_ns(const struct etwforge_analysis *a, const struct an
 		return t->samples * a->tot.sample_interval_ns;
 	}
 	return an_span_ns(&a->clock, t->cpu_t);
+}
+
+bool analysis_spin_config(const struct etwforge_analysis *a, struct etwforge_spinlock_config *out)
+{
+	*out = a->spin;
+	return a->spin_from_file;
 }
 
 const struct etwforge_analysis_totals *analysis_totals(const struct etwforge_analysis *a)

@@ -9,6 +9,7 @@
 #ifndef TOOLS_LIB_ANALYSIS_ANALYSIS_H
 #define TOOLS_LIB_ANALYSIS_ANALYSIS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,12 @@ const struct etwforge_analysis_totals *analysis_totals(const struct etwforge_ana
 const struct etwforge_thread_row *analysis_thread(const struct etwforge_analysis *a, size_t i);
 const struct etwforge_process_row *analysis_process(const struct etwforge_analysis *a, size_t i);
 unsigned analysis_cpus(const struct etwforge_analysis *a);
+/**
+ * analysis_spin_config - the sampling parameters the spin locks were logged
+ * with. Return: true the file's configuration rundown, false the kernel's
+ * defaults (the file has none).
+ */
+bool analysis_spin_config(const struct etwforge_analysis *a, struct etwforge_spinlock_config *out);
 const struct etwforge_cpu_row *analysis_cpu(const struct etwforge_analysis *a, unsigned i);
 int64_t analysis_thread_at(const struct etwforge_analysis *a, uint32_t tid, int64_t t_ns);
 const struct etwforge_ip_count *analysis_ips(struct etwforge_analysis *a, int64_t row, size_t *n);

@@ -62,7 +62,8 @@ struct etwforge_analysis {
 	struct an_clock clock;
 	struct an_identity id;
 	struct etwforge_spinlock_config spin;
-	struct an_cpu *cpu; /* by CPU number */
+	bool spin_from_file; /* @spin is the file's configuration rundown, not defaults */
+	struct an_cpu *cpu;  /* by CPU number */
 	unsigned ncpu;
 	unsigned *counted; /* the CPUs counted, in order (the cpu table) */
 	unsigned ncounted;

@@ -738,15 +738,19 @@ int fit_trace(struct etwforge_file *f, const struct fit_opts *o, struct fit_resu
 	memset(out, 0, sizeof(*out));
 	fit_names_init(&fit.names, o->anonymize);
 	fit.info = read_file_info(f);
-	fit.locks = fit_locks_new(f);
-	if (!fit.locks) {
-		rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
-		goto out;
-	}
 	fit.a = analysis_new(f, &ao, err);
 	if (!fit.a) {
 		rc = errno ? -errno : -EINVAL;
 		goto out;
+	}
+	{
+		struct etwforge_spinlock_config cfg;
+		bool from_file = analysis_spin_config(fit.a, &cfg);
+
+		if (!(fit.locks = fit_locks_new(&cfg, from_file))) {
+			rc = error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
+			goto out;
+		}
 	}
 	if ((rc = read_all(&fit, err)) < 0) {
 		goto out;

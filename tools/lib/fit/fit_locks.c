@@ -22,7 +22,6 @@
 #include "tools/lib/fit/fit_doc.h"
 #include "tools/lib/fit/fit_locks.h"
 #include "tools/lib/fit/fit_model.h"
-#include "tools/lib/read/read.h"
 
 #define HOLD_BUCKETS 48u   /* log2 of a hold in cycles */
 #define TAKERS	     8u	   /* threads kept per address (and locks[].taken_by's limit) */
@@ -57,32 +56,13 @@ struct fit_locks {
 	uint64_t logged;
 };
 
-/* The sampling parameters: the configuration rundown (CPU 0's first record), else the kernel's defaults. */
-static bool spin_config(struct etwforge_file *f, struct etwforge_spinlock_config *c)
-{
-	struct etwforge_iter *it = read_iter_new(f, ETWFORGE_ORDER_CPU, ETWFORGE_EV_RECORD, NULL);
-	const struct etwforge_event *ev;
-	bool found = false;
-
-	*c = (struct etwforge_spinlock_config){.spin_threshold = 1,
-					       .contention_sample_rate = 1,
-					       .acquire_sample_rate = 1000,
-					       .hold_threshold = 1000000};
-	if (it && read_iter_next(it, &ev, NULL) == 1 &&
-	    ev->rec->decoded == ETWFORGE_PAYLOAD_SPINLOCK_CONFIG) {
-		*c = ev->rec->u.spinlock_config;
-		found = true;
-	}
-	read_iter_free(it);
-	return found;
-}
-
-struct fit_locks *fit_locks_new(struct etwforge_file *f)
+struct fit_locks *fit_locks_new(const struct etwforge_spinlock_config *cfg, bool from_file)
 {
 	struct fit_locks *l = calloc(1, sizeof(*l));
 
 	if (l) {
-		l->have_cfg = spin_config(f, &l->cfg);
+		l->cfg = *cfg;
+		l->have_cfg = from_file;
 	}
 	return l;
 }

@@ -9,14 +9,19 @@
 #ifndef TOOLS_LIB_FIT_FIT_LOCKS_H
 #define TOOLS_LIB_FIT_FIT_LOCKS_H
 
+#include <stdbool.h>
+
 #include "etwforge/etwforge.h"
 
 struct fit;
 struct fit_node;
 struct fit_locks;
 
-/** fit_locks_new - an empty gathering for @f (its sampling parameters read). NULL: no memory. */
-struct fit_locks *fit_locks_new(struct etwforge_file *f);
+/**
+ * fit_locks_new - an empty gathering, for releases logged with @cfg (@from_file:
+ * the trace's configuration rundown, else the kernel's defaults). NULL: no memory.
+ */
+struct fit_locks *fit_locks_new(const struct etwforge_spinlock_config *cfg, bool from_file);
 
 /** fit_locks_note - a spin item of the pass. Return: 0, -ENOMEM. */
 int fit_locks_note(struct fit_locks *l, const struct etwforge_item *it);
