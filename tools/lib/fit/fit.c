@@ -500,10 +500,55 @@ static bool pid_unique(const struct fit *fit, const struct fit_proc *p)
 	return true;
 }
 
+/*
+ * Anonymized: PIDs drawn anew, distinct multiples of 4 from 8 up to the
+ * largest PID of the listed processes (4092 at most), so thread IDs keep
+ * below them as the trace's do. @drawn[i] for fit->pr[i], 0 none.
+ */
+static void draw_pids(const struct fit *fit, uint32_t *drawn)
+{
+	uint32_t top = 0;
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+
+	for (size_t i = 0; i < fit->npr; i++) {
+		const struct fit_proc *p = &fit->pr[i];
+
+		if (p->listed && !p->system && p->pid > top) {
+			top = p->pid;
+		}
+	}
+	top = top > 4092 ? 4092 : top;
+	for (size_t i = 0; i < fit->npr && top >= 8 * FIT_MAX_PROCESSES; i++) {
+		bool taken = true;
+
+		if (!fit->pr[i].listed || fit->pr[i].system) {
+			continue;
+		}
+		while (taken) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			drawn[i] = 8 + 4 * (uint32_t)(x % ((top - 8) / 4 + 1));
+			taken = false;
+			for (size_t j = 0; j < i && !taken; j++) {
+				taken = drawn[j] == drawn[i];
+			}
+		}
+	}
+}
+
 static int write_processes(struct fit *fit)
 {
 	struct fit_node *list = fit_add_list(fit->root, "processes");
 	size_t listed = 0, dropped = 0, dropped_threads = 0;
+	uint32_t *drawn = calloc(fit->npr + 1, sizeof(*drawn));
+
+	if (!drawn) {
+		return -ENOMEM;
+	}
+	if (fit->o->anonymize != FIT_ANON_NONE) {
+		draw_pids(fit, drawn);
+	}
 
 	for (size_t i = 0; i < fit->npr; i++) {
 		const struct fit_proc *p = &fit->pr[i];
@@ -533,6 +578,8 @@ static int write_processes(struct fit *fit)
 		if (fit->o->anonymize == FIT_ANON_NONE && p->pid % 4 == 0 && p->pid >= 8 &&
 		    p->pid <= 4092 && pid_unique(fit, p)) {
 			fit_add_u64(m, "pid", p->pid);
+		} else if (fit->o->anonymize != FIT_ANON_NONE && drawn[i]) {
+			fit_add_u64(m, "pid", drawn[i]);
 		}
 		parent_of(fit, p, m);
 		if (fit->o->anonymize == FIT_ANON_NONE && r->cmdline && *r->cmdline) {
@@ -561,12 +608,14 @@ static int write_processes(struct fit *fit)
 		p->images = NULL;
 		listed++;
 		if (!m) {
+			free(drawn);
 			return -ENOMEM;
 		}
 	}
+	free(drawn);
 	fit_comment(list, "%zu processes besides Idle and System%s", listed,
-		    fit->o->anonymize ? " (names anonymized; command lines, users and "
-					"sessions dropped)"
+		    fit->o->anonymize ? " (names anonymized, process IDs drawn anew; command "
+					"lines, users and sessions dropped)"
 				      : "; users (SIDs) and sessions: not read (gen's defaults)");
 	if (dropped) {
 		fit_comment(list,

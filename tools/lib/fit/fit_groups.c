@@ -457,7 +457,7 @@ static void priority_affinity(struct fit *fit, size_t g, struct fit_node *m)
 		}
 		if (base != 8) {
 			fit_comment(fit_add_u64(m, "priority", base),
-				    "the lowest priority of 5 %% of its %" PRIu64
+				    "the lowest priority of 2 %% of its %" PRIu64
 				    " samples or more",
 				    all);
 		}
