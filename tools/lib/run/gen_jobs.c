@@ -12,11 +12,9 @@
  *      with the writers writing each buffer when it is put
  *   1  every worker: lane k's records (CPU % lanes == k, and every stop),
  *      each told its order key (its place in the whole stream); the truth
- *      lines of the k-th share of the chunk, into the worker's own buffer,
- *      but worker 0's straight to the stream in blocks as they fill: its
- *      share comes first and the chunk before is written (phase 0 waited)
+ *      lines of the k-th share of the chunk, into the worker's own buffer
  *   2  the last worker out of phase 1: every writer's kept buffers in key
- *      order, then the truth lines of shares 1.., in order; the chunk is free
+ *      order, then the truth lines, share after share; the chunk is free
  *
  * The simulation fills one chunk while the workers take the other. A
  * record's strings are copied with it (its pointers are the machine's,
@@ -86,7 +84,7 @@ struct gen_jobs {
 	unsigned npmc; /* the machine's counters: the switches' pmc[0..npmc) */
 	FILE *truth_f;
 	bool logged_only;
-	struct truth_writer *tw; /* [nw]: each worker's truth lines (tw[0]'s go to truth_f) */
+	struct truth_writer *tw; /* [nw]: each worker's truth lines */
 	pthread_t *th;
 	unsigned nth; /* threads started */
 	struct chunk ch[2];
@@ -492,8 +490,6 @@ static int truth_share(struct gen_jobs *j, const struct chunk *c, unsigned w)
 	unsigned b = (unsigned)((uint64_t)c->n * (w + 1) / j->nw);
 	int rc = 0;
 
-	errno = 0; /* worker 0's blocks are written as they fill: truth_failed() reads it */
-
 	for (unsigned i = a; i < b && rc >= 0; i++) {
 		const struct jrec *r = &c->rec[i];
 
@@ -514,26 +510,7 @@ static int truth_share(struct gen_jobs *j, const struct chunk *c, unsigned w)
 			break;
 		}
 	}
-	if (w == 0 && rc >= 0) {
-		/* what is left of the first share, before phase 2 writes the others */
-		errno = 0;
-		rc = truth_writer_flush(&j->tw[0]);
-	}
 	return rc;
-}
-
-/* A failed truth write's errno, kept for gen_jobs_errno() (the stream's error is sticky). */
-static void truth_failed(struct gen_jobs *j, int rc)
-{
-	if (rc < 0 && j->truth_f && ferror(j->truth_f)) {
-		int e = errno ? errno : EIO;
-
-		pthread_mutex_lock(&j->mu);
-		if (!j->truth_errno) {
-			j->truth_errno = e;
-		}
-		pthread_mutex_unlock(&j->mu);
-	}
 }
 
 /* Phase 2: every kept buffer and every truth line, in order. */
@@ -552,16 +529,18 @@ static int write_out(struct gen_jobs *j, const struct chunk *c)
 		writer_get_stats(j->run->writers[i], &ws);
 		bytes += ws.bytes_written;
 	}
-	for (unsigned w = 1; j->truth_f && w < j->nw && rc >= 0; w++) {
+	for (unsigned w = 0; j->truth_f && w < j->nw && rc >= 0; w++) {
 		errno = 0;
 		rc = truth_writer_flush_to(&j->tw[w], j->truth_f);
 	}
 	if (j->truth_f && rc >= 0 && ++j->chunks_written % 8 == 0) {
 		out_writeback(fileno(j->truth_f)); /* on its way to disk meanwhile */
 	}
-	truth_failed(j, rc);
 	pthread_mutex_lock(&j->mu);
 	j->bytes = bytes;
+	if (rc < 0 && j->truth_f && ferror(j->truth_f) && !j->truth_errno) {
+		j->truth_errno = errno ? errno : EIO;
+	}
 	pthread_mutex_unlock(&j->mu);
 	return rc;
 }
@@ -605,7 +584,6 @@ static void *worker(void *arg)
 		rc = encode_share(j, c, w);
 		if (rc >= 0 && j->truth_f) {
 			rc = truth_share(j, c, w);
-			truth_failed(j, rc);
 		}
 		fail(j, rc);
 		pthread_mutex_lock(&j->mu);
@@ -659,7 +637,7 @@ int gen_jobs_start(struct gen_jobs **out, struct session_run *run, unsigned work
 		goto fail;
 	}
 	for (unsigned w = 0; truth_f && w < j->nw; w++) {
-		if (truth_writer_init(&j->tw[w], w == 0 ? truth_f : NULL, tc) < 0) {
+		if (truth_writer_init(&j->tw[w], NULL, tc) < 0) {
 			goto fail;
 		}
 	}

@@ -70,7 +70,7 @@ struct truth_writer {
 struct trace_sink truth_sink(struct truth_writer *w);
 
 /**
- * truth_writer_init - a writer that gathers lines in a 256 KiB buffer and
+ * truth_writer_init - a writer that gathers lines in a 1 MiB buffer and
  * hands them to @f in blocks, at the "end" record and truth_writer_flush().
  * What decides "pmc", "pebs_index" and the spin-lock counters is read from
  * @cfg once, at the first switch or spin lock. Lines written straight to

@@ -78,14 +78,8 @@ struct truth_wbuf {
 	struct shape sh;
 };
 
-/*
- * 256 KiB: a block is handed to the kernel while it is still in the L2
- * cache (its copy into the page cache, the larger part of a truth's cost,
- * reads it: with 1 MiB blocks that copy took twice the system time);
- * fewer system calls past this gain nothing.
- */
-#define WBUF_SIZE     (1u << 18)
-#define U64_MAX_CHARS 20u /* 18446744073709551615, or -9223372036854775808 */
+#define WBUF_SIZE     (1u << 20) /* fewer system calls past this gain nothing */
+#define U64_MAX_CHARS 20u	 /* 18446744073709551615, or -9223372036854775808 */
 
 static void line_init(struct line *l)
 {
