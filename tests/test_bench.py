@@ -47,6 +47,7 @@ FIGURES = [
     "gen.server64_sim.switches_per_s", "gen.server64_null.switches_per_s",
     "gen.server64_null.sim_share", "gen.server64_jobs1.wall_switches_per_s",
     "gen.server64_jobs.wall_switches_per_s", "gen.server64_jobs.speedup",
+    "gen.server64_jobs_truth.wall_switches_per_s", "gen.server64_jobs.truth_cost",
     "decode.stats.mb_per_s", "decode.stats.switches_per_s",
     "decode.iter.mb_per_s", "decode.iter.switches_per_s", "decode.analysis.switches_per_s",
     "decode.server64.stats.switches_per_s", "decode.server64.analysis.switches_per_s",

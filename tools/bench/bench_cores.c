@@ -12,6 +12,9 @@
  *            (the fsync of each output at the commit included)
  *   jobsN    the same with --jobs N, N = this machine's cores: wall clock,
  *            and the same files as jobs1 (else the benchmark fails)
+ *   truthN   jobsN with --truth: wall clock, and what the truth costs a run
+ *            with N threads (truthN / jobsN, wall: the truth is made by the
+ *            workers, and by the simulation while it would wait for them)
  *
  * The simulation's share of a one-thread run (sim / null) is what no thread
  * count divides: with N threads a run takes at least that share of its
@@ -28,7 +31,7 @@
 
 static const char server64_yaml[] = BENCH_SERVER64_YAML;
 
-enum { SIM = 0, NUL, JOBS1, JOBSN, NRUNS };
+enum { SIM = 0, NUL, JOBS1, JOBSN, TRUTHN, NRUNS };
 
 struct cores_job {
 	unsigned kind; /* SIM ... JOBSN */
@@ -65,6 +68,7 @@ static int cores_child(void *ctx, void *out, struct etwforge_error *err)
 	o.simulate_only = job->kind == SIM;
 	o.output = job->kind == NUL ? "/dev/null" : bench_scratch_name(BENCH_F_GEN);
 	o.jobs = job->jobs;
+	o.truth = job->kind == TRUTHN ? bench_scratch_name(BENCH_F_GEN_TRUTH) : NULL;
 	if (rc == 0) {
 		rc = etwforge_generate(sc, &o, sum, err);
 	}
@@ -86,8 +90,10 @@ int bench_cores(struct bench *b, const struct bench_size *sz, struct bench_scrat
 		struct etwforge_error *err)
 {
 	static const char *const what[NRUNS] = {"the machine alone", "to the null device",
-						"to files, one thread", "to files, --jobs N"};
+						"to files, one thread", "to files, --jobs N",
+						"to files, --jobs N, --truth"};
 	double rate[NRUNS][BENCH_MAX_RUNS], share[BENCH_MAX_RUNS], speedup[BENCH_MAX_RUNS];
+	double truth_cost[BENCH_MAX_RUNS];
 	const uint64_t sim_ns = 5 * sz->gen_server_ns;
 	unsigned jobs = b->machine.cores > 1 ? b->machine.cores : 2;
 	struct cores_report first[NRUNS] = {{0}};
@@ -98,7 +104,7 @@ int bench_cores(struct bench *b, const struct bench_size *sz, struct bench_scrat
 		double cpu[NRUNS], wall[NRUNS];
 
 		for (unsigned k = 0; k < NRUNS; k++) {
-			struct cores_job job = {k, sim_ns, k == JOBSN ? jobs : 1};
+			struct cores_job job = {k, sim_ns, k >= JOBSN ? jobs : 1};
 			struct cores_report rep = {0};
 			struct rusage ru;
 			char msg[96];
@@ -110,10 +116,11 @@ int bench_cores(struct bench *b, const struct bench_size *sz, struct bench_scrat
 					     sizeof(rep), &ru, &wall[k], err);
 			unlink(bench_scratch_path(s, BENCH_F_GEN));
 			unlink(bench_scratch_path(s, BENCH_F_GEN2));
+			unlink(bench_scratch_path(s, BENCH_F_GEN_TRUTH));
 			if (rc < 0) {
 				return rc;
 			}
-			if (r == 0 && k != JOBSN) {
+			if (r == 0 && k < JOBSN) {
 				first[k] = rep;
 			}
 			/* every kind is the same machine; the files, --jobs or not */
@@ -133,6 +140,7 @@ int bench_cores(struct bench *b, const struct bench_size *sz, struct bench_scrat
 		}
 		share[r] = cpu[SIM] / cpu[NUL];
 		speedup[r] = wall[JOBS1] / wall[JOBSN];
+		truth_cost[r] = wall[TRUTHN] / wall[JOBSN];
 	}
 	bench_figure_clock(b, "gen.server64_sim.switches_per_s",
 			   "server64.yaml's machine alone, records into nothing", "switches/s",
@@ -152,12 +160,18 @@ int bench_cores(struct bench *b, const struct bench_size *sz, struct bench_scrat
 	bench_figure_clock(b, "gen.server64_jobs.speedup",
 			   "one thread / --jobs N, wall clock, same run", "x", NULL, speedup,
 			   sz->runs);
+	bench_figure_clock(b, "gen.server64_jobs_truth.wall_switches_per_s",
+			   "gen server64.yaml to files, --jobs N, --truth", "switches/s",
+			   BENCH_WALL, rate[TRUTHN], sz->runs);
+	bench_figure_clock(b, "gen.server64_jobs.truth_cost",
+			   "--jobs N: truth on / off, wall clock, same run", "x", NULL, truth_cost,
+			   sz->runs);
 	w = bench_work_add(b, "gen.server64_cores",
 			   "etwforge_generate() of tools/scenarios/server64.yaml (both sessions) "
 			   "for %.3f s simulated: the machine alone (simulate_only), to the null "
 			   "device with one thread (CPU time), to files in the scratch folder with "
-			   "one thread and with --jobs N (wall clock, the fsync of each file "
-			   "included); a child process per run",
+			   "one thread, with --jobs N and with --jobs N --truth (wall clock, the "
+			   "fsync of each file included); a child process per run",
 			   (double)sim_ns * 1e-9);
 	bench_kv_u64(w, "switches", first[SIM].switches, 0);
 	bench_kv_u64(w, "jobs", jobs, 0);

@@ -12,13 +12,23 @@
  *      with the writers writing each buffer when it is put
  *   1  every worker: lane k's records (CPU % lanes == k, and every stop),
  *      each told its order key (its place in the whole stream); the truth
- *      lines of the k-th share of the chunk, into the worker's own buffer
+ *      lines of the k-th share of what the simulation left of the chunk
+ *      (below), into the worker's own buffer
  *   2  the last worker out of phase 1: every writer's kept buffers in key
- *      order, then the truth lines, share after share; the chunk is free
+ *      order, then the truth lines: the simulation's, then share after
+ *      share; the chunk is free
  *
  * The simulation fills one chunk while the workers take the other. A
  * record's strings are copied with it (its pointers are the machine's,
- * valid only during the call).
+ * valid only during the call). When a chunk is full and the workers are
+ * still on the other one, the simulation would wait: with --truth it
+ * formats the full chunk's first lines meanwhile, a batch at a time, until
+ * the other chunk is written (its own share, kept with the chunk). A truth
+ * is then made by every thread that has time for it, and the simulation,
+ * gen's one thread that no worker can relieve, never waits longer for it
+ * than a batch takes.
+ *
+ *   chunk: | records 0 .. tfront: the simulation's lines | the rest: k-th share, worker k |
  */
 #include <errno.h>
 #include <stdalign.h>
@@ -67,7 +77,9 @@ struct chunk {
 	uint64_t seq;	  /* 1, 2, ... as handed over; 0: never */
 	uint32_t *on_cpu; /* [enum producer_event_of][cpu]: records, for the pool bound */
 	struct ablock *arena;
-	bool serial; /* phase 0's decision */
+	bool serial;		   /* phase 0's decision */
+	unsigned tfront;	   /* records whose truth lines the simulation made */
+	struct truth_writer front; /* those lines (--truth), written before the workers' */
 };
 
 /*
@@ -233,6 +245,8 @@ static void count_on_cpu(struct gen_jobs *j, struct chunk *c, enum producer_even
 }
 
 static int hand_over(struct gen_jobs *j);
+static int truth_lines(struct gen_jobs *j, struct truth_writer *tw, const struct chunk *c,
+		       unsigned a, unsigned b);
 
 /* The next free record of the chunk being filled (handing the chunk over when full). */
 static int next_rec(struct gen_jobs *j, struct jrec **out)
@@ -347,6 +361,38 @@ static void chunk_clear(struct gen_jobs *j, struct chunk *c)
 	memset(c->on_cpu, 0, 3 * (size_t)j->cpus * sizeof(*c->on_cpu));
 }
 
+#define HELP_BATCH 256u /* truth lines the simulation makes between looks at the workers */
+
+/* Are the workers still on @next (handed over before and not written yet)? */
+static bool still_busy(struct gen_jobs *j, const struct chunk *next)
+{
+	bool busy;
+
+	pthread_mutex_lock(&j->mu);
+	busy = !j->err && next->seq && next->seq > j->done;
+	pthread_mutex_unlock(&j->mu);
+	return busy;
+}
+
+/*
+ * The full chunk @c's first truth lines, made while the workers are still
+ * on @next (the simulation would wait for them otherwise).
+ * Return: 0 or -ENOMEM.
+ */
+static int truth_help(struct gen_jobs *j, struct chunk *c, const struct chunk *next)
+{
+	int rc = 0;
+
+	c->tfront = 0;
+	while (rc >= 0 && c->tfront < c->n && still_busy(j, next)) {
+		unsigned b = c->n - c->tfront > HELP_BATCH ? c->tfront + HELP_BATCH : c->n;
+
+		rc = truth_lines(j, &c->front, c, c->tfront, b);
+		c->tfront = b;
+	}
+	return rc;
+}
+
 /*
  * The chunk being filled goes to the workers; the other one is filled next,
  * once they are done with it. Return: 0 or the workers' first error.
@@ -355,8 +401,11 @@ static int hand_over(struct gen_jobs *j)
 {
 	struct chunk *c = &j->ch[j->fill];
 	struct chunk *next = &j->ch[j->fill ^ 1];
-	int rc;
+	int rc = j->truth_f ? truth_help(j, c, next) : 0;
 
+	if (rc < 0) {
+		return rc;
+	}
 	pthread_mutex_lock(&j->mu);
 	c->key0 = j->key - c->n;
 	c->seq = ++j->handed;
@@ -482,12 +531,11 @@ static int encode_share(struct gen_jobs *j, const struct chunk *c, unsigned w)
 	return rc;
 }
 
-/* Phase 1's truth lines for worker @w: its share of the chunk, in order. */
-static int truth_share(struct gen_jobs *j, const struct chunk *c, unsigned w)
+/* The truth lines of @c's records @a..@b into @tw, in order. */
+static int truth_lines(struct gen_jobs *j, struct truth_writer *tw, const struct chunk *c,
+		       unsigned a, unsigned b)
 {
-	struct trace_sink t = truth_writer_sink(&j->tw[w]);
-	unsigned a = (unsigned)((uint64_t)c->n * w / j->nw);
-	unsigned b = (unsigned)((uint64_t)c->n * (w + 1) / j->nw);
+	struct trace_sink t = truth_writer_sink(tw);
 	int rc = 0;
 
 	for (unsigned i = a; i < b && rc >= 0; i++) {
@@ -513,8 +561,18 @@ static int truth_share(struct gen_jobs *j, const struct chunk *c, unsigned w)
 	return rc;
 }
 
+/* Phase 1's truth lines for worker @w: its share of what the simulation left, in order. */
+static int truth_share(struct gen_jobs *j, const struct chunk *c, unsigned w)
+{
+	uint64_t left = c->n - c->tfront;
+	unsigned a = c->tfront + (unsigned)(left * w / j->nw);
+	unsigned b = c->tfront + (unsigned)(left * (w + 1) / j->nw);
+
+	return truth_lines(j, &j->tw[w], c, a, b);
+}
+
 /* Phase 2: every kept buffer and every truth line, in order. */
-static int write_out(struct gen_jobs *j, const struct chunk *c)
+static int write_out(struct gen_jobs *j, struct chunk *c)
 {
 	uint64_t bytes = 0;
 	int rc = 0;
@@ -528,6 +586,10 @@ static int write_out(struct gen_jobs *j, const struct chunk *c)
 		}
 		writer_get_stats(j->run->writers[i], &ws);
 		bytes += ws.bytes_written;
+	}
+	if (j->truth_f && rc >= 0) {
+		errno = 0;
+		rc = truth_writer_flush_to(&c->front, j->truth_f);
 	}
 	for (unsigned w = 0; j->truth_f && w < j->nw && rc >= 0; w++) {
 		errno = 0;
@@ -641,6 +703,11 @@ int gen_jobs_start(struct gen_jobs **out, struct session_run *run, unsigned work
 			goto fail;
 		}
 	}
+	for (unsigned k = 0; truth_f && k < 2; k++) {
+		if (truth_writer_init(&j->ch[k].front, NULL, tc) < 0) {
+			goto fail;
+		}
+	}
 	rc = producer_lanes(j->prod, j->nw);
 	if (rc < 0) {
 		goto fail;
@@ -726,6 +793,7 @@ void gen_jobs_stop(struct gen_jobs *j)
 		truth_writer_finish(&j->tw[w]);
 	}
 	for (unsigned k = 0; k < 2; k++) {
+		truth_writer_finish(&j->ch[k].front); /* a zeroed one (no --truth) is a no-op */
 		arena_reset(&j->ch[k]);
 		free(j->ch[k].rec);
 		free(j->ch[k].on_cpu);

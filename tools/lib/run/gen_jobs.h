@@ -7,11 +7,11 @@
  *   simulation thread                     N - 1 workers, chunk after chunk
  *   -----------------                     --------------------------------
  *   records -> chunk (copied, strings     all: lane k encodes the records of
- *   and all), 16384 records a chunk;           CPUs c % (N-1) == k; the truth
+ *   and all), 4096 records a chunk;            CPUs c % (N-1) == k; the truth
  *   a full chunk is handed over, the           lines of its share, in memory
- *   next one filled meanwhile             last to finish: each writer's kept
- *                                              buffers in record order, the
- *                                              truth lines in order
+ *   next one filled meanwhile (while      last to finish: each writer's kept
+ *   the workers are still on it: the           buffers in record order, the
+ *   full chunk's first truth lines)            truth lines in order
  *
  * The producer's lanes and the writers' deferred flushes (producer.h,
  * writer.h) make each CPU's encoding independent of the others. A chunk in
