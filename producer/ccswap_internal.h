@@ -64,6 +64,16 @@ static_assert(FIELD_LSB(ETW_CCF_TID_INDEX) == 1u && FIELD_LSB(ETW_CCF_STATE_WR) 
 #endif
 #endif
 
+/*
+ * The condition of a ?: whose operands are already loaded, for which gcc
+ * emits a cmov by itself: clang gets the hint as well.
+ */
+#if defined(CCSWAP_HAVE_UNPREDICTABLE)
+#define CCSWAP_UNPREDICTABLE(x) __builtin_unpredictable(x)
+#else
+#define CCSWAP_UNPREDICTABLE(x) (x)
+#endif
+
 static inline uint32_t ccswap_sel(uint32_t c, uint32_t a, uint32_t b)
 {
 #if defined(CCSWAP_HAVE_UNPREDICTABLE)
