@@ -388,10 +388,14 @@ static void q_count(struct sched *s, unsigned c, unsigned p, uint32_t i, bool ad
 		if (add) {
 			bit_set(m, c);
 			*wm |= 1u << (c >> 6);
+			s->cls_prio[cls] |= 1u << p;
 		} else {
 			bit_clear(m, c);
 			if (!m[c >> 6]) {
 				*wm &= ~(1u << (c >> 6));
+				if (!*wm) {
+					s->cls_prio[cls] &= ~(1u << p);
+				}
 			}
 		}
 	}
@@ -544,8 +548,12 @@ uint32_t sched_steal(const struct sched *s, unsigned c)
 {
 	unsigned start = c + 1u < s->ncpu ? c + 1u : 0u;
 	uint64_t ok = s->cls_ok[c];
-	uint32_t pm = s->prio_any;
+	uint32_t pm = s->cls_prio[0];
 
+	/* only the priorities where a class allowed on @c has a thread queued */
+	for (uint64_t r = ok; r; r &= r - 1u) {
+		pm |= s->cls_prio[1u + sim_ctz64(r)];
+	}
 	while (pm) {
 		unsigned p = msb32(pm);
 		const uint32_t *pw = &s->pword[p * s->nclass];
@@ -2115,6 +2123,10 @@ static const char *validate_tallies(const struct sched *s)
 				if (((s->pword[p * s->nclass + k] >> (c >> 6)) & 1u) !=
 				    (pcmask_of(s, p, k)[c >> 6] != 0)) {
 					return "a class mask's word summary is wrong";
+				}
+				if (((s->cls_prio[k] >> p) & 1u) !=
+				    (s->pword[p * s->nclass + k] != 0)) {
+					return "a class's priority summary is wrong";
 				}
 			}
 			cpus += (cpu->qmask >> p) & 1u;

@@ -152,15 +152,16 @@ struct sched {
 	 * restricted mask each), and each (priority, class) pair keeps the
 	 * mask of CPUs where its count is non-zero.
 	 */
-	uint32_t nwords;		      /* mask words in use: ceil(ncpu / 64) */
-	uint32_t nclass;		      /* affinity classes (1 + restricted ones) */
-	uint32_t prio_any;		      /* bit p: some CPU has threads queued at p */
-	uint32_t prio_cpus[SCHED_PRIORITIES]; /* CPUs with a non-empty queue p */
-	uint64_t *cls_ok;		      /* [cpu]: bit k-1: class k may run there */
-	uint32_t *qcls;			      /* [cpu][p][class]: threads queued */
-	uint64_t *pcmask;		      /* [p][class][word]: CPUs where qcls > 0 */
-	uint32_t *pword;		      /* [p][class]: bit w: pcmask word w non-zero */
-	uint64_t uptime_ns;		      /* boot to simulation time 0 */
+	uint32_t nwords;			 /* mask words in use: ceil(ncpu / 64) */
+	uint32_t nclass;			 /* affinity classes (1 + restricted ones) */
+	uint32_t prio_any;			 /* bit p: some CPU has threads queued at p */
+	uint32_t prio_cpus[SCHED_PRIORITIES];	 /* CPUs with a non-empty queue p */
+	uint64_t *cls_ok;			 /* [cpu]: bit k-1: class k may run there */
+	uint32_t *qcls;				 /* [cpu][p][class]: threads queued */
+	uint64_t *pcmask;			 /* [p][class][word]: CPUs where qcls > 0 */
+	uint32_t *pword;			 /* [p][class]: bit w: pcmask word w non-zero */
+	uint32_t cls_prio[SCHED_MAX_GROUPS + 1]; /* [class]: bit p: pword[p][class] non-zero */
+	uint64_t uptime_ns;			 /* boot to simulation time 0 */
 	uint64_t tick_ns;
 	uint64_t tick_k;  /* the tick count at now: (uptime_ns + now) / tick_ns */
 	uint64_t tick_b;  /* tick_k * tick_ns: where that tick began (from boot) */
