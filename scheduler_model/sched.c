@@ -1044,12 +1044,17 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	/*
 	 * The first reason whose cumulative weight exceeds pick (never a
 	 * weight-0 one): the sums rise, so that is how many are <= pick;
-	 * counted without a data-dependent branch.
+	 * counted without a data-dependent branch. The weights' usual totals
+	 * (the built-in mixes': 100) are a table made at set-up.
 	 */
-	for (unsigned j = 0; j < gr->nwait; j++) {
-		k += gr->wsum[j] <= pick;
+	if (pick < SCHED_WPICK) {
+		r = gr->wpick[pick];
+	} else {
+		for (unsigned j = 0; j < gr->nwait; j++) {
+			k += gr->wsum[j] <= pick;
+		}
+		r = gr->wreason[k];
 	}
-	r = gr->wreason[k];
 	t->wait_reason = (uint8_t)r;
 	t->wait_mode = sim_rng_chance(rng, g->user_wait_pct) ? 1 : 0;
 	t->boost = boost_for(s, g, r, rng);
@@ -1133,10 +1138,8 @@ static void wake_note(struct sched *s, uint32_t i, bool created, int8_t boost)
 
 	w.timer = !created &&
 		  (g->behaviour == SCHED_PERIODIC || t->wait_reason == SCHED_WR_DELAY_EXECUTION);
-	for (unsigned h = 0; h < s->nhooks; h++) {
-		if (s->hooks[h].ops->ready) {
-			s->hooks[h].ops->ready(s->hooks[h].ctx, s->now, &w);
-		}
+	for (unsigned h = 0; h < s->nwake; h++) {
+		s->wake_hooks[h].fn(s->wake_hooks[h].ctx, s->now, &w);
 	}
 }
 
@@ -1564,7 +1567,11 @@ int sched_attach(struct sched *s, const struct sim_hook_ops *ops, void *ctx)
 	s->hooks[s->nhooks].at = SCHED_NEVER;
 	s->nbusy += ops->busy != NULL;
 	s->nlife += ops->thread != NULL;
-	s->nwake += ops->ready != NULL;
+	if (ops->ready) {
+		s->wake_hooks[s->nwake].fn = ops->ready;
+		s->wake_hooks[s->nwake].ctx = ctx;
+		s->nwake++;
+	}
 	s->nswitched += ops->switched != NULL;
 	if (ops->cswitch) {
 		s->cs_hooks[s->ncs].fn = ops->cswitch;
@@ -1810,6 +1817,14 @@ static void setup_group(struct sched *s, unsigned gi)
 			gr->wreason[gr->nwait] = (uint8_t)r;
 			gr->wsum[gr->nwait++] = sum;
 		}
+	}
+	for (uint64_t pick = 0; pick < sum && pick < SCHED_WPICK; pick++) {
+		unsigned k = 0;
+
+		for (unsigned j = 0; j < gr->nwait; j++) {
+			k += gr->wsum[j] <= pick;
+		}
+		gr->wpick[pick] = gr->wreason[k];
 	}
 
 	switch (g->behaviour) {

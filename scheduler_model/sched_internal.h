@@ -17,6 +17,7 @@
 #define SCHED_MASK_WORDS (SCHED_MAX_CPUS / 64)
 #define SCHED_PRIORITIES 32
 #define SCHED_LAST_TID	 0xFFFFFFFCu /* the last multiple of 4 */
+#define SCHED_WPICK	 128u	     /* wait-reason picks looked up, not counted */
 
 /**
  * struct sched_thread - one thread slot (a KTHREAD, as far as the
@@ -77,6 +78,7 @@ struct sched_grp {
 	uint64_t wsum[SCHED_WAIT_REASONS];   /* the same, of the reasons with a weight */
 	uint8_t wreason[SCHED_WAIT_REASONS]; /* those reasons, in order */
 	uint32_t nwait;			     /* how many */
+	uint8_t wpick[SCHED_WPICK];	     /* the reason a pick below SCHED_WPICK selects */
 	uint64_t burst_mean;		     /* ns */
 	uint64_t wait_mean;		     /* ns, for non-lock waits */
 	uint32_t burst_k[32];		     /* lived-in: the threads' burst factors */
@@ -133,12 +135,16 @@ struct sched {
 			   struct sim_cswitch *cs);
 		void *ctx;
 	} cs_hooks[SIM_MAX_HOOKS]; /* what switch_cpu() calls: no test per hook */
-	unsigned nbusy;		   /* hooks with a busy() */
-	unsigned nlife;		   /* ... with a thread() */
-	unsigned nwake;		   /* ... with a ready() */
-	unsigned nswitched;	   /* ... with a switched() */
-	uint64_t model_at;	   /* the earliest armed model event */
-	unsigned model_h;	   /* whose */
+	struct {
+		void (*fn)(void *ctx, uint64_t now_ns, const struct sim_wake *w);
+		void *ctx;
+	} wake_hooks[SIM_MAX_HOOKS]; /* what wake_note() calls, in the order attached */
+	unsigned nbusy;		     /* hooks with a busy() */
+	unsigned nlife;		     /* ... with a thread() */
+	unsigned nwake;		     /* ... with a ready() */
+	unsigned nswitched;	     /* ... with a switched() */
+	uint64_t model_at;	     /* the earliest armed model event */
+	unsigned model_h;	     /* whose */
 	unsigned ncpu;
 	uint32_t nthr;
 	struct sched_cpu *cpu;
