@@ -606,7 +606,26 @@ void sched_set_observer(struct sched *s, const struct sched_observer *o)
 /* ---- per-CPU decisions --------------------------------------------------- */
 
 /* The CPU's next event: its standby switch, or the running thread's next step. */
-static void cpu_resched(struct sched *s, unsigned c)
+static void cpu_resched_running(struct sched *s, unsigned c);
+
+static inline void cpu_resched(struct sched *s, unsigned c)
+{
+	const struct sched_cpu *cpu = &s->cpu[c];
+	uint64_t t;
+
+	if (cpu->running != SCHED_NONE) {
+		cpu_resched_running(s, c);
+		return;
+	}
+	/* idle: only its standby thread's arrival (nearly every call from switch_cpu or make_standby) */
+	t = cpu->standby != SCHED_NONE ? cpu->standby_at : SCHED_NEVER;
+	if (t != SCHED_NEVER && t < s->now) {
+		t = s->now;
+	}
+	ev_cpu(s, c, t);
+}
+
+static void cpu_resched_running(struct sched *s, unsigned c)
 {
 	struct sched_cpu *cpu = &s->cpu[c];
 	uint64_t t = SCHED_NEVER;
@@ -674,9 +693,11 @@ static uint32_t any_idle(struct sched *s, uint32_t i)
 {
 	const struct sched_grp *g = &s->grp[s->thr[i].group];
 	uint64_t n = 0, k;
+	unsigned cnt[SCHED_MASK_WORDS]; /* each word's idle CPUs, counted once */
 
 	for (unsigned w = 0; w < s->nwords; w++) {
-		n += sim_popcount64(s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]));
+		cnt[w] = sim_popcount64(s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]));
+		n += cnt[w];
 	}
 	if (!n) {
 		return SCHED_NONE;
@@ -684,7 +705,7 @@ static uint32_t any_idle(struct sched *s, uint32_t i)
 	k = sim_rng_below(&s->cpu[s->thr[i].ideal].rng, n);
 	for (unsigned w = 0; w < s->nwords; w++) {
 		uint64_t m = s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]);
-		unsigned c = sim_popcount64(m);
+		unsigned c = cnt[w];
 
 		if (k >= c) {
 			k -= c;
@@ -1002,25 +1023,42 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
  * thread's window input 2 (6 for the keyboard and mouse), an event set 1,
  * a timer's expiry 0.
  */
+static uint8_t boost_lived_in(unsigned cls, bool interactive, uint64_t r)
+{
+	switch (cls) {
+	case WC_DELAY:
+		return 0;
+	case WC_IO:
+		return r < 60 ? 1 : r < 90 ? 2 : 0;
+	case WC_USER:
+		if (interactive) {
+			return r < 70 ? 2 : r < 78 ? 6 : 1;
+		}
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+/* boost_lived_in() for every class, kind of thread and draw: a lookup, not a branch per wait */
+static void setup_boosts(struct sched *s)
+{
+	for (unsigned cls = 0; cls < 4; cls++) {
+		for (unsigned ia = 0; ia < 2; ia++) {
+			for (unsigned r = 0; r < 100; r++) {
+				s->boost_tab[cls][ia][r] = boost_lived_in(cls, ia != 0, r);
+			}
+		}
+	}
+}
+
 static uint8_t boost_for(const struct sched *s, const struct sched_group *g, unsigned reason,
 			 struct sim_rng *rng)
 {
 	if (s->cfg.lived_in) {
 		uint64_t r = sim_rng_below(rng, 100);
 
-		switch (wait_class_of[reason]) {
-		case WC_DELAY:
-			return 0;
-		case WC_IO:
-			return r < 60 ? 1 : r < 90 ? 2 : 0;
-		case WC_USER:
-			if (g->behaviour == SCHED_INTERACTIVE) {
-				return r < 70 ? 2 : r < 78 ? 6 : 1;
-			}
-			return 1;
-		default:
-			return 1;
-		}
+		return s->boost_tab[wait_class_of[reason]][g->behaviour == SCHED_INTERACTIVE][r];
 	}
 	switch (wait_class_of[reason]) {
 	case WC_DELAY:
@@ -1181,7 +1219,8 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 		/* the models attached fill their fields; the interval ran @old's code */
 		enum sim_activity ran = activity_of(s, old);
 
-		for (unsigned h = 0; h < s->ncs; h++) {
+		s->cs_hooks[0].fn(s->cs_hooks[0].ctx, c, s->now, ran, cs);
+		for (unsigned h = 1; h < s->ncs; h++) {
 			s->cs_hooks[h].fn(s->cs_hooks[h].ctx, c, s->now, ran, cs);
 		}
 	}
@@ -1244,9 +1283,8 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 		cs->new_pri_decrement = n->pri_dec;
 		cs->new_wait_ticks = tick - n->wait_tick;
 		cs->new_qos = n->qos;
-		if (n->last_cpu != SCHED_NONE && n->last_cpu != c) {
-			s->st.migrations++;
-		}
+		/* counted without a branch: whether it moved is a coin toss */
+		s->st.migrations += (n->last_cpu != SCHED_NONE) & (n->last_cpu != c);
 		n->state = SCHED_TS_RUNNING;
 		n->cpu = c;
 		n->run_start = s->now;
@@ -2041,6 +2079,7 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	if (setup_classes(s) < 0) {
 		goto err_s;
 	}
+	setup_boosts(s);
 	initial_threads(s);
 	s->balance_at = BALANCE_NS;
 	return s;

@@ -194,9 +194,10 @@ struct sched {
 	uint64_t balance_at;	/* the balance set manager's next pass */
 	uint32_t ev_cur;	/* the CPU event being handled, until it is re-armed */
 	struct sched_stats st;
-	struct sim_cswitch rec; /* the switch record, built in place */
-	int err;		/* sticky sink error */
-	bool done;		/* the end record was fired */
+	uint8_t boost_tab[4][2][100]; /* lived-in: [wait class][interactive][draw]: the boost */
+	struct sim_cswitch rec;	      /* the switch record, built in place */
+	int err;		      /* sticky sink error */
+	bool done;		      /* the end record was fired */
 };
 
 /**
