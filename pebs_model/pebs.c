@@ -52,7 +52,7 @@ struct pebs_cpu {
 	struct sim_rng rng;   /* one draw per advance: every noise of the interval */
 	uint64_t last_ns;     /* simulation time of the last advance */
 	uint64_t instr_total; /* instructions retired (PEBS samples them) */
-	uint32_t cyc_carry;   /* ns * MHz remainder (in 1/1000 cycles) */
+	uint64_t cyc_at;      /* core cycles at last_ns: last_ns * MHz / 1000, rounded down */
 	uint64_t ctr[PEBS_MAX_COUNTERS];
 	struct pebs_ds_save_area ds; /* pebs_index is derived from instr_total when read */
 };
@@ -75,8 +75,7 @@ struct pebs {
 	struct pebs_cfg cfg;
 	const struct pmc_source *src[PEBS_MAX_COUNTERS]; /* of counters 0..ncounters-1 */
 	struct pebs_plan plan[PEBS_MAX_COUNTERS];
-	bool any_ref;  /* some counter is REF_CYCLES */
-	bool any_time; /* some counter is TIME */
+	uint64_t fast_ns; /* below it, ns * MHz fits 64 bits: cycles_at() multiplies at once */
 	struct pebs_cpu *cpu;
 };
 
@@ -129,9 +128,8 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg)
 		pl->salt = (uint64_t)(k / 4u + 1u) * GOLDEN;
 		pl->lane = (uint8_t)(16u * (k % 4u));
 		memcpy(pl->rate, p->src[k]->rate, sizeof(pl->rate));
-		p->any_ref |= kind == PMC_KIND_REF_CYCLES;
-		p->any_time |= kind == PMC_KIND_TIME;
 	}
+	p->fast_ns = UINT64_MAX / cfg->cpu_mhz;
 	p->cpu = calloc(cfg->cpus, sizeof(*p->cpu));
 	if (!p->cpu) {
 		goto err_p;
@@ -180,19 +178,20 @@ static uint64_t mul_frac(uint64_t v, uint64_t num, unsigned shift)
 	return (v >> shift) * num + (((v & mask) * num) >> shift);
 }
 
-/* Elapsed core cycles of @dt ns at @mhz, carrying the fraction. */
-static uint64_t cycles_of(struct pebs_cpu *pc, uint64_t dt, uint32_t mhz)
+/*
+ * The core cycles from 0 to @now_ns, ns * MHz / 1000 rounded down: an
+ * interval's cycles are the difference of two of these, which is what
+ * carrying each interval's fraction of a cycle to the next would give.
+ * Past fast_ns (months of simulated time) whole seconds are split off.
+ */
+static uint64_t cycles_at(const struct pebs *p, uint64_t now_ns)
 {
-	uint64_t sec = 0, rem = dt, milli;
+	uint64_t mhz = p->cfg.cpu_mhz;
 
-	if (dt >= 1000000000u) { /* an interval under a second needs no split */
-		sec = dt / 1000000000u;
-		rem = dt % 1000000000u;
+	if (now_ns < p->fast_ns) {
+		return now_ns * mhz / 1000u;
 	}
-	milli = rem * mhz + pc->cyc_carry; /* < 1e9 * 2^32 */
-
-	pc->cyc_carry = (uint32_t)(milli % 1000u);
-	return sec * mhz * 1000000u + milli / 1000u;
+	return now_ns / 1000000000u * mhz * 1000000u + now_ns % 1000000000u * mhz / 1000u;
 }
 
 /* splitmix64's finalizer: a bijection whose output bits all depend on every input bit */
@@ -231,9 +230,9 @@ static uint64_t rate_step(const struct pebs_plan *pl, enum sim_activity act, uin
 static inline void advance(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns,
 			   enum sim_activity act, uint64_t *out)
 {
-	uint64_t cyc, run, instr, u, grow[PMC_KIND_ZERO + 1];
+	uint64_t at = cycles_at(p, now_ns), cyc = at - pc->cyc_at, run, instr, u;
 
-	cyc = cycles_of(pc, now_ns - pc->last_ns, p->cfg.cpu_mhz);
+	pc->cyc_at = at;
 	pc->last_ns = now_ns;
 	run = act == SIM_ACT_IDLE ? cyc / 64u : cyc;
 	u = sim_rng_next(&pc->rng);
@@ -241,18 +240,24 @@ static inline void advance(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns,
 	instr = mul_frac(instr, noise_of(u >> 48, INSTR_NOISE_LO, INSTR_NOISE_N), 10);
 	pc->instr_total += instr;
 
-	/* each kind's growth once; a RATE counter's is its own, made in the pass */
-	grow[PMC_KIND_TIME] = p->any_time ? now_ns / 100u : 0;
-	grow[PMC_KIND_CYCLES] = run;
-	grow[PMC_KIND_REF_CYCLES] = p->any_ref ? mul_frac(run, REF_CYCLES_X65536, 16) : 0;
-	grow[PMC_KIND_INSTR] = instr;
-	grow[PMC_KIND_RATE] = 0;
-	grow[PMC_KIND_ZERO] = 0;
+	/* each counter's growth by its kind; the plan never changes, so nor do the branches */
 	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
 		const struct pebs_plan *pl = &p->plan[k];
-		uint64_t g =
-			pl->kind == PMC_KIND_RATE ? rate_step(pl, act, instr, u) : grow[pl->kind];
+		uint64_t g;
 
+		if (pl->kind == PMC_KIND_RATE) {
+			g = rate_step(pl, act, instr, u);
+		} else if (pl->kind == PMC_KIND_CYCLES) {
+			g = run;
+		} else if (pl->kind == PMC_KIND_INSTR) {
+			g = instr;
+		} else if (pl->kind == PMC_KIND_REF_CYCLES) {
+			g = mul_frac(run, REF_CYCLES_X65536, 16);
+		} else if (pl->kind == PMC_KIND_TIME) {
+			g = now_ns / 100u;
+		} else {
+			g = 0;
+		}
 		pc->ctr[k] = (pc->ctr[k] & pl->keep) + g;
 		if (out) {
 			out[k] = pc->ctr[k];

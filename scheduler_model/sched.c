@@ -388,10 +388,14 @@ static void q_count(struct sched *s, unsigned c, unsigned p, uint32_t i, bool ad
 		if (add) {
 			bit_set(m, c);
 			*wm |= 1u << (c >> 6);
+			s->cls_prio[cls] |= 1u << p;
 		} else {
 			bit_clear(m, c);
 			if (!m[c >> 6]) {
 				*wm &= ~(1u << (c >> 6));
+				if (!*wm) {
+					s->cls_prio[cls] &= ~(1u << p);
+				}
 			}
 		}
 	}
@@ -544,8 +548,12 @@ uint32_t sched_steal(const struct sched *s, unsigned c)
 {
 	unsigned start = c + 1u < s->ncpu ? c + 1u : 0u;
 	uint64_t ok = s->cls_ok[c];
-	uint32_t pm = s->prio_any;
+	uint32_t pm = s->cls_prio[0];
 
+	/* only the priorities where a class allowed on @c has a thread queued */
+	for (uint64_t r = ok; r; r &= r - 1u) {
+		pm |= s->cls_prio[1u + sim_ctz64(r)];
+	}
 	while (pm) {
 		unsigned p = msb32(pm);
 		const uint32_t *pw = &s->pword[p * s->nclass];
@@ -598,7 +606,26 @@ void sched_set_observer(struct sched *s, const struct sched_observer *o)
 /* ---- per-CPU decisions --------------------------------------------------- */
 
 /* The CPU's next event: its standby switch, or the running thread's next step. */
-static void cpu_resched(struct sched *s, unsigned c)
+static void cpu_resched_running(struct sched *s, unsigned c);
+
+static inline void cpu_resched(struct sched *s, unsigned c)
+{
+	const struct sched_cpu *cpu = &s->cpu[c];
+	uint64_t t;
+
+	if (cpu->running != SCHED_NONE) {
+		cpu_resched_running(s, c);
+		return;
+	}
+	/* idle: only its standby thread's arrival (nearly every call from switch_cpu or make_standby) */
+	t = cpu->standby != SCHED_NONE ? cpu->standby_at : SCHED_NEVER;
+	if (t != SCHED_NEVER && t < s->now) {
+		t = s->now;
+	}
+	ev_cpu(s, c, t);
+}
+
+static void cpu_resched_running(struct sched *s, unsigned c)
 {
 	struct sched_cpu *cpu = &s->cpu[c];
 	uint64_t t = SCHED_NEVER;
@@ -666,9 +693,11 @@ static uint32_t any_idle(struct sched *s, uint32_t i)
 {
 	const struct sched_grp *g = &s->grp[s->thr[i].group];
 	uint64_t n = 0, k;
+	unsigned cnt[SCHED_MASK_WORDS]; /* each word's idle CPUs, counted once */
 
 	for (unsigned w = 0; w < s->nwords; w++) {
-		n += sim_popcount64(s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]));
+		cnt[w] = sim_popcount64(s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]));
+		n += cnt[w];
 	}
 	if (!n) {
 		return SCHED_NONE;
@@ -676,7 +705,7 @@ static uint32_t any_idle(struct sched *s, uint32_t i)
 	k = sim_rng_below(&s->cpu[s->thr[i].ideal].rng, n);
 	for (unsigned w = 0; w < s->nwords; w++) {
 		uint64_t m = s->idle_mask[w] & (g->any ? UINT64_MAX : g->mask[w]);
-		unsigned c = sim_popcount64(m);
+		unsigned c = cnt[w];
 
 		if (k >= c) {
 			k -= c;
@@ -994,25 +1023,42 @@ static void create_thread(struct sched *s, uint32_t i, uint16_t group)
  * thread's window input 2 (6 for the keyboard and mouse), an event set 1,
  * a timer's expiry 0.
  */
+static uint8_t boost_lived_in(unsigned cls, bool interactive, uint64_t r)
+{
+	switch (cls) {
+	case WC_DELAY:
+		return 0;
+	case WC_IO:
+		return r < 60 ? 1 : r < 90 ? 2 : 0;
+	case WC_USER:
+		if (interactive) {
+			return r < 70 ? 2 : r < 78 ? 6 : 1;
+		}
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+/* boost_lived_in() for every class, kind of thread and draw: a lookup, not a branch per wait */
+static void setup_boosts(struct sched *s)
+{
+	for (unsigned cls = 0; cls < 4; cls++) {
+		for (unsigned ia = 0; ia < 2; ia++) {
+			for (unsigned r = 0; r < 100; r++) {
+				s->boost_tab[cls][ia][r] = boost_lived_in(cls, ia != 0, r);
+			}
+		}
+	}
+}
+
 static uint8_t boost_for(const struct sched *s, const struct sched_group *g, unsigned reason,
 			 struct sim_rng *rng)
 {
 	if (s->cfg.lived_in) {
 		uint64_t r = sim_rng_below(rng, 100);
 
-		switch (wait_class_of[reason]) {
-		case WC_DELAY:
-			return 0;
-		case WC_IO:
-			return r < 60 ? 1 : r < 90 ? 2 : 0;
-		case WC_USER:
-			if (g->behaviour == SCHED_INTERACTIVE) {
-				return r < 70 ? 2 : r < 78 ? 6 : 1;
-			}
-			return 1;
-		default:
-			return 1;
-		}
+		return s->boost_tab[wait_class_of[reason]][g->behaviour == SCHED_INTERACTIVE][r];
 	}
 	switch (wait_class_of[reason]) {
 	case WC_DELAY:
@@ -1036,12 +1082,17 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	/*
 	 * The first reason whose cumulative weight exceeds pick (never a
 	 * weight-0 one): the sums rise, so that is how many are <= pick;
-	 * counted without a data-dependent branch.
+	 * counted without a data-dependent branch. The weights' usual totals
+	 * (the built-in mixes': 100) are a table made at set-up.
 	 */
-	for (unsigned j = 0; j < gr->nwait; j++) {
-		k += gr->wsum[j] <= pick;
+	if (pick < SCHED_WPICK) {
+		r = gr->wpick[pick];
+	} else {
+		for (unsigned j = 0; j < gr->nwait; j++) {
+			k += gr->wsum[j] <= pick;
+		}
+		r = gr->wreason[k];
 	}
-	r = gr->wreason[k];
 	t->wait_reason = (uint8_t)r;
 	t->wait_mode = sim_rng_chance(rng, g->user_wait_pct) ? 1 : 0;
 	t->boost = boost_for(s, g, r, rng);
@@ -1125,10 +1176,8 @@ static void wake_note(struct sched *s, uint32_t i, bool created, int8_t boost)
 
 	w.timer = !created &&
 		  (g->behaviour == SCHED_PERIODIC || t->wait_reason == SCHED_WR_DELAY_EXECUTION);
-	for (unsigned h = 0; h < s->nhooks; h++) {
-		if (s->hooks[h].ops->ready) {
-			s->hooks[h].ops->ready(s->hooks[h].ctx, s->now, &w);
-		}
+	for (unsigned h = 0; h < s->nwake; h++) {
+		s->wake_hooks[h].fn(s->wake_hooks[h].ctx, s->now, &w);
 	}
 }
 
@@ -1170,7 +1219,8 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 		/* the models attached fill their fields; the interval ran @old's code */
 		enum sim_activity ran = activity_of(s, old);
 
-		for (unsigned h = 0; h < s->ncs; h++) {
+		s->cs_hooks[0].fn(s->cs_hooks[0].ctx, c, s->now, ran, cs);
+		for (unsigned h = 1; h < s->ncs; h++) {
 			s->cs_hooks[h].fn(s->cs_hooks[h].ctx, c, s->now, ran, cs);
 		}
 	}
@@ -1233,9 +1283,8 @@ static int switch_cpu(struct sched *s, unsigned c, uint32_t next, uint8_t old_st
 		cs->new_pri_decrement = n->pri_dec;
 		cs->new_wait_ticks = tick - n->wait_tick;
 		cs->new_qos = n->qos;
-		if (n->last_cpu != SCHED_NONE && n->last_cpu != c) {
-			s->st.migrations++;
-		}
+		/* counted without a branch: whether it moved is a coin toss */
+		s->st.migrations += (n->last_cpu != SCHED_NONE) & (n->last_cpu != c);
 		n->state = SCHED_TS_RUNNING;
 		n->cpu = c;
 		n->run_start = s->now;
@@ -1556,7 +1605,11 @@ int sched_attach(struct sched *s, const struct sim_hook_ops *ops, void *ctx)
 	s->hooks[s->nhooks].at = SCHED_NEVER;
 	s->nbusy += ops->busy != NULL;
 	s->nlife += ops->thread != NULL;
-	s->nwake += ops->ready != NULL;
+	if (ops->ready) {
+		s->wake_hooks[s->nwake].fn = ops->ready;
+		s->wake_hooks[s->nwake].ctx = ctx;
+		s->nwake++;
+	}
 	s->nswitched += ops->switched != NULL;
 	if (ops->cswitch) {
 		s->cs_hooks[s->ncs].fn = ops->cswitch;
@@ -1803,6 +1856,14 @@ static void setup_group(struct sched *s, unsigned gi)
 			gr->wsum[gr->nwait++] = sum;
 		}
 	}
+	for (uint64_t pick = 0; pick < sum && pick < SCHED_WPICK; pick++) {
+		unsigned k = 0;
+
+		for (unsigned j = 0; j < gr->nwait; j++) {
+			k += gr->wsum[j] <= pick;
+		}
+		gr->wpick[pick] = gr->wreason[k];
+	}
 
 	switch (g->behaviour) {
 	case SCHED_CPU_BOUND:
@@ -2018,6 +2079,7 @@ struct sched *sched_create(const struct sched_cfg *cfg, struct trace_sink sink)
 	if (setup_classes(s) < 0) {
 		goto err_s;
 	}
+	setup_boosts(s);
 	initial_threads(s);
 	s->balance_at = BALANCE_NS;
 	return s;
@@ -2115,6 +2177,10 @@ static const char *validate_tallies(const struct sched *s)
 				if (((s->pword[p * s->nclass + k] >> (c >> 6)) & 1u) !=
 				    (pcmask_of(s, p, k)[c >> 6] != 0)) {
 					return "a class mask's word summary is wrong";
+				}
+				if (((s->cls_prio[k] >> p) & 1u) !=
+				    (s->pword[p * s->nclass + k] != 0)) {
+					return "a class's priority summary is wrong";
 				}
 			}
 			cpus += (cpu->qmask >> p) & 1u;

@@ -415,7 +415,7 @@ void sched_tree_rebase(struct sched_tree *q, uint64_t base);
 static inline void sched_tree_set(struct sched_tree *q, uint32_t id, uint64_t t)
 {
 	uint64_t *w = q->w, cur;
-	uint32_t i = q->nleaf + id;
+	size_t i = (size_t)q->nleaf + id; /* pointer-wide: no zero extension per level */
 
 	if (t != SCHED_EVQ_NEVER && t < q->k.base) {
 		sched_tree_rebase(q, t); /* rare: see the top */
@@ -428,11 +428,12 @@ static inline void sched_tree_set(struct sched_tree *q, uint32_t id, uint64_t t)
 	 * meets each sibling subtree's winner, whose loads do not wait for the
 	 * level below; a conditional move, not a branch, picks the smaller.
 	 */
-	for (; i > 1u; i >>= 1) {
+	while (i > 1u) {
 		uint64_t sib = w[i ^ 1u];
 
+		i >>= 1;
 		cur = sib < cur ? sib : cur;
-		w[i >> 1] = cur;
+		w[i] = cur;
 	}
 }
 

@@ -17,6 +17,7 @@
 #define SCHED_MASK_WORDS (SCHED_MAX_CPUS / 64)
 #define SCHED_PRIORITIES 32
 #define SCHED_LAST_TID	 0xFFFFFFFCu /* the last multiple of 4 */
+#define SCHED_WPICK	 128u	     /* wait-reason picks looked up, not counted */
 
 /**
  * struct sched_thread - one thread slot (a KTHREAD, as far as the
@@ -77,6 +78,7 @@ struct sched_grp {
 	uint64_t wsum[SCHED_WAIT_REASONS];   /* the same, of the reasons with a weight */
 	uint8_t wreason[SCHED_WAIT_REASONS]; /* those reasons, in order */
 	uint32_t nwait;			     /* how many */
+	uint8_t wpick[SCHED_WPICK];	     /* the reason a pick below SCHED_WPICK selects */
 	uint64_t burst_mean;		     /* ns */
 	uint64_t wait_mean;		     /* ns, for non-lock waits */
 	uint32_t burst_k[32];		     /* lived-in: the threads' burst factors */
@@ -133,12 +135,16 @@ struct sched {
 			   struct sim_cswitch *cs);
 		void *ctx;
 	} cs_hooks[SIM_MAX_HOOKS]; /* what switch_cpu() calls: no test per hook */
-	unsigned nbusy;		   /* hooks with a busy() */
-	unsigned nlife;		   /* ... with a thread() */
-	unsigned nwake;		   /* ... with a ready() */
-	unsigned nswitched;	   /* ... with a switched() */
-	uint64_t model_at;	   /* the earliest armed model event */
-	unsigned model_h;	   /* whose */
+	struct {
+		void (*fn)(void *ctx, uint64_t now_ns, const struct sim_wake *w);
+		void *ctx;
+	} wake_hooks[SIM_MAX_HOOKS]; /* what wake_note() calls, in the order attached */
+	unsigned nbusy;		     /* hooks with a busy() */
+	unsigned nlife;		     /* ... with a thread() */
+	unsigned nwake;		     /* ... with a ready() */
+	unsigned nswitched;	     /* ... with a switched() */
+	uint64_t model_at;	     /* the earliest armed model event */
+	unsigned model_h;	     /* whose */
 	unsigned ncpu;
 	uint32_t nthr;
 	struct sched_cpu *cpu;
@@ -152,15 +158,16 @@ struct sched {
 	 * restricted mask each), and each (priority, class) pair keeps the
 	 * mask of CPUs where its count is non-zero.
 	 */
-	uint32_t nwords;		      /* mask words in use: ceil(ncpu / 64) */
-	uint32_t nclass;		      /* affinity classes (1 + restricted ones) */
-	uint32_t prio_any;		      /* bit p: some CPU has threads queued at p */
-	uint32_t prio_cpus[SCHED_PRIORITIES]; /* CPUs with a non-empty queue p */
-	uint64_t *cls_ok;		      /* [cpu]: bit k-1: class k may run there */
-	uint32_t *qcls;			      /* [cpu][p][class]: threads queued */
-	uint64_t *pcmask;		      /* [p][class][word]: CPUs where qcls > 0 */
-	uint32_t *pword;		      /* [p][class]: bit w: pcmask word w non-zero */
-	uint64_t uptime_ns;		      /* boot to simulation time 0 */
+	uint32_t nwords;			 /* mask words in use: ceil(ncpu / 64) */
+	uint32_t nclass;			 /* affinity classes (1 + restricted ones) */
+	uint32_t prio_any;			 /* bit p: some CPU has threads queued at p */
+	uint32_t prio_cpus[SCHED_PRIORITIES];	 /* CPUs with a non-empty queue p */
+	uint64_t *cls_ok;			 /* [cpu]: bit k-1: class k may run there */
+	uint32_t *qcls;				 /* [cpu][p][class]: threads queued */
+	uint64_t *pcmask;			 /* [p][class][word]: CPUs where qcls > 0 */
+	uint32_t *pword;			 /* [p][class]: bit w: pcmask word w non-zero */
+	uint32_t cls_prio[SCHED_MAX_GROUPS + 1]; /* [class]: bit p: pword[p][class] non-zero */
+	uint64_t uptime_ns;			 /* boot to simulation time 0 */
 	uint64_t tick_ns;
 	uint64_t tick_k;  /* the tick count at now: (uptime_ns + now) / tick_ns */
 	uint64_t tick_b;  /* tick_k * tick_ns: where that tick began (from boot) */
@@ -187,9 +194,10 @@ struct sched {
 	uint64_t balance_at;	/* the balance set manager's next pass */
 	uint32_t ev_cur;	/* the CPU event being handled, until it is re-armed */
 	struct sched_stats st;
-	struct sim_cswitch rec; /* the switch record, built in place */
-	int err;		/* sticky sink error */
-	bool done;		/* the end record was fired */
+	uint8_t boost_tab[4][2][100]; /* lived-in: [wait class][interactive][draw]: the boost */
+	struct sim_cswitch rec;	      /* the switch record, built in place */
+	int err;		      /* sticky sink error */
+	bool done;		      /* the end record was fired */
 };
 
 /**
