@@ -251,6 +251,9 @@ static void release_range(const struct etl_reader *d, uint64_t off, uint64_t len
 	}
 }
 
+/* What etl_buffer_next() fills a record from. */
+static const struct etl_record zero_record;
+
 /* A mapped buffer read to its end: its pages leave the process. */
 static void release_read(const struct etl_reader *d, const struct etl_buffer *b)
 {
@@ -351,7 +354,7 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 		return -EINVAL;
 	}
 
-	memset(rec, 0, sizeof(*rec));
+	*rec = zero_record; /* a copy: memset()'s rep stos costs a record more than its reading */
 	rec->file_offset = at;
 	rec->data = base + p;
 	rec->size = size;

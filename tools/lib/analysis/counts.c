@@ -31,6 +31,7 @@
 #include "producer/etw_layout.h"
 #include "tools/lib/analysis/state.h"
 #include "tools/lib/common/error.h"
+#include "tools/lib/common/id_map.h"
 #include "tools/lib/read/read.h"
 #include "writer/etl_reader.h"
 
@@ -43,9 +44,43 @@ struct row_cache {
 	uint64_t lo, hi;
 };
 
+/* A thread row's span, in a TID's run of them (struct row_index). */
+struct row_span {
+	uint64_t lo, hi;
+	int64_t row;
+};
+
+/* Where a TID's rows lie in struct row_index's @spans. */
+struct tid_rows {
+	uint32_t off, n;
+};
+
+/*
+ * The thread rows of the file's start, each TID's side by side in time
+ * order: a row looked up without a trip to the rows (big, far apart). Each
+ * CPU's walk starts at time 0 again, so a TID's many rows (reused) would
+ * miss a cache of one row per TID a row at a time, on every CPU.
+ */
+struct row_index {
+	struct row_span *spans;
+	struct id_map tids; /* TID -> struct tid_rows */
+};
+
+/*
+ * A thread row's sums of the walk, side by side (the rows are big and far
+ * apart): added to the row when the walk is over (flush_sums()).
+ */
+struct row_sum {
+	uint64_t cpu_t, ins;
+	uint64_t last_in; /* as struct an_thread's: + 1, 0 never */
+};
+
 /* A walk of the file. */
 struct walk {
 	struct row_cache *cache; /* thread rows by TID */
+	struct row_index idx;	 /* the rows there were before the walk */
+	struct row_sum *sums;	 /* theirs (a row made later: its own sums) */
+	size_t nsums;
 	bool any_ready;		 /* a ReadyThread record was met: a second walk pairs them */
 	struct etl_error damage; /* the first damage kept going past (msg "" none) */
 };
@@ -58,7 +93,69 @@ struct cpu_sum {
 	int64_t row;
 	uint64_t prev;		 /* the last switch's time */
 	struct row_cache *cache; /* the walk's */
+	const struct row_index *idx;
+	struct row_sum *sums; /* the walk's */
+	size_t nsums;
 };
+
+/* Index the thread rows of @a (struct row_index). Return: 0, or -ENOMEM. */
+static int index_rows(const struct etwforge_analysis *a, struct row_index *x)
+{
+	const struct an_identity *id = &a->id;
+	uint32_t n = 0;
+
+	x->tids.elem_size = sizeof(struct tid_rows);
+	x->spans = malloc((id->nthreads ? id->nthreads : 1) * sizeof(*x->spans));
+	if (!x->spans || id->nthreads > UINT32_MAX || id_map_reserve(&x->tids, id->tids.n) < 0) {
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < id->tids.cap; i++) {
+		uint32_t tid;
+		const struct an_tid *e = id_map_at(&id->tids, i, &tid);
+		struct tid_rows *t = e ? id_map_add(&x->tids, tid) : NULL;
+
+		if (!t) {
+			continue;
+		}
+		t->off = n;
+		for (int64_t r = e->head; r >= 0 && n < id->nthreads; r = id->threads[r].next) {
+			x->spans[n++] = (struct row_span){id->threads[r].lo, id->threads[r].hi, r};
+		}
+		t->n = n - t->off;
+	}
+	return 0;
+}
+
+static void index_free(struct row_index *x)
+{
+	free(x->spans);
+	id_map_free(&x->tids);
+}
+
+/* The span of the row of @tid that holds @ts in the index, or NULL (none there). */
+static const struct row_span *index_find(const struct row_index *x, uint32_t tid, uint64_t ts)
+{
+	const struct tid_rows *t = id_map_get(&x->tids, tid);
+	const struct row_span *v;
+	uint32_t lo = 0, hi;
+
+	if (!t || t->n == 0) {
+		return NULL;
+	}
+	v = x->spans + t->off;
+	hi = t->n;
+	/* the last span starting at or before @ts */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].lo <= ts) {
+			lo = mid;
+		} else {
+			hi = mid;
+		}
+	}
+	return v[lo].lo <= ts && ts <= v[lo].hi ? &v[lo] : NULL;
+}
 
 /*
  * The row of @tid at @lo (made for its gap when none has it, as the full
@@ -70,10 +167,20 @@ static int64_t row_of(struct etwforge_analysis *a, struct cpu_sum *cs, uint32_t 
 		      uint64_t hi)
 {
 	struct row_cache *c = &cs->cache[(tid >> 2) % CACHE_SLOTS];
+	const struct row_span *v;
 	int64_t row;
 
 	if (c->row >= 0 && c->tid == tid && c->lo <= lo && hi <= c->hi) {
 		return c->row;
+	}
+	/* the rows do not overlap: the index's row holding @lo is the one */
+	v = index_find(cs->idx, tid, lo);
+	if (v) {
+		if (v->hi < hi) {
+			return -2;
+		}
+		*c = (struct row_cache){tid, v->row, v->lo, v->hi};
+		return v->row;
 	}
 	row = an_thread_at(&a->id, tid, lo);
 	if (row < 0) {
@@ -133,6 +240,48 @@ static void add_time(struct etwforge_analysis *a, unsigned c, uint32_t tid, int6
 	a->id.threads[row].ins += ins;
 	a->tot.switch_ins += ins;
 	*(a->id.threads[row].named ? &a->tot.attributed : &a->tot.unattributed) += ins;
+}
+
+/*
+ * @ticks of CPU @c to thread @tid (row @row), @ins switch-ins of it, the
+ * latest at @last_in: as add_time() and note_in(), into the walk's sums
+ * where it has the row's.
+ */
+static void add_sum(struct etwforge_analysis *a, const struct cpu_sum *cs, unsigned c, uint32_t tid,
+		    int64_t row, uint64_t ticks, uint64_t ins, uint64_t last_in)
+{
+	struct row_sum *rs;
+
+	if (tid == 0 || (uint64_t)row >= cs->nsums) {
+		add_time(a, c, tid, row, ticks, ins);
+		if (ins) {
+			note_in(a, row, last_in);
+		}
+		return;
+	}
+	rs = &cs->sums[row];
+	a->cpu[c].busy_t += ticks;
+	a->tot.switch_ins += ins;
+	rs->cpu_t += ticks;
+	rs->ins += ins;
+	if (ins && last_in + 1 > rs->last_in) {
+		rs->last_in = last_in + 1;
+	}
+}
+
+/* The walk's sums to their rows (the attributed switch-ins by then known). */
+static void flush_sums(struct etwforge_analysis *a, struct walk *w)
+{
+	for (size_t r = 0; r < w->nsums; r++) {
+		struct an_thread *t = &a->id.threads[r];
+		const struct row_sum *rs = &w->sums[r];
+
+		t->cpu_t += rs->cpu_t;
+		t->ins += rs->ins;
+		*(t->named ? &a->tot.attributed : &a->tot.unattributed) += rs->ins;
+		t->last_in = rs->last_in > t->last_in ? rs->last_in : t->last_in;
+	}
+	memset(w->sums, 0, w->nsums * sizeof(*w->sums));
 }
 
 /*
@@ -245,10 +394,8 @@ static int on_batch(struct etwforge_analysis *a, unsigned c, struct cpu_sum *cs,
 			if (!((seen >> k) & 1u)) {
 				continue;
 			}
-			add_time(a, c, s.hdr.tid_table[k], rows[k], s.ticks[k], s.ins[k]);
-			if (s.ins[k]) {
-				note_in(a, rows[k], s.last_in[k]);
-			}
+			add_sum(a, cs, c, s.hdr.tid_table[k], rows[k], s.ticks[k], s.ins[k],
+				s.last_in[k]);
 		}
 	}
 	if (s.records) {
@@ -431,7 +578,11 @@ static int walk(struct etwforge_analysis *a, struct walk *w, bool readies, struc
 	for (unsigned i = 0; i < norder;) {
 		unsigned c = etl_reader_buffer(d, order[i])->processor_index, n;
 		const unsigned *bufs = etl_reader_cpu_buffers(d, c, &n);
-		struct cpu_sum cs = {.row = -1, .cache = w->cache};
+		struct cpu_sum cs = {.row = -1,
+				     .cache = w->cache,
+				     .idx = &w->idx,
+				     .sums = w->sums,
+				     .nsums = w->nsums};
 
 		for (unsigned k = 0; k < n; k++) {
 			rc = walk_buffer(a, w, etl_reader_buffer(d, bufs[k]), false, &cs, readies,
@@ -459,18 +610,25 @@ int counts_run(struct etwforge_analysis *a, struct etwforge_error *err)
 {
 	struct etl_error e;
 	struct walk w = {.cache = malloc(CACHE_SLOTS * sizeof(*w.cache))};
-	int rc = w.cache ? 0 : -ENOMEM;
+	int rc = w.cache ? index_rows(a, &w.idx) : -ENOMEM;
+
+	w.nsums = a->id.nthreads;
+	w.sums = calloc(w.nsums ? w.nsums : 1, sizeof(*w.sums));
+	rc = w.sums ? rc : -ENOMEM;
 
 	for (unsigned k = 0; w.cache && k < CACHE_SLOTS; k++) {
 		w.cache[k].row = -1;
 	}
 	if (rc == 0) {
 		rc = walk(a, &w, false, &e);
+		flush_sums(a, &w);
 	}
 	if (rc == 0 && w.any_ready) {
 		rc = walk(a, &w, true, &e);
 	}
 	free(w.cache);
+	free(w.sums);
+	index_free(&w.idx);
 	if (rc == 0 && w.damage.msg[0]) {
 		/* kept going past damage: its first place is said */
 		return error_fail_at(err, -EINVAL, ERR_DATA, "%s", w.damage.msg);

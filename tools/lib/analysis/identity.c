@@ -87,6 +87,90 @@ static int by_id_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* A record's place in by_id_time()'s order, small: @at its index in file order. */
+struct sort_key {
+	uint64_t ts;
+	uint32_t id;
+	uint32_t at;
+};
+
+static bool key_before(const struct sort_key *x, const struct sort_key *y)
+{
+	if (x->id != y->id) {
+		return x->id < y->id;
+	}
+	if (x->ts != y->ts) {
+		return x->ts < y->ts;
+	}
+	return x->at < y->at;
+}
+
+/*
+ * Sort @l as by_id_time() does (a total order: any sort gives the same),
+ * on 16-byte keys merged in place of the records, which move once at the
+ * end: qsort()'s calls through a pointer on whole records cost the
+ * identity load more than reading them. Return: 0; -1 out of memory or
+ * @l not in file order (qsort() then).
+ */
+static int sort_records(struct rec_list *l)
+{
+	size_t n = l->n;
+	struct sort_key *keys, *k, *t;
+	struct id_rec *out;
+
+	if (n > UINT32_MAX) {
+		return -1;
+	}
+	keys = malloc(2 * n * sizeof(*keys));
+	out = malloc(n * sizeof(*out));
+	if (!keys || !out) {
+		free(keys);
+		free(out);
+		return -1;
+	}
+	k = keys;
+	t = keys + n;
+	for (size_t i = 0; i < n; i++) {
+		if (i && l->v[i].seq <= l->v[i - 1].seq) {
+			free(keys);
+			free(out);
+			return -1;
+		}
+		k[i] = (struct sort_key){l->v[i].ts, l->v[i].id, (uint32_t)i};
+	}
+	/* bottom-up: runs of @w merged in pairs from @k to @t, then the other way */
+	for (size_t w = 1; w < n; w *= 2) {
+		struct sort_key *swap;
+
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = n - lo > w ? lo + w : n;
+			size_t hi = n - mid > w ? mid + w : n;
+			size_t a = lo, b = mid, o = lo;
+
+			while (a < mid && b < hi) {
+				t[o++] = key_before(&k[b], &k[a]) ? k[b++] : k[a++];
+			}
+			while (a < mid) {
+				t[o++] = k[a++];
+			}
+			while (b < hi) {
+				t[o++] = k[b++];
+			}
+		}
+		swap = k;
+		k = t;
+		t = swap;
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[i] = l->v[k[i].at];
+	}
+	free(keys);
+	free(l->v);
+	l->v = out;
+	l->cap = n;
+	return 0;
+}
+
 /* A string the record owns, or an error when it found no memory. */
 static int take(char **to, const char *from)
 {
@@ -424,7 +508,7 @@ static int cut_all(struct an_identity *id, const struct an_clock *c, struct rec_
 {
 	size_t ids = 0;
 
-	if (l->n) {
+	if (l->n && sort_records(l) < 0) {
 		qsort(l->v, l->n, sizeof(*l->v), by_id_time);
 	}
 	/* room for a row per id and its map entry at once (gaps found later grow them) */
