@@ -100,6 +100,33 @@ int bench_cores(struct bench *b, const struct bench_size *sz, struct bench_scrat
 	struct bench_work *w;
 	int rc;
 
+	/* the figures, in the order printed (each a median of the runs' values) */
+	const struct {
+		const char *name, *label, *unit, *clock;
+		const double *v;
+	} fig[] = {
+		{"gen.server64_sim.switches_per_s",
+		 "server64.yaml's machine alone, records into nothing", "switches/s", BENCH_CPU,
+		 rate[SIM]},
+		{"gen.server64_null.switches_per_s",
+		 "gen server64.yaml to the null device, one thread", "switches/s", BENCH_CPU,
+		 rate[NUL]},
+		{"gen.server64_null.sim_share",
+		 "the machine alone / gen to the null device, CPU time", "x", NULL, share},
+		{"gen.server64_jobs1.wall_switches_per_s", "gen server64.yaml to files, one thread",
+		 "switches/s", BENCH_WALL, rate[JOBS1]},
+		{"gen.server64_jobs.wall_switches_per_s",
+		 "gen server64.yaml to files, --jobs N (N: the cores)", "switches/s", BENCH_WALL,
+		 rate[JOBSN]},
+		{"gen.server64_jobs.speedup", "one thread / --jobs N, wall clock, same run", "x",
+		 NULL, speedup},
+		{"gen.server64_jobs_truth.wall_switches_per_s",
+		 "gen server64.yaml to files, --jobs N, --truth", "switches/s", BENCH_WALL,
+		 rate[TRUTHN]},
+		{"gen.server64_jobs.truth_cost", "--jobs N: truth on / off, wall clock, same run",
+		 "x", NULL, truth_cost},
+	};
+
 	for (unsigned r = 0; r < sz->runs; r++) {
 		double cpu[NRUNS], wall[NRUNS];
 
@@ -142,30 +169,10 @@ int bench_cores(struct bench *b, const struct bench_size *sz, struct bench_scrat
 		speedup[r] = wall[JOBS1] / wall[JOBSN];
 		truth_cost[r] = wall[TRUTHN] / wall[JOBSN];
 	}
-	bench_figure_clock(b, "gen.server64_sim.switches_per_s",
-			   "server64.yaml's machine alone, records into nothing", "switches/s",
-			   BENCH_CPU, rate[SIM], sz->runs);
-	bench_figure_clock(b, "gen.server64_null.switches_per_s",
-			   "gen server64.yaml to the null device, one thread", "switches/s",
-			   BENCH_CPU, rate[NUL], sz->runs);
-	bench_figure_clock(b, "gen.server64_null.sim_share",
-			   "the machine alone / gen to the null device, CPU time", "x", NULL, share,
-			   sz->runs);
-	bench_figure_clock(b, "gen.server64_jobs1.wall_switches_per_s",
-			   "gen server64.yaml to files, one thread", "switches/s", BENCH_WALL,
-			   rate[JOBS1], sz->runs);
-	bench_figure_clock(b, "gen.server64_jobs.wall_switches_per_s",
-			   "gen server64.yaml to files, --jobs N (N: the cores)", "switches/s",
-			   BENCH_WALL, rate[JOBSN], sz->runs);
-	bench_figure_clock(b, "gen.server64_jobs.speedup",
-			   "one thread / --jobs N, wall clock, same run", "x", NULL, speedup,
-			   sz->runs);
-	bench_figure_clock(b, "gen.server64_jobs_truth.wall_switches_per_s",
-			   "gen server64.yaml to files, --jobs N, --truth", "switches/s",
-			   BENCH_WALL, rate[TRUTHN], sz->runs);
-	bench_figure_clock(b, "gen.server64_jobs.truth_cost",
-			   "--jobs N: truth on / off, wall clock, same run", "x", NULL, truth_cost,
-			   sz->runs);
+	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]); i++) {
+		bench_figure_clock(b, fig[i].name, fig[i].label, fig[i].unit, fig[i].clock,
+				   fig[i].v, sz->runs);
+	}
 	w = bench_work_add(b, "gen.server64_cores",
 			   "etwforge_generate() of tools/scenarios/server64.yaml (both sessions) "
 			   "for %.3f s simulated: the machine alone (simulate_only), to the null "

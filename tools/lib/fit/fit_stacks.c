@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tools/lib/common/error.h"
+#include "tools/lib/common/id_map.h"
 #include "tools/lib/fit/fit_stacks.h"
 #include "tools/lib/read/read.h"
 
@@ -36,10 +37,8 @@ struct ev_slot {
 	bool sample, used;
 };
 
-/* A thread's ring, found by TID (open addressing). */
+/* A thread's ring, the value of its TID in the tally's map. */
 struct thread_ring {
-	uint32_t tid;
-	bool used;
 	uint8_t next; /* the slot the next event takes */
 	struct ev_slot ev[RING];
 };
@@ -80,10 +79,9 @@ struct key_slot {
 
 struct tally {
 	struct fit_stacks *out;
-	struct thread_ring *th;
-	size_t nth, cap_th; /* cap_th a power of two */
+	struct id_map th; /* TID -> struct thread_ring */
 	struct key_slot *keys;
-	size_t nkeys, cap_keys;
+	size_t nkeys, cap_keys; /* cap_keys a power of two (open addressing) */
 };
 
 static unsigned bucket(uint64_t n)
@@ -107,79 +105,36 @@ static uint64_t mix(uint64_t x)
 
 /* ---- tables ---------------------------------------------------------------------------- */
 
-/* Grow @*v (@*cap slots of @size, @n used) to twice, rehashing by @hash. Return: 0, -ENOMEM. */
-static int rehash(void **v, size_t *cap, size_t size, uint64_t (*hash)(const void *),
-		  bool (*used)(const void *))
+/* Grow the key table to twice its slots, rehashed. Return: 0, -ENOMEM. */
+static int keys_grow(struct tally *t)
 {
-	size_t ncap = *cap ? 2 * *cap : SLOTS_MIN;
-	char *nv = calloc(ncap, size), *old = *v;
+	size_t ncap = t->cap_keys ? 2 * t->cap_keys : SLOTS_MIN;
+	struct key_slot *nv = calloc(ncap, sizeof(*nv));
 
 	if (!nv) {
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < *cap; i++) {
-		const void *e = old + i * size;
+	for (size_t i = 0; i < t->cap_keys; i++) {
+		if (t->keys[i].used) {
+			size_t k = mix(t->keys[i].key) & (ncap - 1);
 
-		if (used(e)) {
-			size_t k = hash(e) & (ncap - 1);
-
-			while (used(nv + k * size)) {
+			while (nv[k].used) {
 				k = (k + 1) & (ncap - 1);
 			}
-			memcpy(nv + k * size, e, size);
+			nv[k] = t->keys[i];
 		}
 	}
-	free(old);
-	*v = nv;
-	*cap = ncap;
+	free(t->keys);
+	t->keys = nv;
+	t->cap_keys = ncap;
 	return 0;
-}
-
-static uint64_t th_hash(const void *e)
-{
-	return mix(((const struct thread_ring *)e)->tid);
-}
-
-static bool th_used(const void *e)
-{
-	return ((const struct thread_ring *)e)->used;
-}
-
-static uint64_t key_hash(const void *e)
-{
-	return mix(((const struct key_slot *)e)->key);
-}
-
-static bool key_used(const void *e)
-{
-	return ((const struct key_slot *)e)->used;
-}
-
-static struct thread_ring *ring_of(struct tally *t, uint32_t tid)
-{
-	size_t k;
-
-	if (2 * (t->nth + 1) > t->cap_th &&
-	    rehash((void **)&t->th, &t->cap_th, sizeof(*t->th), th_hash, th_used) < 0) {
-		return NULL;
-	}
-	for (k = mix(tid) & (t->cap_th - 1); t->th[k].used; k = (k + 1) & (t->cap_th - 1)) {
-		if (t->th[k].tid == tid) {
-			return &t->th[k];
-		}
-	}
-	t->th[k].used = true;
-	t->th[k].tid = tid;
-	t->nth++;
-	return &t->th[k];
 }
 
 static struct key_slot *key_of(struct tally *t, uint64_t key)
 {
 	size_t k;
 
-	if (2 * (t->nkeys + 1) > t->cap_keys &&
-	    rehash((void **)&t->keys, &t->cap_keys, sizeof(*t->keys), key_hash, key_used) < 0) {
+	if (2 * (t->nkeys + 1) > t->cap_keys && keys_grow(t) < 0) {
 		return NULL;
 	}
 	for (k = mix(key) & (t->cap_keys - 1); t->keys[k].used; k = (k + 1) & (t->cap_keys - 1)) {
@@ -284,13 +239,7 @@ static struct ev_slot *event_of(struct tally *t, struct thread_ring *r, uint64_t
 /* @r's thread's ring, if it has one (none made). */
 static struct thread_ring *ring_find(struct tally *t, uint32_t tid)
 {
-	for (size_t k = t->cap_th ? mix(tid) & (t->cap_th - 1) : 0; t->cap_th && t->th[k].used;
-	     k = (k + 1) & (t->cap_th - 1)) {
-		if (t->th[k].tid == tid) {
-			return &t->th[k];
-		}
-	}
-	return NULL;
+	return id_map_get(&t->th, tid);
 }
 
 /* The event @f names if it is still in its ring with @key among its parts to define, else NULL. */
@@ -417,7 +366,7 @@ static int note(struct tally *t, const struct etwforge_event *ev)
 
 	switch (ev->kind) {
 	case ETWFORGE_EV_SAMPLE:
-		if (!(r = ring_of(t, ev->u.sample.tid))) {
+		if (!(r = id_map_add(&t->th, ev->u.sample.tid))) {
 			return -ENOMEM;
 		}
 		e = event_of(t, r, ev->ts, &rc);
@@ -444,7 +393,7 @@ static int note(struct tally *t, const struct etwforge_event *ev)
 	default:
 		return 0;
 	}
-	if (!(r = ring_of(t, tid))) {
+	if (!(r = id_map_add(&t->th, tid))) {
 		return -ENOMEM;
 	}
 	e = event_of(t, r, event_ts, &rc);
@@ -462,9 +411,12 @@ static int note(struct tally *t, const struct etwforge_event *ev)
 /* The end: every ring's events counted, then the samples still waiting on a key (never defined). */
 static int finish(struct tally *t)
 {
-	for (size_t i = 0; i < t->cap_th; i++) {
-		for (unsigned j = 0; t->th[i].used && j < RING; j++) {
-			if (count_event(t, &t->th[i].ev[j]) < 0) {
+	for (size_t i = 0; i < t->th.cap; i++) {
+		uint32_t tid;
+		struct thread_ring *r = id_map_at(&t->th, i, &tid);
+
+		for (unsigned j = 0; r && j < RING; j++) {
+			if (count_event(t, &r->ev[j]) < 0) {
 				return -ENOMEM;
 			}
 		}
@@ -481,7 +433,7 @@ int fit_stacks_read(struct etwforge_file *f, bool keep_going, struct fit_stacks 
 		    void (*progress)(void *ctx, uint64_t offset), void *ctx,
 		    struct etwforge_error *err)
 {
-	struct tally t = {.out = out};
+	struct tally t = {.out = out, .th = {.elem_size = sizeof(struct thread_ring)}};
 	struct etwforge_iter *it;
 	const struct etwforge_event *ev;
 	bool failed = false;
@@ -527,6 +479,6 @@ int fit_stacks_read(struct etwforge_file *f, bool keep_going, struct fit_stacks 
 		free(t.keys[i].r);
 	}
 	free(t.keys);
-	free(t.th);
+	id_map_free(&t.th);
 	return rc;
 }
