@@ -29,7 +29,9 @@
  * A source's next event is converted when fetched and handed out as it is;
  * the source is refilled at the following call, so the event (and the
  * record and strings it points to) stays valid until then. Memory: two
- * events per CPU, whatever the length of the file.
+ * events per CPU, whatever the length of the file. Raw (read_iter_new_raw()),
+ * a compact switch is handed out as a struct read_switch, not converted to
+ * the public event: a pass over every switch reads those and nothing more.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -51,6 +53,7 @@ struct time_src {
 	struct rec_store st;	 /* the record of @ev (live), the batch record (batches) */
 	struct rec_store cur_st; /* batches: unused record store of rv_conv_dec_event() */
 	struct etwforge_event ev;
+	struct read_switch sw; /* batches, raw: the switch (not @ev) */
 };
 
 /* A source's key: its next event's time, then its index; @ts UINT64_MAX and @i ~0u: none. */
@@ -62,6 +65,7 @@ struct time_key {
 struct iter_time {
 	struct etwforge_file *f;
 	unsigned kinds;
+	bool raw; /* compact switches as struct read_switch (iter_time_next_raw()) */
 	struct time_src *src;
 	unsigned nsrc;
 	struct time_key *key; /* per source, and [nsrc] past every time (empty leaves) */
@@ -236,6 +240,28 @@ static int live_next(struct iter_time *it, struct time_src *s, struct etl_error 
 	return 0;
 }
 
+/* Compact switch @ev as the raw reading hands it out, its batch record converted in @st once. */
+static void raw_switch(const struct dec_event *ev, struct rec_store *st, struct read_switch *o)
+{
+	const struct etw_cswitch_compact *cc = &ev->u.cc;
+
+	if (st->data != ev->rec.data) {
+		rv_conv_record(&ev->rec, 0, st);
+		st->data = ev->rec.data;
+	}
+	o->ts = cc->ts;
+	o->batch = ev->batch;
+	o->rec = &st->rec;
+	o->cpu = ev->cpu;
+	o->old_tid = cc->old_tid;
+	o->new_tid = ev->new_tid;
+	o->form_code = cc->form;
+	o->old_state = cc->old_state;
+	o->old_wait_reason = cc->old_wait_reason;
+	o->new_tid_known = ev->new_tid_known;
+	o->batch_first = ev->batch_first;
+}
+
 /* Fetch source @i's next event (its key past every time at its end). Return: 0, or -EINVAL (@e). */
 static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
 {
@@ -246,6 +272,11 @@ static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
 		const struct dec_event *dev;
 
 		rc = dec_cursor_peek(&s->cur, &dev, e);
+		if (rc > 0 && it->raw) {
+			raw_switch(dev, &s->st, &s->sw);
+			set_key(it, i, (struct time_key){s->sw.ts, i});
+			return 0;
+		}
 		if (rc > 0) {
 			rv_conv_dec_event(dev, &s->st, &s->cur_st, &s->ev);
 		}
@@ -275,7 +306,7 @@ void iter_time_free(struct iter_time *it)
 	free(it);
 }
 
-struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
+struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds, bool raw)
 {
 	struct iter_time *it = calloc(1, sizeof(*it));
 	unsigned norder, ncpu = 0;
@@ -288,6 +319,7 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 	}
 	it->f = f;
 	it->kinds = kinds;
+	it->raw = raw;
 	it->refill = -1;
 	/* the CPUs whose buffers the file has: runs of the CPU order */
 	for (unsigned i = 0; i < norder; i++) {
@@ -330,6 +362,14 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 int iter_time_next(struct iter_time *it, const struct etwforge_event **out,
 		   struct etwforge_error *err)
 {
+	const struct read_switch *sw; /* none: the iterator is not raw */
+
+	return iter_time_next_raw(it, out, &sw, err);
+}
+
+int iter_time_next_raw(struct iter_time *it, const struct etwforge_event **out,
+		       const struct read_switch **sw, struct etwforge_error *err)
+{
 	struct etl_error e;
 	unsigned i;
 
@@ -367,7 +407,13 @@ int iter_time_next(struct iter_time *it, const struct etwforge_event **out,
 	if (it->key[i].i == ~0u) {
 		return 0;
 	}
-	*out = &it->src[i].ev;
+	if (it->raw && it->src[i].batches) {
+		*out = NULL;
+		*sw = &it->src[i].sw;
+	} else {
+		*out = &it->src[i].ev;
+		*sw = NULL;
+	}
 	it->refill = (int)i;
 	return 1;
 }

@@ -37,6 +37,41 @@ int read_iter_next(struct etwforge_iter *it, const struct etwforge_event **ev,
 		   struct etwforge_error *err);
 void read_iter_free(struct etwforge_iter *it);
 
+/*
+ * struct read_switch - a compact switch as the raw time order hands it out
+ * (read_iter_next_raw()): what a pass over every switch reads, without
+ * building the public event (the same values as its struct etwforge_compact).
+ * @rec: its batch record, converted once per batch
+ */
+struct read_switch {
+	uint64_t ts;
+	uint64_t batch;
+	const struct etwforge_record *rec;
+	unsigned cpu;
+	uint32_t old_tid;
+	uint32_t new_tid;
+	unsigned form_code;
+	uint8_t old_state;
+	uint8_t old_wait_reason;
+	bool new_tid_known;
+	bool batch_first;
+};
+
+/**
+ * read_iter_new_raw - as read_iter_new() in ETWFORGE_ORDER_TIME, its
+ * compact switches handed out raw by read_iter_next_raw().
+ */
+struct etwforge_iter *read_iter_new_raw(struct etwforge_file *f, unsigned kinds,
+					struct etwforge_error *err);
+
+/**
+ * read_iter_next_raw - as read_iter_next(): 1 with either *@ev (NULL *@sw)
+ * or, for a compact switch of an iterator of read_iter_new_raw(), *@sw
+ * (NULL *@ev), valid until the next call.
+ */
+int read_iter_next_raw(struct etwforge_iter *it, const struct etwforge_event **ev,
+		       const struct read_switch **sw, struct etwforge_error *err);
+
 struct etw_cswitch;
 struct etw_spinlock;
 struct etw_spinlock_config;
