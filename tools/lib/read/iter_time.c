@@ -68,10 +68,11 @@ struct iter_time {
 	bool raw; /* compact switches as struct read_switch (iter_time_next_raw()) */
 	struct time_src *src;
 	unsigned nsrc;
-	struct time_key *key; /* per source, and [nsrc] past every time (empty leaves) */
-	uint64_t *packed;     /* per source and [nsrc], the key as one word (packed_key()) */
+	struct time_key *key; /* per source, and [nsrc .. 2^shift] past every time (empty leaves) */
+	uint64_t *packed;     /* the same, each key as one word (set_key()) */
 	unsigned shift;	      /* bits of a source's index in a packed key: 2^shift > nsrc */
 	bool wide;	      /* a time too large to pack was met: replay compares the keys */
+	bool indexed;	      /* a source failed: replay reads the keys of @tree's sources */
 	unsigned init;	      /* sources fetched a first time */
 	bool built;	      /* the tournament is set up (every source fetched once) */
 	unsigned k;	      /* its leaves: the sources that play, rounded up to a power of 2 */
@@ -79,6 +80,7 @@ struct iter_time {
 	unsigned *leaf;	      /* per source, its leaf (sources that do not play: none) */
 	unsigned *leaf_src;   /* per leaf, its source (nsrc: empty) */
 	unsigned *tree;	      /* [0] the winning source; [1..k-1] the losers of the matches */
+	uint64_t *ktree;      /* [1..k-1] the packed keys of @tree's losers (not @wide) */
 	int refill;	      /* the source whose event was handed out last (or failed), -1 none */
 };
 
@@ -152,14 +154,10 @@ static void replay_wide(struct iter_time *it, unsigned w)
 }
 
 /* replay_wide() on packed keys: a level's match is one comparison of two words. */
-static void replay(struct iter_time *it, unsigned w)
+static void replay_indexed(struct iter_time *it, unsigned w)
 {
 	uint64_t wk = it->packed[w];
 
-	if (it->wide) {
-		replay_wide(it, w);
-		return;
-	}
 	for (unsigned node = (it->leaf[w] + it->k) / 2; node >= 1; node /= 2) {
 		unsigned l = it->tree[node];
 		uint64_t lk = it->packed[l];
@@ -172,6 +170,39 @@ static void replay(struct iter_time *it, unsigned w)
 		wk = (lk & m64) | (wk & ~m64);
 	}
 	it->tree[0] = w;
+}
+
+/*
+ * replay_indexed() with the losers' keys kept beside them (@ktree): a
+ * level is a load, a comparison and two stores, no load waiting for
+ * another; the source of a packed key is its low bits (past every time:
+ * 2^shift - 1, whose key is none). Exact while only the winner's key
+ * changes, which a failed fetch breaks (the source goes on at the next
+ * call, maybe no longer the winner): from then on, replay_indexed().
+ */
+static void replay(struct iter_time *it, unsigned w)
+{
+	uint64_t wk = it->packed[w], mask = (1u << it->shift) - 1u;
+	uint64_t *kt = it->ktree;
+	unsigned *t = it->tree;
+
+	if (it->wide) {
+		replay_wide(it, w);
+		return;
+	}
+	if (it->indexed) {
+		replay_indexed(it, w);
+		return;
+	}
+	for (unsigned node = (it->leaf[w] + it->k) / 2; node >= 1; node /= 2) {
+		uint64_t lk = kt[node];
+		uint64_t lo = lk < wk ? lk : wk, hi = lk < wk ? wk : lk;
+
+		kt[node] = hi;
+		t[node] = (unsigned)(hi & mask);
+		wk = lo;
+	}
+	t[0] = (unsigned)(wk & mask);
 }
 
 /*
@@ -191,9 +222,11 @@ static int build(struct iter_time *it)
 	it->alive = n;
 	free(it->leaf_src);
 	free(it->tree);
+	free(it->ktree);
 	it->leaf_src = malloc(it->k * sizeof(*it->leaf_src));
 	it->tree = calloc(it->k, sizeof(*it->tree));
-	if (!it->leaf_src || !it->tree) {
+	it->ktree = calloc(it->k, sizeof(*it->ktree));
+	if (!it->leaf_src || !it->tree || !it->ktree) {
 		return -ENOMEM;
 	}
 	n = 0;
@@ -208,6 +241,9 @@ static int build(struct iter_time *it)
 		it->leaf_src[n++] = it->nsrc; /* past every time */
 	}
 	it->tree[0] = play(it, 1);
+	for (unsigned node = 1; node < it->k; node++) {
+		it->ktree[node] = it->packed[it->tree[node]];
+	}
 	it->built = true;
 	return 0;
 }
@@ -303,6 +339,7 @@ void iter_time_free(struct iter_time *it)
 	free(it->leaf);
 	free(it->leaf_src);
 	free(it->tree);
+	free(it->ktree);
 	free(it);
 }
 
@@ -355,7 +392,18 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds, bool ra
 	}
 	for (it->shift = 1; (1u << it->shift) <= it->nsrc; it->shift++) {
 	}
-	set_key(it, it->nsrc, (struct time_key){UINT64_MAX, ~0u});
+	/* the keys past the sources: none, whichever index a packed key's low bits say */
+	free(it->key);
+	free(it->packed);
+	it->key = calloc((1u << it->shift) + 1, sizeof(*it->key));
+	it->packed = calloc((1u << it->shift) + 1, sizeof(*it->packed));
+	if (!it->key || !it->packed) {
+		iter_time_free(it);
+		return NULL;
+	}
+	for (unsigned i = it->nsrc; i <= 1u << it->shift; i++) {
+		set_key(it, i, (struct time_key){UINT64_MAX, ~0u});
+	}
 	return it;
 }
 
@@ -378,6 +426,7 @@ int iter_time_next_raw(struct iter_time *it, const struct etwforge_event **out,
 		it->refill = -1;
 		if (fetch(it, i, &e) < 0) {
 			it->refill = (int)i; /* the source goes on at the next call */
+			it->indexed = true;
 			if (it->built) {
 				replay(it, i); /* meanwhile it has no event */
 			}
