@@ -44,14 +44,11 @@
 	(ETWFORGE_EV_SWITCHES | ETWFORGE_EV_SPINLOCK | ETWFORGE_EV_READY | ETWFORGE_EV_SAMPLE |    \
 	 ETWFORGE_EV_PROFILE_INTERVAL)
 
-/* A new item of @kind at the queue's end (NULL: not asked for, or no memory). */
-static struct etwforge_item *queue(struct etwforge_analysis *a, enum etwforge_item_kind kind)
+/* A new item of @kind at the queue's end (NULL: no memory). */
+static struct etwforge_item *queue_new(struct etwforge_analysis *a, enum etwforge_item_kind kind)
 {
 	struct an_queued *q;
 
-	if (!(a->o.items & kind)) {
-		return NULL;
-	}
 	q = grow_room(a->q, &a->qcap, a->qn, sizeof(*q), 64);
 	if (!q) {
 		a->nomem = true;
@@ -64,6 +61,27 @@ static struct etwforge_item *queue(struct etwforge_analysis *a, enum etwforge_it
 	q->item.thread = -1;
 	q->item.waker_thread = -1;
 	return &q->item;
+}
+
+/* A new item of @kind at the queue's end (NULL: not asked for, or no memory). */
+static inline struct etwforge_item *queue(struct etwforge_analysis *a, enum etwforge_item_kind kind)
+{
+	return a->o.items & kind ? queue_new(a, kind) : NULL;
+}
+
+/* an_thread_of(), its row found last taken without a call when it covers @ts. */
+static inline int64_t thread_of(struct etwforge_analysis *a, struct an_tid *e, uint32_t tid,
+				uint64_t ts)
+{
+	const struct an_thread *th = e->hit >= 0 ? &a->id.threads[e->hit] : NULL;
+
+	return th && ts >= th->lo && ts <= th->hi ? e->hit : an_thread_of(&a->id, e, tid, ts);
+}
+
+/* Does thread @th keep distributions (FULL), made now if not yet? */
+static inline bool full(struct etwforge_analysis *a, struct an_thread *th)
+{
+	return a->id.full && (th->hist || an_thread_full(th) == 0);
 }
 
 static int64_t clip_ns(const struct etwforge_analysis *a, int64_t t)
@@ -105,7 +123,7 @@ static void close_slice(struct etwforge_analysis *a, unsigned c, uint64_t ts, bo
 
 		th->pub.bursts++;
 		th->max_burst_t = b > th->max_burst_t ? b : th->max_burst_t;
-		if (a->id.full && an_thread_full(th) == 0) {
+		if (full(a, th)) {
 			hist_add(a, th->hist, b);
 		}
 	}
@@ -139,7 +157,7 @@ static void wakeup(struct etwforge_analysis *a, unsigned c, uint32_t tid, int64_
 
 		th->pub.wakeups++;
 		th->wake_t += lat;
-		if (a->id.full && an_thread_full(th) == 0) {
+		if (full(a, th)) {
 			hist_add(a, th->hist + 2 * ETWFORGE_HIST_BUCKETS, lat);
 		}
 	}
@@ -181,7 +199,7 @@ static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, str
 			th->pub.waits++;
 			th->wait_t += w;
 			th->max_wait_t = w > th->max_wait_t ? w : th->max_wait_t;
-			if (a->id.full && an_thread_full(th) == 0) {
+			if (full(a, th)) {
 				hist_add(a, th->hist + ETWFORGE_HIST_BUCKETS, w);
 			}
 		}
@@ -218,8 +236,7 @@ static void switch_out(struct etwforge_analysis *a, unsigned c, uint64_t ts, boo
 	th = &a->id.threads[cw->row];
 	th->out = true;
 	th->out_ts = ts;
-	if (says && a->id.full && an_counted(a, c) && an_in_window(a, ts) &&
-	    an_thread_full(th) == 0) {
+	if (says && an_counted(a, c) && an_in_window(a, ts) && full(a, th)) {
 		th->states[state < AN_STATES ? state : AN_STATES - 1]++;
 		if (state == STATE_WAITING) {
 			th->reasons[reason < AN_REASONS ? reason : AN_REASONS - 1]++;
@@ -335,9 +352,10 @@ static inline void on_switch(struct etwforge_analysis *a, const struct pass_swit
 	cw->tid = known ? new_tid : 0;
 	cw->row = -1;
 	if (known && new_tid) {
-		struct an_tid *e = an_tid(&a->id, new_tid);
+		struct an_tid *e = id_map_get(&a->id.tids, new_tid);
 
-		cw->row = e ? an_thread_of(&a->id, e, new_tid, ts) : -1;
+		e = e ? e : an_tid(&a->id, new_tid);
+		cw->row = e ? thread_of(a, e, new_tid, ts) : -1;
 		if (cw->row < 0) {
 			a->nomem = true;
 		} else {
