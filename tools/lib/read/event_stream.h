@@ -15,6 +15,7 @@
 
 #include "producer/etw_encode.h"
 #include "producer/ccswap_expand.h"
+#include "tools/lib/read/read.h"
 #include "writer/etl_reader.h"
 
 enum dec_ev_kind {
@@ -89,6 +90,18 @@ void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned 
  * Return: 1 with *@ev, 0 at the end, -EINVAL malformed (@err filled).
  */
 int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err);
+
+/**
+ * dec_cursor_run - inside a compact batch, up to @max of its switches at
+ * once into @out: what as many dec_cursor_peek() calls would hand out, as
+ * long as each is a switch of the batch @c->batch_rec being read (each
+ * @rec left as it was: the caller converts that record). It stops
+ * before anything else (the batch's end: 0 then, and dec_cursor_peek()
+ * goes on), or after the switch before damage (the next dec_cursor_peek()
+ * says it).
+ * Return: how many switches it gave.
+ */
+unsigned dec_cursor_run(struct dec_cursor *c, struct read_switch *out, unsigned max);
 
 /**
  * dec_cursor_peek - dec_cursor_next() without the copy: *@ev points into

@@ -42,6 +42,8 @@
 #include "tools/lib/read/read_internal.h"
 #include "writer/etl_reader.h"
 
+#define RUN 16u /* a raw batches source's switches read at once (dec_cursor_run()) */
+
 /* One source of the merge. */
 struct time_src {
 	bool batches;	       /* a CPU's compact switches (else its live records) */
@@ -53,7 +55,10 @@ struct time_src {
 	struct rec_store st;	 /* the record of @ev (live), the batch record (batches) */
 	struct rec_store cur_st; /* batches: unused record store of rv_conv_dec_event() */
 	struct etwforge_event ev;
-	struct read_switch sw; /* batches, raw: the switch (not @ev) */
+	struct read_switch sw;	      /* batches, raw: a switch not read in a run */
+	struct read_switch run[RUN];  /* batches, raw: switches of its batch read at once */
+	unsigned rn, ri;	      /* @run holds @rn, the next at @ri */
+	const struct read_switch *at; /* batches, raw: the switch (not @ev): @sw or in @run */
 };
 
 /* A source's key: its next event's time, then its index; @ts UINT64_MAX and @i ~0u: none. */
@@ -298,6 +303,32 @@ static void raw_switch(const struct dec_event *ev, struct rec_store *st, struct 
 	o->batch_first = ev->batch_first;
 }
 
+/*
+ * Raw batches source @s's next switch from its run (read again when empty)
+ * into @s->at: false when the run has none (the cursor has something else
+ * next).
+ */
+static bool run_next(struct time_src *s)
+{
+	if (s->ri == s->rn) {
+		s->ri = 0;
+		s->rn = dec_cursor_run(&s->cur, s->run, RUN);
+		if (!s->rn) {
+			return false;
+		}
+		/* every switch of a run is of the batch being read */
+		if (s->st.data != s->cur.batch_rec.data) {
+			rv_conv_record(&s->cur.batch_rec, 0, &s->st);
+			s->st.data = s->cur.batch_rec.data;
+		}
+		for (unsigned k = 0; k < s->rn; k++) {
+			s->run[k].rec = &s->st.rec;
+		}
+	}
+	s->at = &s->run[s->ri++];
+	return true;
+}
+
 /* Fetch source @i's next event (its key past every time at its end). Return: 0, or -EINVAL (@e). */
 static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
 {
@@ -307,9 +338,14 @@ static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
 	if (s->batches) {
 		const struct dec_event *dev;
 
+		if (it->raw && run_next(s)) {
+			set_key(it, i, (struct time_key){s->at->ts, i});
+			return 0;
+		}
 		rc = dec_cursor_peek(&s->cur, &dev, e);
 		if (rc > 0 && it->raw) {
 			raw_switch(dev, &s->st, &s->sw);
+			s->at = &s->sw;
 			set_key(it, i, (struct time_key){s->sw.ts, i});
 			return 0;
 		}
@@ -458,7 +494,7 @@ int iter_time_next_raw(struct iter_time *it, const struct etwforge_event **out,
 	}
 	if (it->raw && it->src[i].batches) {
 		*out = NULL;
-		*sw = &it->src[i].sw;
+		*sw = it->src[i].at;
 	} else {
 		*out = &it->src[i].ev;
 		*sw = NULL;
