@@ -185,20 +185,12 @@ static void replay_indexed(struct iter_time *it, unsigned w)
  * changes, which a failed fetch breaks (the source goes on at the next
  * call, maybe no longer the winner): from then on, replay_indexed().
  */
-static void replay(struct iter_time *it, unsigned w)
+static inline void replay_keys(struct iter_time *it, unsigned w)
 {
 	uint64_t wk = it->packed[w], mask = (1u << it->shift) - 1u;
 	uint64_t *kt = it->ktree;
 	unsigned *t = it->tree;
 
-	if (it->wide) {
-		replay_wide(it, w);
-		return;
-	}
-	if (it->indexed) {
-		replay_indexed(it, w);
-		return;
-	}
 	for (unsigned node = (it->leaf[w] + it->k) / 2; node >= 1; node /= 2) {
 		uint64_t lk = kt[node];
 		uint64_t lo = lk < wk ? lk : wk, hi = lk < wk ? wk : lk;
@@ -208,6 +200,18 @@ static void replay(struct iter_time *it, unsigned w)
 		wk = lo;
 	}
 	t[0] = (unsigned)(wk & mask);
+}
+
+/* Source @w's key changed: its matches replayed, as the tournament is kept. */
+static void replay(struct iter_time *it, unsigned w)
+{
+	if (it->wide) {
+		replay_wide(it, w);
+	} else if (it->indexed) {
+		replay_indexed(it, w);
+	} else {
+		replay_keys(it, w);
+	}
 }
 
 /*
@@ -451,13 +455,40 @@ int iter_time_next(struct iter_time *it, const struct etwforge_event **out,
 	return iter_time_next_raw(it, out, &sw, err);
 }
 
+/*
+ * The refill of the common case, as the general one does it, without its
+ * calls: the source handed out last is a raw batches source whose run holds
+ * its next switch, whose time packs, in a tournament replayed on packed
+ * keys (no source leaves it). Return: true when it was that.
+ */
+static bool refill_run(struct iter_time *it)
+{
+	unsigned i = (unsigned)it->refill;
+	struct time_src *s = &it->src[i];
+	uint64_t ts;
+
+	if (s->ri >= s->rn || !it->built || it->wide || it->indexed) {
+		return false; /* @rn: 0 but for a raw batches source */
+	}
+	ts = s->run[s->ri].ts;
+	if (ts >> (64 - it->shift)) {
+		return false;
+	}
+	it->refill = -1;
+	s->at = &s->run[s->ri++];
+	it->key[i] = (struct time_key){ts, i};
+	it->packed[i] = ts << it->shift | i;
+	replay_keys(it, i);
+	return true;
+}
+
 int iter_time_next_raw(struct iter_time *it, const struct etwforge_event **out,
 		       const struct read_switch **sw, struct etwforge_error *err)
 {
 	struct etl_error e;
 	unsigned i;
 
-	if (it->refill >= 0) {
+	if (it->refill >= 0 && !refill_run(it)) {
 		i = (unsigned)it->refill;
 		it->refill = -1;
 		if (fetch(it, i, &e) < 0) {
