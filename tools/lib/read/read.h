@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "etwforge/etwforge.h"
+#include "tools/lib/read/event_stream.h"
 #include "writer/etl_reader.h"
 
 struct etwforge_file *read_file_open(const char *path, unsigned flags, struct etwforge_error *err);
@@ -37,25 +38,7 @@ int read_iter_next(struct etwforge_iter *it, const struct etwforge_event **ev,
 		   struct etwforge_error *err);
 void read_iter_free(struct etwforge_iter *it);
 
-/*
- * struct read_switch - a compact switch as the raw time order hands it out
- * (read_iter_next_raw()): what a pass over every switch reads, without
- * building the public event (the same values as its struct etwforge_compact).
- * @rec: its batch record, converted once per batch
- */
-struct read_switch {
-	uint64_t ts;
-	uint64_t batch;
-	const struct etwforge_record *rec;
-	unsigned cpu;
-	uint32_t old_tid;
-	uint32_t new_tid;
-	unsigned form_code;
-	uint8_t old_state;
-	uint8_t old_wait_reason;
-	bool new_tid_known;
-	bool batch_first;
-};
+/* struct read_switch: tools/lib/read/event_stream.h (its cursor fills it) */
 
 /**
  * read_iter_new_raw - as read_iter_new() in ETWFORGE_ORDER_TIME, its
