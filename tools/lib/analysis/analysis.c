@@ -246,12 +246,19 @@ static int restart(struct etwforge_analysis *a, struct etwforge_error *err)
 {
 	struct etwforge_analysis_opts o = a->o;
 	struct etwforge_file *f = a->f;
+	bool no_raw = a->no_raw;
 
 	teardown(a);
 	memset(a, 0, sizeof(*a));
 	a->o = o;
 	a->f = f;
+	a->no_raw = no_raw;
 	return setup(a, err);
+}
+
+void analysis_no_raw(struct etwforge_analysis *a)
+{
+	a->no_raw = true;
 }
 
 void analysis_free(struct etwforge_analysis *a)

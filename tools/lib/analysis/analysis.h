@@ -22,6 +22,12 @@ void analysis_free(struct etwforge_analysis *a);
 int analysis_next(struct etwforge_analysis *a, const struct etwforge_item **item,
 		  struct etwforge_error *err);
 int analysis_run(struct etwforge_analysis *a, struct etwforge_error *err);
+/**
+ * analysis_no_raw - read the compact switches of the full pass as public
+ * events, not raw (a test holds the fast path to the general one); before
+ * the first analysis_next().
+ */
+void analysis_no_raw(struct etwforge_analysis *a);
 const struct etwforge_analysis_totals *analysis_totals(const struct etwforge_analysis *a);
 const struct etwforge_thread_row *analysis_thread(const struct etwforge_analysis *a, size_t i);
 const struct etwforge_process_row *analysis_process(const struct etwforge_analysis *a, size_t i);

@@ -44,14 +44,11 @@
 	(ETWFORGE_EV_SWITCHES | ETWFORGE_EV_SPINLOCK | ETWFORGE_EV_READY | ETWFORGE_EV_SAMPLE |    \
 	 ETWFORGE_EV_PROFILE_INTERVAL)
 
-/* A new item of @kind at the queue's end (NULL: not asked for, or no memory). */
-static struct etwforge_item *queue(struct etwforge_analysis *a, enum etwforge_item_kind kind)
+/* A new item of @kind at the queue's end (NULL: no memory). */
+static struct etwforge_item *queue_new(struct etwforge_analysis *a, enum etwforge_item_kind kind)
 {
 	struct an_queued *q;
 
-	if (!(a->o.items & kind)) {
-		return NULL;
-	}
 	q = grow_room(a->q, &a->qcap, a->qn, sizeof(*q), 64);
 	if (!q) {
 		a->nomem = true;
@@ -64,6 +61,27 @@ static struct etwforge_item *queue(struct etwforge_analysis *a, enum etwforge_it
 	q->item.thread = -1;
 	q->item.waker_thread = -1;
 	return &q->item;
+}
+
+/* A new item of @kind at the queue's end (NULL: not asked for, or no memory). */
+static inline struct etwforge_item *queue(struct etwforge_analysis *a, enum etwforge_item_kind kind)
+{
+	return a->o.items & kind ? queue_new(a, kind) : NULL;
+}
+
+/* an_thread_of(), its row found last taken without a call when it covers @ts. */
+static inline int64_t thread_of(struct etwforge_analysis *a, struct an_tid *e, uint32_t tid,
+				uint64_t ts)
+{
+	const struct an_thread *th = e->hit >= 0 ? &a->id.threads[e->hit] : NULL;
+
+	return th && ts >= th->lo && ts <= th->hi ? e->hit : an_thread_of(&a->id, e, tid, ts);
+}
+
+/* Does thread @th keep distributions (FULL), made now if not yet? */
+static inline bool full(struct etwforge_analysis *a, struct an_thread *th)
+{
+	return a->id.full && (th->hist || an_thread_full(th) == 0);
 }
 
 static int64_t clip_ns(const struct etwforge_analysis *a, int64_t t)
@@ -105,7 +123,7 @@ static void close_slice(struct etwforge_analysis *a, unsigned c, uint64_t ts, bo
 
 		th->pub.bursts++;
 		th->max_burst_t = b > th->max_burst_t ? b : th->max_burst_t;
-		if (a->id.full && an_thread_full(th) == 0) {
+		if (full(a, th)) {
 			hist_add(a, th->hist, b);
 		}
 	}
@@ -139,7 +157,7 @@ static void wakeup(struct etwforge_analysis *a, unsigned c, uint32_t tid, int64_
 
 		th->pub.wakeups++;
 		th->wake_t += lat;
-		if (a->id.full && an_thread_full(th) == 0) {
+		if (full(a, th)) {
 			hist_add(a, th->hist + 2 * ETWFORGE_HIST_BUCKETS, lat);
 		}
 	}
@@ -181,7 +199,7 @@ static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, str
 			th->pub.waits++;
 			th->wait_t += w;
 			th->max_wait_t = w > th->max_wait_t ? w : th->max_wait_t;
-			if (a->id.full && an_thread_full(th) == 0) {
+			if (full(a, th)) {
 				hist_add(a, th->hist + ETWFORGE_HIST_BUCKETS, w);
 			}
 		}
@@ -218,8 +236,7 @@ static void switch_out(struct etwforge_analysis *a, unsigned c, uint64_t ts, boo
 	th = &a->id.threads[cw->row];
 	th->out = true;
 	th->out_ts = ts;
-	if (says && a->id.full && an_counted(a, c) && an_in_window(a, ts) &&
-	    an_thread_full(th) == 0) {
+	if (says && an_counted(a, c) && an_in_window(a, ts) && full(a, th)) {
 		th->states[state < AN_STATES ? state : AN_STATES - 1]++;
 		if (state == STATE_WAITING) {
 			th->reasons[reason < AN_REASONS ? reason : AN_REASONS - 1]++;
@@ -255,48 +272,63 @@ static uint64_t since(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
+/*
+ * struct pass_switch - a switch as the pass reads it: a public event's
+ * (plain CSwitch or compact), or a raw compact switch's (read_switch).
+ * @known:  its new thread is known (@new_tid); @pri -1: not said
+ * @says:   the record says the old thread's state (and wait reason)
+ * @batch/@batch_first/@rec: compact: its batch, and its record
+ */
+struct pass_switch {
+	unsigned cpu;
+	uint64_t ts;
+	uint32_t old_tid, new_tid;
+	bool known, compact, says, batch_first;
+	unsigned form_code, state, reason;
+	int pri;
+	uint64_t batch;
+	const struct etwforge_record *rec;
+};
+
 /* The first switch of a batch: the batch before it was flushed here. */
-static void batch_start(struct etwforge_analysis *a, const struct etwforge_event *ev)
+static void batch_start(struct etwforge_analysis *a, const struct pass_switch *sw)
 {
-	struct an_cpu *cw = &a->cpu[ev->cpu];
-	const struct etwforge_compact *cc = &ev->u.compact;
-	const struct etwforge_batch *b = &ev->rec->u.batch;
+	struct an_cpu *cw = &a->cpu[sw->cpu];
+	const struct etwforge_batch *b = &sw->rec->u.batch;
 
 	if (cw->batch) {
 		struct flush_evidence e = {
-			.flusher_known = cc->batch == cw->number + 1,
-			.flusher_old_tid = cc->old_tid,
+			.flusher_known = sw->batch == cw->number + 1,
+			.flusher_old_tid = sw->old_tid,
 			.tids = cw->tids,
 			.tid_table = cw->table,
 			.record_bytes = cw->record_bytes,
-			.delta = since(ev->ts, cw->last_ts),
-			.span_ns = an_span_ns(&a->clock, since(ev->ts, cw->first_ts)),
+			.delta = since(sw->ts, cw->last_ts),
+			.span_ns = an_span_ns(&a->clock, since(sw->ts, cw->first_ts)),
 			.tick_ns = a->clock.tick_ns,
 		};
 		/* a batch skipped as damaged between them: the evidence is gone */
-		emit_flush(a, ev->cpu, ev->ts,
+		emit_flush(a, sw->cpu, sw->ts,
 			   e.flusher_known ? infer_flush(&e) : ETWFORGE_FLUSH_UNKNOWN);
 	}
 	cw->batch = true;
-	cw->number = cc->batch;
+	cw->number = sw->batch;
 	cw->first_ts = (uint64_t)b->first_ts;
-	cw->header_ts = ev->rec->ts;
+	cw->header_ts = sw->rec->ts;
 	cw->tids = b->tids;
 	memcpy(cw->table, b->tid_table, sizeof(cw->table));
 	cw->record_bytes = b->record_bytes;
 }
 
-static void on_switch(struct etwforge_analysis *a, const struct etwforge_event *ev)
+static inline void on_switch(struct etwforge_analysis *a, const struct pass_switch *sw)
 {
-	unsigned c = ev->cpu;
+	unsigned c = sw->cpu;
 	struct an_cpu *cw = &a->cpu[c];
-	bool compact = ev->kind == ETWFORGE_EV_COMPACT;
-	const struct etwforge_compact *cc = &ev->u.compact;
-	const struct etwforge_cswitch *cs = &ev->u.cswitch;
-	uint32_t old_tid = compact ? cc->old_tid : cs->old_tid;
-	bool known = compact ? cc->new_tid_known : true;
-	uint32_t new_tid = compact ? cc->new_tid : cs->new_tid;
-	uint64_t ts = ev->ts;
+	bool compact = sw->compact;
+	uint32_t old_tid = sw->old_tid;
+	bool known = sw->known;
+	uint32_t new_tid = sw->new_tid;
+	uint64_t ts = sw->ts;
 
 	a->any_switch = true;
 	if (!cw->seen) {
@@ -309,37 +341,86 @@ static void on_switch(struct etwforge_analysis *a, const struct etwforge_event *
 		cw->row = old_tid ? an_thread_at(&a->id, old_tid, cw->t0) : -1;
 	}
 	close_slice(a, c, ts, false);
-	/* the idle forms describe the idle thread; LITE and FULL the old thread */
-	switch_out(a, c, ts, !compact || cc->form_code >= 2, !compact,
-		   compact ? cc->old_state : cs->old_state,
-		   compact ? cc->old_wait_reason : cs->old_wait_reason);
+	switch_out(a, c, ts, sw->says, !compact, sw->state, sw->reason);
 	if (cw->counted && an_in_window(a, ts)) {
 		a->tot.switches++;
 		a->tot.compact += compact;
-		a->forms[cc->form_code & 3u] += compact;
+		a->forms[sw->form_code & 3u] += compact;
 		cw->pub.switches++;
 	}
 	cw->known = known;
 	cw->tid = known ? new_tid : 0;
 	cw->row = -1;
 	if (known && new_tid) {
-		struct an_tid *e = an_tid(&a->id, new_tid);
+		struct an_tid *e = id_map_get(&a->id.tids, new_tid);
 
-		cw->row = e ? an_thread_of(&a->id, e, new_tid, ts) : -1;
+		e = e ? e : an_tid(&a->id, new_tid);
+		cw->row = e ? thread_of(a, e, new_tid, ts) : -1;
 		if (cw->row < 0) {
 			a->nomem = true;
 		} else {
-			switch_in(a, c, new_tid, e, cw->row, ts,
-				  compact || cs->new_pri < 0 ? -1 : (cs->new_pri & 31));
+			switch_in(a, c, new_tid, e, cw->row, ts, sw->pri);
 		}
 	}
 	cw->t0 = ts;
 	cw->opened = true;
 	if (compact) {
-		if (cc->batch_first) {
-			batch_start(a, ev);
+		if (sw->batch_first) {
+			batch_start(a, sw);
 		}
 		cw->last_ts = ts;
+	}
+}
+
+/* A switch event (plain or compact) of the public iterator. */
+static void on_switch_event(struct etwforge_analysis *a, const struct etwforge_event *ev)
+{
+	bool compact = ev->kind == ETWFORGE_EV_COMPACT;
+	const struct etwforge_compact *cc = &ev->u.compact;
+	const struct etwforge_cswitch *cs = &ev->u.cswitch;
+	struct pass_switch sw = {
+		.cpu = ev->cpu,
+		.ts = ev->ts,
+		.old_tid = compact ? cc->old_tid : cs->old_tid,
+		.new_tid = compact ? cc->new_tid : cs->new_tid,
+		.known = compact ? cc->new_tid_known : true,
+		.compact = compact,
+		/* the idle forms describe the idle thread; LITE and FULL the old thread */
+		.says = !compact || cc->form_code >= 2,
+		.batch_first = compact && cc->batch_first,
+		.form_code = compact ? cc->form_code : 0,
+		.state = compact ? cc->old_state : cs->old_state,
+		.reason = compact ? cc->old_wait_reason : cs->old_wait_reason,
+		.pri = compact || cs->new_pri < 0 ? -1 : (cs->new_pri & 31),
+		.batch = compact ? cc->batch : 0,
+		.rec = ev->rec,
+	};
+
+	on_switch(a, &sw);
+}
+
+/* A raw compact switch (read_iter_next_raw()): as on_switch_event() of its event. */
+static void on_raw_switch(struct etwforge_analysis *a, const struct read_switch *r)
+{
+	struct pass_switch sw = {
+		.cpu = r->cpu,
+		.ts = r->ts,
+		.old_tid = r->old_tid,
+		.new_tid = r->new_tid,
+		.known = r->new_tid_known,
+		.compact = true,
+		.says = r->form_code >= 2,
+		.batch_first = r->batch_first,
+		.form_code = r->form_code,
+		.state = r->old_state,
+		.reason = r->old_wait_reason,
+		.pri = -1,
+		.batch = r->batch,
+		.rec = r->rec,
+	};
+
+	if (r->cpu < a->ncpu) {
+		on_switch(a, &sw);
 	}
 }
 
@@ -474,7 +555,7 @@ static void on_event(struct etwforge_analysis *a, const struct etwforge_event *e
 	switch (ev->kind) {
 	case ETWFORGE_EV_CSWITCH:
 	case ETWFORGE_EV_COMPACT:
-		on_switch(a, ev);
+		on_switch_event(a, ev);
 		break;
 	case ETWFORGE_EV_READY:
 		on_ready(a, ev);
@@ -498,19 +579,21 @@ static void on_event(struct etwforge_analysis *a, const struct etwforge_event *e
 int pass_next(struct etwforge_analysis *a, struct etwforge_error *err)
 {
 	const struct etwforge_event *ev;
+	const struct read_switch *sw;
 	int rc;
 
 	if (a->ended) {
 		return 0;
 	}
 	if (!a->it) {
-		a->it = read_iter_new(a->f, ETWFORGE_ORDER_TIME, PASS_KINDS, err);
+		a->it = a->no_raw ? read_iter_new(a->f, ETWFORGE_ORDER_TIME, PASS_KINDS, err)
+				  : read_iter_new_raw(a->f, PASS_KINDS, err);
 		if (!a->it) {
 			return -ENOMEM;
 		}
 	}
 	while (a->qn == 0) {
-		rc = read_iter_next(a->it, &ev, err);
+		rc = read_iter_next_raw(a->it, &ev, &sw, err);
 		if (rc == 0) {
 			a->ended = true;
 			a->gen++;
@@ -526,7 +609,11 @@ int pass_next(struct etwforge_analysis *a, struct etwforge_error *err)
 			continue;
 		}
 		a->gen++;
-		on_event(a, ev);
+		if (sw) {
+			on_raw_switch(a, sw);
+		} else {
+			on_event(a, ev);
+		}
 		if (a->nomem) {
 			return error_fail(err, -ENOMEM, ERR_DATA, "out of memory");
 		}

@@ -71,6 +71,7 @@ struct etwforge_analysis {
 	int64_t from_ns, to_ns;
 	/* the full pass */
 	struct etwforge_iter *it;
+	bool no_raw; /* read compact switches as public events (the fast path's test) */
 	bool started, ended;
 	int failed; /* the error that ended the pass */
 	struct an_queued *q;

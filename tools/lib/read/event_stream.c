@@ -76,6 +76,68 @@ static const struct dec_event *take_pending(struct dec_cursor *c)
 	return &c->sw[c->pi];
 }
 
+/* @p, a compact switch, as dec_cursor_run() hands it out. */
+static void switch_of(const struct dec_event *p, struct read_switch *o)
+{
+	o->ts = p->u.cc.ts;
+	o->batch = p->batch;
+	o->cpu = p->cpu;
+	o->old_tid = p->u.cc.old_tid;
+	o->new_tid = p->new_tid;
+	o->form_code = p->u.cc.form;
+	o->old_state = p->u.cc.old_state;
+	o->old_wait_reason = p->u.cc.old_wait_reason;
+	o->new_tid_known = p->new_tid_known;
+	o->batch_first = p->batch_first;
+}
+
+unsigned dec_cursor_run(struct dec_cursor *c, struct read_switch *out, unsigned max)
+{
+	/* the switch waiting for its successor, handed out by copy: its slot is used again */
+	struct dec_event *p = &c->sw[c->pi];
+	unsigned n = 0;
+
+	if (!c->in_batch || !c->have_pending || c->have_deferred ||
+	    p->rec.data != c->batch_rec.data) {
+		return 0;
+	}
+	while (n < max) {
+		struct etw_cswitch_compact cc;
+		size_t bad = 0;
+		int r = etw_ccswap_expand_next(&c->it, &cc, &bad);
+
+		if (r == 0) {
+			c->in_batch = false; /* dec_cursor_peek() reads on */
+			break;
+		}
+		if (r < 0) {
+			/* as dec_cursor_peek(): the switch before the damage, then the damage */
+			c->in_batch = false;
+			fail(&c->deferred, c, payload_offset(&c->batch_rec) + bad,
+			     "compact CSwitch record runs past the batch or names an empty "
+			     "TidTable slot");
+			c->have_deferred = true;
+			c->have_pending = false;
+			switch_of(p, &out[n++]);
+			break;
+		}
+		p->new_tid_known = true;
+		p->new_tid = cc.old_tid;
+		switch_of(p, &out[n++]);
+		/* push_compact() of @cc, into the same slot */
+		p->kind = DEC_EV_COMPACT;
+		p->cpu = c->cpu;
+		p->u.cc = cc;
+		p->file_offset = payload_offset(&c->batch_rec) + cc.rec_offset;
+		p->batch = c->batch_no - 1;
+		p->batch_first = c->batch_first;
+		p->new_tid_known = false;
+		p->new_tid = 0;
+		c->batch_first = false;
+	}
+	return n;
+}
+
 int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err)
 {
 	const struct dec_event *p;

@@ -51,6 +51,8 @@ struct dec_event {
 };
 
 /** struct dec_cursor - iteration state; treat as opaque. */
+struct etwforge_record;
+
 struct dec_cursor {
 	const struct etl_reader *d;
 	unsigned cpu;
@@ -89,6 +91,39 @@ void dec_cursor_init(struct dec_cursor *c, const struct etl_reader *d, unsigned 
  * Return: 1 with *@ev, 0 at the end, -EINVAL malformed (@err filled).
  */
 int dec_cursor_next(struct dec_cursor *c, struct dec_event *ev, struct etl_error *err);
+
+/*
+ * struct read_switch - a compact switch as the raw time order hands it out
+ * (read.h's read_iter_next_raw(), from dec_cursor_run()): what a pass over
+ * every switch reads, without building the public event (the same values
+ * as its struct etwforge_compact).
+ * @rec: its batch record, converted once per batch
+ */
+struct read_switch {
+	uint64_t ts;
+	uint64_t batch;
+	const struct etwforge_record *rec;
+	unsigned cpu;
+	uint32_t old_tid;
+	uint32_t new_tid;
+	unsigned form_code;
+	uint8_t old_state;
+	uint8_t old_wait_reason;
+	bool new_tid_known;
+	bool batch_first;
+};
+
+/**
+ * dec_cursor_run - inside a compact batch, up to @max of its switches at
+ * once into @out: what as many dec_cursor_peek() calls would hand out, as
+ * long as each is a switch of the batch @c->batch_rec being read (each
+ * @rec left as it was: the caller converts that record). It stops
+ * before anything else (the batch's end: 0 then, and dec_cursor_peek()
+ * goes on), or after the switch before damage (the next dec_cursor_peek()
+ * says it).
+ * Return: how many switches it gave.
+ */
+unsigned dec_cursor_run(struct dec_cursor *c, struct read_switch *out, unsigned max);
 
 /**
  * dec_cursor_peek - dec_cursor_next() without the copy: *@ev points into

@@ -186,8 +186,9 @@ int iter_list_next(struct iter_list *it, const struct etwforge_event **out,
 	}
 }
 
-struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order order,
-				    unsigned kinds, struct etwforge_error *err)
+/* The iterator of read_iter_new(); @raw: read_iter_new_raw()'s. */
+static struct etwforge_iter *iter_new(struct etwforge_file *f, enum etwforge_order order,
+				      unsigned kinds, bool raw, struct etwforge_error *err)
 {
 	struct etwforge_iter *it;
 
@@ -207,7 +208,7 @@ struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order
 	if (it) {
 		it->order = order;
 		if (order == ETWFORGE_ORDER_TIME) {
-			it->time = iter_time_new(f, kinds);
+			it->time = iter_time_new(f, kinds, raw);
 		} else {
 			it->list = iter_list_new(f, order, kinds);
 		}
@@ -220,6 +221,28 @@ struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order
 	}
 	error_ok(err);
 	return it;
+}
+
+struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order order,
+				    unsigned kinds, struct etwforge_error *err)
+{
+	return iter_new(f, order, kinds, false, err);
+}
+
+struct etwforge_iter *read_iter_new_raw(struct etwforge_file *f, unsigned kinds,
+					struct etwforge_error *err)
+{
+	return iter_new(f, ETWFORGE_ORDER_TIME, kinds, true, err);
+}
+
+int read_iter_next_raw(struct etwforge_iter *it, const struct etwforge_event **ev,
+		       const struct read_switch **sw, struct etwforge_error *err)
+{
+	if (it->time) {
+		return iter_time_next_raw(it->time, ev, sw, err);
+	}
+	*sw = NULL;
+	return iter_list_next(it->list, ev, err);
 }
 
 int read_iter_next(struct etwforge_iter *it, const struct etwforge_event **ev,

@@ -29,7 +29,9 @@
  * A source's next event is converted when fetched and handed out as it is;
  * the source is refilled at the following call, so the event (and the
  * record and strings it points to) stays valid until then. Memory: two
- * events per CPU, whatever the length of the file.
+ * events per CPU, whatever the length of the file. Raw (read_iter_new_raw()),
+ * a compact switch is handed out as a struct read_switch, not converted to
+ * the public event: a pass over every switch reads those and nothing more.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,6 +41,8 @@
 #include "tools/lib/read/read.h"
 #include "tools/lib/read/read_internal.h"
 #include "writer/etl_reader.h"
+
+#define RUN 16u /* a raw batches source's switches read at once (dec_cursor_run()) */
 
 /* One source of the merge. */
 struct time_src {
@@ -51,6 +55,10 @@ struct time_src {
 	struct rec_store st;	 /* the record of @ev (live), the batch record (batches) */
 	struct rec_store cur_st; /* batches: unused record store of rv_conv_dec_event() */
 	struct etwforge_event ev;
+	struct read_switch sw;	      /* batches, raw: a switch not read in a run */
+	struct read_switch run[RUN];  /* batches, raw: switches of its batch read at once */
+	unsigned rn, ri;	      /* @run holds @rn, the next at @ri */
+	const struct read_switch *at; /* batches, raw: the switch (not @ev): @sw or in @run */
 };
 
 /* A source's key: its next event's time, then its index; @ts UINT64_MAX and @i ~0u: none. */
@@ -62,12 +70,14 @@ struct time_key {
 struct iter_time {
 	struct etwforge_file *f;
 	unsigned kinds;
+	bool raw; /* compact switches as struct read_switch (iter_time_next_raw()) */
 	struct time_src *src;
 	unsigned nsrc;
-	struct time_key *key; /* per source, and [nsrc] past every time (empty leaves) */
-	uint64_t *packed;     /* per source and [nsrc], the key as one word (packed_key()) */
+	struct time_key *key; /* per source, and [nsrc .. 2^shift] past every time (empty leaves) */
+	uint64_t *packed;     /* the same, each key as one word (set_key()) */
 	unsigned shift;	      /* bits of a source's index in a packed key: 2^shift > nsrc */
 	bool wide;	      /* a time too large to pack was met: replay compares the keys */
+	bool indexed;	      /* a source failed: replay reads the keys of @tree's sources */
 	unsigned init;	      /* sources fetched a first time */
 	bool built;	      /* the tournament is set up (every source fetched once) */
 	unsigned k;	      /* its leaves: the sources that play, rounded up to a power of 2 */
@@ -75,6 +85,7 @@ struct iter_time {
 	unsigned *leaf;	      /* per source, its leaf (sources that do not play: none) */
 	unsigned *leaf_src;   /* per leaf, its source (nsrc: empty) */
 	unsigned *tree;	      /* [0] the winning source; [1..k-1] the losers of the matches */
+	uint64_t *ktree;      /* [1..k-1] the packed keys of @tree's losers (not @wide) */
 	int refill;	      /* the source whose event was handed out last (or failed), -1 none */
 };
 
@@ -148,14 +159,10 @@ static void replay_wide(struct iter_time *it, unsigned w)
 }
 
 /* replay_wide() on packed keys: a level's match is one comparison of two words. */
-static void replay(struct iter_time *it, unsigned w)
+static void replay_indexed(struct iter_time *it, unsigned w)
 {
 	uint64_t wk = it->packed[w];
 
-	if (it->wide) {
-		replay_wide(it, w);
-		return;
-	}
 	for (unsigned node = (it->leaf[w] + it->k) / 2; node >= 1; node /= 2) {
 		unsigned l = it->tree[node];
 		uint64_t lk = it->packed[l];
@@ -168,6 +175,43 @@ static void replay(struct iter_time *it, unsigned w)
 		wk = (lk & m64) | (wk & ~m64);
 	}
 	it->tree[0] = w;
+}
+
+/*
+ * replay_indexed() with the losers' keys kept beside them (@ktree): a
+ * level is a load, a comparison and two stores, no load waiting for
+ * another; the source of a packed key is its low bits (past every time:
+ * 2^shift - 1, whose key is none). Exact while only the winner's key
+ * changes, which a failed fetch breaks (the source goes on at the next
+ * call, maybe no longer the winner): from then on, replay_indexed().
+ */
+static inline void replay_keys(struct iter_time *it, unsigned w)
+{
+	uint64_t wk = it->packed[w], mask = (1u << it->shift) - 1u;
+	uint64_t *kt = it->ktree;
+	unsigned *t = it->tree;
+
+	for (unsigned node = (it->leaf[w] + it->k) / 2; node >= 1; node /= 2) {
+		uint64_t lk = kt[node];
+		uint64_t lo = lk < wk ? lk : wk, hi = lk < wk ? wk : lk;
+
+		kt[node] = hi;
+		t[node] = (unsigned)(hi & mask);
+		wk = lo;
+	}
+	t[0] = (unsigned)(wk & mask);
+}
+
+/* Source @w's key changed: its matches replayed, as the tournament is kept. */
+static void replay(struct iter_time *it, unsigned w)
+{
+	if (it->wide) {
+		replay_wide(it, w);
+	} else if (it->indexed) {
+		replay_indexed(it, w);
+	} else {
+		replay_keys(it, w);
+	}
 }
 
 /*
@@ -187,9 +231,11 @@ static int build(struct iter_time *it)
 	it->alive = n;
 	free(it->leaf_src);
 	free(it->tree);
+	free(it->ktree);
 	it->leaf_src = malloc(it->k * sizeof(*it->leaf_src));
 	it->tree = calloc(it->k, sizeof(*it->tree));
-	if (!it->leaf_src || !it->tree) {
+	it->ktree = calloc(it->k, sizeof(*it->ktree));
+	if (!it->leaf_src || !it->tree || !it->ktree) {
 		return -ENOMEM;
 	}
 	n = 0;
@@ -204,6 +250,9 @@ static int build(struct iter_time *it)
 		it->leaf_src[n++] = it->nsrc; /* past every time */
 	}
 	it->tree[0] = play(it, 1);
+	for (unsigned node = 1; node < it->k; node++) {
+		it->ktree[node] = it->packed[it->tree[node]];
+	}
 	it->built = true;
 	return 0;
 }
@@ -236,6 +285,54 @@ static int live_next(struct iter_time *it, struct time_src *s, struct etl_error 
 	return 0;
 }
 
+/* Compact switch @ev as the raw reading hands it out, its batch record converted in @st once. */
+static void raw_switch(const struct dec_event *ev, struct rec_store *st, struct read_switch *o)
+{
+	const struct etw_cswitch_compact *cc = &ev->u.cc;
+
+	if (st->data != ev->rec.data) {
+		rv_conv_record(&ev->rec, 0, st);
+		st->data = ev->rec.data;
+	}
+	o->ts = cc->ts;
+	o->batch = ev->batch;
+	o->rec = &st->rec;
+	o->cpu = ev->cpu;
+	o->old_tid = cc->old_tid;
+	o->new_tid = ev->new_tid;
+	o->form_code = cc->form;
+	o->old_state = cc->old_state;
+	o->old_wait_reason = cc->old_wait_reason;
+	o->new_tid_known = ev->new_tid_known;
+	o->batch_first = ev->batch_first;
+}
+
+/*
+ * Raw batches source @s's next switch from its run (read again when empty)
+ * into @s->at: false when the run has none (the cursor has something else
+ * next).
+ */
+static bool run_next(struct time_src *s)
+{
+	if (s->ri == s->rn) {
+		s->ri = 0;
+		s->rn = dec_cursor_run(&s->cur, s->run, RUN);
+		if (!s->rn) {
+			return false;
+		}
+		/* every switch of a run is of the batch being read */
+		if (s->st.data != s->cur.batch_rec.data) {
+			rv_conv_record(&s->cur.batch_rec, 0, &s->st);
+			s->st.data = s->cur.batch_rec.data;
+		}
+		for (unsigned k = 0; k < s->rn; k++) {
+			s->run[k].rec = &s->st.rec;
+		}
+	}
+	s->at = &s->run[s->ri++];
+	return true;
+}
+
 /* Fetch source @i's next event (its key past every time at its end). Return: 0, or -EINVAL (@e). */
 static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
 {
@@ -245,7 +342,17 @@ static int fetch(struct iter_time *it, unsigned i, struct etl_error *e)
 	if (s->batches) {
 		const struct dec_event *dev;
 
+		if (it->raw && run_next(s)) {
+			set_key(it, i, (struct time_key){s->at->ts, i});
+			return 0;
+		}
 		rc = dec_cursor_peek(&s->cur, &dev, e);
+		if (rc > 0 && it->raw) {
+			raw_switch(dev, &s->st, &s->sw);
+			s->at = &s->sw;
+			set_key(it, i, (struct time_key){s->sw.ts, i});
+			return 0;
+		}
 		if (rc > 0) {
 			rv_conv_dec_event(dev, &s->st, &s->cur_st, &s->ev);
 		}
@@ -272,10 +379,11 @@ void iter_time_free(struct iter_time *it)
 	free(it->leaf);
 	free(it->leaf_src);
 	free(it->tree);
+	free(it->ktree);
 	free(it);
 }
 
-struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
+struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds, bool raw)
 {
 	struct iter_time *it = calloc(1, sizeof(*it));
 	unsigned norder, ncpu = 0;
@@ -288,6 +396,7 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 	}
 	it->f = f;
 	it->kinds = kinds;
+	it->raw = raw;
 	it->refill = -1;
 	/* the CPUs whose buffers the file has: runs of the CPU order */
 	for (unsigned i = 0; i < norder; i++) {
@@ -323,21 +432,68 @@ struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds)
 	}
 	for (it->shift = 1; (1u << it->shift) <= it->nsrc; it->shift++) {
 	}
-	set_key(it, it->nsrc, (struct time_key){UINT64_MAX, ~0u});
+	/* the keys past the sources: none, whichever index a packed key's low bits say */
+	free(it->key);
+	free(it->packed);
+	it->key = calloc((1u << it->shift) + 1, sizeof(*it->key));
+	it->packed = calloc((1u << it->shift) + 1, sizeof(*it->packed));
+	if (!it->key || !it->packed) {
+		iter_time_free(it);
+		return NULL;
+	}
+	for (unsigned i = it->nsrc; i <= 1u << it->shift; i++) {
+		set_key(it, i, (struct time_key){UINT64_MAX, ~0u});
+	}
 	return it;
 }
 
 int iter_time_next(struct iter_time *it, const struct etwforge_event **out,
 		   struct etwforge_error *err)
 {
+	const struct read_switch *sw; /* none: the iterator is not raw */
+
+	return iter_time_next_raw(it, out, &sw, err);
+}
+
+/*
+ * The refill of the common case, as the general one does it, without its
+ * calls: the source handed out last is a raw batches source whose run holds
+ * its next switch, whose time packs, in a tournament replayed on packed
+ * keys (no source leaves it). Return: true when it was that.
+ */
+static bool refill_run(struct iter_time *it)
+{
+	unsigned i = (unsigned)it->refill;
+	struct time_src *s = &it->src[i];
+	uint64_t ts;
+
+	if (s->ri >= s->rn || !it->built || it->wide || it->indexed) {
+		return false; /* @rn: 0 but for a raw batches source */
+	}
+	ts = s->run[s->ri].ts;
+	if (ts >> (64 - it->shift)) {
+		return false;
+	}
+	it->refill = -1;
+	s->at = &s->run[s->ri++];
+	it->key[i] = (struct time_key){ts, i};
+	it->packed[i] = ts << it->shift | i;
+	replay_keys(it, i);
+	return true;
+}
+
+int iter_time_next_raw(struct iter_time *it, const struct etwforge_event **out,
+		       const struct read_switch **sw, struct etwforge_error *err)
+{
 	struct etl_error e;
 	unsigned i;
 
-	if (it->refill >= 0) {
+	if (it->refill >= 0 && !refill_run(it)) {
 		i = (unsigned)it->refill;
 		it->refill = -1;
 		if (fetch(it, i, &e) < 0) {
 			it->refill = (int)i; /* the source goes on at the next call */
+			it->indexed = true;
 			if (it->built) {
 				replay(it, i); /* meanwhile it has no event */
 			}
@@ -367,7 +523,13 @@ int iter_time_next(struct iter_time *it, const struct etwforge_event **out,
 	if (it->key[i].i == ~0u) {
 		return 0;
 	}
-	*out = &it->src[i].ev;
+	if (it->raw && it->src[i].batches) {
+		*out = NULL;
+		*sw = it->src[i].at;
+	} else {
+		*out = &it->src[i].ev;
+		*sw = NULL;
+	}
 	it->refill = (int)i;
 	return 1;
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "etwforge/etwforge.h"
+#include "tools/lib/read/event_stream.h"
 #include "writer/etl_reader.h"
 
 struct etwforge_file *read_file_open(const char *path, unsigned flags, struct etwforge_error *err);
@@ -36,6 +37,23 @@ struct etwforge_iter *read_iter_new(struct etwforge_file *f, enum etwforge_order
 int read_iter_next(struct etwforge_iter *it, const struct etwforge_event **ev,
 		   struct etwforge_error *err);
 void read_iter_free(struct etwforge_iter *it);
+
+/* struct read_switch: tools/lib/read/event_stream.h (its cursor fills it) */
+
+/**
+ * read_iter_new_raw - as read_iter_new() in ETWFORGE_ORDER_TIME, its
+ * compact switches handed out raw by read_iter_next_raw().
+ */
+struct etwforge_iter *read_iter_new_raw(struct etwforge_file *f, unsigned kinds,
+					struct etwforge_error *err);
+
+/**
+ * read_iter_next_raw - as read_iter_next(): 1 with either *@ev (NULL *@sw)
+ * or, for a compact switch of an iterator of read_iter_new_raw(), *@sw
+ * (NULL *@ev), valid until the next call.
+ */
+int read_iter_next_raw(struct etwforge_iter *it, const struct etwforge_event **ev,
+		       const struct read_switch **sw, struct etwforge_error *err);
 
 struct etw_cswitch;
 struct etw_spinlock;

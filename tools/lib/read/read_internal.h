@@ -103,9 +103,13 @@ int iter_list_next(struct iter_list *it, const struct etwforge_event **out,
 		   struct etwforge_error *err);
 void iter_list_free(struct iter_list *it);
 
-struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds);
+/* @raw: compact switches handed out as struct read_switch (iter_time_next_raw()) */
+struct iter_time *iter_time_new(struct etwforge_file *f, unsigned kinds, bool raw);
 int iter_time_next(struct iter_time *it, const struct etwforge_event **out,
 		   struct etwforge_error *err);
+struct read_switch;
+int iter_time_next_raw(struct iter_time *it, const struct etwforge_event **out,
+		       const struct read_switch **sw, struct etwforge_error *err);
 void iter_time_free(struct iter_time *it);
 
 #endif /* TOOLS_LIB_READ_READ_INTERNAL_H */
