@@ -499,6 +499,17 @@ void analysis_forms(const struct etwforge_analysis *a, uint64_t forms[4])
 	}
 }
 
+void analysis_tap(struct etwforge_analysis *a, analysis_tap_fn fn, void *ctx)
+{
+	a->tap = fn;
+	a->tap_ctx = ctx;
+}
+
+bool analysis_tapped_all(const struct etwforge_analysis *a)
+{
+	return a->tap && a->tapped_all;
+}
+
 void analysis_named(const struct etwforge_analysis *a, uint64_t *tids, uint64_t *pids)
 {
 	*tids = a->id.named_tids;

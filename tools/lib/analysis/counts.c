@@ -495,6 +495,9 @@ static int walk_buffer(struct etwforge_analysis *a, struct walk *w, const struct
 			}
 			continue;
 		}
+		if (a->tap) {
+			a->tap(a->tap_ctx, &r);
+		}
 		w->any_ready |= r.hook_id == ETW_HOOK_READY_THREAD;
 		if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH) {
 			if (header || cs->plain) {
@@ -622,6 +625,7 @@ int counts_run(struct etwforge_analysis *a, struct etwforge_error *err)
 	if (rc == 0) {
 		rc = walk(a, &w, false, &e);
 		flush_sums(a, &w);
+		a->tapped_all = rc == 0 && !w.damage.msg[0];
 	}
 	if (rc == 0 && w.any_ready) {
 		rc = walk(a, &w, true, &e);
