@@ -4,7 +4,7 @@
  * walk (the analysis's batch sums hand each record to the read room's
  * count): held here against the two walks it replaces (read_file_stats(),
  * then an analysis at ETWFORGE_DETAIL_COUNTS), run by hand, on generated
- * files (compact and plain sessions, several scenarios), the same files
+ * files (compact and plain sessions, several scenarios, ident_fixture.h's), the same files
  * truncated and with bytes flipped, and the damaged files of the corpus:
  * the same counts, JSON, return code and error message, opened with and
  * without ETWFORGE_OPEN_KEEP_GOING; and the one walk taken where it may be.
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "etwforge/etwforge.h"
+#include "tests/ident_fixture.h"
 #include "tests/test_util.h"
 #include "tools/lib/analysis/analysis.h"
 #include "tools/lib/common/error.h"
@@ -230,4 +231,9 @@ Test(stats_walk, corpus_files)
 		snprintf(path, sizeof(path), "%s/../%s", SOURCE_DIR, files[i]);
 		both_opens(path, NULL);
 	}
+	/* plain CSwitch files: ident_fixture.h's */
+	cr_assert_eq(ident_fixture_write(test_path("ident.etl")), 0);
+	both_opens(test_path("ident.etl"), NULL);
+	cr_assert_eq(ident_fixture_write_pingpong(test_path("pingpong.etl"), 50), 0);
+	both_opens(test_path("pingpong.etl"), NULL);
 }

@@ -278,7 +278,8 @@ int analysis_next(struct etwforge_analysis *a, const struct etwforge_item **item
 	}
 	if (a->o.detail == ETWFORGE_DETAIL_COUNTS && !a->ended && !a->it) {
 		rc = counts_run(a, err);
-		if (rc != -EAGAIN) {
+		if (rc != -EAGAIN || a->tap) {
+			/* with a tap, the caller reads such a file again its own way */
 			a->ended = true;
 			a->failed = rc < 0 ? rc : 0;
 			return rc;

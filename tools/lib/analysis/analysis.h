@@ -64,6 +64,8 @@ typedef void (*analysis_tap_fn)(void *ctx, const struct etl_record *r);
  * analysis_tap - before the reading (COUNTS detail), ask for every record of
  * the batch sums' walk over the file (each buffer once) to be handed to @fn:
  * what else has to read every record reads it in the same walk (--stats).
+ * A file the batch sums cannot read exactly (one for the full pass) ends
+ * the reading at -EAGAIN instead: the caller reads it again, untapped.
  */
 void analysis_tap(struct etwforge_analysis *a, analysis_tap_fn fn, void *ctx);
 
