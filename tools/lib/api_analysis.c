@@ -124,6 +124,19 @@ const char *etwforge_spin_seen_name(unsigned kind)
 	return infer_spin_name(kind);
 }
 
+/* The identity counts of @st and its compact switches by form, from its analysis, read. */
+static void stats_fill(struct etwforge_stats *st)
+{
+	const struct etwforge_analysis_totals *t = analysis_totals(st->an);
+
+	analysis_named(st->an, &st->ident.threads, &st->ident.processes);
+	analysis_forms(st->an, st->compact);
+	st->ident.ready = t->readies;
+	st->ident.samples = t->samples;
+	st->ident.attributed = t->attributed;
+	st->ident.unattributed = t->unattributed;
+}
+
 /*
  * The identity counts of @st: the file's records and switches as the
  * analysis reads them (ETWFORGE_DETAIL_COUNTS), kept in @st for
@@ -134,7 +147,6 @@ static int stats_identity(struct etwforge_file *f, struct etwforge_stats *st, bo
 {
 	ETWFORGE_OPTS(etwforge_analysis_opts, o, .detail = ETWFORGE_DETAIL_COUNTS,
 		      .keep_going = read_file_keep_going(f));
-	const struct etwforge_analysis_totals *t;
 	int rc;
 
 	st->an = analysis_new(f, &o, quiet ? NULL : err);
@@ -142,14 +154,37 @@ static int stats_identity(struct etwforge_file *f, struct etwforge_stats *st, bo
 		return -errno;
 	}
 	rc = analysis_run(st->an, quiet ? NULL : err);
-	t = analysis_totals(st->an);
-	analysis_named(st->an, &st->ident.threads, &st->ident.processes);
-	analysis_forms(st->an, st->compact);
-	st->ident.ready = t->readies;
-	st->ident.samples = t->samples;
-	st->ident.attributed = t->attributed;
-	st->ident.unattributed = t->unattributed;
+	stats_fill(st);
 	return rc;
+}
+
+/*
+ * The counts of @st in one walk of @f: the analysis's batch sums read every
+ * record, and hand each to the read room's count. Only a file that reads to
+ * its end without damage and sums a batch at a time is counted so (the
+ * counts commute: the same as two walks); for any other the two walks tell
+ * which damage is said, and what counts up to it. Return: true when @st
+ * is filled (with its analysis), false (nothing kept) to count it the long way.
+ */
+static bool stats_one_walk(struct etwforge_file *f, struct etwforge_stats *st)
+{
+	ETWFORGE_OPTS(etwforge_analysis_opts, o, .detail = ETWFORGE_DETAIL_COUNTS,
+		      .keep_going = read_file_keep_going(f));
+	struct etwforge_analysis *a;
+
+	read_stats_begin(f, st);
+	a = analysis_new(f, &o, NULL);
+	if (!a) {
+		return false;
+	}
+	analysis_tap(a, read_stats_record, st);
+	if (analysis_run(a, NULL) != 0 || !analysis_tapped_all(a)) {
+		analysis_free(a);
+		return false;
+	}
+	st->an = a;
+	stats_fill(st);
+	return true;
 }
 
 int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *st,
@@ -159,6 +194,9 @@ int etwforge_file_stats(struct etwforge_file *f, struct etwforge_stats *st,
 
 	analysis_free(st->an);
 	st->an = NULL;
+	if (stats_one_walk(f, st)) {
+		return error_ok(err);
+	}
 	/* the compact switches by form: the analysis counts them as it sums the batches */
 	first = read_file_stats(f, st, false, err);
 	if (first < 0 && (first == -ENOMEM || !read_file_keep_going(f))) {

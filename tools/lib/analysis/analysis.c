@@ -285,7 +285,8 @@ int analysis_next(struct etwforge_analysis *a, const struct etwforge_item **item
 	}
 	if (a->o.detail == ETWFORGE_DETAIL_COUNTS && !a->ended && !a->it) {
 		rc = counts_run(a, err);
-		if (rc != -EAGAIN) {
+		if (rc != -EAGAIN || a->tap) {
+			/* with a tap, the caller reads such a file again its own way */
 			a->ended = true;
 			a->failed = rc < 0 ? rc : 0;
 			return rc;
@@ -504,6 +505,17 @@ void analysis_forms(const struct etwforge_analysis *a, uint64_t forms[4])
 	for (unsigned k = 0; k < 4; k++) {
 		forms[k] = a->forms[k];
 	}
+}
+
+void analysis_tap(struct etwforge_analysis *a, analysis_tap_fn fn, void *ctx)
+{
+	a->tap = fn;
+	a->tap_ctx = ctx;
+}
+
+bool analysis_tapped_all(const struct etwforge_analysis *a)
+{
+	return a->tap && a->tapped_all;
 }
 
 void analysis_named(const struct etwforge_analysis *a, uint64_t *tids, uint64_t *pids)

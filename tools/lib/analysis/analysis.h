@@ -62,4 +62,23 @@ void analysis_forms(const struct etwforge_analysis *a, uint64_t forms[4]);
 /** analysis_named - distinct TIDs and PIDs a Thread / Process record names (for --stats). */
 void analysis_named(const struct etwforge_analysis *a, uint64_t *tids, uint64_t *pids);
 
+struct etl_record;
+/** analysis_tap_fn - handed every record the COUNTS detail's walk of the file reads. */
+typedef void (*analysis_tap_fn)(void *ctx, const struct etl_record *r);
+
+/**
+ * analysis_tap - before the reading (COUNTS detail), ask for every record of
+ * the batch sums' walk over the file (each buffer once) to be handed to @fn:
+ * what else has to read every record reads it in the same walk (--stats).
+ * A file the batch sums cannot read exactly (one for the full pass) ends
+ * the reading at -EAGAIN instead: the caller reads it again, untapped.
+ */
+void analysis_tap(struct etwforge_analysis *a, analysis_tap_fn fn, void *ctx);
+
+/**
+ * analysis_tapped_all - did the tap get every record of the file: the walk
+ * went to its end, met no damage and did not give up for the full pass?
+ */
+bool analysis_tapped_all(const struct etwforge_analysis *a);
+
 #endif /* TOOLS_LIB_ANALYSIS_ANALYSIS_H */

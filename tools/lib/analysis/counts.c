@@ -37,11 +37,17 @@
 
 #define CACHE_SLOTS 8192u /* thread rows by TID: the batches' tables name them again and again */
 
-/* A thread row remembered with its TID and span: no trip to the row to tell. */
+/*
+ * A thread row remembered with its TID and span: no trip to the row to
+ * tell; and where the TID's rows lie in struct row_index's @spans, and the
+ * one it last found there, where the next look for the TID starts.
+ */
 struct row_cache {
 	uint32_t tid;
 	int64_t row; /* -1: empty */
 	uint64_t lo, hi;
+	uint32_t off, end; /* the TID's spans (@off == @end: none) */
+	uint32_t at;	   /* the last span found, in [@off, @end] */
 };
 
 /* A thread row's span, in a TID's run of them (struct row_index). */
@@ -132,18 +138,36 @@ static void index_free(struct row_index *x)
 	id_map_free(&x->tids);
 }
 
-/* The span of the row of @tid that holds @ts in the index, or NULL (none there). */
-static const struct row_span *index_find(const struct row_index *x, uint32_t tid, uint64_t ts)
+/* Where @tid's spans lie in the index: [*@off, *@end). */
+static void index_rows_of(const struct row_index *x, uint32_t tid, uint32_t *off, uint32_t *end)
 {
 	const struct tid_rows *t = id_map_get(&x->tids, tid);
-	const struct row_span *v;
-	uint32_t lo = 0, hi;
 
-	if (!t || t->n == 0) {
+	*off = t ? t->off : 0;
+	*end = t ? t->off + t->n : 0;
+}
+
+#define SCAN_MAX 8u /* spans stepped over one by one before a binary search */
+
+/*
+ * The span in @v[@from, @end) (a TID's, in time order, @from no later than
+ * the one sought) that holds @ts, or NULL. A CPU's walk looks for a TID's
+ * rows forward in time: the one sought is the next, or a few further; a
+ * binary search on a TID of many rows would wait for a line at each step.
+ */
+static const struct row_span *span_find(const struct row_span *v, uint32_t from, uint32_t end,
+					uint64_t ts)
+{
+	uint32_t lo = from, hi = end;
+
+	for (unsigned k = 0; lo < end && k < SCAN_MAX; k++, lo++) {
+		if (ts <= v[lo].hi) {
+			return v[lo].lo <= ts ? &v[lo] : NULL;
+		}
+	}
+	if (lo >= end) {
 		return NULL;
 	}
-	v = x->spans + t->off;
-	hi = t->n;
 	/* the last span starting at or before @ts */
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -168,18 +192,29 @@ static int64_t row_of(struct etwforge_analysis *a, struct cpu_sum *cs, uint32_t 
 {
 	struct row_cache *c = &cs->cache[(tid >> 2) % CACHE_SLOTS];
 	const struct row_span *v;
+	uint32_t off, end, from;
 	int64_t row;
 
 	if (c->row >= 0 && c->tid == tid && c->lo <= lo && hi <= c->hi) {
 		return c->row;
 	}
+	if (c->row >= 0 && c->tid == tid) {
+		/* forward from the span found last, unless @lo is before it (another CPU) */
+		off = c->off;
+		end = c->end;
+		from = lo >= c->lo ? c->at : off;
+	} else {
+		index_rows_of(cs->idx, tid, &off, &end);
+		from = off;
+	}
 	/* the rows do not overlap: the index's row holding @lo is the one */
-	v = index_find(cs->idx, tid, lo);
+	v = span_find(cs->idx->spans, from, end, lo);
 	if (v) {
 		if (v->hi < hi) {
 			return -2;
 		}
-		*c = (struct row_cache){tid, v->row, v->lo, v->hi};
+		*c = (struct row_cache){
+			tid, v->row, v->lo, v->hi, off, end, (uint32_t)(v - cs->idx->spans)};
 		return v->row;
 	}
 	row = an_thread_at(&a->id, tid, lo);
@@ -189,7 +224,11 @@ static int64_t row_of(struct etwforge_analysis *a, struct cpu_sum *cs, uint32_t 
 	if (a->id.threads[row].hi < hi) {
 		return -2;
 	}
-	*c = (struct row_cache){tid, row, a->id.threads[row].lo, a->id.threads[row].hi};
+	/* a row made for a gap: the next look starts at the span before it */
+	for (from = off; from + 1u < end && cs->idx->spans[from + 1u].lo <= lo; from++) {
+	}
+	*c = (struct row_cache){tid, row, a->id.threads[row].lo, a->id.threads[row].hi, off,
+				end, from};
 	return row;
 }
 
@@ -495,6 +534,9 @@ static int walk_buffer(struct etwforge_analysis *a, struct walk *w, const struct
 			}
 			continue;
 		}
+		if (a->tap) {
+			a->tap(a->tap_ctx, &r);
+		}
 		w->any_ready |= r.hook_id == ETW_HOOK_READY_THREAD;
 		if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH) {
 			if (header || cs->plain) {
@@ -622,6 +664,7 @@ int counts_run(struct etwforge_analysis *a, struct etwforge_error *err)
 	if (rc == 0) {
 		rc = walk(a, &w, false, &e);
 		flush_sums(a, &w);
+		a->tapped_all = rc == 0 && !w.damage.msg[0];
 	}
 	if (rc == 0 && w.any_ready) {
 		rc = walk(a, &w, true, &e);

@@ -21,6 +21,8 @@
 #include "tools/lib/analysis/stacks.h"
 #include "tools/lib/analysis/wake.h"
 
+struct etl_record;
+
 #define AN_MAX_CPUS 2048u /* ProcessorIndex: 11 bits */
 #define AN_BOOSTS   63u	  /* priority - base priority, -31..31, at [+31] */
 
@@ -100,6 +102,10 @@ struct etwforge_analysis {
 	uint64_t depth_hist[ETWFORGE_HIST_BUCKETS];
 	struct etwforge_stack_row *stack_rows; /* the public view of @st's joined stacks */
 	char where_text[1024];		       /* the last etwforge_analysis_locate()'s text */
+	/* COUNTS: what else reads each record of the batch sums' walk (analysis_tap()) */
+	void (*tap)(void *ctx, const struct etl_record *r);
+	void *tap_ctx;
+	bool tapped_all; /* the walk handed it every record of the file */
 };
 
 /** an_counted - does CPU @c count? */

@@ -145,6 +145,15 @@ int read_stats_hook_next(const struct etwforge_stats *st, unsigned kind, bool is
  */
 int read_file_stats(struct etwforge_file *f, struct etwforge_stats *st, bool forms,
 		    struct etwforge_error *err);
+/*
+ * read_stats_begin - clear @st and count @f's buffers: what read_file_stats()
+ * does but the records, which read_stats_record() then counts one at a time
+ * as another walk of every buffer hands them (the analysis's counts).
+ */
+void read_stats_begin(struct etwforge_file *f, struct etwforge_stats *st);
+struct etl_record;
+/* read_stats_record - count record @r into @st (a struct etwforge_stats) as read_file_stats() does. */
+void read_stats_record(void *st, const struct etl_record *r);
 struct jout;
 /* read_json_more_fn - members to add at the end of a JSON object. */
 typedef void (*read_json_more_fn)(struct jout *j, const void *ctx);

@@ -170,6 +170,43 @@ static void zero_stats(struct etwforge_stats *s)
 	}
 }
 
+/* One buffer @b of the file, counted. */
+static void count_buffer(struct etwforge_stats *s, const struct etl_buffer *b)
+{
+	s->buffers++;
+	s->buffers_by_cpu[b->processor_index & 2047u]++;
+	s->compressed += b->compressed;
+}
+
+/* One record @r, counted (but a batch's switches). */
+static inline void count_record(struct etwforge_stats *s, const struct etl_record *r)
+{
+	s->records++;
+	s->records_by_cpu[r->cpu & 2047u]++;
+	s->records_by_kind[r->kind][r->is64]++;
+	s->pebs += r->has_pebs;
+	s->pmc += r->pmc_count != 0;
+	if (r->kind == ETL_KIND_SYSTEM || r->kind == ETL_KIND_COMPACT ||
+	    r->kind == ETL_KIND_PERFINFO) {
+		s->hooks[hooked_index(r->kind)][r->is64][r->hook_id]++;
+	}
+}
+
+void read_stats_begin(struct etwforge_file *f, struct etwforge_stats *s)
+{
+	const struct etl_reader *d = read_file_reader(f);
+
+	zero_stats(s);
+	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
+		count_buffer(s, etl_reader_buffer(d, i));
+	}
+}
+
+void read_stats_record(void *st, const struct etl_record *r)
+{
+	count_record(st, r);
+}
+
 int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, bool forms,
 		    struct etwforge_error *err)
 {
@@ -185,19 +222,9 @@ int read_file_stats(struct etwforge_file *f, struct etwforge_stats *s, bool form
 		const struct etl_buffer *b = etl_reader_buffer(d, i);
 		size_t pos = 0;
 
-		s->buffers++;
-		s->buffers_by_cpu[b->processor_index & 2047u]++;
-		s->compressed += b->compressed;
+		count_buffer(s, b);
 		while ((rc = etl_buffer_next(d, b, &pos, &r, &e)) > 0) {
-			s->records++;
-			s->records_by_cpu[r.cpu & 2047u]++;
-			s->records_by_kind[r.kind][r.is64]++;
-			s->pebs += r.has_pebs;
-			s->pmc += r.pmc_count != 0;
-			if (r.kind == ETL_KIND_SYSTEM || r.kind == ETL_KIND_COMPACT ||
-			    r.kind == ETL_KIND_PERFINFO) {
-				s->hooks[hooked_index(r.kind)][r.is64][r.hook_id]++;
-			}
+			count_record(s, &r);
 			if (forms && r.kind == ETL_KIND_PERFINFO &&
 			    r.hook_id == ETW_HOOK_CSWITCH_BATCH &&
 			    count_compact(d, &r, s, first ? NULL : err) < 0) {
