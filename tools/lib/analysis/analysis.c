@@ -182,6 +182,9 @@ static void teardown(struct etwforge_analysis *a)
 	free(a->proc_t);
 	free(a->proc_in);
 	free(a->proc_samples);
+	free(a->proc_gen);
+	free(a->proc_start);
+	free(a->proc_rows);
 }
 
 struct etwforge_analysis *analysis_new(struct etwforge_file *f,
@@ -409,30 +412,58 @@ const struct etwforge_thread_row *analysis_thread(const struct etwforge_analysis
 	return &t->pub;
 }
 
-/* Each process's sums from its threads' (again when threads were added or counted since). */
-static int process_sums(struct etwforge_analysis *a)
+/*
+ * The thread rows by process (a counting sort), again when rows were added
+ * or linked since; every process's sums to be made again. Return: 0, -ENOMEM.
+ */
+static int process_index(struct etwforge_analysis *a)
 {
-	size_t n = a->id.nprocs ? a->id.nprocs : 1;
+	const struct an_identity *id = &a->id;
+	size_t np = id->nprocs, nt = id->nthreads;
 
+	if (a->proc_start && a->proc_made[0] == np && a->proc_made[1] == nt &&
+	    a->proc_made[2] == id->linked) {
+		return 0;
+	}
 	free(a->proc_t);
 	free(a->proc_in);
 	free(a->proc_samples);
-	a->proc_t = calloc(n, sizeof(*a->proc_t));
-	a->proc_in = calloc(n, sizeof(*a->proc_in));
-	a->proc_samples = calloc(n, sizeof(*a->proc_samples));
-	if (!a->proc_t || !a->proc_in || !a->proc_samples) {
+	free(a->proc_gen);
+	free(a->proc_start);
+	free(a->proc_rows);
+	a->proc_t = calloc(np + 1, sizeof(*a->proc_t));
+	a->proc_in = calloc(np + 1, sizeof(*a->proc_in));
+	a->proc_samples = calloc(np + 1, sizeof(*a->proc_samples));
+	a->proc_gen = malloc((np + 1) * sizeof(*a->proc_gen));
+	a->proc_start = calloc(np + 2, sizeof(*a->proc_start));
+	a->proc_rows = malloc((nt + 1) * sizeof(*a->proc_rows));
+	if (!a->proc_t || !a->proc_in || !a->proc_samples || !a->proc_gen || !a->proc_start ||
+	    !a->proc_rows) {
+		free(a->proc_start);
+		a->proc_start = NULL; /* made again on the next call */
 		return -ENOMEM;
 	}
-	a->proc_gen = a->gen;
-	for (size_t i = 0; i < a->id.nthreads; i++) {
-		const struct an_thread *t = &a->id.threads[i];
+	for (size_t i = 0; i < nt; i++) {
+		int64_t p = id->threads[i].pub.process;
 
-		if (t->pub.process >= 0) {
-			a->proc_t[t->pub.process] += t->cpu_t;
-			a->proc_in[t->pub.process] += t->ins;
-			a->proc_samples[t->pub.process] += t->samples;
+		if (p >= 0) {
+			a->proc_start[p + 2]++;
 		}
 	}
+	for (size_t p = 0; p < np; p++) {
+		a->proc_start[p + 2] += a->proc_start[p + 1];
+		a->proc_gen[p] = UINT64_MAX;
+	}
+	for (size_t i = 0; i < nt; i++) {
+		int64_t p = id->threads[i].pub.process;
+
+		if (p >= 0) {
+			a->proc_rows[a->proc_start[p + 1]++] = i;
+		}
+	}
+	a->proc_made[0] = np;
+	a->proc_made[1] = nt;
+	a->proc_made[2] = id->linked;
 	return 0;
 }
 
@@ -441,11 +472,23 @@ const struct etwforge_process_row *analysis_process(const struct etwforge_analys
 	struct etwforge_analysis *m = (struct etwforge_analysis *)a; /* the sums are a cache */
 	struct an_process *p;
 
-	if (i >= a->id.nprocs) {
+	if (i >= a->id.nprocs || process_index(m) < 0) {
 		return NULL;
 	}
-	if ((!a->proc_t || a->proc_gen != a->gen) && process_sums(m) < 0) {
-		return NULL;
+	if (a->proc_gen[i] != a->gen) { /* its threads' sums, again since events were read */
+		uint64_t t = 0, in = 0, samples = 0;
+
+		for (size_t k = a->proc_start[i]; k < a->proc_start[i + 1]; k++) {
+			const struct an_thread *th = &a->id.threads[a->proc_rows[k]];
+
+			t += th->cpu_t;
+			in += th->ins;
+			samples += th->samples;
+		}
+		m->proc_t[i] = t;
+		m->proc_in[i] = in;
+		m->proc_samples[i] = samples;
+		m->proc_gen[i] = a->gen;
 	}
 	analysis_totals(a);
 	p = &a->id.procs[i];

@@ -433,6 +433,7 @@ static int cut_rows(struct an_identity *id, const struct an_clock *c, struct id_
 				t->pub.process = an_process_at(id, t->pub.pid, t->lo ? t->lo : ts);
 				if (t->pub.process >= 0) {
 					id->procs[t->pub.process].pub.threads++;
+					id->linked++;
 				}
 			}
 			if (r[i].name) { /* the record's string becomes the row's */

@@ -107,6 +107,7 @@ struct an_identity {
 	size_t nthreads, cap_threads;
 	struct an_process *procs;
 	size_t nprocs, cap_procs;
+	size_t linked;	     /* threads with their process row found */
 	struct id_map tids;  /* TID -> struct an_tid */
 	struct id_map pids;  /* PID -> its first process row (int64_t) */
 	uint64_t named_tids; /* distinct TIDs a Thread record names */

@@ -91,10 +91,16 @@ struct etwforge_analysis {
 	uint64_t interval_100ns; /* the profile interval the file gives, 0 none */
 	struct ip_counts idle_ips;
 	struct etwforge_ip_count *ips_out; /* the last etwforge_analysis_ips() answer */
-	uint64_t *proc_t;		   /* per process row: its threads' CPU time summed */
-	uint64_t *proc_in, *proc_samples;
-	uint64_t gen;	   /* events read: the sums change with it */
-	uint64_t proc_gen; /* what @gen was when @proc_t was summed */
+	/*
+	 * per process row: its threads' CPU time, switch-ins and samples summed
+	 * when @gen was @proc_gen (UINT64_MAX: not yet), from its threads'
+	 * rows (@proc_rows[@proc_start[p] .. @proc_start[p + 1]]), an index made
+	 * again when rows were added or linked to a process since (@proc_made)
+	 */
+	uint64_t *proc_t, *proc_in, *proc_samples, *proc_gen;
+	size_t *proc_start, *proc_rows;
+	size_t proc_made[3]; /* processes, threads, threads linked when indexed */
+	uint64_t gen;	     /* events read: the sums change with it */
 	/* images and stacks: read with the identity, the samples counted into them */
 	struct an_images im;
 	struct an_stacks st;
