@@ -50,6 +50,7 @@
  * by nobody else before.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "producer/ccswap.h"
@@ -229,10 +230,49 @@ static CCSWAP_NOINLINE int log_slow(struct ccswap_block *b, const struct ccswap_
  * chosen without a branch). Return: false when a rule needs the kernel's
  * steps one by one (log_slow()), with nothing done.
  */
-static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, uint8_t mwr,
-				   const struct sim_cswitch *cs, uint64_t ts)
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&                                 \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(CCSWAP_GNUC)
+/*
+ * Offset and records as one little-endian 8-byte word: the record's length
+ * and the record count go in with one add (of ccswap_rec_step()'s step,
+ * loaded from its table) and one store.
+ */
+static_assert(offsetof(struct ccswap_block, records) ==
+		      offsetof(struct ccswap_block, offset) + sizeof(uint32_t),
+	      "records follows offset");
+
+static CCSWAP_INLINE uint64_t off_rec_load(const struct ccswap_block *b)
 {
-	uint32_t off = b->offset;
+	uint64_t w;
+
+	memcpy(&w, (const unsigned char *)b + offsetof(struct ccswap_block, offset), sizeof(w));
+	return w;
+}
+
+/* @w from off_rec_load(), @step from ccswap_rec_step() */
+static CCSWAP_INLINE void off_rec_add(struct ccswap_block *b, uint64_t w, uint64_t step)
+{
+	w += step;
+	memcpy((unsigned char *)b + offsetof(struct ccswap_block, offset), &w, sizeof(w));
+}
+#else
+static CCSWAP_INLINE uint64_t off_rec_load(const struct ccswap_block *b)
+{
+	return b->offset;
+}
+
+static CCSWAP_INLINE void off_rec_add(struct ccswap_block *b, uint64_t w, uint64_t step)
+{
+	b->offset = (uint32_t)w + (uint32_t)step;
+	b->records += (uint32_t)(step >> 32);
+}
+#endif
+
+static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, const struct sim_cswitch *cs,
+				   uint64_t ts, uint32_t swr)
+{
+	uint64_t w = off_rec_load(b);
+	uint32_t off = (uint32_t)w;
 	uint32_t n = b->ntids;
 	uint32_t tid = cs->old_tid;
 	int64_t delta = (int64_t)(ts - b->last_ts);
@@ -282,18 +322,18 @@ static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, uint8_t mwr,
 		.state = cs->old_state,
 		.wait_reason = cs->old_wait_reason,
 		.idx = idx,
-		.max_wait_reason = mwr,
 	};
 
-	b->offset = off + ccswap_rec_encode(b->bytes + off, &in);
-	b->records++;
+	off_rec_add(b, w, ccswap_rec_step_swr(b->bytes + off, &in, swr));
 	return true;
 }
 
 int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
 	       const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit, void *ctx)
 {
-	if (CCSWAP_UNLIKELY(!log_fast(b, prm->max_wait_reason, cs, ts))) {
+	if (CCSWAP_UNLIKELY(!log_fast(
+		    b, cs, ts,
+		    ccswap_swr(cs->old_state, cs->old_wait_reason, prm->max_wait_reason)))) {
 		const struct emitter e = {emit, NULL, ctx};
 
 		return log_slow(b, prm, cs, ts, &e);
@@ -307,22 +347,24 @@ static CCSWAP_INLINE int log_run(struct ccswap_block *const *blk, const struct c
 				 const struct emitter *e, size_t *done)
 {
 	const uint8_t mwr = prm->max_wait_reason;
-	size_t i;
+	const struct sim_cswitch *const first = cs, *const end = cs + n;
 
-	for (i = 0; i < n; i++, cs++) {
+	/* an end pointer, not a count: one register fewer in a loop short of them */
+	for (; cs != end; cs++) {
 		struct ccswap_block *b = blk[cs->cpu];
 		uint64_t ts = cs->ts[clock];
 
-		if (CCSWAP_UNLIKELY(!log_fast(b, mwr, cs, ts))) {
+		if (CCSWAP_UNLIKELY(!log_fast(
+			    b, cs, ts, ccswap_swr(cs->old_state, cs->old_wait_reason, mwr)))) {
 			int rc = log_slow(b, prm, cs, ts, e);
 
 			if (rc < 0) {
-				*done = i;
+				*done = (size_t)(cs - first);
 				return rc;
 			}
 		}
 	}
-	*done = i;
+	*done = n;
 	return 0;
 }
 

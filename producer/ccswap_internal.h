@@ -4,7 +4,7 @@
  * in a header so the tests can hold each fast path against its reference:
  * the 16-lane TidTable match (SSE2 and portable) against a serial scan, the
  * trailing-zero count (builtin and portable), and the branch-free record
- * encoder against etw_encode_ccswap_rec() with ETW_ENC_WRAP.
+ * encoder (its step too) against etw_encode_ccswap_rec() with ETW_ENC_WRAP.
  */
 #ifndef PRODUCER_CCSWAP_INTERNAL_H
 #define PRODUCER_CCSWAP_INTERNAL_H
@@ -50,6 +50,9 @@ static_assert(FIELD_LSB(ETW_CCF_TID_INDEX) == 1u && FIELD_LSB(ETW_CCF_STATE_WR) 
 		      FIELD_LSB(ETW_CCF_PRIORITY) == 1u << 10 &&
 		      FIELD_LSB(ETW_CCF_WAIT_TIME) == 1u << 15,
 	      "FULL dword1 field shifts");
+static_assert(FIELD_MAX(ETW_CCF_PRIORITY) == 31 && FIELD_MAX(ETW_CCF_STATE_WR) == 63 &&
+		      FIELD_MAX(ETW_CCF_TID_INDEX) == 15 && FIELD_MAX(ETW_CCL_PRI_INC) == 7,
+	      "FULL dword1 and LITE field widths");
 
 /*
  * @c ? @a : @b for @c in {0, 1}, for data-dependent @c: both compilers
@@ -183,24 +186,39 @@ struct ccswap_rec_in {
 };
 
 /*
- * One record form: its type, where TimeDelta starts in the first dword,
- * whether the LITE fields are kept, and the record size.
+ * One record form: its type, where TimeDelta starts in the first dword and
+ * whether the LITE fields are kept. Eight bytes, so the index scales in the
+ * address; the record size is in a table of its own (ccswap_rec_step()).
  */
 struct ccswap_form {
+	uint16_t delta_mul; /* 1 << where TimeDelta starts: a multiply, not a shift by %cl */
 	uint8_t type;
-	uint8_t delta_shift;
-	uint8_t len;
 	uint32_t lite_mask;
 };
 
+/* OldThreadStateWr (KERNEL_FACTS 5.3): the wait reason when Waiting, else state + bias. */
+static inline uint32_t ccswap_swr(uint8_t state, uint8_t wait_reason, uint8_t bias)
+{
+	return (state == ETW_THREAD_STATE_WAITING ? wait_reason : (uint32_t)state + bias) &
+	       FIELD_MAX(ETW_CCF_STATE_WR);
+}
+
+/* A record's step: its length (2, 4 or 8) in the low word, 1 in the high one. */
+#define CCSWAP_STEP(len) ((uint64_t)(len) | 1ull << 32)
+
 /*
- * ccswap_rec_encode - choose the form and store the record at @dst without
- * a branch: the bits of every form are computed and the right ones kept.
- * Always stores 8 bytes (little-endian); only the returned length (2, 4 or
+ * ccswap_rec_step - choose the form and store the record at @dst without a
+ * branch: the bits of every form are computed and the right ones kept.
+ * Always stores 8 bytes (little-endian); only the record's length (2, 4 or
  * 8) belongs to the record, the rest is scratch the next record
  * overwrites. The caller guarantees 8 bytes of room.
+ * Return: CCSWAP_STEP(length): what a block's Offset and record count
+ * (adjacent words) grow by, in one add.
+ * ccswap_rec_step_swr() is given OldThreadStateWr @swr (< 64) instead of
+ * computing it from @in's state, wait reason and bias.
  */
-static CCSWAP_INLINE uint32_t ccswap_rec_encode(uint8_t *dst, const struct ccswap_rec_in *in)
+static CCSWAP_INLINE uint64_t ccswap_rec_step_swr(uint8_t *dst, const struct ccswap_rec_in *in,
+						  uint32_t swr)
 {
 	/*
 	 * The form by (busy, delta >= 0x4000, LITE conditions met): idle
@@ -210,41 +228,57 @@ static CCSWAP_INLINE uint32_t ccswap_rec_encode(uint8_t *dst, const struct ccswa
 	 */
 	static const struct ccswap_form forms[8] = {
 		/* idle: IDLE_SHORT below 0x4000, else IDLE; the LITE flag is ignored */
-		{ETW_CCSWAP_IDLE_SHORT, 2, 2, 0},
-		{ETW_CCSWAP_IDLE_SHORT, 2, 2, 0},
-		{ETW_CCSWAP_IDLE, 2, 4, 0},
-		{ETW_CCSWAP_IDLE, 2, 4, 0},
+		{1u << 2, ETW_CCSWAP_IDLE_SHORT, 0},
+		{1u << 2, ETW_CCSWAP_IDLE_SHORT, 0},
+		{1u << 2, ETW_CCSWAP_IDLE, 0},
+		{1u << 2, ETW_CCSWAP_IDLE, 0},
 		/* busy: LITE when its conditions are met, else FULL */
-		{ETW_CCSWAP_FULL, 2, 8, 0},
-		{ETW_CCSWAP_LITE, 15, 4, ~0u},
-		{ETW_CCSWAP_FULL, 2, 8, 0},
-		{ETW_CCSWAP_LITE, 15, 4, ~0u},
+		{1u << 2, ETW_CCSWAP_FULL, 0},
+		{1u << 15, ETW_CCSWAP_LITE, ~0u},
+		{1u << 2, ETW_CCSWAP_FULL, 0},
+		{1u << 15, ETW_CCSWAP_LITE, ~0u},
+	};
+	static const uint64_t steps[8] = {
+		CCSWAP_STEP(2), CCSWAP_STEP(2), CCSWAP_STEP(4), CCSWAP_STEP(4),
+		CCSWAP_STEP(8), CCSWAP_STEP(4), CCSWAP_STEP(8), CCSWAP_STEP(4),
 	};
 	uint32_t d = (uint32_t)in->delta; /* 30/17/14-bit fields wrap as the kernel's do */
 	uint32_t wait = in->wait & (0u - (uint32_t)(in->new_tid != 0));
 	/* compared unsigned: a priority below the recorded base is never LITE */
 	uint32_t inc = (uint32_t)((int32_t)in->old_pri - (int32_t)in->base);
-	uint32_t swr = (in->state == ETW_THREAD_STATE_WAITING
-				? in->wait_reason
-				: (uint32_t)in->state + in->max_wait_reason) &
-		       FIELD_MAX(ETW_CCF_STATE_WR);
 	uint32_t lite =
 		(uint32_t)(wait <= 1) & (uint32_t)(in->delta < 0x20000) & (uint32_t)(inc <= 7);
-	const struct ccswap_form *f = &forms[(uint32_t)(in->old_tid != 0) << 2 |
-					     (uint32_t)(in->delta >= 0x4000) << 1 | lite];
+	uint32_t form =
+		(uint32_t)(in->old_tid != 0) << 2 | (uint32_t)(in->delta >= 0x4000) << 1 | lite;
+	const struct ccswap_form *f = &forms[form];
 	/*
-	 * The LITE fields by plain shifts: they are kept only when inc <= 7,
-	 * and idx < 16, swr < 64 need no mask. IDLE_SHORT, IDLE and FULL's
-	 * dword0 keep TimeDelta at bit 2, LITE at bit 15; the 32-bit shift
-	 * drops what does not fit.
+	 * The LITE fields (swr << 9 | inc << 6 | idx << 2) nested so each step
+	 * is a shift or an lea: they are kept only when inc <= 7, and idx < 16,
+	 * swr < 64 need no mask (else the sum is garbage the mask drops).
+	 * IDLE_SHORT, IDLE and FULL's dword0 keep TimeDelta at bit 2, LITE at
+	 * bit 15; the 32-bit multiply drops what does not fit. dword1 (FULL's
+	 * WaitTime, Priority, StateWr, TidIndex) nested the same way.
 	 */
-	uint32_t lo = d << f->delta_shift | ((swr << 9 | inc << 6 | in->idx << 2) & f->lite_mask) |
-		      f->type;
-	uint32_t hi = (wait > ETW_CCSWAP_WAIT_SAT ? ETW_CCSWAP_WAIT_SAT : wait) << 15 |
-		      FIELD_PREP(ETW_CCF_PRIORITY, (uint8_t)in->old_pri) | swr << 4 | in->idx;
+	uint32_t lite_fields = ((swr * 8u + inc) << 6) + in->idx * 4u;
+	uint32_t lo = d * (uint32_t)f->delta_mul | (lite_fields & f->lite_mask) | f->type;
+	uint32_t sat = wait > ETW_CCSWAP_WAIT_SAT ? ETW_CCSWAP_WAIT_SAT : wait;
+	uint32_t hi =
+		((sat << 5 | ((uint32_t)(uint8_t)in->old_pri & 31u)) << 6 | swr) << 4 | in->idx;
 
 	ccswap_put_le64(dst, (uint64_t)hi << 32 | lo);
-	return f->len;
+	return steps[form];
+}
+
+static CCSWAP_INLINE uint64_t ccswap_rec_step(uint8_t *dst, const struct ccswap_rec_in *in)
+{
+	return ccswap_rec_step_swr(dst, in,
+				   ccswap_swr(in->state, in->wait_reason, in->max_wait_reason));
+}
+
+/* ccswap_rec_step() for the record's length alone: 2, 4 or 8. */
+static CCSWAP_INLINE uint32_t ccswap_rec_encode(uint8_t *dst, const struct ccswap_rec_in *in)
+{
+	return (uint32_t)ccswap_rec_step(dst, in);
 }
 
 #endif /* PRODUCER_CCSWAP_INTERNAL_H */

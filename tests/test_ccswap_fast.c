@@ -219,6 +219,16 @@ Test(ccswap_fast, encoder_matches_the_generic_encoder)
 		memset(got, 0xA5, sizeof(got));
 		len = ccswap_rec_encode(got, &in);
 		cr_assert_eq(len, (uint32_t)n, "it %u: length %u, want %d", it, len, n);
+		{
+			uint8_t again[8];
+			uint64_t step = ccswap_rec_step(again, &in);
+
+			/* the step a block's Offset and record count grow by, and the same bytes */
+			cr_assert_eq(step, (uint64_t)n | 1ull << 32, "it %u: step %#llx", it,
+				     (unsigned long long)step);
+			cr_assert_eq(memcmp(again, got, 8), 0, "it %u: step stored other bytes",
+				     it);
+		}
 		cr_assert_eq(memcmp(got, want, len), 0, "it %u: record differs (type %u)", it,
 			     want[0] & 3u);
 		for (unsigned i = 8; i < sizeof(got); i++) {
