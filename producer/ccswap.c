@@ -46,11 +46,16 @@
  * what pays.
  *
  * On a 2-core Xeon (Ice Lake, model 106, KVM; 5-wide rename, 2 load ports)
- * the loop is bound by its ~110 uops a switch. What paid: Offset and the
- * record count bumped by one add of a tabled step (ccswap_rec_step()),
- * TimeDelta placed by a multiply instead of shl %cl, the fields as lea and
- * shift chains, an end pointer (120 -> 113 instructions a switch, -5.6 %
- * instructions in ccswap_log_n(), paired laps ~4 % faster). What did not:
+ * what paid, in paired laps (the same window timed on the engine before and
+ * after, alternating): a hit's TidTable store sent to the sink slot [16]
+ * (-8 %: the next lookup of the block loads the table 16 bytes at a time,
+ * which cannot take a pending 4-byte store to it and waits for it to
+ * retire; the same branch-free, where a branch on "absent" mispredicts on
+ * the CPUs whose tables churn), and fewer uops: the form index as five
+ * compare-and-adc pairs (ccswap_form_index()), Offset and the record count
+ * bumped by one add of a tabled step (ccswap_rec_step()), TimeDelta placed
+ * by a multiply instead of shl %cl, the fields as lea and shift chains, an
+ * end pointer (120 -> 109 instructions a switch). What did not:
  * ccswap_log_n() sorting each 1024-switch chunk by CPU (a counting sort)
  * and running each CPU's switches with its block's state and TidTable in
  * registers, the switches that close batches still taken in stream order
@@ -310,9 +315,9 @@ static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, const struct sim_cswi
 
 	/*
 	 * No batch starts or closes, so lookup-before-test (quirks) and
-	 * test-before-lookup (clean) agree. Slot idx is written
-	 * whatever happened: an absent TID is inserted there (idx = n), a
-	 * present one (or TID 0 into the empty slot n) rewrites what is there.
+	 * test-before-lookup (clean) agree. An absent TID is inserted at idx
+	 * = n; a present one (or TID 0, which hits the empty slot n) goes to
+	 * the sink slot [16], and its base priority slot gets what it holds.
 	 *
 	 * TID 0 always hits here (an empty slot matches it and the table is
 	 * not full), so "absent" is just "no hit", and the base priority is a
@@ -325,7 +330,8 @@ static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, const struct sim_cswi
 	int8_t base = CCSWAP_UNPREDICTABLE(hit != 0) ? held : given;
 	uint32_t absent = (uint32_t)(hit == 0);
 
-	b->tids[idx] = tid;
+	/* a hit stores to the sink slot [16]: see struct ccswap_block */
+	b->tids[ccswap_pick(hit, ETW_CCSWAP_MAX_TID, idx)] = tid;
 	b->base_pri[idx] = base;
 	b->ntids = n + absent;
 	b->last_ts = ts;
