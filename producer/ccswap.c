@@ -29,7 +29,7 @@
  *   Offset == 0 | Offset > 0x3F8 | tick age > 500 | delta > 2^30 | stop |
  *   idx == 16 ? log_slow(): the steps above one by one, in the kernel's order
  *   slot idx = (TID, absent ? its base priority : what it holds)
- *   ccswap_rec_encode(): every form's bits computed, the right ones kept
+ *   ccswap_rec_step(): every form's bits computed, the right ones kept
  *
  * ccswap_log() takes one switch, ccswap_log_n() a run of them (the state of
  * the loop kept in registers, the clock's slot a constant, no call a
@@ -45,11 +45,35 @@
  * no faster; taking operations off the integer units (loads are cheap) is
  * what pays.
  *
+ * On a 2-core Xeon (Ice Lake, model 106, KVM; 5-wide rename, 2 load ports)
+ * what paid, in paired laps (the same window timed on the engine before and
+ * after, alternating): a hit's TidTable store sent to the sink slot [16]
+ * (-8 %: the next lookup of the block loads the table 16 bytes at a time,
+ * which cannot take a pending 4-byte store to it and waits for it to
+ * retire; the same branch-free, where a branch on "absent" mispredicts on
+ * the CPUs whose tables churn), and fewer uops: the form index as five
+ * compare-and-adc pairs (ccswap_form_index()), Offset and the record count
+ * bumped by one add of a tabled step (ccswap_rec_step()), TimeDelta placed
+ * by a multiply instead of shl %cl, the fields as lea and shift chains, an
+ * end pointer (120 -> 109 instructions a switch). What did not:
+ * ccswap_log_n() sorting each 1024-switch chunk by CPU (a counting sort)
+ * and running each CPU's switches with its block's state and TidTable in
+ * registers, the switches that close batches still taken in stream order
+ * (and an emitter's error taking back what other CPUs logged past it).
+ * Same bytes, but 1.5x slower and 12 % more instructions: each CPU's walk
+ * reads 224-byte switches scattered over the window (a prefetch 6 ahead
+ * did not help), the sort costs ~9 operations a switch, and the loop still
+ * spilled (SSE2's compares destroy their operand: the table needs copies).
+ * An OldThreadStateWr table per run (two loads, an and, an add) saved
+ * nothing once its value spilled; a select of LITE's dword0 by arithmetic
+ * form (no form table) took 4 % more instructions.
+ *
  * The TidTable and ThreadBasePriority live natively in the block and are
  * written to the wire bytes only when a batch is emitted; a batch is read
  * by nobody else before.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "producer/ccswap.h"
@@ -229,10 +253,49 @@ static CCSWAP_NOINLINE int log_slow(struct ccswap_block *b, const struct ccswap_
  * chosen without a branch). Return: false when a rule needs the kernel's
  * steps one by one (log_slow()), with nothing done.
  */
-static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, uint8_t mwr,
-				   const struct sim_cswitch *cs, uint64_t ts)
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&                                 \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(CCSWAP_GNUC)
+/*
+ * Offset and records as one little-endian 8-byte word: the record's length
+ * and the record count go in with one add (of ccswap_rec_step()'s step,
+ * loaded from its table) and one store.
+ */
+static_assert(offsetof(struct ccswap_block, records) ==
+		      offsetof(struct ccswap_block, offset) + sizeof(uint32_t),
+	      "records follows offset");
+
+static CCSWAP_INLINE uint64_t off_rec_load(const struct ccswap_block *b)
 {
-	uint32_t off = b->offset;
+	uint64_t w;
+
+	memcpy(&w, (const unsigned char *)b + offsetof(struct ccswap_block, offset), sizeof(w));
+	return w;
+}
+
+/* @w from off_rec_load(), @step from ccswap_rec_step() */
+static CCSWAP_INLINE void off_rec_add(struct ccswap_block *b, uint64_t w, uint64_t step)
+{
+	w += step;
+	memcpy((unsigned char *)b + offsetof(struct ccswap_block, offset), &w, sizeof(w));
+}
+#else
+static CCSWAP_INLINE uint64_t off_rec_load(const struct ccswap_block *b)
+{
+	return b->offset;
+}
+
+static CCSWAP_INLINE void off_rec_add(struct ccswap_block *b, uint64_t w, uint64_t step)
+{
+	b->offset = (uint32_t)w + (uint32_t)step;
+	b->records += (uint32_t)(step >> 32);
+}
+#endif
+
+static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, const struct sim_cswitch *cs,
+				   uint64_t ts, uint32_t swr)
+{
+	uint64_t w = off_rec_load(b);
+	uint32_t off = (uint32_t)w;
 	uint32_t n = b->ntids;
 	uint32_t tid = cs->old_tid;
 	int64_t delta = (int64_t)(ts - b->last_ts);
@@ -252,9 +315,9 @@ static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, uint8_t mwr,
 
 	/*
 	 * No batch starts or closes, so lookup-before-test (quirks) and
-	 * test-before-lookup (clean) agree. Slot idx is written
-	 * whatever happened: an absent TID is inserted there (idx = n), a
-	 * present one (or TID 0 into the empty slot n) rewrites what is there.
+	 * test-before-lookup (clean) agree. An absent TID is inserted at idx
+	 * = n; a present one (or TID 0, which hits the empty slot n) goes to
+	 * the sink slot [16], and its base priority slot gets what it holds.
 	 *
 	 * TID 0 always hits here (an empty slot matches it and the table is
 	 * not full), so "absent" is just "no hit", and the base priority is a
@@ -267,7 +330,8 @@ static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, uint8_t mwr,
 	int8_t base = CCSWAP_UNPREDICTABLE(hit != 0) ? held : given;
 	uint32_t absent = (uint32_t)(hit == 0);
 
-	b->tids[idx] = tid;
+	/* a hit stores to the sink slot [16]: see struct ccswap_block */
+	b->tids[ccswap_pick(hit, ETW_CCSWAP_MAX_TID, idx)] = tid;
 	b->base_pri[idx] = base;
 	b->ntids = n + absent;
 	b->last_ts = ts;
@@ -282,18 +346,18 @@ static CCSWAP_INLINE bool log_fast(struct ccswap_block *b, uint8_t mwr,
 		.state = cs->old_state,
 		.wait_reason = cs->old_wait_reason,
 		.idx = idx,
-		.max_wait_reason = mwr,
 	};
 
-	b->offset = off + ccswap_rec_encode(b->bytes + off, &in);
-	b->records++;
+	off_rec_add(b, w, ccswap_rec_step_swr(b->bytes + off, &in, swr));
 	return true;
 }
 
 int ccswap_log(struct ccswap_block *b, const struct ccswap_params *prm,
 	       const struct sim_cswitch *cs, uint64_t ts, ccswap_emit_fn emit, void *ctx)
 {
-	if (CCSWAP_UNLIKELY(!log_fast(b, prm->max_wait_reason, cs, ts))) {
+	if (CCSWAP_UNLIKELY(!log_fast(
+		    b, cs, ts,
+		    ccswap_swr(cs->old_state, cs->old_wait_reason, prm->max_wait_reason)))) {
 		const struct emitter e = {emit, NULL, ctx};
 
 		return log_slow(b, prm, cs, ts, &e);
@@ -307,22 +371,24 @@ static CCSWAP_INLINE int log_run(struct ccswap_block *const *blk, const struct c
 				 const struct emitter *e, size_t *done)
 {
 	const uint8_t mwr = prm->max_wait_reason;
-	size_t i;
+	const struct sim_cswitch *const first = cs, *const end = cs + n;
 
-	for (i = 0; i < n; i++, cs++) {
+	/* an end pointer, not a count: one register fewer in a loop short of them */
+	for (; cs != end; cs++) {
 		struct ccswap_block *b = blk[cs->cpu];
 		uint64_t ts = cs->ts[clock];
 
-		if (CCSWAP_UNLIKELY(!log_fast(b, mwr, cs, ts))) {
+		if (CCSWAP_UNLIKELY(!log_fast(
+			    b, cs, ts, ccswap_swr(cs->old_state, cs->old_wait_reason, mwr)))) {
 			int rc = log_slow(b, prm, cs, ts, e);
 
 			if (rc < 0) {
-				*done = i;
+				*done = (size_t)(cs - first);
 				return rc;
 			}
 		}
 	}
-	*done = i;
+	*done = n;
 	return 0;
 }
 

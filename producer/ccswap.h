@@ -33,7 +33,11 @@
  * @last_ts:    clock value of the previous record
  * @stop:       EtwpCCSwapStop was called: flush at the next switch
  * @tids:       native TidTable (0 = empty), 16-byte aligned for the
- *              16-lane lookup
+ *              16-lane lookup; [16] is no slot but where the fast path
+ *              stores a TID that is already in the table (never read: a
+ *              store to the slot itself would stall the next lookup of
+ *              this block, whose 16-byte loads cannot take a pending
+ *              4-byte store)
  * @base_pri:   native ThreadBasePriority, stale slots included (quirk)
  */
 struct ccswap_block {
@@ -43,7 +47,7 @@ struct ccswap_block {
 	uint32_t ntids;
 	uint64_t last_ts;
 	bool stop;
-	alignas(16) uint32_t tids[ETW_CCSWAP_MAX_TID];
+	alignas(16) uint32_t tids[ETW_CCSWAP_MAX_TID + 1];
 	int8_t base_pri[ETW_CCSWAP_MAX_TID];
 	uint8_t bytes[ETW_BATCH_CAP];
 };

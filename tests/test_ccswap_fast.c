@@ -3,8 +3,10 @@
  * tests/test_ccswap_fast.c - the batching engine's fast path against slow,
  * obvious references: the 16-lane TidTable match (SSE2 and portable) against
  * a serial scan on random tables, the trailing-zero count against a loop,
- * the branch-free record encoder against etw_encode_ccswap_rec() with
- * ETW_ENC_WRAP on random records of every form and at every boundary, and
+ * the form index (an adc chain on x86-64) against its five flags, the cmov
+ * select against ?:, the branch-free record encoder against
+ * etw_encode_ccswap_rec() with ETW_ENC_WRAP on random records of every form
+ * and at every boundary, and
  * the whole engine against the engine it replaced (tests/ccswap_ref.c),
  * batch for batch, on random streams with stop flags, drops, finishes,
  * backward clocks and wrapping ticks, quirks on and off.
@@ -125,6 +127,53 @@ Test(ccswap_fast, ctz_equals_a_loop)
 	}
 }
 
+/* ---- form index and cmov ------------------------------------------------- */
+
+Test(ccswap_fast, form_index_equals_its_flags)
+{
+	static const int64_t dedge[] = {INT64_MIN, INT64_MIN + 1, -0x80000000ll, -1,
+					0,	   0x3FFF,	  0x4000,	 0x1FFFF,
+					0x20000,   0x40000000,	  INT64_MAX};
+	static const uint32_t uedge[] = {0, 1, 2, 7, 8, 9, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu};
+	struct sim_rng r;
+
+	sim_rng_init(&r, 14, 0x74657374u, 0);
+	for (unsigned it = 0; it < 1000000; it++) {
+		uint32_t tid = below(&r, 3) == 0 ? 0 : (uint32_t)sim_rng_next(&r);
+		int64_t delta = below(&r, 2) ? dedge[below(&r, sizeof(dedge) / sizeof(dedge[0]))]
+					     : (int64_t)sim_rng_next(&r) >> below(&r, 64);
+		uint32_t wait = below(&r, 2) ? uedge[below(&r, sizeof(uedge) / sizeof(uedge[0]))]
+					     : (uint32_t)sim_rng_next(&r);
+		uint32_t inc = below(&r, 2) ? uedge[below(&r, sizeof(uedge) / sizeof(uedge[0]))]
+					    : (uint32_t)sim_rng_next(&r);
+		uint64_t want = (uint64_t)(tid == 0) << 4 | (uint64_t)(delta >= 0x4000) << 3 |
+				(uint64_t)(delta < 0x20000) << 2 | (uint64_t)(wait <= 1) << 1 |
+				(uint64_t)(inc <= 7);
+		uint64_t d = (uint64_t)delta;
+		uint64_t got = ccswap_form_index(tid, &d, wait, inc);
+
+		cr_assert_eq(got, want, "it %u: tid %u delta %lld wait %u inc %u: %llu, want %llu",
+			     it, tid, (long long)delta, wait, inc, (unsigned long long)got,
+			     (unsigned long long)want);
+		cr_assert_eq((uint32_t)d, (uint32_t)delta, "it %u: the delta's low bits changed",
+			     it);
+	}
+}
+
+Test(ccswap_fast, pick_is_a_select)
+{
+	static const uint32_t conds[] = {0, 1, 2, 0x80000000u, 0xFFFFFFFFu};
+	struct sim_rng r;
+
+	sim_rng_init(&r, 15, 0x74657374u, 0);
+	for (unsigned it = 0; it < 100000; it++) {
+		uint32_t c = below(&r, 2) ? conds[below(&r, 5)] : (uint32_t)sim_rng_next(&r);
+		uint64_t a = sim_rng_next(&r), b = sim_rng_next(&r);
+
+		cr_assert_eq(ccswap_pick(c, a, b), c != 0 ? a : b, "it %u: c %#x", it, c);
+	}
+}
+
 /* ---- record encoder ------------------------------------------------------ */
 
 /* The old encode_record(): form choice, then the generic encoder. */
@@ -219,6 +268,16 @@ Test(ccswap_fast, encoder_matches_the_generic_encoder)
 		memset(got, 0xA5, sizeof(got));
 		len = ccswap_rec_encode(got, &in);
 		cr_assert_eq(len, (uint32_t)n, "it %u: length %u, want %d", it, len, n);
+		{
+			uint8_t again[8];
+			uint64_t step = ccswap_rec_step(again, &in);
+
+			/* the step a block's Offset and record count grow by, and the same bytes */
+			cr_assert_eq(step, (uint64_t)n | 1ull << 32, "it %u: step %#llx", it,
+				     (unsigned long long)step);
+			cr_assert_eq(memcmp(again, got, 8), 0, "it %u: step stored other bytes",
+				     it);
+		}
 		cr_assert_eq(memcmp(got, want, len), 0, "it %u: record differs (type %u)", it,
 			     want[0] & 3u);
 		for (unsigned i = 8; i < sizeof(got); i++) {
