@@ -95,6 +95,16 @@ static unsigned damage(const char *path, const char *out, unsigned every)
 	return hit;
 }
 
+/* A compact switch as a line of text; @first: its batch's record when it is the batch's first. */
+static void put_switch(FILE *out, unsigned cpu, uint64_t ts, struct etwforge_compact c,
+		       const struct etwforge_record *first)
+{
+	fprintf(out, "C %u %" PRIu64 " %u %u %d %u %u %u %" PRIu64 " %d %" PRIu64 " %u\n", cpu, ts,
+		c.old_tid, c.new_tid, c.new_tid_known, c.form_code, c.old_state, c.old_wait_reason,
+		c.batch, c.batch_first, first ? first->file_offset : 0,
+		first ? first->u.batch.tids : 0);
+}
+
 /* The time order's compact switches and damage, raw or not, as text into @out. */
 static void switches(struct etwforge_file *f, bool raw, FILE *out)
 {
@@ -115,23 +125,21 @@ static void switches(struct etwforge_file *f, bool raw, FILE *out)
 		}
 		if (raw && sw) {
 			cr_assert_null(ev);
-			fprintf(out,
-				"C %u %" PRIu64 " %u %u %d %u %u %u %" PRIu64 " %d %" PRIu64
-				" %u\n",
-				sw->cpu, sw->ts, sw->old_tid, sw->new_tid, sw->new_tid_known,
-				sw->form_code, sw->old_state, sw->old_wait_reason, sw->batch,
-				sw->batch_first, sw->batch_first ? sw->rec->file_offset : 0,
-				sw->batch_first ? sw->rec->u.batch.tids : 0);
+			put_switch(out, sw->cpu, sw->ts,
+				   (struct etwforge_compact){
+					   .old_tid = sw->old_tid,
+					   .new_tid = sw->new_tid,
+					   .new_tid_known = sw->new_tid_known,
+					   .form_code = sw->form_code,
+					   .old_state = sw->old_state,
+					   .old_wait_reason = sw->old_wait_reason,
+					   .batch = sw->batch,
+					   .batch_first = sw->batch_first,
+				   },
+				   sw->batch_first ? sw->rec : NULL);
 		} else if (ev->kind == ETWFORGE_EV_COMPACT) {
-			const struct etwforge_compact *c = &ev->u.compact;
-
-			fprintf(out,
-				"C %u %" PRIu64 " %u %u %d %u %u %u %" PRIu64 " %d %" PRIu64
-				" %u\n",
-				ev->cpu, ev->ts, c->old_tid, c->new_tid, c->new_tid_known,
-				c->form_code, c->old_state, c->old_wait_reason, c->batch,
-				c->batch_first, c->batch_first ? ev->rec->file_offset : 0,
-				c->batch_first ? ev->rec->u.batch.tids : 0);
+			put_switch(out, ev->cpu, ev->ts, ev->u.compact,
+				   ev->u.compact.batch_first ? ev->rec : NULL);
 		} else {
 			fprintf(out, "E %u %u %" PRIu64 " %" PRIu64 "\n", ev->kind, ev->cpu, ev->ts,
 				ev->file_offset);

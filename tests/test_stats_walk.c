@@ -29,7 +29,6 @@ static int two_walks(struct etwforge_file *f, struct etwforge_stats *st, struct 
 {
 	ETWFORGE_OPTS(etwforge_analysis_opts, o, .detail = ETWFORGE_DETAIL_COUNTS,
 		      .keep_going = read_file_keep_going(f));
-	const struct etwforge_analysis_totals *t;
 	bool quiet;
 	int first, rc;
 
@@ -45,13 +44,7 @@ static int two_walks(struct etwforge_file *f, struct etwforge_stats *st, struct 
 		rc = -errno;
 	} else {
 		rc = analysis_run(st->an, quiet ? NULL : err);
-		t = analysis_totals(st->an);
-		analysis_named(st->an, &st->ident.threads, &st->ident.processes);
-		analysis_forms(st->an, st->compact);
-		st->ident.ready = t->readies;
-		st->ident.samples = t->samples;
-		st->ident.attributed = t->attributed;
-		st->ident.unattributed = t->unattributed;
+		analysis_stats_fill(st->an, st);
 	}
 	if (rc < 0 && (rc == -ENOMEM || first == 0)) {
 		return rc;

@@ -124,19 +124,6 @@ const char *etwforge_spin_seen_name(unsigned kind)
 	return infer_spin_name(kind);
 }
 
-/* The identity counts of @st and its compact switches by form, from its analysis, read. */
-static void stats_fill(struct etwforge_stats *st)
-{
-	const struct etwforge_analysis_totals *t = analysis_totals(st->an);
-
-	analysis_named(st->an, &st->ident.threads, &st->ident.processes);
-	analysis_forms(st->an, st->compact);
-	st->ident.ready = t->readies;
-	st->ident.samples = t->samples;
-	st->ident.attributed = t->attributed;
-	st->ident.unattributed = t->unattributed;
-}
-
 /*
  * The identity counts of @st: the file's records and switches as the
  * analysis reads them (ETWFORGE_DETAIL_COUNTS), kept in @st for
@@ -154,7 +141,7 @@ static int stats_identity(struct etwforge_file *f, struct etwforge_stats *st, bo
 		return -errno;
 	}
 	rc = analysis_run(st->an, quiet ? NULL : err);
-	stats_fill(st);
+	analysis_stats_fill(st->an, st);
 	return rc;
 }
 
@@ -183,7 +170,7 @@ static bool stats_one_walk(struct etwforge_file *f, struct etwforge_stats *st)
 		return false;
 	}
 	st->an = a;
-	stats_fill(st);
+	analysis_stats_fill(st->an, st);
 	return true;
 }
 

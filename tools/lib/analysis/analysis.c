@@ -615,3 +615,15 @@ const struct etwforge_call_node *analysis_call_node(const struct etwforge_analys
 {
 	return a->calls.built && i < a->calls.nnodes ? &a->calls.nodes[i] : NULL;
 }
+
+void analysis_stats_fill(const struct etwforge_analysis *a, struct etwforge_stats *st)
+{
+	const struct etwforge_analysis_totals *t = analysis_totals(a);
+
+	analysis_named(a, &st->ident.threads, &st->ident.processes);
+	analysis_forms(a, st->compact);
+	st->ident.ready = t->readies;
+	st->ident.samples = t->samples;
+	st->ident.attributed = t->attributed;
+	st->ident.unattributed = t->unattributed;
+}

@@ -62,6 +62,9 @@ void analysis_forms(const struct etwforge_analysis *a, uint64_t forms[4]);
 /** analysis_named - distinct TIDs and PIDs a Thread / Process record names (for --stats). */
 void analysis_named(const struct etwforge_analysis *a, uint64_t *tids, uint64_t *pids);
 
+/** analysis_stats_fill - @st's identity counts and compact switches by form, from @a read. */
+void analysis_stats_fill(const struct etwforge_analysis *a, struct etwforge_stats *st);
+
 struct etl_record;
 /** analysis_tap_fn - handed every record the COUNTS detail's walk of the file reads. */
 typedef void (*analysis_tap_fn)(void *ctx, const struct etl_record *r);
