@@ -237,7 +237,7 @@ static bool sum_records(const uint8_t *payload, size_t pos, size_t len, uint32_t
 int etw_ccswap_sum(const uint8_t *payload, size_t len, uint64_t prev, enum etw_ccswap_first first,
 		   struct etw_ccswap_sums *s, size_t *bad_offset)
 {
-	uint32_t empty = 0; /* bit i: TidTable[i] is 0 */
+	uint32_t empty; /* bit i: TidTable[i] is 0 */
 	size_t end = len, pos = ETW_CCB_LEN;
 	uint64_t ts;
 
@@ -245,9 +245,7 @@ int etw_ccswap_sum(const uint8_t *payload, size_t len, uint64_t prev, enum etw_c
 		*bad_offset = 0;
 		return -EINVAL;
 	}
-	for (unsigned i = 0; i < ETW_CCSWAP_MAX_TID; i++) {
-		empty |= (uint32_t)(s->hdr.tid_table[i] == 0) << i;
-	}
+	empty = ccswap_tid_match(s->hdr.tid_table, 0);
 	for (int pass = 0; pass < 2; pass++) {
 		s->seen = 0;
 		s->unknown = 0;

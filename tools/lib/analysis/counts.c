@@ -11,7 +11,8 @@
  *       threads' rows at once           rows, a record at a time only where
  *     plain CSwitch: a switch           a TID changes rows inside the batch
  *     sample: its thread's row
- *   then the ReadyThreads, everywhere   a wake-up is a ReadyThread whose
+ *     ReadyThread: kept (TID, time)
+ *   then the ReadyThreads kept          a wake-up is a ReadyThread whose
  *                                       thread switches in at its time or
  *                                       later: at or before the thread's
  *                                       last switch-in (known by then)
@@ -81,13 +82,23 @@ struct row_sum {
 	uint64_t last_in; /* as struct an_thread's: + 1, 0 never */
 };
 
+#define READY_MAX (UINT64_C(1) << 22) /* ReadyThreads kept for pairing (64 MiB) */
+
+/* A ReadyThread of a CPU: its thread and time, paired when the walk is over. */
+struct ready_at {
+	uint64_t ts;
+	uint32_t tid;
+};
+
 /* A walk of the file. */
 struct walk {
 	struct row_cache *cache; /* thread rows by TID */
 	struct row_index idx;	 /* the rows there were before the walk */
 	struct row_sum *sums;	 /* theirs (a row made later: its own sums) */
 	size_t nsums;
-	bool any_ready;		 /* a ReadyThread record was met: a second walk pairs them */
+	struct ready_at *readies; /* theirs, paired once the walk is over (@nready) */
+	size_t nready, cap_ready;
+	bool ready_overflow;	 /* more than READY_MAX: a second walk pairs them */
 	struct etl_error damage; /* the first damage kept going past (msg "" none) */
 };
 
@@ -507,8 +518,41 @@ static int on_sample(struct etwforge_analysis *a, unsigned c, const struct etw_s
 }
 
 /*
+ * ReadyThread of @tid at @ts kept for pairing once the walk is over (its
+ * thread's last switch-in known then): the records are not read again. Past
+ * READY_MAX of them, none is kept and a second walk reads them. Return: 0,
+ * or -ENOMEM.
+ */
+static int keep_ready(struct walk *w, uint32_t tid, uint64_t ts)
+{
+	if (w->ready_overflow) {
+		return 0;
+	}
+	if (w->nready == w->cap_ready) {
+		size_t cap = w->cap_ready ? 2 * w->cap_ready : 1024;
+		struct ready_at *v;
+
+		if (cap > READY_MAX) {
+			free(w->readies);
+			w->readies = NULL;
+			w->nready = w->cap_ready = 0;
+			w->ready_overflow = true;
+			return 0;
+		}
+		v = realloc(w->readies, cap * sizeof(*v));
+		if (!v) {
+			return -ENOMEM;
+		}
+		w->readies = v;
+		w->cap_ready = cap;
+	}
+	w->readies[w->nready++] = (struct ready_at){ts, tid};
+	return 0;
+}
+
+/*
  * The records of buffer @b (of CPU @c, or buffer 0), all of them, or only
- * the ReadyThreads (@readies: the second walk). Return: 0; -EAGAIN the
+ * the ReadyThreads (@readies: the second walk, when too many to keep). Return: 0; -EAGAIN the
  * file needs the time order; -EINVAL damage (@e; with keep_going counted
  * and gone past); -ENOMEM.
  */
@@ -537,7 +581,14 @@ static int walk_buffer(struct etwforge_analysis *a, struct walk *w, const struct
 		if (a->tap) {
 			a->tap(a->tap_ctx, &r);
 		}
-		w->any_ready |= r.hook_id == ETW_HOOK_READY_THREAD;
+		if (r.hook_id == ETW_HOOK_READY_THREAD && hooked(&r)) {
+			decode(&r, &pl);
+			if (pl.kind == ETW_PAYLOAD_READY_THREAD && c < a->ncpu &&
+			    keep_ready(w, pl.u.rt.thread_id, r.ts) < 0) {
+				return -ENOMEM;
+			}
+			continue;
+		}
 		if (r.kind == ETL_KIND_PERFINFO && r.hook_id == ETW_HOOK_CSWITCH_BATCH) {
 			if (header || cs->plain) {
 				return -EAGAIN;
@@ -666,9 +717,15 @@ int counts_run(struct etwforge_analysis *a, struct etwforge_error *err)
 		flush_sums(a, &w);
 		a->tapped_all = rc == 0 && !w.damage.msg[0];
 	}
-	if (rc == 0 && w.any_ready) {
+	if (rc == 0 && w.ready_overflow) {
 		rc = walk(a, &w, true, &e);
+	} else if (rc == 0) {
+		for (size_t i = 0; i < w.nready; i++) {
+			a->tot.readies++;
+			a->tot.wakeups += wakes(a, w.readies[i].tid, w.readies[i].ts);
+		}
 	}
+	free(w.readies);
 	free(w.cache);
 	free(w.sums);
 	index_free(&w.idx);

@@ -106,39 +106,11 @@ static bool key_before(const struct sort_key *x, const struct sort_key *y)
 }
 
 /*
- * Sort @l as by_id_time() does (a total order: any sort gives the same),
- * on 16-byte keys merged in place of the records, which move once at the
- * end: qsort()'s calls through a pointer on whole records cost the
- * identity load more than reading them. Return: 0; -1 out of memory or
- * @l not in file order (qsort() then).
+ * @n keys from @k sorted by key_before(), bottom-up: runs merged in pairs
+ * from @k to @t, then the other way. Return: @k or @t, whichever holds them.
  */
-static int sort_records(struct rec_list *l)
+static struct sort_key *merge_keys(struct sort_key *k, struct sort_key *t, size_t n)
 {
-	size_t n = l->n;
-	struct sort_key *keys, *k, *t;
-	struct id_rec *out;
-
-	if (n > UINT32_MAX) {
-		return -1;
-	}
-	keys = malloc(2 * n * sizeof(*keys));
-	out = malloc(n * sizeof(*out));
-	if (!keys || !out) {
-		free(keys);
-		free(out);
-		return -1;
-	}
-	k = keys;
-	t = keys + n;
-	for (size_t i = 0; i < n; i++) {
-		if (i && l->v[i].seq <= l->v[i - 1].seq) {
-			free(keys);
-			free(out);
-			return -1;
-		}
-		k[i] = (struct sort_key){l->v[i].ts, l->v[i].id, (uint32_t)i};
-	}
-	/* bottom-up: runs of @w merged in pairs from @k to @t, then the other way */
 	for (size_t w = 1; w < n; w *= 2) {
 		struct sort_key *swap;
 
@@ -160,6 +132,108 @@ static int sort_records(struct rec_list *l)
 		swap = k;
 		k = t;
 		t = swap;
+	}
+	return k;
+}
+
+#define DIGIT_BITS 11u /* an id sorted 11 bits at a time: 3 passes at most, 2 for TIDs < 2^22 */
+#define SMALL_RUN  32u /* an id's records up to this many sorted by insertion */
+
+/*
+ * @n keys from @k sorted by id, stably (file order kept within an id), a
+ * digit at a time through @t, a pass skipped where every key has the same
+ * digit. Return: @k or @t, whichever holds them.
+ */
+static struct sort_key *radix_ids(struct sort_key *k, struct sort_key *t, size_t n)
+{
+	for (unsigned shift = 0; shift < 32; shift += DIGIT_BITS) {
+		size_t count[1u << DIGIT_BITS] = {0}, sum = 0;
+		unsigned first = (k[0].id >> shift) & ((1u << DIGIT_BITS) - 1u);
+		bool one = true;
+		struct sort_key *swap;
+
+		for (size_t i = 0; i < n; i++) {
+			unsigned d = (k[i].id >> shift) & ((1u << DIGIT_BITS) - 1u);
+
+			count[d]++;
+			one &= d == first;
+		}
+		if (one) {
+			continue;
+		}
+		for (size_t d = 0; d < (1u << DIGIT_BITS); d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			t[count[(k[i].id >> shift) & ((1u << DIGIT_BITS) - 1u)]++] = k[i];
+		}
+		swap = k;
+		k = t;
+		t = swap;
+	}
+	return k;
+}
+
+/*
+ * Sort @l as by_id_time() does (a total order: any sort gives the same),
+ * on 16-byte keys, the records moved once at the end: qsort()'s calls
+ * through a pointer on whole records cost the identity load more than
+ * reading them. The keys go by id first (a radix sort: a merge sort's
+ * comparisons are coin tosses the branch predictor loses), then each id's
+ * few by time (insertion; a long run merged). Return: 0; -1 out of memory
+ * or @l not in file order (qsort() then).
+ */
+static int sort_records(struct rec_list *l)
+{
+	size_t n = l->n;
+	struct sort_key *keys, *k, *t;
+	struct id_rec *out;
+
+	if (n > UINT32_MAX) {
+		return -1;
+	}
+	keys = malloc(2 * n * sizeof(*keys));
+	out = malloc(n * sizeof(*out));
+	if (!keys || !out) {
+		free(keys);
+		free(out);
+		return -1;
+	}
+	k = keys;
+	for (size_t i = 0; i < n; i++) {
+		if (i && l->v[i].seq <= l->v[i - 1].seq) {
+			free(keys);
+			free(out);
+			return -1;
+		}
+		k[i] = (struct sort_key){l->v[i].ts, l->v[i].id, (uint32_t)i};
+	}
+	k = radix_ids(keys, keys + n, n);
+	t = k == keys ? keys + n : keys;
+	/* each id's run by time, its records in file order already (the ties' order) */
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo + 1; hi < n && k[hi].id == k[lo].id; hi++) {
+		}
+		if (hi - lo > SMALL_RUN) {
+			struct sort_key *run = merge_keys(k + lo, t + lo, hi - lo);
+
+			if (run != k + lo) {
+				memcpy(k + lo, run, (hi - lo) * sizeof(*k));
+			}
+			continue;
+		}
+		for (size_t i = lo + 1; i < hi; i++) {
+			struct sort_key x = k[i];
+			size_t j = i;
+
+			for (; j > lo && key_before(&x, &k[j - 1]); j--) {
+				k[j] = k[j - 1];
+			}
+			k[j] = x;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		out[i] = l->v[k[i].at];
