@@ -139,6 +139,7 @@ static bool sum_records(const uint8_t *payload, size_t pos, size_t len, uint32_t
 			struct etw_ccswap_sums *s, uint64_t *ts)
 {
 	struct run r;
+	uint64_t had_ticks[ETW_CCSWAP_SLOTS], had_ins[ETW_CCSWAP_SLOTS]; /* read where written */
 	uint32_t seen;
 	uint64_t ts_now = *ts, idle_acc = 0, idle_at = 0, idle_first = 0;
 	uint64_t n_idle = 0, n_full = 0, n_busy = 0;
@@ -211,19 +212,29 @@ static bool sum_records(const uint8_t *payload, size_t pos, size_t len, uint32_t
 		memcpy(rec, payload + pos, REC_LEN(t));
 		pos += run_add(&r, get_le64(rec));
 	}
+	/* a slot @s has already (the first record's) keeps its sums and first start */
+	for (seen = s->seen & r.seen; seen; seen &= seen - 1) {
+		unsigned k = ccswap_ctz(seen);
+
+		r.first_at[k] = s->first_at[k];
+		had_ticks[k] = s->ticks[k];
+		had_ins[k] = s->ins[k];
+	}
 	for (seen = r.seen; seen; seen &= seen - 1) {
 		unsigned k = ccswap_ctz(seen);
 
-		if (!((s->seen >> k) & 1u)) {
-			s->seen |= 1u << k;
-			s->ticks[k] = 0;
-			s->ins[k] = 0;
-			s->first_at[k] = r.first_at[k];
-		}
-		s->ticks[k] += r.acc[k] & TICKS_MASK;
-		s->ins[k] += r.acc[k] >> COUNT_SHIFT;
+		s->ticks[k] = r.acc[k] & TICKS_MASK;
+		s->ins[k] = r.acc[k] >> COUNT_SHIFT;
+		s->first_at[k] = r.first_at[k];
 		s->last_in[k] = r.at[k];
 	}
+	for (seen = s->seen & r.seen; seen; seen &= seen - 1) {
+		unsigned k = ccswap_ctz(seen);
+
+		s->ticks[k] += had_ticks[k];
+		s->ins[k] += had_ins[k];
+	}
+	s->seen |= r.seen;
 	for (unsigned k = 0; k < 4; k++) {
 		uint64_t n = (r.forms >> (16 * k)) & 0xFFFFu;
 
