@@ -82,7 +82,9 @@ struct row_sum {
 	uint64_t last_in; /* as struct an_thread's: + 1, 0 never */
 };
 
-#define READY_MAX (UINT64_C(1) << 22) /* ReadyThreads kept for pairing (64 MiB) */
+#ifndef COUNTS_READY_MAX		     /* a test build sets it low: the second walk's test */
+#define COUNTS_READY_MAX (UINT64_C(1) << 22) /* ReadyThreads kept for pairing (64 MiB) */
+#endif
 
 /* A ReadyThread of a CPU: its thread and time, paired when the walk is over. */
 struct ready_at {
@@ -98,7 +100,7 @@ struct walk {
 	size_t nsums;
 	struct ready_at *readies; /* theirs, paired once the walk is over (@nready) */
 	size_t nready, cap_ready;
-	bool ready_overflow;	 /* more than READY_MAX: a second walk pairs them */
+	bool ready_overflow;	 /* more than COUNTS_READY_MAX: a second walk pairs them */
 	struct etl_error damage; /* the first damage kept going past (msg "" none) */
 };
 
@@ -520,7 +522,7 @@ static int on_sample(struct etwforge_analysis *a, unsigned c, const struct etw_s
 /*
  * ReadyThread of @tid at @ts kept for pairing once the walk is over (its
  * thread's last switch-in known then): the records are not read again. Past
- * READY_MAX of them, none is kept and a second walk reads them. Return: 0,
+ * COUNTS_READY_MAX of them, none is kept and a second walk reads them. Return: 0,
  * or -ENOMEM.
  */
 static int keep_ready(struct walk *w, uint32_t tid, uint64_t ts)
@@ -532,7 +534,7 @@ static int keep_ready(struct walk *w, uint32_t tid, uint64_t ts)
 		size_t cap = w->cap_ready ? 2 * w->cap_ready : 1024;
 		struct ready_at *v;
 
-		if (cap > READY_MAX) {
+		if (cap > COUNTS_READY_MAX) {
 			free(w->readies);
 			w->readies = NULL;
 			w->nready = w->cap_ready = 0;
