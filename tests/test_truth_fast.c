@@ -357,6 +357,136 @@ Test(truth_fast, lines_across_blocks_and_longer_than_a_block)
 	cr_expect_eq(last, 0);
 }
 
+/* ---- a file mapped, and the same bytes read in blocks ---------------------- */
+
+/*
+ * @len bytes of @text as the case file, read twice: by path (a regular
+ * file: mapped) and from memory (fmemopen: read in blocks, as standard
+ * input is). Both with the fast path, then both without it: the same
+ * records and the same errors, message for message. Return: the records.
+ */
+static unsigned read_mapped_and_blocks(const char *what, const char *text, size_t len)
+{
+	unsigned n = 0;
+
+	put_raw(text, len);
+	for (int fast_on = 1; fast_on >= 0; fast_on--) {
+		struct trace_config ca, cb;
+		struct etwforge_error ea = {0}, eb = {0};
+		struct truth_reader *mapped = truth_open(path, &ca, &ea);
+		struct truth_reader *blocks = truth_open_mem(path, text, len, &cb, &eb);
+
+		n = 0;
+		cr_assert_eq(!mapped, !blocks, "%s", what);
+		if (!mapped) {
+			cr_assert_str_eq(ea.msg, eb.msg, "%s", what);
+			return 0;
+		}
+		truth_reader_fast(mapped, fast_on);
+		truth_reader_fast(blocks, fast_on);
+		for (;;) {
+			static struct truth_step a, b;
+
+			truth_step_next(mapped, &a);
+			truth_step_next(blocks, &b);
+			cr_assert_eq(a.rc, b.rc, "%s: record %u: mapped %d (%s), blocks %d (%s)",
+				     what, n, a.rc, a.e.msg, b.rc, b.e.msg);
+			if (a.rc < 0) {
+				cr_assert_str_eq(a.e.msg, b.e.msg, "%s", what);
+				break;
+			}
+			cr_assert_eq(a.rec.line, b.rec.line, "%s", what);
+			cr_assert_str_eq(a.name, b.name, "%s", what);
+			cr_assert(!memcmp(&a.rec, &b.rec, sizeof(a.rec)), "%s: record %u differs",
+				  what, n);
+			if (a.rc == TRUTH_EOF) {
+				break;
+			}
+			n++;
+		}
+		truth_close(mapped);
+		truth_close(blocks);
+	}
+	return n;
+}
+
+/* gen's switch line (the template's text) with these values. */
+static size_t gen_line(char *s, size_t cap, unsigned cpu, unsigned long long qpc, unsigned tid)
+{
+	int n = snprintf(s, cap,
+			 "{\"kind\":\"cswitch\",\"cpu\":%u,\"tick\":7,\"ts\":{\"qpc\":%llu},"
+			 "\"old_tid\":%u,\"old_pri\":8,\"old_base_pri\":8,\"old_state\":5,"
+			 "\"old_wait_reason\":0,\"old_wait_mode\":0,\"old_ideal_cpu\":1,"
+			 "\"old_remaining_quantum\":-91500,\"old_qos\":1,\"prev_cstate\":0,"
+			 "\"old_rank\":0,\"new_tid\":%u,\"new_pri\":9,\"new_pri_decrement\":1,"
+			 "\"new_wait_ticks\":0,\"new_qos\":1}\n",
+			 cpu, qpc, tid, tid + 4);
+
+	cr_assert(n > 0 && (size_t)n < cap);
+	return (size_t)n;
+}
+
+Test(truth_fast, a_mapped_file_reads_as_the_same_bytes_in_blocks)
+{
+	static const char meta[] =
+		"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"cpus\":2}\n";
+	long page = sysconf(_SC_PAGESIZE);
+	size_t cap = 3u << 20, len = 0, cut[8];
+	char *text = malloc(cap), line[512];
+	unsigned ncut = 0, lines = 0;
+
+	cr_assert(page > 0);
+	cr_assert_not_null(text);
+	memcpy(text, meta, sizeof(meta) - 1);
+	len = sizeof(meta) - 1;
+	/* past 1 MiB, so the block reader's lines straddle its reads */
+	while (len < (size_t)page * 300) {
+		size_t n = gen_line(line, sizeof(line), lines % 2, 1000 + lines, 4 * lines);
+
+		memcpy(text + len, line, n);
+		len += n;
+		lines++;
+	}
+	cr_expect_eq(read_mapped_and_blocks("whole", text, len), lines + 1);
+	/* ending exactly at a page's end (the pad then lies in the next page), with the
+	 * line cut there, with its newline there, and one byte either side */
+	for (size_t at = (size_t)page * 64; at < (size_t)page * 64 + 3; at++) {
+		cut[ncut++] = at - 1;
+		cut[ncut++] = at;
+	}
+	cut[ncut++] = len - 1; /* no final newline */
+	for (unsigned i = 0; i < ncut; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "cut at %zu", cut[i]);
+		read_mapped_and_blocks(what, text, cut[i]);
+	}
+	/* a newline at a page's end exactly: blank lines padding the last line to it */
+	{
+		size_t at = (size_t)page * 64, nl = at;
+
+		while (nl > 0 && text[nl - 1] != '\n') {
+			nl--;
+		}
+		memset(text + nl, '\n', at - nl);
+		read_mapped_and_blocks("blank lines to a page's end", text, at);
+		memset(text + nl, ' ', at - nl - 1);
+		text[at - 1] = '\n';
+		read_mapped_and_blocks("spaces to a page's end", text, at);
+	}
+	/* a NUL early, late, and last: the first one is said, at its offset */
+	for (unsigned i = 0; i < 3; i++) {
+		size_t at = i == 0 ? 100 : i == 1 ? (size_t)page * 200 + 17 : len - 1;
+		char was = text[at], what[64];
+
+		text[at] = '\0';
+		snprintf(what, sizeof(what), "NUL at %zu", at);
+		read_mapped_and_blocks(what, text, len);
+		text[at] = was;
+	}
+	free(text);
+}
+
 /* ---- what the fast path reads itself ---------------------------------------- */
 
 static struct trace_config fast_cfg;
