@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "etwforge/etwforge.h"
 #include "tests/truth_step.h"
 #include "tools/lib/truth/truth.h"
 #include "tools/lib/truth/truth_fast.h"
@@ -485,6 +486,96 @@ Test(truth_fast, a_mapped_file_reads_as_the_same_bytes_in_blocks)
 		text[at] = was;
 	}
 	free(text);
+}
+
+/* The truth of tools/scenarios/@yaml run for @ms, at @truth (its ETL files beside it). */
+static void gen_truth(const char *yaml, unsigned ms, const char *etl, const char *truth)
+{
+	struct etwforge_scenario *sc = etwforge_scenario_new();
+	struct etwforge_summary *sum = etwforge_summary_new();
+	struct etwforge_error *err = etwforge_error_new();
+	ETWFORGE_OPTS(etwforge_run_opts, o, .output = etl, .truth = truth);
+	char dur[64], file[4096];
+
+	cr_assert(sc && sum && err);
+	snprintf(file, sizeof(file), "%s/../tools/scenarios/%s", SOURCE_DIR, yaml);
+	cr_assert_eq(etwforge_scenario_load_file(sc, file, err), 0, "%s",
+		     etwforge_error_message(err));
+	snprintf(dur, sizeof(dur), "duration=%ums", ms);
+	cr_assert_eq(etwforge_scenario_set(sc, dur, err), 0, "%s", etwforge_error_message(err));
+	cr_assert_eq(etwforge_generate(sc, &o, sum, err), 0, "%s", etwforge_error_message(err));
+	etwforge_error_free(err);
+	etwforge_summary_free(sum);
+	etwforge_scenario_free(sc);
+}
+
+/*
+ * Every example scenario's truth (PMC lists, PEBS indexes, three clocks,
+ * spin locks, identity lines), read as replay and verify read it - mapped,
+ * the fast path first - and read in blocks with jansson alone: the same
+ * records, line for line.
+ */
+Test(truth_fast, every_scenario_truth_reads_as_jansson_reads_it)
+{
+	static const char *const yaml[] = {"desktop.yaml", "server64.yaml", "lock_driver.yaml",
+					   "lock_contention.yaml", "multi_clock.yaml"};
+	char etl[160], truth[160];
+
+	for (size_t i = 0; i < sizeof(yaml) / sizeof(yaml[0]); i++) {
+		struct trace_config ca, cb;
+		struct etwforge_error ea = {0}, eb = {0};
+		struct truth_reader *mapped, *blocks;
+		unsigned n = 0, switches = 0;
+		char *text;
+		size_t len;
+		FILE *f;
+
+		snprintf(etl, sizeof(etl), "%s/s.etl", dir);
+		snprintf(truth, sizeof(truth), "%s/s.jsonl", dir);
+		gen_truth(yaml[i], 150, etl, truth);
+		f = fopen(truth, "rb");
+		cr_assert_not_null(f);
+		cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+		len = (size_t)ftell(f);
+		rewind(f);
+		text = malloc(len);
+		cr_assert(text && fread(text, 1, len, f) == len);
+		fclose(f);
+		mapped = truth_open(truth, &ca, &ea);
+		blocks = truth_open_mem(truth, text, len, &cb, &eb);
+		cr_assert(mapped && blocks, "%s: %s %s", yaml[i], ea.msg, eb.msg);
+		truth_reader_fast(blocks, false);
+		for (;;) {
+			static struct truth_step a, b;
+
+			truth_step_next(mapped, &a);
+			truth_step_next(blocks, &b);
+			cr_assert_eq(a.rc, b.rc, "%s: record %u: fast %d (%s), jansson %d (%s)",
+				     yaml[i], n, a.rc, a.e.msg, b.rc, b.e.msg);
+			cr_assert_geq(a.rc, 0, "%s: %s", yaml[i], a.e.msg);
+			cr_assert_eq(a.rec.line, b.rec.line, "%s", yaml[i]);
+			cr_assert_str_eq(a.name, b.name, "%s", yaml[i]);
+			cr_assert(!memcmp(&a.rec, &b.rec, sizeof(a.rec)), "%s: line %lu differs",
+				  yaml[i], a.rec.line);
+			if (a.rc == TRUTH_EOF) {
+				break;
+			}
+			switches += a.rc == TRUTH_CSWITCH;
+			n++;
+		}
+		cr_expect_gt(n, 100, "%s: %u records", yaml[i], n);
+		cr_expect_gt(switches, 0, "%s: %u switches", yaml[i], switches);
+		truth_close(mapped);
+		truth_close(blocks);
+		free(text);
+		for (unsigned k = 0; k < 4; k++) {
+			char name[160];
+
+			snprintf(name, sizeof(name), k ? "%s/s-%u.etl" : "%s/s.etl", dir, k + 1);
+			unlink(name);
+		}
+		unlink(truth);
+	}
 }
 
 /* ---- what the fast path reads itself ---------------------------------------- */
