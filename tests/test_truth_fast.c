@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "etwforge/etwforge.h"
 #include "tests/truth_step.h"
 #include "tools/lib/truth/truth.h"
 #include "tools/lib/truth/truth_fast.h"
@@ -355,6 +356,226 @@ Test(truth_fast, lines_across_blocks_and_longer_than_a_block)
 	put_big(3, 3u << 20);
 	cr_expect_eq(read_both("long lines", &last), 4);
 	cr_expect_eq(last, 0);
+}
+
+/* ---- a file mapped, and the same bytes read in blocks ---------------------- */
+
+/*
+ * @len bytes of @text as the case file, read twice: by path (a regular
+ * file: mapped) and from memory (fmemopen: read in blocks, as standard
+ * input is). Both with the fast path, then both without it: the same
+ * records and the same errors, message for message. Return: the records.
+ */
+static unsigned read_mapped_and_blocks(const char *what, const char *text, size_t len)
+{
+	unsigned n = 0;
+
+	put_raw(text, len);
+	for (int fast_on = 1; fast_on >= 0; fast_on--) {
+		struct trace_config ca, cb;
+		struct etwforge_error ea = {0}, eb = {0};
+		struct truth_reader *mapped = truth_open(path, &ca, &ea);
+		struct truth_reader *blocks = truth_open_mem(path, text, len, &cb, &eb);
+
+		n = 0;
+		cr_assert_eq(!mapped, !blocks, "%s", what);
+		if (!mapped) {
+			cr_assert_str_eq(ea.msg, eb.msg, "%s", what);
+			return 0;
+		}
+		truth_reader_fast(mapped, fast_on);
+		truth_reader_fast(blocks, fast_on);
+		for (;;) {
+			static struct truth_step a, b;
+
+			truth_step_next(mapped, &a);
+			truth_step_next(blocks, &b);
+			cr_assert_eq(a.rc, b.rc, "%s: record %u: mapped %d (%s), blocks %d (%s)",
+				     what, n, a.rc, a.e.msg, b.rc, b.e.msg);
+			if (a.rc < 0) {
+				cr_assert_str_eq(a.e.msg, b.e.msg, "%s", what);
+				break;
+			}
+			cr_assert_eq(a.rec.line, b.rec.line, "%s", what);
+			cr_assert_str_eq(a.name, b.name, "%s", what);
+			cr_assert(!memcmp(&a.rec, &b.rec, sizeof(a.rec)), "%s: record %u differs",
+				  what, n);
+			if (a.rc == TRUTH_EOF) {
+				break;
+			}
+			n++;
+		}
+		truth_close(mapped);
+		truth_close(blocks);
+	}
+	return n;
+}
+
+/* gen's switch line (the template's text) with these values. */
+static size_t gen_line(char *s, size_t cap, unsigned cpu, unsigned long long qpc, unsigned tid)
+{
+	int n = snprintf(s, cap,
+			 "{\"kind\":\"cswitch\",\"cpu\":%u,\"tick\":7,\"ts\":{\"qpc\":%llu},"
+			 "\"old_tid\":%u,\"old_pri\":8,\"old_base_pri\":8,\"old_state\":5,"
+			 "\"old_wait_reason\":0,\"old_wait_mode\":0,\"old_ideal_cpu\":1,"
+			 "\"old_remaining_quantum\":-91500,\"old_qos\":1,\"prev_cstate\":0,"
+			 "\"old_rank\":0,\"new_tid\":%u,\"new_pri\":9,\"new_pri_decrement\":1,"
+			 "\"new_wait_ticks\":0,\"new_qos\":1}\n",
+			 cpu, qpc, tid, tid + 4);
+
+	cr_assert(n > 0 && (size_t)n < cap);
+	return (size_t)n;
+}
+
+Test(truth_fast, a_mapped_file_reads_as_the_same_bytes_in_blocks)
+{
+	static const char meta[] =
+		"{\"kind\":\"meta\",\"format\":\"etwforge-truth\",\"version\":1,\"cpus\":2}\n";
+	long page = sysconf(_SC_PAGESIZE);
+	size_t cap = 3u << 20, len = 0, cut[8];
+	char *text = malloc(cap), line[512];
+	unsigned ncut = 0, lines = 0;
+
+	cr_assert(page > 0);
+	cr_assert_not_null(text);
+	memcpy(text, meta, sizeof(meta) - 1);
+	len = sizeof(meta) - 1;
+	/* past 1 MiB, so the block reader's lines straddle its reads */
+	while (len < (size_t)page * 300) {
+		size_t n = gen_line(line, sizeof(line), lines % 2, 1000 + lines, 4 * lines);
+
+		memcpy(text + len, line, n);
+		len += n;
+		lines++;
+	}
+	cr_expect_eq(read_mapped_and_blocks("whole", text, len), lines + 1);
+	/* ending exactly at a page's end (the pad then lies in the next page), with the
+	 * line cut there, with its newline there, and one byte either side */
+	for (size_t at = (size_t)page * 64; at < (size_t)page * 64 + 3; at++) {
+		cut[ncut++] = at - 1;
+		cut[ncut++] = at;
+	}
+	cut[ncut++] = len - 1; /* no final newline */
+	for (unsigned i = 0; i < ncut; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "cut at %zu", cut[i]);
+		read_mapped_and_blocks(what, text, cut[i]);
+	}
+	/* a newline at a page's end exactly: blank lines padding the last line to it */
+	{
+		size_t at = (size_t)page * 64, nl = at;
+
+		while (nl > 0 && text[nl - 1] != '\n') {
+			nl--;
+		}
+		memset(text + nl, '\n', at - nl);
+		read_mapped_and_blocks("blank lines to a page's end", text, at);
+		memset(text + nl, ' ', at - nl - 1);
+		text[at - 1] = '\n';
+		read_mapped_and_blocks("spaces to a page's end", text, at);
+	}
+	/* a NUL early, late, and last: the first one is said, at its offset */
+	for (unsigned i = 0; i < 3; i++) {
+		size_t at = i == 0 ? 100 : i == 1 ? (size_t)page * 200 + 17 : len - 1;
+		char was = text[at], what[64];
+
+		text[at] = '\0';
+		snprintf(what, sizeof(what), "NUL at %zu", at);
+		read_mapped_and_blocks(what, text, len);
+		text[at] = was;
+	}
+	free(text);
+}
+
+/* The truth of tools/scenarios/@yaml run for @ms, at @truth (its ETL files beside it). */
+static void gen_truth(const char *yaml, unsigned ms, const char *etl, const char *truth)
+{
+	struct etwforge_scenario *sc = etwforge_scenario_new();
+	struct etwforge_summary *sum = etwforge_summary_new();
+	struct etwforge_error *err = etwforge_error_new();
+	ETWFORGE_OPTS(etwforge_run_opts, o, .output = etl, .truth = truth);
+	char dur[64], file[4096];
+
+	cr_assert(sc && sum && err);
+	snprintf(file, sizeof(file), "%s/../tools/scenarios/%s", SOURCE_DIR, yaml);
+	cr_assert_eq(etwforge_scenario_load_file(sc, file, err), 0, "%s",
+		     etwforge_error_message(err));
+	snprintf(dur, sizeof(dur), "duration=%ums", ms);
+	cr_assert_eq(etwforge_scenario_set(sc, dur, err), 0, "%s", etwforge_error_message(err));
+	cr_assert_eq(etwforge_generate(sc, &o, sum, err), 0, "%s", etwforge_error_message(err));
+	etwforge_error_free(err);
+	etwforge_summary_free(sum);
+	etwforge_scenario_free(sc);
+}
+
+/*
+ * Every example scenario's truth (PMC lists, PEBS indexes, three clocks,
+ * spin locks, identity lines), read as replay and verify read it - mapped,
+ * the fast path first - and read in blocks with jansson alone: the same
+ * records, line for line.
+ */
+Test(truth_fast, every_scenario_truth_reads_as_jansson_reads_it)
+{
+	static const char *const yaml[] = {"desktop.yaml", "server64.yaml", "lock_driver.yaml",
+					   "lock_contention.yaml", "multi_clock.yaml"};
+	char etl[160], truth[160];
+
+	for (size_t i = 0; i < sizeof(yaml) / sizeof(yaml[0]); i++) {
+		struct trace_config ca, cb;
+		struct etwforge_error ea = {0}, eb = {0};
+		struct truth_reader *mapped, *blocks;
+		unsigned n = 0, switches = 0;
+		char *text;
+		size_t len;
+		FILE *f;
+
+		snprintf(etl, sizeof(etl), "%s/s.etl", dir);
+		snprintf(truth, sizeof(truth), "%s/s.jsonl", dir);
+		gen_truth(yaml[i], 150, etl, truth);
+		f = fopen(truth, "rb");
+		cr_assert_not_null(f);
+		cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+		len = (size_t)ftell(f);
+		rewind(f);
+		text = malloc(len);
+		cr_assert(text && fread(text, 1, len, f) == len);
+		fclose(f);
+		mapped = truth_open(truth, &ca, &ea);
+		blocks = truth_open_mem(truth, text, len, &cb, &eb);
+		cr_assert(mapped && blocks, "%s: %s %s", yaml[i], ea.msg, eb.msg);
+		truth_reader_fast(blocks, false);
+		for (;;) {
+			static struct truth_step a, b;
+
+			truth_step_next(mapped, &a);
+			truth_step_next(blocks, &b);
+			cr_assert_eq(a.rc, b.rc, "%s: record %u: fast %d (%s), jansson %d (%s)",
+				     yaml[i], n, a.rc, a.e.msg, b.rc, b.e.msg);
+			cr_assert_geq(a.rc, 0, "%s: %s", yaml[i], a.e.msg);
+			cr_assert_eq(a.rec.line, b.rec.line, "%s", yaml[i]);
+			cr_assert_str_eq(a.name, b.name, "%s", yaml[i]);
+			cr_assert(!memcmp(&a.rec, &b.rec, sizeof(a.rec)), "%s: line %lu differs",
+				  yaml[i], a.rec.line);
+			if (a.rc == TRUTH_EOF) {
+				break;
+			}
+			switches += a.rc == TRUTH_CSWITCH;
+			n++;
+		}
+		cr_expect_gt(n, 100, "%s: %u records", yaml[i], n);
+		cr_expect_gt(switches, 0, "%s: %u switches", yaml[i], switches);
+		truth_close(mapped);
+		truth_close(blocks);
+		free(text);
+		for (unsigned k = 0; k < 4; k++) {
+			char name[160];
+
+			snprintf(name, sizeof(name), k ? "%s/s-%u.etl" : "%s/s.etl", dir, k + 1);
+			unlink(name);
+		}
+		unlink(truth);
+	}
 }
 
 /* ---- what the fast path reads itself ---------------------------------------- */

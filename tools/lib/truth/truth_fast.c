@@ -1482,6 +1482,33 @@ static FC_INLINE const char *fc_digits(const char *d, uint64_t *out)
 	return d + n;
 }
 
+/*
+ * Zero the clocks and the counters with plain 16-byte stores, written out:
+ * a memset() of the counters' 128 bytes (or a loop, which the compiler
+ * turns into one) was compiled to `rep stos`, whose start-up cost about a
+ * tenth of a line's time.
+ */
+static FC_INLINE void zero_ts_pmc(struct sim_cswitch *cs)
+{
+#if defined(__SSE2__)
+#define ZW(w, i) _mm_storeu_si128((__m128i *)(void *)((w) + (i)), _mm_setzero_si128())
+#else
+#define ZW(w, i) ((w)[i] = 0, (w)[(i) + 1] = 0)
+#endif
+	static_assert(SIM_CLOCK_SLOTS == 4 && SIM_MAX_COUNTERS == 16, "the stores below");
+	ZW(cs->ts, 0);
+	ZW(cs->ts, 2);
+	ZW(cs->pmc, 0);
+	ZW(cs->pmc, 2);
+	ZW(cs->pmc, 4);
+	ZW(cs->pmc, 6);
+	ZW(cs->pmc, 8);
+	ZW(cs->pmc, 10);
+	ZW(cs->pmc, 12);
+	ZW(cs->pmc, 14);
+#undef ZW
+}
+
 /* An integer in @lo..@hi (a '-' only when @lo < 0). Return: past it, or NULL. */
 static FC_INLINE const char *fc_range(const char *p, int64_t lo, int64_t hi, int64_t *v)
 {
@@ -1660,8 +1687,7 @@ const char *truth_fast_cswitch(const struct truth_fast *fx, const char *p, const
 	}
 	p += sizeof("{\"kind\":\"cswitch\"") - 1;
 	/* what the line may leave out; every other member is written below */
-	memset(cs->ts, 0, sizeof(cs->ts)); /* the clocks not in use */
-	memset(cs->pmc, 0, sizeof(cs->pmc));
+	zero_ts_pmc(cs); /* the clocks not in use, the counters */
 	cs->pebs_index = 0;
 	SIM_CSWITCH_FIELDS(FC_ROW, FC_CHECK, )
 	if (p >= end - 1 || p[0] != '}' || p[1] != '\n') {

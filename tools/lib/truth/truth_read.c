@@ -3,7 +3,9 @@
  * tools/lib/truth/truth_read.c - reading the truth / replay stream declared in
  * tools/lib/truth.h (truth_write.c writes it) one line at a time, from a
  * buffer filled in large blocks, so memory stays bounded by the buffer
- * and the longest line.
+ * and the longest line. A regular file is mapped instead (the kernel's
+ * copy of each block into the buffer was a fifth of replay's and
+ * verify's time), its pages let go of behind the reader.
  *
  * Two parsers: a record line goes first to the fast path (truth_fast.c, a
  * single pass made for the schema), which accepts what it can read with
@@ -33,6 +35,7 @@
  *    the error for a value above 2^63-1, with its column, and the ranges
  *    in the messages, "0..9223372036854775807", would change).
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise, MADV_DONTNEED */
 #include "tools/lib/truth/truth.h"
 
 #include <errno.h>
@@ -40,6 +43,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -52,8 +58,9 @@
 #include "tools/lib/truth/truth_limits.h"
 #include "tools/lib/truth/truth_schema.h"
 
-#define READ_BLOCK   (1u << 20) /* bytes asked of the stream at a time */
-#define CPUS_MAX     1024	/* producer_cfg.cpus */
+#define READ_BLOCK   (1u << 20)	 /* bytes asked of the stream at a time */
+#define DROP_STEP    (16u << 20) /* a mapped stream's bytes read between two releases */
+#define CPUS_MAX     1024	 /* producer_cfg.cpus */
 #define JSON_INT_MAX INT64_MAX
 
 /* What each CPU's last record said (line 0: none yet). */
@@ -76,7 +83,10 @@ struct truth_reader {
 	char *path;
 	char *buf; /* [cap + 1]: bytes read, a NUL after the line being parsed */
 	size_t cap;
-	size_t pos; /* the unparsed bytes are buf[pos..len) */
+	char *map;	/* buf when the file is mapped (its bytes, then zeros), else NULL */
+	size_t map_len; /* the mapping's length: the file's, rounded up, with the pad */
+	size_t dropped; /* map[0..dropped) has been released */
+	size_t pos;	/* the unparsed bytes are buf[pos..len) */
 	size_t len;
 	bool eof;      /* the stream has no more bytes */
 	bool read_err; /* the stream failed (errno in read_errno) */
@@ -1282,6 +1292,17 @@ static int read_line(struct truth_reader *r, char **s, size_t *n)
 		if (nl || (r->eof && r->pos < r->len)) {
 			*s = r->buf + r->pos;
 			*n = nl ? (size_t)(nl + 1 - *s) : r->len - r->pos;
+			if (r->map) {
+				/* a mapped file is not scanned ahead for a NUL: each line the
+				 * general way is (one the fast path took has none), so the
+				 * first one found is the stream's first, as when read */
+				const char *z = memchr(*s, '\0', *n);
+
+				if (z) {
+					r->nul_at = (uint64_t)(z - r->buf) + 1;
+					return -2;
+				}
+			}
 			r->pos += *n;
 			return 1;
 		}
@@ -1411,9 +1432,63 @@ void truth_close(struct truth_reader *r)
 	}
 	free(r->hist);
 	free(r->kept);
-	free(r->buf);
+	if (r->map) {
+		munmap(r->map, r->map_len);
+	} else {
+		free(r->buf);
+	}
 	free(r->path);
 	free(r);
+}
+
+/*
+ * Map @r's stream when it is a regular file of its own: its bytes at
+ * buf[0..len), then zeros (the TRUTH_FAST_PAD the fast path reads ahead
+ * and the NUL after the last line, in an anonymous mapping the file's is
+ * laid over), as if it had been read whole. The file is taken as it is
+ * now: bytes appended later are not read. Return: whether it is mapped
+ * (if not, it is read in blocks).
+ */
+static bool map_stream(struct truth_reader *r)
+{
+	struct stat st;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len, total;
+	char *m;
+	int fd;
+
+	if (!r->own_f || page <= 0 || (fd = fileno(r->f)) < 0 || fstat(fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX / 2) {
+		return false;
+	}
+	len = (size_t)st.st_size;
+	total = (len + TRUTH_FAST_PAD + 1 + (size_t)page - 1) & ~((size_t)page - 1);
+	m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		return false;
+	}
+	/* private and writable: the general path puts a NUL after its line */
+	if (mmap(m, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		munmap(m, total);
+		return false;
+	}
+	r->map = r->buf = m;
+	r->map_len = total;
+	r->cap = r->len = len;
+	r->eof = true;
+	return true;
+}
+
+/* Let go of the mapped pages the reader has passed (a later touch would read them again). */
+static void drop_behind(struct truth_reader *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t to = page > 0 ? r->pos & ~((size_t)page - 1) : 0;
+
+	if (to > r->dropped) {
+		(void)madvise(r->map + r->dropped, to - r->dropped, MADV_DONTNEED);
+		r->dropped = to;
+	}
 }
 
 /* Read the meta line of @r (its stream is open) into @cfg and get ready. */
@@ -1426,12 +1501,15 @@ static struct truth_reader *truth_start(struct truth_reader *r, struct trace_con
 	size_t n;
 	int rc, e;
 
-	if (!(r->buf = calloc(1, READ_BLOCK + TRUTH_FAST_PAD + 1))) {
+	if (map_stream(r)) {
+		/* read as if whole */
+	} else if (!(r->buf = calloc(1, READ_BLOCK + TRUTH_FAST_PAD + 1))) {
 		e = ENOMEM;
 		error_fail_at(err, -EINVAL, ERR_INPUT, "%s: %s", r->path, strerror(e));
 		goto fail;
+	} else {
+		r->cap = READ_BLOCK;
 	}
-	r->cap = READ_BLOCK;
 	rc = next_line(r, &d, &line, &n);
 	if (rc == 0) {
 		fail(&d, "empty stream: expected the meta line");
@@ -1692,6 +1770,9 @@ int truth_next(struct truth_reader *r, struct truth_record *rec, struct etwforge
 	size_t n;
 	int rc;
 
+	if (r->map && r->pos - r->dropped >= DROP_STEP) {
+		drop_behind(r);
+	}
 	if (!r->end_line && !r->no_fast && !r->blank_line && r->pos < r->len) {
 		/* gen's switch line, read where it lies (its end is found as it is read) */
 		const char *q =

@@ -78,8 +78,13 @@ struct truth_wbuf {
 	struct shape sh;
 };
 
-#define WBUF_SIZE     (1u << 20) /* fewer system calls past this gain nothing */
-#define U64_MAX_CHARS 20u	 /* 18446744073709551615, or -9223372036854775808 */
+/*
+ * A writer's buffer: 256 KiB, not 1 MiB - fewer system calls gain nothing,
+ * and a buffer that stays in the cache is copied into the page cache faster
+ * (gen --truth -j 1 of server64, 2 s: 404 -> 321 ms CPU, medians of 9).
+ */
+#define WBUF_SIZE     (1u << 18)
+#define U64_MAX_CHARS 20u /* 18446744073709551615, or -9223372036854775808 */
 
 static void line_init(struct line *l)
 {
