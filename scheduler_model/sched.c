@@ -57,6 +57,13 @@
 
 static_assert(SIM_CLOCK_SLOTS == 4, "clocks_now() fills slots 0..3");
 
+/* the event loop's handlers, inlined into it: no call and register spill per event */
+#if defined(__GNUC__)
+#define SCHED_INLINE inline __attribute__((always_inline))
+#else
+#define SCHED_INLINE inline
+#endif
+
 #define NS_PER_SEC 1000000000u
 #define IDLE_STATE SCHED_TS_RUNNING /* the idle thread never leaves its CPU */
 
@@ -1490,7 +1497,7 @@ static void balance_event(struct sched *s)
 }
 
 /* Handle event @id due at @t, the next one (ev_next). Return: 1 or the sink's error. */
-static int step(struct sched *s, uint64_t t, uint32_t id)
+static SCHED_INLINE int step(struct sched *s, uint64_t t, uint32_t id)
 {
 	int rc = 0;
 
