@@ -75,9 +75,12 @@ struct pebs {
 	struct pebs_cfg cfg;
 	const struct pmc_source *src[PEBS_MAX_COUNTERS]; /* of counters 0..ncounters-1 */
 	struct pebs_plan plan[PEBS_MAX_COUNTERS];
-	uint64_t fast_ns; /* below it, ns * MHz fits 64 bits: cycles_at() multiplies at once */
+	uint64_t fast_ns;  /* below it, ns * MHz fits 64 bits: cycles_at() multiplies at once */
+	uint64_t fast_run; /* below it, no product of an interval's growth overflows (advance()) */
 	struct pebs_cpu *cpu;
 };
+
+static uint64_t fast_run_of(const struct pebs *p);
 
 /* The source counter @k counts under @cfg (its default when unset). */
 static unsigned source_of(const struct pebs_cfg *cfg, unsigned k)
@@ -130,6 +133,7 @@ struct pebs *pebs_create(const struct pebs_cfg *cfg)
 		memcpy(pl->rate, p->src[k]->rate, sizeof(pl->rate));
 	}
 	p->fast_ns = UINT64_MAX / cfg->cpu_mhz;
+	p->fast_run = fast_run_of(p);
 	p->cpu = calloc(cfg->cpus, sizeof(*p->cpu));
 	if (!p->cpu) {
 		goto err_p;
@@ -179,6 +183,33 @@ static uint64_t mul_frac(uint64_t v, uint64_t num, unsigned shift)
 }
 
 /*
+ * mul_frac() of a product known to fit 64 bits: then (v >> s) * num plus
+ * the low part's is exactly (v * num) >> s, one multiplication.
+ */
+static uint64_t mul_frac_fits(uint64_t v, uint64_t num, unsigned shift)
+{
+	return (v * num) >> shift;
+}
+
+/*
+ * The interval's cycles (run) below which every product advance() makes
+ * fits 64 bits: instructions are at most 3 x run (IPC x noise < 2662 / 1024 x
+ * 1152 / 1024), times a RATE counter's rate, or run times the reference
+ * factor; the RATE noise then multiplies a value 65536 times smaller.
+ */
+static uint64_t fast_run_of(const struct pebs *p)
+{
+	uint64_t rmax = 1, lim = UINT64_C(1) << 44;
+
+	for (unsigned k = 0; k < p->cfg.ncounters; k++) {
+		for (unsigned a = 0; a < SIM_ACTIVITIES; a++) {
+			rmax = p->plan[k].rate[a] > rmax ? p->plan[k].rate[a] : rmax;
+		}
+	}
+	return UINT64_MAX / 4u / rmax < lim ? UINT64_MAX / 4u / rmax : lim;
+}
+
+/*
  * The core cycles from 0 to @now_ns, ns * MHz / 1000 rounded down: an
  * interval's cycles are the difference of two of these, which is what
  * carrying each interval's fraction of a cycle to the next would give.
@@ -216,28 +247,38 @@ static uint64_t rate_noise(uint64_t u, const struct pebs_plan *pl)
 	return noise_of((m >> pl->lane) & 0xFFFFu, RATE_NOISE_LO, RATE_NOISE_N);
 }
 
-/* One interval's growth of the RATE counter @pl: instructions x rate x noise. */
-static uint64_t rate_step(const struct pebs_plan *pl, enum sim_activity act, uint64_t instr,
-			  uint64_t u)
+/*
+ * One interval's growth of the RATE counter @pl: instructions x rate x
+ * noise (@fits: the products fit 64 bits, see fast_run_of()).
+ */
+static inline uint64_t rate_step(const struct pebs_plan *pl, enum sim_activity act, uint64_t instr,
+				 uint64_t u, bool fits)
 {
+	if (fits) {
+		return mul_frac_fits(mul_frac_fits(instr, pl->rate[act], 16), rate_noise(u, pl),
+				     10);
+	}
 	return mul_frac(mul_frac(instr, pl->rate[act], 16), rate_noise(u, pl), 10);
 }
 
 /*
- * pebs_advance() on checked arguments: the core's hook calls it directly,
- * with @out (the record's counters) to receive every value as it is made.
+ * The growth of @pc's counters over an interval of @run cycles ending at
+ * @now_ns (advance()); @fits: @run is below fast_run, so the products are
+ * made at once (the same values: mul_frac_fits()). A constant where it is
+ * inlined: each way is compiled without the test.
  */
-static inline void advance(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns,
-			   enum sim_activity act, uint64_t *out)
+static inline void grow(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns, enum sim_activity act,
+			uint64_t run, uint64_t *out, bool fits)
 {
-	uint64_t at = cycles_at(p, now_ns), cyc = at - pc->cyc_at, run, instr, u;
+	uint64_t u = sim_rng_next(&pc->rng), instr;
 
-	pc->cyc_at = at;
-	pc->last_ns = now_ns;
-	run = act == SIM_ACT_IDLE ? cyc / 64u : cyc;
-	u = sim_rng_next(&pc->rng);
-	instr = mul_frac(run, ipc_x1024[act], 10);
-	instr = mul_frac(instr, noise_of(u >> 48, INSTR_NOISE_LO, INSTR_NOISE_N), 10);
+	if (fits) {
+		instr = mul_frac_fits(run, ipc_x1024[act], 10);
+		instr = mul_frac_fits(instr, noise_of(u >> 48, INSTR_NOISE_LO, INSTR_NOISE_N), 10);
+	} else {
+		instr = mul_frac(run, ipc_x1024[act], 10);
+		instr = mul_frac(instr, noise_of(u >> 48, INSTR_NOISE_LO, INSTR_NOISE_N), 10);
+	}
 	pc->instr_total += instr;
 
 	/* each counter's growth by its kind; the plan never changes, so nor do the branches */
@@ -246,7 +287,7 @@ static inline void advance(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns,
 		uint64_t g;
 
 		if (pl->kind == PMC_KIND_RATE) {
-			g = rate_step(pl, act, instr, u);
+			g = rate_step(pl, act, instr, u, fits);
 		} else if (pl->kind == PMC_KIND_CYCLES) {
 			g = run;
 		} else if (pl->kind == PMC_KIND_INSTR) {
@@ -262,6 +303,25 @@ static inline void advance(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns,
 		if (out) {
 			out[k] = pc->ctr[k];
 		}
+	}
+}
+
+/*
+ * pebs_advance() on checked arguments: the core's hook calls it directly,
+ * with @out (the record's counters) to receive every value as it is made.
+ */
+static inline void advance(struct pebs *p, struct pebs_cpu *pc, uint64_t now_ns,
+			   enum sim_activity act, uint64_t *out)
+{
+	uint64_t at = cycles_at(p, now_ns), cyc = at - pc->cyc_at, run;
+
+	pc->cyc_at = at;
+	pc->last_ns = now_ns;
+	run = act == SIM_ACT_IDLE ? cyc / 64u : cyc;
+	if (run < p->fast_run) {
+		grow(p, pc, now_ns, act, run, out, true); /* an interval of hours at most */
+	} else {
+		grow(p, pc, now_ns, act, run, out, false);
 	}
 }
 

@@ -124,6 +124,7 @@ struct ident {
 	struct ident_dpc *dpcs;	 /* per CPU: the DPC running there (dpc / interrupt) */
 	uint64_t next_dpc;	 /* the first of their ends (SCHED_NEVER_NS: none) */
 	struct sim_record rec;
+	struct sim_hook_ops ops; /* what it attached with (ident_ops or ident_stack_ops, trimmed) */
 };
 
 bool ident_wanted(const struct ident_cfg *c)
@@ -1375,10 +1376,17 @@ int ident_attach(struct sched *s, const struct ident_cfg *c, struct ident **out)
 		m->timer_fn = stk_kernel_fn(m->paths, "KiTimerExpiration");
 		m->signal_fn = stk_kernel_fn(m->paths, "KeReleaseSpinLock");
 	}
-	h = sched_attach(s,
-			 m->paths && (c->stacks & SIM_EV_BIT(SIM_EVENT_CSWITCH)) ? &ident_stack_ops
-										 : &ident_ops,
-			 m);
+	m->ops = m->paths && (c->stacks & SIM_EV_BIT(SIM_EVENT_CSWITCH)) ? ident_stack_ops
+									 : ident_ops;
+	if (!c->dispatcher && !c->dpc && !c->interrupt) {
+		/*
+		 * on_ready() would do nothing (no ReadyThread record, no DPC):
+		 * without the hook the core skips building its wake-up notice
+		 * and the call, at every wake-up.
+		 */
+		m->ops.ready = NULL;
+	}
+	h = sched_attach(s, &m->ops, m);
 	if (h < 0) {
 		destroy(m);
 		return h;

@@ -57,6 +57,13 @@
 
 static_assert(SIM_CLOCK_SLOTS == 4, "clocks_now() fills slots 0..3");
 
+/* the event loop's handlers, inlined into it: no call and register spill per event */
+#if defined(__GNUC__)
+#define SCHED_INLINE inline __attribute__((always_inline))
+#else
+#define SCHED_INLINE inline
+#endif
+
 #define NS_PER_SEC 1000000000u
 #define IDLE_STATE SCHED_TS_RUNNING /* the idle thread never leaves its CPU */
 
@@ -1071,11 +1078,17 @@ static uint8_t boost_for(const struct sched *s, const struct sched_group *g, uns
 }
 
 /* The running thread @i enters a wait: reason, mode, and when it ends. */
-static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
+static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *stream)
 {
 	struct sched_thread *t = &s->thr[i];
 	const struct sched_group *g = group_of(s, i);
 	const struct sched_grp *gr = grp_of(s, i);
+	/*
+	 * The four draws are made on a copy, stored back once: the byte-wide
+	 * stores to the thread between them may alias the stream's state as
+	 * far as C knows, which would reload and store it at every draw.
+	 */
+	struct sim_rng local = *stream, *rng = &local;
 	uint64_t pick = sim_rng_below(rng, gr->wcum[SCHED_WAIT_REASONS - 1]), dur;
 	unsigned k = 0, r;
 
@@ -1123,6 +1136,7 @@ static void begin_wait(struct sched *s, uint32_t i, struct sim_rng *rng)
 	if (dur < MIN_WAIT_NS) {
 		dur = MIN_WAIT_NS;
 	}
+	*stream = local;
 	ev_thread(s, i, s->now + dur);
 }
 
@@ -1490,7 +1504,7 @@ static void balance_event(struct sched *s)
 }
 
 /* Handle event @id due at @t, the next one (ev_next). Return: 1 or the sink's error. */
-static int step(struct sched *s, uint64_t t, uint32_t id)
+static SCHED_INLINE int step(struct sched *s, uint64_t t, uint32_t id)
 {
 	int rc = 0;
 
