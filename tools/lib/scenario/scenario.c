@@ -1206,10 +1206,12 @@ static int finish_hot(struct scenario *sc, unsigned g, uint32_t pi, struct etwfo
 	for (unsigned k = 0; k < x->nhot; k++) {
 		char img[SCENARIO_HOT_FN_MAX];
 		const char *fn = strchr(x->hot[k].fn, '!') + 1;
-		int im, f;
+		int im, f, cut;
 
 		snprintf(img, sizeof(img), "%.*s", (int)(fn - 1 - x->hot[k].fn), x->hot[k].fn);
-		snprintf(key, sizeof(key), "threads.%u.hot.%s", g, x->hot[k].fn);
+		/* a long name is cut, as the remembered paths are (SK_PATH_MAX) */
+		cut = snprintf(key, sizeof(key), "threads.%u.hot.%s", g, x->hot[k].fn);
+		(void)cut;
 		im = mod_find_image(m, pi, false, img);
 		if (im < 0) {
 			im = mod_find_image(m, pi, true, img);
