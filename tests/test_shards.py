@@ -35,6 +35,8 @@ def corpus(out, *extra):
 
 def etl_files(folder):
     got = {}
+    if not os.path.isdir(folder):  # the run failed: its check says why
+        return got
     for name in sorted(os.listdir(folder)):
         if name.endswith(".etl"):
             with open(os.path.join(folder, name), "rb") as f:
@@ -43,6 +45,8 @@ def etl_files(folder):
 
 
 def manifest(folder):
+    if not os.path.isfile(os.path.join(folder, "MANIFEST.jsonl")):
+        return []
     with open(os.path.join(folder, "MANIFEST.jsonl")) as f:
         return f.read().splitlines()
 
