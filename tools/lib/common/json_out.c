@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * tools/lib/common/json_out.c - the JSON writer (see json_out.h). Integers are
- * formatted by hand (two digits per step from a table): the truth stream
- * writes a dozen per switch, and printf's locale-aware machinery costs more
- * than the simulation that made them.
+ * formatted by hand (dec_fmt.h): dump --jsonl writes a dozen per event, and
+ * printf's locale-aware machinery costs more than the rest of the line.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/lib/common/dec_fmt.h"
 #include "tools/lib/common/json_out.h"
-
-static const char digits2[201] = "00010203040506070809101112131415161718192021222324"
-				 "25262728293031323334353637383940414243444546474849"
-				 "50515253545556575859606162636465666768697071727374"
-				 "75767778798081828384858687888990919293949596979899";
 
 void jout_init(struct jout *j, char *buf, size_t cap)
 {
@@ -119,23 +114,9 @@ void jout_str(struct jout *j, const char *s)
 
 void jout_u64(struct jout *j, uint64_t v)
 {
-	char tmp[20];
-	char *p = tmp + sizeof(tmp);
+	char tmp[DEC_ROOM];
 
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		p -= 2;
-		memcpy(p, digits2 + 2 * r, 2);
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, digits2 + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	jout_raw(j, p, (size_t)(tmp + sizeof(tmp) - p));
+	jout_raw(j, tmp, (size_t)(dec_u64(tmp, v) - tmp));
 }
 
 void jout_i64(struct jout *j, int64_t v)

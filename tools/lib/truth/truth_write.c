@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/lib/common/dec_fmt.h"
 #include "tools/lib/truth/truth_schema.h"
 
 /* ---- formatting into memory ------------------------------------------------ */
@@ -179,12 +180,16 @@ static bool room_wbuf(struct line *l, size_t n)
 	return true;
 }
 
-/* Make room for @n more bytes; false (and @l->err) when that fails. */
+/*
+ * Make room for @n more bytes, and DEC_ROOM past them (a number's wide
+ * stores); false (and @l->err) when that fails.
+ */
 static bool room(struct line *l, size_t n)
 {
 	size_t used = (size_t)(l->p - l->base), cap = (size_t)(l->end - l->base);
 	char *nb;
 
+	n += DEC_ROOM;
 	if (n <= (size_t)(l->end - l->p)) {
 		return true;
 	}
@@ -222,101 +227,15 @@ static inline void put_c(struct line *l, char c)
 	*l->p++ = c;
 }
 
-static const char digits2[201] = "00010203040506070809101112131415161718192021222324"
-				 "25262728293031323334353637383940414243444546474849"
-				 "50515253545556575859606162636465666768697071727374"
-				 "75767778798081828384858687888990919293949596979899";
-
-static inline unsigned ndigits(uint32_t v)
-{
-	unsigned n = 1;
-
-	for (;;) {
-		if (v < 10) {
-			return n;
-		}
-		if (v < 100) {
-			return n + 1;
-		}
-		if (v < 1000) {
-			return n + 2;
-		}
-		if (v < 10000) {
-			return n + 3;
-		}
-		v /= 10000;
-		n += 4;
-	}
-}
-
-/* The last @n digits of @v (< 10^@n), @n even, ending at @e. */
-static inline void digits_at(char *e, uint32_t v, unsigned n)
-{
-	for (; n; n -= 2) {
-		uint32_t r = v % 100;
-
-		v /= 100;
-		e -= 2;
-		memcpy(e, digits2 + 2 * r, 2);
-	}
-}
-
-/* @v < 2^32 in decimal (32-bit arithmetic: cheaper than 64-bit). */
-static inline void put_u32(struct line *l, uint32_t v)
-{
-	char *e;
-
-	if (v < 10) {
-		*l->p++ = (char)('0' + v);
-		return;
-	}
-	e = l->p + ndigits(v);
-	l->p = e;
-	while (v >= 100) {
-		uint32_t r = v % 100;
-
-		v /= 100;
-		e -= 2;
-		memcpy(e, digits2 + 2 * r, 2);
-	}
-	if (v >= 10) {
-		memcpy(e - 2, digits2 + 2 * v, 2);
-	} else {
-		e[-1] = (char)('0' + v);
-	}
-}
-
-/* @v in decimal, as printf's %llu writes it: 8 digits at a time in 32 bits. */
+/* @v in decimal (dec_fmt.h: room() keeps DEC_ROOM bytes past what it is asked for). */
 static inline void put_u64(struct line *l, uint64_t v)
 {
-	uint32_t lo, mid;
-
-	if (v <= UINT32_MAX) {
-		put_u32(l, (uint32_t)v);
-		return;
-	}
-	lo = (uint32_t)(v % 100000000);
-	v /= 100000000;
-	if (v <= UINT32_MAX) {
-		put_u32(l, (uint32_t)v);
-	} else {
-		mid = (uint32_t)(v % 100000000);
-		put_u32(l, (uint32_t)(v / 100000000));
-		digits_at(l->p + 8, mid, 8);
-		l->p += 8;
-	}
-	digits_at(l->p + 8, lo, 8);
-	l->p += 8;
+	l->p = dec_u64(l->p, v);
 }
 
 static inline void put_i64(struct line *l, int64_t v)
 {
-	if (v < 0) {
-		put_c(l, '-');
-		put_u64(l, (uint64_t)0 - (uint64_t)v);
-	} else {
-		put_u64(l, (uint64_t)v);
-	}
+	l->p = dec_i64(l->p, v);
 }
 
 /* "0x" and @v in lower-case hex, quoted (%" PRIx64 "). */
