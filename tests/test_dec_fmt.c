@@ -33,7 +33,8 @@ Test(dec_fmt, eight_digit_words_all)
 			want |= (uint64_t)odo[i] << (8 * i);
 		}
 		if (dec8_digits(v) != want) {
-			cr_assert_fail("dec8_digits(%" PRIu32 ") = %016" PRIx64 ", want %016" PRIx64,
+			cr_assert_fail("dec8_digits(%" PRIu32 ") = %016" PRIx64
+				       ", want %016" PRIx64,
 				       v, dec8_digits(v), want);
 		}
 		for (int i = 7; i >= 0 && ++odo[i] == 10; i--) {
@@ -65,7 +66,8 @@ static void check_u64(uint64_t v)
 			end = dec_i64(got, s[k]);
 			n = snprintf(want, sizeof(want), "%" PRId64, s[k]);
 			cr_assert_eq(end - got, n, "dec_i64(%s): %td characters", want, end - got);
-			cr_assert(!memcmp(got, want, (size_t)n), "dec_i64(%s) = %.*s", want, n, got);
+			cr_assert(!memcmp(got, want, (size_t)n), "dec_i64(%s) = %.*s", want, n,
+				  got);
 			for (size_t i = DEC_ROOM; i < sizeof(got); i++) {
 				cr_assert_eq(got[i], 'x', "dec_i64(%s) stored at %zu", want, i);
 			}
