@@ -22,6 +22,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * Inlined at every call: each field's own copy of the length tests is
+ * predicted on that field's values (one shared copy mixes them all).
+ */
+#if defined(__GNUC__)
+#define DEC_INLINE inline __attribute__((always_inline))
+#else
+#define DEC_INLINE inline
+#endif
+
 /* Bytes a dec_*() call may store at @p: "-9223372036854775808" and the wide stores' slack. */
 #define DEC_ROOM 24u
 
@@ -98,7 +108,7 @@ static inline char *dec_8(char *p, uint32_t v)
 }
 
 /* @v in decimal at @p (DEC_ROOM bytes of room). Return: past it. */
-static inline char *dec_u64(char *p, uint64_t v)
+static DEC_INLINE char *dec_u64(char *p, uint64_t v)
 {
 	if (v < 10u) {
 		*p = (char)('0' + v);
@@ -126,7 +136,7 @@ static inline char *dec_u64(char *p, uint64_t v)
 }
 
 /* @v in decimal at @p, a '-' first when negative (DEC_ROOM bytes). Return: past it. */
-static inline char *dec_i64(char *p, int64_t v)
+static DEC_INLINE char *dec_i64(char *p, int64_t v)
 {
 	if (v < 0) {
 		*p++ = '-';

@@ -213,13 +213,27 @@ static bool room(struct line *l, size_t n)
 	return true;
 }
 
+/*
+ * The text goes in at a cursor (char *p) that each piece returns advanced:
+ * a record line is formatted with it in a register (W_FMT below). Kept in
+ * the struct line, re-read after every byte stored (a char store may alias
+ * it), each piece waited on the last one's store: about 45 such round trips
+ * a switch line. The put_*() forms on a struct line are for the meta line.
+ */
+
 /* Append a string literal (its length is a constant: the copy is inlined). */
-#define LIT(l, s) lit((l), (s), sizeof(s) - 1)
+#define LIT_AT(p, s) lit_at((p), (s), sizeof(s) - 1)
+#define LIT(l, s)    ((l)->p = LIT_AT((l)->p, s))
+
+static inline char *lit_at(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
 
 static inline void lit(struct line *l, const char *s, size_t n)
 {
-	memcpy(l->p, s, n);
-	l->p += n;
+	l->p = lit_at(l->p, s, n);
 }
 
 static inline void put_c(struct line *l, char c)
@@ -239,7 +253,7 @@ static inline void put_i64(struct line *l, int64_t v)
 }
 
 /* "0x" and @v in lower-case hex, quoted (%" PRIx64 "). */
-static void put_addr(struct line *l, uint64_t v)
+static char *addr_at(char *p, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned n = 1;
@@ -248,23 +262,25 @@ static void put_addr(struct line *l, uint64_t v)
 	while (n < 16 && v >> (4 * n)) {
 		n++;
 	}
-	LIT(l, "\"0x");
-	e = l->p + n;
-	l->p = e + 1;
+	p = LIT_AT(p, "\"0x");
+	e = p + n;
+	p = e + 1;
 	*e = '"';
 	do {
 		*--e = hex[v & 15];
 		v >>= 4;
 	} while (v);
+	return p;
+}
+
+static inline char *bool_at(char *p, bool b)
+{
+	return b ? LIT_AT(p, "true") : LIT_AT(p, "false");
 }
 
 static inline void put_bool(struct line *l, bool b)
 {
-	if (b) {
-		LIT(l, "true");
-	} else {
-		LIT(l, "false");
-	}
+	l->p = bool_at(l->p, b);
 }
 
 /* Length of the valid UTF-8 sequence at @s, 0 if it is not one. */
@@ -308,38 +324,44 @@ static size_t str_bound(size_t len)
 }
 
 /* A JSON string: quotes, backslashes and control bytes escaped (room: str_bound). */
-static void put_str(struct line *l, const char *str)
+static char *str_at(char *p, const char *str)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
 
-	put_c(l, '"');
+	*p++ = '"';
 	while (*s) {
 		size_t n = utf8_len(s);
 
 		if (n == 0) {
-			LIT(l, "\\ufffd");
+			p = LIT_AT(p, "\\ufffd");
 			s++;
 		} else if (*s == '"' || *s == '\\') {
-			put_c(l, '\\');
-			put_c(l, (char)*s++);
+			*p++ = '\\';
+			*p++ = (char)*s++;
 		} else if (*s == '\n') {
-			LIT(l, "\\n");
+			p = LIT_AT(p, "\\n");
 			s++;
 		} else if (*s == '\t') {
-			LIT(l, "\\t");
+			p = LIT_AT(p, "\\t");
 			s++;
 		} else if (*s < 0x20 || *s == 0x7F) {
-			LIT(l, "\\u00");
-			put_c(l, hex[*s >> 4]);
-			put_c(l, hex[*s & 15]);
+			p = LIT_AT(p, "\\u00");
+			*p++ = hex[*s >> 4];
+			*p++ = hex[*s & 15];
 			s++;
 		} else {
-			lit(l, (const char *)s, n);
+			p = lit_at(p, (const char *)s, n);
 			s += n;
 		}
 	}
-	put_c(l, '"');
+	*p++ = '"';
+	return p;
+}
+
+static void put_str(struct line *l, const char *str)
+{
+	l->p = str_at(l->p, str);
 }
 
 /* put_str with its own room() call; false when out of memory. */
@@ -356,33 +378,31 @@ static bool put_str_room(struct line *l, const char *s)
 #define TS_BOUND (16u + 3 * (10 + U64_MAX_CHARS))
 
 /* {"qpc":..,"systime":..,"cycles":..} - the clocks in use, in that order. */
-static void put_clocks(struct line *l, const bool used[SIM_CLOCK_SLOTS],
-		       const uint64_t ts[SIM_CLOCK_SLOTS])
+static inline char *clocks_at(char *p, const bool used[SIM_CLOCK_SLOTS],
+			      const uint64_t ts[SIM_CLOCK_SLOTS])
 {
 	bool first = true;
 
-	put_c(l, '{');
+	*p++ = '{';
 	if (used[SIM_CLOCK_QPC]) {
-		LIT(l, "\"qpc\":");
-		put_u64(l, ts[SIM_CLOCK_QPC]);
+		p = dec_u64(LIT_AT(p, "\"qpc\":"), ts[SIM_CLOCK_QPC]);
 		first = false;
 	}
 	if (used[SIM_CLOCK_SYSTIME]) {
 		if (!first) {
-			put_c(l, ',');
+			*p++ = ',';
 		}
-		LIT(l, "\"systime\":");
-		put_u64(l, ts[SIM_CLOCK_SYSTIME]);
+		p = dec_u64(LIT_AT(p, "\"systime\":"), ts[SIM_CLOCK_SYSTIME]);
 		first = false;
 	}
 	if (used[SIM_CLOCK_CYCLES]) {
 		if (!first) {
-			put_c(l, ',');
+			*p++ = ',';
 		}
-		LIT(l, "\"cycles\":");
-		put_u64(l, ts[SIM_CLOCK_CYCLES]);
+		p = dec_u64(LIT_AT(p, "\"cycles\":"), ts[SIM_CLOCK_CYCLES]);
 	}
-	put_c(l, '}');
+	*p++ = '}';
+	return p;
 }
 
 static void clocks_used(const struct trace_config *cfg, bool used[SIM_CLOCK_SLOTS])
@@ -442,69 +462,73 @@ static void shape_init(struct shape *sh, const struct trace_config *cfg)
 	stampers_init(&sh->stamp[TRUTH_STAMP_SPINLOCK], cfg, true);
 }
 
-static void put_values(struct line *l, const struct trace_session_cfg *s,
-		       const uint64_t pmc[SIM_MAX_COUNTERS])
+static inline char *values_at(char *p, const struct trace_session_cfg *s,
+			      const uint64_t pmc[SIM_MAX_COUNTERS])
 {
-	put_c(l, '[');
+	*p++ = '[';
 	for (unsigned j = 0; j < s->pmc_count && j < SIM_MAX_PMC; j++) {
 		if (j) {
-			put_c(l, ',');
+			*p++ = ',';
 		}
-		put_u64(l, pmc[s->pmc_counters[j] % SIM_MAX_COUNTERS]);
+		p = dec_u64(p, pmc[s->pmc_counters[j] % SIM_MAX_COUNTERS]);
 	}
-	put_c(l, ']');
+	*p++ = ']';
+	return p;
 }
 
 /* ,"pmc":[..] or ,"pmc":{"name":[..],..}, nothing when no session stamps. */
-static void put_pmc(struct line *l, const struct trace_config *cfg, const struct stampers *st,
-		    const uint64_t pmc[SIM_MAX_COUNTERS])
+static inline char *pmc_at(char *p, const struct trace_config *cfg, const struct stampers *st,
+			   const uint64_t pmc[SIM_MAX_COUNTERS])
 {
 	if (st->n == 0) {
-		return;
+		return p;
 	}
-	LIT(l, ",\"pmc\":");
+	p = LIT_AT(p, ",\"pmc\":");
 	if (st->same) {
-		put_values(l, &cfg->sessions[st->idx[0]], pmc);
-		return;
+		return values_at(p, &cfg->sessions[st->idx[0]], pmc);
 	}
-	put_c(l, '{');
+	*p++ = '{';
 	for (unsigned i = 0; i < st->n; i++) {
 		if (i) {
-			put_c(l, ',');
+			*p++ = ',';
 		}
-		put_str(l, cfg->sessions[st->idx[i]].name);
-		put_c(l, ':');
-		put_values(l, &cfg->sessions[st->idx[i]], pmc);
+		p = str_at(p, cfg->sessions[st->idx[i]].name);
+		*p++ = ':';
+		p = values_at(p, &cfg->sessions[st->idx[i]], pmc);
 	}
-	put_c(l, '}');
+	*p++ = '}';
+	return p;
+}
+
+/* @s (@n bytes) in quotes. */
+static char *quoted_at(char *p, const char *s, size_t n)
+{
+	*p++ = '"';
+	p = lit_at(p, s, n);
+	*p++ = '"';
+	return p;
 }
 
 /* A spin lock's "why" (an unknown value is written "none"). */
-static void put_why(struct line *l, enum sim_spin_why why)
+static char *why_at(char *p, enum sim_spin_why why)
 {
 	unsigned k = (unsigned)why < TRUTH_NWHY ? (unsigned)why : SIM_SPIN_NONE;
 
-	put_c(l, '"');
-	lit(l, truth_why_names[k], strlen(truth_why_names[k]));
-	put_c(l, '"');
+	return quoted_at(p, truth_why_names[k], strlen(truth_why_names[k]));
 }
 
-static void put_event(struct line *l, enum sim_event e)
+static char *event_at(char *p, enum sim_event e)
 {
 	const char *name = sim_event_name(e);
 
-	put_c(l, '"');
-	lit(l, name ? name : "?", name ? strlen(name) : 1);
-	put_c(l, '"');
+	return quoted_at(p, name ? name : "?", name ? strlen(name) : 1);
 }
 
-static void put_clock(struct line *l, enum sim_clock c)
+static char *clock_at(char *p, enum sim_clock c)
 {
 	const char *name = sim_clock_name(c);
 
-	put_c(l, '"');
-	lit(l, name, strlen(name));
-	put_c(l, '"');
+	return quoted_at(p, name, strlen(name));
 }
 
 /* ---- the record lines, from their tables (truth_kinds.h) --------------------- */
@@ -521,22 +545,22 @@ static void put_clock(struct line *l, enum sim_clock c)
 #define W_WHEN_TRUE(v)	 (v)
 #define W_WHEN_SET(v)	 ((v) != NULL)
 
-#define W_U(key, v)	LIT(l, key), put_u64(l, (uint64_t)(v))
+#define W_U(key, v)	p = dec_u64(LIT_AT(p, key), (uint64_t)(v))
 #define W_CPU(key, v)	W_U(key, v)
-#define W_I(key, v)	LIT(l, key), put_i64(l, (int64_t)(v))
-#define W_TS(key, v)	LIT(l, key), put_clocks(l, sh->used, v)
-#define W_PMC(key, v)	put_pmc(l, cfg, &sh->stamp[stamp], v)
-#define W_PEBS(key, v)	LIT(l, key), put_addr(l, v) /* a linear address: a hex string */
-#define W_ADDR(key, v)	LIT(l, key), put_addr(l, v)
-#define W_BOOL(key, v)	LIT(l, key), put_bool(l, v)
-#define W_WHY(key, v)	LIT(l, key), put_why(l, v)
-#define W_STR(key, v)	LIT(l, key), put_str(l, v)
-#define W_GROUP(key, v) LIT(l, key), put_str(l, v)
-#define W_CLOCK(key, v) LIT(l, key), put_clock(l, v)
-#define W_EVENT(key, v) LIT(l, key), put_event(l, v)
+#define W_I(key, v)	p = dec_i64(LIT_AT(p, key), (int64_t)(v))
+#define W_TS(key, v)	p = clocks_at(LIT_AT(p, key), sh->used, v)
+#define W_PMC(key, v)	p = pmc_at(p, cfg, &sh->stamp[stamp], v)
+#define W_PEBS(key, v)	p = addr_at(LIT_AT(p, key), v) /* a linear address: a hex string */
+#define W_ADDR(key, v)	p = addr_at(LIT_AT(p, key), v)
+#define W_BOOL(key, v)	p = bool_at(LIT_AT(p, key), v)
+#define W_WHY(key, v)	p = why_at(LIT_AT(p, key), v)
+#define W_STR(key, v)	p = str_at(LIT_AT(p, key), v)
+#define W_GROUP(key, v) p = str_at(LIT_AT(p, key), v)
+#define W_CLOCK(key, v) p = clock_at(LIT_AT(p, key), v)
+#define W_EVENT(key, v) p = event_at(LIT_AT(p, key), v)
 #define W_BUF(key, v)	W_U(key, v)
-#define W_TEXT(key, v)	LIT(l, key), put_str(l, v)
-#define W_SID(key, v)	LIT(l, key), put_str(l, v)
+#define W_TEXT(key, v)	p = str_at(LIT_AT(p, key), v)
+#define W_SID(key, v)	p = str_at(LIT_AT(p, key), v)
 
 #define W_ROW(x, name, ctype, how, lo, hi, need, dflt, when)                                       \
 	if (W_WHEN_##when(rec->name)) {                                                            \
@@ -592,9 +616,9 @@ static void put_clock(struct line *l, enum sim_clock c)
 				     FIELDS(BR_ROW, TRUTH_NO_CHECK, ))) {                          \
 			return false;                                                              \
 		}                                                                                  \
-		LIT(l, "{\"kind\":\"" #kind "\"");                                                 \
+		char *p = LIT_AT(l->p, "{\"kind\":\"" #kind "\"");                                 \
 		FIELDS(W_ROW, TRUTH_NO_CHECK, kind)                                                \
-		LIT(l, "}\n");                                                                     \
+		l->p = LIT_AT(p, "}\n");                                                           \
 		return true;                                                                       \
 	}
 
@@ -765,7 +789,7 @@ static bool fmt_meta(struct line *l, const struct trace_config *cfg)
 	put_i64(l, cfg->boot_time);
 	if (cfg->have_start_ts) {
 		LIT(l, ",\"start_ts\":");
-		put_clocks(l, used, cfg->start_ts);
+		l->p = clocks_at(l->p, used, cfg->start_ts);
 	}
 	LIT(l, ",\"flush_at_end\":");
 	put_bool(l, cfg->flush_at_end);
