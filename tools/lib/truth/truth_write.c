@@ -214,11 +214,12 @@ static bool room(struct line *l, size_t n)
 }
 
 /*
- * The text goes in at a cursor (char *p) that each piece returns advanced:
- * a record line is formatted with it in a register (W_FMT below). Kept in
- * the struct line, re-read after every byte stored (a char store may alias
- * it), each piece waited on the last one's store: about 45 such round trips
- * a switch line. The put_*() forms on a struct line are for the meta line.
+ * The text goes in at a cursor (char *p) that each piece returns advanced,
+ * so a record line is formatted with it in a register (W_FMT below). Kept
+ * in the struct line instead, it would be read again after every byte
+ * stored (a char store may alias it): each piece waiting on the last one's
+ * store, about 45 times a switch line. The put_*() forms on a struct line
+ * are for the meta line.
  */
 
 /* Append a string literal (its length is a constant: the copy is inlined). */
