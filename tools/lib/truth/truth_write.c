@@ -6,10 +6,11 @@
  * the same record. truth_sink() tees the engine's records into it for
  * `gen --truth`; truth_read.c reads it back.
  *
- * Speed: a line is formatted into memory with a hand-rolled integer
- * formatter (two digits per step) and literal keys copied as constants,
- * after one check that the line's worst case fits, and leaves in one
- * fwrite; the sink's lines gather in a large buffer of the writer first.
+ * Speed: a line is formatted into memory, at a cursor kept in a register,
+ * with the integer formatter of dec_fmt.h (up to eight digits made at once)
+ * and literal keys copied as constants, after one check that the line's
+ * worst case fits, and leaves in one fwrite; the sink's lines gather in a
+ * large buffer of the writer first.
  * printf's format parsing cost more than the simulation that made the
  * records.
  *
