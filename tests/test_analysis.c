@@ -225,6 +225,101 @@ Test(analysis, a_span_falls_in_the_bucket_of_its_nanoseconds)
 	}
 }
 
+/*
+ * The walks an_clock_buckets() and an_ts_at() searched with before: a unit
+ * at a time from the estimate, which for a real clock is exact or next to
+ * it (the references; too slow for a damaged clock's coarse spans).
+ */
+static uint64_t walk_first_at_least(const struct an_clock *c, uint64_t t, uint64_t ns)
+{
+	while (t > 0 && an_span_ns(c, t - 1) >= ns) {
+		t--;
+	}
+	while (t < UINT64_MAX && an_span_ns(c, t) < ns) {
+		t++;
+	}
+	return t;
+}
+
+/* Clock units of @ns, rounded up and saturated: clock.c's estimate, for rates below 1.8e10 Hz. */
+static uint64_t estimate(uint64_t hz, uint64_t ns)
+{
+	uint64_t q = ns / 1000000000u, r_t = (ns % 1000000000u * hz + 999999999u) / 1000000000u;
+
+	return q > (UINT64_MAX - r_t) / hz ? UINT64_MAX : q * hz + r_t;
+}
+
+Test(analysis, clock_searches_agree_with_the_unit_walks)
+{
+	static const uint64_t rates[] = {10000000,   3579545,	 14318180, 1000000000,
+					 2400000000, 3600000000, 1,	   17999999999ull};
+	uint64_t x = 0x2545F4914F6CDD1Dull;
+
+	for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+		struct an_clock c = {.hz = rates[r], .start_ts = UINT64_C(1) << 40};
+
+		an_clock_buckets(&c);
+		for (unsigned k = 0; k < 64; k++) {
+			uint64_t want = walk_first_at_least(&c, estimate(c.hz, UINT64_C(1) << k),
+							    UINT64_C(1) << k);
+
+			cr_assert_eq(c.bucket_at[k], want,
+				     "%" PRIu64 " Hz, bucket %u: %" PRIu64
+				     " units, the walk %" PRIu64,
+				     c.hz, k, c.bucket_at[k], want);
+		}
+		for (unsigned i = 0; i < 2000; i++) {
+			int64_t ns;
+			uint64_t t, want;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			ns = -(int64_t)((x >> 1) >> (x % 63)); /* before the start, every size */
+			t = an_ts_at(&c, ns);
+			/* the reference: the latest ts at least -ns before the start */
+			want = estimate(c.hz, (uint64_t)0 - (uint64_t)ns);
+			want = want ? want - 1 : 0;
+			while (want && an_ns(&c, c.start_ts - want) < ns) {
+				want--;
+			}
+			want = want > c.start_ts ? 0 : c.start_ts - want;
+			cr_assert_eq(t, want,
+				     "%" PRIu64 " Hz, %" PRId64 " ns: %" PRIu64 ", want %" PRIu64,
+				     c.hz, ns, t, want);
+		}
+	}
+}
+
+/*
+ * A damaged file's clock past 1.8e10 Hz (a fuzzed file's cycle clock at
+ * 85,909 MHz) has its units estimated from whole units per ns, while a
+ * span of less than 1.8e10 of them is still converted exactly: the
+ * estimate fell tens of millions of units short, and a unit-by-unit walk
+ * from it took 40 s (6 s in this build). The buckets come in microseconds,
+ * each enough for its span.
+ */
+Test(analysis, a_damaged_clock_rate_costs_no_walk, .timeout = 3)
+{
+	static const uint64_t rates[] = {85909345920ull, 30000000007ull, 123456789012345ull,
+					 UINT64_C(1) << 62, UINT64_MAX / 3};
+
+	for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+		struct an_clock c = {.hz = rates[r], .start_ts = UINT64_C(1) << 62};
+
+		an_clock_buckets(&c);
+		for (unsigned k = 0; k < 64; k++) {
+			uint64_t t = c.bucket_at[k];
+
+			cr_assert(t == UINT64_MAX || an_span_ns(&c, t) >= UINT64_C(1) << k,
+				  "%" PRIu64 " Hz, bucket %u: %" PRIu64 " units fall short", c.hz,
+				  k, t);
+			cr_assert(k == 0 || t >= c.bucket_at[k - 1], "%" PRIu64 " Hz, bucket %u",
+				  c.hz, k);
+		}
+		(void)an_ts_at(&c, -1000000);
+		(void)an_ts_at(&c, INT64_MIN);
+	}
+}
+
 /* Add @d to every timestamp of the ETL file @buf (@len bytes): records' and batches' own. */
 static void shift_times(uint8_t *buf, size_t len, uint64_t d)
 {

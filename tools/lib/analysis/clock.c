@@ -42,6 +42,60 @@ static uint64_t ticks_up(const struct an_clock *c, uint64_t ns)
 	return q > (UINT64_MAX - r_t) / c->hz ? UINT64_MAX : q * c->hz + r_t;
 }
 
+/*
+ * The fewest clock units whose span is @ns or more (UINT64_MAX when none),
+ * searched from the estimate @t: a step or two for a real clock, whose
+ * estimate is exact or next to it. A damaged file's clock past 1.8e10 Hz
+ * (its spans rounded coarsely) can put the estimate billions of units off:
+ * the search gallops out from it, then halves, as an_span_ns() does not
+ * decrease as units are added.
+ */
+static uint64_t first_at_least(const struct an_clock *c, uint64_t t, uint64_t ns)
+{
+	uint64_t lo, hi, step = 1;
+
+	if (t > 0 && an_span_ns(c, t - 1) >= ns) {
+		hi = t - 1; /* its span is enough: look lower */
+		for (;;) {
+			lo = hi > step ? hi - step : 0;
+			if (an_span_ns(c, lo) < ns) {
+				break;
+			}
+			if (lo == 0) {
+				return 0;
+			}
+			hi = lo;
+			step *= 2;
+		}
+	} else if (an_span_ns(c, t) < ns) {
+		lo = t; /* its span is short: look higher */
+		for (;;) {
+			hi = UINT64_MAX - lo > step ? lo + step : UINT64_MAX;
+			if (an_span_ns(c, hi) >= ns) {
+				break;
+			}
+			if (hi == UINT64_MAX) {
+				return UINT64_MAX;
+			}
+			lo = hi;
+			step *= 2;
+		}
+	} else {
+		return t;
+	}
+	/* the span of lo is short of @ns, that of hi is not */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (an_span_ns(c, mid) >= ns) {
+			hi = mid;
+		} else {
+			lo = mid;
+		}
+	}
+	return hi;
+}
+
 uint64_t an_ts_at(const struct an_clock *c, int64_t ns)
 {
 	uint64_t t;
@@ -50,11 +104,18 @@ uint64_t an_ts_at(const struct an_clock *c, int64_t ns)
 		t = ticks_up(c, (uint64_t)ns);
 		return t > UINT64_MAX - c->start_ts ? UINT64_MAX : c->start_ts + t;
 	}
-	/* before the start: the latest ts at least -ns before it, rounded towards the start */
+	/*
+	 * Before the start: the latest ts at least -ns before it, rounded towards
+	 * the start; t units before it are too early once their span (saturated
+	 * at INT64_MAX, as an_ns()) passes -ns.
+	 */
 	t = ticks_up(c, (uint64_t)0 - (uint64_t)ns);
 	t = t ? t - 1 : 0;
-	while (t && an_ns(c, c->start_ts - t) < ns) {
-		t--;
+	if (t > 0 && t <= c->start_ts && ns > -INT64_MAX &&
+	    an_span_ns(c, t) > (uint64_t)0 - (uint64_t)ns) {
+		uint64_t first = first_at_least(c, t, (uint64_t)0 - (uint64_t)ns + 1);
+
+		t = first <= t ? first - 1 : t;
 	}
 	return t > c->start_ts ? 0 : c->start_ts - t;
 }
@@ -128,16 +189,9 @@ void an_clock_init(struct an_clock *c, struct etwforge_file *f)
 void an_clock_buckets(struct an_clock *c)
 {
 	for (unsigned k = 0; k < 64; k++) {
-		/* the first span of 2^k ns: ticks_up() of it, then down while it still is */
-		uint64_t t = ticks_up(c, UINT64_C(1) << k);
-
-		while (t > 0 && an_span_ns(c, t - 1) >= UINT64_C(1) << k) {
-			t--;
-		}
-		while (t < UINT64_MAX && an_span_ns(c, t) < UINT64_C(1) << k) {
-			t++;
-		}
-		c->bucket_at[k] = t;
+		/* the first span of 2^k ns, from ticks_up() of it */
+		c->bucket_at[k] =
+			first_at_least(c, ticks_up(c, UINT64_C(1) << k), UINT64_C(1) << k);
 	}
 	/* ns per unit, as a power of two rounded down (1e9 / hz) */
 	c->log2_ns_per_tick = c->hz <= NS_PER_S ? log2_floor(NS_PER_S / c->hz)
