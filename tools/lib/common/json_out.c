@@ -121,12 +121,9 @@ void jout_u64(struct jout *j, uint64_t v)
 
 void jout_i64(struct jout *j, int64_t v)
 {
-	if (v < 0) {
-		put_c(j, '-');
-		jout_u64(j, (uint64_t)0 - (uint64_t)v);
-	} else {
-		jout_u64(j, (uint64_t)v);
-	}
+	char tmp[DEC_ROOM];
+
+	jout_raw(j, tmp, (size_t)(dec_i64(tmp, v) - tmp));
 }
 
 void jout_hex(struct jout *j, uint64_t v)
