@@ -71,25 +71,74 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/*
+ * 1: a byte a JSON string holds as it is (printable ASCII but '"' and '\\');
+ * 0: a control character, DEL, a byte of UTF-8 to check, or the NUL that
+ * ends the string.
+ */
+#define PLAIN8 1, 1, 1, 1, 1, 1, 1, 1
+static const unsigned char plain[256] = {
+	[0x20] = 1,
+	1,
+	0,
+	1,
+	1,
+	1,
+	1,
+	1,
+	PLAIN8, /* '"' at 0x22 */
+	[0x30] = PLAIN8,
+	PLAIN8,
+	[0x40] = PLAIN8,
+	PLAIN8,
+	[0x50] = PLAIN8,
+	1,
+	1,
+	1,
+	1,
+	0,
+	1,
+	1,
+	1, /* '\\' at 0x5C */
+	[0x60] = PLAIN8,
+	PLAIN8,
+	[0x70] = PLAIN8,
+	1,
+	1,
+	1,
+	1,
+	1,
+	1,
+	1,
+	0, /* DEL at 0x7F */
+};
+#undef PLAIN8
+
 void jout_str(struct jout *j, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), run = 0, i = 0;
+	size_t n = 0, run = 0, i = 0; /* @n: the length, once a byte of UTF-8 needs it */
 
 	put_c(j, '"');
-	while (i < n) {
-		unsigned char c = p[i];
+	for (;;) {
+		unsigned char c;
 		size_t l;
 		char esc[6];
 
-		if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
-			i++;
-			continue;
+		while (plain[p[i]]) {
+			i++; /* the NUL at the end is not plain: no strlen() first */
 		}
-		if (c >= 0x80 && (l = utf8_len(p + i, n - i)) != 0) {
-			i += l; /* valid UTF-8 passes as it is */
-			continue;
+		c = p[i];
+		if (c == 0) {
+			break;
+		}
+		if (c >= 0x80) {
+			n = n ? n : i + strlen(s + i);
+			if ((l = utf8_len(p + i, n - i)) != 0) {
+				i += l; /* valid UTF-8 passes as it is */
+				continue;
+			}
 		}
 		jout_raw(j, s + run, i - run);
 		esc[0] = '\\';
@@ -116,6 +165,11 @@ void jout_u64(struct jout *j, uint64_t v)
 {
 	char tmp[DEC_ROOM];
 
+	if (j->len < j->cap && j->cap - j->len >= DEC_ROOM) {
+		/* room for the widest store: the digits go in place */
+		j->len = (size_t)(dec_u64(j->buf + j->len, v) - j->buf);
+		return;
+	}
 	jout_raw(j, tmp, (size_t)(dec_u64(tmp, v) - tmp));
 }
 
@@ -123,6 +177,10 @@ void jout_i64(struct jout *j, int64_t v)
 {
 	char tmp[DEC_ROOM];
 
+	if (j->len < j->cap && j->cap - j->len >= DEC_ROOM) {
+		j->len = (size_t)(dec_i64(j->buf + j->len, v) - j->buf);
+		return;
+	}
 	jout_raw(j, tmp, (size_t)(dec_i64(tmp, v) - tmp));
 }
 
@@ -177,6 +235,15 @@ void jout_key(struct jout *j, const char *key)
 {
 	jout_sep(j);
 	jout_str(j, key);
+	put_c(j, ':');
+}
+
+void jout_key_lit_cut(struct jout *j, const char *key, size_t len)
+{
+	jout_sep(j);
+	put_c(j, '"');
+	jout_raw(j, key, len);
+	put_c(j, '"');
 	put_c(j, ':');
 }
 

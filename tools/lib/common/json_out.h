@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /**
  * struct jout - a JSON text being built.
@@ -61,6 +62,15 @@ void jout_close(struct jout *j, char c);
 /** jout_key - the next member's key (with the comma before it when needed). */
 void jout_key(struct jout *j, const char *key);
 
+/**
+ * jout_key_lit - as jout_key() for a key that needs no escape, of @len
+ * bytes: a string literal naming a field (printable ASCII, no '"' or '\\'),
+ * passed as JOUT_LIT("name"), which compiles only for a literal.
+ */
+static inline void jout_key_lit(struct jout *j, const char *key, size_t len);
+void jout_key_lit_cut(struct jout *j, const char *key, size_t len); /* its slow path */
+#define JOUT_LIT(s) ("" s ""), (sizeof("" s "") - 1)
+
 /** jout_sep - a comma before the next array element when needed. */
 void jout_sep(struct jout *j);
 
@@ -70,5 +80,26 @@ void jout_ku64(struct jout *j, const char *key, uint64_t v);
 void jout_ki64(struct jout *j, const char *key, int64_t v);
 void jout_kbool(struct jout *j, const char *key, bool v);
 void jout_khex(struct jout *j, const char *key, uint64_t v);
+
+static inline void jout_key_lit(struct jout *j, const char *key, size_t len)
+{
+	char *d;
+
+	if (j->len >= j->cap || j->cap - j->len < len + 4) {
+		jout_key_lit_cut(j, key, len); /* no room for all of it: the general way */
+		return;
+	}
+	/* ,"key": at once (@len a constant: the copy is a move or two) */
+	d = j->buf + j->len;
+	*d = ',';
+	d += !j->first;
+	*d++ = '"';
+	memcpy(d, key, len);
+	d += len;
+	*d++ = '"';
+	*d++ = ':';
+	j->len = (size_t)(d - j->buf);
+	j->first = false;
+}
 
 #endif /* TOOLS_LIB_JSON_OUT_H */

@@ -25,12 +25,33 @@
 #include "tools/lib/read/read.h"
 #include "tools/lib/common/json_out.h"
 
-static void kfmt(struct jout *j, const char *key, const char *fmt, uint64_t v)
-{
-	char tmp[32];
+/* A member whose key is a string literal (written without an escape scan). */
+#define JS_U(key, v)	(jout_key_lit(j, JOUT_LIT(key)), jout_u64(j, v))
+#define JS_I(key, v)	(jout_key_lit(j, JOUT_LIT(key)), jout_i64(j, v))
+#define JS_HEX(key, v)	(jout_key_lit(j, JOUT_LIT(key)), jout_hex(j, v))
+#define JS_BOOL(key, v) jout_kbool(j, key, v)
+#define JS_STR(key, v)	(jout_key_lit(j, JOUT_LIT(key)), jout_str(j, v))
 
-	snprintf(tmp, sizeof(tmp), fmt, v);
-	jout_kstr(j, key, tmp);
+/*
+ * @v as "0x" and at least @width hex digits (of @digits: lower or upper
+ * case), as printf's "0x%0*" PRIx64 writes it, without printf's machinery
+ * (two a line: the marker and the hook).
+ */
+static void khex_fixed(struct jout *j, const char *key, uint64_t v, unsigned width,
+		       const char *digits)
+{
+	char tmp[24];
+	char *p = tmp + sizeof(tmp);
+	unsigned n = 0;
+
+	*--p = '\0';
+	do {
+		*--p = digits[v & 15];
+		v >>= 4;
+	} while (++n < width || v);
+	*--p = 'x';
+	*--p = '0';
+	jout_kstr(j, key, p);
 }
 
 /* FULL, INSTANCE, EVENT_HEADER: who logged it. */
@@ -39,25 +60,25 @@ static void provider(struct jout *j, const struct etwforge_record *r)
 	if (!r->has_provider) {
 		return;
 	}
-	jout_ku64(j, "ts", r->ts);
-	jout_ku64(j, "tid", r->tid);
-	jout_ku64(j, "pid", r->pid);
+	JS_U("ts", r->ts);
+	JS_U("tid", r->tid);
+	JS_U("pid", r->pid);
 	if (!strncmp(r->kind, "EVENT_HEADER", 12)) {
-		jout_kstr(j, "provider", r->provider);
-		jout_ku64(j, "event_id", r->event_id);
-		jout_ku64(j, "event_version", r->event_version);
-		jout_ku64(j, "opcode", r->opcode);
-		jout_ku64(j, "level", r->level);
+		JS_STR("provider", r->provider);
+		JS_U("event_id", r->event_id);
+		JS_U("event_version", r->event_version);
+		JS_U("opcode", r->opcode);
+		JS_U("level", r->level);
 	} else {
 		uint32_t kt, ut;
 
-		jout_kstr(j, "guid", r->provider);
-		jout_ku64(j, "class_type", r->class_type);
-		jout_ku64(j, "class_level", r->class_level);
-		jout_ku64(j, "class_version", r->class_version);
+		JS_STR("guid", r->provider);
+		JS_U("class_type", r->class_type);
+		JS_U("class_level", r->class_level);
+		JS_U("class_version", r->class_version);
 		if (read_record_times(r, &kt, &ut)) {
-			jout_ku64(j, "kernel_time", kt);
-			jout_ku64(j, "user_time", ut);
+			JS_U("kernel_time", kt);
+			JS_U("user_time", ut);
 		}
 	}
 }
@@ -67,11 +88,6 @@ static void provider(struct jout *j, const struct etwforge_record *r)
  * it prints, in which pass (a field of pass 2 comes after every field of
  * pass 1) and when.
  */
-#define JS_U(key, v)	jout_ku64(j, key, v)
-#define JS_I(key, v)	jout_ki64(j, key, v)
-#define JS_HEX(key, v)	jout_khex(j, key, v)
-#define JS_BOOL(key, v) jout_kbool(j, key, v)
-#define JS_STR(key, v)	jout_kstr(j, key, v)
 #define JS_NONE(key, v) (void)0
 #define JS_ROW1(x, name, ctype, json, jpass, jwhen, ...)                                           \
 	if (jpass == 1 && (jwhen)) {                                                               \
@@ -161,9 +177,9 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 
 		jout_key(j, "process");
 		jout_open(j, '{');
-		jout_kstr(j, "event", c->event);
+		JS_STR("event", c->event);
 		if (r->hook == 0x030B) {
-			jout_ku64(j, "pid", c->pid);
+			JS_U("pid", c->pid);
 		} else {
 			ETW_PROCESS_FIELDS(JI_ROW, )
 		}
@@ -174,7 +190,7 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 
 		jout_key(j, "thread");
 		jout_open(j, '{');
-		jout_kstr(j, "event", c->event);
+		JS_STR("event", c->event);
 		ETW_THREAD_FIELDS(JI_ROW, )
 		break;
 	}
@@ -207,7 +223,7 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 
 		jout_key(j, "profile_interval");
 		jout_open(j, '{');
-		jout_kstr(j, "event", c->event);
+		JS_STR("event", c->event);
 		ETW_PROFILE_INTERVAL_FIELDS(JI_ROW, )
 		break;
 	}
@@ -224,7 +240,7 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 
 		jout_key(j, "image");
 		jout_open(j, '{');
-		jout_kstr(j, "event", c->event);
+		JS_STR("event", c->event);
 		if (r->hook == 0x1421 || r->hook == 0x1422) {
 			ETW_IMAGE_ADDRESS_FIELDS(JI_ROW, )
 		} else {
@@ -245,7 +261,7 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 
 		jout_key(j, "stack_key");
 		jout_open(j, '{');
-		jout_kstr(j, "event", c->event);
+		JS_STR("event", c->event);
 		ETW_STACK_KEY_FIELDS(JI_ROW, )
 		break;
 	}
@@ -254,7 +270,7 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 
 		jout_key(j, "stack_def");
 		jout_open(j, '{');
-		jout_kstr(j, "event", c->event);
+		JS_STR("event", c->event);
 		ETW_STACK_DEF_FIELDS(JI_ROW, )
 		break;
 	}
@@ -263,7 +279,7 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 
 		jout_key(j, "dpc");
 		jout_open(j, '{');
-		jout_kstr(j, "event", c->event);
+		JS_STR("event", c->event);
 		if (r->hook == 0x0F43) {
 			ETW_ISR_FIELDS(JI_ROW, )
 		} else {
@@ -285,7 +301,7 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 
 		jout_key(j, "dbgid");
 		jout_open(j, '{');
-		jout_kstr(j, "event", c->event);
+		JS_STR("event", c->event);
 		ETW_KTC_DBGID_FIELDS(JI_ROW, )
 		break;
 	}
@@ -302,7 +318,7 @@ static void identity(struct jout *j, const struct etwforge_record *r)
 
 		jout_key(j, "rundown");
 		jout_open(j, '{');
-		jout_kstr(j, "event", c->event);
+		JS_STR("event", c->event);
 		if (c->masks) {
 			ETW_GROUP_MASKS_FIELDS(JI_ROW, )
 		}
@@ -333,9 +349,9 @@ static void payload(struct jout *j, const struct etwforge_record *r)
 		break;
 	}
 	case ETWFORGE_PAYLOAD_BATCH:
-		jout_ki64(j, "first_ts", r->u.batch.first_ts);
-		jout_ku64(j, "tids", r->u.batch.tids);
-		jout_ku64(j, "records_bytes", r->u.batch.record_bytes);
+		JS_I("first_ts", r->u.batch.first_ts);
+		JS_U("tids", r->u.batch.tids);
+		JS_U("records_bytes", r->u.batch.record_bytes);
 		break;
 	case ETWFORGE_PAYLOAD_SPINLOCK_CONFIG: {
 		const struct etwforge_spinlock_config *c = &r->u.spinlock_config;
@@ -348,7 +364,7 @@ static void payload(struct jout *j, const struct etwforge_record *r)
 		char what[64];
 
 		snprintf(what, sizeof(what), "%s payload too short", read_record_name(r));
-		jout_kstr(j, "decode_error", what);
+		JS_STR("decode_error", what);
 		break;
 	}
 	case ETWFORGE_PAYLOAD_PROCESS:
@@ -376,32 +392,32 @@ static void payload(struct jout *j, const struct etwforge_record *r)
 
 static void record(struct jout *j, const struct etwforge_record *r, unsigned flags)
 {
-	jout_ku64(j, "buffer", r->buffer);
-	jout_ku64(j, "cpu", r->cpu);
-	jout_ku64(j, "offset", r->file_offset);
-	jout_kstr(j, "kind", r->kind);
-	kfmt(j, "marker", "0x%08" PRIx64, r->marker);
+	JS_U("buffer", r->buffer);
+	JS_U("cpu", r->cpu);
+	JS_U("offset", r->file_offset);
+	JS_STR("kind", r->kind);
+	khex_fixed(j, "marker", r->marker, 8, "0123456789abcdef");
 	if (r->has_hook) {
-		kfmt(j, "hook", "0x%04" PRIX64, r->hook);
-		jout_ku64(j, "version", r->version);
+		khex_fixed(j, "hook", r->hook, 4, "0123456789ABCDEF");
+		JS_U("version", r->version);
 	}
-	jout_ku64(j, "size", r->size);
+	JS_U("size", r->size);
 	if (r->has_hook) {
-		jout_ku64(j, "ts", r->ts);
+		JS_U("ts", r->ts);
 		if (strncmp(r->kind, "PERFINFO", 8)) {
 			uint32_t kt, ut;
 
-			jout_ku64(j, "tid", r->tid);
-			jout_ku64(j, "pid", r->pid);
+			JS_U("tid", r->tid);
+			JS_U("pid", r->pid);
 			if (read_record_times(r, &kt, &ut)) {
-				jout_ku64(j, "kernel_time", kt);
-				jout_ku64(j, "user_time", ut);
+				JS_U("kernel_time", kt);
+				JS_U("user_time", ut);
 			}
 		}
 	}
 	provider(j, r);
 	if (r->has_pebs) {
-		jout_ku64(j, "pebs_index", r->pebs_index);
+		JS_U("pebs_index", r->pebs_index);
 	}
 	if (r->pmc_count) {
 		jout_key(j, "pmc");
@@ -436,29 +452,29 @@ static void compact(struct jout *j, const struct etwforge_event *ev)
 {
 	const struct etwforge_compact *c = &ev->u.compact;
 
-	jout_ku64(j, "buffer", ev->rec ? ev->rec->buffer : 0);
-	jout_ku64(j, "cpu", ev->cpu);
-	jout_ku64(j, "offset", ev->file_offset);
-	jout_kstr(j, "kind", "CSWITCH_COMPACT");
+	JS_U("buffer", ev->rec ? ev->rec->buffer : 0);
+	JS_U("cpu", ev->cpu);
+	JS_U("offset", ev->file_offset);
+	JS_STR("kind", "CSWITCH_COMPACT");
 	ETW_COMPACT_FIELDS(JS_COMPACT_ROW, )
 }
 
 static void buffer(struct jout *j, const struct etwforge_buffer *b)
 {
-	jout_kstr(j, "kind", "BUFFER");
-	jout_ku64(j, "buffer", b->index);
-	jout_ku64(j, "offset", b->file_offset);
-	jout_ku64(j, "size", b->buffer_size);
-	jout_ku64(j, "cpu", b->cpu);
-	jout_ki64(j, "seq", b->sequence);
-	jout_ki64(j, "ts", b->timestamp);
-	jout_ku64(j, "saved_offset", b->saved_offset);
-	jout_ku64(j, "offset_0x30", b->offset);
-	jout_ku64(j, "current_offset", b->current_offset);
-	jout_ku64(j, "flags", b->flag);
-	jout_ku64(j, "type", b->type);
-	jout_ku64(j, "state", b->state);
-	jout_ku64(j, "logger_id", b->logger_id);
+	JS_STR("kind", "BUFFER");
+	JS_U("buffer", b->index);
+	JS_U("offset", b->file_offset);
+	JS_U("size", b->buffer_size);
+	JS_U("cpu", b->cpu);
+	JS_I("seq", b->sequence);
+	JS_I("ts", b->timestamp);
+	JS_U("saved_offset", b->saved_offset);
+	JS_U("offset_0x30", b->offset);
+	JS_U("current_offset", b->current_offset);
+	JS_U("flags", b->flag);
+	JS_U("type", b->type);
+	JS_U("state", b->state);
+	JS_U("logger_id", b->logger_id);
 	jout_kbool(j, "compressed", b->compressed);
 	jout_kbool(j, "damaged", b->damaged);
 }
