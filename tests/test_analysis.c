@@ -8,7 +8,8 @@
  * not; both levels of detail say the same; the options are checked; and a
  * span's distribution bucket is the floor of log2 of its nanoseconds for
  * clocks of any rate; the time order the full pass reads is the same with
- * times past what its packed keys hold. The agreement with dump, the pictures, Python and
+ * times past what its packed keys hold; a process row asked for while the
+ * analysis is read holds its threads' sums of then. The agreement with dump, the pictures, Python and
  * the truth on every example is tests/python/test_agreement.py.
  */
 #include <criterion/criterion.h>
@@ -409,4 +410,89 @@ Test(analysis, the_time_order_is_the_same_past_the_packed_keys, .timeout = 60.)
 		free(a);
 		free(b);
 	}
+}
+
+/*
+ * A process row's sums are its threads' sums: checked over the thread rows
+ * (one pass, by process), switch-ins and samples exactly, CPU time within a
+ * nanosecond a thread (each thread's is rounded on its own).
+ */
+static void processes_sum_their_threads(const struct etwforge_analysis *a, uint64_t *scratch)
+{
+	const struct etwforge_analysis_totals *t = etwforge_analysis_totals(a);
+	size_t np = t->processes;
+	uint64_t *ins = scratch, *samples = scratch + np, *ns = scratch + 2 * np,
+		 *n = scratch + 3 * np;
+
+	memset(scratch, 0, 4 * np * sizeof(*scratch));
+	for (size_t i = 0; i < t->threads; i++) {
+		const struct etwforge_thread_row *r = etwforge_analysis_thread(a, i);
+
+		if (r->process >= 0) {
+			ins[r->process] += r->switch_ins;
+			samples[r->process] += r->samples;
+			ns[r->process] += r->cpu_ns;
+			n[r->process]++;
+		}
+	}
+	for (size_t p = 0; p < np; p++) {
+		const struct etwforge_process_row *r = etwforge_analysis_process(a, p);
+
+		cr_assert_eq(r->switch_ins, ins[p], "process %zu (PID %" PRIu32 ")", p, r->pid);
+		cr_assert_eq(r->samples, samples[p], "process %zu (PID %" PRIu32 ")", p, r->pid);
+		cr_assert(r->cpu_ns >= ns[p] && r->cpu_ns - ns[p] <= n[p],
+			  "process %zu: %" PRIu64 " ns, its threads %" PRIu64, p, r->cpu_ns, ns[p]);
+	}
+}
+
+/*
+ * A process row asked for while the analysis is read (the Chrome trace asks
+ * for each slice's process as it goes) holds its threads' sums of then, in
+ * the full pass (item by item) and in the counts (asked before and after).
+ */
+Test(analysis, process_rows_asked_while_reading_sum_their_threads, .timeout = 120.)
+{
+	char err[512];
+	struct etwforge_file *f;
+	struct etwforge_analysis *a;
+	const struct etwforge_item *it;
+	uint64_t *scratch;
+	size_t items = 0, checks = 0;
+	int rc;
+
+	cr_assert_eq(test_etwforge("gen -q " SOURCE_DIR "/../tools/scenarios/desktop.yaml "
+				   "--duration 400ms -o d.etl",
+				   err, sizeof(err)),
+		     0, "%s", err);
+	f = etwforge_file_open(test_path("d.etl"), 0, NULL);
+	cr_assert_not_null(f);
+	for (unsigned detail = 0; detail < 2; detail++) {
+		ETWFORGE_OPTS(etwforge_analysis_opts, o,
+			      .detail = detail ? ETWFORGE_DETAIL_COUNTS : ETWFORGE_DETAIL_FULL,
+			      .items = detail ? 0 : ETWFORGE_ITEM_ALL);
+
+		a = etwforge_analysis_new(f, &o, NULL);
+		cr_assert_not_null(a);
+		scratch =
+			malloc(4 * (etwforge_analysis_totals(a)->processes + 1) * sizeof(*scratch));
+		cr_assert_not_null(scratch);
+		cr_assert_gt(etwforge_analysis_totals(a)->processes, 5);
+		processes_sum_their_threads(a, scratch); /* asked before anything is read */
+		while ((rc = etwforge_analysis_next(a, &it, NULL)) > 0) {
+			if (++items % 61 == 0) {
+				processes_sum_their_threads(a, scratch);
+				checks++;
+			}
+		}
+		cr_assert_eq(rc, 0);
+		processes_sum_their_threads(a, scratch);
+		cr_assert_gt(etwforge_analysis_totals(a)->switch_ins, 1000,
+			     "detail %u: %" PRIu64 " switch-ins", detail,
+			     etwforge_analysis_totals(a)->switch_ins);
+		cr_assert_gt(etwforge_analysis_totals(a)->samples, 100);
+		free(scratch);
+		etwforge_analysis_free(a);
+	}
+	cr_assert_gt(checks, 100, "%zu checks in %zu items", checks, items);
+	etwforge_file_close(f);
 }

@@ -182,7 +182,7 @@ static void teardown(struct etwforge_analysis *a)
 	free(a->proc_t);
 	free(a->proc_in);
 	free(a->proc_samples);
-	free(a->proc_gen);
+	free(a->proc_fresh);
 	free(a->proc_start);
 	free(a->proc_rows);
 }
@@ -328,11 +328,17 @@ int analysis_run(struct etwforge_analysis *a, struct etwforge_error *err)
 	return first;
 }
 
+/* The profile interval in ns: the file's, or Windows' default. */
+static uint64_t sample_interval_ns(const struct etwforge_analysis *a)
+{
+	return 100u * (a->interval_100ns ? a->interval_100ns : SAMPLE_INTERVAL_DEFAULT_100NS);
+}
+
 /* CPU time of a thread row in ns: its switches' sum, or its samples where the file has none. */
 static uint64_t thread_cpu_ns(const struct etwforge_analysis *a, const struct an_thread *t)
 {
 	if (!a->any_switch) {
-		return t->samples * a->tot.sample_interval_ns;
+		return t->samples * sample_interval_ns(a);
 	}
 	return an_span_ns(&a->clock, t->cpu_t);
 }
@@ -359,8 +365,7 @@ const struct etwforge_analysis_totals *analysis_totals(const struct etwforge_ana
 	t->end_ns = a->clock.end_ns;
 	t->clock_hz = a->clock.hz;
 	t->cpus = a->ncounted;
-	t->sample_interval_ns =
-		100u * (a->interval_100ns ? a->interval_100ns : SAMPLE_INTERVAL_DEFAULT_100NS);
+	t->sample_interval_ns = sample_interval_ns(a);
 	t->cpu_from_samples = !a->any_switch && t->samples > 0;
 	if (t->cpu_from_samples) {
 		t->busy_ns = (t->samples - t->idle_samples) * t->sample_interval_ns;
@@ -392,7 +397,6 @@ const struct etwforge_thread_row *analysis_thread(const struct etwforge_analysis
 	if (i >= a->id.nthreads) {
 		return NULL;
 	}
-	analysis_totals(a); /* the sample interval */
 	t = &a->id.threads[i];
 	t->pub.cpu_ns = thread_cpu_ns(a, t);
 	t->pub.switch_ins = t->ins;
@@ -428,19 +432,21 @@ static int process_index(struct etwforge_analysis *a)
 	free(a->proc_t);
 	free(a->proc_in);
 	free(a->proc_samples);
-	free(a->proc_gen);
+	free(a->proc_fresh);
 	free(a->proc_start);
 	free(a->proc_rows);
 	a->proc_t = calloc(np + 1, sizeof(*a->proc_t));
 	a->proc_in = calloc(np + 1, sizeof(*a->proc_in));
 	a->proc_samples = calloc(np + 1, sizeof(*a->proc_samples));
-	a->proc_gen = malloc((np + 1) * sizeof(*a->proc_gen));
+	a->proc_fresh = calloc(np + 1, sizeof(*a->proc_fresh)); /* none made yet */
 	a->proc_start = calloc(np + 2, sizeof(*a->proc_start));
 	a->proc_rows = malloc((nt + 1) * sizeof(*a->proc_rows));
-	if (!a->proc_t || !a->proc_in || !a->proc_samples || !a->proc_gen || !a->proc_start ||
+	if (!a->proc_t || !a->proc_in || !a->proc_samples || !a->proc_fresh || !a->proc_start ||
 	    !a->proc_rows) {
 		free(a->proc_start);
+		free(a->proc_fresh);
 		a->proc_start = NULL; /* made again on the next call */
+		a->proc_fresh = NULL;
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nt; i++) {
@@ -452,7 +458,6 @@ static int process_index(struct etwforge_analysis *a)
 	}
 	for (size_t p = 0; p < np; p++) {
 		a->proc_start[p + 2] += a->proc_start[p + 1];
-		a->proc_gen[p] = UINT64_MAX;
 	}
 	for (size_t i = 0; i < nt; i++) {
 		int64_t p = id->threads[i].pub.process;
@@ -475,7 +480,7 @@ const struct etwforge_process_row *analysis_process(const struct etwforge_analys
 	if (i >= a->id.nprocs || process_index(m) < 0) {
 		return NULL;
 	}
-	if (a->proc_gen[i] != a->gen) { /* its threads' sums, again since events were read */
+	if (!a->proc_fresh[i]) { /* its threads' sums, kept from then on (an_thread_sums_add()) */
 		uint64_t t = 0, in = 0, samples = 0;
 
 		for (size_t k = a->proc_start[i]; k < a->proc_start[i + 1]; k++) {
@@ -488,11 +493,10 @@ const struct etwforge_process_row *analysis_process(const struct etwforge_analys
 		m->proc_t[i] = t;
 		m->proc_in[i] = in;
 		m->proc_samples[i] = samples;
-		m->proc_gen[i] = a->gen;
+		m->proc_fresh[i] = true;
 	}
-	analysis_totals(a);
 	p = &a->id.procs[i];
-	p->pub.cpu_ns = !a->any_switch ? a->proc_samples[i] * a->tot.sample_interval_ns
+	p->pub.cpu_ns = !a->any_switch ? a->proc_samples[i] * sample_interval_ns(a)
 				       : an_span_ns(&a->clock, a->proc_t[i]);
 	p->pub.switch_ins = a->proc_in[i];
 	p->pub.samples = a->proc_samples[i];

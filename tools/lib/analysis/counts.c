@@ -717,6 +717,7 @@ int counts_run(struct etwforge_analysis *a, struct etwforge_error *err)
 	if (rc == 0) {
 		rc = walk(a, &w, false, &e);
 		flush_sums(a, &w);
+		an_all_sums_changed(a);
 		a->tapped_all = rc == 0 && !w.damage.msg[0];
 	}
 	if (rc == 0 && w.ready_overflow) {

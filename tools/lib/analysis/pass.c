@@ -115,6 +115,7 @@ static void close_slice(struct etwforge_analysis *a, unsigned c, uint64_t ts, bo
 		cw->busy_t += dur;
 		if (th) {
 			th->cpu_t += dur;
+			an_thread_sums_add(a, th, dur, 0, 0);
 		}
 	}
 	if (th && cw->opened && !end && an_in_window(a, ts)) {
@@ -190,6 +191,7 @@ static void switch_in(struct etwforge_analysis *a, unsigned c, uint32_t tid, str
 		a->tot.switch_ins++;
 		*(th->named ? &a->tot.attributed : &a->tot.unattributed) += 1;
 		th->ins++;
+		an_thread_sums_add(a, th, 0, 1, 0);
 	}
 	if (th->out) {
 		uint64_t w = ts > th->out_ts ? ts - th->out_ts : 0;
@@ -475,6 +477,7 @@ static void on_sample(struct etwforge_analysis *a, const struct etwforge_event *
 			struct an_thread *th = &a->id.threads[row];
 
 			th->samples++;
+			an_thread_sums_add(a, th, 0, 0, 1);
 			a->tot.samples_attributed += th->named;
 			if (a->id.full && ip_counts_add(&th->ips, s->ip) < 0) {
 				a->nomem = true;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "etwforge/etwforge.h"
 #include "tools/lib/analysis/calltree.h"
@@ -93,11 +94,13 @@ struct etwforge_analysis {
 	struct etwforge_ip_count *ips_out; /* the last etwforge_analysis_ips() answer */
 	/*
 	 * per process row: its threads' CPU time, switch-ins and samples summed
-	 * when @gen was @proc_gen (UINT64_MAX: not yet), from its threads'
-	 * rows (@proc_rows[@proc_start[p] .. @proc_start[p + 1]]), an index made
-	 * again when rows were added or linked to a process since (@proc_made)
+	 * from its threads' rows (@proc_rows[@proc_start[p] .. @proc_start[p +
+	 * 1]]) when @proc_fresh[p], then kept so (an_thread_sums_add()); the
+	 * index made again when rows were added or linked to a process since
+	 * (@proc_made), every process's sums with it
 	 */
-	uint64_t *proc_t, *proc_in, *proc_samples, *proc_gen;
+	uint64_t *proc_t, *proc_in, *proc_samples;
+	bool *proc_fresh;
 	size_t *proc_start, *proc_rows;
 	size_t proc_made[3]; /* processes, threads, threads linked when indexed */
 	uint64_t gen;	     /* events read: the sums change with it */
@@ -150,5 +153,31 @@ int pass_next(struct etwforge_analysis *a, struct etwforge_error *err);
  * nothing was added, run the full pass; -EINVAL damage (@err); -ENOMEM.
  */
 int counts_run(struct etwforge_analysis *a, struct etwforge_error *err);
+
+/*
+ * Thread row @th was given @t clock units of CPU time, @ins switch-ins and
+ * @samples samples: its process's sums, when made, get them too (a reading
+ * that asks for a process at each event would otherwise sum all its
+ * threads again each time).
+ */
+static inline void an_thread_sums_add(struct etwforge_analysis *a, const struct an_thread *th,
+				      uint64_t t, uint64_t ins, uint64_t samples)
+{
+	size_t p = (size_t)th->pub.process;
+
+	if (th->pub.process >= 0 && p < a->proc_made[0] && a->proc_fresh && a->proc_fresh[p]) {
+		a->proc_t[p] += t;
+		a->proc_in[p] += ins;
+		a->proc_samples[p] += samples;
+	}
+}
+
+/* Every thread row's sums may have changed (the counts a batch at a time). */
+static inline void an_all_sums_changed(struct etwforge_analysis *a)
+{
+	if (a->proc_fresh) {
+		memset(a->proc_fresh, 0, a->proc_made[0] * sizeof(*a->proc_fresh));
+	}
+}
 
 #endif /* TOOLS_LIB_ANALYSIS_STATE_H */
