@@ -50,6 +50,7 @@ FIGURES = [
     "gen.server64_jobs_truth.wall_switches_per_s", "gen.server64_jobs.truth_cost",
     "decode.stats.mb_per_s", "decode.stats.switches_per_s",
     "decode.iter.mb_per_s", "decode.iter.switches_per_s", "decode.analysis.switches_per_s",
+    "decode.jsonl.switches_per_s", "decode.jsonl.mb_per_s",
     "decode.server64.stats.switches_per_s", "decode.server64.analysis.switches_per_s",
     "replay.switches_per_s", "verify.switches_per_s",
     "mutate.stage.mutants_per_s", "mutate.each.mutants_per_s",

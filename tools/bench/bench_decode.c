@@ -2,7 +2,7 @@
 /*
  * tools/bench/bench_decode.c - (e) of `etwforge bench`: reading a generated
  * file, the compact session's file of the source trace (bench_scratch.c),
- * three ways:
+ * four ways:
  *   stats     etwforge_file_open() + etwforge_file_stats(): what `dump
  *             --stats` runs, batches counted by form, and the analysis at
  *             ETWFORGE_DETAIL_COUNTS (who the switches went to, CPU time
@@ -13,6 +13,8 @@
  *   iter      etwforge_file_open() + etwforge_iter_next() over every event
  *             (buffers, records, switches expanded from their batches) in
  *             file order: what a consumer of the public API pays
+ *   jsonl     the same events in CPU order, each made a JSON line by
+ *             etwforge_event_json(): what `dump --jsonl` runs
  * Each run reads the file `decode_repeats` times and is timed in CPU time;
  * each must count every switch of the source. Then stats and analysis again
  * on the compact session's file of server64.yaml (64 CPUs) for 5 x the
@@ -108,6 +110,41 @@ static int64_t read_iter(const char *path, uint64_t *events, struct etwforge_err
 }
 
 /*
+ * One read as `dump --jsonl` makes it: every record and expanded switch in
+ * CPU order as a JSON line (into a buffer, as dump writes it), the lines'
+ * bytes added to *@bytes. Return: switches, or a negative errno.
+ */
+static int64_t read_jsonl(const char *path, uint64_t *bytes, struct etwforge_error *err)
+{
+	static char line[16384];
+	struct etwforge_file *f = etwforge_file_open(path, 0, err);
+	struct etwforge_iter *it;
+	const struct etwforge_event *ev;
+	int64_t n = 0;
+	int rc;
+
+	if (!f) {
+		return err->code ? err->code : -EIO;
+	}
+	it = etwforge_iter_new(f, ETWFORGE_ORDER_CPU,
+			       ETWFORGE_EV_BUFFER | ETWFORGE_EV_RECORD | ETWFORGE_EV_COMPACT, err);
+	if (!it) {
+		etwforge_file_close(f);
+		return -ENOMEM;
+	}
+	*bytes = etwforge_file_json(f, line, sizeof(line));
+	while ((rc = etwforge_iter_next(it, &ev, err)) > 0) {
+		if (ev->kind != ETWFORGE_EV_BUFFER) {
+			*bytes += etwforge_event_json(ev, 0, line, sizeof(line)) + 1;
+			n += ev->kind == ETWFORGE_EV_COMPACT;
+		}
+	}
+	etwforge_iter_free(it);
+	etwforge_file_close(f);
+	return rc < 0 ? rc : n;
+}
+
+/*
  * server64.yaml for @ns simulated into @path (its compact session; the plain
  * one beside it). Return: its switches, or a negative errno.
  */
@@ -192,9 +229,9 @@ int bench_decode(struct bench *b, const struct bench_size *sz, struct bench_scra
 		 struct etwforge_error *err)
 {
 	double smb[BENCH_MAX_RUNS], ssw[BENCH_MAX_RUNS], imb[BENCH_MAX_RUNS], isw[BENCH_MAX_RUNS];
-	double asw[BENCH_MAX_RUNS];
+	double asw[BENCH_MAX_RUNS], jsw[BENCH_MAX_RUNS], jmb[BENCH_MAX_RUNS];
 	const char *path = bench_scratch_path(s, BENCH_F_SRC);
-	uint64_t switches, buffers = 0, events = 0;
+	uint64_t switches, buffers = 0, events = 0, json_bytes = 0;
 	struct bench_source src;
 	struct etwforge_stats *st;
 	struct bench_work *w;
@@ -255,6 +292,18 @@ int bench_decode(struct bench *b, const struct bench_size *sz, struct bench_scra
 				       (long long)n, (unsigned long long)switches);
 		}
 		asw[r] = (double)switches * sz->decode_repeats / t;
+		t0 = bench_cpu_s();
+		for (unsigned k = 0; k < sz->decode_repeats && n >= 0; k++) {
+			n = read_jsonl(path, &json_bytes, err);
+		}
+		t = bench_cpu_s() - t0;
+		if (n >= 0 && (uint64_t)n != switches) {
+			n = error_fail(err, -EIO, ERR_DATA,
+				       "decode: %s: %lld switches as JSON lines, %llu generated",
+				       path, (long long)n, (unsigned long long)switches);
+		}
+		jsw[r] = (double)switches * sz->decode_repeats / t;
+		jmb[r] = (double)json_bytes * sz->decode_repeats / t * 1e-6;
 		rc = n < 0 ? (int)n : 0;
 	}
 	etwforge_stats_free(st);
@@ -272,6 +321,12 @@ int bench_decode(struct bench *b, const struct bench_size *sz, struct bench_scra
 		     sz->runs);
 	bench_figure(b, "decode.iter.switches_per_s", "every event by etwforge_iter_next",
 		     "switches/s", isw, sz->runs);
+	bench_figure(b, "decode.jsonl.switches_per_s",
+		     "every event as a JSON line (dump --jsonl, etwforge_event_json)", "switches/s",
+		     jsw, sz->runs);
+	bench_figure(b, "decode.jsonl.mb_per_s",
+		     "every event as a JSON line (dump --jsonl): JSON bytes made", "MB/s", jmb,
+		     sz->runs);
 	w = bench_work_add(b, "decode",
 			   "the compact session's file of the default scenario run for %.3f s "
 			   "simulated, read %u time%s per run",
