@@ -49,14 +49,27 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dump_chrome.h"
 #include "text_escape.h"
 
 #define CHROME_PID 1
+#define LINE_CAP   1024
+
+/*
+ * An event being made, written with one fwrite(): a large trace's millions
+ * of events spent most of their time in printf's machinery.
+ */
+struct line {
+	FILE *f;
+	size_t n;
+	char b[LINE_CAP];
+};
 
 struct chrome {
 	FILE *f;
+	struct line line;
 	const struct draw_view *v;
 	const struct thread_names *names;
 	bool comma;	/* an event was written: the next one needs a comma */
@@ -88,15 +101,107 @@ static void put_json_string(FILE *f, const char *s)
 	putc('"', f);
 }
 
-/* ns as microseconds with three decimals, exactly. */
-static void put_abs_us(FILE *f, const char *sign, uint64_t a)
+static void line_flush(struct line *l)
 {
-	fprintf(f, "%s%" PRIu64 ".%03u", sign, a / 1000, (unsigned)(a % 1000));
+	fwrite(l->b, 1, l->n, l->f);
+	l->n = 0;
 }
 
-static void put_us(FILE *f, int64_t ns)
+static void line_put(struct line *l, const char *s, size_t n)
 {
-	put_abs_us(f, ns < 0 ? "-" : "", ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns);
+	if (n > LINE_CAP - l->n) {
+		line_flush(l);
+		if (n > LINE_CAP) {
+			fwrite(s, 1, n, l->f);
+			return;
+		}
+	}
+	memcpy(l->b + l->n, s, n);
+	l->n += n;
+}
+
+#define LINE_LIT(l, s) line_put(l, s, sizeof(s) - 1)
+
+static void line_str(struct line *l, const char *s)
+{
+	line_put(l, s, strlen(s));
+}
+
+/* @v in decimal, as printf's %u. */
+static void line_u64(struct line *l, uint64_t v)
+{
+	char tmp[20], *p = tmp + sizeof(tmp);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	line_put(l, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+/* "0x" and @v in lower-case hex, as printf's 0x%x. */
+static void line_hex(struct line *l, uint64_t v)
+{
+	char tmp[18], *p = tmp + sizeof(tmp);
+
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*--p = 'x';
+	*--p = '0';
+	line_put(l, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+/* @a ns as microseconds with three decimals, exactly (a slice ends where the next begins). */
+static void line_abs_us(struct line *l, uint64_t a)
+{
+	char frac[4] = {'.', (char)('0' + a % 1000 / 100), (char)('0' + a % 100 / 10),
+			(char)('0' + a % 10)};
+
+	line_u64(l, a / 1000);
+	line_put(l, frac, sizeof(frac));
+}
+
+/* @ns as microseconds with three decimals, its sign before them. */
+static void line_us(struct line *l, int64_t ns)
+{
+	if (ns < 0) {
+		LINE_LIT(l, "-");
+	}
+	line_abs_us(l, ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns);
+}
+
+/* @s as put_json_text() writes it: at once when nothing in it needs a look. */
+static void line_json_text(struct line *l, const char *s)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++, n++) {
+		if (*p < 0x20 || *p >= 0x7F || *p == '"' || *p == '\\') {
+			line_flush(l);
+			put_json_text(l->f, s);
+			return;
+		}
+	}
+	LINE_LIT(l, "\"");
+	line_put(l, s, n);
+	LINE_LIT(l, "\"");
+}
+
+/* The start of an event made in @c's line. */
+static struct line *begin_line(struct chrome *c)
+{
+	struct line *l = &c->line;
+
+	l->n = 0;
+	if (c->comma) {
+		LINE_LIT(l, ",\n");
+	} else {
+		LINE_LIT(l, "\n");
+	}
+	c->comma = true;
+	return l;
 }
 
 static void begin_event(struct chrome *c)
@@ -181,6 +286,7 @@ struct chrome *chrome_new(const struct draw_view *v, FILE *out)
 		return NULL;
 	}
 	c->f = out;
+	c->line.f = out;
 	c->v = v;
 	c->names = v->names;
 	c->nstacks = etwforge_analysis_totals(v->an)->stacks;
@@ -221,18 +327,28 @@ struct chrome *chrome_new(const struct draw_view *v, FILE *out)
 static void slice_event(struct chrome *c, const struct etwforge_item *s, const char *name,
 			uint32_t pid, uint32_t tid)
 {
-	begin_event(c);
-	fputs("{\"name\":", c->f);
-	put_json_text(c->f, name);
-	fputs(",\"cat\":\"thread\",\"ph\":\"X\",\"ts\":", c->f);
-	put_us(c->f, s->t0);
-	fputs(",\"dur\":", c->f);
+	struct line *l = begin_line(c);
+
+	LINE_LIT(l, "{\"name\":");
+	line_json_text(l, name);
+	LINE_LIT(l, ",\"cat\":\"thread\",\"ph\":\"X\",\"ts\":");
+	line_us(l, s->t0);
+	LINE_LIT(l, ",\"dur\":");
 	/* t1 >= t0; the difference of two int64 is exact in uint64 (a damaged file's times) */
-	put_abs_us(c->f, "", (uint64_t)s->t1 - (uint64_t)s->t0);
-	fprintf(c->f,
-		",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":{\"tid\":%" PRIu32
-		",\"cpu\":%u%s}}",
-		pid, tid, s->tid, s->cpu, s->opened ? "" : ",\"from_start\":true");
+	line_abs_us(l, (uint64_t)s->t1 - (uint64_t)s->t0);
+	LINE_LIT(l, ",\"pid\":");
+	line_u64(l, pid);
+	LINE_LIT(l, ",\"tid\":");
+	line_u64(l, tid);
+	LINE_LIT(l, ",\"args\":{\"tid\":");
+	line_u64(l, s->tid);
+	LINE_LIT(l, ",\"cpu\":");
+	line_u64(l, s->cpu);
+	if (!s->opened) {
+		LINE_LIT(l, ",\"from_start\":true");
+	}
+	LINE_LIT(l, "}}");
+	line_flush(l);
 }
 
 static void on_slice(struct chrome *c, const struct etwforge_item *s)
@@ -264,57 +380,97 @@ static void on_wake(struct chrome *c, const struct etwforge_item *wk)
 {
 	uint32_t pid, tid;
 	uint64_t id = ++c->flows;
+	struct line *l;
 
 	wake_track(c, wk->waker, wk->waker_thread, wk->from_cpu, &pid, &tid);
-	begin_event(c);
-	fprintf(c->f,
-		"{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"s\",\"id\":%" PRIu64 ",\"ts\":",
-		id);
-	put_us(c->f, wk->t0);
-	fprintf(c->f,
-		",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":{\"waker\":%" PRIu32
-		",\"tid\":%" PRIu32 ",\"cpu\":%u}}",
-		pid, tid, wk->waker, wk->tid, wk->from_cpu);
+	l = begin_line(c);
+	LINE_LIT(l, "{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"s\",\"id\":");
+	line_u64(l, id);
+	LINE_LIT(l, ",\"ts\":");
+	line_us(l, wk->t0);
+	LINE_LIT(l, ",\"pid\":");
+	line_u64(l, pid);
+	LINE_LIT(l, ",\"tid\":");
+	line_u64(l, tid);
+	LINE_LIT(l, ",\"args\":{\"waker\":");
+	line_u64(l, wk->waker);
+	LINE_LIT(l, ",\"tid\":");
+	line_u64(l, wk->tid);
+	LINE_LIT(l, ",\"cpu\":");
+	line_u64(l, wk->from_cpu);
+	LINE_LIT(l, "}}");
+	line_flush(l);
 	wake_track(c, wk->tid, wk->thread, wk->cpu, &pid, &tid);
-	begin_event(c);
-	fprintf(c->f,
-		"{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64
-		",\"ts\":",
-		id);
-	put_us(c->f, wk->t1);
-	fprintf(c->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}", pid, tid);
+	l = begin_line(c);
+	LINE_LIT(l, "{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+	line_u64(l, id);
+	LINE_LIT(l, ",\"ts\":");
+	line_us(l, wk->t1);
+	LINE_LIT(l, ",\"pid\":");
+	line_u64(l, pid);
+	LINE_LIT(l, ",\"tid\":");
+	line_u64(l, tid);
+	LINE_LIT(l, "}");
+	line_flush(l);
 }
 
 static void on_flush(struct chrome *c, const struct etwforge_item *fl)
 {
 	const char *why = etwforge_flush_seen_name(fl->reason);
+	struct line *l = begin_line(c);
 
-	begin_event(c);
-	fprintf(c->f,
-		"{\"name\":\"flush: %s\",\"cat\":\"batch\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", why);
-	put_us(c->f, fl->t0);
-	fprintf(c->f,
-		",\"pid\":%d,\"tid\":%u,\"args\":{\"reason\":\"%s\",\"batch\":%" PRIu64
-		",\"tids\":%u,\"record_bytes\":%" PRIu64 "}}",
-		CHROME_PID, fl->cpu + 1, why, fl->batch, fl->tids, fl->record_bytes);
+	LINE_LIT(l, "{\"name\":\"flush: ");
+	line_str(l, why);
+	LINE_LIT(l, "\",\"cat\":\"batch\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+	line_us(l, fl->t0);
+	LINE_LIT(l, ",\"pid\":");
+	line_u64(l, CHROME_PID);
+	LINE_LIT(l, ",\"tid\":");
+	line_u64(l, fl->cpu + 1);
+	LINE_LIT(l, ",\"args\":{\"reason\":\"");
+	line_str(l, why);
+	LINE_LIT(l, "\",\"batch\":");
+	line_u64(l, fl->batch);
+	LINE_LIT(l, ",\"tids\":");
+	line_u64(l, fl->tids);
+	LINE_LIT(l, ",\"record_bytes\":");
+	line_u64(l, fl->record_bytes);
+	LINE_LIT(l, "}}");
+	line_flush(l);
 }
 
 static void on_spin(struct chrome *c, const struct etwforge_item *sp)
 {
-	const struct etwforge_spinlock *l = sp->lock;
+	const struct etwforge_spinlock *lk = sp->lock;
 	const char *kind = etwforge_spin_seen_name(sp->reason);
+	struct line *l = begin_line(c);
 
-	begin_event(c);
-	fprintf(c->f,
-		"{\"name\":\"spinlock: %s\",\"cat\":\"spinlock\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
-		kind);
-	put_us(c->f, sp->t0);
-	fprintf(c->f,
-		",\"pid\":%d,\"tid\":%u,\"args\":{\"kind\":\"%s\",\"lock\":\"0x%" PRIx64
-		"\",\"caller\":\"0x%" PRIx64 "\",\"tid\":%" PRIu32 ",\"spin_count\":%" PRIu32
-		",\"wait_cycles\":%" PRIu32 ",\"hold_cycles\":%" PRIu64 ",\"irql\":%u}}",
-		CHROME_PID, sp->cpu + 1, kind, l->lock, l->caller, l->tid, l->spin_count,
-		l->wait_cycles, l->release_time - l->acquire_time, l->irql);
+	LINE_LIT(l, "{\"name\":\"spinlock: ");
+	line_str(l, kind);
+	LINE_LIT(l, "\",\"cat\":\"spinlock\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+	line_us(l, sp->t0);
+	LINE_LIT(l, ",\"pid\":");
+	line_u64(l, CHROME_PID);
+	LINE_LIT(l, ",\"tid\":");
+	line_u64(l, sp->cpu + 1);
+	LINE_LIT(l, ",\"args\":{\"kind\":\"");
+	line_str(l, kind);
+	LINE_LIT(l, "\",\"lock\":\"");
+	line_hex(l, lk->lock);
+	LINE_LIT(l, "\",\"caller\":\"");
+	line_hex(l, lk->caller);
+	LINE_LIT(l, "\",\"tid\":");
+	line_u64(l, lk->tid);
+	LINE_LIT(l, ",\"spin_count\":");
+	line_u64(l, lk->spin_count);
+	LINE_LIT(l, ",\"wait_cycles\":");
+	line_u64(l, lk->wait_cycles);
+	LINE_LIT(l, ",\"hold_cycles\":");
+	line_u64(l, lk->release_time - lk->acquire_time);
+	LINE_LIT(l, ",\"irql\":");
+	line_u64(l, lk->irql);
+	LINE_LIT(l, "}}");
+	line_flush(l);
 }
 
 /* A sample "P" event, its stack noted for the frames written at the end. */
@@ -322,29 +478,40 @@ static void on_sample(struct chrome *c, const struct etwforge_item *sm)
 {
 	const struct etwforge_thread_row *t = own_track(c, sm->thread);
 	struct etwforge_location w;
+	struct line *l;
 
 	etwforge_analysis_locate(c->v->an, sm->pid, sm->ip, sm->t0, &w);
-	begin_event(c);
-	fputs("{\"name\":", c->f);
-	put_json_text(c->f, w.text);
-	fputs(",\"cat\":\"sample\",\"ph\":\"P\",\"ts\":", c->f);
-	put_us(c->f, sm->t0);
-	fprintf(c->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, t ? t->pid : (uint32_t)CHROME_PID,
-		t ? sm->tid : sm->cpu + 1);
+	l = begin_line(c);
+	LINE_LIT(l, "{\"name\":");
+	line_json_text(l, w.text);
+	LINE_LIT(l, ",\"cat\":\"sample\",\"ph\":\"P\",\"ts\":");
+	line_us(l, sm->t0);
+	LINE_LIT(l, ",\"pid\":");
+	line_u64(l, t ? t->pid : (uint32_t)CHROME_PID);
+	LINE_LIT(l, ",\"tid\":");
+	line_u64(l, t ? sm->tid : sm->cpu + 1);
 	if (sm->stack >= 0 && (size_t)sm->stack < c->nstacks) {
 		size_t k = (size_t)sm->stack;
 
-		fprintf(c->f, ",\"sf\":\"S%zu_0\"", k);
+		LINE_LIT(l, ",\"sf\":\"S");
+		line_u64(l, k);
+		LINE_LIT(l, "_0\"");
 		if (!c->stack_seen[k]) {
 			c->stack_seen[k] = true;
 			c->stack_pid[k] = sm->pid;
 			c->stack_ns[k] = sm->t0;
 		}
 	}
-	fprintf(c->f,
-		",\"args\":{\"tid\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"cpu\":%u,\"ip\":\"0x%" PRIx64
-		"\"}}",
-		sm->tid, sm->pid, sm->cpu, sm->ip);
+	LINE_LIT(l, ",\"args\":{\"tid\":");
+	line_u64(l, sm->tid);
+	LINE_LIT(l, ",\"pid\":");
+	line_u64(l, sm->pid);
+	LINE_LIT(l, ",\"cpu\":");
+	line_u64(l, sm->cpu);
+	LINE_LIT(l, ",\"ip\":\"");
+	line_hex(l, sm->ip);
+	LINE_LIT(l, "\"}}");
+	line_flush(l);
 }
 
 void chrome_item(struct chrome *c, const struct etwforge_item *it)
