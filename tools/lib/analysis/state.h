@@ -93,11 +93,12 @@ struct etwforge_analysis {
 	struct ip_counts idle_ips;
 	struct etwforge_ip_count *ips_out; /* the last etwforge_analysis_ips() answer */
 	/*
-	 * per process row: its threads' CPU time, switch-ins and samples summed
+	 * per process row: its threads' CPU time, switch-ins and samples, summed
 	 * from its threads' rows (@proc_rows[@proc_start[p] .. @proc_start[p +
-	 * 1]]) when @proc_fresh[p], then kept so (an_thread_sums_add()); the
-	 * index made again when rows were added or linked to a process since
-	 * (@proc_made), every process's sums with it
+	 * 1]]) when first asked for and kept up to date from then on
+	 * (an_thread_sums_add()): @proc_fresh[p] says they are; the index is
+	 * made again when rows were added or linked to a process since
+	 * (@proc_made), and every process's sums with it
 	 */
 	uint64_t *proc_t, *proc_in, *proc_samples;
 	bool *proc_fresh;
