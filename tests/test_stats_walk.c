@@ -8,6 +8,7 @@
  * truncated and with bytes flipped, and the damaged files of the corpus:
  * the same counts, JSON, return code and error message, opened with and
  * without ETWFORGE_OPEN_KEEP_GOING; and the one walk taken where it may be.
+ * A stats object counted into again holds only the new file's counts.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -229,4 +230,52 @@ Test(stats_walk, corpus_files)
 	both_opens(test_path("ident.etl"), NULL);
 	cr_assert_eq(ident_fixture_write_pingpong(test_path("pingpong.etl"), 50), 0);
 	both_opens(test_path("pingpong.etl"), NULL);
+}
+
+/*
+ * A stats object counted into again: a file with many hooks (desktop's
+ * kernel session), then a compact session's file of a few. What it holds
+ * then is what a new object holds for the second file (every count, the
+ * hooks listed, the JSON): nothing of the first is left, and an object
+ * never counted into is taken as zeros without being read.
+ */
+Test(stats_walk, an_object_counted_into_again_holds_only_the_new_file)
+{
+	const char *many = gen("desktop.yaml", 100, 21, "many.etl");
+	struct etwforge_file *a, *b;
+	struct etwforge_stats *again = etwforge_stats_new(), *fresh = etwforge_stats_new();
+	unsigned listed = 0;
+	char *j1, *j2;
+
+	gen("", 100, 22, "few.etl");
+	a = etwforge_file_open(many, 0, NULL);
+	b = etwforge_file_open(test_path("few-2.etl"), 0, NULL);
+	cr_assert(a && b && again && fresh);
+	cr_assert_eq(etwforge_file_stats(a, again, NULL), 0);
+	cr_assert_eq(etwforge_file_stats(b, again, NULL), 0);
+	cr_assert_eq(etwforge_file_stats(b, fresh, NULL), 0);
+	cr_assert_eq(memcmp(again, fresh, offsetof(struct etwforge_stats, an)), 0);
+	for (unsigned k = 0; k < 3; k++) {
+		for (unsigned w = 0; w < 2; w++) {
+			for (int h = etwforge_stats_hook_next(again, k, w, 0); h >= 0;
+			     h = etwforge_stats_hook_next(again, k, w, h + 1)) {
+				uint64_t v = 0;
+
+				cr_assert_eq(etwforge_stats_hook(again, k, w, (uint16_t)h, &v), 0);
+				cr_assert_gt(v, 0, "hook 0x%04X of the first file still listed",
+					     (unsigned)h);
+				listed++;
+			}
+		}
+	}
+	cr_assert_gt(listed, 0);
+	j1 = json_of(b, again);
+	j2 = json_of(b, fresh);
+	cr_assert_str_eq(j1, j2);
+	free(j1);
+	free(j2);
+	etwforge_file_close(a);
+	etwforge_file_close(b);
+	etwforge_stats_free(again);
+	etwforge_stats_free(fresh);
 }

@@ -101,13 +101,17 @@ struct stats_identity {
  * @records_by_kind: [kind][0 = 32-bit, 1 = 64-bit], kinds in the order of
  *                   read_stats_kind_name()
  * @hooks:           per hooked kind (SYSTEM, COMPACT, PERFINFO) x 32/64-bit,
- *                   a count per hook id
+ *                   a count per hook id; @hook_seen the ones counted, so that
+ *                   the hooks are listed without reading (and faulting in)
+ *                   all 3 MiB
  * @compact:         switches in compact batches by form (idle_short, idle,
  *                   lite, full)
  * @ident:           processes, threads, ready and sample events, switches
  *                   attributed or not
  * @an:              the analysis the identity counts come from (the API
  *                   makes and frees it: the read room knows no analysis)
+ * @used:            false until the first count: all of it is still the
+ *                   zeros calloc() gave
  */
 struct etwforge_stats {
 	uint64_t buffers;
@@ -120,8 +124,10 @@ struct etwforge_stats {
 	uint64_t records_by_cpu[2048];
 	uint64_t records_by_kind[8][2];
 	uint64_t hooks[3][2][65536];
+	uint64_t hook_seen[3][2][65536 / 64]; /* a bit per hook with a count in @hooks */
 	struct stats_identity ident;
 	struct etwforge_analysis *an;
+	bool used; /* counted into since etwforge_stats_new()'s calloc() */
 };
 
 /* read_record_times - as etwforge_record_times(). */
