@@ -74,45 +74,18 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 /*
  * 1: a byte a JSON string holds as it is (printable ASCII but '"' and '\\');
  * 0: a control character, DEL, a byte of UTF-8 to check, or the NUL that
- * ends the string.
+ * ends the string (one line of the table per 16 bytes, from 0x20).
  */
-#define PLAIN8 1, 1, 1, 1, 1, 1, 1, 1
+/* clang-format off */
 static const unsigned char plain[256] = {
-	[0x20] = 1,
-	1,
-	0,
-	1,
-	1,
-	1,
-	1,
-	1,
-	PLAIN8, /* '"' at 0x22 */
-	[0x30] = PLAIN8,
-	PLAIN8,
-	[0x40] = PLAIN8,
-	PLAIN8,
-	[0x50] = PLAIN8,
-	1,
-	1,
-	1,
-	1,
-	0,
-	1,
-	1,
-	1, /* '\\' at 0x5C */
-	[0x60] = PLAIN8,
-	PLAIN8,
-	[0x70] = PLAIN8,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	1,
-	0, /* DEL at 0x7F */
+	[0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20: '"' at 0x22 */
+	         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x30 */
+	         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x40 */
+	         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 0x50: '\\' at 0x5C */
+	         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x60 */
+	         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, /* 0x70: DEL at 0x7F */
 };
-#undef PLAIN8
+/* clang-format on */
 
 void jout_str(struct jout *j, const char *s)
 {
