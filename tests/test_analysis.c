@@ -450,7 +450,7 @@ static void processes_sum_their_threads(const struct etwforge_analysis *a, uint6
  * for each slice's process as it goes) holds its threads' sums of then, in
  * the full pass (item by item) and in the counts (asked before and after).
  */
-Test(analysis, process_rows_asked_while_reading_sum_their_threads, .timeout = 120.)
+Test(analysis, process_rows_asked_while_reading_sum_their_threads)
 {
 	char err[512];
 	struct etwforge_file *f;
