@@ -736,7 +736,6 @@ int counts_run(struct etwforge_analysis *a, struct etwforge_error *err)
 		/* kept going past damage: its first place is said */
 		return error_fail_at(err, -EINVAL, ERR_DATA, "%s", w.damage.msg);
 	}
-	a->gen++;
 	if (rc == -EAGAIN) {
 		return rc;
 	}

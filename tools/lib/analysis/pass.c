@@ -599,7 +599,6 @@ int pass_next(struct etwforge_analysis *a, struct etwforge_error *err)
 		rc = read_iter_next_raw(a->it, &ev, &sw, err);
 		if (rc == 0) {
 			a->ended = true;
-			a->gen++;
 			finish(a);
 			return a->nomem ? error_fail(err, -ENOMEM, ERR_DATA, "out of memory")
 					: a->qn > 0;
@@ -611,7 +610,6 @@ int pass_next(struct etwforge_analysis *a, struct etwforge_error *err)
 			a->tot.damaged++;
 			continue;
 		}
-		a->gen++;
 		if (sw) {
 			on_raw_switch(a, sw);
 		} else {

@@ -104,7 +104,6 @@ struct etwforge_analysis {
 	bool *proc_fresh;
 	size_t *proc_start, *proc_rows;
 	size_t proc_made[3]; /* processes, threads, threads linked when indexed */
-	uint64_t gen;	     /* events read: the sums change with it */
 	/* images and stacks: read with the identity, the samples counted into them */
 	struct an_images im;
 	struct an_stacks st;
