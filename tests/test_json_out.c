@@ -5,9 +5,9 @@
  * \u007f, a byte of invalid UTF-8 as \ufffd) against hand-typed texts and
  * against a reference escaper written here a byte at a time, over every
  * byte value at every place and random strings; keys given as literals
- * written as jout_key() writes them; numbers written in place next to the
- * buffer's end, nothing stored past it, and a text that does not fit cut
- * and counted as before.
+ * written as jout_key() writes them; hex numbers as printf writes them;
+ * numbers written in place next to the buffer's end, nothing stored past
+ * it, and a text that does not fit cut and counted as before.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -234,5 +234,31 @@ Test(json_out, numbers_at_the_end_of_the_room)
 				cr_assert_eq(buf[i], '#', "cap %zu: stored at %zu", cap, i);
 			}
 		}
+	}
+}
+
+/* jout_hex_width() against printf's "0x%0*" PRIx64 / PRIX64, quoted; jout_hex() is width 1. */
+Test(json_out, hex_against_printf)
+{
+	uint64_t seed = 0x2545F4914F6CDD1Du;
+
+	for (unsigned n = 0; n < 100000; n++) {
+		uint64_t v = next(&seed) >> (next(&seed) % 64);
+		unsigned width = 1 + n % 16;
+		bool upper = n & 1;
+		char got[64], want[64];
+		struct jout j;
+
+		jout_init(&j, got, sizeof(got));
+		jout_hex_width(&j, v, width, upper);
+		jout_finish(&j);
+		snprintf(want, sizeof(want), upper ? "\"0x%0*" PRIX64 "\"" : "\"0x%0*" PRIx64 "\"",
+			 (int)width, v);
+		cr_assert_str_eq(got, want);
+		jout_init(&j, got, sizeof(got));
+		jout_hex(&j, v);
+		jout_finish(&j);
+		snprintf(want, sizeof(want), "\"0x%" PRIx64 "\"", v);
+		cr_assert_str_eq(got, want);
 	}
 }

@@ -159,19 +159,31 @@ void jout_i64(struct jout *j, int64_t v)
 
 void jout_hex(struct jout *j, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-	char tmp[20];
+	jout_hex_width(j, v, 1, false);
+}
+
+void jout_hex_width(struct jout *j, uint64_t v, unsigned width, bool upper)
+{
+	const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[20]; /* "0x, up to 16 digits, " */
 	char *p = tmp + sizeof(tmp);
+	unsigned n = 0;
 
 	*--p = '"';
 	do {
 		*--p = hex[v & 15];
 		v >>= 4;
-	} while (v);
+		n++;
+	} while (v || (n < width && n < 16));
 	*--p = 'x';
 	*--p = '0';
 	*--p = '"';
 	jout_raw(j, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+void jout_bool(struct jout *j, bool v)
+{
+	jout_raw(j, v ? "true" : "false", v ? 4 : 5);
 }
 
 void jout_double(struct jout *j, double v, unsigned decimals)
@@ -241,7 +253,7 @@ void jout_ki64(struct jout *j, const char *key, int64_t v)
 void jout_kbool(struct jout *j, const char *key, bool v)
 {
 	jout_key(j, key);
-	jout_raw(j, v ? "true" : "false", v ? 4 : 5);
+	jout_bool(j, v);
 }
 
 void jout_khex(struct jout *j, const char *key, uint64_t v)

@@ -51,6 +51,15 @@ void jout_i64(struct jout *j, int64_t v);
 
 /** jout_hex - append "0x" and @v in lower-case hex, quoted (addresses: DESIGN.md). */
 void jout_hex(struct jout *j, uint64_t v);
+/**
+ * jout_hex_width - as jout_hex() with at least @width digits (zeros before
+ * them, 16 at most), in upper case when @upper: printf's "0x%0*" PRIx64 or
+ * PRIX64.
+ */
+void jout_hex_width(struct jout *j, uint64_t v, unsigned width, bool upper);
+
+/** jout_bool - append true or false. */
+void jout_bool(struct jout *j, bool v);
 
 /** jout_double - append @v with @decimals digits after the point. */
 void jout_double(struct jout *j, double v, unsigned decimals);
@@ -67,19 +76,8 @@ void jout_key(struct jout *j, const char *key);
  * bytes: a string literal naming a field (printable ASCII, no '"' or '\\'),
  * passed as JOUT_LIT("name"), which compiles only for a literal.
  */
-static inline void jout_key_lit(struct jout *j, const char *key, size_t len);
 void jout_key_lit_cut(struct jout *j, const char *key, size_t len); /* its slow path */
 #define JOUT_LIT(s) ("" s ""), (sizeof("" s "") - 1)
-
-/** jout_sep - a comma before the next array element when needed. */
-void jout_sep(struct jout *j);
-
-/* Members: key and value in one call. */
-void jout_kstr(struct jout *j, const char *key, const char *v);
-void jout_ku64(struct jout *j, const char *key, uint64_t v);
-void jout_ki64(struct jout *j, const char *key, int64_t v);
-void jout_kbool(struct jout *j, const char *key, bool v);
-void jout_khex(struct jout *j, const char *key, uint64_t v);
 
 static inline void jout_key_lit(struct jout *j, const char *key, size_t len)
 {
@@ -101,5 +99,15 @@ static inline void jout_key_lit(struct jout *j, const char *key, size_t len)
 	j->len = (size_t)(d - j->buf);
 	j->first = false;
 }
+
+/** jout_sep - a comma before the next array element when needed. */
+void jout_sep(struct jout *j);
+
+/* Members: key and value in one call. */
+void jout_kstr(struct jout *j, const char *key, const char *v);
+void jout_ku64(struct jout *j, const char *key, uint64_t v);
+void jout_ki64(struct jout *j, const char *key, int64_t v);
+void jout_kbool(struct jout *j, const char *key, bool v);
+void jout_khex(struct jout *j, const char *key, uint64_t v);
 
 #endif /* TOOLS_LIB_JSON_OUT_H */

@@ -29,30 +29,8 @@
 #define JS_U(key, v)	(jout_key_lit(j, JOUT_LIT(key)), jout_u64(j, v))
 #define JS_I(key, v)	(jout_key_lit(j, JOUT_LIT(key)), jout_i64(j, v))
 #define JS_HEX(key, v)	(jout_key_lit(j, JOUT_LIT(key)), jout_hex(j, v))
-#define JS_BOOL(key, v) jout_kbool(j, key, v)
+#define JS_BOOL(key, v) (jout_key_lit(j, JOUT_LIT(key)), jout_bool(j, v))
 #define JS_STR(key, v)	(jout_key_lit(j, JOUT_LIT(key)), jout_str(j, v))
-
-/*
- * @v as "0x" and at least @width hex digits (of @digits: lower or upper
- * case), as printf's "0x%0*" PRIx64 writes it, without printf's machinery
- * (two a line: the marker and the hook).
- */
-static void khex_fixed(struct jout *j, const char *key, uint64_t v, unsigned width,
-		       const char *digits)
-{
-	char tmp[24];
-	char *p = tmp + sizeof(tmp);
-	unsigned n = 0;
-
-	*--p = '\0';
-	do {
-		*--p = digits[v & 15];
-		v >>= 4;
-	} while (++n < width || v);
-	*--p = 'x';
-	*--p = '0';
-	jout_kstr(j, key, p);
-}
 
 /* FULL, INSTANCE, EVENT_HEADER: who logged it. */
 static void provider(struct jout *j, const struct etwforge_record *r)
@@ -396,9 +374,11 @@ static void record(struct jout *j, const struct etwforge_record *r, unsigned fla
 	JS_U("cpu", r->cpu);
 	JS_U("offset", r->file_offset);
 	JS_STR("kind", r->kind);
-	khex_fixed(j, "marker", r->marker, 8, "0123456789abcdef");
+	jout_key_lit(j, JOUT_LIT("marker"));
+	jout_hex_width(j, r->marker, 8, false);
 	if (r->has_hook) {
-		khex_fixed(j, "hook", r->hook, 4, "0123456789ABCDEF");
+		jout_key_lit(j, JOUT_LIT("hook"));
+		jout_hex_width(j, r->hook, 4, true);
 		JS_U("version", r->version);
 	}
 	JS_U("size", r->size);
@@ -475,8 +455,8 @@ static void buffer(struct jout *j, const struct etwforge_buffer *b)
 	JS_U("type", b->type);
 	JS_U("state", b->state);
 	JS_U("logger_id", b->logger_id);
-	jout_kbool(j, "compressed", b->compressed);
-	jout_kbool(j, "damaged", b->damaged);
+	JS_BOOL("compressed", b->compressed);
+	JS_BOOL("damaged", b->damaged);
 }
 
 size_t read_event_json(const struct etwforge_event *ev, unsigned flags, char *buf, size_t cap)
