@@ -104,30 +104,29 @@ static void check_str(const char *s)
 
 Test(json_out, hand_typed_escapes)
 {
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"", "\"\""},
+		{"svchost.exe", "\"svchost.exe\""},
+		{"a\"b\\c", "\"a\\\"b\\\\c\""},
+		{"\x01\t\n\x1f\x20\x7e\x7f", "\"\\u0001\\u0009\\u000a\\u001f ~\\u007f\""},
+		/* é, €, an emoji: as they are */
+		{"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		 "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
+		/* a lone lead, an overlong NUL, a surrogate, past U+10FFFF, a cut sequence at the end */
+		{"\xc3(", "\"\\ufffd(\""},
+		{"\xc0\x80", "\"\\ufffd\\ufffd\""},
+		{"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},
+		{"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""},
+		{"ab\xe2\x82", "\"ab\\ufffd\\ufffd\""},
+	};
 	char out[256];
 
-	str_of("", out, sizeof(out));
-	cr_assert_str_eq(out, "\"\"");
-	str_of("svchost.exe", out, sizeof(out));
-	cr_assert_str_eq(out, "\"svchost.exe\"");
-	str_of("a\"b\\c", out, sizeof(out));
-	cr_assert_str_eq(out, "\"a\\\"b\\\\c\"");
-	str_of("\x01\t\n\x1f\x20\x7e\x7f", out, sizeof(out));
-	cr_assert_str_eq(out, "\"\\u0001\\u0009\\u000a\\u001f ~\\u007f\"");
-	/* é, €, an emoji: as they are */
-	str_of("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", out, sizeof(out));
-	cr_assert_str_eq(out, "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
-	/* a lone lead, an overlong NUL, a surrogate, past U+10FFFF, a cut sequence at the end */
-	str_of("\xc3(", out, sizeof(out));
-	cr_assert_str_eq(out, "\"\\ufffd(\"");
-	str_of("\xc0\x80", out, sizeof(out));
-	cr_assert_str_eq(out, "\"\\ufffd\\ufffd\"");
-	str_of("\xed\xa0\x80", out, sizeof(out));
-	cr_assert_str_eq(out, "\"\\ufffd\\ufffd\\ufffd\"");
-	str_of("\xf4\x90\x80\x80", out, sizeof(out));
-	cr_assert_str_eq(out, "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
-	str_of("ab\xe2\x82", out, sizeof(out));
-	cr_assert_str_eq(out, "\"ab\\ufffd\\ufffd\"");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		str_of(cases[i].in, out, sizeof(out));
+		cr_assert_str_eq(out, cases[i].want, "case %zu", i);
+	}
 }
 
 Test(json_out, every_byte_at_every_place)
