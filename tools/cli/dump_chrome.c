@@ -48,6 +48,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,14 +176,12 @@ static void line_us(struct line *l, int64_t ns)
 /* @s as put_json_text() writes it: at once when nothing in it needs a look. */
 static void line_json_text(struct line *l, const char *s)
 {
-	size_t n = 0;
+	size_t n = json_plain_len(s);
 
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++, n++) {
-		if (*p < 0x20 || *p >= 0x7F || *p == '"' || *p == '\\') {
-			line_flush(l);
-			put_json_text(l->f, s);
-			return;
-		}
+	if (n == SIZE_MAX) {
+		line_flush(l);
+		put_json_text(l->f, s);
+		return;
 	}
 	LINE_LIT(l, "\"");
 	line_put(l, s, n);

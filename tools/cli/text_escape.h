@@ -36,4 +36,10 @@ void put_xml_text(FILE *f, const char *s);
 /** put_json_text - @s as a JSON string, quotes included. */
 void put_json_text(FILE *f, const char *s);
 
+/**
+ * json_plain_len - the length of @s when put_json_text() writes it as it is
+ * between its quotes (printable ASCII without '"' or '\\'), else SIZE_MAX.
+ */
+size_t json_plain_len(const char *s);
+
 #endif /* TOOLS_TEXT_ESCAPE_H */
