@@ -125,6 +125,20 @@ static inline size_t run_add(struct run *r, uint64_t x)
 }
 
 /*
+ * A busy record's span @delta, begun at @ts, to its @slot: as run_add()
+ * does, but a slot's first span found by its sum being zero (its bit in
+ * @r->seen is set after the loop), and the record counted by an add (the
+ * span is far below COUNT_SHIFT): each form of sum_records() runs it
+ * straight through.
+ */
+static inline void busy_add(struct run *r, unsigned slot, uint32_t delta, uint64_t ts)
+{
+	r->first_at[r->acc[slot] ? NOT_FIRST : slot] = ts;
+	r->acc[slot] += delta + (UINT64_C(1) << COUNT_SHIFT);
+	r->at[slot] = ts;
+}
+
+/*
  * The records after the first, from @pos to @len (each one's span its delta,
  * its thread switched in at the time before it), added to @s from *@ts.
  * Eight bytes are read at each record while eight are left; the last few
@@ -139,69 +153,77 @@ static bool sum_records(const uint8_t *payload, size_t pos, size_t len, uint32_t
 			struct etw_ccswap_sums *s, uint64_t *ts)
 {
 	struct run r;
-	uint64_t had_ticks[ETW_CCSWAP_SLOTS], had_ins[ETW_CCSWAP_SLOTS]; /* read where written */
-	uint32_t seen;
-	uint64_t ts_now = *ts, idle_acc = 0, idle_at = 0, idle_first = 0;
-	uint64_t n_idle = 0, n_full = 0, n_busy = 0;
+	/* the first record's slot's sums (@s->seen), read where written */
+	uint64_t had_ticks[ETW_CCSWAP_SLOTS], had_ins[ETW_CCSWAP_SLOTS];
+	uint64_t had_first[ETW_CCSWAP_SLOTS], had_last[ETW_CCSWAP_SLOTS];
+	uint32_t seen, busy = 0;
+	uint64_t ts_now = *ts, idle_t = 0, idle_at = 0, idle_first = 0, n_idle_all = 0;
+	uint64_t n_idle = 0, n_full = 0, n_lite;
+	const size_t from = pos;
 
-	/* element by element: a memset() of 136 bytes costs a batch more (rep stos) */
-	r.acc[0] = r.acc[1] = r.acc[2] = r.acc[3] = r.acc[4] = r.acc[5] = r.acc[6] = r.acc[7] = 0;
-	r.acc[8] = r.acc[9] = r.acc[10] = r.acc[11] = r.acc[12] = r.acc[13] = r.acc[14] = 0;
-	r.acc[15] = r.acc[16] = 0;
+	/*
+	 * Element by element: a memset() of 136 bytes costs a batch more (rep
+	 * stos). The times too, so the slots not seen copy out as zeros.
+	 */
+	for (unsigned k = 0; k < ETW_CCSWAP_SLOTS; k++) {
+		r.acc[k] = r.at[k] = r.first_at[k] = 0;
+	}
 	r.seen = 0;
 	r.forms = 0;
 	for (size_t last = len >= 8 ? len - 8 : 0; len >= 8 && pos <= last;) {
 		uint64_t x = get_le64(payload + pos);
 		uint32_t w = (uint32_t)x, delta;
-		unsigned slot;
 
-		switch (w & ETW_CCSWAP_TYPE_MASK) {
-		case ETW_CCSWAP_IDLE_SHORT:
-			delta = (w & ETW_CCIS_DELTA) >> 2;
-			idle_first = idle_acc ? idle_first : ts_now;
-			idle_acc += delta | UINT64_C(1) << COUNT_SHIFT;
+		/*
+		 * Tests, not a switch: compilers make a switch a jump table
+		 * (seven operations a record before any work); the idle short
+		 * form (every other record of a busy CPU) is tested first.
+		 */
+		if ((w & ETW_CCSWAP_TYPE_MASK) == ETW_CCSWAP_IDLE_SHORT) {
+			delta = (uint16_t)w >> 2; /* (w & ETW_CCIS_DELTA) >> 2 */
+			idle_first = n_idle_all ? idle_first : ts_now;
+			idle_t += delta;
+			n_idle_all++;
 			idle_at = ts_now;
 			ts_now += delta;
 			pos += 2;
 			continue;
-		case ETW_CCSWAP_IDLE:
-			delta = (w & ETW_CCI_DELTA) >> 2;
-			idle_first = idle_acc ? idle_first : ts_now;
-			idle_acc += delta | UINT64_C(1) << COUNT_SHIFT;
-			idle_at = ts_now;
+		}
+		if ((w & ETW_CCSWAP_TYPE_MASK) == ETW_CCSWAP_LITE) {
+			delta = w >> 15;
+			busy_add(&r, (w >> 2) & 0xFu, delta, ts_now);
 			ts_now += delta;
-			n_idle++;
 			pos += 4;
 			continue;
-		case ETW_CCSWAP_LITE:
-			delta = w >> 15;
-			slot = (w >> 2) & 0xFu;
-			pos += 4;
-			break;
-		default:
+		}
+		if ((w & ETW_CCSWAP_TYPE_MASK) == ETW_CCSWAP_FULL) {
 			delta = (w & ETW_CCF_DELTA) >> 2;
-			slot = (unsigned)(x >> 32) & 0xFu;
+			busy_add(&r, (unsigned)(x >> 32) & 0xFu, delta, ts_now);
+			ts_now += delta;
 			n_full++;
 			pos += 8;
-			break;
+			continue;
 		}
-		r.first_at[r.acc[slot] ? NOT_FIRST : slot] = ts_now;
-		r.acc[slot] += delta | UINT64_C(1) << COUNT_SHIFT;
-		r.at[slot] = ts_now;
+		delta = (w & ETW_CCI_DELTA) >> 2;
+		idle_first = n_idle_all ? idle_first : ts_now;
+		idle_t += delta;
+		n_idle_all++;
+		idle_at = ts_now;
 		ts_now += delta;
+		n_idle++;
+		pos += 4;
 	}
-	/* the counts by form from the counts by slot: idle forms to the idle slot, the others not */
+	/* LITE records counted by the bytes: each form's count times its length is the sum */
+	n_lite = (pos - from - 2 * (n_idle_all - n_idle) - 4 * n_idle - 8 * n_full) / 4;
 	for (unsigned k = 0; k < ETW_CCSWAP_IDLE_SLOT; k++) {
-		r.seen |= (uint32_t)(r.acc[k] != 0) << k;
-		n_busy += r.acc[k] >> COUNT_SHIFT;
+		busy |= (uint32_t)(r.acc[k] != 0) << k;
 	}
 	r.ts = ts_now;
-	r.seen |= idle_acc ? 1u << ETW_CCSWAP_IDLE_SLOT : 0u;
-	r.acc[ETW_CCSWAP_IDLE_SLOT] = idle_acc;
+	r.seen = busy | (n_idle_all ? 1u << ETW_CCSWAP_IDLE_SLOT : 0u);
+	r.acc[ETW_CCSWAP_IDLE_SLOT] = idle_t | n_idle_all << COUNT_SHIFT;
 	r.at[ETW_CCSWAP_IDLE_SLOT] = idle_at;
 	r.first_at[ETW_CCSWAP_IDLE_SLOT] = idle_first;
-	r.forms = ((idle_acc >> COUNT_SHIFT) - n_idle) | n_idle << 16 | (n_busy - n_full) << 32 |
-		  n_full << 48;
+	r.forms = (n_idle_all - n_idle) | n_idle << 16 | n_lite << 32 | n_full << 48;
 	while (pos < len) {
 		uint8_t rec[8] = {0};
 		unsigned t = payload[pos] & ETW_CCSWAP_TYPE_MASK;
@@ -213,26 +235,28 @@ static bool sum_records(const uint8_t *payload, size_t pos, size_t len, uint32_t
 		pos += run_add(&r, get_le64(rec));
 	}
 	/* a slot @s has already (the first record's) keeps its sums and first start */
-	for (seen = s->seen & r.seen; seen; seen &= seen - 1) {
+	for (seen = s->seen; seen; seen &= seen - 1) {
 		unsigned k = ccswap_ctz(seen);
 
-		r.first_at[k] = s->first_at[k];
 		had_ticks[k] = s->ticks[k];
 		had_ins[k] = s->ins[k];
+		had_first[k] = s->first_at[k];
+		had_last[k] = s->last_in[k];
 	}
-	for (seen = r.seen; seen; seen &= seen - 1) {
-		unsigned k = ccswap_ctz(seen);
-
+	/* every slot at once, no branch (the compilers make it vector moves) */
+	for (unsigned k = 0; k < ETW_CCSWAP_SLOTS; k++) {
 		s->ticks[k] = r.acc[k] & TICKS_MASK;
 		s->ins[k] = r.acc[k] >> COUNT_SHIFT;
 		s->first_at[k] = r.first_at[k];
 		s->last_in[k] = r.at[k];
 	}
-	for (seen = s->seen & r.seen; seen; seen &= seen - 1) {
+	for (seen = s->seen; seen; seen &= seen - 1) {
 		unsigned k = ccswap_ctz(seen);
 
 		s->ticks[k] += had_ticks[k];
 		s->ins[k] += had_ins[k];
+		s->first_at[k] = had_first[k];
+		s->last_in[k] = (r.seen >> k) & 1u ? r.at[k] : had_last[k];
 	}
 	s->seen |= r.seen;
 	for (unsigned k = 0; k < 4; k++) {

@@ -38,7 +38,8 @@ enum etw_ccswap_first {
  * @last_in: per slot, the latest time it was (valid where @ins is not 0)
  * @first_at: per slot, when its first span began (its last: @last_in)
  * @seen:    bit per slot: its thread ran in the batch (@ticks, @ins,
- *           @last_in, @first_at, @last_at of the others are not written)
+ *           @last_in, @first_at of the others hold nothing to read: zeros,
+ *           or what was there)
  * @unknown: clock units nobody is known to have run
  * @forms:   switches by record form (IDLE_SHORT, IDLE, LITE, FULL)
  * @records: switches of the batch
