@@ -49,19 +49,7 @@ class Event:
 
     def __init__(self, kind: str, compact: bool, cpu: int, ts: int, file_offset: int,
                  d: dict):
-        for n, v in (("kind", kind), ("compact", compact), ("cpu", cpu), ("ts", ts),
-                     ("file_offset", file_offset), ("_d", d)):
-            object.__setattr__(self, n, v)
-        flat = d
-        for p in _PAYLOADS:
-            if isinstance(d.get(p), dict):
-                flat = {k: v for k, v in d.items() if k != p}
-                for k in ("tid", "pid"):
-                    if k in flat:
-                        flat["ctx_" + k] = flat.pop(k)
-                flat.update(d[p])
-                break
-        object.__setattr__(self, "_f", flat)
+        _event_fill(self, kind, compact, cpu, ts, file_offset, d, _flat(d))
 
     def __getattr__(self, name: str) -> Any:
         d = object.__getattribute__(self, "_f")
@@ -95,6 +83,50 @@ class Event:
     def __repr__(self):
         fields = ", ".join(f"{k}={v!r}" for k, v in self._f.items() if k != "kind")
         return f"Event({self.kind}{' compact' if self.compact else ''}, {fields})"
+
+
+def _flat(d: dict) -> dict:
+    """An identity record's fields with its payload's at the top (Event)."""
+    for p in _PAYLOADS:
+        if isinstance(d.get(p), dict):
+            flat = {k: v for k, v in d.items() if k != p}
+            for k in ("tid", "pid"):
+                if k in flat:
+                    flat["ctx_" + k] = flat.pop(k)
+            flat.update(d[p])
+            return flat
+    return d
+
+
+# Event's slots set directly (it refuses setattr): a call each, no loop
+_SLOT_SET = tuple(getattr(Event, n).__set__
+                  for n in ("kind", "compact", "cpu", "ts", "file_offset", "_d", "_f"))
+
+
+def _event_fill(ev, kind, compact, cpu, ts, file_offset, d, flat):
+    s_kind, s_compact, s_cpu, s_ts, s_off, s_d, s_f = _SLOT_SET
+    s_kind(ev, kind)
+    s_compact(ev, compact)
+    s_cpu(ev, cpu)
+    s_ts(ev, ts)
+    s_off(ev, file_offset)
+    s_d(ev, d)
+    s_f(ev, flat)
+    return ev
+
+
+# the switch and spin-lock lines have no payload object: their fields are at the top
+_FLAT_KINDS = frozenset((0x04, 0x08, 0x10))
+# json.loads() without its per-call checks: the library's lines are one valid object
+_scan_once = json.JSONDecoder().scan_once
+
+
+def _parse(text: bytes) -> dict:
+    """One JSON line of the library (dump --jsonl's) as a dict."""
+    try:
+        return _scan_once(text.decode("utf-8", "surrogatepass"), 0)[0]
+    except StopIteration:  # not expected: let json say what is wrong
+        return json.loads(text)
 
 
 SWITCH_COLUMNS = (("ts", "Q", ctypes.c_uint64), ("cpu", "I", ctypes.c_uint32),
@@ -287,40 +319,45 @@ class File:
         return self._events(self._cursor(mask, order))
 
     def _events(self, cur: _Cursor) -> Iterator[Event]:
+        # per event: one lock, two library calls, the JSON line parsed once
         ev = ctypes.POINTER(_lib.EventHead)()
-        state = {"cap": 8192}
-        state["buf"] = ctypes.create_string_buffer(state["cap"])
+        ev_ref = ctypes.byref(ev)
+        cap = 8192
+        buf = ctypes.create_string_buffer(cap)
         e = ErrorBox()
-
-        def step():
-            rc = _lib.iter_next(cur.ptr, ctypes.byref(ev), e.ptr)
-            if rc <= 0:
-                if rc == 0:
-                    cur.free()  # done: give the iterator back at once
-                return rc, e.message() if rc < 0 else None
-            buf, cap = state["buf"], state["cap"]
-            n = _lib.event_json(ev, 0, buf, cap)
-            if n >= cap:
-                state["cap"] = cap = n + 1
-                state["buf"] = buf = ctypes.create_string_buffer(cap)
-                _lib.event_json(ev, 0, buf, cap)
-            h = ev.contents
-            return rc, (h.kind, h.cpu, h.ts, h.file_offset, buf.value)
-
+        iter_next, event_json = _lib.iter_next, _lib.event_json
+        lock, new = self._lock, object.__new__
+        kind_name = _KIND_NAME.get
         try:
             while True:
-                rc, got = self._next_locked(cur, step)
-                if rc == 0:
-                    return
+                with lock:
+                    if self._pending:
+                        self._drain()
+                    if not cur.ptr:
+                        raise ValueError("etwforge: the file was closed while iterating it")
+                    rc = iter_next(cur.ptr, ev_ref, e.ptr)
+                    if rc > 0:
+                        n = event_json(ev, 0, buf, cap)
+                        if n >= cap:
+                            cap = n + 1
+                            buf = ctypes.create_string_buffer(cap)
+                            event_json(ev, 0, buf, cap)
+                        h = ev.contents
+                        kind, cpu, ts, off, text = h.kind, h.cpu, h.ts, h.file_offset, buf.value
+                    elif rc == 0:
+                        cur.free()  # done: give the iterator back at once
+                        return
+                    else:
+                        msg = e.message()
                 if rc < 0:
-                    err = ETLError(got)
+                    err = ETLError(msg)
                     if not self.keep_going:
                         raise err
                     self.damage.append(err)
                     continue
-                kind, cpu, ts, off, text = got
-                yield Event(_KIND_NAME.get(kind, "record"), kind == 0x08, cpu, ts, off,
-                            json.loads(text))
+                d = _parse(text)
+                yield _event_fill(new(Event), kind_name(kind, "record"), kind == 0x08, cpu, ts,
+                                  off, d, d if kind in _FLAT_KINDS else _flat(d))
         finally:
             e.__exit__()
             self._release(cur)
