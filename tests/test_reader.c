@@ -1091,6 +1091,121 @@ Test(reader_small, byte_flips_never_crash)
 	free(copy);
 }
 
+/* ---- the fast path against the careful one ---------------------------------------- */
+
+/* @a and @b the same record, field by field (the padding between them is no field). */
+static void assert_same_record(const struct etl_record *a, const struct etl_record *b,
+			       const char *what, size_t at)
+{
+	cr_assert(a->file_offset == b->file_offset && a->data == b->data && a->size == b->size &&
+			  a->marker == b->marker && a->header_type == b->header_type &&
+			  a->kind == b->kind && a->is64 == b->is64 && a->cpu == b->cpu,
+		  "%s: the header of the record at 0x%zx differs", what, at);
+	cr_assert(a->hook_id == b->hook_id && a->version == b->version && a->ts == b->ts,
+		  "%s: hook, version or time of the record at 0x%zx differs", what, at);
+	cr_assert(a->has_pebs == b->has_pebs && a->pebs_index == b->pebs_index &&
+			  a->pmc_count == b->pmc_count && !memcmp(a->pmc, b->pmc, sizeof(a->pmc)),
+		  "%s: the items of the record at 0x%zx differ", what, at);
+	cr_assert(a->payload == b->payload && a->payload_len == b->payload_len,
+		  "%s: the payload of the record at 0x%zx differs", what, at);
+}
+
+/*
+ * Every record of @d read by etl_buffer_next() and by
+ * etl_buffer_next_careful(): the same result, record, position and error.
+ * Return: the records read.
+ */
+static unsigned both_paths_agree(const struct etl_reader *d, const char *what)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < etl_reader_buffer_count(d); i++) {
+		const struct etl_buffer *b = etl_reader_buffer(d, i);
+		size_t pos = 0, pos_c = 0;
+		int rc, rc_c;
+
+		do {
+			struct etl_record r, r_c;
+			struct etl_error e = {0}, e_c = {0};
+			size_t at = pos;
+
+			memset(&r, 0xA5, sizeof(r));
+			memset(&r_c, 0x5A, sizeof(r_c));
+			rc = etl_buffer_next(d, b, &pos, &r, &e);
+			rc_c = etl_buffer_next_careful(d, b, &pos_c, &r_c, &e_c);
+			cr_assert_eq(rc, rc_c, "%s: buffer %u at 0x%zx: %d, careful %d", what, i,
+				     at, rc, rc_c);
+			cr_assert_eq(pos, pos_c, "%s: buffer %u at 0x%zx", what, i, at);
+			if (rc > 0) {
+				assert_same_record(&r, &r_c, what, at);
+				n++;
+			} else if (rc < 0) {
+				cr_assert_str_eq(e.msg, e_c.msg, "%s", what);
+				cr_assert_eq(e.offset, e_c.offset, "%s", what);
+			}
+		} while (rc > 0);
+	}
+	return n;
+}
+
+Test(reader_paths, fast_and_careful_agree_on_every_sample)
+{
+	static const char *const names[] = {
+		"airbus_ShutdownPerfDiagLogger.etl",
+		"airbus_lxcore_kernel.etl",
+		"airbus_AMSITrace.etl",
+		"tx_HTTP_Server.etl",
+		"perfview_SelfDescribingSingleEvent.etl",
+		"perfview_net.4.5.2.x64.etl",
+		"perfview_smallEtlFile.etl",
+	};
+	unsigned total = 0;
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		struct etl_error err;
+		struct etl_reader *d = etl_reader_open_file(sample_path(names[k]), &err);
+
+		cr_assert_not_null(d, "%s: %s", names[k], err.msg);
+		total += both_paths_agree(d, names[k]);
+		etl_reader_close(d);
+	}
+	cr_assert_gt(total, 10000, "the samples' records were read (%u)", total);
+}
+
+Test(reader_paths, fast_and_careful_agree_on_flipped_bytes)
+{
+	static uint8_t f[SMALL_LEN];
+	uint8_t *copy = malloc(SMALL_LEN);
+	uint64_t x = 0x2545F4914F6CDD1Dull; /* xorshift64 state, fixed seed */
+	unsigned opened = 0, records = 0;
+
+	cr_assert_not_null(copy);
+	make_small(f);
+	for (unsigned iter = 0; iter < 20000; iter++) {
+		struct etl_error err;
+		struct etl_reader *d;
+
+		memcpy(copy, f, SMALL_LEN);
+		for (unsigned k = 0; k < 1 + iter % 3; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* mostly the records' headers: their Marker, Size and items */
+			copy[0x1000u + 0x48u + (size_t)(x >> 8) % 0x180u] ^=
+				(uint8_t)(x >> 40) | 1u;
+		}
+		d = open_small(copy, SMALL_LEN, &err);
+		if (d) {
+			opened++;
+			records += both_paths_agree(d, "flipped");
+			etl_reader_close(d);
+		}
+	}
+	cr_assert_gt(opened, 1000);
+	cr_assert_gt(records, 1000);
+	free(copy);
+}
+
 /* ---- etl_reader_open_file ---------------------------------------------------------- */
 
 static char *tmp_file(const char *name, const uint8_t *data, size_t len)

@@ -64,6 +64,13 @@
 #define MARKER_MESSAGE		 0x10000000u /* TRACE_MESSAGE */
 #define MARKER_END		 0xFFFFFFFFu /* padding after the data in real files */
 
+/* the careful path out of line: the fast one stays small where it is inlined */
+#if defined(__GNUC__)
+#define READER_NOINLINE __attribute__((noinline))
+#else
+#define READER_NOINLINE
+#endif
+
 /*
  * A mapped file of this size or more gives a buffer's pages back once its
  * last record is read: a pass over a 1 GB trace then holds the buffers it
@@ -253,8 +260,55 @@ static void release_range(const struct etl_reader *d, uint64_t off, uint64_t len
 	}
 }
 
-/* What etl_buffer_next() fills a record from. */
-static const struct etl_record zero_record;
+/*
+ * Record @rec from the record at @data (@at in the file; @size bytes, the
+ * first @need of them its header and PERFINFO items), shaped @s: every
+ * field written (what the record has not: zero), no copy of a zeroed
+ * record first.
+ */
+static inline void fill_record(struct etl_record *rec, const struct etl_buffer *b,
+			       const uint8_t *data, uint64_t at, uint32_t marker,
+			       const struct rec_shape *s, uint16_t size, unsigned need)
+{
+	rec->file_offset = at;
+	rec->data = data;
+	rec->size = size;
+	rec->marker = marker;
+	rec->header_type = (uint8_t)((marker & ETL_MARKER_TYPE_MASK) >> ETL_MARKER_TYPE_SHIFT);
+	rec->kind = s->kind;
+	rec->is64 = s->is64;
+	rec->cpu = b->processor_index;
+	rec->hook_id = 0;
+	rec->version = 0;
+	rec->ts = 0;
+	if (s->has_hook) {
+		rec->hook_id = get_le16(data + ETL_TH_HOOK_ID);
+		rec->version = (uint8_t)(marker & ETL_MARKER_VERSION_MASK);
+		rec->ts = get_le64(data + s->ts_off);
+	}
+	rec->has_pebs = false;
+	rec->pebs_index = 0;
+	rec->pmc_count = 0;
+	memset(rec->pmc, 0, sizeof(rec->pmc));
+	if (s->kind == ETL_KIND_PERFINFO &&
+	    (marker & (ETL_MARKER_PEBS_FLAG | ETL_MARKER_PMC_MASK))) {
+		/* PEBS first, then the PMC counters (KERNEL_FACTS 3.2, S7 order). */
+		const uint8_t *q = data + ETL_TH_LEN;
+
+		if (marker & ETL_MARKER_PEBS_FLAG) {
+			rec->has_pebs = true;
+			rec->pebs_index = get_le64(q);
+			q += ETL_EXT_ITEM_LEN;
+		}
+		rec->pmc_count = FIELD_GET(ETL_MARKER_PMC_MASK, marker);
+		for (unsigned i = 0; i < rec->pmc_count; i++) {
+			rec->pmc[i] = get_le64(q + (size_t)i * ETL_EXT_ITEM_LEN);
+		}
+	}
+	/* @need is the header alone but for PERFINFO items */
+	rec->payload = data + need;
+	rec->payload_len = size - need;
+}
 
 /* A mapped buffer read to its end: its pages leave the process. */
 static void release_read(const struct etl_reader *d, const struct etl_buffer *b)
@@ -264,8 +318,13 @@ static void release_read(const struct etl_reader *d, const struct etl_buffer *b)
 	}
 }
 
-int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size_t *pos,
-		    struct etl_record *rec, struct etl_error *err)
+/*
+ * etl_buffer_next() a step at a time, each check with its message: any
+ * record the fast path does not take (the end, damage, other headers,
+ * compressed buffers).
+ */
+static READER_NOINLINE int next_careful(const struct etl_reader *d, const struct etl_buffer *b,
+					size_t *pos, struct etl_record *rec, struct etl_error *err)
 {
 	const uint8_t *base;
 	size_t p, end;
@@ -356,39 +415,69 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 		return -EINVAL;
 	}
 
-	*rec = zero_record; /* a copy: memset()'s rep stos costs a record more than its reading */
-	rec->file_offset = at;
-	rec->data = base + p;
-	rec->size = size;
-	rec->marker = marker;
-	rec->header_type = (uint8_t)((marker & ETL_MARKER_TYPE_MASK) >> ETL_MARKER_TYPE_SHIFT);
-	rec->kind = s.kind;
-	rec->is64 = s.is64;
-	rec->cpu = b->processor_index;
-	rec->payload = rec->data + s.hdr_len;
-	rec->payload_len = size - s.hdr_len;
-	if (s.has_hook) {
-		rec->hook_id = get_le16(rec->data + ETL_TH_HOOK_ID);
-		rec->version = (uint8_t)(marker & ETL_MARKER_VERSION_MASK);
-		rec->ts = get_le64(rec->data + s.ts_off);
-	}
-	if (s.kind == ETL_KIND_PERFINFO) {
-		const uint8_t *q = rec->data + ETL_TH_LEN;
+	fill_record(rec, b, base + p, at, marker, &s, size, need);
+	*pos = etl_align8(p + size);
+	return 1;
+}
 
-		/* PEBS first, then the PMC counters (KERNEL_FACTS 3.2, S7 order). */
-		if (marker & ETL_MARKER_PEBS_FLAG) {
-			rec->has_pebs = true;
-			rec->pebs_index = get_le64(q);
-			q += ETL_EXT_ITEM_LEN;
-		}
-		rec->pmc_count = FIELD_GET(ETL_MARKER_PMC_MASK, marker);
-		for (unsigned i = 0; i < rec->pmc_count; i++) {
-			rec->pmc[i] = get_le64(q);
-			q += ETL_EXT_ITEM_LEN;
-		}
-		rec->payload = q;
-		rec->payload_len = size - need;
+int etl_buffer_next_careful(const struct etl_reader *d, const struct etl_buffer *b, size_t *pos,
+			    struct etl_record *rec, struct etl_error *err)
+{
+	return next_careful(d, b, pos, rec, err);
+}
+
+/*
+ * The kernel's own headers (SYSTEM, COMPACT, PERFINFO) by their Marker's
+ * type, for the fast path: has_hook is false for every other type.
+ */
+static const struct rec_shape fast_shape[32] = {
+	[ETL_HT_SYSTEM32] = {ETL_KIND_SYSTEM, false, true, ETL_TH_SIZE, ETL_SH_LEN,
+			     ETL_SH_SYSTEM_TIME},
+	[ETL_HT_SYSTEM64] = {ETL_KIND_SYSTEM, true, true, ETL_TH_SIZE, ETL_SH_LEN,
+			     ETL_SH_SYSTEM_TIME},
+	[ETL_HT_COMPACT32] = {ETL_KIND_COMPACT, false, true, ETL_TH_SIZE, ETL_COMPACT_SH_LEN,
+			      ETL_SH_SYSTEM_TIME},
+	[ETL_HT_COMPACT64] = {ETL_KIND_COMPACT, true, true, ETL_TH_SIZE, ETL_COMPACT_SH_LEN,
+			      ETL_SH_SYSTEM_TIME},
+	[ETL_HT_PERFINFO32] = {ETL_KIND_PERFINFO, false, true, ETL_TH_SIZE, ETL_TH_LEN, ETL_TH_TS},
+	[ETL_HT_PERFINFO64] = {ETL_KIND_PERFINFO, true, true, ETL_TH_SIZE, ETL_TH_LEN, ETL_TH_TS},
+};
+
+/*
+ * The common record at once: a kernel header, whole, at an aligned offset
+ * of a plain buffer, with room for its Size and items. Anything else (and
+ * the end) goes to next_careful(), which says what is wrong: the two give
+ * the same record (tests/test_reader.c holds them to each other).
+ */
+int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size_t *pos,
+		    struct etl_record *rec, struct etl_error *err)
+{
+	size_t p = *pos, end = b->data_end;
+	const uint8_t *data;
+	const struct rec_shape *s;
+	uint32_t marker, type;
+	unsigned need;
+	uint16_t size;
+
+	if (b->compressed || p < ETL_BH_LEN || (p & 7u) || p >= end || end - p < 8) {
+		return next_careful(d, b, pos, rec, err);
 	}
+	data = d->data + b->file_offset + p;
+	marker = get_le32(data);
+	type = (marker & ETL_MARKER_TYPE_MASK) >> ETL_MARKER_TYPE_SHIFT;
+	s = &fast_shape[type & 31u];
+	size = get_le16(data + ETL_TH_SIZE);
+	need = s->hdr_len;
+	if (s->kind == ETL_KIND_PERFINFO) {
+		need += (((marker & ETL_MARKER_PEBS_FLAG) ? 1u : 0u) +
+			 FIELD_GET(ETL_MARKER_PMC_MASK, marker)) *
+			ETL_EXT_ITEM_LEN;
+	}
+	if ((marker & ETL_MARKER_FLAGS_TRACE) != ETL_MARKER_FLAGS_TRACE || type > 31u ||
+	    !s->has_hook || size == 0 || size < need || size > end - p) {
+		return next_careful(d, b, pos, rec, err);
+	}
+	fill_record(rec, b, data, b->file_offset + p, marker, s, size, need);
 	*pos = etl_align8(p + size);
 	return 1;
 }

@@ -201,4 +201,12 @@ const char *etl_reader_name(const struct etl_reader *d);
 int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size_t *pos,
 		    struct etl_record *rec, struct etl_error *err);
 
+/**
+ * etl_buffer_next_careful - etl_buffer_next() without its fast path for the
+ * common kernel headers: every check one at a time. The same results in
+ * every case (tests/test_reader.c holds the two to each other).
+ */
+int etl_buffer_next_careful(const struct etl_reader *d, const struct etl_buffer *b, size_t *pos,
+			    struct etl_record *rec, struct etl_error *err);
+
 #endif /* WRITER_ETL_READER_H */
