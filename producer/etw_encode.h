@@ -250,7 +250,9 @@ struct etw_payload {
  * decoded. The identity and rundown records (RUNDOWN_FACTS) are decoded for
  * the versions their decoders know; a malformed one is ETW_PAYLOAD_SHORT.
  * So are the image and stack-walk records (STACK_IMAGE_FACTS 2, 3): Image
- * versions 2 and 3, every version of the others.
+ * versions 2 and 3, every version of the others. Only the member of @out->u
+ * that @out->kind names is to be read (a CSwitch leaves the others as they
+ * were).
  */
 void etw_decode_payload(uint16_t hook, uint8_t version, enum etl_arch arch, const uint8_t *p,
 			size_t len, struct etw_payload *out);
