@@ -72,6 +72,26 @@ def test_events_are_immutable(gen_files):
     assert ev.get("no_such_field", 7) == 7
 
 
+def test_events_read_late_copy_and_pickle(gen_files):
+    import copy
+    import pickle
+    lines, rc = dump_jsonl(gen_files[0])
+    assert rc == 0
+    with etwforge.open(gen_files[0]) as f:
+        evs = list(f.records())
+        again = list(f.records())
+    # one event's fields asked for first, its twin's never before: the same event
+    assert evs[5].as_dict() == lines[6]
+    assert again[5] == evs[5] and evs[5] == again[5] and hash(again[5]) == hash(evs[5])
+    for ev in (evs[1], evs[-1], evs[len(evs) // 2]):
+        for twin in (copy.copy(ev), copy.deepcopy(ev), pickle.loads(pickle.dumps(ev))):
+            assert twin == ev and repr(twin) == repr(ev)
+            assert (twin.kind, twin.cpu, twin.ts, twin.file_offset, twin.compact) == (
+                ev.kind, ev.cpu, ev.ts, ev.file_offset, ev.compact)
+    with pytest.raises(AttributeError):
+        evs[2]._private
+
+
 def test_identity_fields_by_truth_names(gen_files):
     with etwforge.open(gen_files[0]) as f:
         procs = list(f.events(["process"]))

@@ -42,17 +42,31 @@ class Event:
     at the top, as in the truth's lines: ev.pid, ev.image, ev.event; the
     header's ThreadId/ProcessId are then ctx_tid/ctx_pid. as_dict() is the
     dump JSON object; a field the event does not have raises
-    AttributeError.
+    AttributeError. The fields are read from the line when one is first
+    asked for; copy and pickle keep them.
     """
 
-    __slots__ = ("kind", "compact", "cpu", "ts", "file_offset", "_d", "_f")
+    __slots__ = ("kind", "compact", "cpu", "ts", "file_offset", "_d", "_f", "_t")
 
     def __init__(self, kind: str, compact: bool, cpu: int, ts: int, file_offset: int,
                  d: dict):
-        _event_fill(self, kind, compact, cpu, ts, file_offset, d, _flat(d))
+        _event_fill(self, kind, compact, cpu, ts, file_offset, d, _flat(d), None)
+
+    def _fields(self) -> dict:
+        """The fields at the top: the line is parsed when first asked for
+        (a loop that looks only at kind, cpu or ts never parses it)."""
+        t = self._t
+        if t is not None:
+            d = _parse(t)
+            _SET_D(self, d)
+            _SET_F(self, d if self.kind in _FLAT_NAMES else _flat(d))
+            _SET_T(self, None)
+        return self._f
 
     def __getattr__(self, name: str) -> Any:
-        d = object.__getattribute__(self, "_f")
+        if name[:1] == "_":  # no field is named so: Python probing for a protocol
+            raise AttributeError(name)
+        d = self._fields()
         if name == "record_kind":
             name = "kind"
         try:
@@ -68,20 +82,29 @@ class Event:
 
     def get(self, name: str, default: Any = None) -> Any:
         """The field name, or default when the event has none."""
-        return self._f.get("kind" if name == "record_kind" else name, default)
+        return self._fields().get("kind" if name == "record_kind" else name, default)
 
     def as_dict(self) -> dict:
         """A copy of the event as `dump --jsonl` prints it."""
+        self._fields()
         return dict(self._d)
 
     def __eq__(self, other):
-        return isinstance(other, Event) and self._d == other._d and self.kind == other.kind
+        if not isinstance(other, Event):
+            return False
+        self._fields()
+        other._fields()
+        return self._d == other._d and self.kind == other.kind
+
+    def __reduce__(self):
+        self._fields()
+        return (Event, (self.kind, self.compact, self.cpu, self.ts, self.file_offset, self._d))
 
     def __hash__(self):
         return hash((self.kind, self.file_offset, self.ts))
 
     def __repr__(self):
-        fields = ", ".join(f"{k}={v!r}" for k, v in self._f.items() if k != "kind")
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._fields().items() if k != "kind")
         return f"Event({self.kind}{' compact' if self.compact else ''}, {fields})"
 
 
@@ -100,11 +123,14 @@ def _flat(d: dict) -> dict:
 
 # Event's slots set directly (it refuses setattr): a call each, no loop
 _SLOT_SET = tuple(getattr(Event, n).__set__
-                  for n in ("kind", "compact", "cpu", "ts", "file_offset", "_d", "_f"))
+                  for n in ("kind", "compact", "cpu", "ts", "file_offset", "_d", "_f", "_t"))
+_SET_D, _SET_F, _SET_T = _SLOT_SET[5:]
 
 
-def _event_fill(ev, kind, compact, cpu, ts, file_offset, d, flat):
-    s_kind, s_compact, s_cpu, s_ts, s_off, s_d, s_f = _SLOT_SET
+def _event_fill(ev, kind, compact, cpu, ts, file_offset, d, flat, text):
+    """@ev's slots: its fields @d (@flat at the top), or its JSON line @text
+    (bytes) to parse when a field is first asked for (@d, @flat None)."""
+    s_kind, s_compact, s_cpu, s_ts, s_off, s_d, s_f, s_t = _SLOT_SET
     s_kind(ev, kind)
     s_compact(ev, compact)
     s_cpu(ev, cpu)
@@ -112,11 +138,12 @@ def _event_fill(ev, kind, compact, cpu, ts, file_offset, d, flat):
     s_off(ev, file_offset)
     s_d(ev, d)
     s_f(ev, flat)
+    s_t(ev, text)
     return ev
 
 
 # the switch and spin-lock lines have no payload object: their fields are at the top
-_FLAT_KINDS = frozenset((0x04, 0x08, 0x10))
+_FLAT_NAMES = frozenset(("cswitch", "spinlock"))
 # json.loads() without its per-call checks: the library's lines are one valid object
 _scan_once = json.JSONDecoder().scan_once
 
@@ -319,7 +346,7 @@ class File:
         return self._events(self._cursor(mask, order))
 
     def _events(self, cur: _Cursor) -> Iterator[Event]:
-        # per event: one lock, two library calls, the JSON line parsed once
+        # per event: one lock, two library calls; its JSON line parsed when asked for
         ev = ctypes.POINTER(_lib.EventHead)()
         ev_ref = ctypes.byref(ev)
         cap = 8192
@@ -355,9 +382,8 @@ class File:
                         raise err
                     self.damage.append(err)
                     continue
-                d = _parse(text)
                 yield _event_fill(new(Event), kind_name(kind, "record"), kind == 0x08, cpu, ts,
-                                  off, d, d if kind in _FLAT_KINDS else _flat(d))
+                                  off, None, None, text)
         finally:
             e.__exit__()
             self._release(cur)
