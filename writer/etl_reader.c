@@ -167,13 +167,23 @@ struct rec_shape {
 	unsigned ts_off;   /* SystemTime / TS (has_hook only) */
 };
 
-/** hooked - the shape of the kernel's own headers: Size at +4, HookId at +6. */
-static struct rec_shape hooked(enum etl_kind kind, bool is64, unsigned hdr_len, unsigned ts_off)
-{
-	struct rec_shape s = {kind, is64, true, ETL_TH_SIZE, hdr_len, ts_off};
-
-	return s;
-}
+/*
+ * The shapes of the kernel's own headers (SYSTEM, COMPACT, PERFINFO: Size
+ * at +4, HookId at +6) by their Marker's type, for classify() and the fast
+ * path of etl_buffer_next(): has_hook is false for every other type.
+ */
+static const struct rec_shape kernel_shape[32] = {
+	[ETL_HT_SYSTEM32] = {ETL_KIND_SYSTEM, false, true, ETL_TH_SIZE, ETL_SH_LEN,
+			     ETL_SH_SYSTEM_TIME},
+	[ETL_HT_SYSTEM64] = {ETL_KIND_SYSTEM, true, true, ETL_TH_SIZE, ETL_SH_LEN,
+			     ETL_SH_SYSTEM_TIME},
+	[ETL_HT_COMPACT32] = {ETL_KIND_COMPACT, false, true, ETL_TH_SIZE, ETL_COMPACT_SH_LEN,
+			      ETL_SH_SYSTEM_TIME},
+	[ETL_HT_COMPACT64] = {ETL_KIND_COMPACT, true, true, ETL_TH_SIZE, ETL_COMPACT_SH_LEN,
+			      ETL_SH_SYSTEM_TIME},
+	[ETL_HT_PERFINFO32] = {ETL_KIND_PERFINFO, false, true, ETL_TH_SIZE, ETL_TH_LEN, ETL_TH_TS},
+	[ETL_HT_PERFINFO64] = {ETL_KIND_PERFINFO, true, true, ETL_TH_SIZE, ETL_TH_LEN, ETL_TH_TS},
+};
 
 /** plain - a header with Size u16 at 0 (EVENT_TRACE_HEADER family, WNODE, unknown). */
 static struct rec_shape plain(enum etl_kind kind, bool is64, unsigned hdr_len)
@@ -201,15 +211,11 @@ static struct rec_shape classify(uint32_t marker, bool lf_is64)
 	switch (type) {
 	case ETL_HT_SYSTEM32:
 	case ETL_HT_SYSTEM64:
-		return hooked(ETL_KIND_SYSTEM, type == ETL_HT_SYSTEM64, ETL_SH_LEN,
-			      ETL_SH_SYSTEM_TIME);
 	case ETL_HT_COMPACT32:
 	case ETL_HT_COMPACT64:
-		return hooked(ETL_KIND_COMPACT, type == ETL_HT_COMPACT64, ETL_COMPACT_SH_LEN,
-			      ETL_SH_SYSTEM_TIME);
 	case ETL_HT_PERFINFO32:
 	case ETL_HT_PERFINFO64:
-		return hooked(ETL_KIND_PERFINFO, type == ETL_HT_PERFINFO64, ETL_TH_LEN, ETL_TH_TS);
+		return kernel_shape[type];
 	case ETL_HT_FULL_HEADER32:
 	case ETL_HT_FULL_HEADER64:
 		return plain(ETL_KIND_FULL, type == ETL_HT_FULL_HEADER64, EVENT_TRACE_HEADER_LEN);
@@ -427,23 +433,6 @@ int etl_buffer_next_careful(const struct etl_reader *d, const struct etl_buffer 
 }
 
 /*
- * The kernel's own headers (SYSTEM, COMPACT, PERFINFO) by their Marker's
- * type, for the fast path: has_hook is false for every other type.
- */
-static const struct rec_shape fast_shape[32] = {
-	[ETL_HT_SYSTEM32] = {ETL_KIND_SYSTEM, false, true, ETL_TH_SIZE, ETL_SH_LEN,
-			     ETL_SH_SYSTEM_TIME},
-	[ETL_HT_SYSTEM64] = {ETL_KIND_SYSTEM, true, true, ETL_TH_SIZE, ETL_SH_LEN,
-			     ETL_SH_SYSTEM_TIME},
-	[ETL_HT_COMPACT32] = {ETL_KIND_COMPACT, false, true, ETL_TH_SIZE, ETL_COMPACT_SH_LEN,
-			      ETL_SH_SYSTEM_TIME},
-	[ETL_HT_COMPACT64] = {ETL_KIND_COMPACT, true, true, ETL_TH_SIZE, ETL_COMPACT_SH_LEN,
-			      ETL_SH_SYSTEM_TIME},
-	[ETL_HT_PERFINFO32] = {ETL_KIND_PERFINFO, false, true, ETL_TH_SIZE, ETL_TH_LEN, ETL_TH_TS},
-	[ETL_HT_PERFINFO64] = {ETL_KIND_PERFINFO, true, true, ETL_TH_SIZE, ETL_TH_LEN, ETL_TH_TS},
-};
-
-/*
  * The common record at once: a kernel header, whole, at an aligned offset
  * of a plain buffer, with room for its Size and items. Anything else (and
  * the end) goes to next_careful(), which says what is wrong: the two give
@@ -465,7 +454,7 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 	data = d->data + b->file_offset + p;
 	marker = get_le32(data);
 	type = (marker & ETL_MARKER_TYPE_MASK) >> ETL_MARKER_TYPE_SHIFT;
-	s = &fast_shape[type & 31u];
+	s = &kernel_shape[type & 31u];
 	size = get_le16(data + ETL_TH_SIZE);
 	need = s->hdr_len;
 	if (s->kind == ETL_KIND_PERFINFO) {
