@@ -168,8 +168,6 @@ static bool sum_records(const uint8_t *payload, size_t pos, size_t len, uint32_t
 	for (unsigned k = 0; k < ETW_CCSWAP_SLOTS; k++) {
 		r.acc[k] = r.at[k] = r.first_at[k] = 0;
 	}
-	r.seen = 0;
-	r.forms = 0;
 	for (size_t last = len >= 8 ? len - 8 : 0; len >= 8 && pos <= last;) {
 		uint64_t x = get_le64(payload + pos);
 		uint32_t w = (uint32_t)x, delta;

@@ -34,6 +34,15 @@ static const char *samples_dir(void)
 	return d;
 }
 
+/* The seven real Windows files of the samples folder (its README.md). */
+static const char *const sample_names[] = {
+	"airbus_AMSITrace.etl",	      "airbus_ShutdownPerfDiagLogger.etl",
+	"airbus_lxcore_kernel.etl",   "perfview_SelfDescribingSingleEvent.etl",
+	"perfview_net.4.5.2.x64.etl", "perfview_smallEtlFile.etl",
+	"tx_HTTP_Server.etl",
+};
+#define SAMPLE_COUNT (sizeof(sample_names) / sizeof(sample_names[0]))
+
 static char *sample_path(const char *name)
 {
 	static char path[4096];
@@ -1150,23 +1159,14 @@ static unsigned both_paths_agree(const struct etl_reader *d, const char *what)
 
 Test(reader_paths, fast_and_careful_agree_on_every_sample)
 {
-	static const char *const names[] = {
-		"airbus_ShutdownPerfDiagLogger.etl",
-		"airbus_lxcore_kernel.etl",
-		"airbus_AMSITrace.etl",
-		"tx_HTTP_Server.etl",
-		"perfview_SelfDescribingSingleEvent.etl",
-		"perfview_net.4.5.2.x64.etl",
-		"perfview_smallEtlFile.etl",
-	};
 	unsigned total = 0;
 
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+	for (size_t k = 0; k < SAMPLE_COUNT; k++) {
 		struct etl_error err;
-		struct etl_reader *d = etl_reader_open_file(sample_path(names[k]), &err);
+		struct etl_reader *d = etl_reader_open_file(sample_path(sample_names[k]), &err);
 
-		cr_assert_not_null(d, "%s: %s", names[k], err.msg);
-		total += both_paths_agree(d, names[k]);
+		cr_assert_not_null(d, "%s: %s", sample_names[k], err.msg);
+		total += both_paths_agree(d, sample_names[k]);
 		etl_reader_close(d);
 	}
 	cr_assert_gt(total, 10000, "the samples' records were read (%u)", total);
@@ -1705,19 +1705,13 @@ Test(dump, a_damaged_file_is_said_once_in_file_order, .init = test_dir_make,
 
 Test(dump, every_sample_dumps_cleanly, .init = test_dir_make, .fini = test_dir_remove)
 {
-	static const char *const files[] = {
-		"airbus_AMSITrace.etl",	      "airbus_ShutdownPerfDiagLogger.etl",
-		"airbus_lxcore_kernel.etl",   "perfview_SelfDescribingSingleEvent.etl",
-		"perfview_net.4.5.2.x64.etl", "perfview_smallEtlFile.etl",
-		"tx_HTTP_Server.etl",
-	};
 	char args[4200], *out, *err;
 
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(args, sizeof(args), "dump --raw '%s'", sample_path(files[i]));
-		cr_assert_eq(run(args, &out, &err), 0, "%s: %s", files[i], err);
+	for (size_t i = 0; i < SAMPLE_COUNT; i++) {
+		snprintf(args, sizeof(args), "dump --raw '%s'", sample_path(sample_names[i]));
+		cr_assert_eq(run(args, &out, &err), 0, "%s: %s", sample_names[i], err);
 		cr_assert_str_eq(err, "");
-		cr_assert_not_null(strstr(out, "logfile header: SYSTEM"), "%s", files[i]);
+		cr_assert_not_null(strstr(out, "logfile header: SYSTEM"), "%s", sample_names[i]);
 		free(out);
 		free(err);
 	}

@@ -266,6 +266,15 @@ static void release_range(const struct etl_reader *d, uint64_t off, uint64_t len
 	}
 }
 
+/* PERFINFO extended items of a record (PEBS index, PMC counters): 8 bytes each, after its header. */
+static inline unsigned item_count(const struct rec_shape *s, uint32_t marker)
+{
+	if (s->kind != ETL_KIND_PERFINFO) {
+		return 0;
+	}
+	return ((marker & ETL_MARKER_PEBS_FLAG) ? 1u : 0u) + FIELD_GET(ETL_MARKER_PMC_MASK, marker);
+}
+
 /*
  * Record @rec from the record at @data (@at in the file; @size bytes, the
  * first @need of them its header and PERFINFO items), shaped @s: every
@@ -337,7 +346,7 @@ static READER_NOINLINE int next_careful(const struct etl_reader *d, const struct
 	uint64_t at;
 	uint32_t marker;
 	struct rec_shape s;
-	unsigned items = 0, need;
+	unsigned items, need;
 	uint16_t size;
 	char label[24];
 
@@ -393,10 +402,7 @@ static READER_NOINLINE int next_careful(const struct etl_reader *d, const struct
 		set_err(err, d->name, at, "%s record Size 0", label);
 		return -EINVAL;
 	}
-	if (s.kind == ETL_KIND_PERFINFO) {
-		items = ((marker & ETL_MARKER_PEBS_FLAG) ? 1u : 0u) +
-			FIELD_GET(ETL_MARKER_PMC_MASK, marker);
-	}
+	items = item_count(&s, marker);
 	need = s.hdr_len + items * ETL_EXT_ITEM_LEN;
 	if (size < need) {
 		kind_label(label, sizeof(label), s.kind, s.is64);
@@ -456,12 +462,7 @@ int etl_buffer_next(const struct etl_reader *d, const struct etl_buffer *b, size
 	type = (marker & ETL_MARKER_TYPE_MASK) >> ETL_MARKER_TYPE_SHIFT;
 	s = &kernel_shape[type & 31u];
 	size = get_le16(data + ETL_TH_SIZE);
-	need = s->hdr_len;
-	if (s->kind == ETL_KIND_PERFINFO) {
-		need += (((marker & ETL_MARKER_PEBS_FLAG) ? 1u : 0u) +
-			 FIELD_GET(ETL_MARKER_PMC_MASK, marker)) *
-			ETL_EXT_ITEM_LEN;
-	}
+	need = s->hdr_len + item_count(s, marker) * ETL_EXT_ITEM_LEN;
 	if ((marker & ETL_MARKER_FLAGS_TRACE) != ETL_MARKER_FLAGS_TRACE || type > 31u ||
 	    !s->has_hook || size == 0 || size < need || size > end - p) {
 		return next_careful(d, b, pos, rec, err);

@@ -334,12 +334,16 @@ class File:
             self._cursors.add(cur)
         return cur
 
+    def _check_cursor(self, cur: _Cursor) -> None:
+        """Under the lock: free what finalizers left; @cur must still be open."""
+        self._drain()
+        if not cur.ptr:
+            raise ValueError("etwforge: the file was closed while iterating it")
+
     def _next_locked(self, cur: _Cursor, call):
         """@call() under the lock, on a cursor that must still be open."""
         with self._lock:
-            self._drain()
-            if not cur.ptr:
-                raise ValueError("etwforge: the file was closed while iterating it")
+            self._check_cursor(cur)
             return call()
 
     def _walk(self, mask: int, order: str) -> Iterator[Event]:
@@ -358,10 +362,7 @@ class File:
         try:
             while True:
                 with lock:
-                    if self._pending:
-                        self._drain()
-                    if not cur.ptr:
-                        raise ValueError("etwforge: the file was closed while iterating it")
+                    self._check_cursor(cur)
                     rc = iter_next(cur.ptr, ev_ref, e.ptr)
                     if rc > 0:
                         n = event_json(ev, 0, buf, cap)
